@@ -1,0 +1,82 @@
+/** What the launcher itself understands; everything else belongs to the tree (`ctx.cmdlineArgs`). */
+export interface LauncherArgs {
+  profile?: string
+  patches: string[]
+  dumpConfig: boolean
+  check: boolean
+  version: boolean
+  help: boolean
+  /** Arguments passed through to the tree, in order. */
+  rest: string[]
+}
+
+export class LauncherUsageError extends Error {}
+
+const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
+
+/**
+ * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
+ * is `dsh --profile web`. Unknown flags are left for the tree, which rejects them itself.
+ */
+export function parseLauncherArgs(argv: string[]): LauncherArgs {
+  const out: LauncherArgs = { patches: [], dumpConfig: false, check: false, version: false, help: false, rest: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      out.rest.push(...argv.slice(i))
+      break
+    }
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const value = (): string => {
+      if (inline !== undefined) return inline
+      const next = argv[++i]
+      if (next === undefined || next.startsWith('--')) throw new LauncherUsageError(`${flag} needs a value`)
+      return next
+    }
+    switch (flag) {
+      case '--profile':
+        if (out.profile) throw new LauncherUsageError(`--profile given twice (${out.profile} and more)`)
+        out.profile = value()
+        break
+      case '--patch':
+        out.patches.push(value())
+        break
+      case '--dump-config':
+        out.dumpConfig = true
+        break
+      case '--check':
+        out.check = true
+        break
+      case '--version':
+      case '-v':
+        out.version = true
+        break
+      case '--help':
+      case '-h':
+        out.help = true
+        break
+      default:
+        if (i === 0 && !out.profile && PROFILE_ALIASES.has(arg)) out.profile = arg
+        else out.rest.push(arg)
+    }
+  }
+  return out
+}
+
+export const HELP = `dsh — a local-first coding-agent harness
+
+Usage:
+  dsh web                              open the browser app (same as --profile web)
+  dsh --profile headless "task"        run one task for scripts and CI
+  dsh --profile sdk | dsh acp          serve JSON-RPC (SDKs) or ACP (editors) on stdio
+
+Launcher options (everything else is passed to the profile's plugins):
+  --profile <name>      web | headless | sdk | acp (default: headless)
+  --patch <file|name>   add a patch layer (repeatable; a bare name picks a patch a bundle ships)
+  --dump-config         print the composed plugin tree as YAML, with the layers that set each row; no boot
+  --check               boot the tree, list its rows and their state, and exit
+  --version, --help
+
+Environment:
+  DSH_HOME              the harness home (default ~/.dsh): profiles/, cordis.patch.yml, sessions/, …
+`

@@ -1,0 +1,2 @@
+export { run } from './launcher.ts'
+export { parseLauncherArgs, type LauncherArgs } from './args.ts'

@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { bootTree, type BootedTree } from '@dsh/app-boot'
+import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
+import { run } from './launcher.ts'
+
+const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+const probe = join(appDir, 'src/fixtures/probe-plugin.mjs')
+
+let home: ReturnType<typeof tempHome>
+beforeEach(() => {
+  home = tempHome()
+  process.env.DSH_HOME = home.dir
+})
+afterEach(() => {
+  delete process.env.DSH_HOME
+  home.remove()
+})
+
+function sink() {
+  let text = ''
+  return { stream: { write: (chunk: string) => ((text += chunk), true) } as any, text: () => text }
+}
+
+async function launch(argv: string[]) {
+  const stdout = sink()
+  const stderr = sink()
+  const code = await run(argv, { stdout: stdout.stream, stderr: stderr.stream, cwd: home.dir, appDir })
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
+}
+
+const journal = () => (existsSync(join(home.dir, 'journal')) ? readFileSync(join(home.dir, 'journal'), 'utf8').trim().split('\n') : [])
+
+/** Three patches a user might write: disable a row, replace a config, insert a row into a group. */
+function writeUserPatches() {
+  home.write('cordis.patch.yml', `- insert:\n    - id: extras\n      children: []\n`)
+  const disable = home.write('disable.yml', '- id: cmdline\n  disabled: true\n')
+  const config = home.write('config.yml', '- id: logger\n  config: { level: error }\n')
+  const insert = home.write(
+    'insert.yml',
+    `- insert:\n    - id: probe\n      name: ${probe}\n      config: { journal: ${join(home.dir, 'journal')}, label: grouped }\n  into: extras\n`,
+  )
+  return { disable, config, insert }
+}
+
+describe('dump-config', () => {
+  test('prints the composed tree with the layers that touched each row', async () => {
+    const { disable, config, insert } = writeUserPatches()
+    const { code, stdout } = await launch(['--profile', 'headless', '--patch', disable, '--patch', config, '--patch', insert, '--dump-config'])
+    expect(code).toBe(0)
+    expect(stdout).toContain('# bundle @dsh/bundle-base:7 (insert, name); --patch ' + disable + ':1 (disabled)\n- id: cmdline')
+    expect(stdout).toMatch(/--patch .*config\.yml:1 \(config\)\n- id: logger\n  name: "@dsh\/logger"\n  config:\n    level: error\n/)
+    expect(stdout).toContain(`# home ${join(home.dir, 'cordis.patch.yml')}:2 (insert)\n- id: extras`)
+    expect(stdout).toMatch(/children:\n {4}# --patch .*insert\.yml:2 \(insert, name, config\)\n {4}- id: probe/)
+    expect(journal()).toEqual([]) // nothing booted
+  })
+})
+
+describe('booted tree', () => {
+  let tree: BootedTree | undefined
+  afterEach(async () => {
+    await tree?.stop()
+    tree = undefined
+  })
+
+  test('shows the disabled row, the replaced config and the row inserted into a group', async () => {
+    const { disable, config, insert } = writeUserPatches()
+    tree = await bootTree({ appDir, profile: 'headless', patches: [disable, config, insert], cwd: home.dir, home: home.dir })
+    const store = (tree.loader as any).store
+    expect(store.cmdline.fiber).toBeUndefined()
+    expect(tree.root.get('cmdlineArgs')).toBeUndefined()
+    expect(store.logger.fiber.config).toEqual({ level: 'error', colors: false })
+    expect(store.probe.parent).toBe(store.extras.subgroup)
+    expect(journal()).toEqual(['up "grouped"'])
+  })
+
+  test('disabling a row at runtime undoes its effects; enabling re-applies them', async () => {
+    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')} } }]\n`)
+    tree = await bootTree({ appDir, profile: 'headless', cwd: home.dir, home: home.dir })
+    ;(tree.root as any).emit('probe/ping')
+    expect(tree.root.get('probe')).toBeDefined()
+
+    await tree.loader.update('probe', { disabled: true })
+    ;(tree.root as any).emit('probe/ping')
+    expect(tree.root.get('probe')).toBeUndefined()
+
+    await tree.loader.update('probe', { disabled: null })
+    await tree.loader.await()
+    ;(tree.root as any).emit('probe/ping')
+    expect(tree.root.get('probe')).toBeDefined()
+    expect(journal()).toEqual(['up null', 'pong', 'down', 'up null', 'pong'])
+  })
+
+  test('!!js in config and disabled is evaluated in the row context once its injections are ready', async () => {
+    home.write(
+      'cordis.patch.yml',
+      [
+        `- insert:`,
+        `    - id: probe`,
+        `      name: ${probe}`,
+        `      inject: [cmdlineArgs]`,
+        `      config: { journal: ${join(home.dir, 'journal')}, label: !!js 'cmdlineArgs.argv.join("+")' }`,
+        `    - id: off`,
+        `      name: ${probe}`,
+        `      inject: [cmdlineArgs]`,
+        `      disabled: !!js 'cmdlineArgs.argv.length > 1'`,
+        `      config: { journal: ${join(home.dir, 'journal')}, label: never }`,
+      ].join('\n'),
+    )
+    tree = await bootTree({ appDir, profile: 'headless', cwd: home.dir, home: home.dir, argv: ['a', 'b'] })
+    expect(journal()).toEqual(['up "a+b"'])
+  })
+})
+
+describe('user errors exit 2 with one message naming what was wrong and where', () => {
+  test.each([
+    ['an unknown profile', () => ['--profile', 'desktop', '--check'], () => 'dsh: unknown profile "desktop" (expected one of: web, headless, sdk, acp)\n'],
+    ['a missing patch file', () => ['--patch', join(home.dir, 'nope.yml'), '--check'], () => `dsh: ${join(home.dir, 'nope.yml')}: patch file not found\n`],
+    ['a malformed patch file', () => ['--patch', home.write('bad.yml', '- id: logger\n  config: {level: [\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/bad\\.yml:\\d+: malformed YAML`)],
+    ['a patch item of the wrong shape', () => ['--patch', home.write('shape.yml', '- id: logger\n  colour: red\n'), '--check'], () => `dsh: ${home.dir}/shape.yml:2: unexpected key "colour" (a row change may set name, config, disabled, inject, isolate)\n`],
+    ['an id that matches no row', () => ['--patch', home.write('id.yml', '- id: loger\n  disabled: true\n'), '--check'], () => `dsh: ${home.dir}/id.yml:1: no row has id "loger" (known ids: logger, cmdline)\n`],
+    ['a config that fails its schema', () => ['--patch', home.write('type.yml', '# wrong type\n- id: logger\n  config: { level: loud }\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/type\\.yml:3: row "logger" \\(@dsh/logger\\): config\\.level: .+\\n$`)],
+    ['a config key the plugin does not have', () => ['--patch', home.write('key.yml', '- id: logger\n  config: { level: warn, colour: red }\n'), '--check'], () => `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors)\n`],
+    ['a plugin that cannot be found', () => ['--patch', home.write('name.yml', '- insert: [{ id: x, name: "@dsh/does-not-exist" }]\n'), '--check'], () => `dsh: ${home.dir}/name.yml:1: plugin "@dsh/does-not-exist" of row "x" cannot be found (is the package a dependency of a bundle of this profile?)\n`],
+    ['a launcher option without its value', () => ['--patch'], () => 'dsh: --patch needs a value (see dsh --help)\n'],
+  ])('%s', async (_what, argv, expectedMessage) => {
+    const { code, stdout, stderr } = await launch(argv())
+    const expected = expectedMessage()
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    if (typeof expected === 'string') expect(stderr).toBe(expected)
+    else expect(stderr).toMatch(expected)
+    expect(stderr).not.toMatch(/\n\s+at /) // never a stack trace
+  })
+})
+
+describe('the dsh binary', () => {
+  const bin = join(appDir, 'bin/dsh.js')
+  function spawnDsh(args: string[]) {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    return { child, exited, out: () => stdout, err: () => stderr }
+  }
+
+  test('--version, --help and `dsh web --check` run from the built launcher', async () => {
+    const version = spawnDsh(['--version'])
+    expect(await version.exited).toBe(0)
+    expect(version.out()).toMatch(/^dsh \d+\.\d+\.\d+\n$/)
+    const check = spawnDsh(['web', '--check'])
+    expect(await check.exited).toBe(0)
+    expect(check.out()).toContain('logger\t@dsh/logger\tactive')
+  })
+
+  test('the first SIGINT drains the tree and exits 130', async () => {
+    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true } }]\n`)
+    const dsh = spawnDsh(['--profile', 'headless'])
+    await waitFor(() => journal().length === 1)
+    dsh.child.kill('SIGINT')
+    expect(await dsh.exited).toBe(130)
+    expect(journal()).toEqual(['up null', 'down'])
+  })
+})
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { BootError, bootTree, composeProfile, CompositionError, walkRows, type BootedTree } from '@dsh/app-boot'
+import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
+
+export interface LauncherIO {
+  stdout: NodeJS.WritableStream
+  stderr: NodeJS.WritableStream
+  cwd: string
+  /** Where the launcher's package.json (profiles, bundles) lives. */
+  appDir: string
+}
+
+const defaultAppDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 }
+
+/**
+ * The `dsh` launcher: parses its own options, composes or boots the profile's tree, owns the process's
+ * lifetime and signals (docs/architecture.md, "Boot"). Returns the exit code.
+ */
+export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise<number> {
+  const { stdout = process.stdout, stderr = process.stderr, cwd = process.cwd(), appDir = defaultAppDir } = io
+  const fail = (code: number, message: string) => {
+    stderr.write(`dsh: ${message}\n`)
+    return code
+  }
+  let args
+  try {
+    args = parseLauncherArgs(argv)
+  } catch (error) {
+    if (error instanceof LauncherUsageError) return fail(2, `${error.message} (see dsh --help)`)
+    throw error
+  }
+  if (args.version) {
+    stdout.write(`dsh ${JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')).version}\n`)
+    return 0
+  }
+  if (args.help || argv.length === 0) {
+    stdout.write(HELP)
+    return 0
+  }
+  const options = { appDir, profile: args.profile ?? 'headless', patches: args.patches, cwd, argv: args.rest }
+  try {
+    if (args.dumpConfig) {
+      stdout.write(composeProfile(options).dump())
+      return 0
+    }
+    return await runTree(options, args.check, stdout, stderr)
+  } catch (error) {
+    if (error instanceof CompositionError) return fail(2, error.message)
+    if (error instanceof BootError) return fail(1, error.message)
+    throw error
+  }
+}
+
+async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<number> {
+  let finish!: (code: number) => void
+  const finished = new Promise<number>((resolve) => (finish = resolve))
+  let tree: BootedTree | undefined
+  let signalled = 0
+  const onSignal = (signal: NodeJS.Signals) => {
+    const code = SIGNAL_CODES[signal] ?? 1
+    if (++signalled > 1) {
+      stderr.write(`dsh: second ${signal}, exiting without draining\n`)
+      process.exit(code)
+    }
+    finish(code)
+  }
+  const onBeforeExit = () => finish(0)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  // The loop emptied: nothing in the tree holds the process, so the launch is over.
+  process.on('beforeExit', onBeforeExit)
+  try {
+    tree = await bootTree({ ...options, onExitRequest: (code) => finish(code) })
+    if (check) {
+      for (const [row, parent] of walkRows(tree.composition.rows)) {
+        const entry = (tree.loader as any).store[row.id]
+        const state = row.children ? 'group' : entry?.disabled ? 'disabled' : ['pending', 'loading', 'active', 'failed', 'disposed', 'unloading'][entry?.fiber?.state] ?? 'absent'
+        stdout.write(`${parent ? '  ' : ''}${row.id}\t${row.name ?? ''}\t${state}\n`)
+      }
+      finish(0)
+    }
+    const code = await finished
+    await tree.stop()
+    return code
+  } finally {
+    process.off('beforeExit', onBeforeExit)
+    if (!signalled) {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import { pathToFileURL } from 'node:url'
+import { Context } from '@dsh/cordis'
+import { deferJs, mountLoader, toEntryOptions, type HostRow, type LoaderHost } from '@dsh/cordis-loader'
+import type { AppInfo } from '@dsh/app'
+import { compose, walkRows, type ComposedRow, type Composition } from './compose.ts'
+import { dumpComposition } from './dump.ts'
+import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Profile } from './layers.ts'
+import { mapJs } from './js-expr.ts'
+import { resolvePlugins } from './resolve.ts'
+import { validateConfigs } from './validate.ts'
+
+// cordis' FiberState is an ambient const enum, unusable under verbatimModuleSyntax.
+const FIBER_PENDING = 0
+const FIBER_FAILED = 3
+
+export interface ComposeOptions {
+  /** The launcher's package directory: its package.json lists the profiles, its dependencies the bundles. */
+  appDir: string
+  profile: string
+  /** `--patch` arguments in order: files, or names of patches shipped by the profile's bundles. */
+  patches?: string[]
+  home?: string
+  cwd?: string
+}
+
+export interface BootOptions extends ComposeOptions {
+  /** Arguments for the tree (`ctx.cmdlineArgs`). */
+  argv?: string[]
+  /** Called when a surface asks to end the process (`ctx.app.requestExit`). */
+  onExitRequest?: (code: number) => void
+}
+
+export interface ComposedProfile {
+  profile: Profile
+  composition: Composition
+  sources: LayerSource[]
+  home: string
+  version: string
+  dump(): string
+}
+
+/** Gathers and composes the layers of a profile without booting it (what `--dump-config` prints). */
+export function composeProfile(options: ComposeOptions): ComposedProfile {
+  const app = readAppManifest(options.appDir)
+  const home = options.home ?? defaultHome()
+  const cwd = options.cwd ?? process.cwd()
+  const { profile, layers, sources } = gatherLayers(app, options.profile, home, options.patches ?? [], cwd)
+  const composition = compose(layers)
+  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`])
+  return { profile, composition, sources, home, version: app.version, dump }
+}
+
+/** A row that did not become active, and why. */
+export interface RowFailure {
+  id: string
+  name: string
+  problem: string
+}
+
+/** Something went wrong while mounting rows (a plugin threw, a service never came): exit 1, not 2. */
+export class BootError extends Error {
+  override name = 'BootError'
+  constructor(readonly failures: RowFailure[]) {
+    super(`the plugin tree did not boot:\n${failures.map((f) => `  row "${f.id}" (${f.name}): ${f.problem}`).join('\n')}`)
+  }
+}
+
+export interface BootedTree extends ComposedProfile {
+  root: Context
+  loader: LoaderHost
+  /** Disposes the whole tree: every plugin's effects are undone. Idempotent. */
+  stop(): Promise<void>
+}
+
+function toHostRow(row: ComposedRow): HostRow {
+  const convert = (value: unknown) => mapJs(value, (expr) => deferJs(expr.source))
+  const host: HostRow = { id: row.id, name: row.name ?? 'group' }
+  if (row.config !== undefined) host.config = convert(row.config)
+  if (row.disabled !== undefined) host.disabled = convert(row.disabled)
+  if (row.inject !== undefined) host.inject = row.inject
+  if (row.isolate !== undefined) host.isolate = row.isolate
+  if (row.children) host.children = row.children.map(toHostRow)
+  return host
+}
+
+/**
+ * Boots a profile: compose, resolve and validate every row, then mount the tree on an empty root and wait
+ * until it settles. Throws CompositionError for user mistakes (exit 2) and BootError for rows that failed.
+ */
+export async function bootTree(options: BootOptions): Promise<BootedTree> {
+  const composed = composeProfile(options)
+  const plugins = await resolvePlugins(composed.composition, composed.sources)
+  validateConfigs(composed.composition, plugins)
+
+  const root = new Context()
+  const errors = new Map<string, string>()
+  root.on('internal/error' as any, (error: any) => {
+    const id = (root as any).loader?.locate?.() ?? 'unknown'
+    errors.set(id, String(error?.message ?? error))
+  })
+  const info: AppInfo = {
+    version: composed.version,
+    profile: composed.profile.name,
+    home: composed.home,
+    cwd: options.cwd ?? process.cwd(),
+    argv: options.argv ?? [],
+    dumpConfig: composed.dump,
+    requestExit: (code) => options.onExitRequest?.(code),
+  }
+  ;(root as any).reflect.provide('app', info)
+
+  const loader = await mountLoader(root, {
+    baseUrl: pathToFileURL(options.appDir + '/').href,
+    resolve: async (name) => {
+      const plugin = plugins.get(name)
+      if (!plugin) throw new Error(`plugin "${name}" was not resolved at composition`)
+      return plugin
+    },
+  })
+  let stopped: Promise<void> | undefined
+  const stop = () => (stopped ??= loader.ctx.fiber.dispose())
+  await loader.root.update(composed.composition.rows.map((row) => toEntryOptions(toHostRow(row))))
+  await loader.await()
+
+  const failures = collectFailures(composed.composition, loader, errors)
+  if (failures.length) {
+    await stop()
+    throw new BootError(failures)
+  }
+  return { ...composed, root, loader, stop }
+}
+
+function collectFailures(composition: Composition, loader: LoaderHost, errors: Map<string, string>): RowFailure[] {
+  const failures: RowFailure[] = []
+  for (const [row] of walkRows(composition.rows)) {
+    if (row.children) continue
+    const entry = (loader as any).store[row.id]
+    const name = row.name ?? 'group'
+    if (!entry || entry.disabled) continue
+    const fiber = entry.fiber
+    const error = errors.get(row.id) ?? findError(errors, fiber)
+    if (error) failures.push({ id: row.id, name, problem: error })
+    else if (!fiber) failures.push({ id: row.id, name, problem: 'plugin was not applied' })
+    else if (fiber.state === FIBER_FAILED) failures.push({ id: row.id, name, problem: 'plugin failed to apply' })
+    else if (fiber.state === FIBER_PENDING) {
+      const missing = Object.entries<any>(fiber.inject ?? {})
+        .filter(([key, spec]) => spec?.required !== false && fiber.parent.get(key) === undefined)
+        .map(([key]) => key)
+      failures.push({ id: row.id, name, problem: `waits for services no mounted row provides: ${missing.join(', ') || '(unknown)'}` })
+    }
+  }
+  return failures
+}
+
+function findError(errors: Map<string, string>, _fiber: unknown): string | undefined {
+  return errors.get('unknown')
+}

@@ -1,0 +1,73 @@
+import { pathToFileURL } from 'node:url'
+import { isAbsolute, resolve } from 'node:path'
+import { at } from './errors.ts'
+import { walkRows, type Composition } from './compose.ts'
+import type { LayerSource } from './layers.ts'
+
+type Importer = (specifier: string) => Promise<any>
+
+function isNotFound(error: any, specifier: string): boolean {
+  const text = String(error?.message ?? '')
+  return (error?.code === 'ERR_MODULE_NOT_FOUND' || /cannot find (module|package)|failed to (load|resolve)/i.test(text)) && text.includes(specifier)
+}
+
+/** The plugin a module exports, the way the loader unwraps it: `default`, else the module itself. */
+export function unwrapPlugin(exports: any): any {
+  const value = exports?.default ?? exports
+  return value?.__esModule ? (value.default ?? value) : value
+}
+
+/**
+ * Resolves every row's `name` to its plugin, from the place of the layer that set the name: a relative path
+ * from that layer's directory; a bare name from that layer's bundle first, then from every bundle of the
+ * profile in order. Unknown names are errors at the line that set them.
+ */
+export async function resolvePlugins(composition: Composition, sources: LayerSource[]): Promise<Map<string, any>> {
+  const importers = new Map<string, Importer>()
+  const importerOf = async (file: string): Promise<Importer> => {
+    let importer = importers.get(file)
+    if (!importer) {
+      importer = unwrapPlugin(await import(pathToFileURL(file).href)) as Importer
+      importers.set(file, importer)
+    }
+    return importer
+  }
+  const bundleImporters = sources.flatMap((source) => (source.bundle ? [source.bundle.importer] : []))
+  const plugins = new Map<string, any>()
+  for (const [row] of walkRows(composition.rows)) {
+    if (row.children || !row.name || plugins.has(row.name)) continue
+    const source = sources[row.nameLayer]!
+    const origin = row.touches.findLast((touch) => touch.keys.includes('name') || touch.keys.includes('insert'))!.origin
+    let exports: any
+    let lastError: any
+    if (row.name.startsWith('.') || isAbsolute(row.name)) {
+      const file = isAbsolute(row.name) ? row.name : resolve(source.dir, row.name)
+      try {
+        exports = await import(pathToFileURL(file).href)
+      } catch (error) {
+        lastError = error
+      }
+    } else {
+      const order = [...new Set([...(source.bundle ? [source.bundle.importer] : []), ...bundleImporters])]
+      for (const file of order) {
+        try {
+          exports = await (await importerOf(file))(row.name)
+          break
+        } catch (error) {
+          lastError = error
+          if (!isNotFound(error, row.name)) break
+        }
+      }
+    }
+    if (!exports) {
+      const why = lastError && !isNotFound(lastError, row.name) ? `plugin "${row.name}" failed to load: ${lastError?.message ?? lastError}` : `plugin "${row.name}" of row "${row.id}" cannot be found (is the package a dependency of a bundle of this profile?)`
+      throw at(origin, why)
+    }
+    const plugin = unwrapPlugin(exports)
+    if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function')) {
+      throw at(origin, `module "${row.name}" of row "${row.id}" does not export a plugin (a class, a function, or an object with apply())`)
+    }
+    plugins.set(row.name, plugin)
+  }
+  return plugins
+}

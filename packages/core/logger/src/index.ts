@@ -1,0 +1,30 @@
+import { type Context, Logger, type Message } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+
+export interface Config {
+  level: 'error' | 'warn' | 'info' | 'debug'
+  colors: boolean
+}
+
+export const name = 'logger'
+
+export const Config: Schema<Config> = Schema.object({
+  level: Schema.union(['error', 'warn', 'info', 'debug'] as const).default('warn').description('Least severe level written to stderr.'),
+  colors: Schema.boolean().default(false).description('ANSI colours (only when stderr is a terminal).'),
+})
+
+const LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const
+
+/** Exports log messages to stderr. Stdout is reserved for surfaces (the SDK and ACP speak protocol there). */
+export function apply(ctx: Context, config: Config) {
+  const colors: number | false = config.colors && process.stderr.isTTY ? 3 : false
+  const exporter = {
+    colors,
+    levels: { base: LEVELS[config.level] },
+    export(message: Message) {
+      if (message.level > LEVELS[config.level]) return
+      process.stderr.write(Logger.format(exporter, message) + '\n')
+    },
+  }
+  ctx.effect(() => ctx.logger.exporter(exporter as any), 'stderr log exporter')
+}
