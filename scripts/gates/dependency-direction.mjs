@@ -13,7 +13,8 @@ const ALLOWED = {
   provider: ['vendor', 'definition', 'library'],
   consumer: ['vendor', 'definition', 'library'],
   plugin: ['vendor', 'definition', 'library'],
-  'test-support': ['vendor', 'definition', 'library', 'test-support'],
+  // Test support is only ever a devDependency, so it may stand on the whole product to boot it.
+  'test-support': ['vendor', 'definition', 'library', 'test-support', 'bundle', 'app'],
   bundle: ['vendor', 'definition', 'library', 'provider', 'consumer', 'plugin', 'test-support', 'bundle'],
   app: ['vendor', 'definition', 'library', 'bundle', 'app'],
 }
