@@ -1,0 +1,1 @@
+export { SANDBOX_MODES, type SandboxMode, type SandboxAuthority } from './modes.ts'
