@@ -9,6 +9,8 @@ export const repo = join(fileURLToPath(import.meta.url), '../..')
 export function workspacePackages() {
   const roots = [['vendor'], ['apps'], ...readdirSync(join(repo, 'packages')).map((group) => ['packages', group])]
   const out = []
+  const bench = join(repo, 'bench/package.json')
+  if (existsSync(bench)) out.push({ dir: join(repo, 'bench'), rel: 'bench', manifest: JSON.parse(readFileSync(bench, 'utf8')) })
   for (const parts of roots) {
     const base = join(repo, ...parts)
     if (!existsSync(base) || !statSync(base).isDirectory()) continue

@@ -17,6 +17,7 @@ const ALLOWED = {
   'test-support': ['vendor', 'definition', 'library', 'test-support', 'bundle', 'app'],
   bundle: ['vendor', 'definition', 'library', 'provider', 'consumer', 'plugin', 'test-support', 'bundle'],
   app: ['vendor', 'definition', 'library', 'bundle', 'app'],
+  bench: ['vendor', 'definition', 'library', 'provider', 'consumer', 'plugin', 'test-support', 'bundle', 'app'],
 }
 
 const packages = workspacePackages()

@@ -72,7 +72,7 @@ describe('booted tree', () => {
     const store = (tree.loader as any).store
     expect(store.cmdline.fiber).toBeUndefined()
     expect(tree.root.get('cmdlineArgs')).toBeUndefined()
-    expect(store.logger.fiber.config).toEqual({ level: 'error', colors: false })
+    expect(store.logger.fiber.config).toEqual({ level: 'error', colors: false, stacks: false })
     expect(store.probe.parent).toBe(store.extras.subgroup)
     expect(journal()).toEqual(['up "grouped"'])
   })
@@ -121,9 +121,9 @@ describe('user errors exit 2 with one message naming what was wrong and where', 
     ['a missing patch file', () => ['--patch', join(home.dir, 'nope.yml'), '--check'], () => `dsh: ${join(home.dir, 'nope.yml')}: patch file not found\n`],
     ['a malformed patch file', () => ['--patch', home.write('bad.yml', '- id: logger\n  config: {level: [\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/bad\\.yml:\\d+: malformed YAML`)],
     ['a patch item of the wrong shape', () => ['--patch', home.write('shape.yml', '- id: logger\n  colour: red\n'), '--check'], () => `dsh: ${home.dir}/shape.yml:2: unexpected key "colour" (a row change may set name, config, disabled, inject, isolate)\n`],
-    ['an id that matches no row', () => ['--patch', home.write('id.yml', '- id: loger\n  disabled: true\n'), '--check'], () => `dsh: ${home.dir}/id.yml:1: no row has id "loger" (known ids: logger, cmdline)\n`],
+    ['an id that matches no row', () => ['--patch', home.write('id.yml', '- id: loger\n  disabled: true\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/id\\.yml:1: no row has id "loger" \\(known ids: logger, cmdline, .*\\)\\n$`)],
     ['a config that fails its schema', () => ['--patch', home.write('type.yml', '# wrong type\n- id: logger\n  config: { level: loud }\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/type\\.yml:3: row "logger" \\(@dsh/logger\\): config\\.level: .+\\n$`)],
-    ['a config key the plugin does not have', () => ['--patch', home.write('key.yml', '- id: logger\n  config: { level: warn, colour: red }\n'), '--check'], () => `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors)\n`],
+    ['a config key the plugin does not have', () => ['--patch', home.write('key.yml', '- id: logger\n  config: { level: warn, colour: red }\n'), '--check'], () => `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors, stacks)\n`],
     ['a plugin that cannot be found', () => ['--patch', home.write('name.yml', '- insert: [{ id: x, name: "@dsh/does-not-exist" }]\n'), '--check'], () => `dsh: ${home.dir}/name.yml:1: plugin "@dsh/does-not-exist" of row "x" cannot be found (is the package a dependency of a bundle of this profile?)\n`],
     ['a launcher option without its value', () => ['--patch'], () => 'dsh: --patch needs a value (see dsh --help)\n'],
   ])('%s', async (_what, argv, expectedMessage) => {
@@ -134,6 +134,31 @@ describe('user errors exit 2 with one message naming what was wrong and where', 
     if (typeof expected === 'string') expect(stderr).toBe(expected)
     else expect(stderr).toMatch(expected)
     expect(stderr).not.toMatch(/\n\s+at /) // never a stack trace
+  })
+})
+
+describe('rows that fail to apply', () => {
+  const throwing = join(appDir, 'src/fixtures/throwing-plugin.mjs')
+
+  test('exit 1 naming the row and the error, in-process and from the real binary', async () => {
+    const patch = home.write('bad.yml', `- insert: [{ id: broken, name: ${throwing}, config: { message: 'cannot reach the thing' } }]\n`)
+    const { code, stderr } = await launch(['--patch', patch, '--check'])
+    expect(code).toBe(1)
+    expect(stderr).toBe('dsh: the plugin tree did not boot:\n  row "broken" (' + throwing + '): cannot reach the thing\n')
+    const bin = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--patch', patch, '--check'], { env: { ...process.env, DSH_HOME: home.dir } })
+    let err = ''
+    bin.stderr.on('data', (chunk) => (err += chunk))
+    const exit = await new Promise((resolve) => bin.on('exit', resolve))
+    expect(exit).toBe(1)
+    expect(err).toContain('row "broken"')
+    expect(err).toContain('cannot reach the thing')
+  })
+
+  test('a plugin rejecting a file the user wrote is a user mistake: exit 2', async () => {
+    const patch = home.write('bad.yml', `- insert: [{ id: broken, name: ${throwing}, config: { message: 'settings.yaml:3: bad value', file: settings.yaml } }]\n`)
+    const { code, stderr } = await launch(['--patch', patch, '--check'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('settings.yaml:3: bad value')
   })
 })
 

@@ -50,7 +50,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     return await runTree(options, args.check, stdout, stderr)
   } catch (error) {
     if (error instanceof CompositionError) return fail(2, error.message)
-    if (error instanceof BootError) return fail(1, error.message)
+    if (error instanceof BootError) return fail(error.isUserError ? 2 : 1, error.message)
     throw error
   }
 }

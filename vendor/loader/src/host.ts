@@ -1,5 +1,5 @@
 import { Context, type Plugin } from '@dsh/cordis'
-import { Loader, Group, evaluate } from '@cordisjs/plugin-loader'
+import { Entry, Loader, Group, evaluate } from '@cordisjs/plugin-loader'
 
 /** Resolves a row's `name` to its plugin. The app decides where names resolve from, never the loader's own URL. */
 export type PluginResolver = (name: string) => Promise<Plugin>
@@ -89,11 +89,38 @@ export function toEntryOptions(row: HostRow): any {
   return base
 }
 
+let entryInitPatched = false
+
+/**
+ * Upstream `Entry.init` ends with `fiber.await().finally(notify)`, so a plugin that fails to apply leaves an
+ * unhandled rejection (which ends the process). Same steps, with the failure left to whoever checks the
+ * fiber's state (app-boot reports it per row).
+ */
+function patchEntryInit() {
+  if (entryInitPatched) return
+  entryInitPatched = true
+  ;(Entry.prototype as any).init = async function init(this: any) {
+    try {
+      await (this._initTask ??= this._init())
+    } finally {
+      this._initTask = undefined
+    }
+    this.fiber
+      ?.await()
+      .catch(() => {})
+      .finally(() => {
+        if (this.loader.getTasks().length) return
+        this.ctx.reflect.notify(['loader'])
+      })
+  }
+}
+
 /**
  * Mounts the loader on `root` with our fixes: `baseUrl` set as a plain property on the root context,
  * `group` registered as a builtin, and every non-builtin name resolved by the app's resolver.
  */
 export async function mountLoader(root: Context, options: LoaderHostOptions): Promise<LoaderHost> {
+  patchEntryInit()
   await root.plugin(Loader as any, { baseUrl: options.baseUrl })
   Object.defineProperty(root, 'baseUrl', { value: options.baseUrl, writable: true, configurable: true, enumerable: true })
   const loader = (root as any).loader as LoaderHost

@@ -26,6 +26,8 @@ export interface ComposeOptions {
 export interface BootOptions extends ComposeOptions {
   /** Arguments for the tree (`ctx.cmdlineArgs`). */
   argv?: string[]
+  /** More importer modules (`(name) => import(name)`) for bare names no bundle resolves: test support. */
+  extraImporters?: string[]
   /** Called when a surface asks to end the process (`ctx.app.requestExit`). */
   onExitRequest?: (code: number) => void
 }
@@ -55,6 +57,8 @@ export interface RowFailure {
   id: string
   name: string
   problem: string
+  /** The error a plugin threw, when there was one. */
+  cause?: unknown
 }
 
 /** Something went wrong while mounting rows (a plugin threw, a service never came): exit 1, not 2. */
@@ -62,6 +66,11 @@ export class BootError extends Error {
   override name = 'BootError'
   constructor(readonly failures: RowFailure[]) {
     super(`the plugin tree did not boot:\n${failures.map((f) => `  row "${f.id}" (${f.name}): ${f.problem}`).join('\n')}`)
+  }
+
+  /** A plugin that rejected a file the user wrote (it names the file) is a user mistake: exit 2. */
+  get isUserError(): boolean {
+    return this.failures.every((failure) => typeof (failure.cause as any)?.file === 'string')
   }
 }
 
@@ -89,14 +98,23 @@ function toHostRow(row: ComposedRow): HostRow {
  */
 export async function bootTree(options: BootOptions): Promise<BootedTree> {
   const composed = composeProfile(options)
-  const plugins = await resolvePlugins(composed.composition, composed.sources)
+  const plugins = await resolvePlugins(composed.composition, composed.sources, options.extraImporters)
   validateConfigs(composed.composition, plugins)
 
   const root = new Context()
-  const errors = new Map<string, string>()
+  // Cordis reports a plugin that throws while applying through its logger, with the fiber: keep the first
+  // error of each row so the boot failure says why, not just that.
+  const errors = new Map<string, unknown>()
+  const captureErrors = (root as any).logger.exporter({
+    export(message: { type: string; args: unknown[]; fiber?: WeakRef<any> }) {
+      if (message.type !== 'error') return
+      const id = (root as any).loader?.locate?.(message.fiber?.deref()) ?? 'unknown'
+      if (!errors.has(id)) errors.set(id, message.args.find((arg) => arg instanceof Error) ?? message.args.map(String).join(' '))
+    },
+  })
   root.on('internal/error' as any, (error: any) => {
     const id = (root as any).loader?.locate?.() ?? 'unknown'
-    errors.set(id, String(error?.message ?? error))
+    if (!errors.has(id)) errors.set(id, error)
   })
   const info: AppInfo = {
     version: composed.version,
@@ -123,6 +141,7 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
   await loader.await()
 
   const failures = collectFailures(composed.composition, loader, errors)
+  captureErrors()
   if (failures.length) {
     await stop()
     throw new BootError(failures)
@@ -130,7 +149,9 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
   return { ...composed, root, loader, stop }
 }
 
-function collectFailures(composition: Composition, loader: LoaderHost, errors: Map<string, string>): RowFailure[] {
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+function collectFailures(composition: Composition, loader: LoaderHost, errors: Map<string, unknown>): RowFailure[] {
   const failures: RowFailure[] = []
   for (const [row] of walkRows(composition.rows)) {
     if (row.children) continue
@@ -138,10 +159,10 @@ function collectFailures(composition: Composition, loader: LoaderHost, errors: M
     const name = row.name ?? 'group'
     if (!entry || entry.disabled) continue
     const fiber = entry.fiber
-    const error = errors.get(row.id) ?? findError(errors, fiber)
-    if (error) failures.push({ id: row.id, name, problem: error })
+    const error = errors.get(row.id)
+    if (error !== undefined) failures.push({ id: row.id, name, problem: describe(error), cause: error })
     else if (!fiber) failures.push({ id: row.id, name, problem: 'plugin was not applied' })
-    else if (fiber.state === FIBER_FAILED) failures.push({ id: row.id, name, problem: 'plugin failed to apply' })
+    else if (fiber.state === FIBER_FAILED) failures.push({ id: row.id, name, problem: `plugin failed to apply${errors.has('unknown') ? `: ${describe(errors.get('unknown'))}` : ''}` })
     else if (fiber.state === FIBER_PENDING) {
       const missing = Object.entries<any>(fiber.inject ?? {})
         .filter(([key, spec]) => spec?.required !== false && fiber.parent.get(key) === undefined)
@@ -150,8 +171,4 @@ function collectFailures(composition: Composition, loader: LoaderHost, errors: M
     }
   }
   return failures
-}
-
-function findError(errors: Map<string, string>, _fiber: unknown): string | undefined {
-  return errors.get('unknown')
 }

@@ -6,9 +6,13 @@ import type { LayerSource } from './layers.ts'
 
 type Importer = (specifier: string) => Promise<any>
 
+/** Whether `error` says this specifier's package (not something it imports) is missing from the importer. */
 function isNotFound(error: any, specifier: string): boolean {
   const text = String(error?.message ?? '')
-  return (error?.code === 'ERR_MODULE_NOT_FOUND' || /cannot find (module|package)|failed to (load|resolve)/i.test(text)) && text.includes(specifier)
+  const parts = specifier.split('/')
+  const pkg = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+  const quoted = [specifier, pkg].some((name) => text.includes(`'${name}'`) || text.includes(`"${name}"`))
+  return (error?.code === 'ERR_MODULE_NOT_FOUND' || /cannot find (module|package)|failed to (load|resolve)/i.test(text)) && quoted
 }
 
 /** The plugin a module exports, the way the loader unwraps it: `default`, else the module itself. */
@@ -20,9 +24,9 @@ export function unwrapPlugin(exports: any): any {
 /**
  * Resolves every row's `name` to its plugin, from the place of the layer that set the name: a relative path
  * from that layer's directory; a bare name from that layer's bundle first, then from every bundle of the
- * profile in order. Unknown names are errors at the line that set them.
+ * profile in order, then `extraImporters` (test support). Unknown names are errors at the line that set them.
  */
-export async function resolvePlugins(composition: Composition, sources: LayerSource[]): Promise<Map<string, any>> {
+export async function resolvePlugins(composition: Composition, sources: LayerSource[], extraImporters: string[] = []): Promise<Map<string, any>> {
   const importers = new Map<string, Importer>()
   const importerOf = async (file: string): Promise<Importer> => {
     let importer = importers.get(file)
@@ -48,7 +52,7 @@ export async function resolvePlugins(composition: Composition, sources: LayerSou
         lastError = error
       }
     } else {
-      const order = [...new Set([...(source.bundle ? [source.bundle.importer] : []), ...bundleImporters])]
+      const order = [...new Set([...(source.bundle ? [source.bundle.importer] : []), ...bundleImporters, ...extraImporters])]
       for (const file of order) {
         try {
           exports = await (await importerOf(file))(row.name)

@@ -4,6 +4,7 @@ import Schema from '@dsh/schemastery'
 export interface Config {
   level: 'error' | 'warn' | 'info' | 'debug'
   colors: boolean
+  stacks: boolean
 }
 
 export const name = 'logger'
@@ -11,6 +12,7 @@ export const name = 'logger'
 export const Config: Schema<Config> = Schema.object({
   level: Schema.union(['error', 'warn', 'info', 'debug'] as const).default('warn').description('Least severe level written to stderr.'),
   colors: Schema.boolean().default(false).description('ANSI colours (only when stderr is a terminal).'),
+  stacks: Schema.boolean().default(false).description('Print stack traces of logged errors (otherwise only their messages).'),
 })
 
 const LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const
@@ -23,7 +25,8 @@ export function apply(ctx: Context, config: Config) {
     levels: { base: LEVELS[config.level] },
     export(message: Message) {
       if (message.level > LEVELS[config.level]) return
-      process.stderr.write(Logger.format(exporter, message) + '\n')
+      const args = config.stacks ? message.args : message.args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : arg))
+      process.stderr.write(Logger.format(exporter, { ...message, args }) + '\n')
     },
   }
   ctx.effect(() => ctx.logger.exporter(exporter as any), 'stderr log exporter')

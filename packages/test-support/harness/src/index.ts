@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { bootTree, type BootedTree } from '@dsh/app-boot'
+import type {} from '@dsh/agent'
+import { agentHarness, type AgentHarness } from './agent.ts'
+
+export type { AgentHarness }
 
 export interface CompositionOptions {
   /** Profile to boot (default `headless`): its real bundles are the first layers. */
@@ -16,9 +21,13 @@ export interface CompositionOptions {
   /** Files to create in the temp workspace (the tree's cwd). */
   workspaceFiles?: Record<string, string>
   argv?: string[]
+  /** Use this home instead of a temp one (kept on dispose): for tests that restart a composition. */
+  home?: string
+  /** Use this workspace instead of a temp one (kept on dispose). */
+  workspace?: string
 }
 
-export interface Harness extends BootedTree {
+export interface Harness extends BootedTree, AgentHarness {
   /** The temp `DSH_HOME`. */
   home: string
   /** The temp workspace the tree runs in (its cwd). */
@@ -30,6 +39,9 @@ export interface Harness extends BootedTree {
 }
 
 /** The real launcher's package directory: its profiles and bundles are what the product boots. */
+/** Resolves test-support plugin names (`@dsh/llm-scripted`, fixtures) in test patches. */
+const importer = fileURLToPath(new URL('../import.js', import.meta.url))
+
 export const appDir = dirname(createRequire(import.meta.url).resolve('@dsh/cli/package.json'))
 
 function writeTree(root: string, files: Record<string, string> = {}) {
@@ -45,8 +57,8 @@ function writeTree(root: string, files: Record<string, string> = {}) {
  * home and workspace. Only the model is ever fake, and only when a patch mounts a fake one.
  */
 export async function bootComposition(options: CompositionOptions = {}): Promise<Harness> {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
+  const home = options.home ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
+  const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
   writeTree(home, options.homeFiles)
   writeTree(workspace, options.workspaceFiles)
   const patches = [...(options.patches ?? [])]
@@ -57,17 +69,26 @@ export async function bootComposition(options: CompositionOptions = {}): Promise
   }
   const exitRequests: number[] = []
   const cleanup = () => {
-    rmSync(home, { recursive: true, force: true })
-    rmSync(workspace, { recursive: true, force: true })
+    if (!options.home) rmSync(home, { recursive: true, force: true })
+    if (!options.workspace) rmSync(workspace, { recursive: true, force: true })
   }
   let tree: BootedTree
   try {
-    tree = await bootTree({ appDir, profile: options.profile ?? 'headless', patches, home, cwd: workspace, argv: options.argv ?? [], onExitRequest: (code) => exitRequests.push(code) })
+    tree = await bootTree({
+      appDir,
+      profile: options.profile ?? 'headless',
+      patches,
+      home,
+      cwd: workspace,
+      argv: options.argv ?? [],
+      extraImporters: [importer],
+      onExitRequest: (code) => exitRequests.push(code),
+    })
   } catch (error) {
     cleanup()
     throw error
   }
-  return {
+  const harness = {
     ...tree,
     home,
     workspace,
@@ -76,5 +97,6 @@ export async function bootComposition(options: CompositionOptions = {}): Promise
       await tree.stop()
       cleanup()
     },
-  }
+  } as Harness
+  return Object.assign(harness, agentHarness(harness))
 }

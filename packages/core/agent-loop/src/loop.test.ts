@@ -1,0 +1,181 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, test } from 'vitest'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+import type { ScriptedResponse } from '@dsh/llm-scripted'
+import type {} from '@dsh/approval'
+
+const SCRIPTED = `
+- insert:
+    - id: scripted
+      name: '@dsh/llm-scripted'
+    - id: fixture-tools
+      name: '@dsh/test-harness/fixture-tools'
+- id: agents
+  config: { route: { provider: scripted, model: scripted-1 } }
+`
+
+let h: Harness
+afterEach(async () => h?.dispose())
+
+async function boot(script: ScriptedResponse[], extra = '') {
+  h = await bootComposition({ patch: SCRIPTED + extra })
+  h.root.scriptedLlm.enqueue(...script)
+  return h
+}
+
+const call = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) })
+const resultOf = (callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
+
+describe('a turn', () => {
+  test('a text answer is logged as chunks and one message, and the turn completes', async () => {
+    await boot([{ text: 'Hello there', pieces: 3 }])
+    const result = await h.run('hi')
+    expect(result).toMatchObject({ reason: 'completed', text: 'Hello there' })
+    expect(h.types()).toEqual([
+      'turn/start', 'model/route', 'step/start', 'user/message', 'request/header', 'request/context',
+      'assistant/chunk', 'assistant/chunk', 'assistant/chunk', 'assistant/message', 'step/end', 'turn/end',
+    ])
+    expect(h.events('turn/end')[0]!.data.reason).toBe('completed')
+    const request = h.root.scriptedLlm.requests[0]!
+    expect(request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }])
+    expect(request.tools.map((tool) => tool.name)).toEqual(['echo', 'read_file', 'wait', 'write_file'])
+  })
+
+  test('a multi-step turn runs tool calls and sends their results back', async () => {
+    await boot([{ toolCalls: [call('write_file', { path: 'notes/a.txt', text: 'alpha' }, 'c1')] }, { toolCalls: [call('read_file', { path: 'notes/a.txt' }, 'c2')] }, { text: 'done' }])
+    const result = await h.run('write then read')
+    expect(result.reason).toBe('completed')
+    expect(readFileSync(join(h.workspace, 'notes/a.txt'), 'utf8')).toBe('alpha')
+    expect(resultOf('c2')).toEqual({ callId: 'c2', content: [{ type: 'text', text: 'alpha' }] })
+    const third = h.root.scriptedLlm.requests[2]!.messages
+    expect(third.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool'])
+    expect(h.events('step/start')).toHaveLength(3)
+  })
+
+  test('parallel safe calls finish out of order but their results are logged in model order', async () => {
+    await boot([{ toolCalls: [call('wait', { ms: 150, label: 'slow' }, 's'), call('wait', { ms: 10, label: 'fast' }, 'f'), call('echo', { text: 'x' }, 'e')] }, { text: 'ok' }])
+    const started = Date.now()
+    await h.run('go')
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(h.events('tool/result').map((event) => event.data.callId)).toEqual(['s', 'f', 'e'])
+    expect(h.events('tool/result').map((event) => event.data.content[0])).toEqual([
+      { type: 'text', text: 'slow done' }, { type: 'text', text: 'fast done' }, { type: 'text', text: 'x' },
+    ])
+  })
+
+  test('an unknown tool and bad arguments come back to the model as typed error results', async () => {
+    await boot([{ toolCalls: [call('teleport', { to: 'mars' }, 'u'), call('echo', { words: 3 }, 'b'), call('echo', 'not json{', 'j')] }, { text: 'sorry' }])
+    await h.run('go')
+    expect(resultOf('u').error?.code).toBe('UNKNOWN_TOOL')
+    expect(resultOf('u').content[0]).toMatchObject({ text: expect.stringContaining('echo, read_file, wait, write_file') })
+    expect(resultOf('b').error?.code).toBe('INVALID_ARGS')
+    expect(resultOf('b').error?.message).toMatch(/must have required property 'text'/)
+    expect(resultOf('j').error?.code).toBe('INVALID_ARGS')
+    expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: [{ isError: true }] })
+  })
+
+  test('maxSteps ends a turn that keeps calling tools', async () => {
+    await boot(Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })), '- id: agent-loop\n  config: { maxSteps: 3 }\n')
+    const result = await h.run('loop forever')
+    expect(result.reason).toBe('max-steps')
+    expect(h.events('step/start')).toHaveLength(3)
+    expect(h.events('turn/end')[0]!.data).toMatchObject({ reason: 'max-steps', error: { code: 'MAX_STEPS' } })
+  })
+})
+
+describe('policy and approval', () => {
+  test('a pre-execute deny refuses the call and the file is absent', async () => {
+    await boot([{ toolCalls: [call('write_file', { path: 'x.txt', text: 'no' }, 'w')] }, { text: 'ok' }])
+    h.root.on('tools/pre-execute', async (invocation, next) => (invocation.name === 'write_file' ? { action: 'deny', reason: 'writes are off today' } : next()))
+    await h.run('write')
+    expect(existsSync(join(h.workspace, 'x.txt'))).toBe(false)
+    expect(resultOf('w').error).toEqual({ code: 'DENIED', message: 'The call was denied: writes are off today' })
+    expect(h.types()).not.toContain('tool/dispatched')
+  })
+
+  test('an approved call runs; a rejected one does not', async () => {
+    await boot([{ toolCalls: [call('write_file', { path: 'protected/a.txt', text: 'yes' }, 'a'), call('write_file', { path: 'protected/b.txt', text: 'no' }, 'b')] }, { text: 'ok' }])
+    const asked: string[] = []
+    h.root.approval.answerer(h.root, async (request) => (asked.push(request.summary), request.callId === 'a' ? 'allow_once' : 'reject'))
+    await h.run('write both')
+    expect(asked).toEqual(['write protected/a.txt', 'write protected/b.txt'])
+    expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
+    expect(existsSync(join(h.workspace, 'protected/b.txt'))).toBe(false)
+    expect(resultOf('b').error?.code).toBe('APPROVAL_REJECTED')
+    expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([['allow_once', 'user'], ['reject', 'user']])
+  })
+
+  test('with nobody to answer, an approval is refused and logged as such', async () => {
+    await boot([{ toolCalls: [call('write_file', { path: 'protected/c.txt', text: 'x' }, 'c')] }, { text: 'ok' }])
+    await h.run('write')
+    expect(existsSync(join(h.workspace, 'protected/c.txt'))).toBe(false)
+    expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'reject', by: 'no-answerer' })
+    expect(resultOf('c').error?.message).toMatch(/nobody can answer approvals here/)
+  })
+
+  test('policy `never` rejects without asking anyone', async () => {
+    await boot([{ toolCalls: [call('write_file', { path: 'protected/d.txt', text: 'x' }, 'd')] }, { text: 'ok' }], '- id: approval\n  config: { policy: never }\n')
+    let asked = 0
+    h.root.approval.answerer(h.root, async () => (asked++, 'allow_once'))
+    await h.run('write')
+    expect(asked).toBe(0)
+    expect(existsSync(join(h.workspace, 'protected/d.txt'))).toBe(false)
+    expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'reject', by: 'policy' })
+  })
+})
+
+describe('cancellation and the inbox', () => {
+  test('cancel mid-stream keeps the text that arrived and ends the turn aborted', async () => {
+    await boot([{ text: 'partial answer', hang: true }])
+    const agent = await h.agent()
+    agent.followup('talk')
+    await waitFor(() => h.events('assistant/chunk').length === 2)
+    agent.cancel()
+    const result = await agent.whenIdle()
+    expect(result?.reason).toBe('aborted')
+    expect(h.events('assistant/message')[0]!.data).toMatchObject({ interrupted: true, finish: 'aborted', content: [{ type: 'text', text: 'partial answer' }] })
+    expect(h.events('turn/end')[0]!.data.reason).toBe('aborted')
+  })
+
+  test('cancel mid-tool drains the running call and marks undispatched ones', async () => {
+    await boot([{ toolCalls: [call('wait', { ms: 10_000, label: 'long' }, 'l'), call('write_file', { path: 'later.txt', text: 'x' }, 'w')] }])
+    const agent = await h.agent()
+    agent.followup('go')
+    await waitFor(() => h.types().includes('tool/dispatched'))
+    agent.cancel()
+    const result = await agent.whenIdle()
+    expect(result?.reason).toBe('aborted')
+    expect(resultOf('l').content[0]).toEqual({ type: 'text', text: 'long stopped' })
+    expect(resultOf('w').error?.code).toBe('ABORTED_BEFORE_DISPATCH')
+    expect(existsSync(join(h.workspace, 'later.txt'))).toBe(false)
+  })
+
+  test('steer enters the running turn at the next step; inject waits without waking', async () => {
+    await boot([{ toolCalls: [call('wait', { ms: 200, label: 'w' })] }, { text: 'steered' }, { text: 'second turn' }])
+    const agent = await h.agent()
+    agent.followup('start')
+    await waitFor(() => h.types().includes('tool/dispatched'))
+    agent.steer('also do this')
+    agent.inject('fyi: context')
+    await agent.whenIdle()
+    const users = h.events('user/message').map((event) => [event.data.source, (event.data.content[0] as any).text])
+    expect(users).toEqual([['user', 'start'], ['steer', 'also do this'], ['inject', 'fyi: context']])
+    expect(h.events('turn/start')).toHaveLength(1)
+    agent.inject('quiet note')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(agent.status).toBe('idle')
+    expect(h.events('turn/start')).toHaveLength(1)
+    agent.followup('next')
+    await agent.whenIdle()
+    expect(h.events('user/message').slice(-2).map((event) => event.data.source)).toEqual(['user', 'inject'])
+  })
+})
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}

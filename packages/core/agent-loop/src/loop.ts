@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
+import type { Context } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import { AgentLoop, type Agent, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnResult } from '@dsh/agent'
+import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
+import type { ErrorData, Session, TurnEndReason } from '@dsh/session'
+import type {} from '@dsh/system-prompt'
+import type {} from '@dsh/tools'
+import { sleep, streamIntoLog } from './stream.ts'
+
+export interface Config {
+  maxSteps: number
+  maxParallelToolCalls: number
+}
+
+type TurnEnd = { reason: TurnEndReason; error?: ErrorData }
+
+/**
+ * The shipped turn driver (DESIGN §6; docs/architecture.md, "The turn"). Each step: claim input, pre-step,
+ * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush, let
+ * the invariants check it, stream the answer into the log, run its tool calls through ctx.tools.
+ */
+export default class DefaultAgentLoop extends AgentLoop {
+  static inject = ['sessions', 'llm', 'tools', 'systemPrompt']
+  static Config: Schema<Config> = Schema.object({
+    maxSteps: Schema.natural().min(1).default(100).description('Steps (model requests) one turn may take before it ends with `max-steps`.'),
+    maxParallelToolCalls: Schema.natural().min(1).default(4).description('Concurrency-safe tool calls run at the same time, at most.'),
+  })
+
+  constructor(ctx: Context, private readonly config: Config) {
+    super(ctx)
+  }
+
+  async runTurn(agent: Agent, first: QueuedInput, signal: AbortSignal): Promise<TurnResult> {
+    const session = agent.session
+    const turnId = randomUUID()
+    session.append('turn/start', { turnId })
+    if (!session.last('model/route')) session.append('model/route', { route: agent.route })
+    let text = ''
+    let end: TurnEnd
+    try {
+      end = await this.steps(agent, turnId, first, signal, (latest) => (text = latest))
+    } catch (error: any) {
+      end = { reason: signal.aborted ? 'aborted' : 'error', error: { code: error?.code ?? 'LOOP_FAILED', message: String(error?.message ?? error) } }
+    }
+    const result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
+    await this.ctx.serial('agent/turn-stopping', agent, result)
+    session.append('turn/end', { turnId, reason: end.reason, ...(end.error ? { error: end.error } : {}) })
+    await session.flush()
+    return result
+  }
+
+  private async steps(agent: Agent, turnId: string, first: QueuedInput, signal: AbortSignal, setText: (text: string) => void): Promise<TurnEnd> {
+    const session = agent.session
+    let pending: QueuedInput[] = [first]
+    for (let step = 0; ; step++) {
+      if (signal.aborted) return { reason: 'aborted' }
+      if (step >= this.config.maxSteps) {
+        return { reason: 'max-steps', error: { code: 'MAX_STEPS', message: `the turn reached its limit of ${this.config.maxSteps} steps` } }
+      }
+      const input = [...pending, ...agent.claimStepInput()]
+      pending = []
+      const decision = await this.ctx.waterfall('agent/pre-step', { agent, turnId, step, input }, async (): Promise<PreStepDecision> => ({
+        action: 'enter',
+        messages: input.map((item) => ({ content: item.content, source: item.mode === 'followup' ? 'user' : item.mode })),
+      }))
+      if (decision.action === 'reject') return { reason: 'blocked', error: { code: 'PRE_STEP_REJECTED', message: decision.reason } }
+      session.append('step/start', { turnId, step })
+      for (const message of decision.messages) session.append('user/message', message)
+      for (const mode of ['steer', 'inject'] as const) {
+        const count = input.filter((item) => item.mode === mode).length
+        if (count) session.append('inbox/spliced', { mode, count })
+      }
+
+      const answer = await this.requestWithRetries(agent, turnId, step, signal)
+      const texts = answer.content.flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      if (texts.length) setText(texts.join(''))
+      const calls = answer.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
+      if (answer.finish === 'error') {
+        session.append('step/end', { turnId, step, finish: 'error' })
+        return { reason: 'error', error: { code: answer.error?.code ?? 'MODEL_ERROR', message: answer.error?.message ?? 'the model request failed' } }
+      }
+      if (calls.length && answer.finish !== 'aborted') {
+        await this.ctx.tools.runCalls(
+          calls.map((call) => ({ callId: call.callId, name: call.name, arguments: call.arguments })),
+          { agentId: agent.id, session, cwd: agent.cwd, scope: agent.scope },
+          { signal, maxParallel: this.config.maxParallelToolCalls },
+        )
+      }
+      session.append('step/end', { turnId, step, finish: answer.finish })
+      if (signal.aborted || answer.finish === 'aborted') return { reason: 'aborted' }
+      if (calls.length || agent.steeringWaits) continue
+      if (answer.finish === 'max-tokens') return { reason: 'max-tokens', error: { code: 'MAX_TOKENS', message: 'the model stopped at its output limit' } }
+      return { reason: 'completed' }
+    }
+  }
+
+  /** One model request, repeated while `agent/request-error` listeners ask for a retry. */
+  private async requestWithRetries(agent: Agent, turnId: string, step: number, signal: AbortSignal) {
+    for (let attempt = 0; ; attempt++) {
+      const request = await this.prepare(agent, turnId, step, signal)
+      await this.ctx.serial('agent/before-model-call', agent, request)
+      const answer = await streamIntoLog(this.ctx.llm, agent.session, request)
+      if (answer.finish !== 'error' || !answer.error || signal.aborted) return answer
+      const retry = await this.ctx.waterfall('agent/request-error', { agent, error: LlmError.from(answer.error), attempt, request }, async (): Promise<RetryDecision> => ({ retry: false }))
+      if (!retry.retry || !(await sleep(retry.delayMs, signal))) return answer
+    }
+  }
+
+  /** Builds the request from the log, lets listeners adjust it, logs what changed and flushes. */
+  private async prepare(agent: Agent, turnId: string, step: number, signal: AbortSignal): Promise<LlmRequest> {
+    const session = agent.session
+    const route = agent.route
+    const info = this.ctx.llm.describe(route)
+    const tools = this.ctx.tools.schemas(agent.id)
+    const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), override: agent.systemPrompt })
+    const draft: RequestDraft = { agent, turnId, step, request: { route, system, messages: [], tools, signal } }
+    if (info.maxOutputTokens) draft.request.maxOutputTokens = info.maxOutputTokens
+    await this.ctx.waterfall('agent/request', draft, async () => {})
+    const request = draft.request
+    logHeader(session, request)
+    const window = request.route === route ? info.contextWindow : this.ctx.llm.describe(request.route).contextWindow
+    logContext(session, request, window)
+    // History last: listeners above may have appended (e.g. a route switch) and the request must match the log.
+    request.messages = [...session.messages()]
+    await session.flush() // durable before the paid call
+    return request
+  }
+}
+
+function logHeader(session: Session, request: LlmRequest) {
+  const header = session.last('request/header')?.data
+  if (!header || header.system !== request.system || !isDeepStrictEqual(header.tools, request.tools)) {
+    session.append('request/header', { system: request.system, tools: request.tools })
+  }
+}
+
+function logContext(session: Session, request: LlmRequest, contextWindow: number) {
+  const { provider, model, effort } = request.route
+  const next = { provider, model, contextWindow, ...(effort ? { effort } : {}) }
+  const current = session.last('request/context')?.data
+  if (!current || !isDeepStrictEqual(current, next)) session.append('request/context', next)
+}

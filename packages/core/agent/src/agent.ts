@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto'
+import type { Context } from '@dsh/cordis'
+import type { Route } from '@dsh/llm'
+import type { Session } from '@dsh/session'
+import { toBlocks, type AgentStatus, type InboxMode, type QueuedInput, type TurnResult, type UserContent } from './types.ts'
+
+/** What an agent needs from the service that made it. */
+export interface AgentHost {
+  ctx: Context
+  defaultRoute(): Route
+  runTurn(agent: Agent, first: QueuedInput, signal: AbortSignal): Promise<TurnResult>
+  disposed(agent: Agent): Promise<void>
+}
+
+export interface AgentInit {
+  id: string
+  session: Session
+  scope: Context
+  disposeScope: () => Promise<void>
+  parent?: Agent
+  systemPrompt?: string
+}
+
+/**
+ * One agent: a session log, an inbox, a scope, and at most one running turn (DESIGN §6). Cancellation by
+ * the caller, by the parent and by teardown all go through `cancel()`.
+ */
+export class Agent {
+  readonly id: string
+  readonly session: Session
+  /** Effects registered here (agent-only tools, timers) end with the agent. */
+  readonly scope: Context
+  readonly parent: Agent | undefined
+  readonly children = new Set<Agent>()
+  /** A whole system prompt for this agent instead of the assembled one (SDK `systemPrompt`). */
+  readonly systemPrompt: string | undefined
+  status: AgentStatus = 'idle'
+  lastResult: TurnResult | undefined
+
+  private readonly queues: Record<InboxMode, QueuedInput[]> = { followup: [], steer: [], inject: [] }
+  private turn: AbortController | undefined
+  private idleWaiters: (() => void)[] = []
+  private readonly disposeScope: () => Promise<void>
+
+  constructor(private readonly host: AgentHost, init: AgentInit) {
+    this.id = init.id
+    this.session = init.session
+    this.scope = init.scope
+    this.parent = init.parent
+    this.systemPrompt = init.systemPrompt
+    this.disposeScope = init.disposeScope
+    this.parent?.children.add(this)
+  }
+
+  get cwd(): string {
+    return this.session.cwd
+  }
+
+  /** The route in force: the log's last `model/route`, else the configured default. */
+  get route(): Route {
+    return this.session.last('model/route')?.data.route ?? this.host.defaultRoute()
+  }
+
+  /** Switches the model from the next request on (a logged fact). */
+  setRoute(route: Route): void {
+    const current = this.session.last('model/route')?.data.route
+    if (!current || JSON.stringify(current) !== JSON.stringify(route)) this.session.append('model/route', { route })
+  }
+
+  get running(): boolean {
+    return this.status === 'running'
+  }
+
+  /** Queues a message for the next turn and wakes the agent. Returns a receipt id. */
+  followup(content: UserContent): string {
+    return this.enqueue('followup', content, true)
+  }
+
+  /** Queues a message for the next step (of the running turn, else a new one) and wakes the agent. */
+  steer(content: UserContent): string {
+    return this.enqueue(this.running ? 'steer' : 'followup', content, true)
+  }
+
+  /** Queues context for the next step without waking the agent. */
+  inject(content: UserContent): string {
+    return this.enqueue('inject', content, false)
+  }
+
+  /** Takes the input the next step may see: steering and injected messages, in arrival order. */
+  claimStepInput(): QueuedInput[] {
+    const claimed = [...this.queues.steer, ...this.queues.inject]
+    this.queues.steer = []
+    this.queues.inject = []
+    return claimed
+  }
+
+  /** Whether a steering message waits (the loop takes another step for it). */
+  get steeringWaits(): boolean {
+    return this.queues.steer.length > 0
+  }
+
+  /** Cancels the running turn (and the children's). Running tools drain; nothing new starts. */
+  cancel(reason = 'cancelled'): void {
+    this.turn?.abort(new Error(reason))
+    for (const child of this.children) child.cancel(reason)
+  }
+
+  /** Resolves once no turn runs and no follow-up waits. */
+  whenIdle(): Promise<TurnResult | undefined> {
+    if (this.status !== 'running' && !this.queues.followup.length) return Promise.resolve(this.lastResult)
+    return new Promise((resolve) => this.idleWaiters.push(() => resolve(this.lastResult)))
+  }
+
+  /** Cancels, waits for the turn to end, disposes children and the scope, closes the session. */
+  async dispose(): Promise<void> {
+    if (this.status === 'disposed') return
+    this.queues.followup = []
+    this.cancel('agent disposed')
+    await this.whenIdle()
+    await Promise.all([...this.children].map((child) => child.dispose()))
+    this.setStatus('disposed')
+    this.parent?.children.delete(this)
+    await this.disposeScope()
+    await this.host.disposed(this)
+  }
+
+  private enqueue(mode: InboxMode, content: UserContent, wake: boolean): string {
+    if (this.status === 'disposed') throw new Error(`agent ${this.id} is disposed`)
+    const messageId = randomUUID()
+    this.queues[mode].push({ mode, content: toBlocks(content), messageId })
+    if (wake) this.wake()
+    return messageId
+  }
+
+  private wake(): void {
+    if (this.status !== 'idle' || !this.queues.followup.length) return
+    this.setStatus('running')
+    void this.drive()
+  }
+
+  private async drive(): Promise<void> {
+    try {
+      while (this.queues.followup.length && (this.status as AgentStatus) !== 'disposed') {
+        const first = this.queues.followup.shift()!
+        this.turn = new AbortController()
+        try {
+          this.lastResult = await this.host.runTurn(this, first, this.turn.signal)
+        } catch (error: any) {
+          this.lastResult = { turnId: '', reason: 'error', text: '', error: { code: 'LOOP_FAILED', message: String(error?.message ?? error) } }
+          this.host.ctx.logger('agent').error(error)
+        } finally {
+          this.turn = undefined
+        }
+      }
+    } finally {
+      if (this.status === 'running') this.setStatus('idle')
+      const waiters = this.idleWaiters
+      this.idleWaiters = []
+      for (const resolve of waiters) resolve()
+    }
+  }
+
+  private setStatus(status: AgentStatus) {
+    this.status = status
+    this.host.ctx.emit('agent/status', this, status)
+  }
+}

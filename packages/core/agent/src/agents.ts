@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto'
+import { type Context, Service } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import { EFFORTS, type Route } from '@dsh/llm'
+import type { Session } from '@dsh/session'
+import { Agent, type AgentHost } from './agent.ts'
+import type { QueuedInput, TurnResult } from './types.ts'
+
+declare module '@dsh/cordis' {
+  interface Context {
+    agents: Agents
+    agentLoop: AgentLoop
+  }
+}
+
+/**
+ * The driver of one turn (DESIGN §6), a replaceable plugin: `@dsh/agent-loop` is the shipped one. Owns: the
+ * turn/step sequence and its events. Must not own: agent lifecycle or the inbox (ctx.agents).
+ */
+export abstract class AgentLoop extends Service {
+  constructor(ctx: Context) {
+    super(ctx, 'agentLoop')
+  }
+  abstract runTurn(agent: Agent, first: QueuedInput, signal: AbortSignal): Promise<TurnResult>
+}
+
+export interface AgentOptions {
+  /** A route for a new session (logged as its first `model/route`). */
+  route?: Route
+  parent?: Agent
+  systemPrompt?: string
+}
+
+export interface Config {
+  route: Route
+}
+
+/**
+ * Agent handles (D+P; docs/architecture.md, "Agents"). Owns: create, resume, fork, get, list, dispose;
+ * each agent's scope; the default route. Must not own: what happens in a turn (ctx.agentLoop).
+ */
+export class Agents extends Service {
+  static inject = ['sessions', 'agentLoop']
+  static Config: Schema<Config> = Schema.object({
+    route: (Schema.object({
+      provider: Schema.string().default('deepseek').description('Model provider of new sessions.'),
+      model: Schema.string().default('deepseek-v4-flash').description('Model of new sessions.'),
+      effort: Schema.union(EFFORTS).description('Reasoning effort, where the model supports it.'),
+    }) as Schema<Route>).default({ provider: 'deepseek', model: 'deepseek-v4-flash' }).description('The route new sessions start on.'),
+  })
+
+  private readonly agents = new Map<string, Agent>()
+  private readonly host: AgentHost
+
+  constructor(ctx: Context, private readonly config: Config) {
+    super(ctx, 'agents')
+    this.host = {
+      ctx,
+      defaultRoute: () => ({ ...this.config.route }),
+      runTurn: (agent, first, signal) => this.ctx.agentLoop.runTurn(agent, first, signal),
+      disposed: async (agent) => {
+        this.agents.delete(agent.id)
+        await this.ctx.sessions.close(agent.session.id)
+      },
+    }
+    ctx.effect(() => () => this.disposeAll(), 'dispose agents')
+  }
+
+  /** A new agent on a new session in `cwd`. */
+  async create(options: AgentOptions & { cwd: string }): Promise<Agent> {
+    const session = await this.ctx.sessions.create({ cwd: options.cwd })
+    const agent = this.adopt(session, options)
+    if (options.route) agent.setRoute(options.route)
+    return agent
+  }
+
+  /** An agent continuing a stored session (repaired if it crashed). */
+  async resume(sessionId: string, options: AgentOptions = {}): Promise<Agent> {
+    const running = [...this.agents.values()].find((agent) => agent.session.id === sessionId)
+    if (running) return running
+    const agent = this.adopt(await this.ctx.sessions.resume(sessionId), options)
+    if (options.route) agent.setRoute(options.route)
+    return agent
+  }
+
+  /** An agent on a new session holding events `0..atSeq` of another. */
+  async fork(sessionId: string, atSeq: number, options: AgentOptions = {}): Promise<Agent> {
+    const agent = this.adopt(await this.ctx.sessions.fork(sessionId, atSeq), options)
+    if (options.route) agent.setRoute(options.route)
+    return agent
+  }
+
+  get(id: string): Agent | undefined {
+    return this.agents.get(id)
+  }
+
+  bySession(sessionId: string): Agent | undefined {
+    return [...this.agents.values()].find((agent) => agent.session.id === sessionId)
+  }
+
+  list(): Agent[] {
+    return [...this.agents.values()]
+  }
+
+  private adopt(session: Session, options: AgentOptions): Agent {
+    const id = randomUUID()
+    let scope!: Context
+    const fiber = this.ctx.plugin({ name: `agent:${id}`, apply: (inner: Context) => void (scope = inner) })
+    const agent = new Agent(this.host, { id, session, scope, disposeScope: () => fiber.dispose(), parent: options.parent, systemPrompt: options.systemPrompt })
+    this.agents.set(id, agent)
+    return agent
+  }
+
+  private async disposeAll(): Promise<void> {
+    await Promise.all([...this.agents.values()].filter((agent) => !agent.parent).map((agent) => agent.dispose()))
+  }
+}

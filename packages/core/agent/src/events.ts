@@ -1,0 +1,20 @@
+import type { LlmRequest } from '@dsh/llm'
+import type { Agent } from './agent.ts'
+import type { AgentStatus, PreStep, PreStepDecision, RequestDraft, RequestFailure, RetryDecision, TurnResult } from './types.ts'
+
+declare module '@dsh/cordis' {
+  interface Events {
+    /** @mode waterfall — before a step: enter the claimed input as messages, or reject the step (the turn ends `blocked`). */
+    'agent/pre-step'(step: PreStep, next: () => Promise<PreStepDecision>): Promise<PreStepDecision>
+    /** @mode waterfall — may change `draft.request` (route, sampling) before it is checked and sent. */
+    'agent/request'(draft: RequestDraft, next: () => Promise<void>): Promise<void>
+    /** @mode serial — last look at the exact request before the paid call (the invariants plugin checks it). */
+    'agent/before-model-call'(agent: Agent, request: LlmRequest): Promise<void>
+    /** @mode waterfall — a model request failed: decide whether to retry (llm-retry) or give up. */
+    'agent/request-error'(failure: RequestFailure, next: () => Promise<RetryDecision>): Promise<RetryDecision>
+    /** @mode serial — the turn is about to end; listeners may still append to the log. */
+    'agent/turn-stopping'(agent: Agent, result: TurnResult): Promise<void>
+    /** @mode emit — an agent's status changed. */
+    'agent/status'(agent: Agent, status: AgentStatus): void
+  }
+}

@@ -1,0 +1,5 @@
+// Agents and the loop contract (docs/architecture.md, "Agents"; DESIGN §6).
+export * from './types.ts'
+export type {} from './events.ts'
+export { Agent } from './agent.ts'
+export { Agents, Agents as default, AgentLoop, type AgentOptions, type Config } from './agents.ts'

@@ -1,0 +1,8 @@
+// The session log (docs/architecture.md, "The session log"; DESIGN §5).
+export * from './events.ts'
+export { deriveMessages, MessageFold } from './derive.ts'
+export { findNonPlain, deepFreeze } from './plain-json.ts'
+export { planRepair, type RepairStep } from './repair.ts'
+export { Session, openTurnAt } from './session.ts'
+export { Sessions, Sessions as default, newSessionId } from './sessions.ts'
+export { SessionError, type SessionStorage, type SessionSummary } from './storage.ts'

@@ -1,0 +1,129 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { afterEach, describe, expect, test } from 'vitest'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+import { deriveMessages } from './derive.ts'
+import type { SessionEvent } from './events.ts'
+import { SessionError } from './storage.ts'
+
+let h: Harness
+afterEach(async () => h?.dispose())
+
+const text = (value: string) => [{ type: 'text' as const, text: value }]
+
+async function newSession() {
+  h = await bootComposition()
+  return h.root.sessions.create({ cwd: h.workspace })
+}
+
+function refusal(fn: () => unknown): SessionError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof SessionError) return error
+    throw error
+  }
+  throw new Error('expected a SessionError')
+}
+
+describe('the log', () => {
+  test('seq equals index, data is copied and frozen, listeners hear of committed events only', async () => {
+    const session = await newSession()
+    const heard: [number, number][] = []
+    h.root.on('session/event', (s, event) => heard.push([event.seq, s.length]))
+    const data = { content: text('hi'), source: 'user' as const }
+    session.append('user/message', data)
+    session.append('turn/start', { turnId: 't' })
+    data.content[0]!.text = 'changed later'
+    expect(session.events.map((event) => event.seq)).toEqual([0, 1])
+    expect((session.events[0]!.data as any).content[0].text).toBe('hi')
+    expect(Object.isFrozen((session.events[0]!.data as any).content[0])).toBe(true)
+    expect(heard).toEqual([[0, 1], [1, 2]])
+  })
+
+  test.each([
+    ['undefined', { turnId: undefined }, 'data.turnId is undefined'],
+    ['NaN', { turnId: 't', n: Number.NaN }, 'data.n is NaN (not a finite number)'],
+    ['a class instance', { turnId: 't', when: new Date(0) }, 'data.when is a Date instance (only plain objects and arrays)'],
+    ['a function', { turnId: 't', f: () => 1 }, 'data.f is a function'],
+  ])('rejects %s at append and appends nothing', async (_what, data, problem) => {
+    const session = await newSession()
+    const error = refusal(() => session.append('turn/start', data as any))
+    expect(error.code).toBe('INVALID_EVENT')
+    expect(error.message).toContain(problem)
+    expect(session.length).toBe(0)
+  })
+
+  test('rejects a cycle and an unknown kind', async () => {
+    const session = await newSession()
+    const cyclic: any = { turnId: 't' }
+    cyclic.self = cyclic
+    expect(refusal(() => session.append('turn/start', cyclic)).message).toContain('data.self is a cycle')
+    expect(refusal(() => session.append('made/up' as any, {} as any)).message).toContain('unknown event kind "made/up"')
+  })
+})
+
+describe('deriveMessages', () => {
+  const event = (seq: number, type: string, data: any): SessionEvent => ({ seq, type, time: 0, data }) as any
+
+  test('folds surface events and lets a summary replace a range', () => {
+    const events = [
+      event(0, 'user/message', { content: text('one'), source: 'user' }),
+      event(1, 'assistant/message', { content: [{ type: 'tool-call', callId: 'c', name: 'echo', arguments: {} }], usage: {}, finish: 'tool-calls' }),
+      event(2, 'tool/call', { callId: 'c', name: 'echo', arguments: {} }),
+      event(3, 'tool/result', { callId: 'c', content: text('r'), error: { code: 'X', message: 'm' } }),
+      event(4, 'assistant/message', { content: [], usage: {}, finish: 'aborted', interrupted: true }),
+      event(5, 'user/message', { content: text('two'), source: 'user' }),
+      event(6, 'user/message', { content: text('summary of 0..3'), source: 'summary', replaces: { fromSeq: 0, toSeq: 3 } }),
+    ]
+    expect(deriveMessages(events.slice(0, 6))).toEqual([
+      { role: 'user', content: text('one') },
+      { role: 'assistant', content: [{ type: 'tool-call', callId: 'c', name: 'echo', arguments: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', callId: 'c', content: text('r'), isError: true }] },
+      { role: 'user', content: text('two') },
+    ])
+    expect(deriveMessages(events)).toEqual([{ role: 'user', content: text('summary of 0..3') }, { role: 'user', content: text('two') }])
+  })
+
+  test('the cached fold equals a fresh fold after every append', async () => {
+    const session = await newSession()
+    for (let i = 0; i < 20; i++) {
+      session.append(i % 2 ? 'user/message' : 'turn/start', (i % 2 ? { content: text(`m${i}`), source: 'user' } : { turnId: `${i}` }) as any)
+      expect(session.messages()).toEqual(deriveMessages(session.events))
+    }
+  })
+})
+
+describe('stored sessions', () => {
+  test('a log with an unknown kind is refused on load unless the kind was marked ignorable', async () => {
+    const session = await newSession()
+    session.append('turn/start', { turnId: 't' })
+    session.append('turn/end', { turnId: 't', reason: 'completed' })
+    await h.root.sessions.close(session.id)
+    const dir = (await import('node:fs')).readdirSync(`${h.home}/sessions`)[0]
+    const file = `${h.home}/sessions/${dir}/${session.id}/session.jsonl`
+    const original = readFileSync(file, 'utf8')
+    writeFileSync(file, original + JSON.stringify({ type: 'plugin/gone', seq: 2, time: 1, data: {} }) + '\n')
+    await expect(h.root.sessions.resume(session.id)).rejects.toThrow('event 2 has kind "plugin/gone", which no mounted plugin defines (and it is not marked ignorable)')
+    writeFileSync(file, original + JSON.stringify({ type: 'plugin/gone', seq: 2, time: 1, data: {}, ignorable: true }) + '\n')
+    const resumed = await h.root.sessions.resume(session.id)
+    expect(resumed.events.map((event) => event.type)).toEqual(['turn/start', 'turn/end', 'plugin/gone'])
+  })
+
+  test('fork copies a prefix ending at a turn boundary and records its parent', async () => {
+    const session = await newSession()
+    session.append('turn/start', { turnId: 'a' })
+    session.append('user/message', { content: text('first'), source: 'user' })
+    session.append('turn/end', { turnId: 'a', reason: 'completed' })
+    session.append('turn/start', { turnId: 'b' })
+    session.append('user/message', { content: text('second'), source: 'user' })
+    await session.flush()
+    await expect(h.root.sessions.fork(session.id, 4)).rejects.toThrow(`cannot fork ${session.id} at seq 4: a turn is open there; fork at a turn boundary`)
+    await expect(h.root.sessions.fork(session.id, 9)).rejects.toThrow('the log has events 0..4')
+    const fork = await h.root.sessions.fork(session.id, 2)
+    expect(fork.header.parent).toEqual({ id: session.id, atSeq: 2 })
+    expect(fork.messages()).toEqual([{ role: 'user', content: text('first') }])
+    await h.root.sessions.close(fork.id)
+    const stored = await h.root.sessions.read(fork.id)
+    expect(stored.events.map((event) => event.type)).toEqual(['turn/start', 'user/message', 'turn/end'])
+  })
+})

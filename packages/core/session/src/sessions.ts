@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto'
+import { type Context, Service } from '@dsh/cordis'
+import { CORE_KINDS, type KindSpec, type SessionEvent, type SessionHeader } from './events.ts'
+import { planRepair } from './repair.ts'
+import { openTurnAt, Session, type SessionHost } from './session.ts'
+import { SessionError, type SessionStorage, type SessionSummary } from './storage.ts'
+
+declare module '@dsh/cordis' {
+  interface Context {
+    sessions: Sessions
+  }
+  interface Events {
+    /** @mode emit — after an event is committed to a session's log (in memory and queued for storage). */
+    'session/event'(session: Session, event: SessionEvent): void
+    /** @mode emit — a session was created, opened (resumed) or forked in this process. */
+    'session/opened'(session: Session, how: 'created' | 'resumed' | 'forked'): void
+  }
+}
+
+/** Time-sortable, unguessable session id. */
+export function newSessionId(): string {
+  return `${Date.now().toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`
+}
+
+/**
+ * The session log service (D+P; docs/architecture.md, "The session log"). Owns: the logs of this process,
+ * the runtime registry of event kinds, crash repair on resume and fork. Must not own: bytes on disk (the
+ * storage registered by the persistence seam) or what any event means beyond repair.
+ */
+export class Sessions extends Service {
+  private readonly kinds = new Map<string, KindSpec>()
+  private readonly live = new Map<string, Session>()
+  private storage: SessionStorage | undefined
+  private readonly host: SessionHost
+
+  constructor(ctx: Context) {
+    super(ctx, 'sessions')
+    for (const kind of CORE_KINDS) this.kinds.set(kind, {})
+    this.host = {
+      checkKind: (type, data) => {
+        const spec = this.kinds.get(type)
+        if (!spec) return `unknown event kind "${type}" (no mounted plugin defines it)`
+        return spec.validate?.(data)
+      },
+      isIgnorable: (type) => !!this.kinds.get(type)?.ignorable,
+      stored: (session, event) => this.storage?.append(session.id, event),
+      flush: async (session) => {
+        if (this.storage && !session.closed) await this.storage.flush(session.id)
+      },
+      committed: (session, event) => this.ctx.emit('session/event', session, event),
+    }
+    ctx.effect(() => () => this.closeAll(), 'close live sessions')
+  }
+
+  /** Declares an event kind owned by the calling plugin, for as long as it lives. */
+  defineKind(ctx: Context, kind: string, spec: KindSpec = {}): void {
+    ctx.effect(() => {
+      if (this.kinds.has(kind)) throw new Error(`session event kind "${kind}" is already defined`)
+      this.kinds.set(kind, spec)
+      return () => this.kinds.delete(kind)
+    }, `session kind ${kind}`)
+  }
+
+  /** The persistence seam registers its storage here; without one, sessions live in memory only. */
+  useStorage(ctx: Context, storage: SessionStorage): void {
+    ctx.effect(() => {
+      if (this.storage) throw new Error('a session storage is already registered')
+      this.storage = storage
+      return () => {
+        if (this.storage === storage) this.storage = undefined
+      }
+    }, 'session storage')
+  }
+
+  get persistent(): boolean {
+    return !!this.storage
+  }
+
+  get(id: string): Session | undefined {
+    return this.live.get(id)
+  }
+
+  async create(options: { cwd: string; id?: string }): Promise<Session> {
+    const header: SessionHeader = { format: 'dsh-session', version: 1, id: options.id ?? newSessionId(), cwd: options.cwd, createdAt: Date.now() }
+    if (this.live.has(header.id)) throw new SessionError('SESSION_EXISTS', `session ${header.id} is already open`)
+    await this.storage?.create(header)
+    return this.adopt(new Session(this.host, header), 'created')
+  }
+
+  /**
+   * Opens a stored session to continue it: takes the writer lease, checks every event, and appends what
+   * crash repair requires (DESIGN §5). The returned log is ready for a new turn.
+   */
+  async resume(id: string): Promise<Session> {
+    const existing = this.live.get(id)
+    if (existing) return existing
+    if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} cannot be resumed: no session persistence is mounted`)
+    const { header, events } = await this.storage.acquire(id)
+    let session: Session
+    try {
+      session = new Session(this.host, header, this.checkLoaded(id, events))
+    } catch (error) {
+      await this.storage.release(id)
+      throw error
+    }
+    this.adopt(session, 'resumed')
+    for (const [type, data] of planRepair(session.events)) session.append(type, data as never)
+    await session.flush()
+    return session
+  }
+
+  /** Reads a stored (or live) session without taking it over. */
+  async read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }> {
+    const live = this.live.get(id)
+    if (live) return { header: live.header, events: [...live.events] }
+    if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} not found: no session persistence is mounted`)
+    const { header, events } = await this.storage.read(id)
+    return { header, events: this.checkLoaded(id, events) }
+  }
+
+  /**
+   * Copies events `0..atSeq` (inclusive) of a session into a new one that records its parent. Refuses a
+   * boundary inside an open turn: the fork would start mid-conversation.
+   */
+  async fork(id: string, atSeq: number): Promise<Session> {
+    const { events } = await this.read(id)
+    if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq >= events.length) {
+      throw new SessionError('FORK_OUT_OF_RANGE', `cannot fork ${id} at seq ${atSeq}: the log has events 0..${events.length - 1}`)
+    }
+    const open = openTurnAt(events, atSeq)
+    if (open !== undefined) {
+      const end = events.findIndex((event, index) => index > atSeq && event.type === 'turn/end')
+      throw new SessionError('FORK_INSIDE_TURN', `cannot fork ${id} at seq ${atSeq}: a turn is open there${end >= 0 ? ` (it ends at seq ${end})` : ''}; fork at a turn boundary`)
+    }
+    const header: SessionHeader = { format: 'dsh-session', version: 1, id: newSessionId(), cwd: (await this.read(id)).header.cwd, createdAt: Date.now(), parent: { id, atSeq } }
+    await this.storage?.create(header)
+    const prefix = events.slice(0, atSeq + 1)
+    for (const event of prefix) this.storage?.append(header.id, event)
+    const session = new Session(this.host, header, prefix)
+    this.adopt(session, 'forked')
+    await session.flush()
+    return session
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    return this.storage ? this.storage.list() : []
+  }
+
+  /** Flushes, releases the lease and forgets a live session. */
+  async close(id: string): Promise<void> {
+    const session = this.live.get(id)
+    if (!session) return
+    this.live.delete(id)
+    await this.storage?.release(id)
+    session.closed = true
+  }
+
+  private adopt(session: Session, how: 'created' | 'resumed' | 'forked'): Session {
+    this.live.set(session.id, session)
+    this.ctx.emit('session/opened', session, how)
+    return session
+  }
+
+  private checkLoaded(id: string, raw: unknown[]): SessionEvent[] {
+    return raw.map((value, index) => {
+      const event = value as SessionEvent
+      if (!event || typeof event !== 'object' || typeof event.type !== 'string') throw new SessionError('SESSION_CORRUPT', `session ${id}: event ${index} is not an event object`)
+      if (event.seq !== index) throw new SessionError('SESSION_CORRUPT', `session ${id}: event ${index} has seq ${event.seq}`)
+      if (!this.kinds.has(event.type) && !event.ignorable) {
+        throw new SessionError('UNKNOWN_KIND', `session ${id}: event ${index} has kind "${event.type}", which no mounted plugin defines (and it is not marked ignorable)`)
+      }
+      return event
+    })
+  }
+
+  private async closeAll(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.close(id)))
+  }
+}

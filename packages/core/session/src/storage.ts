@@ -1,0 +1,50 @@
+import type { SessionEvent, SessionHeader } from './events.ts'
+
+/** What a stored session looks like in a listing. */
+export interface SessionSummary {
+  id: string
+  cwd: string
+  createdAt: number
+  updatedAt: number
+  events: number
+  turns: number
+  /** The first user prompt, shortened. */
+  firstPrompt?: string
+  title?: string
+  /** `open` when the last turn never ended (a crash or a live writer). */
+  status: 'idle' | 'open'
+  /** Whether another process holds the writer lease right now. */
+  live: boolean
+  parent?: { id: string; atSeq: number }
+}
+
+/**
+ * The storage contract `ctx.sessions` writes through (the persistence seam implements it and registers
+ * itself with `ctx.sessions.useStorage`). Owns: bytes on disk and the single-writer lease.
+ */
+export interface SessionStorage {
+  /** Creates a new stored session and takes its lease. Refuses an id that exists. */
+  create(header: SessionHeader): Promise<void>
+  /** Takes the lease (refusing, by name, a session another process holds) and loads the session. */
+  acquire(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  /** Loads without taking the lease (fork, show, replay). */
+  read(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  /** Queues an event; durable after the next `flush`. */
+  append(id: string, event: SessionEvent): void
+  /** Makes every queued event durable. */
+  flush(id: string): Promise<void>
+  /** Flushes and releases the lease. */
+  release(id: string): Promise<void>
+  list(): Promise<SessionSummary[]>
+}
+
+/** A session could not be created, loaded or written; `code` says why. */
+export class SessionError extends Error {
+  override name = 'SessionError'
+  constructor(
+    readonly code: 'SESSION_NOT_FOUND' | 'SESSION_LOCKED' | 'SESSION_CORRUPT' | 'SESSION_EXISTS' | 'SESSION_CLOSED' | 'INVALID_EVENT' | 'UNKNOWN_KIND' | 'FORK_INSIDE_TURN' | 'FORK_OUT_OF_RANGE',
+    message: string,
+  ) {
+    super(message)
+  }
+}

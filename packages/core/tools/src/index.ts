@@ -1,0 +1,5 @@
+// The tool registry and pipeline (docs/architecture.md, "Tools"; DESIGN §6).
+export * from './types.ts'
+export type {} from './events.ts'
+export { Tools, Tools as default, type Config } from './tools.ts'
+export type { BatchOptions } from './pipeline.ts'

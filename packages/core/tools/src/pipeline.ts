@@ -1,0 +1,169 @@
+import type { ImageBlock, TextBlock } from '@dsh/llm'
+import type { ErrorData } from '@dsh/session'
+import type { Context } from '@dsh/cordis'
+import type { Tools } from './tools.ts'
+import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolOutput, type ToolResultData } from './types.ts'
+import { describeErrors } from './validate.ts'
+
+export interface BatchOptions {
+  signal: AbortSignal
+  maxParallel: number
+}
+
+const errorResult = (callId: string, code: string, message: string): ToolResultData => ({ callId, content: [{ type: 'text', text: message }], error: { code, message } })
+
+function normalize(callId: string, output: ToolOutput): ToolResultData {
+  if (typeof output === 'string') return { callId, content: [{ type: 'text', text: output }] }
+  const result: ToolResultData = { callId, content: output.content }
+  if (output.error) result.error = output.error
+  return result
+}
+
+/** Keeps a head and a tail of over-long text, with a note saying how much was cut (never silent). */
+function capText(blocks: (TextBlock | ImageBlock)[], max: number): (TextBlock | ImageBlock)[] {
+  return blocks.map((block) => {
+    if (block.type !== 'text' || block.text.length <= max) return block
+    const head = block.text.slice(0, Math.floor(max * 0.6))
+    const tail = block.text.slice(block.text.length - Math.floor(max * 0.4))
+    return { type: 'text', text: `${head}\n\n[… ${block.text.length - head.length - tail.length} characters cut …]\n\n${tail}` }
+  })
+}
+
+/**
+ * One batch of calls (DESIGN §6): decisions (validation, pre-execute, approval) in model order just before
+ * each dispatch; a safe call may start while earlier safe calls run; an unsafe call waits for everything
+ * before it and blocks everything after it; results are appended in model order. On cancel, running calls
+ * drain and keep their results and undispatched calls get `ABORTED_BEFORE_DISPATCH`.
+ */
+export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallRequest[], base: Omit<ToolContext, 'callId' | 'signal'>, options: BatchOptions): Promise<ToolResultData[]> {
+  const { session } = base
+  const results: (ToolResultData | undefined)[] = calls.map(() => undefined)
+  let appended = 0
+  const appendReady = () => {
+    while (appended < calls.length && results[appended]) {
+      const result = results[appended++]!
+      session.append('tool/result', { callId: result.callId, content: result.content, ...(result.error ? { error: result.error } : {}) })
+    }
+  }
+  for (const call of calls) session.append('tool/call', { callId: call.callId, name: call.name, arguments: call.arguments as any })
+
+  const running = new Set<Promise<void>>()
+  const drainAll = async () => {
+    while (running.size) await Promise.race(running)
+  }
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!
+    const settle = (result: ToolResultData) => {
+      results[index] = result
+      appendReady()
+    }
+    const found = tools.resolve(call.name, base.agentId)
+    if (!found) {
+      const known = tools.visible(base.agentId).map((tool) => tool.name)
+      settle(errorResult(call.callId, 'UNKNOWN_TOOL', `There is no tool named "${call.name}". Available tools: ${known.join(', ') || 'none'}.`))
+      continue
+    }
+    if (options.signal.aborted) {
+      settle(errorResult(call.callId, 'ABORTED_BEFORE_DISPATCH', 'The turn was cancelled before this call ran.'))
+      continue
+    }
+    if (typeof call.arguments !== 'object' || call.arguments === null || Array.isArray(call.arguments)) {
+      settle(errorResult(call.callId, 'INVALID_ARGS', `Arguments of ${call.name} must be a JSON object; received ${typeof call.arguments === 'string' ? `unparseable text: ${String(call.arguments).slice(0, 200)}` : JSON.stringify(call.arguments)}.`))
+      continue
+    }
+    const args = structuredClone(call.arguments)
+    if (!found.validate(args)) {
+      settle(errorResult(call.callId, 'INVALID_ARGS', `Invalid arguments for ${call.name}: ${describeErrors(found.validate)}.`))
+      continue
+    }
+    // An unsafe call waits for everything before it.
+    const safe = !!found.tool.concurrencySafe
+    if (!safe) await drainAll()
+    else while (running.size >= Math.max(1, options.maxParallel)) await Promise.race(running)
+    if (options.signal.aborted) {
+      settle(errorResult(call.callId, 'ABORTED_BEFORE_DISPATCH', 'The turn was cancelled before this call ran.'))
+      continue
+    }
+
+    const controller = new AbortController()
+    const onAbort = () => controller.abort(options.signal.reason)
+    options.signal.addEventListener('abort', onAbort, { once: true })
+    const context: ToolContext = { ...base, callId: call.callId, signal: controller.signal }
+    const invocation: ToolInvocation = { callId: call.callId, name: call.name, arguments: args, tool: found.tool, context }
+
+    const decision = await decide(ctx, invocation, options.signal)
+    if (decision) {
+      options.signal.removeEventListener('abort', onAbort)
+      settle(decision)
+      continue
+    }
+    session.append('tool/dispatched', { callId: call.callId })
+    await session.flush() // durable before the effect
+    const task = execute(tools, ctx, invocation, controller).then((result) => {
+      options.signal.removeEventListener('abort', onAbort)
+      settle(result)
+    })
+    const tracked = task.finally(() => running.delete(tracked))
+    running.add(tracked)
+    if (!safe) await drainAll()
+  }
+  await drainAll()
+  appendReady()
+  return results as ToolResultData[]
+}
+
+/** Pre-execute policy, then approval when asked. Returns an error result when the call may not run. */
+async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResultData | undefined> {
+  const { context, tool } = invocation
+  let decision: Decision
+  try {
+    decision = await ctx.waterfall('tools/pre-execute', invocation, async (): Promise<Decision> => {
+      const reason = await tool!.needsApproval?.(invocation.arguments, context)
+      return reason ? { action: 'ask', reason } : { action: 'allow' }
+    })
+  } catch (error: any) {
+    return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error?.message ?? error}).`)
+  }
+  if (decision.action === 'allow') return undefined
+  if (decision.action === 'deny') return errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`)
+  const approval = ctx.get('approval')
+  const summary = tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`
+  const verdict = approval
+    ? await approval.request(context.session, { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: decision.reason }, signal)
+    : { answer: 'reject' as const, by: 'no-answerer' as const, note: 'no approval service is mounted' }
+  if (verdict.answer === 'allow_once') return undefined
+  const why = verdict.by === 'user' ? 'the user rejected it' : verdict.by === 'policy' ? 'the approval policy rejects every request' : verdict.by === 'timeout' ? 'nobody answered in time' : verdict.by === 'cancelled' ? 'the turn was cancelled' : 'nobody can answer approvals here'
+  return errorResult(invocation.callId, 'APPROVAL_REJECTED', `This call needed approval (${decision.reason}) and was not approved: ${why}.`)
+}
+
+async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, controller: AbortController): Promise<ToolResultData> {
+  const { tool, callId } = invocation
+  const timeoutMs = tool!.timeoutMs ?? tools.config.timeoutMs
+  let timedOut = false
+  const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort(new Error('timeout'))), timeoutMs) : undefined
+  try {
+    const body = async (): Promise<ToolResultData> => {
+      const pending = tool!.execute(invocation.arguments, invocation.context).then((output) => normalize(callId, output))
+      // A body that ignores its signal must not hold the turn past the deadline or the cancel.
+      const aborted = new Promise<ToolResultData>((resolve) =>
+        controller.signal.addEventListener('abort', () => setTimeout(() => resolve(errorResult(callId, 'ABORTED', 'The call was stopped.')), tools.config.abortGraceMs).unref(), { once: true }),
+      )
+      return Promise.race([pending, aborted])
+    }
+    let result = await ctx.waterfall('tools/execute', invocation, body)
+    result = await ctx.waterfall('tools/post-execute', invocation, async () => result)
+    if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.${partialText(result)}`)
+    return { ...result, content: capText(result.content, tools.config.maxOutputChars) }
+  } catch (error: any) {
+    if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.`)
+    const data: ErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: String(error?.message ?? error) }
+    return errorResult(callId, data.code, data.message)
+  } finally {
+    if (timer) clearTimeout(timer)
+  }
+}
+
+function partialText(result: ToolResultData): string {
+  const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n')
+  return text ? `\nOutput before it was stopped:\n${text}` : ''
+}

@@ -1,0 +1,96 @@
+import { type Context, Service } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import type { ToolSchema } from '@dsh/llm'
+import type { ValidateFunction } from 'ajv'
+import './events.ts'
+import { runBatch, type BatchOptions } from './pipeline.ts'
+import { toSchema, type ToolCallRequest, type ToolContext, type ToolDefinition, type ToolResultData } from './types.ts'
+import { compileParameters } from './validate.ts'
+
+declare module '@dsh/cordis' {
+  interface Context {
+    tools: Tools
+  }
+}
+
+export interface Config {
+  timeoutMs: number
+  abortGraceMs: number
+  maxOutputChars: number
+}
+
+interface Registered {
+  tool: ToolDefinition
+  validate: ValidateFunction
+  /** Visible to this agent only; undefined: to every agent. */
+  agentId?: string
+}
+
+/**
+ * The tool registry and pipeline (D+P; docs/architecture.md, "Tools"). Owns: which tools each agent sees,
+ * argument validation, the guarded pipeline of DESIGN §6 with results in model order. Must not own: what any
+ * tool does, or the approval policy (ctx.approval) and sandbox mode (the authority seam).
+ */
+export class Tools extends Service {
+  static inject = ['sessions']
+  static Config: Schema<Config> = Schema.object({
+    timeoutMs: Schema.natural().default(600_000).description('Default deadline of one tool call (a tool may set its own).'),
+    abortGraceMs: Schema.natural().default(5_000).description('How long a stopped call may take to return before its result is recorded as ABORTED without it.'),
+    maxOutputChars: Schema.natural().default(200_000).description('A result longer than this is cut (head and tail kept, with a note) before it is logged.'),
+  })
+
+  private readonly registered = new Map<string, Registered[]>()
+
+  constructor(ctx: Context, readonly config: Config) {
+    super(ctx, 'tools')
+  }
+
+  /**
+   * Registers a tool for as long as `ctx` lives. With `agentId`, only that agent sees it (register it in the
+   * agent's scope). A name may be registered once per visibility; an agent-scoped tool shadows a global one.
+   */
+  register(ctx: Context, tool: ToolDefinition, options: { agentId?: string } = {}): void {
+    const entry: Registered = { tool, validate: compileParameters(tool.name, tool.parameters), agentId: options.agentId }
+    ctx.effect(() => {
+      const list = this.registered.get(tool.name) ?? []
+      if (list.some((other) => other.agentId === entry.agentId)) {
+        throw new Error(`tool "${tool.name}" is already registered${entry.agentId ? ` for agent ${entry.agentId}` : ''}`)
+      }
+      list.push(entry)
+      this.registered.set(tool.name, list)
+      return () => {
+        list.splice(list.indexOf(entry), 1)
+        if (!list.length) this.registered.delete(tool.name)
+      }
+    }, `tool ${tool.name}`)
+  }
+
+  /** The tool an agent would get for `name`. */
+  resolve(name: string, agentId: string): { tool: ToolDefinition; validate: ValidateFunction } | undefined {
+    const list = this.registered.get(name)
+    if (!list) return undefined
+    return list.find((entry) => entry.agentId === agentId) ?? list.find((entry) => entry.agentId === undefined)
+  }
+
+  /** Tools visible to an agent, sorted by name (a stable order keeps the request prefix cacheable). */
+  visible(agentId: string): ToolDefinition[] {
+    return [...this.registered.keys()]
+      .sort()
+      .flatMap((name) => {
+        const found = this.resolve(name, agentId)
+        return found ? [found.tool] : []
+      })
+  }
+
+  schemas(agentId: string): ToolSchema[] {
+    return this.visible(agentId).map(toSchema)
+  }
+
+  /**
+   * Runs the tool calls of one model response through the pipeline, appending `tool/call`, `tool/dispatched`
+   * and `tool/result` events in model order; safe calls run in parallel up to `maxParallel`.
+   */
+  runCalls(calls: ToolCallRequest[], context: Omit<ToolContext, 'callId' | 'signal'>, options: BatchOptions): Promise<ToolResultData[]> {
+    return runBatch(this, this.ctx, calls, context, options)
+  }
+}

@@ -1,0 +1,77 @@
+import type { Context } from '@dsh/cordis'
+import type { ImageBlock, TextBlock, ToolSchema } from '@dsh/llm'
+import type { ErrorData, Session } from '@dsh/session'
+
+/** Typed tool failures returned to the model as error results (DESIGN §6). Tools may add their own codes. */
+export type ToolErrorCode = 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'TOOL_TIMEOUT' | 'ABORTED_BEFORE_DISPATCH' | 'ABORTED' | 'DENIED' | 'APPROVAL_REJECTED' | 'TOOL_FAILED' | (string & {})
+
+/** A failure a tool body throws on purpose: becomes an error result with its code and message. */
+export class ToolError extends Error {
+  override name = 'ToolError'
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** What a tool body returns: plain text, or blocks (text and images). */
+export type ToolOutput = string | { content: (TextBlock | ImageBlock)[]; error?: ErrorData }
+
+/** A tool result as it is logged. */
+export interface ToolResultData {
+  callId: string
+  content: (TextBlock | ImageBlock)[]
+  error?: ErrorData
+}
+
+/** What the body of a call knows about where it runs. */
+export interface ToolContext {
+  callId: string
+  agentId: string
+  session: Session
+  cwd: string
+  /** Aborted on cancel and on the tool's timeout. */
+  signal: AbortSignal
+  /** The agent's scope: effects registered here end with the agent. */
+  scope: Context
+}
+
+export interface ToolDefinition<A = any> {
+  name: string
+  /** Short and clear: what the tool does and what it returns (the model reads it). */
+  description: string
+  /** JSON Schema of the arguments (an object schema). */
+  parameters: Record<string, unknown>
+  /** Safe to run at the same time as other safe calls (it changes nothing). */
+  concurrencySafe?: boolean
+  /** Overrides the pipeline's default timeout. */
+  timeoutMs?: number
+  /** A short human summary of a call, for approvals and progress (`bash: npm test`). */
+  summarize?(args: A): string
+  /** Returns a reason when this call needs a person's approval (e.g. more than the sandbox allows). */
+  needsApproval?(args: A, context: ToolContext): string | undefined | Promise<string | undefined>
+  execute(args: A, context: ToolContext): Promise<ToolOutput>
+}
+
+export type Decision = { action: 'allow' } | { action: 'deny'; reason: string } | { action: 'ask'; reason: string }
+
+/** One call on its way through the pipeline; listeners of the pipeline events may read and annotate it. */
+export interface ToolInvocation {
+  callId: string
+  name: string
+  arguments: unknown
+  tool: ToolDefinition | undefined
+  context: ToolContext
+}
+
+export interface ToolCallRequest {
+  callId: string
+  name: string
+  arguments: unknown
+}
+
+export function toSchema(tool: ToolDefinition): ToolSchema {
+  return { name: tool.name, description: tool.description, parameters: tool.parameters }
+}

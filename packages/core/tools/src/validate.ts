@@ -1,0 +1,23 @@
+import { Ajv, type ValidateFunction } from 'ajv'
+
+const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true })
+
+/** Compiles a tool's parameter schema; a schema that does not compile is a registration error. */
+export function compileParameters(toolName: string, schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return ajv.compile(schema)
+  } catch (error: any) {
+    throw new Error(`tool "${toolName}" has an invalid parameters schema: ${error?.message ?? error}`, { cause: error })
+  }
+}
+
+/** A model-readable description of why arguments failed validation. */
+export function describeErrors(validate: ValidateFunction): string {
+  return (validate.errors ?? [])
+    .map((error) => {
+      const where = error.instancePath ? `"${error.instancePath.slice(1).replace(/\//g, '.')}"` : 'arguments'
+      const extra = error.keyword === 'additionalProperties' ? ` ("${(error.params as any).additionalProperty}")` : ''
+      return `${where} ${error.message}${extra}`
+    })
+    .join('; ')
+}

@@ -1,0 +1,153 @@
+/**
+ * The provider-neutral vocabulary every adapter speaks (DESIGN §7). Plain JSON only: these values are stored
+ * in the session log as they are.
+ */
+
+export interface TextBlock {
+  type: 'text'
+  text: string
+}
+
+/** Model reasoning. `provider` and `signature` let an adapter echo it back only to the provider that made it. */
+export interface ReasoningBlock {
+  type: 'reasoning'
+  text: string
+  provider?: string
+  signature?: string
+  /** Encrypted reasoning a provider returned instead of text (Anthropic `redacted_thinking`). */
+  redacted?: string
+}
+
+/** An image, inline (base64) or by content hash of a stored attachment. */
+export interface ImageBlock {
+  type: 'image'
+  mediaType: string
+  data?: string
+  sha256?: string
+  /** What a text-only route is shown instead of the image. */
+  description?: string
+}
+
+export interface ToolCallBlock {
+  type: 'tool-call'
+  callId: string
+  name: string
+  /** Parsed JSON arguments (an object), or the raw string when the model sent invalid JSON. */
+  arguments: unknown
+}
+
+export interface ToolResultBlock {
+  type: 'tool-result'
+  callId: string
+  content: (TextBlock | ImageBlock)[]
+  isError?: boolean
+}
+
+export type ContentBlock = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlock | ToolResultBlock
+
+export type Message =
+  | { role: 'user'; content: (TextBlock | ImageBlock)[] }
+  | { role: 'assistant'; content: (TextBlock | ReasoningBlock | ToolCallBlock)[] }
+  | { role: 'tool'; content: ToolResultBlock[] }
+
+/** A tool as the model is told about it: JSON Schema parameters. */
+export interface ToolSchema {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
+/** Disjoint token counts: `input` excludes cache reads and writes. */
+export interface Usage {
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+}
+
+export const EFFORTS = ['off', 'low', 'high', 'max'] as const
+export type Effort = (typeof EFFORTS)[number]
+
+/** Which model answers: a durable fact of the session (the `model/route` event). */
+export interface Route {
+  provider: string
+  model: string
+  effort?: Effort
+}
+
+export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'aborted' | 'error'
+
+export interface LlmRequest {
+  route: Route
+  system: string
+  messages: Message[]
+  tools: ToolSchema[]
+  maxOutputTokens?: number
+  temperature?: number
+  signal: AbortSignal
+}
+
+/** The closed stream protocol: deltas, then exactly one `finish`, always last. */
+export type StreamChunk =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string; signature?: string; redacted?: string }
+  | { type: 'tool-call-delta'; index: number; callId?: string; name?: string; argumentsDelta?: string }
+  | { type: 'usage'; usage: Partial<Usage> }
+  | { type: 'finish'; reason: FinishReason; usage?: Usage; error?: LlmErrorData }
+
+export interface ModelInfo {
+  id: string
+  contextWindow: number
+  maxOutputTokens?: number
+  images: boolean
+  reasoning: boolean
+  efforts?: Effort[]
+}
+
+export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
+
+export function addUsage(a: Usage, b: Partial<Usage>): Usage {
+  return { input: a.input + (b.input ?? 0), output: a.output + (b.output ?? 0), cacheRead: a.cacheRead + (b.cacheRead ?? 0), cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0) }
+}
+
+export const LLM_ERROR_CODES = [
+  'AUTH',
+  'QUOTA',
+  'RATE_LIMIT',
+  'CONTEXT_WINDOW_EXCEEDED',
+  'SERVER',
+  'TIMEOUT',
+  'TRANSPORT',
+  'ABORTED',
+  'INVALID_REQUEST',
+  'EMPTY_RESPONSE',
+  'UNSUPPORTED',
+  'UNKNOWN_PROVIDER',
+  'CREDENTIAL_MISSING',
+] as const
+export type LlmErrorCode = (typeof LLM_ERROR_CODES)[number]
+
+export interface LlmErrorData {
+  code: LlmErrorCode
+  message: string
+  status?: number
+  retryAfterMs?: number
+}
+
+/** A typed model failure. `message` must never contain a credential (adapters redact). */
+export class LlmError extends Error {
+  override name = 'LlmError'
+  constructor(
+    readonly code: LlmErrorCode,
+    message: string,
+    readonly extra: { status?: number; retryAfterMs?: number } = {},
+  ) {
+    super(message)
+  }
+  toJSON(): LlmErrorData {
+    return { code: this.code, message: this.message, ...this.extra }
+  }
+  static from(data: LlmErrorData): LlmError {
+    return new LlmError(data.code, data.message, { status: data.status, retryAfterMs: data.retryAfterMs })
+  }
+}

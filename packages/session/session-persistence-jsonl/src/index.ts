@@ -1,0 +1,192 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import type {} from '@dsh/app'
+import { SessionError, type SessionEvent, type SessionHeader, type SessionSummary } from '@dsh/session'
+import { cwdKey, SessionPersistence } from '@dsh/session-persistence'
+import { dropLease, takeLease } from './lease.ts'
+import { LineWriter, parseLog, truncateTornTail } from './jsonl.ts'
+import { SummaryFold } from './summary.ts'
+
+export interface Config {
+  dir?: string
+  batchMs: number
+  fsync: boolean
+}
+
+interface Open {
+  /** The status meta.json was last written with. */
+  metaStatus: string | undefined
+  dir: string
+  writer: LineWriter
+  summary: SummaryFold
+  timer: NodeJS.Timeout | undefined
+}
+
+const LOG = 'session.jsonl'
+const LEASE = 'lease'
+const META = 'meta.json'
+
+/**
+ * JSONL persistence: `<dir>/<cwd-key>/<id>/session.jsonl` (a header line, then one event per line), a
+ * `lease` file for the single writer, and `meta.json` for fast listing (docs/architecture.md).
+ */
+export default class JsonlPersistence extends SessionPersistence {
+  static override inject = ['sessions', 'app']
+  static Config: Schema<Config> = Schema.object({
+    dir: Schema.string().description('Where sessions are stored (default: $DSH_HOME/sessions).'),
+    batchMs: Schema.natural().default(25).description('Longest a queued event waits before it is written when nobody flushes.'),
+    fsync: Schema.boolean().default(false).description('fdatasync on every flush (survives power loss, not just a process crash; slower).'),
+  })
+
+  private readonly root: string
+  private readonly open = new Map<string, Open>()
+  private readonly located = new Map<string, string>()
+
+  constructor(ctx: Context, private readonly config: Config) {
+    super(ctx)
+    this.root = config.dir ?? join(ctx.app.home, 'sessions')
+    ctx.effect(() => () => {
+      for (const id of Array.from(this.open.keys())) this.closeOpen(id)
+    }, 'release session leases')
+  }
+
+  private locate(id: string): string {
+    const known = this.located.get(id)
+    if (known) return known
+    if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new SessionError('SESSION_NOT_FOUND', `"${id}" is not a session id`)
+    if (existsSync(this.root)) {
+      for (const key of readdirSync(this.root)) {
+        const dir = join(this.root, key, id)
+        if (existsSync(join(dir, LOG))) {
+          this.located.set(id, dir)
+          return dir
+        }
+      }
+    }
+    throw new SessionError('SESSION_NOT_FOUND', `session ${id} not found under ${this.root}`)
+  }
+
+  async create(header: SessionHeader): Promise<void> {
+    const dir = join(this.root, cwdKey(header.cwd), header.id)
+    if (existsSync(join(dir, LOG))) throw new SessionError('SESSION_EXISTS', `session ${header.id} already exists`)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    takeLease(join(dir, LEASE), header.id)
+    writeFileSync(join(dir, LOG), JSON.stringify(header) + '\n', { mode: 0o600, flag: 'wx' })
+    this.located.set(header.id, dir)
+    this.track(header.id, dir, new SummaryFold(header))
+  }
+
+  async acquire(id: string): Promise<{ header: SessionHeader; events: unknown[] }> {
+    if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is already open in this process`)
+    const dir = this.locate(id)
+    takeLease(join(dir, LEASE), id) // before anything is read for writing or appended
+    try {
+      const log = parseLog(join(dir, LOG), id)
+      truncateTornTail(join(dir, LOG), log)
+      const summary = new SummaryFold(log.header)
+      for (const event of log.events) summary.add(event as SessionEvent)
+      this.track(id, dir, summary)
+      return { header: log.header, events: log.events }
+    } catch (error) {
+      dropLease(join(dir, LEASE))
+      throw error
+    }
+  }
+
+  async read(id: string): Promise<{ header: SessionHeader; events: unknown[] }> {
+    const live = this.open.get(id)
+    if (live) live.writer.flush()
+    const log = parseLog(join(this.locate(id), LOG), id)
+    return { header: log.header, events: log.events }
+  }
+
+  append(id: string, event: SessionEvent): void {
+    const open = this.open.get(id)
+    if (!open) throw new SessionError('SESSION_CLOSED', `session ${id} is not open for writing in this process`)
+    open.writer.push(JSON.stringify(event))
+    open.summary.add(event)
+    open.timer ??= setTimeout(() => this.flushOpen(id), this.config.batchMs)
+  }
+
+  async flush(id: string): Promise<void> {
+    this.flushOpen(id)
+  }
+
+  async release(id: string): Promise<void> {
+    this.closeOpen(id)
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const out: SessionSummary[] = []
+    if (!existsSync(this.root)) return out
+    for (const key of readdirSync(this.root)) {
+      let ids: string[]
+      try {
+        ids = readdirSync(join(this.root, key))
+      } catch {
+        continue
+      }
+      for (const id of ids) {
+        const dir = join(this.root, key, id)
+        const summary = this.open.get(id)?.summary ?? this.summaryFromDisk(id, dir)
+        if (summary) out.push(summary.withLive(join(dir, LEASE)))
+      }
+    }
+    return out.sort((a, b) => b.updatedAt - a.updatedAt)
+  }
+
+  private summaryFromDisk(id: string, dir: string): SummaryFold | undefined {
+    try {
+      const meta = JSON.parse(readFileSync(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
+      // A crash after the last meta.json write leaves it behind the log: fold the log instead.
+      if (meta.bytes !== statSync(join(dir, LOG)).size) throw new Error('stale meta.json')
+      const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
+      const { bytes: _bytes, ...summary } = meta
+      Object.assign(fold.summary, summary)
+      return fold
+    } catch {
+      try {
+        const log = parseLog(join(dir, LOG), id)
+        const fold = new SummaryFold(log.header)
+        for (const event of log.events) fold.add(event as SessionEvent)
+        return fold
+      } catch {
+        return undefined
+      }
+    }
+  }
+
+  private track(id: string, dir: string, summary: SummaryFold) {
+    this.open.set(id, { dir, writer: new LineWriter(join(dir, LOG), this.config.fsync), summary, timer: undefined, metaStatus: undefined })
+  }
+
+  private flushOpen(id: string) {
+    const open = this.open.get(id)
+    if (!open) return
+    if (open.timer) clearTimeout(open.timer)
+    open.timer = undefined
+    if (!open.writer.pending) return
+    open.writer.flush()
+    // meta.json only serves listings: rewrite it when a turn starts or ends, not on every flush.
+    if (open.summary.status !== open.metaStatus) this.writeMeta(open)
+  }
+
+  private writeMeta(open: Open) {
+    const meta = join(open.dir, META)
+    writeFileSync(`${meta}.tmp`, JSON.stringify({ ...open.summary.summary, bytes: statSync(join(open.dir, LOG)).size }))
+    renameSync(`${meta}.tmp`, meta)
+    open.metaStatus = open.summary.status
+  }
+
+  private closeOpen(id: string) {
+    const open = this.open.get(id)
+    if (!open) return
+    this.flushOpen(id)
+    this.writeMeta(open)
+    open.writer.close()
+    this.open.delete(id)
+    dropLease(join(open.dir, LEASE))
+  }
+}

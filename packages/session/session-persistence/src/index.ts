@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto'
+import { type Context, Service } from '@dsh/cordis'
+import type { SessionEvent, SessionHeader, SessionStorage, SessionSummary } from '@dsh/session'
+
+declare module '@dsh/cordis' {
+  interface Context {
+    sessionPersistence: SessionPersistence
+  }
+}
+
+/**
+ * Durable storage of session logs (docs/architecture.md, "The session log"). A provider extends this class;
+ * constructing it registers it as the storage of `ctx.sessions`. Owns: the bytes, their durability and the
+ * single-writer lease. Must not own: what events mean (repair and fork live in `@dsh/session`).
+ */
+export abstract class SessionPersistence extends Service implements SessionStorage {
+  static inject = ['sessions']
+
+  constructor(ctx: Context) {
+    super(ctx, 'sessionPersistence')
+    ctx.sessions.useStorage(ctx, this)
+  }
+
+  abstract create(header: SessionHeader): Promise<void>
+  abstract acquire(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  abstract read(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  abstract append(id: string, event: SessionEvent): void
+  abstract flush(id: string): Promise<void>
+  abstract release(id: string): Promise<void>
+  abstract list(): Promise<SessionSummary[]>
+}
+
+/**
+ * A readable, collision-free folder name for a working directory: the path's last segments plus a short
+ * hash of the whole path (`/home/me/src/app` → `src-app-1a2b3c4d`).
+ */
+export function cwdKey(cwd: string): string {
+  const hash = createHash('sha256').update(cwd).digest('hex').slice(0, 8)
+  const tail = cwd.split(/[\\/]+/).filter(Boolean).slice(-2).join('-').replace(/[^A-Za-z0-9._-]+/g, '_')
+  return `${tail || 'root'}-${hash}`
+}
