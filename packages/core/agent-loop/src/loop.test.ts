@@ -4,6 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import type {} from '@dsh/approval'
+import type {} from '@dsh/tools'
 
 const SCRIPTED = `
 - insert:
