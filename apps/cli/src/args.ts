@@ -79,4 +79,5 @@ Launcher options (everything else is passed to the profile's plugins):
 
 Environment:
   DSH_HOME              the harness home (default ~/.dsh): profiles/, cordis.patch.yml, sessions/, …
+  DSH_DRAIN_TIMEOUT_MS  how long shutting the tree down may take before dsh exits anyway (10000)
 `

@@ -193,6 +193,34 @@ describe('the dsh binary', () => {
   })
 })
 
+describe('signals', () => {
+  test('a second SIGINT exits at once when draining hangs', async () => {
+    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true, hangOnDispose: true } }]\n`)
+    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'headless'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await waitFor(() => journal().length === 1)
+    child.kill('SIGINT')
+    await waitFor(() => journal().includes('hanging'))
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
+    expect(stderr).toContain('second SIGINT, exiting without draining')
+  })
+
+  test('a drain that never finishes ends at DSH_DRAIN_TIMEOUT_MS', async () => {
+    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true, hangOnDispose: true } }]\n`)
+    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'headless'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir, DSH_DRAIN_TIMEOUT_MS: '300' } })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await waitFor(() => journal().length === 1)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(143)
+    expect(stderr).toBe('dsh: the plugin tree did not finish draining within 300 ms; exiting\n')
+  })
+})
+
 async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {

@@ -14,6 +14,9 @@ export interface LauncherIO {
 
 const defaultAppDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 
+/** How long the tree may take to drain before the launcher gives up (env DSH_DRAIN_TIMEOUT_MS). */
+const DEFAULT_DRAIN_MS = 10_000
+
 const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 }
 
 /**
@@ -84,7 +87,17 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
       finish(0)
     }
     const code = await finished
-    await tree.stop()
+    // Draining holds the process (a teardown may wait on nothing Node can see) but not forever.
+    const drainMs = Number(process.env.DSH_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_MS)
+    const guard = setTimeout(() => {
+      stderr.write(`dsh: the plugin tree did not finish draining within ${drainMs} ms; exiting\n`)
+      process.exit(code || 1)
+    }, drainMs)
+    try {
+      await tree.stop()
+    } finally {
+      clearTimeout(guard)
+    }
     return code
   } finally {
     process.off('beforeExit', onBeforeExit)

@@ -19,8 +19,8 @@ const SCRIPTED = `
 let h: Harness
 afterEach(async () => h?.dispose())
 
-async function boot(script: ScriptedResponse[], extra = '') {
-  h = await bootComposition({ patch: SCRIPTED + extra })
+async function boot(script: ScriptedResponse[], extra = '', homeFiles: Record<string, string> = {}) {
+  h = await bootComposition({ patch: SCRIPTED + extra, homeFiles })
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
@@ -82,6 +82,12 @@ describe('a turn', () => {
     expect(result.reason).toBe('max-steps')
     expect(h.events('step/start')).toHaveLength(3)
     expect(h.events('turn/end')[0]!.data).toMatchObject({ reason: 'max-steps', error: { code: 'MAX_STEPS' } })
+  })
+
+  test('the agent.maxSteps setting in settings.yaml wins over the row default', async () => {
+    await boot(Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })), '', { 'settings.yaml': 'agent.maxSteps: 2\n' })
+    expect((await h.run('loop')).reason).toBe('max-steps')
+    expect(h.events('step/start')).toHaveLength(2)
   })
 })
 

@@ -5,6 +5,7 @@ import Schema from '@dsh/schemastery'
 import { AgentLoop, type Agent, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnResult } from '@dsh/agent'
 import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
 import type { ErrorData, Session, TurnEndReason } from '@dsh/session'
+import type {} from '@dsh/settings'
 import type {} from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
 import { sleep, streamIntoLog } from './stream.ts'
@@ -16,20 +17,30 @@ export interface Config {
 
 type TurnEnd = { reason: TurnEndReason; error?: ErrorData }
 
+declare module '@dsh/settings' {
+  interface Settings {
+    'agent.maxSteps': number
+    'agent.maxParallelToolCalls': number
+  }
+}
+
 /**
  * The shipped turn driver (DESIGN §6; docs/architecture.md, "The turn"). Each step: claim input, pre-step,
  * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush, let
  * the invariants check it, stream the answer into the log, run its tool calls through ctx.tools.
  */
 export default class DefaultAgentLoop extends AgentLoop {
-  static inject = ['sessions', 'llm', 'tools', 'systemPrompt']
+  static inject = ['sessions', 'llm', 'tools', 'systemPrompt', 'settings']
   static Config: Schema<Config> = Schema.object({
-    maxSteps: Schema.natural().min(1).default(100).description('Steps (model requests) one turn may take before it ends with `max-steps`.'),
-    maxParallelToolCalls: Schema.natural().min(1).default(4).description('Concurrency-safe tool calls run at the same time, at most.'),
+    maxSteps: Schema.natural().min(1).default(100).description('Default of the `agent.maxSteps` setting: steps (model requests) one turn may take before it ends with `max-steps`.'),
+    maxParallelToolCalls: Schema.natural().min(1).default(4).description('Default of the `agent.maxParallelToolCalls` setting: concurrency-safe tool calls running at the same time, at most.'),
   })
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(ctx: Context, config: Config) {
     super(ctx)
+    // Limits are user settings ($DSH_HOME/settings.yaml); the row's config gives their defaults.
+    ctx.settings.define('agent.maxSteps', Schema.natural().min(1).default(config.maxSteps), { description: 'Steps (model requests) one turn may take.' })
+    ctx.settings.define('agent.maxParallelToolCalls', Schema.natural().min(1).default(config.maxParallelToolCalls), { description: 'Concurrency-safe tool calls that may run at the same time.' })
   }
 
   async runTurn(agent: Agent, first: QueuedInput, signal: AbortSignal): Promise<TurnResult> {
@@ -56,8 +67,9 @@ export default class DefaultAgentLoop extends AgentLoop {
     let pending: QueuedInput[] = [first]
     for (let step = 0; ; step++) {
       if (signal.aborted) return { reason: 'aborted' }
-      if (step >= this.config.maxSteps) {
-        return { reason: 'max-steps', error: { code: 'MAX_STEPS', message: `the turn reached its limit of ${this.config.maxSteps} steps` } }
+      const maxSteps = this.ctx.settings.get('agent.maxSteps')
+      if (step >= maxSteps) {
+        return { reason: 'max-steps', error: { code: 'MAX_STEPS', message: `the turn reached its limit of ${maxSteps} steps` } }
       }
       const input = [...pending, ...agent.claimStepInput()]
       pending = []
@@ -85,7 +97,7 @@ export default class DefaultAgentLoop extends AgentLoop {
         await this.ctx.tools.runCalls(
           calls.map((call) => ({ callId: call.callId, name: call.name, arguments: call.arguments })),
           { agentId: agent.id, session, cwd: agent.cwd, scope: agent.scope },
-          { signal, maxParallel: this.config.maxParallelToolCalls },
+          { signal, maxParallel: this.ctx.settings.get('agent.maxParallelToolCalls') },
         )
       }
       session.append('step/end', { turnId, step, finish: answer.finish })
