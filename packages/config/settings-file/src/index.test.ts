@@ -68,10 +68,12 @@ test('a bad value in settings.yaml fails the plugin that defines the key, naming
 })
 
 test('malformed YAML in settings.yaml stops the provider from starting, naming the file and the line', async () => {
-  const h = await boot('probe.limit: 1\nother: [1, 2\n', '- id: settings\n  disabled: true\n')
-  const error = await h.root.plugin(SettingsFile, { file: 'settings.yaml', unknownKeyGraceMs: 0 }).then(() => undefined, (caught: SettingsError) => caught)
+  const h = await boot()
+  writeFileSync(join(h.home, 'broken.yaml'), 'probe.limit: 1\nother: [1, 2\n')
+  // A second provider in its own realm, so the product's settings row (which other rows need) stays up.
+  const error = await h.root.isolate('settings').plugin(SettingsFile, { file: 'broken.yaml', unknownKeyGraceMs: 0 }).then(() => undefined, (caught: SettingsError) => caught)
   expect(error).toMatchObject({ code: 'SETTINGS_FILE_INVALID', line: 3 })
-  expect(error?.message).toMatch(new RegExp(`^${h.home}/settings\\.yaml:3: malformed YAML`))
+  expect(error?.message).toMatch(new RegExp(`^${h.home}/broken\\.yaml:3: malformed YAML`))
 })
 
 test('a nested mapping where a flat dotted key is expected fails naming the line and the flat form', async () => {

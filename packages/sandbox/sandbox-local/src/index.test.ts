@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { homedir, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { Context } from '@dsh/cordis'
+import type { Sandbox, SandboxAuthority } from '@dsh/sandbox'
+import SandboxLocal, { type Config } from './index.ts'
+
+let workspace: string
+const cleanups: (() => unknown)[] = []
+beforeEach(() => {
+  workspace = mkdtempSync(join(tmpdir(), 'dsh-ws-'))
+  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }))
+})
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).toReversed()) await cleanup()
+})
+
+async function mount(config: Partial<Config> = {}): Promise<Sandbox> {
+  const root = new Context()
+  const fiber = root.plugin(SandboxLocal, SandboxLocal.Config(config))
+  await fiber
+  cleanups.push(() => fiber.dispose())
+  return root.get('sandbox')!
+}
+
+/** Runs argv for real and reports how it ended. */
+function execute(argv: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
+async function runConfined(sandbox: Sandbox, script: string, authority: SandboxAuthority) {
+  const confined = await sandbox.confine(['bash', '-c', script], { cwd: workspace, authority })
+  return { ...(await execute(confined.argv, workspace)), confined }
+}
+
+/** A directory outside /tmp (which the sandbox replaces), so the sandbox sees the real one, read-only. */
+function outsideDir() {
+  const dir = mkdtempSync('/var/tmp/dsh-outside-')
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const workspaceWrite = (): SandboxAuthority => ({ mode: 'workspace-write', writableRoots: [workspace] })
+
+test('the probe runs bubblewrap and reports it available with its path', async () => {
+  const sandbox = await mount()
+  expect(await sandbox.probe()).toMatchObject({ backend: 'bubblewrap', available: true, executable: expect.stringMatching(/\/bwrap$/) })
+})
+
+test('in workspace-write a write inside the workspace succeeds', async () => {
+  const sandbox = await mount()
+  const result = await runConfined(sandbox, 'echo inside > note.txt', workspaceWrite())
+  expect(result.code).toBe(0)
+  expect(result.confined.enforcement).toBe('full')
+  expect(readFileSync(join(workspace, 'note.txt'), 'utf8')).toBe('inside\n')
+})
+
+test('in workspace-write a write to a directory outside the workspace fails and the file is absent', async () => {
+  const sandbox = await mount()
+  const outside = outsideDir()
+  const result = await runConfined(sandbox, `echo pwned > ${outside}/x`, workspaceWrite())
+  expect(result.code).not.toBe(0)
+  expect(result.output).toContain('Read-only file system')
+  expect(existsSync(join(outside, 'x'))).toBe(false)
+})
+
+test('in workspace-write a write to $HOME fails and the file is absent', async () => {
+  const sandbox = await mount()
+  const file = join(homedir(), `.dsh-sandbox-test-${process.pid}-${Date.now()}`)
+  cleanups.push(() => rmSync(file, { force: true }))
+  const result = await runConfined(sandbox, `echo pwned > "$HOME/${file.slice(homedir().length + 1)}"`, workspaceWrite())
+  expect(result.code).not.toBe(0)
+  expect(existsSync(file)).toBe(false)
+})
+
+test('a write to /tmp lands in a private /tmp and is absent on the host', async () => {
+  const sandbox = await mount()
+  const name = `dsh-private-tmp-${process.pid}-${Date.now()}`
+  cleanups.push(() => rmSync(join('/tmp', name), { force: true }))
+  const result = await runConfined(sandbox, `echo scratch > /tmp/${name} && cat /tmp/${name}`, workspaceWrite())
+  expect(result).toMatchObject({ code: 0, output: 'scratch\n' })
+  expect(existsSync(join('/tmp', name))).toBe(false)
+})
+
+test('read-only refuses every write, the workspace included, and the file is absent', async () => {
+  const sandbox = await mount()
+  const result = await runConfined(sandbox, 'echo nope > note.txt', { mode: 'read-only', writableRoots: [workspace] })
+  expect(result.code).not.toBe(0)
+  expect(result.confined.enforcement).toBe('full')
+  expect(existsSync(join(workspace, 'note.txt'))).toBe(false)
+})
+
+test('read-only can still read the workspace', async () => {
+  const sandbox = await mount()
+  await execute(['bash', '-c', 'echo hello > seen.txt'], workspace)
+  const result = await runConfined(sandbox, 'cat seen.txt', { mode: 'read-only', writableRoots: [] })
+  expect(result).toMatchObject({ code: 0, output: 'hello\n' })
+})
+
+test('danger-full-access runs unconfined and a write outside the workspace succeeds', async () => {
+  const sandbox = await mount()
+  const outside = outsideDir()
+  const result = await runConfined(sandbox, `echo allowed > ${outside}/x`, { mode: 'danger-full-access', writableRoots: [workspace] })
+  expect(result.confined).toMatchObject({ enforcement: 'none', backend: 'none', argv: ['bash', '-c', `echo allowed > ${outside}/x`] })
+  expect(readFileSync(join(outside, 'x'), 'utf8')).toBe('allowed\n')
+})
+
+test('without bwrap on PATH a confined mode is refused with a message naming bubblewrap', async () => {
+  const path = process.env.PATH
+  process.env.PATH = mkdtempSync(join(tmpdir(), 'dsh-empty-path-'))
+  cleanups.push(() => rmSync(process.env.PATH!, { recursive: true, force: true }))
+  cleanups.push(() => (process.env.PATH = path))
+  const sandbox = await mount()
+  expect(await sandbox.probe()).toMatchObject({ backend: 'bubblewrap', available: false, reason: 'bubblewrap (bwrap) not found on PATH' })
+  for (const mode of ['read-only', 'workspace-write'] as const) {
+    await expect(sandbox.confine(['true'], { cwd: workspace, authority: { mode, writableRoots: [workspace] } })).rejects.toMatchObject({
+      code: 'SANDBOX_UNAVAILABLE',
+      message: `cannot confine a command in ${mode} mode: bubblewrap (bwrap) not found on PATH`,
+    })
+  }
+})
+
+test('a writable root that does not exist is refused', async () => {
+  const sandbox = await mount()
+  const missing = join(workspace, 'missing')
+  await expect(sandbox.confine(['true'], { cwd: workspace, authority: { mode: 'workspace-write', writableRoots: [missing] } })).rejects.toMatchObject({
+    code: 'SANDBOX_INVALID_AUTHORITY',
+    message: expect.stringContaining(missing),
+  })
+})
+
+test('with the network denied a confined command cannot reach a server on the host', async () => {
+  const server = createServer((socket) => socket.end()).listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  cleanups.push(() => server.close())
+  const port = (server.address() as { port: number }).port
+  const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`
+  const open = await runConfined(await mount(), connect, workspaceWrite())
+  expect(open).toMatchObject({ code: 0, output: 'connected\n' })
+  const closed = await runConfined(await mount({ network: 'deny' }), connect, workspaceWrite())
+  expect(closed.code).not.toBe(0)
+  expect(closed.output).not.toContain('connected')
+})

@@ -1,0 +1,94 @@
+import { existsSync, realpathSync, statSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
+import { bubblewrapArgs } from './bubblewrap.ts'
+import { findExecutable } from './find-executable.ts'
+import { runProbe } from './run-probe.ts'
+import { seatbeltArgs } from './seatbelt.ts'
+
+export interface Config {
+  probeTimeoutMs: number
+  network: 'allow' | 'deny'
+}
+
+interface Backend {
+  name: 'bubblewrap' | 'seatbelt'
+  executable: string
+  /** How it is named in messages. */
+  label: string
+}
+
+const BACKENDS: Partial<Record<NodeJS.Platform, Omit<Backend, 'executable'> & { file: string }>> = {
+  linux: { name: 'bubblewrap', file: 'bwrap', label: 'bubblewrap (bwrap)' },
+  darwin: { name: 'seatbelt', file: 'sandbox-exec', label: 'Seatbelt (sandbox-exec)' },
+}
+
+/** Absolute, existing, symlinks resolved: a root that is none of these cannot be fenced, so it is refused. */
+function resolveRoots(authority: SandboxAuthority): string[] {
+  if (authority.mode === 'read-only') return []
+  return authority.writableRoots.map((root) => {
+    if (!isAbsolute(root)) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `writable root "${root}" is not an absolute path`)
+    if (!existsSync(root) || !statSync(root).isDirectory()) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `writable root ${root} does not exist or is not a directory`)
+    return realpathSync(root)
+  })
+}
+
+/**
+ * ctx.sandbox on this machine: bubblewrap on Linux, Seatbelt on macOS. The backend is looked up on the
+ * PATH of the moment of the first probe and proved by running a confined no-op; the result is kept.
+ */
+export default class SandboxLocal extends Sandbox {
+  static Config: Schema<Partial<Config>, Config> = Schema.object({
+    probeTimeoutMs: Schema.natural().min(1).default(5_000).description('How long the backend probe (a confined no-op) may take (ms).'),
+    network: Schema.union(['allow', 'deny'] as const).default('allow').description('Network inside confined modes: allow, or deny (bubblewrap: a private network namespace; Seatbelt: deny network*).'),
+  })
+
+  private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
+
+  constructor(ctx: Context, public config: Config) {
+    super(ctx)
+  }
+
+  async probe(): Promise<SandboxProbe> {
+    return (await this.detect()).probe
+  }
+
+  async confine(argv: string[], options: ConfineOptions): Promise<Confinement> {
+    const { mode } = options.authority
+    if (!SANDBOX_MODES.includes(mode)) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `unknown sandbox mode "${mode}" (known: ${SANDBOX_MODES.join(', ')})`)
+    if (mode === 'danger-full-access') return { argv, enforcement: 'none', backend: 'none' }
+    if (!isAbsolute(options.cwd) || !existsSync(options.cwd)) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `working directory "${options.cwd}" is not an existing absolute path`)
+    const writableRoots = resolveRoots(options.authority)
+    const { probe, backend } = await this.detect()
+    if (!backend) throw new SandboxError('SANDBOX_UNAVAILABLE', `cannot confine a command in ${mode} mode: ${probe.reason}`)
+    const denyNetwork = this.config.network === 'deny'
+    if (backend.name === 'seatbelt') {
+      return { argv: [backend.executable, ...seatbeltArgs(writableRoots, denyNetwork), ...argv], enforcement: 'partial', backend: backend.name }
+    }
+    const cwd = realpathSync(options.cwd)
+    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, denyNetwork })
+    return { argv: [backend.executable, ...args, '--', ...argv], enforcement: 'full', backend: backend.name }
+  }
+
+  private detect() {
+    return (this.probing ??= this.runDetection())
+  }
+
+  private async runDetection(): Promise<{ probe: SandboxProbe; backend?: Backend }> {
+    const known = BACKENDS[process.platform]
+    if (!known) return { probe: { backend: 'none', available: false, reason: `no sandbox backend for platform ${process.platform} (bubblewrap on Linux, Seatbelt on macOS)` } }
+    const executable = findExecutable(known.file, process.env.PATH)
+    if (!executable) return { probe: { backend: known.name, available: false, reason: `${known.label} not found on PATH` } }
+    const denyNetwork = this.config.network === 'deny'
+    const probeArgv = known.name === 'bubblewrap'
+      ? [executable, ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, denyNetwork }), '--', 'true']
+      : [executable, ...seatbeltArgs([], denyNetwork), '/usr/bin/true']
+    const run = await runProbe(probeArgv, this.config.probeTimeoutMs)
+    const probe: SandboxProbe = run.ok
+      ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
+      : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
+    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label } : undefined }
+  }
+}

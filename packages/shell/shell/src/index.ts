@@ -1,0 +1,3 @@
+export { Shell, ShellError, type ShellErrorCode, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions, type SessionRunOptions } from './shell.ts'
+export { BashShell, BashConfig } from './bash-shell.ts'
+export type { Enforcement } from '@dsh/sandbox'

@@ -1,0 +1,88 @@
+import { type Context, Service } from '@dsh/cordis'
+import type { Enforcement, SandboxAuthority } from '@dsh/sandbox'
+
+/** One command's outcome, as every shell provider reports it. */
+export interface ShellResult {
+  /** The command's status, or null when it was killed before reporting one. */
+  exitCode: number | null
+  /** The signal that ended it, or null. */
+  signal: string | null
+  /** stdout and stderr interleaved, capped (see `truncated`). */
+  output: string
+  truncated: boolean
+  timedOut: boolean
+  /** The caller's AbortSignal ended it. */
+  aborted: boolean
+  /** What confinement actually applied (see @dsh/sandbox). */
+  enforcement: Enforcement
+  durationMs: number
+}
+
+export interface ShellRunOptions {
+  cwd: string
+  /** Deadline (default: the provider's Config). */
+  timeoutMs?: number
+  signal: AbortSignal
+  /** The authority in force for this command; a provider that confines must refuse what it cannot confine. */
+  authority: SandboxAuthority
+  /** Variables added to the environment. */
+  env?: Record<string, string>
+}
+
+export interface ShellSessionOptions {
+  cwd: string
+  /** Fixed for the session's life: a new authority needs a new session. */
+  authority: SandboxAuthority
+  env?: Record<string, string>
+}
+
+export interface SessionRunOptions {
+  timeoutMs?: number
+  signal: AbortSignal
+}
+
+/** A persistent shell for one agent: `cd`, variables and functions carry over from one command to the next. */
+export interface ShellSession {
+  readonly enforcement: Enforcement
+  /** Runs one command after the previous ones (calls queue). Rejects with ShellError SESSION_CLOSED once closed. */
+  run(command: string, options: SessionRunOptions): Promise<ShellResult>
+  /** The shell's working directory after the last command. */
+  cwd(): string
+  /** True once the shell has exited or been closed. */
+  readonly closed: boolean
+  /** Ends the shell and everything it started. Idempotent. */
+  close(): Promise<void>
+}
+
+export type ShellErrorCode = 'SESSION_CLOSED' | 'SESSION_FAILED' | 'TIMEOUT'
+
+/** A shell that cannot do what was asked: the session has ended, exited at start, or did not answer in time. */
+export class ShellError extends Error {
+  override name = 'ShellError'
+  constructor(readonly code: ShellErrorCode, message: string) {
+    super(message)
+  }
+}
+
+declare module '@dsh/cordis' {
+  interface Context {
+    shell: Shell
+  }
+}
+
+/**
+ * Runs commands for an agent (DESIGN §4). Owns: the execution of one command, and persistent shell sessions.
+ * Must not own: what the model is told, whether a command is allowed (approval and the sandbox policy),
+ * which authority is in force (callers pass it), or where long output is stored.
+ */
+export abstract class Shell extends Service {
+  constructor(ctx: Context) {
+    super(ctx, 'shell')
+  }
+
+  /** Runs `command` once. Rejects with SandboxError when the authority asks for confinement that cannot be had. */
+  abstract run(command: string, options: ShellRunOptions): Promise<ShellResult>
+
+  /** Starts a persistent shell. Rejects like run(), or with ShellError TIMEOUT when the shell does not answer. */
+  abstract openSession(options: ShellSessionOptions): Promise<ShellSession>
+}

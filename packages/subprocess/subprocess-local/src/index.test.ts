@@ -1,0 +1,161 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { Context } from '@dsh/cordis'
+import type { Subprocess } from '@dsh/subprocess'
+import SubprocessLocal, { type Config } from './index.ts'
+
+let cwd: string
+let stop: (() => Promise<unknown>) | undefined
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'dsh-subprocess-'))
+})
+afterEach(async () => {
+  await stop?.()
+  stop = undefined
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+async function mount(config: Partial<Config> = {}): Promise<Subprocess> {
+  const root = new Context()
+  const fiber = root.plugin(SubprocessLocal, SubprocessLocal.Config({ killGraceMs: 300, ...config }))
+  await fiber
+  stop = () => fiber.dispose()
+  return root.get('subprocess')!
+}
+
+/** True while `pid` exists and is not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+async function eventually(check: () => boolean, ms = 2_000) {
+  const deadline = Date.now() + ms
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  return check()
+}
+
+const pidsIn = (output: string) => [...output.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1]))
+const bash = (script: string) => ['bash', '-c', script]
+
+test('a command reports its output from both streams and its exit code', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(bash('echo out; echo err >&2; exit 3'), { cwd })
+  expect(result.exitCode).toBe(3)
+  expect(result.output).toContain('out\n')
+  expect(result.output).toContain('err\n')
+  expect(result).toMatchObject({ signal: null, truncated: false, timedOut: false, aborted: false })
+})
+
+test('a runaway process tree is killed with its whole group at its deadline', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, timeoutMs: 300 })
+  expect(result.timedOut).toBe(true)
+  expect(result.signal).toBe('SIGTERM')
+  const pids = pidsIn(result.output)
+  expect(pids).toHaveLength(2)
+  expect(await eventually(() => pids.every((pid) => !running(pid)))).toBe(true)
+})
+
+test('a group that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
+  const subprocess = await mount({ killGraceMs: 200 })
+  const result = await subprocess.run(bash("trap '' TERM; sleep 1000 & echo pid=$!; sleep 1000"), { cwd, timeoutMs: 200 })
+  expect(result.timedOut).toBe(true)
+  expect(result.signal).toBe('SIGKILL')
+  expect(result.durationMs).toBeGreaterThanOrEqual(400)
+  expect(await eventually(() => !running(pidsIn(result.output)[0]!))).toBe(true)
+})
+
+test('processes a finished command left in the background are killed', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!'), { cwd, timeoutMs: 5_000 })
+  expect(result.timedOut).toBe(false)
+  expect(result.exitCode).toBe(0)
+  expect(await eventually(() => !running(pidsIn(result.output)[0]!))).toBe(true)
+})
+
+test('aborting a run kills its whole group', async () => {
+  const subprocess = await mount()
+  const controller = new AbortController()
+  setTimeout(() => controller.abort(), 300)
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, signal: controller.signal })
+  expect(result.aborted).toBe(true)
+  expect(result.timedOut).toBe(false)
+  const pids = pidsIn(result.output)
+  expect(pids).toHaveLength(2)
+  expect(await eventually(() => pids.every((pid) => !running(pid)))).toBe(true)
+})
+
+test('output over the cap keeps the head and the tail with a note of how much was cut', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(['seq', '1', '100000'], { cwd, outputCapBytes: 1_000 })
+  expect(result.truncated).toBe(true)
+  expect(result.output.startsWith('1\n2\n3\n')).toBe(true)
+  expect(result.output.endsWith('99999\n100000\n')).toBe(true)
+  const total = Buffer.byteLength(Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join(''))
+  expect(result.output).toContain(`[… ${total - 1_000} bytes cut …]`)
+})
+
+test('input is written to the command and then closed', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(['cat'], { cwd, input: 'fed in\n' })
+  expect(result.output).toBe('fed in\n')
+})
+
+test('a command on a terminal sees a pseudo-terminal', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(bash('tty; exit 4'), { cwd, pty: true })
+  expect(result.output).toMatch(/^\/dev\/pts\/\d+\n$/)
+  expect(result.exitCode).toBe(4)
+})
+
+test('terminal output is complete when the command exits at once', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(['seq', '1', '20000'], { cwd, pty: true, outputCapBytes: 1_000_000 })
+  expect(result.truncated).toBe(false)
+  expect(result.output).toBe(Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join(''))
+})
+
+test('a terminal command is killed with its group at its deadline', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, pty: true, timeoutMs: 300 })
+  expect(result.timedOut).toBe(true)
+  const pids = pidsIn(result.output)
+  expect(pids).toHaveLength(2)
+  expect(await eventually(() => pids.every((pid) => !running(pid)))).toBe(true)
+})
+
+test('a missing working directory is refused before anything starts', async () => {
+  const subprocess = await mount()
+  await expect(subprocess.run(['true'], { cwd: join(cwd, 'nope') })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining(join(cwd, 'nope')) })
+})
+
+test('a program that does not exist is refused with its name', async () => {
+  const subprocess = await mount()
+  await expect(subprocess.run(['dsh-no-such-program'], { cwd })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('dsh-no-such-program') })
+})
+
+test('a terminal process answers what is written to it', async () => {
+  const subprocess = await mount()
+  const terminal = await subprocess.openPty(['cat'], { cwd })
+  let seen = ''
+  terminal.onData((data) => (seen += data))
+  terminal.write('hello pty\n')
+  expect(await eventually(() => /hello pty\r\n.*hello pty/s.test(seen))).toBe(true)
+  await terminal.terminate()
+})
+
+test('disposing the provider kills the terminals still running', async () => {
+  const subprocess = await mount()
+  const terminal = await subprocess.openPty(['sleep', '1000'], { cwd })
+  expect(running(terminal.pid)).toBe(true)
+  await stop!()
+  stop = undefined
+  expect(await eventually(() => !running(terminal.pid))).toBe(true)
+  expect((await terminal.exited).signal).toMatch(/^SIG(TERM|KILL)$/)
+})

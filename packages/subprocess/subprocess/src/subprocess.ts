@@ -1,0 +1,93 @@
+import { type Context, Service } from '@dsh/cordis'
+
+/** How one child is started and bounded. Omitted limits fall back to the provider's Config. */
+export interface RunOptions {
+  /** Working directory; it must exist (checked before anything is spawned). */
+  cwd: string
+  /** The child's whole environment (default: this process's). */
+  env?: Record<string, string | undefined>
+  /** Deadline; at it the child's process group is killed (SIGTERM, then SIGKILL after the grace). */
+  timeoutMs?: number
+  /** Output bytes kept; beyond it the head and the tail are kept with a note of what was cut. */
+  outputCapBytes?: number
+  /** Aborting kills the child's process group the same way a deadline does. */
+  signal?: AbortSignal
+  /** Attach the child to a fresh pseudo-terminal instead of pipes (stdout and stderr then arrive merged). */
+  pty?: boolean
+  /** Written to stdin, which is then closed (pipes only; without it stdin is empty). */
+  input?: string
+}
+
+/** One child's outcome. Output is stdout and stderr interleaved in arrival order. */
+export interface RunResult {
+  /** The exit status, or null when a signal ended the child. */
+  exitCode: number | null
+  /** The signal that ended the child (`SIGKILL`, …), or null. */
+  signal: string | null
+  output: string
+  /** True when `output` lost bytes to the cap (the note inside says how many). */
+  truncated: boolean
+  timedOut: boolean
+  /** True when the caller's AbortSignal ended the run (the group was killed). */
+  aborted: boolean
+  durationMs: number
+}
+
+export interface PtyOptions {
+  cwd: string
+  env?: Record<string, string | undefined>
+  cols?: number
+  rows?: number
+}
+
+export interface PtyExit {
+  exitCode: number | null
+  signal: string | null
+}
+
+/** A long-lived child on a pseudo-terminal (a persistent shell). It is the leader of its own process group. */
+export interface PtyProcess {
+  readonly pid: number
+  write(data: string): void
+  /** Terminal output as it arrives (CRLF as the terminal sends it). Returns the unsubscribe function. */
+  onData(listener: (data: string) => void): () => void
+  readonly exited: Promise<PtyExit>
+  /** Sends `signal` to the child alone (not its group), e.g. SIGHUP so a shell hangs up its jobs. */
+  signal(signal: NodeJS.Signals): void
+  /** The kill ladder on the whole group: SIGTERM, then SIGKILL after the grace. Resolves once it is gone. */
+  terminate(): Promise<PtyExit>
+}
+
+export type SubprocessErrorCode = 'SPAWN_FAILED'
+
+/** A child that could not be started at all; the message names the program and the directory. */
+export class SubprocessError extends Error {
+  override name = 'SubprocessError'
+  constructor(readonly code: SubprocessErrorCode, message: string) {
+    super(message)
+  }
+}
+
+declare module '@dsh/cordis' {
+  interface Context {
+    subprocess: Subprocess
+  }
+}
+
+/**
+ * Runs child processes for the rest of the tree (DESIGN §4). Owns: starting a child, bounding its output
+ * and its time, and killing its whole process group. Must not own: which commands are allowed (approval),
+ * confinement (ctx.sandbox wraps argv before it gets here), or what anyone is told about the result.
+ * Every child a provider starts is an effect: disposing the provider kills the children still running.
+ */
+export abstract class Subprocess extends Service {
+  constructor(ctx: Context) {
+    super(ctx, 'subprocess')
+  }
+
+  /** Runs `argv` to completion. Resolves with the outcome (timeouts and aborts included); rejects only with SubprocessError when it cannot start. */
+  abstract run(argv: string[], options: RunOptions): Promise<RunResult>
+
+  /** Starts `argv` on a pseudo-terminal and hands back the live process. Rejects with SubprocessError when it cannot start. */
+  abstract openPty(argv: string[], options: PtyOptions): Promise<PtyProcess>
+}
