@@ -69,7 +69,7 @@ export class Agents extends Service {
   /** A new agent on a new session in `cwd`. */
   async create(options: AgentOptions & { cwd: string }): Promise<Agent> {
     const session = await this.ctx.sessions.create({ cwd: options.cwd })
-    const agent = this.adopt(session, options)
+    const agent = await this.adopt(session, options)
     if (options.route) agent.setRoute(options.route)
     return agent
   }
@@ -78,14 +78,14 @@ export class Agents extends Service {
   async resume(sessionId: string, options: AgentOptions = {}): Promise<Agent> {
     const running = [...this.agents.values()].find((agent) => agent.session.id === sessionId)
     if (running) return running
-    const agent = this.adopt(await this.ctx.sessions.resume(sessionId), options)
+    const agent = await this.adopt(await this.ctx.sessions.resume(sessionId), options)
     if (options.route) agent.setRoute(options.route)
     return agent
   }
 
   /** An agent on a new session holding events `0..atSeq` of another. */
   async fork(sessionId: string, atSeq: number, options: AgentOptions = {}): Promise<Agent> {
-    const agent = this.adopt(await this.ctx.sessions.fork(sessionId, atSeq), options)
+    const agent = await this.adopt(await this.ctx.sessions.fork(sessionId, atSeq), options)
     if (options.route) agent.setRoute(options.route)
     return agent
   }
@@ -102,10 +102,12 @@ export class Agents extends Service {
     return [...this.agents.values()]
   }
 
-  private adopt(session: Session, options: AgentOptions): Agent {
+  private async adopt(session: Session, options: AgentOptions): Promise<Agent> {
     const id = randomUUID()
-    let scope!: Context
+    let scope: Context | undefined
     const fiber = this.ctx.plugin({ name: `agent:${id}`, apply: (inner: Context) => void (scope = inner) })
+    await fiber // cordis applies a plugin asynchronously: the scope exists only once its fiber is active
+    if (!scope) throw new Error(`agent ${id}: its scope did not start`)
     const agent = new Agent(this.host, { id, session, scope, disposeScope: () => fiber.dispose(), parent: options.parent, systemPrompt: options.systemPrompt })
     this.agents.set(id, agent)
     return agent

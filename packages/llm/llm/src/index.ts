@@ -2,3 +2,4 @@
 export * from './vocabulary.ts'
 export { BlockAssembler, type AssembledMessage } from './assemble.ts'
 export { Llm, Llm as default, type LlmAdapter } from './service.ts'
+export { errorDetail, httpFailure, httpFailureCode, IdleWatchdog, retryAfterMs } from './http.ts'

@@ -1,0 +1,75 @@
+/** The kinds the audit reads: every change of authority, and every approval asked and decided. */
+export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'approval/asked', 'approval/decided'] as const
+export type AuditKind = (typeof AUDITED_KINDS)[number]
+
+/** Any logged event (the audit reads stored logs as they are, so it needs no plugin's types). */
+export interface AuditableEvent {
+  type: string
+  seq: number
+  time: number
+  data: unknown
+}
+
+export interface AuditEntry {
+  seq: number
+  /** Epoch milliseconds, as logged. */
+  time: number
+  kind: AuditKind
+  /** One line saying what happened, with what it changed from. */
+  summary: string
+  /** The event's data as logged. */
+  data: any
+}
+
+interface Asked {
+  tool: string
+  summary: string
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
+
+/**
+ * Every authority change, probe, approval request and decision of a session, in log order. Changes name what
+ * they replace ("workspace-write → read-only"); decisions name the request they answer. Unknown shapes are
+ * shown as they are, never dropped: an audit leaves nothing out.
+ */
+export function auditSession(events: readonly AuditableEvent[]): AuditEntry[] {
+  const entries: AuditEntry[] = []
+  const asked = new Map<string, Asked>()
+  let mode: string | undefined
+  let policy: string | undefined
+  for (const event of events) {
+    if (!(AUDITED_KINDS as readonly string[]).includes(event.type)) continue
+    const kind = event.type as AuditKind
+    const data = (event.data ?? {}) as Record<string, any>
+    let summary: string
+    switch (kind) {
+      case 'permission/preset':
+        summary = `preset ${text(data.preset)} chosen (sandbox ${text(data.mode)}, approval ${text(data.approval)})`
+        break
+      case 'sandbox/mode':
+        summary = `sandbox mode ${mode ? `${mode} → ` : 'set to '}${text(data.mode)}`
+        mode = text(data.mode)
+        break
+      case 'approval/policy':
+        summary = `approval policy ${policy ? `${policy} → ` : 'set to '}${text(data.policy)}`
+        policy = text(data.policy)
+        break
+      case 'sandbox/probe':
+        summary = `sandbox backend ${text(data.backend)} ${data.available ? 'available' : 'UNAVAILABLE'}: ${text(data.reason)}`
+        break
+      case 'approval/asked':
+        asked.set(text(data.requestId), { tool: text(data.tool), summary: text(data.summary) })
+        summary = `approval asked for ${text(data.tool)} (${text(data.summary)}): ${text(data.reason)}${data.callId ? ` [call ${text(data.callId)}]` : ''}`
+        break
+      case 'approval/decided': {
+        const request = asked.get(text(data.requestId))
+        const what = request ? `${request.tool} (${request.summary})` : `request ${text(data.requestId)}`
+        summary = `approval ${data.answer === 'allow_once' ? 'ALLOWED once' : 'REJECTED'} by ${text(data.by)} for ${what}${data.note ? `: ${text(data.note)}` : ''}`
+        break
+      }
+    }
+    entries.push({ seq: event.seq, time: event.time, kind, summary, data: event.data })
+  }
+  return entries
+}

@@ -1,0 +1,118 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect, test } from 'vitest'
+import type {} from '@dsh/llm-scripted'
+import type { ScriptedResponse } from '@dsh/llm-scripted'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+import type {} from '@dsh/tools'
+import { PermissionPresets } from './index.ts'
+
+const SCRIPTED = `
+- insert:
+    - id: scripted
+      name: '@dsh/llm-scripted'
+- id: agents
+  config: { route: { provider: scripted, model: scripted-1 } }
+`
+
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+async function boot(options: Parameters<typeof bootComposition>[0] = {}, script: ScriptedResponse[] = []): Promise<Harness> {
+  const h = await bootComposition({ ...options, patch: SCRIPTED + (options.patch ?? '') })
+  cleanups.push(() => h.dispose())
+  h.root.scriptedLlm.enqueue(...script)
+  return h
+}
+
+/** A directory outside the workspace and outside /tmp (which bubblewrap replaces), removed after the test. */
+function outsideDir(): string {
+  const dir = realpathSync(mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-outside-')))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const call = (name: string, args: unknown, id: string) => ({ toolCalls: [{ id, name, arguments: args }] })
+const resultOf = (h: Harness, callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
+
+test('set logs the preset, then the mode and approval policy it implies, and current names it', async () => {
+  const h = await boot()
+  expect(h.root.permissionPresets).toBeInstanceOf(PermissionPresets)
+  const { session } = await h.agent()
+  expect(h.root.permissionPresets.current(session)).toEqual({ preset: 'workspace-write', mode: 'workspace-write', approval: 'ask' })
+  expect(h.root.permissionPresets.set(session, 'read-only')).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
+  expect(h.types()).toEqual(['permission/preset', 'sandbox/mode', 'approval/policy'])
+  expect(h.events('permission/preset')[0]!.data).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
+  h.root.sandboxPolicy.setMode(session, 'danger-full-access')
+  expect(h.root.permissionPresets.current(session).preset).toBe('danger-full-access')
+})
+
+test('an unknown preset is refused by name and nothing is logged', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  expect(() => h.root.permissionPresets.set(session, 'yolo')).toThrow('unknown permission preset "yolo" (known: read-only, workspace-write, danger-full-access)')
+  expect(h.types()).toEqual([])
+})
+
+test('the default preset decides the mode of a session that chose nothing', async () => {
+  const h = await boot({ patch: '- id: permission-presets\n  config: { default: read-only }\n' })
+  const { session } = await h.agent()
+  expect(await h.root.sandboxPolicy.authority(session)).toEqual({ mode: 'read-only', writableRoots: [] })
+})
+
+test('a preset switch survives resume in a new composition on the same home', async () => {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }))
+  const first = await boot({ home, workspace }, [call('write', { path: 'a.txt', content: 'one' }, 'w1'), { text: 'ok' }])
+  await first.run('write a.txt')
+  const { session } = await first.agent()
+  first.root.permissionPresets.set(session, 'read-only')
+  const id = session.id
+  await first.dispose()
+
+  const second = await boot({ home, workspace }, [call('write', { path: 'b.txt', content: 'two' }, 'w2'), { text: 'refused' }])
+  const agent = await second.root.agents.resume(id)
+  expect(second.root.permissionPresets.current(agent.session)).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
+  agent.followup('write b.txt')
+  await agent.whenIdle()
+  const result = agent.session.all('tool/result').find((event) => event.data.callId === 'w2')!.data
+  expect(result.error?.code).toBe('FS_SANDBOX_DENIED')
+  expect(existsSync(join(workspace, 'a.txt'))).toBe(true)
+  expect(existsSync(join(workspace, 'b.txt'))).toBe(false)
+})
+
+test('read-only refuses every write: write, edit and bash, and the files are untouched', async () => {
+  const h = await boot({ workspaceFiles: { 'kept.txt': 'original\n' } }, [
+    call('read', { path: 'kept.txt' }, 'r'),
+    call('write', { path: 'new.txt', content: 'x' }, 'w'),
+    call('edit', { path: 'kept.txt', old_string: 'original', new_string: 'changed' }, 'e'),
+    call('bash', { command: 'echo x > made-by-bash.txt; echo y >> kept.txt' }, 'b'),
+    { text: 'all refused' },
+  ])
+  h.root.permissionPresets.set((await h.agent()).session, 'read-only')
+  await h.run('try to write')
+  expect(resultOf(h, 'w').error?.code).toBe('FS_SANDBOX_DENIED')
+  expect(resultOf(h, 'e').error?.code).toBe('FS_SANDBOX_DENIED')
+  expect(resultOf(h, 'b').content[0]).toMatchObject({ text: expect.stringMatching(/Read-only file system[\s\S]*\[Exit code 1\]/) })
+  expect(existsSync(join(h.workspace, 'new.txt'))).toBe(false)
+  expect(existsSync(join(h.workspace, 'made-by-bash.txt'))).toBe(false)
+  expect(readFileSync(join(h.workspace, 'kept.txt'), 'utf8')).toBe('original\n')
+})
+
+test('danger-full-access allows writes outside the workspace, through write and bash', async () => {
+  const outside = outsideDir()
+  const h = await boot({}, [
+    call('write', { path: join(outside, 'by-write.txt'), content: 'w' }, 'w'),
+    call('bash', { command: `echo b > ${join(outside, 'by-bash.txt')}` }, 'b'),
+    { text: 'done' },
+  ])
+  h.root.permissionPresets.set((await h.agent()).session, 'danger-full-access')
+  await h.run('write outside')
+  expect(resultOf(h, 'w').error).toBeUndefined()
+  expect(readFileSync(join(outside, 'by-write.txt'), 'utf8')).toBe('w')
+  expect(readFileSync(join(outside, 'by-bash.txt'), 'utf8')).toBe('b\n')
+})

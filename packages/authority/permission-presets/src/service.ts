@@ -1,0 +1,88 @@
+import type { ApprovalPolicy } from '@dsh/approval'
+import { type Context, Service } from '@dsh/cordis'
+import type { SandboxMode } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
+import Schema from '@dsh/schemastery'
+import type { Session } from '@dsh/session'
+import { PERMISSION_PRESETS, PRESET_NAMES, type Preset, type PresetName } from './presets.ts'
+
+declare module '@dsh/session' {
+  interface SessionEventMap {
+    /** A preset was chosen; the `sandbox/mode` and `approval/policy` it implies follow it in the log. */
+    'permission/preset': { preset: PresetName; mode: SandboxMode; approval: ApprovalPolicy }
+  }
+}
+
+declare module '@dsh/cordis' {
+  interface Context {
+    permissionPresets: PermissionPresets
+  }
+}
+
+export interface Config {
+  default: PresetName
+}
+
+/** What is in force for a session, and which preset (if any) it amounts to. */
+export interface PresetState {
+  /** The preset whose mode and policy are both in force; undefined when they were changed apart from any preset. */
+  preset: PresetName | undefined
+  mode: SandboxMode
+  approval: ApprovalPolicy
+}
+
+/** A preset that does not exist. */
+export class PresetError extends Error {
+  override name = 'PresetError'
+  readonly code = 'UNKNOWN_PRESET'
+}
+
+const isPreset = (name: unknown): name is PresetName => PRESET_NAMES.includes(name as PresetName)
+
+/**
+ * Permission presets (DESIGN §8). Owns: the presets, the `permission/preset` kind, switching (one logged
+ * choice followed by the mode and policy it implies), the default preset's mode for sessions that chose
+ * none. Must not own: the mode or the policy themselves (ctx.sandboxPolicy and ctx.approval derive them from
+ * the log, so a resumed session is under what it last chose).
+ */
+export class PermissionPresets extends Service {
+  static inject = ['sessions', 'sandboxPolicy', 'approval']
+  static Config: Schema<Partial<Config>, Config> = Schema.object({
+    default: Schema.union(PRESET_NAMES).default('workspace-write').description('Preset of sessions that chose none: its sandbox mode applies (the approval policy default stays the approval row\'s).'),
+  })
+
+  constructor(ctx: Context, public config: Config) {
+    super(ctx, 'permissionPresets')
+    ctx.sessions.defineKind(ctx, 'permission/preset', {
+      validate: (data) => (isPreset(data?.preset) ? undefined : `preset must be one of ${PRESET_NAMES.join(', ')}`),
+    })
+    ctx.sandboxPolicy.useDefault(ctx, () => PERMISSION_PRESETS[this.config.default].mode)
+  }
+
+  list(): (Preset & { name: PresetName })[] {
+    return PRESET_NAMES.map((name) => ({ name, ...PERMISSION_PRESETS[name] }))
+  }
+
+  get(name: string): Preset {
+    if (!isPreset(name)) throw new PresetError(`unknown permission preset "${name}" (known: ${PRESET_NAMES.join(', ')})`)
+    return PERMISSION_PRESETS[name]
+  }
+
+  /** The mode and policy in force (from the log) and the preset they amount to. */
+  current(session: Session): PresetState {
+    const mode = this.ctx.sandboxPolicy.mode(session)
+    const approval = this.ctx.approval.policy(session)
+    const chosen = session.last('permission/preset')?.data.preset ?? this.config.default
+    const matches = (name: PresetName) => PERMISSION_PRESETS[name].mode === mode && PERMISSION_PRESETS[name].approval === approval
+    return { preset: matches(chosen) ? chosen : PRESET_NAMES.find(matches), mode, approval }
+  }
+
+  /** Switches a session to a preset: `permission/preset`, then the `sandbox/mode` and `approval/policy` it implies. */
+  set(session: Session, name: string): PresetState {
+    const preset = this.get(name)
+    session.append('permission/preset', { preset: name as PresetName, mode: preset.mode, approval: preset.approval })
+    this.ctx.sandboxPolicy.setMode(session, preset.mode)
+    this.ctx.approval.setPolicy(session, preset.approval)
+    return this.current(session)
+  }
+}

@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect, test } from 'vitest'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+import { SandboxPolicy } from './index.ts'
+
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+async function boot(options: Parameters<typeof bootComposition>[0] = {}): Promise<Harness> {
+  const h = await bootComposition(options)
+  cleanups.push(() => h.dispose())
+  return h
+}
+
+test('bundle-base mounts the policy, and a session that chose nothing writes only in its real working directory', async () => {
+  const h = await boot()
+  expect(h.root.sandboxPolicy).toBeInstanceOf(SandboxPolicy)
+  const { session } = await h.agent()
+  const authority = await h.root.sandboxPolicy.authority(session)
+  expect(authority).toEqual({ mode: 'workspace-write', writableRoots: [realpathSync(h.workspace)] })
+  expect(authority.writableRoots).not.toContain(realpathSync(tmpdir()))
+})
+
+test('configured roots and the temp directory are added when asked; a missing root is left out', async () => {
+  const extra = mkdtempSync(join(tmpdir(), 'dsh-extra-root-'))
+  cleanups.push(() => rmSync(extra, { recursive: true, force: true }))
+  const missing = join(extra, 'not-there')
+  const h = await boot({ patch: `- id: sandbox-policy\n  config: { writableRoots: ['${extra}', '${missing}'], tempDir: true }\n` })
+  const { session } = await h.agent()
+  expect((await h.root.sandboxPolicy.authority(session)).writableRoots).toEqual([realpathSync(h.workspace), realpathSync(extra), realpathSync(tmpdir())])
+})
+
+test('a mode switch is logged and applies to the next authority; read-only has no writable roots', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  expect(h.root.sandboxPolicy.setMode(session, 'read-only')).toBe(true)
+  expect(h.root.sandboxPolicy.setMode(session, 'read-only')).toBe(false)
+  expect(h.events('sandbox/mode').map((event) => event.data)).toEqual([{ mode: 'read-only' }])
+  expect(await h.root.sandboxPolicy.authority(session)).toEqual({ mode: 'read-only', writableRoots: [] })
+  expect(() => h.root.sandboxPolicy.setMode(session, 'everything' as never)).toThrow(/unknown sandbox mode "everything"/)
+})
+
+test('the backend probe is recorded once per session, as the sandbox row found it', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  await Promise.all([h.root.sandboxPolicy.authority(session), h.root.sandboxPolicy.authority(session)])
+  await h.root.sandboxPolicy.authority(session)
+  const probes = h.events('sandbox/probe')
+  expect(probes).toHaveLength(1)
+  expect(probes[0]!.data).toEqual(await h.root.sandbox.probe())
+  expect(probes[0]!.data).toMatchObject({ backend: 'bubblewrap', available: true })
+})
+
+test('a resumed session keeps the mode it chose and does not record the same probe again', async () => {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
+  mkdirSync(join(workspace, 'sub'))
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }))
+  const first = await bootComposition({ home, workspace })
+  const agent = await first.root.agents.create({ cwd: workspace })
+  first.root.sandboxPolicy.setMode(agent.session, 'danger-full-access')
+  await first.root.sandboxPolicy.authority(agent.session)
+  const id = agent.session.id
+  await first.dispose()
+
+  const second = await boot({ home, workspace })
+  const resumed = await second.root.agents.resume(id)
+  expect(second.root.sandboxPolicy.mode(resumed.session)).toBe('danger-full-access')
+  await second.root.sandboxPolicy.authority(resumed.session)
+  expect(resumed.session.all('sandbox/probe')).toHaveLength(1)
+})

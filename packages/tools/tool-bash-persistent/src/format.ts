@@ -1,0 +1,37 @@
+import { SandboxError } from '@dsh/sandbox'
+import type { ShellResult } from '@dsh/shell'
+import { ToolError, type ToolOutput } from '@dsh/tools'
+
+/**
+ * A command's outcome as the model reads it: notes about the shell first (a new shell was started), then the
+ * output, then one bracketed note per fact (truncation, deadline, exit status). A deadline is an error
+ * result; a failing exit status is not.
+ */
+export function formatResult(result: ShellResult, options: { timeoutMs: number; unconfined: boolean; before: string[] }): ToolOutput {
+  const notes: string[] = []
+  if (result.truncated) notes.push('[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]')
+  if (result.timedOut) {
+    notes.push(options.unconfined
+      ? `[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`
+      : `[Timed out after ${options.timeoutMs} ms: the command was interrupted (Ctrl-C). The shell lives on unless the command ignored the interrupt.]`)
+  } else if (result.signal) notes.push(`[The shell was ended by ${result.signal}; the next call starts a new one.]`)
+  else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
+  if (options.unconfined) notes.push('[Ran outside the sandbox, as approved, as a one-shot command in the shell\'s directory: its variables did not apply and its changes to them do not persist.]')
+  const output = result.output.replace(/\n$/, '')
+  const text = [...options.before, output || '(no output)', ...notes].join('\n')
+  if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
+  return text
+}
+
+/** A shell that could not be started or a command that could not be run, as an error the model can act on. */
+export function refusal(error: unknown): unknown {
+  if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
+    return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
+  }
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
+  return error
+}
+
+/** `text` as one single-quoted bash word. */
+export const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`

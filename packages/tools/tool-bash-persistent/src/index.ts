@@ -1,0 +1,99 @@
+import { resolve } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import { FsError } from '@dsh/fs'
+import type {} from '@dsh/sandbox-policy'
+import Schema from '@dsh/schemastery'
+import type {} from '@dsh/shell'
+import { ToolError, type ToolContext } from '@dsh/tools'
+import { formatResult, refusal, shellQuote } from './format.ts'
+import { AgentShells } from './shells.ts'
+
+export interface Config {
+  defaultTimeoutMs: number
+  maxTimeoutMs: number
+  pipelineGraceMs: number
+}
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of a command when the model gives none (ms).'),
+  maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Longest deadline the model may ask for (ms).'),
+  pipelineGraceMs: Schema.natural().default(15_000).description('Time past the longest deadline the tool pipeline waits for the shell to interrupt and report (ms).'),
+})
+
+export interface BashArgs {
+  command: string
+  description?: string
+  workdir?: string
+  timeout?: number
+  sandbox?: boolean
+  justification?: string
+}
+
+export const name = 'tool-bash-persistent'
+export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
+
+async function directory(ctx: Context, base: string, workdir: string): Promise<string> {
+  const dir = resolve(base, workdir)
+  const type = await ctx.fs.stat(dir).then((stat) => stat.type, (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
+  if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
+  return dir
+}
+
+/**
+ * The `bash` tool backed by one persistent shell per agent (DESIGN §4): `cd`, exported variables and
+ * functions carry over between calls. Mounted instead of tool-bash by a patch (same tool name). The shell
+ * runs under the authority in force when it opened; when the session's mode changes, the next call gets a
+ * new shell. A call approved to run outside the sandbox runs once, unconfined, in the shell's directory.
+ */
+export function apply(ctx: Context, config: Config) {
+  const shells = new AgentShells(ctx)
+
+  const unconfinedReason = (args: BashArgs, context: ToolContext) => {
+    if (args.sandbox !== false) return undefined
+    if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox')
+    const mode = ctx.sandboxPolicy.mode(context.session)
+    return mode === 'danger-full-access' ? undefined : `it asks to run outside the sandbox (the session's mode is ${mode}): ${args.justification.trim()}`
+  }
+
+  const runUnconfined = async (args: BashArgs, context: ToolContext, timeoutMs: number) => {
+    const { writableRoots } = await ctx.sandboxPolicy.authority(context.session)
+    const cwd = await directory(ctx, shells.cwd(context.agentId) ?? context.cwd, args.workdir ?? '.')
+    const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority: { mode: 'danger-full-access', writableRoots } })
+    return formatResult(result, { timeoutMs, unconfined: true, before: [] })
+  }
+
+  ctx.tools.register(ctx, {
+    name: 'bash',
+    description: 'Run a bash command in your persistent shell; returns its output (stdout and stderr together) and exit code. cd, exported variables and functions carry over between calls. Writes are confined by the sandbox mode. Long output keeps its head and tail.',
+    parameters: {
+      type: 'object',
+      required: ['command'],
+      additionalProperties: false,
+      properties: {
+        command: { type: 'string', description: 'The bash command line, run in the shell itself.' },
+        description: { type: 'string', description: 'What it does, in a few words (shown to the user).' },
+        workdir: { type: 'string', description: 'Directory to cd into first (relative to the shell\'s directory); the shell stays there.' },
+        timeout: { type: 'integer', minimum: 1, maximum: config.maxTimeoutMs, description: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command is interrupted at it.` },
+        sandbox: { type: 'boolean', description: 'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.' },
+        justification: { type: 'string', description: 'Why the command must run outside the sandbox (shown to the user).' },
+      },
+    },
+    timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
+    summarize: (args: BashArgs) => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`,
+    needsApproval: unconfinedReason,
+    async execute(args: BashArgs, context) {
+      const timeoutMs = args.timeout ?? config.defaultTimeoutMs
+      try {
+        if (args.sandbox === false) return await runUnconfined(args, context, timeoutMs)
+        const authority = await ctx.sandboxPolicy.authority(context.session)
+        const { shell, notes } = await shells.get(context, authority)
+        // A group in the shell itself, so that `cd`, variables and functions of the command persist.
+        const command = args.workdir ? `cd -- ${shellQuote(await directory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
+        const result = await shell.run(command, { timeoutMs, signal: context.signal })
+        return formatResult(result, { timeoutMs, unconfined: false, before: notes })
+      } catch (error) {
+        throw refusal(error)
+      }
+    },
+  })
+}

@@ -1,0 +1,31 @@
+import { SandboxError } from '@dsh/sandbox'
+import type { ShellResult } from '@dsh/shell'
+import { ToolError, type ToolOutput } from '@dsh/tools'
+
+/**
+ * A command's outcome as the model reads it: the output, then one bracketed note per fact worth knowing
+ * (exit status, truncation, deadline, confinement). A deadline is an error result; a failing exit status is
+ * not (the model reads the status and decides).
+ */
+export function formatResult(result: ShellResult, options: { timeoutMs: number; unconfined: boolean }): ToolOutput {
+  const notes: string[] = []
+  if (result.truncated) notes.push('[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]')
+  if (result.timedOut) notes.push(`[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`)
+  else if (result.signal) notes.push(`[Killed by ${result.signal}]`)
+  else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
+  if (options.unconfined) notes.push('[Ran outside the sandbox, as approved.]')
+  const output = result.output.replace(/\n$/, '')
+  const text = [output || '(no output)', ...notes].join('\n')
+  if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
+  return text
+}
+
+/** A command that could not be started, as an error the model can act on. Nothing ran. */
+export function refusal(error: unknown): unknown {
+  if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
+    return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
+  }
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
+  return error
+}

@@ -1,0 +1,96 @@
+import { resolve } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import { FsError } from '@dsh/fs'
+import type { SandboxAuthority } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
+import Schema from '@dsh/schemastery'
+import type {} from '@dsh/shell'
+import { ToolError, type ToolContext } from '@dsh/tools'
+import { formatResult, refusal } from './format.ts'
+
+export interface Config {
+  defaultTimeoutMs: number
+  maxTimeoutMs: number
+  pipelineGraceMs: number
+}
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of a command when the model gives none (ms).'),
+  maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Longest deadline the model may ask for (ms).'),
+  pipelineGraceMs: Schema.natural().default(15_000).description('Time past the longest deadline the tool pipeline waits for the shell to kill and report (ms).'),
+})
+
+export interface BashArgs {
+  command: string
+  description?: string
+  workdir?: string
+  timeout?: number
+  sandbox?: boolean
+  justification?: string
+}
+
+export const name = 'tool-bash'
+export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
+
+/** The tool's parameters (shared shape with tool-bash-persistent, which describes them its own way). */
+function parameters(config: Config) {
+  return {
+    type: 'object',
+    required: ['command'],
+    additionalProperties: false,
+    properties: {
+      command: { type: 'string', description: 'The bash command line.' },
+      description: { type: 'string', description: 'What it does, in a few words (shown to the user).' },
+      workdir: { type: 'string', description: 'Directory to run in, relative to the workspace (default: the workspace).' },
+      timeout: { type: 'integer', minimum: 1, maximum: config.maxTimeoutMs, description: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command and all it started are killed at it.` },
+      sandbox: { type: 'boolean', description: 'false: run outside the sandbox with full access, after the user approves. Needs `justification`.' },
+      justification: { type: 'string', description: 'Why the command must run outside the sandbox (shown to the user).' },
+    },
+  }
+}
+
+/** Whether the call asks for more than the session's mode allows, and why (shown to the person asked). */
+function unconfinedReason(ctx: Context, args: BashArgs, context: ToolContext): string | undefined {
+  if (args.sandbox !== false) return undefined
+  if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox')
+  const mode = ctx.sandboxPolicy.mode(context.session)
+  if (mode === 'danger-full-access') return undefined
+  return `it asks to run outside the sandbox (the session's mode is ${mode}): ${args.justification.trim()}`
+}
+
+/** The authority of this call: the session's, or full access when the call was approved to run unconfined. */
+async function callAuthority(ctx: Context, args: BashArgs, context: ToolContext): Promise<SandboxAuthority> {
+  const authority = await ctx.sandboxPolicy.authority(context.session)
+  return args.sandbox === false ? { mode: 'danger-full-access', writableRoots: authority.writableRoots } : authority
+}
+
+/** Resolves `workdir` against `base` and checks it is a directory. */
+async function workingDirectory(ctx: Context, base: string, workdir: string | undefined): Promise<string> {
+  const dir = resolve(base, workdir ?? '.')
+  const type = await ctx.fs.stat(dir).then((stat) => stat.type, (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
+  if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
+  return dir
+}
+
+/**
+ * The one-shot `bash` tool (DESIGN §4, §8): each call is a fresh `bash -c` through ctx.shell, under the
+ * authority ctx.sandboxPolicy derives from the session log. A call may ask to run unconfined; it then needs
+ * approval and gets full access for that call only.
+ */
+export function apply(ctx: Context, config: Config) {
+  ctx.tools.register(ctx, {
+    name: 'bash',
+    description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode. Long output keeps its head and tail.',
+    parameters: parameters(config),
+    timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
+    summarize: (args: BashArgs) => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`,
+    needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
+    async execute(args: BashArgs, context) {
+      const authority = await callAuthority(ctx, args, context)
+      const cwd = await workingDirectory(ctx, context.cwd, args.workdir)
+      const timeoutMs = args.timeout ?? config.defaultTimeoutMs
+      const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority }).catch((error) => Promise.reject(refusal(error)))
+      return formatResult(result, { timeoutMs, unconfined: args.sandbox === false })
+    },
+  })
+}

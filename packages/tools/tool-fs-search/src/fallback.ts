@@ -1,0 +1,46 @@
+import type { Context } from '@dsh/cordis'
+import picomatch from 'picomatch'
+import type { Config } from './config.ts'
+
+/** A glob matcher with ripgrep's reading: a pattern without `/` matches a file name at any depth. */
+export function globMatcher(pattern: string): (relativePath: string) => boolean {
+  const matches = picomatch(pattern, { basename: !pattern.includes('/'), dot: false })
+  return (relativePath) => matches(relativePath) // one argument: a second one makes picomatch return an object
+}
+
+/**
+ * The files under `dir` (paths relative to it, sorted), skipping hidden entries and the configured
+ * directories, as the built-in stand-in for `rg --files`. It does not read .gitignore files.
+ */
+export async function listFiles(ctx: Context, dir: string, config: Config, signal: AbortSignal): Promise<string[]> {
+  const files: string[] = []
+  const skip = (entry: { name: string; type: string }) => entry.name.startsWith('.') || (entry.type === 'directory' && config.fallbackSkip.includes(entry.name))
+  for await (const entry of ctx.fs.walk(dir, { skip })) {
+    if (signal.aborted) break
+    if (entry.type === 'file') files.push(entry.relativePath)
+  }
+  return files.sort()
+}
+
+export interface LineMatch {
+  file: string
+  /** 1-based line numbers of matching lines. */
+  matches: number[]
+  lines: string[]
+}
+
+/** Searches one text file line by line; undefined for a binary, unreadable or too large file (ripgrep skips binaries too). */
+export async function searchFile(ctx: Context, file: string, relativePath: string, regex: RegExp, config: Config): Promise<LineMatch | undefined> {
+  try {
+    const stat = await ctx.fs.stat(file)
+    if (stat.type !== 'file' || stat.size > config.fallbackMaxFileBytes || (await ctx.fs.isBinary(file))) return undefined
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(await ctx.fs.readBytes(file))
+    const lines = text.split('\n')
+    if (lines.at(-1) === '') lines.pop()
+    const matches: number[] = []
+    lines.forEach((line, index) => regex.test(line) && matches.push(index + 1))
+    return matches.length ? { file: relativePath, matches, lines } : undefined
+  } catch {
+    return undefined
+  }
+}

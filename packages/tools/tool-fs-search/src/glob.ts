@@ -1,0 +1,41 @@
+import type { Context } from '@dsh/cordis'
+import type { ToolDefinition } from '@dsh/tools'
+import { capped, cutLine, searchBase } from './base.ts'
+import type { Config } from './config.ts'
+import { globMatcher, listFiles } from './fallback.ts'
+import { BASE_FLAGS, findRipgrep, runRipgrep } from './ripgrep.ts'
+
+export interface GlobArgs {
+  pattern: string
+  path?: string
+}
+
+/** `glob`: files whose path (relative to the searched directory) matches a glob pattern. */
+export function globTool(ctx: Context, config: Config): ToolDefinition<GlobArgs> {
+  return {
+    name: 'glob',
+    description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test_*.py"; a pattern without "/" matches file names at any depth). Hidden and ignored files are skipped. Returns paths sorted, at most ${config.maxResults}.`,
+    parameters: {
+      type: 'object',
+      required: ['pattern'],
+      additionalProperties: false,
+      properties: {
+        pattern: { type: 'string', description: 'Glob pattern, relative to path.' },
+        path: { type: 'string', description: 'Directory to search (default: the workspace).' },
+      },
+    },
+    concurrencySafe: true,
+    summarize: (args) => `glob ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
+    async execute(args, context) {
+      const base = await searchBase(ctx, context.cwd, args.path, false)
+      const rg = findRipgrep(config.ripgrep)
+      let files: string[]
+      let cut = false
+      if (rg) ({ lines: files, cut } = await runRipgrep(ctx, rg, [...BASE_FLAGS, '--files', '--glob', args.pattern, '.'], base.dir, config, context.signal))
+      else files = (await listFiles(ctx, base.dir, config, context.signal)).filter(globMatcher(args.pattern))
+      if (!files.length) return `No files match "${args.pattern}" in ${base.prefix || './'}.`
+      const shown = files.sort().map((file) => cutLine(base.prefix + file, config.maxLineChars))
+      return capped(shown, config.maxResults, 'files', cut ? '[The listing was cut: too many files. Narrow the pattern or the path.]' : undefined).join('\n')
+    },
+  }
+}

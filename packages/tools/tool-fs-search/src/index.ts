@@ -1,0 +1,22 @@
+import type { Context } from '@dsh/cordis'
+import { Config } from './config.ts'
+import { globTool } from './glob.ts'
+import { grepTool } from './grep.ts'
+
+export { Config }
+export type { GlobArgs } from './glob.ts'
+export type { GrepArgs, GrepMode } from './grep.ts'
+export { findRipgrep } from './ripgrep.ts'
+
+export const name = 'tool-fs-search'
+export const inject = ['tools', 'fs', 'subprocess']
+
+/**
+ * The search tools (DESIGN §4): `glob` and `grep`. The system ripgrep runs through ctx.subprocess when it is
+ * found (it honours .gitignore and is fast); otherwise a built-in search walks ctx.fs. Results read relative
+ * to the session's working directory, sorted, capped with a note.
+ */
+export function apply(ctx: Context, config: Config) {
+  ctx.tools.register(ctx, globTool(ctx, config))
+  ctx.tools.register(ctx, grepTool(ctx, config))
+}

@@ -1,0 +1,46 @@
+import { accessSync, constants, statSync } from 'node:fs'
+import { delimiter, isAbsolute, join } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/subprocess'
+import { ToolError } from '@dsh/tools'
+import type { Config } from './config.ts'
+
+/** The ripgrep to run: an absolute configured path as is, else the first executable of that name on PATH. */
+export function findRipgrep(setting: string, path = process.env.PATH): string | undefined {
+  if (!setting) return undefined
+  const executable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK)
+      return statSync(file).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (isAbsolute(setting)) return executable(setting) ? setting : undefined
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (dir && isAbsolute(dir) && executable(join(dir, setting))) return join(dir, setting)
+  }
+  return undefined
+}
+
+/** Flags every run shares: no user config file, no colours, no per-file error chatter, a stable order. */
+export const BASE_FLAGS = ['--no-config', '--color', 'never', '--no-messages', '--sort', 'path']
+
+/**
+ * Runs ripgrep in `cwd` through ctx.subprocess and returns its lines (paths printed relative to `cwd`, the
+ * leading `./` dropped), with whether the output cap cut some. Exit status 1 (nothing found) is an empty
+ * result; 2 is an error naming what ripgrep said (a bad pattern).
+ */
+export async function runRipgrep(ctx: Context, rg: string, args: string[], cwd: string, config: Config, signal: AbortSignal): Promise<{ lines: string[]; cut: boolean }> {
+  const result = await ctx.subprocess.run([rg, ...args], { cwd, timeoutMs: config.timeoutMs, outputCapBytes: config.outputCapBytes, signal })
+  if (result.timedOut) throw new ToolError('SEARCH_TIMEOUT', `The search did not finish within ${config.timeoutMs} ms and was stopped. Narrow the path or the pattern.`)
+  if (result.exitCode === 2) throw new ToolError('SEARCH_FAILED', `ripgrep refused the search: ${result.output.trim().slice(0, 2000)}`)
+  if (result.exitCode !== 0 && result.exitCode !== 1) throw new ToolError('SEARCH_FAILED', `ripgrep ended with ${result.signal ?? `status ${result.exitCode}`}: ${result.output.trim().slice(0, 2000)}`)
+  const lines: string[] = []
+  for (const line of result.output.split('\n')) {
+    // The cap keeps a head and a tail around a "[… N bytes cut …]" line: keep the head, in order.
+    if (result.truncated && /^\[… \d+ bytes cut …\]$/.test(line)) return { lines: lines.slice(0, -1), cut: true } // its last line may be partial
+    if (line) lines.push(line.startsWith('./') ? line.slice(2) : line)
+  }
+  return { lines, cut: false }
+}

@@ -1,0 +1,89 @@
+import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/sandbox-policy'
+import { ToolError, type ToolDefinition } from '@dsh/tools'
+import type { Config } from './config.ts'
+import { lineAt, numbered, occurrences, splitLines } from './lines.ts'
+import { absolute, asToolError, display } from './paths.ts'
+
+export interface EditArgs {
+  path: string
+  old_string: string
+  new_string: string
+  replace_all?: boolean
+}
+
+/** Lines around the first replacement in the new text, numbered, so the model sees the result. */
+function snippet(text: string, from: number, insertedLength: number, config: Config): string {
+  const lines = splitLines(text)
+  const first = Math.max(1, lineAt(text, from) - config.editContextLines)
+  const changedEnd = lineAt(text, from + Math.max(0, insertedLength - 1))
+  const wanted = Math.min(lines.length, changedEnd + config.editContextLines)
+  const last = Math.min(wanted, first + config.maxSnippetLines - 1)
+  const shown = numbered(lines.slice(first - 1, last), first, config.maxLineChars)
+  return last < wanted ? `${shown}\n[… lines ${last + 1}–${wanted} of the change not shown]` : shown
+}
+
+function notFound(file: string, text: string, old: string): ToolError {
+  const crlf = text.includes('\r\n') && old.includes('\n') && !old.includes('\r\n') && text.includes(old.replace(/\n/g, '\r\n'))
+  const hint = crlf
+    ? 'The file has CRLF line ends: old_string must contain them too (\\r\\n).'
+    : 'It must match the file exactly, whitespace and indentation included: read the file again and copy the text.'
+  return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. ${hint}`)
+}
+
+/** `edit`: an exact string replacement in an existing text file, unique unless `replace_all`. */
+export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs> {
+  return {
+    name: 'edit',
+    description: 'Replace exact text in a file: old_string must occur exactly once (add surrounding lines to make it unique) unless replace_all is true. Read the file first.',
+    parameters: {
+      type: 'object',
+      required: ['path', 'old_string', 'new_string'],
+      additionalProperties: false,
+      properties: {
+        path: { type: 'string', description: 'File to edit (relative to the workspace, or absolute).' },
+        old_string: { type: 'string', description: 'The exact text to replace.' },
+        new_string: { type: 'string', description: 'The text to put in its place.' },
+        replace_all: { type: 'boolean', description: 'Replace every occurrence (default false).' },
+      },
+    },
+    summarize: (args) => `edit ${args.path}`,
+    async execute(args, context) {
+      const file = absolute(context.cwd, args.path)
+      const shown = display(context.cwd, file)
+      if (!args.old_string) throw new ToolError('EDIT_EMPTY_OLD_STRING', 'old_string is empty: to create a file or replace all of it, use write.')
+      if (args.old_string === args.new_string) throw new ToolError('EDIT_NO_CHANGE', 'old_string and new_string are the same: nothing to change.')
+      const hints = { FS_NOT_FOUND: 'To create it, use write', FS_CHANGED: 'It changed while being edited: read it again' }
+      try {
+        const { version } = await ctx.fs.stat(file)
+        let text: string
+        try {
+          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await ctx.fs.readBytes(file))
+        } catch (error) {
+          if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
+          throw error
+        }
+        const found = occurrences(text, args.old_string)
+        if (!found.length) throw notFound(shown, text, args.old_string)
+        if (found.length > 1 && !args.replace_all) {
+          const lines = found.map((at) => lineAt(text, at))
+          throw new ToolError('EDIT_NOT_UNIQUE', `old_string occurs ${found.length} times in ${shown} (lines ${lines.join(', ')}). Include more surrounding lines to make it unique, or set replace_all: true to replace them all.`)
+        }
+        const targets = args.replace_all ? found : found.slice(0, 1)
+        let updated = ''
+        let from = 0
+        for (const at of targets) {
+          updated += text.slice(from, at) + args.new_string
+          from = at + args.old_string.length
+        }
+        updated += text.slice(from)
+        const authority = await ctx.sandboxPolicy.authority(context.session)
+        await ctx.fs.replaceFile(file, updated, { authority, expect: version })
+        const count = targets.length === 1 ? '1 occurrence' : `${targets.length} occurrences`
+        return `Edited ${shown}: replaced ${count}.\n${snippet(updated, targets[0]!, args.new_string.length, config)}`
+      } catch (error) {
+        throw asToolError(error, hints)
+      }
+    },
+  }
+}

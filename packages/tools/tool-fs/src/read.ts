@@ -1,0 +1,58 @@
+import type { Context } from '@dsh/cordis'
+import { FsError } from '@dsh/fs'
+import type { ToolDefinition } from '@dsh/tools'
+import type { Config } from './config.ts'
+import { numbered, splitLines } from './lines.ts'
+import { absolute, asToolError, display } from './paths.ts'
+
+export interface ReadArgs {
+  path: string
+  offset?: number
+  limit?: number
+}
+
+/** `read`: numbered lines of a text file, a range at a time; a binary file is described, not shown. */
+export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs> {
+  return {
+    name: 'read',
+    description: `Read a text file; returns numbered lines (up to ${config.readLines} unless you pass limit). Use offset and limit to read a range of a long file. A binary file is described, not shown.`,
+    parameters: {
+      type: 'object',
+      required: ['path'],
+      additionalProperties: false,
+      properties: {
+        path: { type: 'string', description: 'File to read (relative to the workspace, or absolute).' },
+        offset: { type: 'integer', minimum: 1, description: 'First line to read, 1-based (default 1).' },
+        limit: { type: 'integer', minimum: 1, description: `How many lines to read (default ${config.readLines}).` },
+      },
+    },
+    concurrencySafe: true,
+    summarize: (args) => `read ${args.path}`,
+    async execute(args, context) {
+      const file = absolute(context.cwd, args.path)
+      const shown = display(context.cwd, file)
+      const startLine = args.offset ?? 1
+      let result
+      try {
+        result = await ctx.fs.readText(file, { startLine, maxLines: args.limit ?? config.readLines, maxBytes: config.readMaxBytes })
+      } catch (error) {
+        if (error instanceof FsError && error.code === 'FS_BINARY') {
+          const { size } = await ctx.fs.stat(file)
+          return `"${shown}" is a binary file (${size} bytes); its contents are not shown.`
+        }
+        throw asToolError(error, { FS_IS_DIRECTORY: 'List it with glob instead', FS_NOT_FOUND: 'Find the right path with glob' })
+      }
+      const { totalLines, endLine } = result
+      if (totalLines === 0) return `"${shown}" is empty.`
+      if (startLine > totalLines) return `"${shown}" has ${totalLines} lines; offset ${startLine} is past its end.`
+      const lines = splitLines(result.text)
+      const notes: string[] = []
+      // Only a line cut by the byte cap lacks its line end (a whole line keeps it, and a last line is never cut short).
+      const cutLine = result.truncated && endLine === startLine && !result.text.endsWith('\n')
+      if (cutLine) notes.push(`[Line ${endLine} is longer than the ${config.readMaxBytes}-byte limit of one read: only its beginning is shown. Search it with grep.]`)
+      else if (result.truncated) notes.push(`[Stopped after line ${endLine} of ${totalLines}: one read returns at most ${config.readMaxBytes} bytes. Continue with offset=${endLine + 1}.]`)
+      else if (endLine < totalLines) notes.push(`[Showing lines ${startLine}–${endLine} of ${totalLines}. Continue with offset=${endLine + 1}.]`)
+      return [numbered(lines, startLine, config.maxLineChars), ...notes].join('\n')
+    },
+  }
+}

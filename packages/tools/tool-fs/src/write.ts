@@ -1,0 +1,35 @@
+import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/sandbox-policy'
+import type { ToolDefinition } from '@dsh/tools'
+import { splitLines } from './lines.ts'
+import { absolute, asToolError, display } from './paths.ts'
+
+export interface WriteArgs {
+  path: string
+  content: string
+}
+
+/** `write`: a whole file, created or replaced atomically, under the agent's authority. */
+export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
+  return {
+    name: 'write',
+    description: 'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit.',
+    parameters: {
+      type: 'object',
+      required: ['path', 'content'],
+      additionalProperties: false,
+      properties: {
+        path: { type: 'string', description: 'File to write (relative to the workspace, or absolute).' },
+        content: { type: 'string', description: 'The complete new content of the file.' },
+      },
+    },
+    summarize: (args) => `write ${args.path}`,
+    async execute(args, context) {
+      const file = absolute(context.cwd, args.path)
+      const authority = await ctx.sandboxPolicy.authority(context.session)
+      const written = await ctx.fs.writeFile(file, args.content, { authority, createParents: true }).catch((error) => Promise.reject(asToolError(error)))
+      const lines = splitLines(args.content).length
+      return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
+    },
+  }
+}

@@ -1,0 +1,146 @@
+import type { Context } from '@dsh/cordis'
+import { FsError } from '@dsh/fs'
+import type {} from '@dsh/sandbox-policy'
+import { ToolError, type ToolContext } from '@dsh/tools'
+import type { Config } from './config.ts'
+import { asToolError, lineAt, numbered, splitLines } from './text.ts'
+
+export interface EditorArgs {
+  command: 'view' | 'create' | 'str_replace' | 'insert'
+  path: string
+  file_text?: string
+  old_str?: string
+  new_str?: string
+  insert_line?: number
+  view_range?: number[]
+}
+
+const need = (value: unknown, name: string, command: string) => {
+  if (value === undefined) throw new ToolError('INVALID_ARGS', `${command} needs ${name}`)
+}
+
+/** The commands of the editor, each acting on one absolute path shown to the model as `shown`. */
+export class Editor {
+  constructor(private readonly ctx: Context, private readonly config: Config) {}
+
+  async view(file: string, shown: string, range: number[] | undefined): Promise<string> {
+    const stat = await this.ctx.fs.stat(file)
+    if (stat.type === 'directory') {
+      if (range) throw new ToolError('INVALID_ARGS', 'view_range applies to files, not directories')
+      return this.listDirectory(file, shown)
+    }
+    const [start = 1, end = -1] = range ?? []
+    if (range && (range.length !== 2 || start < 1 || (end !== -1 && end < start))) {
+      throw new ToolError('INVALID_ARGS', `view_range must be [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${JSON.stringify(range)})`)
+    }
+    let result
+    try {
+      result = await this.ctx.fs.readText(file, { startLine: start, maxLines: end === -1 ? this.config.viewLines : end - start + 1, maxBytes: this.config.viewMaxBytes })
+    } catch (error) {
+      if (error instanceof FsError && error.code === 'FS_BINARY') return `${shown} is a binary file (${stat.size} bytes); its contents are not shown.`
+      throw error
+    }
+    if (!result.totalLines) return `${shown} is empty.`
+    if (start > result.totalLines) throw new ToolError('INVALID_ARGS', `${shown} has ${result.totalLines} lines; view_range starts past its end`)
+    const body = numbered(splitLines(result.text), start, this.config.maxLineChars)
+    const more = result.endLine < result.totalLines ? `\n[Showing lines ${start}–${result.endLine} of ${result.totalLines}${result.truncated ? ` (one view returns at most ${this.config.viewMaxBytes} bytes)` : ''}. View more with view_range [${result.endLine + 1}, -1].]` : ''
+    return `Lines of ${shown}:\n${body}${more}`
+  }
+
+  async create(file: string, shown: string, text: string, context: ToolContext): Promise<string> {
+    if (await this.ctx.fs.exists(file)) throw new ToolError('EDITOR_FILE_EXISTS', `${shown} already exists: create does not overwrite. Change it with str_replace or insert.`)
+    const authority = await this.ctx.sandboxPolicy.authority(context.session)
+    const written = await this.ctx.fs.writeFile(file, text, { authority, createParents: true })
+    const lines = splitLines(text).length
+    return `Created ${shown} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
+  }
+
+  async replace(file: string, shown: string, oldText: string, newText: string, context: ToolContext): Promise<string> {
+    if (!oldText) throw new ToolError('INVALID_ARGS', 'old_str is empty: give the exact text to replace')
+    const { text, version } = await this.readWhole(file, shown)
+    const first = text.indexOf(oldText)
+    if (first === -1) throw new ToolError('EDITOR_NOT_FOUND', `old_str was not found in ${shown}: it must match exactly, whitespace and indentation included. View the file and copy the text.`)
+    const second = text.indexOf(oldText, first + oldText.length)
+    if (second !== -1) {
+      const lines: number[] = []
+      for (let at = first; at !== -1; at = text.indexOf(oldText, at + oldText.length)) lines.push(lineAt(text, at))
+      throw new ToolError('EDITOR_NOT_UNIQUE', `old_str occurs ${lines.length} times in ${shown} (lines ${lines.join(', ')}): include more surrounding lines to make it unique.`)
+    }
+    const updated = text.slice(0, first) + newText + text.slice(first + oldText.length)
+    await this.save(file, updated, version, context)
+    return `Edited ${shown}:\n${this.snippet(updated, lineAt(updated, first), lineAt(updated, first + Math.max(0, newText.length - 1)))}`
+  }
+
+  async insert(file: string, shown: string, after: number, newText: string, context: ToolContext): Promise<string> {
+    const { text, version } = await this.readWhole(file, shown)
+    const total = splitLines(text).length
+    if (!Number.isInteger(after) || after < 0 || after > total) throw new ToolError('INVALID_ARGS', `insert_line must be between 0 (the top) and ${total} (after the last line) in ${shown}; got ${after}`)
+    // The offset just past line `after` (with its line end); a last line without one gets one first.
+    let offset = 0
+    for (let line = 0; line < after; line++) offset = text.indexOf('\n', offset) + 1 || text.length
+    const head = offset === text.length && text && !text.endsWith('\n') ? `${text}\n` : text.slice(0, offset)
+    const inserted = newText.endsWith('\n') || !newText ? newText : `${newText}\n`
+    const updated = head + inserted + text.slice(offset)
+    await this.save(file, updated, version, context)
+    const added = splitLines(inserted).length
+    return `Inserted ${added} line${added === 1 ? '' : 's'} after line ${after} of ${shown}:\n${this.snippet(updated, after + 1, after + Math.max(1, added))}`
+  }
+
+  private async readWhole(file: string, shown: string) {
+    const { version, type } = await this.ctx.fs.stat(file)
+    if (type === 'directory') throw new ToolError('FS_IS_DIRECTORY', `${shown} is a directory`)
+    try {
+      return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await this.ctx.fs.readBytes(file)), version }
+    } catch (error) {
+      if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
+      throw error
+    }
+  }
+
+  private async save(file: string, text: string, version: { mtimeMs: number; size: number }, context: ToolContext) {
+    const authority = await this.ctx.sandboxPolicy.authority(context.session)
+    await this.ctx.fs.replaceFile(file, text, { authority, expect: version })
+  }
+
+  private snippet(text: string, from: number, to: number): string {
+    const lines = splitLines(text)
+    const first = Math.max(1, from - this.config.snippetContextLines)
+    const wanted = Math.min(lines.length, to + this.config.snippetContextLines)
+    const last = Math.min(wanted, first + this.config.maxSnippetLines - 1)
+    const shown = numbered(lines.slice(first - 1, last), first, this.config.maxLineChars)
+    return last < wanted ? `${shown}\n[… lines ${last + 1}–${wanted} of the change not shown]` : shown
+  }
+
+  private async listDirectory(dir: string, shown: string): Promise<string> {
+    const entries: string[] = []
+    let total = 0
+    for await (const entry of this.ctx.fs.walk(dir, { maxDepth: 1, skip: (item) => item.name.startsWith('.') })) {
+      total++
+      if (entries.length < this.config.maxEntries) entries.push(entry.type === 'directory' ? `${entry.relativePath}/` : entry.relativePath)
+    }
+    const more = total > entries.length ? `\n[Showing ${entries.length} of ${total} entries.]` : ''
+    return `Files and directories in ${shown} (two levels, hidden ones left out):\n${entries.join('\n') || '(empty)'}${more}`
+  }
+}
+
+/** Runs one call: checks the arguments its command needs, then maps fs failures to typed error results. */
+export async function runEditor(editor: Editor, args: EditorArgs, file: string, shown: string, context: ToolContext): Promise<string> {
+  try {
+    switch (args.command) {
+      case 'view':
+        return await editor.view(file, shown, args.view_range)
+      case 'create':
+        need(args.file_text, 'file_text', 'create')
+        return await editor.create(file, shown, args.file_text!, context)
+      case 'str_replace':
+        need(args.old_str, 'old_str', 'str_replace')
+        return await editor.replace(file, shown, args.old_str!, args.new_str ?? '', context)
+      case 'insert':
+        need(args.insert_line, 'insert_line', 'insert')
+        need(args.new_str, 'new_str', 'insert')
+        return await editor.insert(file, shown, args.insert_line!, args.new_str!, context)
+    }
+  } catch (error) {
+    throw asToolError(error)
+  }
+}
