@@ -15,8 +15,16 @@ export class LauncherUsageError extends Error {}
 const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
 
 /**
+ * Commands a profile's surface implements: as the first argument they choose that profile and, unlike a
+ * profile alias, stay in the tree's arguments (`dsh resume <id> "more"` is `dsh --profile headless resume <id>
+ * "more"`; the headless surface reads the command word).
+ */
+const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless' }
+
+/**
  * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
- * is `dsh --profile web`. Unknown flags are left for the tree, which rejects them itself.
+ * is `dsh --profile web`, and a command word (`dsh sessions list`) picks its profile. Unknown flags are left
+ * for the tree, which rejects them itself.
  */
 export function parseLauncherArgs(argv: string[]): LauncherArgs {
   const out: LauncherArgs = { patches: [], dumpConfig: false, check: false, version: false, help: false, rest: [] }
@@ -57,7 +65,10 @@ export function parseLauncherArgs(argv: string[]): LauncherArgs {
         break
       default:
         if (i === 0 && !out.profile && PROFILE_ALIASES.has(arg)) out.profile = arg
-        else out.rest.push(arg)
+        else {
+          if (i === 0 && Object.hasOwn(COMMAND_PROFILES, arg)) out.profile = COMMAND_PROFILES[arg]
+          out.rest.push(arg)
+        }
     }
   }
   return out
@@ -67,7 +78,10 @@ export const HELP = `dsh — a local-first coding-agent harness
 
 Usage:
   dsh web                              open the browser app (same as --profile web)
-  dsh --profile headless "task"        run one task for scripts and CI
+  dsh --profile headless "task"        run one task for scripts and CI (also: dsh "task")
+  dsh sessions list | show <id>        list this directory's sessions, show one (--audit, --json)
+  dsh resume <id> "more"               continue a session headless (same as --resume <id>)
+  dsh fork <id> --at <seq> "task"      branch a session at an event (same as --fork <id> --at <seq>)
   dsh --profile sdk | dsh acp          serve JSON-RPC (SDKs) or ACP (editors) on stdio
 
 Launcher options (everything else is passed to the profile's plugins):

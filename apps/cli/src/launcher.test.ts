@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { bootTree, type BootedTree } from '@dsh/app-boot'
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
+import { parseLauncherArgs } from './args.ts'
 import { run } from './launcher.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -37,7 +38,8 @@ const journal = () => (existsSync(join(home.dir, 'journal')) ? readFileSync(join
 /** Three patches a user might write: disable a row, replace a config, insert a row into a group. */
 function writeUserPatches() {
   home.write('cordis.patch.yml', `- insert:\n    - id: extras\n      children: []\n`)
-  const disable = home.write('disable.yml', '- id: cmdline\n  disabled: true\n')
+  // The headless surface reads its arguments through cmdline: disabling cmdline takes its dependent along.
+  const disable = home.write('disable.yml', '- id: cmdline\n  disabled: true\n- id: headless\n  disabled: true\n')
   const config = home.write('config.yml', '- id: logger\n  config: { level: error }\n')
   const insert = home.write(
     'insert.yml',
@@ -218,6 +220,58 @@ describe('signals', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(143)
     expect(stderr).toBe('dsh: the plugin tree did not finish draining within 300 ms; exiting\n')
+  })
+})
+
+describe('command words', () => {
+  test('sessions, resume and fork as the first argument choose the headless profile and stay for the tree', () => {
+    expect(parseLauncherArgs(['sessions', 'list', '--json'])).toMatchObject({ profile: 'headless', rest: ['sessions', 'list', '--json'] })
+    expect(parseLauncherArgs(['resume', 'abc', 'more'])).toMatchObject({ profile: 'headless', rest: ['resume', 'abc', 'more'] })
+    expect(parseLauncherArgs(['fork', 'abc', '--at', '3', 'task', '--patch', 'p.yml'])).toMatchObject({ profile: 'headless', patches: ['p.yml'], rest: ['fork', 'abc', '--at', '3', 'task'] })
+  })
+
+  test('later in the line they are words of a task', () => {
+    const args = parseLauncherArgs(['--json', 'resume'])
+    expect(args.profile).toBeUndefined()
+    expect(args.rest).toEqual(['--json', 'resume'])
+  })
+})
+
+describe('the launch handed to surfaces', () => {
+  /** A surface fixture: journals `app/launched`, `app/draining` and its own disposal. */
+  function surface(journalFile: string) {
+    return home.write(
+      'surface.mjs',
+      [
+        `import { appendFileSync } from 'node:fs'`,
+        `const note = (line) => appendFileSync(${JSON.stringify(journalFile)}, line + '\\n')`,
+        `export const name = 'surface'`,
+        `export function apply(ctx) {`,
+        `  ctx.on('app/launched', () => note('launched'))`,
+        `  ctx.on('app/draining', async (reason) => { await new Promise((r) => setTimeout(r, 50)); note('draining ' + JSON.stringify(reason)) })`,
+        `  ctx.effect(() => { const timer = setInterval(() => {}, 1000); return () => { clearInterval(timer); note('disposed') } })`,
+        `}`,
+      ].join('\n'),
+    )
+  }
+
+  test('surfaces hear app/launched after boot, and app/draining before anything is disposed', async () => {
+    const file = surface(join(home.dir, 'journal'))
+    home.write('cordis.patch.yml', `- insert: [{ id: surface, name: ${file} }]\n`)
+    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'web'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await waitFor(() => journal().includes('launched'))
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
+    expect(journal()).toEqual(['launched', 'draining {"code":130,"signal":"SIGINT"}', 'disposed'])
+  })
+
+  test('--check boots the tree without launching it', async () => {
+    const file = surface(join(home.dir, 'journal'))
+    home.write('cordis.patch.yml', `- insert: [{ id: surface, name: ${file} }]\n`)
+    const { code } = await launch(['--profile', 'web', '--check'])
+    expect(code).toBe(0)
+    expect(journal()).toEqual(['draining {"code":0}', 'disposed'])
   })
 })
 

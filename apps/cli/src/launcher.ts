@@ -40,7 +40,8 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     stdout.write(`dsh ${JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')).version}\n`)
     return 0
   }
-  if (args.help || argv.length === 0) {
+  // No arguments on a terminal is a request for help; with piped input it is a headless task (`echo task | dsh`).
+  if (args.help || (argv.length === 0 && process.stdin.isTTY)) {
     stdout.write(HELP)
     return 0
   }
@@ -63,12 +64,14 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
   const finished = new Promise<number>((resolve) => (finish = resolve))
   let tree: BootedTree | undefined
   let signalled = 0
+  let endedBy: NodeJS.Signals | undefined
   const onSignal = (signal: NodeJS.Signals) => {
     const code = SIGNAL_CODES[signal] ?? 1
     if (++signalled > 1) {
       stderr.write(`dsh: second ${signal}, exiting without draining\n`)
       process.exit(code)
     }
+    endedBy = signal
     finish(code)
   }
   const onBeforeExit = () => finish(0)
@@ -85,6 +88,10 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
         stdout.write(`${parent ? '  ' : ''}${row.id}\t${row.name ?? ''}\t${state}\n`)
       }
       finish(0)
+    } else if (!signalled) {
+      // Every row has settled: surfaces may start now (one started while rows were still mounting could
+      // send a request before every tool is registered). `app/launched` is declared by @dsh/app.
+      ;(tree.root as any).emit('app/launched')
     }
     const code = await finished
     // Draining holds the process (a teardown may wait on nothing Node can see) but not forever.
@@ -94,6 +101,11 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
       process.exit(code || 1)
     }, drainMs)
     try {
+      // Disposal undoes every plugin at once, so surfaces make their running work durable first (a
+      // cancelled turn's `turn/end` logged and flushed), while every service is still up.
+      await (tree.root as any)
+        .serial('app/draining', { code, ...(endedBy ? { signal: endedBy } : {}) })
+        .catch((error: unknown) => stderr.write(`dsh: a plugin failed while draining: ${error instanceof Error ? error.message : String(error)}\n`))
       await tree.stop()
     } finally {
       clearTimeout(guard)

@@ -24,8 +24,31 @@ export interface AppInfo {
   requestExit(code: number): void
 }
 
+/** Why the launcher is about to drain the tree. */
+export interface DrainReason {
+  /** The exit code the launch will end with. */
+  code: number
+  /** The signal that ended the launch (`SIGINT`, `SIGTERM`), absent after `requestExit`. */
+  signal?: string
+}
+
 declare module '@dsh/cordis' {
   interface Context {
     app: AppInfo
+  }
+  interface Events {
+    /**
+     * @mode emit — the launcher booted the whole tree (every row settled) and hands the launch to the
+     * surfaces: a surface starts its work here. Not emitted by `--check`, nor for a tree a test boots
+     * in-process, so a surface mounted there stays inert.
+     */
+    'app/launched'(): void
+    /**
+     * @mode serial — the launcher is about to drain the tree (a signal, or `requestExit`) while every
+     * service is still up: a surface stops its running work here and waits until it is durable (a turn
+     * cancelled, its `turn/end` logged and flushed). Disposal runs every plugin's effects at once, so this is
+     * the last point where the log can still be written. A second signal exits without waiting.
+     */
+    'app/draining'(reason: DrainReason): Promise<void>
   }
 }

@@ -198,3 +198,12 @@ test('an agent scope ends with the agent: effects registered in it are undone on
   await agent.dispose()
   expect(undone).toBe(true)
 })
+
+test('a script given in YAML config drives the scripted model (optional fields may be absent)', async () => {
+  h = await bootComposition({
+    patch: SCRIPTED.replace("      name: '@dsh/llm-scripted'\n", "      name: '@dsh/llm-scripted'\n      config:\n        script:\n          - { text: from yaml }\n          - { error: { code: AUTH } }\n"),
+  })
+  expect((await h.run('one')).text).toBe('from yaml')
+  expect((await h.run('two')).error?.code).toBe('AUTH')
+  expect(h.events('user/message')[0]!.data.messageId).toEqual(expect.any(String))
+})

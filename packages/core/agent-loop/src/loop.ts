@@ -67,7 +67,7 @@ export default class DefaultAgentLoop extends AgentLoop {
     let pending: QueuedInput[] = [first]
     for (let step = 0; ; step++) {
       if (signal.aborted) return { reason: 'aborted' }
-      const maxSteps = this.ctx.settings.get('agent.maxSteps')
+      const maxSteps = Math.min(this.ctx.settings.get('agent.maxSteps'), agent.maxSteps ?? Number.POSITIVE_INFINITY)
       if (step >= maxSteps) {
         return { reason: 'max-steps', error: { code: 'MAX_STEPS', message: `the turn reached its limit of ${maxSteps} steps` } }
       }
@@ -75,7 +75,7 @@ export default class DefaultAgentLoop extends AgentLoop {
       pending = []
       const decision = await this.ctx.waterfall('agent/pre-step', { agent, turnId, step, input }, async (): Promise<PreStepDecision> => ({
         action: 'enter',
-        messages: input.map((item) => ({ content: item.content, source: item.mode === 'followup' ? 'user' : item.mode })),
+        messages: input.map((item) => ({ content: item.content, source: item.mode === 'followup' ? 'user' : item.mode, messageId: item.messageId })),
       }))
       if (decision.action === 'reject') return { reason: 'blocked', error: { code: 'PRE_STEP_REJECTED', message: decision.reason } }
       session.append('step/start', { turnId, step })

@@ -19,6 +19,7 @@ export interface AgentInit {
   disposeScope: () => Promise<void>
   parent?: Agent
   systemPrompt?: string
+  maxSteps?: number
 }
 
 /**
@@ -34,6 +35,8 @@ export class Agent {
   readonly children = new Set<Agent>()
   /** A whole system prompt for this agent instead of the assembled one (SDK `systemPrompt`). */
   readonly systemPrompt: string | undefined
+  /** This agent's own step limit per turn (a run option), below the loop's setting. */
+  maxSteps: number | undefined
   status: AgentStatus = 'idle'
   lastResult: TurnResult | undefined
 
@@ -48,6 +51,7 @@ export class Agent {
     this.scope = init.scope
     this.parent = init.parent
     this.systemPrompt = init.systemPrompt
+    this.maxSteps = init.maxSteps
     this.disposeScope = init.disposeScope
     this.parent?.children.add(this)
   }

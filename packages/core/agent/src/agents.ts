@@ -3,6 +3,7 @@ import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { EFFORTS, type Route } from '@dsh/llm'
 import type { Session } from '@dsh/session'
+import type {} from '@dsh/app'
 import { Agent, type AgentHost } from './agent.ts'
 import type { QueuedInput, TurnResult } from './types.ts'
 
@@ -29,6 +30,8 @@ export interface AgentOptions {
   route?: Route
   parent?: Agent
   systemPrompt?: string
+  /** A step limit per turn for this agent only (e.g. `dsh --max-steps`); the loop's setting still caps it. */
+  maxSteps?: number
 }
 
 export interface Config {
@@ -64,6 +67,12 @@ export class Agents extends Service {
       },
     }
     ctx.effect(() => () => this.disposeAll(), 'dispose agents')
+    // Disposal tears every row down at once; draining first lets each turn end and flush while the log and
+    // its storage are still up (a cancelled turn is logged `aborted`, never cut off). Registered at launch,
+    // after every surface's own `app/draining` listener, so a surface ends its turns its own way first.
+    ctx.on('app/launched', () => {
+      ctx.on('app/draining', () => this.disposeAll())
+    })
   }
 
   /** A new agent on a new session in `cwd`. */
@@ -108,7 +117,7 @@ export class Agents extends Service {
     const fiber = this.ctx.plugin({ name: `agent:${id}`, apply: (inner: Context) => void (scope = inner) })
     await fiber // cordis applies a plugin asynchronously: the scope exists only once its fiber is active
     if (!scope) throw new Error(`agent ${id}: its scope did not start`)
-    const agent = new Agent(this.host, { id, session, scope, disposeScope: () => fiber.dispose(), parent: options.parent, systemPrompt: options.systemPrompt })
+    const agent = new Agent(this.host, { id, session, scope, disposeScope: () => fiber.dispose(), parent: options.parent, systemPrompt: options.systemPrompt, maxSteps: options.maxSteps })
     this.agents.set(id, agent)
     return agent
   }

@@ -24,7 +24,7 @@ export interface TurnResult {
 
 export type AgentStatus = 'idle' | 'running' | 'disposed'
 
-export type PreStepDecision = { action: 'enter'; messages: { content: (TextBlock | ImageBlock)[]; source: UserMessageSource }[] } | { action: 'reject'; reason: string }
+export type PreStepDecision = { action: 'enter'; messages: { content: (TextBlock | ImageBlock)[]; source: UserMessageSource; messageId?: string }[] } | { action: 'reject'; reason: string }
 
 export interface PreStep {
   agent: Agent

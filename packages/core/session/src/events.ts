@@ -22,7 +22,8 @@ export interface SessionEventMap {
   'turn/end': { turnId: string; reason: TurnEndReason; error?: ErrorData }
   'step/start': { turnId: string; step: number }
   'step/end': { turnId: string; step: number; finish: FinishReason }
-  'user/message': { content: (TextBlock | ImageBlock)[]; source: UserMessageSource; replaces?: { fromSeq: number; toSeq: number } }
+  /** `messageId` is the receipt a surface gave the caller for this input (followup/steer/inject). */
+  'user/message': { content: (TextBlock | ImageBlock)[]; source: UserMessageSource; replaces?: { fromSeq: number; toSeq: number }; messageId?: string }
   'assistant/chunk': { kind: 'text' | 'reasoning'; text: string }
   'assistant/message': {
     content: (TextBlock | ReasoningBlock | ToolCallBlock)[]

@@ -21,7 +21,8 @@ export interface Config {
 
 interface Registered {
   tool: ToolDefinition
-  validate: ValidateFunction
+  /** Compiled on first use: compiling every schema at boot costs start-up time for tools never called. */
+  validate: ValidateFunction | undefined
   /** Visible to this agent only; undefined: to every agent. */
   agentId?: string
 }
@@ -50,7 +51,10 @@ export class Tools extends Service {
    * agent's scope). A name may be registered once per visibility; an agent-scoped tool shadows a global one.
    */
   register(ctx: Context, tool: ToolDefinition, options: { agentId?: string } = {}): void {
-    const entry: Registered = { tool, validate: compileParameters(tool.name, tool.parameters), agentId: options.agentId }
+    if (!tool.parameters || typeof tool.parameters !== 'object' || (tool.parameters as any).type !== 'object') {
+      throw new Error(`tool "${tool.name}" must declare its parameters as a JSON Schema of type "object"`)
+    }
+    const entry: Registered = { tool, validate: undefined, agentId: options.agentId }
     ctx.effect(() => {
       const list = this.registered.get(tool.name) ?? []
       if (list.some((other) => other.agentId === entry.agentId)) {
@@ -69,7 +73,10 @@ export class Tools extends Service {
   resolve(name: string, agentId: string): { tool: ToolDefinition; validate: ValidateFunction } | undefined {
     const list = this.registered.get(name)
     if (!list) return undefined
-    return list.find((entry) => entry.agentId === agentId) ?? list.find((entry) => entry.agentId === undefined)
+    const entry = list.find((candidate) => candidate.agentId === agentId) ?? list.find((candidate) => candidate.agentId === undefined)
+    if (!entry) return undefined
+    entry.validate ??= compileParameters(entry.tool.name, entry.tool.parameters)
+    return { tool: entry.tool, validate: entry.validate }
   }
 
   /** Tools visible to an agent, sorted by name (a stable order keeps the request prefix cacheable). */

@@ -35,13 +35,16 @@ export interface Config {
   script: ScriptedResponse[]
 }
 
+/** A nested object that may be absent (schemastery would otherwise fill `{}` and demand its required keys). */
+const optional = <T>(schema: Schema<T>) => Schema.union([schema, Schema.const(undefined)]) as unknown as Schema<T | undefined>
+
 const responseSchema = Schema.object({
   text: Schema.string(),
   reasoning: Schema.string(),
   toolCalls: Schema.array(Schema.object({ id: Schema.string(), name: Schema.string().required(), arguments: Schema.any() })),
-  usage: Schema.object({ input: Schema.natural(), output: Schema.natural(), cacheRead: Schema.natural(), cacheWrite: Schema.natural() }),
+  usage: optional(Schema.object({ input: Schema.natural(), output: Schema.natural(), cacheRead: Schema.natural(), cacheWrite: Schema.natural() })),
   finish: Schema.union(['stop', 'tool-calls', 'max-tokens', 'aborted', 'error'] as const),
-  error: Schema.object({ code: Schema.union(LLM_ERROR_CODES).required(), message: Schema.string(), retryAfterMs: Schema.natural() }),
+  error: optional(Schema.object({ code: Schema.union(LLM_ERROR_CODES).required(), message: Schema.string(), retryAfterMs: Schema.natural() })),
   hang: Schema.boolean(),
   pieces: Schema.natural().min(1),
   delayMs: Schema.natural(),
@@ -66,12 +69,12 @@ const wait = (ms: number, signal: AbortSignal) =>
  */
 export default class ScriptedLlm extends Service implements LlmAdapter {
   static inject = ['llm']
-  static Config: Schema<Config> = Schema.object({
+  static Config = Schema.object({
     record: Schema.boolean().default(true).description('Keep a copy of every request in `requests` (off for benchmarks: copying is the fake model\'s cost, not the harness\'s).'),
     provider: Schema.string().default('scripted').description('Provider name routes use to reach this adapter.'),
     models: Schema.array(Schema.object({ id: Schema.string().required(), contextWindow: Schema.natural().default(128_000), images: Schema.boolean().default(false) })).default([{ id: 'scripted-1', contextWindow: 128_000, images: false }]),
     script: Schema.array(responseSchema).default([]).description('Responses, in order.'),
-  })
+  }) as unknown as Schema<Config>
 
   readonly provider: string
   readonly requests: RecordedRequest[] = []

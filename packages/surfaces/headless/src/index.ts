@@ -1,0 +1,86 @@
+import type { Context } from '@dsh/cordis'
+import type { DrainReason } from '@dsh/app'
+import type {} from '@dsh/agent'
+import type {} from '@dsh/approval'
+import { UsageError } from '@dsh/cmdline'
+import type {} from '@dsh/llm'
+import { SessionError } from '@dsh/session'
+import type {} from '@dsh/tools'
+import { listSessions, showSession } from './commands.ts'
+import { Config } from './config.ts'
+import { readInvocation } from './options.ts'
+import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
+import { readAll } from './stdin.ts'
+
+export { Config }
+export { jsonLine, type JsonLine } from './json-lines.ts'
+export { readInvocation, type Invocation, type RunInvocation, type ListInvocation, type ShowInvocation, type SessionSource } from './options.ts'
+
+export const name = 'headless'
+export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools']
+
+/** Session errors that mean the user named something that is not there (or a seq that cannot be forked). */
+const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE'])
+
+/**
+ * The headless surface (docs/architecture.md, "Boot and the process"): when the launcher hands over the
+ * launch (`app/launched`), it runs one command from the tree's arguments — a task, a resume, a fork, or a
+ * sessions listing — and ends the launch with `ctx.app.requestExit(code)`. On SIGINT the launcher's
+ * `app/draining` lets it cancel the running turn and wait until the log holds its `turn/end`.
+ */
+export function apply(ctx: Context, config: Config) {
+  let run: HeadlessRun | undefined
+  // A reader that goes away (`dsh sessions show <id> --json | head`) ends the output, not the run: without
+  // a listener, EPIPE on stdout would be an uncaught error event.
+  let stdoutClosed = false
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') ctx.logger('headless').warn(`stdout: ${error.message}`)
+    stdoutClosed = true
+  }
+  ctx.effect(() => {
+    process.stdout.on('error', onStdoutError)
+    return () => void process.stdout.off('error', onStdoutError)
+  }, 'stdout errors')
+  const io: RunIO = {
+    stdout: { write: (text) => stdoutClosed || process.stdout.write(text) },
+    stderr: process.stderr,
+    readStdin: (signal) => readAll(process.stdin, signal),
+  }
+
+  let disposed = false
+  ctx.effect(() => () => void (disposed = true), 'launch ended')
+  ctx.on('app/launched', () => {
+    void launch()
+      // A failed write to a closed pipe reports its EPIPE on a later tick: let it reach our listener first.
+      .then((code) => new Promise<number>((resolve) => setImmediate(() => resolve(code))))
+      .then((code) => {
+        if (!disposed) ctx.app.requestExit(code) // after a signal the launcher has already ended the launch
+      })
+  })
+  ctx.on('app/draining', async (reason: DrainReason) => {
+    await run?.interrupt(reason)
+  })
+
+  async function launch(): Promise<number> {
+    try {
+      const invocation = readInvocation(ctx.cmdlineArgs.argv, (options, argv) => ctx.cmdlineArgs.parse(options, argv))
+      if (invocation.command === 'sessions-list') return await listSessions(ctx, config, invocation, io)
+      if (invocation.command === 'sessions-show') return await showSession(ctx, config, invocation, io)
+      run = new HeadlessRun(ctx, config, invocation, io)
+      return await run.execute()
+    } catch (error: any) {
+      // After SIGINT the tree is going away under the run: the interruption is the story, not the fallout.
+      if (run?.interruption) return run.interruption.code
+      const code = exitCodeOf(error)
+      io.stderr.write(`dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${error?.message ?? error}\n`)
+      return code
+    }
+  }
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError) return 2
+  if (error instanceof RunFailure) return error.exitCode
+  if (error instanceof SessionError && USER_SESSION_ERRORS.has(error.code)) return 2
+  return 1
+}

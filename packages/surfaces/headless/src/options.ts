@@ -1,0 +1,141 @@
+import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
+import { EFFORTS, type Effort } from '@dsh/llm'
+
+/** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
+const RUN_OPTIONS = {
+  json: { type: 'boolean' },
+  approve: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  effort: { type: 'string' },
+  permission: { type: 'string' },
+  'max-steps': { type: 'string' },
+  resume: { type: 'string' },
+  fork: { type: 'string' },
+  at: { type: 'string' },
+  cwd: { type: 'string' },
+} as const satisfies OptionSpec
+
+const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+
+/** Every flag any headless command knows: the first, lenient pass that finds the command word. */
+const ALL_OPTIONS = { ...RUN_OPTIONS, ...LIST_OPTIONS, ...SHOW_OPTIONS } as const satisfies OptionSpec
+
+/** Where a run's session comes from. */
+export type SessionSource = { kind: 'new'; cwd?: string } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string; atSeq: number }
+
+export interface RunInvocation {
+  command: 'run'
+  /** The task; absent means "read it from stdin". */
+  task?: string
+  source: SessionSource
+  json: boolean
+  approve: boolean
+  quiet: boolean
+  route: { provider?: string; model?: string; effort?: Effort }
+  permission?: string
+  maxSteps?: number
+}
+
+export interface ListInvocation {
+  command: 'sessions-list'
+  cwd?: string
+  all: boolean
+  json: boolean
+}
+
+export interface ShowInvocation {
+  command: 'sessions-show'
+  id: string
+  audit: boolean
+  json: boolean
+}
+
+export type Invocation = RunInvocation | ListInvocation | ShowInvocation
+
+type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
+
+/**
+ * Reads the tree's arguments into one invocation. `parse` is `ctx.cmdlineArgs.parse` (strict: an unknown
+ * flag throws UsageError naming it). Command words (`sessions`, `resume`, `fork`) are the first positional;
+ * each command then accepts only its own flags.
+ */
+export function readInvocation(argv: readonly string[], parse: Parser): Invocation {
+  const [word, ...rest] = parse(ALL_OPTIONS, argv).positionals
+  if (word === 'sessions') return readSessions(rest, argv, parse)
+  const { values, positionals } = parse(RUN_OPTIONS, argv)
+  let source: SessionSource
+  let words = positionals
+  if (word === 'resume' || word === 'fork') {
+    const id = positionals[1]
+    if (id === undefined) throw new UsageError(`${word} needs a session id (dsh ${word === 'resume' ? 'resume <id> "more"' : 'fork <id> --at <seq> "task"'})`)
+    if (values.resume !== undefined || values.fork !== undefined) throw new UsageError(`dsh ${word} <id> takes no --resume or --fork`)
+    words = positionals.slice(2)
+    source = word === 'resume' ? { kind: 'resume', id } : { kind: 'fork', id, atSeq: forkSeq(values.at) }
+  } else if (values.resume !== undefined) {
+    if (values.fork !== undefined) throw new UsageError('--resume and --fork cannot be combined')
+    source = { kind: 'resume', id: values.resume }
+  } else if (values.fork !== undefined) {
+    source = { kind: 'fork', id: values.fork, atSeq: forkSeq(values.at) }
+  } else {
+    source = { kind: 'new', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}) }
+  }
+  if (source.kind !== 'fork' && values.at !== undefined) throw new UsageError('--at only goes with --fork <id> (or dsh fork <id> --at <seq>)')
+  if (source.kind !== 'new' && values.cwd !== undefined) throw new UsageError(`--cwd cannot be combined with ${source.kind}: a session keeps the directory it was created in`)
+  const task = words.join(' ').trim()
+  return {
+    command: 'run',
+    ...(words.length ? { task } : {}),
+    source,
+    json: !!values.json,
+    approve: !!values.approve,
+    quiet: !!values.quiet,
+    route: {
+      ...(values.provider !== undefined ? { provider: nonEmpty('--provider', values.provider) } : {}),
+      ...(values.model !== undefined ? { model: nonEmpty('--model', values.model) } : {}),
+      ...(values.effort !== undefined ? { effort: effort(values.effort) } : {}),
+    },
+    ...(values.permission !== undefined ? { permission: nonEmpty('--permission', values.permission) } : {}),
+    ...(values['max-steps'] !== undefined ? { maxSteps: positiveInteger('--max-steps', values['max-steps']) } : {}),
+  }
+}
+
+function readSessions(rest: string[], argv: readonly string[], parse: Parser): Invocation {
+  const [sub = 'list', ...more] = rest
+  if (sub === 'list') {
+    const { values } = parse(LIST_OPTIONS, argv)
+    if (more.length) throw new UsageError(`dsh sessions list takes no arguments (got "${more.join(' ')}")`)
+    return { command: 'sessions-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), all: !!values.all, json: !!values.json }
+  }
+  if (sub === 'show') {
+    const { values } = parse(SHOW_OPTIONS, argv)
+    const [id, ...extra] = more
+    if (id === undefined) throw new UsageError('dsh sessions show needs a session id (see dsh sessions list)')
+    if (extra.length) throw new UsageError(`dsh sessions show takes one session id (got "${more.join(' ')}")`)
+    return { command: 'sessions-show', id, audit: !!values.audit, json: !!values.json }
+  }
+  throw new UsageError(`unknown sessions command "${sub}" (expected list or show)`)
+}
+
+function forkSeq(at: string | undefined): number {
+  if (at === undefined) throw new UsageError('a fork needs --at <seq>: the last event it keeps (see dsh sessions show <id>)')
+  if (!/^\d+$/.test(at)) throw new UsageError(`--at must be an event number (a whole number ≥ 0), got "${at}"`)
+  return Number(at)
+}
+
+function positiveInteger(flag: string, text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${flag} must be a whole number ≥ 1, got "${text}"`)
+  return Number(text)
+}
+
+function effort(text: string): Effort {
+  if (!(EFFORTS as readonly string[]).includes(text)) throw new UsageError(`--effort must be one of ${EFFORTS.join(', ')}, got "${text}"`)
+  return text as Effort
+}
+
+function nonEmpty(flag: string, text: string): string {
+  if (!text.trim()) throw new UsageError(`${flag} needs a value`)
+  return text
+}

@@ -1,0 +1,28 @@
+// Progress lines are for a person at a terminal: the real binary under a real PTY shows them; piped, it does
+// not (run.test.ts checks the piped stderr is empty).
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { spawn } from 'node-pty'
+import { dshBin, makeWorld, type World } from './test-support/dsh.ts'
+
+let world: World
+beforeEach(async () => {
+  world = await makeWorld()
+})
+afterEach(async () => {
+  await world.dispose()
+})
+
+test('on a terminal, stderr shows thinking, each tool call with its summary, and the tokens used', async () => {
+  world.write('notes.txt', 'remember the milk\n')
+  world.llm.enqueue(
+    { reasoning: 'Read the notes first.', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }], usage: { input: 100, output: 20, cacheRead: 50 } },
+    { text: 'Remember the milk.', usage: { input: 10, output: 5, cacheRead: 150 } },
+  )
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'what do the notes say?'], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  let screen = ''
+  terminal.onData((data) => (screen += data))
+  const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
+  const lines = screen.replace(/\r/g, '').split('\n')
+  expect(code).toBe(0)
+  expect(lines).toEqual(['thinking…', '  tokens: 150 in (50 cached), 20 out', '→ read notes.txt', '  tokens: 310 in (200 cached), 25 out', 'Remember the milk.', ''])
+})

@@ -1,0 +1,252 @@
+import { realpathSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import type { DrainReason } from '@dsh/app'
+import type { Agent } from '@dsh/agent'
+import type {} from '@dsh/approval'
+import { UsageError } from '@dsh/cmdline'
+import { LlmError, type Route } from '@dsh/llm'
+import type { PermissionPresets } from '@dsh/permission-presets'
+import type { Session, SessionEvent } from '@dsh/session'
+import type { Config } from './config.ts'
+import { jsonLine } from './json-lines.ts'
+import type { RunInvocation } from './options.ts'
+import { Progress } from './progress.ts'
+import { oneLine, summarizeArguments } from './text.ts'
+
+/** Where a run writes: stdout gets the answer (or `--json` lines), stderr everything for people. */
+export interface RunIO {
+  stdout: { write(text: string): unknown }
+  stderr: { write(text: string): unknown; isTTY?: boolean }
+  /** The task from stdin, or undefined when stdin is a terminal. Rejects when `signal` aborts. */
+  readStdin(signal: AbortSignal): Promise<string | undefined>
+}
+
+/** A run ended for a reason the user must see: one line on stderr, then this exit code. */
+export class RunFailure extends Error {
+  override name = 'RunFailure'
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A refused approval: the model may carry on without it, but the run did not do what was asked. */
+interface Refusal {
+  tool: string
+  summary: string
+  by: string
+  note?: string
+}
+
+/**
+ * One headless run (`dsh "task"`, `--resume`, `--fork`): opens the session, checks the model can be reached,
+ * applies the run's options to the agent (route, permission preset, approval answerer, step limit), sends
+ * the task, waits until the agent is idle and reports. `interrupt()` is the SIGINT path: it cancels the turn
+ * and waits until its `turn/end` is logged and flushed.
+ */
+export class HeadlessRun {
+  private readonly stop = new AbortController()
+  private opening: Promise<Agent> | undefined
+  private agent: Agent | undefined
+  private turnStarted = false
+  private interruptedBy: DrainReason | undefined
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly config: Config,
+    private readonly invocation: RunInvocation,
+    private readonly io: RunIO,
+  ) {}
+
+  /** Runs to the end and returns the exit code (RunFailure and UsageError are thrown for the caller to print). */
+  async execute(): Promise<number> {
+    const { ctx, invocation, io } = this
+    const task = invocation.task ?? (await this.taskFromStdin())
+    if (this.stop.signal.aborted) return this.interrupted()
+    if (!task) throw new UsageError('no task: give it as an argument (dsh "fix the failing test") or on stdin')
+
+    const refusals: Refusal[] = []
+    const progress = io.stderr.isTTY && !invocation.quiet ? new Progress((text) => io.stderr.write(`${text}\n`), (name, args) => this.describeCall(name, args), this.config.summaryChars) : undefined
+    let mine: Session | undefined
+    // First among the listeners: others may append to a new session from theirs (model-routes logs its route).
+    const watchOpen = ctx.on('session/opened', (session) => void (mine ??= session), { prepend: true })
+    const watchEvents = ctx.on('session/event', (session, event) => {
+      if (session !== mine) return
+      if (invocation.json) io.stdout.write(jsonLine(session.id, event))
+      progress?.event(event)
+      if (event.type === 'approval/decided') this.noteDecision(session, event, refusals)
+    })
+    try {
+      const presets = this.permissionPresets()
+      const agent = (this.agent = await (this.opening = this.open()))
+      await this.checkRoute(agent)
+      if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission)
+      // On the agent's scope: the answerer ends with the agent.
+      if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'))
+      if (this.stop.signal.aborted) return this.interrupted()
+
+      agent.followup(task)
+      this.turnStarted = true
+      const result = await agent.whenIdle()
+      if (this.interruptedBy) return this.interrupted()
+      if (!result) throw new RunFailure(1, 'the agent ended without a result')
+      if (!invocation.json && result.text) io.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+      if (result.reason !== 'completed') {
+        const why = result.error ? `${result.error.message} (${result.error.code})` : 'no error was recorded'
+        throw new RunFailure(1, `the turn ended ${result.reason}: ${why}; session ${agent.session.id}`)
+      }
+      const refused = refusals[0]
+      if (refused) {
+        const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : ''
+        throw new RunFailure(1, `approval refused for ${this.label(refused)}${more}; ${this.approvalHint(refused)}`)
+      }
+      return 0
+    } finally {
+      watchOpen()
+      watchEvents()
+    }
+  }
+
+  /** Set once a signal interrupted the run. */
+  get interruption(): DrainReason | undefined {
+    return this.interruptedBy
+  }
+
+  /** The SIGINT/SIGTERM path, before the tree is disposed: cancel the turn, wait for its end to be flushed. */
+  async interrupt(reason: DrainReason): Promise<void> {
+    if (reason.signal === undefined) return // the run itself asked to exit: nothing is running
+    this.interruptedBy = reason
+    this.stop.abort()
+    // An agent still being opened (a resume repairing its log) is waited for, so it is cancelled too.
+    const agent = this.agent ?? (await this.opening?.catch(() => undefined))
+    if (!agent) return
+    agent.cancel(`interrupted by ${reason.signal}`)
+    await agent.whenIdle()
+    await agent.session.flush()
+  }
+
+  /** The exit after a signal; says where the work is when there is a session to come back to. */
+  private interrupted(): number {
+    const reason = this.interruptedBy
+    const session = this.agent?.session
+    if (session && !this.invocation.quiet) {
+      const cancelled = this.turnStarted ? ': the turn was cancelled' : ''
+      this.io.stderr.write(`dsh: interrupted by ${reason?.signal ?? 'a signal'}${cancelled}; session ${session.id} is saved (continue it with: dsh resume ${session.id} "…")\n`)
+    }
+    return reason?.code ?? 130
+  }
+
+  private async taskFromStdin(): Promise<string | undefined> {
+    try {
+      return (await this.io.readStdin(this.stop.signal))?.trim()
+    } catch (error) {
+      if (this.stop.signal.aborted) return undefined
+      throw error
+    }
+  }
+
+  private async open(): Promise<Agent> {
+    const { ctx, invocation } = this
+    const source = invocation.source
+    // --max-steps is this run's own limit: the loop's `agent.maxSteps` setting still caps it.
+    const limits = invocation.maxSteps !== undefined ? { maxSteps: invocation.maxSteps } : {}
+    if (source.kind === 'resume') return ctx.agents.resume(source.id, limits)
+    if (source.kind === 'fork') return ctx.agents.fork(source.id, source.atSeq, limits)
+    return ctx.agents.create({ cwd: workingDirectory(ctx.app.cwd, source.cwd), ...limits })
+  }
+
+  /**
+   * The route in force after the run's `--provider/--model/--effort`, checked with the adapter's `ready()`
+   * before anything is appended or sent: a missing key fails here, before the first request.
+   */
+  private async checkRoute(agent: Agent): Promise<void> {
+    const { ctx } = this
+    const wanted = this.invocation.route
+    const current = agent.route
+    let route: Route = { ...current }
+    let adapter
+    try {
+      if (wanted.provider !== undefined && wanted.provider !== current.provider) {
+        adapter = ctx.llm.adapter(wanted.provider)
+        const model = wanted.model ?? (await adapter.models())[0]?.id
+        if (!model) throw new UsageError(`--provider ${wanted.provider}: the provider lists no models; give --model`)
+        route = { provider: wanted.provider, model }
+      }
+      if (wanted.model !== undefined) route.model = wanted.model
+      if (wanted.effort !== undefined) route.effort = wanted.effort
+      adapter ??= ctx.llm.adapter(route.provider)
+    } catch (error) {
+      if (error instanceof LlmError && error.code === 'UNKNOWN_PROVIDER') throw wanted.provider !== undefined ? new UsageError(error.message) : new RunFailure(1, error.message)
+      throw error
+    }
+    const ready = await adapter.ready?.(route)
+    if (ready && !ready.ok) throw new RunFailure(1, `${route.provider}/${route.model} cannot be used: ${ready.error.message}`)
+    if (JSON.stringify(route) !== JSON.stringify(current)) agent.setRoute(route)
+  }
+
+  /** The presets service when `--permission` is given and names a preset (checked before a session exists). */
+  private permissionPresets(): PermissionPresets | undefined {
+    const name = this.invocation.permission
+    if (name === undefined) return undefined
+    // Looked up, not injected: the surface also runs in compositions without presets, where only this flag fails.
+    const presets = this.ctx.get('permissionPresets') as PermissionPresets | undefined
+    if (!presets) throw new RunFailure(1, `--permission ${name}: no permission presets plugin is mounted in this profile`)
+    try {
+      presets.get(name)
+    } catch (error: any) {
+      if (error?.code === 'UNKNOWN_PRESET') throw new UsageError(`--permission: ${error.message}`)
+      throw error
+    }
+    return presets
+  }
+
+  private noteDecision(session: Session, event: SessionEvent, refusals: Refusal[]): void {
+    const decided = event.data as { requestId: string; answer: string; by: string; note?: string }
+    if (decided.answer === 'allow_once') return
+    const asked = session.all('approval/asked').find((candidate) => candidate.data.requestId === decided.requestId)?.data
+    const refusal: Refusal = { tool: asked?.tool ?? 'a tool', summary: asked?.summary ?? '', by: decided.by, ...(decided.note ? { note: decided.note } : {}) }
+    refusals.push(refusal)
+    if (!this.invocation.quiet && !this.interruptedBy) this.io.stderr.write(`dsh: refused ${this.label(refusal)}; ${this.approvalHint(refusal)}\n`)
+  }
+
+  /** `bash: rm -rf build` (tools' summaries usually name the tool already). */
+  private label(refusal: Refusal): string {
+    const summary = oneLine(refusal.summary, this.config.summaryChars)
+    return summary.startsWith(refusal.tool) ? summary : `${refusal.tool}: ${summary}`
+  }
+
+  private approvalHint(refusal: Refusal): string {
+    if (refusal.by === 'no-answerer') return 'nobody answers approvals in a headless run: rerun with --approve to allow such calls'
+    return `decided by ${refusal.by}${refusal.note ? ` (${refusal.note})` : ''}`
+  }
+
+  private describeCall(name: string, args: unknown): string {
+    let summary: string | undefined
+    try {
+      const tool = this.agent && this.ctx.tools.resolve(name, this.agent.id)?.tool
+      summary = tool?.summarize?.(args)
+    } catch {
+      // A summary is a courtesy: a tool whose summarize() throws on odd arguments still runs and is shown raw.
+    }
+    if (summary === undefined) return `${name} ${summarizeArguments(args, this.config.summaryChars)}`.trimEnd()
+    const short = oneLine(summary, this.config.summaryChars)
+    return short.startsWith(name) ? short : `${name}: ${short}`
+  }
+}
+
+/** The directory a new session runs in: `--cwd` (relative to where dsh started) or the start directory. */
+export function workingDirectory(start: string, given: string | undefined): string {
+  if (given === undefined) return start
+  const dir = resolve(start, given)
+  let isDir = false
+  try {
+    isDir = statSync(dir).isDirectory()
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new UsageError(`--cwd ${given}: not a directory`)
+  return realpathSync(dir)
+}

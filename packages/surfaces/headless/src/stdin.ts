@@ -1,0 +1,24 @@
+/**
+ * Reads all of `stream` as text, or resolves undefined at once when it is a terminal (a person would have
+ * to type the task: they give it as an argument instead). Rejects when `signal` aborts, leaving the stream
+ * paused so it no longer holds the process.
+ */
+export function readAll(stream: NodeJS.ReadStream, signal: AbortSignal): Promise<string | undefined> {
+  if (stream.isTTY) return Promise.resolve(undefined)
+  return new Promise((resolve, reject) => {
+    let text = ''
+    const onData = (chunk: string) => void (text += chunk)
+    const done = () => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError)
+      signal.removeEventListener('abort', onAbort)
+      stream.pause()
+    }
+    const onEnd = () => (done(), resolve(text))
+    const onError = (error: Error) => (done(), reject(error))
+    const onAbort = () => (done(), reject(signal.reason ?? new Error('aborted')))
+    if (signal.aborted) return onAbort()
+    stream.setEncoding('utf8')
+    stream.on('data', onData).on('end', onEnd).on('error', onError)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}

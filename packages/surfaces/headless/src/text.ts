@@ -1,0 +1,36 @@
+import type { SessionSummary } from '@dsh/session'
+
+/** One line of at most `max` characters: whitespace collapsed, cut with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat
+}
+
+/** The text blocks of a content array, joined. */
+export function textOf(content: readonly { type: string; text?: string }[]): string {
+  return content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('')
+}
+
+/** Local time as `YYYY-MM-DD HH:MM:SS` (listings are read by people in their own zone). */
+export function localTime(epochMs: number): string {
+  const d = new Date(epochMs)
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`
+}
+
+/** A short human summary of tool arguments when the tool gives none: its first string value, else JSON. */
+export function summarizeArguments(args: unknown, max: number): string {
+  if (args && typeof args === 'object' && !Array.isArray(args)) {
+    const first = Object.values(args).find((value) => typeof value === 'string')
+    if (typeof first === 'string') return oneLine(first, max)
+  }
+  return oneLine(typeof args === 'string' ? args : JSON.stringify(args) ?? '', max)
+}
+
+/** The listing row of one session: id, last activity, turns, status, title or first prompt. */
+export function sessionRow(summary: SessionSummary, titleChars: number): string {
+  const status = summary.live ? 'running' : summary.status === 'open' ? 'interrupted' : 'idle'
+  const title = summary.title ?? summary.firstPrompt ?? '(no prompt)'
+  const turns = `${summary.turns} turn${summary.turns === 1 ? '' : 's'}`
+  return [summary.id, localTime(summary.updatedAt), turns.padStart(9), status.padEnd(11), oneLine(title, titleChars)].join('  ')
+}
