@@ -36,3 +36,4 @@ const step = (title, command, args) => {
 
 step('install', 'pnpm', ['install', '--frozen-lockfile', '--reporter=append-only'])
 step('build', 'pnpm', ['run', '--silent', 'build'])
+step('web app', 'pnpm', ['--filter', '@dsh/web-app', 'run', '--silent', 'build'])

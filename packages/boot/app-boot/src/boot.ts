@@ -68,9 +68,12 @@ export class BootError extends Error {
     super(`the plugin tree did not boot:\n${failures.map((f) => `  row "${f.id}" (${f.name}): ${f.problem}`).join('\n')}`)
   }
 
-  /** A plugin that rejected a file the user wrote (it names the file) is a user mistake: exit 2. */
+  /**
+   * A user mistake (exit 2): a plugin rejected a file the user wrote (the error names the file) or a flag
+   * the user gave (a `UsageError` from `ctx.cmdlineArgs`).
+   */
   get isUserError(): boolean {
-    return this.failures.every((failure) => typeof (failure.cause as any)?.file === 'string')
+    return this.failures.every((failure) => typeof (failure.cause as any)?.file === 'string' || (failure.cause as any)?.name === 'UsageError')
   }
 }
 

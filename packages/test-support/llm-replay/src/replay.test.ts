@@ -13,12 +13,12 @@ afterEach(async () => {
 
 const TOOLS = "    - id: fixture-tools\n      name: '@dsh/test-harness/fixture-tools'\n"
 
-/** The log without what legitimately differs between two runs: times, turn ids, the route and the adapter's provider tag. */
+/** The log without what legitimately differs between two runs: times, turn ids, receipts, the route and the adapter's provider tag. */
 function normalized(events: readonly SessionEvent[]) {
   return events
     .filter((event) => event.type !== 'model/route' && event.type !== 'request/context')
     .map((event) => {
-      const data = JSON.parse(JSON.stringify(event.data).replace(/"turnId":"[^"]+"/g, '"turnId":"T"').replace(/"provider":"(scripted|replay)"/g, '"provider":"P"'))
+      const data = JSON.parse(JSON.stringify(event.data).replace(/"(turnId|messageId)":"[^"]+"/g, '"$1":"ID"').replace(/"provider":"(scripted|replay)"/g, '"provider":"P"'))
       return { type: event.type, data }
     })
 }

@@ -1,0 +1,82 @@
+import { useEffect, useState } from 'react'
+import { ChevronRight, CornerLeftUp, Folder, Home } from 'lucide-react'
+import type { DirectoryEntry } from '@dsh/web-protocol'
+import { call, messageOf } from '../lib/api.ts'
+
+interface Listing {
+  path: string
+  root: string
+  parent?: string
+  entries: DirectoryEntry[]
+}
+
+/** Browses folders on the machine dsh runs on (inside the user's home) and picks one. */
+export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPick: (path: string) => void; onCancel: () => void }) {
+  const [listing, setListing] = useState<Listing>()
+  const [error, setError] = useState<string>()
+  const open = (path?: string) => {
+    call('files.list', path ? { path } : {}).then(
+      (result) => {
+        setListing(result)
+        setError(undefined)
+      },
+      (failure) => setError(messageOf(failure)),
+    )
+  }
+  useEffect(() => open(start), [start])
+
+  const crumbs = listing ? crumbsOf(listing.root, listing.path) : []
+  return (
+    <div className="picker" role="dialog" aria-label="Choose a workspace folder">
+      <div className="picker-bar">
+        <button className="icon-btn" onClick={() => listing && open(listing.root)} title="Home" aria-label="Home folder">
+          <Home size={15} />
+        </button>
+        <button className="icon-btn" disabled={!listing?.parent} onClick={() => listing?.parent && open(listing.parent)} title="Up" aria-label="Parent folder">
+          <CornerLeftUp size={15} />
+        </button>
+        <div className="crumbs">
+          {crumbs.map((crumb, index) => (
+            <span key={crumb.path}>
+              {index > 0 && <ChevronRight size={12} className="muted" />}
+              <button className="crumb" onClick={() => open(crumb.path)}>
+                {crumb.name}
+              </button>
+            </span>
+          ))}
+        </div>
+      </div>
+      {error && <div className="inline-error">{error}</div>}
+      <ul className="picker-list">
+        {listing?.entries.length === 0 && <li className="muted pad">No folders here.</li>}
+        {listing?.entries.map((entry) => (
+          <li key={entry.path}>
+            <button className="picker-entry" onClick={() => open(entry.path)} onDoubleClick={() => onPick(entry.path)}>
+              <Folder size={15} /> {entry.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="picker-actions">
+        <span className="muted mono picker-current">{listing?.path}</span>
+        <button className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+        <button className="btn btn-primary" disabled={!listing} onClick={() => listing && onPick(listing.path)}>
+          Use this folder
+        </button>
+      </div>
+    </div>
+  )
+}
+
+function crumbsOf(root: string, path: string): { name: string; path: string }[] {
+  const out = [{ name: root.split('/').filter(Boolean).at(-1) ?? '/', path: root }]
+  const rest = path.slice(root.length).split('/').filter(Boolean)
+  let current = root
+  for (const part of rest) {
+    current = `${current.replace(/\/$/, '')}/${part}`
+    out.push({ name: part, path: current })
+  }
+  return out
+}

@@ -1,0 +1,164 @@
+import { useEffect, useMemo, useState } from 'react'
+import { Folder, GitBranch, Loader2, Lock, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
+import type { SearchHit, SessionListItem } from '@dsh/web-protocol'
+import { call } from '../lib/api.ts'
+import { useEmitter } from '../lib/emitter.ts'
+import { ago, basename, shortPath } from '../lib/format.ts'
+import { navigate, type Route } from '../lib/router.ts'
+import { labelOf, sessions } from '../lib/sessions.ts'
+import { stream } from '../lib/stream.ts'
+
+const SEARCH_DELAY_MS = 200
+
+interface Group {
+  cwd: string
+  items: SessionListItem[]
+  newest: number
+}
+
+function groupByWorkspace(items: SessionListItem[]): Group[] {
+  const groups = new Map<string, Group>()
+  for (const item of items) {
+    const group = groups.get(item.cwd) ?? { cwd: item.cwd, items: [], newest: 0 }
+    group.items.push(item)
+    group.newest = Math.max(group.newest, item.updatedAt)
+    groups.set(item.cwd, group)
+  }
+  for (const group of groups.values()) group.items.sort((a, b) => b.updatedAt - a.updatedAt)
+  return [...groups.values()].sort((a, b) => b.newest - a.newest)
+}
+
+/** Text search on the host (titles are filtered here at once; message text needs the logs). */
+function useTextSearch(query: string): { hits: SearchHit[]; searching: boolean } {
+  const [state, setState] = useState<{ query: string; hits: SearchHit[] }>({ query: '', hits: [] })
+  const trimmed = query.trim()
+  useEffect(() => {
+    if (!trimmed) return
+    let live = true
+    const timer = setTimeout(() => {
+      call('sessions.search', { query: trimmed }).then(
+        (result) => live && setState({ query: trimmed, hits: result.hits }),
+        () => live && setState({ query: trimmed, hits: [] }),
+      )
+    }, SEARCH_DELAY_MS)
+    return () => {
+      live = false
+      clearTimeout(timer)
+    }
+  }, [trimmed])
+  return { hits: trimmed && state.query === trimmed ? state.hits : [], searching: !!trimmed && state.query !== trimmed }
+}
+
+const CLOCK_MS = 60_000
+
+/** Re-renders every minute, so "5 min ago" stays true. */
+function useClock(): void {
+  const [, setTick] = useState(0)
+  useEffect(() => {
+    const timer = setInterval(() => setTick((tick) => tick + 1), CLOCK_MS)
+    return () => clearInterval(timer)
+  }, [])
+}
+
+export function Sidebar({ route }: { route: Route }) {
+  useClock()
+  useEmitter(sessions.changed)
+  useEmitter(stream.changed)
+  const [query, setQuery] = useState('')
+  const { hits, searching } = useTextSearch(query)
+  const needle = query.trim().toLowerCase()
+  const activeId = route.page === 'session' ? route.id : undefined
+
+  const groups = useMemo(() => {
+    if (!needle) return groupByWorkspace(sessions.items)
+    const matched = new Set(hits.map((hit) => hit.sessionId))
+    return groupByWorkspace(sessions.items.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)))
+  }, [sessions.items, needle, hits])
+  const snippets = new Map(hits.filter((hit) => hit.field === 'text').map((hit) => [hit.sessionId, hit.snippet]))
+
+  return (
+    <nav className="sidebar" aria-label="Sessions">
+      <div className="brand">
+        <span className="logo" aria-hidden>
+          <svg viewBox="0 0 32 32" width="22" height="22">
+            <rect width="32" height="32" rx="8" fill="currentColor" />
+            <path d="M9 11l5 5-5 5" fill="none" stroke="var(--logo-ink)" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+            <path d="M16 21h7" stroke="var(--logo-ink)" strokeWidth="2.6" strokeLinecap="round" />
+          </svg>
+        </span>
+        <span className="brand-name">dsh</span>
+        <span className={`conn conn-${stream.state}`} title={stream.state === 'open' ? 'Connected' : stream.state === 'connecting' ? 'Connecting…' : 'Disconnected: retrying'} />
+      </div>
+      <button className="btn btn-primary new-session" onClick={() => navigate('/')}>
+        <Plus size={16} /> New session
+      </button>
+      <label className="search">
+        <Search size={15} />
+        <input type="search" placeholder="Search sessions" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search sessions" />
+        {query && (
+          <button className="icon-btn" onClick={() => setQuery('')} aria-label="Clear search">
+            <X size={14} />
+          </button>
+        )}
+      </label>
+      <div className="session-groups">
+        {!sessions.loaded && !sessions.error && <div className="muted pad">Loading sessions…</div>}
+        {sessions.error && <div className="inline-error pad">{sessions.error}</div>}
+        {sessions.loaded && !groups.length && <div className="muted pad">{needle ? (searching ? 'Searching…' : 'No session matches.') : 'No sessions yet.'}</div>}
+        {groups.map((group) => (
+          <section key={group.cwd} className="session-group">
+            <h3 title={group.cwd}>
+              <Folder size={13} /> {basename(group.cwd)} <span className="group-path">{shortPath(group.cwd)}</span>
+            </h3>
+            <ul>
+              {group.items.map((item) => (
+                <li key={item.id}>
+                  <a
+                    href={`/s/${item.id}`}
+                    className={`session-link${item.id === activeId ? ' active' : ''}`}
+                    data-session-id={item.id}
+                    onClick={(event) => {
+                      if (event.metaKey || event.ctrlKey || event.shiftKey) return
+                      event.preventDefault()
+                      navigate(`/s/${item.id}`)
+                    }}
+                  >
+                    <span className="session-title">
+                      {item.parent && <GitBranch size={12} className="fork-mark" aria-label="forked" />}
+                      {labelOf(item)}
+                    </span>
+                    {snippets.has(item.id) && <span className="session-snippet">{snippets.get(item.id)}</span>}
+                    <span className="session-meta">
+                      {item.agent === 'running' && <Loader2 size={12} className="spin" aria-label="running" />}
+                      {item.pendingApprovals > 0 && (
+                        <span className="badge badge-warn" title="Waiting for your approval">
+                          <ShieldAlert size={11} /> {item.pendingApprovals}
+                        </span>
+                      )}
+                      {item.lockedElsewhere && <Lock size={11} aria-label="open in another dsh" />}
+                      <span>{ago(item.updatedAt)}</span>
+                      <span className="dot">·</span>
+                      <span>{item.turns === 1 ? '1 turn' : `${item.turns} turns`}</span>
+                    </span>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
+      </div>
+      <div className="sidebar-foot">
+        <a
+          href="/settings"
+          className={`foot-link${route.page === 'settings' ? ' active' : ''}`}
+          onClick={(event) => {
+            event.preventDefault()
+            navigate('/settings')
+          }}
+        >
+          <Settings size={15} /> Settings
+        </a>
+      </div>
+    </nav>
+  )
+}

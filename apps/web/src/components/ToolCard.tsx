@@ -1,0 +1,131 @@
+import { memo, useState, type ReactNode } from 'react'
+import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
+import type { Item } from '../lib/fold.ts'
+import { duration } from '../lib/format.ts'
+import { ApprovalDecision } from './Approval.tsx'
+import { Diff, DiffStat, diffOf } from './Diff.tsx'
+import { CopyButton } from './Markdown.tsx'
+
+type ToolItem = Extract<Item, { kind: 'tool' }>
+
+const PREVIEW_LINES = 24
+
+/** Long output shows its head; the rest is one click away. */
+function Output({ text, className = 'tool-output' }: { text: string; className?: string }) {
+  const [all, setAll] = useState(false)
+  const lines = text.split('\n')
+  const long = lines.length > PREVIEW_LINES
+  return (
+    <div className="output-wrap">
+      <CopyButton text={text} label="Copy output" />
+      <pre className={className}>{long && !all ? lines.slice(0, PREVIEW_LINES).join('\n') : text}</pre>
+      {long && (
+        <button className="link-btn" onClick={() => setAll(!all)}>
+          {all ? 'Show less' : `Show all ${lines.length} lines`}
+        </button>
+      )}
+    </div>
+  )
+}
+
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
+
+/** What a call is about, by tool: the command, the file, the pattern. */
+function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?: string; compact: boolean } {
+  const args = (item.args && typeof item.args === 'object' ? item.args : {}) as Record<string, unknown>
+  const path = str(args.path) ?? str(args.file_path)
+  switch (item.name) {
+    case 'bash':
+      return { icon: <Terminal size={14} />, title: <code className="command">$ {str(args.command) ?? ''}</code>, detail: str(args.description), compact: false }
+    case 'edit':
+      return { icon: <FilePen size={14} />, title: <>Edit <code>{path}</code></>, compact: false }
+    case 'write':
+      return { icon: <FilePlus size={14} />, title: <>Write <code>{path}</code></>, compact: false }
+    case 'str_replace_editor': {
+      const command = str(args.command) ?? 'view'
+      const verb = { view: 'View', create: 'Create', str_replace: 'Edit', insert: 'Insert into', undo_edit: 'Undo edit of' }[command] ?? command
+      return { icon: command === 'view' ? <FileText size={14} /> : <FilePen size={14} />, title: <>{verb} <code>{path}</code></>, compact: command === 'view' }
+    }
+    case 'read': {
+      const range = typeof args.offset === 'number' || typeof args.limit === 'number' ? ` lines ${args.offset ?? 1}–${typeof args.limit === 'number' ? Number(args.offset ?? 1) + args.limit - 1 : 'end'}` : ''
+      return { icon: <FileText size={14} />, title: <>Read <code>{path}</code>{range}</>, compact: true }
+    }
+    case 'glob':
+    case 'grep':
+      return { icon: <Search size={14} />, title: <>{item.name === 'grep' ? 'Search' : 'Find'} <code>{str(args.pattern)}</code>{str(args.path) ? <> in <code>{str(args.path)}</code></> : null}</>, compact: true }
+    default:
+      return { icon: <Wrench size={14} />, title: <code>{item.name}</code>, compact: true }
+  }
+}
+
+/** The change an editing call makes, as a diff (before and after from its arguments). */
+function changeOf(item: ToolItem): { before: string; after: string } | undefined {
+  const args = (item.args ?? {}) as Record<string, unknown>
+  if (item.name === 'edit' && typeof args.old_string === 'string' && typeof args.new_string === 'string') return { before: args.old_string, after: args.new_string }
+  if (item.name === 'write' && typeof args.content === 'string') return { before: '', after: args.content }
+  if (item.name === 'str_replace_editor') {
+    if (args.command === 'str_replace' && typeof args.old_str === 'string') return { before: args.old_str, after: str(args.new_str) ?? '' }
+    if (args.command === 'create' && typeof args.file_text === 'string') return { before: '', after: args.file_text }
+    if (args.command === 'insert' && typeof args.new_str === 'string') return { before: '', after: args.new_str }
+  }
+  return undefined
+}
+
+function StatusIcon({ item }: { item: ToolItem }) {
+  if (item.status === 'error') return <AlertTriangle size={14} className="tone-error" aria-label="failed" />
+  if (item.status === 'done') return <CheckCircle2 size={14} className="tone-ok" aria-label="done" />
+  if (item.approval && !item.approval.decided) return <span className="badge badge-warn">waiting for you</span>
+  return <Loader2 size={14} className="spin" aria-label="running" />
+}
+
+/** One tool call: bash with its output, edits as diffs, reads and searches as one compact line. */
+export const ToolCard = memo(
+  function ToolCard({ item }: { item: ToolItem }) {
+    const { icon, title, detail, compact } = describe(item)
+    const change = changeOf(item)
+    const waiting = item.approval && !item.approval.decided
+    const [open, setOpen] = useState<boolean>()
+    const expanded = open ?? (!compact || item.status === 'error' || !!waiting)
+    const stats = change ? diffOf(change.before, change.after).stats : undefined
+    const ran = item.endedAt !== undefined ? duration(item.endedAt - item.startedAt) : undefined
+    const exit = item.name === 'bash' ? /\[Exit code (\d+)\]/.exec(item.output ?? '')?.[1] : undefined
+    return (
+      <div className={`tool-card tool-${item.name} status-${item.status}${waiting ? ' waiting' : ''}${compact ? ' compact' : ''}`} data-testid={`tool-${item.name}`} data-call-id={item.callId}>
+        <button className="tool-head" onClick={() => setOpen(!expanded)} aria-expanded={expanded}>
+          {expanded ? <ChevronDown size={14} className="muted" /> : <ChevronRight size={14} className="muted" />}
+          <span className="tool-icon">{icon}</span>
+          <span className="tool-title">{title}</span>
+          {stats && <DiffStat stats={stats} />}
+          {exit && <span className="badge badge-error">exit {exit}</span>}
+          {ran && <span className="muted small">{ran}</span>}
+          <StatusIcon item={item} />
+        </button>
+        {expanded && (
+          <div className="tool-body">
+            {detail && <p className="muted small tool-detail">{detail}</p>}
+            {item.approval && (
+              <div className="tool-approval">
+                {waiting ? (
+                  <p className="waiting-note">
+                    <strong>Waiting for your approval</strong> (below): {item.approval.reason}
+                  </p>
+                ) : (
+                  <ApprovalDecision approval={item.approval} />
+                )}
+              </div>
+            )}
+            {change && <Diff before={change.before} after={change.after} />}
+            {item.error && (
+              <div className="tool-error">
+                <strong>{item.error.code}</strong> {item.error.message}
+              </div>
+            )}
+            {item.output !== undefined && !(change && item.status === 'done') && <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} />}
+            {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && <Output text={JSON.stringify(item.args, null, 2)} />}
+          </div>
+        )}
+      </div>
+    )
+  },
+  (a, b) => a.item.version === b.item.version,
+)

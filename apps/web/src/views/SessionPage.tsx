@@ -1,0 +1,214 @@
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { AlertOctagon, ArrowDown, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
+import type { InlineImage, WirePressure, WireRoute } from '@dsh/web-protocol'
+import { ApprovalButtons } from '../components/Approval.tsx'
+import { Composer } from '../components/Composer.tsx'
+import { ItemView } from '../components/Items.tsx'
+import { ContextMeter, ModelPicker, PresetPicker } from '../components/Pickers.tsx'
+import { ApiError, call, messageOf } from '../lib/api.ts'
+import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
+import { Conversation } from '../lib/conversation.ts'
+import { useEmitter } from '../lib/emitter.ts'
+import { adviceFor } from '../lib/fold.ts'
+import { navigate } from '../lib/router.ts'
+import { labelOf, sessions } from '../lib/sessions.ts'
+
+const STICK_PX = 80
+
+/** The conversation of one session: its log by page, live, with the composer and the session's controls. */
+export function SessionPage({ id }: { id: string }) {
+  const conversation = useMemo(() => new Conversation(id), [id])
+  useEffect(() => {
+    void conversation.open()
+    return () => conversation.dispose()
+  }, [conversation])
+  useEmitter(conversation.changed)
+  useEmitter(sessions.changed)
+  const [failure, setFailure] = useState<{ code: string; message: string }>()
+  const models = useModels()
+  const { view, folded } = conversation
+
+  const listed = sessions.items.find((item) => item.id === id)
+  const agent = listed?.agent !== undefined ? listed.agent : (view?.agent ?? null)
+  const running = agent === 'running' || (folded.openTurn && agent !== null)
+  const route = folded.route ?? view?.route
+  const preset = folded.preset ?? view?.preset
+  const pressure: WirePressure | undefined =
+    conversation.pressure ??
+    (folded.lastUsage && folded.window
+      ? (() => {
+          const tokens = folded.lastUsage.input + folded.lastUsage.cacheRead + folded.lastUsage.cacheWrite + folded.lastUsage.output
+          return { tokens, window: folded.window, ratio: tokens / folded.window, source: 'usage' as const }
+        })()
+      : undefined)
+  const title = listed ? labelOf(listed) : (folded.items.find((item) => item.kind === 'user') as { text?: string } | undefined)?.text ?? 'Session'
+
+  const act = async (work: () => Promise<unknown>): Promise<boolean> => {
+    setFailure(undefined)
+    try {
+      await work()
+      return true
+    } catch (error) {
+      setFailure(error instanceof ApiError ? { code: error.code, message: error.message } : { code: 'ERROR', message: messageOf(error) })
+      return false
+    }
+  }
+  const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => act(() => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) }))
+  const cancel = () => void act(() => call('agent.cancel', { sessionId: id }))
+  const setRoute = (next: WireRoute) => void act(() => call('agent.setRoute', { sessionId: id, route: next }))
+  const setPreset = (next: string) => void act(() => call('agent.setPreset', { sessionId: id, preset: next }))
+  const fork = useCallback(
+    (atSeq: number) =>
+      void act(async () => {
+        const { sessionId } = await call('sessions.fork', { sessionId: id, atSeq })
+        navigate(`/s/${sessionId}`)
+      }),
+    [id],
+  )
+
+  // Scrolling: follow new output while the reader is at the bottom; keep the reader's place when older
+  // pages are prepended above.
+  const scroller = useRef<HTMLDivElement>(null)
+  const [atBottom, setAtBottom] = useState(true)
+  const fromBottom = useRef(0)
+  const lastStart = useRef(conversation.start)
+  useLayoutEffect(() => {
+    const element = scroller.current
+    if (!element) return
+    if (lastStart.current !== conversation.start) {
+      element.scrollTop = element.scrollHeight - fromBottom.current
+      lastStart.current = conversation.start
+    } else if (atBottom) element.scrollTop = element.scrollHeight
+  })
+  const top = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const sentinel = top.current
+    const element = scroller.current
+    if (!sentinel || !element) return
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting) && conversation.loaded) {
+          fromBottom.current = element.scrollHeight - element.scrollTop
+          void conversation.loadOlder()
+        }
+      },
+      { root: element, rootMargin: '400px 0px 0px 0px' },
+    )
+    observer.observe(sentinel)
+    return () => observer.disconnect()
+  }, [conversation, conversation.loaded])
+
+  const pending = folded.pendingApprovals
+  const readOnly = !!view?.lockedElsewhere && agent === null
+
+  return (
+    <div className="session-page">
+      <header className="session-header">
+        <div className="session-heading">
+          <h2 title={title}>{title}</h2>
+          <span className="muted mono small" title={view?.cwd}>
+            <FolderOpen size={12} /> {view?.cwd}
+          </span>
+        </div>
+        <div className="session-state">
+          <ContextMeter pressure={pressure} />
+          {view?.parent && (
+            <a
+              className="badge"
+              href={`/s/${view.parent.id}`}
+              onClick={(event) => {
+                event.preventDefault()
+                navigate(`/s/${view.parent!.id}`)
+              }}
+              title="This session was forked from another"
+            >
+              <GitBranch size={11} /> forked
+            </a>
+          )}
+          {running ? (
+            <span className="badge badge-live" data-testid="session-status">
+              <Loader2 size={11} className="spin" /> running
+            </span>
+          ) : readOnly ? (
+            <span className="badge" data-testid="session-status" title="Another dsh process holds this session">
+              <Lock size={11} /> open elsewhere
+            </span>
+          ) : (
+            <span className="badge" data-testid="session-status">
+              {agent === null ? 'stored' : 'idle'}
+            </span>
+          )}
+        </div>
+      </header>
+
+      <div className="conversation" ref={scroller} onScroll={(event) => setAtBottom(event.currentTarget.scrollHeight - event.currentTarget.scrollTop - event.currentTarget.clientHeight < STICK_PX)} data-testid="conversation">
+        <div className="conversation-inner">
+          <div ref={top} />
+          {conversation.start > 0 && (
+            <button className="link-btn load-older" onClick={() => void conversation.loadOlder()} disabled={conversation.loadingOlder}>
+              {conversation.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+            </button>
+          )}
+          {!conversation.loaded && !conversation.error && (
+            <div className="muted pad">
+              <Loader2 size={14} className="spin" /> Opening session…
+            </div>
+          )}
+          {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
+          {conversation.loaded && !folded.items.length && <div className="muted pad center">Nothing here yet. Write the first message below.</div>}
+          {folded.items.map((item) => (
+            <ItemView key={item.key} item={item} sessionId={id} onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined} />
+          ))}
+        </div>
+      </div>
+
+      <div className="dock">
+        {!atBottom && (
+          <button className="to-bottom icon-btn" onClick={() => scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)} aria-label="Scroll to the latest">
+            <ArrowDown size={16} />
+          </button>
+        )}
+        {pending.map((approval) => (
+          <div key={approval.requestId} className="approval-banner" data-testid="approval-banner" role="alertdialog" aria-label={`Approve ${approval.tool}?`}>
+            <div className="approval-head">
+              <ShieldAlert size={16} />
+              <strong>Approval needed</strong>
+              <span className="tool-name">{approval.tool}</span>
+            </div>
+            <pre className="approval-summary">{approval.summary}</pre>
+            {approval.reason && <p className="approval-reason">{approval.reason}</p>}
+            <ApprovalButtons approval={approval} />
+          </div>
+        ))}
+        {failure && (
+          <div className="callout callout-error" data-testid="action-error">
+            <AlertOctagon size={15} />
+            <div>
+              <strong>{failure.code}</strong> {failure.message}
+              {adviceFor(failure.code) && <p className="advice">{adviceFor(failure.code)}</p>}
+            </div>
+          </div>
+        )}
+        {readOnly ? (
+          <div className="callout">
+            <Lock size={15} /> Another dsh process holds this session, so it is read-only here. Fork from a completed turn to continue it in this window.
+          </div>
+        ) : (
+          <Composer
+            running={running}
+            imagesRefused={imagesRefusedBy(models, route)}
+            onSend={send}
+            onCancel={cancel}
+            autoFocus
+            toolbar={
+              <>
+                <ModelPicker route={route} onChange={setRoute} />
+                <PresetPicker preset={preset} onChange={setPreset} />
+              </>
+            }
+          />
+        )}
+      </div>
+    </div>
+  )
+}

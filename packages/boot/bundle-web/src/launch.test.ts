@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process'
+import { createServer } from 'node:net'
+import { afterEach, expect, test } from 'vitest'
+import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
+import { api, cliBin, removeHome, startWeb, tempHome, type WebProcess } from './test-support/web.ts'
+
+// The launcher and the web surface as processes: what `--check`, a busy port and Ctrl+C do.
+let web: WebProcess | undefined
+let llm: MockServer | undefined
+afterEach(async () => {
+  await web?.stop()
+  if (web) removeHome(web)
+  await llm?.close()
+  web = llm = undefined
+})
+
+test('--check lists the web rows without binding a port, printing a URL or opening a browser', () => {
+  const folders = tempHome()
+  try {
+    const result = spawnSync(process.execPath, [cliBin, '--profile', 'web', '--check'], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome, BROWSER: 'false' }, encoding: 'utf8' })
+    expect(result.status).toBe(0)
+    expect(result.stdout).toMatch(/^webserver\t@dsh\/webserver\tactive$/m)
+    expect(result.stdout).toMatch(/^web-app\t@dsh\/web-app\tactive$/m)
+    expect(result.stdout).not.toContain('http://')
+  } finally {
+    removeHome(folders)
+  }
+})
+
+test('a busy port ends the launch with exit 1 and a message naming the port', async () => {
+  const blocker = createServer()
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+  const port = (blocker.address() as { port: number }).port
+  const folders = tempHome()
+  try {
+    const result = spawnSync(process.execPath, [cliBin, 'web', '--no-open', '--port', String(port)], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome }, encoding: 'utf8', timeout: 20_000 })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is in use`)
+    expect(result.stdout).not.toContain('http://')
+  } finally {
+    blocker.close()
+    removeHome(folders)
+  }
+})
+
+test('a flag the web profile does not know is refused by name', () => {
+  const folders = tempHome()
+  try {
+    const result = spawnSync(process.execPath, [cliBin, 'web', '--prot', '3'], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome }, encoding: 'utf8', timeout: 20_000 })
+    expect(result.status).not.toBe(0)
+    expect(result.stderr).toContain("Unknown option '--prot'")
+  } finally {
+    removeHome(folders)
+  }
+})
+
+test('Ctrl+C during a turn logs its end before exiting, and the session reopens idle', async () => {
+  llm = await startMockServer()
+  llm.enqueue({ text: 'Working on it, slowly', stallAfterChunks: 3 })
+  web = await startWeb({ env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  const { sessionId } = await api(web, 'sessions.create', { cwd: web.workspace })
+  await api(web, 'agent.send', { sessionId, text: 'take your time' })
+  await llm.waitForRequests(1, 10_000)
+  web.child.kill('SIGINT')
+  expect(await web.exited).toBe(130)
+
+  const again = await startWeb({ home: web.home, workspace: web.workspace })
+  try {
+    const page = await api(again, 'sessions.page', { sessionId })
+    const ends = page.events.filter((event: { type: string }) => event.type === 'turn/end')
+    expect(ends.map((event: { data: { reason: string } }) => event.data.reason)).toEqual(['aborted'])
+    expect((await api(again, 'sessions.list')).sessions[0]).toMatchObject({ id: sessionId, status: 'idle', lockedElsewhere: false })
+  } finally {
+    await again.stop()
+  }
+})

@@ -1,0 +1,130 @@
+// Test support for the web profile: the real `dsh --profile web` process, the mock model server it talks
+// to, and Debian's Chromium driven by playwright-core. Only the model is fake.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { appDir } from '@dsh/test-harness'
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../../..')
+export const cliBin = join(appDir, 'bin/dsh.js')
+export const webDist = join(repoRoot, 'apps/web/dist/index.html')
+/** Screenshots a reviewer can look at (gitignored). */
+export const screenshotDir = join(repoRoot, 'test-output/web')
+
+export const CHROMIUM = process.env.DSH_CHROMIUM ?? '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+export interface WebProcess {
+  /** `http://127.0.0.1:<port>` */
+  origin: string
+  /** The printed URL, token in its fragment. */
+  launchUrl: string
+  token: string
+  home: string
+  dshHome: string
+  workspace: string
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  /** The exit code, once the process has exited. */
+  exited: Promise<number | null>
+  /** SIGTERM (unless it already exited), then the exit code. */
+  stop(): Promise<number | null>
+}
+
+export interface WebOptions {
+  /** Extra environment (the mock server's URL, a key). */
+  env?: Record<string, string>
+  /** More arguments after `--profile web --no-open --port 0`. */
+  args?: string[]
+  /** A patch layer (YAML) written to the home and passed with --patch. */
+  patch?: string
+  /** Reuse folders (for a restart); created under one temp root otherwise. */
+  home?: string
+  workspace?: string
+  startTimeoutMs?: number
+}
+
+/** A temp root holding a fake user home (the folder picker's root), its `.dsh` and a workspace inside it. */
+export function tempHome(): { home: string; dshHome: string; workspace: string } {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-web-home-')))
+  const dshHome = join(home, '.dsh')
+  const workspace = join(home, 'projects', 'demo')
+  mkdirSync(dshHome, { recursive: true })
+  mkdirSync(workspace, { recursive: true })
+  return { home, dshHome, workspace }
+}
+
+/** Spawns `dsh --profile web --no-open --port 0` and waits for the URL it prints. */
+export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
+  const folders = options.home ? { home: options.home, dshHome: join(options.home, '.dsh'), workspace: options.workspace ?? join(options.home, 'projects', 'demo') } : tempHome()
+  const args = [cliBin, '--profile', 'web', '--no-open', '--port', '0', ...(options.args ?? [])]
+  if (options.patch) {
+    const file = join(folders.dshHome, 'test.patch.yml')
+    writeFileSync(file, options.patch)
+    args.splice(1, 0, '--patch', file)
+  }
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: folders.home, DSH_HOME: folders.dshHome, ...options.env }
+  const child = spawn(process.execPath, args, { cwd: folders.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (chunk) => (out += chunk))
+  child.stderr!.on('data', (chunk) => (err += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const launchUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dsh web printed no URL within ${options.startTimeoutMs ?? 20_000} ms\nstdout: ${out}\nstderr: ${err}`)), options.startTimeoutMs ?? 20_000)
+    const look = () => {
+      const match = /(http:\/\/\S+\/#token=\S+)/.exec(out)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    child.stdout!.on('data', look)
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`dsh web exited with ${code} before printing its URL\nstdout: ${out}\nstderr: ${err}`))
+    })
+  })
+  const url = new URL(launchUrl)
+  return {
+    origin: url.origin,
+    launchUrl,
+    token: url.hash.replace(/^#token=/, ''),
+    ...folders,
+    child,
+    exited,
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+export function removeHome(web: Pick<WebProcess, 'home'>): void {
+  rmSync(web.home, { recursive: true, force: true })
+}
+
+/** Debian's Chromium, headless, on a fresh profile (playwright creates and removes its user data dir). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does)`)
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true })
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`) })
+}
+
+/** `POST /api/<method>` from the test, with the launch token. */
+export async function api<T = any>(web: Pick<WebProcess, 'origin' | 'token'>, method: string, params: unknown = {}): Promise<T> {
+  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${web.token}` }, body: JSON.stringify(params) })
+  const body = (await response.json()) as { ok: boolean; result?: T; error?: { code: string; message: string } }
+  if (!body.ok) throw Object.assign(new Error(`${method}: ${body.error?.code} ${body.error?.message}`), { code: body.error?.code })
+  return body.result as T
+}

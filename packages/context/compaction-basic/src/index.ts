@@ -1,0 +1,223 @@
+// The shipped compaction (DESIGN §9; docs/architecture.md, "Context").
+import type { Context } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
+import { Compaction, type CompactionInput, type CompactionResult, type CompactOptions } from '@dsh/compaction'
+import type {} from '@dsh/commands'
+import { LlmError, type LlmRequest, type Message, type ModelInfo } from '@dsh/llm'
+import type { Session } from '@dsh/session'
+import type {} from '@dsh/token-meter'
+import { deriveEntries, type Entry } from './entries.ts'
+import { planSummary } from './planning.ts'
+import { SummaryError, Summarizer } from './summarize.ts'
+import { INSTRUCTION, MERGE_INSTRUCTION, PART_INSTRUCTION, PART_INTRO, SUMMARY_INTRO } from './texts.ts'
+
+export { deriveEntries, type Entry } from './entries.ts'
+export { chooseCut, pack, units, type Cut, type CutOptions, type CutResult } from './plan.ts'
+export { planSummary, type SummaryPlan } from './planning.ts'
+
+export interface Config {
+  threshold: number
+  keepRecentRatio: number
+  fitRatio: number
+  summaryMaxOutputTokens: number
+  maxDepth: number
+  overflowMargin: number
+  maxEstimateScale: number
+  keepInstructions: boolean
+  instruction: string
+  partInstruction: string
+  mergeInstruction: string
+  partIntro: string
+  summaryIntro: string
+}
+
+type Header = Pick<LlmRequest, 'route' | 'system' | 'tools'>
+
+/**
+ * Compaction at step boundaries (DESIGN §9). Before each model request (`agent/request`, after the other
+ * listeners settled the route), a session whose pressure passed `threshold` of the route's window is
+ * compacted; a request the provider refuses as too long (`agent/request-error` with
+ * `CONTEXT_WINDOW_EXCEEDED`) is compacted and retried once; `/compact` compacts on demand.
+ */
+export default class BasicCompaction extends Compaction {
+  static override inject = ['sessions', 'llm', 'tokenMeter']
+  static Config: Schema<Config> = Schema.object({
+    threshold: Schema.number().min(0.05).max(1).default(0.8).description("Context pressure (tokens / the route's window) at which a step boundary compacts."),
+    keepRecentRatio: Schema.number().min(0).max(0.9).default(0.25).description('Share of the window the most recent history may keep verbatim after a compaction.'),
+    fitRatio: Schema.number().min(0.1).max(1).default(0.9).description('Share of the window one summary request may fill, by estimate (the rest is margin for the estimate).'),
+    summaryMaxOutputTokens: Schema.natural().min(64).default(4096).description('Output tokens reserved for (and allowed to) one summary.'),
+    maxDepth: Schema.natural().min(1).default(3).description('Levels of splitting (parts, summaries of parts) before a compaction gives up.'),
+    overflowMargin: Schema.number().min(0).default(0.1).description('After a provider refuses a request as too long, estimates are scaled so that request counts as this much over the window.'),
+    maxEstimateScale: Schema.number().min(1).default(4).description('Largest factor estimates are scaled by after a refusal (a provider refusing far below the window means the catalog window is wrong, not the estimate).'),
+    keepInstructions: Schema.boolean().default(true).description('Keep a leading instructions message (AGENTS.md) verbatim instead of summarizing it.'),
+    instruction: Schema.string().role('textarea').default(INSTRUCTION).description('The request for a summary of the whole history.'),
+    partInstruction: Schema.string().role('textarea').default(PART_INSTRUCTION).description('The request for a summary of one part, when the history is summarized in parts.'),
+    mergeInstruction: Schema.string().role('textarea').default(MERGE_INSTRUCTION).description('The request that merges the summaries of parts into one.'),
+    partIntro: Schema.string().default(PART_INTRO).description('Opens each part after the first ({part}, {parts}).'),
+    summaryIntro: Schema.string().default(SUMMARY_INTRO).description('Opens the summary message the model sees.'),
+  })
+
+  private readonly inflight = new WeakMap<Agent, Promise<CompactionResult>>()
+  private readonly pending = new WeakMap<Agent, string>()
+  private readonly stepOf = new WeakMap<Agent, string>()
+  private readonly compactedAt = new WeakMap<Agent, string>()
+  private readonly failedTurn = new WeakMap<Agent, string>()
+  private readonly retriedAt = new WeakMap<Agent, string>()
+
+  constructor(ctx: Context, readonly config: Config) {
+    super(ctx)
+    ctx.on('agent/request', async (draft, next) => {
+      await next() // the route and header are settled by every other listener first
+      await this.atStepBoundary(draft)
+    })
+    // Before generic retry policies: retrying a refused request unchanged cannot succeed.
+    ctx.on('agent/request-error', (failure, next) => this.onRequestError(failure, next), { prepend: true })
+    ctx.inject(['commands'], (inner) => {
+      inner.commands.register(inner, {
+        name: 'compact',
+        description: 'Summarize the older history now to free context (optionally: what the summary should focus on).',
+        run: (args, { agent }) => this.command(agent, args),
+      })
+    })
+  }
+
+  compact(agent: Agent, options: CompactOptions): Promise<CompactionResult> {
+    if (this.inflight.has(agent)) return Promise.resolve({ ok: false, code: 'BUSY', reason: 'a compaction of this session is already running' })
+    const run = this.run(agent, options).finally(() => this.inflight.delete(agent))
+    this.inflight.set(agent, run)
+    return run
+  }
+
+  private async command(agent: Agent, focus: string): Promise<string> {
+    if (agent.running) {
+      this.pending.set(agent, focus)
+      return 'The history will be compacted before the next model request.'
+    }
+    const result = await this.compact(agent, { trigger: 'manual', ...(focus ? { focus } : {}) })
+    if (!result.ok) throw Object.assign(new Error(`compaction failed: ${result.reason}`), { code: result.code })
+    return `Compacted the history: about ${result.tokensBefore} tokens before, ${result.tokensAfter} after (${result.requests} summary request${result.requests === 1 ? '' : 's'}).`
+  }
+
+  private async atStepBoundary(draft: RequestDraft): Promise<void> {
+    const { agent } = draft
+    await this.inflight.get(agent) // a /compact started while idle lands before this request is built
+    const step = `${draft.turnId}:${draft.step}`
+    this.stepOf.set(agent, step)
+    const focus = this.pending.get(agent)
+    if (focus !== undefined) {
+      this.pending.delete(agent)
+      await this.compact(agent, { trigger: 'manual', request: draft.request, signal: draft.request.signal, ...(focus ? { focus } : {}) })
+      return
+    }
+    if (this.failedTurn.get(agent) === draft.turnId || this.compactedAt.get(agent) === step) return
+    const window = this.windowOf(draft.request)
+    if (!window) return
+    const pressure = this.ctx.tokenMeter.pressure(agent.session, { window, header: draft.request })
+    if (pressure.ratio < this.config.threshold) return
+    const result = await this.compact(agent, { trigger: 'threshold', request: draft.request, signal: draft.request.signal })
+    if (result.ok) this.compactedAt.set(agent, step)
+    else this.failedTurn.set(agent, draft.turnId) // once per turn: a failing compaction must not repeat every step
+  }
+
+  private async onRequestError(failure: RequestFailure, next: () => Promise<RetryDecision>): Promise<RetryDecision> {
+    const { agent, request } = failure
+    const step = this.stepOf.get(agent)
+    if (failure.error.code !== 'CONTEXT_WINDOW_EXCEEDED' || !step || this.retriedAt.get(agent) === step) return next()
+    const window = this.windowOf(request)
+    const estimated = this.ctx.tokenMeter.estimateRequest(request)
+    const estimateScale = window && estimated < window ? Math.min(this.config.maxEstimateScale, (window / estimated) * (1 + this.config.overflowMargin)) : 1
+    const result = await this.compact(agent, { trigger: 'overflow', request, signal: request.signal, estimateScale })
+    if (!result.ok) return next()
+    this.retriedAt.set(agent, step) // the same step retries once with the compacted history
+    this.compactedAt.set(agent, step)
+    return { retry: true, delayMs: 0, reason: 'the provider refused the request as too long; the history was compacted' }
+  }
+
+  private describe(request: Header): ModelInfo | undefined {
+    try {
+      return this.ctx.llm.describe(request.route)
+    } catch {
+      return undefined // no adapter for the route: the loop reports that itself
+    }
+  }
+
+  private windowOf(request: Header): number {
+    return this.describe(request)?.contextWindow ?? 0
+  }
+
+  private async run(agent: Agent, options: CompactOptions): Promise<CompactionResult> {
+    const session = agent.session
+    const logger = this.ctx.logger('compaction')
+    const header: Header = options.request ?? { route: agent.route, system: '', tools: [], ...session.last('request/header')?.data }
+    const info = this.describe(header)
+    const window = info?.contextWindow ?? 0
+    const scale = Math.max(1, options.estimateScale ?? 1)
+    const base = this.ctx.tokenMeter.messageEstimator()
+    const estimate = scale === 1 ? base : (message: Message) => Math.ceil(base(message) * scale)
+    const plan = planSummary(entriesOf(session), {
+      window,
+      ...(info?.maxOutputTokens ? { modelMaxOutputTokens: info.maxOutputTokens } : {}),
+      headerTokens: Math.ceil(this.ctx.tokenMeter.estimateRequest({ ...header, messages: [] }) * scale),
+      instructionTokens: Math.ceil(this.ctx.tokenMeter.estimateText(this.longestInstruction(options.focus)) * scale),
+      estimate,
+      // Automatic compaction only when it can save something; `/compact` is the user's call.
+      minSummarizedTokens: options.trigger === 'manual' ? 0 : Math.min(this.config.summaryMaxOutputTokens, info?.maxOutputTokens ?? Infinity),
+      config: this.config,
+    })
+    if (!plan.ok) {
+      logger.warn('session %s: not compacted (%s): %s', session.id, options.trigger, plan.reason)
+      return { ok: false, code: plan.code, reason: plan.reason }
+    }
+    const { cut } = plan
+    const tokensBefore = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
+    session.append('compaction/start', { trigger: options.trigger, fromSeq: cut.fromSeq, toSeq: cut.toSeq, tokens: tokensBefore, window })
+    await session.flush()
+    const summarizer = new Summarizer({
+      request: header,
+      maxOutputTokens: plan.maxOutputTokens,
+      budget: plan.budget,
+      estimate,
+      stream: (request) => this.ctx.llm.stream(request),
+      signal: options.signal ?? new AbortController().signal,
+      instruction: this.config.instruction,
+      partInstruction: this.config.partInstruction,
+      mergeInstruction: this.config.mergeInstruction,
+      partIntro: this.config.partIntro,
+      maxDepth: this.config.maxDepth,
+      charsPerToken: this.ctx.tokenMeter.config.charsPerToken,
+    })
+    let summary: string
+    try {
+      const input: CompactionInput = { agent, messages: plan.messages, budgetTokens: plan.budget, estimate: (messages) => messages.reduce((sum, message) => sum + estimate(message), 0) }
+      const prepared = await this.ctx.waterfall('compaction/prepare', input, async () => input)
+      summary = await summarizer.run(prepared.messages, options.focus)
+    } catch (error: any) {
+      const code = error instanceof SummaryError ? error.code : error instanceof LlmError && error.code === 'CONTEXT_WINDOW_EXCEEDED' ? 'SUMMARY_TOO_LARGE' : 'SUMMARY_FAILED'
+      const reason = String(error?.message ?? error)
+      session.append('compaction/end', { ok: false, code, reason, requests: summarizer.requests, usage: summarizer.usage })
+      await session.flush()
+      logger.warn('session %s: compaction (%s) failed: %s', session.id, options.trigger, reason)
+      return { ok: false, code, reason }
+    }
+    const event = session.append('user/message', { content: [{ type: 'text', text: `${this.config.summaryIntro}\n\n${summary}` }], source: 'summary', replaces: { fromSeq: cut.fromSeq, toSeq: cut.toSeq } })
+    const tokensAfter = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
+    session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage })
+    await session.flush()
+    return { ok: true, summarySeq: event.seq, fromSeq: cut.fromSeq, toSeq: cut.toSeq, tokensBefore, tokensAfter, requests: summarizer.requests }
+  }
+
+  private longestInstruction(focus?: string): string {
+    const { instruction, partInstruction, mergeInstruction, partIntro } = this.config
+    return [instruction, partInstruction + partIntro, mergeInstruction].reduce((a, b) => (b.length > a.length ? b : a)) + (focus ?? '')
+  }
+}
+
+/** The fold's own messages (so estimates and the request reuse them) with the seqs and sources a cut needs. */
+function entriesOf(session: Session): Entry[] {
+  const entries = deriveEntries(session.events)
+  const messages = session.messages()
+  if (entries.length !== messages.length) throw new Error(`the history fold disagrees with @dsh/session (${entries.length} vs ${messages.length} messages)`)
+  for (let i = 0; i < entries.length; i++) entries[i]!.message = messages[i]!
+  return entries
+}

@@ -1,0 +1,98 @@
+// Compaction (DESIGN §9; docs/architecture.md, "Context").
+import { type Context, Service } from '@dsh/cordis'
+import type { Agent } from '@dsh/agent'
+import type { LlmRequest, Message, Usage } from '@dsh/llm'
+import type {} from '@dsh/session'
+export { shortenMessage, shortenText } from './shorten.ts'
+
+/** What started a compaction. */
+export type CompactionTrigger = 'threshold' | 'overflow' | 'manual'
+
+export type CompactionErrorCode = 'NOTHING_TO_COMPACT' | 'SUMMARY_FAILED' | 'SUMMARY_EMPTY' | 'SUMMARY_TOO_LARGE' | 'ABORTED' | 'BUSY'
+
+export interface CompactOptions {
+  trigger: CompactionTrigger
+  /** What the summary should keep in particular (the text after `/compact`). */
+  focus?: string
+  /**
+   * The request the session would send next (or the one a provider refused): its route, system prompt and
+   * tools are reused so the summary request shares the session's cached prefix.
+   */
+  request?: Pick<LlmRequest, 'route' | 'system' | 'tools'>
+  /**
+   * Factor (≥ 1) applied to token estimates while planning: set after a provider refused a request the
+   * estimate said would fit, so the summary requests are planned with the provider's own measure.
+   */
+  estimateScale?: number
+  signal?: AbortSignal
+}
+
+export type CompactionResult =
+  | { ok: true; summarySeq: number; fromSeq: number; toSeq: number; tokensBefore: number; tokensAfter: number; requests: number }
+  | { ok: false; code: CompactionErrorCode; reason: string }
+
+/** What a summary covers and how it may be shortened before it is sent (the `compaction/prepare` waterfall). */
+export interface CompactionInput {
+  agent: Agent
+  /** The messages to summarize, oldest first (copies: listeners may replace entries, never the log's). */
+  messages: Message[]
+  /** Estimated tokens the messages may take for the summary request to fit the window. */
+  budgetTokens: number
+  /** The estimate the budget is measured in (calibrated after a provider refused a request). */
+  estimate(messages: readonly Message[]): number
+}
+
+declare module '@dsh/session' {
+  interface SessionEventMap {
+    /** A compaction began: the seq range of the history it will replace and the pressure that started it. */
+    'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number }
+    /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
+    'compaction/end': {
+      ok: boolean
+      summarySeq?: number
+      tokensAfter?: number
+      /** Model requests made (more than one when the summary was made in chunks). */
+      requests: number
+      usage: Usage
+      code?: CompactionErrorCode
+      reason?: string
+    }
+  }
+}
+
+declare module '@dsh/cordis' {
+  interface Context {
+    compaction: Compaction
+  }
+  interface Events {
+    /**
+     * @mode waterfall — before the summary request is built: listeners may shorten `input.messages` (the
+     * tool-result pruner) so the request fits `budgetTokens`. Call `next()` and return what it returns.
+     */
+    'compaction/prepare'(input: CompactionInput, next: () => Promise<CompactionInput>): Promise<CompactionInput>
+  }
+}
+
+/**
+ * Replaces the oldest history of a session with a summary (DESIGN §9). Owns: `compact()`, the
+ * `compaction/start|end` events (ignorable: a reader without compaction still folds the summary, a core
+ * `user/message` with `replaces`) and the `compaction/prepare` waterfall. Must not own: the pressure
+ * number (ctx.tokenMeter) or the fold (`deriveMessages` in `@dsh/session`).
+ */
+export abstract class Compaction extends Service {
+  static inject = ['sessions']
+
+  constructor(ctx: Context) {
+    super(ctx, 'compaction')
+    ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
+    ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
+  }
+
+  /**
+   * Summarizes the oldest part of the agent's history and logs it. Never throws for a failed summary: the
+   * log says why (`compaction/end { ok: false }`) and the session stays as it was.
+   */
+  abstract compact(agent: Agent, options: CompactOptions): Promise<CompactionResult>
+}
+
+export default Compaction

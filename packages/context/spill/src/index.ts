@@ -1,0 +1,51 @@
+// The spill store (DESIGN §9; docs/architecture.md, "Context").
+import { type Context, Service } from '@dsh/cordis'
+
+/** One tool result moved out of the log. */
+export interface SpillEntry {
+  sessionId: string
+  callId: string
+  /** The tool that produced it (for people browsing the store). */
+  tool: string
+  text: string
+}
+
+/** Where a spilled text now lives: an absolute path the model's `read` tool can open. */
+export interface SpilledText {
+  path: string
+  bytes: number
+  lines: number
+}
+
+export type SpillErrorCode = 'SPILL_WRITE_FAILED' | 'SPILL_INVALID'
+
+export class SpillError extends Error {
+  override name = 'SpillError'
+  constructor(
+    readonly code: SpillErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+declare module '@dsh/cordis' {
+  interface Context {
+    spillStore: SpillStore
+  }
+}
+
+/**
+ * Keeps texts too large for the log (DESIGN §9). Owns: where a spilled text is written and that only its
+ * owner may read it. Must not own: when a result is spilled or what the model is shown (spill-policy).
+ */
+export abstract class SpillStore extends Service {
+  constructor(ctx: Context) {
+    super(ctx, 'spillStore')
+  }
+
+  /** Writes the text and returns where it is; throws `SpillError` when it cannot. */
+  abstract write(entry: SpillEntry): Promise<SpilledText>
+}
+
+export default SpillStore

@@ -1,0 +1,211 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, expect, test } from 'vitest'
+import WebSocket from 'ws'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+import type { ScriptedResponse } from '@dsh/llm-scripted'
+import { WS_PROTOCOL, WS_TOKEN_PREFIX, type Frame, type WireEvent } from '@dsh/web-protocol'
+import type {} from '@dsh/webserver'
+
+// The web profile in process, answering with the scripted model and real fixture tools.
+const PATCH = `
+- insert:
+    - id: scripted
+      name: '@dsh/llm-scripted'
+    - id: fixture-tools
+      name: '@dsh/test-harness/fixture-tools'
+- id: agents
+  config: { route: { provider: scripted, model: scripted-1 } }
+- id: webserver
+  config: { announce: false, open: false }
+`
+
+let h: Harness
+afterEach(async () => h?.dispose())
+
+async function boot(script: ScriptedResponse[] = []) {
+  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH })
+  await h.root.webserver.start()
+  h.root.scriptedLlm.enqueue(...script)
+  return h
+}
+
+async function api<T = any>(method: string, params: unknown = {}): Promise<T> {
+  const origin = h.root.webserver.url
+  const response = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.root.webserver.token}` }, body: JSON.stringify(params) })
+  const body = (await response.json()) as any
+  if (!body.ok) throw Object.assign(new Error(body.error.message), { code: body.error.code })
+  return body.result
+}
+
+/** A tab's stream: every frame it received, and a way to wait for one. */
+async function tab() {
+  const origin = h.root.webserver.url
+  const socket = new WebSocket(`${origin.replace('http', 'ws')}/ws`, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${h.root.webserver.token}`], { origin })
+  const frames: Frame[] = []
+  const waiters: (() => void)[] = []
+  socket.on('message', (data) => {
+    frames.push(...(JSON.parse(String(data)) as Frame[]))
+    for (const wake of waiters.splice(0)) wake()
+  })
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+  const until = async (check: () => boolean, what: string) => {
+    const deadline = Date.now() + 10_000
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise<void>((wake) => {
+        waiters.push(wake)
+        setTimeout(wake, 100)
+      })
+    }
+  }
+  return {
+    frames,
+    events: (sessionId: string) => frames.flatMap((frame) => (frame.ch === 'session' && frame.key === sessionId && frame.type === 'event' ? [frame.event as WireEvent] : [])),
+    subscribe: (ch: string, key: string, params?: unknown) => socket.send(JSON.stringify({ op: 'sub', ch, key, params })),
+    until,
+    close: () => new Promise((resolve) => (socket.once('close', resolve), socket.close())),
+  }
+}
+
+const eventsOf = (sessionId: string) => h.root.sessions.get(sessionId)!.events
+
+test('a tab subscribed from a seq receives every later event exactly once, also after reconnecting', async () => {
+  await boot([{ text: 'first answer' }, { text: 'second answer' }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  await api('agent.send', { sessionId, text: 'one' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const seen = eventsOf(sessionId).length
+
+  const first = await tab()
+  first.subscribe('session', sessionId, { since: 0 })
+  await first.until(() => first.events(sessionId).length === seen, 'the replay')
+  const last = first.events(sessionId).at(-1)!.seq
+  await first.close()
+
+  // While no tab listens, a turn runs; the next tab resumes from the seq after the last one it saw.
+  await api('agent.send', { sessionId, text: 'two' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const second = await tab()
+  second.subscribe('session', sessionId, { since: last + 1 })
+  const total = eventsOf(sessionId).length
+  await second.until(() => second.events(sessionId).at(-1)?.seq === total - 1, 'the missed events')
+  const seqs = [...first.events(sessionId), ...second.events(sessionId)].map((event) => event.seq)
+  expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i))
+  expect(second.events(sessionId).some((event) => event.type === 'assistant/message' && event.data.content[0].text === 'second answer')).toBe(true)
+  await second.close()
+})
+
+test('two tabs see one approval, the first answer decides it and the second is told it is settled', async () => {
+  await boot([{ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'approved' } }] }, { text: 'wrote it' }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const [a, b] = [await tab(), await tab()]
+  for (const t of [a, b]) t.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'write the protected file' })
+  for (const t of [a, b]) await t.until(() => t.events(sessionId).some((event) => event.type === 'approval/asked'), 'the approval')
+  const asked = a.events(sessionId).find((event) => event.type === 'approval/asked')!
+  expect(b.events(sessionId).find((event) => event.type === 'approval/asked')!.data.requestId).toBe(asked.data.requestId)
+  expect((await api('sessions.open', { sessionId })).pendingApprovals).toEqual([asked.data.requestId])
+
+  await api('approvals.answer', { requestId: asked.data.requestId, answer: 'allow_once' })
+  await expect(api('approvals.answer', { requestId: asked.data.requestId, answer: 'reject' })).rejects.toMatchObject({ code: 'CONFLICT' })
+  for (const t of [a, b]) await t.until(() => t.events(sessionId).some((event) => event.type === 'approval/decided'), 'the decision')
+  expect(b.events(sessionId).find((event) => event.type === 'approval/decided')!.data).toMatchObject({ answer: 'allow_once', by: 'user' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
+  await Promise.all([a.close(), b.close()])
+})
+
+test('closing every tab leaves a running turn running', async () => {
+  await boot([{ toolCalls: [{ name: 'wait', arguments: { ms: 300, label: 'slow' } }] }, { text: 'finished' }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const t = await tab()
+  t.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'take your time' })
+  await t.until(() => t.events(sessionId).some((event) => event.type === 'tool/dispatched'), 'the tool to start')
+  await t.close()
+  const result = await h.root.agents.bySession(sessionId)!.whenIdle()
+  expect(result).toMatchObject({ reason: 'completed', text: 'finished' })
+})
+
+test('a new session needs an existing folder, and the route and preset it starts with are logged', async () => {
+  await boot()
+  await expect(api('sessions.create', { cwd: join(h.workspace, 'missing') })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
+  await expect(api('sessions.create', { cwd: h.workspace, route: { provider: 'nobody', model: 'x' } })).rejects.toMatchObject({ code: 'UNKNOWN_PROVIDER' })
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace, route: { provider: 'scripted', model: 'scripted-1', effort: 'low' }, preset: 'read-only' })
+  const types = eventsOf(sessionId).map((event) => event.type)
+  expect(types.slice(0, 2)).toEqual(['model/route', 'permission/preset'])
+  expect(eventsOf(sessionId)[0]!.data).toEqual({ route: { provider: 'scripted', model: 'scripted-1', effort: 'low' } })
+  const view = await api('sessions.open', { sessionId })
+  expect(view).toMatchObject({ preset: 'read-only', route: { provider: 'scripted', model: 'scripted-1' }, agent: 'idle', lockedElsewhere: false })
+})
+
+test('switching model and preset from the page appends their events', async () => {
+  await boot()
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  await api('agent.setRoute', { sessionId, route: { provider: 'scripted', model: 'scripted-2' } })
+  await api('agent.setPreset', { sessionId, preset: 'danger-full-access' })
+  const log = eventsOf(sessionId)
+  expect(log.filter((event) => event.type === 'model/route').at(-1)!.data).toEqual({ route: { provider: 'scripted', model: 'scripted-2' } })
+  expect(log.find((event) => event.type === 'permission/preset')!.data).toMatchObject({ preset: 'danger-full-access' })
+  await expect(api('agent.setPreset', { sessionId, preset: 'yolo' })).rejects.toMatchObject({ code: 'UNKNOWN_PRESET' })
+})
+
+test('cancel stops a running turn and the log says it was aborted', async () => {
+  await boot([{ text: 'thinking very hard', hang: true }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const t = await tab()
+  t.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'go' })
+  await t.until(() => t.events(sessionId).some((event) => event.type === 'assistant/chunk'), 'streaming to start')
+  expect(await api('agent.cancel', { sessionId })).toEqual({ cancelled: true })
+  await t.until(() => t.events(sessionId).some((event) => event.type === 'turn/end'), 'the turn to end')
+  expect(t.events(sessionId).find((event) => event.type === 'turn/end')!.data.reason).toBe('aborted')
+  expect(await api('agent.cancel', { sessionId })).toEqual({ cancelled: false })
+  await t.close()
+})
+
+test('a stored session is paged without being taken over, resumed by a message, and forked at a turn', async () => {
+  await boot([{ text: 'alpha reply' }, { text: 'beta reply' }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  await api('agent.send', { sessionId, text: 'alpha question' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  await h.root.agents.bySession(sessionId)!.dispose()
+  expect(h.root.sessions.get(sessionId)).toBeUndefined()
+
+  const view = await api('sessions.open', { sessionId })
+  expect(view.agent).toBeNull()
+  const page = await api('sessions.page', { sessionId })
+  expect(page.events.map((event: WireEvent) => event.type)).toContain('assistant/message')
+  expect(h.root.sessions.get(sessionId)).toBeUndefined()
+  const hits = (await api('sessions.search', { query: 'ALPHA reply' })).hits
+  expect(hits).toEqual([expect.objectContaining({ sessionId, field: 'text', snippet: expect.stringContaining('alpha reply') })])
+
+  const turnEnd = page.events.find((event: WireEvent) => event.type === 'turn/end')!.seq
+  const { sessionId: forkId } = await api('sessions.fork', { sessionId, atSeq: turnEnd })
+  expect(eventsOf(forkId)).toHaveLength(turnEnd + 1)
+  await expect(api('sessions.fork', { sessionId, atSeq: 1 })).rejects.toMatchObject({ code: 'FORK_INSIDE_TURN' })
+
+  await api('agent.send', { sessionId, text: 'beta question' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  expect(eventsOf(sessionId).filter((event) => event.type === 'turn/end')).toHaveLength(2)
+  const listed = (await api('sessions.list')).sessions
+  expect(listed.map((item: { id: string }) => item.id).sort()).toEqual([sessionId, forkId].sort())
+})
+
+test('a message sent while a turn runs steers it: the model reads it at its next step, in the same turn', async () => {
+  await boot([{ toolCalls: [{ name: 'wait', arguments: { ms: 400, label: 'slow' } }] }, { text: 'steered' }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const t = await tab()
+  t.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'start' })
+  await t.until(() => t.events(sessionId).some((event) => event.type === 'tool/dispatched'), 'the tool to start')
+  await api('agent.send', { sessionId, text: 'use tabs, not spaces', mode: 'steer' })
+  const result = await h.root.agents.bySession(sessionId)!.whenIdle()
+  expect(result).toMatchObject({ reason: 'completed', text: 'steered' })
+  const users = eventsOf(sessionId).filter((event) => event.type === 'user/message')
+  expect(users.map((event) => event.data)).toEqual([expect.objectContaining({ source: 'user' }), expect.objectContaining({ source: 'steer', content: [{ type: 'text', text: 'use tabs, not spaces' }] })])
+  expect(eventsOf(sessionId).filter((event) => event.type === 'turn/start')).toHaveLength(1)
+  expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'use tabs, not spaces' }] })
+  await t.close()
+})

@@ -1,0 +1,274 @@
+// Sessions, agents and approvals over the web host (docs/architecture.md, "Surfaces"; DESIGN §10).
+import { stat } from 'node:fs/promises'
+import { isAbsolute } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import type { Agent, UserContent } from '@dsh/agent'
+import type {} from '@dsh/app'
+import type {} from '@dsh/approval'
+import type {} from '@dsh/attachment'
+import { EFFORTS, type Route } from '@dsh/llm'
+import { PRESET_NAMES } from '@dsh/permission-presets'
+import type {} from '@dsh/settings'
+import type {} from '@dsh/token-meter'
+import type { Frame, Methods } from '@dsh/web-protocol'
+import { WebError, type WebClient } from '@dsh/webserver'
+import { PendingApprovals } from './approvals.ts'
+import { optionalService } from './optional.ts'
+import { pageOf } from './page.ts'
+import { SessionReader } from './reader.ts'
+import { SessionSearch } from './search.ts'
+import { openSessionStream } from './stream.ts'
+import { defaultRoute, listSessions, viewSession } from './views.ts'
+
+export { pageOf } from './page.ts'
+
+export interface Config {
+  pageEvents: number
+  maxPageEvents: number
+  maxReplayEvents: number
+  readCacheSessions: number
+  readCacheMs: number
+  searchMaxSessions: number
+  searchMaxHits: number
+  searchCacheSessions: number
+  snippetChars: number
+}
+
+export const Config: Schema<Config> = Schema.object({
+  pageEvents: Schema.natural().min(1).default(300).description('Events per page when the page asks for no size.'),
+  maxPageEvents: Schema.natural().min(1).default(2000).description('Largest page a tab may ask for.'),
+  maxReplayEvents: Schema.natural().default(5000).description('Longest gap a reconnecting tab is replayed; a longer one reloads by pages.'),
+  readCacheSessions: Schema.natural().default(4).description('Stored (not running) logs kept in memory while a tab pages through them.'),
+  readCacheMs: Schema.natural().default(15_000).description('How long a stored log read for paging is reused.'),
+  searchMaxSessions: Schema.natural().min(1).default(500).description('Newest sessions a search looks through.'),
+  searchMaxHits: Schema.natural().min(1).default(50).description('Hits a search returns at most.'),
+  searchCacheSessions: Schema.natural().default(500).description('Sessions whose message text is kept for search.'),
+  snippetChars: Schema.natural().min(20).default(140).description('Length of a search hit\'s excerpt.'),
+})
+
+declare module '@dsh/settings' {
+  interface Settings {
+    'web.defaultPreset': string
+  }
+}
+
+export const name = 'web-sessions'
+export const inject = ['app', 'webserver', 'sessions', 'agents', 'approval', 'llm', 'settings']
+
+const routeSchema = Schema.object({
+  provider: Schema.string().required(),
+  model: Schema.string().required(),
+  effort: Schema.union(EFFORTS),
+})
+const sessionId = Schema.string().required()
+/** Schemastery checks an absent object's required fields; an optional route must say it may be absent. */
+const optionalRoute = Schema.union([routeSchema, Schema.const(undefined as never)])
+
+export function apply(ctx: Context, config: Config) {
+  const web = ctx.webserver
+  const presets = optionalService(ctx, 'permissionPresets')
+  const meter = optionalService(ctx, 'tokenMeter')
+  const attachments = optionalService(ctx, 'attachments')
+  const reader = new SessionReader(ctx, config)
+  ctx.settings.define('web.defaultPreset', Schema.union(['', ...PRESET_NAMES]).default(''), {
+    description: 'Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row\'s default.',
+  })
+  const search = new SessionSearch(config, async (id) => (await reader.read(id)).events)
+
+  // The `sessions` channel: the sidebar hears of new sessions, running agents and waiting approvals.
+  const watchers = new Set<WebClient>()
+  const broadcast = (frame: Frame) => {
+    for (const client of watchers) client.send(frame)
+  }
+  web.channel(ctx, 'sessions', {
+    open(client) {
+      watchers.add(client)
+      return () => watchers.delete(client)
+    },
+  })
+  const approvals = new PendingApprovals((id) => broadcast({ ch: 'sessions', key: '*', type: 'approvals', sessionId: id, pending: approvals.count(id) }))
+  ctx.approval.answerer(ctx, (request, signal) => approvals.ask(request, signal))
+  ctx.on('session/opened', (session) => broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id }))
+  ctx.on('session/event', (session, event) => {
+    if (event.type === 'turn/start' || event.type === 'turn/end' || event.type === 'user/message') broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id })
+  })
+  // The launch is ending (Ctrl+C): turns started from the page stop and their `turn/end` is made durable
+  // while every service is still up, instead of being repaired as a crash on the next resume.
+  ctx.on('app/draining', async () => {
+    const running = ctx.agents.list().filter((agent) => agent.running)
+    for (const agent of running) agent.cancel('dsh is stopping')
+    await Promise.all(running.map(async (agent) => {
+      await agent.whenIdle()
+      await agent.session.flush()
+    }))
+  })
+  ctx.on('agent/status', (agent, status) => broadcast({ ch: 'sessions', key: '*', type: 'agent', sessionId: agent.session.id, agent: status === 'disposed' ? null : status }))
+
+  web.channel(ctx, 'session', {
+    open: (client, key, params) => {
+      const stop = openSessionStream(ctx, reader, config.maxReplayEvents, client, key, params)
+      // Context pressure rides along when the meter is mounted: the page shows it beside the composer.
+      const pressure = ctx.on('session/event', (session, event) => {
+        const tokenMeter = meter()
+        if (!tokenMeter || session.id !== key || (event.type !== 'step/end' && event.type !== 'turn/end' && event.type !== 'user/message')) return
+        client.send({ ch: 'session', key, type: 'pressure', pressure: tokenMeter.pressure(session) })
+      })
+      return () => {
+        stop()
+        pressure()
+      }
+    },
+  })
+
+  const agentFor = async (id: string): Promise<Agent> => ctx.agents.bySession(id) ?? (await ctx.agents.resume(id))
+  const requirePresets = () => {
+    const service = presets()
+    if (!service) throw new WebError('UNAVAILABLE', 'no permission presets plugin is mounted in this profile')
+    return service
+  }
+  type M<K extends keyof Methods> = Methods[K]
+
+  web.method<M<'sessions.list'>['params'], M<'sessions.list'>['result']>(ctx, 'sessions.list', {
+    handle: async () => ({ sessions: await listSessions(ctx, approvals), launchCwd: ctx.app.cwd }),
+  })
+
+  web.method<M<'sessions.search'>['params'], M<'sessions.search'>['result']>(ctx, 'sessions.search', {
+    params: Schema.object({ query: Schema.string().required() }),
+    handle: async ({ query }) => ({ hits: await search.search(query, await ctx.sessions.list()) }),
+  })
+
+  web.method<M<'sessions.open'>['params'], M<'sessions.open'>['result']>(ctx, 'sessions.open', {
+    params: Schema.object({ sessionId }),
+    handle: async ({ sessionId: id }) => {
+      const view = await viewSession(ctx, reader, approvals, { presets }, id)
+      const session = ctx.sessions.get(id)
+      const tokenMeter = meter()
+      return session && tokenMeter ? { ...view, pressure: tokenMeter.pressure(session) } : view
+    },
+  })
+
+  web.method<M<'sessions.page'>['params'], M<'sessions.page'>['result']>(ctx, 'sessions.page', {
+    params: Schema.object({ sessionId, before: Schema.natural(), limit: Schema.natural().min(1) }),
+    handle: async ({ sessionId: id, before, limit }) => {
+      const { events } = await reader.read(id)
+      return pageOf(events, before ?? events.length, Math.min(limit ?? config.pageEvents, config.maxPageEvents))
+    },
+  })
+
+  web.method<M<'sessions.create'>['params'], M<'sessions.create'>['result']>(ctx, 'sessions.create', {
+    params: Schema.object({ cwd: Schema.string().required(), route: optionalRoute, preset: Schema.string() }),
+    handle: async ({ cwd, route, preset: asked }) => {
+      const preset = asked || (presets() ? ctx.settings.get('web.defaultPreset') : '')
+      if (!isAbsolute(cwd) || !(await stat(cwd).then((info) => info.isDirectory(), () => false))) throw new WebError('BAD_PARAMS', `the workspace "${cwd}" is not an existing directory`)
+      if (route) ctx.llm.adapter(route.provider)
+      if (preset) requirePresets().get(preset)
+      const agent = await ctx.agents.create({ cwd, ...(route ? { route: route as Route } : {}) })
+      if (preset) requirePresets().set(agent.session, preset)
+      await agent.session.flush()
+      return { sessionId: agent.session.id }
+    },
+  })
+
+  web.method<M<'sessions.fork'>['params'], M<'sessions.fork'>['result']>(ctx, 'sessions.fork', {
+    params: Schema.object({ sessionId, atSeq: Schema.natural().required() }),
+    handle: async ({ sessionId: id, atSeq }) => ({ sessionId: (await ctx.agents.fork(id, atSeq)).session.id }),
+  })
+
+  web.method<M<'agent.send'>['params'], M<'agent.send'>['result']>(ctx, 'agent.send', {
+    params: Schema.object({
+      sessionId,
+      text: Schema.string().required(),
+      mode: Schema.union(['followup', 'steer'] as const).default('followup'),
+      images: Schema.array(Schema.object({ mediaType: Schema.string().required(), data: Schema.string().required() })).default([]),
+    }),
+    handle: async ({ sessionId: id, text, mode, images }) => {
+      if (!text.trim() && !images?.length) throw new WebError('BAD_PARAMS', 'the message is empty')
+      // Inline images enter the log as references: the attachments plugin stores them when the step claims
+      // the input. Without it they would be logged whole, so they are refused.
+      if (images?.length && !attachments()) throw new WebError('UNAVAILABLE', 'images cannot be attached: no attachments plugin is mounted in this profile')
+      const agent = await agentFor(id)
+      const content: UserContent = images?.length ? [...(text.trim() ? [{ type: 'text' as const, text }] : []), ...images.map((image) => ({ type: 'image' as const, mediaType: image.mediaType, data: image.data }))] : text
+      return { messageId: mode === 'steer' ? agent.steer(content) : agent.followup(content) }
+    },
+  })
+
+  web.method<M<'attachments.get'>['params'], M<'attachments.get'>['result']>(ctx, 'attachments.get', {
+    params: Schema.object({ sessionId, sha256: Schema.string().pattern(/^[0-9a-f]{64}$/).required() }),
+    handle: async ({ sessionId: id, sha256 }) => {
+      const store = attachments()
+      if (!store) throw new WebError('UNAVAILABLE', 'no attachments plugin is mounted in this profile')
+      const session = ctx.sessions.get(id)
+      if (!session) throw new WebError('NOT_FOUND', 'images of a session are shown while it runs in this window (send a message to resume it)')
+      const { data, image } = await store.load(session, sha256)
+      return { mediaType: image.mediaType, data: Buffer.from(data).toString('base64') }
+    },
+  })
+
+  web.method<M<'host.info'>['params'], M<'host.info'>['result']>(ctx, 'host.info', {
+    handle: () => ({ version: ctx.app.version, profile: ctx.app.profile, attachments: !!attachments() }),
+  })
+
+  web.method<M<'agent.cancel'>['params'], M<'agent.cancel'>['result']>(ctx, 'agent.cancel', {
+    params: Schema.object({ sessionId }),
+    handle: ({ sessionId: id }) => {
+      const agent = ctx.agents.bySession(id)
+      if (!agent?.running) return { cancelled: false }
+      agent.cancel('cancelled from the web app')
+      return { cancelled: true }
+    },
+  })
+
+  web.method<M<'agent.setRoute'>['params'], M<'agent.setRoute'>['result']>(ctx, 'agent.setRoute', {
+    params: Schema.object({ sessionId, route: routeSchema.required() }),
+    handle: async ({ sessionId: id, route }) => {
+      ctx.llm.adapter(route.provider)
+      const agent = await agentFor(id)
+      agent.setRoute(route as Route)
+      await agent.session.flush()
+      return { route: agent.route }
+    },
+  })
+
+  web.method<M<'agent.setPreset'>['params'], M<'agent.setPreset'>['result']>(ctx, 'agent.setPreset', {
+    params: Schema.object({ sessionId, preset: Schema.string().required() }),
+    handle: async ({ sessionId: id, preset }) => {
+      const service = requirePresets()
+      service.get(preset)
+      const agent = await agentFor(id)
+      const state = service.set(agent.session, preset)
+      await agent.session.flush()
+      return { preset: state.preset ?? preset }
+    },
+  })
+
+  web.method<M<'presets.list'>['params'], M<'presets.list'>['result']>(ctx, 'presets.list', {
+    handle: () => {
+      const service = presets()
+      return service ? { presets: service.list().map((preset) => preset.name), defaultPreset: service.config.default } : { presets: [] }
+    },
+  })
+
+  web.method<M<'approvals.answer'>['params'], M<'approvals.answer'>['result']>(ctx, 'approvals.answer', {
+    params: Schema.object({ requestId: Schema.string().required(), answer: Schema.union(['allow_once', 'reject'] as const).required() }),
+    handle: ({ requestId, answer }) => {
+      approvals.answer(requestId, answer)
+      return { answered: true }
+    },
+  })
+
+  web.method<M<'models.list'>['params'], M<'models.list'>['result']>(ctx, 'models.list', {
+    handle: async () => ({
+      defaultRoute: defaultRoute(ctx),
+      providers: await Promise.all(
+        ctx.llm.providers().map(async (provider) => {
+          try {
+            return { provider, models: (await ctx.llm.adapter(provider).models()).map((model) => ({ ...model, efforts: model.efforts ? [...model.efforts] : undefined })) }
+          } catch (error) {
+            return { provider, models: [], error: error instanceof Error ? error.message : String(error) }
+          }
+        }),
+      ),
+    }),
+  })
+}

@@ -1,0 +1,84 @@
+import type { Context } from '@dsh/cordis'
+import type { Route } from '@dsh/llm'
+import type { SessionEvent } from '@dsh/session'
+import type { AgentState, SessionListItem, SessionView, WireRoute } from '@dsh/web-protocol'
+import type { PendingApprovals } from './approvals.ts'
+import type { SessionReader } from './reader.ts'
+
+export interface Optional {
+  presets(): Context['permissionPresets'] | undefined
+}
+
+export function agentState(ctx: Context, sessionId: string): AgentState {
+  const agent = ctx.agents.bySession(sessionId)
+  return agent ? (agent.running ? 'running' : 'idle') : null
+}
+
+/**
+ * The route new sessions start on when nothing else is said: the `model.*` settings when the routes plugin
+ * defines them, else the `agents` row's configured route.
+ */
+export function defaultRoute(ctx: Context): WireRoute {
+  try {
+    const provider = ctx.settings.get('model.provider' as never) as string
+    const model = ctx.settings.get('model.name' as never) as string
+    if (provider && model) return { provider, model }
+  } catch {
+    // the settings are not defined (no routes plugin mounted): fall through to the agents row
+  }
+  // ctx.agents keeps its configured route private; the view needs it for sessions that never ran a turn.
+  const configured = (ctx.agents as unknown as { config?: { route?: Route } }).config?.route
+  return configured ? { ...configured } : { provider: 'unknown', model: 'unknown' }
+}
+
+function lastOf(events: readonly SessionEvent[], type: string): SessionEvent | undefined {
+  for (let i = events.length - 1; i >= 0; i--) if (events[i]!.type === type) return events[i]
+  return undefined
+}
+
+export async function listSessions(ctx: Context, approvals: PendingApprovals): Promise<SessionListItem[]> {
+  const summaries = await ctx.sessions.list()
+  return summaries.map((summary) => ({
+    id: summary.id,
+    cwd: summary.cwd,
+    createdAt: summary.createdAt,
+    updatedAt: summary.updatedAt,
+    events: summary.events,
+    turns: summary.turns,
+    ...(summary.title ? { title: summary.title } : {}),
+    ...(summary.firstPrompt ? { firstPrompt: summary.firstPrompt } : {}),
+    status: summary.status,
+    lockedElsewhere: summary.live && !ctx.sessions.get(summary.id),
+    agent: agentState(ctx, summary.id),
+    pendingApprovals: approvals.count(summary.id),
+    ...(summary.parent ? { parent: summary.parent } : {}),
+  }))
+}
+
+export async function viewSession(ctx: Context, reader: SessionReader, approvals: PendingApprovals, optional: Optional, sessionId: string): Promise<SessionView> {
+  const { header, events, live } = await reader.read(sessionId)
+  const agent = ctx.agents.bySession(sessionId)
+  const route = agent?.route ?? (lastOf(events, 'model/route')?.data as { route?: WireRoute } | undefined)?.route ?? defaultRoute(ctx)
+  const presets = optional.presets()
+  let preset: string | undefined
+  if (presets) {
+    const session = ctx.sessions.get(sessionId)
+    preset = session ? presets.current(session).preset : ((lastOf(events, 'permission/preset')?.data as { preset?: string } | undefined)?.preset ?? presets.config.default)
+  }
+  let lockedElsewhere = false
+  if (!live) lockedElsewhere = !!(await ctx.sessions.list()).find((summary) => summary.id === sessionId)?.live
+  const title = (lastOf(events, 'session/title')?.data as { title?: string } | undefined)?.title
+  return {
+    id: header.id,
+    cwd: header.cwd,
+    createdAt: header.createdAt,
+    ...(header.parent ? { parent: header.parent } : {}),
+    length: events.length,
+    agent: agentState(ctx, sessionId),
+    route: { ...route },
+    ...(preset ? { preset } : {}),
+    pendingApprovals: approvals.of(sessionId),
+    lockedElsewhere,
+    ...(title ? { title } : {}),
+  }
+}

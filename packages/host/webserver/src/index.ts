@@ -1,0 +1,5 @@
+// The web surface's host (docs/architecture.md, "Surfaces"; DESIGN §10).
+export { Webserver, Webserver as default, type CallInfo, type Config, type MethodSpec } from './webserver.ts'
+export type { ChannelSpec, WebClient } from './socket-client.ts'
+export { WebError, describeFailure, type WebErrorCode } from './errors.ts'
+export { checkHost, checkOrigin, checkToken, isLoopbackAddress, isLoopbackName } from './guard.ts'

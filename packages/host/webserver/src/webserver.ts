@@ -1,0 +1,297 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { type Context, Service } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import type {} from '@dsh/app'
+import type {} from '@dsh/cmdline'
+import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '@dsh/web-protocol'
+import { WebSocketServer, type WebSocket } from 'ws'
+import { serveAsset } from './assets.ts'
+import { describeFailure, WebError } from './errors.ts'
+import { readFlags, type Listen } from './flags.ts'
+import { bearerToken, checkHost, checkOrigin, checkToken, isLoopbackAddress } from './guard.ts'
+import { defaultBrowserCommand, openBrowser, overSsh } from './open.ts'
+import { SocketClient, type ChannelSpec } from './socket-client.ts'
+
+declare module '@dsh/cordis' {
+  interface Context {
+    webserver: Webserver
+  }
+}
+
+/** Who is calling an API method. */
+export interface CallInfo {
+  remoteAddress: string
+  /** The peer is on this machine (a loopback address). */
+  local: boolean
+}
+
+/** One `POST /api/<name>` method, registered by a plugin. */
+export interface MethodSpec<P = any, R = unknown> {
+  /** Validates (and fills defaults of) the JSON body; a mismatch is BAD_PARAMS naming the field. */
+  params?: Schema<any, P>
+  /** Writes that change the user's configuration or secrets: refused unless the peer is loopback. */
+  localOnly?: boolean
+  handle(params: P, call: CallInfo): R | Promise<R>
+}
+
+export interface Config {
+  host: string
+  port: number
+  open: boolean
+  announce: boolean
+  trustedHosts: string[]
+  maxBodyBytes: number
+  maxMessageBytes: number
+  maxBufferedBytes: number
+  browserCommand: string[]
+}
+
+/**
+ * The web surface's host (D+P; DESIGN §10): one HTTP server on loopback with a JSON API
+ * (`POST /api/<method>`), a WebSocket stream (`/ws`) and the app's files. Owns: listening, the per-launch
+ * token, the Host/Origin/token/loopback checks every call passes, and the registries plugins fill
+ * (methods, channels, assets). Must not own: what any method does (the web-* plugins) or the page.
+ */
+export class Webserver extends Service {
+  static inject = ['app', 'cmdlineArgs']
+  static Config: Schema<Config> = Schema.object({
+    host: Schema.string().default('127.0.0.1').description('Address to listen on (`--host`); loopback unless listed in trustedHosts.'),
+    port: Schema.natural().max(65535).default(3080).description('Port to listen on (`--port`; 0 picks a free one).'),
+    open: Schema.boolean().default(true).description('Open the default browser at start (never over SSH; `--no-open` turns it off).'),
+    announce: Schema.boolean().default(true).description('Print the URL (with its token) on stdout at start.'),
+    trustedHosts: Schema.array(Schema.string()).default([]).description('Host names accepted besides loopback (Host header and `--host`). The token is then the only protection; settings and credential writes stay loopback-only.'),
+    maxBodyBytes: Schema.natural().default(8 * 1024 * 1024).description('Largest API request body.'),
+    maxMessageBytes: Schema.natural().default(64 * 1024).description('Largest WebSocket message a tab may send.'),
+    maxBufferedBytes: Schema.natural().default(16 * 1024 * 1024).description('Unsent bytes a slow tab may hold before it is disconnected (it reconnects and resumes).'),
+    browserCommand: Schema.array(Schema.string()).default([]).description('Command that opens a URL (empty: open / xdg-open / start by platform).'),
+  })
+
+  /** The per-launch secret every API and WebSocket call presents. Never logged. */
+  readonly token = randomBytes(32).toString('base64url')
+  private readonly listen: Listen
+  private readonly methods = new Map<string, MethodSpec>()
+  private readonly channels = new Map<string, ChannelSpec>()
+  private readonly clients = new Set<{ client: SocketClient; socket: WebSocket }>()
+  private assetsDir: string | undefined
+  private started: Promise<void> | undefined
+  private disposed = false
+  private running: { server: Server; sockets: WebSocketServer } | undefined
+  private address: AddressInfo | undefined
+
+  constructor(ctx: Context, private readonly config: Config) {
+    super(ctx, 'webserver')
+    this.listen = readFlags(ctx.cmdlineArgs, { host: config.host, port: config.port, open: config.open }, config.trustedHosts)
+    // The surface starts once every row has settled (not under `--check`, not in a tree a test boots): no
+    // request can then reach a half-mounted tree, and `--check` neither binds the port nor opens a browser.
+    ctx.on('app/launched', () => {
+      this.start().then(
+        () => this.greet(),
+        (error: unknown) => {
+          ctx.logger('webserver').error(error instanceof Error ? error.message : String(error))
+          ctx.app.requestExit(1)
+        },
+      )
+    })
+    // Draining: stop taking calls first, so no new turn starts while the running ones are made durable.
+    ctx.on('app/draining', () => this.stop())
+    ctx.effect(
+      () => () => {
+        this.disposed = true
+        return this.stop()
+      },
+      'web host',
+    )
+  }
+
+  /** Starts listening (idempotent). The launcher's `app/launched` calls it; in-process tests call it directly. */
+  start(): Promise<void> {
+    return (this.started ??= this.open())
+  }
+
+  private async open(): Promise<void> {
+    const server = createServer((req, res) => void this.onRequest(req, res))
+    const sockets = new WebSocketServer({ noServer: true, maxPayload: this.config.maxMessageBytes, handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false) })
+    server.on('upgrade', (req, socket, head) => this.onUpgrade(sockets, req, socket, head))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EADDRINUSE') reject(new WebError('UNAVAILABLE', `port ${this.listen.port} on ${this.listen.host} is in use (is another dsh web running?); pass --port <n>, or --port 0 for any free port`))
+        else reject(error)
+      })
+      server.listen({ host: this.listen.host, port: this.listen.port }, resolve)
+    })
+    this.running = { server, sockets }
+    this.address = server.address() as AddressInfo
+    if (this.disposed) await this.stop()
+  }
+
+  /** Prints the URL (its token included: the terminal is the user's) and opens the browser when it can. */
+  private greet(): void {
+    if (this.config.announce) process.stdout.write(`dsh web is running at ${this.launchUrl}\nPress Ctrl+C to stop.\n`)
+    if (this.listen.open && !overSsh(process.env)) {
+      const command = this.config.browserCommand.length ? this.config.browserCommand : defaultBrowserCommand(process.platform)
+      openBrowser(command, this.launchUrl, (error) => this.ctx.logger('webserver').debug(`could not open a browser: ${error.message}`))
+    }
+  }
+
+  /** The origin the host answers on (`http://127.0.0.1:3080`), once listening. */
+  get url(): string {
+    if (!this.address) throw new WebError('UNAVAILABLE', 'the web host is not listening yet')
+    const host = this.listen.host.includes(':') ? `[${this.listen.host}]` : this.listen.host
+    return `http://${host}:${this.address.port}`
+  }
+
+  get port(): number {
+    return this.address?.port ?? this.listen.port
+  }
+
+  /** The URL the launcher prints and opens: the token rides in the fragment, which is never sent to a server. */
+  get launchUrl(): string {
+    return `${this.url}/#token=${this.token}`
+  }
+
+  /** Registers `POST /api/<name>` for as long as `ctx` lives. */
+  method<P, R>(ctx: Context, name: string, spec: MethodSpec<P, R>): void {
+    ctx.effect(() => {
+      if (this.methods.has(name)) throw new Error(`web API method "${name}" is already registered`)
+      this.methods.set(name, spec as MethodSpec)
+      return () => this.methods.delete(name)
+    }, `web method ${name}`)
+  }
+
+  /** Registers a WebSocket channel for as long as `ctx` lives. */
+  channel(ctx: Context, name: string, spec: ChannelSpec): void {
+    ctx.effect(() => {
+      if (this.channels.has(name)) throw new Error(`web channel "${name}" is already registered`)
+      this.channels.set(name, spec)
+      return () => this.channels.delete(name)
+    }, `web channel ${name}`)
+  }
+
+  /** Serves the built app from `dir` for as long as `ctx` lives. */
+  assets(ctx: Context, dir: string): void {
+    ctx.effect(() => {
+      if (this.assetsDir) throw new Error(`the web host already serves an app from ${this.assetsDir}`)
+      this.assetsDir = dir
+      return () => void (this.assetsDir = undefined)
+    }, 'web assets')
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    res.setHeader('Referrer-Policy', 'no-referrer')
+    res.setHeader('X-Frame-Options', 'DENY')
+    const pathname = new URL(req.url ?? '/', 'http://host').pathname
+    const api = pathname.startsWith('/api/')
+    try {
+      checkHost(req.headers.host, this.port, this.config.trustedHosts)
+      if (api) return await this.onApi(pathname.slice('/api/'.length), req, res)
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new WebError('METHOD_NOT_ALLOWED', `${req.method} is not served here`)
+      if (!this.assetsDir) throw new WebError('UNAVAILABLE', 'no web app is mounted (the web-app row is missing or disabled)')
+      await serveAsset(this.assetsDir, req, res)
+    } catch (error) {
+      const failure = describeFailure(error)
+      if (failure.status >= 500) this.ctx.logger('webserver').warn(`${req.method} ${pathname}: ${failure.message}`)
+      if (res.headersSent) return void res.destroy()
+      res.statusCode = failure.status
+      res.setHeader('Cache-Control', 'no-store')
+      if (api) {
+        res.setHeader('Content-Type', 'application/json; charset=utf-8')
+        res.end(JSON.stringify({ ok: false, error: { code: failure.code, message: failure.message } }))
+      } else {
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8')
+        res.end(`dsh: ${failure.message}\n`)
+      }
+    }
+  }
+
+  private async onApi(name: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') throw new WebError('METHOD_NOT_ALLOWED', `API methods are called with POST, not ${req.method}`)
+    checkOrigin(req.headers, false)
+    checkToken(bearerToken(req.headers.authorization), this.token)
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new WebError('UNSUPPORTED_MEDIA_TYPE', 'API requests send Content-Type: application/json')
+    const body = await readBody(req, this.config.maxBodyBytes)
+    let params: unknown = {}
+    if (body.length) {
+      try {
+        params = JSON.parse(body.toString('utf8'))
+      } catch {
+        throw new WebError('BAD_JSON', 'the request body is not JSON')
+      }
+    }
+    const spec = this.methods.get(name)
+    if (!spec) throw new WebError('UNKNOWN_METHOD', `no API method "${name}" is mounted`)
+    const remoteAddress = req.socket.remoteAddress ?? ''
+    const local = isLoopbackAddress(remoteAddress)
+    if (spec.localOnly && !local) throw new WebError('LOCAL_ONLY', `${name} changes your configuration and is accepted only from this machine (loopback), not from ${remoteAddress}`)
+    if (spec.params) {
+      try {
+        params = spec.params(params)
+      } catch (error) {
+        throw new WebError('BAD_PARAMS', `${name}: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    const result = await spec.handle(params, { remoteAddress, local })
+    res.statusCode = 200
+    res.setHeader('Content-Type', 'application/json; charset=utf-8')
+    res.setHeader('Cache-Control', 'no-store')
+    res.end(JSON.stringify({ ok: true, result: result ?? null }))
+  }
+
+  private onUpgrade(sockets: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    try {
+      checkHost(req.headers.host, this.port, this.config.trustedHosts)
+      if (new URL(req.url ?? '/', 'http://host').pathname !== '/ws') throw new WebError('NOT_FOUND', 'the event stream is at /ws')
+      checkOrigin(req.headers, true)
+      const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((part) => part.trim())
+      checkToken(offered.find((part) => part.startsWith(WS_TOKEN_PREFIX))?.slice(WS_TOKEN_PREFIX.length), this.token)
+      if (!offered.includes(WS_PROTOCOL)) throw new WebError('BAD_PARAMS', `the WebSocket must offer the ${WS_PROTOCOL} subprotocol`)
+    } catch (error) {
+      const failure = describeFailure(error)
+      socket.end(`HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\ndsh: ${failure.message}\n`)
+      return
+    }
+    sockets.handleUpgrade(req, socket, head, (ws) => this.adopt(ws, req))
+  }
+
+  private adopt(socket: WebSocket, req: IncomingMessage): void {
+    const log = this.ctx.logger('webserver')
+    const client = new SocketClient(randomUUID(), isLoopbackAddress(req.socket.remoteAddress), socket, this.config, (name) => this.channels.get(name), (error) => log.debug(error))
+    const entry = { client, socket }
+    this.clients.add(entry)
+    socket.on('message', (data, binary) => (binary ? client.send({ ch: 'error', key: '', message: 'binary messages are not accepted' }) : client.receive(data.toString())))
+    socket.on('close', () => {
+      this.clients.delete(entry)
+      void client.dispose()
+    })
+    socket.on('error', (error) => log.debug(error))
+  }
+
+  private async stop(): Promise<void> {
+    const running = this.running
+    if (!running) return
+    this.running = undefined
+    const { server, sockets } = running
+    for (const { client, socket } of this.clients) {
+      socket.close(1001, 'dsh is stopping')
+      await client.dispose()
+    }
+    this.clients.clear()
+    sockets.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > limit) throw new WebError('BODY_TOO_LARGE', `the request body is over ${limit} bytes`)
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}

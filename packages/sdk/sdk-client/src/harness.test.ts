@@ -1,0 +1,169 @@
+// The TypeScript SDK driving the real runtime (`dsh --profile sdk` from dist: build first; the SDK finds this
+// checkout's launcher) with the real DeepSeek adapter against the mock model server.
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
+import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
+import { DshError, Harness, type HarnessOptions } from './index.ts'
+
+let llm: MockServer
+let home: string
+let workspace: string
+const harnesses: Harness[] = []
+
+beforeAll(async () => {
+  llm = await startMockServer()
+  home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-home-')))
+  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-ws-')))
+})
+beforeEach(() => llm.reset())
+afterAll(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()))
+  await llm.close()
+  rmSync(home, { recursive: true, force: true })
+  rmSync(workspace, { recursive: true, force: true })
+})
+
+async function start(options: HarnessOptions = {}) {
+  const harness = await Harness.start({ cwd: workspace, ...options, env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test', ...options.env } })
+  harnesses.push(harness)
+  return harness
+}
+
+/** The test-harness's fixture tools (write_file asks for approval under protected/), as a patch file. */
+function fixtureToolsPatch(): string {
+  const built = createRequire(import.meta.url).resolve('@dsh/test-harness/fixture-tools').replace(/\/src\/(.*)\.ts$/, '/dist/$1.js')
+  const file = join(home, 'fixture-tools.patch.yml')
+  writeFileSync(file, `- insert: [{ id: fixture-tools, name: ${JSON.stringify(built)} }]\n`)
+  return file
+}
+
+/** One runtime of the default sdk composition (plus the fixture tools), shared by the tests that need nothing else. */
+let shared: Promise<Harness> | undefined
+const sharedHarness = () => (shared ??= start({ patches: [fixtureToolsPatch()] }))
+
+test('a text run resolves to the final text, the events and the finish reason', async () => {
+  llm.enqueue({ text: 'Hello from the mock model.' })
+  const harness = await sharedHarness()
+  expect(harness.info.providers.map((provider) => provider.provider)).toContain('deepseek')
+  const session = await harness.session()
+  const result = await session.run('say hello')
+  expect(result).toMatchObject({ sessionId: session.id, text: 'Hello from the mock model.', reason: 'completed', messageId: expect.any(String) })
+  expect(result.events[0]!.type).toBe('turn/start')
+  expect(result.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
+  expect(llm.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'say hello' })
+})
+
+test('a tool-using run edits a file in the workspace (minimal composition)', async () => {
+  writeFileSync(join(workspace, 'greeting.txt'), 'hello world\n')
+  llm.enqueue(
+    { toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'str_replace', path: 'greeting.txt', old_str: 'world', new_str: 'dsh' } }] },
+    { text: 'Edited.' },
+  )
+  const harness = await start({ minimal: true })
+  const result = await (await harness.session()).run('greet dsh instead')
+  expect(result).toMatchObject({ text: 'Edited.', reason: 'completed' })
+  expect(readFileSync(join(workspace, 'greeting.txt'), 'utf8')).toBe('hello dsh\n')
+  expect(result.events.filter((event) => event.type === 'tool/result').map((event: any) => event.data.error)).toEqual([undefined])
+})
+
+test('stream yields events while the model is still answering', async () => {
+  llm.enqueue({ text: ['one ', 'two ', 'three ', 'four'], chunkDelayMs: 60 })
+  const session = await (await sharedHarness()).session()
+  const types: string[] = []
+  let streamOpenAtFirstChunk: boolean | undefined
+  for await (const event of session.stream('count')) {
+    if (event.type === 'assistant/chunk' && streamOpenAtFirstChunk === undefined) streamOpenAtFirstChunk = llm.requests[0]!.timing.endedAt === undefined
+    types.push(event.type)
+  }
+  expect(streamOpenAtFirstChunk).toBe(true)
+  expect(types.filter((type) => type === 'assistant/chunk')).toHaveLength(4)
+  expect(types.at(-1)).toBe('turn/end')
+})
+
+test('onApproval answers the approval of a call, which then runs', async () => {
+  llm.enqueue({ toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'protected/ok.txt', text: 'allowed' } }] }, { text: 'written' })
+  const asked: unknown[] = []
+  const session = await (await sharedHarness()).session({ onApproval: (request) => (asked.push(request), 'allow_once') })
+  const result = await session.run('write it')
+  expect(asked).toEqual([expect.objectContaining({ sessionId: session.id, tool: 'write_file', summary: 'write protected/ok.txt', callId: 'w' })])
+  expect(readFileSync(join(workspace, 'protected/ok.txt'), 'utf8')).toBe('allowed')
+  expect(result.events.find((event) => event.type === 'approval/decided' as string)).toMatchObject({ data: { answer: 'allow_once', by: 'user' } })
+})
+
+test('without an approval callback the call is refused and the file is absent', async () => {
+  llm.enqueue({ toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'protected/no.txt', text: 'x' } }] }, { text: 'refused' })
+  const session = await (await sharedHarness()).session()
+  const result = await session.run('write it')
+  expect(existsSync(join(workspace, 'protected/no.txt'))).toBe(false)
+  expect(result.events.find((event) => event.type === 'approval/decided' as string)).toMatchObject({ data: { answer: 'reject', by: 'error', note: expect.stringContaining('no onApproval callback') } })
+})
+
+test('cancel stops a running turn: the run resolves aborted with the text so far', async () => {
+  llm.enqueue({ text: ['partial ', 'answer ', 'never ends'], stallAfterChunks: 3 })
+  const session = await (await sharedHarness()).session()
+  const run = session.run('talk forever')
+  await llm.waitForRequests(1)
+  await new Promise<void>((resolve) => {
+    const stop = setInterval(() => {
+      if (llm.requests[0]!.timing.firstByteAt !== undefined) resolve(clearInterval(stop))
+    }, 10)
+  })
+  expect(await session.cancel()).toBe(true)
+  const result = await run
+  expect(result.reason).toBe('aborted')
+  expect(result.events.find((event) => event.type === 'assistant/message')).toMatchObject({ data: { interrupted: true } })
+})
+
+test('an aborted signal cancels the run it was given', async () => {
+  llm.enqueue({ text: ['a ', 'b '], stallAfterChunks: 2 })
+  const session = await (await sharedHarness()).session()
+  const controller = new AbortController()
+  const chunks: string[] = []
+  for await (const event of session.stream('talk', { signal: controller.signal })) {
+    if (event.type === 'assistant/chunk') {
+      chunks.push(event.data.text)
+      controller.abort()
+    }
+    if (event.type === 'turn/end') expect(event.data.reason).toBe('aborted')
+  }
+  expect(chunks.length).toBeGreaterThan(0)
+})
+
+test('a runtime that dies mid-run fails the run with RUNTIME_EXITED', async () => {
+  llm.enqueue({ text: ['never ', 'finished'], stallAfterChunks: 2 })
+  const harness = await start()
+  const run = (await harness.session()).run('talk')
+  await llm.waitForRequests(1)
+  process.kill(harness.pid!, 'SIGKILL')
+  await expect(run).rejects.toMatchObject({ code: 'RUNTIME_EXITED', message: expect.stringContaining('was killed by SIGKILL') })
+  expect(await harness.close()).toMatchObject({ stage: 'already-exited', signal: 'SIGKILL' })
+})
+
+test('$DSH_MODEL is the default model of sessions and an explicit model wins', async () => {
+  llm.enqueue({ text: 'pro' }, { text: 'flash' })
+  const harness = await start({ env: { DSH_MODEL: 'deepseek-v4-pro' } })
+  await (await harness.session()).run('which model?')
+  await (await harness.session({ model: 'deepseek/deepseek-v4-flash' })).run('and now?')
+  expect(llm.requests.map((request) => request.body.model)).toEqual(['deepseek-v4-pro', 'deepseek-v4-flash'])
+})
+
+test('a runtime that cannot be found is a RUNTIME_NOT_FOUND error naming the command', async () => {
+  const missing = Harness.start({ command: [join(home, 'no-such-dsh')] })
+  await expect(missing).rejects.toThrow(DshError)
+  await expect(missing).rejects.toMatchObject({ code: 'RUNTIME_NOT_FOUND', message: expect.stringContaining(join(home, 'no-such-dsh')) })
+  await expect(Harness.start({ command: ['dsh-that-is-not-installed'] })).rejects.toMatchObject({ code: 'RUNTIME_NOT_FOUND', message: expect.stringContaining('"dsh-that-is-not-installed" was not found on PATH') })
+})
+
+test('a runtime that exits before answering is a RUNTIME_EXITED error quoting its stderr', async () => {
+  const failing = start({ patches: [join(home, 'missing.patch.yml')] })
+  await expect(failing).rejects.toMatchObject({ code: 'RUNTIME_EXITED', message: expect.stringMatching(/exited with code 2.*\n.*missing\.patch\.yml: patch file not found/s) })
+})
+
+test('close shuts the runtime down through the protocol and it exits 0', async () => {
+  const harness = await Harness.start({ cwd: workspace, env: { DSH_HOME: home } })
+  expect(await harness.close()).toEqual({ stage: 'shutdown', code: 0, signal: null })
+  await expect(harness.session()).rejects.toMatchObject({ code: 'CLOSED' })
+})

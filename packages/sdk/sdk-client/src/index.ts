@@ -1,0 +1,8 @@
+// The TypeScript SDK (docs/architecture.md, "Surfaces"): launches `dsh --profile sdk` and speaks the protocol
+// of @dsh/sdk-protocol over its stdio.
+export { Harness, type ApprovalCallback, type CloseResult, type HarnessOptions, type SessionOptions } from './harness.ts'
+export { Session, type RunOptions, type RunResult } from './session.ts'
+export { DshError, type DshErrorCode } from './errors.ts'
+export { findRuntime, repositoryLauncher, type RuntimeCommand } from './find.ts'
+export { CLOSE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, type Exit } from './process.ts'
+export type { AnySessionEvent, ApprovalAnswer, ApprovalRequestParams, InitializeResult, PromptContent, RouteParam, SessionSummary, TurnEndReason } from '@dsh/sdk-protocol'

@@ -1,0 +1,27 @@
+// close() escalation against real processes that ignore each step but the last.
+import { expect, test } from 'vitest'
+import { RuntimeProcess } from './process.ts'
+
+const spawnNode = (script: string) =>
+  RuntimeProcess.spawn({ file: process.execPath, args: ['-e', script] }, [], { env: process.env, stderr: 'pipe', stderrTailBytes: 1024 })
+
+const TIMEOUTS = { shutdownMs: 150, eofMs: 150, termMs: 150 }
+
+test('a process that ignores shutdown, EOF and SIGTERM is killed with SIGKILL', async () => {
+  // Holds the loop, ignores stdin's end and SIGTERM: only SIGKILL ends it.
+  const stubborn = await spawnNode("process.on('SIGTERM', () => {}); process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1000); console.error('ready')")
+  await new Promise((resolve) => stubborn.child.stderr!.once('data', resolve))
+  expect(await stubborn.close(() => stubborn.write('{"jsonrpc":"2.0","id":1,"method":"shutdown"}'), TIMEOUTS)).toEqual({ stage: 'sigkill', code: null, signal: 'SIGKILL' })
+})
+
+test('a process that ends on EOF stops at the EOF step', async () => {
+  const polite = await spawnNode("process.stdin.resume(); process.stdin.on('end', () => process.exit(0)); console.error('ready')")
+  await new Promise((resolve) => polite.child.stderr!.once('data', resolve))
+  expect(await polite.close(() => {}, TIMEOUTS)).toEqual({ stage: 'eof', code: 0, signal: null })
+})
+
+test('a process that ends on SIGTERM stops at the SIGTERM step', async () => {
+  const plain = await spawnNode("process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1000); console.error('ready')")
+  await new Promise((resolve) => plain.child.stderr!.once('data', resolve))
+  expect(await plain.close(() => {}, TIMEOUTS)).toEqual({ stage: 'sigterm', code: null, signal: 'SIGTERM' })
+})

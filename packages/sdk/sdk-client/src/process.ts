@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { DshError } from './errors.ts'
+import type { RuntimeCommand } from './find.ts'
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+/** How long each step of `close()` may take before the next, harder one. */
+export interface CloseTimeouts {
+  /** After the `shutdown` request: the runtime cancels turns, flushes logs and exits. */
+  shutdownMs: number
+  /** After closing stdin (EOF), which the runtime also treats as shutdown. */
+  eofMs: number
+  /** After SIGTERM; SIGKILL follows. */
+  termMs: number
+}
+
+export const CLOSE_DEFAULTS: CloseTimeouts = { shutdownMs: 5_000, eofMs: 2_000, termMs: 2_000 }
+
+/** Which step of the escalation ended the process. */
+export type CloseStage = 'shutdown' | 'eof' | 'sigterm' | 'sigkill' | 'already-exited'
+
+export interface SpawnOptions {
+  cwd?: string
+  env: NodeJS.ProcessEnv
+  /** `pipe` keeps the last `stderrTailBytes` for error messages; a function also receives every chunk. */
+  stderr: 'pipe' | 'inherit' | ((text: string) => void)
+  stderrTailBytes: number
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
+
+/** The runtime child process: spawned, read line by line, closed by escalation. */
+export class RuntimeProcess {
+  readonly exited: Promise<Exit>
+  private tail = ''
+  private exit: Exit | undefined
+  private lineListener: (line: string) => void = () => {}
+
+  private constructor(
+    readonly child: ChildProcess,
+    options: SpawnOptions,
+  ) {
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal }
+        resolve(this.exit)
+      }),
+    )
+    let buffered = ''
+    child.stdout!.setEncoding('utf8')
+    child.stdout!.on('data', (chunk: string) => {
+      buffered += chunk
+      let newline: number
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline)
+        buffered = buffered.slice(newline + 1)
+        if (line.trim()) this.lineListener(line)
+      }
+    })
+    child.stderr?.setEncoding('utf8')
+    child.stderr?.on('data', (chunk: string) => {
+      this.tail = (this.tail + chunk).slice(-options.stderrTailBytes)
+      if (typeof options.stderr === 'function') options.stderr(chunk)
+    })
+    // A write to a runtime that just died fails with EPIPE: the exit is reported through `exited` instead.
+    child.stdin!.on('error', () => {})
+  }
+
+  /** Starts the runtime. A command that cannot be executed is RUNTIME_NOT_FOUND. */
+  static async spawn(command: RuntimeCommand, args: string[], options: SpawnOptions): Promise<RuntimeProcess> {
+    const child = spawn(command.file, [...command.args, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', options.stderr === 'inherit' ? 'inherit' : 'pipe'],
+    })
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve)
+      child.once('error', (error: NodeJS.ErrnoException) =>
+        reject(new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime "${command.file}": ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EACCES' ? 'not executable' : error.message}`)),
+      )
+    })
+    return new RuntimeProcess(child, options)
+  }
+
+  get running(): boolean {
+    return this.exit === undefined
+  }
+
+  onLine(listener: (line: string) => void): void {
+    this.lineListener = listener
+  }
+
+  write(line: string): void {
+    if (this.running && this.child.stdin!.writable) this.child.stdin!.write(line + '\n')
+  }
+
+  /** The end of what the runtime wrote to stderr (for error messages). */
+  stderrTail(): string {
+    return this.tail.trim()
+  }
+
+  describeExit(exit: Exit | undefined = this.exit): string {
+    const how = !exit ? 'is still running' : exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+    const tail = this.stderrTail()
+    return `the dsh runtime ${how}${tail ? `; its stderr ends with:\n${tail}` : ''}`
+  }
+
+  /** Ends the runtime: shutdown request, then EOF, then SIGTERM, then SIGKILL, each after the last timed out. */
+  async close(shutdown: () => void, timeouts: CloseTimeouts): Promise<Exit & { stage: CloseStage }> {
+    if (!this.running) return { ...this.exit!, stage: 'already-exited' }
+    const steps: [CloseStage, () => void, number][] = [
+      ['shutdown', shutdown, timeouts.shutdownMs],
+      ['eof', () => this.child.stdin!.end(), timeouts.eofMs],
+      ['sigterm', () => this.child.kill('SIGTERM'), timeouts.termMs],
+    ]
+    for (const [stage, act, ms] of steps) {
+      act()
+      const exit = await Promise.race([this.exited, wait(ms).then(() => undefined)])
+      if (exit) return { ...exit, stage }
+    }
+    this.child.kill('SIGKILL')
+    return { ...(await this.exited), stage: 'sigkill' }
+  }
+}

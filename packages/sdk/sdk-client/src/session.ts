@@ -1,0 +1,126 @@
+import type { AnySessionEvent, PromptContent, RouteParam, Route, TurnEndReason } from '@dsh/sdk-protocol'
+import { AsyncQueue } from './queue.ts'
+import type { ApprovalCallback, Harness } from './harness.ts'
+
+/** What one prompt came to. */
+export interface RunResult {
+  sessionId: string
+  /** The receipt the runtime gave the prompt. */
+  messageId: string
+  /** The last text the model wrote in the run (empty when it wrote none). */
+  text: string
+  /** How the (last) turn ended: `completed`, `aborted`, `error`, `max-steps`, … */
+  reason: TurnEndReason
+  error?: { code: string; message: string }
+  /** Every event the run committed, in log order. */
+  events: AnySessionEvent[]
+}
+
+export interface RunOptions {
+  /** Aborting cancels the running turn (the run still resolves, with reason `aborted`). */
+  signal?: AbortSignal
+}
+
+/** One session of the runtime. Runs on one Session object are serialized: each waits for the one before. */
+export class Session {
+  /** Answers approvals of this session (instead of the harness's callback). */
+  onApproval: ApprovalCallback | undefined
+  private queue: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly harness: Harness,
+    readonly id: string,
+  ) {}
+
+  /** Sends a prompt and resolves once the session is idle again, with the final text, the events and the reason. */
+  async run(prompt: PromptContent, options: RunOptions = {}): Promise<RunResult> {
+    const receipt: { messageId?: string } = {}
+    const events: AnySessionEvent[] = []
+    for await (const event of this.turn(prompt, options, receipt)) events.push(event)
+    return summarize(this.id, receipt.messageId!, events)
+  }
+
+  /** Sends a prompt and yields each committed event as it arrives, until the session is idle again. */
+  stream(prompt: PromptContent, options: RunOptions = {}): AsyncGenerator<AnySessionEvent> {
+    return this.turn(prompt, options, {})
+  }
+
+  /** Cancels the running turn; resolves whether one was running. */
+  async cancel(): Promise<boolean> {
+    return (await this.harness.request('session/cancel', { sessionId: this.id })).wasRunning
+  }
+
+  /** Switches the model from the next request on (a logged fact). A bare model keeps the provider. */
+  async setModel(route: RouteParam): Promise<Route> {
+    return (await this.harness.request('session/setModel', { sessionId: this.id, route })).route
+  }
+
+  async setPermission(preset: string): Promise<void> {
+    await this.harness.request('session/setPermission', { sessionId: this.id, preset })
+  }
+
+  /** The whole stored log, read page by page. */
+  async events(): Promise<AnySessionEvent[]> {
+    const all: AnySessionEvent[] = []
+    let fromSeq: number | null = 0
+    while (fromSeq !== null) {
+      const page: { events: AnySessionEvent[]; nextSeq: number | null } = await this.harness.request('session/events', { sessionId: this.id, fromSeq })
+      all.push(...page.events)
+      fromSeq = page.nextSeq
+    }
+    return all
+  }
+
+  /** A new session holding this one's events up to `atSeq` (a turn boundary). */
+  fork(atSeq: number): Promise<Session> {
+    return this.harness.fork(this.id, atSeq)
+  }
+
+  private async *turn(prompt: PromptContent, options: RunOptions, receipt: { messageId?: string }): AsyncGenerator<AnySessionEvent> {
+    const release = await this.lock()
+    const queue = new AsyncQueue<AnySessionEvent>()
+    // `idle` ends the run only once a turn started after we subscribed: an earlier turn's idle is not ours.
+    let started = false
+    const stop = this.harness.listen((method, params) => {
+      if (params.sessionId !== this.id) return
+      if (method === 'session.event') {
+        const event = (params as { event: AnySessionEvent }).event
+        if (event.type === 'turn/start') started = true
+        queue.push(event)
+      } else if (method === 'session.status' && (params as { status: string }).status === 'idle' && started) queue.end()
+    })
+    const unclosed = this.harness.onClose((error) => queue.fail(error))
+    const onAbort = () => void this.cancel().catch(() => {})
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      receipt.messageId = (await this.harness.request('session/prompt', { sessionId: this.id, content: prompt })).messageId
+      if (options.signal?.aborted) onAbort()
+      yield* queue
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort)
+      unclosed()
+      stop()
+      release()
+    }
+  }
+
+  private async lock(): Promise<() => void> {
+    const before = this.queue
+    let release!: () => void
+    this.queue = new Promise((resolve) => (release = resolve))
+    await before
+    return release
+  }
+}
+
+function summarize(sessionId: string, messageId: string, events: AnySessionEvent[]): RunResult {
+  let text = ''
+  let end: { reason: TurnEndReason; error?: { code: string; message: string } } = { reason: 'interrupted' }
+  for (const event of events) {
+    if (event.type === 'assistant/message') {
+      const written = event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+      if (written) text = written
+    } else if (event.type === 'turn/end') end = event.data
+  }
+  return { sessionId, messageId, text, reason: end.reason, ...(end.error ? { error: end.error } : {}), events }
+}

@@ -1,0 +1,23 @@
+// The SDK surface (docs/architecture.md, "Surfaces"): the SDK protocol of @dsh/sdk-protocol on stdio.
+import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/agent'
+import type {} from '@dsh/app'
+import type {} from '@dsh/approval'
+import type {} from '@dsh/llm'
+import type {} from '@dsh/session'
+import { Config } from './config.ts'
+import { SdkServer } from './server.ts'
+
+export { Config } from './config.ts'
+export { SdkServer, type Stdio } from './server.ts'
+export { LineSplitter } from './lines.ts'
+export { RpcPeer } from './peer.ts'
+
+export const name = 'sdk-jsonrpc-server'
+export const inject = ['app', 'agents', 'sessions', 'llm', 'approval']
+
+/** Serves the protocol on this process's stdin and stdout for as long as the row is mounted. */
+export function apply(ctx: Context, config: Config) {
+  const server = new SdkServer(ctx, config, { input: process.stdin, output: process.stdout })
+  ctx.effect(() => server.start(), 'sdk stdio server')
+}

@@ -1,0 +1,222 @@
+import type { Context } from '@dsh/cordis'
+import type { Agent } from '@dsh/agent'
+import type { Route } from '@dsh/llm'
+import type { PermissionPresets } from '@dsh/permission-presets'
+import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
+import { SessionError } from '@dsh/session'
+import { RpcError, invalidParams, requestFailed } from './errors.ts'
+import { content, directory, integer, optionalInteger, optionalObject, optionalRoute, optionalString, string, type RouteInput } from './params.ts'
+import type { Config } from './config.ts'
+
+type Params = Record<string, unknown>
+type Result<M extends keyof ClientMethods> = Promise<ClientMethods[M]['result']>
+
+/** What the method table needs from the server that owns the connection. */
+export interface MethodHost {
+  ctx: Context
+  config: Config
+  /** Called by `initialize`: registers the approval answerer when the client can answer. */
+  initialized(approvals: boolean): void
+  /** Called by `shutdown`: cancels, drains and flushes; resolves once the logs are durable. */
+  drain(): Promise<void>
+}
+
+/**
+ * The client's requests (the spec is @dsh/sdk-protocol's README). Each method validates its params by name
+ * and works through ctx.agents and ctx.sessions only; typed refusals keep their code.
+ */
+export class Methods {
+  constructor(private readonly host: MethodHost) {}
+
+  private get ctx() {
+    return this.host.ctx
+  }
+
+  async initialize(params: Params): Result<'initialize'> {
+    integer(params, 'protocolVersion', 1)
+    const client = optionalObject(params, 'clientInfo')
+    if (client) string(client, 'name')
+    const capabilities = optionalObject(params, 'capabilities') ?? {}
+    if (capabilities.approvals !== undefined && typeof capabilities.approvals !== 'boolean') throw invalidParams('capabilities.approvals', 'must be a boolean')
+    // Answer only once every row has mounted: providers register their adapters as they come up.
+    await (this.ctx.get('loader') as { await?(): Promise<void> } | undefined)?.await?.()
+    const approvals = capabilities.approvals === true
+    this.host.initialized(approvals)
+    const result: InitializeResult = {
+      protocolVersion: PROTOCOL_VERSION,
+      serverInfo: { name: 'dsh', version: this.ctx.app.version, profile: this.ctx.app.profile },
+      capabilities: { approvals, permissionPresets: !!this.presets() },
+      providers: await this.providers(),
+      cwd: this.ctx.app.cwd,
+    }
+    return result
+  }
+
+  async 'session/new'(params: Params): Result<'session/new'> {
+    const cwd = directory(params, 'cwd') ?? this.ctx.app.cwd
+    const route = optionalRoute(params, 'route')
+    const permission = optionalString(params, 'permission')
+    const systemPrompt = params.systemPrompt === undefined ? undefined : string(params, 'systemPrompt')
+    const presets = permission === undefined ? undefined : this.requirePresets()
+    if (presets && permission) this.checkPreset(presets, permission, 'permission')
+    if (route?.provider) this.checkProvider(route.provider, 'route')
+    const agent = await this.ctx.agents.create({ cwd, ...(systemPrompt !== undefined ? { systemPrompt } : {}) })
+    if (route) agent.setRoute(this.completeRoute(agent, route))
+    if (presets && permission) this.applyPreset(presets, agent, permission, 'permission')
+    return { sessionId: agent.session.id, length: agent.session.length }
+  }
+
+  async 'session/prompt'(params: Params): Result<'session/prompt'> {
+    const blocks = content(params, 'content')
+    const sessionId = optionalString(params, 'sessionId')
+    const agent = sessionId === undefined ? await this.ctx.agents.create({ cwd: this.ctx.app.cwd }) : await this.openOrCreate(sessionId)
+    const messageId = agent.followup(blocks)
+    return { sessionId: agent.session.id, messageId }
+  }
+
+  async 'session/cancel'(params: Params): Result<'session/cancel'> {
+    const agent = this.openAgent(params)
+    const wasRunning = agent.running
+    agent.cancel('cancelled by the SDK client')
+    return { wasRunning }
+  }
+
+  async 'session/resume'(params: Params): Result<'session/resume'> {
+    const sessionId = string(params, 'sessionId')
+    const route = optionalRoute(params, 'route')
+    if (route?.provider) this.checkProvider(route.provider, 'route')
+    const agent = await this.ctx.agents.resume(sessionId).catch(notFoundAs('sessionId'))
+    if (route) agent.setRoute(this.completeRoute(agent, route))
+    return { sessionId: agent.session.id, length: agent.session.length }
+  }
+
+  async 'session/fork'(params: Params): Result<'session/fork'> {
+    const sessionId = string(params, 'sessionId')
+    const atSeq = integer(params, 'atSeq')
+    const route = optionalRoute(params, 'route')
+    if (route?.provider) this.checkProvider(route.provider, 'route')
+    const agent = await this.ctx.agents.fork(sessionId, atSeq).catch(notFoundAs('sessionId'))
+    if (route) agent.setRoute(this.completeRoute(agent, route))
+    return { sessionId: agent.session.id, length: agent.session.length }
+  }
+
+  async 'session/list'(params: Params): Result<'session/list'> {
+    const cwd = optionalString(params, 'cwd')
+    const sessions = await this.ctx.sessions.list()
+    return { sessions: cwd === undefined ? sessions : sessions.filter((session) => session.cwd === cwd) }
+  }
+
+  async 'session/events'(params: Params): Result<'session/events'> {
+    const sessionId = string(params, 'sessionId')
+    const fromSeq = optionalInteger(params, 'fromSeq') ?? 0
+    const limit = optionalInteger(params, 'limit', 1) ?? this.host.config.pageSize
+    if (limit > this.host.config.maxPageSize) throw invalidParams('limit', `must be at most ${this.host.config.maxPageSize} (the runtime's maxPageSize)`)
+    const { events } = await this.ctx.sessions.read(sessionId).catch(notFoundAs('sessionId'))
+    const page = events.slice(fromSeq, fromSeq + limit)
+    const next = fromSeq + page.length
+    return { events: page as ClientMethods['session/events']['result']['events'], nextSeq: next < events.length ? next : null, length: events.length }
+  }
+
+  async 'session/setModel'(params: Params): Result<'session/setModel'> {
+    const agent = this.openAgent(params)
+    const input = optionalRoute(params, 'route')
+    if (!input) throw invalidParams('route', 'is required ("provider/model", "model" or { provider, model, effort })')
+    if (input.provider) this.checkProvider(input.provider, 'route')
+    const route = this.completeRoute(agent, input)
+    agent.setRoute(route)
+    return { route }
+  }
+
+  async 'session/setPermission'(params: Params): Result<'session/setPermission'> {
+    const agent = this.openAgent(params)
+    const preset = string(params, 'preset')
+    const presets = this.requirePresets()
+    this.checkPreset(presets, preset, 'preset')
+    this.applyPreset(presets, agent, preset, 'preset')
+    return { preset }
+  }
+
+  async shutdown(): Result<'shutdown'> {
+    await this.host.drain()
+    return {}
+  }
+
+  private async providers(): Promise<ProviderInfo[]> {
+    return Promise.all(
+      this.ctx.llm.providers().map(async (provider) => {
+        try {
+          return { provider, models: await this.ctx.llm.adapter(provider).models() }
+        } catch (error: any) {
+          return { provider, models: [], error: String(error?.message ?? error) }
+        }
+      }),
+    )
+  }
+
+  /** An agent of this runtime, or a stored session resumed; an id nobody knows starts a new session. */
+  private async openOrCreate(sessionId: string): Promise<Agent> {
+    const live = this.ctx.agents.bySession(sessionId)
+    if (live) return live
+    try {
+      return await this.ctx.agents.resume(sessionId)
+    } catch (error) {
+      if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND') return this.ctx.agents.create({ cwd: this.ctx.app.cwd })
+      throw error
+    }
+  }
+
+  private openAgent(params: Params): Agent {
+    const sessionId = string(params, 'sessionId')
+    const agent = this.ctx.agents.bySession(sessionId)
+    if (!agent) throw requestFailed('SESSION_NOT_OPEN', `session ${sessionId} is not open in this runtime (open it with session/new, session/resume or session/fork)`, 'sessionId')
+    return agent
+  }
+
+  private checkProvider(provider: string, field: string): void {
+    const mounted = this.ctx.llm.providers()
+    if (!mounted.includes(provider)) throw invalidParams(`${field}.provider`, `names no mounted model provider ("${provider}"; mounted: ${mounted.join(', ') || 'none'})`)
+  }
+
+  /** A bare model keeps the session's provider (a new session's is the runtime's default). */
+  private completeRoute(agent: Agent, input: RouteInput): Route {
+    const provider = input.provider ?? agent.route.provider
+    return { provider, model: input.model, ...(input.effort ? { effort: input.effort } : {}) }
+  }
+
+  /** Refuses an unknown preset before anything is created or logged. */
+  private checkPreset(presets: PermissionPresets, name: string, field: string): void {
+    try {
+      presets.get(name)
+    } catch (error: any) {
+      throw requestFailed(typeof error?.code === 'string' ? error.code : 'UNKNOWN_PRESET', String(error?.message ?? error), field)
+    }
+  }
+
+  private presets(): PermissionPresets | undefined {
+    return this.ctx.get('permissionPresets') as PermissionPresets | undefined
+  }
+
+  private requirePresets(): PermissionPresets {
+    const presets = this.presets()
+    if (!presets) throw requestFailed('PERMISSION_PRESETS_UNAVAILABLE', 'no permission presets row is mounted in this runtime, so a preset cannot be chosen')
+    return presets
+  }
+
+  private applyPreset(presets: PermissionPresets, agent: Agent, name: string, field: string): void {
+    try {
+      presets.set(agent.session, name)
+    } catch (error: any) {
+      throw requestFailed(typeof error?.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED', String(error?.message ?? error), field)
+    }
+  }
+}
+
+/** A session that does not exist is a parameter naming nothing: say which one. */
+function notFoundAs(field: string) {
+  return (error: unknown): never => {
+    if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND') throw requestFailed('SESSION_NOT_FOUND', error.message, field)
+    throw error
+  }
+}
+
+export const METHOD_NOT_FOUND = (method: string) => new RpcError(RPC_ERRORS.METHOD_NOT_FOUND, `Method not found: "${method}"`, { method })

@@ -1,0 +1,124 @@
+"""One session of the runtime: prompts, streamed events, cancel, model and permission switches."""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, List, Optional, Union
+
+from .errors import DshError
+from .types import Event, RunResult
+
+if TYPE_CHECKING:
+    from .harness import ApprovalCallback, Harness
+
+#: What a prompt may carry: plain text, or text and image blocks as the protocol spells them.
+Prompt = Union[str, List[Dict[str, Any]]]
+
+_IDLE = object()
+
+
+class Session:
+    """A session of the runtime. Runs on one Session are serialized: each waits for the one before."""
+
+    def __init__(self, harness: "Harness", session_id: str) -> None:
+        self._harness = harness
+        self.id = session_id
+        #: Answers approvals of this session (instead of the harness's callback).
+        self.on_approval: Optional["ApprovalCallback"] = None
+        self._lock = asyncio.Lock()
+
+    async def run(self, prompt: Prompt) -> RunResult:
+        """Sends a prompt; returns once the session is idle again, with the final text, the events and the reason."""
+        events: List[Event] = []
+        receipt: Dict[str, str] = {}
+        async for event in self._turn(prompt, receipt):
+            events.append(event)
+        return _summarize(self.id, receipt.get("messageId", ""), events)
+
+    def stream(self, prompt: Prompt) -> AsyncIterator[Event]:
+        """Sends a prompt and yields each committed event as it arrives, until the session is idle again.
+        Consume it to the end (or ``aclose()`` it): the session's next run waits for it."""
+        return self._turn(prompt, {})
+
+    async def cancel(self) -> bool:
+        """Cancels the running turn; returns whether one was running."""
+        reply = await self._harness.request("session/cancel", {"sessionId": self.id})
+        return bool(reply["wasRunning"])
+
+    async def set_model(self, model: str) -> Dict[str, Any]:
+        """Switches the model from the next request on (``provider/model`` or a bare model of the same provider)."""
+        reply = await self._harness.request("session/setModel", {"sessionId": self.id, "route": model})
+        return reply["route"]
+
+    async def set_permission(self, preset: str) -> None:
+        await self._harness.request("session/setPermission", {"sessionId": self.id, "preset": preset})
+
+    async def events(self) -> List[Event]:
+        """The whole stored log, read page by page."""
+        events: List[Event] = []
+        from_seq: Optional[int] = 0
+        while from_seq is not None:
+            page = await self._harness.events(self.id, from_seq=from_seq)
+            events.extend(page.events)
+            from_seq = page.next_seq
+        return events
+
+    async def fork(self, at_seq: int) -> "Session":
+        return await self._harness.fork(self.id, at_seq)
+
+    async def _turn(self, prompt: Prompt, receipt: Dict[str, str]) -> AsyncIterator[Event]:
+        async with self._lock:
+            queue: "asyncio.Queue[Any]" = asyncio.Queue()
+            # `idle` ends the run only once a turn started after we subscribed: an earlier turn's idle is not ours.
+            started = False
+
+            def on_message(method: str, params: Dict[str, Any]) -> None:
+                nonlocal started
+                if method == "$closed":
+                    queue.put_nowait(params["error"])
+                elif params.get("sessionId") != self.id:
+                    return
+                elif method == "session.event":
+                    event = Event.from_wire(params["event"])
+                    started = started or event.type == "turn/start"
+                    queue.put_nowait(event)
+                elif method == "session.status" and params.get("status") == "idle" and started:
+                    queue.put_nowait(_IDLE)
+
+            stop = self._harness._listen(on_message)
+            try:
+                reply = await self._harness.request("session/prompt", {"sessionId": self.id, "content": prompt})
+                receipt["messageId"] = reply["messageId"]
+                while True:
+                    item = await queue.get()
+                    if item is _IDLE:
+                        return
+                    if isinstance(item, DshError):
+                        raise item
+                    yield item
+            except asyncio.CancelledError:
+                # The caller gave up on the run: the turn should not go on without anyone reading it.
+                asyncio.ensure_future(self._cancel_quietly())
+                raise
+            finally:
+                stop()
+
+    async def _cancel_quietly(self) -> None:
+        try:
+            await self.cancel()
+        except DshError:
+            pass
+
+
+def _summarize(session_id: str, message_id: str, events: List[Event]) -> RunResult:
+    text = ""
+    reason = "interrupted"
+    error: Optional[Dict[str, str]] = None
+    for event in events:
+        if event.type == "assistant/message":
+            written = "".join(block.get("text", "") for block in event.data.get("content", []) if block.get("type") == "text")
+            if written:
+                text = written
+        elif event.type == "turn/end":
+            reason = event.data["reason"]
+            error = event.data.get("error")
+    return RunResult(session_id=session_id, message_id=message_id, text=text, reason=reason, events=events, error=error)

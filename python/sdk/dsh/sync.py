@@ -1,0 +1,113 @@
+"""A small synchronous wrapper: the asyncio harness on its own event loop thread."""
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from typing import Any, Coroutine, Iterator, List, Optional, TypeVar
+
+from .harness import Harness
+from .session import Prompt, Session
+from .types import CloseResult, Event, RunResult, ServerInfo, SessionSummary
+
+T = TypeVar("T")
+_DONE = object()
+
+
+class _Loop:
+    """An event loop running in a daemon thread; coroutines are submitted and waited for."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="dsh-sdk-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+class SyncSession:
+    """Blocking calls on one session (see ``Session``)."""
+
+    def __init__(self, loop: _Loop, session: Session) -> None:
+        self._loop = loop
+        self._session = session
+        self.id = session.id
+
+    def run(self, prompt: Prompt) -> RunResult:
+        return self._loop.run(self._session.run(prompt))
+
+    def stream(self, prompt: Prompt) -> Iterator[Event]:
+        """Yields events as they arrive (consume it to the end)."""
+        items: "queue.Queue[Any]" = queue.Queue()
+
+        async def pump() -> None:
+            try:
+                async for event in self._session.stream(prompt):
+                    items.put(event)
+                items.put(_DONE)
+            except BaseException as error:  # handed to the reading thread, which raises it
+                items.put(error)
+
+        asyncio.run_coroutine_threadsafe(pump(), self._loop.loop)
+        while True:
+            item = items.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def cancel(self) -> bool:
+        return self._loop.run(self._session.cancel())
+
+    def set_model(self, model: str) -> Any:
+        return self._loop.run(self._session.set_model(model))
+
+    def set_permission(self, preset: str) -> None:
+        self._loop.run(self._session.set_permission(preset))
+
+    def events(self) -> List[Event]:
+        return self._loop.run(self._session.events())
+
+
+class SyncHarness:
+    """``with SyncHarness(...) as h: s = h.session(); r = s.run("...")`` — the same options as ``Harness``.
+    Approval callbacks run on the harness's loop thread."""
+
+    def __init__(self, **options: Any) -> None:
+        self._loop = _Loop()
+        try:
+            self._harness = self._loop.run(Harness(**options).start())
+        except BaseException:
+            self._loop.stop()
+            raise
+        self.info: Optional[ServerInfo] = self._harness.info
+
+    def __enter__(self) -> "SyncHarness":
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.close()
+
+    def session(self, **options: Any) -> SyncSession:
+        return SyncSession(self._loop, self._loop.run(self._harness.session(**options)))
+
+    def resume(self, session_id: str, **options: Any) -> SyncSession:
+        return SyncSession(self._loop, self._loop.run(self._harness.resume(session_id, **options)))
+
+    def list(self, cwd: Optional[str] = None) -> List[SessionSummary]:
+        return self._loop.run(self._harness.list(cwd))
+
+    def close(self) -> CloseResult:
+        if self._loop.loop.is_closed():
+            return CloseResult("already-exited")
+        try:
+            return self._loop.run(self._harness.close())
+        finally:
+            self._loop.stop()

@@ -1,0 +1,148 @@
+"""Typed results of the SDK (plain dataclasses over the protocol's JSON)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+
+@dataclass(frozen=True)
+class Event:
+    """One committed event of a session log: ``type`` (``assistant/chunk``, ``tool/result``, …), ``seq``, ``time``
+    (epoch ms) and its ``data`` as the runtime logged it."""
+
+    type: str
+    seq: int
+    time: int
+    data: Dict[str, Any]
+
+    @classmethod
+    def from_wire(cls, raw: Dict[str, Any]) -> "Event":
+        return cls(type=raw["type"], seq=raw["seq"], time=raw["time"], data=raw.get("data") or {})
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A tool call that needs a person's approval. Answer ``"allow_once"`` (or True) to let it run."""
+
+    request_id: str
+    session_id: str
+    tool: str
+    summary: str
+    reason: str
+    call_id: Optional[str] = None
+
+    @classmethod
+    def from_wire(cls, raw: Dict[str, Any]) -> "ApprovalRequest":
+        return cls(
+            request_id=raw["requestId"],
+            session_id=raw["sessionId"],
+            tool=raw["tool"],
+            summary=raw["summary"],
+            reason=raw["reason"],
+            call_id=raw.get("callId"),
+        )
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one prompt came to: the last text the model wrote, how the (last) turn ended, and every event."""
+
+    session_id: str
+    message_id: str
+    text: str
+    reason: str
+    events: List[Event]
+    error: Optional[Dict[str, str]] = None
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    provider: str
+    models: List[Dict[str, Any]]
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the runtime said about itself in ``initialize``."""
+
+    protocol_version: int
+    name: str
+    version: str
+    profile: str
+    approvals: bool
+    permission_presets: bool
+    providers: List[ProviderInfo]
+    cwd: str
+
+    @classmethod
+    def from_wire(cls, raw: Dict[str, Any]) -> "ServerInfo":
+        return cls(
+            protocol_version=raw["protocolVersion"],
+            name=raw["serverInfo"]["name"],
+            version=raw["serverInfo"]["version"],
+            profile=raw["serverInfo"]["profile"],
+            approvals=raw["capabilities"]["approvals"],
+            permission_presets=raw["capabilities"]["permissionPresets"],
+            providers=[ProviderInfo(p["provider"], p.get("models", []), p.get("error")) for p in raw["providers"]],
+            cwd=raw["cwd"],
+        )
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """A stored session as ``session/list`` reports it."""
+
+    id: str
+    cwd: str
+    created_at: int
+    updated_at: int
+    events: int
+    turns: int
+    status: str
+    live: bool
+    first_prompt: Optional[str] = None
+    title: Optional[str] = None
+    parent: Optional[Dict[str, Any]] = None
+
+    @classmethod
+    def from_wire(cls, raw: Dict[str, Any]) -> "SessionSummary":
+        return cls(
+            id=raw["id"],
+            cwd=raw["cwd"],
+            created_at=raw["createdAt"],
+            updated_at=raw["updatedAt"],
+            events=raw["events"],
+            turns=raw["turns"],
+            status=raw["status"],
+            live=raw["live"],
+            first_prompt=raw.get("firstPrompt"),
+            title=raw.get("title"),
+            parent=raw.get("parent"),
+        )
+
+
+@dataclass(frozen=True)
+class EventsPage:
+    events: List[Event]
+    #: The seq of the next page, or None at the end of the log.
+    next_seq: Optional[int]
+    length: int
+
+
+@dataclass(frozen=True)
+class CloseTimeouts:
+    """Seconds each step of ``close()`` may take before the next, harder one."""
+
+    shutdown: float = 5.0
+    eof: float = 2.0
+    term: float = 2.0
+
+
+@dataclass(frozen=True)
+class CloseResult:
+    """Which step ended the runtime (``shutdown``, ``eof``, ``sigterm``, ``sigkill`` or ``already-exited``) and
+    its return code (negative: killed by that signal)."""
+
+    stage: str
+    returncode: Optional[int] = field(default=None)

@@ -1,0 +1,138 @@
+"""The asyncio SDK driving the real runtime with the real DeepSeek adapter against the mock model server."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import unittest
+from typing import Any, List
+
+from dsh import RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
+
+from .support import MockModel, TempDirs
+
+
+class HarnessTest(unittest.IsolatedAsyncioTestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.llm = MockModel()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.llm.close()
+
+    def setUp(self) -> None:
+        self.llm.reset()
+        self.dirs = TempDirs()
+        self.addCleanup(self.dirs.cleanup)
+
+    async def start(self, **options: Any) -> Harness:
+        env = {"DSH_HOME": self.dirs.home, "DEEPSEEK_BASE_URL": self.llm.url, "DEEPSEEK_API_KEY": "test", **options.pop("env", {})}
+        harness = await Harness(cwd=self.dirs.workspace, env=env, **options).start()
+        self.addAsyncCleanup(harness.close)
+        return harness
+
+    async def test_a_text_run_returns_the_final_text_the_events_and_the_reason(self) -> None:
+        self.llm.enqueue({"text": "Hello from the mock model."})
+        harness = await self.start()
+        self.assertIn("deepseek", [provider.provider for provider in harness.info.providers])
+        session = await harness.session()
+        result = await session.run("say hello")
+        self.assertIsInstance(result, RunResult)
+        self.assertEqual((result.text, result.reason, result.session_id), ("Hello from the mock model.", "completed", session.id))
+        self.assertEqual(result.events[0].type, "turn/start")
+        self.assertEqual(result.events[-1].type, "turn/end")
+        self.assertEqual(self.llm.requests()[0]["body"]["messages"][-1], {"role": "user", "content": "say hello"})
+
+    async def test_a_tool_using_run_edits_a_file_in_the_minimal_composition(self) -> None:
+        path = os.path.join(self.dirs.workspace, "greeting.txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("hello world\n")
+        self.llm.enqueue(
+            {"toolCalls": [{"name": "str_replace_editor", "arguments": {"command": "str_replace", "path": "greeting.txt", "old_str": "world", "new_str": "python"}}]},
+            {"text": "Edited."},
+        )
+        harness = await self.start(minimal=True)
+        result = await (await harness.session()).run("greet python instead")
+        self.assertEqual((result.text, result.reason), ("Edited.", "completed"))
+        with open(path, encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), "hello python\n")
+        self.assertEqual([event.data.get("error") for event in result.events if event.type == "tool/result"], [None])
+
+    async def test_stream_yields_events_while_the_model_is_still_answering(self) -> None:
+        self.llm.enqueue({"text": ["one ", "two ", "three ", "four"], "chunkDelayMs": 60})
+        session = await (await self.start()).session()
+        types: List[str] = []
+        open_at_first_chunk = None
+        async for event in session.stream("count"):
+            if event.type == "assistant/chunk" and open_at_first_chunk is None:
+                open_at_first_chunk = "endedAt" not in self.llm.requests()[0]["timing"]
+            types.append(event.type)
+        self.assertIs(open_at_first_chunk, True)
+        self.assertEqual(types.count("assistant/chunk"), 4)
+        self.assertEqual(types[-1], "turn/end")
+
+    async def test_on_approval_answers_the_approval_and_the_call_runs(self) -> None:
+        self.llm.enqueue({"toolCalls": [{"id": "w", "name": "write_file", "arguments": {"path": "protected/ok.txt", "text": "allowed"}}]}, {"text": "written"})
+        asked: List[ApprovalRequest] = []
+
+        async def approve(request: ApprovalRequest) -> str:
+            asked.append(request)
+            return "allow_once"
+
+        harness = await self.start(patches=[self.dirs.fixture_tools_patch()], on_approval=approve)
+        session = await harness.session()
+        result = await session.run("write it")
+        self.assertEqual([(r.session_id, r.tool, r.summary, r.call_id) for r in asked], [(session.id, "write_file", "write protected/ok.txt", "w")])
+        with open(os.path.join(self.dirs.workspace, "protected/ok.txt"), encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), "allowed")
+        decided = [event.data for event in result.events if event.type == "approval/decided"]
+        self.assertEqual([(d["answer"], d["by"]) for d in decided], [("allow_once", "user")])
+
+    async def test_a_rejecting_callback_refuses_the_call_and_the_file_is_absent(self) -> None:
+        self.llm.enqueue({"toolCalls": [{"id": "w", "name": "write_file", "arguments": {"path": "protected/no.txt", "text": "x"}}]}, {"text": "refused"})
+        harness = await self.start(patches=[self.dirs.fixture_tools_patch()], on_approval=lambda request: False)
+        result = await (await harness.session()).run("write it")
+        self.assertFalse(os.path.exists(os.path.join(self.dirs.workspace, "protected/no.txt")))
+        results = [event.data for event in result.events if event.type == "tool/result"]
+        self.assertEqual(results[0]["error"]["code"], "APPROVAL_REJECTED")
+
+    async def test_cancel_stops_a_running_turn_and_the_run_ends_aborted(self) -> None:
+        self.llm.enqueue({"text": ["partial ", "answer ", "never ends"], "stallAfterChunks": 3})
+        session = await (await self.start()).session()
+        run = asyncio.ensure_future(session.run("talk forever"))
+        while not self.llm.requests() or "firstByteAt" not in self.llm.requests()[0]["timing"]:
+            await asyncio.sleep(0.02)
+        self.assertTrue(await session.cancel())
+        result = await asyncio.wait_for(run, 15)
+        self.assertEqual(result.reason, "aborted")
+        message = next(event for event in result.events if event.type == "assistant/message")
+        self.assertTrue(message.data.get("interrupted"))
+
+    async def test_a_runtime_that_dies_mid_run_fails_the_run_with_runtime_exited(self) -> None:
+        self.llm.enqueue({"text": ["never ", "finished"], "stallAfterChunks": 2})
+        harness = await self.start()
+        run = asyncio.ensure_future((await harness.session()).run("talk"))
+        while not self.llm.requests():
+            await asyncio.sleep(0.02)
+        os.kill(harness.pid, signal.SIGKILL)
+        with self.assertRaises(DshError) as caught:
+            await asyncio.wait_for(run, 15)
+        self.assertEqual(caught.exception.code, RUNTIME_EXITED)
+        self.assertIn("killed by signal 9", caught.exception.message)
+
+    async def test_dsh_model_is_the_default_model_and_an_explicit_model_wins(self) -> None:
+        self.llm.enqueue({"text": "pro"}, {"text": "flash"})
+        harness = await self.start(env={"DSH_MODEL": "deepseek-v4-pro"})
+        await (await harness.session()).run("which model?")
+        await (await harness.session(model="deepseek/deepseek-v4-flash")).run("and now?")
+        self.assertEqual([request["body"]["model"] for request in self.llm.requests()], ["deepseek-v4-pro", "deepseek-v4-flash"])
+
+    async def test_close_shuts_the_runtime_down_through_the_protocol(self) -> None:
+        harness = await self.start()
+        closed = await harness.close()
+        self.assertEqual((closed.stage, closed.returncode), ("shutdown", 0))
+
+
+if __name__ == "__main__":
+    unittest.main()
