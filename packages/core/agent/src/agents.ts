@@ -59,7 +59,7 @@ export class Agents extends Service {
     super(ctx, 'agents')
     this.host = {
       ctx,
-      defaultRoute: () => ({ ...this.config.route }),
+      defaultRoute: () => this.defaultRoute(),
       runTurn: (agent, first, signal) => this.ctx.agentLoop.runTurn(agent, first, signal),
       disposed: async (agent) => {
         this.agents.delete(agent.id)
@@ -75,11 +75,23 @@ export class Agents extends Service {
     })
   }
 
-  /** A new agent on a new session in `cwd`. */
+  /**
+   * The route a new session starts on: what an `agent/default-route` listener names (model-routes: the
+   * user's settings), else this row's config. Surfaces use it to check a key before creating anything.
+   */
+  defaultRoute(): Route {
+    return this.ctx.bail('agent/default-route') ?? { ...this.config.route }
+  }
+
+  /**
+   * A new agent on a new session in `cwd`. A route the caller or a listener chose is logged at once; the
+   * row's default is logged by the loop at the first turn (either way the log says which model answered).
+   */
   async create(options: AgentOptions & { cwd: string }): Promise<Agent> {
     const session = await this.ctx.sessions.create({ cwd: options.cwd })
     const agent = await this.adopt(session, options)
-    if (options.route) agent.setRoute(options.route)
+    const chosen = options.route ?? this.ctx.bail('agent/default-route')
+    if (chosen) agent.setRoute(chosen)
     return agent
   }
 

@@ -1,4 +1,4 @@
-import type { LlmRequest } from '@dsh/llm'
+import type { LlmRequest, Route } from '@dsh/llm'
 import type { Agent } from './agent.ts'
 import type { AgentStatus, PreStep, PreStepDecision, RequestDraft, RequestFailure, RetryDecision, TurnResult } from './types.ts'
 
@@ -14,6 +14,8 @@ declare module '@dsh/cordis' {
     'agent/request-error'(failure: RequestFailure, next: () => Promise<RetryDecision>): Promise<RetryDecision>
     /** @mode serial — the turn is about to end; listeners may still append to the log. */
     'agent/turn-stopping'(agent: Agent, result: TurnResult): Promise<void>
+    /** @mode bail — the route of new sessions; the first listener that returns one wins, else the `agents` row's. */
+    'agent/default-route'(): Route | undefined
     /** @mode emit — an agent's status changed. */
     'agent/status'(agent: Agent, status: AgentStatus): void
   }

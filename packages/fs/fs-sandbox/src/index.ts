@@ -1,15 +1,14 @@
 import type { Context } from '@dsh/cordis'
 import {
-  Fs, FsIoConfig, listDirectory, makeDirectory, pathExists, readAllBytes, readTextRange, removeEntry, renameEntry,
+  admit, Fs, FsIoConfig, listDirectory, makeDirectory, pathExists, readAllBytes, readTextRange, removeEntry, renameEntry,
   resolveRealPath, sniffBinaryFile, statPath, walkTree, writeFileAtomically,
   type FsEntry, type FsStat, type MkdirOptions, type MkdirResult, type ReadBytesOptions, type ReadTextOptions,
   type ReadTextResult, type RemoveOptions, type RenameOptions, type ReplaceFileOptions, type WalkOptions,
   type WriteFileOptions, type WriteResult,
 } from '@dsh/fs'
-import { admit } from './fence.ts'
 
 export type Config = FsIoConfig
-export { admit, type Admission, type Reach, type WriteKind } from './fence.ts'
+export { admit, type Admission, type Reach, type WriteKind } from '@dsh/fs'
 
 /**
  * ctx.fs on the local disk with every write fenced by the authority it carries (DESIGN §8): read-only

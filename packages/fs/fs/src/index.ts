@@ -9,3 +9,4 @@ export { isInside, requireAbsolute, resolveEntryPath, resolveRealPath } from './
 export { looksBinary, pathExists, readAllBytes, readTextRange, sniffBinaryFile, statPath } from './local/read.ts'
 export { listDirectory, walkTree } from './local/list.ts'
 export { makeDirectory, removeEntry, renameEntry, writeFileAtomically, type AtomicWriteOptions, type DirectoryGuard } from './local/write.ts'
+export { admit, type Admission, type Reach, type WriteKind } from './fence.ts'

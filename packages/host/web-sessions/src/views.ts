@@ -1,5 +1,4 @@
 import type { Context } from '@dsh/cordis'
-import type { Route } from '@dsh/llm'
 import type { SessionEvent } from '@dsh/session'
 import type { AgentState, SessionListItem, SessionView, WireRoute } from '@dsh/web-protocol'
 import type { PendingApprovals } from './approvals.ts'
@@ -14,21 +13,9 @@ export function agentState(ctx: Context, sessionId: string): AgentState {
   return agent ? (agent.running ? 'running' : 'idle') : null
 }
 
-/**
- * The route new sessions start on when nothing else is said: the `model.*` settings when the routes plugin
- * defines them, else the `agents` row's configured route.
- */
+/** The route new sessions start on (the user's `model.*` settings, else the `agents` row's route). */
 export function defaultRoute(ctx: Context): WireRoute {
-  try {
-    const provider = ctx.settings.get('model.provider' as never) as string
-    const model = ctx.settings.get('model.name' as never) as string
-    if (provider && model) return { provider, model }
-  } catch {
-    // the settings are not defined (no routes plugin mounted): fall through to the agents row
-  }
-  // ctx.agents keeps its configured route private; the view needs it for sessions that never ran a turn.
-  const configured = (ctx.agents as unknown as { config?: { route?: Route } }).config?.route
-  return configured ? { ...configured } : { provider: 'unknown', model: 'unknown' }
+  return { ...ctx.agents.defaultRoute() }
 }
 
 function lastOf(events: readonly SessionEvent[], type: string): SessionEvent | undefined {

@@ -3,7 +3,6 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { RequestDraft } from '@dsh/agent'
 import { EFFORTS, type Effort, type Route } from '@dsh/llm'
-import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import { refusal } from './check.ts'
 
@@ -45,17 +44,11 @@ export function apply(ctx: Context, config: Config) {
   ctx.settings.define('model.name', Schema.string().default(config.model), { description: 'Model of new sessions, as its provider names it; empty: the configured default.' })
   ctx.settings.define('model.effort', Schema.union(['', ...EFFORTS] as const).default(config.effort), { description: 'Reasoning effort of new sessions (off, low, high, max); empty: the model\'s default.' })
 
-  // A new session's first route: the log, not a setting read later, says which model answered.
-  ctx.on('session/opened', (session: Session, how) => {
-    if (how !== 'created' || session.last('model/route')) return
-    try {
-      const { route, problem } = settingsRoute(ctx.settings.get('model.provider'), ctx.settings.get('model.name'), ctx.settings.get('model.effort'))
-      if (problem) log.warn('%s', problem)
-      if (route) session.append('model/route', { route })
-    } catch (error) {
-      // An emit listener that throws would fail the caller's session creation: report, and keep the default.
-      log.error(error)
-    }
+  // The route of new sessions (ctx.agents logs it as the session's first `model/route`).
+  ctx.on('agent/default-route', () => {
+    const { route, problem } = settingsRoute(ctx.settings.get('model.provider'), ctx.settings.get('model.name'), ctx.settings.get('model.effort'))
+    if (problem) log.warn('%s', problem)
+    return route
   })
 
   // Checked after every other listener had its say (prepend: ours runs first, so its code after next() runs last).

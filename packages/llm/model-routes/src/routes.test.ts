@@ -52,12 +52,14 @@ describe('the first route of a new session', () => {
     h = await bootComposition({ patch: `${SCRIPTED}- id: agents\n  config: { route: { provider: scripted, model: scripted-1 } }\n`, homeFiles: { 'settings.yaml': 'model.provider: scripted\n' } })
     await h.agent()
     expect(routes()).toEqual([])
+    expect(h.root.agents.defaultRoute()).toEqual({ provider: 'scripted', model: 'scripted-1' })
   })
 
   test('is followed by the route the caller asked for, which wins', async () => {
     h = await bootComposition({ patch: SCRIPTED, homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-2\n' } })
     const agent = await h.root.agents.create({ cwd: h.workspace, route: { provider: 'scripted', model: 'scripted-1' } })
-    expect(agent.session.events.map((event) => event.type)).toEqual(['model/route', 'model/route'])
+    expect(h.root.agents.defaultRoute()).toEqual({ provider: 'scripted', model: 'scripted-2' })
+    expect(agent.session.events.map((event) => event.type)).toEqual(['model/route'])
     expect(agent.route).toEqual({ provider: 'scripted', model: 'scripted-1' })
     await agent.dispose()
   })

@@ -159,3 +159,15 @@ test('disposing the provider kills the terminals still running', async () => {
   expect(await eventually(() => !running(terminal.pid))).toBe(true)
   expect((await terminal.exited).signal).toMatch(/^SIG(TERM|KILL)$/)
 })
+
+test('a command whose signal was aborted before it started is stopped at once, with pipes and a PTY', async () => {
+  const subprocess = await mount({ timeoutMs: 20_000 })
+  for (const pty of [false, true]) {
+    const controller = new AbortController()
+    controller.abort()
+    const started = Date.now()
+    const result = await subprocess.run(bash('sleep 30'), { cwd, signal: controller.signal, pty })
+    expect(result.aborted).toBe(true)
+    expect(Date.now() - started).toBeLessThan(5_000)
+  }
+})

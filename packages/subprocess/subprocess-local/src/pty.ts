@@ -99,6 +99,7 @@ export function runOnTerminal(argv: string[], options: RunOptions, size: Termina
     void terminal.terminate()
   }
   options.signal?.addEventListener('abort', onAbort, { once: true })
+  if (options.signal?.aborted) onAbort() // cancelled before it started
 
   return terminal.exited.then(async (exit) => {
     clearTimeout(timer)

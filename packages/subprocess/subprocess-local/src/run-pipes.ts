@@ -33,6 +33,8 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
       void killAll()
     }
     options.signal?.addEventListener('abort', onAbort, { once: true })
+    // A cancel that came before the spawn must still stop the command (addEventListener never fires for it).
+    if (options.signal?.aborted) onAbort()
     const cleanup = () => {
       clearTimeout(timer)
       options.signal?.removeEventListener('abort', onAbort)
@@ -58,10 +60,16 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
       clearTimeout(timer) // the deadline is the command's; draining after it is ours
       if (groupAlive(child.pid!)) await killAll()
       // Pipes close once every holder is gone; one that escaped the group (setsid) could hold them forever.
-      if (!closed) await new Promise((done) => {
-        child.once('close', done)
-        setTimeout(done, limits.killGraceMs)
-      })
+      if (!closed) {
+        await new Promise<void>((done) => {
+          // The grace timer must not outlive the wait: it would hold the process open after the tree drained.
+          const grace = setTimeout(done, limits.killGraceMs)
+          child.once('close', () => {
+            clearTimeout(grace)
+            done()
+          })
+        })
+      }
       child.stdout!.destroy()
       child.stderr!.destroy()
       cleanup()

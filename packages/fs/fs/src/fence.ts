@@ -1,6 +1,8 @@
 import { realpath } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
-import { type DirectoryGuard, FsError, isInside, requireAbsolute, resolveEntryPath, resolveRealPath } from '@dsh/fs'
+import { FsError } from './errors.ts'
+import { isInside, requireAbsolute, resolveEntryPath, resolveRealPath } from './local/paths.ts'
+import type { DirectoryGuard } from './local/write.ts'
 import { SANDBOX_MODES, type SandboxAuthority } from '@dsh/sandbox'
 
 /** What a write does, in the words of the refusal the model reads. */
@@ -34,7 +36,8 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * Decides whether `authority` lets `kind` touch `path`, before anything is changed. In workspace-write the
+ * The write fence (DESIGN §8), shared by every fenced fs provider (fs-sandbox, fs-acp) so the security check
+ * exists once. Decides whether `authority` lets `kind` touch `path`, before anything is changed. In workspace-write the
  * path is resolved the way the kernel will resolve it (links and `..` included) and must land inside a
  * writable root; the returned guard repeats the check on each directory right before the effect in it.
  */

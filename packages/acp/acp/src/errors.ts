@@ -1,0 +1,66 @@
+import { RequestError } from '@agentclientprotocol/sdk'
+
+export type AcpErrorCode =
+  | 'CWD_INVALID'
+  | 'MCP_UNSUPPORTED'
+  | 'SESSION_UNKNOWN'
+  | 'SESSION_UNAVAILABLE'
+  | 'SESSION_CWD_MISMATCH'
+  | 'PROMPT_UNSUPPORTED'
+  | 'PROMPT_EMPTY'
+  | 'MODES_UNAVAILABLE'
+  | 'MODE_UNKNOWN'
+  | 'CONFIG_UNKNOWN'
+  | 'CURSOR_INVALID'
+  | 'MODEL_UNKNOWN'
+  | 'AUTH_REQUIRED'
+  | 'AUTH_METHOD_UNKNOWN'
+  | 'MODEL_UNAVAILABLE'
+  | 'TURN_FAILED'
+
+/** Which JSON-RPC error each failure is sent as: the client's mistake, a missing thing, or ours. */
+const RPC_CODES: Record<AcpErrorCode, number> = {
+  CWD_INVALID: -32602,
+  MCP_UNSUPPORTED: -32602,
+  SESSION_UNKNOWN: -32002,
+  SESSION_UNAVAILABLE: -32600,
+  SESSION_CWD_MISMATCH: -32602,
+  PROMPT_UNSUPPORTED: -32602,
+  PROMPT_EMPTY: -32602,
+  MODES_UNAVAILABLE: -32600,
+  MODE_UNKNOWN: -32602,
+  CONFIG_UNKNOWN: -32602,
+  CURSOR_INVALID: -32602,
+  MODEL_UNKNOWN: -32602,
+  AUTH_REQUIRED: -32000,
+  AUTH_METHOD_UNKNOWN: -32602,
+  MODEL_UNAVAILABLE: -32603,
+  TURN_FAILED: -32603,
+}
+
+/** Model failure codes the user fixes by providing a key: sent as ACP's auth_required error. */
+export const AUTH_FAILURE_CODES: ReadonlySet<string> = new Set(['CREDENTIAL_MISSING', 'AUTH'])
+
+/** A request dsh will not or cannot serve; `message` names what was wrong, for the editor's user. */
+export class AcpError extends Error {
+  override name = 'AcpError'
+  constructor(
+    readonly code: AcpErrorCode,
+    message: string,
+    readonly detail: Record<string, unknown> = {},
+  ) {
+    super(message)
+  }
+
+  toRequestError(): RequestError {
+    return new RequestError(RPC_CODES[this.code], this.message, { code: this.code, ...this.detail })
+  }
+}
+
+/** Any failure as a JSON-RPC error: ours keep their code, anything else is an internal error with its message. */
+export function toRequestError(error: unknown): RequestError {
+  if (error instanceof RequestError) return error
+  if (error instanceof AcpError) return error.toRequestError()
+  const code = typeof (error as any)?.code === 'string' ? (error as any).code : 'INTERNAL'
+  return new RequestError(-32603, String((error as any)?.message ?? error), { code })
+}

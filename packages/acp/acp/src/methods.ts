@@ -1,0 +1,196 @@
+import { statSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { PROTOCOL_VERSION, type AgentApp, type AuthMethod, type McpServer, type SessionInfo } from '@agentclientprotocol/sdk'
+import type { Agent } from '@dsh/agent'
+import type { Context } from '@dsh/cordis'
+import { SessionError } from '@dsh/session'
+import type { Route } from '@dsh/llm'
+import type { AcpSession } from './acp-session.ts'
+import { promptToBlocks } from './content.ts'
+import { AcpError, AUTH_FAILURE_CODES, toRequestError } from './errors.ts'
+import { configOptions, MODE_OPTION, MODEL_OPTION, modelCatalog, modeState, routeFor, setMode } from './options.ts'
+import type { Acp } from './service.ts'
+
+/** Runs a handler and sends every failure as a JSON-RPC error that names what was wrong. */
+function guarded<P, R>(handler: (params: P) => Promise<R>) {
+  return async ({ params }: { params: P }): Promise<R> => {
+    try {
+      return await handler(params)
+    } catch (error) {
+      throw toRequestError(error)
+    }
+  }
+}
+
+function checkCwd(cwd: string): string {
+  if (!isAbsolute(cwd)) throw new AcpError('CWD_INVALID', `cwd must be an absolute path (got "${cwd}")`)
+  let directory = false
+  try {
+    directory = statSync(cwd).isDirectory()
+  } catch {}
+  if (!directory) throw new AcpError('CWD_INVALID', `cwd "${cwd}" is not an existing directory`)
+  return resolve(cwd)
+}
+
+function refuseMcp(servers: McpServer[] | undefined): void {
+  if (!servers?.length) return
+  const names = servers.map((server) => server.name).join(', ')
+  throw new AcpError('MCP_UNSUPPORTED', `dsh has no MCP client yet, so it cannot connect the MCP servers the editor passed (${names}); remove them from this agent's settings`)
+}
+
+/** Registers every ACP method dsh serves on the app (one place to read the whole surface). */
+export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
+  let catalog = modelCatalog(ctx, acp.config.authKeys)
+
+  const requireReady = async (route: Route) => {
+    let adapter
+    try {
+      adapter = ctx.llm.adapter(route.provider)
+    } catch (error) {
+      throw new AcpError('MODEL_UNAVAILABLE', (error as Error).message)
+    }
+    const ready = await adapter.ready?.(route)
+    if (ready && !ready.ok) {
+      throw new AcpError(AUTH_FAILURE_CODES.has(ready.error.code) ? 'AUTH_REQUIRED' : 'MODEL_UNAVAILABLE', ready.error.message, { provider: route.provider })
+    }
+  }
+
+  const acceptsImages = (route: Route) => {
+    try {
+      return ctx.llm.describe(route).images
+    } catch {
+      return false
+    }
+  }
+
+  /** Keys missing for mounted providers; none when the default route's own key is present. */
+  const authMethods = async (): Promise<AuthMethod[]> => {
+    const keys = acp.config.authKeys
+    const primary = keys[acp.defaultRoute().provider]
+    if (primary && (await ctx.credentials.describe(primary)).set) return []
+    const methods: AuthMethod[] = []
+    for (const provider of ctx.llm.providers()) {
+      const name = keys[provider]
+      if (!name || (await ctx.credentials.describe(name)).set) continue
+      methods.push({ id: name, name: `${provider} API key`, description: `Provide ${name}: ${ctx.credentials.howToSet(name)}` })
+    }
+    return methods
+  }
+
+  const sessionState = async (session: AcpSession) => ({
+    modes: modeState(acp.presets, session.agent.session) ?? null,
+    configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route),
+  })
+
+  /** Opens a stored session for this connection, checking it belongs to `cwd`. */
+  const openStored = async (sessionId: string, cwd: string): Promise<Agent> => {
+    try {
+      const { header } = await ctx.sessions.read(sessionId)
+      if (resolve(header.cwd) !== cwd) throw new AcpError('SESSION_CWD_MISMATCH', `session ${sessionId} belongs to ${header.cwd}, not ${cwd}`)
+      return await ctx.agents.resume(sessionId)
+    } catch (error) {
+      if (error instanceof SessionError) {
+        if (error.code === 'SESSION_NOT_FOUND') throw new AcpError('SESSION_UNKNOWN', error.message, { sessionId })
+        throw new AcpError('SESSION_UNAVAILABLE', error.message, { sessionId, cause: error.code })
+      }
+      throw error
+    }
+  }
+
+  app
+    .onRequest('initialize', guarded(async (params) => {
+      acp.clientCapabilities = params.clientCapabilities ?? {}
+      return {
+        // dsh speaks ACP v1; a client asking for another version decides whether to go on.
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
+          mcpCapabilities: { http: false, sse: false },
+          sessionCapabilities: { list: {}, resume: {}, close: {} },
+        },
+        authMethods: await authMethods(),
+        agentInfo: { name: 'dsh', title: 'dsh', version: ctx.app.version },
+      }
+    }))
+    .onRequest('authenticate', guarded(async ({ methodId }) => {
+      const names = Object.values(acp.config.authKeys)
+      if (!names.includes(methodId)) throw new AcpError('AUTH_METHOD_UNKNOWN', `unknown authentication method "${methodId}" (methods: ${names.join(', ')})`)
+      // dsh never receives a key over the protocol: the user sets it where credentials live, then retries.
+      if (!(await ctx.credentials.describe(methodId)).set) throw new AcpError('AUTH_REQUIRED', `${methodId} is still not set: ${ctx.credentials.howToSet(methodId)}`)
+      // A provider that had no key offered no models: ask again.
+      catalog = modelCatalog(ctx, acp.config.authKeys)
+      return {}
+    }))
+    .onRequest('session/new', guarded(async (params) => {
+      const cwd = checkCwd(params.cwd)
+      refuseMcp(params.mcpServers)
+      await requireReady(acp.defaultRoute())
+      const session = acp.adopt(await ctx.agents.create({ cwd }))
+      return { sessionId: session.id, ...(await sessionState(session)) }
+    }))
+    .onRequest('session/load', guarded(async (params) => {
+      const cwd = checkCwd(params.cwd)
+      refuseMcp(params.mcpServers)
+      const agent = await openStored(params.sessionId, cwd)
+      const session = acp.adopt(agent)
+      await session.replay()
+      return sessionState(session)
+    }))
+    .onRequest('session/resume', guarded(async (params) => {
+      const cwd = checkCwd(params.cwd)
+      refuseMcp(params.mcpServers)
+      return sessionState(acp.adopt(await openStored(params.sessionId, cwd)))
+    }))
+    .onRequest('session/close', guarded(async ({ sessionId }) => {
+      const session = acp.session(sessionId)
+      acp.forget(sessionId)
+      session.cancel()
+      await session.agent.dispose()
+      return {}
+    }))
+    .onRequest('session/list', guarded(async ({ cwd, cursor }) => {
+      const start = cursor ? Number(cursor) : 0
+      if (!Number.isInteger(start) || start < 0) throw new AcpError('CURSOR_INVALID', `invalid cursor "${cursor}" (pass the nextCursor of a previous page)`)
+      const wanted = cwd ? resolve(cwd) : undefined
+      const all = (await ctx.sessions.list()).filter((summary) => !wanted || resolve(summary.cwd) === wanted).sort((a, b) => b.updatedAt - a.updatedAt)
+      const end = start + acp.config.listPageSize
+      const sessions: SessionInfo[] = all.slice(start, end).map((summary) => ({
+        sessionId: summary.id,
+        cwd: summary.cwd,
+        title: summary.title ?? summary.firstPrompt ?? null,
+        updatedAt: new Date(summary.updatedAt).toISOString(),
+      }))
+      return { sessions, ...(end < all.length ? { nextCursor: String(end) } : {}) }
+    }))
+    .onRequest('session/set_mode', guarded(async ({ sessionId, modeId }) => {
+      const session = acp.session(sessionId)
+      setMode(acp.presets, session.agent.session, modeId)
+      session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }])
+      return {}
+    }))
+    .onRequest('session/set_config_option', guarded(async (params) => {
+      const session = acp.session(params.sessionId)
+      const value = String(params.value)
+      if (params.configId === MODE_OPTION) {
+        setMode(acp.presets, session.agent.session, value)
+        session.send([{ sessionUpdate: 'current_mode_update', currentModeId: value }])
+      } else if (params.configId === MODEL_OPTION) {
+        const route = await routeFor(ctx, catalog, value, session.agent.route)
+        await requireReady(route)
+        session.agent.setRoute(route)
+      } else {
+        throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${acp.presets ? `${MODE_OPTION}, ` : ''}${MODEL_OPTION})`)
+      }
+      return { configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }
+    }))
+    .onRequest('session/prompt', guarded(async ({ sessionId, prompt }) => {
+      const session = acp.session(sessionId)
+      const route = session.agent.route
+      const content = promptToBlocks(prompt, acceptsImages(route), `${route.provider}/${route.model}`)
+      return { stopReason: await session.prompt(content) }
+    }))
+    .onNotification('session/cancel', ({ params }) => {
+      acp.sessions.get(params.sessionId)?.cancel()
+    })
+}

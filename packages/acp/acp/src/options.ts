@@ -1,0 +1,109 @@
+import type { SessionConfigOption, SessionConfigSelectGroup, SessionModeState } from '@agentclientprotocol/sdk'
+import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/credentials'
+import type { ModelInfo, Route } from '@dsh/llm'
+import type { PermissionPresets } from '@dsh/permission-presets'
+import type { Session } from '@dsh/session'
+import { AcpError } from './errors.ts'
+
+/** The config option ids dsh offers (ACP "session config options"). */
+export const MODE_OPTION = 'mode'
+export const MODEL_OPTION = 'model'
+
+/** The permission presets (`ctx.permissionPresets`), when a row mounts them. */
+export type PresetSource = PermissionPresets
+
+export const routeValue = (route: Route) => `${route.provider}/${route.model}`
+
+/** Session modes are the permission presets: each mode is a sandbox mode plus an approval policy. */
+export function modeState(presets: PresetSource | undefined, session: Session): SessionModeState | undefined {
+  if (!presets) return undefined
+  const list = presets.list()
+  const state = presets.current(session)
+  // A mode and policy changed apart from any preset are shown as the preset with the same sandbox mode.
+  const current = state.preset ?? list.find((preset) => preset.mode === state.mode)?.name ?? list[0]!.name
+  return {
+    currentModeId: current,
+    availableModes: list.map((preset) => ({ id: preset.name, name: preset.name, ...(preset.description ? { description: preset.description } : {}) })),
+  }
+}
+
+export function setMode(presets: PresetSource | undefined, session: Session, modeId: string): void {
+  if (!presets) throw new AcpError('MODES_UNAVAILABLE', 'this dsh has no permission presets mounted, so it has no session modes')
+  const names: string[] = presets.list().map((preset) => preset.name)
+  if (!names.includes(modeId)) throw new AcpError('MODE_UNKNOWN', `unknown mode "${modeId}" (modes: ${names.join(', ')})`)
+  presets.set(session, modeId)
+}
+
+/** The models each usable provider offers (a provider whose key is missing offers none). */
+export type ModelCatalog = (provider: string) => Promise<ModelInfo[]>
+
+/**
+ * Builds a catalog that asks each adapter once per connection (a discovering adapter may call its server),
+ * and not at all while the provider's key (`authKeys`) is missing.
+ */
+export function modelCatalog(ctx: Context, authKeys: Record<string, string>): ModelCatalog {
+  const known = new Map<string, Promise<ModelInfo[]>>()
+  return (provider) => {
+    let models = known.get(provider)
+    if (!models) {
+      models = (async () => {
+        const key = authKeys[provider]
+        if (key && !(await ctx.credentials.describe(key)).set) return []
+        return [...(await ctx.llm.adapter(provider).models())]
+      })().catch(() => [])
+      known.set(provider, models)
+    }
+    return models
+  }
+}
+
+/** Every model of every usable provider, grouped by provider; the route in force is listed even if no catalog names it. */
+async function modelGroups(ctx: Context, catalog: ModelCatalog, current: Route): Promise<SessionConfigSelectGroup[]> {
+  const groups: SessionConfigSelectGroup[] = []
+  for (const provider of ctx.llm.providers()) {
+    const models = await catalog(provider)
+    if (models.length) groups.push({ group: provider, name: provider, options: models.map((model) => ({ value: `${provider}/${model.id}`, name: model.id })) })
+  }
+  const listed = groups.some((group) => group.options.some((option) => option.value === routeValue(current)))
+  if (!listed) {
+    const group = groups.find((g) => g.group === current.provider)
+    const option = { value: routeValue(current), name: current.model }
+    if (group) group.options.push(option)
+    else groups.push({ group: current.provider, name: current.provider, options: [option] })
+  }
+  return groups
+}
+
+/** The session's config options: its permission preset (when presets are mounted) and its model route. */
+export async function configOptions(ctx: Context, catalog: ModelCatalog, presets: PresetSource | undefined, session: Session, route: Route): Promise<SessionConfigOption[]> {
+  const options: SessionConfigOption[] = []
+  const modes = modeState(presets, session)
+  if (modes) {
+    options.push({
+      type: 'select',
+      id: MODE_OPTION,
+      name: 'Permissions',
+      category: 'mode',
+      description: 'How much the agent may do without asking: a sandbox mode and an approval policy.',
+      currentValue: modes.currentModeId,
+      options: modes.availableModes.map((mode) => ({ value: mode.id, name: mode.name, ...(mode.description ? { description: mode.description } : {}) })),
+    })
+  }
+  options.push({ type: 'select', id: MODEL_OPTION, name: 'Model', category: 'model', currentValue: routeValue(route), options: await modelGroups(ctx, catalog, route) })
+  return options
+}
+
+/** The route a model option value names, checked against what is mounted. */
+export async function routeFor(ctx: Context, catalog: ModelCatalog, value: string, current: Route): Promise<Route> {
+  const slash = value.indexOf('/')
+  const provider = slash > 0 ? value.slice(0, slash) : ''
+  const model = slash > 0 ? value.slice(slash + 1) : ''
+  const groups = await modelGroups(ctx, catalog, current)
+  if (!groups.some((group) => group.options.some((option) => option.value === value)) || !provider || !model) {
+    const known = groups.flatMap((group) => group.options.map((option) => option.value))
+    throw new AcpError('MODEL_UNKNOWN', `unknown model "${value}" (models: ${known.join(', ') || 'none'})`)
+  }
+  // Effort is per model: keep it only when staying on the same model.
+  return provider === current.provider && model === current.model ? current : { provider, model }
+}

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
+import type { SessionUpdate } from '@agentclientprotocol/sdk'
+import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
+import { startAgent, type AgentProcess } from '@dsh/acp/test-support'
+
+// An editor that offers terminals: `bash` runs in them (bundle-acp mounts @dsh/shell-acp as the shell row),
+// confined by the sandbox before the editor is asked, and the tool call shows the terminal.
+let llm: MockServer
+let editor: AgentProcess
+
+beforeAll(async () => {
+  llm = await startMockServer()
+  editor = await startAgent({ patch: '[]', env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' }, capabilities: { terminal: true } })
+})
+afterAll(async () => {
+  await editor?.dispose()
+  await llm?.close()
+})
+afterEach(() => llm.reset())
+
+const call = (id: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name: 'bash', arguments: args }] })
+const newSession = async () => (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
+const prompt = (sessionId: string, text: string) => editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+const updatesOf = (sessionId: string, callId: string) =>
+  editor.updates(sessionId).filter((u): u is Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }> => u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId)
+
+test('a command runs in the editor\'s terminal, the call shows it, and the model reads its output', async () => {
+  const sessionId = await newSession()
+  const before = editor.terminals.length
+  llm.enqueue(call('t1', { command: 'echo from-the-editor-terminal' }), { text: 'done' })
+  await prompt(sessionId, 'run it there')
+  const created = editor.terminals[before]!
+  expect([created.command, ...created.args].join(' ')).toContain('echo from-the-editor-terminal')
+  expect(created.released).toBe(true)
+  const shown = updatesOf(sessionId, 't1').map((u) => u.content ?? [])
+  expect(shown.some((content) => content.some((c) => c.type === 'terminal'))).toBe(true)
+  expect(updatesOf(sessionId, 't1').at(-1)).toMatchObject({ status: 'completed', content: [{ type: 'terminal', terminalId: expect.any(String) }] })
+  expect(JSON.stringify(llm.requests[1]!.body.messages.at(-1))).toContain('from-the-editor-terminal')
+})
+
+test('the editor runs the command confined by the sandbox: a write outside the workspace never reaches the disk', async () => {
+  const sessionId = await newSession()
+  const before = editor.terminals.length
+  const outside = join('/tmp', `dsh-acp-escape-${process.pid}-${Date.now()}`)
+  llm.enqueue(call('t2', { command: `touch ${outside}` }), { text: 'done' })
+  await prompt(sessionId, 'escape')
+  expect(editor.terminals[before]!.command).toMatch(/bwrap$/)
+  expect(existsSync(outside)).toBe(false)
+})
+
+test('cancel kills the command in the editor\'s terminal', async () => {
+  const sessionId = await newSession()
+  const before = editor.terminals.length
+  llm.enqueue(call('t3', { command: 'sleep 30' }))
+  const pending = prompt(sessionId, 'wait')
+  await editor.waitForUpdate(sessionId, (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 't3' && !!u.content?.some((c) => c.type === 'terminal'))
+  await editor.agent.notify('session/cancel', { sessionId })
+  expect((await pending).stopReason).toBe('cancelled')
+  expect(editor.terminals[before]).toMatchObject({ killed: true, released: true })
+})
