@@ -207,3 +207,24 @@ test('a script given in YAML config drives the scripted model (optional fields m
   expect((await h.run('two')).error?.code).toBe('AUTH')
   expect(h.events('user/message')[0]!.data.messageId).toEqual(expect.any(String))
 })
+
+test('a system prompt chosen for a session is logged and kept when the session is resumed', async () => {
+  await boot([{ text: 'first' }])
+  const agent = await h.root.agents.create({ cwd: h.workspace, systemPrompt: 'You are a terse reviewer in {{cwd}}.' })
+  agent.followup('one')
+  await agent.whenIdle()
+  expect(h.root.scriptedLlm.requests[0]!.system).toBe(`You are a terse reviewer in ${h.workspace}.`)
+  const id = agent.session.id
+  await agent.dispose()
+  const again = await bootComposition({ home: h.home, workspace: h.workspace, patch: SCRIPTED })
+  try {
+    again.root.scriptedLlm.enqueue({ text: 'second' })
+    const resumed = await again.root.agents.resume(id)
+    resumed.followup('two')
+    await resumed.whenIdle()
+    expect(again.root.scriptedLlm.requests[0]!.system).toBe(`You are a terse reviewer in ${h.workspace}.`)
+    expect(resumed.session.all('agent/system-prompt')).toHaveLength(1)
+  } finally {
+    await again.dispose()
+  }
+})

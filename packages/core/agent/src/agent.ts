@@ -33,8 +33,6 @@ export class Agent {
   readonly scope: Context
   readonly parent: Agent | undefined
   readonly children = new Set<Agent>()
-  /** A whole system prompt for this agent instead of the assembled one (SDK `systemPrompt`). */
-  readonly systemPrompt: string | undefined
   /** This agent's own step limit per turn (a run option), below the loop's setting. */
   maxSteps: number | undefined
   status: AgentStatus = 'idle'
@@ -50,7 +48,7 @@ export class Agent {
     this.session = init.session
     this.scope = init.scope
     this.parent = init.parent
-    this.systemPrompt = init.systemPrompt
+    if (init.systemPrompt !== undefined && this.systemPrompt !== init.systemPrompt) this.session.append('agent/system-prompt', { text: init.systemPrompt })
     this.maxSteps = init.maxSteps
     this.disposeScope = init.disposeScope
     this.parent?.children.add(this)
@@ -58,6 +56,14 @@ export class Agent {
 
   get cwd(): string {
     return this.session.cwd
+  }
+
+  /**
+   * A whole system prompt for this agent instead of the assembled one (an SDK `systemPrompt`): a logged
+   * fact (`agent/system-prompt`), so a resumed session keeps it.
+   */
+  get systemPrompt(): string | undefined {
+    return this.session.last('agent/system-prompt')?.data.text
   }
 
   /** The route in force: the log's last `model/route`, else the configured default. */

@@ -7,6 +7,13 @@ import type {} from '@dsh/app'
 import { Agent, type AgentHost } from './agent.ts'
 import type { QueuedInput, TurnResult } from './types.ts'
 
+declare module '@dsh/session' {
+  interface SessionEventMap {
+    /** A whole system prompt chosen for this session (replacing the assembled one from the next request on). */
+    'agent/system-prompt': { text: string }
+  }
+}
+
 declare module '@dsh/cordis' {
   interface Context {
     agents: Agents
@@ -57,6 +64,7 @@ export class Agents extends Service {
 
   constructor(ctx: Context, private readonly config: Config) {
     super(ctx, 'agents')
+    ctx.sessions.defineKind(ctx, 'agent/system-prompt', { validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
     this.host = {
       ctx,
       defaultRoute: () => this.defaultRoute(),
