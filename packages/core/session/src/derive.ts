@@ -1,67 +1,85 @@
 import type { Message } from '@dsh/llm'
-import type { AnySessionEvent, SessionEvent } from './events.ts'
+import type { AnySessionEvent, SessionEvent, UserMessageSource } from './events.ts'
 
-interface Derived {
+/** One message of the derived history, with the seq of the event it came from. */
+export interface HistoryEntry {
   message: Message
   seq: number
+  /** For user messages: where they came from (instructions and summaries matter to compaction). */
+  source?: UserMessageSource
 }
 
-function toMessage(event: AnySessionEvent): Message | undefined {
+function toEntry(event: AnySessionEvent): HistoryEntry | undefined {
   switch (event.type) {
     case 'user/message':
-      return { role: 'user', content: [...event.data.content] }
+      return { message: { role: 'user', content: [...event.data.content] }, seq: event.seq, source: event.data.source }
     case 'assistant/message':
-      return event.data.content.length ? { role: 'assistant', content: [...event.data.content] } : undefined
+      return event.data.content.length ? { message: { role: 'assistant', content: [...event.data.content] }, seq: event.seq } : undefined
     case 'tool/result': {
       const block = { type: 'tool-result' as const, callId: event.data.callId, content: [...event.data.content], ...(event.data.error ? { isError: true } : {}) }
-      return { role: 'tool', content: [block] }
+      return { message: { role: 'tool', content: [block] }, seq: event.seq }
     }
     default:
       return undefined
   }
 }
 
+/** Applies one event to the entries; returns whether the history changed. */
+function foldInto(entries: HistoryEntry[], event: AnySessionEvent): boolean {
+  if (event.type === 'tool/pruned') {
+    // A shorter view of one logged tool result: the call keeps its result, the model sees less of it.
+    const at = entries.findIndex((entry) => entry.seq === event.data.seq)
+    const entry = entries[at]
+    if (!entry || entry.message.role !== 'tool') return false
+    const [block] = entry.message.content
+    entries[at] = { ...entry, message: { role: 'tool', content: [{ ...block!, content: [...event.data.content] }] } }
+    return true
+  }
+  const entry = toEntry(event)
+  if (!entry) return false
+  if (event.type === 'user/message' && event.data.replaces) {
+    const { fromSeq, toSeq } = event.data.replaces
+    const start = entries.findIndex((other) => other.seq >= fromSeq)
+    const at = start === -1 ? entries.length : start
+    let end = at
+    while (end < entries.length && entries[end]!.seq <= toSeq) end++
+    entries.splice(at, end - at, entry)
+    return true
+  }
+  entries.push(entry)
+  return true
+}
+
 /**
- * The model's history as a fold over the log's surface events (DESIGN §5): `user/message`,
- * `assistant/message` (non-empty), `tool/result`; a `user/message` with `replaces` stands in for the messages
- * derived from its seq range. Incremental: `update()` folds only events it has not seen.
+ * The model's history as a fold over the log (DESIGN §5): `user/message`, `assistant/message` (non-empty),
+ * `tool/result`; a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
+ * `tool/pruned` shows one tool result shorter. Incremental: `update()` folds only events it has not seen.
  */
 export class MessageFold {
-  private derived: Derived[] = []
+  private entries: HistoryEntry[] = []
   private folded = 0
   private cache: Message[] | undefined
 
   update(events: readonly SessionEvent[]): Message[] {
-    if (events.length < this.folded) this.reset()
-    for (let i = this.folded; i < events.length; i++) this.fold(events[i] as AnySessionEvent)
-    this.folded = events.length
-    return (this.cache ??= this.derived.map((entry) => entry.message))
-  }
-
-  private reset() {
-    this.derived = []
-    this.folded = 0
-    this.cache = undefined
-  }
-
-  private fold(event: AnySessionEvent) {
-    const message = toMessage(event)
-    if (!message) return
-    this.cache = undefined
-    if (event.type === 'user/message' && event.data.replaces) {
-      const { fromSeq, toSeq } = event.data.replaces
-      const start = this.derived.findIndex((entry) => entry.seq >= fromSeq)
-      const at = start === -1 ? this.derived.length : start
-      let end = at
-      while (end < this.derived.length && this.derived[end]!.seq <= toSeq) end++
-      this.derived.splice(at, end - at, { message, seq: event.seq })
-      return
+    if (events.length < this.folded) {
+      this.entries = []
+      this.folded = 0
+      this.cache = undefined
     }
-    this.derived.push({ message, seq: event.seq })
+    for (let i = this.folded; i < events.length; i++) if (foldInto(this.entries, events[i] as AnySessionEvent)) this.cache = undefined
+    this.folded = events.length
+    return (this.cache ??= this.entries.map((entry) => entry.message))
   }
+}
+
+/** The history with the seq (and source) of each message: what compaction cuts by. */
+export function deriveEntries(events: readonly SessionEvent[]): HistoryEntry[] {
+  const entries: HistoryEntry[] = []
+  for (const event of events) foldInto(entries, event as AnySessionEvent)
+  return entries
 }
 
 /** Pure form of the fold, for one-off use (invariants, tests, replay). */
 export function deriveMessages(events: readonly SessionEvent[]): Message[] {
-  return new MessageFold().update(events)
+  return deriveEntries(events).map((entry) => entry.message)
 }

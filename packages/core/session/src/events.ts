@@ -33,6 +33,11 @@ export interface SessionEventMap {
     error?: LlmErrorData
   }
   'tool/call': { callId: string; name: string; arguments: unknown }
+  /**
+   * From now on the model sees the `tool/result` logged at `seq` with this shorter content (head and tail of
+   * an old oversized output): the result stays in the log whole, and its call keeps its result.
+   */
+  'tool/pruned': { seq: number; content: ToolResultBlock['content']; note?: string }
   /** The call passed every check and its body is about to run: written and flushed before the effect. */
   'tool/dispatched': { callId: string }
   'tool/result': { callId: string; content: ToolResultBlock['content']; error?: ErrorData }
@@ -88,6 +93,7 @@ export const CORE_KINDS: EventKind[] = [
   'tool/call',
   'tool/dispatched',
   'tool/result',
+  'tool/pruned',
   'request/header',
   'request/context',
   'inbox/spliced',

@@ -1,6 +1,6 @@
 // The session log (docs/architecture.md, "The session log"; DESIGN §5).
 export * from './events.ts'
-export { deriveMessages, MessageFold } from './derive.ts'
+export { deriveEntries, deriveMessages, MessageFold, type HistoryEntry } from './derive.ts'
 export { findNonPlain, deepFreeze } from './plain-json.ts'
 export { planRepair, type RepairStep } from './repair.ts'
 export { Session, openTurnAt } from './session.ts'

@@ -84,6 +84,21 @@ describe('deriveMessages', () => {
     expect(deriveMessages(events)).toEqual([{ role: 'user', content: text('summary of 0..3') }, { role: 'user', content: text('two') }])
   })
 
+  test('tool/pruned shows one logged tool result shorter and leaves everything else alone', () => {
+    const events = [
+      event(0, 'assistant/message', { content: [{ type: 'tool-call', callId: 'c', name: 'read', arguments: {} }], usage: {}, finish: 'tool-calls' }),
+      event(1, 'tool/result', { callId: 'c', content: text('x'.repeat(1000)) }),
+      event(2, 'user/message', { content: text('next'), source: 'user' }),
+      event(3, 'tool/pruned', { seq: 1, content: text('xx[… 996 characters cut …]xx') }),
+      event(4, 'tool/pruned', { seq: 2, content: text('not a tool result: ignored') }),
+    ]
+    expect(deriveMessages(events)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', callId: 'c', name: 'read', arguments: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', callId: 'c', content: text('xx[… 996 characters cut …]xx') }] },
+      { role: 'user', content: text('next') },
+    ])
+  })
+
   test('the cached fold equals a fresh fold after every append', async () => {
     const session = await newSession()
     for (let i = 0; i < 20; i++) {
