@@ -156,6 +156,12 @@ describe('rows that fail to apply', () => {
     expect(err).toContain('cannot reach the thing')
   })
 
+  test('a flag a surface does not know is one line and exit 2, without the rows that waited on it', async () => {
+    const { code, stderr } = await launch(['web', '--bogus', '--no-open'])
+    expect(code).toBe(2)
+    expect(stderr).toBe("dsh: Unknown option '--bogus'\n")
+  })
+
   test('a plugin rejecting a file the user wrote is a user mistake: exit 2', async () => {
     const patch = home.write('bad.yml', `- insert: [{ id: broken, name: ${throwing}, config: { message: 'settings.yaml:3: bad value', file: settings.yaml } }]\n`)
     const { code, stderr } = await launch(['--patch', patch, '--check'])

@@ -54,7 +54,8 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     return await runTree(options, args.check, stdout, stderr)
   } catch (error) {
     if (error instanceof CompositionError) return fail(2, error.message)
-    if (error instanceof BootError) return fail(error.isUserError ? 2 : 1, error.message)
+    // A user mistake reported by a plugin (a bad flag, a bad settings file) reads as the mistake alone.
+    if (error instanceof BootError) return error.isUserError ? fail(2, error.failures.map((failure) => failure.problem).join('\ndsh: ')) : fail(1, error.message)
     throw error
   }
 }

@@ -1,5 +1,6 @@
-import { KeyRound } from 'lucide-react'
-import { useRoute } from '../lib/router.ts'
+import { useEffect, useState } from 'react'
+import { KeyRound, Menu, Plus } from 'lucide-react'
+import { navigate, useRoute } from '../lib/router.ts'
 import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
 import { SettingsPage } from '../views/SettingsPage.tsx'
@@ -7,12 +8,27 @@ import { Sidebar } from './Sidebar.tsx'
 
 export function App() {
   const route = useRoute()
+  // On a narrow window the sidebar is a drawer: opened from the top bar, closed by any navigation.
+  const [menuOpen, setMenuOpen] = useState(false)
+  useEffect(() => setMenuOpen(false), [route])
   return (
-    <div className="shell">
+    <div className={`shell${menuOpen ? ' menu-open' : ''}`}>
       <Sidebar route={route} />
-      <main className="main">
-        {route.page === 'session' ? <SessionPage key={route.id} id={route.id} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
-      </main>
+      {menuOpen && <div className="scrim" onClick={() => setMenuOpen(false)} aria-hidden />}
+      <div className="main-column">
+        <header className="mobile-bar">
+          <button className="icon-btn" onClick={() => setMenuOpen(true)} aria-label="Show sessions and settings" aria-expanded={menuOpen}>
+            <Menu size={18} />
+          </button>
+          <span className="brand-name">dsh</span>
+          <button className="icon-btn mobile-new" onClick={() => navigate('/')} aria-label="New session">
+            <Plus size={18} />
+          </button>
+        </header>
+        <main className="main">
+          {route.page === 'session' ? <SessionPage key={route.id} id={route.id} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
+        </main>
+      </div>
     </div>
   )
 }

@@ -1,7 +1,9 @@
-import { useMemo } from 'react'
+import { useMemo, useState } from 'react'
 import { structuredPatch } from 'diff'
 
 const CONTEXT_LINES = 3
+/** Lines a diff shows before "Show all" (a whole new file would otherwise fill the conversation). */
+const PREVIEW_LINES = 40
 
 export interface DiffStats {
   added: number
@@ -9,7 +11,10 @@ export interface DiffStats {
 }
 
 export function diffOf(before: string, after: string) {
-  const patch = structuredPatch('a', 'b', before.endsWith('\n') ? before : `${before}\n`, after.endsWith('\n') || !after ? after : `${after}\n`, '', '', { context: CONTEXT_LINES })
+  // Both sides end with a newline so a last line without one is not shown as changed; an empty side stays
+  // empty (a new file removes nothing).
+  const closed = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
+  const patch = structuredPatch('a', 'b', closed(before), closed(after), '', '', { context: CONTEXT_LINES })
   let added = 0
   let removed = 0
   for (const hunk of patch.hunks) {
@@ -21,36 +26,49 @@ export function diffOf(before: string, after: string) {
   return { hunks: patch.hunks, stats: { added, removed } }
 }
 
-/** A unified diff of an edit (the tool's old and new text), with line numbers relative to the snippet. */
-export function Diff({ before, after }: { before: string; after: string }) {
+/**
+ * A unified diff of an edit (the tool's old and new text). `numbered`: the texts are whole files, so the
+ * line numbers are the file's; an edit's snippet does not say where in the file it sits, so it has none.
+ */
+export function Diff({ before, after, numbered = true }: { before: string; after: string; numbered?: boolean }) {
   const { hunks } = useMemo(() => diffOf(before, after), [before, after])
+  const [all, setAll] = useState(false)
+  const total = hunks.reduce((sum, hunk) => sum + hunk.lines.filter((line) => !line.startsWith('\\')).length, 0)
+  let budget = all ? Infinity : PREVIEW_LINES
   return (
-    <div className="diff" role="table" aria-label="Diff">
+    <div className={`diff${numbered ? '' : ' diff-plain'}`} role="table" aria-label="Diff">
       {hunks.map((hunk, index) => {
+        if (budget <= 0) return null
         let oldLine = hunk.oldStart
         let newLine = hunk.newStart
+        const lines = hunk.lines.filter((line) => !line.startsWith('\\'))
+        const shown = lines.slice(0, budget)
+        budget -= shown.length
         return (
           <div key={index} className="hunk">
-            {hunks.length > 1 && <div className="hunk-head">@@ −{hunk.oldStart},{hunk.oldLines} +{hunk.newStart},{hunk.newLines} @@</div>}
-            {hunk.lines
-              .filter((line) => !line.startsWith('\\'))
-              .map((line, at) => {
-                const sign = line[0]
-                const kind = sign === '+' ? 'add' : sign === '-' ? 'del' : 'ctx'
-                const left = kind === 'add' ? '' : oldLine++
-                const right = kind === 'del' ? '' : newLine++
-                return (
-                  <div key={at} className={`diff-line diff-${kind}`} role="row">
-                    <span className="ln">{left}</span>
-                    <span className="ln">{right}</span>
-                    <span className="sign">{kind === 'ctx' ? ' ' : sign}</span>
-                    <span className="code">{line.slice(1) || ' '}</span>
-                  </div>
-                )
-              })}
+            {hunks.length > 1 && numbered && <div className="hunk-head">@@ −{hunk.oldStart},{hunk.oldLines} +{hunk.newStart},{hunk.newLines} @@</div>}
+            {shown.map((line, at) => {
+              const sign = line[0]
+              const kind = sign === '+' ? 'add' : sign === '-' ? 'del' : 'ctx'
+              const left = kind === 'add' ? '' : oldLine++
+              const right = kind === 'del' ? '' : newLine++
+              return (
+                <div key={at} className={`diff-line diff-${kind}`} role="row">
+                  {numbered && <span className="ln">{left}</span>}
+                  {numbered && <span className="ln">{right}</span>}
+                  <span className="sign">{kind === 'ctx' ? ' ' : sign}</span>
+                  <span className="code">{line.slice(1) || ' '}</span>
+                </div>
+              )
+            })}
           </div>
         )
       })}
+      {total > PREVIEW_LINES && (
+        <button className="link-btn diff-more" onClick={() => setAll(!all)}>
+          {all ? 'Show less' : `Show all ${total} lines`}
+        </button>
+      )}
     </div>
   )
 }

@@ -1,8 +1,9 @@
 import { memo, useState } from 'react'
-import { AlertOctagon, AlertTriangle, Ban, Brain, CheckCircle2, ChevronDown, ChevronRight, GitBranch, Info, User } from 'lucide-react'
-import { adviceFor, type Item } from '../lib/fold.ts'
+import { AlertTriangle, Ban, Brain, CheckCircle2, ChevronDown, ChevronRight, GitBranch, Info, User } from 'lucide-react'
+import type { Item } from '../lib/fold.ts'
 import { compact, duration } from '../lib/format.ts'
 import { ApprovalCard } from './Approval.tsx'
+import { ErrorCallout } from './ErrorCallout.tsx'
 import { MessageImages } from './Images.tsx'
 import { Markdown } from './Markdown.tsx'
 import { ToolCard } from './ToolCard.tsx'
@@ -41,22 +42,13 @@ function UserMessage({ item, sessionId }: { item: Of<'user'>; sessionId: string 
 }
 
 function AssistantMessage({ item }: { item: Of<'assistant'> }) {
-  const advice = adviceFor(item.error?.code)
   return (
     <div className={`msg msg-assistant${item.streaming ? ' streaming' : ''}`} data-testid="assistant-message">
       {item.reasoning && <Reasoning text={item.reasoning} streaming={item.streaming && !item.text} />}
       {item.text && <Markdown text={item.text} />}
       {item.streaming && !item.text && <span className="cursor" aria-hidden />}
       {item.interrupted && <div className="muted small">(stopped before the answer was complete)</div>}
-      {item.error && (
-        <div className="callout callout-error">
-          <AlertOctagon size={15} />
-          <div>
-            <strong>{item.error.code}</strong> {item.error.message}
-            {advice && <p className="advice">{advice}</p>}
-          </div>
-        </div>
-      )}
+      {item.error && <ErrorCallout error={item.error} />}
     </div>
   )
 }
@@ -81,19 +73,10 @@ const ENDINGS: Record<string, { label: string; tone: 'ok' | 'muted' | 'warn' | '
 
 function TurnEnd({ item, onFork }: { item: Of<'turn-end'>; onFork?: (seq: number) => void }) {
   const ending = ENDINGS[item.reason] ?? { label: item.reason, tone: 'muted' }
-  const advice = adviceFor(item.error?.code)
   const tokens = item.usage.input + item.usage.cacheRead + item.usage.cacheWrite
   return (
     <div className={`turn-end turn-${ending.tone}`} data-testid="turn-end" data-reason={item.reason}>
-      {item.error && (
-        <div className="callout callout-error">
-          <AlertOctagon size={15} />
-          <div>
-            <strong>{item.error.code}</strong> {item.error.message}
-            {advice && <p className="advice">{advice}</p>}
-          </div>
-        </div>
-      )}
+      {item.error && <ErrorCallout error={item.error} />}
       <div className="turn-foot">
         {ending.tone === 'ok' ? <CheckCircle2 size={13} /> : ending.tone === 'muted' ? <Ban size={13} /> : <AlertTriangle size={13} />}
         <span>{ending.label}</span>

@@ -3,6 +3,7 @@ import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePl
 import type { Item } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
+import { commandEnding, outputAddsToError, preview } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
 
@@ -10,23 +11,27 @@ type ToolItem = Extract<Item, { kind: 'tool' }>
 
 const PREVIEW_LINES = 24
 
-/** Long output shows its head; the rest is one click away. */
-function Output({ text, className = 'tool-output' }: { text: string; className?: string }) {
+/** Long output shows its head (a terminal: its tail, where results and failures are); the rest is one click away. */
+function Output({ text, className = 'tool-output', from = 'head' }: { text: string; className?: string; from?: 'head' | 'tail' }) {
   const [all, setAll] = useState(false)
-  const lines = text.split('\n')
-  const long = lines.length > PREVIEW_LINES
+  const shown = preview(text, PREVIEW_LINES, from)
+  const toggle = shown.hidden > 0 && (
+    <button className="link-btn" onClick={() => setAll(!all)}>
+      {all ? 'Show less' : from === 'tail' ? `Show ${shown.hidden} earlier lines` : `Show all ${shown.hidden + PREVIEW_LINES} lines`}
+    </button>
+  )
   return (
     <div className="output-wrap">
+      {from === 'tail' && toggle}
       <CopyButton text={text} label="Copy output" />
-      <pre className={className}>{long && !all ? lines.slice(0, PREVIEW_LINES).join('\n') : text}</pre>
-      {long && (
-        <button className="link-btn" onClick={() => setAll(!all)}>
-          {all ? 'Show less' : `Show all ${lines.length} lines`}
-        </button>
-      )}
+      <pre className={className}>{all ? text : shown.text}</pre>
+      {from === 'head' && toggle}
     </div>
   )
 }
+
+/** A command too long for the card's one-line title (or spanning lines) is shown whole in the body. */
+const LONG_COMMAND_CHARS = 90
 
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
@@ -58,15 +63,18 @@ function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?:
   }
 }
 
-/** The change an editing call makes, as a diff (before and after from its arguments). */
-function changeOf(item: ToolItem): { before: string; after: string } | undefined {
+/**
+ * The change an editing call makes, as a diff (before and after from its arguments). `wholeFile` when the
+ * text is the whole file (write, create), so its line numbers are the file's; an edit's snippet has none.
+ */
+function changeOf(item: ToolItem): { before: string; after: string; wholeFile: boolean } | undefined {
   const args = (item.args ?? {}) as Record<string, unknown>
-  if (item.name === 'edit' && typeof args.old_string === 'string' && typeof args.new_string === 'string') return { before: args.old_string, after: args.new_string }
-  if (item.name === 'write' && typeof args.content === 'string') return { before: '', after: args.content }
+  if (item.name === 'edit' && typeof args.old_string === 'string' && typeof args.new_string === 'string') return { before: args.old_string, after: args.new_string, wholeFile: false }
+  if (item.name === 'write' && typeof args.content === 'string') return { before: '', after: args.content, wholeFile: true }
   if (item.name === 'str_replace_editor') {
-    if (args.command === 'str_replace' && typeof args.old_str === 'string') return { before: args.old_str, after: str(args.new_str) ?? '' }
-    if (args.command === 'create' && typeof args.file_text === 'string') return { before: '', after: args.file_text }
-    if (args.command === 'insert' && typeof args.new_str === 'string') return { before: '', after: args.new_str }
+    if (args.command === 'str_replace' && typeof args.old_str === 'string') return { before: args.old_str, after: str(args.new_str) ?? '', wholeFile: false }
+    if (args.command === 'create' && typeof args.file_text === 'string') return { before: '', after: args.file_text, wholeFile: true }
+    if (args.command === 'insert' && typeof args.new_str === 'string') return { before: '', after: args.new_str, wholeFile: false }
   }
   return undefined
 }
@@ -88,21 +96,24 @@ export const ToolCard = memo(
     const expanded = open ?? (!compact || item.status === 'error' || !!waiting)
     const stats = change ? diffOf(change.before, change.after).stats : undefined
     const ran = item.endedAt !== undefined ? duration(item.endedAt - item.startedAt) : undefined
-    const exit = item.name === 'bash' ? /\[Exit code (\d+)\]/.exec(item.output ?? '')?.[1] : undefined
+    const ending = item.name === 'bash' && item.status !== 'error' ? commandEnding(item.output) : undefined
+    const command = item.name === 'bash' ? str((item.args as Record<string, unknown> | undefined)?.command) : undefined
+    const longCommand = command !== undefined && (command.includes('\n') || command.length > LONG_COMMAND_CHARS)
     return (
       <div className={`tool-card tool-${item.name} status-${item.status}${waiting ? ' waiting' : ''}${compact ? ' compact' : ''}`} data-testid={`tool-${item.name}`} data-call-id={item.callId}>
         <button className="tool-head" onClick={() => setOpen(!expanded)} aria-expanded={expanded}>
           {expanded ? <ChevronDown size={14} className="muted" /> : <ChevronRight size={14} className="muted" />}
           <span className="tool-icon">{icon}</span>
-          <span className="tool-title">{title}</span>
+          <span className="tool-title" title={command}>{title}</span>
           {stats && <DiffStat stats={stats} />}
-          {exit && <span className="badge badge-error">exit {exit}</span>}
+          {ending && <span className="badge badge-error">{ending}</span>}
           {ran && <span className="muted small">{ran}</span>}
           <StatusIcon item={item} />
         </button>
         {expanded && (
           <div className="tool-body">
             {detail && <p className="muted small tool-detail">{detail}</p>}
+            {longCommand && <pre className="tool-command">$ {command}</pre>}
             {item.approval && (
               <div className="tool-approval">
                 {waiting ? (
@@ -114,13 +125,15 @@ export const ToolCard = memo(
                 )}
               </div>
             )}
-            {change && <Diff before={change.before} after={change.after} />}
+            {change && <Diff before={change.before} after={change.after} numbered={change.wholeFile} />}
             {item.error && (
               <div className="tool-error">
                 <strong>{item.error.code}</strong> {item.error.message}
               </div>
             )}
-            {item.output !== undefined && !(change && item.status === 'done') && <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} />}
+            {item.output !== undefined && !(change && item.status === 'done') && outputAddsToError(item.output, item.error) && (
+              <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} from={item.name === 'bash' ? 'tail' : 'head'} />
+            )}
             {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && <Output text={JSON.stringify(item.args, null, 2)} />}
           </div>
         )}

@@ -1,15 +1,15 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { AlertOctagon, ArrowDown, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
+import { ArrowDown, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
 import type { InlineImage, WirePressure, WireRoute } from '@dsh/web-protocol'
 import { ApprovalButtons } from '../components/Approval.tsx'
 import { Composer } from '../components/Composer.tsx'
+import { ErrorCallout } from '../components/ErrorCallout.tsx'
 import { ItemView } from '../components/Items.tsx'
 import { ContextMeter, ModelPicker, PresetPicker } from '../components/Pickers.tsx'
 import { ApiError, call, messageOf } from '../lib/api.ts'
 import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
 import { Conversation } from '../lib/conversation.ts'
 import { useEmitter } from '../lib/emitter.ts'
-import { adviceFor } from '../lib/fold.ts'
 import { navigate } from '../lib/router.ts'
 import { labelOf, sessions } from '../lib/sessions.ts'
 
@@ -134,7 +134,7 @@ export function SessionPage({ id }: { id: string }) {
               <Lock size={11} /> open elsewhere
             </span>
           ) : (
-            <span className="badge" data-testid="session-status">
+            <span className="badge" data-testid="session-status" title={agent === null ? 'Saved on disk and not loaded: sending a message resumes it' : 'Loaded and waiting for your next message'}>
               {agent === null ? 'stored' : 'idle'}
             </span>
           )}
@@ -180,15 +180,7 @@ export function SessionPage({ id }: { id: string }) {
             <ApprovalButtons approval={approval} />
           </div>
         ))}
-        {failure && (
-          <div className="callout callout-error" data-testid="action-error">
-            <AlertOctagon size={15} />
-            <div>
-              <strong>{failure.code}</strong> {failure.message}
-              {adviceFor(failure.code) && <p className="advice">{adviceFor(failure.code)}</p>}
-            </div>
-          </div>
-        )}
+        {failure && <ErrorCallout error={failure} testId="action-error" />}
         {readOnly ? (
           <div className="callout">
             <Lock size={15} /> Another dsh process holds this session, so it is read-only here. Fork from a completed turn to continue it in this window.

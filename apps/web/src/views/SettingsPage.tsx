@@ -126,7 +126,7 @@ function ModelsAndKeys() {
           <div className="field">
             <span className="label">Permission preset</span>
             <select className="select" value={String(preset.value)} onChange={(event) => void save([['web.defaultPreset', event.target.value]])} aria-label="Default permission preset">
-              <option value="">the presets plugin's default</option>
+              <option value="">{presets?.defaultPreset ? `Default (${presets.defaultPreset})` : 'Default'}</option>
               {presets?.presets.map((name) => (
                 <option key={name} value={name}>
                   {name}

@@ -54,3 +54,14 @@ test('a request before initialize is refused and initialize still works after it
   io.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }))
   expect(await io.next()).toMatchObject({ id: 2, result: { protocolVersion: 1 } })
 })
+
+test('an argument dsh acp does not take stops the start with a message naming it, and nothing on stdout', async () => {
+  agent = spawnAgent({ patch: '[]', env: { DEEPSEEK_API_KEY: 'test-key-0123456789' }, args: ['--modle', 'x'] })
+  let stdout = ''
+  agent.child.stdout!.on('data', (chunk) => (stdout += chunk))
+  // Without the check the agent would serve (and wait for the editor) with the typo silently ignored.
+  expect(await agent.exited).not.toBe(0)
+  // stderr may still be draining when the exit is reported.
+  await expect.poll(() => agent!.stderr(), { timeout: 5_000 }).toContain("Unknown option '--modle'")
+  expect(stdout).toBe('')
+})

@@ -5,6 +5,7 @@ import Schema from '@dsh/schemastery'
 import type { Agent } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
 import type {} from '@dsh/app'
+import { UsageError } from '@dsh/cmdline'
 import type {} from '@dsh/credentials'
 import type {} from '@dsh/permission-presets'
 import type { Route } from '@dsh/llm'
@@ -45,7 +46,7 @@ const TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'thin
  * (fs-acp, shell-acp). Must not own: what a turn does, approval policy, or the session log itself.
  */
 export class Acp extends Service {
-  static inject = ['app', 'agents', 'sessions', 'approval', 'llm', 'tools', 'credentials']
+  static inject = ['app', 'cmdlineArgs', 'agents', 'sessions', 'approval', 'llm', 'tools', 'credentials']
   static Config: Schema<Config> = Schema.object({
     toolKinds: Schema.dict(Schema.union(TOOL_KINDS))
       .default({
@@ -69,6 +70,10 @@ export class Acp extends Service {
 
   constructor(ctx: Context, readonly config: Config) {
     super(ctx, 'acp')
+    // Everything is said over stdio: the profile takes no arguments, and a stray one (a typo in an editor's
+    // agent configuration) is refused at boot (exit 2, shown in the editor's agent log) rather than ignored.
+    const { positionals } = ctx.cmdlineArgs.parse({})
+    if (positionals.length) throw new UsageError(`dsh acp takes no arguments; the editor speaks to it on stdin and stdout (got "${positionals.join(' ')}")`)
     ctx.on('session/event', (session, event) => this.sessions.get(session.id)?.tell(event, 'live'))
     // A tool body for an editor session runs in its scope, so providers can route its I/O through the editor.
     ctx.on('tools/execute', (invocation, next) => {

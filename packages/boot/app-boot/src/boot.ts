@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url'
 import { Context } from '@dsh/cordis'
 import { deferJs, mountLoader, toEntryOptions, type HostRow, type LoaderHost } from '@dsh/cordis-loader'
-import type { AppInfo } from '@dsh/app'
+import { REPORTED_BY_LAUNCHER, type AppInfo } from '@dsh/app'
 import { compose, walkRows, type ComposedRow, type Composition } from './compose.ts'
 import { dumpComposition } from './dump.ts'
 import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Profile } from './layers.ts'
@@ -112,7 +112,9 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
     export(message: { type: string; args: unknown[]; fiber?: WeakRef<any> }) {
       if (message.type !== 'error') return
       const id = (root as any).loader?.locate?.(message.fiber?.deref()) ?? 'unknown'
-      if (!errors.has(id)) errors.set(id, message.args.find((arg) => arg instanceof Error) ?? message.args.map(String).join(' '))
+      const error = message.args.find((arg) => arg instanceof Error)
+      if (error) (error as any)[REPORTED_BY_LAUNCHER] = true // registered first: later exporters see the mark
+      if (!errors.has(id)) errors.set(id, error ?? message.args.map(String).join(' '))
     },
   })
   root.on('internal/error' as any, (error: any) => {
@@ -155,6 +157,13 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 function collectFailures(composition: Composition, loader: LoaderHost, errors: Map<string, unknown>): RowFailure[] {
+  const failures = listFailures(composition, loader, errors)
+  // Rows that only wait for a service of a row that failed are consequences: report the causes alone.
+  const causes = failures.filter((failure) => failure.cause !== undefined || !failure.problem.startsWith('waits for services'))
+  return causes.length ? causes : failures
+}
+
+function listFailures(composition: Composition, loader: LoaderHost, errors: Map<string, unknown>): RowFailure[] {
   const failures: RowFailure[] = []
   for (const [row] of walkRows(composition.rows)) {
     if (row.children) continue

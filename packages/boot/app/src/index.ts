@@ -24,6 +24,12 @@ export interface AppInfo {
   requestExit(code: number): void
 }
 
+/**
+ * Marks an error that the launcher reports itself (a row that failed while the tree booted): log exporters
+ * skip errors carrying it, so the user reads one message, not two.
+ */
+export const REPORTED_BY_LAUNCHER = Symbol.for('dsh.app.reportedByLauncher')
+
 /** Why the launcher is about to drain the tree. */
 export interface DrainReason {
   /** The exit code the launch will end with. */

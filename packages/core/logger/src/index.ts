@@ -1,5 +1,6 @@
 import { type Context, Logger, type Message } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
+import { REPORTED_BY_LAUNCHER } from '@dsh/app'
 
 export interface Config {
   level: 'error' | 'warn' | 'info' | 'debug'
@@ -25,6 +26,7 @@ export function apply(ctx: Context, config: Config) {
     levels: { base: LEVELS[config.level] },
     export(message: Message) {
       if (message.level > LEVELS[config.level]) return
+      if (message.args.some((arg) => arg instanceof Error && (arg as any)[REPORTED_BY_LAUNCHER])) return
       const args = config.stacks ? message.args : message.args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : arg))
       process.stderr.write(Logger.format(exporter, { ...message, args }) + '\n')
     },

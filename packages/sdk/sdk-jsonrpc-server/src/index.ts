@@ -3,6 +3,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
+import { UsageError } from '@dsh/cmdline'
 import type {} from '@dsh/llm'
 import type {} from '@dsh/session'
 import { Config } from './config.ts'
@@ -14,10 +15,14 @@ export { LineSplitter } from './lines.ts'
 export { RpcPeer } from './peer.ts'
 
 export const name = 'sdk-jsonrpc-server'
-export const inject = ['app', 'agents', 'sessions', 'llm', 'approval']
+export const inject = ['app', 'cmdlineArgs', 'agents', 'sessions', 'llm', 'approval']
 
 /** Serves the protocol on this process's stdin and stdout for as long as the row is mounted. */
 export function apply(ctx: Context, config: Config) {
+  // Everything is said over stdio: the profile takes no arguments, and a stray one (a typo in the program
+  // that starts the runtime) is refused at boot (exit 2) rather than ignored.
+  const { positionals } = ctx.cmdlineArgs.parse({})
+  if (positionals.length) throw new UsageError(`the sdk profile takes no arguments; it speaks JSON-RPC on stdin and stdout (got "${positionals.join(' ')}")`)
   const server = new SdkServer(ctx, config, { input: process.stdin, output: process.stdout })
   ctx.effect(() => server.start(), 'sdk stdio server')
 }

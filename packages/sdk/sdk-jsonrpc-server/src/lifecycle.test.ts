@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { RPC_ERRORS } from '@dsh/sdk-protocol'
-import { startInitialized, type Runtime } from './test-support/runtime.ts'
+import { startInitialized, startRuntime, type Runtime } from './test-support/runtime.ts'
 
 let rt: Runtime | undefined
 let llm: MockServer
@@ -58,4 +58,13 @@ test('EOF on an idle runtime exits 0 at once', async () => {
   expect(await rt.exited).toEqual({ code: 0, signal: null })
   // The launcher force-exits after 2 s when a handle is left open: a clean exit is well before that.
   expect(Date.now() - started).toBeLessThan(1500)
+})
+
+test('an argument the sdk profile does not take is bad usage: exit 2 naming it, nothing on stdout', async () => {
+  rt = await startRuntime({ llm, args: ['--modle', 'deepseek-v4-pro'] })
+  // Without the check the runtime would serve (and wait for requests) with the typo silently ignored.
+  expect(await rt.exited).toEqual({ code: 2, signal: null })
+  await rt.waitForStderr("Unknown option '--modle'")
+  expect(rt.messages).toEqual([])
+  expect(rt.junk).toEqual([])
 })

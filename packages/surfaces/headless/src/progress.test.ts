@@ -1,5 +1,7 @@
 // Progress lines are for a person at a terminal: the real binary under a real PTY shows them; piped, it does
 // not (run.test.ts checks the piped stderr is empty).
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { spawn } from 'node-pty'
 import { dshBin, makeWorld, type World } from './test-support/dsh.ts'
@@ -25,4 +27,18 @@ test('on a terminal, stderr shows thinking, each tool call with its summary, and
   const lines = screen.replace(/\r/g, '').split('\n')
   expect(code).toBe(0)
   expect(lines).toEqual(['thinking…', '  tokens: 150 in (50 cached), 20 out', '→ read notes.txt', '  tokens: 310 in (200 cached), 25 out', 'Remember the milk.', ''])
+})
+
+test('on a terminal, a model request that failed and will be retried says so instead of going silent', async () => {
+  // Retries come quickly here; by default the first waits about a second and later ones longer.
+  writeFileSync(join(world.home, 'cordis.patch.yml'), '- id: llm-retry\n  config: { baseDelayMs: 20, jitter: 0 }\n')
+  world.llm.enqueue({ error: { status: 503, message: 'the service is overloaded' } }, { text: 'Recovered.', usage: { input: 10, output: 2 } })
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'say something'], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  let screen = ''
+  terminal.onData((data) => (screen += data))
+  const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
+  const lines = screen.replace(/\r/g, '').split('\n')
+  expect(code).toBe(0)
+  expect(world.llm.requests).toHaveLength(2)
+  expect(lines).toEqual(['  model request failed; retrying in 20 ms (SERVER: retry 1 of 4)', '  tokens: 10 in (0 cached), 2 out', 'Recovered.', ''])
 })

@@ -4,7 +4,7 @@ import { oneLine } from './text.ts'
 /**
  * What the agent is doing, as lines for a person watching a terminal (stderr, only when it is a TTY):
  * "thinking…" once per step that reasons, each tool call with a short summary of its arguments, failed
- * tool results, and the tokens used so far in this run.
+ * tool results, model requests that failed and will be retried, and the tokens used so far in this run.
  */
 export class Progress {
   private thinking = false
@@ -18,6 +18,8 @@ export class Progress {
   ) {}
 
   event(raw: SessionEvent): void {
+    // Declared by @dsh/llm-retry (a plugin this surface may not depend on): read by its documented shape.
+    if ((raw.type as string) === 'llm/retry') return this.retry(raw.data as { delayMs?: unknown; reason?: unknown })
     const event = raw as AnySessionEvent
     switch (event.type) {
       case 'step/start':
@@ -37,6 +39,8 @@ export class Progress {
         break
       case 'assistant/message': {
         const usage = event.data.usage
+        // A request that failed before any answer (retried, or ending the turn) used nothing worth a line.
+        if (usage.input + usage.cacheRead + usage.cacheWrite + usage.output === 0) break
         this.tokens.input += usage.input + usage.cacheRead + usage.cacheWrite
         this.tokens.cached += usage.cacheRead
         this.tokens.output += usage.output
@@ -45,5 +49,13 @@ export class Progress {
         break
       }
     }
+  }
+
+  /** A failed model request will be tried again: say so, or the wait looks like a hang. */
+  private retry(data: { delayMs?: unknown; reason?: unknown }): void {
+    const ms = typeof data.delayMs === 'number' ? data.delayMs : undefined
+    const seconds = ms === undefined ? 'a moment' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
+    const why = typeof data.reason === 'string' && data.reason ? ` (${oneLine(data.reason, this.previewChars)})` : ''
+    this.write(`  model request failed; retrying in ${seconds}${why}`)
   }
 }

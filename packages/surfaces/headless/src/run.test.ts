@@ -105,8 +105,16 @@ describe('exit codes', () => {
     expect(code).toBe(1)
     expect(stdout).toBe('I could not run it.\n')
     expect(stderr).toMatch(/^dsh: refused bash: echo granted > granted\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls\n/)
-    expect(stderr.trimEnd().split('\n').at(-1)).toMatch(/^dsh: approval refused for bash: /)
+    // The closing line sums up and names the session; it does not print the refusal a second time.
+    expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^dsh: refused bash: /), `dsh: an approval was refused, so the task may be incomplete; session ${onlySession()}`])
     expect(existsSync(join(world.repo, 'granted.txt'))).toBe(false)
+  })
+
+  test('with --quiet the one line on stderr names the refused call, why, and the session', async () => {
+    world.llm.enqueue({ toolCalls: [unconfined()] }, { text: 'I could not run it.' })
+    const { code, stderr } = await dsh(world, ['--quiet', 'write the marker'])
+    expect(code).toBe(1)
+    expect(stderr).toMatch(new RegExp(`^dsh: approval refused for bash: echo granted > granted\\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls; session ${onlySession()}\n$`))
   })
 
   test('--approve answers approvals yes and the call runs', async () => {

@@ -100,8 +100,14 @@ export class HeadlessRun {
       }
       const refused = refusals[0]
       if (refused) {
+        const session = agent.session.id
+        // Each refusal was printed as it happened: the closing line sums up instead of repeating the first.
+        if (!invocation.quiet) {
+          const count = refusals.length === 1 ? 'an approval was' : `${refusals.length} approvals were`
+          throw new RunFailure(1, `${count} refused, so the task may be incomplete; session ${session}`)
+        }
         const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : ''
-        throw new RunFailure(1, `approval refused for ${this.label(refused)}${more}; ${this.approvalHint(refused)}`)
+        throw new RunFailure(1, `approval refused for ${this.label(refused)}${more}; ${this.approvalHint(refused)}; session ${session}`)
       }
       return 0
     } finally {

@@ -104,7 +104,7 @@ export interface SpawnedAgent {
   cleanup(): Promise<void>
 }
 
-export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 'home' | 'workspace' | 'workspaceFiles'>): SpawnedAgent {
+export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 'home' | 'workspace' | 'workspaceFiles'> & { args?: string[] }): SpawnedAgent {
   const home = options.home ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-home-')))
   const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-ws-')))
   writeTree(workspace, options.workspaceFiles)
@@ -112,7 +112,7 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
   writeFileSync(patchFile, options.patch)
 
   // A clean environment: nothing of the test runner's (a real API key, say) leaks into the agent.
-  const child = spawn(process.execPath, [DSH_BIN, 'acp', '--patch', patchFile], {
+  const child = spawn(process.execPath, [DSH_BIN, 'acp', '--patch', patchFile, ...(options.args ?? [])], {
     cwd: workspace,
     env: { PATH: process.env.PATH ?? '', HOME: home, DSH_HOME: home, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
