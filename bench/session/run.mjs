@@ -1,20 +1,9 @@
 // Session log costs: append throughput, resume of 10k and 100k events, and the agent loop's own overhead per
 // step with a zero-latency scripted model (so everything measured is harness).
-import { bootComposition } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch } from '@dsh/test-harness'
 import { ms } from '../stats.mjs'
 
-const PATCH = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-      config: { record: false }
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: agent-loop
-  config: { maxSteps: 10000 }
-`
+const PATCH = scriptedPatch({ config: '{ record: false }', fixtureTools: true }, '- id: agent-loop\n  config: { maxSteps: 10000 }\n')
 const now = () => performance.now()
 const message = (i) => ({ content: [{ type: 'text', text: `message number ${i} with a little text in it` }], source: 'user' })
 

@@ -5,26 +5,18 @@
 // (bash-sandbox); `read` and `edit` work on a 1 MB file.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { bootComposition } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch } from '@dsh/test-harness'
 import { ms, summarize } from '../stats.mjs'
 
 const SAMPLES = 40
 const WARMUP = 5
 
-const patch = (shell) => `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-      config: { record: false, models: [{ id: scripted-1, contextWindow: 100000000 }] }
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: agent-loop
+const patch = (shell) =>
+  scriptedPatch({ config: '{ record: false, models: [{ id: scripted-1, contextWindow: 100000000 }] }', fixtureTools: true }, `- id: agent-loop
   config: { maxSteps: 10000 }
 - id: shell
   name: '${shell}'
-`
+`)
 
 /** About 1 MB of source-like text (10,000 lines of ~100 bytes) with one marker line in the middle. */
 function megabyte() {

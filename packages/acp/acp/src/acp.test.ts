@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { startAgent, type AgentProcess } from './test-support/agent-process.ts'
@@ -45,14 +45,8 @@ const processesRunning = (text: string) =>
       return []
     }
   })
-/** Resolves once `test` holds (checked every 20 ms); fails after `timeoutMs`. */
-async function until(test: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+/** Resolves once `test` holds (checked every 20 ms); fails after 10 s. */
+const until = (test: () => boolean) => vi.waitUntil(test, { timeout: 10_000, interval: 20 })
 const selected = (optionId: string): RequestPermissionResponse => ({ outcome: { outcome: 'selected', optionId } })
 
 describe('initialize and session setup', () => {

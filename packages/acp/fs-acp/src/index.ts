@@ -1,13 +1,10 @@
 import { lstat } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/acp'
 import {
-  admit, Fs, FsError, FsIoConfig, listDirectory, looksBinary, makeDirectory, pathExists, readAllBytes, readTextRange,
-  removeEntry, renameEntry, requireAbsolute, resolveRealPath, sniffBinaryFile, statPath, walkTree, writeFileAtomically,
-  type FsEntry, type FsStat, type FsVersion, type MkdirOptions, type MkdirResult, type ReadBytesOptions,
-  type ReadTextOptions, type ReadTextResult, type RemoveOptions, type RenameOptions, type ReplaceFileOptions,
-  type WalkOptions, type WriteFileOptions, type WriteResult,
+  DiskFs, FsError, FsIoConfig, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath,
+  sniffBinaryFile, statPath, writeFileAtomically, type FsVersion, type ReadBytesOptions, type ReadTextOptions,
+  type ReadTextResult, type ReplaceFileOptions, type WriteFileOptions, type WriteResult,
 } from '@dsh/fs'
 import { sliceText } from './text.ts'
 
@@ -30,16 +27,12 @@ const sameVersion = (a: FsVersion, b: FsVersion) => a.size === b.size && a.mtime
  * ctx.fs for editor sessions (DESIGN §10): while a tool runs for an ACP session whose editor offers
  * `fs/read_text_file` and `fs/write_text_file`, text reads and writes go through the editor, so the agent
  * sees unsaved buffers and the editor sees every change; everything else, and every call outside an editor
- * session, uses the local disk. Every write, the editor's included, passes the write fence of the authority
- * it carries before anything is sent or changed.
+ * session, uses the local disk (`DiskFs`). Every write, the editor's included, passes the write fence of the
+ * authority it carries before anything is sent or changed.
  */
-export default class EditorFs extends Fs {
+export default class EditorFs extends DiskFs {
   static inject = ['acp']
   static Config = FsIoConfig
-
-  constructor(ctx: Context, public config: Config) {
-    super(ctx)
-  }
 
   /** The editor session to route a read through, if any. */
   private readSession(): string | undefined {
@@ -51,17 +44,8 @@ export default class EditorFs extends Fs {
     return this.ctx.acp.canWriteFiles ? this.ctx.acp.toolScope()?.sessionId : undefined
   }
 
-  stat(path: string, options?: { followSymlinks?: boolean }): Promise<FsStat> {
-    return statPath(path, options?.followSymlinks ?? true)
-  }
-  exists(path: string): Promise<boolean> {
-    return pathExists(path)
-  }
-  realpath(path: string): Promise<string> {
-    return resolveRealPath(path)
-  }
   /** A text file's bytes as the editor has them (an edit reads this way); images and binaries from the disk. */
-  async readBytes(path: string, options: ReadBytesOptions = {}): Promise<Uint8Array> {
+  override async readBytes(path: string, options: ReadBytesOptions = {}): Promise<Uint8Array> {
     const sessionId = this.readSession()
     if (!sessionId || (await this.binaryOnDisk(path))) return readAllBytes(path, options, this.config)
     const { text } = await this.readFromEditor(sessionId, path)
@@ -75,17 +59,8 @@ export default class EditorFs extends Fs {
     const local = await localState(path)
     return local.exists && !local.directory && local.version !== undefined && (await sniffBinaryFile(path, this.config))
   }
-  isBinary(path: string): Promise<boolean> {
-    return sniffBinaryFile(path, this.config)
-  }
-  list(path: string): Promise<FsEntry[]> {
-    return listDirectory(path)
-  }
-  walk(path: string, options?: WalkOptions): AsyncIterable<FsEntry> {
-    return walkTree(path, options)
-  }
 
-  async readText(path: string, options: ReadTextOptions = {}): Promise<ReadTextResult> {
+  override async readText(path: string, options: ReadTextOptions = {}): Promise<ReadTextResult> {
     const sessionId = this.readSession()
     if (!sessionId) return readTextRange(path, options, this.config)
     const { text, realPath, version } = await this.readFromEditor(sessionId, path)
@@ -121,16 +96,16 @@ export default class EditorFs extends Fs {
     return { text, realPath: await resolveRealPath(path), version: local.version ?? { mtimeMs: 0, size: 0 } }
   }
 
-  async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions): Promise<WriteResult> {
-    const { target, guard } = await admit('write', path, options.authority, 'through')
+  override async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions): Promise<WriteResult> {
+    const { target, guard } = await this.admit('write', path, options.authority, 'through')
     const sessionId = this.writeSession()
     const text = sessionId ? asText(data) : undefined
     if (!sessionId || text === undefined) return writeFileAtomically(target, data, { createParents: options.createParents, mode: options.mode, fsync: this.config.fsync, guard })
     return this.writeThroughEditor(sessionId, path, target, text, { createParents: options.createParents, authority: options.authority })
   }
 
-  async replaceFile(path: string, data: string | Uint8Array, options: ReplaceFileOptions): Promise<WriteResult> {
-    const { target, guard } = await admit('write', path, options.authority, 'through')
+  override async replaceFile(path: string, data: string | Uint8Array, options: ReplaceFileOptions): Promise<WriteResult> {
+    const { target, guard } = await this.admit('write', path, options.authority, 'through')
     const sessionId = this.writeSession()
     const text = sessionId ? asText(data) : undefined
     if (!sessionId || text === undefined) return writeFileAtomically(target, data, { mustExist: true, expect: options.expect, fsync: this.config.fsync, guard })
@@ -164,20 +139,6 @@ export default class EditorFs extends Fs {
     // The disk's version after the editor wrote (it may have saved, or kept the change in its buffer).
     const after = await localState(target)
     return { path: target, bytes: Buffer.byteLength(text, 'utf8'), created: !before.exists, version: after.version ?? { mtimeMs: 0, size: 0 } }
-  }
-
-  async mkdir(path: string, options: MkdirOptions): Promise<MkdirResult> {
-    const { target, guard } = await admit('create directory', path, options.authority, 'through')
-    return makeDirectory(target, { recursive: options.recursive ?? true, guard })
-  }
-  async remove(path: string, options: RemoveOptions): Promise<void> {
-    const { target, guard } = await admit('remove', path, options.authority, 'entry')
-    return removeEntry(target, { recursive: options.recursive ?? false, guard })
-  }
-  async rename(from: string, to: string, options: RenameOptions): Promise<void> {
-    const source = await admit('rename', from, options.authority, 'entry')
-    const destination = await admit('rename onto', to, options.authority, 'entry')
-    return renameEntry(source.target, destination.target, { overwrite: options.overwrite ?? false, guard: source.guard ?? destination.guard })
   }
 }
 

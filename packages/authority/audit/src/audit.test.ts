@@ -2,24 +2,16 @@ import { afterEach, expect, test } from 'vitest'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/permission-presets'
 import type {} from '@dsh/sandbox-policy'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import { auditSession, renderAudit } from './index.ts'
-
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
 
 let h: Harness | undefined
 afterEach(async () => h?.dispose())
 
-const unconfined = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command, sandbox: false, justification: `needs ${id}` } }] })
+const unconfined = (id: string, command: string) => toolCall(id, 'bash', { command, sandbox: false, justification: `needs ${id}` })
 
 test('the audit lists every authority change, probe, approval request and decision of a session, with seq and time', async () => {
-  h = await bootComposition({ patch: SCRIPTED })
+  h = await bootComposition({ patch: scriptedPatch() })
   h.root.scriptedLlm.enqueue(unconfined('yes', 'true'), unconfined('no', 'false'), { text: 'done' })
   h.root.approval.answerer(h.root, async (request) => (request.callId === 'yes' ? 'allow_once' : 'reject'))
   const { session } = await h.agent()

@@ -1,42 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, expect, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/llm-scripted'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { outsideDir, tempDir } from '@dsh/test-harness/world'
 import type {} from '@dsh/tools'
 import { PermissionPresets } from './index.ts'
 
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
-
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
 async function boot(options: Parameters<typeof bootComposition>[0] = {}, script: ScriptedResponse[] = []): Promise<Harness> {
-  const h = await bootComposition({ ...options, patch: SCRIPTED + (options.patch ?? '') })
-  cleanups.push(() => h.dispose())
+  const h = await bootComposition({ ...options, patch: scriptedPatch({}, options.patch) })
+  onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
-
-/** A directory outside the workspace and outside /tmp (which bubblewrap replaces), removed after the test. */
-function outsideDir(): string {
-  const dir = realpathSync(mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-outside-')))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-const call = (name: string, args: unknown, id: string) => ({ toolCalls: [{ id, name, arguments: args }] })
-const resultOf = (h: Harness, callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
 
 test('set logs the preset, then the mode and approval policy it implies, and current names it', async () => {
   const h = await boot()
@@ -64,17 +41,16 @@ test('the default preset decides the mode of a session that chose nothing', asyn
 })
 
 test('a preset switch survives resume in a new composition on the same home', async () => {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }))
-  const first = await boot({ home, workspace }, [call('write', { path: 'a.txt', content: 'one' }, 'w1'), { text: 'ok' }])
+  const home = tempDir('dsh-home-')
+  const workspace = tempDir('dsh-ws-')
+  const first = await boot({ home, workspace }, [toolCall('w1', 'write', { path: 'a.txt', content: 'one' }), { text: 'ok' }])
   await first.run('write a.txt')
   const { session } = await first.agent()
   first.root.permissionPresets.set(session, 'read-only')
   const id = session.id
   await first.dispose()
 
-  const second = await boot({ home, workspace }, [call('write', { path: 'b.txt', content: 'two' }, 'w2'), { text: 'refused' }])
+  const second = await boot({ home, workspace }, [toolCall('w2', 'write', { path: 'b.txt', content: 'two' }), { text: 'refused' }])
   const agent = await second.root.agents.resume(id)
   expect(second.root.permissionPresets.current(agent.session)).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
   agent.followup('write b.txt')
@@ -87,17 +63,17 @@ test('a preset switch survives resume in a new composition on the same home', as
 
 test('read-only refuses every write: write, edit and bash, and the files are untouched', async () => {
   const h = await boot({ workspaceFiles: { 'kept.txt': 'original\n' } }, [
-    call('read', { path: 'kept.txt' }, 'r'),
-    call('write', { path: 'new.txt', content: 'x' }, 'w'),
-    call('edit', { path: 'kept.txt', old_string: 'original', new_string: 'changed' }, 'e'),
-    call('bash', { command: 'echo x > made-by-bash.txt; echo y >> kept.txt' }, 'b'),
+    toolCall('r', 'read', { path: 'kept.txt' }),
+    toolCall('w', 'write', { path: 'new.txt', content: 'x' }),
+    toolCall('e', 'edit', { path: 'kept.txt', old_string: 'original', new_string: 'changed' }),
+    toolCall('b', 'bash', { command: 'echo x > made-by-bash.txt; echo y >> kept.txt' }),
     { text: 'all refused' },
   ])
   h.root.permissionPresets.set((await h.agent()).session, 'read-only')
   await h.run('try to write')
-  expect(resultOf(h, 'w').error?.code).toBe('FS_SANDBOX_DENIED')
-  expect(resultOf(h, 'e').error?.code).toBe('FS_SANDBOX_DENIED')
-  expect(resultOf(h, 'b').content[0]).toMatchObject({ text: expect.stringMatching(/Read-only file system[\s\S]*\[Exit code 1\]/) })
+  expect(h.toolResult('w').error?.code).toBe('FS_SANDBOX_DENIED')
+  expect(h.toolResult('e').error?.code).toBe('FS_SANDBOX_DENIED')
+  expect(h.toolResult('b').content[0]).toMatchObject({ text: expect.stringMatching(/Read-only file system[\s\S]*\[Exit code 1\]/) })
   expect(existsSync(join(h.workspace, 'new.txt'))).toBe(false)
   expect(existsSync(join(h.workspace, 'made-by-bash.txt'))).toBe(false)
   expect(readFileSync(join(h.workspace, 'kept.txt'), 'utf8')).toBe('original\n')
@@ -106,13 +82,13 @@ test('read-only refuses every write: write, edit and bash, and the files are unt
 test('danger-full-access allows writes outside the workspace, through write and bash', async () => {
   const outside = outsideDir()
   const h = await boot({}, [
-    call('write', { path: join(outside, 'by-write.txt'), content: 'w' }, 'w'),
-    call('bash', { command: `echo b > ${join(outside, 'by-bash.txt')}` }, 'b'),
+    toolCall('w', 'write', { path: join(outside, 'by-write.txt'), content: 'w' }),
+    toolCall('b', 'bash', { command: `echo b > ${join(outside, 'by-bash.txt')}` }),
     { text: 'done' },
   ])
   h.root.permissionPresets.set((await h.agent()).session, 'danger-full-access')
   await h.run('write outside')
-  expect(resultOf(h, 'w').error).toBeUndefined()
+  expect(h.toolResult('w').error).toBeUndefined()
   expect(readFileSync(join(outside, 'by-write.txt'), 'utf8')).toBe('w')
   expect(readFileSync(join(outside, 'by-bash.txt'), 'utf8')).toBe('b\n')
 })

@@ -2,17 +2,11 @@ import { symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { LlmRequest } from '@dsh/llm'
-import { bootComposition, type CompositionOptions, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type CompositionOptions, type Harness } from '@dsh/test-harness'
 
-const patch = (instructions = '{}') => `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: agent-instructions
+const patch = (instructions = '{}') => scriptedPatch({}, `- id: agent-instructions
   config: ${instructions}
-`
+`)
 
 let h: Harness
 afterEach(async () => h?.dispose())

@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
-import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import type { ImageBlock, LlmRequest } from '@dsh/llm'
 import { cwdKey } from '@dsh/session-persistence'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 
 /** A real PNG of `width`×`height` pixels of one colour. */
 function png(width: number, height: number, rgb: [number, number, number]): Buffer {
@@ -29,16 +29,8 @@ const PICTURE = png(3, 2, [200, 30, 30])
 const DATA = PICTURE.toString('base64')
 const SHA = (await import('node:crypto')).createHash('sha256').update(PICTURE).digest('hex')
 
-const patch = (attachments = '{}') => `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-      config: { models: [{ id: vision, contextWindow: 100000, images: true }, { id: text, contextWindow: 100000, images: false }] }
-- id: agents
-  config: { route: { provider: scripted, model: vision } }
-- id: attachments
-  config: ${attachments}
-`
+const MODELS = '{ models: [{ id: vision, contextWindow: 100000, images: true }, { id: text, contextWindow: 100000, images: false }] }'
+const patch = (attachments = '{}') => scriptedPatch({ config: MODELS, model: 'vision' }, `- id: attachments\n  config: ${attachments}\n`)
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -47,13 +39,7 @@ afterEach(async () => {
 })
 
 function folders() {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-att-home-')))
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-att-ws-')))
-  onTestFinished(() => {
-    rmSync(home, { recursive: true, force: true })
-    rmSync(workspace, { recursive: true, force: true })
-  })
-  return { home, workspace }
+  return { home: tempDir('dsh-att-home-'), workspace: tempDir('dsh-att-ws-') }
 }
 
 const imagesSent = (request: LlmRequest) => request.messages.flatMap((message) => (message.role === 'user' ? message.content.filter((block): block is ImageBlock => block.type === 'image') : []))
@@ -129,7 +115,7 @@ describe('image attachments', () => {
   test('an image a tool returns is stored and referenced like one from the user', async () => {
     h = await bootComposition({ patch: patch() })
     h.root.tools.register(h.root, { name: 'snap', description: 'Takes a picture.', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [{ type: 'text', text: 'snapped' }, { type: 'image', mediaType: 'image/png', data: DATA }] }) })
-    h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 's', name: 'snap', arguments: {} }] }, { text: 'I see red' })
+    h.root.scriptedLlm.enqueue(toolCall('s', 'snap', {}), { text: 'I see red' })
     await h.run('take a picture')
     expect(h.events('tool/result')[0]!.data.content).toEqual([{ type: 'text', text: 'snapped' }, { type: 'image', mediaType: 'image/png', sha256: SHA }])
     const second = h.root.scriptedLlm.requests[1] as LlmRequest

@@ -1,23 +1,12 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { LlmRequest } from '@dsh/llm'
 import { deriveMessages } from '@dsh/session'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import { expectPairsIntact, lastText, respondWith, size, summaryKind } from './test-support/model.ts'
 import type {} from '@dsh/commands'
 import type {} from '@dsh/compaction'
 
-const patch = (models: string, compaction = '{}') => `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-      config: { models: ${models} }
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: compaction
-  config: ${compaction}
-`
+const patch = (models: string, compaction = '{}') => scriptedPatch({ config: `{ models: ${models} }`, fixtureTools: true }, `- id: compaction\n  config: ${compaction}\n`)
 
 let h: Harness
 afterEach(async () => h?.dispose())

@@ -1,23 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterEach, describe, expect, onTestFinished, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import type { LlmRequest, ToolResultBlock } from '@dsh/llm'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
 
-const patch = (policy = '{}', store = '{}') => `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: spill-policy
+const patch = (policy = '{}', store = '{}') => scriptedPatch({ fixtureTools: true }, `- id: spill-policy
   config: ${policy}
 - id: spill
   config: ${store}
-`
+`)
 
 /** Exactly 1 MiB of numbered lines. */
 function megabyte(): string {
@@ -43,10 +35,10 @@ describe('spilling oversized tool output', () => {
     let spilledPath = ''
     h.root.on('llm/stream', (request: LlmRequest, next) => {
       const last = request.messages.at(-1)!
-      if (last.role === 'user') h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'big', name: 'read_file', arguments: { path: 'huge.log' } }] })
+      if (last.role === 'user') h.root.scriptedLlm.enqueue(toolCall('big', 'read_file', { path: 'huge.log' }))
       else if (!spilledPath) {
         spilledPath = /saved at (\S+);/.exec(textOf((last.content[0] as ToolResultBlock).content))![1]!
-        h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'back', name: 'read', arguments: { path: spilledPath, offset: 10_000, limit: 3 } }] })
+        h.root.scriptedLlm.enqueue(toolCall('back', 'read', { path: spilledPath, offset: 10_000, limit: 3 }))
       } else h.root.scriptedLlm.enqueue({ text: 'I have read lines 10000 to 10002.' })
       return next()
     })
@@ -76,7 +68,7 @@ describe('spilling oversized tool output', () => {
   test('the preview names the lines it shows and the lines it leaves out', async () => {
     const text = Array.from({ length: 100 }, (_, i) => `row ${i + 1}`).join('\n')
     h = await bootComposition({ patch: patch('{ thresholdBytes: 200, headChars: 40, tailChars: 30 }') })
-    h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'e', name: 'echo', arguments: { text } }] }, { text: 'ok' })
+    h.root.scriptedLlm.enqueue(toolCall('e', 'echo', { text }), { text: 'ok' })
     await h.run('echo rows')
     const logged = textOf(h.events('tool/result')[0]!.data.content)
     const lines = logged.split('\n')
@@ -98,12 +90,10 @@ describe('spilling oversized tool output', () => {
   })
 
   test('when the store cannot write, the preview says so and keeps head and tail', async () => {
-    const outside = mkdtempSync(join(tmpdir(), 'dsh-spill-blocked-'))
-    const blocked = join(outside, 'not-a-folder')
+    const blocked = join(tempDir('dsh-spill-blocked-'), 'not-a-folder')
     writeFileSync(blocked, 'a file where the spill folder should be')
-    onTestFinished(() => rmSync(outside, { recursive: true, force: true }))
     h = await bootComposition({ patch: patch('{ thresholdBytes: 200, headChars: 100, tailChars: 100 }', `{ dir: '${blocked}' }`) })
-    h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'e', name: 'echo', arguments: { text: 'z'.repeat(1000) } }] }, { text: 'ok' })
+    h.root.scriptedLlm.enqueue(toolCall('e', 'echo', { text: 'z'.repeat(1000) }), { text: 'ok' })
     await h.run('echo')
     const logged = textOf(h.events('tool/result')[0]!.data.content)
     expect(logged).toMatch(/^\[Output too large for the conversation: 1,000 bytes, 1 line\. The full output could not be saved \(could not write the output of echo.*; shown here: the first 100 and the last 100 characters\.\]/)

@@ -1,18 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import type { Pressure } from './meter.ts'
 
-const PATCH = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-      config: { models: [{ id: scripted-1, contextWindow: 50000 }] }
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
+const PATCH = scriptedPatch({ config: '{ models: [{ id: scripted-1, contextWindow: 50000 }] }', fixtureTools: true })
 
 let h: Harness
 afterEach(async () => h?.dispose())

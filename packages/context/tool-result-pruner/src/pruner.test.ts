@@ -1,22 +1,14 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { LlmRequest } from '@dsh/llm'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type {} from '@dsh/commands'
 
-const patch = (window: number, pruner = '{}') => `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-      config: { models: [{ id: scripted-1, contextWindow: ${window} }] }
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: compaction
+const patch = (window: number, pruner = '{}') =>
+  scriptedPatch({ config: `{ models: [{ id: scripted-1, contextWindow: ${window} }] }`, fixtureTools: true }, `- id: compaction
   config: { summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }
 - id: tool-result-pruner
   config: ${pruner}
-`
+`)
 
 const BIG = Array.from({ length: 800 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(40)}`).join('\n') // ~40 KB
 

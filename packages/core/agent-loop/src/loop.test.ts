@@ -1,20 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/tools'
 
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
+const SCRIPTED = scriptedPatch({ fixtureTools: true })
 
 let h: Harness
 afterEach(async () => h?.dispose())
@@ -26,7 +18,7 @@ async function boot(script: ScriptedResponse[], extra = '', homeFiles: Record<st
 }
 
 const call = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) })
-const resultOf = (callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
+const waitFor = (condition: () => boolean) => vi.waitUntil(condition, { timeout: 5000, interval: 5 })
 
 describe('a turn', () => {
   test('a text answer is logged as chunks and one message, and the turn completes', async () => {
@@ -50,7 +42,7 @@ describe('a turn', () => {
     const result = await h.run('write then read')
     expect(result.reason).toBe('completed')
     expect(readFileSync(join(h.workspace, 'notes/a.txt'), 'utf8')).toBe('alpha')
-    expect(resultOf('c2')).toEqual({ callId: 'c2', content: [{ type: 'text', text: 'alpha' }] })
+    expect(h.toolResult('c2')).toEqual({ callId: 'c2', content: [{ type: 'text', text: 'alpha' }] })
     const third = h.root.scriptedLlm.requests[2]!.messages
     expect(third.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool'])
     expect(h.events('step/start')).toHaveLength(3)
@@ -70,11 +62,11 @@ describe('a turn', () => {
   test('an unknown tool and bad arguments come back to the model as typed error results', async () => {
     await boot([{ toolCalls: [call('teleport', { to: 'mars' }, 'u'), call('echo', { words: 3 }, 'b'), call('echo', 'not json{', 'j')] }, { text: 'sorry' }])
     await h.run('go')
-    expect(resultOf('u').error?.code).toBe('UNKNOWN_TOOL')
-    expect(resultOf('u').content[0]).toMatchObject({ text: expect.stringMatching(/^There is no tool named "teleport"\. Available tools: .*echo.*read_file.*wait.*write_file/) })
-    expect(resultOf('b').error?.code).toBe('INVALID_ARGS')
-    expect(resultOf('b').error?.message).toMatch(/must have required property 'text'/)
-    expect(resultOf('j').error?.code).toBe('INVALID_ARGS')
+    expect(h.toolResult('u').error?.code).toBe('UNKNOWN_TOOL')
+    expect(h.toolResult('u').content[0]).toMatchObject({ text: expect.stringMatching(/^There is no tool named "teleport"\. Available tools: .*echo.*read_file.*wait.*write_file/) })
+    expect(h.toolResult('b').error?.code).toBe('INVALID_ARGS')
+    expect(h.toolResult('b').error?.message).toMatch(/must have required property 'text'/)
+    expect(h.toolResult('j').error?.code).toBe('INVALID_ARGS')
     expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: [{ isError: true }] })
   })
 
@@ -99,7 +91,7 @@ describe('policy and approval', () => {
     h.root.on('tools/pre-execute', async (invocation, next) => (invocation.name === 'write_file' ? { action: 'deny', reason: 'writes are off today' } : next()))
     await h.run('write')
     expect(existsSync(join(h.workspace, 'x.txt'))).toBe(false)
-    expect(resultOf('w').error).toEqual({ code: 'DENIED', message: 'The call was denied: writes are off today' })
+    expect(h.toolResult('w').error).toEqual({ code: 'DENIED', message: 'The call was denied: writes are off today' })
     expect(h.types()).not.toContain('tool/dispatched')
   })
 
@@ -111,7 +103,7 @@ describe('policy and approval', () => {
     expect(asked).toEqual(['write protected/a.txt', 'write protected/b.txt'])
     expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
     expect(existsSync(join(h.workspace, 'protected/b.txt'))).toBe(false)
-    expect(resultOf('b').error?.code).toBe('APPROVAL_REJECTED')
+    expect(h.toolResult('b').error?.code).toBe('APPROVAL_REJECTED')
     expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([['allow_once', 'user'], ['reject', 'user']])
   })
 
@@ -120,7 +112,7 @@ describe('policy and approval', () => {
     await h.run('write')
     expect(existsSync(join(h.workspace, 'protected/c.txt'))).toBe(false)
     expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'reject', by: 'no-answerer' })
-    expect(resultOf('c').error?.message).toMatch(/nobody can answer approvals here/)
+    expect(h.toolResult('c').error?.message).toMatch(/nobody can answer approvals here/)
   })
 
   test('policy `never` rejects without asking anyone', async () => {
@@ -155,8 +147,8 @@ describe('cancellation and the inbox', () => {
     agent.cancel()
     const result = await agent.whenIdle()
     expect(result?.reason).toBe('aborted')
-    expect(resultOf('l').content[0]).toEqual({ type: 'text', text: 'long stopped' })
-    expect(resultOf('w').error?.code).toBe('ABORTED_BEFORE_DISPATCH')
+    expect(h.toolResult('l').content[0]).toEqual({ type: 'text', text: 'long stopped' })
+    expect(h.toolResult('w').error?.code).toBe('ABORTED_BEFORE_DISPATCH')
     expect(existsSync(join(h.workspace, 'later.txt'))).toBe(false)
   })
 
@@ -181,14 +173,6 @@ describe('cancellation and the inbox', () => {
   })
 })
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
-
 test('an agent scope ends with the agent: effects registered in it are undone on dispose', async () => {
   await boot([])
   const agent = await h.agent()
@@ -201,7 +185,7 @@ test('an agent scope ends with the agent: effects registered in it are undone on
 
 test('a script given in YAML config drives the scripted model (optional fields may be absent)', async () => {
   h = await bootComposition({
-    patch: SCRIPTED.replace("      name: '@dsh/llm-scripted'\n", "      name: '@dsh/llm-scripted'\n      config:\n        script:\n          - { text: from yaml }\n          - { error: { code: AUTH } }\n"),
+    patch: scriptedPatch({ config: '{ script: [{ text: from yaml }, { error: { code: AUTH } }] }', fixtureTools: true }),
   })
   expect((await h.run('one')).text).toBe('from yaml')
   expect((await h.run('two')).error?.code).toBe('AUTH')

@@ -1,15 +1,11 @@
 import { afterEach, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type {} from '@dsh/llm-scripted'
 
 let h: Harness
 afterEach(async () => h?.dispose())
 
-const PATCH = `
-- insert: [{ id: scripted, name: '@dsh/llm-scripted' }]
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
+const PATCH = scriptedPatch()
 
 test('a request that carries input the log does not hold is refused before it is sent', async () => {
   h = await bootComposition({ patch: PATCH })

@@ -1,39 +1,24 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, expect, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { bootComposition, type Harness } from '@dsh/test-harness'
-
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
-
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
 
 async function boot(script: ScriptedResponse[], options: Parameters<typeof bootComposition>[0] = {}): Promise<Harness> {
-  const h = await bootComposition({ ...options, patch: SCRIPTED })
-  cleanups.push(() => h.dispose())
+  const h = await bootComposition({ ...options, patch: scriptedPatch() })
+  onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   return h
 }
 
-const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, name, arguments: args }] })
-const resultOf = (h: Harness, callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
 const EDIT = { path: 'src/a.ts', old_string: 'one', new_string: 'uno' }
 
 test('an edit of a file not read in this session is refused before any effect, telling the model to read it first', async () => {
   const h = await boot([call('e', 'edit', EDIT), call('s', 'str_replace_editor', { command: 'str_replace', path: 'src/a.ts', old_str: 'one', new_str: 'uno' })], { workspaceFiles: { 'src/a.ts': 'const one = 1\n' } })
   await h.run('edit')
-  expect(resultOf(h, 'e').error).toEqual({ code: 'DENIED', message: 'The call was denied: "src/a.ts" has not been read in this session. Read it first (read or str_replace_editor view), then retry.' })
-  expect(resultOf(h, 's').error?.code).toBe('DENIED')
+  expect(h.toolResult('e').error).toEqual({ code: 'DENIED', message: 'The call was denied: "src/a.ts" has not been read in this session. Read it first (read or str_replace_editor view), then retry.' })
+  expect(h.toolResult('s').error?.code).toBe('DENIED')
   expect(h.events('tool/dispatched')).toEqual([])
   expect(readFileSync(join(h.workspace, 'src/a.ts'), 'utf8')).toBe('const one = 1\n')
 })
@@ -47,8 +32,8 @@ test('an edit of a file that changed on disk since it was read is refused until 
     call('fresh', 'edit', EDIT),
   ], { workspaceFiles: { 'src/a.ts': 'const one = 1\n' } })
   await h.run('edit')
-  expect(resultOf(h, 'stale').error?.message).toMatch(/^The call was denied: "src\/a.ts" changed on disk since you last read it \(.+\)\. Read it again \(read or str_replace_editor view\), then retry\.$/)
-  expect(resultOf(h, 'fresh').error).toBeUndefined()
+  expect(h.toolResult('stale').error?.message).toMatch(/^The call was denied: "src\/a.ts" changed on disk since you last read it \(.+\)\. Read it again \(read or str_replace_editor view\), then retry\.$/)
+  expect(h.toolResult('fresh').error).toBeUndefined()
   expect(readFileSync(join(h.workspace, 'src/a.ts'), 'utf8')).toBe('const uno = 1\n// formatted\n')
 })
 
@@ -59,15 +44,14 @@ test('what the agent wrote counts as seen: a new file, then edit after edit, nee
     call('e2', 'edit', { path: 'src/a.ts', old_string: 'two', new_string: 'dos' }),
   ])
   await h.run('write and edit')
-  expect(['w', 'e1', 'e2'].map((id) => resultOf(h, id).error)).toEqual([undefined, undefined, undefined])
+  expect(['w', 'e1', 'e2'].map((id) => h.toolResult(id).error)).toEqual([undefined, undefined, undefined])
   expect(readFileSync(join(h.workspace, 'src/a.ts'), 'utf8')).toBe('uno dos\n')
   expect(h.events('fs/observed').map((event) => event.data.callId)).toEqual(['w', 'e1', 'e2'])
 })
 
 test('what was read survives resume in a new composition; what was not read stays refused', async () => {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
-  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }))
+  const home = tempDir('dsh-home-')
+  const workspace = tempDir('dsh-ws-')
   const first = await boot([call('r', 'read', { path: 'src/a.ts' })], { home, workspace, workspaceFiles: { 'src/a.ts': 'const one = 1\n', 'src/b.ts': 'const one = 2\n' } })
   await first.run('read a')
   const id = (await first.agent()).session.id

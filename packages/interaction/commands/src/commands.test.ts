@@ -1,15 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Context } from '@dsh/cordis'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type {} from './index.ts'
 
-const PATCH = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
+const PATCH = scriptedPatch()
 
 let h: Harness
 afterEach(async () => h?.dispose())

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import type { EventKind } from '@dsh/session'
@@ -50,16 +50,10 @@ async function boot(options: BootOptions = {}): Promise<Harness> {
   return h
 }
 
+/** How long a test waits for the stream to reach a point (polling every 10 ms). */
+const WAIT = { timeout: 10_000, interval: 10 }
 const body = (index: number) => llm.requests[index]!.body
 const data = <K extends EventKind>(type: K) => h!.events(type).map((event) => event.data)
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
-  const started = Date.now()
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 describe('an Anthropic turn through the real composition', () => {
   test('a text answer streams into the log, with no SDK platform headers and only the fields the API needs', async () => {
@@ -190,11 +184,11 @@ describe('failures end the turn with a typed error', () => {
     llm.enqueue({ text: 'a long answer that never ends', stallAfterChunks: 6 })
     const agent = await h!.agent()
     agent.followup('go')
-    await waitFor(() => h!.events('assistant/chunk').length >= 2)
+    await vi.waitUntil(() => h!.events('assistant/chunk').length >= 2, WAIT)
     agent.cancel()
     expect((await agent.whenIdle())?.reason).toBe('aborted')
     expect(data('assistant/message')[0]).toMatchObject({ finish: 'aborted', interrupted: true })
-    await waitFor(() => llm.requests[0]!.timing.endedAt !== undefined)
+    await vi.waitUntil(() => llm.requests[0]!.timing.endedAt !== undefined, WAIT)
   })
 })
 

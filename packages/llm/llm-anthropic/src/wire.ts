@@ -1,4 +1,4 @@
-import { LlmError, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
+import { imageAsText, imageData, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
 
 type Block = Record<string, unknown> & { type: string }
 export interface WireMessage {
@@ -14,12 +14,8 @@ export function effortFields(effort: Effort | undefined): Record<string, unknown
 }
 
 function image(block: ImageBlock, model: ModelInfo): Block {
-  if (!model.images) {
-    if (block.description !== undefined) return { type: 'text', text: `[image: ${block.description}]` }
-    throw new LlmError('UNSUPPORTED', `model ${model.id} does not read images and the image (${block.mediaType}) has no description to show instead`)
-  }
-  if (!block.data) throw new LlmError('UNSUPPORTED', `an image (${block.mediaType}) was not loaded: only its hash ${block.sha256 ?? '(none)'} is in the request`)
-  return { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } }
+  if (!model.images) return { type: 'text', text: imageAsText(block, model) }
+  return { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: imageData(block) } }
 }
 
 const parts = (blocks: (TextBlock | ImageBlock)[], model: ModelInfo): Block[] =>

@@ -1,4 +1,4 @@
-import { LlmError, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
+import { imageAsText, imageData, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
 
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
 
@@ -24,27 +24,18 @@ export function effortFields(effort: Effort | undefined): Record<string, unknown
   return { thinking: { type: 'enabled' }, reasoning_effort: effort }
 }
 
-/** An image the model cannot see becomes its description; without one the request is refused. */
-function imageText(block: ImageBlock, model: ModelInfo): string {
-  if (block.description !== undefined) return `[image: ${block.description}]`
-  throw new LlmError('UNSUPPORTED', `model ${model.id} does not read images and the image (${block.mediaType}) has no description to show instead`)
-}
-
-function imagePart(block: ImageBlock): Part {
-  if (!block.data) throw new LlmError('UNSUPPORTED', `an image (${block.mediaType}) was not loaded: only its hash ${block.sha256 ?? '(none)'} is in the request`)
-  return { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } }
-}
+const imagePart = (block: ImageBlock): Part => ({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${imageData(block)}` } })
 
 function userContent(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): string | Part[] {
   if (!model.images || blocks.every((block) => block.type === 'text')) {
-    return blocks.map((block) => (block.type === 'text' ? block.text : imageText(block, model))).join('\n\n')
+    return blocks.map((block) => (block.type === 'text' ? block.text : imageAsText(block, model))).join('\n\n')
   }
   return blocks.map((block) => (block.type === 'text' ? { type: 'text', text: block.text } : imagePart(block)))
 }
 
 function toolText(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): string {
   // Tool messages carry text only in this API.
-  return blocks.map((block) => (block.type === 'text' ? block.text : imageText(block, { ...model, images: false }))).join('\n\n')
+  return blocks.map((block) => (block.type === 'text' ? block.text : imageAsText(block, { ...model, images: false }))).join('\n\n')
 }
 
 /** Tool calls that never got a result (a cut stream) would make the API refuse the whole history. */

@@ -1,11 +1,10 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
-import { LlmError, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
+import { baseUrlFrom, fromCatalog, httpFailure, LlmError, sdkHeaders, streamAttempt, transportFailure, type Attempt, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
 import type OpenAI from 'openai'
 import { ChunkReader } from './chunks.ts'
 import type { Config } from './config.ts'
-import { httpFailure, IdleWatchdog } from '@dsh/llm'
 import { requestBody } from './wire.ts'
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -13,14 +12,6 @@ export const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 export const BASE_URL_ENV = 'OPENAI_BASE_URL'
 
 const LABEL = 'the OpenAI-compatible server'
-
-/**
- * The SDK's platform headers (OS, architecture, runtime and package versions, retry counters) are removed:
- * nothing beyond the request itself and a `user-agent` naming dsh leaves the machine (DESIGN §7).
- */
-const SILENCED_HEADERS = Object.fromEntries(
-  ['Lang', 'Package-Version', 'OS', 'Arch', 'Runtime', 'Runtime-Version', 'Retry-Count', 'Timeout', 'Helper-Method'].map((name) => [`X-Stainless-${name}`, null]),
-)
 
 // Loaded on first use: a launch that never talks to this provider does not pay for the SDK.
 let sdk: Promise<typeof import('openai')> | undefined
@@ -42,7 +33,7 @@ export class OpenAIAdapter implements LlmAdapter {
   }
 
   get baseUrl(): string {
-    return (this.config.baseUrl || process.env[BASE_URL_ENV] || DEFAULT_BASE_URL).replace(/\/+$/, '')
+    return baseUrlFrom(this.config.baseUrl, BASE_URL_ENV, DEFAULT_BASE_URL)
   }
 
   /** The catalog, plus what the server lists at `GET /models` (cached for `modelsCacheMs`). */
@@ -55,8 +46,7 @@ export class OpenAIAdapter implements LlmAdapter {
   }
 
   describe(model: string): ModelInfo {
-    const known = this.config.models.find((entry) => entry.id === model)
-    return known ? { ...known } : { ...this.config.unknownModel, id: model }
+    return fromCatalog(this.config.models, this.config.unknownModel, model)
   }
 
   async ready(_route: Route): Promise<{ ok: true } | { ok: false; error: LlmError }> {
@@ -65,33 +55,22 @@ export class OpenAIAdapter implements LlmAdapter {
     return key ? { ok: true } : { ok: false, error: this.missingKey() }
   }
 
-  async *stream(request: LlmRequest): AsyncGenerator<StreamChunk> {
-    if (request.signal.aborted) {
-      yield { type: 'finish', reason: 'aborted' }
-      return
+  stream(request: LlmRequest): AsyncGenerator<StreamChunk> {
+    const options = { label: LABEL, idleTimeoutMs: this.config.idleTimeoutMs, classify: (error: unknown) => this.classify(error), redact: (text: string) => this.redact(text) }
+    return streamAttempt(request, options, (attempt) => this.attempt(request, attempt))
+  }
+
+  private async *attempt(request: LlmRequest, attempt: Attempt): AsyncGenerator<StreamChunk> {
+    const client = await this.client()
+    const body = requestBody(request, this.describe(request.route.model))
+    attempt.watch()
+    const stream = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: attempt.signal })
+    const reader = new ChunkReader()
+    for await (const chunk of stream) {
+      attempt.poke()
+      for (const piece of reader.read(chunk)) yield piece
     }
-    const call = new AbortController()
-    const onAbort = () => call.abort()
-    request.signal.addEventListener('abort', onAbort, { once: true })
-    let watchdog: IdleWatchdog | undefined
-    try {
-      const client = await this.client()
-      const body = requestBody(request, this.describe(request.route.model))
-      watchdog = new IdleWatchdog(this.config.idleTimeoutMs, () => call.abort())
-      const stream = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: call.signal })
-      const reader = new ChunkReader()
-      for await (const chunk of stream) {
-        watchdog.poke()
-        for (const piece of reader.read(chunk)) yield piece
-      }
-      yield reader.finish()
-    } catch (error) {
-      yield this.failed(error, request.signal.aborted, watchdog?.fired ?? false)
-    } finally {
-      watchdog?.stop()
-      request.signal.removeEventListener('abort', onAbort)
-      call.abort()
-    }
+    yield reader.finish()
   }
 
   /** A client for one request: the key as it is now, no retries, no platform headers. */
@@ -99,7 +78,7 @@ export class OpenAIAdapter implements LlmAdapter {
     const key = await this.ctx.credentials.resolve(this.config.apiKeyName)
     if (!key && this.config.requireKey) throw this.missingKey()
     const { default: Client } = await loadSdk()
-    const headers: Record<string, string | null> = { ...SILENCED_HEADERS, 'User-Agent': `dsh/${this.ctx.app.version}` }
+    const headers = sdkHeaders(this.ctx.app.version)
     // A keyless local server gets no authorization header at all (the SDK insists on a key, so it gets a placeholder it never sends).
     if (!key) headers.Authorization = null
     return new Client({
@@ -145,15 +124,6 @@ export class OpenAIAdapter implements LlmAdapter {
     }
   }
 
-  /** The one finish of a failed stream. Never throws: it runs on every error path. */
-  private failed(error: unknown, aborted: boolean, timedOut: boolean): StreamChunk {
-    if (aborted) return { type: 'finish', reason: 'aborted' }
-    const failure = timedOut ? new LlmError('TIMEOUT', `${LABEL} sent nothing for ${this.config.idleTimeoutMs} ms (idleTimeoutMs)`) : this.classify(error)
-    const data = failure.toJSON()
-    data.message = this.redact(data.message)
-    return { type: 'finish', reason: 'error', error: data }
-  }
-
   private classify(error: unknown): LlmError {
     if (error instanceof LlmError) return error
     const e = error as any
@@ -165,7 +135,6 @@ export class OpenAIAdapter implements LlmAdapter {
       return failure
     }
     if (e?.name === 'APIConnectionTimeoutError') return new LlmError('TIMEOUT', `${LABEL} at ${this.baseUrl} did not answer in time`)
-    const cause = e?.cause?.message ? ` (${e.cause.code ? `${e.cause.code}: ` : ''}${e.cause.message})` : ''
-    return new LlmError('TRANSPORT', `could not talk to ${LABEL} at ${this.baseUrl}: ${String(e?.message ?? error)}${cause}`)
+    return transportFailure(LABEL, this.baseUrl, error)
   }
 }

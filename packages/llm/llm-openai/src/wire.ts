@@ -1,4 +1,4 @@
-import { LlmError, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
+import { imageAsText, imageData, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
 
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
 
@@ -16,19 +16,11 @@ export function effortFields(effort: Effort | undefined): Record<string, unknown
   return { reasoning_effort: effort === 'off' ? 'none' : effort }
 }
 
-function imageText(block: ImageBlock, model: ModelInfo): string {
-  if (block.description !== undefined) return `[image: ${block.description}]`
-  throw new LlmError('UNSUPPORTED', `model ${model.id} does not read images and the image (${block.mediaType}) has no description to show instead`)
-}
-
-function imagePart(block: ImageBlock): Part {
-  if (!block.data) throw new LlmError('UNSUPPORTED', `an image (${block.mediaType}) was not loaded: only its hash ${block.sha256 ?? '(none)'} is in the request`)
-  return { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } }
-}
+const imagePart = (block: ImageBlock): Part => ({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${imageData(block)}` } })
 
 function userContent(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): string | Part[] {
   if (!model.images || blocks.every((block) => block.type === 'text')) {
-    return blocks.map((block) => (block.type === 'text' ? block.text : imageText(block, model))).join('\n\n')
+    return blocks.map((block) => (block.type === 'text' ? block.text : imageAsText(block, model))).join('\n\n')
   }
   return blocks.map((block) => (block.type === 'text' ? { type: 'text' as const, text: block.text } : imagePart(block)))
 }
@@ -48,7 +40,7 @@ export function toWireMessages(request: LlmRequest, model: ModelInfo): WireMessa
     if (message.role === 'user') out.push({ role: 'user', content: userContent(message.content, model) })
     else if (message.role === 'tool') {
       // Tool messages carry text only in this format.
-      for (const block of message.content) out.push({ role: 'tool', tool_call_id: block.callId, content: block.content.map((part) => (part.type === 'text' ? part.text : imageText(part, { ...model, images: false }))).join('\n\n') })
+      for (const block of message.content) out.push({ role: 'tool', tool_call_id: block.callId, content: block.content.map((part) => (part.type === 'text' ? part.text : imageAsText(part, { ...model, images: false }))).join('\n\n') })
     } else {
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
       const calls = message.content.flatMap((block) =>

@@ -1,19 +1,9 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { LlmError, type LlmErrorCode } from '@dsh/llm'
 import { backoffMs, Config, decide } from './index.ts'
-
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -22,7 +12,7 @@ afterEach(async () => {
 })
 
 async function boot(script: ScriptedResponse[], retry = '{ baseDelayMs: 5, maxDelayMs: 20 }', options: { home?: string } = {}) {
-  h = await bootComposition({ patch: `${SCRIPTED}- id: llm-retry\n  config: ${retry}\n`, ...options })
+  h = await bootComposition({ patch: scriptedPatch({}, `- id: llm-retry\n  config: ${retry}\n`), ...options })
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
@@ -87,19 +77,15 @@ describe('llm-retry', () => {
   })
 
   test('a log with llm/retry events still loads where the plugin is not mounted', async () => {
-    const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-retry-home-')))
-    try {
-      await boot([fail('SERVER'), { text: 'ok' }], undefined, { home })
-      await h!.run('go')
-      const id = (await h!.agent()).session.id
-      await h!.dispose()
-      h = await bootComposition({ home, patch: `${SCRIPTED}- id: llm-retry\n  disabled: true\n` })
-      const agent = await h.root.agents.resume(id)
-      expect(agent.session.events.filter((event) => event.type === 'llm/retry')).toHaveLength(1)
-      await agent.dispose()
-    } finally {
-      rmSync(home, { recursive: true, force: true })
-    }
+    const home = tempDir('dsh-retry-home-')
+    await boot([fail('SERVER'), { text: 'ok' }], undefined, { home })
+    await h!.run('go')
+    const id = (await h!.agent()).session.id
+    await h!.dispose()
+    h = await bootComposition({ home, patch: scriptedPatch({}, '- id: llm-retry\n  disabled: true\n') })
+    const agent = await h.root.agents.resume(id)
+    expect(agent.session.events.filter((event) => event.type === 'llm/retry')).toHaveLength(1)
+    await agent.dispose()
   })
 })
 

@@ -1,6 +1,15 @@
 import { LlmError, type LlmErrorCode } from './vocabulary.ts'
 
-// Pure helpers every HTTP adapter needs (status mapping, Retry-After, an idle watchdog): one copy here.
+// Pure helpers every HTTP adapter needs (base URL, status mapping, Retry-After, transport failures, SDK
+// headers, an idle watchdog): one copy here.
+
+/**
+ * An adapter's base URL without a trailing slash: its config, else the process environment's `envName`, else
+ * the provider's public API. Never a file a repository holds, so a repository cannot redirect a key.
+ */
+export function baseUrlFrom(configured: string, envName: string, fallback: string): string {
+  return (configured || process.env[envName] || fallback).replace(/\/+$/, '')
+}
 
 /** `Retry-After` (seconds, or an HTTP date) or `retry-after-ms`, as milliseconds from `now`. */
 export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
@@ -45,6 +54,24 @@ export function httpFailure(label: string, status: number, headers: Headers | un
   const wait = headers ? retryAfterMs(headers) : undefined
   if (wait !== undefined) extra.retryAfterMs = wait
   return new LlmError(httpFailureCode(status, detail), `${label} answered HTTP ${status}${quoted ? `: ${quoted}` : ''}`, extra)
+}
+
+/** The server could not be reached at all; names the cause (ECONNREFUSED, a DNS failure) that `fetch failed` hides. */
+export function transportFailure(label: string, baseUrl: string, error: unknown): LlmError {
+  const e = error as any
+  const cause = e?.cause?.message ? ` (${e.cause.code ? `${e.cause.code}: ` : ''}${e.cause.message})` : ''
+  return new LlmError('TRANSPORT', `could not talk to ${label} at ${baseUrl}: ${String(e?.message ?? error)}${cause}`)
+}
+
+const STAINLESS_PLATFORM_HEADERS = ['Lang', 'Package-Version', 'OS', 'Arch', 'Runtime', 'Runtime-Version', 'Retry-Count', 'Timeout', 'Helper-Method'].map((name) => `X-Stainless-${name}`)
+
+/**
+ * Default headers for a Stainless-generated SDK client (Anthropic's, OpenAI's): its platform headers (OS,
+ * architecture, runtime and package versions, retry counters) removed and a `user-agent` naming dsh, so
+ * nothing beyond the request itself leaves the machine (DESIGN §7).
+ */
+export function sdkHeaders(version: string): Record<string, string | null> {
+  return { ...Object.fromEntries(STAINLESS_PLATFORM_HEADERS.map((name) => [name, null])), 'User-Agent': `dsh/${version}` }
 }
 
 /**

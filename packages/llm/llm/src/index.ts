@@ -2,4 +2,6 @@
 export * from './vocabulary.ts'
 export { BlockAssembler, type AssembledMessage } from './assemble.ts'
 export { Llm, Llm as default, type LlmAdapter } from './service.ts'
-export { errorDetail, httpFailure, httpFailureCode, IdleWatchdog, retryAfterMs } from './http.ts'
+export { baseUrlFrom, errorDetail, httpFailure, httpFailureCode, IdleWatchdog, retryAfterMs, sdkHeaders, transportFailure } from './http.ts'
+export { fromCatalog, imageAsText, imageData } from './catalog.ts'
+export { streamAttempt, type Attempt, type AttemptOptions } from './attempt.ts'

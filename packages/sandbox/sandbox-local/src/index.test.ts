@@ -1,28 +1,24 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { homedir, tmpdir } from 'node:os'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, expect, test } from 'vitest'
+import { beforeEach, expect, onTestFinished, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { Sandbox, SandboxAuthority } from '@dsh/sandbox'
+import { outsideDir, tempDir } from '@dsh/test-harness/world'
 import SandboxLocal, { type Config } from './index.ts'
 
 let workspace: string
-const cleanups: (() => unknown)[] = []
 beforeEach(() => {
-  workspace = mkdtempSync(join(tmpdir(), 'dsh-ws-'))
-  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }))
-})
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).toReversed()) await cleanup()
+  workspace = tempDir('dsh-ws-')
 })
 
 async function mount(config: Partial<Config> = {}): Promise<Sandbox> {
   const root = new Context()
   const fiber = root.plugin(SandboxLocal, SandboxLocal.Config(config))
   await fiber
-  cleanups.push(() => fiber.dispose())
+  onTestFinished(() => fiber.dispose())
   return root.get('sandbox')!
 }
 
@@ -41,13 +37,6 @@ function execute(argv: string[], cwd: string): Promise<{ code: number | null; ou
 async function runConfined(sandbox: Sandbox, script: string, authority: SandboxAuthority) {
   const confined = await sandbox.confine(['bash', '-c', script], { cwd: workspace, authority })
   return { ...(await execute(confined.argv, workspace)), confined }
-}
-
-/** A directory outside /tmp (which the sandbox replaces), so the sandbox sees the real one, read-only. */
-function outsideDir() {
-  const dir = mkdtempSync('/var/tmp/dsh-outside-')
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
 }
 
 const workspaceWrite = (): SandboxAuthority => ({ mode: 'workspace-write', writableRoots: [workspace] })
@@ -77,7 +66,7 @@ test('in workspace-write a write to a directory outside the workspace fails and 
 test('in workspace-write a write to $HOME fails and the file is absent', async () => {
   const sandbox = await mount()
   const file = join(homedir(), `.dsh-sandbox-test-${process.pid}-${Date.now()}`)
-  cleanups.push(() => rmSync(file, { force: true }))
+  onTestFinished(() => rmSync(file, { force: true }))
   const result = await runConfined(sandbox, `echo pwned > "$HOME/${file.slice(homedir().length + 1)}"`, workspaceWrite())
   expect(result.code).not.toBe(0)
   expect(existsSync(file)).toBe(false)
@@ -86,7 +75,7 @@ test('in workspace-write a write to $HOME fails and the file is absent', async (
 test('a write to /tmp lands in a private /tmp and is absent on the host', async () => {
   const sandbox = await mount()
   const name = `dsh-private-tmp-${process.pid}-${Date.now()}`
-  cleanups.push(() => rmSync(join('/tmp', name), { force: true }))
+  onTestFinished(() => rmSync(join('/tmp', name), { force: true }))
   const result = await runConfined(sandbox, `echo scratch > /tmp/${name} && cat /tmp/${name}`, workspaceWrite())
   expect(result).toMatchObject({ code: 0, output: 'scratch\n' })
   expect(existsSync(join('/tmp', name))).toBe(false)
@@ -117,9 +106,8 @@ test('danger-full-access runs unconfined and a write outside the workspace succe
 
 test('without bwrap on PATH a confined mode is refused with a message naming bubblewrap', async () => {
   const path = process.env.PATH
-  process.env.PATH = mkdtempSync(join(tmpdir(), 'dsh-empty-path-'))
-  cleanups.push(() => rmSync(process.env.PATH!, { recursive: true, force: true }))
-  cleanups.push(() => (process.env.PATH = path))
+  onTestFinished(() => void (process.env.PATH = path))
+  process.env.PATH = tempDir('dsh-empty-path-') // removed by its own path, not by whatever PATH holds then
   const sandbox = await mount()
   expect(await sandbox.probe()).toMatchObject({ backend: 'bubblewrap', available: false, reason: 'bubblewrap (bwrap) not found on PATH' })
   for (const mode of ['read-only', 'workspace-write'] as const) {
@@ -142,7 +130,7 @@ test('a writable root that does not exist is refused', async () => {
 test('with the network denied a confined command cannot reach a server on the host', async () => {
   const server = createServer((socket) => socket.end()).listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
-  cleanups.push(() => server.close())
+  onTestFinished(() => void server.close())
   const port = (server.address() as { port: number }).port
   const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`
   const open = await runConfined(await mount(), connect, workspaceWrite())

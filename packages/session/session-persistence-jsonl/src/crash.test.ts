@@ -1,37 +1,21 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
 import type { AnySessionEvent } from '@dsh/session'
 import type {} from '@dsh/llm-scripted'
 import type {} from '@dsh/agent'
 
 const child = join(import.meta.dirname, 'fixtures/crash-child.mjs')
-const PATCH = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
+const PATCH = scriptedPatch({ fixtureTools: true })
 
-let dirs: string[] = []
 let h: Harness | undefined
 afterEach(async () => {
   await h?.dispose()
   h = undefined
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-  dirs = []
 })
-const temp = (prefix: string) => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  dirs.push(dir)
-  return dir
-}
 
 /** Starts a child running a turn; resolves with its session id when it reaches `point`. */
 function startChild(home: string, workspace: string, point: string) {
@@ -52,8 +36,8 @@ function startChild(home: string, workspace: string, point: string) {
 }
 
 async function crashAt(point: string) {
-  const home = temp('dsh-crash-home-')
-  const workspace = temp('dsh-crash-ws-')
+  const home = tempDir('dsh-crash-home-')
+  const workspace = tempDir('dsh-crash-ws-')
   const run = startChild(home, workspace, point)
   const sessionId = await run.ready
   run.proc.kill('SIGKILL')
@@ -128,8 +112,8 @@ describe('a crash (SIGKILL) and a resume in a new process', () => {
 
 describe('the writer lease', () => {
   test('a second process cannot attach to a live session, and nothing is appended', async () => {
-    const home = temp('dsh-lease-home-')
-    const workspace = temp('dsh-lease-ws-')
+    const home = tempDir('dsh-lease-home-')
+    const workspace = tempDir('dsh-lease-ws-')
     const run = startChild(home, workspace, 'mid-tool')
     const sessionId = await run.ready
     try {

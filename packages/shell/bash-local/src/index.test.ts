@@ -1,22 +1,21 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type { Shell } from '@dsh/shell'
 import SubprocessLocal from '@dsh/subprocess-local'
+import { eventually, processRunning as running, tempDir } from '@dsh/test-harness/world'
 import BashLocal, { type Config } from './index.ts'
 
 let workspace: string
 let stop: (() => Promise<unknown>) | undefined
 beforeEach(() => {
-  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
+  workspace = tempDir('dsh-ws-')
 })
 afterEach(async () => {
   await stop?.()
   stop = undefined
-  rmSync(workspace, { recursive: true, force: true })
 })
 
 async function mount(config: Partial<Config> = {}): Promise<Shell> {
@@ -34,20 +33,6 @@ async function mount(config: Partial<Config> = {}): Promise<Shell> {
 
 const authority = (): SandboxAuthority => ({ mode: 'workspace-write', writableRoots: [workspace] })
 const signal = () => new AbortController().signal
-
-function running(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return false
-  }
-}
-
-async function eventually(check: () => boolean, ms = 2_000) {
-  const deadline = Date.now() + ms
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  return check()
-}
 
 test('a command reports its output and exit code and says it was not confined', async () => {
   const shell = await mount()

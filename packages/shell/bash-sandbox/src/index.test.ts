@@ -1,23 +1,19 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, expect, test } from 'vitest'
+import { beforeEach, expect, onTestFinished, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import SandboxLocal from '@dsh/sandbox-local'
 import type { Shell } from '@dsh/shell'
 import SubprocessLocal from '@dsh/subprocess-local'
 import { bootComposition } from '@dsh/test-harness'
+import { eventually, outsideDir, tempDir } from '@dsh/test-harness/world'
 import BashSandbox from './index.ts'
 
 let workspace: string
-const cleanups: (() => unknown)[] = []
 beforeEach(() => {
-  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
-  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }))
-})
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).toReversed()) await cleanup()
+  workspace = tempDir('dsh-ws-')
 })
 
 async function mount(): Promise<Shell> {
@@ -28,7 +24,7 @@ async function mount(): Promise<Shell> {
     root.plugin(BashSandbox, BashSandbox.Config({ interruptGraceMs: 500 })),
   ]
   for (const fiber of fibers) await fiber
-  cleanups.push(async () => {
+  onTestFinished(async () => {
     for (const fiber of fibers.toReversed()) await fiber.dispose()
   })
   return root.get('shell')!
@@ -36,13 +32,6 @@ async function mount(): Promise<Shell> {
 
 const workspaceWrite = (): SandboxAuthority => ({ mode: 'workspace-write', writableRoots: [workspace] })
 const signal = () => new AbortController().signal
-
-/** A directory outside /tmp (which the sandbox replaces with a private one), so the sandbox sees the real one. */
-function outsideDir() {
-  const dir = mkdtempSync('/var/tmp/dsh-outside-')
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /** Host pids of live processes whose command line is exactly `argv` (sandboxed pids are not ours to see). */
 function processesRunning(argv: string[]): number[] {
@@ -56,15 +45,9 @@ function processesRunning(argv: string[]): number[] {
   }).map(Number)
 }
 
-async function eventually(check: () => boolean, ms = 2_000) {
-  const deadline = Date.now() + ms
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  return check()
-}
-
 test('the base bundle mounts ctx.shell backed by bash-sandbox, confining each command', async () => {
   const h = await bootComposition()
-  cleanups.push(() => h.dispose())
+  onTestFinished(() => h.dispose())
   const shell = h.root.get('shell')!
   expect(shell).toBeInstanceOf(BashSandbox)
   const authority: SandboxAuthority = { mode: 'workspace-write', writableRoots: [h.workspace] }
@@ -86,7 +69,7 @@ test('in workspace-write writes outside the workspace and to $HOME fail and the 
   const shell = await mount()
   const outside = outsideDir()
   const home = join(homedir(), `.dsh-bash-sandbox-test-${process.pid}-${Date.now()}`)
-  cleanups.push(() => rmSync(home, { force: true }))
+  onTestFinished(() => rmSync(home, { force: true }))
   const result = await shell.run(`echo a > ${outside}/x; echo b > ${home}`, { cwd: workspace, signal: signal(), authority: workspaceWrite() })
   expect(result.exitCode).not.toBe(0)
   expect(existsSync(join(outside, 'x'))).toBe(false)
@@ -111,7 +94,7 @@ test('danger-full-access runs unconfined and a write outside the workspace succe
 test('without bwrap on PATH a confined command is refused naming bubblewrap, and nothing runs', async () => {
   const path = process.env.PATH
   process.env.PATH = '/nonexistent'
-  cleanups.push(() => (process.env.PATH = path))
+  onTestFinished(() => void (process.env.PATH = path))
   const shell = await mount()
   const run = shell.run(`/usr/bin/touch ${workspace}/ran`, { cwd: workspace, signal: signal(), authority: workspaceWrite() })
   await expect(run).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringContaining('bubblewrap (bwrap) not found on PATH') })

@@ -1,20 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { Subprocess } from '@dsh/subprocess'
+import { eventually, processRunning as running, tempDir } from '@dsh/test-harness/world'
 import SubprocessLocal, { type Config } from './index.ts'
 
 let cwd: string
 let stop: (() => Promise<unknown>) | undefined
 beforeEach(() => {
-  cwd = mkdtempSync(join(tmpdir(), 'dsh-subprocess-'))
+  cwd = tempDir('dsh-subprocess-')
 })
 afterEach(async () => {
   await stop?.()
   stop = undefined
-  rmSync(cwd, { recursive: true, force: true })
 })
 
 async function mount(config: Partial<Config> = {}): Promise<Subprocess> {
@@ -23,21 +21,6 @@ async function mount(config: Partial<Config> = {}): Promise<Subprocess> {
   await fiber
   stop = () => fiber.dispose()
   return root.get('subprocess')!
-}
-
-/** True while `pid` exists and is not a zombie waiting to be reaped. */
-function running(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return false
-  }
-}
-
-async function eventually(check: () => boolean, ms = 2_000) {
-  const deadline = Date.now() + ms
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  return check()
 }
 
 const pidsIn = (output: string) => [...output.matchAll(/pid=(\d+)/g)].map((match) => Number(match[1]))

@@ -8,6 +8,7 @@ import type {} from '@dsh/agent'
 import { agentHarness, type AgentHarness } from './agent.ts'
 
 export type { AgentHarness }
+export { scriptedPatch, toolCall, type ScriptedPatchOptions } from './scripted.ts'
 
 export interface CompositionOptions {
   /** Profile to boot (default `headless`): its real bundles are the first layers. */

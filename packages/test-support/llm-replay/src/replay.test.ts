@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { SessionEvent } from '@dsh/session'
 import type {} from '@dsh/llm-scripted'
 
@@ -25,7 +25,7 @@ function normalized(events: readonly SessionEvent[]) {
 
 test('a stored session replays through llm-replay with no key and yields the same log', async () => {
   const original = await bootComposition({
-    patch: `- insert:\n    - id: scripted\n      name: '@dsh/llm-scripted'\n${TOOLS}- id: agents\n  config: { route: { provider: scripted, model: m } }\n`,
+    patch: scriptedPatch({ fixtureTools: true, model: 'm' }),
   })
   harnesses.push(original)
   original.root.scriptedLlm.enqueue(

@@ -1,6 +1,5 @@
-import { SandboxError } from '@dsh/sandbox'
 import type { ShellResult } from '@dsh/shell'
-import { ToolError, type ToolOutput } from '@dsh/tools'
+import { type ToolOutput } from '@dsh/tools'
 
 /**
  * A command's outcome as the model reads it: notes about the shell first (a new shell was started), then the
@@ -21,16 +20,6 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   const text = [...options.before, output || '(no output)', ...notes].join('\n')
   if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
   return text
-}
-
-/** A shell that could not be started or a command that could not be run, as an error the model can act on. */
-export function refusal(error: unknown): unknown {
-  if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
-    return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
-  }
-  const code = (error as { code?: unknown } | undefined)?.code
-  if (typeof code === 'string' && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
-  return error
 }
 
 /** `text` as one single-quoted bash word. */

@@ -1,54 +1,23 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { afterEach, expect, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/permission-presets'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { eventually, outsideDir, processesWith } from '@dsh/test-harness/world'
 
-const PERSISTENT = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-- id: tool-bash
+const PERSISTENT = scriptedPatch({}, `- id: tool-bash
   name: '@dsh/tool-bash-persistent'
-`
-
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+`)
 
 async function boot(script: ScriptedResponse[], patch = ''): Promise<Harness> {
   const h = await bootComposition({ patch: PERSISTENT + patch })
-  cleanups.push(() => h.dispose())
+  onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
 
-const bash = (id: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name: 'bash', arguments: args }] })
-const resultOf = (h: Harness, callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
-const textOf = (h: Harness, callId: string) => resultOf(h, callId).content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-
-/** Living processes whose command line contains `needle`. */
-function processesWith(needle: string): string[] {
-  return readdirSync('/proc').filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(needle)
-    } catch {
-      return false
-    }
-  })
-}
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(25)) if (condition()) return true
-  return condition()
-}
+const bash = (id: string, args: Record<string, unknown>) => toolCall(id, 'bash', args)
 
 test('the persistent shell keeps cd and exported variables across calls', async () => {
   const h = await boot([
@@ -59,18 +28,18 @@ test('the persistent shell keeps cd and exported variables across calls', async 
     { text: 'ok' },
   ])
   await h.run('go')
-  expect(textOf(h, 'two')).toBe(`${join(h.workspace, 'sub')}\nhello kept\nchild sees hello`)
-  expect(textOf(h, 'four')).toBe(join(h.workspace, 'sub/deeper'))
+  expect(h.toolText('two')).toBe(`${join(h.workspace, 'sub')}\nhello kept\nchild sees hello`)
+  expect(h.toolText('four')).toBe(join(h.workspace, 'sub/deeper'))
 })
 
 test('the shell and what it started end with the agent', async () => {
   const tag = String(5_000_000 + Math.floor(Math.random() * 1_000_000))
   const h = await boot([bash('bg', { command: `sleep ${tag} & echo started` }), { text: 'ok' }])
   await h.run('start a job')
-  expect(textOf(h, 'bg')).toMatch(/started$/)
-  expect(await until(() => processesWith(`sleep ${tag}`).length > 0, 10_000)).toBe(true) // the job may still be forking
+  expect(h.toolText('bg')).toMatch(/started$/)
+  expect(await eventually(() => processesWith(`sleep ${tag}`).length > 0, 10_000)).toBe(true) // the job may still be forking
   await (await h.agent()).dispose()
-  expect(await until(() => processesWith(`sleep ${tag}`).length === 0, 10_000)).toBe(true)
+  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 0, 10_000)).toBe(true)
 })
 
 test('a command past its deadline is interrupted and the shell lives on with its state', async () => {
@@ -81,8 +50,8 @@ test('a command past its deadline is interrupted and the shell lives on with its
     { text: 'ok' },
   ])
   await h.run('go')
-  expect(resultOf(h, 'slow').error?.code).toBe('COMMAND_TIMEOUT')
-  expect(textOf(h, 'after')).toBe('alive yes')
+  expect(h.toolResult('slow').error?.code).toBe('COMMAND_TIMEOUT')
+  expect(h.toolText('after')).toBe('alive yes')
 })
 
 test('when the sandbox mode changes, the next call gets a new shell in the same directory and is told so', async () => {
@@ -90,7 +59,7 @@ test('when the sandbox mode changes, the next call gets a new shell in the same 
   await h.run('cd')
   h.root.permissionPresets.set((await h.agent()).session, 'read-only')
   await h.run('write')
-  const text = textOf(h, 'after')
+  const text = h.toolText('after')
   expect(text.split('\n')[0]).toBe(`[The sandbox mode is now read-only: a new shell was started in ${join(h.workspace, 'sub')}; variables and functions of the previous one are gone.]`)
   expect(text).toContain(`${join(h.workspace, 'sub')}\n[]\n`)
   expect(text).toMatch(/Read-only file system/)
@@ -98,8 +67,7 @@ test('when the sandbox mode changes, the next call gets a new shell in the same 
 })
 
 test('an approved unconfined call runs once in the shell\'s directory', async () => {
-  const outside = realpathSync(mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-outside-')))
-  cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+  const outside = outsideDir()
   const h = await boot([
     bash('cd', { command: 'mkdir -p sub && cd sub' }),
     bash('free', { command: `pwd; echo yes > ${outside}/approved.txt`, sandbox: false, justification: 'write outside' }),
@@ -107,6 +75,6 @@ test('an approved unconfined call runs once in the shell\'s directory', async ()
   ])
   h.root.approval.answerer(h.root, async () => 'allow_once')
   await h.run('go')
-  expect(textOf(h, 'free').split('\n')[0]).toBe(join(h.workspace, 'sub'))
+  expect(h.toolText('free').split('\n')[0]).toBe(join(h.workspace, 'sub'))
   expect(readFileSync(join(outside, 'approved.txt'), 'utf8')).toBe('yes\n')
 })

@@ -1,11 +1,12 @@
-import { resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
-import { FsError } from '@dsh/fs'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { ToolError, type ToolContext } from '@dsh/tools'
-import { formatResult, refusal, shellQuote } from './format.ts'
+import { refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import type { ToolContext } from '@dsh/tools'
+import { formatResult, shellQuote } from './format.ts'
+
+export type { BashArgs }
 import { AgentShells } from './shells.ts'
 
 export interface Config {
@@ -20,24 +21,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   pipelineGraceMs: Schema.natural().default(15_000).description('Time past the longest deadline the tool pipeline waits for the shell to interrupt and report (ms).'),
 })
 
-export interface BashArgs {
-  command: string
-  description?: string
-  workdir?: string
-  timeout?: number
-  sandbox?: boolean
-  justification?: string
-}
-
 export const name = 'tool-bash-persistent'
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
-
-async function directory(ctx: Context, base: string, workdir: string): Promise<string> {
-  const dir = resolve(base, workdir)
-  const type = await ctx.fs.stat(dir).then((stat) => stat.type, (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
-  if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
-  return dir
-}
 
 /**
  * The `bash` tool backed by one persistent shell per agent (DESIGN §4): `cd`, exported variables and
@@ -48,16 +33,9 @@ async function directory(ctx: Context, base: string, workdir: string): Promise<s
 export function apply(ctx: Context, config: Config) {
   const shells = new AgentShells(ctx)
 
-  const unconfinedReason = (args: BashArgs, context: ToolContext) => {
-    if (args.sandbox !== false) return undefined
-    if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox')
-    const mode = ctx.sandboxPolicy.mode(context.session)
-    return mode === 'danger-full-access' ? undefined : `it asks to run outside the sandbox (the session's mode is ${mode}): ${args.justification.trim()}`
-  }
-
   const runUnconfined = async (args: BashArgs, context: ToolContext, timeoutMs: number) => {
     const { writableRoots } = await ctx.sandboxPolicy.authority(context.session)
-    const cwd = await directory(ctx, shells.cwd(context.agentId) ?? context.cwd, args.workdir ?? '.')
+    const cwd = await workingDirectory(ctx, shells.cwd(context.agentId) ?? context.cwd, args.workdir ?? '.')
     const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority: { mode: 'danger-full-access', writableRoots } })
     return formatResult(result, { timeoutMs, unconfined: true, before: [] })
   }
@@ -79,8 +57,8 @@ export function apply(ctx: Context, config: Config) {
       },
     },
     timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
-    summarize: (args: BashArgs) => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`,
-    needsApproval: unconfinedReason,
+    summarize: summarizeBash,
+    needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
     async execute(args: BashArgs, context) {
       const timeoutMs = args.timeout ?? config.defaultTimeoutMs
       try {
@@ -88,7 +66,7 @@ export function apply(ctx: Context, config: Config) {
         const authority = await ctx.sandboxPolicy.authority(context.session)
         const { shell, notes } = await shells.get(context, authority)
         // A group in the shell itself, so that `cd`, variables and functions of the command persist.
-        const command = args.workdir ? `cd -- ${shellQuote(await directory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
+        const command = args.workdir ? `cd -- ${shellQuote(await workingDirectory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
         const result = await shell.run(command, { timeoutMs, signal: context.signal })
         return formatResult(result, { timeoutMs, unconfined: false, before: notes })
       } catch (error) {

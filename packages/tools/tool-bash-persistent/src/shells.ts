@@ -1,5 +1,6 @@
 import type {} from '@dsh/agent'
 import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type { ShellSession } from '@dsh/shell'
 import type { ToolContext } from '@dsh/tools'

@@ -1,6 +1,5 @@
-import { SandboxError } from '@dsh/sandbox'
 import type { ShellResult } from '@dsh/shell'
-import { ToolError, type ToolOutput } from '@dsh/tools'
+import { type ToolOutput } from '@dsh/tools'
 
 /**
  * A command's outcome as the model reads it: the output, then one bracketed note per fact worth knowing
@@ -20,12 +19,3 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   return text
 }
 
-/** A command that could not be started, as an error the model can act on. Nothing ran. */
-export function refusal(error: unknown): unknown {
-  if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
-    return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
-  }
-  const code = (error as { code?: unknown } | undefined)?.code
-  if (typeof code === 'string' && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
-  return error
-}

@@ -1,56 +1,22 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterEach, expect, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/approval'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { bootComposition, type Harness } from '@dsh/test-harness'
-
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
-
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { outsideDir, processesWith, tempDir } from '@dsh/test-harness/world'
 
 async function boot(script: ScriptedResponse[], patch = ''): Promise<Harness> {
-  const h = await bootComposition({ patch: SCRIPTED + patch })
-  cleanups.push(() => h.dispose())
+  const h = await bootComposition({ patch: scriptedPatch({}, patch) })
+  onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
 
-/** A directory outside the workspace and outside /tmp (which bubblewrap replaces), removed after the test. */
-function outsideDir(): string {
-  const dir = realpathSync(mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-outside-')))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-const bash = (args: Record<string, unknown>, id = 'b') => ({ toolCalls: [{ id, name: 'bash', arguments: args }] })
-const resultOf = (h: Harness, callId = 'b') => h.events('tool/result').find((event) => event.data.callId === callId)!.data
-const textOf = (h: Harness, callId = 'b') => resultOf(h, callId).content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-
-/** Living processes whose command line contains `needle` (zombies have none). */
-function processesWith(needle: string): string[] {
-  return readdirSync('/proc').filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(needle)
-    } catch {
-      return false
-    }
-  })
-}
+const bash = (args: Record<string, unknown>, id = 'b') => toolCall(id, 'bash', args)
 
 test('under bubblewrap a command writes in the workspace, and its write outside is refused and absent', async () => {
   const outside = outsideDir()
@@ -58,7 +24,7 @@ test('under bubblewrap a command writes in the workspace, and its write outside 
   await h.run('write both')
   expect(readFileSync(join(h.workspace, 'inside.txt'), 'utf8')).toBe('in\n')
   expect(existsSync(join(outside, 'pwned.txt'))).toBe(false)
-  expect(textOf(h)).toMatch(/Read-only file system\n\[Exit code 1\]$/)
+  expect(h.toolText('b')).toMatch(/Read-only file system\n\[Exit code 1\]$/)
   expect(h.events('sandbox/probe')[0]!.data).toMatchObject({ backend: 'bubblewrap', available: true })
 })
 
@@ -73,7 +39,7 @@ test('a command asking to run outside the sandbox runs only after allow_once, an
   h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.summary} | ${request.reason}`), 'allow_once'))
   await h.run('write outside')
   expect(readFileSync(join(outside, 'approved.txt'), 'utf8')).toBe('yes\n')
-  expect(textOf(h, 'free')).toBe('(no output)\n[Ran outside the sandbox, as approved.]')
+  expect(h.toolText('free')).toBe('(no output)\n[Ran outside the sandbox, as approved.]')
   expect(asked).toEqual([`bash: echo yes > ${outside}/approved.txt [outside the sandbox] | it asks to run outside the sandbox (the session's mode is workspace-write): write the release notes next to the repo`])
   expect(existsSync(join(outside, 'after.txt'))).toBe(false)
 })
@@ -84,7 +50,7 @@ test('a command asking to run outside the sandbox does not run when the user rej
   h.root.approval.answerer(h.root, async () => 'reject')
   await h.run('try')
   expect(existsSync(join(outside, 'rejected.txt'))).toBe(false)
-  expect(resultOf(h).error?.code).toBe('APPROVAL_REJECTED')
+  expect(h.toolResult('b').error?.code).toBe('APPROVAL_REJECTED')
   expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'reject', by: 'user' })
   expect(h.types()).not.toContain('tool/dispatched')
 })
@@ -94,14 +60,14 @@ test('a command asking to run outside the sandbox does not run when nobody can a
   const h = await boot([bash({ command: `echo x > ${outside}/unanswered.txt`, sandbox: false, justification: 'needs it' }), { text: 'ok' }])
   await h.run('try')
   expect(existsSync(join(outside, 'unanswered.txt'))).toBe(false)
-  expect(resultOf(h).error?.message).toMatch(/not approved: nobody can answer approvals here/)
+  expect(h.toolResult('b').error?.message).toMatch(/not approved: nobody can answer approvals here/)
   expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'reject', by: 'no-answerer' })
 })
 
 test('sandbox: false without a justification is refused before anyone is asked', async () => {
   const h = await boot([bash({ command: 'true', sandbox: false }), { text: 'ok' }])
   await h.run('try')
-  expect(resultOf(h).error?.message).toMatch(/needs a `justification`/)
+  expect(h.toolResult('b').error?.message).toMatch(/needs a `justification`/)
   expect(h.types()).not.toContain('approval/asked')
 })
 
@@ -111,15 +77,15 @@ test('a runaway command is killed with its whole process group at its timeout', 
   const started = Date.now()
   await h.run('run away')
   expect(Date.now() - started).toBeLessThan(10_000)
-  expect(resultOf(h).error?.code).toBe('COMMAND_TIMEOUT')
-  expect(textOf(h)).toContain('[Timed out after 300 ms: the command and every process it started were killed.]')
+  expect(h.toolResult('b').error?.code).toBe('COMMAND_TIMEOUT')
+  expect(h.toolText('b')).toContain('[Timed out after 300 ms: the command and every process it started were killed.]')
   expect(processesWith(`sleep ${tag}`)).toEqual([])
 })
 
 test('output over the shell cap keeps its head and tail, and says it was truncated', async () => {
   const h = await boot([bash({ command: 'seq 1 20000' }), { text: 'ok' }], '- id: shell\n  config: { outputCapBytes: 2000 }\n')
   await h.run('count')
-  const text = textOf(h)
+  const text = h.toolText('b')
   expect(text.startsWith('1\n2\n3\n')).toBe(true)
   expect(text).toMatch(/\n\[… \d+ bytes cut …\]\n/)
   expect(text).toContain('19999\n20000\n[Output truncated: only its head and tail are shown')
@@ -130,13 +96,12 @@ test('workdir runs the command in a directory of the workspace; a missing one is
   const h = await boot([bash({ command: 'pwd', workdir: 'sub/dir' }, 'ok'), bash({ command: 'pwd', workdir: 'nowhere' }, 'missing'), { text: 'ok' }])
   mkdirSync(join(h.workspace, 'sub/dir'), { recursive: true })
   await h.run('where')
-  expect(textOf(h, 'ok')).toBe(join(h.workspace, 'sub/dir'))
-  expect(resultOf(h, 'missing').error).toMatchObject({ code: 'BAD_WORKDIR', message: `workdir "nowhere" (${join(h.workspace, 'nowhere')}) does not exist` })
+  expect(h.toolText('ok')).toBe(join(h.workspace, 'sub/dir'))
+  expect(h.toolResult('missing').error).toMatchObject({ code: 'BAD_WORKDIR', message: `workdir "nowhere" (${join(h.workspace, 'nowhere')}) does not exist` })
 })
 
 test('without bubblewrap, confined modes refuse the command naming the missing backend, and nothing runs', async () => {
-  const bin = mkdtempSync(join(tmpdir(), 'dsh-path-without-bwrap-'))
-  cleanups.push(() => rmSync(bin, { recursive: true, force: true }))
+  const bin = tempDir('dsh-path-without-bwrap-')
   symlinkSync('/bin/bash', join(bin, 'bash'))
   const repo = dirname(fileURLToPath(import.meta.url)).replace(/\/packages\/.*$/, '')
   const script = fileURLToPath(new URL('./fixtures/no-bwrap.mjs', import.meta.url))

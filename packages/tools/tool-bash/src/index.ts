@@ -1,12 +1,13 @@
-import { resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
-import { FsError } from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { ToolError, type ToolContext } from '@dsh/tools'
-import { formatResult, refusal } from './format.ts'
+import { refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import type { ToolContext } from '@dsh/tools'
+import { formatResult } from './format.ts'
+
+export type { BashArgs }
 
 export interface Config {
   defaultTimeoutMs: number
@@ -19,15 +20,6 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Longest deadline the model may ask for (ms).'),
   pipelineGraceMs: Schema.natural().default(15_000).description('Time past the longest deadline the tool pipeline waits for the shell to kill and report (ms).'),
 })
-
-export interface BashArgs {
-  command: string
-  description?: string
-  workdir?: string
-  timeout?: number
-  sandbox?: boolean
-  justification?: string
-}
 
 export const name = 'tool-bash'
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
@@ -49,27 +41,10 @@ function parameters(config: Config) {
   }
 }
 
-/** Whether the call asks for more than the session's mode allows, and why (shown to the person asked). */
-function unconfinedReason(ctx: Context, args: BashArgs, context: ToolContext): string | undefined {
-  if (args.sandbox !== false) return undefined
-  if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox')
-  const mode = ctx.sandboxPolicy.mode(context.session)
-  if (mode === 'danger-full-access') return undefined
-  return `it asks to run outside the sandbox (the session's mode is ${mode}): ${args.justification.trim()}`
-}
-
 /** The authority of this call: the session's, or full access when the call was approved to run unconfined. */
 async function callAuthority(ctx: Context, args: BashArgs, context: ToolContext): Promise<SandboxAuthority> {
   const authority = await ctx.sandboxPolicy.authority(context.session)
   return args.sandbox === false ? { mode: 'danger-full-access', writableRoots: authority.writableRoots } : authority
-}
-
-/** Resolves `workdir` against `base` and checks it is a directory. */
-async function workingDirectory(ctx: Context, base: string, workdir: string | undefined): Promise<string> {
-  const dir = resolve(base, workdir ?? '.')
-  const type = await ctx.fs.stat(dir).then((stat) => stat.type, (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
-  if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
-  return dir
 }
 
 /**
@@ -83,7 +58,7 @@ export function apply(ctx: Context, config: Config) {
     description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode. Long output keeps its head and tail.',
     parameters: parameters(config),
     timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
-    summarize: (args: BashArgs) => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`,
+    summarize: summarizeBash,
     needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
     async execute(args: BashArgs, context) {
       const authority = await callAuthority(ctx, args, context)

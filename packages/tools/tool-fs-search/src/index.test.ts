@@ -1,14 +1,6 @@
-import { afterEach, expect, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { bootComposition, type Harness } from '@dsh/test-harness'
-
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
+import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
 
 const FILES = {
   'README.md': 'Project notes\nTODO: write more\n',
@@ -19,21 +11,12 @@ const FILES = {
   '.hidden/secret.ts': 'TODO hidden\n',
 }
 
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
 async function boot(script: ScriptedResponse[], options: { patch?: string; files?: Record<string, string> } = {}): Promise<Harness> {
-  const h = await bootComposition({ patch: SCRIPTED + (options.patch ?? ''), workspaceFiles: options.files ?? FILES })
-  cleanups.push(() => h.dispose())
+  const h = await bootComposition({ patch: scriptedPatch({}, options.patch), workspaceFiles: options.files ?? FILES })
+  onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   return h
 }
-
-const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, name, arguments: args }] })
-const resultOf = (h: Harness, callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
-const textOf = (h: Harness, callId: string) => resultOf(h, callId).content.map((block) => (block.type === 'text' ? block.text : '')).join('')
 
 const SEARCHES = [
   call('all-ts', 'glob', { pattern: '*.ts' }),
@@ -57,32 +40,32 @@ const EXPECTED: Record<string, string> = {
 test('with ripgrep, glob and grep return paths relative to the workspace, sorted, hidden files skipped', async () => {
   const h = await boot(SEARCHES)
   await h.run('search')
-  for (const [id, text] of Object.entries(EXPECTED)) expect(textOf(h, id), id).toBe(text)
+  for (const [id, text] of Object.entries(EXPECTED)) expect(h.toolText(id), id).toBe(text)
 })
 
 test('the built-in search answers the same searches the same way when ripgrep is absent', async () => {
   const h = await boot(SEARCHES, { patch: "- id: tool-fs-search\n  config: { ripgrep: '' }\n" })
   await h.run('search')
-  for (const [id, text] of Object.entries(EXPECTED)) expect(textOf(h, id), id).toBe(text)
+  for (const [id, text] of Object.entries(EXPECTED)) expect(h.toolText(id), id).toBe(text)
 })
 
 test('ripgrep is what runs when present: a git repository\'s ignored files are left out', async () => {
   const files = { '.git/HEAD': 'ref: refs/heads/main\n', '.gitignore': 'build/\n', 'build/out.js': 'TODO generated\n', 'main.js': 'TODO real\n' }
   const h = await boot([call('rg', 'grep', { pattern: 'TODO' })], { files })
   await h.run('search')
-  expect(textOf(h, 'rg')).toBe('main.js')
+  expect(h.toolText('rg')).toBe('main.js')
 })
 
 test('results over the cap are cut with a note saying how many there were', async () => {
   const files = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.txt`, 'match\n']))
   const h = await boot([call('g', 'glob', { pattern: '*.txt' }), call('c', 'grep', { pattern: 'match', output_mode: 'content' })], { files, patch: '- id: tool-fs-search\n  config: { maxResults: 3, maxMatchLines: 2 }\n' })
   await h.run('search')
-  expect(textOf(h, 'g')).toBe('f0.txt\nf1.txt\nf2.txt\n[Showing the first 3 of 7 files. Narrow the pattern or the path to see the rest.]')
-  expect(textOf(h, 'c')).toBe('f0.txt:1:match\nf1.txt:1:match\n[Showing the first 2 of 7 lines. Narrow the pattern or the path to see the rest.]')
+  expect(h.toolText('g')).toBe('f0.txt\nf1.txt\nf2.txt\n[Showing the first 3 of 7 files. Narrow the pattern or the path to see the rest.]')
+  expect(h.toolText('c')).toBe('f0.txt:1:match\nf1.txt:1:match\n[Showing the first 2 of 7 lines. Narrow the pattern or the path to see the rest.]')
 })
 
 test('a bad pattern is a typed error with what the search engine said', async () => {
   const h = await boot([call('rg', 'grep', { pattern: 'a(' })])
   await h.run('search')
-  expect(resultOf(h, 'rg').error).toMatchObject({ code: 'SEARCH_FAILED', message: expect.stringMatching(/regex parse error[\s\S]*unclosed group/) })
+  expect(h.toolResult('rg').error).toMatchObject({ code: 'SEARCH_FAILED', message: expect.stringMatching(/regex parse error[\s\S]*unclosed group/) })
 })

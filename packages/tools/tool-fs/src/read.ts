@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import type { ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { numbered, splitLines } from './lines.ts'
+import { numbered, splitLines } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
 
 export interface ReadArgs {

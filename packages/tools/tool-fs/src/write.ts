@@ -1,7 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import type { ToolDefinition } from '@dsh/tools'
-import { splitLines } from './lines.ts'
+import { splitLines } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
 
 export interface WriteArgs {

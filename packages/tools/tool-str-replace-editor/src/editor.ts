@@ -3,7 +3,8 @@ import { FsError } from '@dsh/fs'
 import type {} from '@dsh/sandbox-policy'
 import { ToolError, type ToolContext } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { asToolError, lineAt, numbered, splitLines } from './text.ts'
+import { lineAt, numbered, splitLines } from '@dsh/tool-kit'
+import { asToolError } from './text.ts'
 
 export interface EditorArgs {
   command: 'view' | 'create' | 'str_replace' | 'insert'

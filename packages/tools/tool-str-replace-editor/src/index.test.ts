@@ -1,47 +1,32 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, expect, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { bootComposition, type Harness } from '@dsh/test-harness'
-
-const SCRIPTED = `
-- insert:
-    - id: scripted
-      name: '@dsh/llm-scripted'
-- id: agents
-  config: { route: { provider: scripted, model: scripted-1 } }
-`
-
-const cleanups: (() => unknown)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { outsideDir } from '@dsh/test-harness/world'
 
 async function boot(script: ScriptedResponse[], files: Record<string, string> = {}): Promise<Harness> {
-  const h = await bootComposition({ patch: SCRIPTED, workspaceFiles: files })
-  cleanups.push(() => h.dispose())
+  const h = await bootComposition({ patch: scriptedPatch(), workspaceFiles: files })
+  onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   return h
 }
 
-const editor = (id: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name: 'str_replace_editor', arguments: args }] })
-const resultOf = (h: Harness, callId: string) => h.events('tool/result').find((event) => event.data.callId === callId)!.data
-const textOf = (h: Harness, callId: string) => resultOf(h, callId).content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+const editor = (id: string, args: Record<string, unknown>) => toolCall(id, 'str_replace_editor', args)
 const FIVE = 'a\nb\nc\nd\ne\n'
 
 test('view shows a range of numbered lines, and a directory two levels deep without hidden entries', async () => {
   const h = await boot([editor('range', { command: 'view', path: 'five.txt', view_range: [2, 3] }), editor('dir', { command: 'view', path: '.' })], { 'five.txt': FIVE, 'src/lib/deep.ts': '', 'src/main.ts': '', '.env': '' })
   await h.run('look')
-  expect(textOf(h, 'range')).toBe('Lines of five.txt:\n     2\tb\n     3\tc\n[Showing lines 2–3 of 5. View more with view_range [4, -1].]')
-  expect(textOf(h, 'dir')).toBe(`Files and directories in ${h.workspace} (two levels, hidden ones left out):\nfive.txt\nsrc/\nsrc/lib/\nsrc/main.ts`)
+  expect(h.toolText('range')).toBe('Lines of five.txt:\n     2\tb\n     3\tc\n[Showing lines 2–3 of 5. View more with view_range [4, -1].]')
+  expect(h.toolText('dir')).toBe(`Files and directories in ${h.workspace} (two levels, hidden ones left out):\nfive.txt\nsrc/\nsrc/lib/\nsrc/main.ts`)
 })
 
 test('create writes a new file with its folders and never overwrites one', async () => {
   const h = await boot([editor('new', { command: 'create', path: 'pkg/new.txt', file_text: 'hello\n' }), editor('again', { command: 'create', path: 'pkg/new.txt', file_text: 'other\n' })])
   await h.run('create')
-  expect(textOf(h, 'new')).toBe('Created pkg/new.txt (6 bytes, 1 line).')
-  expect(resultOf(h, 'again').error?.code).toBe('EDITOR_FILE_EXISTS')
+  expect(h.toolText('new')).toBe('Created pkg/new.txt (6 bytes, 1 line).')
+  expect(h.toolResult('again').error?.code).toBe('EDITOR_FILE_EXISTS')
   expect(readFileSync(join(h.workspace, 'pkg/new.txt'), 'utf8')).toBe('hello\n')
 })
 
@@ -53,9 +38,9 @@ test('str_replace replaces a unique string and refuses a missing or repeated one
     editor('twice', { command: 'str_replace', path: 'f.txt', old_str: 'x', new_str: 'y' }),
   ], { 'f.txt': 'a\nb\nc\nx\nx\n' })
   await h.run('replace')
-  expect(textOf(h, 'ok')).toBe('Edited f.txt:\n     1\ta\n     2\tb\n     3\tC\n     4\tx\n     5\tx')
-  expect(resultOf(h, 'missing').error?.code).toBe('EDITOR_NOT_FOUND')
-  expect(resultOf(h, 'twice').error).toEqual({ code: 'EDITOR_NOT_UNIQUE', message: 'old_str occurs 2 times in f.txt (lines 4, 5): include more surrounding lines to make it unique.' })
+  expect(h.toolText('ok')).toBe('Edited f.txt:\n     1\ta\n     2\tb\n     3\tC\n     4\tx\n     5\tx')
+  expect(h.toolResult('missing').error?.code).toBe('EDITOR_NOT_FOUND')
+  expect(h.toolResult('twice').error).toEqual({ code: 'EDITOR_NOT_UNIQUE', message: 'old_str occurs 2 times in f.txt (lines 4, 5): include more surrounding lines to make it unique.' })
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('a\nb\nC\nx\nx\n')
 })
 
@@ -69,15 +54,14 @@ test('insert puts lines at the top, in the middle and after a last line that had
   ], { 'f.txt': 'one\ntwo\nthree' })
   await h.run('insert')
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('first\none\nbetween\ntwo\nthree\nlast\n')
-  expect(textOf(h, 'middle')).toMatch(/^Inserted 1 line after line 2 of f.txt:\n/)
-  expect(resultOf(h, 'past').error?.message).toBe('insert_line must be between 0 (the top) and 6 (after the last line) in f.txt; got 9')
+  expect(h.toolText('middle')).toMatch(/^Inserted 1 line after line 2 of f.txt:\n/)
+  expect(h.toolResult('past').error?.message).toBe('insert_line must be between 0 (the top) and 6 (after the last line) in f.txt; got 9')
 })
 
 test('create outside the workspace is refused and the file is absent', async () => {
-  const outside = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-outside-')))
-  cleanups.push(() => rmSync(outside, { recursive: true, force: true }))
+  const outside = outsideDir()
   const h = await boot([editor('out', { command: 'create', path: join(outside, 'x.txt'), file_text: 'x' })])
   await h.run('create outside')
-  expect(resultOf(h, 'out').error?.code).toBe('FS_SANDBOX_DENIED')
+  expect(h.toolResult('out').error?.code).toBe('FS_SANDBOX_DENIED')
   expect(existsSync(join(outside, 'x.txt'))).toBe(false)
 })

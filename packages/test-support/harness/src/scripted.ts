@@ -1,0 +1,28 @@
+import type { ScriptedResponse } from '@dsh/llm-scripted'
+
+export interface ScriptedPatchOptions {
+  /** The scripted row's `config` (YAML flow text), e.g. `{ models: [{ id: scripted-1, contextWindow: 50000 }] }`. */
+  config?: string
+  /** Also mount the fixture tools (`echo`, `wait`, `write_file`, `read_file`). */
+  fixtureTools?: boolean
+  /** The model the `agents` route names (default `scripted-1`). */
+  model?: string
+}
+
+/**
+ * The patch most whole-product tests start from: the scripted model mounted and the `agents` row routed
+ * to it, then `rows` (more YAML rows of the same list, written as in a `cordis.patch.yml`).
+ */
+export function scriptedPatch(options: ScriptedPatchOptions = {}, rows = ''): string {
+  const config = options.config ? `\n      config: ${options.config}` : ''
+  const tools = options.fixtureTools ? "\n    - id: fixture-tools\n      name: '@dsh/test-harness/fixture-tools'" : ''
+  return `- insert:
+    - id: scripted
+      name: '@dsh/llm-scripted'${config}${tools}
+- id: agents
+  config: { route: { provider: scripted, model: ${options.model ?? 'scripted-1'} } }
+${rows}`
+}
+
+/** A scripted model response that calls one tool. */
+export const toolCall = (id: string, name: string, args: unknown): ScriptedResponse => ({ toolCalls: [{ id, name, arguments: args }] })

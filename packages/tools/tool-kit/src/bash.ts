@@ -1,0 +1,49 @@
+import { resolve } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import { FsError } from '@dsh/fs'
+import { SandboxError } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
+import { ToolError, type ToolContext } from '@dsh/tools'
+
+// What the two `bash` tools share (tool-bash: a fresh shell per call; tool-bash-persistent: one shell per
+// agent): their arguments, when a call must be approved to leave the sandbox, the workdir check, and how a
+// command that could not run is told to the model. How each describes itself stays its own.
+
+export interface BashArgs {
+  command: string
+  description?: string
+  workdir?: string
+  timeout?: number
+  sandbox?: boolean
+  justification?: string
+}
+
+/** One line naming the call (approval prompts, transcripts). */
+export const summarizeBash = (args: BashArgs): string => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`
+
+/** Whether the call asks for more than the session's mode allows, and why (shown to the person asked). */
+export function unconfinedReason(ctx: Context, args: BashArgs, context: ToolContext): string | undefined {
+  if (args.sandbox !== false) return undefined
+  if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox')
+  const mode = ctx.sandboxPolicy.mode(context.session)
+  if (mode === 'danger-full-access') return undefined
+  return `it asks to run outside the sandbox (the session's mode is ${mode}): ${args.justification.trim()}`
+}
+
+/** Resolves `workdir` (default: `base` itself) against `base` and checks it is a directory. */
+export async function workingDirectory(ctx: Context, base: string, workdir: string | undefined): Promise<string> {
+  const dir = resolve(base, workdir ?? '.')
+  const type = await ctx.fs.stat(dir).then((stat) => stat.type, (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
+  if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
+  return dir
+}
+
+/** A shell that could not be started or a command that could not be run, as an error the model can act on. Nothing ran. */
+export function refusal(error: unknown): unknown {
+  if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
+    return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
+  }
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
+  return error
+}
