@@ -264,7 +264,7 @@ describe('the launch handed to surfaces', () => {
   test('surfaces hear app/launched after boot, and app/draining before anything is disposed', async () => {
     const file = surface(join(home.dir, 'journal'))
     home.write('cordis.patch.yml', `- insert: [{ id: surface, name: ${file} }]\n`)
-    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'web'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'web', '--port', '0', '--no-open'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     await waitFor(() => journal().includes('launched'))
     child.kill('SIGINT')
