@@ -1,5 +1,5 @@
 import { memo, useState } from 'react'
-import { AlertTriangle, Ban, Brain, CheckCircle2, ChevronDown, ChevronRight, GitBranch, Info, User } from 'lucide-react'
+import { AlertTriangle, Ban, Brain, CheckCircle2, ChevronDown, ChevronRight, GitBranch, Info, RefreshCw, User } from 'lucide-react'
 import type { Item } from '../lib/fold.ts'
 import { compact, duration } from '../lib/format.ts'
 import { ApprovalCard } from './Approval.tsx'
@@ -55,8 +55,8 @@ function AssistantMessage({ item }: { item: Of<'assistant'> }) {
 
 function Notice({ item }: { item: Of<'notice'> }) {
   return (
-    <div className={`notice notice-${item.tone}`} data-testid="notice">
-      {item.tone === 'warn' ? <AlertTriangle size={12} /> : <Info size={12} />} {item.text}
+    <div className={`notice notice-${item.tone}`} data-testid="notice" role={item.tone === 'muted' ? 'status' : undefined}>
+      {item.tone === 'warn' ? <AlertTriangle size={12} /> : item.tone === 'muted' ? <RefreshCw size={11} /> : <Info size={12} />} {item.text}
     </div>
   )
 }

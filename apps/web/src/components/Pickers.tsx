@@ -1,17 +1,27 @@
-import { Cpu, Gauge, Shield, ShieldAlert, ShieldCheck } from 'lucide-react'
+import { Cpu, Gauge, KeyRound, Shield, ShieldAlert, ShieldCheck } from 'lucide-react'
 import type { WirePressure, WireRoute } from '@dsh/web-protocol'
-import { PRESET_HINTS, useModels, usePresets } from '../lib/catalog.ts'
+import { notReadyReason, PRESET_HINTS, useModels, usePresets } from '../lib/catalog.ts'
 import { compact } from '../lib/format.ts'
+import { navigate, useRoute } from '../lib/router.ts'
 
 const routeKey = (route: WireRoute) => `${route.provider}/${route.model}`
 
-/** The model of a session (or of a new one): every mounted provider's catalogue, and effort where offered. */
+const KEYS_PAGE = '/settings/models'
+
+/**
+ * The model of a session (or of a new one): every mounted provider's catalogue, and effort where offered.
+ * Models of a provider without a key say "(no key)" and stay pickable (the key may be added next); once
+ * one is picked, a link leads to the keys.
+ */
 export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; onChange: (route: WireRoute) => void; disabled?: boolean }) {
   const models = useModels()
   const current = route ?? models?.defaultRoute
   const providers = models?.providers ?? []
   const known = providers.some((provider) => provider.models.some((model) => current && provider.provider === current.provider && model.id === current.model))
   const info = providers.find((provider) => provider.provider === current?.provider)?.models.find((model) => model.id === current?.model)
+  const noKey = notReadyReason(models, current?.provider)
+  const page = useRoute()
+  const onKeysPage = page.page === 'settings' && page.tab === 'models'
   return (
     <span className="chip-group">
       <label className="chip" title="Model">
@@ -27,10 +37,10 @@ export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; 
         >
           {current && !known && <option value={routeKey(current)}>{routeKey(current)}</option>}
           {providers.map((provider) => (
-            <optgroup key={provider.provider} label={provider.provider}>
+            <optgroup key={provider.provider} label={provider.ready ? provider.provider : `${provider.provider} (no key)`}>
               {provider.models.map((model) => (
-                <option key={model.id} value={`${provider.provider}/${model.id}`}>
-                  {model.id}
+                <option key={model.id} value={`${provider.provider}/${model.id}`} title={provider.notReady?.message}>
+                  {provider.ready ? model.id : `${model.id} (no key)`}
                 </option>
               ))}
             </optgroup>
@@ -49,6 +59,21 @@ export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; 
           </select>
         </label>
       ) : null}
+      {noKey && !onKeysPage && (
+        <a
+          className="chip chip-warn"
+          href={KEYS_PAGE}
+          title={noKey}
+          aria-label={`Add a key for ${current?.provider}`}
+          data-testid="model-no-key"
+          onClick={(event) => {
+            event.preventDefault()
+            navigate(KEYS_PAGE)
+          }}
+        >
+          <KeyRound size={13} /> Add a key
+        </a>
+      )}
     </span>
   )
 }

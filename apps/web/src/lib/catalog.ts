@@ -23,16 +23,29 @@ export function useHostInfo(): Info | undefined {
   return value
 }
 
-/** The mounted providers and their models (asked once per page load). */
+const modelsListeners = new Set<() => void>()
+
+/**
+ * The mounted providers, their models and whether each has a key: asked once per page load, and again
+ * after `forgetModels()` (a key or the default model changed), which every mounted picker follows.
+ */
 export function useModels(): Models | undefined {
   const [value, setValue] = useState<Models>()
+  const [asked, setAsked] = useState(0)
   useEffect(() => {
+    const again = () => setAsked((count) => count + 1)
+    modelsListeners.add(again)
+    return () => void modelsListeners.delete(again)
+  }, [])
+  useEffect(() => {
+    let current = true
     models ??= call('models.list', {}).catch((error) => {
       models = undefined
       throw error
     })
-    models.then(setValue, () => undefined)
-  }, [])
+    models.then((result) => current && setValue(result), () => undefined)
+    return () => void (current = false)
+  }, [asked])
   return value
 }
 
@@ -48,9 +61,16 @@ export function usePresets(): Presets | undefined {
   return value
 }
 
-/** After the default model changes in settings, the next read asks again. */
+/** After the default model or a key changes in settings, ask again (pickers on the page update). */
 export function forgetModels(): void {
   models = undefined
+  for (const listener of modelsListeners) listener()
+}
+
+/** Why a provider cannot be used yet (no key), or undefined when it is ready or unknown. */
+export function notReadyReason(models: Models | undefined, provider: string | undefined): string | undefined {
+  const entry = models?.providers.find((candidate) => candidate.provider === provider)
+  return entry && !entry.ready ? (entry.notReady?.message ?? `${provider} is not ready`) : undefined
 }
 
 export const PRESET_HINTS: Record<string, string> = {

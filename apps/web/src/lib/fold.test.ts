@@ -69,3 +69,32 @@ test('a failed request shows its error once, on the answer, not again on the tur
   const folded = fold(log(['turn/start', { turnId: 't' }], ['assistant/message', { content: [], usage, finish: 'error', error }], ['turn/end', { turnId: 't', reason: 'error', error }]))
   expect(folded.items.map((item) => [item.kind, 'error' in item ? item.error : undefined])).toEqual([['assistant', error], ['turn-end', undefined]])
 })
+
+test('a retried request shows a muted notice counting the retries instead of the error it recovered from', () => {
+  const error = { code: 'SERVER', message: 'DeepSeek answered HTTP 500' }
+  const folded = fold(
+    log(
+      ['turn/start', { turnId: 't' }],
+      ['assistant/message', { content: [], usage, finish: 'error', error }],
+      ['llm/retry', { attempt: 1, code: 'SERVER', delayMs: 2000, reason: 'SERVER: retry 1 of 4' }],
+      ['assistant/message', { content: [{ type: 'text', text: 'Recovered.' }], usage, finish: 'stop' }],
+      ['turn/end', { turnId: 't', reason: 'completed' }],
+    ),
+  )
+  expect(folded.items.map((item) => (item.kind === 'notice' ? [item.tone, item.text] : [item.kind, 'error' in item ? item.error : undefined]))).toEqual([
+    ['muted', 'Model request failed (SERVER); retrying in 2 s — retry 1 of 4'],
+    ['assistant', undefined],
+    ['turn-end', undefined],
+  ])
+})
+
+test('a retry the provider timed keeps the partial answer and says the wait it asked for', () => {
+  const folded = fold(
+    log(
+      ['assistant/chunk', { kind: 'text', text: 'Half an ans' }],
+      ['assistant/message', { content: [{ type: 'text', text: 'Half an ans' }], usage, finish: 'error', error: { code: 'RATE_LIMIT', message: 'slow down' } }],
+      ['llm/retry', { attempt: 2, code: 'RATE_LIMIT', delayMs: 250, reason: 'RATE_LIMIT: the provider asked to wait 250 ms' }],
+    ),
+  )
+  expect(folded.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half an ans', error: undefined }), expect.objectContaining({ kind: 'notice', text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2' })])
+})

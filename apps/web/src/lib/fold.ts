@@ -37,7 +37,7 @@ export type Item =
   | { kind: 'assistant'; key: string; version: number; seq: number; text: string; reasoning: string; streaming: boolean; error?: ErrorInfo; interrupted?: boolean }
   | { kind: 'tool'; key: string; version: number; seq: number; callId: string; name: string; args: any; status: 'pending' | 'running' | 'done' | 'error'; output?: string; error?: ErrorInfo; startedAt: number; endedAt?: number; approval?: ApprovalInfo }
   | { kind: 'approval'; key: string; version: number; seq: number; approval: ApprovalInfo }
-  | { kind: 'notice'; key: string; version: number; seq: number; text: string; tone: 'info' | 'warn' }
+  | { kind: 'notice'; key: string; version: number; seq: number; text: string; tone: 'info' | 'warn' | 'muted' }
   | { kind: 'turn-end'; key: string; version: number; seq: number; reason: string; error?: ErrorInfo; usage: Usage; startedAt?: number; endedAt: number }
 
 export interface Folded {
@@ -195,15 +195,38 @@ export function fold(events: readonly WireEvent[]): Folded {
         shownError = undefined
         break
       }
-      default:
-        if (/retry/.test(type) && data && typeof data === 'object') {
-          const delay = typeof data.delayMs === 'number' ? ` in ${Math.round(data.delayMs / 100) / 10} s` : ''
-          items.push({ kind: 'notice', key: `n${seq}`, version: seq, seq, text: `Model request failed${data.code ? ` (${data.code})` : ''}; retrying${delay}…`, tone: 'warn' })
+      case 'llm/retry': {
+        // The attempt that failed is being tried again: its error is not the outcome, so the notice replaces
+        // it (a partial answer it streamed stays, without the error and its "send again" advice).
+        const failed = items.at(-1)
+        if (failed?.kind === 'assistant' && failed.error && !failed.streaming) {
+          if (failed.text || failed.reasoning) Object.assign(failed, { error: undefined, version: seq })
+          else items.pop()
+          shownError = undefined
         }
+        items.push({ kind: 'notice', key: `n${seq}`, version: seq, seq, text: retryText(data), tone: 'muted' })
+        break
+      }
     }
   }
   out.pendingApprovals = [...approvals.values()].filter((entry) => !entry.decided).map(({ item: _item, ...approval }) => approval)
   return out
+}
+
+/** `Model request failed (SERVER); retrying in 2 s — retry 1 of 4`, from an `llm/retry` event (@dsh/llm-retry). */
+export function retryText(data: { attempt?: unknown; code?: unknown; delayMs?: unknown; reason?: unknown }): string {
+  const code = typeof data.code === 'string' && data.code ? ` (${data.code})` : ''
+  const delay = typeof data.delayMs === 'number' ? ` in ${waitText(data.delayMs)}` : ''
+  // llm-retry's reason says "retry N of M" unless the provider set the wait (Retry-After): then only N is known.
+  const counted = typeof data.reason === 'string' ? /retry (\d+) of (\d+)/.exec(data.reason) : null
+  const which = counted ? ` — retry ${counted[1]} of ${counted[2]}` : typeof data.attempt === 'number' ? ` — retry ${data.attempt}` : ''
+  return `Model request failed${code}; retrying${delay}${which}`
+}
+
+function waitText(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`
+  const seconds = Math.round(ms / 100) / 10
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`
 }
 
 /** What to do about a failure, in the user's words. */

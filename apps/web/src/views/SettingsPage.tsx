@@ -44,6 +44,7 @@ function CredentialRow({ credential, onChange }: { credential: CredentialView; o
     try {
       onChange((await work()).credential)
       setValue('')
+      forgetModels() // pickers say "(no key)" from models.list: ask again now that a key changed
     } catch (failure) {
       setError(messageOf(failure))
     } finally {

@@ -6,8 +6,12 @@ import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { startAgent, type AgentProcess } from './test-support/agent-process.ts'
 
 // The product as shipped: the real DeepSeek adapter talks to the mock server, the tools are the product's
-// own (`write`, `read`, `edit`, `bash`) acting on real files and processes.
-const PATCH = '[]'
+// own (`write`, `read`, `edit`, `bash`) acting on real files and processes. A failed model request is
+// retried after tens of milliseconds instead of seconds.
+const PATCH = `
+- id: llm-retry
+  config: { baseDelayMs: 40 }
+`
 const KEY = 'test-key-0123456789'
 
 let llm: MockServer
@@ -149,6 +153,35 @@ describe('a prompt turn', () => {
     llm.enqueue({ error: { status: 400, message: 'the request was malformed' } })
     const error = await rpcError(prompt(sessionId, 'fail please'))
     expect(error).toMatchObject({ code: -32603, message: expect.stringContaining('the request was malformed') })
+  })
+
+  test('a model request being retried is told to the editor as a thought, before the answer arrives', async () => {
+    const sessionId = await newSession()
+    llm.enqueue({ error: { status: 500, message: 'upstream overloaded' } }, { text: 'second time lucky' })
+    expect(await prompt(sessionId, 'hello?')).toMatchObject({ stopReason: 'end_turn' })
+    const updates = agent.updates(sessionId)
+    const thought = updates.findIndex((u) => u.sessionUpdate === 'agent_thought_chunk' && u.content.type === 'text' && u.content.text.includes('Model request failed'))
+    expect(thought).toBeGreaterThanOrEqual(0)
+    expect(textOf(updates, 'agent_thought_chunk')).toMatch(/Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4/)
+    expect(thought).toBeLessThan(updates.findIndex((u) => u.sessionUpdate === 'agent_message_chunk'))
+    expect(textOf(updates, 'agent_message_chunk')).toBe('second time lucky')
+    expect(of(updates, 'notice')).toEqual([])
+  })
+
+  test('an editor that presents notices gets the retry as a warning notice naming the failure', async () => {
+    const editor = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, capabilities: { session: { notices: {} } } })
+    try {
+      const sessionId = (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
+      llm.enqueue({ error: { status: 500, message: 'upstream overloaded' } }, { text: 'second time lucky' })
+      await editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello?' }] })
+      const updates = editor.updates(sessionId)
+      expect(of(updates, 'notice')).toEqual([
+        expect.objectContaining({ severity: 'warning', title: expect.stringMatching(/^Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4$/), description: expect.stringContaining('upstream overloaded') }),
+      ])
+      expect(textOf(updates, 'agent_thought_chunk')).not.toContain('Model request failed')
+    } finally {
+      await editor.dispose()
+    }
   })
 
   test('an image prompt is refused for a route without images', async () => {

@@ -157,6 +157,7 @@ export class Acp extends Service {
         describe: (name, args) => ({ kind: kindOf(name, args, this.config.toolKinds), title: this.titleOf(agent, name, args) }),
         diffMaxBytes: this.config.diffMaxBytes,
         toolOutputMaxChars: this.config.toolOutputMaxChars,
+        notices: !!this.clientCapabilities?.session?.notices,
       },
       (error) => this.ctx.logger('acp').warn('an update could not be sent: %s', (error as Error)?.message ?? error),
     )

@@ -12,6 +12,8 @@ export interface TranslatorOptions {
   diffMaxBytes: number
   /** Longest tool output text sent to the editor (the log keeps it whole). */
   toolOutputMaxChars: number
+  /** The client presents `notice` updates (it advertised `session.notices`); else notices go as thoughts. */
+  notices: boolean
 }
 
 interface CallState {
@@ -27,6 +29,29 @@ interface CallState {
  */
 export type TranslateMode = 'live' | 'replay'
 
+/** `llm/retry` data (see @dsh/llm-retry): `reason` says "retry N of M" unless the provider set the wait. */
+interface RetryData {
+  attempt?: unknown
+  code?: unknown
+  delayMs?: unknown
+  reason?: unknown
+}
+
+/** `Model request failed (SERVER); retrying in 2 s — retry 1 of 4`. */
+export function retryText(data: RetryData): string {
+  const code = typeof data.code === 'string' && data.code ? ` (${data.code})` : ''
+  const delay = typeof data.delayMs === 'number' ? ` in ${waitText(data.delayMs)}` : ''
+  const counted = typeof data.reason === 'string' ? /retry (\d+) of (\d+)/.exec(data.reason) : null
+  const which = counted ? ` — retry ${counted[1]} of ${counted[2]}` : typeof data.attempt === 'number' ? ` — retry ${data.attempt}` : ''
+  return `Model request failed${code}; retrying${delay}${which}`
+}
+
+function waitText(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`
+  const seconds = Math.round(ms / 100) / 10
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`
+}
+
 function cap(text: string, max: number): string {
   if (text.length <= max) return text
   return `${text.slice(0, max)}\n[… ${text.length - max} more characters in the session log]`
@@ -41,6 +66,8 @@ function toAcpBlock(block: TextBlock | ImageBlock, maxChars: number): ContentBlo
 /** Turns one session's log events into ACP `session/update` payloads. Keeps per-call state between events. */
 export class UpdateTranslator {
   private readonly calls = new Map<string, CallState>()
+  /** The error of the last failed model request, for the retry notice that follows it. */
+  private lastFailure: { code: string; message: string } | undefined
 
   constructor(private readonly options: TranslatorOptions) {}
 
@@ -59,7 +86,10 @@ export class UpdateTranslator {
   }
 
   translate(event: SessionEvent, mode: TranslateMode): SessionUpdate[] {
+    // Declared by @dsh/llm-retry (a plugin this package may not depend on): read by its documented shape.
+    if ((event.type as string) === 'llm/retry') return mode === 'live' ? [this.retrying(event.data as RetryData)] : []
     const e = event as AnySessionEvent
+    if (e.type === 'assistant/message') this.lastFailure = e.data.error
     switch (e.type) {
       case 'assistant/chunk':
         if (mode !== 'live' || !e.data.text) return []
@@ -87,6 +117,17 @@ export class UpdateTranslator {
       default:
         return []
     }
+  }
+
+  /**
+   * A failed model request will be tried again: said at once, or the editor shows nothing for the whole
+   * wait. A `notice` where the client presents them (the error as its description), else a thought chunk
+   * on lines of its own (thoughts are live text the editor already shows while the model works).
+   */
+  private retrying(data: RetryData): SessionUpdate {
+    const title = retryText(data)
+    if (this.options.notices) return { sessionUpdate: 'notice', severity: 'warning', title, ...(this.lastFailure ? { description: this.lastFailure.message } : {}) }
+    return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: `\n\n${title}\n\n` } }
   }
 
   private started(call: { callId: string; name: string; arguments: unknown }, mode: TranslateMode): SessionUpdate {

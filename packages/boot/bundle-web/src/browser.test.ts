@@ -9,7 +9,8 @@ import { api, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist
 // The product as a user meets it: the real `dsh --profile web` process (DeepSeek adapter pointed at the mock
 // model server), driven in Debian's Chromium. One process, one browser, tests in order on one session.
 const WAIT = { timeout: 20_000 }
-// The DeepSeek catalogue plus one model that reads images, so the attach flow can reach the model.
+// The DeepSeek catalogue plus one model that reads images, so the attach flow can reach the model; retries
+// of a failed model request after tens of milliseconds, not seconds. Only DeepSeek has a key.
 const PATCH = `
 - id: llm-deepseek
   config:
@@ -17,6 +18,8 @@ const PATCH = `
       - { id: deepseek-v4-flash, contextWindow: 1000000, efforts: [off, low, high, max] }
       - { id: deepseek-v4-pro, contextWindow: 1000000, efforts: [off, low, high, max] }
       - { id: deepseek-vision-test, contextWindow: 128000, images: true, reasoning: false }
+- id: llm-retry
+  config: { baseDelayMs: 40 }
 `
 const ARCHIVE_TURNS = 2500
 
@@ -93,6 +96,24 @@ describe('the web app in Chromium', () => {
     expect(page.url()).toBe(`${web.origin}/`)
     expect(await page.evaluate('sessionStorage.getItem("dsh.token")')).toBe(web.token)
     expect(web.stderr()).not.toContain(web.token)
+  })
+
+  test('models of a provider without a key are marked "(no key)" and link to the keys', async () => {
+    const picker = page.getByLabel('Model', { exact: true })
+    await picker.locator('option', { hasText: 'claude-sonnet-4-6 (no key)' }).waitFor({ state: 'attached', ...WAIT })
+    expect(await picker.locator('option', { hasText: 'deepseek-v4-flash' }).textContent()).toBe('deepseek-v4-flash')
+    expect(await page.getByTestId('model-no-key').count()).toBe(0)
+    await picker.selectOption('anthropic/claude-sonnet-4-6')
+    const link = page.getByTestId('model-no-key')
+    expect(await link.getAttribute('aria-label')).toBe('Add a key for anthropic')
+    expect(await link.getAttribute('title')).toContain('ANTHROPIC_API_KEY')
+    await screenshot(page, '01a-model-without-key')
+    await link.click()
+    await page.waitForURL(`${web.origin}/settings/models`, WAIT)
+    expect(await page.getByTestId('credential-ANTHROPIC_API_KEY').textContent()).toContain('not set')
+    await page.goBack()
+    await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
+    expect(await picker.inputValue()).toBe('deepseek/deepseek-v4-flash')
   })
 
   test('a session started in a folder picked on disk streams reasoning and text, and shows bash with its output', async () => {
@@ -286,6 +307,21 @@ describe('the web app in Chromium', () => {
     const sent = llm.requests.at(-1)!.body.messages.find((message: { role: string; content: unknown }) => message.role === 'user' && Array.isArray(message.content))
     expect(JSON.stringify(sent)).toContain(png.toString('base64'))
     await screenshot(page, '13-image-attached')
+  })
+
+  test('a model request that fails is retried, and the conversation says so as a muted notice', async () => {
+    const forkId = page.url().split('/s/')[1]!
+    llm.enqueue({ error: { status: 500, message: 'upstream overloaded' } }, { text: 'Answered after a retry.' })
+    await turn(page, 'Are you still there?')
+    const notice = page.getByTestId('notice').filter({ hasText: 'Model request failed' })
+    expect(await notice.count()).toBe(1)
+    expect(await notice.textContent()).toMatch(/^\s*Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4$/)
+    expect(await notice.getAttribute('class')).toContain('notice-muted')
+    expect(await page.locator('.msg-assistant').last().textContent()).toContain('Answered after a retry.')
+    expect(await page.locator('.conversation-inner .callout-error').count()).toBe(0)
+    const retries = (await logOf(forkId)).filter((event) => event.type === 'llm/retry')
+    expect(retries.map((event) => event.data)).toEqual([expect.objectContaining({ attempt: 1, code: 'SERVER' })])
+    await screenshot(page, '13b-retry-notice')
   })
 
   test('the settings page shows keys write-only and the composition with its layers', async () => {

@@ -68,6 +68,13 @@ export interface ProviderModels {
   models: ModelDescription[]
   /** Why the catalogue could not be listed (the picker still offers the provider). */
   error?: string
+  /**
+   * Whether a request could be sent now: the adapter's `ready()` (a key is set), true when it cannot tell.
+   * Says nothing about whether the provider accepts the key.
+   */
+  ready: boolean
+  /** Why it is not ready, in the adapter's words (names the missing variable and how to set it, never a value). */
+  notReady?: ApiError
 }
 
 /** How full a session's context is (the token meter's fold over the log). */

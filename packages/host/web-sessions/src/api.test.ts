@@ -209,3 +209,22 @@ test('a message sent while a turn runs steers it: the model reads it at its next
   expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'use tabs, not spaces' }] })
   await t.close()
 })
+
+test('models.list says which providers have a key, naming a missing one and never a value', async () => {
+  // Key names no environment holds: one saved in the home, one set nowhere (process.env is left alone).
+  const keys = `
+- id: llm-deepseek
+  config: { apiKeyName: WEB_SESSIONS_TEST_DEEPSEEK_KEY }
+- id: llm-anthropic
+  config: { apiKeyName: WEB_SESSIONS_TEST_ANTHROPIC_KEY }
+`
+  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + keys, homeFiles: { '.credentials.yaml': 'WEB_SESSIONS_TEST_DEEPSEEK_KEY: sk-web-sessions-saved-value\n' } })
+  await h.root.webserver.start()
+  const { providers } = await api<{ providers: { provider: string; ready: boolean; notReady?: { code: string; message: string } }[] }>('models.list')
+  const byName = new Map(providers.map((entry) => [entry.provider, entry]))
+  expect(byName.get('deepseek')).toMatchObject({ ready: true })
+  expect(byName.get('deepseek')!.notReady).toBeUndefined()
+  expect(byName.get('scripted')).toMatchObject({ ready: true })
+  expect(byName.get('anthropic')).toMatchObject({ ready: false, notReady: { code: 'CREDENTIAL_MISSING', message: expect.stringContaining('WEB_SESSIONS_TEST_ANTHROPIC_KEY') } })
+  expect(JSON.stringify(providers)).not.toContain('sk-web-sessions-saved-value')
+})

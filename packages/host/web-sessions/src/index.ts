@@ -14,6 +14,7 @@ import type {} from '@dsh/token-meter'
 import type { Frame, Methods } from '@dsh/web-protocol'
 import { WebError, type WebClient } from '@dsh/webserver'
 import { PendingApprovals } from './approvals.ts'
+import { listProviders } from './models.ts'
 import { optionalService } from './optional.ts'
 import { pageOf } from './page.ts'
 import { SessionReader } from './reader.ts'
@@ -258,17 +259,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'models.list'>['params'], M<'models.list'>['result']>(ctx, 'models.list', {
-    handle: async () => ({
-      defaultRoute: defaultRoute(ctx),
-      providers: await Promise.all(
-        ctx.llm.providers().map(async (provider) => {
-          try {
-            return { provider, models: (await ctx.llm.adapter(provider).models()).map((model) => ({ ...model, efforts: model.efforts ? [...model.efforts] : undefined })) }
-          } catch (error) {
-            return { provider, models: [], error: error instanceof Error ? error.message : String(error) }
-          }
-        }),
-      ),
-    }),
+    handle: async () => ({ defaultRoute: defaultRoute(ctx), providers: await listProviders(ctx) }),
   })
 }

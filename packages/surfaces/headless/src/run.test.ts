@@ -1,6 +1,6 @@
 // End to end: the real `dsh` binary (from dist: build first) in a temp home and repository, its model a
 // local server speaking DeepSeek's wire format. Only the model is fake.
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { conversation, dsh, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
@@ -143,5 +143,14 @@ describe('exit codes', () => {
     expect(stderr).toContain('DEEPSEEK_API_KEY')
     expect(stderr.trimEnd().split('\n')).toHaveLength(1)
     expect(world.llm.requests).toHaveLength(0)
+  })
+
+  test('a run refused for a missing key leaves no session behind', async () => {
+    const { DEEPSEEK_API_KEY: _key, ...env } = world.env
+    expect((await dsh(world, ['say hello'], { env })).code).toBe(1)
+    const listed = await dsh(world, ['sessions', 'list', '--json'], { env })
+    expect({ code: listed.code, stdout: listed.stdout }).toEqual({ code: 0, stdout: '' })
+    expect(storedSessionIds(world)).toEqual([])
+    expect(existsSync(join(world.home, 'sessions')) ? readdirSync(join(world.home, 'sessions'), { recursive: true }) : []).toEqual([])
   })
 })

@@ -81,8 +81,11 @@ export class HeadlessRun {
     })
     try {
       const presets = this.permissionPresets()
-      const agent = (this.agent = await (this.opening = this.open()))
-      await this.checkRoute(agent)
+      // Checked before the session is opened: a run refused for a missing key creates (or forks) nothing.
+      const base = await this.startingRoute()
+      const route = await this.checkRoute(base)
+      if (this.stop.signal.aborted) return this.interrupted()
+      const agent = (this.agent = await (this.opening = this.open(sameRoute(route, base) ? undefined : route)))
       if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission)
       // On the agent's scope: the answerer ends with the agent.
       if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'))
@@ -154,24 +157,39 @@ export class HeadlessRun {
     }
   }
 
-  private async open(): Promise<Agent> {
+  /** Opens the run's agent; `route` (the run's flags changed it) is logged as the session's next `model/route`. */
+  private async open(route: Route | undefined): Promise<Agent> {
     const { ctx, invocation } = this
     const source = invocation.source
     // --max-steps is this run's own limit: the loop's `agent.maxSteps` setting still caps it.
     const limits = invocation.maxSteps !== undefined ? { maxSteps: invocation.maxSteps } : {}
-    if (source.kind === 'resume') return ctx.agents.resume(source.id, limits)
-    if (source.kind === 'fork') return ctx.agents.fork(source.id, source.atSeq, limits)
-    return ctx.agents.create({ cwd: workingDirectory(ctx.app.cwd, source.cwd), ...limits })
+    const options = route ? { ...limits, route } : limits
+    if (source.kind === 'resume') return ctx.agents.resume(source.id, options)
+    if (source.kind === 'fork') return ctx.agents.fork(source.id, source.atSeq, options)
+    return ctx.agents.create({ cwd: workingDirectory(ctx.app.cwd, source.cwd), ...options })
   }
 
   /**
-   * The route in force after the run's `--provider/--model/--effort`, checked with the adapter's `ready()`
-   * before anything is appended or sent: a missing key fails here, before the first request.
+   * The route the session will be on before the run's flags, read without opening anything: a stored
+   * session's last `model/route` (up to the fork point), else the default route of new sessions.
    */
-  private async checkRoute(agent: Agent): Promise<void> {
+  private async startingRoute(): Promise<Route> {
+    const { ctx } = this
+    const source = this.invocation.source
+    if (source.kind === 'new') return ctx.agents.defaultRoute()
+    const { events } = await ctx.sessions.read(source.id)
+    const prefix = source.kind === 'fork' ? events.slice(0, source.atSeq + 1) : events
+    const logged = prefix.findLast((event) => event.type === 'model/route') as SessionEvent<'model/route'> | undefined
+    return logged?.data.route ?? ctx.agents.defaultRoute()
+  }
+
+  /**
+   * The route after the run's `--provider/--model/--effort`, checked with the adapter's `ready()` before
+   * anything is created, appended or sent: a missing key fails here, before the first request.
+   */
+  private async checkRoute(current: Route): Promise<Route> {
     const { ctx } = this
     const wanted = this.invocation.route
-    const current = agent.route
     let route: Route = { ...current }
     let adapter
     try {
@@ -190,7 +208,7 @@ export class HeadlessRun {
     }
     const ready = await adapter.ready?.(route)
     if (ready && !ready.ok) throw new RunFailure(1, `${route.provider}/${route.model} cannot be used: ${ready.error.message}`)
-    if (JSON.stringify(route) !== JSON.stringify(current)) agent.setRoute(route)
+    return route
   }
 
   /** The presets service when `--permission` is given and names a preset (checked before a session exists). */
@@ -241,6 +259,10 @@ export class HeadlessRun {
     const short = oneLine(summary, this.config.summaryChars)
     return short.startsWith(name) ? short : `${name}: ${short}`
   }
+}
+
+function sameRoute(a: Route, b: Route): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
 }
 
 /** The directory a new session runs in: `--cwd` (relative to where dsh started) or the start directory. */
