@@ -75,6 +75,34 @@ describe('compaction at the threshold', () => {
   })
 })
 
+describe('relief before a threshold compaction', () => {
+  test('compaction/relieve listeners are asked first, and no summary is made when they bring the session under the threshold', async () => {
+    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    const reliefs: { window: number; targetTokens: number; tokens: number }[] = []
+    // A stand-in reliever: shows old results as a gist, oldest first, until the session is under the target.
+    h.root.on('compaction/relieve', async (input, next) => {
+      reliefs.push({ window: input.window, targetTokens: input.targetTokens, tokens: input.tokens() })
+      for (const result of input.agent.session.all('tool/result')) {
+        if (input.tokens() < input.targetTokens) break
+        input.agent.session.append('tool/pruned', { seq: result.seq, content: [{ type: 'text', text: '(gist)' }] })
+      }
+      return next()
+    })
+    let steps = 0
+    respondWith(h, () => (h.events('tool/pruned').length || steps >= 20 ? { text: 'relieved' } : echo(steps++, 3000)))
+    const result = await h.run('echo blocks until relieved')
+    expect(result).toMatchObject({ reason: 'completed', text: 'relieved' })
+    expect(reliefs).toHaveLength(1)
+    expect(reliefs[0]).toMatchObject({ window: 14000, targetTokens: 0.8 * 14000 })
+    expect(reliefs[0]!.tokens).toBeGreaterThanOrEqual(0.8 * 14000)
+    expect(h.events('tool/pruned').length).toBeGreaterThan(0)
+    expect(h.types()).not.toContain('compaction/start')
+    const last = modelRequests().at(-1)!
+    expect(JSON.stringify(last.messages)).toContain('(gist)')
+    expect(h.root.tokenMeter.estimateRequest(last)).toBeLessThan(0.8 * 14000)
+  })
+})
+
 describe('compaction when the provider refuses a request as too long', () => {
   /** A provider that counts more tokens than the estimate: it refuses a request past 60% of the window by estimate. */
   function refusePast(share: number, window: number, again = false) {

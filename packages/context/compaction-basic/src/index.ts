@@ -36,9 +36,10 @@ type Header = Pick<LlmRequest, 'route' | 'system' | 'tools'>
 
 /**
  * Compaction at step boundaries (DESIGN §9). Before each model request (`agent/request`, after the other
- * listeners settled the route), a session whose pressure passed `threshold` of the route's window is
- * compacted; a request the provider refuses as too long (`agent/request-error` with
- * `CONTEXT_WINDOW_EXCEEDED`) is compacted and retried once; `/compact` compacts on demand.
+ * listeners settled the route), a session whose pressure passed `threshold` of the route's window is first
+ * relieved (`compaction/relieve`: the pruner) and compacted only if it is still over; a request the provider
+ * refuses as too long (`agent/request-error` with `CONTEXT_WINDOW_EXCEEDED`) is compacted and retried once;
+ * `/compact` compacts on demand.
  */
 export default class BasicCompaction extends Compaction {
   static override inject = ['sessions', 'llm', 'tokenMeter']
@@ -110,11 +111,17 @@ export default class BasicCompaction extends Compaction {
       await this.compact(agent, { trigger: 'manual', request: draft.request, signal: draft.request.signal, ...(focus ? { focus } : {}) })
       return
     }
-    if (this.failedTurn.get(agent) === draft.turnId || this.compactedAt.get(agent) === step) return
+    if (this.compactedAt.get(agent) === step) return
     const window = this.windowOf(draft.request)
     if (!window) return
-    const pressure = this.ctx.tokenMeter.pressure(agent.session, { window, header: draft.request })
-    if (pressure.ratio < this.config.threshold) return
+    const targetTokens = this.config.threshold * window
+    const tokens = () => this.ctx.tokenMeter.pressure(agent.session, { window, header: draft.request }).tokens
+    if (tokens() < targetTokens) return
+    // Cheaper relief first (no model call; the pruner): what listeners log here is in the history the loop
+    // reads after this waterfall, so the request stays what the log derives.
+    const estimate = (messages: readonly Message[]) => this.ctx.tokenMeter.estimateMessages(messages)
+    await this.ctx.waterfall('compaction/relieve', { agent, window, targetTokens, tokens, estimate }, async () => {})
+    if (tokens() < targetTokens || this.failedTurn.get(agent) === draft.turnId) return
     const result = await this.compact(agent, { trigger: 'threshold', request: draft.request, signal: draft.request.signal })
     if (result.ok) this.compactedAt.set(agent, step)
     else this.failedTurn.set(agent, draft.turnId) // once per turn: a failing compaction must not repeat every step

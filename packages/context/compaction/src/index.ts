@@ -42,6 +42,22 @@ export interface CompactionInput {
   estimate(messages: readonly Message[]): number
 }
 
+/**
+ * Relief before a threshold compaction (the `compaction/relieve` waterfall): listeners may make the history
+ * smaller without a model call (the tool-result pruner logs `tool/pruned`), so no summary may be needed.
+ */
+export interface ReliefInput {
+  agent: Agent
+  /** The window of the route about to be sent. */
+  window: number
+  /** Below this many tokens the session needs no summary (the compaction threshold × the window). */
+  targetTokens: number
+  /** The session's tokens now, measured as the trigger measures them: call it again after logging. */
+  tokens(): number
+  /** The estimate `tokens()` counts a changed message in (to know beforehand what a change would save). */
+  estimate(messages: readonly Message[]): number
+}
+
 declare module '@dsh/session' {
   interface SessionEventMap {
     /** A compaction began: the seq range of the history it will replace and the pressure that started it. */
@@ -70,14 +86,22 @@ declare module '@dsh/cordis' {
      * tool-result pruner) so the request fits `budgetTokens`. Call `next()` and return what it returns.
      */
     'compaction/prepare'(input: CompactionInput, next: () => Promise<CompactionInput>): Promise<CompactionInput>
+    /**
+     * @mode waterfall — a threshold was passed at a step boundary, before a summary is planned: listeners
+     * may log events that shrink the history the model sees (never a model call), then call `next()`. The
+     * provider measures again afterwards and summarizes only if the session is still over `targetTokens`.
+     * A listener that cannot bring the session under the target should log nothing: the summary then
+     * repeats the request the provider has cached, and reads the history whole.
+     */
+    'compaction/relieve'(input: ReliefInput, next: () => Promise<void>): Promise<void>
   }
 }
 
 /**
  * Replaces the oldest history of a session with a summary (DESIGN §9). Owns: `compact()`, the
  * `compaction/start|end` events (ignorable: a reader without compaction still folds the summary, a core
- * `user/message` with `replaces`) and the `compaction/prepare` waterfall. Must not own: the pressure
- * number (ctx.tokenMeter) or the fold (`deriveMessages` in `@dsh/session`).
+ * `user/message` with `replaces`), the `compaction/relieve` and `compaction/prepare` waterfalls. Must not
+ * own: the pressure number (ctx.tokenMeter) or the fold (`deriveMessages` in `@dsh/session`).
  */
 export abstract class Compaction extends Service {
   static inject = ['sessions']

@@ -63,4 +63,40 @@ describe('the token meter', () => {
     expect(after.source).toBe('estimate')
     expect(after.tokens).toBeLessThan(2000)
   })
+
+  test('a tool/pruned after the last provider count takes what it cut off the counted result', async () => {
+    await boot([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'x'.repeat(8000) } }] },
+      { text: 'done', usage: { input: 5000, output: 5 } },
+    ])
+    await h.run('echo it')
+    const session = (await h.agent()).session
+    const result = h.events('tool/result')[0]!
+    expect(h.root.tokenMeter.pressure(session)).toMatchObject({ tokens: 5005, source: 'usage' })
+    const view = (text: string) => h.root.tokenMeter.estimateMessage({ role: 'tool', content: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text }] }] })
+    session.append('tool/pruned', { seq: result.seq, content: [{ type: 'text', text: 'xxxx[… 7992 characters omitted …]xxxx' }] })
+    const full = view('x'.repeat(8000))
+    expect(h.root.tokenMeter.pressure(session)).toMatchObject({ tokens: 5005 - full + view('xxxx[… 7992 characters omitted …]xxxx'), source: 'usage' })
+    // Pruned again: the change is measured from the view the provider counted, not from the first pruning.
+    session.append('tool/pruned', { seq: result.seq, content: [{ type: 'text', text: 'x' }] })
+    expect(h.root.tokenMeter.pressure(session).tokens).toBe(5005 - full + view('x'))
+  })
+
+  test('a result pruned before the last count and again after it changes the pressure by the difference of the two views', async () => {
+    await boot([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'x'.repeat(8000) } }] },
+      { text: 'done', usage: { input: 5000, output: 5 } },
+      { text: 'again', usage: { input: 3000, output: 5 } },
+    ])
+    await h.run('echo it')
+    const session = (await h.agent()).session
+    const result = h.events('tool/result')[0]!
+    const first = 'x'.repeat(2000)
+    session.append('tool/pruned', { seq: result.seq, content: [{ type: 'text', text: first }] })
+    await h.run('and now?') // the provider counts the pruned view
+    expect(h.root.tokenMeter.pressure(session)).toMatchObject({ tokens: 3005, source: 'usage' })
+    session.append('tool/pruned', { seq: result.seq, content: [{ type: 'text', text: 'x' }] })
+    const view = (text: string) => h.root.tokenMeter.estimateMessage({ role: 'tool', content: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text }] }] })
+    expect(h.root.tokenMeter.pressure(session).tokens).toBe(3005 - view(first) + view('x'))
+  })
 })

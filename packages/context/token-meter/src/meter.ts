@@ -1,6 +1,6 @@
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import type { Message, ToolSchema } from '@dsh/llm'
+import type { Message, ToolResultBlock, ToolSchema } from '@dsh/llm'
 import type { AnySessionEvent, Session } from '@dsh/session'
 import { estimateHeader, estimateMessage, estimateText, type EstimateOptions } from './estimate.ts'
 
@@ -46,8 +46,9 @@ function usageTokens(event: AnySessionEvent): number {
 
 /**
  * Context pressure per session (D+P; DESIGN §9), a fold over the log: the last answered request's provider
- * usage (prompt plus answer) and an estimate of what was appended since, or a whole estimate when no
- * provider counted, or when a compaction rewrote the history after the last count. Owns: the estimate and
+ * usage (prompt plus answer) and an estimate of what was appended since (less what `tool/pruned` events
+ * cut from results since), or a whole estimate when no provider counted, or when a compaction rewrote the
+ * history after the last count. Owns: the estimate and
  * the number. Must not own: what to do about it (compaction decides).
  */
 export class TokenMeter extends Service {
@@ -135,8 +136,40 @@ export class TokenMeter extends Service {
       const estimate = this.forEvent
       let appended = 0
       for (let j = i + 1; j < events.length; j++) appended += estimate(events[j]!)
-      return { tokens: counted + appended, source: 'usage' }
+      return { tokens: Math.max(0, counted + appended + this.prunedSince(events, i)), source: 'usage' }
     }
     return { tokens: this.estimateMessages(session.messages()), source: 'estimate' }
+  }
+
+  /**
+   * What `tool/pruned` events after the count at `counted` changed (by estimate; ≤ 0 when they shortened):
+   * for each result they pruned, its last view minus the view the count (or the appended estimate) included.
+   * A result a summary had replaced before the count is left alone, as the fold leaves it.
+   */
+  private prunedSince(events: readonly AnySessionEvent[], counted: number): number {
+    const latest = new Map<number, ToolResultBlock['content']>()
+    for (let j = counted + 1; j < events.length; j++) {
+      const event = events[j]!
+      if (event.type === 'tool/pruned') latest.set(event.data.seq, event.data.content)
+    }
+    if (!latest.size) return 0
+    const counts = new Map<number, ToolResultBlock['content']>()
+    const replaced: { fromSeq: number; toSeq: number }[] = []
+    for (let j = Math.min(...latest.keys()) + 1; j <= counted; j++) {
+      const event = events[j]!
+      if (event.type === 'user/message' && event.data.replaces) replaced.push(event.data.replaces)
+      else if (event.type === 'tool/pruned' && latest.has(event.data.seq)) counts.set(event.data.seq, event.data.content)
+    }
+    let delta = 0
+    for (const [seq, content] of latest) {
+      const result = events[seq]
+      if (result?.type !== 'tool/result' || replaced.some((range) => range.fromSeq <= seq && seq <= range.toSeq)) continue
+      delta += this.resultTokens(content) - this.resultTokens(counts.get(seq) ?? result.data.content)
+    }
+    return delta
+  }
+
+  private resultTokens(content: ToolResultBlock['content']): number {
+    return estimateMessage({ role: 'tool', content: [{ type: 'tool-result', callId: '', content }] }, this.config)
   }
 }

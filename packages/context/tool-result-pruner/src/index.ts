@@ -1,12 +1,19 @@
 // The tool-result pruner (DESIGN §9; docs/architecture.md, "Context").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import { shortenText, type CompactionInput } from '@dsh/compaction'
-import type { Message } from '@dsh/llm'
+import type {} from '@dsh/compaction'
+import { pruneHistory } from './live.ts'
+import { pruneSummaryInput } from './summary.ts'
+
+export { planPruning, pruneHistory, recentFrom } from './live.ts'
+export { shortenResult, type Shortened, type ShortenOptions } from './shorten.ts'
+export { pruneSummaryInput } from './summary.ts'
 
 export interface Config {
   minChars: number
   keepChars: number
+  keepRecentSteps: number
+  live: boolean
   always: boolean
 }
 
@@ -16,40 +23,28 @@ export const inject = ['compaction']
 export const Config: Schema<Config> = Schema.object({
   minChars: Schema.natural().min(1).default(4000).description('A tool result with a text longer than this (characters) counts as oversized.'),
   keepChars: Schema.natural().min(1).default(1500).description('Characters an oversized text keeps: its head and its tail, with a note of what was cut.'),
-  always: Schema.boolean().default(false).description('Prune every oversized result, even when the summary request fits without it (changes the cached prefix, so the provider cache misses).'),
+  keepRecentSteps: Schema.natural().default(3).description('The tool results of this many latest steps are never pruned from the history the model is sent.'),
+  live: Schema.boolean().default(true).description('When a threshold compaction is due, shorten old oversized results in the history the model is sent instead (logged as `tool/pruned`), when that is enough to bring the session under the threshold.'),
+  always: Schema.boolean().default(false).description('In a summary request, prune every oversized result, even when the request fits without it (changes the cached prefix, so the provider cache misses).'),
 })
 
-function oversized(message: Message, minChars: number): boolean {
-  return message.role === 'tool' && message.content.some((result) => result.content.some((block) => block.type === 'text' && block.text.length > minChars))
-}
-
-function prune(message: Message & { role: 'tool' }, config: Config): Message {
-  const content = message.content.map((result) => ({
-    ...result,
-    content: result.content.map((block) => (block.type === 'text' && block.text.length > config.minChars ? { ...block, text: shortenText(block.text, config.keepChars) } : block)),
-  }))
-  return { role: 'tool', content }
-}
-
 /**
- * Shortens old oversized tool results, oldest first, in what a compaction summarizes, until the summary
- * request fits its budget: no model call, head and tail kept. The log keeps every result whole; the history
- * the model is sent keeps them too, because the fold (`deriveMessages`) has no event that shortens a result
- * in place (see README, Limitations). By default nothing is pruned when the request fits, so the summary
- * request repeats the session's prefix exactly and the provider's cache hits.
+ * Shortens old oversized tool results, head and tail kept, with no model call. On `compaction/relieve` (a
+ * threshold was passed) it logs `tool/pruned` for the oldest of them, as many as bring the session under the
+ * threshold, so no summary is needed: the model sees them shorter from then on, the log keeps them whole.
+ * When pruning cannot do it, it logs nothing and the summary reads the history as the provider cached it.
+ * On `compaction/prepare` it shortens what a summary reads until the summary request fits its budget (by
+ * default nothing when it fits, so the request repeats the session's cached prefix).
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.on('compaction/prepare', async (input: CompactionInput, next) => {
-    let total = input.estimate(input.messages)
-    const messages = [...input.messages]
-    for (let i = 0; i < messages.length && (config.always || total > input.budgetTokens); i++) {
-      const message = messages[i]!
-      if (message.role !== 'tool' || !oversized(message, config.minChars)) continue
-      const shorter = prune(message, config)
-      total += input.estimate([shorter]) - input.estimate([message])
-      messages[i] = shorter
-    }
-    input.messages = messages
+  if (config.live) {
+    ctx.on('compaction/relieve', async (input, next) => {
+      pruneHistory(input, config)
+      return next()
+    })
+  }
+  ctx.on('compaction/prepare', async (input, next) => {
+    pruneSummaryInput(input, config)
     return next()
   })
 }
