@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
 import { baseUrlFrom, errorDetail, fromCatalog, httpFailure, LlmError, streamAttempt, transportFailure, type Attempt, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
-import { ChunkReader } from './chunks.ts'
+import { ChatCompletionsReader } from '@dsh/llm'
 import type { Config } from './config.ts'
 import { sseData } from './sse.ts'
 import { requestBody } from './wire.ts'
@@ -66,7 +66,7 @@ export class DeepSeekAdapter implements LlmAdapter {
     attempt.poke()
     if (!response.ok) throw httpFailure(LABEL, response.status, response.headers, errorDetail(await response.text()), this.config.errorBodyChars)
     if (!response.body) throw new LlmError('EMPTY_RESPONSE', `${LABEL} answered HTTP ${response.status} with no body`)
-    const reader = new ChunkReader()
+    const reader = new ChatCompletionsReader()
     for await (const data of sseData(response.body, attempt.poke)) {
       if (data === '[DONE]') break
       for (const chunk of reader.read(parseEvent(data))) yield chunk

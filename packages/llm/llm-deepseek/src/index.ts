@@ -5,7 +5,7 @@ import { DeepSeekAdapter } from './adapter.ts'
 import { Config } from './config.ts'
 
 export { DeepSeekAdapter, DEFAULT_BASE_URL, BASE_URL_ENV } from './adapter.ts'
-export { usageOf } from './chunks.ts'
+export { chatUsage as usageOf } from '@dsh/llm'
 export { effortFields, toWireMessages } from './wire.ts'
 export { retryAfterMs } from '@dsh/llm'
 export { Config }

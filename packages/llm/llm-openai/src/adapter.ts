@@ -3,7 +3,7 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
 import { baseUrlFrom, fromCatalog, httpFailure, LlmError, sdkHeaders, streamAttempt, transportFailure, type Attempt, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
 import type OpenAI from 'openai'
-import { ChunkReader } from './chunks.ts'
+import { ChatCompletionsReader } from '@dsh/llm'
 import type { Config } from './config.ts'
 import { requestBody } from './wire.ts'
 
@@ -65,7 +65,7 @@ export class OpenAIAdapter implements LlmAdapter {
     const body = requestBody(request, this.describe(request.route.model))
     attempt.watch()
     const stream = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: attempt.signal })
-    const reader = new ChunkReader()
+    const reader = new ChatCompletionsReader()
     for await (const chunk of stream) {
       attempt.poke()
       for (const piece of reader.read(chunk)) yield piece

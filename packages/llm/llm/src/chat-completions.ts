@@ -1,27 +1,33 @@
-import { LlmError, type FinishReason, type StreamChunk, type Usage } from '@dsh/llm'
+import { LlmError, type FinishReason, type StreamChunk, type Usage } from './vocabulary.ts'
 
-/** Chat-completions usage in our disjoint terms: cached prompt tokens are cache reads, the rest uncached input. */
-export function usageOf(usage: any): Usage {
+// The OpenAI chat-completions stream family (DeepSeek, OpenAI, and every compatible server: Ollama, vLLM, …):
+// one reader for the shared wire, so each adapter keeps only what differs (its request body).
+
+/** Chat-completions usage in our disjoint terms: cache hits (DeepSeek's or OpenAI's field) are cache reads. */
+export function chatUsage(usage: any): Usage {
   const prompt = Number(usage?.prompt_tokens ?? 0)
-  const cached = Number(usage?.prompt_tokens_details?.cached_tokens ?? 0)
-  return { input: Math.max(0, prompt - cached), output: Number(usage?.completion_tokens ?? 0), cacheRead: cached, cacheWrite: 0 }
+  const hit = Number(usage?.prompt_cache_hit_tokens ?? usage?.prompt_tokens_details?.cached_tokens ?? 0)
+  return { input: Math.max(0, prompt - hit), output: Number(usage?.completion_tokens ?? 0), cacheRead: hit, cacheWrite: 0 }
 }
 
 const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool-calls', function_call: 'tool-calls', length: 'max-tokens' }
 
+/** Finish reasons that mean the provider failed, not the request (DeepSeek's overloaded signal). */
+const SERVER_FINISH = new Set(['insufficient_system_resource'])
+
 /**
- * Turns `chat.completion.chunk` objects into stream chunks. The finish waits for the end of the stream:
- * with `include_usage` the usage arrives in a chunk of its own after the finish reason. Local servers that
- * stream reasoning name it `reasoning_content` or `reasoning`; both become reasoning deltas.
+ * Turns `chat.completion.chunk` objects into stream chunks. The finish waits for the end of the stream,
+ * because usage rides on the finish chunk (DeepSeek) or follows it in a chunk of its own (OpenAI with
+ * `include_usage`). Reasoning arrives as `reasoning_content` (DeepSeek, most servers) or `reasoning`.
  */
-export class ChunkReader {
+export class ChatCompletionsReader {
   private finishReason: string | undefined
   private usage: Usage | undefined
   private calls = 0
 
   read(chunk: any): StreamChunk[] {
     const out: StreamChunk[] = []
-    if (chunk?.usage) this.usage = usageOf(chunk.usage)
+    if (chunk?.usage) this.usage = chatUsage(chunk.usage)
     const choice = chunk?.choices?.[0]
     if (!choice) return out
     const delta = choice.delta ?? {}
@@ -49,6 +55,7 @@ export class ChunkReader {
     // Some servers (Ollama) say `stop` after tool calls; the calls are what the turn must act on.
     if (mapped === 'stop' && this.calls) mapped = 'tool-calls'
     if (mapped) return { type: 'finish', reason: mapped, ...(usage ? { usage } : {}) }
-    return { type: 'finish', reason: 'error', ...(usage ? { usage } : {}), error: { code: 'INVALID_REQUEST', message: `the model stopped with finish_reason "${reason}"` } }
+    const code = SERVER_FINISH.has(reason) ? 'SERVER' : 'INVALID_REQUEST'
+    return { type: 'finish', reason: 'error', ...(usage ? { usage } : {}), error: { code, message: `the model stopped with finish_reason "${reason}"` } }
   }
 }
