@@ -76,7 +76,7 @@ test('a retried request shows a muted notice counting the retries instead of the
     log(
       ['turn/start', { turnId: 't' }],
       ['assistant/message', { content: [], usage, finish: 'error', error }],
-      ['llm/retry', { attempt: 1, code: 'SERVER', delayMs: 2000, reason: 'SERVER: retry 1 of 4' }],
+      ['llm/retry', { attempt: 1, maxRetries: 4, code: 'SERVER', delayMs: 2000, reason: 'SERVER failed' }],
       ['assistant/message', { content: [{ type: 'text', text: 'Recovered.' }], usage, finish: 'stop' }],
       ['turn/end', { turnId: 't', reason: 'completed' }],
     ),
@@ -93,8 +93,13 @@ test('a retry the provider timed keeps the partial answer and says the wait it a
     log(
       ['assistant/chunk', { kind: 'text', text: 'Half an ans' }],
       ['assistant/message', { content: [{ type: 'text', text: 'Half an ans' }], usage, finish: 'error', error: { code: 'RATE_LIMIT', message: 'slow down' } }],
-      ['llm/retry', { attempt: 2, code: 'RATE_LIMIT', delayMs: 250, reason: 'RATE_LIMIT: the provider asked to wait 250 ms' }],
+      ['llm/retry', { attempt: 2, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 250, reason: 'RATE_LIMIT: the provider asked to wait 250 ms' }],
     ),
   )
-  expect(folded.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half an ans', error: undefined }), expect.objectContaining({ kind: 'notice', text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2' })])
+  expect(folded.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half an ans', error: undefined }), expect.objectContaining({ kind: 'notice', text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2 of 4' })])
+})
+
+test('a retry from a log written before maxRetries was recorded counts only the attempt, whatever its reason says', () => {
+  const folded = fold(log(['llm/retry', { attempt: 3, code: 'TIMEOUT', delayMs: 4000, reason: 'TIMEOUT: retry 3 of 9' }]))
+  expect(folded.items).toEqual([expect.objectContaining({ kind: 'notice', text: 'Model request failed (TIMEOUT); retrying in 4 s — retry 3' })])
 })

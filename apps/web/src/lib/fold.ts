@@ -214,12 +214,12 @@ export function fold(events: readonly WireEvent[]): Folded {
 }
 
 /** `Model request failed (SERVER); retrying in 2 s — retry 1 of 4`, from an `llm/retry` event (@dsh/llm-retry). */
-export function retryText(data: { attempt?: unknown; code?: unknown; delayMs?: unknown; reason?: unknown }): string {
+export function retryText(data: { attempt?: unknown; maxRetries?: unknown; code?: unknown; delayMs?: unknown; reason?: unknown }): string {
   const code = typeof data.code === 'string' && data.code ? ` (${data.code})` : ''
   const delay = typeof data.delayMs === 'number' ? ` in ${waitText(data.delayMs)}` : ''
-  // llm-retry's reason says "retry N of M" unless the provider set the wait (Retry-After): then only N is known.
-  const counted = typeof data.reason === 'string' ? /retry (\d+) of (\d+)/.exec(data.reason) : null
-  const which = counted ? ` — retry ${counted[1]} of ${counted[2]}` : typeof data.attempt === 'number' ? ` — retry ${data.attempt}` : ''
+  // Logs written before llm-retry recorded maxRetries know only the attempt.
+  const total = typeof data.maxRetries === 'number' ? ` of ${data.maxRetries}` : ''
+  const which = typeof data.attempt === 'number' ? ` — retry ${data.attempt}${total}` : ''
   return `Model request failed${code}; retrying${delay}${which}`
 }
 

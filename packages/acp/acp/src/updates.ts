@@ -29,9 +29,10 @@ interface CallState {
  */
 export type TranslateMode = 'live' | 'replay'
 
-/** `llm/retry` data (see @dsh/llm-retry): `reason` says "retry N of M" unless the provider set the wait. */
+/** `llm/retry` data (see @dsh/llm-retry); logs written before `maxRetries` existed lack it. */
 interface RetryData {
   attempt?: unknown
+  maxRetries?: unknown
   code?: unknown
   delayMs?: unknown
   reason?: unknown
@@ -41,8 +42,8 @@ interface RetryData {
 export function retryText(data: RetryData): string {
   const code = typeof data.code === 'string' && data.code ? ` (${data.code})` : ''
   const delay = typeof data.delayMs === 'number' ? ` in ${waitText(data.delayMs)}` : ''
-  const counted = typeof data.reason === 'string' ? /retry (\d+) of (\d+)/.exec(data.reason) : null
-  const which = counted ? ` — retry ${counted[1]} of ${counted[2]}` : typeof data.attempt === 'number' ? ` — retry ${data.attempt}` : ''
+  const total = typeof data.maxRetries === 'number' ? ` of ${data.maxRetries}` : ''
+  const which = typeof data.attempt === 'number' ? ` — retry ${data.attempt}${total}` : ''
   return `Model request failed${code}; retrying${delay}${which}`
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import WebSocket from 'ws'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { WS_PROTOCOL, WS_TOKEN_PREFIX, type Frame, type WireEvent } from '@dsh/web-protocol'
 import type {} from '@dsh/webserver'
@@ -23,8 +23,8 @@ const PATCH = `
 let h: Harness
 afterEach(async () => h?.dispose())
 
-async function boot(script: ScriptedResponse[] = []) {
-  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH })
+async function boot(script: ScriptedResponse[] = [], rows = '') {
+  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + rows })
   await h.root.webserver.start()
   h.root.scriptedLlm.enqueue(...script)
   return h
@@ -227,4 +227,58 @@ test('models.list says which providers have a key, naming a missing one and neve
   expect(byName.get('scripted')).toMatchObject({ ready: true })
   expect(byName.get('anthropic')).toMatchObject({ ready: false, notReady: { code: 'CREDENTIAL_MISSING', message: expect.stringContaining('WEB_SESSIONS_TEST_ANTHROPIC_KEY') } })
   expect(JSON.stringify(providers)).not.toContain('sk-web-sessions-saved-value')
+})
+
+// Idle agents are released quickly here; by default after ten minutes.
+const RELEASE_SOON = '- id: web-sessions\n  config: { idleReleaseMs: 100 }\n'
+
+/** Waits until `sessionId` has no live agent in this composition (its log closed, its lease freed). */
+async function released(sessionId: string) {
+  const deadline = Date.now() + 10_000
+  while (h.root.sessions.get(sessionId)) {
+    if (Date.now() > deadline) throw new Error(`the agent of ${sessionId} was not released`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+test('an idle agent no tab watches is released: a terminal can resume its session, and the next message reopens it', async () => {
+  await boot([{ text: 'first answer' }, { text: 'second answer' }], RELEASE_SOON)
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const t = await tab()
+  t.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'one' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  // Watched by a tab, an idle agent stays however long it idles.
+  await new Promise((resolve) => setTimeout(resolve, 400))
+  expect(h.root.agents.bySession(sessionId)?.status).toBe('idle')
+
+  await t.close()
+  await released(sessionId)
+  expect(h.root.agents.bySession(sessionId)).toBeUndefined()
+  const terminal = await bootComposition({ home: h.home, workspace: h.workspace, patch: scriptedPatch() })
+  try {
+    const resumed = await terminal.root.agents.resume(sessionId)
+    expect(resumed.session.events.filter((event) => event.type === 'turn/end')).toHaveLength(1)
+    await resumed.dispose()
+  } finally {
+    await terminal.dispose()
+  }
+
+  await api('agent.send', { sessionId, text: 'two' })
+  const result = await h.root.agents.bySession(sessionId)!.whenIdle()
+  expect(result).toMatchObject({ reason: 'completed', text: 'second answer' })
+  expect(eventsOf(sessionId).filter((event) => event.type === 'turn/end')).toHaveLength(2)
+})
+
+test('an agent whose turn runs is not released when its last tab leaves, only once the turn has ended', async () => {
+  await boot([{ toolCalls: [{ name: 'wait', arguments: { ms: 500, label: 'slow' } }] }, { text: 'finished' }], RELEASE_SOON)
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const t = await tab()
+  t.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'take your time' })
+  await t.until(() => t.events(sessionId).some((event) => event.type === 'tool/dispatched'), 'the tool to start')
+  await t.close()
+  const result = await h.root.agents.bySession(sessionId)!.whenIdle()
+  expect(result).toMatchObject({ reason: 'completed', text: 'finished' })
+  await released(sessionId)
 })

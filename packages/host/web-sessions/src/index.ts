@@ -18,6 +18,7 @@ import { listProviders } from './models.ts'
 import { optionalService } from './optional.ts'
 import { pageOf } from './page.ts'
 import { SessionReader } from './reader.ts'
+import { IdleRelease } from './release.ts'
 import { SessionSearch } from './search.ts'
 import { openSessionStream } from './stream.ts'
 import { defaultRoute, listSessions, viewSession } from './views.ts'
@@ -34,6 +35,7 @@ export interface Config {
   searchMaxHits: number
   searchCacheSessions: number
   snippetChars: number
+  idleReleaseMs: number
 }
 
 export const Config: Schema<Config> = Schema.object({
@@ -46,6 +48,9 @@ export const Config: Schema<Config> = Schema.object({
   searchMaxHits: Schema.natural().min(1).default(50).description('Hits a search returns at most.'),
   searchCacheSessions: Schema.natural().default(500).description('Sessions whose message text is kept for search.'),
   snippetChars: Schema.natural().min(20).default(140).description('Length of a search hit\'s excerpt.'),
+  idleReleaseMs: Schema.natural()
+    .default(600_000)
+    .description('An agent the web app opened is disposed (its log flushed, its writer lease freed for `dsh resume`) after this long idle, with no approval waiting and no tab subscribed; the next message resumes it. 0: never.'),
 })
 
 declare module '@dsh/settings' {
@@ -88,7 +93,11 @@ export function apply(ctx: Context, config: Config) {
       return () => watchers.delete(client)
     },
   })
-  const approvals = new PendingApprovals((id) => broadcast({ ch: 'sessions', key: '*', type: 'approvals', sessionId: id, pending: approvals.count(id) }))
+  const approvals = new PendingApprovals((id) => {
+    broadcast({ ch: 'sessions', key: '*', type: 'approvals', sessionId: id, pending: approvals.count(id) })
+    release.consider(id)
+  })
+  const release = new IdleRelease(ctx, config.idleReleaseMs, (id) => approvals.count(id))
   ctx.approval.answerer(ctx, (request, signal) => approvals.ask(request, signal))
   ctx.on('session/opened', (session) => broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id }))
   ctx.on('session/event', (session, event) => {
@@ -109,6 +118,7 @@ export function apply(ctx: Context, config: Config) {
   web.channel(ctx, 'session', {
     open: (client, key, params) => {
       const stop = openSessionStream(ctx, reader, config.maxReplayEvents, client, key, params)
+      const unsubscribed = release.subscribed(key)
       // Context pressure rides along when the meter is mounted: the page shows it beside the composer.
       const pressure = ctx.on('session/event', (session, event) => {
         const tokenMeter = meter()
@@ -118,11 +128,12 @@ export function apply(ctx: Context, config: Config) {
       return () => {
         stop()
         pressure()
+        unsubscribed()
       }
     },
   })
 
-  const agentFor = async (id: string): Promise<Agent> => ctx.agents.bySession(id) ?? (await ctx.agents.resume(id))
+  const agentFor = (id: string): Promise<Agent> => release.agentFor(id)
   const requirePresets = () => {
     const service = presets()
     if (!service) throw new WebError('UNAVAILABLE', 'no permission presets plugin is mounted in this profile')
@@ -167,13 +178,14 @@ export function apply(ctx: Context, config: Config) {
       const agent = await ctx.agents.create({ cwd, ...(route ? { route: route as Route } : {}) })
       if (preset) requirePresets().set(agent.session, preset)
       await agent.session.flush()
+      release.adopt(agent)
       return { sessionId: agent.session.id }
     },
   })
 
   web.method<M<'sessions.fork'>['params'], M<'sessions.fork'>['result']>(ctx, 'sessions.fork', {
     params: Schema.object({ sessionId, atSeq: Schema.natural().required() }),
-    handle: async ({ sessionId: id, atSeq }) => ({ sessionId: (await ctx.agents.fork(id, atSeq)).session.id }),
+    handle: async ({ sessionId: id, atSeq }) => ({ sessionId: release.adopt(await ctx.agents.fork(id, atSeq)).session.id }),
   })
 
   web.method<M<'agent.send'>['params'], M<'agent.send'>['result']>(ctx, 'agent.send', {

@@ -7,8 +7,12 @@ import type {} from '@dsh/session'
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** A failed model request is tried again after `delayMs` (`attempt` counts retries from 1). */
-    'llm/retry': { attempt: number; code: string; delayMs: number; reason: string }
+    /**
+     * A failed model request is tried again after `delayMs` (`attempt` counts retries from 1, of at most
+     * `maxRetries`). Readers format notices from the numbers, not from `reason`; logs written before
+     * `maxRetries` existed lack it.
+     */
+    'llm/retry': { attempt: number; maxRetries: number; code: string; delayMs: number; reason: string }
   }
 }
 
@@ -74,7 +78,7 @@ export function apply(ctx: Context, config: Config) {
       ctx.logger('llm-retry').debug('%s', `not retrying ${failure.error.code}: ${decision.reason}`)
       return next()
     }
-    failure.agent.session.append('llm/retry', { attempt: failure.attempt + 1, code: failure.error.code, delayMs: decision.delayMs, reason: decision.reason })
+    failure.agent.session.append('llm/retry', { attempt: failure.attempt + 1, maxRetries: config.maxRetries, code: failure.error.code, delayMs: decision.delayMs, reason: decision.reason })
     return decision
   })
 }

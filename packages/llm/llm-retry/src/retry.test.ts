@@ -25,7 +25,7 @@ describe('llm-retry', () => {
     await boot([fail(code), { text: 'recovered' }])
     const result = await h!.run('go')
     expect(result).toMatchObject({ reason: 'completed', text: 'recovered' })
-    expect(retries()).toEqual([{ attempt: 1, code, delayMs: expect.any(Number), reason: expect.stringContaining(code) }])
+    expect(retries()).toEqual([{ attempt: 1, maxRetries: 4, code, delayMs: expect.any(Number), reason: expect.stringContaining(code) }])
     expect(h!.root.scriptedLlm.requests).toHaveLength(2)
   })
 
@@ -56,14 +56,14 @@ describe('llm-retry', () => {
     const started = Date.now()
     await h!.run('go')
     expect(Date.now() - started).toBeGreaterThanOrEqual(150)
-    expect(retries()).toEqual([{ attempt: 1, code: 'RATE_LIMIT', delayMs: 150, reason: 'RATE_LIMIT: the provider asked to wait 150 ms' }])
+    expect(retries()).toEqual([{ attempt: 1, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 150, reason: 'RATE_LIMIT: the provider asked to wait 150 ms' }])
   })
 
   test('it gives up after maxRetries and the turn ends with the last failure', async () => {
     await boot([fail('SERVER'), fail('SERVER'), fail('SERVER'), { text: 'too late' }], '{ maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 }')
     const result = await h!.run('go')
     expect(result.error?.code).toBe('SERVER')
-    expect(retries().map((retry) => retry.attempt)).toEqual([1, 2])
+    expect(retries().map((retry) => [retry.attempt, retry.maxRetries])).toEqual([[1, 2], [2, 2]])
     expect(h!.root.scriptedLlm.requests).toHaveLength(3)
   })
 

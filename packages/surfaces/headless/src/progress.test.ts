@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { spawn } from 'node-pty'
 import { dshBin, makeWorld, type World } from './test-support/dsh.ts'
+import { Progress } from './progress.ts'
 
 let world: World
 beforeEach(async () => {
@@ -40,5 +41,15 @@ test('on a terminal, a model request that failed and will be retried says so ins
   const lines = screen.replace(/\r/g, '').split('\n')
   expect(code).toBe(0)
   expect(world.llm.requests).toHaveLength(2)
-  expect(lines).toEqual(['  model request failed; retrying in 20 ms (SERVER: retry 1 of 4)', '  tokens: 10 in (0 cached), 2 out', 'Recovered.', ''])
+  expect(lines).toEqual(['  model request failed (SERVER); retrying in 20 ms (retry 1 of 4)', '  tokens: 10 in (0 cached), 2 out', 'Recovered.', ''])
+})
+
+test('a retry line counts from the event numbers, not from its reason text', () => {
+  const lines: string[] = []
+  const progress = new Progress((line) => lines.push(line), (name) => name, 80)
+  const retry = (data: Record<string, unknown>) => progress.event({ type: 'llm/retry', data } as never)
+  retry({ attempt: 2, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 1500, reason: 'RATE_LIMIT: the provider asked to wait 1500 ms' })
+  // A log written before llm-retry recorded maxRetries: its reason names a total, which is not shown.
+  retry({ attempt: 1, code: 'SERVER', delayMs: 20, reason: 'SERVER: retry 1 of 9' })
+  expect(lines).toEqual(['  model request failed (RATE_LIMIT); retrying in 1.5 s (retry 2 of 4)', '  model request failed (SERVER); retrying in 20 ms (retry 1)'])
 })

@@ -1,6 +1,14 @@
 import type { AnySessionEvent, SessionEvent } from '@dsh/session'
 import { oneLine } from './text.ts'
 
+/** `llm/retry` data (see @dsh/llm-retry), read field by field: logs written before `maxRetries` existed lack it. */
+interface RetryData {
+  attempt?: unknown
+  maxRetries?: unknown
+  code?: unknown
+  delayMs?: unknown
+}
+
 /**
  * What the agent is doing, as lines for a person watching a terminal (stderr, only when it is a TTY):
  * "thinking…" once per step that reasons, each tool call with a short summary of its arguments, failed
@@ -19,7 +27,7 @@ export class Progress {
 
   event(raw: SessionEvent): void {
     // Declared by @dsh/llm-retry (a plugin this surface may not depend on): read by its documented shape.
-    if ((raw.type as string) === 'llm/retry') return this.retry(raw.data as { delayMs?: unknown; reason?: unknown })
+    if ((raw.type as string) === 'llm/retry') return this.retry(raw.data as RetryData)
     const event = raw as AnySessionEvent
     switch (event.type) {
       case 'step/start':
@@ -52,10 +60,13 @@ export class Progress {
   }
 
   /** A failed model request will be tried again: say so, or the wait looks like a hang. */
-  private retry(data: { delayMs?: unknown; reason?: unknown }): void {
+  private retry(data: RetryData): void {
     const ms = typeof data.delayMs === 'number' ? data.delayMs : undefined
     const seconds = ms === undefined ? 'a moment' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
-    const why = typeof data.reason === 'string' && data.reason ? ` (${oneLine(data.reason, this.previewChars)})` : ''
-    this.write(`  model request failed; retrying in ${seconds}${why}`)
+    const code = typeof data.code === 'string' && data.code ? ` (${data.code})` : ''
+    // Logs written before llm-retry recorded maxRetries know only the attempt.
+    const total = typeof data.maxRetries === 'number' ? ` of ${data.maxRetries}` : ''
+    const which = typeof data.attempt === 'number' ? ` (retry ${data.attempt}${total})` : ''
+    this.write(`  model request failed${code}; retrying in ${seconds}${which}`)
   }
 }
