@@ -51,6 +51,9 @@ describe('compaction at the threshold', () => {
     // The summary request repeats the session's system prompt, tools and message prefix (provider caches hit).
     expect(summaryRequest.system).toBe(before.system)
     expect(summaryRequest.tools).toEqual(before.tools)
+    // …but forbids calling them: a summary is text.
+    expect(summaryRequest.toolChoice).toBe('none')
+    expect(before.toolChoice).toBeUndefined()
     const prefix = summaryRequest.messages.slice(0, -1)
     expect(prefix.length).toBeGreaterThan(0)
     expect(prefix.slice(0, before.messages.length)).toEqual(before.messages.slice(0, prefix.length))
@@ -72,6 +75,18 @@ describe('compaction at the threshold', () => {
     const last = modelRequests().at(-1)!
     expect(last.messages).toEqual(deriveMessages(h.events().slice(0, h.events('assistant/message').at(-1)!.seq)))
     expect(last.messages.filter((message) => message.role === 'tool')).toHaveLength(7)
+  })
+  test('a summary answered with tool calls despite toolChoice none is refused, and the compaction fails keeping the history', async () => {
+    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    let steps = 0
+    respondWith(h, (request) => {
+      if (summaryKind(request)) return echo(99, 10)
+      return steps < 7 ? echo(steps++, 6000) : { text: 'finished anyway' }
+    })
+    const result = await h.run('echo blocks')
+    expect(result).toMatchObject({ reason: 'completed', text: 'finished anyway' })
+    expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: false, code: 'SUMMARY_FAILED', reason: expect.stringContaining("toolChoice 'none'") })
+    expect(h.events('user/message').filter((event) => event.data.source === 'summary')).toHaveLength(0)
   })
 })
 

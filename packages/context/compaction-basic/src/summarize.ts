@@ -110,7 +110,9 @@ export class Summarizer {
     const sent: LlmRequest = {
       route: request.route,
       system: request.system,
+      // The tools stay (the provider's cache over the prefix hits) but may not be called: a summary is text.
       tools: request.tools,
+      toolChoice: 'none',
       messages: [...messages, userText(instruction)],
       maxOutputTokens: this.setup.maxOutputTokens,
       signal,
@@ -134,6 +136,7 @@ export class Summarizer {
     if (signal.aborted || answer.finish === 'aborted') throw new SummaryError('ABORTED', 'the compaction was cancelled')
     const text = answer.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim()
     if (!text) {
+      // A provider that ignores `toolChoice: 'none'` may still answer with calls.
       const calls = answer.content.some((block) => block.type === 'tool-call')
       throw new SummaryError('SUMMARY_EMPTY', calls ? 'the model answered the summary request with tool calls instead of a summary' : 'the model returned an empty summary')
     }

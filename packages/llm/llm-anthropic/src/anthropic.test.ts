@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import type { EventKind } from '@dsh/session'
+import type { LlmRequest } from '@dsh/llm'
 import type {} from '@dsh/agent'
 
 const KEY = 'sk-ant-dsh-test-91c4e2b8'
@@ -55,7 +56,30 @@ const WAIT = { timeout: 10_000, interval: 10 }
 const body = (index: number) => llm.requests[index]!.body
 const data = <K extends EventKind>(type: K) => h!.events(type).map((event) => event.data)
 
+
+/** Streams one request straight through `ctx.llm` (no agent turn) and expects a clean finish. */
+async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<void> {
+  llm.enqueue({ text: 'ok' })
+  const messages: LlmRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
+  for await (const chunk of h!.root.llm.stream({ route: { provider: 'anthropic', model: 'claude-sonnet-4-6' }, system: 'be brief', messages, signal: new AbortController().signal, ...request })) {
+    if (chunk.type === 'finish') expect(chunk.error).toBeUndefined()
+  }
+}
+const echoTool = { name: 'echo', description: 'Returns its text.', parameters: { type: 'object', properties: { text: { type: 'string' } } } }
+
 describe('an Anthropic turn through the real composition', () => {
+  test('a request\'s toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools', async () => {
+    await boot()
+    await ask({ tools: [echoTool], toolChoice: 'none' })
+    await ask({ tools: [echoTool], toolChoice: 'auto' })
+    await ask({ tools: [echoTool] })
+    await ask({ tools: [], toolChoice: 'none' })
+    expect(body(0).tool_choice).toEqual({ type: 'none' })
+    expect(body(1).tool_choice).toEqual({ type: 'auto' })
+    expect(body(2)).not.toHaveProperty('tool_choice')
+    expect(body(3)).not.toHaveProperty('tool_choice')
+  })
+
   test('a text answer streams into the log, with no SDK platform headers and only the fields the API needs', async () => {
     await boot()
     llm.enqueue({ text: 'Hello from Claude' })
@@ -175,7 +199,7 @@ describe('failures end the turn with a typed error', () => {
     llm.enqueue({ error: { status: 529, retryAfter: 1 } }, { text: 'second time lucky' })
     const result = await h!.run('go')
     expect(result).toMatchObject({ reason: 'completed', text: 'second time lucky' })
-    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, code: 'SERVER', delayMs: 1000, reason: expect.any(String) }])
+    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, maxRetries: 2, code: 'SERVER', delayMs: 1000, reason: expect.any(String) }])
     expect(llm.requests[1]!.timing.receivedAt - llm.requests[0]!.timing.receivedAt).toBeGreaterThanOrEqual(950)
   })
 

@@ -77,7 +77,11 @@ export function requestBody(request: LlmRequest, model: ModelInfo, provider: str
     stream: true,
   }
   if (request.system) body.system = request.system
-  if (request.tools.length) body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }))
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }))
+    // Anthropic.ToolChoiceAuto / ToolChoiceNone: an object with a type.
+    if (request.toolChoice) body.tool_choice = { type: request.toolChoice }
+  }
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (options.promptCache) body.cache_control = { type: 'ephemeral' }
   return { ...body, ...effortFields(request.route.effort) }

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import type { EventKind } from '@dsh/session'
+import type { LlmRequest } from '@dsh/llm'
 import type {} from '@dsh/agent'
 import { DeepSeekAdapter, DEFAULT_BASE_URL } from './index.ts'
 
@@ -61,7 +62,30 @@ function sessionFiles(dir: string): string[] {
   })
 }
 
+
+/** Streams one request straight through `ctx.llm` (no agent turn) and expects a clean finish. */
+async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<void> {
+  llm.enqueue({ text: 'ok' })
+  const messages: LlmRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
+  for await (const chunk of h!.root.llm.stream({ route: { provider: 'deepseek', model: 'deepseek-v4-flash' }, system: 'be brief', messages, signal: new AbortController().signal, ...request })) {
+    if (chunk.type === 'finish') expect(chunk.error).toBeUndefined()
+  }
+}
+const echoTool = { name: 'echo', description: 'Returns its text.', parameters: { type: 'object', properties: { text: { type: 'string' } } } }
+
 describe('a DeepSeek turn through the real composition', () => {
+  test('a request\'s toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools', async () => {
+    await boot()
+    await ask({ tools: [echoTool], toolChoice: 'none' })
+    await ask({ tools: [echoTool], toolChoice: 'auto' })
+    await ask({ tools: [echoTool] })
+    await ask({ tools: [], toolChoice: 'none' })
+    expect(body(0).tool_choice).toEqual('none')
+    expect(body(1).tool_choice).toEqual('auto')
+    expect(body(2)).not.toHaveProperty('tool_choice')
+    expect(body(3)).not.toHaveProperty('tool_choice')
+  })
+
   test('a text answer streams into the log and the request carries only what the API needs', async () => {
     await boot()
     llm.enqueue({ text: 'Hello from DeepSeek' })
@@ -195,7 +219,7 @@ describe('failures end the turn with a typed error', () => {
     llm.enqueue({ error: { status: 429, retryAfter: 1 } }, { text: 'second time lucky' })
     const result = await h!.run('go')
     expect(result).toMatchObject({ reason: 'completed', text: 'second time lucky' })
-    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, code: 'RATE_LIMIT', delayMs: 1000, reason: expect.stringContaining('1000 ms') }])
+    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, maxRetries: 2, code: 'RATE_LIMIT', delayMs: 1000, reason: expect.stringContaining('1000 ms') }])
     const waited = llm.requests[1]!.timing.receivedAt - llm.requests[0]!.timing.receivedAt
     expect(waited).toBeGreaterThanOrEqual(950)
     expect(data('assistant/message')[0]!.error).toMatchObject({ code: 'RATE_LIMIT', retryAfterMs: 1000 })

@@ -88,6 +88,7 @@ export function requestBody(request: LlmRequest, model: ModelInfo, provider: str
   }
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+    if (request.toolChoice) body.tool_choice = request.toolChoice
   }
   if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens
   if (request.temperature !== undefined) body.temperature = request.temperature

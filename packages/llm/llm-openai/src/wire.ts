@@ -61,7 +61,11 @@ export function requestBody(request: LlmRequest, model: ModelInfo) {
     stream: true,
     stream_options: { include_usage: true },
   }
-  if (request.tools.length) body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+    // The API refuses a tool_choice without tools.
+    if (request.toolChoice) body.tool_choice = request.toolChoice
+  }
   if (request.maxOutputTokens) body.max_completion_tokens = request.maxOutputTokens
   if (request.temperature !== undefined) body.temperature = request.temperature
   return { ...body, ...effortFields(request.route.effort) }

@@ -77,11 +77,20 @@ export interface Route {
 
 export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'aborted' | 'error'
 
+/** Whether the model may answer with tool calls: `auto` (it decides) or `none` (text only). */
+export type ToolChoice = 'auto' | 'none'
+
 export interface LlmRequest {
   route: Route
   system: string
   messages: Message[]
   tools: ToolSchema[]
+  /**
+   * Absent: the provider's default (`auto` when tools are sent). `none` keeps the tools in the request (so a
+   * provider's prompt cache over them still hits) but forbids calling them, e.g. for a compaction summary.
+   * Adapters send it only with tools: without tools there is nothing to choose.
+   */
+  toolChoice?: ToolChoice
   maxOutputTokens?: number
   temperature?: number
   signal: AbortSignal

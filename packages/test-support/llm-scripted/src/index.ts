@@ -114,6 +114,12 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
       yield { type: 'finish', reason: 'error', error: { code: 'INVALID_REQUEST', message: `llm-scripted: the script is exhausted at request #${this.served}` } }
       return
     }
+    if (request.toolChoice === 'none' && response.toolCalls?.length) {
+      // A provider honouring 'none' cannot answer with calls: a script that does tests nothing real, so say so.
+      const names = response.toolCalls.map((call) => call.name).join(', ')
+      yield { type: 'finish', reason: 'error', error: { code: 'INVALID_REQUEST', message: `llm-scripted: request #${this.served} has toolChoice 'none' but its scripted response calls tools (${names})` } }
+      return
+    }
     const pieces = response.pieces ?? 2
     const pause = async () => {
       if (response.delayMs) await wait(response.delayMs, signal)
