@@ -116,18 +116,6 @@ test('two tabs see one approval, the first answer decides it and the second is t
   await Promise.all([a.close(), b.close()])
 })
 
-test('closing every tab leaves a running turn running', async () => {
-  await boot([{ toolCalls: [{ name: 'wait', arguments: { ms: 300, label: 'slow' } }] }, { text: 'finished' }])
-  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
-  const t = await tab()
-  t.subscribe('session', sessionId, { since: 0 })
-  await api('agent.send', { sessionId, text: 'take your time' })
-  await t.until(() => t.events(sessionId).some((event) => event.type === 'tool/dispatched'), 'the tool to start')
-  await t.close()
-  const result = await h.root.agents.bySession(sessionId)!.whenIdle()
-  expect(result).toMatchObject({ reason: 'completed', text: 'finished' })
-})
-
 test('a new session needs an existing folder, and the route and preset it starts with are logged', async () => {
   await boot()
   await expect(api('sessions.create', { cwd: join(h.workspace, 'missing') })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
@@ -270,7 +258,7 @@ test('an idle agent no tab watches is released: a terminal can resume its sessio
   expect(eventsOf(sessionId).filter((event) => event.type === 'turn/end')).toHaveLength(2)
 })
 
-test('an agent whose turn runs is not released when its last tab leaves, only once the turn has ended', async () => {
+test('closing every tab leaves a running turn running; its agent is released only once the turn has ended', async () => {
   await boot([{ toolCalls: [{ name: 'wait', arguments: { ms: 500, label: 'slow' } }] }, { text: 'finished' }], RELEASE_SOON)
   const { sessionId } = await api('sessions.create', { cwd: h.workspace })
   const t = await tab()

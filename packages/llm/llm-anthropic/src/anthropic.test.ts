@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, type Harness, ECHO_TOOL, streamOnce } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import type { EventKind } from '@dsh/session'
 import type { LlmRequest } from '@dsh/llm'
@@ -57,15 +57,13 @@ const body = (index: number) => llm.requests[index]!.body
 const data = <K extends EventKind>(type: K) => h!.events(type).map((event) => event.data)
 
 
-/** Streams one request straight through `ctx.llm` (no agent turn) and expects a clean finish. */
+/** One request straight through `ctx.llm` (no agent turn), expecting a clean finish. */
 async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<void> {
   llm.enqueue({ text: 'ok' })
-  const messages: LlmRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
-  for await (const chunk of h!.root.llm.stream({ route: { provider: 'anthropic', model: 'claude-sonnet-4-6' }, system: 'be brief', messages, signal: new AbortController().signal, ...request })) {
-    if (chunk.type === 'finish') expect(chunk.error).toBeUndefined()
-  }
+  const chunks = await streamOnce(h!.root, { route: { provider: 'anthropic', model: 'claude-sonnet-4-6' }, ...request })
+  expect(chunks.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' })
 }
-const echoTool = { name: 'echo', description: 'Returns its text.', parameters: { type: 'object', properties: { text: { type: 'string' } } } }
+const echoTool = ECHO_TOOL
 
 describe('an Anthropic turn through the real composition', () => {
   test('a request\'s toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools', async () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import { bootComposition, type Harness, ECHO_TOOL, streamOnce } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import type { EventKind } from '@dsh/session'
 import type { LlmRequest } from '@dsh/llm'
@@ -53,15 +53,13 @@ const body = (index: number) => llm.requests[index]!.body
 const data = <K extends EventKind>(type: K) => h!.events(type).map((event) => event.data)
 
 
-/** Streams one request straight through `ctx.llm` (no agent turn) and expects a clean finish. */
+/** One request straight through `ctx.llm` (no agent turn), expecting a clean finish. */
 async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<void> {
   llm.enqueue({ text: 'ok' })
-  const messages: LlmRequest['messages'] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
-  for await (const chunk of h!.root.llm.stream({ route: { provider: 'openai', model: 'gpt-test' }, system: 'be brief', messages, signal: new AbortController().signal, ...request })) {
-    if (chunk.type === 'finish') expect(chunk.error).toBeUndefined()
-  }
+  const chunks = await streamOnce(h!.root, { route: { provider: 'openai', model: 'gpt-test' }, ...request })
+  expect(chunks.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' })
 }
-const echoTool = { name: 'echo', description: 'Returns its text.', parameters: { type: 'object', properties: { text: { type: 'string' } } } }
+const echoTool = ECHO_TOOL
 
 describe('an OpenAI-compatible turn through the real composition', () => {
   test('a request\'s toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools', async () => {

@@ -9,6 +9,7 @@ import { agentHarness, type AgentHarness } from './agent.ts'
 
 export type { AgentHarness }
 export { scriptedPatch, toolCall, type ScriptedPatchOptions } from './scripted.ts'
+export { ECHO_TOOL, streamOnce } from './stream.ts'
 
 export interface CompositionOptions {
   /** Profile to boot (default `headless`): its real bundles are the first layers. */
