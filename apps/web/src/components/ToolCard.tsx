@@ -1,13 +1,11 @@
 import { memo, useState, type ReactNode } from 'react'
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
-import type { Item } from '../lib/fold.ts'
+import type { ToolItem } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
 import { commandEnding, outputAddsToError, preview } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
-
-type ToolItem = Extract<Item, { kind: 'tool' }>
 
 const PREVIEW_LINES = 24
 
@@ -135,6 +133,11 @@ export const ToolCard = memo(
               <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} from={item.name === 'bash' ? 'tail' : 'head'} />
             )}
             {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && <Output text={JSON.stringify(item.args, null, 2)} />}
+            {item.pruned && (
+              <p className="muted small tool-pruned" data-testid="tool-pruned">
+                The model now sees a shortened copy of this output{item.pruned.note ? ` (${item.pruned.note})` : ''}; the session log keeps it whole.
+              </p>
+            )}
           </div>
         )}
       </div>
