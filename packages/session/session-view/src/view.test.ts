@@ -49,6 +49,7 @@ const realistic = log(
   ['user/message', { content: [{ type: 'text', text: 'Try again' }], source: 'user' }],
   ['step/start', { turnId: 't2', step: 1 }],
   ['assistant/chunk', { kind: 'text', text: 'Let me' }],
+  ['assistant/message', { content: [{ type: 'text', text: 'Let me' }], usage: none, finish: 'aborted', interrupted: true }],
   ['turn/end', { turnId: 't2', reason: 'aborted' }],
   ['turn/start', { turnId: 't3' }],
   ['user/message', { content: [{ type: 'text', text: 'Write it' }, { type: 'image', mediaType: 'image/png', sha256: 'ab12' }], source: 'user' }],
@@ -80,7 +81,7 @@ test('a realistic log folded at once and event by event gives the same view, and
   expect([live.openTurn, live.window, live.route]).toEqual([false, 128_000, { provider: 'deepseek', model: 'deepseek-v4-pro' }])
   expect(whole.applied).toBe(realistic.length)
   expect(Object.fromEntries(whole.skipped)).toEqual({ 'someone/else': 1 })
-  expect(whole.items.map((item) => item.key)).toEqual(['n0', 'u2', 'n6', 'a7', 'tc1', 'tc2', 'a21', 'e24', 'n27', 'u31', 'a33', 'e34', 'u36', 'tc3', 'e40'])
+  expect(whole.items.map((item) => item.key)).toEqual(['n0', 'u2', 'n6', 'a7', 'tc1', 'tc2', 'a21', 'e24', 'n27', 'u31', 'a33', 'e35', 'u37', 'tc3', 'e41'])
 })
 
 test('the view shows the retry instead of the error it recovered from, the approval on its call, and the pruned note', () => {
@@ -93,13 +94,18 @@ test('the view shows the retry instead of the error it recovered from, the appro
   expect(view.get('n27')).toMatchObject({ cause: 'summary', replaces: { fromSeq: 1, toSeq: 24 } })
 })
 
+test('a turn that ends while an answer streams, its message never logged, leaves the answer interrupted, not streaming', () => {
+  const view = SessionView.fold(log(['turn/start', { turnId: 't' }], ['assistant/chunk', { kind: 'text', text: 'Half' }], ['turn/end', { turnId: 't', reason: 'error', error: serverError }]))
+  expect(view.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half', streaming: false, interrupted: true, version: 2 }), expect.objectContaining({ kind: 'turn-end', error: serverError, loggedError: serverError })])
+})
+
 test('a cancelled answer stops streaming, and a repaired turn shows its unstarted call and its interrupted end', () => {
   const view = SessionView.fold(realistic)
-  expect(view.get('a33')).toMatchObject({ text: 'Let me', streaming: false })
-  expect(view.get('e34')).toMatchObject({ reason: 'aborted' })
-  expect(view.get('u36')).toMatchObject({ text: 'Write it', images: [{ mediaType: 'image/png', sha256: 'ab12' }] })
+  expect(view.get('a33')).toMatchObject({ text: 'Let me', streaming: false, interrupted: true })
+  expect(view.get('e35')).toMatchObject({ reason: 'aborted' })
+  expect(view.get('u37')).toMatchObject({ text: 'Write it', images: [{ mediaType: 'image/png', sha256: 'ab12' }] })
   expect(view.get('tc3')).toMatchObject({ status: 'error', error: { code: 'TOOL_NOT_STARTED' } })
-  expect(view.get('e40')).toMatchObject({ reason: 'interrupted' })
+  expect(view.get('e41')).toMatchObject({ reason: 'interrupted' })
 })
 
 test('each event reports exactly what it changed', () => {
@@ -112,7 +118,8 @@ test('each event reports exactly what it changed', () => {
   expect(ops[13]).toEqual(['updated tc2']) // the approval joins its call
   expect(ops[14]).toEqual([]) // fs/observed shows nothing
   expect(ops[29]).toEqual([]) // an unknown kind, counted
-  expect(ops[34]).toEqual(['session', 'updated a33', 'added e34'])
+  expect(ops[34]).toEqual(['usage', 'session', 'updated a33'])
+  expect(ops[35]).toEqual(['session', 'added e35'])
 })
 
 test('streamed chunks report their deltas, which add up to the answer', () => {

@@ -219,9 +219,10 @@ export class SessionView {
   private turnEnd({ seq, time, data }: LogEvent): void {
     this.openTurn = false
     this.sessionChanged()
-    // A stream the turn ended without its message (cancelled mid-answer) is no longer streaming.
+    // The runtime logs a cut stream's message before the turn's end; a log that lacks it (written by something
+    // else, or a page cut short) must not leave an answer streaming forever.
     const streaming = this.streamingKey ? this.get(this.streamingKey) : undefined
-    if (streaming?.kind === 'assistant' && streaming.streaming) this.update(streaming, { streaming: false, version: seq })
+    if (streaming?.kind === 'assistant' && streaming.streaming) this.update(streaming, { streaming: false, interrupted: true, version: seq })
     this.streamingKey = undefined
     const repeated = sameError(data.error, this.shownError)
     this.add({
