@@ -154,3 +154,28 @@ test('a failed compaction leaves a warning; the summary of a successful one is i
   const view = SessionView.fold(log(['compaction/start', { fromSeq: 0, toSeq: 5 }], ['compaction/end', { ok: false, code: 'SUMMARY_FAILED', reason: 'the model refused', requests: 1, usage: none }]))
   expect(view.items).toEqual([expect.objectContaining({ kind: 'notice', tone: 'warn', cause: 'compaction', text: 'Compaction failed (SUMMARY_FAILED): the model refused; the conversation is kept as it was.' })])
 })
+
+test('a call id the model repeats gets a card of its own, and the later result and approval go to the later call', () => {
+  const view = SessionView.fold(
+    log(
+      ['tool/call', { callId: 'x', name: 'read', arguments: { path: 'a' } }],
+      ['tool/result', { callId: 'x', content: [{ type: 'text', text: 'first' }] }],
+      ['tool/call', { callId: 'x', name: 'bash', arguments: { command: 'rm -rf /' } }],
+      ['approval/asked', { requestId: 'r', callId: 'x', tool: 'bash', summary: 'bash: rm -rf /', reason: 'destructive' }],
+      ['approval/decided', { requestId: 'r', answer: 'reject', by: 'user' }],
+      ['tool/result', { callId: 'x', content: [], error: { code: 'DENIED', message: 'rejected' } }],
+    ),
+  )
+  expect(view.items.map((item) => [item.key, item.kind === 'tool' && [item.name, item.status, item.approval?.decided?.answer]])).toEqual([
+    ['tx', ['read', 'done', undefined]],
+    ['tx@2', ['bash', 'error', 'reject']],
+  ])
+  expect(new Set(view.items.map((item) => item.key)).size).toBe(view.items.length)
+})
+
+test('a call id chosen to look like a renamed repeat still gets a key of its own', () => {
+  const view = SessionView.fold(log(['tool/call', { callId: 'x@1', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]))
+  expect(view.items.map((item) => item.key)).toEqual(['tx@1', 'tx', 'tx@2'])
+  const tricky = SessionView.fold(log(['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x@2', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]))
+  expect(tricky.items.map((item) => item.key)).toEqual(['tx', 'tx@2', 'tx@2.1'])
+})

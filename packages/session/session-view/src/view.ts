@@ -109,7 +109,7 @@ export class SessionView {
       case 'assistant/message':
         return this.assistantMessage(event)
       case 'tool/call': {
-        const item: ToolItem = { kind: 'tool', key: `t${data.callId}`, version: seq, seq, callId: data.callId, name: data.name, args: data.arguments, status: 'pending', startedAt: event.time }
+        const item: ToolItem = { kind: 'tool', key: this.toolKey(data.callId, seq), version: seq, seq, callId: data.callId, name: data.name, args: data.arguments, status: 'pending', startedAt: event.time }
         this.toolKeys.set(data.callId, item.key)
         return this.add(item)
       }
@@ -124,8 +124,9 @@ export class SessionView {
         this.resultCalls.set(seq, data.callId)
         const item = this.tool(data.callId)
         if (item) return this.update(item, result)
-        this.toolKeys.set(data.callId, `t${data.callId}`)
-        return this.add({ kind: 'tool', key: `t${data.callId}`, seq, callId: data.callId, name: 'tool', args: undefined, startedAt: event.time, ...result })
+        const key = this.toolKey(data.callId, seq)
+        this.toolKeys.set(data.callId, key)
+        return this.add({ kind: 'tool', key, seq, callId: data.callId, name: 'tool', args: undefined, startedAt: event.time, ...result })
       }
       case 'tool/pruned': {
         const callId = this.resultCalls.get(data.seq)
@@ -254,6 +255,16 @@ export class SessionView {
     }
     const retry = { ...retryInfoOf(data), ...(this.lastFailure ? { failure: this.lastFailure } : {}) }
     this.notice(seq, retryText(data), 'muted', { cause: 'retry', retry })
+  }
+
+  /**
+   * `t<callId>`, unless a card already has it: call ids come from the model, which may repeat one, and two
+   * cards sharing a key would hide one of them. The newest call with an id gets its result and approval.
+   */
+  private toolKey(callId: string, seq: number): string {
+    let key = `t${callId}`
+    for (let again = 0; this.positions.has(key); again++) key = `t${callId}@${seq}${again ? `.${again}` : ''}`
+    return key
   }
 
   private tool(callId: string): ToolItem | undefined {
