@@ -124,8 +124,8 @@ export class UpdateTranslator {
     if (kind === 'edit') {
       const path = targetPath(call.args, this.options.cwd)
       // Live, the call has not run yet, so the file on disk is the old side; a replay cannot know it.
-      const before = mode === 'live' && path ? readBefore(path, this.options.diffMaxBytes) : undefined
-      diff = proposedDiff(call.args, this.options.cwd, before)
+      const before = mode === 'live' && path && call.change ? readBefore(path, this.options.diffMaxBytes) : undefined
+      diff = proposedDiff(call.change, this.options.cwd, before)
     }
     this.calls.set(call.callId, { kind, diff })
     return {

@@ -49,6 +49,8 @@ export interface ApprovalInfo {
   decided?: { answer: 'allow_once' | 'reject'; by: string; note?: string }
 }
 
+import type { ProposedChange } from './change.ts'
+
 /** An `llm/retry`, its fields checked one by one (logs written before `maxRetries` existed lack it). */
 export interface RetryInfo {
   attempt?: number
@@ -104,6 +106,8 @@ export interface ToolItem extends ItemBase {
   startedAt: number
   endedAt?: number
   approval?: ApprovalInfo
+  /** What the call proposes to change, read from its arguments (edits, writes, inserts). */
+  change?: ProposedChange
   /** The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole. */
   pruned?: { seq: number; note?: string }
 }

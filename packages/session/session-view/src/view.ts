@@ -1,4 +1,5 @@
 import type { ApprovalInfo, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, ToolItem, Usage, ViewChange } from './items.ts'
+import { proposedChange } from './change.ts'
 import { retryInfoOf, retryText } from './retry.ts'
 
 const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
@@ -109,7 +110,8 @@ export class SessionView {
       case 'assistant/message':
         return this.assistantMessage(event)
       case 'tool/call': {
-        const item: ToolItem = { kind: 'tool', key: this.toolKey(data.callId, seq), version: seq, seq, callId: data.callId, name: data.name, args: data.arguments, status: 'pending', startedAt: event.time }
+        const change = proposedChange(data.arguments)
+        const item: ToolItem = { kind: 'tool', key: this.toolKey(data.callId, seq), version: seq, seq, callId: data.callId, name: data.name, args: data.arguments, status: 'pending', startedAt: event.time, ...(change ? { change } : {}) }
         this.toolKeys.set(data.callId, item.key)
         return this.add(item)
       }
