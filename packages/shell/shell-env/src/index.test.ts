@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall, type CompositionOptions, type Harness } from '@dsh/test-harness'
+import type {} from './index.ts'
 
 // dsh's own environment holds the user's keys; nothing a model-started process prints may show them.
 const SECRETS = {
