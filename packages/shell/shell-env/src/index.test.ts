@@ -114,3 +114,13 @@ test('a secret-looking name in shell.env.set is refused at boot, naming the file
   const booting = bootComposition({ patch: scriptedPatch(), homeFiles: { 'settings.yaml': 'shell.env.set: { API_TOKEN: abc }\n' } })
   await expect(booting).rejects.toThrow(/settings\.yaml:1: shell\.env\.set: set: "API_TOKEN" looks like a secret/)
 })
+
+const EVERY_ENVIRON = 'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done 2>/dev/null; true'
+
+test('a confined command reading every /proc/*/environ finds no secret: dsh\'s own process is out of its sight', async () => {
+  const h = await boot([toolCall('proc', 'bash', { command: EVERY_ENVIRON }), { text: 'done' }])
+  await h.run('look around')
+  const output = h.toolText('proc')
+  expect(output).toContain('PATH=')
+  expectNoSecret(output)
+})
