@@ -69,3 +69,22 @@ test('an approval request built from a call that names a credential value is log
   expect(JSON.stringify(asked!.data)).toContain('«redacted:GITHUB_TOKEN»')
   expect(JSON.stringify(asked!.data)).not.toContain(ENV_VALUE)
 })
+
+test('a long result is spilled to disk with the markers: the spill file holds no value either', async () => {
+  const h = await bootComposition({
+    patch: scriptedPatch({}, '- id: spill-policy\n  config: { thresholdBytes: 200 }\n'),
+    homeFiles: { '.credentials.yaml': `ANTHROPIC_API_KEY: ${STORED_VALUE}\n` },
+    workspaceFiles: { 'config.txt': `token=${ENV_VALUE}\nanthropic=${STORED_VALUE}\n` },
+  })
+  onTestFinished(() => h.dispose())
+  h.root.scriptedLlm.enqueue(toolCall('long', 'bash', { command: 'for i in $(seq 20); do cat config.txt; done' }), { text: 'done' })
+  await h.run('print it many times')
+  const spillDir = join(h.home, 'spill')
+  const spilled = readdirSync(spillDir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.txt')).map((name) => readFileSync(join(spillDir, name), 'utf8'))
+  expect(spilled).toHaveLength(1)
+  expect(spilled[0]).toContain('token=«redacted:GITHUB_TOKEN»')
+  for (const text of [spilled[0]!, h.toolText('long'), await logOnDisk(h)]) {
+    expect(text).not.toContain(ENV_VALUE)
+    expect(text).not.toContain(STORED_VALUE)
+  }
+})
