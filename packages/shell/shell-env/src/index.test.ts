@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
@@ -123,4 +124,27 @@ test('a confined command reading every /proc/*/environ finds no secret: dsh\'s o
   const output = h.toolText('proc')
   expect(output).toContain('PATH=')
   expectNoSecret(output)
+})
+
+test('a resumed session whose policy did not change does not log it again', async () => {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
+  onTestFinished(() => {
+    rmSync(home, { recursive: true, force: true })
+    rmSync(workspace, { recursive: true, force: true })
+  })
+  const first = await bootComposition({ home, workspace, patch: scriptedPatch() })
+  first.root.scriptedLlm.enqueue(toolCall('a', 'bash', { command: 'true' }), { text: 'ok' })
+  await first.run('first')
+  const id = (await first.agent()).session.id
+  await first.dispose()
+
+  const second = await bootComposition({ home, workspace, patch: scriptedPatch() })
+  onTestFinished(() => second.dispose())
+  second.root.scriptedLlm.enqueue(toolCall('b', 'bash', { command: 'true' }), { text: 'ok' })
+  const resumed = await second.root.agents.resume(id)
+  resumed.followup('again')
+  await resumed.whenIdle()
+  expect(resumed.session.all('shell/env-policy')).toHaveLength(1)
+  expect(resumed.session.all('tool/result')).toHaveLength(2)
 })
