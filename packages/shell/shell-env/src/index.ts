@@ -32,14 +32,14 @@ const checked = <T>(inner: Schema<T>, field: keyof EnvPolicy) =>
     return value
   })
 
-const Include = checked(Schema.array(Schema.string()), 'include')
-const Exclude = checked(Schema.array(Schema.string()), 'exclude')
-const Set = checked(Schema.dict(Schema.string()), 'set')
+const IncludePatterns = checked(Schema.array(Schema.string()), 'include')
+const ExcludePatterns = checked(Schema.array(Schema.string()), 'exclude')
+const SetVariables = checked(Schema.dict(Schema.string()), 'set')
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  include: Include.default([]).description('Default of `shell.env.include`.'),
-  exclude: Exclude.default([]).description('Default of `shell.env.exclude`.'),
-  set: Set.default({}).description('Default of `shell.env.set`.'),
+  include: IncludePatterns.default([]).description('Default of `shell.env.include`.'),
+  exclude: ExcludePatterns.default([]).description('Default of `shell.env.exclude`.'),
+  set: SetVariables.default({}).description('Default of `shell.env.set`.'),
 })
 
 export const name = 'shell-env'
@@ -52,9 +52,9 @@ export const inject = ['settings', 'subprocess', 'sessions', 'tools']
  * again whenever it changes. Must not own: applying the policy (ctx.subprocess) or redaction (ctx.credentials).
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.settings.define('shell.env.include', Include.default(config.include), { description: 'Variable names or globs (*, ?; case-insensitive) that commands inherit beyond PATH, HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, SHELL and TMPDIR. Secret-looking names (*KEY*, *TOKEN*, *SECRET*, …) are never inherited.' })
-  ctx.settings.define('shell.env.exclude', Exclude.default(config.exclude), { description: 'Variable names or globs never passed to commands, even when included or set by a shell.' })
-  ctx.settings.define('shell.env.set', Set.default(config.set), { description: 'Variables (name: value) set for every command. Shown in clear: a secret-looking name is refused.' })
+  ctx.settings.define('shell.env.include', IncludePatterns.default(config.include), { description: 'Variable names or globs (*, ?; case-insensitive) that commands inherit beyond PATH, HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, SHELL and TMPDIR. Secret-looking names (*KEY*, *TOKEN*, *SECRET*, …) are never inherited.' })
+  ctx.settings.define('shell.env.exclude', ExcludePatterns.default(config.exclude), { description: 'Variable names or globs never passed to commands, even when included or set by a shell.' })
+  ctx.settings.define('shell.env.set', SetVariables.default(config.set), { description: 'Variables (name: value) set for every command. Shown in clear: a secret-looking name is refused.' })
   ctx.sessions.defineKind(ctx, 'shell/env-policy', { ignorable: true, validate: checkRecord })
 
   const policy = (): EnvPolicy => ({ include: ctx.settings.get('shell.env.include'), exclude: ctx.settings.get('shell.env.exclude'), set: ctx.settings.get('shell.env.set') })
