@@ -27,6 +27,7 @@ test('the audit lists every authority change, probe, approval request and decisi
     ['approval/policy', 'approval policy set to ask'],
     ['approval/asked', "approval asked for bash (bash: true [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs yes [call yes]"],
     ['approval/decided', 'approval ALLOWED once by user for bash (bash: true [outside the sandbox])'],
+    ['shell/env-policy', expect.stringMatching(/^command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld .*$/)],
     ['sandbox/probe', expect.stringMatching(/^sandbox backend bubblewrap available: bubblewrap \(bwrap\) at \S+ ran a confined no-op$/)],
     ['approval/asked', "approval asked for bash (bash: false [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs no [call no]"],
     ['approval/decided', 'approval REJECTED by user for bash (bash: false [outside the sandbox])'],
@@ -38,9 +39,9 @@ test('the audit lists every authority change, probe, approval request and decisi
 
   const text = renderAudit(entries, { sessionId: session.id })
   const lines = text.trimEnd().split('\n')
-  expect(lines[0]).toBe(`Authority audit of session ${session.id}: 11 entries`)
+  expect(lines[0]).toBe(`Authority audit of session ${session.id}: 12 entries`)
   expect(lines[1]).toMatch(/^#0 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z  preset read-only chosen/)
-  expect(lines).toHaveLength(12)
+  expect(lines).toHaveLength(13)
 })
 
 test('a session under the defaults renders as such', () => {

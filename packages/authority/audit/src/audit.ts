@@ -1,5 +1,5 @@
 /** The kinds the audit reads: every change of authority, and every approval asked and decided. */
-export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'approval/asked', 'approval/decided'] as const
+export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'shell/env-policy', 'approval/asked', 'approval/decided'] as const
 export type AuditKind = (typeof AUDITED_KINDS)[number]
 
 /** Any logged event (the audit reads stored logs as they are, so it needs no plugin's types). */
@@ -27,6 +27,7 @@ interface Asked {
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
+const names = (value: unknown) => (Array.isArray(value) ? (value.length ? value.map(text).join(', ') : 'nothing') : text(value))
 
 /**
  * Every authority change, probe, approval request and decision of a session, in log order. Changes name what
@@ -57,6 +58,9 @@ export function auditSession(events: readonly AuditableEvent[]): AuditEntry[] {
         break
       case 'sandbox/probe':
         summary = `sandbox backend ${text(data.backend)} ${data.available ? 'available' : 'UNAVAILABLE'}: ${text(data.reason)}`
+        break
+      case 'shell/env-policy':
+        summary = `command environment inherits ${names(data.inherited)}; sets ${names(data.set)}; include ${names(data.include)}; exclude ${names(data.exclude)}; withheld ${names(data.dropped)}`
         break
       case 'approval/asked':
         asked.set(text(data.requestId), { tool: text(data.tool), summary: text(data.summary) })
