@@ -5,8 +5,10 @@ import type {} from '@dsh/approval'
 import { UsageError } from '@dsh/cmdline'
 import type {} from '@dsh/llm'
 import { SessionError } from '@dsh/session'
+import type {} from '@dsh/session-query'
 import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
+import { reindexSessions, searchSessions } from './search.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
 import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
@@ -66,6 +68,8 @@ export function apply(ctx: Context, config: Config) {
       const invocation = readInvocation(ctx.cmdlineArgs.argv, (options, argv) => ctx.cmdlineArgs.parse(options, argv))
       if (invocation.command === 'sessions-list') return await listSessions(ctx, config, invocation, io)
       if (invocation.command === 'sessions-show') return await showSession(ctx, config, invocation, io)
+      if (invocation.command === 'sessions-search') return await searchSessions(ctx, config, invocation, io)
+      if (invocation.command === 'sessions-reindex') return await reindexSessions(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       return await run.execute()
     } catch (error: any) {

@@ -1,5 +1,6 @@
 import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 import { EFFORTS, type Effort } from '@dsh/llm'
+import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
 const RUN_OPTIONS = {
@@ -21,7 +22,7 @@ const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, json: 
 const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 
 /** Every flag any headless command knows: the first, lenient pass that finds the command word. */
-const ALL_OPTIONS = { ...RUN_OPTIONS, ...LIST_OPTIONS, ...SHOW_OPTIONS } as const satisfies OptionSpec
+const ALL_OPTIONS = { ...RUN_OPTIONS, ...LIST_OPTIONS, ...SHOW_OPTIONS, ...SEARCH_OPTIONS, ...REINDEX_OPTIONS } as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
 export type SessionSource = { kind: 'new'; cwd?: string } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string; atSeq: number }
@@ -53,7 +54,7 @@ export interface ShowInvocation {
   json: boolean
 }
 
-export type Invocation = RunInvocation | ListInvocation | ShowInvocation
+export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
@@ -116,7 +117,8 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
     if (extra.length) throw new UsageError(`dsh sessions show takes one session id (got "${more.join(' ')}")`)
     return { command: 'sessions-show', id, audit: !!values.audit, json: !!values.json }
   }
-  throw new UsageError(`unknown sessions command "${sub}" (expected list or show)`)
+  if (sub === 'search' || sub === 'reindex') return readSearchCommand(sub, more, argv, parse)
+  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, search or reindex)`)
 }
 
 function forkSeq(at: string | undefined): number {

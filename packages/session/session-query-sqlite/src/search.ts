@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3'
+import type { HitSource, SearchHit, SearchOptions } from '@dsh/session-query'
+import { MARK_CLOSE, MARK_OPEN } from './extract.ts'
+import { ftsExpression, parseSnippet } from './query.ts'
+
+interface BestRow {
+  id: number
+  session: string
+  seq: number
+  source: HitSource
+  time: number
+  matches: number
+  cwd: string
+  title: string | null
+  first_prompt: string | null
+}
+
+/**
+ * Ranked search: each matching event scores by bm25, a session ranks by its best event (ties: the later one),
+ * and only the returned hits pay for a snippet.
+ */
+export class Searcher {
+  private readonly best
+  private readonly snippet
+
+  constructor(db: Database.Database, snippetTokens: number) {
+    this.best = db.prepare<{ expr: string; cwd: string | null; limit: number }, BestRow>(`
+      WITH matched AS (
+        SELECT d.id, d.session, d.seq, d.source, d.time, docs_fts.rank AS score
+        FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
+        WHERE docs_fts MATCH @expr
+      ), ranked AS (
+        SELECT *, row_number() OVER (PARTITION BY session ORDER BY score, seq DESC) AS n,
+               count(*) OVER (PARTITION BY session) AS matches
+        FROM matched
+      )
+      SELECT r.id, r.session, r.seq, r.source, r.time, r.matches, l.cwd, l.title, l.first_prompt
+      FROM ranked r JOIN logs l ON l.session = r.session
+      WHERE r.n = 1 AND (@cwd IS NULL OR l.cwd_real = @cwd)
+      ORDER BY r.score, r.time DESC
+      LIMIT @limit`)
+    this.snippet = db
+      .prepare<{ expr: string; id: number }, { text: string }>(
+        `SELECT snippet(docs_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '…', ${Math.floor(snippetTokens)}) AS text
+         FROM docs_fts WHERE docs_fts MATCH @expr AND rowid = @id`,
+      )
+  }
+
+  search(query: string, options: SearchOptions & { cwd?: string }): SearchHit[] {
+    const expr = ftsExpression(query)
+    if (!expr || options.limit <= 0) return []
+    const rows = this.best.all({ expr, cwd: options.cwd ?? null, limit: Math.floor(options.limit) })
+    return rows.map((row) => ({
+      sessionId: row.session,
+      cwd: row.cwd,
+      ...(row.title !== null ? { title: row.title } : {}),
+      ...(row.first_prompt !== null ? { firstPrompt: row.first_prompt } : {}),
+      seq: row.seq,
+      source: row.source,
+      time: row.time,
+      snippet: parseSnippet(this.snippet.get({ expr, id: row.id })?.text ?? ''),
+      matches: row.matches,
+    }))
+  }
+}
