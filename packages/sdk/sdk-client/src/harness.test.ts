@@ -56,6 +56,16 @@ test('a text run resolves to the final text, the events and the finish reason', 
   expect(llm.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'say hello' })
 })
 
+test('search finds a stored session by what the model said, with the seq to open it at', async () => {
+  llm.enqueue({ text: 'The albatross flew south.' })
+  const harness = await sharedHarness()
+  const session = await harness.session()
+  const result = await session.run('where did it go?')
+  const said = result.events.find((event) => event.type === 'assistant/message')!
+  const hits = await harness.search('albatross south', { cwd: workspace })
+  expect(hits).toEqual([expect.objectContaining({ sessionId: session.id, seq: said.seq, source: 'assistant', firstPrompt: 'where did it go?' })])
+})
+
 test('a tool-using run edits a file in the workspace (minimal composition)', async () => {
   writeFileSync(join(workspace, 'greeting.txt'), 'hello world\n')
   llm.enqueue(

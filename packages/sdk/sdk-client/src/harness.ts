@@ -6,6 +6,7 @@ import {
   type ClientMethods,
   type InitializeResult,
   type ServerNotifications,
+  type SearchHit,
   type SessionEventsResult,
   type SessionSummary,
 } from '@dsh/sdk-protocol'
@@ -134,6 +135,11 @@ export class Harness {
   /** Stored sessions, newest first (optionally only those started in `cwd`). */
   async list(cwd?: string): Promise<SessionSummary[]> {
     return (await this.request('session/list', cwd ? { cwd } : {})).sessions
+  }
+
+  /** Stored sessions whose words match the query, best first, each at the event to open it at (`session/search`). */
+  async search(query: string, options: { cwd?: string; limit?: number } = {}): Promise<SearchHit[]> {
+    return (await this.request('session/search', { query, ...options })).hits
   }
 
   /** One page of a stored log. */

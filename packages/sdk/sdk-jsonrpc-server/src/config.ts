@@ -6,6 +6,8 @@ export interface Config {
   approvalTimeoutMs: number
   pageSize: number
   maxPageSize: number
+  searchLimit: number
+  maxSearchLimit: number
   shutdownGraceMs: number
   guardStdout: boolean
 }
@@ -16,6 +18,8 @@ export const Config: Schema<Config> = Schema.object({
   approvalTimeoutMs: Schema.natural().default(120_000).description('An approval/request the client has not answered after this long is a rejection (0: wait until the turn is cancelled).'),
   pageSize: Schema.natural().min(1).default(500).description('Events per session/events page when the client gives no limit.'),
   maxPageSize: Schema.natural().min(1).default(10_000).description('Largest session/events page a client may ask for.'),
+  searchLimit: Schema.natural().min(1).default(20).description('Hits of a session/search when the client gives no limit.'),
+  maxSearchLimit: Schema.natural().min(1).default(200).description('Most hits a client may ask session/search for.'),
   shutdownGraceMs: Schema.natural().default(10_000).description('On shutdown or EOF, how long running turns get to end after cancel before the runtime exits anyway.'),
   guardStdout: Schema.boolean().default(true).description('Send anything else written to stdout (a stray console.log) to stderr, so stdout carries protocol only.'),
 })

@@ -4,6 +4,7 @@ import type { Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
 import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
 import { SessionError } from '@dsh/session'
+import type { SessionQuery } from '@dsh/session-query'
 import { RpcError, invalidParams, requestFailed } from './errors.ts'
 import { content, directory, integer, optionalInteger, optionalObject, optionalRoute, optionalString, string, type RouteInput } from './params.ts'
 import type { Config } from './config.ts'
@@ -104,6 +105,17 @@ export class Methods {
     const cwd = optionalString(params, 'cwd')
     const sessions = await this.ctx.sessions.list()
     return { sessions: cwd === undefined ? sessions : sessions.filter((session) => session.cwd === cwd) }
+  }
+
+  async 'session/search'(params: Params): Result<'session/search'> {
+    const query = string(params, 'query')
+    const cwd = optionalString(params, 'cwd')
+    const limit = optionalInteger(params, 'limit', 1) ?? this.host.config.searchLimit
+    if (limit > this.host.config.maxSearchLimit) throw invalidParams('limit', `must be at most ${this.host.config.maxSearchLimit} (the runtime's maxSearchLimit)`)
+    // Search is an optional row of the composition: without it the method says so rather than vanishing.
+    const search = this.ctx.get('sessionQuery') as SessionQuery | undefined
+    if (!search) throw requestFailed('SEARCH_UNAVAILABLE', 'session search is not mounted in this runtime (no session-query row)')
+    return { hits: await search.search(query, { limit, ...(cwd !== undefined ? { cwd } : {}) }) }
   }
 
   async 'session/events'(params: Params): Result<'session/events'> {

@@ -2,8 +2,9 @@
 // constants only: the runtime side is @dsh/sdk-jsonrpc-server, the TypeScript client is @dsh/sdk.
 import type { Effort, ImageBlock, ModelInfo, Route, TextBlock } from '@dsh/llm'
 import type { AnySessionEvent, SessionSummary, TurnEndReason } from '@dsh/session'
+import type { SearchHit } from '@dsh/session-query'
 
-export type { AnySessionEvent, ModelInfo, Route, SessionSummary, TurnEndReason }
+export type { AnySessionEvent, ModelInfo, Route, SearchHit, SessionSummary, TurnEndReason }
 
 /** Bumped on any incompatible change of a method, a notification or an error code. */
 export const PROTOCOL_VERSION = 1
@@ -161,6 +162,20 @@ export interface SessionListResult {
   sessions: SessionSummary[]
 }
 
+export interface SessionSearchParams {
+  /** Plain words (each a word prefix, all required); quotes, `*`, `-` and `:` are text, not syntax. */
+  query: string
+  /** Only sessions started in this directory. */
+  cwd?: string
+  /** Most sessions returned (default and maximum: the runtime's `searchLimit` and `maxSearchLimit`). */
+  limit?: number
+}
+
+export interface SessionSearchResult {
+  /** Best first, one per session, each at its best-ranked event (`seq`). */
+  hits: SearchHit[]
+}
+
 export interface SessionEventsParams extends SessionRef {
   /** First seq of the page (default 0). */
   fromSeq?: number
@@ -193,6 +208,7 @@ export interface ClientMethods {
   'session/resume': { params: SessionResumeParams; result: SessionOpenedResult }
   'session/fork': { params: SessionForkParams; result: SessionOpenedResult }
   'session/list': { params: SessionListParams; result: SessionListResult }
+  'session/search': { params: SessionSearchParams; result: SessionSearchResult }
   'session/events': { params: SessionEventsParams; result: SessionEventsResult }
   'session/setModel': { params: SessionSetModelParams; result: { route: Route } }
   'session/setPermission': { params: SessionSetPermissionParams; result: { preset: string } }
@@ -209,6 +225,7 @@ export const CLIENT_METHODS: readonly ClientMethod[] = [
   'session/resume',
   'session/fork',
   'session/list',
+  'session/search',
   'session/events',
   'session/setModel',
   'session/setPermission',

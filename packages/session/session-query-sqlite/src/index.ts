@@ -67,7 +67,11 @@ export default class SqliteSessionQuery extends SessionQuery {
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {
     const store = this.open()
-    if (this.config.syncBeforeSearch) store.indexer.syncAll()
+    if (this.config.syncBeforeSearch) {
+      // This process's own sessions may still hold a batch in memory: what was said must be findable now.
+      for (const id of this.waiting.keys()) await this.ctx.sessions.get(id)?.flush()
+      store.indexer.syncAll()
+    }
     return store.searcher.search(query, { limit: options.limit, ...(options.cwd !== undefined ? { cwd: realOrSame(options.cwd) } : {}) })
   }
 

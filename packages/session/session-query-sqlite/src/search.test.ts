@@ -129,6 +129,22 @@ describe('sessions search on SQLite FTS5', () => {
     expect(await h.root.sessionQuery.search('tangerine', { limit: 5 })).toEqual([])
   })
 
+  test('a log that grew but was also changed before the indexed end is read again from the start', async () => {
+    h = await bootComposition({ patch: patch() })
+    const made = await makeSession(h.workspace, 'first words', 'echo hi', 'original marmalade output')
+    await h.root.sessionQuery.sync()
+    const file = logOf(made.id)
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
+    const last = JSON.parse(lines.at(-1)!)
+    const appended = JSON.stringify({ ...last, seq: last.seq + 1, type: 'user/message', data: { content: text('appended later'), source: 'user' } })
+    writeFileSync(file, [...lines, appended].join('\n').replace('marmalade', 'quicksand') + '\n')
+    expect(await h.root.sessionQuery.sync()).toMatchObject({ indexed: 1, caughtUp: 0 })
+    expect(await h.root.sessionQuery.search('marmalade', { limit: 5 })).toEqual([])
+    expect(await h.root.sessionQuery.search('quicksand appended', { limit: 5 })).toEqual([])
+    expect(await h.root.sessionQuery.search('quicksand', { limit: 5 })).toHaveLength(1)
+    expect(await h.root.sessionQuery.search('appended later', { limit: 5 })).toHaveLength(1)
+  })
+
   test('a deleted session disappears from results and from the index file', async () => {
     h = await bootComposition({ patch: patch() })
     const gone = await makeSession(h.workspace, 'doomed', 'echo', 'pomegranate')
