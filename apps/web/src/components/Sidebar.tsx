@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useEffect, useMemo, useState, type ReactNode } from 'react'
 import { Folder, GitBranch, Loader2, Lock, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
 import type { SearchHit, SessionListItem } from '@dsh/web-protocol'
 import { call } from '../lib/api.ts'
@@ -49,6 +49,23 @@ function useTextSearch(query: string): { hits: SearchHit[]; searching: boolean }
   return { hits: trimmed && state.query === trimmed ? state.hits : [], searching: !!trimmed && state.query !== trimmed }
 }
 
+/** A hit's excerpt with the matched words marked (the host's index gives their offsets). */
+function Snippet({ hit }: { hit: SearchHit }) {
+  const parts: ReactNode[] = []
+  let at = 0
+  for (const [i, { start, end }] of (hit.highlights ?? []).entries()) {
+    if (start < at || end > hit.snippet.length) continue
+    parts.push(hit.snippet.slice(at, start), <mark key={i}>{hit.snippet.slice(start, end)}</mark>)
+    at = end
+  }
+  parts.push(hit.snippet.slice(at))
+  return (
+    <span className="session-snippet" data-seq={hit.seq}>
+      {parts}
+    </span>
+  )
+}
+
 const CLOCK_MS = 60_000
 
 /** Re-renders every minute, so "5 min ago" stays true. */
@@ -74,7 +91,7 @@ export function Sidebar({ route }: { route: Route }) {
     const matched = new Set(hits.map((hit) => hit.sessionId))
     return groupByWorkspace(sessions.items.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)))
   }, [sessions.items, needle, hits])
-  const snippets = new Map(hits.filter((hit) => hit.field === 'text').map((hit) => [hit.sessionId, hit.snippet]))
+  const snippets = new Map(hits.filter((hit) => hit.field === 'text').map((hit) => [hit.sessionId, hit]))
 
   return (
     <nav className="sidebar" aria-label="Sessions">
@@ -127,7 +144,7 @@ export function Sidebar({ route }: { route: Route }) {
                       {item.parent && <GitBranch size={12} className="fork-mark" aria-label="forked" />}
                       {labelOf(item)}
                     </span>
-                    {snippets.has(item.id) && <span className="session-snippet">{snippets.get(item.id)}</span>}
+                    {snippets.has(item.id) && <Snippet hit={snippets.get(item.id)!} />}
                     <span className="session-meta">
                       {item.agent === 'running' && <Loader2 size={12} className="spin" aria-label="running" />}
                       {item.pendingApprovals > 0 && (

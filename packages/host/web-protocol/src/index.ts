@@ -51,6 +51,8 @@ export interface SearchHit {
   field: 'title' | 'text'
   /** A short excerpt around the match. */
   snippet: string
+  /** The stretches of `snippet` that matched (UTF-16 offsets), when the host's index marks them. */
+  highlights?: { start: number; end: number }[]
   seq?: number
 }
 

@@ -168,6 +168,10 @@ test('a stored session is paged without being taken over, resumed by a message, 
   expect(h.root.sessions.get(sessionId)).toBeUndefined()
   const hits = (await api('sessions.search', { query: 'ALPHA reply' })).hits
   expect(hits).toEqual([expect.objectContaining({ sessionId, field: 'text', snippet: expect.stringContaining('alpha reply') })])
+  // The full-text index marks the words and names the event they are in.
+  const said = page.events.find((event: WireEvent) => event.type === 'assistant/message')!
+  expect(hits[0].seq).toBe(said.seq)
+  expect(hits[0].highlights.map(({ start, end }: { start: number; end: number }) => hits[0].snippet.slice(start, end).toLowerCase())).toEqual(['alpha', 'reply'])
 
   const turnEnd = page.events.find((event: WireEvent) => event.type === 'turn/end')!.seq
   const { sessionId: forkId } = await api('sessions.fork', { sessionId, atSeq: turnEnd })

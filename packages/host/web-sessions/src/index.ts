@@ -9,6 +9,7 @@ import type {} from '@dsh/approval'
 import type {} from '@dsh/attachment'
 import { EFFORTS, type Route } from '@dsh/llm'
 import { PRESET_NAMES } from '@dsh/permission-presets'
+import type {} from '@dsh/session-query'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/token-meter'
 import type { Frame, Methods } from '@dsh/web-protocol'
@@ -76,6 +77,7 @@ export function apply(ctx: Context, config: Config) {
   const presets = optionalService(ctx, 'permissionPresets')
   const meter = optionalService(ctx, 'tokenMeter')
   const attachments = optionalService(ctx, 'attachments')
+  const sessionQuery = optionalService(ctx, 'sessionQuery')
   const reader = new SessionReader(ctx, config)
   ctx.settings.define('web.defaultPreset', Schema.union(['', ...PRESET_NAMES]).default(''), {
     description: 'Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row\'s default.',
@@ -147,7 +149,14 @@ export function apply(ctx: Context, config: Config) {
 
   web.method<M<'sessions.search'>['params'], M<'sessions.search'>['result']>(ctx, 'sessions.search', {
     params: Schema.object({ query: Schema.string().required() }),
-    handle: async ({ query }) => ({ hits: await search.search(query, await ctx.sessions.list()) }),
+    // The full-text index when it is mounted (the same hits as `dsh sessions search --all-workspaces`), else a
+    // scan of the newest logs' message text.
+    handle: async ({ query }) => {
+      const indexed = sessionQuery()
+      if (!indexed) return { hits: await search.search(query, await ctx.sessions.list()) }
+      const hits = await indexed.search(query, { limit: config.searchMaxHits })
+      return { hits: hits.map((hit) => ({ sessionId: hit.sessionId, field: 'text' as const, seq: hit.seq, snippet: hit.snippet.text, highlights: hit.snippet.highlights })) }
+    },
   })
 
   web.method<M<'sessions.open'>['params'], M<'sessions.open'>['result']>(ctx, 'sessions.open', {
