@@ -1,10 +1,11 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { bootComposition } from '@dsh/test-harness'
-import { api, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import { api, cliBin, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
 
 // The product as a user meets it: the real `dsh --profile web` process (DeepSeek adapter pointed at the mock
 // model server), driven in Debian's Chromium. One process, one browser, tests in order on one session.
@@ -266,6 +267,15 @@ describe('the web app in Chromium', () => {
     await expect.poll(() => page.locator('.session-link').count(), WAIT).toBe(1)
     expect(await page.locator('.session-link .session-snippet').textContent()).toContain('zebracorn module moves last')
     expect(await page.locator('.session-link').getAttribute('data-session-id')).toBe(archiveId)
+    // The sidebar shows the full-text index's hit: the word marked, at the event `dsh sessions search` names.
+    expect(await page.locator('.session-link .session-snippet mark').allTextContents()).toEqual(['zebracorn'])
+    const cli = spawnSync(process.execPath, [cliBin, 'sessions', 'search', 'zebracorn', '--all-workspaces', '--json'], {
+      cwd: web.workspace, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: web.home, DSH_HOME: web.dshHome }, encoding: 'utf8',
+    })
+    expect(cli.status).toBe(0)
+    const cliHits = cli.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    expect(cliHits.map((hit) => hit.sessionId)).toEqual([archiveId])
+    expect(await page.locator('.session-link .session-snippet').getAttribute('data-seq')).toBe(String(cliHits[0].seq))
     await screenshot(page, '11-search-text')
     await search.fill('notes.txt with two')
     await expect.poll(() => page.locator('.session-link').getAttribute('data-session-id'), WAIT).toBe(sessionId)
