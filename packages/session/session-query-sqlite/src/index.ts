@@ -21,6 +21,7 @@ export interface Config {
   promptChars: number
   snippetTokens: number
   busyTimeoutMs: number
+  sessionsPerTransaction: number
 }
 
 /**
@@ -39,6 +40,7 @@ export default class SqliteSessionQuery extends SessionQuery {
     promptChars: Schema.natural().min(8).default(120).description('Characters of the first prompt kept for hits.'),
     snippetTokens: Schema.natural().min(1).max(64).default(12).description('Words in a hit\'s snippet.'),
     busyTimeoutMs: Schema.natural().default(5000).description('How long to wait for another dsh process writing the index.'),
+    sessionsPerTransaction: Schema.natural().min(1).default(50).description('Changed logs read in one index transaction (larger: faster rebuilds, longer waits for other processes).'),
   })
 
   private store: { db: Database.Database; indexer: Indexer; searcher: Searcher } | undefined
@@ -105,7 +107,7 @@ export default class SqliteSessionQuery extends SessionQuery {
       const db = openStore(this.config.file ?? join(this.ctx.app.home, 'index', 'sessions.sqlite'), this.config.busyTimeoutMs)
       this.store = {
         db,
-        indexer: new Indexer(db, this.sessionsDir, { maxTextChars: this.config.maxTextChars, promptChars: this.config.promptChars }),
+        indexer: new Indexer(db, this.sessionsDir, { maxTextChars: this.config.maxTextChars, promptChars: this.config.promptChars, sessionsPerTransaction: this.config.sessionsPerTransaction }),
         searcher: new Searcher(db, this.config.snippetTokens),
       }
     }

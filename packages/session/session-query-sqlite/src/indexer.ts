@@ -13,6 +13,8 @@ export interface IndexLimits {
   maxTextChars: number
   /** Characters of the first prompt kept for listings. */
   promptChars: number
+  /** Changed logs read in one transaction. */
+  sessionsPerTransaction: number
 }
 
 export function emptyReport(): IndexReport {
@@ -43,13 +45,24 @@ export class Indexer {
     }
   }
 
-  /** Every log on disk, and every indexed session whose log is gone. */
+  /**
+   * Every log on disk, and every indexed session whose log is gone. Unchanged logs (same size and mtime)
+   * cost a stat and a lookup, outside any transaction; changed ones are read in transactions of
+   * `sessionsPerTransaction`, so a rebuild does not pay one commit per session.
+   */
   syncAll(): IndexReport {
     const report = emptyReport()
     const seen = new Set<string>()
-    for (const { id, file } of this.logsOnDisk()) {
-      seen.add(id)
-      this.syncLog(id, file, report)
+    const changed: { id: string; file: string }[] = []
+    for (const log of this.logsOnDisk()) {
+      seen.add(log.id)
+      if (!this.unchanged(log.id, log.file)) changed.push(log)
+    }
+    for (let i = 0; i < changed.length; i += this.limits.sessionsPerTransaction) {
+      const batch = changed.slice(i, i + this.limits.sessionsPerTransaction)
+      this.db.transaction(() => {
+        for (const { id, file } of batch) this.syncLogLocked(id, file, report)
+      }).immediate()
     }
     for (const { session } of this.statements.rows.all()) {
       if (!seen.has(session)) this.forget(session, report)
@@ -59,8 +72,19 @@ export class Indexer {
 
   /** One session's log (a live session's new events, off the turn's path). */
   syncLog(id: string, file: string, report: IndexReport = emptyReport()): IndexReport {
-    this.db.transaction(() => this.syncLogLocked(id, file, report)).immediate()
+    if (!this.unchanged(id, file)) this.db.transaction(() => this.syncLogLocked(id, file, report)).immediate()
     return report
+  }
+
+  private unchanged(id: string, file: string): boolean {
+    const row = this.statements.row.get(id)
+    if (!row || row.file !== file) return false
+    try {
+      const stat = statSync(file)
+      return row.bytes === stat.size && row.mtime === stat.mtimeMs
+    } catch {
+      return false
+    }
   }
 
   /** Drops everything: the next `syncAll` reads every log from the start. */
