@@ -26,7 +26,7 @@ export function App() {
           </button>
         </header>
         <main className="main">
-          {route.page === 'session' ? <SessionPage key={route.id} id={route.id} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
+          {route.page === 'session' ? <SessionPage key={route.id} id={route.id} atSeq={route.seq} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
         </main>
       </div>
     </div>

@@ -49,6 +49,9 @@ function useTextSearch(query: string): { hits: SearchHit[]; searching: boolean }
   return { hits: trimmed && state.query === trimmed ? state.hits : [], searching: !!trimmed && state.query !== trimmed }
 }
 
+/** A session's address; a search hit's opens it at the event that matched. */
+const hrefOf = (id: string, seq: number | undefined) => `/s/${id}${seq !== undefined ? `?seq=${seq}` : ''}`
+
 /** A hit's excerpt with the matched words marked (the host's index gives their offsets). */
 function Snippet({ hit }: { hit: SearchHit }) {
   const parts: ReactNode[] = []
@@ -131,13 +134,13 @@ export function Sidebar({ route }: { route: Route }) {
               {group.items.map((item) => (
                 <li key={item.id}>
                   <a
-                    href={`/s/${item.id}`}
+                    href={hrefOf(item.id, snippets.get(item.id)?.seq)}
                     className={`session-link${item.id === activeId ? ' active' : ''}`}
                     data-session-id={item.id}
                     onClick={(event) => {
                       if (event.metaKey || event.ctrlKey || event.shiftKey) return
                       event.preventDefault()
-                      navigate(`/s/${item.id}`)
+                      navigate(hrefOf(item.id, snippets.get(item.id)?.seq))
                     }}
                   >
                     <span className="session-title">

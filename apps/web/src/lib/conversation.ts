@@ -61,12 +61,14 @@ export class Conversation {
     }
   }
 
-  async loadOlder(): Promise<void> {
+  /** The page before the loaded events; with `untilSeq`, large enough to reach it (the host caps a page). */
+  async loadOlder(untilSeq?: number): Promise<void> {
     if (this.loadingOlder || this.start === 0 || !this.loaded) return
     this.loadingOlder = true
     this.changed.emit()
     try {
-      const page = await call('sessions.page', { sessionId: this.id, before: this.start, limit: FIRST_PAGE })
+      const limit = untilSeq !== undefined ? Math.max(FIRST_PAGE, this.start - untilSeq + FIRST_PAGE) : FIRST_PAGE
+      const page = await call('sessions.page', { sessionId: this.id, before: this.start, limit })
       this.events = [...page.events, ...this.events]
       this.start = page.start
     } catch (error) {

@@ -16,7 +16,7 @@ import { labelOf, sessions } from '../lib/sessions.ts'
 const STICK_PX = 80
 
 /** The conversation of one session: its log by page, live, with the composer and the session's controls. */
-export function SessionPage({ id }: { id: string }) {
+export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   const conversation = useMemo(() => new Conversation(id), [id])
   useEffect(() => {
     void conversation.open()
@@ -98,6 +98,24 @@ export function SessionPage({ id }: { id: string }) {
     return () => observer.disconnect()
   }, [conversation, conversation.loaded])
 
+  // Opening at a search hit: page back until the event is loaded, then bring the row holding it (the last
+  // row created at or before it) into view, once per target.
+  const jumped = useRef<number | undefined>(undefined)
+  useEffect(() => {
+    if (atSeq === undefined || jumped.current === atSeq || !conversation.loaded) return
+    if (conversation.start > atSeq) {
+      if (!conversation.loadingOlder) void conversation.loadOlder(atSeq)
+      return
+    }
+    let target: Element | undefined
+    for (const row of scroller.current?.querySelectorAll<HTMLElement>('[data-item-seq]') ?? []) if (Number(row.dataset.itemSeq) <= atSeq) target = row.firstElementChild ?? undefined
+    if (!target) return
+    jumped.current = atSeq
+    setAtBottom(false)
+    target.classList.add('jump-target')
+    target.scrollIntoView({ block: 'center' })
+  })
+
   const pending = folded.pendingApprovals
   const readOnly = !!view?.lockedElsewhere && agent === null
 
@@ -157,7 +175,9 @@ export function SessionPage({ id }: { id: string }) {
           {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
           {conversation.loaded && !folded.items.length && <div className="muted pad center">Nothing here yet. Write the first message below.</div>}
           {folded.items.map((item) => (
-            <ItemView key={item.key} item={item} sessionId={id} onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined} />
+            <div key={item.key} className="item-row" data-item-seq={item.seq}>
+              <ItemView item={item} sessionId={id} onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined} />
+            </div>
           ))}
         </div>
       </div>

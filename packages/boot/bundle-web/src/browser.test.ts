@@ -277,6 +277,16 @@ describe('the web app in Chromium', () => {
     expect(cliHits.map((hit) => hit.sessionId)).toEqual([archiveId])
     expect(await page.locator('.session-link .session-snippet').getAttribute('data-seq')).toBe(String(cliHits[0].seq))
     await screenshot(page, '11-search-text')
+    // The hit opens the session at its event: older pages are loaded until it is there, and it is in view.
+    await page.locator('.session-link').click()
+    await page.waitForURL((url) => url.search === `?seq=${cliHits[0].seq}`, WAIT)
+    await expect.poll(() => page.locator('.jump-target').textContent(), WAIT).toContain('zebracorn module moves last')
+    const inView = await page.locator('.jump-target').evaluate((element) => {
+      const box = element.getBoundingClientRect()
+      return box.top >= 0 && box.bottom <= window.innerHeight
+    })
+    expect(inView).toBe(true)
+    await screenshot(page, '11b-search-hit-opened')
     await search.fill('notes.txt with two')
     await expect.poll(() => page.locator('.session-link').getAttribute('data-session-id'), WAIT).toBe(sessionId)
     expect(await page.locator('.session-link').count()).toBe(1)
