@@ -292,7 +292,7 @@ describe('the web app in Chromium', () => {
     expect(await page.locator('.session-link').count()).toBe(1)
     await search.fill('')
     await expect.poll(() => page.locator('.session-link').count(), WAIT).toBe(2)
-  })
+  }, 90_000) // a CLI run and paging a 10k-event session back to the hit, on a shared 2-core machine
 
   test('fork from a completed turn opens a new session holding the conversation up to it', async () => {
     await page.locator(`a[data-session-id="${sessionId}"]`).click()

@@ -22,6 +22,7 @@ export interface Config {
   snippetTokens: number
   busyTimeoutMs: number
   sessionsPerTransaction: number
+  candidatesPerHit: number
 }
 
 /**
@@ -40,6 +41,7 @@ export default class SqliteSessionQuery extends SessionQuery {
     promptChars: Schema.natural().min(8).default(120).description('Characters of the first prompt kept for hits.'),
     snippetTokens: Schema.natural().min(1).max(64).default(12).description('Words in a hit\'s snippet.'),
     busyTimeoutMs: Schema.natural().default(5000).description('How long to wait for another dsh process writing the index.'),
+    candidatesPerHit: Schema.natural().min(1).default(50).description('Best-ranked matching events looked at per hit asked for (limit × this), before grouping them by session.'),
     sessionsPerTransaction: Schema.natural().min(1).default(50).description('Changed logs read in one index transaction (larger: faster rebuilds, longer waits for other processes).'),
   })
 
@@ -108,7 +110,7 @@ export default class SqliteSessionQuery extends SessionQuery {
       this.store = {
         db,
         indexer: new Indexer(db, this.sessionsDir, { maxTextChars: this.config.maxTextChars, promptChars: this.config.promptChars, sessionsPerTransaction: this.config.sessionsPerTransaction }),
-        searcher: new Searcher(db, this.config.snippetTokens),
+        searcher: new Searcher(db, this.config.snippetTokens, this.config.candidatesPerHit),
       }
     }
     return this.store

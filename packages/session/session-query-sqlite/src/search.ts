@@ -17,26 +17,29 @@ interface BestRow {
 
 /**
  * Ranked search: each matching event scores by bm25, a session ranks by its best event (ties: the later one),
- * and only the returned hits pay for a snippet.
+ * and only the returned hits pay for a snippet. Only the best `limit × candidatesPerHit` events are grouped
+ * (a word in most of a big index would otherwise sort every match); `matches` counts within them.
  */
 export class Searcher {
   private readonly best
   private readonly snippet
 
-  constructor(db: Database.Database, snippetTokens: number) {
-    this.best = db.prepare<{ expr: string; cwd: string | null; limit: number }, BestRow>(`
-      WITH matched AS (
-        SELECT d.id, d.session, d.seq, d.source, d.time, docs_fts.rank AS score
-        FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid
-        WHERE docs_fts MATCH @expr
+  constructor(db: Database.Database, snippetTokens: number, private readonly candidatesPerHit: number) {
+    this.best = db.prepare<{ expr: string; cwd: string | null; limit: number; candidates: number }, BestRow>(`
+      WITH top AS (
+        SELECT docs_fts.rowid AS id, docs_fts.rank AS score
+        FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid JOIN logs l ON l.session = d.session
+        WHERE docs_fts MATCH @expr AND (@cwd IS NULL OR l.cwd_real = @cwd)
+        ORDER BY docs_fts.rank LIMIT @candidates
       ), ranked AS (
-        SELECT *, row_number() OVER (PARTITION BY session ORDER BY score, seq DESC) AS n,
-               count(*) OVER (PARTITION BY session) AS matches
-        FROM matched
+        SELECT d.id, d.session, d.seq, d.source, d.time, t.score,
+               row_number() OVER (PARTITION BY d.session ORDER BY t.score, d.seq DESC) AS n,
+               count(*) OVER (PARTITION BY d.session) AS matches
+        FROM top t JOIN docs d ON d.id = t.id
       )
       SELECT r.id, r.session, r.seq, r.source, r.time, r.matches, l.cwd, l.title, l.first_prompt
       FROM ranked r JOIN logs l ON l.session = r.session
-      WHERE r.n = 1 AND (@cwd IS NULL OR l.cwd_real = @cwd)
+      WHERE r.n = 1
       ORDER BY r.score, r.time DESC
       LIMIT @limit`)
     this.snippet = db
@@ -49,7 +52,8 @@ export class Searcher {
   search(query: string, options: SearchOptions & { cwd?: string }): SearchHit[] {
     const expr = ftsExpression(query)
     if (!expr || options.limit <= 0) return []
-    const rows = this.best.all({ expr, cwd: options.cwd ?? null, limit: Math.floor(options.limit) })
+    const limit = Math.floor(options.limit)
+    const rows = this.best.all({ expr, cwd: options.cwd ?? null, limit, candidates: limit * this.candidatesPerHit })
     return rows.map((row) => ({
       sessionId: row.session,
       cwd: row.cwd,
