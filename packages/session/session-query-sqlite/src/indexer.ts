@@ -33,7 +33,7 @@ export class Indexer {
   constructor(private readonly db: Database.Database, private readonly sessionsDir: string, private readonly limits: IndexLimits) {
     this.statements = {
       row: db.prepare<[string], LogRow>('SELECT * FROM logs WHERE session = ?'),
-      rows: db.prepare<[], Pick<LogRow, 'session' | 'file'>>('SELECT session, file FROM logs'),
+      rows: db.prepare<[], Pick<LogRow, 'session' | 'file' | 'bytes' | 'mtime'>>('SELECT session, file, bytes, mtime FROM logs'),
       dropDocs: db.prepare<[string]>('DELETE FROM docs WHERE session = ?'),
       dropLog: db.prepare<[string]>('DELETE FROM logs WHERE session = ?'),
       addDoc: db.prepare<[string, number, string, number, string]>('INSERT INTO docs(session, seq, source, time, text) VALUES (?, ?, ?, ?, ?)'),
@@ -52,11 +52,12 @@ export class Indexer {
    */
   syncAll(): IndexReport {
     const report = emptyReport()
-    const seen = new Set<string>()
+    const known = new Map(this.statements.rows.all().map((row) => [row.session, row]))
     const changed: { id: string; file: string }[] = []
     for (const log of this.logsOnDisk()) {
-      seen.add(log.id)
-      if (!this.unchanged(log.id, log.file)) changed.push(log)
+      const row = known.get(log.id)
+      known.delete(log.id)
+      if (!row || row.file !== log.file || row.bytes !== log.size || row.mtime !== log.mtimeMs) changed.push(log)
     }
     for (let i = 0; i < changed.length; i += this.limits.sessionsPerTransaction) {
       const batch = changed.slice(i, i + this.limits.sessionsPerTransaction)
@@ -64,9 +65,7 @@ export class Indexer {
         for (const { id, file } of batch) this.syncLogLocked(id, file, report)
       }).immediate()
     }
-    for (const { session } of this.statements.rows.all()) {
-      if (!seen.has(session)) this.forget(session, report)
-    }
+    for (const session of known.keys()) this.forget(session, report)
     return report
   }
 
@@ -157,7 +156,8 @@ export class Indexer {
     }).immediate()
   }
 
-  private *logsOnDisk(): Generator<{ id: string; file: string }> {
+  /** Every `<key>/<id>/session.jsonl` with its size and mtime: one stat a log, nothing else. */
+  private *logsOnDisk(): Generator<{ id: string; file: string; size: number; mtimeMs: number }> {
     if (!existsSync(this.sessionsDir)) return
     for (const key of readdirSync(this.sessionsDir)) {
       let ids: string[]
@@ -168,7 +168,8 @@ export class Indexer {
       }
       for (const id of ids) {
         const file = join(this.sessionsDir, key, id, LOG_FILE)
-        if (existsSync(file)) yield { id, file }
+        const stat = statSync(file, { throwIfNoEntry: false })
+        if (stat?.isFile()) yield { id, file, size: stat.size, mtimeMs: stat.mtimeMs }
       }
     }
   }
