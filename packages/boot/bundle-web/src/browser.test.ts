@@ -283,7 +283,7 @@ describe('the web app in Chromium', () => {
     await expect.poll(() => page.locator('.jump-target').textContent(), WAIT).toContain('zebracorn module moves last')
     const inView = await page.locator('.jump-target').evaluate((element) => {
       const box = element.getBoundingClientRect()
-      return box.top >= 0 && box.bottom <= window.innerHeight
+      return box.top >= 0 && box.bottom <= element.ownerDocument.documentElement.clientHeight
     })
     expect(inView).toBe(true)
     await screenshot(page, '11b-search-hit-opened')
