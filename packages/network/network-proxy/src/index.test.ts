@@ -55,3 +55,121 @@ test('a confined command reaches no loopback service: through the proxy it is re
   expect(server.connections()).toBe(0)
   expect(decisions(h)).toEqual([{ host: '127.0.0.1', port: server.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' }])
 })
+
+test('an allowed name reaches its server through the proxy (plain HTTP and CONNECT); another name is refused; every decision is logged', async () => {
+  const server = await countingServer()
+  const h = await boot([
+    bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/ && curl -sS --max-time 10 http://API.test.:${server.port}/again`),
+    bash('tunnel', `curl -sS --max-time 10 --proxytunnel http://api.test:${server.port}/tunnel`),
+    bash('other', `curl -sS --max-time 10 http://other.test:${server.port}/; curl -sS --max-time 10 --proxytunnel http://other.test:${server.port}/`),
+    bash('denied', `curl -sS --max-time 10 http://blocked.api.test:${server.port}/`),
+    { text: 'done' },
+  ], { settings: 'network.allow: [api.test, "*.api.test"]\nnetwork.deny: [blocked.api.test]\n' })
+  mapNames(h, { 'api.test': '127.0.0.1', 'other.test': '127.0.0.1', 'blocked.api.test': '127.0.0.1' })
+  await h.run('fetch')
+  expect(h.toolText('allowed')).toBe('hello from the host\nhello from the host')
+  expect(h.toolText('tunnel')).toBe('hello from the host')
+  expect(h.toolText('other')).toContain(`dsh: network not allowed: other.test (add it to network.allow in ${h.home}/settings.yaml)`)
+  expect(h.toolText('other')).toContain('CONNECT tunnel failed, response 403')
+  expect(h.toolText('denied')).toContain(`dsh: network not allowed: blocked.api.test (refused by network.deny "blocked.api.test" in ${h.home}/settings.yaml)`)
+  expect(server.connections()).toBe(3)
+  const allowed = { host: 'api.test', port: server.port, decision: 'allowed', rule: 'network.allow "api.test"', address: '127.0.0.1' }
+  const refused = { host: 'other.test', port: server.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' }
+  expect(decisions(h)).toEqual([
+    allowed,
+    allowed,
+    allowed,
+    refused,
+    refused,
+    { host: 'blocked.api.test', port: server.port, decision: 'refused', rule: 'network.deny "blocked.api.test"' },
+  ])
+})
+
+test('a wildcard never admits a name that resolves to loopback (DNS rebinding), and the server sees nothing', async () => {
+  const server = await countingServer()
+  const h = await boot([bash('rebind', `curl -sS --max-time 10 http://evil.example.org:${server.port}/; curl -sS --max-time 10 http://127.0.0.1:${server.port}/`), { text: 'done' }], {
+    settings: 'network.allow: ["*"]\n',
+  })
+  mapNames(h, { 'evil.example.org': '127.0.0.1' })
+  await h.run('fetch')
+  expect(h.toolText('rebind')).toContain('dsh: network not allowed: evil.example.org resolves to the private address 127.0.0.1, which the wildcard "*" does not admit')
+  expect(h.toolText('rebind')).toContain('dsh: network not allowed: 127.0.0.1 resolves to the private address 127.0.0.1')
+  expect(server.connections()).toBe(0)
+  expect(decisions(h).map((decision) => [decision.host, decision.decision])).toEqual([['evil.example.org', 'refused'], ['127.0.0.1', 'refused']])
+})
+
+test('DNS does not leak from the namespace: lookups fail and a UDP datagram to the host loopback never arrives', async () => {
+  const udp = createSocket('udp4')
+  const datagrams: Buffer[] = []
+  udp.on('message', (message) => datagrams.push(message))
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
+  onTestFinished(() => udp.close())
+  const port = udp.address().port
+  const send = `python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'leak', ('127.0.0.1', ${port}))"`
+  const h = await boot([
+    bash('lookup', `getent hosts example.com; echo "getent $?"; python3 -c "import socket; socket.getaddrinfo('example.com', 443)" 2>&1 | tail -1`),
+    bash('udp', `${send}; echo sent`),
+    { text: 'done' },
+  ])
+  await h.run('resolve')
+  expect(h.toolText('lookup')).toMatch(/getent 2\n/)
+  expect(h.toolText('lookup')).toMatch(/socket\.gaierror/)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  expect(datagrams).toEqual([])
+})
+
+test('danger-full-access keeps the host network: the server on the loopback is reached directly', async () => {
+  const server = await countingServer()
+  const h = await boot([bash('free', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/`), { text: 'done' }], { rows: '- id: permission-presets\n  config: { default: danger-full-access }\n' })
+  await h.run('fetch')
+  expect(h.toolText('free')).toBe('hello from the host')
+  expect(server.connections()).toBe(1)
+  expect(decisions(h)).toEqual([])
+})
+
+test('an unknown host is asked about: allowed once, it stays allowed for the session and a grant is logged', async () => {
+  const server = await countingServer()
+  const h = await boot([
+    bash('first', `curl -sS --max-time 10 http://new.test:${server.port}/`),
+    bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`),
+    { text: 'done' },
+  ])
+  mapNames(h, { 'new.test': '127.0.0.1' })
+  const asked: string[] = []
+  h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.tool}: ${request.summary}`), 'allow_once'))
+  await h.run('fetch')
+  expect(h.toolText('first')).toBe('hello from the host')
+  expect(h.toolText('again')).toBe('hello from the host')
+  expect(asked).toEqual([`network: connect to new.test:${server.port}`])
+  expect(server.connections()).toBe(2)
+  const requestId = h.events('approval/asked').find((event) => event.data.tool === 'network')!.data.requestId
+  expect(h.events('network/grant').map((event) => event.data)).toEqual([{ host: 'new.test', requestId }])
+  expect(decisions(h).map((decision) => [decision.decision, decision.rule])).toEqual([['approved', 'approval'], ['allowed', 'session grant']])
+})
+
+test('an unknown host whose approval is rejected is refused, and the server sees nothing', async () => {
+  const server = await countingServer()
+  const h = await boot([bash('first', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' }])
+  mapNames(h, { 'new.test': '127.0.0.1' })
+  h.root.approval.answerer(h.root, async () => 'reject')
+  await h.run('fetch')
+  expect(h.toolText('first')).toContain('dsh: network not allowed: new.test (the approval was refused; add it to network.allow in')
+  expect(server.connections()).toBe(0)
+  expect(h.events('network/grant')).toEqual([])
+  expect(decisions(h).map((decision) => [decision.decision, decision.rule])).toEqual([['refused', 'approval rejected']])
+})
+
+test('the persistent shell gets the same network: loopback refused by name, an allowed name reached', async () => {
+  const server = await countingServer()
+  const h = await boot([
+    bash('refused', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${server.port}/`),
+    bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/`),
+    { text: 'done' },
+  ], { settings: 'network.allow: [api.test]\n', rows: "- id: tool-bash\n  name: '@dsh/tool-bash-persistent'\n" })
+  mapNames(h, { 'api.test': '127.0.0.1' })
+  await h.run('fetch')
+  expect(h.toolText('refused')).toContain('dsh: network not allowed: 127.0.0.1 (add it to network.allow in')
+  expect(h.toolText('refused')).toMatch(/Failed to connect|Couldn't connect/)
+  expect(h.toolText('allowed')).toBe('hello from the host')
+  expect(server.connections()).toBe(1)
+})

@@ -32,7 +32,7 @@ export interface Config {
 }
 
 const patterns = () => Schema.array(Schema.string().pattern(HOST_PATTERN))
-const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: false })).map((entry) => entry.address)
 
 const VERDICTS = ['allowed', 'refused', 'approved']
 const validDecision = (data: any) =>
