@@ -1,5 +1,7 @@
 import { createSocket } from 'node:dgram'
+import { existsSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/approval'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
@@ -172,4 +174,15 @@ test('the persistent shell gets the same network: loopback refused by name, an a
   expect(h.toolText('refused')).toMatch(/Failed to connect|Couldn't connect/)
   expect(h.toolText('allowed')).toBe('hello from the host')
   expect(server.connections()).toBe(1)
+})
+
+test('a session\'s proxy starts on demand, is the same for every call, and closes with its agent', async () => {
+  const h = await boot([])
+  const agent = await h.agent()
+  const socket = await h.root.network.endpoint(agent.session)
+  expect(statSync(socket).isSocket()).toBe(true)
+  expect((statSync(join(socket, '..')).mode & 0o777).toString(8)).toBe('700')
+  expect(await h.root.network.endpoint(agent.session)).toBe(socket)
+  await agent.dispose()
+  expect(existsSync(socket)).toBe(false)
 })

@@ -96,7 +96,7 @@ export default class NetworkProxy extends Network {
       admit: (host, port, signal) => this.admit(session, host, port, signal),
     })
     // The proxy lives as long as the agent working on the session (its scope), else as long as this row.
-    this.ctx.get('agents')?.bySession(session.id)?.scope.effect(() => () => void this.close(session, proxy), 'session network proxy')
+    this.ctx.get('agents')?.bySession(session.id)?.scope.effect(() => () => this.close(session, proxy), 'session network proxy')
     return proxy
   }
 

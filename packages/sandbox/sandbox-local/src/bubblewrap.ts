@@ -1,5 +1,5 @@
 import { sep } from 'node:path'
-import { BRIDGE_SCRIPT, INNER_PROXY_SOCKET, NO_PROXY_VARIABLES, PROXY_VARIABLES } from './network.ts'
+import { BRIDGE_SCRIPTS, INNER_PROXY_SOCKET, NO_PROXY_VARIABLES, PROXY_VARIABLES } from './network.ts'
 
 /** The network of one command: the host's, none (a private namespace), or the proxy bridged on `port`. */
 export type BubblewrapNetwork = { kind: 'host' } | { kind: 'none' } | { kind: 'proxy'; socket: string; port: number }
@@ -38,7 +38,7 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
 
 /**
  * A private network namespace (only its own loopback) unless the host's network is asked for. With the
- * proxy, its socket is bound into the private /tmp, the bridge script is re-exposed (in case /tmp hid it),
+ * proxy, its socket is bound into the private /tmp, the bridge scripts are re-exposed (in case /tmp hid it),
  * and the proxy variables point at the bridge on the namespace's loopback.
  */
 function networkArgs(network: BubblewrapNetwork): string[] {
@@ -48,7 +48,7 @@ function networkArgs(network: BubblewrapNetwork): string[] {
   return [
     '--unshare-net',
     '--bind', network.socket, INNER_PROXY_SOCKET,
-    '--ro-bind', BRIDGE_SCRIPT, BRIDGE_SCRIPT,
+    ...Object.values(BRIDGE_SCRIPTS).flatMap((script) => ['--ro-bind', script, script]),
     ...PROXY_VARIABLES.flatMap((name) => ['--setenv', name, url]),
     ...NO_PROXY_VARIABLES.flatMap((name) => ['--unsetenv', name]),
   ]

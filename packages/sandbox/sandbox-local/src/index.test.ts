@@ -156,7 +156,10 @@ test('a confined authority with the host network reaches the host loopback', asy
   expect(server.connections()).toBe(1)
 })
 
-test('with a proxy socket the command reaches only the socket, through the bridge the proxy variables name', async () => {
+test.each([
+  ['perl', {}],
+  ['node (no perl in the sandbox)', { perl: '/nonexistent/perl' }],
+])('with a proxy socket the command reaches only the socket, through the %s bridge the proxy variables name', async (_bridge, config) => {
   const directory = tempDir('dsh-proxy-sock-')
   const socket = join(directory, 'proxy.sock')
   const received: string[] = []
@@ -165,7 +168,7 @@ test('with a proxy socket the command reaches only the socket, through the bridg
   onTestFinished(() => void proxy.close())
   const host = await countingServer()
   const script = `echo "$HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy $ALL_PROXY [\${NO_PROXY-unset}]"; curl -sS --max-time 10 http://example.test/path; ${connectTo(host.port)}`
-  const confined = await (await mount({ proxyPort: 3999 })).confine(['bash', '-c', script], { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'proxy', socket } } })
+  const confined = await (await mount({ proxyPort: 3999, ...config })).confine(['bash', '-c', script], { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'proxy', socket } } })
   const result = await execute(confined.argv, workspace, { ...process.env, NO_PROXY: 'example.test' })
   const url = 'http://127.0.0.1:3999'
   expect(result.output).toContain(`${url} ${url} ${url} ${url} ${url} [unset]\nproxy\n`)

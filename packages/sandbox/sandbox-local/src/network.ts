@@ -6,8 +6,11 @@ import { SandboxError, type SandboxNetwork } from '@dsh/sandbox'
 /** Where the proxy's socket appears inside the sandbox (its private /tmp, so no host path is needed). */
 export const INNER_PROXY_SOCKET = '/tmp/.dsh-network-proxy.sock'
 
-/** The bridge script; plain JavaScript beside `src` and `dist` alike. */
-export const BRIDGE_SCRIPT = fileURLToPath(new URL('../bridge/bridge.mjs', import.meta.url))
+/** The bridge scripts, beside `src` and `dist` alike: perl when the sandbox has it (fast to start), else node. */
+export const BRIDGE_SCRIPTS = {
+  perl: fileURLToPath(new URL('../bridge/bridge.pl', import.meta.url)),
+  node: fileURLToPath(new URL('../bridge/bridge.mjs', import.meta.url)),
+}
 
 /** The variables npm, pip, git, curl and most HTTP clients read to find a proxy. */
 export const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'] as const
@@ -26,16 +29,26 @@ export function checkedNetwork(network: SandboxNetwork | undefined): SandboxNetw
   return network
 }
 
-// Runs the bridge, waits for its `ready` line (fail closed when it does not come), then becomes the command.
+// Runs the bridge (perl if found, else node), waits for its `ready` line (fail closed when it does not
+// come), then becomes the command.
 const LAUNCHER = [
-  'node=$1 bridge=$2 socket=$3 port=$4; shift 4',
-  'exec 3< <(exec "$node" "$bridge" "$socket" "$port" </dev/null 2>/dev/null)',
+  'perl=$1 perl_bridge=$2 node=$3 node_bridge=$4 socket=$5 port=$6; shift 6',
+  'if command -v "$perl" >/dev/null 2>&1; then set -- "$perl" "$perl_bridge" "$socket" "$port" -- "$@"; else set -- "$node" "$node_bridge" "$socket" "$port" -- "$@"; fi',
+  'exec 3< <(exec "$1" "$2" "$3" "$4" </dev/null 2>/dev/null); shift 5',
   'IFS= read -r ready <&3; exec 3<&-',
   'if [ "$ready" != ready ]; then echo "dsh: the network proxy bridge did not start inside the sandbox" >&2; exit 125; fi',
   'exec "$@"',
 ].join('\n')
 
+export interface BridgeRuntimes {
+  bash: string
+  /** Preferred when it is on the sandbox's PATH (or an absolute path that exists). */
+  perl: string
+  /** The fallback: the node running dsh. */
+  node: string
+}
+
 /** The argv (run inside the sandbox) that starts the bridge on `port` and then execs `argv`. */
-export function bridgedArgv(bash: string, node: string, port: number, argv: string[]): string[] {
-  return [bash, '-c', LAUNCHER, 'dsh-network-bridge', node, BRIDGE_SCRIPT, INNER_PROXY_SOCKET, String(port), ...argv]
+export function bridgedArgv(runtimes: BridgeRuntimes, port: number, argv: string[]): string[] {
+  return [runtimes.bash, '-c', LAUNCHER, 'dsh-network-bridge', runtimes.perl, BRIDGE_SCRIPTS.perl, runtimes.node, BRIDGE_SCRIPTS.node, INNER_PROXY_SOCKET, String(port), ...argv]
 }
