@@ -105,7 +105,7 @@ test('DNS does not leak from the namespace: lookups fail and a UDP datagram to t
   const datagrams: Buffer[] = []
   udp.on('message', (message) => datagrams.push(message))
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
-  onTestFinished(() => udp.close())
+  onTestFinished(() => void udp.close())
   const port = udp.address().port
   const send = `python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'leak', ('127.0.0.1', ${port}))"`
   const h = await boot([

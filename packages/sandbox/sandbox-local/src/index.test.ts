@@ -141,7 +141,8 @@ const connectTo = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo 
 test('a confined command has no network by default: a server on the host loopback sees no connection', async () => {
   const server = await countingServer()
   const sandbox = await mount()
-  for (const authority of [workspaceWrite(), { ...workspaceWrite(), network: { kind: 'none' } } as const, { mode: 'read-only', writableRoots: [] } as const]) {
+  const authorities: SandboxAuthority[] = [workspaceWrite(), { ...workspaceWrite(), network: { kind: 'none' } }, { mode: 'read-only', writableRoots: [] }]
+  for (const authority of authorities) {
     const closed = await runConfined(sandbox, connectTo(server.port), authority)
     expect(closed.code).not.toBe(0)
     expect(closed.output).not.toContain('connected')
