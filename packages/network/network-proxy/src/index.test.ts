@@ -6,6 +6,7 @@ import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/approval'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
 import NetworkProxy from './index.ts'
 
 /** A real HTTP server on the host's loopback that counts the connections it ever saw. */
@@ -185,4 +186,27 @@ test('a session\'s proxy starts on demand, is the same for every call, and close
   expect(await h.root.network.endpoint(agent.session)).toBe(socket)
   await agent.dispose()
   expect(existsSync(socket)).toBe(false)
+})
+
+test('a grant is read from the log: a resumed session reaches the approved host with nobody to ask', async () => {
+  const server = await countingServer()
+  const home = tempDir('dsh-home-')
+  const workspace = tempDir('dsh-ws-')
+  const first = await bootComposition({ home, workspace, patch: scriptedPatch() })
+  mapNames(first, { 'new.test': '127.0.0.1' })
+  first.root.approval.answerer(first.root, async () => 'allow_once')
+  first.root.scriptedLlm.enqueue(bash('asked', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  await first.run('fetch')
+  const id = (await first.agent()).session.id
+  await first.dispose()
+
+  const second = await bootComposition({ home, workspace, patch: scriptedPatch() })
+  onTestFinished(() => second.dispose())
+  mapNames(second, { 'new.test': '127.0.0.1' })
+  const resumed = await second.root.agents.resume(id)
+  second.root.scriptedLlm.enqueue(bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  resumed.followup('fetch again')
+  await resumed.whenIdle()
+  expect(server.connections()).toBe(2)
+  expect(resumed.session.all('network/decision').map((event) => [event.data.decision, event.data.rule])).toEqual([['approved', 'approval'], ['allowed', 'session grant']])
 })
