@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os'
 import { type Context, Service } from '@dsh/cordis'
-import { SANDBOX_MODES, type SandboxAuthority, type SandboxMode, type SandboxProbe } from '@dsh/sandbox'
+import type {} from '@dsh/network'
+import { SANDBOX_MODES, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import './events.ts'
@@ -92,7 +93,17 @@ export class SandboxPolicy extends Service {
   async authority(session: Session): Promise<SandboxAuthority> {
     await this.probe(session)
     const mode = this.mode(session)
-    return { mode, writableRoots: mode === 'read-only' ? [] : await this.writableRoots(session) }
+    return { mode, writableRoots: mode === 'read-only' ? [] : await this.writableRoots(session), network: await this.network(session, mode) }
+  }
+
+  /**
+   * The network of a mode: the host's when unconfined; in a confined mode the session's allow-list proxy
+   * when a network row is mounted, else none at all (DESIGN §8: confined modes have no network).
+   */
+  async network(session: Session, mode: SandboxMode = this.mode(session)): Promise<SandboxNetwork> {
+    if (mode === 'danger-full-access') return { kind: 'host' }
+    const network = this.ctx.get('network')
+    return network ? { kind: 'proxy', socket: await network.endpoint(session) } : { kind: 'none' }
   }
 
   /** The backend probe as the session records it; undefined when no sandbox row is mounted. */
