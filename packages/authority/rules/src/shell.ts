@@ -56,9 +56,15 @@ export function splitCommand(command: string): string[] | undefined {
 }
 
 /**
+ * Programs that run whatever their arguments say: a prefix grant on them (`sh *`, `npx *`) would allow any
+ * command, so an answer to one stores the exact command instead.
+ */
+const RUNNERS = new Set(['sh', 'bash', 'zsh', 'dash', 'env', 'sudo', 'doas', 'xargs', 'eval', 'exec', 'command', 'nohup', 'time', 'timeout', 'nice', 'node', 'python', 'python3', 'perl', 'ruby', 'npx', 'bunx', 'deno', 'bun', 'pnpx'])
+
+/**
  * The rule an "allow for the session / always" answer to a command stores: a single simple command gives
  * its program and, when the next word looks like a subcommand (`npm test`, `git commit`), that word, then ` *`;
- * anything else gives the exact command (which matches only itself). Undefined when even that is not one line.
+ * a program that runs other commands (`sh`, `npx`, `env`, …), a compound command and anything else give the exact command (which matches only itself). Undefined when even that is not one line.
  */
 export function suggestCommandPattern(command: string): string | undefined {
   const trimmed = command.trim()
@@ -67,7 +73,7 @@ export function suggestCommandPattern(command: string): string | undefined {
   if (!parts || parts.length !== 1) return trimmed
   const words = parts[0]!.split(' ')
   const program = words[0]!
-  if (!/^[\w./@+-]+$/.test(program)) return trimmed
+  if (!/^[\w./@+-]+$/.test(program) || RUNNERS.has(program.split('/').at(-1)!)) return trimmed
   const sub = words[1] && /^[a-z][\w:-]*$/.test(words[1]) ? ` ${words[1]}` : ''
   return `${program}${sub} *`
 }

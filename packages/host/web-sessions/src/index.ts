@@ -176,7 +176,8 @@ export function apply(ctx: Context, config: Config) {
       if (route) ctx.llm.adapter(route.provider)
       if (preset) requirePresets().get(preset)
       const agent = await ctx.agents.create({ cwd, ...(route ? { route: route as Route } : {}) })
-      if (preset) requirePresets().set(agent.session, preset)
+      // A preset the tab chose is the tab's; one taken from web.defaultPreset is the settings'.
+      if (preset) requirePresets().set(agent.session, preset, asked ? 'user:web-tab' : 'user:settings')
       await agent.session.flush()
       release.adopt(agent)
       return { sessionId: agent.session.id }
@@ -249,7 +250,7 @@ export function apply(ctx: Context, config: Config) {
       const service = requirePresets()
       service.get(preset)
       const agent = await agentFor(id)
-      const state = service.set(agent.session, preset)
+      const state = service.set(agent.session, preset, 'user:web-tab')
       await agent.session.flush()
       return { preset: state.preset ?? preset }
     },

@@ -86,9 +86,9 @@ export class HeadlessRun {
       const route = await this.checkRoute(base)
       if (this.stop.signal.aborted) return this.interrupted()
       const agent = (this.agent = await (this.opening = this.open(sameRoute(route, base) ? undefined : route)))
-      if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission)
+      if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission, 'user:cli-flag')
       // On the agent's scope: the answerer ends with the agent.
-      if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'))
+      if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
       if (this.stop.signal.aborted) return this.interrupted()
 
       agent.followup(task)
