@@ -1,4 +1,4 @@
-import type { WireEvent } from '@dsh/web-protocol'
+import type { ApprovalAnswerValue, WireEvent } from '@dsh/web-protocol'
 
 export interface Usage {
   input: number
@@ -25,7 +25,9 @@ export interface ApprovalInfo {
   summary: string
   reason: string
   callId?: string
-  decided?: { answer: 'allow_once' | 'reject'; by: string; note?: string }
+  /** The grant rule an "allow for this session / always" answer keeps; absent: only once or reject. */
+  rule?: string
+  decided?: { answer: ApprovalAnswerValue; by: string; note?: string }
 }
 
 /**
@@ -144,7 +146,7 @@ export function fold(events: readonly WireEvent[]): Folded {
         break
       }
       case 'approval/asked': {
-        const approval: ApprovalInfo = { requestId: data.requestId, tool: data.tool, summary: data.summary, reason: data.reason, ...(data.callId ? { callId: data.callId } : {}) }
+        const approval: ApprovalInfo = { requestId: data.requestId, tool: data.tool, summary: data.summary, reason: data.reason, ...(data.callId ? { callId: data.callId } : {}), ...(data.rule ? { rule: data.rule } : {}) }
         const tool = data.callId ? tools.get(data.callId) : undefined
         if (tool) {
           tool.approval = approval
