@@ -34,7 +34,7 @@ export async function readGrantsFile(file: string): Promise<GrantsFile> {
   try {
     parsed = YAML.parse(text) ?? {}
   } catch (error: any) {
-    throw new Error(`${file}: not valid YAML (${error?.message ?? error})`)
+    throw new Error(`${file}: not valid YAML (${error?.message ?? error})`, { cause: error })
   }
   const workspaces = parsed.workspaces ?? {}
   if (typeof workspaces !== 'object' || Array.isArray(workspaces)) throw new Error(`${file}: workspaces must be a mapping of workspace path to a list of grants`)
