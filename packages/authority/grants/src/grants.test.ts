@@ -188,3 +188,15 @@ test('the model cannot grant itself: writing grants.yaml or settings.yaml throug
   expect(existsSync(grants)).toBe(false)
   expect(readFileSync(join(h.home, 'settings.yaml'), 'utf8')).toBe('permissions.allow: []\n')
 })
+
+test('a direct approval request with an exact rule (network) is answered by held rules: allow skips the question, deny rejects it', async () => {
+  const h = await boot({ homeFiles: settings({ 'permissions.allow': ['network(*.example.org)'], 'permissions.deny': ['network(evil.example.org)'] }) })
+  const asked = answering(h, () => 'allow_once')
+  const { session } = await h.agent()
+  const request = (host: string) => h.root.approval.request(session, { agentId: 'a', tool: 'network', summary: `connect to ${host}`, reason: 'not on the allow-list', rule: `network(${host})` }, new AbortController().signal)
+  expect(await request('api.example.org')).toMatchObject({ answer: 'allow_once', by: 'grant' })
+  expect(await request('evil.example.org')).toMatchObject({ answer: 'reject', by: 'grant' })
+  expect(await request('other.net')).toMatchObject({ answer: 'allow_once', by: 'user', actor: 'user:web-tab' })
+  expect(asked.map((r) => r.rule)).toEqual(['network(other.net)'])
+  expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([['allow_once', 'grant'], ['reject', 'grant'], ['allow_once', 'user']])
+})

@@ -229,7 +229,7 @@ export class HeadlessRun {
 
   private noteDecision(session: Session, event: SessionEvent, refusals: Refusal[]): void {
     const decided = event.data as { requestId: string; answer: string; by: string; note?: string }
-    if (decided.answer === 'allow_once') return
+    if (decided.answer !== 'reject') return
     const asked = session.all('approval/asked').find((candidate) => candidate.data.requestId === decided.requestId)?.data
     const refusal: Refusal = { tool: asked?.tool ?? 'a tool', summary: asked?.summary ?? '', by: decided.by, ...(decided.note ? { note: decided.note } : {}) }
     refusals.push(refusal)
