@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/llm-scripted'
@@ -91,4 +91,26 @@ test('danger-full-access allows writes outside the workspace, through write and 
   expect(h.toolResult('w').error).toBeUndefined()
   expect(readFileSync(join(outside, 'by-write.txt'), 'utf8')).toBe('w')
   expect(readFileSync(join(outside, 'by-bash.txt'), 'utf8')).toBe('b\n')
+})
+
+test('a log written before actors were recorded still resumes under the preset it chose', async () => {
+  const home = tempDir('dsh-home-')
+  const workspace = tempDir('dsh-ws-')
+  const first = await boot({ home, workspace })
+  const { session } = await first.agent()
+  first.root.permissionPresets.set(session, 'read-only', 'user:cli-flag')
+  await session.flush()
+  const id = session.id
+  await first.dispose()
+  // Rewrite the stored log as an older dsh wrote it: the same events without their actor.
+  const root = join(home, 'sessions')
+  const file = readdirSync(root).map((key) => join(root, key, id, 'session.jsonl')).find((path) => existsSync(path))!
+  const stripped = readFileSync(file, 'utf8').split('\n').map((line) => (line.includes('"actor"') ? JSON.stringify((({ data: { actor: _actor, ...data }, ...event }) => ({ ...event, data }))(JSON.parse(line))) : line))
+  writeFileSync(file, stripped.join('\n'))
+  expect(readFileSync(file, 'utf8')).not.toContain('"actor"')
+
+  const second = await boot({ home, workspace })
+  const agent = await second.root.agents.resume(id)
+  expect(second.root.permissionPresets.current(agent.session)).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
+  expect(agent.session.last('sandbox/mode')!.data).toEqual({ mode: 'read-only' })
 })
