@@ -200,3 +200,11 @@ test('a direct approval request with an exact rule (network) is answered by held
   expect(asked.map((r) => r.rule)).toEqual(['network(other.net)'])
   expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([['allow_once', 'grant'], ['reject', 'grant'], ['allow_once', 'user']])
 })
+
+test('"always" grants added at the same moment in one process are all kept', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  const rules = ['bash(make a *)', 'bash(make b *)', 'bash(make c *)', 'bash(make d *)']
+  await Promise.all(rules.map((rule) => h.root.grants.add(session, { rule, scope: 'workspace', actor: 'user:web-tab' })))
+  expect((await h.root.grants.workspaceGrants(h.workspace)).map((grant) => grant.rule).sort()).toEqual(rules)
+})

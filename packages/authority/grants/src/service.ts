@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { ApprovalRequest, GrantRequest, GrantScope } from '@dsh/approval'
 import type {} from '@dsh/app'
 import { actorProblem, assertActor, evaluateRules, parseRule, ruleProblem, type AuthorityActor, type Rule, type RuleSet, type RuleSubject } from '@dsh/authority-rules'
@@ -67,6 +67,8 @@ export class Grants extends Service {
   })
 
   readonly file: string
+  /** Read-modify-write of grants.yaml, one at a time in this process (two tabs answering "always" at once). */
+  private fileTurn: Promise<unknown> = Promise.resolve()
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'grants')
@@ -127,11 +129,13 @@ export class Grants extends Service {
     if (grant.scope !== 'session' && grant.scope !== 'workspace') throw new GrantError('INVALID_GRANT', `grants.add: scope must be session or workspace (got ${JSON.stringify(grant.scope)})`)
     const added: Grant = { id: newId(), rule, scope: grant.scope, actor: grant.actor, ...(grant.requestId ? { requestId: grant.requestId } : {}) }
     if (grant.scope === 'workspace') {
-      const content = await readGrantsFile(this.file)
-      const workspace = realPath(session.cwd)
-      const entry: WorkspaceGrant = { id: added.id, rule, actor: grant.actor, added: new Date().toISOString(), session: session.id }
-      content.workspaces[workspace] = [...(content.workspaces[workspace] ?? []), entry]
-      await writeGrantsFile(this.file, content)
+      await this.exclusive(async () => {
+        const content = await readGrantsFile(this.file)
+        const workspace = realPath(session.cwd)
+        const entry: WorkspaceGrant = { id: added.id, rule, actor: grant.actor, added: new Date().toISOString(), session: session.id }
+        content.workspaces[workspace] = [...(content.workspaces[workspace] ?? []), entry]
+        await writeGrantsFile(this.file, content)
+      })
     }
     session.append('grant/added', added)
     return added
@@ -145,14 +149,17 @@ export class Grants extends Service {
   async revoke(target: string, options: { cwd: string; actor: AuthorityActor; session?: Session }): Promise<(Grant | WorkspaceGrant)[]> {
     assertActor(options.actor, 'grants.revoke')
     const matches = (grant: { id: string; rule: string }) => grant.id === target || grant.rule === target.trim()
-    const removed: (Grant | WorkspaceGrant)[] = []
-    const content = await readGrantsFile(this.file)
     const workspace = realPath(options.cwd)
-    const kept = (content.workspaces[workspace] ?? []).filter((grant) => !(matches(grant) && removed.push(grant)))
-    if (kept.length !== (content.workspaces[workspace] ?? []).length) {
-      content.workspaces[workspace] = kept
-      await writeGrantsFile(this.file, content)
-    }
+    const removed: (Grant | WorkspaceGrant)[] = await this.exclusive(async () => {
+      const content = await readGrantsFile(this.file)
+      const held = content.workspaces[workspace] ?? []
+      const revokedHere = held.filter(matches)
+      if (revokedHere.length) {
+        content.workspaces[workspace] = held.filter((grant) => !matches(grant))
+        await writeGrantsFile(this.file, content)
+      }
+      return revokedHere
+    })
     const session = options.session
     if (session) {
       for (const grant of this.sessionGrants(session).filter(matches)) removed.push(grant)
@@ -163,6 +170,12 @@ export class Grants extends Service {
     }
     if (!removed.length) throw new GrantError('GRANT_NOT_FOUND', `no grant "${target}" in ${workspace}${session ? ' or in this session' : ''} (see dsh grants list)`)
     return removed
+  }
+
+  private exclusive<T>(change: () => Promise<T>): Promise<T> {
+    const next = this.fileTurn.then(change, change)
+    this.fileTurn = next.catch(() => undefined)
+    return next
   }
 
   /** Rules applied to one tool call: deny before anything runs, ask over allow, allow only for what would ask. */
@@ -189,7 +202,8 @@ export class Grants extends Service {
     if (!request.rule) return undefined
     const rule = parseRule(request.rule, `approval request ${request.requestId} rule`)
     if (rule.pattern.includes('*')) return undefined
-    const subject: RuleSubject = { kind: rule.kind, value: rule.kind === 'write' || rule.kind === 'edit' ? realPath(rule.pattern) : rule.pattern, cwd: realPath(session.cwd) }
+    const isPath = rule.kind === 'write' || rule.kind === 'edit'
+    const subject: RuleSubject = { kind: rule.kind, value: isPath ? realPath(resolve(session.cwd, rule.pattern)) : rule.pattern, cwd: realPath(session.cwd) }
     const verdict = evaluateRules(await this.rules(session), subject)
     return verdict?.effect === 'ask' ? undefined : verdict?.effect
   }
