@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { join, resolve } from 'node:path'
-import type { ApprovalRequest, GrantRequest, GrantScope } from '@dsh/approval'
+import type { ApprovalRequest, GrantRequest } from '@dsh/approval'
 import type {} from '@dsh/app'
 import { actorProblem, assertActor, evaluateRules, parseRule, ruleProblem, type AuthorityActor, type Rule, type RuleSet, type RuleSubject } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
@@ -209,4 +209,3 @@ export class Grants extends Service {
   }
 }
 
-export type { GrantScope }
