@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os'
+import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import type {} from '@dsh/network'
 import { SANDBOX_MODES, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
@@ -41,7 +42,7 @@ export class SandboxPolicy extends Service {
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'sandboxPolicy')
-    ctx.sessions.defineKind(ctx, 'sandbox/mode', { validate: (data) => (isMode(data?.mode) ? undefined : `mode must be one of ${SANDBOX_MODES.join(', ')}`) })
+    ctx.sessions.defineKind(ctx, 'sandbox/mode', { validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`) })
     ctx.sessions.defineKind(ctx, 'sandbox/probe', {
       ignorable: true,
       validate: (data) => (typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string' ? undefined : 'a probe has backend (string), available (boolean) and reason (string)'),
@@ -70,11 +71,15 @@ export class SandboxPolicy extends Service {
     return this.config.mode
   }
 
-  /** Switches the mode from the next call on (a logged fact). Returns whether an event was appended. */
-  setMode(session: Session, mode: SandboxMode): boolean {
+  /**
+   * Switches the mode from the next call on (a logged fact naming `actor`, who asked for it: there is no
+   * default, so no caller can forget to say). Returns whether an event was appended.
+   */
+  setMode(session: Session, mode: SandboxMode, actor: AuthorityActor): boolean {
     if (!isMode(mode)) throw new TypeError(`unknown sandbox mode "${mode}" (known: ${SANDBOX_MODES.join(', ')})`)
+    assertActor(actor, 'sandboxPolicy.setMode')
     if (session.last('sandbox/mode') && this.mode(session) === mode) return false
-    session.append('sandbox/mode', { mode })
+    session.append('sandbox/mode', { mode, actor })
     return true
   }
 
