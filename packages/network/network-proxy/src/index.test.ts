@@ -1,5 +1,5 @@
 import { createSocket } from 'node:dgram'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
@@ -209,4 +209,35 @@ test('a grant is read from the log: a resumed session reaches the approved host 
   await resumed.whenIdle()
   expect(server.connections()).toBe(2)
   expect(resumed.session.all('network/decision').map((event) => [event.data.decision, event.data.rule])).toEqual([['approved', 'approval'], ['allowed', 'session grant']])
+})
+
+test('"always in this workspace" keeps network(<host>) in grants.yaml: a new session there reaches it with nobody to ask, another workspace does not', async () => {
+  const server = await countingServer()
+  const home = tempDir('dsh-home-')
+  const workspace = tempDir('dsh-ws-')
+  const first = await bootComposition({ home, workspace, patch: scriptedPatch() })
+  mapNames(first, { 'new.test': '127.0.0.1' })
+  const offered: (string | undefined)[] = []
+  first.root.approval.answerer(first.root, async (request) => (offered.push(request.rule), 'allow_always'), { actor: 'user:web-tab' })
+  first.root.scriptedLlm.enqueue(bash('asked', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  await first.run('fetch')
+  expect(offered).toEqual(['network(new.test)'])
+  expect(readFileSync(join(home, 'grants.yaml'), 'utf8')).toContain('network(new.test)')
+  await first.dispose()
+
+  const second = await bootComposition({ home, workspace, patch: scriptedPatch() })
+  onTestFinished(() => second.dispose())
+  mapNames(second, { 'new.test': '127.0.0.1' })
+  second.root.scriptedLlm.enqueue(bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  await second.run('fetch in a new session')
+  expect(second.toolText('again')).toBe('hello from the host')
+  expect(second.events('approval/decided').map((event) => event.data.by)).toEqual(['grant'])
+
+  const elsewhere = await bootComposition({ home, patch: scriptedPatch() })
+  onTestFinished(() => elsewhere.dispose())
+  mapNames(elsewhere, { 'new.test': '127.0.0.1' })
+  elsewhere.root.scriptedLlm.enqueue(bash('other', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  await elsewhere.run('fetch from another workspace')
+  expect(elsewhere.toolText('other')).toContain('network not allowed: new.test')
+  expect(server.connections()).toBe(2)
 })

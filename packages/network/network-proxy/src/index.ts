@@ -149,16 +149,19 @@ export default class NetworkProxy extends Network {
   private async request(session: Session, host: string, port: number, privateAddress: string | undefined, signal: AbortSignal): Promise<Approval> {
     const approval = this.ctx.get('approval')
     const agent = this.ctx.get('agents')?.bySession(session.id)
-    if (!approval?.canAsk || !agent || session.closed) return { allowed: false, rule: 'not in network.allow, nobody can approve' }
+    const rule = `network(${host})`
+    // A standing grant (`allow_always` in an earlier session, or `permissions.allow`) answers without anyone asked.
+    if (!approval || !(approval.canAsk || approval.canGrant({ rule })) || !agent || session.closed) return { allowed: false, rule: 'not in network.allow, nobody can approve' }
     const where = privateAddress ? ` (it resolves to the private address ${privateAddress})` : ''
     const summary = `connect to ${host}:${port}`
     const decision = await approval.request(session, {
       agentId: agent.id,
       tool: 'network',
       summary,
-      reason: `a confined command asks to reach ${host}${where}, which network.allow does not list; allowing it allows ${host} for the rest of this session`,
+      reason: `a confined command asks to reach ${host}${where}, which network.allow does not list; allowing it allows ${host} for the rest of this session (or, always, in this workspace)`,
+      rule,
     }, signal)
-    if (decision.answer !== 'allow_once') return { allowed: false, rule: 'approval rejected' }
+    if (decision.answer === 'reject') return { allowed: false, rule: decision.by === 'no-answerer' ? 'not in network.allow, nobody can approve' : 'approval rejected' }
     // One question per host is open at a time, so the last network question with this summary is ours.
     const asked = session.all('approval/asked').findLast((event) => event.data.tool === 'network' && event.data.summary === summary)
     return { allowed: true, requestId: asked?.data.requestId ?? '' }
