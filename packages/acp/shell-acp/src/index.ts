@@ -1,6 +1,7 @@
 import type { ToolScope } from '@dsh/acp'
 import type { ConfineOptions, Confinement } from '@dsh/sandbox'
-import { BashConfig, BashShell, type ShellResult, type ShellRunOptions } from '@dsh/shell'
+import { BashConfig, BashShell } from '@dsh/bash-kit'
+import type { ShellResult, ShellRunOptions } from '@dsh/shell'
 
 export type Config = BashConfig
 
