@@ -78,6 +78,20 @@ export function definitionFileProblems(file, root) {
     }
   }
 
+  // An exported object of functions is a module of helpers by another name: each one is held to the same rule.
+  const checkObject = (object, symbol) => {
+    for (const property of object.properties) {
+      const key = property.name ? property.name.getText(source) : '…'
+      if (ts.isMethodDeclaration(property) || ts.isGetAccessor(property) || ts.isSetAccessor(property)) checkFunction(property, `${symbol}.${key}`)
+      else if (ts.isPropertyAssignment(property)) {
+        const value = property.initializer
+        if (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) checkFunction(value, `${symbol}.${key}`)
+        else if (ts.isClassExpression(value)) checkClass(value, `${symbol}.${key}`)
+        else if (ts.isObjectLiteralExpression(value)) checkObject(value, `${symbol}.${key}`)
+      }
+    }
+  }
+
   for (const statement of source.statements) {
     if (ts.isClassDeclaration(statement)) {
       const name = statement.name?.text
@@ -91,11 +105,13 @@ export function definitionFileProblems(file, root) {
         const init = declaration.initializer
         if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) checkFunction(init, declaration.name.text)
         else if (init && ts.isClassExpression(init)) checkClass(init, declaration.name.text)
+        else if (init && ts.isObjectLiteralExpression(init)) checkObject(init, declaration.name.text)
       }
     } else if (ts.isExportAssignment(statement)) {
       const value = statement.expression
       if (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) checkFunction(value, 'default')
       else if (ts.isClassExpression(value)) checkClass(value, 'default')
+      else if (ts.isObjectLiteralExpression(value)) checkObject(value, 'default')
     }
   }
   return problems

@@ -61,7 +61,7 @@ test('the gate rejects an implementation class exported from a definition, namin
   expect(output).not.toContain('index.ts')
 })
 
-test('the gate rejects an async helper, a long helper and a class exported by name or as default from a definition', () => {
+test('the gate rejects an async helper, a long helper, an object of helpers and a class exported by name or as default from a definition', () => {
   const long = Array.from({ length: 14 }, (_, i) => `  total += ${i}`).join('\n')
   const root = workspace({
     'packages/x/def': {
@@ -72,6 +72,7 @@ test('the gate rejects an async helper, a long helper and a class exported by na
         'long.ts': `export const sum = () => {\n  let total = 0\n${long}\n  return total\n}\n`,
         'listed.ts': 'class Cache { map = new Map() }\nexport { Cache }\n',
         'default.ts': 'export default class Runner { run() { return 1 } }\n',
+        'object.ts': "export const disk = {\n  async read(path: string) { return path },\n}\n",
       },
     },
   })
@@ -81,6 +82,7 @@ test('the gate rejects an async helper, a long helper and a class exported by na
   expect(output).toContain('packages/x/def/src/long.ts:1: exported function sum has 16 statements')
   expect(output).toContain('packages/x/def/src/listed.ts:1: exported class Cache is an implementation')
   expect(output).toContain('packages/x/def/src/default.ts:1: exported class Runner is an implementation')
+  expect(output).toContain('packages/x/def/src/object.ts:2: exported function disk.read is async')
 })
 
 test('a definition may hold an abstract service, Error classes, types, constants and small validators; its tests are not read', () => {
