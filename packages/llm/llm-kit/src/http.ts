@@ -1,4 +1,4 @@
-import { LlmError, type LlmErrorCode } from './vocabulary.ts'
+import { LlmError, type LlmErrorCode } from '@dsh/llm'
 
 // Pure helpers every HTTP adapter needs (base URL, status mapping, Retry-After, transport failures, SDK
 // headers, an idle watchdog): one copy here.

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Enforcement } from '@dsh/sandbox'
-import { CappedOutput, type PtyExit, type PtyProcess } from '@dsh/subprocess'
+import type { PtyExit, PtyProcess } from '@dsh/subprocess'
+import { CappedOutput } from '@dsh/subprocess-kit'
 import { commandLines, findMarker, markerLine, undecidedTail } from './session-protocol.ts'
-import { ShellError, type SessionRunOptions, type ShellResult, type ShellSession } from './shell.ts'
+import { ShellError, type SessionRunOptions, type ShellResult, type ShellSession } from '@dsh/shell'
 
 export interface SessionLimits {
   timeoutMs: number

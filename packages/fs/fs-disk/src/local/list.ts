@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs'
 import { readdir, realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { toFsError } from '../errors.ts'
-import type { FsEntry, FsEntryType, WalkOptions } from '../types.ts'
+import { toFsError } from '@dsh/fs'
+import type { FsEntry, FsEntryType, WalkOptions } from '@dsh/fs'
 import { requireAbsolute } from './paths.ts'
 
 function typeOf(dirent: Dirent): FsEntryType {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
 import { access, type FileHandle, lstat, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { FsError, toFsError } from '../errors.ts'
-import type { FsVersion, MkdirResult, WriteResult } from '../types.ts'
+import { FsError, toFsError } from '@dsh/fs'
+import type { FsVersion, MkdirResult, WriteResult } from '@dsh/fs'
 import { versionOf } from './read.ts'
 
 /**

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { FsError } from './errors.ts'
+import { FsError } from '@dsh/fs'
 import { isInside, resolveEntryPath, resolveRealPath } from './local/paths.ts'
 
 let dir: string

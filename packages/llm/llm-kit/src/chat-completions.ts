@@ -1,4 +1,4 @@
-import { LlmError, type FinishReason, type StreamChunk, type Usage } from './vocabulary.ts'
+import { LlmError, type FinishReason, type StreamChunk, type Usage } from '@dsh/llm'
 
 // The OpenAI chat-completions stream family (DeepSeek, OpenAI, and every compatible server: Ollama, vLLM, …):
 // one reader for the shared wire, so each adapter keeps only what differs (its request body).

@@ -1,4 +1,4 @@
-import { LlmError, type ImageBlock, type ModelInfo } from './vocabulary.ts'
+import { LlmError, type ImageBlock, type ModelInfo } from '@dsh/llm'
 
 // Model knowledge every adapter applies the same way, whatever its wire format.
 

@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
-import { FsError } from './errors.ts'
+import { FsError } from '@dsh/fs'
 import { isInside, requireAbsolute, resolveEntryPath, resolveRealPath } from './local/paths.ts'
 import type { DirectoryGuard } from './local/write.ts'
 import { SANDBOX_MODES, type SandboxAuthority } from '@dsh/sandbox'

@@ -1,5 +1,5 @@
 import { IdleWatchdog } from './http.ts'
-import { LlmError, type LlmRequest, type StreamChunk } from './vocabulary.ts'
+import { LlmError, type LlmRequest, type StreamChunk } from '@dsh/llm'
 
 /** What the body of one attempt gets from `streamAttempt`. */
 export interface Attempt {

@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
-import { FsError, toFsError } from '../errors.ts'
+import { FsError, toFsError } from '@dsh/fs'
 
 // Linux gives up resolving after this many links (MAXSYMLINKS); following dangling links we do the same.
 const MAX_SYMLINK_HOPS = 40

@@ -1,8 +1,8 @@
 import type { Context } from '@dsh/cordis'
 import type { SandboxAuthority } from '@dsh/sandbox'
-import type { FsIoConfig } from './config.ts'
+import type { FsIoConfig } from '@dsh/fs'
 import { admit, type Admission, type Reach, type WriteKind } from './fence.ts'
-import { Fs } from './fs.ts'
+import { Fs } from '@dsh/fs'
 import { listDirectory, walkTree } from './local/list.ts'
 import { resolveRealPath } from './local/paths.ts'
 import { pathExists, readAllBytes, readTextRange, sniffBinaryFile, statPath } from './local/read.ts'
@@ -10,7 +10,7 @@ import { makeDirectory, removeEntry, renameEntry, writeFileAtomically } from './
 import type {
   FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
   RenameOptions, ReplaceFileOptions, WalkOptions, WriteFileOptions, WriteResult,
-} from './types.ts'
+} from '@dsh/fs'
 
 /**
  * `Fs` on the local disk, shared by the local providers (fs-sandbox, fs-local, fs-acp) so they differ only

@@ -1,8 +1,8 @@
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, lstat, open, realpath, stat } from 'node:fs/promises'
-import type { FsIoConfig } from '../config.ts'
-import { FsError, toFsError } from '../errors.ts'
-import type { FsEntryType, FsStat, FsVersion, ReadBytesOptions, ReadTextOptions, ReadTextResult } from '../types.ts'
+import type { FsIoConfig } from '@dsh/fs'
+import { FsError, toFsError } from '@dsh/fs'
+import type { FsEntryType, FsStat, FsVersion, ReadBytesOptions, ReadTextOptions, ReadTextResult } from '@dsh/fs'
 import { requireAbsolute } from './paths.ts'
 
 const NEWLINE = 0x0a

@@ -1,7 +1,7 @@
 /**
  * Output bounded to a byte budget, keeping the head and the tail (the start says what ran, the end says how
  * it ended) and noting in the middle how many bytes were cut. The note's shape is part of the subprocess
- * contract, which is why the definition owns it.
+ * contract, which is why every provider and shell driver uses this one class.
  */
 export class CappedOutput {
   private readonly headLimit: number

@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type { ConfineOptions, Confinement } from '@dsh/sandbox'
 import Schema from '@dsh/schemastery'
 import { BashSession } from './bash-session.ts'
-import { Shell, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions } from './shell.ts'
+import { Shell, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions } from '@dsh/shell'
 
 export interface BashConfig {
   timeoutMs: number
