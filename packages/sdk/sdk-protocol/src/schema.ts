@@ -73,8 +73,8 @@ export const PromptContentSchema = Type.Union([Type.String({ minLength: 1 }), Ty
 export const ModelInfoSchema = Type.Object(
   {
     id: Type.String(),
-    contextWindow: Type.Number(),
-    maxOutputTokens: Type.Optional(Type.Number()),
+    contextWindow: Type.Integer(),
+    maxOutputTokens: Type.Optional(Type.Integer()),
     images: Type.Boolean(),
     reasoning: Type.Boolean(),
     efforts: Type.Optional(Type.Array(EffortSchema)),
@@ -95,8 +95,8 @@ export const SessionSummarySchema = Type.Object(
   {
     id: Type.String(),
     cwd: Type.String(),
-    createdAt: Type.Number(),
-    updatedAt: Type.Number(),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
     events: Type.Integer(),
     turns: Type.Integer(),
     firstPrompt: Type.Optional(Type.String({ description: 'The first user prompt, shortened.' })),
@@ -117,7 +117,7 @@ export const SessionEventSchema = Type.Unsafe<AnySessionEvent>(
     {
       type: Type.String({ description: 'The kind (`turn/start`, `assistant/chunk`, `tool/result`, …).' }),
       seq: Type.Integer({ minimum: 0, description: 'Its index in the log.' }),
-      time: Type.Number({ description: 'Epoch milliseconds.' }),
+      time: Type.Integer({ description: 'Epoch milliseconds.' }),
       data: Type.Unknown({ description: 'Plain JSON, shaped by the kind.' }),
       ignorable: Type.Optional(Type.Literal(true)),
     },
