@@ -1,13 +1,12 @@
 import type { Context } from '@dsh/cordis'
+import { LineSplitter, RpcPeer } from '@dsh/jsonrpc-lines'
 import type { Agent, AgentStatus } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
 import { APPROVAL_ANSWERS, CLIENT_METHOD_SCHEMAS, CLIENT_METHODS, RPC_ERRORS, SERVER_REQUEST_SCHEMAS, checkValue, type ApprovalRequestParams, type ClientMethod, type ClientMethods, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
-import { RpcError, invalidParams } from './errors.ts'
-import { LineSplitter } from './lines.ts'
+import { RpcError, invalidParams, toRpcError } from './errors.ts'
 import { METHOD_NOT_FOUND, Methods, type MethodHost } from './methods.ts'
-import { RpcPeer } from './peer.ts'
 
 export interface Stdio {
   input: NodeJS.ReadableStream
@@ -44,6 +43,8 @@ export class SdkServer implements MethodHost {
       handle: (method, params) => this.handle(method, params),
       excerptChars: config.excerptChars,
       warn: (message) => this.log.warn(message),
+      idPrefix: 'dsh-',
+      toError: toRpcError,
     })
   }
 
