@@ -50,10 +50,10 @@ test('an error reply rejects with the error object; a thrown non-RpcError is an 
       throw new Error('disk on fire')
     },
   })
-  const typed = await client.request('typed', {}).catch((error) => error)
+  const typed = (await client.request('typed', {}).catch((error) => error)) as PeerRequestError
   expect(typed).toBeInstanceOf(PeerRequestError)
   expect(typed.error).toEqual({ code: RPC_ERRORS.REQUEST_FAILED, message: 'refused', data: { code: 'SESSION_LOCKED' } })
-  const internal = await client.request('bug', {}).catch((error) => error)
+  const internal = (await client.request('bug', {}).catch((error) => error)) as PeerRequestError
   expect(internal.error).toEqual({ code: RPC_ERRORS.INTERNAL_ERROR, message: 'Internal error: disk on fire' })
 })
 
