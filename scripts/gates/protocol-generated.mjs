@@ -11,7 +11,7 @@ import { repo } from '../lib.mjs'
 
 const { values } = parseArgs({ options: { root: { type: 'string' } } })
 const root = values.root ?? repo
-const generator = join(repo, 'packages/sdk/sdk-protocol/scripts/generate.ts')
+const generator = join(repo, 'scripts/protocol/generate.ts')
 const out = mkdtempSync(join(tmpdir(), 'dsh-protocol-gate-'))
 const problems = []
 try {

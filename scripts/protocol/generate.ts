@@ -1,18 +1,20 @@
 // Writes the files generated from the protocol declarations (docs/architecture.md, "Surfaces"):
 //   packages/sdk/sdk-protocol/protocol.schema.json   the SDK protocol as one JSON Schema document
 //   python/sdk/dsh/protocol.py                      its types as TypedDicts, its constants
-// Usage: node --conditions=@dsh/source --import tsx packages/sdk/sdk-protocol/scripts/generate.ts [--out DIR]
+//   packages/host/web-protocol/web-protocol.schema.json   the web API and WebSocket frames
+// Usage: node --conditions=@dsh/source --import tsx scripts/protocol/generate.ts [--out DIR]
 // (`npm run generate:protocol`). --out writes under another root: scripts/gates/protocol-generated.mjs
 // generates into a temp folder and compares.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import * as protocol from '../src/index.ts'
-import { collectDefinitions, referencing, type JsonObject } from './json-schema.ts'
+import * as protocol from '../../packages/sdk/sdk-protocol/src/index.ts'
+import * as web from '../../packages/host/web-protocol/src/schema.ts'
+import { collectDefinitions, plain, referencing, type JsonObject } from './json-schema.ts'
 import { pythonModule } from './python.ts'
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const { values } = parseArgs({ options: { out: { type: 'string' } } })
 const root = resolve(values.out ?? repo)
 
@@ -50,7 +52,21 @@ const python = pythonModule({
   definitions,
 })
 
+const webMethods = web.WEB_METHOD_SCHEMAS
+const webRoots = [...Object.values(webMethods).flatMap((m) => [m.params, m.result]), web.ClientMessageSchema, web.FrameSchema]
+const webDefinitions = new Map([...collectDefinitions(webRoots)].sort(([a], [b]) => a.localeCompare(b)).map(([title, schema]) => [title, referencing(schema, '#/$defs/')]))
+const webDocument: JsonObject = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'dsh web protocol',
+  description: 'POST /api/<method> params and results, and the WebSocket messages (@dsh/web-protocol). Generated from its TypeBox declarations; do not edit.',
+  methods: Object.fromEntries(Object.entries(webMethods).map(([name, entry]) => [name, { params: referencing(plain(entry.params), '#/$defs/'), result: referencing(plain(entry.result), '#/$defs/') }])),
+  clientMessage: { $ref: '#/$defs/ClientMessage' },
+  frame: { $ref: '#/$defs/Frame' },
+  $defs: Object.fromEntries(webDefinitions),
+}
+
 const files: Record<string, string> = {
+  'packages/host/web-protocol/web-protocol.schema.json': JSON.stringify(webDocument, null, 2) + '\n',
   'packages/sdk/sdk-protocol/protocol.schema.json': JSON.stringify(document, null, 2) + '\n',
   'python/sdk/dsh/protocol.py': python,
 }
