@@ -14,6 +14,7 @@ const root = values.root ?? repo
 const generator = join(repo, 'scripts/protocol/generate.ts')
 const out = mkdtempSync(join(tmpdir(), 'dsh-protocol-gate-'))
 const problems = []
+let compared = 0
 try {
   const run = spawnSync(process.execPath, ['--conditions=@dsh/source', '--import', 'tsx', generator, '--out', out], { cwd: repo, encoding: 'utf8' })
   if (run.status !== 0) problems.push(`the generator failed (exit ${run.status}):\n${run.stderr || run.stdout}`)
@@ -21,6 +22,7 @@ try {
   for (const file of run.status === 0 ? walk(out) : []) {
     const path = relative(out, file)
     const checkedIn = join(root, path)
+    compared++
     if (!existsSync(checkedIn)) problems.push(`${path} is missing`)
     else if (readFileSync(checkedIn, 'utf8') !== readFileSync(file, 'utf8')) problems.push(`${path} differs from what the declarations generate (stale, or edited by hand)`)
   }
@@ -31,3 +33,4 @@ if (problems.length) {
   console.error(`protocol generated files: ${problems.length} problem(s)\n  ${problems.join('\n  ')}\n  regenerate with: npm run generate:protocol`)
   process.exit(1)
 }
+console.log(`protocol generated files: ok (${compared} files)`)

@@ -110,7 +110,7 @@ export class RpcPeer {
 
   /** Fails every request of ours still waiting (the other end went away, or we are shutting down). */
   rejectPending(reason: string | Error): void {
-    for (const pending of [...this.pending.values()]) pending.reject(typeof reason === 'string' ? new PeerRequestError(reason) : reason)
+    for (const pending of this.pending.values()) pending.reject(typeof reason === 'string' ? new PeerRequestError(reason) : reason)
   }
 
   private dispatch(method: string, params: unknown, id: RpcId | undefined): void {
