@@ -3,10 +3,15 @@
 // bundle carries no schema code), and `npm run generate:protocol` writes web-protocol.schema.json (checked
 // by scripts/gates/protocol-generated.mjs). Every named schema has a `title`: the generator names it so.
 // Nothing here may import Node or browser APIs.
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 
+/** One of `values`, as a union of literals (so TypeBox's own checker, `checkWire`, knows it). */
 const stringEnum = <const T extends readonly string[]>(values: T, options: { title?: string; description?: string } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  ) as unknown as TUnion<TLiteral<T[number]>[]>
 
 /** The answers a tab may give to an approval (a new answer is one more value here). */
 export const WEB_APPROVAL_ANSWERS = ['allow_once', 'reject'] as const
@@ -210,3 +215,9 @@ export const FrameSchema = Type.Union(
   ],
   { title: 'Frame' },
 )
+
+/** Checks a value against one of these schemas (TypeBox's own checker: no code generation, browser-safe). */
+export function checkWire(schema: TSchema, value: unknown): { path: string; message: string } | undefined {
+  const first = Value.Errors(schema, value).First()
+  return first ? { path: first.path, message: first.message } : undefined
+}
