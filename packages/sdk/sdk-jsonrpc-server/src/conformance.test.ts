@@ -4,7 +4,7 @@
 // true to the implementation.
 import { afterAll, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { CLIENT_METHOD_SCHEMAS, SERVER_NOTIFICATION_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue, type ClientMethod } from '@dsh/sdk-protocol'
+import { CLIENT_METHOD_SCHEMAS, RpcNotificationSchema, RpcRequestSchema, RpcResponseSchema, SERVER_NOTIFICATION_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue, type ClientMethod } from '@dsh/sdk-protocol'
 import { fixtureToolsPatch, startRuntime, type Runtime } from './test-support/runtime.ts'
 
 let llm: MockServer | undefined
@@ -37,6 +37,11 @@ test('every result, notification and server request of a whole session matches i
   await call('session/setModel', { sessionId, route: { provider: 'deepseek', model: 'deepseek-v4-pro', effort: 'high' } })
   await call('session/cancel', { sessionId })
   await call('session/fork', { sessionId, atSeq: length - 1 })
+  // Errors are part of the wire too: a parameter, a refusal and an unknown method.
+  for (const [method, params] of [['session/fork', { sessionId }], ['session/cancel', { sessionId: 'never-opened' }], ['session/teleport', {}]] as const) {
+    const reply = await rt.request(method, params)
+    expect(reply.error, method).toBeDefined()
+  }
   await call('shutdown', {})
 
   for (const [method, result] of results) expect(checkValue(CLIENT_METHOD_SCHEMAS[method].result, result), `the result of ${method}: ${JSON.stringify(result)}`).toBeUndefined()
@@ -48,5 +53,10 @@ test('every result, notification and server request of a whole session matches i
     expect(checkValue(schema, message.params), `${message.method}: ${JSON.stringify(message.params)}`).toBeUndefined()
   }
   expect(checkValue(SERVER_REQUEST_SCHEMAS['approval/request'].params, asked.params)).toBeUndefined()
+  // The envelope of everything written: responses (results and errors), requests and notifications.
+  for (const message of rt.messages) {
+    const envelope = 'id' in message && message.method ? RpcRequestSchema : message.method ? RpcNotificationSchema : RpcResponseSchema
+    expect(checkValue(envelope, message), JSON.stringify(message).slice(0, 300)).toBeUndefined()
+  }
   expect(rt.junk).toEqual([])
 })
