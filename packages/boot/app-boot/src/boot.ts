@@ -48,7 +48,7 @@ export function composeProfile(options: ComposeOptions): ComposedProfile {
   const cwd = options.cwd ?? process.cwd()
   const { profile, layers, sources } = gatherLayers(app, options.profile, home, options.patches ?? [], cwd)
   const composition = compose(layers)
-  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`])
+  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`, ...uncheckedMarks(composition)])
   return { profile, composition, sources, home, version: app.version, dump }
 }
 
@@ -147,11 +147,37 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
 
   const failures = collectFailures(composed.composition, loader, errors)
   captureErrors()
+  if (!failures.length) failures.push(...uncheckedModel(composed.composition, root))
   if (failures.length) {
     await stop()
     throw new BootError(failures)
   }
   return { ...composed, root, loader, stop }
+}
+
+/** The rows of the model registry (`@dsh/llm`) in a composition. */
+function llmRows(composition: Composition): ComposedRow[] {
+  return [...walkRows(composition.rows)].map(([row]) => row).filter((row) => row.name === '@dsh/llm')
+}
+
+const isUnchecked = (row: ComposedRow) => (row.config as any)?.unchecked === true
+
+/** The dump says loudly when requests leave without the check that they are what the log derives. */
+function uncheckedMarks(composition: Composition): string[] {
+  return llmRows(composition)
+    .filter(isUnchecked)
+    .map((row) => `UNCHECKED: row "${row.id}" sends model requests with no check against the session log (unchecked: true)`)
+}
+
+/**
+ * A tree whose model registry has no request check mounted (no `@dsh/invariants`) refuses to boot, unless
+ * its llm row says `unchecked: true` (docs/architecture.md, "The session log").
+ */
+function uncheckedModel(composition: Composition, root: Context): RowFailure[] {
+  const llm = (root as any).get('llm')
+  if (!llm || llm.guarded || llm.config?.unchecked) return []
+  const row = llmRows(composition)[0]
+  return [{ id: row?.id ?? 'llm', name: row?.name ?? '@dsh/llm', problem: 'no request check is mounted: mount @dsh/invariants (a row `name: \'@dsh/invariants\'`), or set `config: { unchecked: true }` on this row to send requests unchecked' }]
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))

@@ -1,4 +1,4 @@
-import type { Route, FinishReason, ImageBlock, LlmErrorData, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolSchema, Usage } from '@dsh/llm'
+import type { Route, FinishReason, Sampling, ImageBlock, LlmErrorData, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolSchema, Usage } from '@dsh/llm'
 
 export const TURN_END_REASONS = ['completed', 'aborted', 'blocked', 'error', 'max-tokens', 'max-steps', 'interrupted'] as const
 export type TurnEndReason = (typeof TURN_END_REASONS)[number]
@@ -41,8 +41,8 @@ export interface SessionEventMap {
   /** The call passed every check and its body is about to run: written and flushed before the effect. */
   'tool/dispatched': { callId: string }
   'tool/result': { callId: string; content: ToolResultBlock['content']; error?: ErrorData }
-  /** What the model is told besides history: written when it changes. */
-  'request/header': { system: string; tools: ToolSchema[] }
+  /** What the model is told besides history, and how it samples: written when it changes. */
+  'request/header': { system: string; tools: ToolSchema[]; sampling?: Sampling }
   /** Which model answers and its window: written when it changes. */
   'request/context': { provider: string; model: string; contextWindow: number; effort?: string }
   'inbox/spliced': { mode: 'followup' | 'steer' | 'inject'; count: number }
