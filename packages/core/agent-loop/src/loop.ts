@@ -3,7 +3,7 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { AgentLoop, type Agent, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnResult } from '@dsh/agent'
 import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
-import { logRequestHeader, type ErrorData, type TurnEndReason } from '@dsh/session'
+import { logRequestHeader, openStepOf, type ErrorData, type TurnEndReason } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
@@ -62,6 +62,8 @@ export default class DefaultAgentLoop extends AgentLoop {
       const failure = { code: error?.code ?? 'TURN_STOPPING_FAILED', message: `an agent/turn-stopping listener failed: ${String(error?.message ?? error)}` }
       result = { ...result, reason: 'error', error: result.error ?? failure }
     }
+    const step = openStepOf(session.events, turnId) // a step cut by a failure still closes inside its turn
+    if (step !== undefined) session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
     session.append('turn/end', { turnId, reason: result.reason, ...(result.error ? { error: result.error } : {}) })
     await session.flush()
     return result
