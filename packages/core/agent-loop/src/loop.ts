@@ -25,8 +25,9 @@ declare module '@dsh/settings' {
 
 /**
  * The shipped turn driver (DESIGN §6; docs/architecture.md, "The turn"). Each step: claim input, pre-step,
- * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush, let
- * the invariants check it, stream the answer into the log, run its tool calls through ctx.tools.
+ * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush,
+ * stream the answer into the log (`ctx.llm` checks the request against the log at its boundary), run its
+ * tool calls through ctx.tools. Every turn ends with `turn/end`, whatever a listener throws.
  */
 export default class DefaultAgentLoop extends AgentLoop {
   static inject = ['sessions', 'llm', 'tools', 'systemPrompt', 'settings']
