@@ -197,7 +197,8 @@ export default class BasicCompaction extends Compaction {
       maxOutputTokens: plan.maxOutputTokens,
       budget: plan.budget,
       estimate,
-      stream: (request) => this.ctx.llm.stream({ ...request, origin: { sessionId: session.id, purpose: 'compaction' } }),
+      stream: (request) => summaryStream(this.ctx, session, request),
+      record: (text) => void session.append('compaction/text', { text }),
       signal: options.signal ?? new AbortController().signal,
       instruction: this.config.instruction,
       partInstruction: this.config.partInstruction,
@@ -230,6 +231,12 @@ export default class BasicCompaction extends Compaction {
     const { instruction, partInstruction, mergeInstruction, partIntro } = this.config
     return [instruction, partInstruction + partIntro, mergeInstruction].reduce((a, b) => (b.length > a.length ? b : a)) + (focus ?? '')
   }
+}
+
+/** One summary request, durable before it is paid for, named as compaction's so the request check derives it. */
+async function* summaryStream(ctx: Context, session: Session, request: LlmRequest) {
+  await session.flush()
+  yield* ctx.llm.stream({ ...request, origin: { sessionId: session.id, purpose: 'compaction' } })
 }
 
 /** A `/compact` asked for while a turn ran, not yet started: the last `compaction/requested` after the last `compaction/start`. */

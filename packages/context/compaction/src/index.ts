@@ -65,6 +65,8 @@ declare module '@dsh/session' {
      * of its summary requests, logged so the request check can derive them.
      */
     'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number; focus?: string; maxOutputTokens?: number }
+    /** A text a summary request carries besides the summarized history (an instruction, a part intro, a part's summary). */
+    'compaction/text': { text: string }
     /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
     'compaction/requested': { focus?: string }
     /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
@@ -115,6 +117,7 @@ export abstract class Compaction extends Service {
     super(ctx, 'compaction')
     ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
+    ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
     ctx.sessions.defineKind(ctx, 'compaction/requested', { ignorable: true, validate: (data) => (data?.focus === undefined || typeof data.focus === 'string' ? undefined : 'focus must be a string') })
   }
 
