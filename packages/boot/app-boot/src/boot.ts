@@ -3,7 +3,7 @@ import { Context } from '@dsh/cordis'
 import { deferJs, mountLoader, toEntryOptions, type HostRow, type LoaderHost } from '@dsh/cordis-loader'
 import { REPORTED_BY_LAUNCHER, type AppInfo } from '@dsh/app'
 import { compose, walkRows, type ComposedRow, type Composition } from './compose.ts'
-import { dumpComposition } from './dump.ts'
+import { dumpComposition, llmRows, requestCheckMarks } from './dump.ts'
 import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Profile } from './layers.ts'
 import { mapJs } from './js-expr.ts'
 import { resolvePlugins } from './resolve.ts'
@@ -48,7 +48,7 @@ export function composeProfile(options: ComposeOptions): ComposedProfile {
   const cwd = options.cwd ?? process.cwd()
   const { profile, layers, sources } = gatherLayers(app, options.profile, home, options.patches ?? [], cwd)
   const composition = compose(layers)
-  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`, ...uncheckedMarks(composition)])
+  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`, ...requestCheckMarks(composition)])
   return { profile, composition, sources, home, version: app.version, dump }
 }
 
@@ -153,20 +153,6 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
     throw new BootError(failures)
   }
   return { ...composed, root, loader, stop }
-}
-
-/** The rows of the model registry (`@dsh/llm`) in a composition. */
-function llmRows(composition: Composition): ComposedRow[] {
-  return [...walkRows(composition.rows)].map(([row]) => row).filter((row) => row.name === '@dsh/llm')
-}
-
-const isUnchecked = (row: ComposedRow) => (row.config as any)?.unchecked === true
-
-/** The dump says loudly when requests leave without the check that they are what the log derives. */
-function uncheckedMarks(composition: Composition): string[] {
-  return llmRows(composition)
-    .filter(isUnchecked)
-    .map((row) => `UNCHECKED: row "${row.id}" sends model requests with no check against the session log (unchecked: true)`)
 }
 
 /**
