@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { deriveMessages } from './derive.ts'
+import { deriveTurnRequest } from './request.ts'
 import type { SessionEvent } from './events.ts'
 import { SessionError } from './storage.ts'
 
@@ -190,5 +191,25 @@ describe('validation on load', () => {
     const listed = await h.root.sessions.list()
     expect(listed.find((summary) => summary.id === id)?.damaged).toContain('data.content must be an array')
     expect(listed.find((summary) => summary.id === intact.id)?.damaged).toBeUndefined()
+  })
+})
+
+describe('deriveTurnRequest', () => {
+  const event = (seq: number, type: string, data: any): SessionEvent => ({ seq, type, time: 0, data }) as any
+  const tools = [{ name: 'echo', description: 'Echo.', parameters: { type: 'object' } }]
+
+  test('is the last header (with its sampling), the last context (with its effort) and the fold', () => {
+    const events = [
+      event(0, 'request/header', { system: 'old', tools: [] }),
+      event(1, 'user/message', { content: text('hi'), source: 'user' }),
+      event(2, 'request/header', { system: 'be brief', tools, sampling: { temperature: 0.2, maxOutputTokens: 100 } }),
+      event(3, 'request/context', { provider: 'p', model: 'm', contextWindow: 1000, effort: 'high' }),
+    ]
+    expect(deriveTurnRequest(events)).toEqual({ route: { provider: 'p', model: 'm', effort: 'high' }, system: 'be brief', tools, messages: [{ role: 'user', content: text('hi') }], temperature: 0.2, maxOutputTokens: 100 })
+  })
+
+  test('names what is missing', () => {
+    expect(deriveTurnRequest([])).toBe('no request/header event precedes the request')
+    expect(deriveTurnRequest([event(0, 'request/header', { system: '', tools: [] })])).toBe('no request/context event precedes the request')
   })
 })
