@@ -40,15 +40,20 @@ export abstract class BashShell extends Shell {
   /** Wraps a bash argv for the authority (identity when unconfined); throws to refuse. */
   protected abstract wrap(argv: string[], options: ConfineOptions): Promise<Confinement>
 
-  private environment(extra: Record<string, string> | undefined) {
-    return { ...process.env, ...this.config.env, ...extra }
+  /**
+   * The variables this shell adds for a command: its config's, then the caller's. They are only added: the
+   * base is ctx.subprocess's scrubbed environment, never this process's (DESIGN §8), and the subprocess
+   * seam drops secret-looking names from these too.
+   */
+  protected variables(extra: Record<string, string> | undefined): Record<string, string> {
+    return { ...this.config.env, ...extra }
   }
 
   async run(command: string, options: ShellRunOptions): Promise<ShellResult> {
     const { argv, enforcement } = await this.wrap([this.config.bash, '-c', command], { cwd: options.cwd, authority: options.authority })
     const result = await this.ctx.subprocess.run(argv, {
       cwd: options.cwd,
-      env: this.environment(options.env),
+      env: this.variables(options.env),
       timeoutMs: options.timeoutMs ?? this.config.timeoutMs,
       outputCapBytes: this.config.outputCapBytes,
       signal: options.signal,
@@ -60,7 +65,7 @@ export abstract class BashShell extends Shell {
     const bash = [this.config.bash, '--noprofile', '--norc', '--noediting', '-i']
     const { argv, enforcement } = await this.wrap(bash, { cwd: options.cwd, authority: options.authority, terminal: true })
     // Empty prompts from the first byte, so nothing but our markers and the commands' output comes back.
-    const env = { ...this.environment(options.env), PS1: '', PS2: '', PROMPT_COMMAND: '' }
+    const env = { ...this.variables(options.env), PS1: '', PS2: '', PROMPT_COMMAND: '' }
     const terminal = await this.ctx.subprocess.openPty(argv, { cwd: options.cwd, env })
     const session = await BashSession.start(terminal, enforcement, this.config, options.cwd)
     this.sessions.add(session)

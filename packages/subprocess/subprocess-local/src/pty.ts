@@ -25,7 +25,7 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 /** Spawns on a fresh terminal. node-pty makes the child a session leader, so its pid is its group id. */
 function spawnOnTerminal(argv: string[], cwd: string, env: Record<string, string | undefined> | undefined, size: TerminalSize): IPty {
   try {
-    return spawnPty(argv[0]!, argv.slice(1), { name: size.name, cols: size.cols, rows: size.rows, cwd, env: definedEnv(env ?? process.env) })
+    return spawnPty(argv[0]!, argv.slice(1), { name: size.name, cols: size.cols, rows: size.rows, cwd, env: definedEnv(env ?? {}) })
   } catch (error: any) {
     throw new SubprocessError('SPAWN_FAILED', `cannot start "${argv[0]}" on a terminal in ${cwd}: ${error?.message ?? error}`)
   }

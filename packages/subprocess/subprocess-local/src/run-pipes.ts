@@ -13,7 +13,7 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
   const output = new CappedOutput(limits.outputCapBytes)
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
-    env: options.env ?? process.env,
+    env: options.env, // already scrubbed by the provider (Subprocess.environment)
     detached: true,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   })
