@@ -68,8 +68,13 @@ export type AnySessionEvent = { [K in EventKind]: SessionEvent<K> }[EventKind]
 export interface KindSpec {
   /** A reader that does not know the kind may keep it uninterpreted instead of refusing the log. */
   ignorable?: boolean
-  /** Extra validation of `data`; returns a problem or undefined. */
+  /** Extra validation of `data`; returns a problem or undefined. Checked on append and, unless `validateStored` is given, on load. */
   validate?(data: any): string | undefined
+  /**
+   * The check of a stored event of this kind when older logs may hold less than an append now requires (a
+   * field added later); without it, a stored event passes `validate` like an append.
+   */
+  validateStored?(data: any): string | undefined
 }
 
 /** The header of a stored session (the first JSONL line). */

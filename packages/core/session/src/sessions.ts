@@ -183,7 +183,7 @@ export class Sessions extends Service {
         if (event.ignorable === true) return event // kept uninterpreted: no reader here will fold it
         throw fail('UNKNOWN_KIND', `has kind "${event.type}", which no mounted plugin defines (and it is not marked ignorable)`)
       }
-      const problem = findNonPlain(event.data) ?? spec.validate?.(event.data)
+      const problem = findNonPlain(event.data) ?? (spec.validateStored ?? spec.validate)?.(event.data)
       if (problem) throw fail('SESSION_CORRUPT', `(seq ${index}, ${event.type}): ${problem.startsWith('data') ? problem : `data: ${problem}`}`)
       return event
     })
