@@ -88,12 +88,12 @@ test('confined modes get the session\'s proxy socket, danger-full-access the hos
   const h = await boot()
   const { session } = await h.agent()
   for (const mode of ['read-only', 'workspace-write'] as const) {
-    h.root.sandboxPolicy.setMode(session, mode)
+    h.root.sandboxPolicy.setMode(session, mode, 'user:cli-flag')
     const { network } = await h.root.sandboxPolicy.authority(session)
     expect(network).toEqual({ kind: 'proxy', socket: expect.stringMatching(/proxy\.sock$/) })
     expect(statSync((network as { socket: string }).socket).isSocket()).toBe(true)
   }
-  h.root.sandboxPolicy.setMode(session, 'danger-full-access')
+  h.root.sandboxPolicy.setMode(session, 'danger-full-access', 'user:cli-flag')
   expect((await h.root.sandboxPolicy.authority(session)).network).toEqual({ kind: 'host' })
 
   const bare = await boot({ patch: '- id: network\n  disabled: true\n' })
