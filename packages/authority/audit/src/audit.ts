@@ -1,5 +1,15 @@
-/** The kinds the audit reads: every change of authority, and every approval asked and decided. */
-export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'shell/env-policy', 'approval/asked', 'approval/decided'] as const
+/** The kinds the audit reads: every change of authority, every approval asked and decided, every network decision and grant. */
+export const AUDITED_KINDS = [
+  'permission/preset',
+  'sandbox/mode',
+  'approval/policy',
+  'sandbox/probe',
+  'shell/env-policy',
+  'approval/asked',
+  'approval/decided',
+  'network/decision',
+  'network/grant',
+] as const
 export type AuditKind = (typeof AUDITED_KINDS)[number]
 
 /** Any logged event (the audit reads stored logs as they are, so it needs no plugin's types). */
@@ -30,7 +40,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : JSON.strin
 const names = (value: unknown) => (Array.isArray(value) ? (value.length ? value.map(text).join(', ') : 'nothing') : text(value))
 
 /**
- * Every authority change, probe, approval request and decision of a session, in log order. Changes name what
+ * Every authority change, probe, approval request and decision, network decision and grant of a session, in log order. Changes name what
  * they replace ("workspace-write → read-only"); decisions name the request they answer. Unknown shapes are
  * shown as they are, never dropped: an audit leaves nothing out.
  */
@@ -70,6 +80,14 @@ export function auditSession(events: readonly AuditableEvent[]): AuditEntry[] {
         const request = asked.get(text(data.requestId))
         const what = request ? `${request.tool} (${request.summary})` : `request ${text(data.requestId)}`
         summary = `approval ${data.answer === 'allow_once' ? 'ALLOWED once' : 'REJECTED'} by ${text(data.by)} for ${what}${data.note ? `: ${text(data.note)}` : ''}`
+        break
+      }
+      case 'network/decision':
+        summary = `network ${text(data.host)}:${text(data.port)} ${text(data.decision).toUpperCase()} by ${text(data.rule)}${data.address ? ` (address ${text(data.address)})` : ''}`
+        break
+      case 'network/grant': {
+        const request = asked.get(text(data.requestId))
+        summary = `network grant: ${text(data.host)} allowed for the rest of the session by ${request ? `the approval of "${request.summary}"` : `request ${text(data.requestId)}`}`
         break
       }
     }
