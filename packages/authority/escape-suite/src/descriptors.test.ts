@@ -35,7 +35,7 @@ test('KNOWN ESCAPE: a descriptor dsh inherited reaches a confined command, and w
   let stdout = ''
   let inherited = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-  ;(child.stdio[EXTRA_FD] as Readable).setEncoding('utf8').on('data', (chunk) => (inherited += chunk))
+  ;(child.stdio as unknown as Readable[])[EXTRA_FD]!.setEncoding('utf8').on('data', (chunk) => (inherited += chunk))
   const code = await new Promise((resolve) => child.on('close', resolve))
   expect(code).toBe(0)
   const result = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'tool/result')

@@ -1,7 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, onTestFinished, test } from 'vitest'
+import { startMockServer } from '@dsh/llm-mock-server'
 import type {} from '@dsh/llm-scripted'
+import { appDir } from '@dsh/test-harness'
 import { bash, bootAttack, modelSaw } from './index.ts'
 
 // dsh's own environment holds the user's keys. Every way a confined command can read an environment
@@ -84,4 +88,37 @@ test('a credential value planted in a workspace file is shown as the redaction m
   expectNoValue(disk)
   expectNoValue(modelSaw(h))
   expectNoValue(JSON.stringify(h.root.scriptedLlm.requests))
+})
+
+test('dsh started with the keys in its environment (the real launcher): no process a confined command can see shows them', async () => {
+  // /proc/<pid>/environ is the environment a process was started with, so only a launcher started with the
+  // keys shows what a user's dsh process holds; the confined command must not even see that process.
+  const llm = await startMockServer()
+  onTestFinished(() => llm.close())
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-env-home-')))
+  const repo = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-env-repo-')))
+  onTestFinished(() => [home, repo].forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+  const readers = {
+    procs: "ls -d /proc/[0-9]* | wc -l; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done",
+    parent: "tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ",
+    python: 'python3 -c "import os; print(sorted(os.environ.items()))"',
+  }
+  llm.enqueue(...Object.entries(readers).map(([id, command]) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })), { text: 'done' })
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, ...SECRETS }
+  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--json', 'print every environment'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+  expect(await new Promise((resolve) => child.on('close', resolve)), stderr).toBe(0)
+  const results = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((event) => event.type === 'tool/result')
+  const saw = JSON.stringify(results)
+  expect(results).toHaveLength(3)
+  expect(saw).toContain('PATH=') // the readers really read environments
+  expect(saw).not.toContain('bin/dsh.js') // dsh's own process is not among those the command can see
+  expectNoName(saw)
+  expectNoValue(saw)
+  const disk = readdirSync(home, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl')).map((name) => readFileSync(join(home, name), 'utf8')).join('\n')
+  expect(disk).toContain('tool/result')
+  for (const text of [stdout, stderr, disk, JSON.stringify(llm.requests.map((request) => request.body))]) expectNoValue(text)
 })
