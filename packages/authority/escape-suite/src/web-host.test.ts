@@ -31,7 +31,8 @@ function call<T = any>(h: Harness, mine: Set<number>, method: string, params: un
       res.setEncoding('utf8').on('data', (chunk) => (text += chunk))
       res.on('end', () => {
         const answer = JSON.parse(text) as { ok: boolean; result?: T; error?: { code: string; message: string } }
-        answer.ok ? resolve(answer.result as T) : reject(new Error(`${method}: ${answer.error?.code} ${answer.error?.message}`))
+        if (answer.ok) resolve(answer.result as T)
+        else reject(new Error(`${method}: ${answer.error?.code} ${answer.error?.message}`))
       })
     })
     req.on('socket', (socket) => socket.on('connect', () => mine.add(socket.localPort!)))
