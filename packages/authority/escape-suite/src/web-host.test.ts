@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
+import { join } from 'node:path'
 import type { Socket } from 'node:net'
 import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/permission-presets'
@@ -21,6 +23,10 @@ async function bootWeb(): Promise<{ h: Harness; peers: number[] }> {
   server.on('connection', (socket) => peers.push(socket.remotePort!))
   return { h, peers }
 }
+
+/** Every regular file under `dir`, read as text (what a command that can read the tree could find). */
+const filesUnder = (dir: string) =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile()).map((path) => readFileSync(path, 'utf8'))
 
 /** `POST /api/<method>` with the token, from a fresh connection whose local port is added to `mine`. */
 function call<T = any>(h: Harness, mine: Set<number>, method: string, params: unknown): Promise<T> {
@@ -74,6 +80,10 @@ test('a confined command in a web session cannot reach the web host or find its 
   expect(agent).toMatch(/Connection refused[\s\S]*exit 1/)
   expect(agent).toContain('ConnectionRefusedError')
   expect(agent).not.toContain(token)
+  await session.flush()
+  const onDisk = [...filesUnder(h.home), ...filesUnder(h.workspace)]
+  expect(onDisk.some((text) => text.includes('tool/result'))).toBe(true) // the session log is among them
+  for (const text of onDisk) expect(text).not.toContain(token) // nowhere on disk to find
   expect(session.events.filter((event) => event.type === 'sandbox/mode' || event.type === 'permission/preset')).toEqual([])
   expect(h.root.permissionPresets.current(session).preset).toBe('workspace-write')
   expect(peers.filter((peer) => !mine.has(peer))).toEqual([]) // every connection the host saw was the test's own
