@@ -117,4 +117,4 @@ test('a confined command reaches neither the model endpoint nor an outside serve
     { host: 'other.test', port: outside.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' },
     { host: '127.0.0.1', port: outside.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' },
   ])
-})
+}, 120_000) // a dozen confined commands and two boots: generous on a loaded 2-core machine
