@@ -204,6 +204,5 @@ export type Frame =
   | { ch: 'sessions'; key: '*'; type: 'approvals'; sessionId: string; pending: number }
   | { ch: 'error'; key: string; message: string }
 
-/** The WebSocket subprotocols: the version, and the per-launch token (browsers cannot set headers). */
+/** The WebSocket subprotocol (the version); the upgrade authenticates with the sign-in cookie like any request. */
 export const WS_PROTOCOL = 'dsh.v1'
-export const WS_TOKEN_PREFIX = 'dsh.token.'
