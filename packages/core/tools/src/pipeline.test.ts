@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { ToolError, type ToolDefinition } from './index.ts'
 
@@ -185,8 +185,9 @@ test('a tool needs an object schema, a name is registered once, and an agent\'s 
   expect(names).toEqual([...names].sort())
 })
 
+/** A call of a tool that takes no arguments. */
 function toolCallOf(id: string, name: string) {
-  return toolCall(id, name, {}).toolCalls![0]!
+  return { id, name, arguments: {} }
 }
 
 /** The files under the home that hold this session's log. */

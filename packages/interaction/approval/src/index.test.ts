@@ -23,7 +23,7 @@ async function answerer(answer: Answerer) {
   return { seen, fiber }
 }
 
-const logged = (session: Session) => session.events.filter((event) => event.type.startsWith('approval/')).map((event) => ({ type: event.type, data: event.data }))
+const logged = (session: Session) => session.events.filter((event) => event.type.startsWith('approval/')).map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }))
 const never = () => new AbortController().signal
 
 test('with nobody to answer, a request is rejected, and both the request and the decision are logged', async () => {

@@ -38,6 +38,11 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
   })
 }
 
+/** `text` written the test's own way as the inside of a bash `$'…'` string (NUL left out: bash cannot hold it). */
+function ansiC(text: string): string {
+  return [...Buffer.from(text)].map((byte) => (byte === 0 ? '' : byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x27 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('')
+}
+
 test('a command is typed as printable ASCII lines within the line budget, whatever it holds', () => {
   const long = AWKWARD.repeat(200)
   const lines = commandLines(long, NONCE, 3)
@@ -54,7 +59,7 @@ test('a command is typed as printable ASCII lines within the line budget, whatev
 test.skipIf(!existsSync('/usr/bin/script'))('a long, awkward command reaches bash on a terminal intact, and its marker reports status and directory', async () => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-protocol-')))
   const text = `${AWKWARD.repeat(120)}\0dropped-nul`
-  const command = `mkdir -p 'sub dir:x' && cd 'sub dir:x' && printf '%s' $'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\r/g, '\\r').replace(/\x1b/g, '\\x1b').replace(/\x03/g, '\\x03').replace(/\0/g, '')}' > out.txt; false`
+  const command = `mkdir -p 'sub dir:x' && cd 'sub dir:x' && printf '%s' $'${ansiC(text)}' > out.txt; false`
   expect(command.length).toBeGreaterThan(8_000)
   const printed = await typeIntoTerminal(dir, commandLines(command, NONCE, 7))
   expect(readFileSync(join(dir, 'sub dir:x', 'out.txt'), 'utf8')).toBe(text.replace('\0', ''))
