@@ -54,9 +54,10 @@ export interface Config {
 
 /**
  * The web surface's host (D+P; DESIGN §10): one HTTP server on loopback with a JSON API
- * (`POST /api/<method>`), a WebSocket stream (`/ws`) and the app's files. Owns: listening, the per-launch
- * sign-in (single-use link codes, session cookies), the Host/Origin/sign-in/loopback checks every call passes, and the registries plugins fill
- * (methods, channels, assets). Must not own: what any method does (the web-* plugins) or the page.
+ * (`POST /api/<method>`), a WebSocket stream (`/ws`) and the app's files. Owns: listening, the sign-in
+ * (single-use link codes, session cookies), the Host/Origin/sign-in/loopback checks every call passes, and
+ * the registries plugins fill (methods, channels, assets). Must not own: what any method does (the web-*
+ * plugins) or the page.
  */
 export class Webserver extends Service {
   static inject = ['app', 'cmdlineArgs']
