@@ -1,7 +1,8 @@
 import type { ToolScope } from '@dsh/acp'
 import type { ConfineOptions, Confinement } from '@dsh/sandbox'
 import Schema from '@dsh/schemastery'
-import { BashConfig, BashShell, type ShellResult, type ShellRunOptions } from '@dsh/shell'
+import { BashConfig, BashShell } from '@dsh/bash-kit'
+import type { ShellResult, ShellRunOptions } from '@dsh/shell'
 import type {} from '@dsh/subprocess'
 
 export interface Config extends BashConfig {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import type { SessionUpdate } from '@agentclientprotocol/sdk'
@@ -48,6 +49,25 @@ test('the editor runs the command confined by the sandbox: a write outside the w
   await prompt(sessionId, 'escape')
   expect(editor.terminals[before]!.args.find((arg) => !arg.includes('=') && arg !== '-i' && arg !== '--')).toMatch(/bwrap$/)
   expect(existsSync(outside)).toBe(false)
+})
+
+test('the editor runs the command without the host network: loopback is refused by dsh\'s proxy and the server sees nothing', async () => {
+  let connections = 0
+  const server = createServer((_req, res) => res.end('secret service\n')).on('connection', () => void connections++)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  try {
+    const sessionId = await newSession()
+    llm.enqueue(call('t4', { command: `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/` }), { text: 'done' })
+    await prompt(sessionId, 'reach the host')
+    const seen = JSON.stringify(llm.requests[1]!.body.messages.at(-1))
+    expect(seen).toContain('dsh: network not allowed: 127.0.0.1 (')
+    expect(seen).toContain("Couldn't connect to server")
+    expect(seen).not.toContain('secret service')
+    expect(connections).toBe(0)
+  } finally {
+    server.close()
+  }
 })
 
 test('cancel kills the command in the editor\'s terminal', async () => {

@@ -130,10 +130,10 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
   const approval = ctx.get('approval')
   const summary = redactText(ctx, tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`)
   const verdict = approval
-    ? await approval.request(context.session, { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: redactText(ctx, decision.reason) }, signal)
+    ? await approval.request(context.session, { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: redactText(ctx, decision.reason), ...(decision.rule ? { rule: decision.rule } : {}) }, signal)
     : { answer: 'reject' as const, by: 'no-answerer' as const, note: 'no approval service is mounted' }
-  if (verdict.answer === 'allow_once') return undefined
-  const why = verdict.by === 'user' ? 'the user rejected it' : verdict.by === 'policy' ? 'the approval policy rejects every request' : verdict.by === 'timeout' ? 'nobody answered in time' : verdict.by === 'cancelled' ? 'the turn was cancelled' : 'nobody can answer approvals here'
+  if (verdict.answer !== 'reject') return undefined
+  const why = verdict.by === 'user' ? 'the user rejected it' : verdict.by === 'policy' ? 'the approval policy rejects every request' : verdict.by === 'grant' ? `a deny rule refuses it (${verdict.note ?? ''})` : verdict.by === 'timeout' ? 'nobody answered in time' : verdict.by === 'cancelled' ? 'the turn was cancelled' : 'nobody can answer approvals here'
   return errorResult(invocation.callId, 'APPROVAL_REJECTED', `This call needed approval (${decision.reason}) and was not approved: ${why}.`)
 }
 

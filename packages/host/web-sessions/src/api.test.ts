@@ -4,8 +4,8 @@ import { afterEach, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { WS_PROTOCOL, WS_TOKEN_PREFIX, type Frame, type WireEvent } from '@dsh/web-protocol'
-import type {} from '@dsh/webserver'
+import { WS_PROTOCOL, type Frame, type WireEvent } from '@dsh/web-protocol'
+import { signInWithLink } from '@dsh/webserver'
 
 // The web profile in process, answering with the scripted model and real fixture tools.
 const PATCH = `
@@ -21,18 +21,20 @@ const PATCH = `
 `
 
 let h: Harness
+let cookie: string
 afterEach(async () => h?.dispose())
 
 async function boot(script: ScriptedResponse[] = [], rows = '') {
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + rows })
   await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
 
 async function api<T = any>(method: string, params: unknown = {}): Promise<T> {
   const origin = h.root.webserver.url
-  const response = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.root.webserver.token}` }, body: JSON.stringify(params) })
+  const response = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
   const body = (await response.json()) as any
   if (!body.ok) throw Object.assign(new Error(body.error.message), { code: body.error.code })
   return body.result
@@ -41,7 +43,7 @@ async function api<T = any>(method: string, params: unknown = {}): Promise<T> {
 /** A tab's stream: every frame it received, and a way to wait for one. */
 async function tab() {
   const origin = h.root.webserver.url
-  const socket = new WebSocket(`${origin.replace('http', 'ws')}/ws`, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${h.root.webserver.token}`], { origin })
+  const socket = new WebSocket(`${origin.replace('http', 'ws')}/ws`, [WS_PROTOCOL], { origin, headers: { cookie } })
   const frames: Frame[] = []
   const waiters: (() => void)[] = []
   socket.on('message', (data) => {
@@ -114,6 +116,31 @@ test('two tabs see one approval, the first answer decides it and the second is t
   await h.root.agents.bySession(sessionId)!.whenIdle()
   expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
   await Promise.all([a.close(), b.close()])
+})
+
+test('a tab keeps a grant only when the request offers a rule, and the grant names the web tab as its actor', async () => {
+  await boot([
+    { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'x' } }] },
+    { toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: 'true', sandbox: false, justification: 'show the grant' } }] },
+    { text: 'done' },
+  ])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const a = await tab()
+  a.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'go' })
+  const askedFor = (callId: string) => a.until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`).then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
+  const first = await askedFor('w1')
+  expect(first.data.rule).toBeUndefined()
+  await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' })).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
+  await api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once' })
+  const second = await askedFor('b1')
+  expect(second.data.rule).toBe('unconfined(true *)')
+  await api('approvals.answer', { requestId: second.data.requestId, answer: 'allow_session' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const log = h.root.sessions.get(sessionId)!
+  expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(true *)', scope: 'session', actor: 'user:web-tab' })])
+  expect(log.all('approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([['allow_once', 'user:web-tab'], ['allow_session', 'user:web-tab']])
+  await a.close()
 })
 
 test('a new session needs an existing folder, and the route and preset it starts with are logged', async () => {
@@ -212,6 +239,7 @@ test('models.list says which providers have a key, naming a missing one and neve
 `
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + keys, homeFiles: { '.credentials.yaml': 'WEB_SESSIONS_TEST_DEEPSEEK_KEY: sk-web-sessions-saved-value\n' } })
   await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
   const { providers } = await api<{ providers: { provider: string; ready: boolean; notReady?: { code: string; message: string } }[] }>('models.list')
   const byName = new Map(providers.map((entry) => [entry.provider, entry]))
   expect(byName.get('deepseek')).toMatchObject({ ready: true })

@@ -1,2 +1,2 @@
-export { SANDBOX_MODES, type SandboxMode, type SandboxAuthority } from './modes.ts'
+export { SANDBOX_MODES, type SandboxMode, type SandboxAuthority, type SandboxNetwork } from './modes.ts'
 export { Sandbox, SandboxError, type SandboxErrorCode, type Enforcement, type SandboxProbe, type ConfineOptions, type Confinement } from './sandbox.ts'

@@ -1,4 +1,5 @@
 import {
+  APPROVAL_ANSWERS,
   PROTOCOL_VERSION,
   type ApprovalAnswer,
   type ApprovalRequestParams,
@@ -16,7 +17,10 @@ import { findRuntime } from './find.ts'
 import { CLOSE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, type Exit } from './process.ts'
 import { Session } from './session.ts'
 
-/** Answers one approval: `allow_once` (or true) lets the call run; anything else refuses it. */
+/**
+ * Answers one approval: `allow_once` (or true) lets the call run; `allow_session` / `allow_always` let it run
+ * and keep the request's `rule` for the session / the workspace; anything else refuses it.
+ */
 export type ApprovalCallback = (request: ApprovalRequestParams) => ApprovalAnswer | boolean | Promise<ApprovalAnswer | boolean>
 
 export interface HarnessOptions {
@@ -38,6 +42,8 @@ export interface HarnessOptions {
   stderr?: 'pipe' | 'inherit' | ((text: string) => void)
   /** Bytes of the runtime's stderr kept for error messages (default 16384). */
   stderrTailBytes?: number
+  /** Longest line (one message) read from the runtime, in bytes (default 256 MiB); a longer one ends the connection. */
+  maxLineBytes?: number
   /** Timeouts of each step of `close()`. */
   closeTimeouts?: Partial<CloseTimeouts>
   clientInfo?: { name: string; version?: string }
@@ -84,7 +90,7 @@ export class Harness {
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
     const command = findRuntime(options.command, env)
     const args = ['--profile', 'sdk', ...(options.minimal ? ['--patch', 'minimal'] : []), ...(options.patches ?? []).flatMap((patch) => ['--patch', patch])]
-    const runtime = await RuntimeProcess.spawn(command, args, { cwd: options.cwd, env, stderr: options.stderr ?? 'pipe', stderrTailBytes: options.stderrTailBytes ?? STDERR_TAIL_BYTES })
+    const runtime = await RuntimeProcess.spawn(command, args, { cwd: options.cwd, env, stderr: options.stderr ?? 'pipe', stderrTailBytes: options.stderrTailBytes ?? STDERR_TAIL_BYTES, ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}) })
     let harness: Harness | undefined
     const connection = new Connection(runtime, async (_method, params) => harness!.approve(params))
     try {
@@ -191,6 +197,6 @@ export class Harness {
     const callback = this.sessions.get(request.sessionId)?.onApproval ?? this.options.onApproval
     if (!callback) throw new Error('no onApproval callback is set in the SDK, so the call is refused')
     const answer = await callback(request)
-    return { answer: answer === true || answer === 'allow_once' ? 'allow_once' : 'reject' }
+    return { answer: answer === true ? 'allow_once' : APPROVAL_ANSWERS.includes(answer as ApprovalAnswer) ? (answer as ApprovalAnswer) : 'reject' }
   }
 }

@@ -35,8 +35,11 @@ test('session/search finds a session by the model\'s words, at the event that sa
   expect((await rt.request('session/search', { query: '"flux" -* (' })).result.hits.map((hit: any) => hit.sessionId)).toEqual([sessionId])
 })
 
-test('session/search refuses a missing query and a limit over the maximum, by field', async () => {
+test('session/search refuses a missing query, an unknown field and a limit over the maximum, by field', async () => {
   rt = await startInitialized({ llm })
   expect((await rt.request('session/search', {})).error).toMatchObject({ code: RPC_ERRORS.INVALID_PARAMS, data: { field: 'query' } })
+  expect((await rt.request('session/search', { query: '' })).error).toMatchObject({ code: RPC_ERRORS.INVALID_PARAMS, data: { field: 'query' } })
+  expect((await rt.request('session/search', { query: 'x', offset: 20 })).error).toMatchObject({ code: RPC_ERRORS.INVALID_PARAMS, data: { field: 'offset' } })
+  expect((await rt.request('session/search', { query: 'x', limit: 0 })).error).toMatchObject({ code: RPC_ERRORS.INVALID_PARAMS, data: { field: 'limit' } })
   expect((await rt.request('session/search', { query: 'x', limit: 100_000 })).error).toMatchObject({ code: RPC_ERRORS.INVALID_PARAMS, data: { field: 'limit' } })
 })

@@ -46,7 +46,9 @@ export interface ApprovalInfo {
   summary: string
   reason: string
   callId?: string
-  decided?: { answer: 'allow_once' | 'reject'; by: string; note?: string }
+  /** The grant rule an "allow for this session / always" answer keeps; absent: only once or reject. */
+  rule?: string
+  decided?: { answer: 'allow_once' | 'allow_session' | 'allow_always' | 'reject'; by: string; note?: string }
 }
 
 import type { ProposedChange } from './change.ts'

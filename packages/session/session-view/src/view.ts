@@ -208,7 +208,7 @@ export class SessionView {
   }
 
   private approvalAsked({ seq, data }: LogEvent): void {
-    const approval: ApprovalInfo = { requestId: data.requestId, tool: data.tool, summary: data.summary, reason: data.reason, ...(data.callId ? { callId: data.callId } : {}) }
+    const approval: ApprovalInfo = { requestId: data.requestId, tool: data.tool, summary: data.summary, reason: data.reason, ...(data.callId ? { callId: data.callId } : {}), ...(data.rule ? { rule: data.rule } : {}) }
     const tool = data.callId ? this.tool(data.callId) : undefined
     if (tool) {
       this.waiting.set(data.requestId, { approval, key: tool.key })

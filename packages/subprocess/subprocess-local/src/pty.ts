@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:os'
 import { type IPty, spawn as spawnPty } from 'node-pty'
-import { CappedOutput, type PtyExit, type PtyProcess, type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { type PtyExit, type PtyProcess, type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { CappedOutput } from '@dsh/subprocess-kit'
 import { groupAlive, killGroup, type LadderTimings } from './process-group.ts'
 import type { LiveRun, RunLimits } from './limits.ts'
 

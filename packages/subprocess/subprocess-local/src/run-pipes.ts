@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { CappedOutput, type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { CappedOutput } from '@dsh/subprocess-kit'
 import { groupAlive, killGroup } from './process-group.ts'
 import type { LiveRun, RunLimits } from './limits.ts'
 

@@ -1,8 +1,8 @@
 // End to end: `dsh sessions list/show` and `--permission`, on sessions made by real runs of the binary.
-import { mkdirSync } from 'node:fs'
+import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { dsh, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+import { dsh, dshOk, makeWorld, sessionFile, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
 
 let world: World
 beforeEach(async () => {
@@ -43,6 +43,21 @@ describe('dsh sessions list', () => {
   })
 })
 
+describe('dsh sessions list with a damaged log', () => {
+  test('a session whose stored log fails validation is listed as damaged, with file, line and field on stderr', async () => {
+    world.llm.enqueue({ text: 'one' })
+    await dshOk(world, ['a session that will be damaged'])
+    const [id] = storedSessionIds(world)
+    const file = sessionFile(world, id!)!
+    const seq = storedEvents(world, id!).length
+    appendFileSync(file, JSON.stringify({ type: 'tool/result', seq, time: 1, data: { callId: 'c', content: 'not blocks' } }) + '\n')
+    const { code, stdout, stderr } = await dsh(world, ['sessions', 'list'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(new RegExp(`^${id}  .* 1 turn  damaged +a session that will be damaged$`, 'm'))
+    expect(stderr).toContain(`dsh: session ${id} is damaged and cannot be resumed: ${file}:${seq + 2}: session ${id}: event ${seq} (seq ${seq}, tool/result): data.content must be an array`)
+  })
+})
+
 describe('dsh sessions show', () => {
   test('prints the transcript with event numbers', async () => {
     world.write('a.txt', 'alpha\n')
@@ -60,7 +75,7 @@ describe('dsh sessions show', () => {
     expect(stdout).toContain(`#${end}  turn end   completed\n`)
   })
 
-  test('--audit lists the preset chosen and every approval asked and refused', async () => {
+  test('--audit lists the preset chosen (by the --permission flag) and every approval asked and refused', async () => {
     world.llm.enqueue(
       { toolCalls: [call('bash', { command: 'touch outside-the-sandbox', sandbox: false, justification: 'needs it' }, 'b1')] },
       { text: 'Refused, so I stopped.' },
@@ -69,8 +84,9 @@ describe('dsh sessions show', () => {
     const [id] = storedSessionIds(world)
     const { code, stdout } = await dsh(world, ['sessions', 'show', id!, '--audit'])
     expect(code).toBe(0)
-    expect(stdout).toMatch(/#\d+ +\S+ +preset read-only chosen \(sandbox read-only, approval ask\)/)
-    expect(stdout).toMatch(/#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\)/)
+    expect(stdout).toMatch(/#\d+ +\S+ +preset read-only chosen by user:cli-flag \(sandbox read-only, approval ask\)/)
+    expect(stdout).toMatch(/#\d+ +\S+ +sandbox mode set to read-only by user:cli-flag/)
+    expect(stdout).toMatch(/#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\).* \[offers rule unconfined\(touch outside-the-sandbox \*\)\]/)
     expect(stdout).toMatch(/#\d+ +\S+ +approval REJECTED by no-answerer for bash/)
     const audited = (await dshOk(world, ['sessions', 'show', id!, '--audit', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
     expect(audited.map((line) => line.type)).toEqual(expect.arrayContaining(['permission/preset', 'approval/asked', 'approval/decided']))

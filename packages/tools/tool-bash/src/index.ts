@@ -3,8 +3,8 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
-import type { ToolContext } from '@dsh/tools'
+import { bashArguments, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 
 export type { BashArgs }
@@ -24,21 +24,17 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 export const name = 'tool-bash'
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
 
-/** The tool's parameters (shared shape with tool-bash-persistent, which describes them its own way). */
+/** The tool's parameters (the shape is tool-kit's, shared with tool-bash-persistent; the words are this tool's). */
 function parameters(config: Config) {
-  return {
-    type: 'object',
-    required: ['command'],
-    additionalProperties: false,
-    properties: {
-      command: { type: 'string', description: 'The bash command line.' },
-      description: { type: 'string', description: 'What it does, in a few words (shown to the user).' },
-      workdir: { type: 'string', description: 'Directory to run in, relative to the workspace (default: the workspace).' },
-      timeout: { type: 'integer', minimum: 1, maximum: config.maxTimeoutMs, description: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command and all it started are killed at it.` },
-      sandbox: { type: 'boolean', description: 'false: run outside the sandbox with full access, after the user approves. Needs `justification`.' },
-      justification: { type: 'string', description: 'Why the command must run outside the sandbox (shown to the user).' },
+  return bashArguments(
+    {
+      command: 'The bash command line.',
+      workdir: 'Directory to run in, relative to the workspace (default: the workspace).',
+      timeout: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command and all it started are killed at it.`,
+      sandbox: 'false: run outside the sandbox with full access, after the user approves. Needs `justification`.',
     },
-  }
+    config.maxTimeoutMs,
+  )
 }
 
 /** The authority of this call: the session's, or full access when the call was approved to run unconfined. */
@@ -53,7 +49,7 @@ async function callAuthority(ctx: Context, args: BashArgs, context: ToolContext)
  * approval and gets full access for that call only.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.tools.register(ctx, {
+  ctx.tools.register(ctx, defineTool({
     name: 'bash',
     description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode. Long output keeps its head and tail.',
     parameters: parameters(config),
@@ -67,5 +63,5 @@ export function apply(ctx: Context, config: Config) {
       const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority }).catch((error) => Promise.reject(refusal(error)))
       return formatResult(result, { timeoutMs, unconfined: args.sandbox === false })
     },
-  })
+  }))
 }
