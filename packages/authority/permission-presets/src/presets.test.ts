@@ -37,7 +37,7 @@ test('an unknown preset is refused by name and nothing is logged', async () => {
 test('the default preset decides the mode of a session that chose nothing', async () => {
   const h = await boot({ patch: '- id: permission-presets\n  config: { default: read-only }\n' })
   const { session } = await h.agent()
-  expect(await h.root.sandboxPolicy.authority(session)).toEqual({ mode: 'read-only', writableRoots: [] })
+  expect(await h.root.sandboxPolicy.authority(session)).toMatchObject({ mode: 'read-only', writableRoots: [] })
 })
 
 test('a preset switch survives resume in a new composition on the same home', async () => {

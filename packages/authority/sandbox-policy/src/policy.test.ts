@@ -21,7 +21,7 @@ test('bundle-base mounts the policy, and a session that chose nothing writes onl
   expect(h.root.sandboxPolicy).toBeInstanceOf(SandboxPolicy)
   const { session } = await h.agent()
   const authority = await h.root.sandboxPolicy.authority(session)
-  expect(authority).toEqual({ mode: 'workspace-write', writableRoots: [realpathSync(h.workspace)] })
+  expect({ mode: authority.mode, writableRoots: authority.writableRoots }).toEqual({ mode: 'workspace-write', writableRoots: [realpathSync(h.workspace)] })
   expect(authority.writableRoots).not.toContain(realpathSync(tmpdir()))
 })
 
@@ -40,7 +40,7 @@ test('a mode switch is logged and applies to the next authority; read-only has n
   expect(h.root.sandboxPolicy.setMode(session, 'read-only')).toBe(true)
   expect(h.root.sandboxPolicy.setMode(session, 'read-only')).toBe(false)
   expect(h.events('sandbox/mode').map((event) => event.data)).toEqual([{ mode: 'read-only' }])
-  expect(await h.root.sandboxPolicy.authority(session)).toEqual({ mode: 'read-only', writableRoots: [] })
+  expect(await h.root.sandboxPolicy.authority(session)).toMatchObject({ mode: 'read-only', writableRoots: [] })
   expect(() => h.root.sandboxPolicy.setMode(session, 'everything' as never)).toThrow(/unknown sandbox mode "everything"/)
 })
 

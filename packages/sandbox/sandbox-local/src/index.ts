@@ -11,6 +11,7 @@ import { seatbeltArgs } from './seatbelt.ts'
 export interface Config {
   probeTimeoutMs: number
   network: 'allow' | 'deny'
+  ruleMatchLimit: number
 }
 
 interface Backend {
@@ -42,6 +43,7 @@ function resolveRoots(authority: SandboxAuthority): string[] {
 export default class SandboxLocal extends Sandbox {
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     probeTimeoutMs: Schema.natural().min(1).default(5_000).description('How long the backend probe (a confined no-op) may take (ms).'),
+    ruleMatchLimit: Schema.natural().min(1).default(1000).description('Most existing paths one secret or protected path rule with a glob is expanded to for bubblewrap mounts.'),
     network: Schema.union(['allow', 'deny'] as const).default('allow').description('Network inside confined modes: allow, or deny (bubblewrap: a private network namespace; Seatbelt: deny network*).'),
   })
 
@@ -68,7 +70,7 @@ export default class SandboxLocal extends Sandbox {
       return { argv: [backend.executable, ...seatbeltArgs(writableRoots, denyNetwork), ...argv], enforcement: 'partial', backend: backend.name }
     }
     const cwd = realpathSync(options.cwd)
-    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, denyNetwork })
+    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, denyNetwork, paths: options.authority.paths, ruleMatchLimit: this.config.ruleMatchLimit })
     return { argv: [backend.executable, ...args, '--', ...argv], enforcement: 'full', backend: backend.name }
   }
 

@@ -1,2 +1,4 @@
 export { SANDBOX_MODES, type SandboxMode, type SandboxAuthority } from './modes.ts'
+export type { PathAuthority, PathRule } from './paths.ts'
 export { Sandbox, SandboxError, type SandboxErrorCode, type Enforcement, type SandboxProbe, type ConfineOptions, type Confinement } from './sandbox.ts'
+export { coveringRule, expandRule, ruleBase, ruleProblem, within } from './match.ts'

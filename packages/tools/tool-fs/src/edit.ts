@@ -4,6 +4,7 @@ import { ToolError, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
 import { lineAt, numbered, splitLines } from '@dsh/tool-kit'
 import { occurrences } from './lines.ts'
+import { writeApprovalReason, writeAuthority } from './approval.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
 export interface EditArgs {
@@ -49,6 +50,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
       },
     },
     summarize: (args) => `edit ${args.path}`,
+    needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
       const file = absolute(context.cwd, args.path)
       const shown = display(context.cwd, file)
@@ -57,9 +59,10 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
       const hints = { FS_NOT_FOUND: 'To create it, use write', FS_CHANGED: 'It changed while being edited: read it again' }
       try {
         const { version } = await ctx.fs.stat(file)
+        const readAuthority = await ctx.sandboxPolicy.authority(context.session)
         let text: string
         try {
-          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await ctx.fs.readBytes(file))
+          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await ctx.fs.readBytes(file, { authority: readAuthority }))
         } catch (error) {
           if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
           throw error
@@ -78,7 +81,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           from = at + args.old_string.length
         }
         updated += text.slice(from)
-        const authority = await ctx.sandboxPolicy.authority(context.session)
+        const authority = await writeAuthority(ctx, file, context.session, context.callId)
         await ctx.fs.replaceFile(file, updated, { authority, expect: version })
         const count = targets.length === 1 ? '1 occurrence' : `${targets.length} occurrences`
         return `Edited ${shown}: replaced ${count}.\n${snippet(updated, targets[0]!, args.new_string.length, config)}`
