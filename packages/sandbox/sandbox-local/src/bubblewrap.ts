@@ -52,8 +52,9 @@ const isDirectory = (path: string) => {
  * - a protected path inside a writable root is bound read-only over itself; a missing one written as a
  *   directory (`.dsh/`) whose parent exists gets an empty read-only tmpfs, so it cannot be created (bwrap
  *   leaves the empty mount point behind on the disk);
- * - a secret directory becomes an empty read-only tmpfs and a secret file `/dev/null`, last, so nothing
- *   re-exposes them; a secret path that holds a writable root is left visible (it is the workspace);
+ * - a secret directory becomes an empty read-only tmpfs and a secret file `/dev/null` (bound without device
+ *   access, so reading it fails), last, so nothing re-exposes them; a secret path that holds a writable root
+ *   is left visible (it is the workspace);
  * - then each read exception (the session's spill folder) is bound read-only again inside its hidden parent.
  */
 export function pathRuleArgs(paths: PathAuthority, writableRoots: string[], limit: number): string[] {
