@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import { ToolError } from '@dsh/tools'
 
