@@ -63,3 +63,16 @@ test('a rule names both the path as written and its real path, so a linked secre
   expect(rules.map((rule) => rule.pattern)).toEqual([join(base, '.ssh'), realpathSync(join(base, 'real-ssh'))])
   expect(coveringRule(rules, join(base, 'real-ssh/id_rsa'))?.rule).toBe('~/.ssh')
 })
+
+test('a secret rule that covers the workspace is left out (the user works there); the spill exception is also its real path', async () => {
+  const base = tempDir()
+  mkdirSync(join(base, 'real-home'))
+  symlinkSync(join(base, 'real-home'), join(base, 'home-link'))
+  mkdirSync(join(base, 'real-home', 'work'))
+  const h = await boot({ home: join(base, 'home-link'), workspace: join(base, 'real-home', 'work') })
+  const { session } = await h.agent()
+  const { paths } = await h.root.sandboxPolicy.authority(session)
+  expect(paths!.denyRead.filter((rule) => rule.rule === '$DSH_HOME')).toEqual([])
+  expect(coveringRule(paths!.denyRead, join(base, 'real-home', 'work', 'main.ts'))).toBeUndefined()
+  expect(paths!.readExceptions).toEqual([join(base, 'home-link', 'spill', session.id), join(realpathSync(base), 'real-home', 'spill', session.id)])
+})

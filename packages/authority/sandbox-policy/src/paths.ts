@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join } from 'node:path'
+import { basename, dirname, isAbsolute, join } from 'node:path'
 import { ruleProblem, type PathRule } from '@dsh/sandbox'
 
 /** A rule that cannot be applied, naming it and where it was written. Fail loud: no authority is derived. */
@@ -66,6 +66,19 @@ export function resolveRules(written: readonly string[], bases: RuleBases, sourc
     }
   }
   return rules
+}
+
+/** The real path of `path` as far as it exists, the missing rest appended (a folder made later is where it will be). */
+export function realPathOf(path: string): string {
+  const missing: string[] = []
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      return join(realpathSync(at), ...missing.reverse())
+    } catch {
+      if (dirname(at) === at) return path
+      missing.push(basename(at))
+    }
+  }
 }
 
 /** The user's home as rules see it (the `HOME` of this process). */

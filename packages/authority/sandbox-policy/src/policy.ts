@@ -2,13 +2,13 @@ import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type {} from '@dsh/app'
 import { type Context, Service } from '@dsh/cordis'
-import { SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxProbe } from '@dsh/sandbox'
+import { coveringRule, SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxProbe } from '@dsh/sandbox'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/spill'
 import './events.ts'
-import { currentHome, resolveRules, type RuleBases } from './paths.ts'
+import { currentHome, realPathOf, resolveRules, type RuleBases } from './paths.ts'
 import { resolveWritableRoots } from './roots.ts'
 
 declare module '@dsh/settings' {
@@ -69,6 +69,8 @@ export class SandboxPolicy extends Service {
 
   private readonly defaults: (() => SandboxMode | undefined)[] = []
   private readonly probes = new WeakMap<Session, Promise<SandboxProbe | undefined>>()
+  /** Rules left out for covering a writable root, warned about once each. */
+  private readonly warned = new Set<string>()
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'sandboxPolicy')
@@ -131,7 +133,8 @@ export class SandboxPolicy extends Service {
     const roots = await this.writableRoots(session)
     const paths = this.pathRules(roots)
     const spill = this.ctx.get('spillStore')?.readableDir(session.id)
-    if (spill) paths.readExceptions.push(spill)
+    // As written and as its real path: the read fence compares real paths.
+    if (spill) paths.readExceptions.push(...new Set([spill, realPathOf(spill)]))
     return { mode, writableRoots: mode === 'read-only' ? [] : roots, paths }
   }
 
@@ -147,11 +150,21 @@ export class SandboxPolicy extends Service {
       // not created yet: the written path is the only one
     }
     const bases: RuleBases = { home: currentHome(), dshHome, roots }
+    const denyRead = [
+      ...resolveRules(this.config.denyRead, bases, 'the sandbox-policy row\'s denyRead'),
+      ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead'),
+    ]
     return {
-      denyRead: [
-        ...resolveRules(this.config.denyRead, bases, 'the sandbox-policy row\'s denyRead'),
-        ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead'),
-      ],
+      // A secret rule covering a writable root would hide the workspace itself: the user chose to work there.
+      denyRead: denyRead.filter((rule) => {
+        const holds = roots.find((root) => coveringRule([rule], root))
+        const note = `${rule.rule} ${holds}`
+        if (holds && !this.warned.has(note)) {
+          this.warned.add(note)
+          this.ctx.logger('sandbox-policy').warn('secret path rule %s left out: it covers the writable root %s', rule.rule, holds)
+        }
+        return !holds
+      }),
       readExceptions: [],
       protect: [
         ...resolveRules(this.config.protect, bases, 'the sandbox-policy row\'s protect'),
