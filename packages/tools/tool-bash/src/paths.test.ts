@@ -81,6 +81,7 @@ test('a commit with writeGit runs after approval and lands; without approval it 
   h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.summary} | ${request.reason}`), answers[asked.length - 1]!))
   await h.run('commit')
   expect(h.toolText('plain')).toMatch(/index\.lock': Read-only file system/)
+  expect(h.toolText('plain')).toContain('run it again with writeGit: true and a justification')
   expect(h.toolText('approved')).toBe('(no output)\n[Ran with .git writable, as approved.]')
   expect(asked[0]).toBe('bash: git add a.txt && git -c user.name=m -c user.email=m@example.org commit -qm approved [.git writable] | it asks to run with .git writable (git hooks and config there run unconfined the next time you use git): commit the fix')
   expect(h.toolResult('rejected').error?.code).toBe('APPROVAL_REJECTED')
@@ -105,4 +106,27 @@ test('sandbox.denyRead and sandbox.protect globs from the settings hide and fenc
   expect(h.toolText('pem')).toContain('public')
   expect(h.toolText('deploy')).toMatch(/Read-only file system/)
   expect(readFileSync(join(h.workspace, 'deploy/run.sh'), 'utf8')).toBe('ok\n')
+})
+
+test('in a git worktree the .git file is protected, and an approved writeGit commit reaches the linked git directory', async () => {
+  const base = outsideDir()
+  const main = join(base, 'main')
+  const tree = join(base, 'tree')
+  execFileSync('git', ['init', '-q', main])
+  git(main, 'commit', '-q', '--allow-empty', '-m', 'root')
+  git(main, 'worktree', 'add', '-q', tree)
+  const h = await bootComposition({ patch: scriptedPatch(), workspace: tree })
+  onTestFinished(() => h.dispose())
+  h.root.scriptedLlm.enqueue(
+    bash('redirect', `echo "gitdir: ${base}/evil" > .git`),
+    bash('plain', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m plain'),
+    bash('approved', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m approved', { writeGit: true, justification: 'commit in the worktree' }),
+    { text: 'done' },
+  )
+  h.root.approval.answerer(h.root, async () => 'allow_once')
+  await h.run('commit in the worktree')
+  expect(h.toolText('redirect')).toMatch(/Read-only file system|Device or resource busy/)
+  expect(readFileSync(join(tree, '.git'), 'utf8')).toMatch(/^gitdir: .*worktrees/)
+  expect(h.toolText('plain')).toMatch(/Read-only file system/)
+  expect(git(tree, 'log', '--format=%s').trim().split('\n')).toEqual(['approved', 'root'])
 })
