@@ -2,9 +2,8 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { ToolError, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { lineAt, numbered, splitLines } from '@dsh/tool-kit'
+import { lineAt, numbered, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import { occurrences } from './lines.ts'
-import { writeApprovalReason, writeAuthority } from './approval.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
 export interface EditArgs {

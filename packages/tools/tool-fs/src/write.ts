@@ -1,8 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import type { ToolDefinition } from '@dsh/tools'
-import { splitLines } from '@dsh/tool-kit'
-import { writeApprovalReason, writeAuthority } from './approval.ts'
+import { splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
 
 export interface WriteArgs {

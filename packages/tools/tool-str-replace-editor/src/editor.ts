@@ -4,7 +4,7 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import { ToolError, type ToolContext } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { lineAt, numbered, splitLines } from '@dsh/tool-kit'
+import { lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
 import { asToolError } from './text.ts'
 
 export interface EditorArgs {
@@ -52,7 +52,7 @@ export class Editor {
 
   async create(file: string, shown: string, text: string, context: ToolContext): Promise<string> {
     if (await this.ctx.fs.exists(file)) throw new ToolError('EDITOR_FILE_EXISTS', `${shown} already exists: create does not overwrite. Change it with str_replace or insert.`)
-    const authority = await this.ctx.sandboxPolicy.authority(context.session)
+    const authority = await writeAuthority(this.ctx, file, context.session, context.callId)
     const written = await this.ctx.fs.writeFile(file, text, { authority, createParents: true })
     const lines = splitLines(text).length
     return `Created ${shown} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
@@ -102,7 +102,7 @@ export class Editor {
   }
 
   private async save(file: string, text: string, version: { mtimeMs: number; size: number }, context: ToolContext) {
-    const authority = await this.ctx.sandboxPolicy.authority(context.session)
+    const authority = await writeAuthority(this.ctx, file, context.session, context.callId)
     await this.ctx.fs.replaceFile(file, text, { authority, expect: version })
   }
 

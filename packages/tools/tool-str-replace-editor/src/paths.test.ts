@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
-import { filesContaining, secretWorld } from '@dsh/test-harness/world'
+import type {} from '@dsh/approval'
+import { filesContaining, outsideDir, secretWorld } from '@dsh/test-harness/world'
 
 async function boot(script: ScriptedResponse[], home?: string): Promise<Harness> {
   const h = await bootComposition({ patch: scriptedPatch(), home })
@@ -43,4 +44,19 @@ test('create and str_replace on .git and .dsh are refused by rule and nothing is
   expect(existsSync(join(h.workspace, '.git'))).toBe(false)
   expect(existsSync(join(h.workspace, '.dsh'))).toBe(false)
   expect(readFileSync(join(h.workspace, 'CLAUDE.md'), 'utf8')).toBe('# notes\n')
+})
+
+test('with an answerer, create outside the workspace is asked about and lands for that call only', async () => {
+  const outside = outsideDir()
+  const h = await boot([
+    editor('asked', { command: 'create', path: join(outside, 'notes.md'), file_text: '# approved\n' }),
+    editor('refused', { command: 'create', path: join(outside, 'other.md'), file_text: 'x' }),
+  ])
+  const answers = ['allow_once', 'reject'] as const
+  let asked = 0
+  h.root.approval.answerer(h.root, async () => answers[asked++]!)
+  await h.run('write outside')
+  expect(readFileSync(join(outside, 'notes.md'), 'utf8')).toBe('# approved\n')
+  expect(h.toolResult('refused').error?.code).toBe('APPROVAL_REJECTED')
+  expect(existsSync(join(outside, 'other.md'))).toBe(false)
 })

@@ -3,6 +3,7 @@ import type {} from '@dsh/approval'
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
 import type { Session } from '@dsh/session'
 
 // A write the authority refuses for where it lands (outside the writable roots, or on a protected path) is
