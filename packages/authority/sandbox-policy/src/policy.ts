@@ -161,7 +161,8 @@ export class SandboxPolicy extends Service {
         const note = `${rule.rule} ${holds}`
         if (holds && !this.warned.has(note)) {
           this.warned.add(note)
-          this.ctx.logger('sandbox-policy').warn('secret path rule %s left out: it covers the writable root %s', rule.rule, holds)
+          // Info, not a warning: working inside a secret folder is the user's choice, not a mistake.
+          this.ctx.logger('sandbox-policy').info('secret path rule %s left out: it covers the writable root %s', rule.rule, holds)
         }
         return !holds
       }),
