@@ -8,10 +8,8 @@ export interface BubblewrapPlan {
   cwd: string
   terminal: boolean
   denyNetwork: boolean
-  /** Secret paths to hide and protected paths to bind read-only (absent: none). */
-  paths?: PathAuthority
-  /** Most concrete paths one rule's glob expands to. */
-  ruleMatchLimit?: number
+  /** Secret paths to hide and protected paths to bind read-only, and the most paths one glob expands to (absent: none). */
+  pathRules?: { paths: PathAuthority; matchLimit: number }
 }
 
 const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
@@ -27,7 +25,7 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
   const hiddenByTmp = plan.cwd !== '/tmp' && within(plan.cwd, '/tmp')
   if (hiddenByTmp && !plan.writableRoots.some((root) => within(plan.cwd, root))) args.push('--ro-bind', plan.cwd, plan.cwd)
   for (const root of plan.writableRoots) args.push('--bind', root, root)
-  if (plan.paths) args.push(...pathRuleArgs(plan.paths, plan.writableRoots, plan.ruleMatchLimit ?? 1000))
+  if (plan.pathRules) args.push(...pathRuleArgs(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit))
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
   if (plan.denyNetwork) args.push('--unshare-net')

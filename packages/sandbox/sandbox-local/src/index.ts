@@ -70,7 +70,7 @@ export default class SandboxLocal extends Sandbox {
       return { argv: [backend.executable, ...seatbeltArgs(writableRoots, denyNetwork), ...argv], enforcement: 'partial', backend: backend.name }
     }
     const cwd = realpathSync(options.cwd)
-    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, denyNetwork, paths: options.authority.paths, ruleMatchLimit: this.config.ruleMatchLimit })
+    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, denyNetwork, ...(options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}) })
     return { argv: [backend.executable, ...args, '--', ...argv], enforcement: 'full', backend: backend.name }
   }
 
