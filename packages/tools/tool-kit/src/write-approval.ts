@@ -24,14 +24,17 @@ export async function writeApprovalReason(ctx: Context, file: string, authority:
   }
 }
 
-/** Whether the log shows this call was asked about and allowed. */
+/**
+ * Whether the log shows this call was asked about and allowed: an `approval/asked` naming the call, then its
+ * `approval/decided` with an allowing answer (`allow_once`, or any later `allow_…` kind such as a grant's).
+ */
 export function approvedInLog(session: Session, callId: string): boolean {
   const asked = new Set<string>()
   for (const event of session.events) {
     if (event.type === 'approval/asked' && (event.data as { callId?: string }).callId === callId) asked.add((event.data as { requestId: string }).requestId)
     if (event.type === 'approval/decided') {
       const decided = event.data as { requestId: string; answer: string }
-      if (asked.has(decided.requestId) && decided.answer === 'allow_once') return true
+      if (asked.has(decided.requestId) && decided.answer.startsWith('allow')) return true
     }
   }
   return false
