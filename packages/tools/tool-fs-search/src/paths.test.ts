@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
-import { secretWorld } from '@dsh/test-harness/world'
+import { filesContaining, secretWorld } from '@dsh/test-harness/world'
 
 /** Secrets in places a search does not skip anyway (not hidden): a user rule's folder and another session's log. */
 function plant() {
@@ -44,5 +44,7 @@ for (const [engine, patch] of [['ripgrep (confined)', ''], ['the built-in search
     expect(h.toolText('link')).toContain('SECRET-free code')
     expect(h.toolResult('inside').error).toMatchObject({ code: 'FS_READ_DENIED', message: expect.stringContaining('(rule ~/vault)') })
     expect(JSON.stringify(h.events())).not.toContain(world.secret)
+    await (await h.agent()).session.flush()
+    expect(filesContaining(join(world.dshHome, 'sessions'), world.secret)).toEqual([world.otherLog])
   })
 }
