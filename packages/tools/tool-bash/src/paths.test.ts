@@ -35,12 +35,13 @@ test('inside bubblewrap ~/.ssh and $DSH_HOME are empty: cat, head, python and no
   expect(readFileSync(world.sshKey, 'utf8')).toContain(world.secret)
 })
 
-test('a symlink in the workspace to ~/.ssh/id_rsa shows nothing inside bubblewrap', async () => {
+test('a symlink in the workspace to ~/.ssh/id_rsa: cat fails inside bubblewrap', async () => {
   const world = secretWorld()
   const h = await boot([bash('cat', 'cat innocent.txt; echo "[exit $?]"')], { home: world.dshHome })
   symlinkSync(world.sshKey, join(h.workspace, 'innocent.txt'))
   await h.run('read the link')
   expect(h.toolText('cat')).not.toContain(world.secret)
+  expect(h.toolText('cat')).toMatch(/No such file or directory\n\[exit 1\]/)
 })
 
 test('.git, hooks and config are read-only to commands, .dsh cannot be created, AGENTS.md stays writable; the user\'s git later runs nothing', async () => {
