@@ -10,7 +10,7 @@ const packages = groups.flatMap((dir) => (existsSync(dir) ? readdirSync(dir).map
 
 export default defineConfig({
   test: {
-    projects: packages.map((root) => ({
+    projects: [...packages.map((root) => ({
       ssr: { resolve: { conditions: ['@dsh/source', ...defaultServerConditions] } },
       resolve: { conditions: ['@dsh/source', ...defaultServerConditions] },
       test: {
@@ -21,5 +21,7 @@ export default defineConfig({
         hookTimeout: 30_000,
       },
     })),
+    // The repository's own scripts (the gates), tested on fixture workspaces.
+    { test: { name: 'scripts', root: 'scripts', include: ['*.test.mjs'], testTimeout: 60_000 } }],
   },
 })

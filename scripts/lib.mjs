@@ -5,20 +5,20 @@ import { fileURLToPath } from 'node:url'
 
 export const repo = join(fileURLToPath(import.meta.url), '../..')
 
-/** Every workspace package: `{ dir, rel, manifest }`, from the globs of pnpm-workspace.yaml. */
-export function workspacePackages() {
-  const roots = [['vendor'], ['apps'], ...readdirSync(join(repo, 'packages')).map((group) => ['packages', group])]
+/** Every workspace package under `root` (the repository unless a gate's test names a fixture): `{ dir, rel, manifest }`, from the globs of pnpm-workspace.yaml. */
+export function workspacePackages(root = repo) {
+  const roots = [['vendor'], ['apps'], ...readdirSync(join(root, 'packages')).map((group) => ['packages', group])]
   const out = []
-  const bench = join(repo, 'bench/package.json')
-  if (existsSync(bench)) out.push({ dir: join(repo, 'bench'), rel: 'bench', manifest: JSON.parse(readFileSync(bench, 'utf8')) })
+  const bench = join(root, 'bench/package.json')
+  if (existsSync(bench)) out.push({ dir: join(root, 'bench'), rel: 'bench', manifest: JSON.parse(readFileSync(bench, 'utf8')) })
   for (const parts of roots) {
-    const base = join(repo, ...parts)
+    const base = join(root, ...parts)
     if (!existsSync(base) || !statSync(base).isDirectory()) continue
     for (const name of readdirSync(base)) {
       const dir = join(base, name)
       const file = join(dir, 'package.json')
       if (!existsSync(file)) continue
-      out.push({ dir, rel: relative(repo, dir), manifest: JSON.parse(readFileSync(file, 'utf8')) })
+      out.push({ dir, rel: relative(root, dir), manifest: JSON.parse(readFileSync(file, 'utf8')) })
     }
   }
   return out

@@ -1,10 +1,13 @@
-// The whole test command: gates, the test type check, every vitest project, then the Python SDK tests
+// The whole test command: the system packages tests need (installed when it can), gates, the test type check, every vitest project, then the Python SDK tests
 // when Python is present. Ends with one "N passed, N failed" line over everything that ran.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { repo } from './lib.mjs'
+import { ensureSystemPackages } from './system-deps.mjs'
+
+ensureSystemPackages()
 
 const run = (title, command, args, options = {}) => {
   console.error(`\n── ${title}`)

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const inputs = ['src', 'index.html', 'vite.config.ts', 'tsconfig.app.json', 'package.json', '../../packages/host/web-protocol/src']
+const inputs = ['src', 'index.html', 'vite.config.ts', 'tsconfig.app.json', 'package.json', '../../packages/host/web-protocol/src', '../../packages/session/session-view/src']
 const stampFile = join(here, 'dist/.inputs')
 
 function files(path) {

@@ -2,8 +2,12 @@
 // calls one tool per step; each call is timed from `tool/dispatched` to `tool/result` (the pipeline's
 // execute waterfalls, the read-before-edit policy, the tool body, the result cap), and the whole step is
 // timed too (loop, log, invariant check). `bash` runs `echo` bare (bash-local) and under bubblewrap
-// (bash-sandbox); `read` and `edit` work on a 1 MB file.
+// (bash-sandbox) with no network, with the allow-list proxy bridged in (the default), and making one request
+// through it; `read` and `edit` work on a 1 MB file. The bare price of the network namespace is measured on
+// `ctx.sandbox` alone (a confined `true`, host network versus a private one).
+import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { bootComposition, scriptedPatch } from '@dsh/test-harness'
 import { ms, summarize } from '../stats.mjs'
@@ -11,12 +15,12 @@ import { ms, summarize } from '../stats.mjs'
 const SAMPLES = 40
 const WARMUP = 5
 
-const patch = (shell) =>
+const patch = (shell, rows = '') =>
   scriptedPatch({ config: '{ record: false, models: [{ id: scripted-1, contextWindow: 100000000 }] }', fixtureTools: true }, `- id: agent-loop
   config: { maxSteps: 10000 }
 - id: shell
   name: '${shell}'
-`)
+${rows}`)
 
 /** About 1 MB of source-like text (10,000 lines of ~100 bytes) with one marker line in the middle. */
 function megabyte() {
@@ -60,13 +64,37 @@ async function measure(h, name, args, count, prelude = []) {
   return { call: summarize(calls), perStep: elapsed / (prelude.length + count + 1) }
 }
 
-async function withComposition(shell, work) {
-  const h = await bootComposition({ patch: patch(shell) })
+async function withComposition(shell, work, options = {}) {
+  const h = await bootComposition({ patch: patch(shell, options.rows), homeFiles: options.homeFiles })
   try {
     return await work(h)
   } finally {
     await h.dispose()
   }
+}
+
+/** A local HTTP server the proxy may reach (`network.allow: [127.0.0.1]`): the request's far end. */
+async function localServer() {
+  const server = createServer((_req, res) => res.end('ok\n'))
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+/** Median and p90 of spawning a confined `true` for each network, on ctx.sandbox alone (no tool, no log). */
+async function namespacePrice(h) {
+  const times = {}
+  for (const network of [{ kind: 'host' }, { kind: 'none' }]) {
+    const { argv } = await h.root.sandbox.confine(['true'], { cwd: h.workspace, authority: { mode: 'workspace-write', writableRoots: [h.workspace], network } })
+    const samples = []
+    for (let i = 0; i < SAMPLES + WARMUP; i++) {
+      const started = performance.now()
+      const run = spawnSync(argv[0], argv.slice(1), { stdio: 'ignore' })
+      if (run.status !== 0) throw new Error(`confined true failed with network ${network.kind}`)
+      if (i >= WARMUP) samples.push(performance.now() - started)
+    }
+    times[network.kind] = summarize(samples)
+  }
+  return times
 }
 
 const row = (label, { call, perStep }) => `| ${label} | ${ms(call.median)} | ${ms(call.p90)} | ${ms(perStep)} |`
@@ -77,15 +105,23 @@ export default async function run() {
     loop: await measure(h, 'echo', () => ({ text: 'hi' }), count),
     bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
   }))
+  const noNetwork = await withComposition('@dsh/bash-sandbox', async (h) => ({
+    bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
+    namespace: await namespacePrice(h),
+  }), { rows: '- id: network\n  disabled: true\n' })
+  const server = await localServer()
   const confined = await withComposition('@dsh/bash-sandbox', async (h) => {
     const bash = await measure(h, 'bash', () => ({ command: 'echo hi' }), count)
+    const request = await measure(h, 'bash', () => ({ command: `curl -sS --max-time 10 http://127.0.0.1:${server.port}/` }), count)
     writeFileSync(join(h.workspace, 'big.ts'), megabyte())
     const slice = await measure(h, 'read', () => ({ path: 'big.ts', offset: 5_000, limit: 100 }), count)
     const head = await measure(h, 'read', () => ({ path: 'big.ts' }), count)
     const swap = (i) => (i % 2 ? { path: 'big.ts', old_string: 'MARKER-B', new_string: 'MARKER-A' } : { path: 'big.ts', old_string: 'MARKER-A', new_string: 'MARKER-B' })
     const edit = await measure(h, 'edit', swap, count, [['read', { path: 'big.ts', offset: 5_000, limit: 1 }]])
-    return { bash, slice, head, edit }
-  })
+    return { bash, request, slice, head, edit }
+  }, { homeFiles: { 'settings.yaml': 'network.allow: ["127.0.0.1"]\n' } })
+  await server.close()
+  const { host, none } = noNetwork.namespace
   return [
     '## Execution tools (bench/tools)',
     '',
@@ -95,11 +131,16 @@ export default async function run() {
     '|---|---|---|---|',
     row('fixture `echo` (the loop alone, for reference)', bare.loop),
     row('`bash` `echo hi`, bare (bash-local)', bare.bash),
-    row('`bash` `echo hi`, under bubblewrap (bash-sandbox, workspace-write)', confined.bash),
+    row('`bash` `echo hi`, under bubblewrap, no network (bash-sandbox, workspace-write, network row off)', noNetwork.bash),
+    row('`bash` `echo hi`, under bubblewrap with the proxy bridged in (the default)', confined.bash),
+    row('`bash` `curl` of a local server through the proxy (`network.allow: [127.0.0.1]`)', confined.request),
     row('`read` 1 MB file, lines 5000–5099 (the whole file is scanned for its line count)', confined.slice),
     row('`read` 1 MB file from the top (cut at the 40 KB read cap)', confined.head),
     row('`edit` 1 MB file, one unique replacement (read, replace, atomic write with fsync)', confined.edit),
     '',
-    'Under bubblewrap each `bash` call also sets up new pid, ipc, uts and cgroup namespaces, a fresh /dev and /proc and a private /tmp; the difference between the two `bash` rows is that price. A `read` scans the whole file for its line count whatever range it returns; an `edit` reads the whole file and writes it back atomically (temp file, fsync, rename).',
+    'Under bubblewrap each `bash` call also sets up new pid, ipc, uts and cgroup namespaces, a fresh /dev and /proc and a private /tmp; the difference between the bare and the confined `bash` rows is that price. ' +
+      `A private network namespace alone (a confined \`true\` spawned from \`ctx.sandbox\`, no tool) costs ${ms(none.median - host.median)} at the median (${ms(host.median)} with the host network, ${ms(none.median)} without). ` +
+      'With the proxy, each command first starts the bridge (a small Node script) inside the namespace and waits for it to listen: the difference between the "no network" and "proxy bridged in" rows; the `curl` row adds curl itself, the proxy\'s decision (logged as `network/decision`) and the forwarded request. ' +
+      'A `read` scans the whole file for its line count whatever range it returns; an `edit` reads the whole file and writes it back atomically (temp file, fsync, rename).',
   ].join('\n')
 }

@@ -1,26 +1,37 @@
 // Gate: the dependency direction of docs/architecture.md. Every workspace package declares `dsh.role`.
-// Providers, consumers and standalone plugins depend only on definitions (and libraries and vendor/),
-// never on each other, on bundles or on the app. Every `@dsh/*` a source file imports must be a declared
-// dependency, and no source file reaches into another package by a relative path.
+// Providers, consumers, standalone plugins and surfaces depend only on definitions, services, libraries and
+// vendor/, never on each other, on bundles or on the app. Every `@dsh/*` a source file imports must be a
+// declared dependency, and no source file reaches into another package by a relative path. A package
+// labelled `definition` must hold one in substance (scripts/definition-substance.mjs), so the direction
+// rests on what the code is, not on its label.
+// Usage: node scripts/gates/dependency-direction.mjs [root]   (root: the repository unless a test names a fixture)
 import { readFileSync } from 'node:fs'
 import { join, relative, resolve, dirname } from 'node:path'
 import { filesUnder, importsOf, packageOf, repo, workspacePackages } from '../lib.mjs'
+import { definitionFileProblems } from '../definition-substance.mjs'
 
+// A service owns a `ctx.<key>` and is its one implementation: everyone may depend on it as on a definition
+// (its types are the seam's). Providers, consumers, plugins and surfaces still never depend on each other.
+const SEAMS = ['vendor', 'definition', 'service', 'library']
 const ALLOWED = {
   vendor: ['vendor'],
-  definition: ['vendor', 'definition', 'library'],
-  library: ['vendor', 'definition', 'library'],
-  provider: ['vendor', 'definition', 'library'],
-  consumer: ['vendor', 'definition', 'library'],
-  plugin: ['vendor', 'definition', 'library'],
+  definition: SEAMS,
+  service: SEAMS,
+  library: SEAMS,
+  provider: SEAMS,
+  consumer: SEAMS,
+  plugin: SEAMS,
+  surface: SEAMS,
   // Test support is only ever a devDependency, so it may stand on the whole product to boot it.
-  'test-support': ['vendor', 'definition', 'library', 'test-support', 'bundle', 'app'],
-  bundle: ['vendor', 'definition', 'library', 'provider', 'consumer', 'plugin', 'test-support', 'bundle'],
-  app: ['vendor', 'definition', 'library', 'bundle', 'app'],
-  bench: ['vendor', 'definition', 'library', 'provider', 'consumer', 'plugin', 'test-support', 'bundle', 'app'],
+  'test-support': [...SEAMS, 'test-support', 'bundle', 'app'],
+  bundle: [...SEAMS, 'provider', 'consumer', 'plugin', 'surface', 'test-support', 'bundle'],
+  app: [...SEAMS, 'bundle', 'app'],
+  bench: [...SEAMS, 'provider', 'consumer', 'plugin', 'surface', 'test-support', 'bundle', 'app'],
 }
+const TEST_FILE = /\.test\.tsx?$|[\\/](test-support|fixtures)[\\/]/
 
-const packages = workspacePackages()
+const root = process.argv[2] ? resolve(process.argv[2]) : repo
+const packages = workspacePackages(root)
 const roleOf = new Map(packages.map((pkg) => [pkg.manifest.name, pkg.rel.startsWith('vendor/') ? 'vendor' : pkg.manifest.dsh?.role]))
 const problems = []
 
@@ -30,26 +41,29 @@ for (const pkg of packages) {
     problems.push(`${pkg.rel}/package.json: "dsh.role" must be one of ${Object.keys(ALLOWED).filter((r) => r !== 'vendor').join(', ')} (found ${JSON.stringify(role)})`)
     continue
   }
+  if (role === 'definition') {
+    for (const file of filesUnder(join(pkg.dir, 'src'), /\.tsx?$/)) if (!TEST_FILE.test(file)) problems.push(...definitionFileProblems(file, root))
+  }
   const deps = Object.keys(pkg.manifest.dependencies ?? {})
   for (const dep of deps) {
     const depRole = roleOf.get(dep)
     if (depRole === undefined) continue
-    if (!ALLOWED[role].includes(depRole)) problems.push(`${pkg.rel}: a ${role} may not depend on ${dep} (a ${depRole}); depend on its definition instead`)
+    if (!ALLOWED[role].includes(depRole)) problems.push(`${pkg.rel}: a ${role} may not depend on ${dep} (a ${depRole}); depend on its definition or service instead`)
   }
   const declared = new Set([...deps, ...Object.keys(pkg.manifest.peerDependencies ?? {})])
   const devDeclared = new Set(Object.keys(pkg.manifest.devDependencies ?? {}))
   for (const file of filesUnder(join(pkg.dir, 'src'), /\.(m?[jt]sx?)$/)) {
-    const isTest = /\.test\.tsx?$|[\\/](test-support|fixtures)[\\/]/.test(file)
+    const isTest = TEST_FILE.test(file)
     for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
       if (specifier.startsWith('.')) {
         const target = resolve(dirname(file), specifier)
-        if (!isTest && !target.startsWith(pkg.dir + '/')) problems.push(`${relative(repo, file)}: "${specifier}" reaches outside its package; import the package by name`)
+        if (!isTest && !target.startsWith(pkg.dir + '/')) problems.push(`${relative(root, file)}: "${specifier}" reaches outside its package; import the package by name`)
         continue
       }
       const name = packageOf(specifier)
       if (!name.startsWith('@dsh/')) continue
       if (declared.has(name) || (isTest && devDeclared.has(name)) || name === pkg.manifest.name) continue
-      problems.push(`${relative(repo, file)}: imports ${name}, which ${pkg.rel}/package.json does not list in ${isTest ? 'dependencies or devDependencies' : 'dependencies'}`)
+      problems.push(`${relative(root, file)}: imports ${name}, which ${pkg.rel}/package.json does not list in ${isTest ? 'dependencies or devDependencies' : 'dependencies'}`)
     }
   }
 }

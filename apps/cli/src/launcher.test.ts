@@ -232,6 +232,7 @@ describe('signals', () => {
 describe('command words', () => {
   test('sessions, resume and fork as the first argument choose the headless profile and stay for the tree', () => {
     expect(parseLauncherArgs(['sessions', 'list', '--json'])).toMatchObject({ profile: 'headless', rest: ['sessions', 'list', '--json'] })
+    expect(parseLauncherArgs(['grants', 'revoke', 'g-1234abcd'])).toMatchObject({ profile: 'headless', rest: ['grants', 'revoke', 'g-1234abcd'] })
     expect(parseLauncherArgs(['resume', 'abc', 'more'])).toMatchObject({ profile: 'headless', rest: ['resume', 'abc', 'more'] })
     expect(parseLauncherArgs(['fork', 'abc', '--at', '3', 'task', '--patch', 'p.yml'])).toMatchObject({ profile: 'headless', patches: ['p.yml'], rest: ['fork', 'abc', '--at', '3', 'task'] })
   })

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { fiberStateName } from '@dsh/cordis'
 import { BootError, bootTree, composeProfile, CompositionError, walkRows, type BootedTree } from '@dsh/app-boot'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
 
@@ -85,7 +86,7 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
     if (check) {
       for (const [row, parent] of walkRows(tree.composition.rows)) {
         const entry = (tree.loader as any).store[row.id]
-        const state = row.children ? 'group' : entry?.disabled ? 'disabled' : ['pending', 'loading', 'active', 'failed', 'disposed', 'unloading'][entry?.fiber?.state] ?? 'absent'
+        const state = row.children ? 'group' : entry?.disabled ? 'disabled' : fiberStateName(entry?.fiber?.state) ?? 'absent'
         stdout.write(`${parent ? '  ' : ''}${row.id}\t${row.name ?? ''}\t${state}\n`)
       }
       finish(0)

@@ -16,7 +16,11 @@ from .types import ApprovalRequest, CloseResult, CloseTimeouts, Event, EventsPag
 PROTOCOL_VERSION = 1
 
 Answer = Union[str, bool]
-#: Answers one approval: ``"allow_once"`` (or True) lets the call run; anything else refuses it. May be async.
+#: The answers the runtime takes (``approval/request``), as the protocol defines them.
+APPROVAL_ANSWERS = ("allow_once", "allow_session", "allow_always", "reject")
+
+#: Answers one approval: ``"allow_once"`` (or True) lets the call run; ``"allow_session"`` / ``"allow_always"``
+#: let it run and keep the request's rule for the session / the workspace; anything else refuses it. May be async.
 ApprovalCallback = Callable[[ApprovalRequest], Union[Answer, Awaitable[Answer]]]
 
 #: Bytes of the runtime's stderr kept for error messages.
@@ -206,4 +210,6 @@ class Harness:
         answer = callback(request)
         if inspect.isawaitable(answer):
             answer = await answer
-        return {"answer": "allow_once" if answer is True or answer == "allow_once" else "reject"}
+        if answer is True:
+            return {"answer": "allow_once"}
+        return {"answer": answer if answer in APPROVAL_ANSWERS else "reject"}

@@ -22,7 +22,9 @@ class Event:
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A tool call that needs a person's approval. Answer ``"allow_once"`` (or True) to let it run."""
+    """A tool call that needs a person's approval. Answer ``"allow_once"`` (or True) to let it run;
+    ``"allow_session"`` / ``"allow_always"`` also keep ``rule`` (when there is one) for the session / the
+    workspace; anything else refuses it."""
 
     request_id: str
     session_id: str
@@ -30,6 +32,8 @@ class ApprovalRequest:
     summary: str
     reason: str
     call_id: Optional[str] = None
+    #: The grant rule a standing answer keeps (``bash(npm test *)``); None: only once or reject.
+    rule: Optional[str] = None
 
     @classmethod
     def from_wire(cls, raw: Dict[str, Any]) -> "ApprovalRequest":
@@ -40,6 +44,7 @@ class ApprovalRequest:
             summary=raw["summary"],
             reason=raw["reason"],
             call_id=raw.get("callId"),
+            rule=raw.get("rule"),
         )
 
 

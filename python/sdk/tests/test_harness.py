@@ -5,7 +5,7 @@ import asyncio
 import os
 import signal
 import unittest
-from typing import Any, List
+from typing import Any, Dict, List
 
 from dsh import RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
 
@@ -87,7 +87,27 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         with open(os.path.join(self.dirs.workspace, "protected/ok.txt"), encoding="utf-8") as handle:
             self.assertEqual(handle.read(), "allowed")
         decided = [event.data for event in result.events if event.type == "approval/decided"]
-        self.assertEqual([(d["answer"], d["by"]) for d in decided], [("allow_once", "user")])
+        self.assertEqual([(d["answer"], d["by"], d["actor"]) for d in decided], [("allow_once", "user", "client:sdk")])
+
+    async def test_allow_session_keeps_the_offered_rule_and_the_same_command_is_not_asked_again(self) -> None:
+        def touch(call_id: str) -> Dict[str, Any]:
+            return {"toolCalls": [{"id": call_id, "name": "bash", "arguments": {"command": f"touch {call_id}.txt", "sandbox": False, "justification": "the test needs it"}}]}
+
+        self.llm.enqueue(touch("t1"), touch("t2"), {"text": "done"})
+        asked: List[ApprovalRequest] = []
+
+        def approve(request: ApprovalRequest) -> str:
+            asked.append(request)
+            return "allow_session"
+
+        harness = await self.start(on_approval=approve)
+        session = await harness.session()
+        result = await session.run("touch two files")
+        self.assertEqual([(r.call_id, r.rule) for r in asked], [("t1", "unconfined(touch *)")])
+        for name in ("t1.txt", "t2.txt"):
+            self.assertTrue(os.path.exists(os.path.join(self.dirs.workspace, name)))
+        grants = [event.data for event in result.events if event.type == "grant/added"]
+        self.assertEqual([(g["rule"], g["scope"], g["actor"]) for g in grants], [("unconfined(touch *)", "session", "client:sdk")])
 
     async def test_a_rejecting_callback_refuses_the_call_and_the_file_is_absent(self) -> None:
         self.llm.enqueue({"toolCalls": [{"id": "w", "name": "write_file", "arguments": {"path": "protected/no.txt", "text": "x"}}]}, {"text": "refused"})

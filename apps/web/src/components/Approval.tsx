@@ -1,22 +1,35 @@
 import { useState } from 'react'
-import { Check, ShieldAlert, ShieldCheck, ShieldX, X } from 'lucide-react'
+import { Check, CheckCheck, ShieldAlert, ShieldCheck, ShieldX, X } from 'lucide-react'
+import type { ApprovalAnswerValue } from '@dsh/web-protocol'
 import { call, messageOf } from '../lib/api.ts'
 import type { ApprovalInfo } from '../lib/fold.ts'
+
+const ANSWERED: Record<ApprovalAnswerValue, string> = {
+  allow_once: 'Allowed once',
+  allow_session: 'Allowed for this session',
+  allow_always: 'Always allowed in this workspace',
+  reject: 'Rejected',
+}
 
 const BY: Record<string, string> = {
   user: 'by you',
   policy: 'by the approval policy',
+  grant: 'by a standing grant or rule',
   timeout: 'because nobody answered in time',
   'no-answerer': 'because nobody could answer',
   cancelled: 'because the turn was cancelled',
   error: 'because answering failed',
 }
 
-/** Allow once / Reject. Any tab may answer; if another tab already did, the log shows its answer. */
+/**
+ * Allow once / Allow for this session / Always allow in this workspace / Reject; the two standing answers
+ * only when the request offers a rule (shown, so the person sees what would be kept). Any tab may answer; if
+ * another tab already did, the log shows its answer.
+ */
 export function ApprovalButtons({ approval, testId }: { approval: ApprovalInfo; testId?: string }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string>()
-  const answer = async (value: 'allow_once' | 'reject') => {
+  const answer = async (value: ApprovalAnswerValue) => {
     setBusy(true)
     setError(undefined)
     try {
@@ -32,6 +45,17 @@ export function ApprovalButtons({ approval, testId }: { approval: ApprovalInfo; 
       <button className="btn btn-primary" disabled={busy} onClick={() => void answer('allow_once')}>
         <Check size={14} /> Allow once
       </button>
+      {approval.rule && (
+        <>
+          <button className="btn" disabled={busy} title={`Keeps ${approval.rule} until this session ends`} onClick={() => void answer('allow_session')}>
+            <CheckCheck size={14} /> Allow for this session
+          </button>
+          <button className="btn" disabled={busy} title={`Keeps ${approval.rule} for every session in this workspace`} onClick={() => void answer('allow_always')}>
+            <CheckCheck size={14} /> Always allow in this workspace
+          </button>
+          <code className="approval-rule" data-testid="approval-rule">{approval.rule}</code>
+        </>
+      )}
       <button className="btn" disabled={busy} onClick={() => void answer('reject')}>
         <X size={14} /> Reject
       </button>
@@ -43,11 +67,11 @@ export function ApprovalButtons({ approval, testId }: { approval: ApprovalInfo; 
 export function ApprovalDecision({ approval }: { approval: ApprovalInfo }) {
   const decided = approval.decided
   if (!decided) return null
-  const allowed = decided.answer === 'allow_once'
+  const allowed = decided.answer !== 'reject'
   return (
     <div className={`approval-decided ${allowed ? 'ok' : 'no'}`} data-testid="approval-decided">
       {allowed ? <ShieldCheck size={14} /> : <ShieldX size={14} />}
-      {allowed ? 'Allowed once' : 'Rejected'} {BY[decided.by] ?? `(${decided.by})`}
+      {ANSWERED[decided.answer] ?? decided.answer} {BY[decided.by] ?? `(${decided.by})`}
       {decided.note && decided.by !== 'user' && <span className="muted"> — {decided.note}</span>}
     </div>
   )

@@ -1,13 +1,11 @@
 import { memo, useState, type ReactNode } from 'react'
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
-import type { Item } from '../lib/fold.ts'
+import type { ToolItem } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
 import { commandEnding, outputAddsToError, preview } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
-
-type ToolItem = Extract<Item, { kind: 'tool' }>
 
 const PREVIEW_LINES = 24
 
@@ -63,20 +61,25 @@ function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?:
   }
 }
 
+/** The tools whose cards draw the change their arguments propose (other tools' arguments may only look like one). */
+const EDITING_TOOLS = new Set(['edit', 'write', 'str_replace_editor'])
+
 /**
- * The change an editing call makes, as a diff (before and after from its arguments). `wholeFile` when the
- * text is the whole file (write, create), so its line numbers are the file's; an edit's snippet has none.
+ * The change an editing call makes, as a diff (read from its arguments by @dsh/session-view). `wholeFile`
+ * when the text is the whole file (write, create), so its line numbers are the file's; an edit's snippet has none.
  */
 function changeOf(item: ToolItem): { before: string; after: string; wholeFile: boolean } | undefined {
-  const args = (item.args ?? {}) as Record<string, unknown>
-  if (item.name === 'edit' && typeof args.old_string === 'string' && typeof args.new_string === 'string') return { before: args.old_string, after: args.new_string, wholeFile: false }
-  if (item.name === 'write' && typeof args.content === 'string') return { before: '', after: args.content, wholeFile: true }
-  if (item.name === 'str_replace_editor') {
-    if (args.command === 'str_replace' && typeof args.old_str === 'string') return { before: args.old_str, after: str(args.new_str) ?? '', wholeFile: false }
-    if (args.command === 'create' && typeof args.file_text === 'string') return { before: '', after: args.file_text, wholeFile: true }
-    if (args.command === 'insert' && typeof args.new_str === 'string') return { before: '', after: args.new_str, wholeFile: false }
+  const change = EDITING_TOOLS.has(item.name) ? item.change : undefined
+  switch (change?.kind) {
+    case 'replace':
+      return { before: change.edits.map((edit) => edit.oldText).join('\n…\n'), after: change.edits.map((edit) => edit.newText).join('\n…\n'), wholeFile: false }
+    case 'write':
+      return { before: '', after: change.content, wholeFile: true }
+    case 'insert':
+      return { before: '', after: change.text, wholeFile: false }
+    default:
+      return undefined
   }
-  return undefined
 }
 
 function StatusIcon({ item }: { item: ToolItem }) {
@@ -135,6 +138,11 @@ export const ToolCard = memo(
               <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} from={item.name === 'bash' ? 'tail' : 'head'} />
             )}
             {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && <Output text={JSON.stringify(item.args, null, 2)} />}
+            {item.pruned && (
+              <p className="muted small tool-pruned" data-testid="tool-pruned">
+                The model now sees a shortened copy of this output{item.pruned.note ? ` (${item.pruned.note})` : ''}; the session log keeps it whole.
+              </p>
+            )}
           </div>
         )}
       </div>

@@ -8,8 +8,9 @@ const FIRST_PAGE = 300
 
 /**
  * One open session in this tab: the newest page of its log, older pages as the user scrolls up, and live
- * events from the stream (subscribed from the seq after the last loaded one, also after a reconnect). The
- * fold is recomputed at most once per animation frame, however fast events arrive.
+ * events from the stream (subscribed from the seq after the last loaded one, also after a reconnect). A page is
+ * folded whole; a live event is applied to the fold on its own (O(1), only its rows get a new version), and
+ * the page re-renders at most once per animation frame, however fast events arrive.
  */
 export class Conversation {
   readonly changed = new Emitter()
@@ -91,6 +92,7 @@ export class Conversation {
     if (frame.type === 'event') {
       if (frame.event.seq < this.end) return
       this.events.push(frame.event)
+      this.folded.apply(frame.event)
       this.end = frame.event.seq + 1
       if (this.view) this.view = { ...this.view, length: this.end }
       this.schedule()
@@ -108,10 +110,11 @@ export class Conversation {
     if (this.frame) return
     this.frame = requestAnimationFrame(() => {
       this.frame = 0
-      this.refold()
+      this.changed.emit()
     })
   }
 
+  /** Folds the loaded pages again from their first event (a page loaded, the stream reset). */
   private refold(): void {
     this.folded = fold(this.events)
     this.changed.emit()

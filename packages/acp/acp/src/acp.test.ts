@@ -206,16 +206,36 @@ describe('permissions', () => {
   // A command that asks to run outside the sandbox needs the user's approval.
   const unconfined = (id: string) => call(id, 'bash', { command: `touch ${id}.txt`, sandbox: false, justification: 'the test needs it' })
 
-  test('an allowed call runs: the editor was offered allow-once and reject-once only', async () => {
+  test('an allowed call runs: the editor was offered allow once, the two standing grants of its rule (allow_always) and reject once', async () => {
     answer = () => selected('allow_once')
     const sessionId = await newSession()
     llm.enqueue(unconfined('p1'), { text: 'done' })
     await prompt(sessionId, 'touch a file')
     expect(existsSync(join(agent.workspace, 'p1.txt'))).toBe(true)
     const request = agent.permissionRequests.find((r) => r.toolCall.toolCallId === 'p1')!
-    expect(request.options.map((option) => option.kind)).toEqual(['allow_once', 'reject_once'])
+    expect(request.options.map((option) => [option.optionId, option.kind, option.name])).toEqual([
+      ['allow_once', 'allow_once', 'Allow once'],
+      ['allow_session', 'allow_always', 'Allow unconfined(touch *) for this session'],
+      ['allow_always', 'allow_always', 'Always allow unconfined(touch *) in this workspace'],
+      ['reject_once', 'reject_once', 'Reject'],
+    ])
     expect(JSON.stringify(request.toolCall.content)).toContain('outside the sandbox')
     expect(of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'p1').at(-1)?.status).toBe('completed')
+  })
+
+  test('allow_always keeps the rule in grants.yaml under the editor client: the next matching command is not asked', async () => {
+    answer = () => selected('allow_always')
+    const sessionId = await newSession()
+    // Its own program (dd), so the grant it keeps covers no other test's command in this shared workspace.
+    const dd = (id: string) => call(id, 'bash', { command: `dd if=/dev/null of=${id}.txt`, sandbox: false, justification: 'the test needs it' })
+    llm.enqueue(dd('g1'), dd('g2'), { text: 'done' })
+    await prompt(sessionId, 'touch two files')
+    expect(existsSync(join(agent.workspace, 'g1.txt'))).toBe(true)
+    expect(existsSync(join(agent.workspace, 'g2.txt'))).toBe(true)
+    expect(agent.permissionRequests.filter((r) => ['g1', 'g2'].includes(r.toolCall.toolCallId)).map((r) => r.toolCall.toolCallId)).toEqual(['g1'])
+    const grants = readFileSync(join(agent.home, 'grants.yaml'), 'utf8')
+    expect(grants).toContain('rule: unconfined(dd *)')
+    expect(grants).toContain('actor: client:acp')
   })
 
   test('a rejected call does not run and is shown failed', async () => {

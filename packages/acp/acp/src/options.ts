@@ -32,7 +32,7 @@ export function setMode(presets: PresetSource | undefined, session: Session, mod
   if (!presets) throw new AcpError('MODES_UNAVAILABLE', 'this dsh has no permission presets mounted, so it has no session modes')
   const names: string[] = presets.list().map((preset) => preset.name)
   if (!names.includes(modeId)) throw new AcpError('MODE_UNKNOWN', `unknown mode "${modeId}" (modes: ${names.join(', ')})`)
-  presets.set(session, modeId)
+  presets.set(session, modeId, 'client:acp')
 }
 
 /** The models each usable provider offers (a provider whose key is missing offers none). */

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { agent as agentApp, type AgentApp, type AgentConnection, type ClientCapabilities, type CreateTerminalRequest, type Stream, type ToolKind, type TerminalHandle } from '@agentclientprotocol/sdk'
+import { agent as agentApp, type AgentApp, type AgentConnection, type ClientCapabilities, type CreateTerminalRequest, type PermissionOption, type Stream, type ToolKind, type TerminalHandle } from '@agentclientprotocol/sdk'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent } from '@dsh/agent'
@@ -80,7 +80,7 @@ export class Acp extends Service {
       const sessionId = invocation.context.session.id
       return this.sessions.has(sessionId) ? this.scopes.run({ sessionId, callId: invocation.callId }, next) : next()
     })
-    ctx.approval.answerer(ctx, (request, signal) => this.askPermission(request, signal))
+    ctx.approval.answerer(ctx, (request, signal) => this.askPermission(request, signal), { actor: 'client:acp' })
     ctx.effect(() => {
       const { stream, release } = stdioStream()
       if (process.stdin.isTTY) ctx.logger('acp').warn('dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)')
@@ -212,17 +212,28 @@ export class Acp extends Service {
       {
         sessionId: session.id,
         toolCall,
-        // One answer per request: the approval seam has no standing grants, so "always" is not offered.
-        options: [
-          { optionId: ALLOW, name: 'Allow', kind: 'allow_once' },
-          { optionId: REJECT, name: 'Reject', kind: 'reject_once' },
-        ],
+        options: permissionOptions(request, this.ctx.approval.canGrant(request)),
       },
       { cancellationSignal: signal },
     )
-    return response.outcome.outcome === 'selected' && response.outcome.optionId === ALLOW ? 'allow_once' : 'reject'
+    const chosen = response.outcome.outcome === 'selected' ? response.outcome.optionId : undefined
+    return ANSWERS_BY_OPTION[chosen ?? ''] ?? 'reject'
   }
 }
 
-const ALLOW = 'allow_once'
-const REJECT = 'reject_once'
+/** Option ids are the dsh answers themselves; anything else (or a cancel) is a rejection. */
+const ANSWERS_BY_OPTION: Record<string, ApprovalAnswer> = { allow_once: 'allow_once', allow_session: 'allow_session', allow_always: 'allow_always', reject_once: 'reject' }
+
+/**
+ * Allow once and Reject always; with a rule to keep, also "for this session" and "always in this workspace".
+ * ACP has no session-long kind, so both standing answers are `allow_always` options, told apart by name.
+ */
+function permissionOptions(request: ApprovalRequest, canGrant: boolean): PermissionOption[] {
+  const grants: PermissionOption[] = canGrant
+    ? [
+        { optionId: 'allow_session', name: `Allow ${request.rule} for this session`, kind: 'allow_always' },
+        { optionId: 'allow_always', name: `Always allow ${request.rule} in this workspace`, kind: 'allow_always' },
+      ]
+    : []
+  return [{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' }, ...grants, { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' }]
+}

@@ -1,35 +1,22 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk'
+import { pathOf, type ProposedChange } from '@dsh/session-view'
 
-/** Argument names that hold the file a tool acts on, in the spellings tools use. */
-const PATH_KEYS = ['path', 'file_path', 'filePath', 'file'] as const
-/** Argument names that hold a whole new file content. */
-const CONTENT_KEYS = ['content', 'text', 'contents', 'file_text'] as const
-/** Pairs of argument names for a replacement (old text, new text). */
-const REPLACE_KEYS = [
-  ['old_string', 'new_string'],
-  ['oldText', 'newText'],
-  ['old_str', 'new_str'],
-  ['old', 'new'],
-] as const
 /** Argument names that hold a 1-based line a reading tool starts at. */
 const LINE_KEYS = ['line', 'startLine', 'start_line', 'offset'] as const
 
 type Args = Record<string, unknown>
 
 const asArgs = (value: unknown): Args => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {})
-const firstString = (args: Args, keys: readonly string[]): string | undefined => {
-  for (const key of keys) if (typeof args[key] === 'string') return args[key] as string
-  return undefined
-}
 
 /** The absolute file a call acts on, if its arguments name one. */
 export function targetPath(args: unknown, cwd: string): string | undefined {
-  const path = firstString(asArgs(args), PATH_KEYS)
-  if (!path) return undefined
-  return isAbsolute(path) ? path : resolve(cwd, path)
+  const path = pathOf(args)
+  return path === undefined ? undefined : absolute(path, cwd)
 }
+
+const absolute = (path: string, cwd: string) => (isAbsolute(path) ? path : resolve(cwd, path))
 
 /** Where the editor should follow the agent: the file (and line) a call names. */
 export function locationsOf(args: unknown, cwd: string): ToolCallLocation[] {
@@ -77,34 +64,17 @@ function applyReplacement(text: string, oldText: string, newText: string, all: b
 }
 
 /**
- * The diff an edit or write call proposes, computed from its arguments (so the editor can show it while it
- * asks for permission, before anything is written). With the file's text before the call (`before`), a
- * replacement is shown on the whole file; without it, as the replaced fragment.
+ * The diff an edit or write call proposes (read from its arguments by @dsh/session-view, so the editor can
+ * show it while it asks for permission, before anything is written). With the file's text before the call
+ * (`before`), replacements are shown on the whole file; without it, as the replaced fragments. An insert
+ * shows no diff (its line is only meaningful against the file).
  */
-export function proposedDiff(args: unknown, cwd: string, before: string | undefined): Extract<ToolCallContent, { type: 'diff' }> | undefined {
-  const path = targetPath(args, cwd)
-  if (!path) return undefined
-  const a = asArgs(args)
-  for (const [oldKey, newKey] of REPLACE_KEYS) {
-    if (typeof a[oldKey] !== 'string' || typeof a[newKey] !== 'string') continue
-    const oldText = a[oldKey] as string
-    const newText = a[newKey] as string
-    const whole = before === undefined ? undefined : applyReplacement(before, oldText, newText, a.replace_all === true || a.replaceAll === true)
-    return whole === undefined ? { type: 'diff', path, oldText, newText } : { type: 'diff', path, oldText: before, newText: whole }
-  }
-  if (Array.isArray(a.edits)) {
-    let text = before
-    const fragments: { oldText: string; newText: string }[] = []
-    for (const edit of a.edits) {
-      const pair = REPLACE_KEYS.map(([o, n]) => [asArgs(edit)[o], asArgs(edit)[n]]).find(([o, n]) => typeof o === 'string' && typeof n === 'string') as [string, string] | undefined
-      if (!pair) return undefined
-      fragments.push({ oldText: pair[0], newText: pair[1] })
-      text = text === undefined ? undefined : applyReplacement(text, pair[0], pair[1], false)
-    }
-    if (text !== undefined && before !== undefined) return { type: 'diff', path, oldText: before, newText: text }
-    return { type: 'diff', path, oldText: fragments.map((f) => f.oldText).join('\n…\n'), newText: fragments.map((f) => f.newText).join('\n…\n') }
-  }
-  const content = firstString(a, CONTENT_KEYS)
-  if (content === undefined) return undefined
-  return { type: 'diff', path, oldText: before ?? null, newText: content }
+export function proposedDiff(change: ProposedChange | undefined, cwd: string, before: string | undefined): Extract<ToolCallContent, { type: 'diff' }> | undefined {
+  if (!change || change.kind === 'insert') return undefined
+  const path = absolute(change.path, cwd)
+  if (change.kind === 'write') return { type: 'diff', path, oldText: before ?? null, newText: change.content }
+  let text = before
+  for (const edit of change.edits) text = text === undefined ? undefined : applyReplacement(text, edit.oldText, edit.newText, change.replaceAll)
+  if (text !== undefined && before !== undefined) return { type: 'diff', path, oldText: before, newText: text }
+  return { type: 'diff', path, oldText: change.edits.map((edit) => edit.oldText).join('\n…\n'), newText: change.edits.map((edit) => edit.newText).join('\n…\n') }
 }

@@ -1,6 +1,6 @@
 import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk'
-import type { ImageBlock, TextBlock } from '@dsh/llm'
-import type { AnySessionEvent, SessionEvent } from '@dsh/session'
+import type { SessionEvent } from '@dsh/session'
+import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, type ViewChange } from '@dsh/session-view'
 import { locationsOf, proposedDiff, readBefore, targetPath } from './tool-calls.ts'
 
 /** What the translator needs to know about tools and limits. */
@@ -29,46 +29,28 @@ interface CallState {
  */
 export type TranslateMode = 'live' | 'replay'
 
-/** `llm/retry` data (see @dsh/llm-retry); logs written before `maxRetries` existed lack it. */
-interface RetryData {
-  attempt?: unknown
-  maxRetries?: unknown
-  code?: unknown
-  delayMs?: unknown
-  reason?: unknown
-}
-
-/** `Model request failed (SERVER); retrying in 2 s — retry 1 of 4`. */
-export function retryText(data: RetryData): string {
-  const code = typeof data.code === 'string' && data.code ? ` (${data.code})` : ''
-  const delay = typeof data.delayMs === 'number' ? ` in ${waitText(data.delayMs)}` : ''
-  const total = typeof data.maxRetries === 'number' ? ` of ${data.maxRetries}` : ''
-  const which = typeof data.attempt === 'number' ? ` — retry ${data.attempt}${total}` : ''
-  return `Model request failed${code}; retrying${delay}${which}`
-}
-
-function waitText(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`
-  const seconds = Math.round(ms / 100) / 10
-  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`
-}
-
 function cap(text: string, max: number): string {
   if (text.length <= max) return text
   return `${text.slice(0, max)}\n[… ${text.length - max} more characters in the session log]`
 }
 
-function toAcpBlock(block: TextBlock | ImageBlock, maxChars: number): ContentBlock | undefined {
-  if (block.type === 'text') return { type: 'text', text: cap(block.text, maxChars) }
-  if (block.data) return { type: 'image', mimeType: block.mediaType, data: block.data }
+function toAcpBlock(block: Block, maxChars: number): ContentBlock | undefined {
+  if (block.type === 'text') return { type: 'text', text: cap(block.text ?? '', maxChars) }
+  if (block.type !== 'image') return undefined
+  if (block.data && block.mediaType) return { type: 'image', mimeType: block.mediaType, data: block.data }
   return block.description ? { type: 'text', text: `[image: ${block.description}]` } : undefined
 }
 
-/** Turns one session's log events into ACP `session/update` payloads. Keeps per-call state between events. */
+const chunk = (kind: 'text' | 'reasoning', text: string): SessionUpdate => ({ sessionUpdate: kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk', content: { type: 'text', text } })
+
+/**
+ * Turns one session's log events into ACP `session/update` payloads: the events are folded by the display
+ * fold every surface shares (@dsh/session-view), and each change it reports becomes zero or more updates.
+ * Keeps per-call state (kind, diff, terminal) between events.
+ */
 export class UpdateTranslator {
+  private readonly view = new SessionView()
   private readonly calls = new Map<string, CallState>()
-  /** The error of the last failed model request, for the retry notice that follows it. */
-  private lastFailure: { code: string; message: string } | undefined
 
   constructor(private readonly options: TranslatorOptions) {}
 
@@ -87,37 +69,41 @@ export class UpdateTranslator {
   }
 
   translate(event: SessionEvent, mode: TranslateMode): SessionUpdate[] {
-    // Declared by @dsh/llm-retry (a plugin this package may not depend on): read by its documented shape.
-    if ((event.type as string) === 'llm/retry') return mode === 'live' ? [this.retrying(event.data as RetryData)] : []
-    const e = event as AnySessionEvent
-    if (e.type === 'assistant/message') this.lastFailure = e.data.error
-    switch (e.type) {
-      case 'assistant/chunk':
-        if (mode !== 'live' || !e.data.text) return []
-        return [{ sessionUpdate: e.data.kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk', content: { type: 'text', text: e.data.text } }]
-      case 'assistant/message':
-        if (mode !== 'replay') return []
-        return e.data.content.flatMap((block): SessionUpdate[] => {
-          if (block.type === 'text' && block.text) return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } }]
-          if (block.type === 'reasoning' && block.text) return [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: block.text } }]
-          return []
-        })
-      case 'user/message':
+    return this.view.apply(event).flatMap((change) => this.updatesFor(change, mode))
+  }
+
+  private updatesFor(change: ViewChange, mode: TranslateMode): SessionUpdate[] {
+    if (change.op !== 'added' && change.op !== 'updated') return []
+    const item: Item = change.item
+    switch (item.kind) {
+      case 'assistant':
+        // Live, the text streams as it comes; a replay tells each answer once, as its message logged it.
+        if (mode === 'live') return change.delta?.text ? [chunk(change.delta.kind, change.delta.text)] : []
+        if (change.cause !== 'assistant/message') return []
+        return [...(item.reasoning ? [chunk('reasoning', item.reasoning)] : []), ...(item.text ? [chunk('text', item.text)] : [])]
+      case 'user':
         // Live, the editor already shows what its user typed; a replay tells it again.
-        if (mode !== 'replay' || (e.data.source !== 'user' && e.data.source !== 'steer')) return []
-        return e.data.content.flatMap((block) => {
+        if (mode !== 'replay' || change.op !== 'added' || (item.source !== 'user' && item.source !== 'steer')) return []
+        return item.content.flatMap((block) => {
           const content = toAcpBlock(block, Number.MAX_SAFE_INTEGER)
           return content ? [{ sessionUpdate: 'user_message_chunk', content } as SessionUpdate] : []
         })
-      case 'tool/call':
-        return [this.started(e.data, mode)]
-      case 'tool/dispatched':
-        return this.calls.has(e.data.callId) ? [{ sessionUpdate: 'tool_call_update', toolCallId: e.data.callId, status: 'in_progress' }] : []
-      case 'tool/result':
-        return this.calls.has(e.data.callId) ? [this.finished(e.data)] : []
+      case 'tool':
+        return this.toolUpdates(item, change.op, change.cause, mode)
+      case 'notice':
+        return mode === 'live' && change.op === 'added' && item.cause === 'retry' ? [this.retrying(item)] : []
       default:
         return []
     }
+  }
+
+  /** A call the editor was told of moves through its statuses; a result whose call it never saw is not shown. */
+  private toolUpdates(item: ToolItem, op: 'added' | 'updated', cause: string, mode: TranslateMode): SessionUpdate[] {
+    if (op === 'added') return cause === 'tool/call' ? [this.started(item, mode)] : []
+    if (!this.calls.has(item.callId)) return []
+    if (cause === 'tool/dispatched') return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
+    if (cause === 'tool/result') return [this.finished(item)]
+    return []
   }
 
   /**
@@ -125,21 +111,21 @@ export class UpdateTranslator {
    * wait. A `notice` where the client presents them (the error as its description), else a thought chunk
    * on lines of its own (thoughts are live text the editor already shows while the model works).
    */
-  private retrying(data: RetryData): SessionUpdate {
-    const title = retryText(data)
-    if (this.options.notices) return { sessionUpdate: 'notice', severity: 'warning', title, ...(this.lastFailure ? { description: this.lastFailure.message } : {}) }
-    return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: `\n\n${title}\n\n` } }
+  private retrying(notice: NoticeItem): SessionUpdate {
+    const failure = notice.retry?.failure
+    if (this.options.notices) return { sessionUpdate: 'notice', severity: 'warning', title: notice.text, ...(failure ? { description: failure.message } : {}) }
+    return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: `\n\n${notice.text}\n\n` } }
   }
 
-  private started(call: { callId: string; name: string; arguments: unknown }, mode: TranslateMode): SessionUpdate {
-    const { kind, title } = this.options.describe(call.name, call.arguments)
-    const locations: ToolCallLocation[] = locationsOf(call.arguments, this.options.cwd)
+  private started(call: ToolItem, mode: TranslateMode): SessionUpdate {
+    const { kind, title } = this.options.describe(call.name, call.args)
+    const locations: ToolCallLocation[] = locationsOf(call.args, this.options.cwd)
     let diff: CallState['diff']
     if (kind === 'edit') {
-      const path = targetPath(call.arguments, this.options.cwd)
+      const path = targetPath(call.args, this.options.cwd)
       // Live, the call has not run yet, so the file on disk is the old side; a replay cannot know it.
-      const before = mode === 'live' && path ? readBefore(path, this.options.diffMaxBytes) : undefined
-      diff = proposedDiff(call.arguments, this.options.cwd, before)
+      const before = mode === 'live' && path && call.change ? readBefore(path, this.options.diffMaxBytes) : undefined
+      diff = proposedDiff(call.change, this.options.cwd, before)
     }
     this.calls.set(call.callId, { kind, diff })
     return {
@@ -150,18 +136,19 @@ export class UpdateTranslator {
       status: 'pending',
       locations,
       content: diff ? [diff] : [],
-      rawInput: call.arguments,
+      rawInput: call.args,
     }
   }
 
-  private finished(result: { callId: string; content: (TextBlock | ImageBlock)[]; error?: { code: string; message: string } }): SessionUpdate {
+  private finished(result: ToolItem): SessionUpdate {
     const state = this.calls.get(result.callId)!
+    const blocks = result.content ?? []
     const content: ToolCallContent[] = []
     if (state.terminalId) content.push({ type: 'terminal', terminalId: state.terminalId })
     else {
       // A failed edit changed nothing: its diff would mislead.
       if (state.diff && !result.error) content.push(state.diff)
-      for (const block of result.content) {
+      for (const block of blocks) {
         const acp = toAcpBlock(block, this.options.toolOutputMaxChars)
         if (!acp) continue
         // Command output reads best as a preformatted block.
@@ -174,7 +161,7 @@ export class UpdateTranslator {
       toolCallId: result.callId,
       status: result.error ? 'failed' : 'completed',
       content,
-      rawOutput: result.error ? { error: result.error } : { content: result.content.filter((block) => block.type === 'text') },
+      rawOutput: result.error ? { error: result.error } : { content: blocks.filter((block) => block.type === 'text') },
     }
   }
 }

@@ -2,10 +2,13 @@ import { lstat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type {} from '@dsh/acp'
 import {
-  admitRead, DiskFs, FsError, FsIoConfig, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath,
-  sniffBinaryFile, statPath, writeFileAtomically, type FsVersion, type ReadBytesOptions, type ReadTextOptions,
+  FsError, FsIoConfig, type FsVersion, type ReadBytesOptions, type ReadTextOptions,
   type ReadTextResult, type ReplaceFileOptions, type WriteFileOptions, type WriteResult,
 } from '@dsh/fs'
+import {
+  admitRead, DiskFs, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath,
+  sniffBinaryFile, statPath, writeFileAtomically,
+} from '@dsh/fs-disk'
 import { sliceText } from './text.ts'
 
 export type Config = FsIoConfig

@@ -2,7 +2,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
-import { FsIoConfig, readTextRange, type ReadTextOptions } from '@dsh/fs'
+import { FsIoConfig, type ReadTextOptions } from '@dsh/fs'
+import { readTextRange } from '@dsh/fs-disk'
 import { sliceText } from './text.ts'
 
 // The editor's text must read exactly like the same text read from the disk by the local provider, so a

@@ -1,8 +1,20 @@
 import type { ToolScope } from '@dsh/acp'
 import type { ConfineOptions, Confinement } from '@dsh/sandbox'
-import { BashConfig, BashShell, type ShellResult, type ShellRunOptions } from '@dsh/shell'
+import Schema from '@dsh/schemastery'
+import { BashConfig, BashShell } from '@dsh/bash-kit'
+import type { ShellResult, ShellRunOptions } from '@dsh/shell'
+import type {} from '@dsh/subprocess'
 
-export type Config = BashConfig
+export interface Config extends BashConfig {
+  envProgram: string
+}
+
+export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
+  BashConfig,
+  Schema.object({
+    envProgram: Schema.string().default('/usr/bin/env').description('The `env` the editor runs to start a command with exactly the scrubbed environment (`env -i -- NAME=value … command`).'),
+  }),
+]) as any
 
 /**
  * ctx.shell for editor sessions (DESIGN §10): while a tool runs for an ACP session whose editor offers
@@ -12,7 +24,8 @@ export type Config = BashConfig
  */
 export default class EditorShell extends BashShell {
   static override inject = ['subprocess', 'sandbox', 'acp']
-  static Config = BashConfig
+  static Config = Config
+  declare config: Config
 
   protected wrap(argv: string[], options: ConfineOptions): Promise<Confinement> {
     return this.ctx.sandbox.confine(argv, options)
@@ -28,13 +41,16 @@ export default class EditorShell extends BashShell {
     // Confined (or refused) before the editor is asked to run anything.
     const { argv, enforcement } = await this.wrap([this.config.bash, '-c', command], { cwd: options.cwd, authority: options.authority })
     const started = Date.now()
-    const env = { ...this.config.env, ...options.env }
+    // The editor's terminal would start the command with the editor's whole environment: `env -i` replaces
+    // it with exactly the one ctx.subprocess gives a local child (DESIGN §8), so no key of the editor's leaks.
+    const { env } = this.ctx.subprocess.environment(this.variables(options.env))
+    const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`)
     const terminal = await this.ctx.acp.createTerminal({
       sessionId: scope.sessionId,
-      command: argv[0]!,
-      args: argv.slice(1),
+      command: this.config.envProgram,
+      args: ['-i', '--', ...assignments, ...argv],
       cwd: options.cwd,
-      env: Object.entries(env).map(([name, value]) => ({ name, value })),
+      env: [],
       outputByteLimit: this.config.outputCapBytes,
     })
     try {

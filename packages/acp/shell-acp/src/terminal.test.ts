@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import type { SessionUpdate } from '@agentclientprotocol/sdk'
@@ -46,8 +47,27 @@ test('the editor runs the command confined by the sandbox: a write outside the w
   const outside = join('/tmp', `dsh-acp-escape-${process.pid}-${Date.now()}`)
   llm.enqueue(call('t2', { command: `touch ${outside}` }), { text: 'done' })
   await prompt(sessionId, 'escape')
-  expect(editor.terminals[before]!.command).toMatch(/bwrap$/)
+  expect(editor.terminals[before]!.args.find((arg) => !arg.includes('=') && arg !== '-i' && arg !== '--')).toMatch(/bwrap$/)
   expect(existsSync(outside)).toBe(false)
+})
+
+test('the editor runs the command without the host network: loopback is refused by dsh\'s proxy and the server sees nothing', async () => {
+  let connections = 0
+  const server = createServer((_req, res) => res.end('secret service\n')).on('connection', () => void connections++)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  try {
+    const sessionId = await newSession()
+    llm.enqueue(call('t4', { command: `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/` }), { text: 'done' })
+    await prompt(sessionId, 'reach the host')
+    const seen = JSON.stringify(llm.requests[1]!.body.messages.at(-1))
+    expect(seen).toContain('dsh: network not allowed: 127.0.0.1 (')
+    expect(seen).toContain("Couldn't connect to server")
+    expect(seen).not.toContain('secret service')
+    expect(connections).toBe(0)
+  } finally {
+    server.close()
+  }
 })
 
 test('cancel kills the command in the editor\'s terminal', async () => {
@@ -59,4 +79,27 @@ test('cancel kills the command in the editor\'s terminal', async () => {
   await editor.agent.notify('session/cancel', { sessionId })
   expect((await pending).stopReason).toBe('cancelled')
   expect(editor.terminals[before]).toMatchObject({ killed: true, released: true })
+})
+
+test('the editor starts the command with exactly the scrubbed environment: neither dsh\'s nor the editor\'s keys reach it', async () => {
+  // The editor's own environment (this process's) holds a key; dsh's holds DEEPSEEK_API_KEY.
+  process.env.EDITOR_SIDE_TOKEN = 'editor-side-token-0123456789'
+  try {
+    const sessionId = await newSession()
+    const before = editor.terminals.length
+    llm.enqueue(call('t4', { command: 'env' }), { text: 'done' })
+    await prompt(sessionId, 'show the environment')
+    const created = editor.terminals[before]!
+    expect(created.command).toBe('/usr/bin/env')
+    expect(created.args.slice(0, 2)).toEqual(['-i', '--'])
+    expect(created.args).toContain('PAGER=cat')
+    const sent = JSON.stringify(created)
+    expect(sent).not.toContain('DEEPSEEK_API_KEY')
+    expect(sent).not.toContain('test-key-0123456789')
+    const seen = JSON.stringify(llm.requests[1]!.body.messages.at(-1))
+    expect(seen).toContain('PAGER=cat')
+    for (const text of ['EDITOR_SIDE_TOKEN', 'editor-side-token-0123456789', 'DEEPSEEK_API_KEY', 'test-key-0123456789']) expect(seen).not.toContain(text)
+  } finally {
+    delete process.env.EDITOR_SIDE_TOKEN
+  }
 })

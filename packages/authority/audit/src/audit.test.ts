@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from 'vitest'
 import type {} from '@dsh/approval'
+import type {} from '@dsh/grants'
 import type {} from '@dsh/permission-presets'
 import type {} from '@dsh/sandbox-policy'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
@@ -12,35 +13,52 @@ const unconfined = (id: string, command: string) => toolCall(id, 'bash', { comma
 
 test('the audit lists every authority change, probe, approval request and decision of a session, with seq and time', async () => {
   h = await bootComposition({ patch: scriptedPatch() })
-  h.root.scriptedLlm.enqueue(unconfined('yes', 'true'), unconfined('no', 'false'), { text: 'done' })
-  h.root.approval.answerer(h.root, async (request) => (request.callId === 'yes' ? 'allow_once' : 'reject'))
+  h.root.scriptedLlm.enqueue(unconfined('yes', 'true'), unconfined('no', 'false'), unconfined('always', 'make lint'), { text: 'done' })
+  h.root.approval.answerer(h.root, async (request) => (request.callId === 'yes' ? 'allow_once' : request.callId === 'always' ? 'allow_always' : 'reject'), { actor: 'user:web-tab' })
   const { session } = await h.agent()
-  h.root.permissionPresets.set(session, 'read-only')
-  await h.run('ask twice')
-  h.root.permissionPresets.set(session, 'workspace-write')
-  h.root.approval.setPolicy(session, 'never')
+  h.root.permissionPresets.set(session, 'read-only', 'client:acp')
+  await h.run('ask three times')
+  const grant = session.last('grant/added')!.data
+  await h.root.grants.revoke(grant.id, { cwd: session.cwd, actor: 'user:cli-flag', session })
+  h.root.permissionPresets.set(session, 'workspace-write', 'user:web-tab')
+  h.root.approval.setPolicy(session, 'never', 'client:sdk')
+  const request = (callId: string) => session.all('approval/asked').find((event) => event.data.callId === callId)!.data.requestId
 
   const entries = auditSession(session.events)
   expect(entries.map((entry) => [entry.kind, entry.summary])).toEqual([
-    ['permission/preset', 'preset read-only chosen (sandbox read-only, approval ask)'],
-    ['sandbox/mode', 'sandbox mode set to read-only'],
-    ['approval/policy', 'approval policy set to ask'],
-    ['approval/asked', "approval asked for bash (bash: true [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs yes [call yes]"],
-    ['approval/decided', 'approval ALLOWED once by user for bash (bash: true [outside the sandbox])'],
+    ['permission/preset', 'preset read-only chosen by client:acp (sandbox read-only, approval ask)'],
+    ['sandbox/mode', 'sandbox mode set to read-only by client:acp'],
+    ['approval/policy', 'approval policy set to ask by client:acp'],
+    ['approval/asked', "approval asked for bash (bash: true [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs yes [call yes] [offers rule unconfined(true *)]"],
+    ['approval/decided', 'approval ALLOWED once by user (user:web-tab) for bash (bash: true [outside the sandbox])'],
+    ['shell/env-policy', expect.stringMatching(/^command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld .*$/)],
     ['sandbox/probe', expect.stringMatching(/^sandbox backend bubblewrap available: bubblewrap \(bwrap\) at \S+ ran a confined no-op$/)],
-    ['approval/asked', "approval asked for bash (bash: false [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs no [call no]"],
-    ['approval/decided', 'approval REJECTED by user for bash (bash: false [outside the sandbox])'],
-    ['permission/preset', 'preset workspace-write chosen (sandbox workspace-write, approval ask)'],
-    ['sandbox/mode', 'sandbox mode read-only → workspace-write'],
-    ['approval/policy', 'approval policy ask → never'],
+    ['approval/asked', "approval asked for bash (bash: false [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs no [call no] [offers rule unconfined(false *)]"],
+    ['approval/decided', 'approval REJECTED by user (user:web-tab) for bash (bash: false [outside the sandbox])'],
+    ['approval/asked', "approval asked for bash (bash: make lint [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs always [call always] [offers rule unconfined(make lint *)]"],
+    ['grant/added', `grant ${grant.id} added by user:web-tab: unconfined(make lint *) always in this workspace [request ${request('always')}]`],
+    ['approval/decided', 'approval ALLOWED always in this workspace by user (user:web-tab) for bash (bash: make lint [outside the sandbox])'],
+    ['grant/revoked', `grant ${grant.id} revoked by user:cli-flag: unconfined(make lint *) always in this workspace`],
+    ['permission/preset', 'preset workspace-write chosen by user:web-tab (sandbox workspace-write, approval ask)'],
+    ['sandbox/mode', 'sandbox mode read-only → workspace-write by user:web-tab'],
+    ['approval/policy', 'approval policy ask → never by client:sdk'],
   ])
   for (const entry of entries) expect(session.events[entry.seq]).toMatchObject({ type: entry.kind, time: entry.time, data: entry.data })
 
   const text = renderAudit(entries, { sessionId: session.id })
   const lines = text.trimEnd().split('\n')
-  expect(lines[0]).toBe(`Authority audit of session ${session.id}: 11 entries`)
-  expect(lines[1]).toMatch(/^#0 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z  preset read-only chosen/)
-  expect(lines).toHaveLength(12)
+  expect(lines[0]).toBe(`Authority audit of session ${session.id}: 16 entries`)
+  expect(lines[1]).toMatch(/^#0 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z  preset read-only chosen by client:acp/)
+  expect(lines).toHaveLength(17)
+})
+
+test('a log written before actors were recorded still reads, its changes shown as by unknown', () => {
+  const old = [
+    { type: 'permission/preset', seq: 0, time: 0, data: { preset: 'read-only', mode: 'read-only', approval: 'ask' } },
+    { type: 'sandbox/mode', seq: 1, time: 0, data: { mode: 'read-only' } },
+    { type: 'approval/policy', seq: 2, time: 0, data: { policy: 'ask' } },
+  ]
+  expect(auditSession(old).map((entry) => entry.summary)).toEqual(['preset read-only chosen by unknown (sandbox read-only, approval ask)', 'sandbox mode set to read-only by unknown', 'approval policy set to ask by unknown'])
 })
 
 test('a session under the defaults renders as such', () => {

@@ -1,5 +1,7 @@
-/** The kinds the audit reads: every change of authority, and every approval asked and decided. */
-export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'approval/asked', 'approval/decided'] as const
+import { actorOf } from '@dsh/authority-rules'
+
+/** The kinds the audit reads: every change of authority, every grant, and every approval asked and decided. */
+export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'shell/env-policy', 'approval/asked', 'approval/decided', 'grant/added', 'grant/revoked'] as const
 export type AuditKind = (typeof AUDITED_KINDS)[number]
 
 /** Any logged event (the audit reads stored logs as they are, so it needs no plugin's types). */
@@ -27,6 +29,10 @@ interface Asked {
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
+const names = (value: unknown) => (Array.isArray(value) ? (value.length ? value.map(text).join(', ') : 'nothing') : text(value))
+
+const ANSWERS: Record<string, string> = { allow_once: 'ALLOWED once', allow_session: 'ALLOWED for this session', allow_always: 'ALLOWED always in this workspace', reject: 'REJECTED' }
+const SCOPES: Record<string, string> = { session: 'for this session', workspace: 'always in this workspace' }
 
 /**
  * Every authority change, probe, approval request and decision of a session, in log order. Changes name what
@@ -45,29 +51,39 @@ export function auditSession(events: readonly AuditableEvent[]): AuditEntry[] {
     let summary: string
     switch (kind) {
       case 'permission/preset':
-        summary = `preset ${text(data.preset)} chosen (sandbox ${text(data.mode)}, approval ${text(data.approval)})`
+        summary = `preset ${text(data.preset)} chosen by ${actorOf(data)} (sandbox ${text(data.mode)}, approval ${text(data.approval)})`
         break
       case 'sandbox/mode':
-        summary = `sandbox mode ${mode ? `${mode} → ` : 'set to '}${text(data.mode)}`
+        summary = `sandbox mode ${mode ? `${mode} → ` : 'set to '}${text(data.mode)} by ${actorOf(data)}`
         mode = text(data.mode)
         break
       case 'approval/policy':
-        summary = `approval policy ${policy ? `${policy} → ` : 'set to '}${text(data.policy)}`
+        summary = `approval policy ${policy ? `${policy} → ` : 'set to '}${text(data.policy)} by ${actorOf(data)}`
         policy = text(data.policy)
         break
       case 'sandbox/probe':
         summary = `sandbox backend ${text(data.backend)} ${data.available ? 'available' : 'UNAVAILABLE'}: ${text(data.reason)}`
         break
+      case 'shell/env-policy':
+        summary = `command environment inherits ${names(data.inherited)}; sets ${names(data.set)}; include ${names(data.include)}; exclude ${names(data.exclude)}; withheld ${names(data.dropped)}`
+        break
       case 'approval/asked':
         asked.set(text(data.requestId), { tool: text(data.tool), summary: text(data.summary) })
-        summary = `approval asked for ${text(data.tool)} (${text(data.summary)}): ${text(data.reason)}${data.callId ? ` [call ${text(data.callId)}]` : ''}`
+        summary = `approval asked for ${text(data.tool)} (${text(data.summary)}): ${text(data.reason)}${data.callId ? ` [call ${text(data.callId)}]` : ''}${data.rule ? ` [offers rule ${text(data.rule)}]` : ''}`
         break
       case 'approval/decided': {
         const request = asked.get(text(data.requestId))
         const what = request ? `${request.tool} (${request.summary})` : `request ${text(data.requestId)}`
-        summary = `approval ${data.answer === 'allow_once' ? 'ALLOWED once' : 'REJECTED'} by ${text(data.by)} for ${what}${data.note ? `: ${text(data.note)}` : ''}`
+        const by = data.actor ? `${text(data.by)} (${text(data.actor)})` : text(data.by)
+        summary = `approval ${ANSWERS[text(data.answer)] ?? text(data.answer)} by ${by} for ${what}${data.note ? `: ${text(data.note)}` : ''}`
         break
       }
+      case 'grant/added':
+        summary = `grant ${text(data.id)} added by ${actorOf(data)}: ${text(data.rule)} ${SCOPES[text(data.scope)] ?? text(data.scope)}${data.requestId ? ` [request ${text(data.requestId)}]` : ''}`
+        break
+      case 'grant/revoked':
+        summary = `grant ${text(data.id)} revoked by ${actorOf(data)}: ${text(data.rule)} ${SCOPES[text(data.scope)] ?? text(data.scope)}`
+        break
     }
     entries.push({ seq: event.seq, time: event.time, kind, summary, data: event.data })
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/llm-scripted'
@@ -20,17 +20,17 @@ test('set logs the preset, then the mode and approval policy it implies, and cur
   expect(h.root.permissionPresets).toBeInstanceOf(PermissionPresets)
   const { session } = await h.agent()
   expect(h.root.permissionPresets.current(session)).toEqual({ preset: 'workspace-write', mode: 'workspace-write', approval: 'ask' })
-  expect(h.root.permissionPresets.set(session, 'read-only')).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
+  expect(h.root.permissionPresets.set(session, 'read-only', 'user:cli-flag')).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
   expect(h.types()).toEqual(['permission/preset', 'sandbox/mode', 'approval/policy'])
-  expect(h.events('permission/preset')[0]!.data).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
-  h.root.sandboxPolicy.setMode(session, 'danger-full-access')
+  expect(h.events('permission/preset')[0]!.data).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask', actor: 'user:cli-flag' })
+  h.root.sandboxPolicy.setMode(session, 'danger-full-access', 'user:cli-flag')
   expect(h.root.permissionPresets.current(session).preset).toBe('danger-full-access')
 })
 
 test('an unknown preset is refused by name and nothing is logged', async () => {
   const h = await boot()
   const { session } = await h.agent()
-  expect(() => h.root.permissionPresets.set(session, 'yolo')).toThrow('unknown permission preset "yolo" (known: read-only, workspace-write, danger-full-access)')
+  expect(() => h.root.permissionPresets.set(session, 'yolo', 'user:cli-flag')).toThrow('unknown permission preset "yolo" (known: read-only, workspace-write, danger-full-access)')
   expect(h.types()).toEqual([])
 })
 
@@ -46,7 +46,7 @@ test('a preset switch survives resume in a new composition on the same home', as
   const first = await boot({ home, workspace }, [toolCall('w1', 'write', { path: 'a.txt', content: 'one' }), { text: 'ok' }])
   await first.run('write a.txt')
   const { session } = await first.agent()
-  first.root.permissionPresets.set(session, 'read-only')
+  first.root.permissionPresets.set(session, 'read-only', 'user:cli-flag')
   const id = session.id
   await first.dispose()
 
@@ -69,7 +69,7 @@ test('read-only refuses every write: write, edit and bash, and the files are unt
     toolCall('b', 'bash', { command: 'echo x > made-by-bash.txt; echo y >> kept.txt' }),
     { text: 'all refused' },
   ])
-  h.root.permissionPresets.set((await h.agent()).session, 'read-only')
+  h.root.permissionPresets.set((await h.agent()).session, 'read-only', 'user:cli-flag')
   await h.run('try to write')
   expect(h.toolResult('w').error?.code).toBe('FS_SANDBOX_DENIED')
   expect(h.toolResult('e').error?.code).toBe('FS_SANDBOX_DENIED')
@@ -86,9 +86,31 @@ test('danger-full-access allows writes outside the workspace, through write and 
     toolCall('b', 'bash', { command: `echo b > ${join(outside, 'by-bash.txt')}` }),
     { text: 'done' },
   ])
-  h.root.permissionPresets.set((await h.agent()).session, 'danger-full-access')
+  h.root.permissionPresets.set((await h.agent()).session, 'danger-full-access', 'user:cli-flag')
   await h.run('write outside')
   expect(h.toolResult('w').error).toBeUndefined()
   expect(readFileSync(join(outside, 'by-write.txt'), 'utf8')).toBe('w')
   expect(readFileSync(join(outside, 'by-bash.txt'), 'utf8')).toBe('b\n')
+})
+
+test('a log written before actors were recorded still resumes under the preset it chose', async () => {
+  const home = tempDir('dsh-home-')
+  const workspace = tempDir('dsh-ws-')
+  const first = await boot({ home, workspace })
+  const { session } = await first.agent()
+  first.root.permissionPresets.set(session, 'read-only', 'user:cli-flag')
+  await session.flush()
+  const id = session.id
+  await first.dispose()
+  // Rewrite the stored log as an older dsh wrote it: the same events without their actor.
+  const root = join(home, 'sessions')
+  const file = readdirSync(root).map((key) => join(root, key, id, 'session.jsonl')).find((path) => existsSync(path))!
+  const stripped = readFileSync(file, 'utf8').split('\n').map((line) => (line.includes('"actor"') ? JSON.stringify((({ data: { actor: _actor, ...data }, ...event }) => ({ ...event, data }))(JSON.parse(line))) : line))
+  writeFileSync(file, stripped.join('\n'))
+  expect(readFileSync(file, 'utf8')).not.toContain('"actor"')
+
+  const second = await boot({ home, workspace })
+  const agent = await second.root.agents.resume(id)
+  expect(second.root.permissionPresets.current(agent.session)).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
+  expect(agent.session.last('sandbox/mode')!.data).toEqual({ mode: 'read-only' })
 })

@@ -1,4 +1,5 @@
 import type { ApprovalPolicy } from '@dsh/approval'
+import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import type { SandboxMode } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
@@ -9,7 +10,13 @@ import { PERMISSION_PRESETS, PRESET_NAMES, type Preset, type PresetName } from '
 declare module '@dsh/session' {
   interface SessionEventMap {
     /** A preset was chosen; the `sandbox/mode` and `approval/policy` it implies follow it in the log. */
-    'permission/preset': { preset: PresetName; mode: SandboxMode; approval: ApprovalPolicy }
+    'permission/preset': {
+      preset: PresetName
+      mode: SandboxMode
+      approval: ApprovalPolicy
+      /** Who chose it (absent only in logs written before actors were recorded: the audit shows `unknown`). */
+      actor: AuthorityActor
+    }
   }
 }
 
@@ -54,7 +61,7 @@ export class PermissionPresets extends Service {
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'permissionPresets')
     ctx.sessions.defineKind(ctx, 'permission/preset', {
-      validate: (data) => (isPreset(data?.preset) ? undefined : `preset must be one of ${PRESET_NAMES.join(', ')}`),
+      validate: (data) => (isPreset(data?.preset) ? actorProblem(data.actor) : `preset must be one of ${PRESET_NAMES.join(', ')}`),
     })
     ctx.sandboxPolicy.useDefault(ctx, () => PERMISSION_PRESETS[this.config.default].mode)
   }
@@ -77,12 +84,17 @@ export class PermissionPresets extends Service {
     return { preset: matches(chosen) ? chosen : PRESET_NAMES.find(matches), mode, approval }
   }
 
-  /** Switches a session to a preset: `permission/preset`, then the `sandbox/mode` and `approval/policy` it implies. */
-  set(session: Session, name: string): PresetState {
+  /**
+   * Switches a session to a preset on behalf of `actor` (required, so no caller can leave the change
+   * unattributed): `permission/preset`, then the `sandbox/mode` and `approval/policy` it implies, each
+   * naming the same actor.
+   */
+  set(session: Session, name: string, actor: AuthorityActor): PresetState {
     const preset = this.get(name)
-    session.append('permission/preset', { preset: name as PresetName, mode: preset.mode, approval: preset.approval })
-    this.ctx.sandboxPolicy.setMode(session, preset.mode)
-    this.ctx.approval.setPolicy(session, preset.approval)
+    assertActor(actor, 'permissionPresets.set')
+    session.append('permission/preset', { preset: name as PresetName, mode: preset.mode, approval: preset.approval, actor })
+    this.ctx.sandboxPolicy.setMode(session, preset.mode, actor)
+    this.ctx.approval.setPolicy(session, preset.approval, actor)
     return this.current(session)
   }
 }

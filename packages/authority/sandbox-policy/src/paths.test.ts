@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, onTestFinished, test } from 'vitest'
-import { coveringRule } from '@dsh/sandbox'
+import { coveringRule } from '@dsh/sandbox-rules'
 import { bootComposition } from '@dsh/test-harness'
 import { tempDir } from '@dsh/test-harness/world'
 import { resolveRules } from './index.ts'

@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join } from 'node:path'
-import { ruleProblem, type PathRule } from '@dsh/sandbox'
+import type { PathRule } from '@dsh/sandbox'
+import { ruleProblem } from '@dsh/sandbox-rules'
 
 /** A rule that cannot be applied, naming it and where it was written. Fail loud: no authority is derived. */
 export class PathRuleError extends Error {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
@@ -21,7 +21,7 @@ test('bundle-base mounts the policy, and a session that chose nothing writes onl
   expect(h.root.sandboxPolicy).toBeInstanceOf(SandboxPolicy)
   const { session } = await h.agent()
   const authority = await h.root.sandboxPolicy.authority(session)
-  expect({ mode: authority.mode, writableRoots: authority.writableRoots }).toEqual({ mode: 'workspace-write', writableRoots: [realpathSync(h.workspace)] })
+  expect(authority).toMatchObject({ mode: 'workspace-write', writableRoots: [realpathSync(h.workspace)], network: { kind: 'proxy', socket: await h.root.network.endpoint(session) } })
   expect(authority.writableRoots).not.toContain(realpathSync(tmpdir()))
 })
 
@@ -37,11 +37,21 @@ test('configured roots and the temp directory are added when asked; a missing ro
 test('a mode switch is logged and applies to the next authority; read-only has no writable roots', async () => {
   const h = await boot()
   const { session } = await h.agent()
-  expect(h.root.sandboxPolicy.setMode(session, 'read-only')).toBe(true)
-  expect(h.root.sandboxPolicy.setMode(session, 'read-only')).toBe(false)
-  expect(h.events('sandbox/mode').map((event) => event.data)).toEqual([{ mode: 'read-only' }])
+  expect(h.root.sandboxPolicy.setMode(session, 'read-only', 'user:cli-flag')).toBe(true)
+  expect(h.root.sandboxPolicy.setMode(session, 'read-only', 'user:cli-flag')).toBe(false)
+  expect(h.events('sandbox/mode').map((event) => event.data)).toEqual([{ mode: 'read-only', actor: 'user:cli-flag' }])
   expect(await h.root.sandboxPolicy.authority(session)).toMatchObject({ mode: 'read-only', writableRoots: [] })
-  expect(() => h.root.sandboxPolicy.setMode(session, 'everything' as never)).toThrow(/unknown sandbox mode "everything"/)
+  expect(() => h.root.sandboxPolicy.setMode(session, 'everything' as never, 'user:cli-flag')).toThrow(/unknown sandbox mode "everything"/)
+})
+
+test('a mode switch without a known actor is refused and nothing is logged, directly or by append', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  expect(() => h.root.sandboxPolicy.setMode(session, 'danger-full-access', 'agent' as never)).toThrow('sandboxPolicy.setMode: actor must be one of')
+  expect(() => h.root.sandboxPolicy.setMode(session, 'danger-full-access', undefined as never)).toThrow('sandboxPolicy.setMode: actor must be one of')
+  expect(() => session.append('sandbox/mode', { mode: 'danger-full-access' } as never)).toThrow(/cannot append sandbox\/mode .*actor must be one of/)
+  expect(h.events('sandbox/mode')).toEqual([])
+  expect(h.root.sandboxPolicy.mode(session)).toBe('workspace-write')
 })
 
 test('the backend probe is recorded once per session, as the sandbox row found it', async () => {
@@ -62,7 +72,7 @@ test('a resumed session keeps the mode it chose and does not record the same pro
   cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }))
   const first = await bootComposition({ home, workspace })
   const agent = await first.root.agents.create({ cwd: workspace })
-  first.root.sandboxPolicy.setMode(agent.session, 'danger-full-access')
+  first.root.sandboxPolicy.setMode(agent.session, 'danger-full-access', 'user:cli-flag')
   await first.root.sandboxPolicy.authority(agent.session)
   const id = agent.session.id
   await first.dispose()
@@ -72,4 +82,22 @@ test('a resumed session keeps the mode it chose and does not record the same pro
   expect(second.root.sandboxPolicy.mode(resumed.session)).toBe('danger-full-access')
   await second.root.sandboxPolicy.authority(resumed.session)
   expect(resumed.session.all('sandbox/probe')).toHaveLength(1)
+})
+
+test('confined modes get the session\'s proxy socket, danger-full-access the host network, and no network row no network', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  for (const mode of ['read-only', 'workspace-write'] as const) {
+    h.root.sandboxPolicy.setMode(session, mode, 'user:cli-flag')
+    const { network } = await h.root.sandboxPolicy.authority(session)
+    expect(network).toEqual({ kind: 'proxy', socket: expect.stringMatching(/proxy\.sock$/) })
+    expect(statSync((network as { socket: string }).socket).isSocket()).toBe(true)
+  }
+  h.root.sandboxPolicy.setMode(session, 'danger-full-access', 'user:cli-flag')
+  expect((await h.root.sandboxPolicy.authority(session)).network).toEqual({ kind: 'host' })
+
+  const bare = await boot({ patch: '- id: network\n  disabled: true\n' })
+  const other = await bare.agent()
+  expect(bare.root.get('network')).toBeUndefined()
+  expect((await bare.root.sandboxPolicy.authority(other.session)).network).toEqual({ kind: 'none' })
 })

@@ -1,8 +1,11 @@
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type {} from '@dsh/app'
+import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
-import { coveringRule, SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxProbe } from '@dsh/sandbox'
+import type {} from '@dsh/network'
+import { SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
+import { coveringRule } from '@dsh/sandbox-rules'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
@@ -74,7 +77,7 @@ export class SandboxPolicy extends Service {
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'sandboxPolicy')
-    ctx.sessions.defineKind(ctx, 'sandbox/mode', { validate: (data) => (isMode(data?.mode) ? undefined : `mode must be one of ${SANDBOX_MODES.join(', ')}`) })
+    ctx.sessions.defineKind(ctx, 'sandbox/mode', { validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`) })
     ctx.sessions.defineKind(ctx, 'sandbox/probe', {
       ignorable: true,
       validate: (data) => (typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string' ? undefined : 'a probe has backend (string), available (boolean) and reason (string)'),
@@ -107,11 +110,15 @@ export class SandboxPolicy extends Service {
     return this.config.mode
   }
 
-  /** Switches the mode from the next call on (a logged fact). Returns whether an event was appended. */
-  setMode(session: Session, mode: SandboxMode): boolean {
+  /**
+   * Switches the mode from the next call on (a logged fact naming `actor`, who asked for it: there is no
+   * default, so no caller can forget to say). Returns whether an event was appended.
+   */
+  setMode(session: Session, mode: SandboxMode, actor: AuthorityActor): boolean {
     if (!isMode(mode)) throw new TypeError(`unknown sandbox mode "${mode}" (known: ${SANDBOX_MODES.join(', ')})`)
+    assertActor(actor, 'sandboxPolicy.setMode')
     if (session.last('sandbox/mode') && this.mode(session) === mode) return false
-    session.append('sandbox/mode', { mode })
+    session.append('sandbox/mode', { mode, actor })
     return true
   }
 
@@ -135,7 +142,7 @@ export class SandboxPolicy extends Service {
     const spill = this.ctx.get('spillStore')?.readableDir(session.id)
     // As written and as its real path: the read fence compares real paths.
     if (spill) paths.readExceptions.push(...new Set([spill, realPathOf(spill)]))
-    return { mode, writableRoots: mode === 'read-only' ? [] : roots, paths }
+    return { mode, writableRoots: mode === 'read-only' ? [] : roots, paths, network: await this.network(session, mode) }
   }
 
   /**
@@ -172,6 +179,16 @@ export class SandboxPolicy extends Service {
         ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect'),
       ],
     }
+  }
+
+  /**
+   * The network of a mode: the host's when unconfined; in a confined mode the session's allow-list proxy
+   * when a network row is mounted, else none at all (DESIGN §8: confined modes have no network).
+   */
+  async network(session: Session, mode: SandboxMode = this.mode(session)): Promise<SandboxNetwork> {
+    if (mode === 'danger-full-access') return { kind: 'host' }
+    const network = this.ctx.get('network')
+    return network ? { kind: 'proxy', socket: await network.endpoint(session) } : { kind: 'none' }
   }
 
   /** The backend probe as the session records it; undefined when no sandbox row is mounted. */

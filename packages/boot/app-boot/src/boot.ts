@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url'
-import { Context } from '@dsh/cordis'
+import { Context, FIBER_STATE } from '@dsh/cordis'
 import { deferJs, mountLoader, toEntryOptions, type HostRow, type LoaderHost } from '@dsh/cordis-loader'
 import { REPORTED_BY_LAUNCHER, type AppInfo } from '@dsh/app'
 import { compose, walkRows, type ComposedRow, type Composition } from './compose.ts'
@@ -8,10 +8,6 @@ import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Prof
 import { mapJs } from './js-expr.ts'
 import { resolvePlugins } from './resolve.ts'
 import { validateConfigs } from './validate.ts'
-
-// cordis' FiberState is an ambient const enum, unusable under verbatimModuleSyntax.
-const FIBER_PENDING = 0
-const FIBER_FAILED = 3
 
 export interface ComposeOptions {
   /** The launcher's package directory: its package.json lists the profiles, its dependencies the bundles. */
@@ -174,8 +170,8 @@ function listFailures(composition: Composition, loader: LoaderHost, errors: Map<
     const error = errors.get(row.id)
     if (error !== undefined) failures.push({ id: row.id, name, problem: describe(error), cause: error })
     else if (!fiber) failures.push({ id: row.id, name, problem: 'plugin was not applied' })
-    else if (fiber.state === FIBER_FAILED) failures.push({ id: row.id, name, problem: `plugin failed to apply${errors.has('unknown') ? `: ${describe(errors.get('unknown'))}` : ''}` })
-    else if (fiber.state === FIBER_PENDING) {
+    else if (fiber.state === FIBER_STATE.FAILED) failures.push({ id: row.id, name, problem: `plugin failed to apply${errors.has('unknown') ? `: ${describe(errors.get('unknown'))}` : ''}` })
+    else if (fiber.state === FIBER_STATE.PENDING) {
       const missing = Object.entries<any>(fiber.inject ?? {})
         .filter(([key, spec]) => spec?.required !== false && fiber.parent.get(key) === undefined)
         .map(([key]) => key)

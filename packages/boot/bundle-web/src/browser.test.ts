@@ -179,6 +179,9 @@ describe('the web app in Chromium', () => {
       await banner.waitFor(WAIT)
       expect(await banner.textContent()).toContain('echo approved > outside-check.txt')
       expect(await banner.textContent()).toContain('It must run unconfined')
+      // The request offers the exact command as its rule (a redirection cannot be split), so all three allow buttons show.
+      for (const name of ['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Reject']) expect(await banner.getByRole('button', { name }).isVisible()).toBe(true)
+      expect(await banner.getByTestId('approval-rule').textContent()).toBe('unconfined(echo approved > outside-check.txt)')
       await screenshot(second, '05-approval-second-tab')
       await banner.getByRole('button', { name: 'Allow once' }).click()
 

@@ -167,3 +167,12 @@ test('a value shorter than minRedactLength is left in text and a warning names t
   expect(logText(h)).toContain(`${name} is shorter than 8 characters and is not redacted from text`)
   expect(logText(h)).not.toContain('abc12')
 })
+
+test('redact hides the value of every secret-looking variable of the process, even one nobody asked about', async () => {
+  const [secret, plain] = [unique('DEPLOY_TOKEN'), unique('GREETING')]
+  envNames.push(secret, plain)
+  process.env[secret] = 'tok-never-asked-0015'
+  process.env[plain] = 'hello-world-0016'
+  const h = await boot()
+  expect(h.root.credentials.redact('got tok-never-asked-0015 and hello-world-0016')).toBe(`got «redacted:${secret}» and hello-world-0016`)
+})

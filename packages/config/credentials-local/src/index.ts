@@ -7,6 +7,7 @@ import type { Context, Logger } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
 import { assertCredentialName, CredentialError, Credentials, type CredentialSource, type CredentialStatus, redactSecrets } from '@dsh/credentials'
+import { isSecretName } from '@dsh/env-policy'
 import { readDotenv } from './dotenv-file.ts'
 import { parseCredentials, PRIVATE_MODE, readText, tightenMode } from './home-file.ts'
 import { FileSnapshot } from './snapshot.ts'
@@ -166,6 +167,12 @@ export default class CredentialsLocal extends Credentials {
       if (this.state.warnedShort.has(name)) continue
       this.state.warnedShort.add(name)
       this.log.warn('%s', `${name} is shorter than ${this.config.minRedactLength} characters and is not redacted from text`)
+    }
+    // Every secret-looking variable of this process, asked about or not: a command run with
+    // danger-full-access, or a file the model reads, may still show its value. Short ones are skipped
+    // silently (nobody configured them as credentials, so a warning would be noise).
+    for (const [name, value] of Object.entries(process.env)) {
+      if (value && value.length >= this.config.minRedactLength && isSecretName(name) && !all.has(value)) all.set(value, name)
     }
     return all
   }

@@ -4,6 +4,7 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/app'
+import type {} from '@dsh/credentials'
 import type {} from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
@@ -84,7 +85,8 @@ async function gather(ctx: Context, config: Config, cwd: string, authority: Sand
       if (seen.has(real)) continue // CLAUDE.md linked to AGENTS.md, or the home inside the workspace
       seen.add(real)
       const read = await ctx.fs.readText(path, { maxBytes: config.maxBytes, ...(authority ? { authority } : {}) })
-      const body = read.text.trim()
+      // Repository text the model will see and the log will keep: a credential value in it becomes a marker.
+      const body = (ctx.get('credentials')?.redact(read.text) ?? read.text).trim()
       if (!body) continue
       const cut = read.truncated || read.endLine < read.totalLines ? `\n[… cut: the file has ${read.bytes} bytes; the first ${config.maxBytes} are included …]` : ''
       sections.push(`<instructions path="${path}">\n${body}${cut}\n</instructions>`)

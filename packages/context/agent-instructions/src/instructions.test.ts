@@ -77,4 +77,13 @@ describe('agent instructions', () => {
     expect(JSON.stringify(h.events())).not.toContain(world.secret)
     expect(JSON.stringify(h.root.scriptedLlm.requests)).not.toContain(world.secret)
   })
+
+  test('a credential value in an instructions file reaches neither the model nor the log: it is a marker', async () => {
+    const value = 'sk-instructions-0123456789'
+    await boot({ homeFiles: { '.credentials.yaml': `OPENAI_API_KEY: ${value}\n` }, workspaceFiles: { 'AGENTS.md': `Deploy with key ${value}.\n` } })
+    await h.run('task')
+    expect(JSON.stringify(instructionMessages())).toContain('Deploy with key «redacted:OPENAI_API_KEY».')
+    expect(JSON.stringify(h.root.scriptedLlm.requests)).not.toContain(value)
+    expect(JSON.stringify(h.events())).not.toContain(value)
+  })
 })

@@ -4,6 +4,7 @@ import type { Context } from '@dsh/cordis'
 import type { Tools } from './tools.ts'
 import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolOutput, type ToolResultData } from './types.ts'
 import { describeErrors } from './validate.ts'
+import { redactResult, redactText } from './redaction.ts'
 
 export interface BatchOptions {
   signal: AbortSignal
@@ -54,7 +55,7 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index]!
     const settle = (result: ToolResultData) => {
-      results[index] = result
+      results[index] = redactResult(ctx, result) // every path, before the log
       appendReady()
     }
     const found = tools.resolve(call.name, base.agentId)
@@ -127,12 +128,12 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
   if (decision.action === 'allow') return undefined
   if (decision.action === 'deny') return errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`)
   const approval = ctx.get('approval')
-  const summary = tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`
+  const summary = redactText(ctx, tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`)
   const verdict = approval
-    ? await approval.request(context.session, { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: decision.reason }, signal)
+    ? await approval.request(context.session, { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: redactText(ctx, decision.reason), ...(decision.rule ? { rule: decision.rule } : {}) }, signal)
     : { answer: 'reject' as const, by: 'no-answerer' as const, note: 'no approval service is mounted' }
-  if (verdict.answer === 'allow_once') return undefined
-  const why = verdict.by === 'user' ? 'the user rejected it' : verdict.by === 'policy' ? 'the approval policy rejects every request' : verdict.by === 'timeout' ? 'nobody answered in time' : verdict.by === 'cancelled' ? 'the turn was cancelled' : 'nobody can answer approvals here'
+  if (verdict.answer !== 'reject') return undefined
+  const why = verdict.by === 'user' ? 'the user rejected it' : verdict.by === 'policy' ? 'the approval policy rejects every request' : verdict.by === 'grant' ? `a deny rule refuses it (${verdict.note ?? ''})` : verdict.by === 'timeout' ? 'nobody answered in time' : verdict.by === 'cancelled' ? 'the turn was cancelled' : 'nobody can answer approvals here'
   return errorResult(invocation.callId, 'APPROVAL_REJECTED', `This call needed approval (${decision.reason}) and was not approved: ${why}.`)
 }
 
@@ -150,7 +151,8 @@ async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, c
       )
       return Promise.race([pending, aborted])
     }
-    let result = await ctx.waterfall('tools/execute', invocation, body)
+    // Redacted before the transforms too, so that none of them (spill writes a file) sees a secret value.
+    let result = redactResult(ctx, await ctx.waterfall('tools/execute', invocation, body))
     result = await ctx.waterfall('tools/post-execute', invocation, async () => result)
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.${partialText(result)}`)
     return { ...result, content: capText(result.content, tools.config.maxOutputChars) }

@@ -1,4 +1,5 @@
-import { DiskFs, FsIoConfig, resolveEntryPath, resolveRealPath, type Admission, type Reach, type WriteKind } from '@dsh/fs'
+import { FsIoConfig } from '@dsh/fs'
+import { DiskFs, resolveEntryPath, resolveRealPath, type Admission, type Reach, type WriteKind } from '@dsh/fs-disk'
 import type { SandboxAuthority } from '@dsh/sandbox'
 
 export type Config = FsIoConfig

@@ -1,7 +1,8 @@
-import { DiskFs, FsIoConfig } from '@dsh/fs'
+import { FsIoConfig } from '@dsh/fs'
+import { DiskFs } from '@dsh/fs-disk'
 
 export type Config = FsIoConfig
-export { admit, type Admission, type Reach, type WriteKind } from '@dsh/fs'
+export { admit, type Admission, type Reach, type WriteKind } from '@dsh/fs-disk'
 
 /**
  * ctx.fs on the local disk with every write fenced by the authority it carries (DESIGN §8): read-only

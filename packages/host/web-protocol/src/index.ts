@@ -2,6 +2,9 @@
 // of the WebSocket stream. Types only, shared by the host plugins and the browser app, so both sides
 // change together. Nothing here may import Node or browser APIs.
 
+/** The answers an approval takes (as `@dsh/approval` defines them): once, for the session, always in the workspace, or no. */
+export type ApprovalAnswerValue = 'allow_once' | 'allow_session' | 'allow_always' | 'reject'
+
 /** A session event as it travels: the log's `{ type, seq, time, data }`, data left open (kinds grow). */
 export interface WireEvent {
   type: string
@@ -175,7 +178,8 @@ export interface Methods {
   'agent.setPreset': { params: { sessionId: string; preset: string }; result: { preset: string } }
   'attachments.get': { params: { sessionId: string; sha256: string }; result: InlineImage }
   'host.info': { params: {}; result: HostInfo }
-  'approvals.answer': { params: { requestId: string; answer: 'allow_once' | 'reject' }; result: { answered: true } }
+  /** `allow_session` / `allow_always` store the request's `rule` as a grant; a request without one takes only `allow_once` or `reject`. */
+  'approvals.answer': { params: { requestId: string; answer: ApprovalAnswerValue }; result: { answered: true } }
   'models.list': { params: {}; result: { providers: ProviderModels[]; defaultRoute: WireRoute } }
   'presets.list': { params: {}; result: { presets: string[]; defaultPreset?: string } }
   'settings.list': { params: {}; result: { settings: SettingView[] } }

@@ -116,6 +116,31 @@ test('two tabs see one approval, the first answer decides it and the second is t
   await Promise.all([a.close(), b.close()])
 })
 
+test('a tab keeps a grant only when the request offers a rule, and the grant names the web tab as its actor', async () => {
+  await boot([
+    { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'x' } }] },
+    { toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: 'true', sandbox: false, justification: 'show the grant' } }] },
+    { text: 'done' },
+  ])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const a = await tab()
+  a.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'go' })
+  const askedFor = (callId: string) => a.until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`).then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
+  const first = await askedFor('w1')
+  expect(first.data.rule).toBeUndefined()
+  await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' })).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
+  await api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once' })
+  const second = await askedFor('b1')
+  expect(second.data.rule).toBe('unconfined(true *)')
+  await api('approvals.answer', { requestId: second.data.requestId, answer: 'allow_session' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const log = h.root.sessions.get(sessionId)!
+  expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(true *)', scope: 'session', actor: 'user:web-tab' })])
+  expect(log.all('approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([['allow_once', 'user:web-tab'], ['allow_session', 'user:web-tab']])
+  await a.close()
+})
+
 test('a new session needs an existing folder, and the route and preset it starts with are logged', async () => {
   await boot()
   await expect(api('sessions.create', { cwd: join(h.workspace, 'missing') })).rejects.toMatchObject({ code: 'BAD_PARAMS' })

@@ -5,13 +5,13 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, UserContent } from '@dsh/agent'
 import type {} from '@dsh/app'
-import type {} from '@dsh/approval'
+import { APPROVAL_ANSWERS } from '@dsh/approval'
 import type {} from '@dsh/attachment'
 import { EFFORTS, type Route } from '@dsh/llm'
 import { PRESET_NAMES } from '@dsh/permission-presets'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/token-meter'
-import type { Frame, Methods } from '@dsh/web-protocol'
+import type { ApprovalAnswerValue, Frame, Methods } from '@dsh/web-protocol'
 import { WebError, type WebClient } from '@dsh/webserver'
 import { PendingApprovals } from './approvals.ts'
 import { listProviders } from './models.ts'
@@ -98,7 +98,7 @@ export function apply(ctx: Context, config: Config) {
     release.consider(id)
   })
   const release = new IdleRelease(ctx, config.idleReleaseMs, (id) => approvals.count(id))
-  ctx.approval.answerer(ctx, (request, signal) => approvals.ask(request, signal))
+  ctx.approval.answerer(ctx, (request, signal) => approvals.ask(request, signal), { actor: 'user:web-tab' })
   ctx.on('session/opened', (session) => broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id }))
   ctx.on('session/event', (session, event) => {
     if (event.type === 'turn/start' || event.type === 'turn/end' || event.type === 'user/message') broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id })
@@ -176,7 +176,8 @@ export function apply(ctx: Context, config: Config) {
       if (route) ctx.llm.adapter(route.provider)
       if (preset) requirePresets().get(preset)
       const agent = await ctx.agents.create({ cwd, ...(route ? { route: route as Route } : {}) })
-      if (preset) requirePresets().set(agent.session, preset)
+      // A preset the tab chose is the tab's; one taken from web.defaultPreset is the settings'.
+      if (preset) requirePresets().set(agent.session, preset, asked ? 'user:web-tab' : 'user:settings')
       await agent.session.flush()
       release.adopt(agent)
       return { sessionId: agent.session.id }
@@ -249,7 +250,7 @@ export function apply(ctx: Context, config: Config) {
       const service = requirePresets()
       service.get(preset)
       const agent = await agentFor(id)
-      const state = service.set(agent.session, preset)
+      const state = service.set(agent.session, preset, 'user:web-tab')
       await agent.session.flush()
       return { preset: state.preset ?? preset }
     },
@@ -263,7 +264,7 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'approvals.answer'>['params'], M<'approvals.answer'>['result']>(ctx, 'approvals.answer', {
-    params: Schema.object({ requestId: Schema.string().required(), answer: Schema.union(['allow_once', 'reject'] as const).required() }),
+    params: Schema.object({ requestId: Schema.string().required(), answer: Schema.union(APPROVAL_ANSWERS satisfies readonly ApprovalAnswerValue[]).required() }),
     handle: ({ requestId, answer }) => {
       approvals.answer(requestId, answer)
       return { answered: true }

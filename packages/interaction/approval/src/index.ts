@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { actorProblem, assertActor, ruleProblem, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
@@ -7,10 +8,17 @@ export const APPROVAL_POLICIES = ['ask', 'never'] as const
 /** `ask`: a person decides each request; `never`: every request is rejected (it never allows). */
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number]
 
-export type ApprovalAnswer = 'allow_once' | 'reject'
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_session', 'allow_always', 'reject'] as const
+/**
+ * `allow_once`: this call only; `allow_session`: also store the request's `rule` as a grant for this session;
+ * `allow_always`: store it for every session in this workspace. A grant answer to a request without a rule
+ * (or with no grant store mounted, or from an answerer that named no actor) allows once only.
+ */
+export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number]
+export type GrantScope = 'session' | 'workspace'
 
 /** Who or what decided: a person, the policy, a timeout, nobody able to answer, or a cancelled turn. */
-export type DecidedBy = 'user' | 'policy' | 'timeout' | 'no-answerer' | 'cancelled' | 'error'
+export type DecidedBy = 'user' | 'policy' | 'grant' | 'timeout' | 'no-answerer' | 'cancelled' | 'error'
 
 export interface ApprovalRequest {
   requestId: string
@@ -22,12 +30,41 @@ export interface ApprovalRequest {
   summary: string
   /** Why approval is needed (the tool's or the policy's words). */
   reason: string
+  /**
+   * The grant rule (`bash(npm test *)`, `network(api.example.org)`) an `allow_session` / `allow_always` answer
+   * stores. Absent: only `allow_once` and `reject` may be offered.
+   */
+  rule?: string
 }
 
 export interface ApprovalDecision {
   answer: ApprovalAnswer
   by: DecidedBy
   note?: string
+  /** Who answered, when a person or client did (the answerer's registered actor). */
+  actor?: AuthorityActor
+}
+
+/** A standing grant an answer asks to store. */
+export interface GrantRequest {
+  rule: string
+  scope: GrantScope
+  actor: AuthorityActor
+  requestId: string
+}
+
+/**
+ * Where grants live (the grants plugin registers one). `check` answers a request from grants already held
+ * (allow, deny, or undefined to ask); `store` records a new grant and throws when it cannot.
+ */
+export interface GrantStore {
+  check(session: Session, request: ApprovalRequest): 'allow' | 'deny' | undefined | Promise<'allow' | 'deny' | undefined>
+  store(session: Session, grant: GrantRequest): Promise<void>
+}
+
+export interface AnswererOptions {
+  /** Who answers through this answerer. Without one, grant answers allow once only (nobody to record). */
+  actor?: AuthorityActor
 }
 
 /** Asks someone (a terminal, a browser tab, an SDK client, an editor). Must settle or honour `signal`. */
@@ -36,8 +73,9 @@ export type Answerer = (request: ApprovalRequest, signal: AbortSignal) => Promis
 declare module '@dsh/session' {
   interface SessionEventMap {
     'approval/asked': Omit<ApprovalRequest, 'sessionId'>
-    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string }
-    'approval/policy': { policy: ApprovalPolicy }
+    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string; actor?: AuthorityActor }
+    /** `actor` is absent only in logs written before actors were recorded (the audit shows `unknown`). */
+    'approval/policy': { policy: ApprovalPolicy; actor: AuthorityActor }
   }
 }
 
@@ -65,22 +103,42 @@ export default class Approval extends Service {
     timeoutMs: Schema.natural().default(300_000).description('An unanswered request is rejected after this long (0: wait until the turn is cancelled).'),
   })
 
-  private readonly answerers: { ctx: Context; answer: Answerer }[] = []
+  private readonly answerers: { ctx: Context; answer: Answerer; actor?: AuthorityActor }[] = []
+  private readonly grantStores: GrantStore[] = []
 
   constructor(ctx: Context, private readonly config: Config) {
     super(ctx, 'approval')
-    ctx.sessions.defineKind(ctx, 'approval/asked')
-    ctx.sessions.defineKind(ctx, 'approval/decided')
-    ctx.sessions.defineKind(ctx, 'approval/policy', { validate: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? undefined : `policy must be ${APPROVAL_POLICIES.join(' or ')}`) })
+    ctx.sessions.defineKind(ctx, 'approval/asked', { validate: (data) => (data?.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')) })
+    ctx.sessions.defineKind(ctx, 'approval/decided', {
+      validate: (data) => (!APPROVAL_ANSWERS.includes(data?.answer) ? `answer must be one of ${APPROVAL_ANSWERS.join(', ')}` : data.actor === undefined ? undefined : actorProblem(data.actor)),
+    })
+    ctx.sessions.defineKind(ctx, 'approval/policy', { validate: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? actorProblem(data.actor) : `policy must be ${APPROVAL_POLICIES.join(' or ')}`) })
   }
 
-  /** Registers someone who can answer, for as long as `ctx` lives. The most recent answerer is asked. */
-  answerer(ctx: Context, answer: Answerer): void {
+  /**
+   * Registers someone who can answer, for as long as `ctx` lives. The most recent answerer is asked. `actor`
+   * names who answers through it (a grant answer is recorded under that actor).
+   */
+  answerer(ctx: Context, answer: Answerer, options: AnswererOptions = {}): void {
+    if (options.actor !== undefined) assertActor(options.actor, 'approval.answerer')
     ctx.effect(() => {
-      const entry = { ctx, answer }
+      const entry = { ctx, answer, ...(options.actor ? { actor: options.actor } : {}) }
       this.answerers.push(entry)
       return () => this.answerers.splice(this.answerers.indexOf(entry), 1)
     }, 'approval answerer')
+  }
+
+  /** Registers where grants are checked and stored, for as long as `ctx` lives (the most recent wins). */
+  useGrantStore(ctx: Context, store: GrantStore): void {
+    ctx.effect(() => {
+      this.grantStores.push(store)
+      return () => void this.grantStores.splice(this.grantStores.indexOf(store), 1)
+    }, 'approval grant store')
+  }
+
+  /** Whether an answer to this request may store a grant (it has a rule and a store is mounted). */
+  canGrant(request: Pick<ApprovalRequest, 'rule'>): boolean {
+    return !!request.rule && this.grantStores.length > 0
   }
 
   get canAsk(): boolean {
@@ -92,8 +150,11 @@ export default class Approval extends Service {
     return session.last('approval/policy')?.data.policy ?? this.config.policy
   }
 
-  setPolicy(session: Session, policy: ApprovalPolicy): void {
-    if (this.policy(session) !== policy || !session.last('approval/policy')) session.append('approval/policy', { policy })
+  /** Sets the policy from the next request on, as a logged fact naming `actor` (required: nobody may forget to say who). */
+  setPolicy(session: Session, policy: ApprovalPolicy, actor: AuthorityActor): void {
+    if (!APPROVAL_POLICIES.includes(policy)) throw new TypeError(`unknown approval policy "${policy}" (known: ${APPROVAL_POLICIES.join(', ')})`)
+    assertActor(actor, 'approval.setPolicy')
+    if (this.policy(session) !== policy || !session.last('approval/policy')) session.append('approval/policy', { policy, actor })
   }
 
   /** Asks for approval. Never throws and never allows by accident: every anomaly is a logged rejection. */
@@ -102,13 +163,41 @@ export default class Approval extends Service {
     const { sessionId: _omit, ...asked } = request
     session.append('approval/asked', asked)
     const decision = await this.decide(session, request, signal)
-    session.append('approval/decided', { requestId: request.requestId, answer: decision.answer, by: decision.by, ...(decision.note ? { note: decision.note } : {}) })
+    const stored = await this.storeGrant(session, request, decision)
+    session.append('approval/decided', {
+      requestId: request.requestId,
+      answer: stored.answer,
+      by: stored.by,
+      ...(stored.note ? { note: stored.note } : {}),
+      ...(stored.actor ? { actor: stored.actor } : {}),
+    })
     await session.flush()
-    return decision
+    return stored
+  }
+
+  /**
+   * Stores the grant a grant answer asks for, before the decision is logged (so the grant event precedes it).
+   * Whatever cannot be stored becomes an `allow_once`, with a note saying why: the person allowed this call.
+   */
+  private async storeGrant(session: Session, request: ApprovalRequest, decision: ApprovalDecision): Promise<ApprovalDecision> {
+    if (decision.answer !== 'allow_session' && decision.answer !== 'allow_always') return decision
+    const once = (note: string): ApprovalDecision => ({ ...decision, answer: 'allow_once', note })
+    const store = this.grantStores.at(-1)
+    if (!request.rule) return once(`${decision.answer} asked, but the request offered no rule: allowed once`)
+    if (!store) return once(`${decision.answer} asked, but no grant store is mounted: allowed once`)
+    if (!decision.actor) return once(`${decision.answer} asked by an answerer that names no actor: allowed once`)
+    try {
+      await store.store(session, { rule: request.rule, scope: decision.answer === 'allow_session' ? 'session' : 'workspace', actor: decision.actor, requestId: request.requestId })
+      return decision
+    } catch (error: any) {
+      return once(`the grant ${request.rule} could not be stored (${error?.message ?? error}): allowed once`)
+    }
   }
 
   private async decide(session: Session, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     if (this.policy(session) === 'never') return { answer: 'reject', by: 'policy', note: 'the approval policy is "never"' }
+    const held = await this.checkGrants(session, request)
+    if (held) return held
     const answerer = this.answerers.at(-1)
     if (!answerer) return { answer: 'reject', by: 'no-answerer', note: 'nobody can answer approvals in this session' }
     if (signal.aborted) return { answer: 'reject', by: 'cancelled' }
@@ -121,7 +210,7 @@ export default class Approval extends Service {
         if (this.config.timeoutMs > 0) timer = setTimeout(() => resolve({ answer: 'reject', by: 'timeout', note: `no answer within ${this.config.timeoutMs} ms` }), this.config.timeoutMs)
         local.signal.addEventListener('abort', () => resolve({ answer: 'reject', by: 'cancelled' }), { once: true })
         answerer.answer(request, local.signal).then(
-          (answer) => resolve(answer === 'allow_once' ? { answer, by: 'user' } : { answer: 'reject', by: 'user' }),
+          (answer) => resolve(APPROVAL_ANSWERS.includes(answer) && answer !== 'reject' ? { answer, by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) } : { answer: 'reject', by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) }),
           (error) => resolve({ answer: 'reject', by: 'error', note: String(error?.message ?? error) }),
         )
       })
@@ -131,5 +220,19 @@ export default class Approval extends Service {
       local.abort()
       signal.removeEventListener('abort', onAbort)
     }
+  }
+
+  /** A request already answered by a standing grant or a deny rule (a failing check asks, it never allows). */
+  private async checkGrants(session: Session, request: ApprovalRequest): Promise<ApprovalDecision | undefined> {
+    const store = this.grantStores.at(-1)
+    if (!store || !request.rule) return undefined
+    try {
+      const held = await store.check(session, request)
+      if (held === 'allow') return { answer: 'allow_once', by: 'grant', note: `a standing grant covers ${request.rule}` }
+      if (held === 'deny') return { answer: 'reject', by: 'grant', note: `a deny rule covers ${request.rule}` }
+    } catch (error: any) {
+      this.ctx.logger('approval').warn('grant check failed, asking instead: %s', error?.message ?? error)
+    }
+    return undefined
   }
 }

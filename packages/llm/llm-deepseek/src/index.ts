@@ -5,9 +5,9 @@ import { DeepSeekAdapter } from './adapter.ts'
 import { Config } from './config.ts'
 
 export { DeepSeekAdapter, DEFAULT_BASE_URL, BASE_URL_ENV } from './adapter.ts'
-export { chatUsage as usageOf } from '@dsh/llm'
+export { chatUsage as usageOf } from '@dsh/llm-kit'
 export { effortFields, toWireMessages } from './wire.ts'
-export { retryAfterMs } from '@dsh/llm'
+export { retryAfterMs } from '@dsh/llm-kit'
 export { Config }
 
 export const name = 'llm-deepseek'

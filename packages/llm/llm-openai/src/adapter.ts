@@ -1,9 +1,10 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
-import { baseUrlFrom, fromCatalog, httpFailure, LlmError, sdkHeaders, streamAttempt, transportFailure, type Attempt, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
+import { LlmError, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
+import { baseUrlFrom, fromCatalog, httpFailure, sdkHeaders, streamAttempt, transportFailure, type Attempt } from '@dsh/llm-kit'
 import type OpenAI from 'openai'
-import { ChatCompletionsReader } from '@dsh/llm'
+import { ChatCompletionsReader } from '@dsh/llm-kit'
 import type { Config } from './config.ts'
 import { requestBody } from './wire.ts'
 

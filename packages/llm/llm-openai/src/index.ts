@@ -5,7 +5,7 @@ import { OpenAIAdapter } from './adapter.ts'
 import { Config } from './config.ts'
 
 export { OpenAIAdapter, DEFAULT_BASE_URL, BASE_URL_ENV } from './adapter.ts'
-export { chatUsage as usageOf } from '@dsh/llm'
+export { chatUsage as usageOf } from '@dsh/llm-kit'
 export { toWireMessages } from './wire.ts'
 export { Config }
 

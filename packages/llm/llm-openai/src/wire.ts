@@ -1,4 +1,5 @@
-import { imageAsText, imageData, type Effort, type ImageBlock, type LlmRequest, type Message, type ModelInfo, type TextBlock } from '@dsh/llm'
+import type { Effort, ImageBlock, LlmRequest, Message, ModelInfo, TextBlock } from '@dsh/llm'
+import { imageAsText, imageData } from '@dsh/llm-kit'
 
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
 

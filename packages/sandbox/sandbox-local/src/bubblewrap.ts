@@ -1,13 +1,18 @@
 import { existsSync, statSync } from 'node:fs'
 import { dirname, sep } from 'node:path'
-import { expandRule, type PathAuthority } from '@dsh/sandbox'
+import type { PathAuthority } from '@dsh/sandbox'
+import { expandRule } from '@dsh/sandbox-rules'
+import { BRIDGE_SCRIPTS, INNER_PROXY_SOCKET, NO_PROXY_VARIABLES, PROXY_VARIABLES } from './network.ts'
+
+/** The network of one command: the host's, none (a private namespace), or the proxy bridged on `port`. */
+export type BubblewrapNetwork = { kind: 'host' } | { kind: 'none' } | { kind: 'proxy'; socket: string; port: number }
 
 export interface BubblewrapPlan {
   /** Writable roots, absolute and resolved; empty in read-only. */
   writableRoots: string[]
   cwd: string
   terminal: boolean
-  denyNetwork: boolean
+  network: BubblewrapNetwork
   /** Secret paths to hide and protected paths to bind read-only, and the most paths one glob expands to (absent: none). */
   pathRules?: { paths: PathAuthority; matchLimit: number }
 }
@@ -28,7 +33,7 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
   if (plan.pathRules) args.push(...pathRuleArgs(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit))
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
-  if (plan.denyNetwork) args.push('--unshare-net')
+  args.push(...networkArgs(plan.network))
   args.push('--die-with-parent')
   // Without a terminal of its own, a new session leaves the command no controlling terminal to inject
   // keystrokes into (TIOCSTI). A private PTY stays the controlling terminal: its input is ours alone.
@@ -81,4 +86,22 @@ export function pathRuleArgs(paths: PathAuthority, writableRoots: string[], limi
     if (existsSync(exception) && isDirectory(exception) && hidden.some((path) => within(exception, path) && exception !== path)) args.push('--ro-bind', exception, exception)
   }
   return [...args, ...remounts]
+}
+
+/**
+ * A private network namespace (only its own loopback) unless the host's network is asked for. With the
+ * proxy, its socket is bound into the private /tmp, the bridge scripts are re-exposed (in case /tmp hid it),
+ * and the proxy variables point at the bridge on the namespace's loopback.
+ */
+function networkArgs(network: BubblewrapNetwork): string[] {
+  if (network.kind === 'host') return []
+  if (network.kind === 'none') return ['--unshare-net']
+  const url = `http://127.0.0.1:${network.port}`
+  return [
+    '--unshare-net',
+    '--bind', network.socket, INNER_PROXY_SOCKET,
+    ...Object.values(BRIDGE_SCRIPTS).flatMap((script) => ['--ro-bind', script, script]),
+    ...PROXY_VARIABLES.flatMap((name) => ['--setenv', name, url]),
+    ...NO_PROXY_VARIABLES.flatMap((name) => ['--unsetenv', name]),
+  ]
 }

@@ -23,9 +23,9 @@ async function mount(config: Partial<Config> = {}): Promise<Sandbox> {
 }
 
 /** Runs argv for real and reports how it ended. */
-function execute(argv: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+function execute(argv: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.stderr.on('data', (chunk) => (output += chunk))
@@ -127,15 +127,61 @@ test('a writable root that does not exist is refused', async () => {
   })
 })
 
-test('with the network denied a confined command cannot reach a server on the host', async () => {
-  const server = createServer((socket) => socket.end()).listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
+/** A TCP server on the host's loopback that counts the connections it saw. */
+async function countingServer(): Promise<{ port: number; connections: () => number }> {
+  let connections = 0
+  const server = createServer((socket) => (connections++, socket.end()))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   onTestFinished(() => void server.close())
-  const port = (server.address() as { port: number }).port
-  const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`
-  const open = await runConfined(await mount(), connect, workspaceWrite())
+  return { port: (server.address() as { port: number }).port, connections: () => connections }
+}
+
+const connectTo = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`
+
+test('a confined command has no network by default: a server on the host loopback sees no connection', async () => {
+  const server = await countingServer()
+  const sandbox = await mount()
+  const authorities: SandboxAuthority[] = [workspaceWrite(), { ...workspaceWrite(), network: { kind: 'none' } }, { mode: 'read-only', writableRoots: [] }]
+  for (const authority of authorities) {
+    const closed = await runConfined(sandbox, connectTo(server.port), authority)
+    expect(closed.code).not.toBe(0)
+    expect(closed.output).not.toContain('connected')
+  }
+  expect(server.connections()).toBe(0)
+})
+
+test('a confined authority with the host network reaches the host loopback', async () => {
+  const server = await countingServer()
+  const open = await runConfined(await mount(), connectTo(server.port), { ...workspaceWrite(), network: { kind: 'host' } })
   expect(open).toMatchObject({ code: 0, output: 'connected\n' })
-  const closed = await runConfined(await mount({ network: 'deny' }), connect, workspaceWrite())
-  expect(closed.code).not.toBe(0)
-  expect(closed.output).not.toContain('connected')
+  expect(server.connections()).toBe(1)
+})
+
+test.each([
+  ['perl', {}],
+  ['node (no perl in the sandbox)', { perl: '/nonexistent/perl' }],
+])('with a proxy socket the command reaches only the socket, through the %s bridge the proxy variables name', async (_bridge, config) => {
+  const directory = tempDir('dsh-proxy-sock-')
+  const socket = join(directory, 'proxy.sock')
+  const received: string[] = []
+  const proxy = createServer((client) => client.once('data', (chunk) => (received.push(chunk.toString()), client.end('HTTP/1.1 200 OK\r\ncontent-length: 6\r\nconnection: close\r\n\r\nproxy\n'))))
+  await new Promise<void>((resolve) => proxy.listen(socket, resolve))
+  onTestFinished(() => void proxy.close())
+  const host = await countingServer()
+  const script = `echo "$HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy $ALL_PROXY [\${NO_PROXY-unset}]"; curl -sS --max-time 10 http://example.test/path; ${connectTo(host.port)}`
+  const confined = await (await mount({ proxyPort: 3999, ...config })).confine(['bash', '-c', script], { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'proxy', socket } } })
+  const result = await execute(confined.argv, workspace, { ...process.env, NO_PROXY: 'example.test' })
+  const url = 'http://127.0.0.1:3999'
+  expect(result.output).toContain(`${url} ${url} ${url} ${url} ${url} [unset]\nproxy\n`)
+  expect(result.output).not.toContain('connected')
+  expect(received[0]).toMatch(/^GET http:\/\/example\.test\/path HTTP\/1\.1\r\n/)
+  expect(host.connections()).toBe(0)
+})
+
+test('a proxy network whose socket does not exist is refused before anything runs', async () => {
+  const missing = join(workspace, 'no.sock')
+  await expect((await mount()).confine(['true'], { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'proxy', socket: missing } } })).rejects.toMatchObject({
+    code: 'SANDBOX_INVALID_AUTHORITY',
+    message: `network proxy socket "${missing}" is not an existing Unix socket`,
+  })
 })

@@ -3,15 +3,18 @@ import { isAbsolute } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
-import { bubblewrapArgs } from './bubblewrap.ts'
+import { bubblewrapArgs, type BubblewrapNetwork } from './bubblewrap.ts'
 import { findExecutable } from './find-executable.ts'
+import { bridgedArgv, checkedNetwork } from './network.ts'
 import { runProbe } from './run-probe.ts'
 import { seatbeltArgs } from './seatbelt.ts'
 
 export interface Config {
   probeTimeoutMs: number
-  network: 'allow' | 'deny'
   ruleMatchLimit: number
+  proxyPort: number
+  bash: string
+  perl: string
 }
 
 interface Backend {
@@ -44,7 +47,9 @@ export default class SandboxLocal extends Sandbox {
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     probeTimeoutMs: Schema.natural().min(1).default(5_000).description('How long the backend probe (a confined no-op) may take (ms).'),
     ruleMatchLimit: Schema.natural().min(1).default(1000).description('Most existing paths one secret or protected path rule with a glob is expanded to for bubblewrap mounts.'),
-    network: Schema.union(['allow', 'deny'] as const).default('allow').description('Network inside confined modes: allow, or deny (bubblewrap: a private network namespace; Seatbelt: deny network*).'),
+    proxyPort: Schema.natural().min(1).max(65_535).default(3_128).description('Port of the bridge to the network proxy on a confined command\'s private loopback (bubblewrap; the proxy variables point there).'),
+    bash: Schema.string().default('bash').description('The bash that starts the network bridge before the command (looked up on PATH).'),
+    perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
@@ -65,13 +70,17 @@ export default class SandboxLocal extends Sandbox {
     const writableRoots = resolveRoots(options.authority)
     const { probe, backend } = await this.detect()
     if (!backend) throw new SandboxError('SANDBOX_UNAVAILABLE', `cannot confine a command in ${mode} mode: ${probe.reason}`)
-    const denyNetwork = this.config.network === 'deny'
+    const network = checkedNetwork(options.authority.network)
     if (backend.name === 'seatbelt') {
-      return { argv: [backend.executable, ...seatbeltArgs(writableRoots, denyNetwork), ...argv], enforcement: 'partial', backend: backend.name }
+      // No bridge under Seatbelt: a proxy network is no network there (fail closed).
+      return { argv: [backend.executable, ...seatbeltArgs(writableRoots, network.kind !== 'host'), ...argv], enforcement: 'partial', backend: backend.name }
     }
     const cwd = realpathSync(options.cwd)
-    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, denyNetwork, ...(options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}) })
-    return { argv: [backend.executable, ...args, '--', ...argv], enforcement: 'full', backend: backend.name }
+    const planned: BubblewrapNetwork = network.kind === 'proxy' ? { ...network, port: this.config.proxyPort } : network
+    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}
+    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
+    const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : argv
+    return { argv: [backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
   }
 
   private detect() {
@@ -83,10 +92,9 @@ export default class SandboxLocal extends Sandbox {
     if (!known) return { probe: { backend: 'none', available: false, reason: `no sandbox backend for platform ${process.platform} (bubblewrap on Linux, Seatbelt on macOS)` } }
     const executable = findExecutable(known.file, process.env.PATH)
     if (!executable) return { probe: { backend: known.name, available: false, reason: `${known.label} not found on PATH` } }
-    const denyNetwork = this.config.network === 'deny'
     const probeArgv = known.name === 'bubblewrap'
-      ? [executable, ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, denyNetwork }), '--', 'true']
-      : [executable, ...seatbeltArgs([], denyNetwork), '/usr/bin/true']
+      ? [executable, ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, network: { kind: 'none' } }), '--', 'true']
+      : [executable, ...seatbeltArgs([], true), '/usr/bin/true']
     const run = await runProbe(probeArgv, this.config.probeTimeoutMs)
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }

@@ -14,4 +14,13 @@ export interface SandboxAuthority {
   mode: SandboxMode
   writableRoots: string[]
   paths?: PathAuthority
+  /** What a confined command may reach on the network; absent means `none` (fail closed). */
+  network?: SandboxNetwork
 }
+
+/**
+ * The network of a command (DESIGN §8): `none`, a private namespace with only its own loopback; `proxy`,
+ * the same namespace with the host's allow-list proxy reachable through `socket` (a Unix socket path on the
+ * host); `host`, the host's network, loopback services included. Unconfined modes always have the host's.
+ */
+export type SandboxNetwork = { kind: 'none' } | { kind: 'proxy'; socket: string } | { kind: 'host' }

@@ -7,7 +7,7 @@ import type { SandboxAuthority } from './modes.ts'
  *   vanishes with the command);
  * - `partial`: confined, but some shared places outside the roots stay writable (Seatbelt's temp folders);
  * - `none`: unconfined (`danger-full-access`, or a provider that does not confine).
- * Network access is not part of the authority and is described by the provider's README.
+ * The network a command gets is the authority's `network` (see SandboxNetwork), applied in full or refused.
  */
 export type Enforcement = 'none' | 'full' | 'partial'
 

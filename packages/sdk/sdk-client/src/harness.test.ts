@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { DshError, Harness, type HarnessOptions } from './index.ts'
+import { DshError, Harness, SessionView, type HarnessOptions } from './index.ts'
 
 let llm: MockServer
 let home: string
@@ -91,6 +91,25 @@ test('onApproval answers the approval of a call, which then runs', async () => {
   expect(asked).toEqual([expect.objectContaining({ sessionId: session.id, tool: 'write_file', summary: 'write protected/ok.txt', callId: 'w' })])
   expect(readFileSync(join(workspace, 'protected/ok.txt'), 'utf8')).toBe('allowed')
   expect(result.events.find((event) => event.type === 'approval/decided' as string)).toMatchObject({ data: { answer: 'allow_once', by: 'user' } })
+})
+
+test('a stream applied event by event to the re-exported SessionView shows what the stored log folds to', async () => {
+  llm.enqueue({ reasoning: 'Write the file.', toolCalls: [{ id: 'v', name: 'write_file', arguments: { path: 'protected/view.txt', text: 'seen' } }] }, { text: ['All ', 'done.'] })
+  const session = await (await sharedHarness()).session({ onApproval: () => 'allow_once' })
+  const live = new SessionView()
+  const streamed: string[] = []
+  for await (const event of session.stream('write the view file')) {
+    for (const change of live.apply(event)) if ((change.op === 'added' || change.op === 'updated') && change.delta?.kind === 'text') streamed.push(change.delta.text)
+  }
+  const stored = SessionView.fold(await session.events())
+  expect(live.items).toEqual(stored.items)
+  expect(streamed.join('')).toBe('All done.')
+  // The session's first route is logged with its first prompt: a notice ahead of the conversation.
+  expect(stored.items.map((item) => item.kind)).toEqual(['notice', 'user', 'assistant', 'tool', 'assistant', 'turn-end'])
+  expect(stored.items[0]).toMatchObject({ cause: 'route' })
+  expect(stored.items[3]).toMatchObject({ name: 'write_file', status: 'done', approval: { decided: { answer: 'allow_once', by: 'user' } } })
+  expect(stored.items.at(-1)).toMatchObject({ reason: 'completed' })
+  expect(readFileSync(join(workspace, 'protected/view.txt'), 'utf8')).toBe('seen')
 })
 
 test('without an approval callback the call is refused and the file is absent', async () => {

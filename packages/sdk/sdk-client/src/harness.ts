@@ -1,4 +1,5 @@
 import {
+  APPROVAL_ANSWERS,
   PROTOCOL_VERSION,
   type ApprovalAnswer,
   type ApprovalRequestParams,
@@ -15,7 +16,10 @@ import { findRuntime } from './find.ts'
 import { CLOSE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, type Exit } from './process.ts'
 import { Session } from './session.ts'
 
-/** Answers one approval: `allow_once` (or true) lets the call run; anything else refuses it. */
+/**
+ * Answers one approval: `allow_once` (or true) lets the call run; `allow_session` / `allow_always` let it run
+ * and keep the request's `rule` for the session / the workspace; anything else refuses it.
+ */
 export type ApprovalCallback = (request: ApprovalRequestParams) => ApprovalAnswer | boolean | Promise<ApprovalAnswer | boolean>
 
 export interface HarnessOptions {
@@ -185,6 +189,6 @@ export class Harness {
     const callback = this.sessions.get(request.sessionId)?.onApproval ?? this.options.onApproval
     if (!callback) throw new Error('no onApproval callback is set in the SDK, so the call is refused')
     const answer = await callback(request)
-    return { answer: answer === true || answer === 'allow_once' ? 'allow_once' : 'reject' }
+    return { answer: answer === true ? 'allow_once' : APPROVAL_ANSWERS.includes(answer as ApprovalAnswer) ? (answer as ApprovalAnswer) : 'reject' }
   }
 }

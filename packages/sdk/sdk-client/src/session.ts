@@ -1,4 +1,5 @@
 import type { AnySessionEvent, PromptContent, RouteParam, Route, TurnEndReason } from '@dsh/sdk-protocol'
+import { SessionView, type TurnEndItem } from '@dsh/session-view'
 import { AsyncQueue } from './queue.ts'
 import type { ApprovalCallback, Harness } from './harness.ts'
 
@@ -113,14 +114,16 @@ export class Session {
   }
 }
 
+/** The run's result as the display fold every surface shares (@dsh/session-view) shows it. */
 function summarize(sessionId: string, messageId: string, events: AnySessionEvent[]): RunResult {
+  const view = SessionView.fold(events)
   let text = ''
-  let end: { reason: TurnEndReason; error?: { code: string; message: string } } = { reason: 'interrupted' }
-  for (const event of events) {
-    if (event.type === 'assistant/message') {
-      const written = event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
-      if (written) text = written
-    } else if (event.type === 'turn/end') end = event.data
+  let end: TurnEndItem | undefined
+  for (let at = view.items.length - 1; at >= 0 && (!text || !end); at--) {
+    const item = view.items[at]!
+    if (item.kind === 'assistant' && !text) text = item.text
+    else if (item.kind === 'turn-end' && !end) end = item
   }
-  return { sessionId, messageId, text, reason: end.reason, ...(end.error ? { error: end.error } : {}), events }
+  const error = end?.loggedError
+  return { sessionId, messageId, text, reason: (end?.reason ?? 'interrupted') as TurnEndReason, ...(error ? { error } : {}), events }
 }

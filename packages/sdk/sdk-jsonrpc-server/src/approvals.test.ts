@@ -40,7 +40,21 @@ test('an approval is asked of the client as a request; allow_once lets the call 
   answering.send({ jsonrpc: '2.0', id: asked.id, result: { answer: 'allow_once' } })
   await idle(answering, sessionId)
   expect(readFileSync(join(answering.workspace, 'protected/a.txt'), 'utf8')).toBe('approved text')
-  expect(decided(answering, sessionId)).toEqual([{ requestId: asked.params.requestId, answer: 'allow_once', by: 'user' }])
+  expect(decided(answering, sessionId)).toEqual([{ requestId: asked.params.requestId, answer: 'allow_once', by: 'user', actor: 'client:sdk' }])
+})
+
+test('allow_session keeps the offered rule under client:sdk: the same command is not asked again in the session', async () => {
+  const unconfined = (id: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command: `touch ${id}.txt`, sandbox: false, justification: 'the test needs it' } }] })
+  llm.enqueue(unconfined('s1'), unconfined('s2'), { text: 'done' })
+  const sessionId = await prompt(answering, 'touch two files')
+  const asked = await askedIn(answering, sessionId)
+  expect(asked.params).toMatchObject({ callId: 's1', rule: 'unconfined(touch *)' })
+  answering.send({ jsonrpc: '2.0', id: asked.id, result: { answer: 'allow_session' } })
+  await idle(answering, sessionId)
+  expect(existsSync(join(answering.workspace, 's1.txt'))).toBe(true)
+  expect(existsSync(join(answering.workspace, 's2.txt'))).toBe(true)
+  expect(answering.events(sessionId, 'approval/asked').map((event) => event.data.callId)).toEqual(['s1'])
+  expect(answering.events(sessionId, 'grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(touch *)', scope: 'session', actor: 'client:sdk' })])
 })
 
 test('reject refuses the call and the file is absent', async () => {

@@ -204,7 +204,7 @@ export class Methods {
 
   private applyPreset(presets: PermissionPresets, agent: Agent, name: string, field: string): void {
     try {
-      presets.set(agent.session, name)
+      presets.set(agent.session, name, 'client:sdk')
     } catch (error: any) {
       throw requestFailed(typeof error?.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED', String(error?.message ?? error), field)
     }

@@ -1,7 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import type { Agent, AgentStatus } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
-import { CLIENT_METHODS, RPC_ERRORS, type ApprovalRequestParams, type ClientMethod, type ServerNotifications } from '@dsh/sdk-protocol'
+import { APPROVAL_ANSWERS, CLIENT_METHODS, RPC_ERRORS, type ApprovalRequestParams, type ClientMethod, type ServerNotifications } from '@dsh/sdk-protocol'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { RpcError } from './errors.ts'
@@ -102,7 +102,7 @@ export class SdkServer implements MethodHost {
     if (this.state === 'initializing') this.state = 'ready'
     if (approvals && !this.answering) {
       this.answering = true
-      this.ctx.approval.answerer(this.ctx, (request, signal) => this.askClient(request, signal))
+      this.ctx.approval.answerer(this.ctx, (request, signal) => this.askClient(request, signal), { actor: 'client:sdk' })
     }
   }
 
@@ -158,12 +158,12 @@ export class SdkServer implements MethodHost {
     signal.addEventListener('abort', onAbort, { once: true })
     const limit = this.config.approvalTimeoutMs
     const timer = limit > 0 ? setTimeout(() => controller.abort(new Error(`the SDK client did not answer approval/request within ${limit} ms (approvalTimeoutMs)`)), limit) : undefined
-    const params: ApprovalRequestParams = { requestId: request.requestId, sessionId: request.sessionId, tool: request.tool, summary: request.summary, reason: request.reason, ...(request.callId ? { callId: request.callId } : {}) }
+    const params: ApprovalRequestParams = { requestId: request.requestId, sessionId: request.sessionId, tool: request.tool, summary: request.summary, reason: request.reason, ...(request.callId ? { callId: request.callId } : {}), ...(request.rule ? { rule: request.rule } : {}) }
     try {
       const result = (await this.peer.request('approval/request', params, controller.signal)) as { answer?: unknown } | null
       const answer = result?.answer
-      if (answer === 'allow_once' || answer === 'reject') return answer
-      throw new Error(`the SDK client answered approval/request with ${JSON.stringify(result)}, not { "answer": "allow_once" | "reject" }`)
+      if (APPROVAL_ANSWERS.includes(answer as ApprovalAnswer)) return answer as ApprovalAnswer
+      throw new Error(`the SDK client answered approval/request with ${JSON.stringify(result)}, not { "answer": ${APPROVAL_ANSWERS.map((value) => `"${value}"`).join(' | ')} }`)
     } finally {
       if (timer) clearTimeout(timer)
       signal.removeEventListener('abort', onAbort)

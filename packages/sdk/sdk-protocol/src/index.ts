@@ -234,9 +234,13 @@ export interface ApprovalRequestParams {
   summary: string
   /** Why approval is needed. */
   reason: string
+  /** The grant rule `allow_session` / `allow_always` would keep (`bash(npm test *)`); absent: only `allow_once` or `reject`. */
+  rule?: string
 }
 
-export type ApprovalAnswer = 'allow_once' | 'reject'
+/** Once; for the rest of the session (keeps `rule`); always in this workspace (keeps `rule` in grants.yaml); or no. */
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_session', 'allow_always', 'reject'] as const
+export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number]
 
 /** Requests the runtime sends to the client, with their params and expected results. */
 export interface ServerRequests {

@@ -1,5 +1,5 @@
 import type { ConfineOptions, Confinement } from '@dsh/sandbox'
-import { BashConfig, BashShell } from '@dsh/shell'
+import { BashConfig, BashShell } from '@dsh/bash-kit'
 
 export type Config = BashConfig
 

@@ -1,3 +1,2 @@
 export { Shell, ShellError, type ShellErrorCode, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions, type SessionRunOptions } from './shell.ts'
-export { BashShell, BashConfig } from './bash-shell.ts'
 export type { Enforcement } from '@dsh/sandbox'

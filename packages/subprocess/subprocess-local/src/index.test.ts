@@ -154,3 +154,54 @@ test('a command whose signal was aborted before it started is stopped at once, w
     expect(Date.now() - started).toBeLessThan(5_000)
   }
 })
+
+/** Sets variables in this process's environment for one test (the environment children would inherit). */
+function withEnv(variables: Record<string, string>) {
+  const before = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]))
+  Object.assign(process.env, variables)
+  return () => {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+}
+
+const SECRETS = { DSH_TEST_API_KEY: 'sk-subprocess-test-0123456789', DSH_TEST_TOKEN: 'tok-subprocess-test-0123456789', EDITOR_FOR_TEST: 'vim-for-test' }
+
+test('a child gets the allow-list only: secret-looking and unlisted variables of this process stay behind', async () => {
+  const restore = withEnv(SECRETS)
+  try {
+    const subprocess = await mount()
+    const pipes = await subprocess.run(['env'], { cwd, env: { PAGER: 'cat', CALLER_TOKEN: 'caller-token-0123456789' } })
+    const pty = await subprocess.run(['env'], { cwd, pty: true })
+    for (const output of [pipes.output, pty.output]) {
+      expect(output).toContain(`PATH=${process.env.PATH}\n`)
+      for (const text of [...Object.keys(SECRETS), ...Object.values(SECRETS), 'CALLER_TOKEN', 'caller-token-0123456789']) expect(output).not.toContain(text)
+    }
+    expect(pipes.output).toContain('PAGER=cat\n')
+  } finally {
+    restore()
+  }
+})
+
+test('a live terminal gets the scrubbed environment too, and a supplied policy decides what more it inherits', async () => {
+  const restore = withEnv(SECRETS)
+  try {
+    const subprocess = await mount()
+    const owner = new Context().plugin((ctx: Context) => subprocess.usePolicy(ctx, () => ({ include: ['EDITOR_*', 'DSH_TEST_*'], exclude: [], set: { CHOSEN: 'by-the-user' } })))
+    await owner
+    const terminal = await subprocess.openPty(['env'], { cwd })
+    let output = ''
+    terminal.onData((data) => (output += data))
+    await terminal.exited
+    expect(output).toContain('EDITOR_FOR_TEST=vim-for-test')
+    expect(output).toContain('CHOSEN=by-the-user')
+    expect(output).not.toContain('DSH_TEST_API_KEY')
+    expect(output).not.toContain(SECRETS.DSH_TEST_TOKEN)
+    await owner.dispose()
+    expect(subprocess.policy()).toEqual({ include: [], exclude: [], set: {} })
+  } finally {
+    restore()
+  }
+})

@@ -60,8 +60,9 @@ export default class SubprocessLocal extends Subprocess {
     }
     const live: LiveRun = { terminate: async () => {} }
     this.live.add(live)
+    const scrubbed = { ...options, env: this.environment(options.env).env }
     try {
-      return await (options.pty ? runOnTerminal(argv, options, this.config.terminal, limits, live) : runPipes(argv, options, limits, live))
+      return await (options.pty ? runOnTerminal(argv, scrubbed, this.config.terminal, limits, live) : runPipes(argv, scrubbed, limits, live))
     } finally {
       this.live.delete(live)
     }
@@ -71,7 +72,7 @@ export default class SubprocessLocal extends Subprocess {
     if (!argv.length) throw new SubprocessError('SPAWN_FAILED', 'cannot start an empty argv')
     assertDirectory(options.cwd, argv[0])
     const size = { ...this.config.terminal, ...(options.cols && { cols: options.cols }), ...(options.rows && { rows: options.rows }) }
-    const terminal = openTerminal(argv, options.cwd, options.env, size, this.config)
+    const terminal = openTerminal(argv, options.cwd, this.environment(options.env).env, size, this.config)
     this.live.add(terminal)
     void terminal.exited.then(() => this.live.delete(terminal))
     return terminal

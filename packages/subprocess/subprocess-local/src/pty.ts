@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:os'
 import { type IPty, spawn as spawnPty } from 'node-pty'
-import { CappedOutput, type PtyExit, type PtyProcess, type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { type PtyExit, type PtyProcess, type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { CappedOutput } from '@dsh/subprocess-kit'
 import { groupAlive, killGroup, type LadderTimings } from './process-group.ts'
 import type { LiveRun, RunLimits } from './limits.ts'
 
@@ -25,7 +26,7 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 /** Spawns on a fresh terminal. node-pty makes the child a session leader, so its pid is its group id. */
 function spawnOnTerminal(argv: string[], cwd: string, env: Record<string, string | undefined> | undefined, size: TerminalSize): IPty {
   try {
-    return spawnPty(argv[0]!, argv.slice(1), { name: size.name, cols: size.cols, rows: size.rows, cwd, env: definedEnv(env ?? process.env) })
+    return spawnPty(argv[0]!, argv.slice(1), { name: size.name, cols: size.cols, rows: size.rows, cwd, env: definedEnv(env ?? {}) })
   } catch (error: any) {
     throw new SubprocessError('SPAWN_FAILED', `cannot start "${argv[0]}" on a terminal in ${cwd}: ${error?.message ?? error}`)
   }

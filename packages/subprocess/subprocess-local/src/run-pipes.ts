@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { CappedOutput, type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { type RunOptions, type RunResult, SubprocessError } from '@dsh/subprocess'
+import { CappedOutput } from '@dsh/subprocess-kit'
 import { groupAlive, killGroup } from './process-group.ts'
 import type { LiveRun, RunLimits } from './limits.ts'
 
@@ -13,7 +14,7 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
   const output = new CappedOutput(limits.outputCapBytes)
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
-    env: options.env ?? process.env,
+    env: options.env, // already scrubbed by the provider (Subprocess.environment)
     detached: true,
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   })

@@ -1,2 +1,1 @@
 export { Subprocess, SubprocessError, type SubprocessErrorCode, type RunOptions, type RunResult, type PtyOptions, type PtyProcess, type PtyExit } from './subprocess.ts'
-export { CappedOutput } from './capped-output.ts'

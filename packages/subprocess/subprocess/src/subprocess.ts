@@ -1,10 +1,11 @@
 import { type Context, Service } from '@dsh/cordis'
+import { EMPTY_POLICY, type EnvPolicy, scrubEnvironment, type ScrubbedEnvironment } from '@dsh/env-policy'
 
 /** How one child is started and bounded. Omitted limits fall back to the provider's Config. */
 export interface RunOptions {
   /** Working directory; it must exist (checked before anything is spawned). */
   cwd: string
-  /** The child's whole environment (default: this process's). */
+  /** Variables added to the policy's environment (see `Subprocess.environment`); secret-looking and excluded names are dropped. */
   env?: Record<string, string | undefined>
   /** Deadline; at it the child's process group is killed (SIGTERM, then SIGKILL after the grace). */
   timeoutMs?: number
@@ -35,6 +36,7 @@ export interface RunResult {
 
 export interface PtyOptions {
   cwd: string
+  /** As in RunOptions: added to the policy's environment, secret-looking and excluded names dropped. */
   env?: Record<string, string | undefined>
   cols?: number
   rows?: number
@@ -79,10 +81,35 @@ declare module '@dsh/cordis' {
  * and its time, and killing its whole process group. Must not own: which commands are allowed (approval),
  * confinement (ctx.sandbox wraps argv before it gets here), or what anyone is told about the result.
  * Every child a provider starts is an effect: disposing the provider kills the children still running.
+ *
+ * Every child gets `environment(options.env)`, never this process's whole environment (DESIGN §8): a
+ * prompt-injected `env` must not print the user's keys. The policy is supplied by a plugin (`usePolicy`,
+ * e.g. @dsh/shell-env from the user's settings); without one the default applies (the allow-list only).
+ * A caller that hands an argv to someone else to run (an editor's terminal) asks `environment()` itself.
  */
 export abstract class Subprocess extends Service {
+  private readonly policies: (() => EnvPolicy)[] = []
+
   constructor(ctx: Context) {
     super(ctx, 'subprocess')
+  }
+
+  /** Supplies the environment policy for as long as `ctx` lives (the most recent supplier wins). */
+  usePolicy(ctx: Context, supply: () => EnvPolicy): void {
+    ctx.effect(() => {
+      this.policies.push(supply)
+      return () => void this.policies.splice(this.policies.indexOf(supply), 1)
+    }, 'environment policy')
+  }
+
+  /** The policy in force: the latest supplier's, else the default (inherit the allow-list only). */
+  policy(): EnvPolicy {
+    return this.policies.at(-1)?.() ?? EMPTY_POLICY
+  }
+
+  /** The environment a child started now gets: this process's, scrubbed by the policy, plus `extra`. */
+  environment(extra?: Record<string, string | undefined>): ScrubbedEnvironment {
+    return scrubEnvironment(process.env, this.policy(), extra)
   }
 
   /** Runs `argv` to completion. Resolves with the outcome (timeouts and aborts included); rejects only with SubprocessError when it cannot start. */

@@ -7,6 +7,7 @@ import type {} from '@dsh/llm'
 import { SessionError } from '@dsh/session'
 import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
+import { listGrants, revokeGrant } from './grants.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
 import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
@@ -14,7 +15,7 @@ import { readAll } from './stdin.ts'
 
 export { Config }
 export { jsonLine, type JsonLine } from './json-lines.ts'
-export { readInvocation, type Invocation, type RunInvocation, type ListInvocation, type ShowInvocation, type SessionSource } from './options.ts'
+export { readInvocation, type Invocation, type RunInvocation, type ListInvocation, type ShowInvocation, type GrantsListInvocation, type GrantsRevokeInvocation, type SessionSource } from './options.ts'
 
 export const name = 'headless'
 export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools']
@@ -66,6 +67,8 @@ export function apply(ctx: Context, config: Config) {
       const invocation = readInvocation(ctx.cmdlineArgs.argv, (options, argv) => ctx.cmdlineArgs.parse(options, argv))
       if (invocation.command === 'sessions-list') return await listSessions(ctx, config, invocation, io)
       if (invocation.command === 'sessions-show') return await showSession(ctx, config, invocation, io)
+      if (invocation.command === 'grants-list') return await listGrants(ctx, invocation, io)
+      if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       return await run.execute()
     } catch (error: any) {

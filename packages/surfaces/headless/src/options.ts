@@ -19,9 +19,11 @@ const RUN_OPTIONS = {
 
 const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+const GRANTS_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+const GRANTS_REVOKE_OPTIONS = { cwd: { type: 'string' } } as const satisfies OptionSpec
 
 /** Every flag any headless command knows: the first, lenient pass that finds the command word. */
-const ALL_OPTIONS = { ...RUN_OPTIONS, ...LIST_OPTIONS, ...SHOW_OPTIONS } as const satisfies OptionSpec
+const ALL_OPTIONS = { ...RUN_OPTIONS, ...LIST_OPTIONS, ...SHOW_OPTIONS, ...GRANTS_LIST_OPTIONS, ...GRANTS_REVOKE_OPTIONS } as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
 export type SessionSource = { kind: 'new'; cwd?: string } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string; atSeq: number }
@@ -53,18 +55,32 @@ export interface ShowInvocation {
   json: boolean
 }
 
-export type Invocation = RunInvocation | ListInvocation | ShowInvocation
+export interface GrantsListInvocation {
+  command: 'grants-list'
+  cwd?: string
+  json: boolean
+}
+
+export interface GrantsRevokeInvocation {
+  command: 'grants-revoke'
+  /** A grant id (`g-…`) or a rule as written (`unconfined(npm test *)`). */
+  target: string
+  cwd?: string
+}
+
+export type Invocation = RunInvocation | ListInvocation | ShowInvocation | GrantsListInvocation | GrantsRevokeInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
 /**
  * Reads the tree's arguments into one invocation. `parse` is `ctx.cmdlineArgs.parse` (strict: an unknown
- * flag throws UsageError naming it). Command words (`sessions`, `resume`, `fork`) are the first positional;
+ * flag throws UsageError naming it). Command words (`sessions`, `resume`, `fork`, `grants`) are the first positional;
  * each command then accepts only its own flags.
  */
 export function readInvocation(argv: readonly string[], parse: Parser): Invocation {
   const [word, ...rest] = parse(ALL_OPTIONS, argv).positionals
   if (word === 'sessions') return readSessions(rest, argv, parse)
+  if (word === 'grants') return readGrants(rest, argv, parse)
   const { values, positionals } = parse(RUN_OPTIONS, argv)
   let source: SessionSource
   let words = positionals
@@ -117,6 +133,23 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
     return { command: 'sessions-show', id, audit: !!values.audit, json: !!values.json }
   }
   throw new UsageError(`unknown sessions command "${sub}" (expected list or show)`)
+}
+
+function readGrants(rest: string[], argv: readonly string[], parse: Parser): Invocation {
+  const [sub = 'list', ...more] = rest
+  if (sub === 'list') {
+    const { values } = parse(GRANTS_LIST_OPTIONS, argv)
+    if (more.length) throw new UsageError(`dsh grants list takes no arguments (got "${more.join(' ')}")`)
+    return { command: 'grants-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), json: !!values.json }
+  }
+  if (sub === 'revoke') {
+    const { values } = parse(GRANTS_REVOKE_OPTIONS, argv)
+    // A rule has spaces (`npm test *`): the words after revoke are one target, quoted or not.
+    const target = more.join(' ').trim()
+    if (!target) throw new UsageError('dsh grants revoke needs a grant id or a rule (see dsh grants list)')
+    return { command: 'grants-revoke', target, ...(values.cwd !== undefined ? { cwd: values.cwd } : {}) }
+  }
+  throw new UsageError(`unknown grants command "${sub}" (expected list or revoke)`)
 }
 
 function forkSeq(at: string | undefined): number {

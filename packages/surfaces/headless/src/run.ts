@@ -86,9 +86,9 @@ export class HeadlessRun {
       const route = await this.checkRoute(base)
       if (this.stop.signal.aborted) return this.interrupted()
       const agent = (this.agent = await (this.opening = this.open(sameRoute(route, base) ? undefined : route)))
-      if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission)
+      if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission, 'user:cli-flag')
       // On the agent's scope: the answerer ends with the agent.
-      if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'))
+      if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
       if (this.stop.signal.aborted) return this.interrupted()
 
       agent.followup(task)
@@ -229,7 +229,7 @@ export class HeadlessRun {
 
   private noteDecision(session: Session, event: SessionEvent, refusals: Refusal[]): void {
     const decided = event.data as { requestId: string; answer: string; by: string; note?: string }
-    if (decided.answer === 'allow_once') return
+    if (decided.answer !== 'reject') return
     const asked = session.all('approval/asked').find((candidate) => candidate.data.requestId === decided.requestId)?.data
     const refusal: Refusal = { tool: asked?.tool ?? 'a tool', summary: asked?.summary ?? '', by: decided.by, ...(decided.note ? { note: decided.note } : {}) }
     refusals.push(refusal)

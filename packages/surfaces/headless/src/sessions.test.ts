@@ -60,7 +60,7 @@ describe('dsh sessions show', () => {
     expect(stdout).toContain(`#${end}  turn end   completed\n`)
   })
 
-  test('--audit lists the preset chosen and every approval asked and refused', async () => {
+  test('--audit lists the preset chosen (by the --permission flag) and every approval asked and refused', async () => {
     world.llm.enqueue(
       { toolCalls: [call('bash', { command: 'touch outside-the-sandbox', sandbox: false, justification: 'needs it' }, 'b1')] },
       { text: 'Refused, so I stopped.' },
@@ -69,8 +69,9 @@ describe('dsh sessions show', () => {
     const [id] = storedSessionIds(world)
     const { code, stdout } = await dsh(world, ['sessions', 'show', id!, '--audit'])
     expect(code).toBe(0)
-    expect(stdout).toMatch(/#\d+ +\S+ +preset read-only chosen \(sandbox read-only, approval ask\)/)
-    expect(stdout).toMatch(/#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\)/)
+    expect(stdout).toMatch(/#\d+ +\S+ +preset read-only chosen by user:cli-flag \(sandbox read-only, approval ask\)/)
+    expect(stdout).toMatch(/#\d+ +\S+ +sandbox mode set to read-only by user:cli-flag/)
+    expect(stdout).toMatch(/#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\).* \[offers rule unconfined\(touch outside-the-sandbox \*\)\]/)
     expect(stdout).toMatch(/#\d+ +\S+ +approval REJECTED by no-answerer for bash/)
     const audited = (await dshOk(world, ['sessions', 'show', id!, '--audit', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
     expect(audited.map((line) => line.type)).toEqual(expect.arrayContaining(['permission/preset', 'approval/asked', 'approval/decided']))

@@ -57,7 +57,7 @@ test('a command past its deadline is interrupted and the shell lives on with its
 test('when the sandbox mode changes, the next call gets a new shell in the same directory and is told so', async () => {
   const h = await boot([bash('cd', { command: 'mkdir -p sub && cd sub && export GONE=1' }), { text: 'ok' }, bash('after', { command: 'pwd; echo "[$GONE]"; echo x > f.txt' }), { text: 'ok' }])
   await h.run('cd')
-  h.root.permissionPresets.set((await h.agent()).session, 'read-only')
+  h.root.permissionPresets.set((await h.agent()).session, 'read-only', 'user:cli-flag')
   await h.run('write')
   const text = h.toolText('after')
   expect(text.split('\n')[0]).toBe(`[The sandbox mode is now read-only: a new shell was started in ${join(h.workspace, 'sub')}; variables and functions of the previous one are gone.]`)

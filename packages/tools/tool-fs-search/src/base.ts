@@ -1,6 +1,7 @@
 import { basename, dirname, relative, resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
-import { admitRead, FsError } from '@dsh/fs'
+import { FsError } from '@dsh/fs'
+import { admitRead } from '@dsh/fs-disk'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import { ToolError } from '@dsh/tools'
 

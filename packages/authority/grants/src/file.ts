@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises'
+import writeFileAtomic from 'write-file-atomic'
+import YAML from 'yaml'
+import { actorProblem, ruleProblem, type AuthorityActor } from '@dsh/authority-rules'
+
+/** One "always allow in this workspace" grant as grants.yaml keeps it. */
+export interface WorkspaceGrant {
+  id: string
+  rule: string
+  actor: AuthorityActor
+  /** ISO 8601 time it was added. */
+  added: string
+  /** The session that made it, if any. */
+  session?: string
+}
+
+/** grants.yaml: `workspaces: { <real path>: [grant, …] }`. */
+export interface GrantsFile {
+  workspaces: Record<string, WorkspaceGrant[]>
+}
+
+const HEADER = '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n'
+
+/** Reads grants.yaml (absent: no grants). A malformed file throws, naming the file and what is wrong: no grant is guessed. */
+export async function readGrantsFile(file: string): Promise<GrantsFile> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error: any) {
+    if (error?.code === 'ENOENT') return { workspaces: {} }
+    throw error
+  }
+  let parsed: any
+  try {
+    parsed = YAML.parse(text) ?? {}
+  } catch (error: any) {
+    throw new Error(`${file}: not valid YAML (${error?.message ?? error})`, { cause: error })
+  }
+  const workspaces = parsed.workspaces ?? {}
+  if (typeof workspaces !== 'object' || Array.isArray(workspaces)) throw new Error(`${file}: workspaces must be a mapping of workspace path to a list of grants`)
+  for (const [workspace, grants] of Object.entries(workspaces)) {
+    if (!Array.isArray(grants)) throw new Error(`${file}: workspaces["${workspace}"] must be a list of grants`)
+    grants.forEach((grant: any, index) => {
+      const where = `${file}: workspaces["${workspace}"][${index}]`
+      const problem = typeof grant?.id !== 'string' ? 'id must be a string' : (ruleProblem(grant.rule, 'rule') ?? actorProblem(grant.actor))
+      if (problem) throw new Error(`${where}: ${problem}`)
+    })
+  }
+  return { workspaces: workspaces as GrantsFile['workspaces'] }
+}
+
+/** Writes grants.yaml atomically (a temporary file renamed over it), readable by its owner only. */
+export async function writeGrantsFile(file: string, content: GrantsFile): Promise<void> {
+  const workspaces = Object.fromEntries(Object.entries(content.workspaces).filter(([, grants]) => grants.length))
+  await writeFileAtomic(file, HEADER + YAML.stringify({ workspaces }), { mode: 0o600 })
+}

@@ -1,0 +1,71 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { suggestCommandPattern, type RuleSubject } from '@dsh/authority-rules'
+import type { ToolInvocation } from '@dsh/tools'
+
+/** The real path of `path`, through its deepest existing ancestor (a symlinked directory is followed). */
+export function realPath(path: string): string {
+  let existing = path
+  const rest: string[] = []
+  while (!existsSync(existing) && dirname(existing) !== existing) {
+    rest.unshift(basename(existing))
+    existing = dirname(existing)
+  }
+  try {
+    return join(realpathSync(existing), ...rest)
+  } catch {
+    return path
+  }
+}
+
+const pathSubject = (kind: 'write' | 'edit', path: unknown, cwd: string): RuleSubject | undefined =>
+  typeof path === 'string' && path ? { kind, value: realPath(resolve(cwd, path)), cwd: realPath(cwd) } : undefined
+
+/**
+ * What a tool call does, as grant rules see it, for the tools dsh ships: `bash` (confined, or `unconfined`
+ * with `sandbox: false`), `write`, `edit` and `str_replace_editor` (its create is a write, its other changes
+ * edits). Undefined for any other tool or call: no rule applies to it, neither allow nor deny.
+ */
+export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
+  const args = (invocation.arguments ?? {}) as Record<string, unknown>
+  const cwd = invocation.context.cwd
+  switch (invocation.name) {
+    case 'bash':
+      return typeof args.command === 'string' ? { kind: args.sandbox === false ? 'unconfined' : 'bash', value: args.command } : undefined
+    case 'write':
+      return pathSubject('write', args.path, cwd)
+    case 'edit':
+      return pathSubject('edit', args.path, cwd)
+    case 'str_replace_editor':
+      if (args.command === 'create') return pathSubject('write', args.path, cwd)
+      if (args.command === 'str_replace' || args.command === 'insert' || args.command === 'undo_edit') return pathSubject('edit', args.path, cwd)
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+const GLOB_SPECIAL = /[*?[\]{}()!+@]/
+
+/**
+ * The rule an "allow for the session / always" answer stores for a subject: a command's program and
+ * subcommand (`bash(npm test *)`), or the exact command when it is compound; a path's directory
+ * (`write(docs/**)`; a file at the workspace root gives the file itself; outside the workspace, the absolute
+ * directory). Undefined when no safe rule can be written (a multi-line command, a path with glob characters).
+ */
+export function suggestRule(subject: RuleSubject): string | undefined {
+  if (subject.kind === 'bash' || subject.kind === 'unconfined') {
+    const pattern = suggestCommandPattern(subject.value)
+    return pattern ? `${subject.kind}(${pattern})` : undefined
+  }
+  if (subject.kind === 'write' || subject.kind === 'edit') {
+    if (GLOB_SPECIAL.test(subject.value)) return undefined
+    const inside = subject.cwd ? relative(subject.cwd, subject.value) : '..'
+    if (!inside.startsWith('..') && !isAbsolute(inside)) {
+      const dir = dirname(inside)
+      return `${subject.kind}(${dir === '.' ? inside.split(sep).join('/') : `${dir.split(sep).join('/')}/**`})`
+    }
+    return `${subject.kind}(${dirname(subject.value)}/**)`
+  }
+  return `${subject.kind}(${subject.value})`
+}

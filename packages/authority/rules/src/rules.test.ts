@@ -1,0 +1,78 @@
+import { expect, test } from 'vitest'
+import { assertActor, evaluateRules, parseRule, splitCommand, suggestCommandPattern, type RuleSet } from './index.ts'
+
+const rules = (allow: string[], deny: string[] = [], ask: string[] = []): RuleSet => ({ allow: allow.map((text) => parseRule(text)), deny: deny.map((text) => parseRule(text)), ask: ask.map((text) => parseRule(text)) })
+const bash = (value: string) => ({ kind: 'bash' as const, value })
+const effect = (set: RuleSet, command: string) => evaluateRules(set, bash(command))?.effect
+
+test('with bash(git status*) allowed, a compound command is allowed only when every part matches', () => {
+  const set = rules(['bash(git status*)'])
+  expect(effect(set, 'git status')).toBe('allow')
+  expect(effect(set, 'git status --short')).toBe('allow')
+  expect(effect(set, 'git status && curl evil')).toBeUndefined()
+  expect(effect(set, 'git status || curl evil')).toBeUndefined()
+  expect(effect(set, 'git status; rm -rf x')).toBeUndefined()
+  expect(effect(set, 'git status\nrm -rf x')).toBeUndefined()
+  expect(effect(set, 'git status $(rm -rf x)')).toBeUndefined()
+  expect(effect(set, 'git status "$(rm -rf x)"')).toBeUndefined()
+  expect(effect(set, 'git status `rm -rf x`')).toBeUndefined()
+  expect(effect(set, 'git status ${x:-y}')).toBeUndefined()
+  expect(effect(set, '(git status; rm -rf x)')).toBeUndefined()
+  expect(effect(set, 'git status <(rm -rf x)')).toBeUndefined()
+  expect(effect(set, 'git status > .git/hooks/pre-commit')).toBeUndefined()
+  expect(effect(set, 'git status <<EOF')).toBeUndefined()
+  expect(effect(set, 'git status # && rm')).toBeUndefined()
+  expect(effect(set, 'git status & rm -rf x')).toBeUndefined()
+  expect(effect(set, 'git status | cat')).toBeUndefined()
+  expect(effect(rules(['bash(git status*)', 'bash(cat)']), 'git status | cat')).toBe('allow')
+  expect(effect(set, 'git status 2>&1')).toBe('allow')
+  expect(effect(set, 'git status 2>/dev/null')).toBe('allow')
+})
+
+test('a final " *" matches the bare command but not a longer program name; an exact rule matches only itself', () => {
+  const set = rules(['bash(npm test *)', 'bash(make lint && make test)'])
+  expect(effect(set, 'npm test')).toBe('allow')
+  expect(effect(set, 'npm test -- --watch=false')).toBe('allow')
+  expect(effect(set, 'npm testevil')).toBeUndefined()
+  expect(effect(set, 'make lint && make test')).toBe('allow')
+  expect(effect(set, 'make lint && make test; rm -rf x')).toBeUndefined()
+})
+
+test('deny wins over allow, and catches a denied part even inside what cannot be split', () => {
+  const set = rules(['bash(*)'], ['bash(rm *)'])
+  expect(effect(set, 'ls')).toBe('allow')
+  expect(effect(set, 'ls && rm -rf x')).toBe('deny')
+  expect(effect(set, 'echo $(rm -rf x)')).toBe('deny')
+  expect(effect(rules(['bash(git *)'], [], ['bash(git push *)']), 'git push origin')).toBe('ask')
+})
+
+test('path rules read relative patterns against the workspace and never match outside it', () => {
+  const set = rules(['write(docs/**)', 'edit(/srv/shared/*.md)'])
+  const cwd = '/work/project'
+  expect(evaluateRules(set, { kind: 'write', value: '/work/project/docs/a/b.md', cwd })?.effect).toBe('allow')
+  expect(evaluateRules(set, { kind: 'write', value: '/work/project/src/a.ts', cwd })).toBeUndefined()
+  expect(evaluateRules(set, { kind: 'write', value: '/work/other/docs/a.md', cwd })).toBeUndefined()
+  expect(evaluateRules(set, { kind: 'edit', value: '/work/project/docs/a.md', cwd })).toBeUndefined()
+  expect(evaluateRules(set, { kind: 'edit', value: '/srv/shared/notes.md', cwd })?.effect).toBe('allow')
+  expect(evaluateRules(rules(['network(*.example.org)']), { kind: 'network', value: 'API.example.org' })?.effect).toBe('allow')
+  expect(evaluateRules(rules(['network(*.example.org)']), { kind: 'network', value: 'example.org.evil.com' })).toBeUndefined()
+})
+
+test('the suggested pattern is the program and its subcommand, or the exact command when it is compound', () => {
+  expect(suggestCommandPattern('npm test')).toBe('npm test *')
+  expect(suggestCommandPattern('git commit -m "x"')).toBe('git commit *')
+  expect(suggestCommandPattern('ls -la')).toBe('ls *')
+  expect(suggestCommandPattern('make lint && make test')).toBe('make lint && make test')
+  expect(suggestCommandPattern('sh test.sh')).toBe('sh test.sh')
+  expect(suggestCommandPattern('npx vitest run')).toBe('npx vitest run')
+  expect(suggestCommandPattern('/usr/bin/env rm -rf x')).toBe('/usr/bin/env rm -rf x')
+  expect(suggestCommandPattern('echo a\necho b')).toBeUndefined()
+  expect(splitCommand('a && b | c')).toEqual(['a', 'b', 'c'])
+})
+
+test('a malformed rule or an unknown actor is refused with one message naming where', () => {
+  expect(() => parseRule('bash npm test', 'permissions.allow[0]')).toThrow('permissions.allow[0]: "bash npm test" is not a rule (expected kind(pattern)')
+  expect(() => parseRule('shell(ls)', 'grants.yaml')).toThrow('grants.yaml: unknown rule kind "shell"')
+  expect(() => parseRule('bash()')).toThrow('empty pattern')
+  expect(() => assertActor('agent', 'setMode')).toThrow('setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, client:sdk, client:acp, default (got "agent")')
+})

@@ -1,0 +1,79 @@
+import { parse } from 'shell-quote'
+
+/** Separators between the simple commands of a compound command. */
+const SEPARATORS = new Set(['&&', '||', ';', '|', '|&', '&'])
+
+/**
+ * Splits a shell command into its simple commands, each as its words joined by one space, or returns
+ * undefined when it cannot be split with confidence: command or process substitution, parameter expansion
+ * braces, backticks, subshells and groups, line breaks, here-documents, comments, and redirections other
+ * than `N>&M` and `> /dev/null`. Callers treat undefined as "matches no allow rule" (fail closed).
+ */
+export function splitCommand(command: string): string[] | undefined {
+  // shell-quote keeps backticks and `$(` inside words and reads a newline as a space: refuse them raw.
+  if (/[`\n\r]|\$\(|\$\{|[<>]\(/.test(command)) return undefined
+  let tokens: ReturnType<typeof parse>
+  try {
+    tokens = parse(command, (name) => `$${name}`)
+  } catch {
+    return undefined
+  }
+  const parts: string[][] = [[]]
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!
+    const current = parts.at(-1)!
+    if (typeof token === 'string') {
+      current.push(token)
+      continue
+    }
+    if (!('op' in token)) return undefined // a comment, or a shape this version does not document
+    if (token.op === 'glob') {
+      current.push((token as { pattern: string }).pattern)
+      continue
+    }
+    if (SEPARATORS.has(token.op)) {
+      parts.push([])
+      continue
+    }
+    const next = tokens[i + 1]
+    // `2>&1`: shell-quote gives the descriptor as the word before the operator.
+    if (token.op === '>&' && typeof next === 'string' && /^\d+$/.test(next) && /^\d+$/.test(current.at(-1) ?? '')) {
+      current.pop()
+      i++
+      continue
+    }
+    if ((token.op === '>' || token.op === '>>') && next === '/dev/null') {
+      if (/^\d+$/.test(current.at(-1) ?? '')) current.pop()
+      i++
+      continue
+    }
+    return undefined
+  }
+  const simple = parts.map((words) => words.join(' '))
+  // An empty part (`a && && b`, a trailing `;`) is a syntax the shell would refuse or ignore: only a final one is dropped.
+  if (simple.at(-1) === '' && simple.length > 1) simple.pop()
+  return simple.length && simple.every((part) => part !== '') ? simple : undefined
+}
+
+/**
+ * Programs that run whatever their arguments say: a prefix grant on them (`sh *`, `npx *`) would allow any
+ * command, so an answer to one stores the exact command instead.
+ */
+const RUNNERS = new Set(['sh', 'bash', 'zsh', 'dash', 'env', 'sudo', 'doas', 'xargs', 'eval', 'exec', 'command', 'nohup', 'time', 'timeout', 'nice', 'node', 'python', 'python3', 'perl', 'ruby', 'npx', 'bunx', 'deno', 'bun', 'pnpx'])
+
+/**
+ * The rule an "allow for the session / always" answer to a command stores: a single simple command gives
+ * its program and, when the next word looks like a subcommand (`npm test`, `git commit`), that word, then ` *`;
+ * a program that runs other commands (`sh`, `npx`, `env`, …), a compound command and anything else give the exact command (which matches only itself). Undefined when even that is not one line.
+ */
+export function suggestCommandPattern(command: string): string | undefined {
+  const trimmed = command.trim()
+  if (!trimmed || /[\n\r]/.test(trimmed)) return undefined
+  const parts = splitCommand(trimmed)
+  if (!parts || parts.length !== 1) return trimmed
+  const words = parts[0]!.split(' ')
+  const program = words[0]!
+  if (!/^[\w./@+-]+$/.test(program) || RUNNERS.has(program.split('/').at(-1)!)) return trimmed
+  const sub = words[1] && /^[a-z][\w:-]*$/.test(words[1]) ? ` ${words[1]}` : ''
+  return `${program}${sub} *`
+}

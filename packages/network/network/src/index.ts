@@ -1,0 +1,50 @@
+import { type Context, Service } from '@dsh/cordis'
+import type { Session } from '@dsh/session'
+
+/** How one connection attempt was decided: by a rule, by a refusal, or by a person's approval just now. */
+export type NetworkVerdict = 'allowed' | 'refused' | 'approved'
+
+/** One network decision of a session's proxy, as it is logged (`network/decision`). */
+export interface NetworkDecision {
+  host: string
+  port: number
+  decision: NetworkVerdict
+  /** What decided, readable: `network.allow "api.example.com"`, `network.deny "*.evil.org"`, `session grant`, `nobody can approve`… */
+  rule: string
+  /** The address connected to (or that made the refusal), when the name was resolved. */
+  address?: string
+}
+
+/** A host a person approved for the rest of the session (`network/grant`), with the approval that did it. */
+export interface NetworkGrant {
+  host: string
+  requestId: string
+}
+
+declare module '@dsh/session' {
+  interface SessionEventMap {
+    'network/decision': NetworkDecision
+    'network/grant': NetworkGrant
+  }
+}
+
+declare module '@dsh/cordis' {
+  interface Context {
+    network: Network
+  }
+}
+
+/**
+ * The network confined commands may reach (DESIGN §8; docs/architecture.md, "Authority: network"). Owns:
+ * each session's proxy endpoint, started on demand and closed when the session's agent ends, and the
+ * decision of which host:port a connection through it may reach. Must not own: the namespace the command
+ * runs in and the bridge into it (ctx.sandbox), or which mode gets which network (ctx.sandboxPolicy).
+ */
+export abstract class Network extends Service {
+  constructor(ctx: Context) {
+    super(ctx, 'network')
+  }
+
+  /** The Unix socket path of the session's proxy (an HTTP proxy: CONNECT and absolute-URI requests). */
+  abstract endpoint(session: Session): Promise<string>
+}

@@ -1,0 +1,181 @@
+import { expect, test } from 'vitest'
+import type { Item, LogEvent, ViewChange } from './items.ts'
+import { SessionView } from './view.ts'
+
+const usage = { input: 100, output: 20, cacheRead: 50, cacheWrite: 0 }
+const none = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
+const serverError = { code: 'SERVER', message: 'the provider answered HTTP 503' }
+
+/** A log as the runtime writes it: seq from 0, one millisecond apart. */
+const log = (...entries: [string, unknown][]): LogEvent[] => entries.map(([type, data], seq) => ({ type, seq, time: 1000 + seq, data }))
+
+/**
+ * Three turns: parallel tool calls, one behind an approval, a retried request, and a result later pruned; a
+ * compaction whose summary replaces the first turn, then a turn cancelled mid-answer; then a turn cut by a
+ * crash and closed by repair. Sprinkled with kinds the view does not show and one it does not know.
+ */
+const realistic = log(
+  ['model/route', { route: { provider: 'deepseek', model: 'deepseek-v4-pro' } }],
+  ['turn/start', { turnId: 't1' }],
+  ['user/message', { content: [{ type: 'text', text: 'Fix the build' }], source: 'user' }],
+  ['request/context', { provider: 'deepseek', model: 'deepseek-v4-pro', contextWindow: 128_000 }],
+  ['step/start', { turnId: 't1', step: 1 }],
+  ['assistant/message', { content: [], usage: none, finish: 'error', error: serverError }],
+  ['llm/retry', { attempt: 1, maxRetries: 4, code: 'SERVER', delayMs: 2000, reason: 'SERVER: retry 1 of 4' }],
+  ['assistant/chunk', { kind: 'reasoning', text: 'Look at ' }],
+  ['assistant/chunk', { kind: 'reasoning', text: 'the files.' }],
+  ['assistant/message', { content: [{ type: 'reasoning', text: 'Look at the files.' }, { type: 'tool-call', callId: 'c1', name: 'read', arguments: {} }], usage, finish: 'tool-calls' }],
+  ['tool/call', { callId: 'c1', name: 'read', arguments: { path: 'a.ts' } }],
+  ['tool/call', { callId: 'c2', name: 'bash', arguments: { command: 'npm test' } }],
+  ['tool/dispatched', { callId: 'c1' }],
+  ['approval/asked', { requestId: 'r1', callId: 'c2', tool: 'bash', summary: 'bash: npm test', reason: 'runs a command' }],
+  ['fs/observed', { path: 'a.ts' }],
+  ['tool/result', { callId: 'c1', content: [{ type: 'text', text: 'export const a = 1\n' }] }],
+  ['approval/decided', { requestId: 'r1', answer: 'allow_once', by: 'user' }],
+  ['tool/dispatched', { callId: 'c2' }],
+  ['tool/result', { callId: 'c2', content: [{ type: 'text', text: 'FAIL a.test.ts' }], error: { code: 'EXIT_1', message: 'exit code 1' } }],
+  ['step/end', { turnId: 't1', step: 1, finish: 'tool-calls' }],
+  ['step/start', { turnId: 't1', step: 2 }],
+  ['assistant/chunk', { kind: 'text', text: 'The test ' }],
+  ['assistant/chunk', { kind: 'text', text: 'fails.' }],
+  ['assistant/message', { content: [{ type: 'text', text: 'The test fails.' }], usage, finish: 'stop' }],
+  ['turn/end', { turnId: 't1', reason: 'completed' }],
+  ['tool/pruned', { seq: 18, content: [{ type: 'text', text: 'FAIL …' }], note: 'old output' }],
+  ['compaction/start', { trigger: 'threshold', fromSeq: 1, toSeq: 24, tokens: 9000, window: 10_000 }],
+  ['user/message', { content: [{ type: 'text', text: 'Summary: the test fails.' }], source: 'summary', replaces: { fromSeq: 1, toSeq: 24 } }],
+  ['compaction/end', { ok: true, summarySeq: 27, requests: 1, usage }],
+  ['someone/else', { x: 1 }],
+  ['turn/start', { turnId: 't2' }],
+  ['user/message', { content: [{ type: 'text', text: 'Try again' }], source: 'user' }],
+  ['step/start', { turnId: 't2', step: 1 }],
+  ['assistant/chunk', { kind: 'text', text: 'Let me' }],
+  ['assistant/message', { content: [{ type: 'text', text: 'Let me' }], usage: none, finish: 'aborted', interrupted: true }],
+  ['turn/end', { turnId: 't2', reason: 'aborted' }],
+  ['turn/start', { turnId: 't3' }],
+  ['user/message', { content: [{ type: 'text', text: 'Write it' }, { type: 'image', mediaType: 'image/png', sha256: 'ab12' }], source: 'user' }],
+  ['step/start', { turnId: 't3', step: 1 }],
+  ['tool/call', { callId: 'c3', name: 'write', arguments: { path: 'b.ts', content: 'x' } }],
+  // dsh stopped here; repair appended what follows.
+  ['tool/result', { callId: 'c3', content: [{ type: 'text', text: 'never started' }], error: { code: 'TOOL_NOT_STARTED', message: 'never started' } }],
+  ['turn/end', { turnId: 't3', reason: 'interrupted' }],
+)
+
+/** What a surface that only reads change reports would show: the changes replayed onto a keyed list. */
+function replay(changes: ViewChange[]): Item[] {
+  const shown: Item[] = []
+  for (const change of changes) {
+    if (change.op === 'added') shown.push(change.item)
+    else if (change.op === 'updated') shown[shown.findIndex((item) => item === change.previous)] = change.item
+    else if (change.op === 'removed') shown.splice(shown.indexOf(change.item), 1)
+  }
+  return shown
+}
+
+test('a realistic log folded at once and event by event gives the same view, and its changes rebuild it', () => {
+  const whole = SessionView.fold(realistic)
+  const live = new SessionView()
+  const changes = realistic.flatMap((event) => live.apply(event))
+  expect(live.items).toEqual(whole.items)
+  expect(replay(changes)).toEqual(whole.items)
+  expect(live.pendingApprovals).toEqual([])
+  expect([live.openTurn, live.window, live.route]).toEqual([false, 128_000, { provider: 'deepseek', model: 'deepseek-v4-pro' }])
+  expect(whole.applied).toBe(realistic.length)
+  expect(Object.fromEntries(whole.skipped)).toEqual({ 'someone/else': 1 })
+  expect(whole.items.map((item) => item.key)).toEqual(['n0', 'u2', 'n6', 'a7', 'tc1', 'tc2', 'a21', 'e24', 'n27', 'u31', 'a33', 'e35', 'u37', 'tc3', 'e41'])
+})
+
+test('the view shows the retry instead of the error it recovered from, the approval on its call, and the pruned note', () => {
+  const view = SessionView.fold(realistic)
+  expect(view.get('n6')).toMatchObject({ kind: 'notice', cause: 'retry', tone: 'muted', text: 'Model request failed (SERVER); retrying in 2 s — retry 1 of 4', retry: { attempt: 1, maxRetries: 4, code: 'SERVER', delayMs: 2000, failure: serverError } })
+  expect(view.get('a7')).toMatchObject({ reasoning: 'Look at the files.', text: '', streaming: false })
+  expect(view.get('tc1')).toMatchObject({ status: 'done', output: 'export const a = 1\n', startedAt: 1010, endedAt: 1015 })
+  expect(view.get('tc2')).toMatchObject({ status: 'error', error: { code: 'EXIT_1' }, approval: { requestId: 'r1', decided: { answer: 'allow_once', by: 'user' } }, pruned: { seq: 25, note: 'old output' }, version: 25 })
+  expect(view.get('e24')).toMatchObject({ reason: 'completed', usage: { input: 200, output: 40, cacheRead: 100, cacheWrite: 0 }, startedAt: 1001, endedAt: 1024 })
+  expect(view.get('n27')).toMatchObject({ cause: 'summary', replaces: { fromSeq: 1, toSeq: 24 } })
+})
+
+test('a turn that ends while an answer streams, its message never logged, leaves the answer interrupted, not streaming', () => {
+  const view = SessionView.fold(log(['turn/start', { turnId: 't' }], ['assistant/chunk', { kind: 'text', text: 'Half' }], ['turn/end', { turnId: 't', reason: 'error', error: serverError }]))
+  expect(view.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half', streaming: false, interrupted: true, version: 2 }), expect.objectContaining({ kind: 'turn-end', error: serverError, loggedError: serverError })])
+})
+
+test('a cancelled answer stops streaming, and a repaired turn shows its unstarted call and its interrupted end', () => {
+  const view = SessionView.fold(realistic)
+  expect(view.get('a33')).toMatchObject({ text: 'Let me', streaming: false, interrupted: true })
+  expect(view.get('e35')).toMatchObject({ reason: 'aborted' })
+  expect(view.get('u37')).toMatchObject({ text: 'Write it', images: [{ mediaType: 'image/png', sha256: 'ab12' }] })
+  expect(view.get('tc3')).toMatchObject({ status: 'error', error: { code: 'TOOL_NOT_STARTED' } })
+  expect(view.get('e41')).toMatchObject({ reason: 'interrupted' })
+})
+
+test('each event reports exactly what it changed', () => {
+  const view = new SessionView()
+  const ops = realistic.map((event) => view.apply(event).map((change) => (change.op === 'usage' || change.op === 'session' ? change.op : `${change.op} ${change.item.key}`)))
+  expect(ops[5]).toEqual(['usage', 'session', 'added a5']) // the failed request
+  expect(ops[6]).toEqual(['removed a5', 'added n6']) // its retry replaces it
+  expect(ops[8]).toEqual(['updated a7'])
+  expect(ops[9]).toEqual(['usage', 'session', 'updated a7'])
+  expect(ops[13]).toEqual(['updated tc2']) // the approval joins its call
+  expect(ops[14]).toEqual([]) // fs/observed shows nothing
+  expect(ops[29]).toEqual([]) // an unknown kind, counted
+  expect(ops[34]).toEqual(['usage', 'session', 'updated a33'])
+  expect(ops[35]).toEqual(['session', 'added e35'])
+})
+
+test('streamed chunks report their deltas, which add up to the answer', () => {
+  const view = new SessionView()
+  const deltas = realistic.slice(0, 24).flatMap((event) => view.apply(event)).flatMap((change) => ('delta' in change && change.delta ? [change.delta] : []))
+  expect(deltas).toEqual([
+    { kind: 'reasoning', text: 'Look at ' },
+    { kind: 'reasoning', text: 'the files.' },
+    { kind: 'text', text: 'The test ' },
+    { kind: 'text', text: 'fails.' },
+  ])
+})
+
+test('a change never alters an item already reported: rows holding the old object still see the old content', () => {
+  const view = new SessionView()
+  const events = realistic.slice(0, 9)
+  events.slice(0, 8).forEach((event) => view.apply(event))
+  const before = view.get('a7')!
+  const [change] = view.apply(events[8]!)
+  expect(change).toMatchObject({ op: 'updated', previous: before })
+  expect(before).toMatchObject({ reasoning: 'Look at ', version: 7 })
+  expect(view.get('a7')).toMatchObject({ reasoning: 'Look at the files.', version: 8 })
+})
+
+test('an approval still waiting is pending; one without a call shows as its own card', () => {
+  const view = SessionView.fold(log(['approval/asked', { requestId: 'r', tool: 'web', summary: 'fetch x', reason: 'network' }]))
+  expect(view.pendingApprovals).toEqual([{ requestId: 'r', tool: 'web', summary: 'fetch x', reason: 'network' }])
+  expect(view.items).toEqual([expect.objectContaining({ kind: 'approval', key: 'pr' })])
+})
+
+test('a failed compaction leaves a warning; the summary of a successful one is its only trace', () => {
+  const view = SessionView.fold(log(['compaction/start', { fromSeq: 0, toSeq: 5 }], ['compaction/end', { ok: false, code: 'SUMMARY_FAILED', reason: 'the model refused', requests: 1, usage: none }]))
+  expect(view.items).toEqual([expect.objectContaining({ kind: 'notice', tone: 'warn', cause: 'compaction', text: 'Compaction failed (SUMMARY_FAILED): the model refused; the conversation is kept as it was.' })])
+})
+
+test('a call id the model repeats gets a card of its own, and the later result and approval go to the later call', () => {
+  const view = SessionView.fold(
+    log(
+      ['tool/call', { callId: 'x', name: 'read', arguments: { path: 'a' } }],
+      ['tool/result', { callId: 'x', content: [{ type: 'text', text: 'first' }] }],
+      ['tool/call', { callId: 'x', name: 'bash', arguments: { command: 'rm -rf /' } }],
+      ['approval/asked', { requestId: 'r', callId: 'x', tool: 'bash', summary: 'bash: rm -rf /', reason: 'destructive' }],
+      ['approval/decided', { requestId: 'r', answer: 'reject', by: 'user' }],
+      ['tool/result', { callId: 'x', content: [], error: { code: 'DENIED', message: 'rejected' } }],
+    ),
+  )
+  expect(view.items.map((item) => [item.key, item.kind === 'tool' && [item.name, item.status, item.approval?.decided?.answer]])).toEqual([
+    ['tx', ['read', 'done', undefined]],
+    ['tx@2', ['bash', 'error', 'reject']],
+  ])
+  expect(new Set(view.items.map((item) => item.key)).size).toBe(view.items.length)
+})
+
+test('a call id chosen to look like a renamed repeat still gets a key of its own', () => {
+  const view = SessionView.fold(log(['tool/call', { callId: 'x@1', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]))
+  expect(view.items.map((item) => item.key)).toEqual(['tx@1', 'tx', 'tx@2'])
+  const tricky = SessionView.fold(log(['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x@2', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]))
+  expect(tricky.items.map((item) => item.key)).toEqual(['tx', 'tx@2', 'tx@2.1'])
+})

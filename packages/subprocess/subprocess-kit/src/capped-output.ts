@@ -1,0 +1,52 @@
+/**
+ * Output bounded to a byte budget, keeping the head and the tail (the start says what ran, the end says how
+ * it ended) and noting in the middle how many bytes were cut. The note's shape is part of the subprocess
+ * contract, which is why every provider and shell driver uses this one class.
+ */
+export class CappedOutput {
+  private readonly headLimit: number
+  private readonly tailLimit: number
+  private head: Buffer[] = []
+  private headBytes = 0
+  private tail: Buffer[] = []
+  private tailBytes = 0
+  private total = 0
+
+  constructor(readonly capBytes: number) {
+    this.headLimit = Math.ceil(capBytes / 2)
+    this.tailLimit = capBytes - this.headLimit
+  }
+
+  get totalBytes(): number {
+    return this.total
+  }
+
+  get truncated(): boolean {
+    return this.total > this.capBytes
+  }
+
+  push(chunk: Buffer | string): void {
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    this.total += bytes.length
+    if (this.headBytes < this.headLimit) {
+      const take = bytes.subarray(0, this.headLimit - this.headBytes)
+      this.head.push(take)
+      this.headBytes += take.length
+      bytes = bytes.subarray(take.length)
+    }
+    if (!bytes.length || !this.tailLimit) return
+    this.tail.push(bytes)
+    this.tailBytes += bytes.length
+    while (this.tailBytes - this.tail[0]!.length >= this.tailLimit) this.tailBytes -= this.tail.shift()!.length
+  }
+
+  /** The kept text: everything when under the cap, else head + `[… N bytes cut …]` + tail. */
+  text(): string {
+    const head = Buffer.concat(this.head).toString('utf8')
+    let tail = Buffer.concat(this.tail)
+    if (!this.truncated) return head + tail.toString('utf8')
+    tail = tail.subarray(tail.length - this.tailLimit)
+    const cut = this.total - this.headBytes - tail.length
+    return `${head}\n[… ${cut} bytes cut …]\n${tail.toString('utf8')}`
+  }
+}

@@ -1,0 +1,75 @@
+// End to end: `dsh grants list|revoke` on grants.yaml, and `--approve` that stays "once for everything asked".
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { dsh, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+
+let world: World
+beforeEach(async () => {
+  world = await makeWorld()
+})
+afterEach(async () => {
+  await world.dispose()
+})
+
+const grantsFile = () => join(world.home, 'grants.yaml')
+const storeGrants = (workspace: string, grants: { id: string; rule: string }[]) =>
+  writeFileSync(grantsFile(), `workspaces:\n  ${JSON.stringify(workspace)}:\n${grants.map((grant) => `    - { id: ${grant.id}, rule: ${JSON.stringify(grant.rule)}, actor: user:web-tab, added: "2026-12-01T00:00:00.000Z" }\n`).join('')}`, { mode: 0o600 })
+
+test('dsh grants list shows this workspace\'s always grants and the settings\' rules; revoke by rule or id removes them from grants.yaml', async () => {
+  const repo = realpathSync(world.repo)
+  storeGrants(repo, [
+    { id: 'g-00000001', rule: 'unconfined(npm test *)' },
+    { id: 'g-00000002', rule: 'write(docs/**)' },
+  ])
+  writeFileSync(join(world.home, 'settings.yaml'), 'permissions.deny: ["bash(rm -rf *)"]\n')
+  const listed = await dshOk(world, ['grants', 'list'])
+  expect(listed.stdout).toBe(
+    `Grants of ${repo}\n` +
+      'g-00000001  unconfined(npm test *)  always, by user:web-tab at 2026-12-01T00:00:00.000Z\n' +
+      'g-00000002  write(docs/**)  always, by user:web-tab at 2026-12-01T00:00:00.000Z\n' +
+      'setting permissions.deny  bash(rm -rf *)\n',
+  )
+  const json = (await dshOk(world, ['grants', 'list', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+  expect(json.map((line) => [line.scope, line.id ?? line.effect, line.rule])).toEqual([
+    ['workspace', 'g-00000001', 'unconfined(npm test *)'],
+    ['workspace', 'g-00000002', 'write(docs/**)'],
+    ['settings', 'deny', 'bash(rm -rf *)'],
+  ])
+
+  expect((await dshOk(world, ['grants', 'revoke', 'unconfined(npm', 'test', '*)'])).stdout).toBe('revoked g-00000001  unconfined(npm test *)\n')
+  expect((await dshOk(world, ['grants', 'revoke', 'g-00000002'])).stdout).toBe('revoked g-00000002  write(docs/**)\n')
+  expect(readFileSync(grantsFile(), 'utf8')).not.toContain('rule:')
+  expect(statSync(grantsFile()).mode & 0o777).toBe(0o600)
+  const again = await dsh(world, ['grants', 'revoke', 'g-00000002'])
+  expect(again.code).toBe(2)
+  expect(again.stderr).toBe(`dsh: no grant "g-00000002" in ${repo} (see dsh grants list)\n`)
+})
+
+test('a grant of another workspace is neither listed nor revoked here', async () => {
+  storeGrants('/some/other/workspace', [{ id: 'g-0000000a', rule: 'bash(make *)' }])
+  expect((await dshOk(world, ['grants', 'list'])).stdout).toContain('(no "always" grants in this workspace)')
+  expect((await dsh(world, ['grants', 'revoke', 'g-0000000a'])).code).toBe(2)
+  expect(readFileSync(grantsFile(), 'utf8')).toContain('g-0000000a')
+})
+
+test('a malformed grants.yaml is one clear error naming the file and the entry', async () => {
+  writeFileSync(grantsFile(), 'workspaces:\n  /x:\n    - { id: g-1, rule: "shell(ls)", actor: user:web-tab }\n')
+  const { code, stderr } = await dsh(world, ['grants', 'list'])
+  expect(code).toBe(1)
+  expect(stderr).toContain(`${grantsFile()}: workspaces["/x"][0]: rule: unknown rule kind "shell"`)
+})
+
+test('--approve answers once for everything asked: it stores no grant', async () => {
+  const ask = (id: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command: `touch ${id}.txt`, sandbox: false, justification: 'needs it' } }] })
+  world.llm.enqueue(ask('a1'), ask('a2'), { text: 'done' })
+  await dshOk(world, ['--approve', 'touch two files'])
+  const [id] = storedSessionIds(world)
+  const events = storedEvents(world, id!)
+  expect(events.filter((event) => event.type === 'approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([
+    ['allow_once', 'user:cli-flag'],
+    ['allow_once', 'user:cli-flag'],
+  ])
+  expect(events.some((event) => event.type === 'grant/added')).toBe(false)
+  expect(existsSync(grantsFile())).toBe(false)
+})
