@@ -7,11 +7,11 @@ import signal
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Set
 
 from .errors import REQUEST_FAILED, RUNTIME_EXITED, RUNTIME_NOT_FOUND, DshError
+from .protocol import INTERNAL_ERROR, METHOD_NOT_FOUND
 from .types import CloseResult, CloseTimeouts
 
-#: JSON-RPC codes the client sends back to a request of the runtime it cannot serve.
-METHOD_NOT_FOUND = -32601
-INTERNAL_ERROR = -32603
+# INTERNAL_ERROR and METHOD_NOT_FOUND (generated from the protocol declarations) are what the client sends
+# back to a request of the runtime it cannot serve.
 
 #: The pseudo-notification listeners receive when the connection ends (params: ``{"error": DshError}``).
 CLOSED_NOTIFICATION = "$closed"

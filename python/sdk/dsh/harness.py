@@ -8,12 +8,10 @@ from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequ
 
 from .connection import Connection, Listener
 from .errors import CLOSED, PROTOCOL_MISMATCH, DshError
+from .protocol import PROTOCOL_VERSION
 from .runtime import find_runtime
 from .session import Session
 from .types import ApprovalRequest, CloseResult, CloseTimeouts, Event, EventsPage, ServerInfo, SessionSummary
-
-#: The protocol version this SDK speaks (@dsh/sdk-protocol's PROTOCOL_VERSION).
-PROTOCOL_VERSION = 1
 
 Answer = Union[str, bool]
 #: The answers the runtime takes (``approval/request``), as the protocol defines them.

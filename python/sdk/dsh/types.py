@@ -1,8 +1,11 @@
-"""Typed results of the SDK (plain dataclasses over the protocol's JSON)."""
+"""Typed results of the SDK: plain dataclasses over the protocol's JSON, read from the wire types that
+``protocol.py`` (generated from the protocol declarations) gives."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
+
+from . import protocol
 
 
 @dataclass(frozen=True)
@@ -16,7 +19,7 @@ class Event:
     data: Dict[str, Any]
 
     @classmethod
-    def from_wire(cls, raw: Dict[str, Any]) -> "Event":
+    def from_wire(cls, raw: protocol.SessionEvent) -> "Event":
         return cls(type=raw["type"], seq=raw["seq"], time=raw["time"], data=raw.get("data") or {})
 
 
@@ -36,7 +39,7 @@ class ApprovalRequest:
     rule: Optional[str] = None
 
     @classmethod
-    def from_wire(cls, raw: Dict[str, Any]) -> "ApprovalRequest":
+    def from_wire(cls, raw: protocol.ApprovalRequestParams) -> "ApprovalRequest":
         return cls(
             request_id=raw["requestId"],
             session_id=raw["sessionId"],
@@ -81,7 +84,7 @@ class ServerInfo:
     cwd: str
 
     @classmethod
-    def from_wire(cls, raw: Dict[str, Any]) -> "ServerInfo":
+    def from_wire(cls, raw: protocol.InitializeResult) -> "ServerInfo":
         return cls(
             protocol_version=raw["protocolVersion"],
             name=raw["serverInfo"]["name"],
@@ -111,7 +114,7 @@ class SessionSummary:
     parent: Optional[Dict[str, Any]] = None
 
     @classmethod
-    def from_wire(cls, raw: Dict[str, Any]) -> "SessionSummary":
+    def from_wire(cls, raw: protocol.SessionSummary) -> "SessionSummary":
         return cls(
             id=raw["id"],
             cwd=raw["cwd"],

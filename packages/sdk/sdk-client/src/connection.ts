@@ -1,20 +1,17 @@
-import { RPC_ERRORS, type ClientMethod, type ClientMethods, type RpcErrorObject, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
+import { PeerRequestError, RpcError, RpcPeer } from '@dsh/jsonrpc-lines'
+import { RPC_ERRORS, SERVER_REQUEST_SCHEMAS, checkValue, type ClientMethod, type ClientMethods, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
 import { DshError } from './errors.ts'
 import type { RuntimeProcess } from './process.ts'
 
 type NotificationListener = <M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]) => void
 type ServerRequestHandler = <M extends keyof ServerRequests>(method: M, params: ServerRequests[M]['params']) => Promise<ServerRequests[M]['result']>
 
-interface Pending {
-  method: string
-  resolve(result: any): void
-  reject(error: DshError): void
-}
-
-/** The client end of the protocol: our requests and their replies, the runtime's notifications and requests. */
+/**
+ * The client end of the protocol over the runtime's stdio: our requests and their replies, the runtime's
+ * notifications and requests. The JSON-RPC handling is the one the runtime uses (`@dsh/jsonrpc-lines`).
+ */
 export class Connection {
-  private nextId = 1
-  private readonly pending = new Map<number, Pending>()
+  private readonly peer: RpcPeer
   private readonly listeners = new Set<NotificationListener>()
   private readonly closeListeners = new Set<(error: DshError) => void>()
   private failure: DshError | undefined
@@ -26,7 +23,14 @@ export class Connection {
     private readonly process: RuntimeProcess,
     private readonly serve: ServerRequestHandler,
   ) {
-    process.onLine((line) => this.receive(line))
+    this.peer = new RpcPeer({
+      write: (line) => process.write(line),
+      handle: (method, params, notification) => (notification ? this.notified(method, params) : this.answer(method, params)),
+      excerptChars: process.excerptChars,
+      warn: (message) => process.warn(message),
+    })
+    process.onLine((line) => this.peer.receive(line))
+    process.onUnreadable((problem) => this.fail(new DshError('PROTOCOL_ERROR', `the dsh runtime wrote ${problem}; the connection is closed`)))
     void process.exited.then((exit) => this.fail(new DshError('RUNTIME_EXITED', process.describeExit(exit))))
   }
 
@@ -35,13 +39,17 @@ export class Connection {
     return this.failure
   }
 
-  request<M extends ClientMethod>(method: M, params: ClientMethods[M]['params']): Promise<ClientMethods[M]['result']> {
-    if (this.failure) return Promise.reject(this.failure)
-    const id = this.nextId++
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, resolve, reject })
-      this.process.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    })
+  async request<M extends ClientMethod>(method: M, params: ClientMethods[M]['params']): Promise<ClientMethods[M]['result']> {
+    if (this.failure) throw this.failure
+    try {
+      return (await this.peer.request(method, params)) as ClientMethods[M]['result']
+    } catch (error) {
+      if (error instanceof PeerRequestError && error.error) {
+        const rpc = error.error
+        throw new DshError('REQUEST_FAILED', `${method} failed (${rpc.code}${rpc.data?.code ? ` ${rpc.data.code}` : ''}): ${rpc.message}`, rpc)
+      }
+      throw error
+    }
   }
 
   /** Listens to every notification; returns the function that stops listening. */
@@ -64,41 +72,21 @@ export class Connection {
     if (this.failure) return
     this.failure = error
     this.ended(error)
-    for (const pending of this.pending.values()) pending.reject(error)
-    this.pending.clear()
+    this.peer.rejectPending(error)
     for (const listener of this.closeListeners) listener(error)
     this.closeListeners.clear()
   }
 
-  private receive(line: string): void {
-    let message: any
-    try {
-      message = JSON.parse(line)
-    } catch {
-      return // the runtime writes protocol only; a stray line is not ours to interpret
-    }
-    if (typeof message?.method === 'string' && message.id !== undefined) return void this.answer(message.id, message.method, message.params)
-    if (typeof message?.method === 'string') {
-      for (const listener of this.listeners) listener(message.method, message.params)
-      return
-    }
-    const pending = this.pending.get(message?.id)
-    if (!pending) return
-    this.pending.delete(message.id)
-    if (message.error) {
-      const error = message.error as RpcErrorObject
-      pending.reject(new DshError('REQUEST_FAILED', `${pending.method} failed (${error.code}${error.data?.code ? ` ${error.data.code}` : ''}): ${error.message}`, error))
-    } else pending.resolve(message.result)
+  private async notified(method: string, params: Record<string, unknown>): Promise<void> {
+    for (const listener of this.listeners) listener(method as keyof ServerNotifications, params as any)
   }
 
-  private async answer(id: unknown, method: string, params: unknown): Promise<void> {
-    let reply: object
-    try {
-      if (method !== 'approval/request') throw Object.assign(new Error(`the SDK does not serve "${method}"`), { rpcCode: RPC_ERRORS.METHOD_NOT_FOUND })
-      reply = { result: await this.serve(method, params as any) }
-    } catch (error: any) {
-      reply = { error: { code: error?.rpcCode ?? RPC_ERRORS.INTERNAL_ERROR, message: String(error?.message ?? error) } }
-    }
-    this.process.write(JSON.stringify({ jsonrpc: '2.0', id, ...reply }))
+  /** A request of the runtime: only approvals are served, and only with an answer the protocol allows. */
+  private async answer(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (!(method in SERVER_REQUEST_SCHEMAS)) throw new RpcError(RPC_ERRORS.METHOD_NOT_FOUND, `the SDK does not serve "${method}"`, { method })
+    const schemas = SERVER_REQUEST_SCHEMAS[method as keyof ServerRequests]
+    const problem = checkValue(schemas.params, params)
+    if (problem) throw new RpcError(RPC_ERRORS.INVALID_PARAMS, `Invalid params: "${problem.field || 'params'}" ${problem.problem}`, { field: problem.field || 'params' })
+    return this.serve(method as keyof ServerRequests, params as ServerRequests[keyof ServerRequests]['params'])
   }
 }

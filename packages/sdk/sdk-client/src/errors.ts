@@ -9,6 +9,8 @@ export type DshErrorCode =
   | 'PROTOCOL_MISMATCH'
   /** The runtime refused a request: `rpc` holds its JSON-RPC error (`rpc.data.code` is the typed code). */
   | 'REQUEST_FAILED'
+  /** The runtime wrote what the client cannot read (a line over `maxLineBytes`): the connection is closed. */
+  | 'PROTOCOL_ERROR'
   /** The harness was closed. */
   | 'CLOSED'
 

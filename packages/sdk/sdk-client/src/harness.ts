@@ -41,6 +41,8 @@ export interface HarnessOptions {
   stderr?: 'pipe' | 'inherit' | ((text: string) => void)
   /** Bytes of the runtime's stderr kept for error messages (default 16384). */
   stderrTailBytes?: number
+  /** Longest line (one message) read from the runtime, in bytes (default 256 MiB); a longer one ends the connection. */
+  maxLineBytes?: number
   /** Timeouts of each step of `close()`. */
   closeTimeouts?: Partial<CloseTimeouts>
   clientInfo?: { name: string; version?: string }
@@ -87,7 +89,7 @@ export class Harness {
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
     const command = findRuntime(options.command, env)
     const args = ['--profile', 'sdk', ...(options.minimal ? ['--patch', 'minimal'] : []), ...(options.patches ?? []).flatMap((patch) => ['--patch', patch])]
-    const runtime = await RuntimeProcess.spawn(command, args, { cwd: options.cwd, env, stderr: options.stderr ?? 'pipe', stderrTailBytes: options.stderrTailBytes ?? STDERR_TAIL_BYTES })
+    const runtime = await RuntimeProcess.spawn(command, args, { cwd: options.cwd, env, stderr: options.stderr ?? 'pipe', stderrTailBytes: options.stderrTailBytes ?? STDERR_TAIL_BYTES, ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}) })
     let harness: Harness | undefined
     const connection = new Connection(runtime, async (_method, params) => harness!.approve(params))
     try {

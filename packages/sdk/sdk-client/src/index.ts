@@ -4,7 +4,7 @@ export { Harness, type ApprovalCallback, type CloseResult, type HarnessOptions, 
 export { Session, type RunOptions, type RunResult } from './session.ts'
 export { DshError, type DshErrorCode } from './errors.ts'
 export { findRuntime, repositoryLauncher, type RuntimeCommand } from './find.ts'
-export { CLOSE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, type Exit } from './process.ts'
+export { CLOSE_DEFAULTS, LINE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, type Exit } from './process.ts'
 export { SessionView, retryText, type Item, type ViewChange } from '@dsh/session-view'
 export { APPROVAL_ANSWERS } from '@dsh/sdk-protocol'
 export type { AnySessionEvent, ApprovalAnswer, ApprovalRequestParams, InitializeResult, PromptContent, RouteParam, SessionSummary, TurnEndReason } from '@dsh/sdk-protocol'

@@ -25,3 +25,11 @@ test('a process that ends on SIGTERM stops at the SIGTERM step', async () => {
   await new Promise((resolve) => plain.child.stderr!.once('data', resolve))
   expect(await plain.close(() => {}, TIMEOUTS)).toEqual({ stage: 'sigterm', code: null, signal: 'SIGTERM' })
 })
+
+test('a runtime that writes a line over maxLineBytes ends the connection with PROTOCOL_ERROR instead of growing the buffer', async () => {
+  const { Harness } = await import('./harness.ts')
+  // A fake runtime that answers nothing and floods stdout with one endless line.
+  const flood = "process.stdout.write('x'.repeat(64 * 1024)); process.stdin.resume(); setInterval(() => {}, 1000)"
+  const started = Harness.start({ command: [process.execPath, '-e', flood, '--'], maxLineBytes: 4096, closeTimeouts: TIMEOUTS })
+  await expect(started).rejects.toMatchObject({ code: 'PROTOCOL_ERROR', message: expect.stringContaining('longer than 4096 bytes') })
+})

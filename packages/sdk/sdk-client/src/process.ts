@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { LineSplitter } from '@dsh/jsonrpc-lines'
 import { DshError } from './errors.ts'
 import type { RuntimeCommand } from './find.ts'
 
@@ -19,6 +20,9 @@ export interface CloseTimeouts {
 
 export const CLOSE_DEFAULTS: CloseTimeouts = { shutdownMs: 5_000, eofMs: 2_000, termMs: 2_000 }
 
+/** The framing's defaults: a line as long as any reply a client should hold in memory, and a short quote. */
+export const LINE_DEFAULTS = { maxLineBytes: 256 * 1024 * 1024, excerptChars: 120 }
+
 /** Which step of the escalation ended the process. */
 export type CloseStage = 'shutdown' | 'eof' | 'sigterm' | 'sigkill' | 'already-exited'
 
@@ -28,6 +32,12 @@ export interface SpawnOptions {
   /** `pipe` keeps the last `stderrTailBytes` for error messages; a function also receives every chunk. */
   stderr: 'pipe' | 'inherit' | ((text: string) => void)
   stderrTailBytes: number
+  /** Longest line (one message) read from the runtime (default 256 MiB); a longer one closes the connection (PROTOCOL_ERROR). */
+  maxLineBytes?: number
+  /** Characters of an unreadable line quoted in an error (default 120). */
+  excerptChars?: number
+  /** Where protocol problems nobody can be told about go (a reply we could not read); default: nowhere. */
+  onWarning?: (message: string) => void
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
@@ -38,6 +48,8 @@ export class RuntimeProcess {
   private tail = ''
   private exit: Exit | undefined
   private lineListener: (line: string) => void = () => {}
+  private unreadableListener: (problem: string) => void = () => {}
+  readonly excerptChars: number
 
   private constructor(
     readonly child: ChildProcess,
@@ -49,17 +61,15 @@ export class RuntimeProcess {
         resolve(this.exit)
       }),
     )
-    let buffered = ''
-    child.stdout!.setEncoding('utf8')
-    child.stdout!.on('data', (chunk: string) => {
-      buffered += chunk
-      let newline: number
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, newline)
-        buffered = buffered.slice(newline + 1)
-        if (line.trim()) this.lineListener(line)
-      }
+    this.excerptChars = options.excerptChars ?? LINE_DEFAULTS.excerptChars
+    this.warn = options.onWarning ?? (() => {})
+    // The framing the runtime reads with, on bytes: a limit means bytes, a split UTF-8 character stays whole.
+    const splitter = new LineSplitter(options.maxLineBytes ?? LINE_DEFAULTS.maxLineBytes, this.excerptChars, {
+      line: (text) => this.lineListener(text),
+      tooLong: (start, limit) => this.unreadableListener(`a line longer than ${limit} bytes (maxLineBytes), starting ${JSON.stringify(start)}`),
     })
+    child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk))
+    child.stdout!.on('end', () => splitter.end())
     child.stderr?.setEncoding('utf8')
     child.stderr?.on('data', (chunk: string) => {
       this.tail = (this.tail + chunk).slice(-options.stderrTailBytes)
@@ -92,6 +102,14 @@ export class RuntimeProcess {
   onLine(listener: (line: string) => void): void {
     this.lineListener = listener
   }
+
+  /** Called when the runtime writes something the framing cannot deliver (a line over the limit). */
+  onUnreadable(listener: (problem: string) => void): void {
+    this.unreadableListener = listener
+  }
+
+  /** Reports a protocol problem nobody can be told about over the connection. */
+  readonly warn: (message: string) => void
 
   write(line: string): void {
     if (this.running && this.child.stdin!.writable) this.child.stdin!.write(line + '\n')

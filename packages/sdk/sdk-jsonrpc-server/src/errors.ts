@@ -1,20 +1,7 @@
-import { RPC_ERRORS, type RpcErrorData, type RpcErrorObject } from '@dsh/sdk-protocol'
+import { RpcError } from '@dsh/jsonrpc-lines'
+import { RPC_ERRORS } from '@dsh/sdk-protocol'
 
-/** A failure to report to the client as a JSON-RPC error. Handlers throw it; the peer turns it into a reply. */
-export class RpcError extends Error {
-  override name = 'RpcError'
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: RpcErrorData,
-  ) {
-    super(message)
-  }
-
-  toObject(): RpcErrorObject {
-    return { code: this.code, message: this.message, ...(this.data ? { data: this.data } : {}) }
-  }
-}
+export { RpcError }
 
 export const invalidParams = (field: string, problem: string) => new RpcError(RPC_ERRORS.INVALID_PARAMS, `Invalid params: "${field}" ${problem}`, { field })
 

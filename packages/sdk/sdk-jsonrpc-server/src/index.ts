@@ -11,8 +11,7 @@ import { SdkServer } from './server.ts'
 
 export { Config } from './config.ts'
 export { SdkServer, type Stdio } from './server.ts'
-export { LineSplitter } from './lines.ts'
-export { RpcPeer } from './peer.ts'
+export { LineSplitter, RpcPeer } from '@dsh/jsonrpc-lines'
 
 export const name = 'sdk-jsonrpc-server'
 export const inject = ['app', 'cmdlineArgs', 'agents', 'sessions', 'llm', 'approval']

@@ -5,10 +5,10 @@ import type { PermissionPresets } from '@dsh/permission-presets'
 import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
 import { SessionError } from '@dsh/session'
 import { RpcError, invalidParams, requestFailed } from './errors.ts'
-import { content, directory, integer, optionalInteger, optionalObject, optionalRoute, optionalString, string, type RouteInput } from './params.ts'
+import { directory, parseRoute, toBlocks, type RouteInput } from './params.ts'
 import type { Config } from './config.ts'
 
-type Params = Record<string, unknown>
+type Params<M extends keyof ClientMethods> = ClientMethods[M]['params']
 type Result<M extends keyof ClientMethods> = Promise<ClientMethods[M]['result']>
 
 /** What the method table needs from the server that owns the connection. */
@@ -22,8 +22,9 @@ export interface MethodHost {
 }
 
 /**
- * The client's requests (the spec is @dsh/sdk-protocol's README). Each method validates its params by name
- * and works through ctx.agents and ctx.sessions only; typed refusals keep their code.
+ * The client's requests (the spec is @dsh/sdk-protocol's README). Params arrive checked against the
+ * protocol's schemas (server.ts); each method adds the checks a schema cannot make and works through
+ * ctx.agents and ctx.sessions only; typed refusals keep their code.
  */
 export class Methods {
   constructor(private readonly host: MethodHost) {}
@@ -32,15 +33,10 @@ export class Methods {
     return this.host.ctx
   }
 
-  async initialize(params: Params): Result<'initialize'> {
-    integer(params, 'protocolVersion', 1)
-    const client = optionalObject(params, 'clientInfo')
-    if (client) string(client, 'name')
-    const capabilities = optionalObject(params, 'capabilities') ?? {}
-    if (capabilities.approvals !== undefined && typeof capabilities.approvals !== 'boolean') throw invalidParams('capabilities.approvals', 'must be a boolean')
+  async initialize(params: Params<'initialize'>): Result<'initialize'> {
     // Answer only once every row has mounted: providers register their adapters as they come up.
     await (this.ctx.get('loader') as { await?(): Promise<void> } | undefined)?.await?.()
-    const approvals = capabilities.approvals === true
+    const approvals = params.capabilities?.approvals === true
     this.host.initialized(approvals)
     const result: InitializeResult = {
       protocolVersion: PROTOCOL_VERSION,
@@ -52,11 +48,10 @@ export class Methods {
     return result
   }
 
-  async 'session/new'(params: Params): Result<'session/new'> {
-    const cwd = directory(params, 'cwd') ?? this.ctx.app.cwd
-    const route = optionalRoute(params, 'route')
-    const permission = optionalString(params, 'permission')
-    const systemPrompt = params.systemPrompt === undefined ? undefined : string(params, 'systemPrompt')
+  async 'session/new'(params: Params<'session/new'>): Result<'session/new'> {
+    const cwd = directory(params.cwd, 'cwd') ?? this.ctx.app.cwd
+    const route = parseRoute(params.route, 'route')
+    const { permission, systemPrompt } = params
     const presets = permission === undefined ? undefined : this.requirePresets()
     if (presets && permission) this.checkPreset(presets, permission, 'permission')
     if (route?.provider) this.checkProvider(route.provider, 'route')
@@ -66,50 +61,48 @@ export class Methods {
     return { sessionId: agent.session.id, length: agent.session.length }
   }
 
-  async 'session/prompt'(params: Params): Result<'session/prompt'> {
-    const blocks = content(params, 'content')
-    const sessionId = optionalString(params, 'sessionId')
+  async 'session/prompt'(params: Params<'session/prompt'>): Result<'session/prompt'> {
+    const blocks = toBlocks(params.content)
+    const { sessionId } = params
     const agent = sessionId === undefined ? await this.ctx.agents.create({ cwd: this.ctx.app.cwd }) : await this.openOrCreate(sessionId)
     const messageId = agent.followup(blocks)
     return { sessionId: agent.session.id, messageId }
   }
 
-  async 'session/cancel'(params: Params): Result<'session/cancel'> {
-    const agent = this.openAgent(params)
+  async 'session/cancel'(params: Params<'session/cancel'>): Result<'session/cancel'> {
+    const agent = this.openAgent(params.sessionId)
     const wasRunning = agent.running
     agent.cancel('cancelled by the SDK client')
     return { wasRunning }
   }
 
-  async 'session/resume'(params: Params): Result<'session/resume'> {
-    const sessionId = string(params, 'sessionId')
-    const route = optionalRoute(params, 'route')
+  async 'session/resume'(params: Params<'session/resume'>): Result<'session/resume'> {
+    const { sessionId } = params
+    const route = parseRoute(params.route, 'route')
     if (route?.provider) this.checkProvider(route.provider, 'route')
     const agent = await this.ctx.agents.resume(sessionId).catch(notFoundAs('sessionId'))
     if (route) agent.setRoute(this.completeRoute(agent, route))
     return { sessionId: agent.session.id, length: agent.session.length }
   }
 
-  async 'session/fork'(params: Params): Result<'session/fork'> {
-    const sessionId = string(params, 'sessionId')
-    const atSeq = integer(params, 'atSeq')
-    const route = optionalRoute(params, 'route')
+  async 'session/fork'(params: Params<'session/fork'>): Result<'session/fork'> {
+    const { sessionId, atSeq } = params
+    const route = parseRoute(params.route, 'route')
     if (route?.provider) this.checkProvider(route.provider, 'route')
     const agent = await this.ctx.agents.fork(sessionId, atSeq).catch(notFoundAs('sessionId'))
     if (route) agent.setRoute(this.completeRoute(agent, route))
     return { sessionId: agent.session.id, length: agent.session.length }
   }
 
-  async 'session/list'(params: Params): Result<'session/list'> {
-    const cwd = optionalString(params, 'cwd')
+  async 'session/list'(params: Params<'session/list'>): Result<'session/list'> {
+    const { cwd } = params
     const sessions = await this.ctx.sessions.list()
     return { sessions: cwd === undefined ? sessions : sessions.filter((session) => session.cwd === cwd) }
   }
 
-  async 'session/events'(params: Params): Result<'session/events'> {
-    const sessionId = string(params, 'sessionId')
-    const fromSeq = optionalInteger(params, 'fromSeq') ?? 0
-    const limit = optionalInteger(params, 'limit', 1) ?? this.host.config.pageSize
+  async 'session/events'(params: Params<'session/events'>): Result<'session/events'> {
+    const { sessionId, fromSeq = 0 } = params
+    const limit = params.limit ?? this.host.config.pageSize
     if (limit > this.host.config.maxPageSize) throw invalidParams('limit', `must be at most ${this.host.config.maxPageSize} (the runtime's maxPageSize)`)
     const { events } = await this.ctx.sessions.read(sessionId).catch(notFoundAs('sessionId'))
     const page = events.slice(fromSeq, fromSeq + limit)
@@ -117,19 +110,18 @@ export class Methods {
     return { events: page as ClientMethods['session/events']['result']['events'], nextSeq: next < events.length ? next : null, length: events.length }
   }
 
-  async 'session/setModel'(params: Params): Result<'session/setModel'> {
-    const agent = this.openAgent(params)
-    const input = optionalRoute(params, 'route')
-    if (!input) throw invalidParams('route', 'is required ("provider/model", "model" or { provider, model, effort })')
+  async 'session/setModel'(params: Params<'session/setModel'>): Result<'session/setModel'> {
+    const agent = this.openAgent(params.sessionId)
+    const input = parseRoute(params.route, 'route')!
     if (input.provider) this.checkProvider(input.provider, 'route')
     const route = this.completeRoute(agent, input)
     agent.setRoute(route)
     return { route }
   }
 
-  async 'session/setPermission'(params: Params): Result<'session/setPermission'> {
-    const agent = this.openAgent(params)
-    const preset = string(params, 'preset')
+  async 'session/setPermission'(params: Params<'session/setPermission'>): Result<'session/setPermission'> {
+    const agent = this.openAgent(params.sessionId)
+    const { preset } = params
     const presets = this.requirePresets()
     this.checkPreset(presets, preset, 'preset')
     this.applyPreset(presets, agent, preset, 'preset')
@@ -165,8 +157,7 @@ export class Methods {
     }
   }
 
-  private openAgent(params: Params): Agent {
-    const sessionId = string(params, 'sessionId')
+  private openAgent(sessionId: string): Agent {
     const agent = this.ctx.agents.bySession(sessionId)
     if (!agent) throw requestFailed('SESSION_NOT_OPEN', `session ${sessionId} is not open in this runtime (open it with session/new, session/resume or session/fork)`, 'sessionId')
     return agent

@@ -1,13 +1,12 @@
 import type { Context } from '@dsh/cordis'
+import { LineSplitter, RpcPeer } from '@dsh/jsonrpc-lines'
 import type { Agent, AgentStatus } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
-import { APPROVAL_ANSWERS, CLIENT_METHODS, RPC_ERRORS, type ApprovalRequestParams, type ClientMethod, type ServerNotifications } from '@dsh/sdk-protocol'
+import { APPROVAL_ANSWERS, CLIENT_METHOD_SCHEMAS, CLIENT_METHODS, RPC_ERRORS, SERVER_REQUEST_SCHEMAS, checkValue, type ApprovalRequestParams, type ClientMethod, type ClientMethods, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
-import { RpcError } from './errors.ts'
-import { LineSplitter } from './lines.ts'
+import { RpcError, invalidParams, toRpcError } from './errors.ts'
 import { METHOD_NOT_FOUND, Methods, type MethodHost } from './methods.ts'
-import { RpcPeer } from './peer.ts'
 
 export interface Stdio {
   input: NodeJS.ReadableStream
@@ -44,6 +43,8 @@ export class SdkServer implements MethodHost {
       handle: (method, params) => this.handle(method, params),
       excerptChars: config.excerptChars,
       warn: (message) => this.log.warn(message),
+      idPrefix: 'dsh-',
+      toError: toRpcError,
     })
   }
 
@@ -131,15 +132,17 @@ export class SdkServer implements MethodHost {
     if (this.state === 'closing' && method !== 'shutdown') throw new RpcError(RPC_ERRORS.SHUTTING_DOWN, `the runtime is shutting down and takes no new requests (${method})`, { code: 'SHUTTING_DOWN' })
     if (method === 'initialize') {
       if (this.state !== 'uninitialized') throw new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: initialize was already called on this connection', { code: 'ALREADY_INITIALIZED' })
+      checkParams(method, params)
       this.state = 'initializing'
       try {
-        return await this.methods.initialize(params)
+        return await this.methods.initialize(params as ClientMethods['initialize']['params'])
       } catch (error) {
         if (this.state === 'initializing') this.state = 'uninitialized'
         throw error
       }
     }
     if (this.state !== 'ready' && method !== 'shutdown') throw new RpcError(RPC_ERRORS.NOT_INITIALIZED, `call initialize before ${method}`, { code: 'NOT_INITIALIZED' })
+    checkParams(method as ClientMethod, params)
     const run = this.methods[method as Exclude<ClientMethod, 'initialize'>] as (this: Methods, params: Record<string, unknown>) => Promise<unknown>
     const result = await run.call(this.methods, params)
     // The reply is written once this promise settles (a microtask); the exit request comes after it.
@@ -160,10 +163,10 @@ export class SdkServer implements MethodHost {
     const timer = limit > 0 ? setTimeout(() => controller.abort(new Error(`the SDK client did not answer approval/request within ${limit} ms (approvalTimeoutMs)`)), limit) : undefined
     const params: ApprovalRequestParams = { requestId: request.requestId, sessionId: request.sessionId, tool: request.tool, summary: request.summary, reason: request.reason, ...(request.callId ? { callId: request.callId } : {}), ...(request.rule ? { rule: request.rule } : {}) }
     try {
-      const result = (await this.peer.request('approval/request', params, controller.signal)) as { answer?: unknown } | null
-      const answer = result?.answer
-      if (APPROVAL_ANSWERS.includes(answer as ApprovalAnswer)) return answer as ApprovalAnswer
-      throw new Error(`the SDK client answered approval/request with ${JSON.stringify(result)}, not { "answer": ${APPROVAL_ANSWERS.map((value) => `"${value}"`).join(' | ')} }`)
+      const result = await this.peer.request('approval/request', params, controller.signal)
+      const problem = checkValue(SERVER_REQUEST_SCHEMAS['approval/request'].result, result)
+      if (problem) throw new Error(`the SDK client answered approval/request with ${JSON.stringify(result)}: ${problem.field || 'the result'} ${problem.problem} (expected { "answer": ${APPROVAL_ANSWERS.map((answer) => `"${answer}"`).join(' | ')} })`)
+      return (result as ServerRequests['approval/request']['result']).answer
     } finally {
       if (timer) clearTimeout(timer)
       signal.removeEventListener('abort', onAbort)
@@ -194,4 +197,10 @@ export class SdkServer implements MethodHost {
       },
     }
   }
+}
+
+/** Refuses params that do not match the method's schema, naming the field (`content[1].text`). */
+function checkParams(method: ClientMethod, params: Record<string, unknown>): void {
+  const problem = checkValue(CLIENT_METHOD_SCHEMAS[method].params, params)
+  if (problem) throw invalidParams(problem.field || 'params', problem.problem)
 }

@@ -1,9 +1,47 @@
-// The SDK wire protocol (docs/architecture.md, "Surfaces"; the spec is this package's README). Types and
-// constants only: the runtime side is @dsh/sdk-jsonrpc-server, the TypeScript client is @dsh/sdk.
-import type { Effort, ImageBlock, ModelInfo, Route, TextBlock } from '@dsh/llm'
+// The SDK wire protocol (docs/architecture.md, "Surfaces"; the spec is this package's README). The schemas
+// of schema.ts are the one description; the types here are derived from them (`Static`), and validate.ts
+// checks values against them. The runtime side is @dsh/sdk-jsonrpc-server, the TypeScript client @dsh/sdk.
+import type { Effort, ModelInfo, Route } from '@dsh/llm'
 import type { AnySessionEvent, SessionSummary, TurnEndReason } from '@dsh/session'
+import type { Static, TSchema } from '@sinclair/typebox'
+import {
+  APPROVAL_ANSWERS,
+  CLIENT_METHOD_SCHEMAS,
+  type ApprovalAnswerSchema,
+  type ApprovalRequestParamsSchema,
+  type InitializeParamsSchema,
+  type InitializeResultSchema,
+  type ModelInfoSchema,
+  type PromptContentSchema,
+  type ProviderInfoSchema,
+  type RouteParamSchema,
+  type RouteSchema,
+  type RpcErrorDataSchema,
+  type RpcErrorObjectSchema,
+  type SERVER_NOTIFICATION_SCHEMAS,
+  type SERVER_REQUEST_SCHEMAS,
+  type SessionCancelResultSchema,
+  type SessionEventsParamsSchema,
+  type SessionEventsResultSchema,
+  type SessionForkParamsSchema,
+  type SessionListParamsSchema,
+  type SessionListResultSchema,
+  type SessionNewParamsSchema,
+  type SessionOpenedResultSchema,
+  type SessionPromptParamsSchema,
+  type SessionPromptResultSchema,
+  type SessionRefSchema,
+  type SessionResumeParamsSchema,
+  type SessionSetModelParamsSchema,
+  type SessionSetPermissionParamsSchema,
+  type SessionSummarySchema,
+  type SESSION_STATUSES,
+  type EffortSchema,
+} from './schema.ts'
 
 export type { AnySessionEvent, ModelInfo, Route, SessionSummary, TurnEndReason }
+export * from './schema.ts'
+export { checkValue, type ValueProblem } from './validate.ts'
 
 /** Bumped on any incompatible change of a method, a notification or an error code. */
 export const PROTOCOL_VERSION = 1
@@ -31,24 +69,11 @@ export const RPC_ERRORS = {
 export type RpcErrorCode = (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS]
 
 export type RpcId = string | number | null
+export type RpcErrorData = Static<typeof RpcErrorDataSchema>
+export type RpcErrorObject = Static<typeof RpcErrorObjectSchema>
 
-export interface RpcErrorData {
-  /** Typed code of the failure (`SESSION_NOT_FOUND`, `LINE_TOO_LONG`, …). */
-  code?: string
-  /** The parameter that was wrong (INVALID_PARAMS). */
-  field?: string
-  /** The beginning of the offending line (PARSE_ERROR, INVALID_REQUEST for an oversized line). */
-  lineStart?: string
-  /** The unknown method (METHOD_NOT_FOUND). */
-  method?: string
-}
-
-export interface RpcErrorObject {
-  code: number
-  message: string
-  data?: RpcErrorData
-}
-
+// The envelope's TypeScript forms are generic over the method and its params; their wire shape is
+// RpcRequestSchema, RpcNotificationSchema and RpcResponseSchema.
 export interface RpcRequest<M extends string = string, P = unknown> {
   jsonrpc: '2.0'
   id: RpcId
@@ -67,182 +92,51 @@ export type RpcResponse<R = unknown> = { jsonrpc: '2.0'; id: RpcId; result: R } 
 export type RpcMessage = RpcRequest | RpcNotification | RpcResponse
 
 /** A route as a parameter: `"provider/model"`, a bare `"model"` (the session's provider), or an object. */
-export type RouteParam = string | { provider: string; model: string; effort?: Effort }
-
+export type RouteParam = Static<typeof RouteParamSchema>
 /** What a prompt may carry: plain text or text and image blocks. */
-export type PromptContent = string | (TextBlock | ImageBlock)[]
+export type PromptContent = Static<typeof PromptContentSchema>
+export type InitializeParams = Static<typeof InitializeParamsSchema>
+export type ProviderInfo = Static<typeof ProviderInfoSchema>
+export type InitializeResult = Static<typeof InitializeResultSchema>
+export type SessionNewParams = Static<typeof SessionNewParamsSchema>
+export type SessionRef = Static<typeof SessionRefSchema>
+export type SessionPromptParams = Static<typeof SessionPromptParamsSchema>
+export type SessionPromptResult = Static<typeof SessionPromptResultSchema>
+export type SessionCancelResult = Static<typeof SessionCancelResultSchema>
+export type SessionOpenedResult = Static<typeof SessionOpenedResultSchema>
+export type SessionResumeParams = Static<typeof SessionResumeParamsSchema>
+export type SessionForkParams = Static<typeof SessionForkParamsSchema>
+export type SessionListParams = Static<typeof SessionListParamsSchema>
+export type SessionListResult = Static<typeof SessionListResultSchema>
+export type SessionEventsParams = Static<typeof SessionEventsParamsSchema>
+export type SessionEventsResult = Static<typeof SessionEventsResultSchema>
+export type SessionSetModelParams = Static<typeof SessionSetModelParamsSchema>
+export type SessionSetPermissionParams = Static<typeof SessionSetPermissionParamsSchema>
+export type SessionStatus = (typeof SESSION_STATUSES)[number]
+export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
+export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>
 
-export interface InitializeParams {
-  /** The protocol version the client speaks (this package's `PROTOCOL_VERSION`). */
-  protocolVersion: number
-  clientInfo?: { name: string; version?: string }
-  capabilities?: {
-    /** The client answers `approval/request`. Without it every approval is refused. */
-    approvals?: boolean
-  }
-}
-
-export interface ProviderInfo {
-  provider: string
-  models: ModelInfo[]
-  /** Set when the provider could not list its models (the provider is still usable by route). */
-  error?: string
-}
-
-export interface InitializeResult {
-  /** The version the runtime speaks; a client that cannot speak it should close. */
-  protocolVersion: number
-  serverInfo: { name: 'dsh'; version: string; profile: string }
-  capabilities: {
-    /** Whether approvals will be sent to this client as `approval/request` (it declared the capability). */
-    approvals: boolean
-    /** Whether `session/setPermission` and `session/new { permission }` are available (a presets row is mounted). */
-    permissionPresets: boolean
-  }
-  /** Mounted model providers and the models each knows. */
-  providers: ProviderInfo[]
-  /** The runtime's working directory: the default `cwd` of new sessions. */
-  cwd: string
-}
-
-export interface SessionNewParams {
-  /** Absolute path of an existing directory (default: the runtime's cwd). */
-  cwd?: string
-  route?: RouteParam
-  /** A permission preset name (`read-only`, `workspace-write`, `danger-full-access`). */
-  permission?: string
-  /** A whole system prompt for this session instead of the assembled one. */
-  systemPrompt?: string
-}
-
-export interface SessionRef {
-  sessionId: string
-}
-
-export interface SessionPromptParams {
-  /** An open or stored session; an unknown id (or none) starts a new session, whose id the result gives. */
-  sessionId?: string
-  content: PromptContent
-}
-
-export interface SessionPromptResult {
-  sessionId: string
-  /** The receipt of the queued message. */
-  messageId: string
-}
-
-export interface SessionCancelResult {
-  /** Whether a turn was running and was asked to stop. */
-  wasRunning: boolean
-}
-
-export interface SessionOpenedResult {
-  sessionId: string
-  /** Events in the log now (page them with `session/events`). */
-  length: number
-}
-
-export interface SessionResumeParams extends SessionRef {
-  route?: RouteParam
-}
-
-export interface SessionForkParams extends SessionRef {
-  /** The last event the fork keeps; it must not lie inside an open turn. */
-  atSeq: number
-  route?: RouteParam
-}
-
-export interface SessionListParams {
-  /** Only sessions started in this directory. */
-  cwd?: string
-}
-
-export interface SessionListResult {
-  sessions: SessionSummary[]
-}
-
-export interface SessionEventsParams extends SessionRef {
-  /** First seq of the page (default 0). */
-  fromSeq?: number
-  /** Events per page (default and maximum: the runtime's `pageSize` and `maxPageSize`). */
-  limit?: number
-}
-
-export interface SessionEventsResult {
-  events: AnySessionEvent[]
-  /** The seq of the next page, or null when this page reached the end of the log. */
-  nextSeq: number | null
-  /** Events in the log. */
-  length: number
-}
-
-export interface SessionSetModelParams extends SessionRef {
-  route: RouteParam
-}
-
-export interface SessionSetPermissionParams extends SessionRef {
-  preset: string
-}
+type MethodTable<T extends Record<string, { params: TSchema; result: TSchema }>> = { [M in keyof T]: { params: Static<T[M]['params']>; result: Static<T[M]['result']> } }
 
 /** Requests the client sends, with their params and results. */
-export interface ClientMethods {
-  initialize: { params: InitializeParams; result: InitializeResult }
-  'session/new': { params: SessionNewParams; result: SessionOpenedResult }
-  'session/prompt': { params: SessionPromptParams; result: SessionPromptResult }
-  'session/cancel': { params: SessionRef; result: SessionCancelResult }
-  'session/resume': { params: SessionResumeParams; result: SessionOpenedResult }
-  'session/fork': { params: SessionForkParams; result: SessionOpenedResult }
-  'session/list': { params: SessionListParams; result: SessionListResult }
-  'session/events': { params: SessionEventsParams; result: SessionEventsResult }
-  'session/setModel': { params: SessionSetModelParams; result: { route: Route } }
-  'session/setPermission': { params: SessionSetPermissionParams; result: { preset: string } }
-  shutdown: { params: Record<string, never>; result: Record<string, never> }
-}
-
+export type ClientMethods = MethodTable<typeof CLIENT_METHOD_SCHEMAS>
 export type ClientMethod = keyof ClientMethods
-
-export const CLIENT_METHODS: readonly ClientMethod[] = [
-  'initialize',
-  'session/new',
-  'session/prompt',
-  'session/cancel',
-  'session/resume',
-  'session/fork',
-  'session/list',
-  'session/events',
-  'session/setModel',
-  'session/setPermission',
-  'shutdown',
-]
-
-export type SessionStatus = 'running' | 'idle'
+export const CLIENT_METHODS = Object.keys(CLIENT_METHOD_SCHEMAS) as readonly ClientMethod[]
 
 /** Notifications the runtime sends. */
-export interface ServerNotifications {
-  /** Every event committed to the log of a session of this runtime, in log order. */
-  'session.event': { sessionId: string; event: AnySessionEvent }
-  /** A session's agent started working (`running`) or finished everything queued (`idle`). */
-  'session.status': { sessionId: string; status: SessionStatus }
-}
-
-export interface ApprovalRequestParams {
-  requestId: string
-  sessionId: string
-  callId?: string
-  tool: string
-  /** A short human summary of the call's arguments (`bash: rm -rf build`). */
-  summary: string
-  /** Why approval is needed. */
-  reason: string
-  /** The grant rule `allow_session` / `allow_always` would keep (`bash(npm test *)`); absent: only `allow_once` or `reject`. */
-  rule?: string
-}
-
-/** Once; for the rest of the session (keeps `rule`); always in this workspace (keeps `rule` in grants.yaml); or no. */
-export const APPROVAL_ANSWERS = ['allow_once', 'allow_session', 'allow_always', 'reject'] as const
-export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number]
+export type ServerNotifications = { [M in keyof typeof SERVER_NOTIFICATION_SCHEMAS]: Static<(typeof SERVER_NOTIFICATION_SCHEMAS)[M]> }
 
 /** Requests the runtime sends to the client, with their params and expected results. */
-export interface ServerRequests {
-  'approval/request': { params: ApprovalRequestParams; result: { answer: ApprovalAnswer } }
-}
+export type ServerRequests = MethodTable<typeof SERVER_REQUEST_SCHEMAS>
+
+export const isApprovalAnswer = (value: unknown): value is ApprovalAnswer => (APPROVAL_ANSWERS as readonly unknown[]).includes(value)
+
+// The wire forms must stay the types the rest of dsh uses for the same values: a drift is a type error here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const agreement: [
+  Same<Static<typeof ModelInfoSchema>, ModelInfo>,
+  Same<Static<typeof RouteSchema>, Route>,
+  Same<Static<typeof EffortSchema>, Effort>,
+  Same<Static<typeof SessionSummarySchema>, SessionSummary>,
+] = [true, true, true, true]
+void agreement

@@ -2,8 +2,8 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
-import type { ToolContext } from '@dsh/tools'
+import { bashArguments, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult, shellQuote } from './format.ts'
 
 export type { BashArgs }
@@ -40,22 +40,18 @@ export function apply(ctx: Context, config: Config) {
     return formatResult(result, { timeoutMs, unconfined: true, before: [] })
   }
 
-  ctx.tools.register(ctx, {
+  ctx.tools.register(ctx, defineTool({
     name: 'bash',
     description: 'Run a bash command in your persistent shell; returns its output (stdout and stderr together) and exit code. cd, exported variables and functions carry over between calls. Writes are confined by the sandbox mode. Long output keeps its head and tail.',
-    parameters: {
-      type: 'object',
-      required: ['command'],
-      additionalProperties: false,
-      properties: {
-        command: { type: 'string', description: 'The bash command line, run in the shell itself.' },
-        description: { type: 'string', description: 'What it does, in a few words (shown to the user).' },
-        workdir: { type: 'string', description: 'Directory to cd into first (relative to the shell\'s directory); the shell stays there.' },
-        timeout: { type: 'integer', minimum: 1, maximum: config.maxTimeoutMs, description: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command is interrupted at it.` },
-        sandbox: { type: 'boolean', description: 'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.' },
-        justification: { type: 'string', description: 'Why the command must run outside the sandbox (shown to the user).' },
+    parameters: bashArguments(
+      {
+        command: 'The bash command line, run in the shell itself.',
+        workdir: 'Directory to cd into first (relative to the shell\'s directory); the shell stays there.',
+        timeout: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command is interrupted at it.`,
+        sandbox: 'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.',
       },
-    },
+      config.maxTimeoutMs,
+    ),
     timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
     summarize: summarizeBash,
     needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
@@ -73,5 +69,5 @@ export function apply(ctx: Context, config: Config) {
         throw refusal(error)
       }
     },
-  })
+  }))
 }

@@ -3,15 +3,10 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
-import type { ToolContext } from '@dsh/tools'
+import { bashArguments, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 import { withWritableGit, writeGitReason } from './git.ts'
-
-/** The one-shot tool's arguments: the shared ones, and `writeGit` (this tool only). */
-export interface OneShotBashArgs extends BashArgs {
-  writeGit?: boolean
-}
 
 export type { BashArgs }
 
@@ -30,23 +25,32 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 export const name = 'tool-bash'
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
 
-/** The tool's parameters (shared shape with tool-bash-persistent, which describes them its own way). */
+/**
+ * The tool's parameters: the shape tool-kit shares with tool-bash-persistent (the words are this tool's),
+ * plus `writeGit`, which only this tool has.
+ */
 function parameters(config: Config) {
-  return {
-    type: 'object',
-    required: ['command'],
-    additionalProperties: false,
-    properties: {
-      command: { type: 'string', description: 'The bash command line.' },
-      description: { type: 'string', description: 'What it does, in a few words (shown to the user).' },
-      workdir: { type: 'string', description: 'Directory to run in, relative to the workspace (default: the workspace).' },
-      timeout: { type: 'integer', minimum: 1, maximum: config.maxTimeoutMs, description: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command and all it started are killed at it.` },
-      sandbox: { type: 'boolean', description: 'false: run outside the sandbox with full access, after the user approves. Needs `justification`.' },
-      writeGit: { type: 'boolean', description: 'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.' },
-      justification: { type: 'string', description: 'Why the command must run outside the sandbox, or with .git writable (shown to the user).' },
+  const shared = bashArguments(
+    {
+      command: 'The bash command line.',
+      workdir: 'Directory to run in, relative to the workspace (default: the workspace).',
+      timeout: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command and all it started are killed at it.`,
+      sandbox: 'false: run outside the sandbox with full access, after the user approves. Needs `justification`.',
     },
-  }
+    config.maxTimeoutMs,
+  )
+  return Type.Object(
+    {
+      ...shared.properties,
+      writeGit: Type.Optional(Type.Boolean({ description: 'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.' })),
+      justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox, or with .git writable (shown to the user).' })),
+    },
+    { additionalProperties: false },
+  )
 }
+
+/** The one-shot tool's arguments: the shared ones, and `writeGit` (this tool only). */
+export type OneShotBashArgs = Static<ReturnType<typeof parameters>>
 
 /** The authority of this call: the session's, or full access when the call was approved to run unconfined. */
 async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolContext, cwd: string): Promise<SandboxAuthority> {
@@ -61,7 +65,7 @@ async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolC
  * writable; it then needs approval and gets that for the one call only.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.tools.register(ctx, {
+  ctx.tools.register(ctx, defineTool({
     name: 'bash',
     description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode; .git and agent/editor config folders are read-only and secret paths (~/.ssh, credentials) are hidden. To commit or otherwise change .git, pass writeGit: true with a justification (the user approves). Long output keeps its head and tail.',
     parameters: parameters(config),
@@ -75,5 +79,5 @@ export function apply(ctx: Context, config: Config) {
       const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority }).catch((error) => Promise.reject(refusal(error)))
       return formatResult(result, { timeoutMs, unconfined: args.sandbox === false, writableGit: args.writeGit === true && args.sandbox !== false })
     },
-  })
+  }))
 }

@@ -1,30 +1,27 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
-import type { ToolDefinition } from '@dsh/tools'
+import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import { capped, cutLine, searchBase } from './base.ts'
 import type { Config } from './config.ts'
 import { globMatcher, listFiles } from './fallback.ts'
 import { BASE_FLAGS, confinedRipgrep, findRipgrep, runRipgrep } from './ripgrep.ts'
 
-export interface GlobArgs {
-  pattern: string
-  path?: string
-}
+const globArguments = Type.Object(
+  {
+    pattern: Type.String({ description: 'Glob pattern, relative to path.' }),
+    path: Type.Optional(Type.String({ description: 'Directory to search (default: the workspace).' })),
+  },
+  { additionalProperties: false },
+)
+
+export type GlobArgs = Static<typeof globArguments>
 
 /** `glob`: files whose path (relative to the searched directory) matches a glob pattern. */
 export function globTool(ctx: Context, config: Config): ToolDefinition<GlobArgs> {
-  return {
+  return defineTool({
     name: 'glob',
     description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/test_*.py"; a pattern without "/" matches file names at any depth). Hidden and ignored files are skipped. Returns paths sorted, at most ${config.maxResults}.`,
-    parameters: {
-      type: 'object',
-      required: ['pattern'],
-      additionalProperties: false,
-      properties: {
-        pattern: { type: 'string', description: 'Glob pattern, relative to path.' },
-        path: { type: 'string', description: 'Directory to search (default: the workspace).' },
-      },
-    },
+    parameters: globArguments,
     concurrencySafe: true,
     summarize: (args) => `glob ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
     async execute(args, context) {
@@ -39,5 +36,5 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<GlobArgs>
       const shown = files.sort().map((file) => cutLine(base.prefix + file, config.maxLineChars))
       return capped(shown, config.maxResults, 'files', cut ? '[The listing was cut: too many files. Narrow the pattern or the path.]' : undefined).join('\n')
     },
-  }
+  })
 }

@@ -1,22 +1,30 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
-import { ToolError, type ToolDefinition } from '@dsh/tools'
+import { defineTool, ToolError, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import { join } from 'node:path'
 import { capped, cutLine, searchBase, type SearchBase } from './base.ts'
 import type { Config } from './config.ts'
 import { globMatcher, listFiles, searchFile, type LineMatch } from './fallback.ts'
 import { BASE_FLAGS, confinedRipgrep, findRipgrep, runRipgrep } from './ripgrep.ts'
 
-export type GrepMode = 'files_with_matches' | 'content' | 'count'
+const GREP_MODES = ['files_with_matches', 'content', 'count'] as const
 
-export interface GrepArgs {
-  pattern: string
-  path?: string
-  glob?: string
-  output_mode?: GrepMode
-  ignore_case?: boolean
-  context?: number
-}
+export type GrepMode = (typeof GREP_MODES)[number]
+
+const grepArguments = Type.Object(
+  {
+    pattern: Type.String({ description: 'Regular expression (ripgrep / Rust syntax).' }),
+    path: Type.Optional(Type.String({ description: 'File or directory to search (default: the workspace).' })),
+    glob: Type.Optional(Type.String({ description: 'Only files matching this glob (e.g. "*.ts").' })),
+    // A plain string enum (what models read best), not TypeBox's union of literals.
+    output_mode: Type.Optional(Type.Unsafe<GrepMode>({ type: 'string', enum: [...GREP_MODES], description: 'files_with_matches (default), content (lines), or count (per file).' })),
+    ignore_case: Type.Optional(Type.Boolean({ description: 'Case-insensitive search.' })),
+    context: Type.Optional(Type.Integer({ minimum: 0, description: 'Lines of context around each match (content mode).' })),
+  },
+  { additionalProperties: false },
+)
+
+export type GrepArgs = Static<typeof grepArguments>
 
 function ripgrepArgs(args: GrepArgs, base: SearchBase): string[] {
   const flags = [...BASE_FLAGS]
@@ -66,22 +74,10 @@ async function fallback(ctx: Context, args: GrepArgs, base: SearchBase, config: 
 
 /** `grep`: a regular expression searched in file contents (ripgrep syntax when rg is present). */
 export function grepTool(ctx: Context, config: Config): ToolDefinition<GrepArgs> {
-  return {
+  return defineTool({
     name: 'grep',
     description: `Search file contents for a regular expression. Returns matching files (default), matching lines with line numbers (output_mode "content"), or counts. Hidden, ignored and binary files are skipped; at most ${config.maxResults} files or ${config.maxMatchLines} lines.`,
-    parameters: {
-      type: 'object',
-      required: ['pattern'],
-      additionalProperties: false,
-      properties: {
-        pattern: { type: 'string', description: 'Regular expression (ripgrep / Rust syntax).' },
-        path: { type: 'string', description: 'File or directory to search (default: the workspace).' },
-        glob: { type: 'string', description: 'Only files matching this glob (e.g. "*.ts").' },
-        output_mode: { type: 'string', enum: ['files_with_matches', 'content', 'count'], description: 'files_with_matches (default), content (lines), or count (per file).' },
-        ignore_case: { type: 'boolean', description: 'Case-insensitive search.' },
-        context: { type: 'integer', minimum: 0, description: 'Lines of context around each match (content mode).' },
-      },
-    },
+    parameters: grepArguments,
     concurrencySafe: true,
     summarize: (args) => `grep ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
     async execute(args, context) {
@@ -98,5 +94,5 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<GrepArgs>
       const note = cut ? '[The results were cut: too much output. Narrow the pattern, the path or the glob.]' : undefined
       return mode === 'content' ? capped(shown, config.maxMatchLines, 'lines', note).join('\n') : capped(shown, config.maxResults, 'files', note).join('\n')
     },
-  }
+  })
 }

@@ -1,17 +1,22 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
-import { ToolError, type ToolDefinition } from '@dsh/tools'
+import { defineTool, ToolError, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
 import { lineAt, numbered, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import { occurrences } from './lines.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
-export interface EditArgs {
-  path: string
-  old_string: string
-  new_string: string
-  replace_all?: boolean
-}
+const editArguments = Type.Object(
+  {
+    path: Type.String({ description: 'File to edit (relative to the workspace, or absolute).' }),
+    old_string: Type.String({ description: 'The exact text to replace.' }),
+    new_string: Type.String({ description: 'The text to put in its place.' }),
+    replace_all: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
+  },
+  { additionalProperties: false },
+)
+
+export type EditArgs = Static<typeof editArguments>
 
 /** Lines around the first replacement in the new text, numbered, so the model sees the result. */
 function snippet(text: string, from: number, insertedLength: number, config: Config): string {
@@ -34,20 +39,10 @@ function notFound(file: string, text: string, old: string): ToolError {
 
 /** `edit`: an exact string replacement in an existing text file, unique unless `replace_all`. */
 export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs> {
-  return {
+  return defineTool({
     name: 'edit',
     description: 'Replace exact text in a file: old_string must occur exactly once (add surrounding lines to make it unique) unless replace_all is true. Read the file first.',
-    parameters: {
-      type: 'object',
-      required: ['path', 'old_string', 'new_string'],
-      additionalProperties: false,
-      properties: {
-        path: { type: 'string', description: 'File to edit (relative to the workspace, or absolute).' },
-        old_string: { type: 'string', description: 'The exact text to replace.' },
-        new_string: { type: 'string', description: 'The text to put in its place.' },
-        replace_all: { type: 'boolean', description: 'Replace every occurrence (default false).' },
-      },
-    },
+    parameters: editArguments,
     summarize: (args) => `edit ${args.path}`,
     needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
@@ -88,5 +83,5 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
         throw asToolError(error, hints)
       }
     },
-  }
+  })
 }

@@ -1,32 +1,30 @@
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import type {} from '@dsh/sandbox-policy'
-import type { ToolDefinition } from '@dsh/tools'
+import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
 import { numbered, splitLines } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
 
-export interface ReadArgs {
-  path: string
-  offset?: number
-  limit?: number
+function readArguments(config: Config) {
+  return Type.Object(
+    {
+      path: Type.String({ description: 'File to read (relative to the workspace, or absolute).' }),
+      offset: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to read, 1-based (default 1).' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: `How many lines to read (default ${config.readLines}).` })),
+    },
+    { additionalProperties: false },
+  )
 }
+
+export type ReadArgs = Static<ReturnType<typeof readArguments>>
 
 /** `read`: numbered lines of a text file, a range at a time; a binary file is described, not shown. */
 export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs> {
-  return {
+  return defineTool({
     name: 'read',
     description: `Read a text file; returns numbered lines (up to ${config.readLines} unless you pass limit). Use offset and limit to read a range of a long file. A binary file is described, not shown. Secret paths (keys, credentials, dsh's own home) are never read.`,
-    parameters: {
-      type: 'object',
-      required: ['path'],
-      additionalProperties: false,
-      properties: {
-        path: { type: 'string', description: 'File to read (relative to the workspace, or absolute).' },
-        offset: { type: 'integer', minimum: 1, description: 'First line to read, 1-based (default 1).' },
-        limit: { type: 'integer', minimum: 1, description: `How many lines to read (default ${config.readLines}).` },
-      },
-    },
+    parameters: readArguments(config),
     concurrencySafe: true,
     summarize: (args) => `read ${args.path}`,
     async execute(args, context) {
@@ -56,5 +54,5 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs>
       else if (endLine < totalLines) notes.push(`[Showing lines ${startLine}–${endLine} of ${totalLines}. Continue with offset=${endLine + 1}.]`)
       return [numbered(lines, startLine, config.maxLineChars), ...notes].join('\n')
     },
-  }
+  })
 }

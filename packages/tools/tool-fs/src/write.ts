@@ -1,28 +1,25 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
-import type { ToolDefinition } from '@dsh/tools'
+import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import { splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
 
-export interface WriteArgs {
-  path: string
-  content: string
-}
+const writeArguments = Type.Object(
+  {
+    path: Type.String({ description: 'File to write (relative to the workspace, or absolute).' }),
+    content: Type.String({ description: 'The complete new content of the file.' }),
+  },
+  { additionalProperties: false },
+)
+
+export type WriteArgs = Static<typeof writeArguments>
 
 /** `write`: a whole file, created or replaced atomically, under the agent's authority. */
 export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
-  return {
+  return defineTool({
     name: 'write',
     description: 'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit. A file outside the workspace, or a protected path (.git, .dsh, agent and editor config), is written only after the user approves that one call.',
-    parameters: {
-      type: 'object',
-      required: ['path', 'content'],
-      additionalProperties: false,
-      properties: {
-        path: { type: 'string', description: 'File to write (relative to the workspace, or absolute).' },
-        content: { type: 'string', description: 'The complete new content of the file.' },
-      },
-    },
+    parameters: writeArguments,
     summarize: (args) => `write ${args.path}`,
     needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
@@ -32,5 +29,5 @@ export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
       const lines = splitLines(args.content).length
       return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
     },
-  }
+  })
 }

@@ -3,20 +3,36 @@ import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import { SandboxError } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
-import { ToolError, type ToolContext } from '@dsh/tools'
+import { ToolError, Type, type Static, type ToolContext } from '@dsh/tools'
 
 // What the two `bash` tools share (tool-bash: a fresh shell per call; tool-bash-persistent: one shell per
 // agent): their arguments, when a call must be approved to leave the sandbox, the workdir check, and how a
 // command that could not run is told to the model. How each describes itself stays its own.
 
-export interface BashArgs {
+/** How one `bash` tool describes each argument to the model (the shape is shared, the words are the tool's). */
+export interface BashArgumentWords {
   command: string
-  description?: string
-  workdir?: string
-  timeout?: number
-  sandbox?: boolean
-  justification?: string
+  workdir: string
+  timeout: string
+  sandbox: string
 }
+
+/** The arguments of both `bash` tools, declared once: the JSON Schema the model sees, the validator and `BashArgs`. */
+export function bashArguments(words: BashArgumentWords, maxTimeoutMs: number) {
+  return Type.Object(
+    {
+      command: Type.String({ description: words.command }),
+      description: Type.Optional(Type.String({ description: 'What it does, in a few words (shown to the user).' })),
+      workdir: Type.Optional(Type.String({ description: words.workdir })),
+      timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: maxTimeoutMs, description: words.timeout })),
+      sandbox: Type.Optional(Type.Boolean({ description: words.sandbox })),
+      justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox (shown to the user).' })),
+    },
+    { additionalProperties: false },
+  )
+}
+
+export type BashArgs = Static<ReturnType<typeof bashArguments>>
 
 /** One line naming the call (approval prompts, transcripts). */
 export const summarizeBash = (args: BashArgs): string => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`

@@ -6,16 +6,9 @@ import { ToolError, type ToolContext } from '@dsh/tools'
 import type { Config } from './config.ts'
 import { lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
 import { asToolError } from './text.ts'
+import type { EditorArgs } from './arguments.ts'
 
-export interface EditorArgs {
-  command: 'view' | 'create' | 'str_replace' | 'insert'
-  path: string
-  file_text?: string
-  old_str?: string
-  new_str?: string
-  insert_line?: number
-  view_range?: number[]
-}
+export type { EditorArgs }
 
 const need = (value: unknown, name: string, command: string) => {
   if (value === undefined) throw new ToolError('INVALID_ARGS', `${command} needs ${name}`)

@@ -1,5 +1,5 @@
 import { RPC_ERRORS, type RpcErrorObject, type RpcId } from '@dsh/sdk-protocol'
-import { RpcError, toRpcError } from './errors.ts'
+import { RpcError } from './error.ts'
 
 export interface PeerOptions {
   /** Writes one serialized message (without its newline). */
@@ -10,6 +10,10 @@ export interface PeerOptions {
   excerptChars: number
   /** Where problems nobody can be told about go (stderr). */
   warn(message: string): void
+  /** Ids of our own requests are this prefix and a counter (`dsh-1`); without one they are plain numbers. */
+  idPrefix?: string
+  /** Maps what a handler threw to the error reply (default: an RpcError as it is, anything else INTERNAL_ERROR). */
+  toError?(thrown: unknown): RpcError
 }
 
 interface Pending {
@@ -17,7 +21,7 @@ interface Pending {
   reject(error: Error): void
 }
 
-/** The client answered a request of ours with an error (or could not be asked). */
+/** The other end answered a request of ours with an error (or could not be asked). */
 export class PeerRequestError extends Error {
   override name = 'PeerRequestError'
   constructor(
@@ -27,6 +31,8 @@ export class PeerRequestError extends Error {
     super(message)
   }
 }
+
+const internalError = (thrown: unknown) => (thrown instanceof RpcError ? thrown : new RpcError(RPC_ERRORS.INTERNAL_ERROR, `Internal error: ${String((thrown as any)?.message ?? thrown)}`))
 
 const isId = (value: unknown): value is RpcId => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value === null
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -80,29 +86,31 @@ export class RpcPeer {
     this.send({ jsonrpc: '2.0', method, params })
   }
 
-  /** Sends a request to the client; settles with its result, its error, or `signal`'s reason. */
-  request(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
-    const id = `dsh-${this.nextId++}`
+  /** Sends a request to the other end; settles with its result, its error, or `signal`'s reason. */
+  request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    const counter = this.nextId++
+    const id = this.options.idPrefix === undefined ? counter : `${this.options.idPrefix}${counter}`
+    const key = String(id)
     return new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason)
+      if (signal?.aborted) return reject(signal.reason)
       const onAbort = () => {
-        this.pending.delete(id)
-        reject(signal.reason)
+        this.pending.delete(key)
+        reject(signal!.reason)
       }
-      signal.addEventListener('abort', onAbort, { once: true })
+      signal?.addEventListener('abort', onAbort, { once: true })
       const done = <T>(settle: (value: T) => void) => (value: T) => {
-        signal.removeEventListener('abort', onAbort)
-        this.pending.delete(id)
+        signal?.removeEventListener('abort', onAbort)
+        this.pending.delete(key)
         settle(value)
       }
-      this.pending.set(id, { resolve: done(resolve), reject: done(reject) })
+      this.pending.set(key, { resolve: done(resolve), reject: done(reject) })
       this.send({ jsonrpc: '2.0', id, method, params })
     })
   }
 
-  /** Fails every request of ours still waiting (the client went away or we are shutting down). */
-  rejectPending(reason: string): void {
-    for (const pending of this.pending.values()) pending.reject(new PeerRequestError(reason))
+  /** Fails every request of ours still waiting (the other end went away, or we are shutting down). */
+  rejectPending(reason: string | Error): void {
+    for (const pending of this.pending.values()) pending.reject(typeof reason === 'string' ? new PeerRequestError(reason) : reason)
   }
 
   private dispatch(method: string, params: unknown, id: RpcId | undefined): void {
@@ -118,7 +126,7 @@ export class RpcPeer {
         if (!notification) this.send({ jsonrpc: '2.0', id, result: result ?? null })
       },
       (thrown) => {
-        const error = toRpcError(thrown)
+        const error = (this.options.toError ?? internalError)(thrown)
         if (error.code === RPC_ERRORS.INTERNAL_ERROR) this.options.warn(`${method} failed: ${(thrown as any)?.stack ?? thrown}`)
         // A notification has nobody to answer (JSON-RPC 2.0 §4.1): the problem goes to stderr instead.
         if (notification) this.options.warn(`notification ${method}: ${error.message}`)
@@ -135,7 +143,7 @@ export class RpcPeer {
     }
     if ('error' in message) {
       const error = isObject(message.error) ? (message.error as unknown as RpcErrorObject) : { code: RPC_ERRORS.INTERNAL_ERROR, message: String(message.error) }
-      pending.reject(new PeerRequestError(`the client answered with error ${error.code}: ${error.message}`, error))
+      pending.reject(new PeerRequestError(`the other end answered with error ${error.code}: ${error.message}`, error))
     } else pending.resolve(message.result)
   }
 

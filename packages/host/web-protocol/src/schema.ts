@@ -1,0 +1,223 @@
+// The web surface's wire contract, declared once (DESIGN §10; docs/architecture.md, "Surfaces"): TypeBox
+// schemas are JSON Schema; index.ts derives the TypeScript types from them (type-only, so the browser
+// bundle carries no schema code), and `npm run generate:protocol` writes web-protocol.schema.json (checked
+// by scripts/gates/protocol-generated.mjs). Every named schema has a `title`: the generator names it so.
+// Nothing here may import Node or browser APIs.
+import { Type, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+/** One of `values`, as a union of literals (so TypeBox's own checker, `checkWire`, knows it). */
+const stringEnum = <const T extends readonly string[]>(values: T, options: { title?: string; description?: string } = {}) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  ) as unknown as TUnion<TLiteral<T[number]>[]>
+
+/** The answers a tab may give to an approval (a new answer is one more value here). */
+export const WEB_APPROVAL_ANSWERS = ['allow_once', 'allow_session', 'allow_always', 'reject'] as const
+
+/** A session event as it travels: the log's `{ type, seq, time, data }`; `data` stays open (kinds grow with plugins). */
+export const WireEventSchema = Type.Object(
+  { type: Type.String(), seq: Type.Integer({ minimum: 0 }), time: Type.Integer(), data: Type.Any(), ignorable: Type.Optional(Type.Literal(true)) },
+  { title: 'WireEvent' },
+)
+
+export const ApiErrorSchema = Type.Object({ code: Type.String(), message: Type.String() }, { title: 'ApiError' })
+
+export const WireRouteSchema = Type.Object({ provider: Type.String(), model: Type.String(), effort: Type.Optional(Type.String()) }, { title: 'WireRoute' })
+
+/** An agent's state in the host process; `null` when no agent holds the session here. */
+export const AgentStateSchema = Type.Union([Type.Literal('idle'), Type.Literal('running'), Type.Null()], { title: 'AgentState' })
+
+const ParentSchema = Type.Object({ id: Type.String(), atSeq: Type.Integer() }, { title: 'SessionParent' })
+
+export const SessionListItemSchema = Type.Object(
+  {
+    id: Type.String(),
+    cwd: Type.String(),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
+    events: Type.Integer(),
+    turns: Type.Integer(),
+    title: Type.Optional(Type.String()),
+    firstPrompt: Type.Optional(Type.String()),
+    status: stringEnum(['idle', 'open'] as const, { description: '`open` when the last turn never ended.' }),
+    lockedElsewhere: Type.Boolean({ description: 'Another process holds the writer lease.' }),
+    agent: AgentStateSchema,
+    pendingApprovals: Type.Integer(),
+    parent: Type.Optional(ParentSchema),
+  },
+  { title: 'SessionListItem' },
+)
+
+export const SearchHitSchema = Type.Object(
+  {
+    sessionId: Type.String(),
+    field: stringEnum(['title', 'text'] as const, { description: 'Where the text matched: the title or first prompt, or a message.' }),
+    snippet: Type.String({ description: 'A short excerpt around the match.' }),
+    seq: Type.Optional(Type.Integer()),
+  },
+  { title: 'SearchHit' },
+)
+
+export const ModelDescriptionSchema = Type.Object(
+  {
+    id: Type.String(),
+    contextWindow: Type.Integer(),
+    maxOutputTokens: Type.Optional(Type.Integer()),
+    images: Type.Boolean(),
+    reasoning: Type.Boolean(),
+    efforts: Type.Optional(Type.Array(Type.String())),
+  },
+  { title: 'ModelDescription' },
+)
+
+export const ProviderModelsSchema = Type.Object(
+  {
+    provider: Type.String(),
+    models: Type.Array(ModelDescriptionSchema),
+    error: Type.Optional(Type.String({ description: 'Why the catalogue could not be listed (the picker still offers the provider).' })),
+    ready: Type.Boolean({ description: "Whether a request could be sent now: the adapter's `ready()` (a key is set), true when it cannot tell." }),
+    notReady: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { title: 'ApiError', description: "Why it is not ready, in the adapter's words (never a value)." })),
+  },
+  { title: 'ProviderModels' },
+)
+
+/** How full a session's context is (the token meter's fold over the log). */
+export const WirePressureSchema = Type.Object(
+  { tokens: Type.Integer(), window: Type.Integer(), ratio: Type.Number(), source: stringEnum(['usage', 'estimate'] as const) },
+  { title: 'WirePressure' },
+)
+
+export const SessionViewSchema = Type.Object(
+  {
+    id: Type.String(),
+    cwd: Type.String(),
+    createdAt: Type.Integer(),
+    parent: Type.Optional(ParentSchema),
+    length: Type.Integer({ description: 'Number of events in the log now; live events follow from this seq.' }),
+    agent: AgentStateSchema,
+    route: WireRouteSchema,
+    preset: Type.Optional(Type.String({ description: 'The permission preset in force, when the presets plugin is mounted.' })),
+    pendingApprovals: Type.Array(Type.String(), { description: 'Approval requests waiting for an answer (any tab may answer; the first answer wins).' }),
+    lockedElsewhere: Type.Boolean(),
+    title: Type.Optional(Type.String()),
+    pressure: Type.Optional(WirePressureSchema),
+  },
+  { title: 'SessionView' },
+)
+
+export const PageResultSchema = Type.Object(
+  {
+    events: Type.Array(WireEventSchema, { description: 'Events with `start <= seq < end`, without superseded stream chunks and bulky request headers.' }),
+    start: Type.Integer(),
+    end: Type.Integer(),
+  },
+  { title: 'PageResult' },
+)
+
+export const SettingViewSchema = Type.Object(
+  { key: Type.String(), value: Type.Unknown(), default: Type.Unknown(), description: Type.String(), source: Type.String(), origin: Type.Optional(Type.String()) },
+  { title: 'SettingView' },
+)
+
+export const CredentialViewSchema = Type.Object(
+  {
+    provider: Type.Optional(Type.String({ description: 'The provider that reads it, when known.' })),
+    name: Type.String(),
+    set: Type.Boolean(),
+    source: stringEnum(['env', 'home-file', 'dotenv', 'missing'] as const),
+    location: Type.Optional(Type.String()),
+    howToSet: Type.String({ description: 'Where the user can set it (names places, never values).' }),
+  },
+  { title: 'CredentialView' },
+)
+
+export const CompositionRowSchema = Type.Recursive(
+  (Row) =>
+    Type.Object({
+      id: Type.String(),
+      name: Type.Optional(Type.String()),
+      disabled: Type.Optional(Type.Unknown()),
+      config: Type.Optional(Type.Unknown()),
+      setBy: Type.Array(Type.String(), { description: "The layers that touched the row, as the dump's comment says (`bundle @dsh/bundle-base:12 (name)`)." }),
+      children: Type.Optional(Type.Array(Row)),
+    }),
+  { $id: 'CompositionRow', title: 'CompositionRow' },
+)
+
+export const DirectoryEntrySchema = Type.Object({ name: Type.String(), path: Type.String(), isDirectory: Type.Boolean() }, { title: 'DirectoryEntry' })
+
+/** An image as the page sends or shows it: base64 bytes and their media type. */
+export const InlineImageSchema = Type.Object({ mediaType: Type.String(), data: Type.String() }, { title: 'InlineImage' })
+
+/** What this launch offers the page. */
+export const HostInfoSchema = Type.Object(
+  { version: Type.String(), profile: Type.String(), attachments: Type.Boolean({ description: 'Images can be attached (an attachments plugin is mounted).' }) },
+  { title: 'HostInfo' },
+)
+
+const Empty = Type.Object({})
+const SessionRef = Type.Object({ sessionId: Type.String() })
+
+/** Every method of `POST /api/<method>`: its params and its result. */
+export const WEB_METHOD_SCHEMAS = {
+  'sessions.list': { params: Empty, result: Type.Object({ sessions: Type.Array(SessionListItemSchema), launchCwd: Type.String() }) },
+  'sessions.search': { params: Type.Object({ query: Type.String() }), result: Type.Object({ hits: Type.Array(SearchHitSchema) }) },
+  'sessions.open': { params: SessionRef, result: SessionViewSchema },
+  'sessions.page': { params: Type.Object({ sessionId: Type.String(), before: Type.Optional(Type.Integer()), limit: Type.Optional(Type.Integer()) }), result: PageResultSchema },
+  'sessions.create': { params: Type.Object({ cwd: Type.String(), route: Type.Optional(WireRouteSchema), preset: Type.Optional(Type.String()) }), result: SessionRef },
+  'sessions.fork': { params: Type.Object({ sessionId: Type.String(), atSeq: Type.Integer() }), result: SessionRef },
+  'agent.send': {
+    params: Type.Object({ sessionId: Type.String(), text: Type.String(), mode: Type.Optional(stringEnum(['followup', 'steer'] as const)), images: Type.Optional(Type.Array(InlineImageSchema)) }),
+    result: Type.Object({ messageId: Type.String() }),
+  },
+  'agent.cancel': { params: SessionRef, result: Type.Object({ cancelled: Type.Boolean() }) },
+  'agent.setRoute': { params: Type.Object({ sessionId: Type.String(), route: WireRouteSchema }), result: Type.Object({ route: WireRouteSchema }) },
+  'agent.setPreset': { params: Type.Object({ sessionId: Type.String(), preset: Type.String() }), result: Type.Object({ preset: Type.String() }) },
+  'attachments.get': { params: Type.Object({ sessionId: Type.String(), sha256: Type.String() }), result: InlineImageSchema },
+  'host.info': { params: Empty, result: HostInfoSchema },
+  'approvals.answer': { params: Type.Object({ requestId: Type.String(), answer: stringEnum(WEB_APPROVAL_ANSWERS, { title: 'WebApprovalAnswer' }) }), result: Type.Object({ answered: Type.Literal(true) }) },
+  'models.list': { params: Empty, result: Type.Object({ providers: Type.Array(ProviderModelsSchema), defaultRoute: WireRouteSchema }) },
+  'presets.list': { params: Empty, result: Type.Object({ presets: Type.Array(Type.String()), defaultPreset: Type.Optional(Type.String()) }) },
+  'settings.list': { params: Empty, result: Type.Object({ settings: Type.Array(SettingViewSchema) }) },
+  'settings.set': { params: Type.Object({ key: Type.String(), value: Type.Unknown() }), result: Type.Object({ setting: SettingViewSchema }) },
+  'settings.reset': { params: Type.Object({ key: Type.String() }), result: Type.Object({ setting: SettingViewSchema }) },
+  'credentials.list': { params: Empty, result: Type.Object({ credentials: Type.Array(CredentialViewSchema) }) },
+  'credentials.set': { params: Type.Object({ name: Type.String(), value: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
+  'credentials.remove': { params: Type.Object({ name: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
+  'composition.get': { params: Empty, result: Type.Object({ text: Type.String(), header: Type.Array(Type.String()), rows: Type.Array(CompositionRowSchema) }) },
+  'files.list': {
+    params: Type.Object({ path: Type.Optional(Type.String()) }),
+    result: Type.Object({ path: Type.String(), root: Type.String(), parent: Type.Optional(Type.String()), entries: Type.Array(DirectoryEntrySchema) }),
+  },
+} satisfies Record<string, { params: TSchema; result: TSchema }>
+
+/** Browser → host over the WebSocket. */
+export const ClientMessageSchema = Type.Union(
+  [
+    Type.Object({ op: Type.Literal('sub'), ch: Type.String(), key: Type.String(), params: Type.Optional(Type.Unknown()) }, { title: 'SubscribeMessage' }),
+    Type.Object({ op: Type.Literal('unsub'), ch: Type.String(), key: Type.String() }, { title: 'UnsubscribeMessage' }),
+  ],
+  { title: 'ClientMessage' },
+)
+
+/** Host → browser: each WebSocket message is a JSON array of frames (batched per tick). */
+export const FrameSchema = Type.Union(
+  [
+    Type.Object({ ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('event'), event: WireEventSchema }),
+    Type.Object({ ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('reset'), length: Type.Integer() }, { description: "The gap since the client's `since` is too long to replay: reload the view by pages." }),
+    Type.Object({ ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('pressure'), pressure: WirePressureSchema }),
+    Type.Object({ ch: Type.Literal('sessions'), key: Type.Literal('*'), type: Type.Literal('changed'), sessionId: Type.String() }),
+    Type.Object({ ch: Type.Literal('sessions'), key: Type.Literal('*'), type: Type.Literal('agent'), sessionId: Type.String(), agent: AgentStateSchema }),
+    Type.Object({ ch: Type.Literal('sessions'), key: Type.Literal('*'), type: Type.Literal('approvals'), sessionId: Type.String(), pending: Type.Integer() }),
+    Type.Object({ ch: Type.Literal('error'), key: Type.String(), message: Type.String() }),
+  ],
+  { title: 'Frame' },
+)
+
+/** Checks a value against one of these schemas (TypeBox's own checker: no code generation, browser-safe). */
+export function checkWire(schema: TSchema, value: unknown): { path: string; message: string } | undefined {
+  const first = Value.Errors(schema, value).First()
+  return first ? { path: first.path, message: first.message } : undefined
+}

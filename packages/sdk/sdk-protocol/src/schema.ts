@@ -1,0 +1,272 @@
+// The SDK protocol, declared once (docs/architecture.md, "Surfaces"; the spec is this package's README).
+// TypeBox schemas are JSON Schema: the TypeScript types are `Static<…>` of them (index.ts), the runtime
+// validates every incoming params object against them (validate.ts), and `npm run generate:protocol`
+// writes them out as protocol.schema.json and Python TypedDicts (python/sdk/dsh/protocol.py), checked by
+// scripts/gates/protocol-generated.mjs. Every named schema has a `title`: the generators name types by it.
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import type { AnySessionEvent } from '@dsh/session'
+
+/** A string that is one of `values` (a plain JSON Schema `enum`, typed as the union of the values). */
+export const stringEnum = <const T extends readonly string[]>(values: T, options: { title?: string; description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+
+const closed = { additionalProperties: false } as const
+
+export const EFFORT_VALUES = ['off', 'low', 'high', 'max'] as const
+/** The answers a client may give to `approval/request`: once; for the rest of the session (keeps `rule`); always in this workspace (keeps `rule` in grants.yaml); or no. */
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_session', 'allow_always', 'reject'] as const
+export const SESSION_STATUSES = ['running', 'idle'] as const
+
+// ── The JSON-RPC envelope ──────────────────────────────────────────────────────────────────────────────
+
+export const RpcIdSchema = Type.Union([Type.String(), Type.Number(), Type.Null()], { title: 'RpcId' })
+
+export const RpcErrorDataSchema = Type.Object(
+  {
+    code: Type.Optional(Type.String({ description: 'Typed code of the failure (`SESSION_NOT_FOUND`, `LINE_TOO_LONG`, …).' })),
+    field: Type.Optional(Type.String({ description: 'The parameter that was wrong (INVALID_PARAMS, some refusals).' })),
+    lineStart: Type.Optional(Type.String({ description: 'The beginning of the offending line (PARSE_ERROR, LINE_TOO_LONG).' })),
+    method: Type.Optional(Type.String({ description: 'The unknown method (METHOD_NOT_FOUND).' })),
+  },
+  { title: 'RpcErrorData' },
+)
+
+export const RpcErrorObjectSchema = Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(RpcErrorDataSchema) }, { title: 'RpcErrorObject' })
+
+export const RpcRequestSchema = Type.Object(
+  { jsonrpc: Type.Literal('2.0'), id: RpcIdSchema, method: Type.String(), params: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { title: 'RpcRequest', description: 'A request: exactly one response follows, with the same id.' },
+)
+
+export const RpcNotificationSchema = Type.Object(
+  { jsonrpc: Type.Literal('2.0'), method: Type.String(), params: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { title: 'RpcNotification', description: 'A message without id: nobody answers it.' },
+)
+
+export const RpcResponseSchema = Type.Union(
+  [
+    Type.Object({ jsonrpc: Type.Literal('2.0'), id: RpcIdSchema, result: Type.Unknown() }, { title: 'RpcResult' }),
+    Type.Object({ jsonrpc: Type.Literal('2.0'), id: RpcIdSchema, error: RpcErrorObjectSchema }, { title: 'RpcFailure' }),
+  ],
+  { title: 'RpcResponse' },
+)
+
+// ── Shared values ──────────────────────────────────────────────────────────────────────────────────────
+
+export const EffortSchema = stringEnum(EFFORT_VALUES, { title: 'Effort' })
+
+export const RouteSchema = Type.Object({ provider: Type.String(), model: Type.String(), effort: Type.Optional(EffortSchema) }, { title: 'Route', ...closed })
+
+export const RouteParamSchema = Type.Union([Type.String({ minLength: 1, description: '"provider/model" or a bare "model" (the session\'s provider).' }), Type.Object({ provider: Type.String({ minLength: 1 }), model: Type.String({ minLength: 1 }), effort: Type.Optional(EffortSchema) }, { title: 'RouteObject', ...closed })], {
+  title: 'RouteParam',
+})
+
+export const TextContentSchema = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { title: 'TextContent', ...closed })
+
+export const ImageContentSchema = Type.Object(
+  { type: Type.Literal('image'), mediaType: Type.String({ pattern: '^image/', description: 'An image media type such as "image/png".' }), data: Type.String({ minLength: 1, description: 'The image as base64.' }) },
+  { title: 'ImageContent', ...closed },
+)
+
+export const PromptContentSchema = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.Union([TextContentSchema, ImageContentSchema]), { minItems: 1 })], { title: 'PromptContent' })
+
+export const ModelInfoSchema = Type.Object(
+  {
+    id: Type.String(),
+    contextWindow: Type.Integer(),
+    maxOutputTokens: Type.Optional(Type.Integer()),
+    images: Type.Boolean(),
+    reasoning: Type.Boolean(),
+    efforts: Type.Optional(Type.Array(EffortSchema)),
+  },
+  { title: 'ModelInfo' },
+)
+
+export const ProviderInfoSchema = Type.Object(
+  {
+    provider: Type.String(),
+    models: Type.Array(ModelInfoSchema),
+    error: Type.Optional(Type.String({ description: 'Set when the provider could not list its models (it is still usable by route).' })),
+  },
+  { title: 'ProviderInfo' },
+)
+
+export const SessionSummarySchema = Type.Object(
+  {
+    id: Type.String(),
+    cwd: Type.String(),
+    createdAt: Type.Integer(),
+    updatedAt: Type.Integer(),
+    events: Type.Integer(),
+    turns: Type.Integer(),
+    firstPrompt: Type.Optional(Type.String({ description: 'The first user prompt, shortened.' })),
+    title: Type.Optional(Type.String()),
+    status: stringEnum(['idle', 'open'] as const, { description: '`open` when the last turn never ended (a crash or a live writer).' }),
+    live: Type.Boolean({ description: 'Whether another process holds the writer lease right now.' }),
+    parent: Type.Optional(Type.Object({ id: Type.String(), atSeq: Type.Integer() })),
+  },
+  { title: 'SessionSummary' },
+)
+
+/**
+ * A committed session event. Only the envelope is fixed here: each kind's `data` is declared by the plugin
+ * that owns it, so TypeScript gets the log's own union (`AnySessionEvent`) over the same JSON.
+ */
+export const SessionEventSchema = Type.Unsafe<AnySessionEvent>(
+  Type.Object(
+    {
+      type: Type.String({ description: 'The kind (`turn/start`, `assistant/chunk`, `tool/result`, …).' }),
+      seq: Type.Integer({ minimum: 0, description: 'Its index in the log.' }),
+      time: Type.Integer({ description: 'Epoch milliseconds.' }),
+      data: Type.Unknown({ description: 'Plain JSON, shaped by the kind.' }),
+      ignorable: Type.Optional(Type.Literal(true)),
+    },
+    { title: 'SessionEvent' },
+  ),
+)
+
+const SessionId = Type.String({ minLength: 1 })
+
+// ── Methods (client → runtime) ─────────────────────────────────────────────────────────────────────────
+
+export const InitializeParamsSchema = Type.Object(
+  {
+    protocolVersion: Type.Integer({ minimum: 1, description: 'The protocol version the client speaks.' }),
+    clientInfo: Type.Optional(Type.Object({ name: Type.String({ minLength: 1 }), version: Type.Optional(Type.String()) }, { title: 'ClientInfo', ...closed })),
+    capabilities: Type.Optional(
+      Type.Object({ approvals: Type.Optional(Type.Boolean({ description: 'The client answers `approval/request`. Without it every approval is refused.' })) }, { title: 'ClientCapabilities', ...closed }),
+    ),
+  },
+  { title: 'InitializeParams', ...closed },
+)
+
+export const InitializeResultSchema = Type.Object(
+  {
+    protocolVersion: Type.Integer({ description: 'The version the runtime speaks; a client that cannot speak it should close.' }),
+    serverInfo: Type.Object({ name: Type.Literal('dsh'), version: Type.String(), profile: Type.String() }, { title: 'ServerInfo' }),
+    capabilities: Type.Object(
+      {
+        approvals: Type.Boolean({ description: 'Whether approvals will be sent to this client as `approval/request`.' }),
+        permissionPresets: Type.Boolean({ description: 'Whether `session/setPermission` and `session/new { permission }` are available.' }),
+      },
+      { title: 'ServerCapabilities' },
+    ),
+    providers: Type.Array(ProviderInfoSchema, { description: 'Mounted model providers and the models each knows.' }),
+    cwd: Type.String({ description: "The runtime's working directory: the default `cwd` of new sessions." }),
+  },
+  { title: 'InitializeResult' },
+)
+
+export const SessionNewParamsSchema = Type.Object(
+  {
+    cwd: Type.Optional(Type.String({ minLength: 1, description: "Absolute path of an existing directory (default: the runtime's cwd)." })),
+    route: Type.Optional(RouteParamSchema),
+    permission: Type.Optional(Type.String({ minLength: 1, description: 'A permission preset name (`read-only`, `workspace-write`, `danger-full-access`).' })),
+    systemPrompt: Type.Optional(Type.String({ minLength: 1, description: 'A whole system prompt for this session instead of the assembled one.' })),
+  },
+  { title: 'SessionNewParams', ...closed },
+)
+
+export const SessionRefSchema = Type.Object({ sessionId: SessionId }, { title: 'SessionRef', ...closed })
+
+export const SessionPromptParamsSchema = Type.Object(
+  {
+    sessionId: Type.Optional(Type.String({ minLength: 1, description: 'An open or stored session; an unknown id (or none) starts a new session.' })),
+    content: PromptContentSchema,
+  },
+  { title: 'SessionPromptParams', ...closed },
+)
+
+export const SessionPromptResultSchema = Type.Object({ sessionId: Type.String(), messageId: Type.String({ description: 'The receipt of the queued message.' }) }, { title: 'SessionPromptResult' })
+
+export const SessionCancelResultSchema = Type.Object({ wasRunning: Type.Boolean({ description: 'Whether a turn was running and was asked to stop.' }) }, { title: 'SessionCancelResult' })
+
+export const SessionOpenedResultSchema = Type.Object({ sessionId: Type.String(), length: Type.Integer({ description: 'Events in the log now (page them with `session/events`).' }) }, { title: 'SessionOpenedResult' })
+
+export const SessionResumeParamsSchema = Type.Object({ sessionId: SessionId, route: Type.Optional(RouteParamSchema) }, { title: 'SessionResumeParams', ...closed })
+
+export const SessionForkParamsSchema = Type.Object(
+  { sessionId: SessionId, atSeq: Type.Integer({ minimum: 0, description: 'The last event the fork keeps; it must not lie inside an open turn.' }), route: Type.Optional(RouteParamSchema) },
+  { title: 'SessionForkParams', ...closed },
+)
+
+export const SessionListParamsSchema = Type.Object({ cwd: Type.Optional(Type.String({ minLength: 1, description: 'Only sessions started in this directory.' })) }, { title: 'SessionListParams', ...closed })
+
+export const SessionListResultSchema = Type.Object({ sessions: Type.Array(SessionSummarySchema, { description: 'Newest first.' }) }, { title: 'SessionListResult' })
+
+export const SessionEventsParamsSchema = Type.Object(
+  {
+    sessionId: SessionId,
+    fromSeq: Type.Optional(Type.Integer({ minimum: 0, description: 'First seq of the page (default 0).' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: "Events per page (default and maximum: the runtime's `pageSize` and `maxPageSize`)." })),
+  },
+  { title: 'SessionEventsParams', ...closed },
+)
+
+export const SessionEventsResultSchema = Type.Object(
+  {
+    events: Type.Array(SessionEventSchema),
+    nextSeq: Type.Union([Type.Integer(), Type.Null()], { description: 'The seq of the next page, or null when this page reached the end of the log.' }),
+    length: Type.Integer({ description: 'Events in the log.' }),
+  },
+  { title: 'SessionEventsResult' },
+)
+
+export const SessionSetModelParamsSchema = Type.Object({ sessionId: SessionId, route: RouteParamSchema }, { title: 'SessionSetModelParams', ...closed })
+export const SessionSetModelResultSchema = Type.Object({ route: RouteSchema }, { title: 'SessionSetModelResult' })
+
+export const SessionSetPermissionParamsSchema = Type.Object({ sessionId: SessionId, preset: Type.String({ minLength: 1 }) }, { title: 'SessionSetPermissionParams', ...closed })
+export const SessionSetPermissionResultSchema = Type.Object({ preset: Type.String() }, { title: 'SessionSetPermissionResult' })
+
+export const EmptySchema = Type.Object({}, { title: 'Empty', ...closed })
+
+/** Every request the client sends: its params and its result. The order is the spec's. */
+export const CLIENT_METHOD_SCHEMAS = {
+  initialize: { params: InitializeParamsSchema, result: InitializeResultSchema },
+  'session/new': { params: SessionNewParamsSchema, result: SessionOpenedResultSchema },
+  'session/prompt': { params: SessionPromptParamsSchema, result: SessionPromptResultSchema },
+  'session/cancel': { params: SessionRefSchema, result: SessionCancelResultSchema },
+  'session/resume': { params: SessionResumeParamsSchema, result: SessionOpenedResultSchema },
+  'session/fork': { params: SessionForkParamsSchema, result: SessionOpenedResultSchema },
+  'session/list': { params: SessionListParamsSchema, result: SessionListResultSchema },
+  'session/events': { params: SessionEventsParamsSchema, result: SessionEventsResultSchema },
+  'session/setModel': { params: SessionSetModelParamsSchema, result: SessionSetModelResultSchema },
+  'session/setPermission': { params: SessionSetPermissionParamsSchema, result: SessionSetPermissionResultSchema },
+  shutdown: { params: EmptySchema, result: EmptySchema },
+} satisfies Record<string, { params: TSchema; result: TSchema }>
+
+// ── Notifications and requests (runtime → client) ──────────────────────────────────────────────────────
+
+export const SessionEventNotificationSchema = Type.Object({ sessionId: Type.String(), event: SessionEventSchema }, { title: 'SessionEventNotification' })
+
+export const SessionStatusNotificationSchema = Type.Object({ sessionId: Type.String(), status: stringEnum(SESSION_STATUSES, { title: 'SessionStatus' }) }, { title: 'SessionStatusNotification' })
+
+export const SERVER_NOTIFICATION_SCHEMAS = {
+  /** Every event committed to the log of a session of this runtime, in log order. */
+  'session.event': SessionEventNotificationSchema,
+  /** A session's agent started working (`running`) or finished everything queued (`idle`). */
+  'session.status': SessionStatusNotificationSchema,
+} satisfies Record<string, TSchema>
+
+export const ApprovalRequestParamsSchema = Type.Object(
+  {
+    requestId: Type.String(),
+    sessionId: Type.String(),
+    callId: Type.Optional(Type.String()),
+    tool: Type.String(),
+    summary: Type.String({ description: "A short human summary of the call's arguments (`bash: rm -rf build`)." }),
+    reason: Type.String({ description: 'Why approval is needed.' }),
+    rule: Type.Optional(Type.String({ description: 'The grant rule `allow_session` / `allow_always` would keep (`unconfined(npm test *)`); absent: only `allow_once` or `reject`.' })),
+  },
+  { title: 'ApprovalRequestParams' },
+)
+
+export const ApprovalAnswerSchema = stringEnum(APPROVAL_ANSWERS, { title: 'ApprovalAnswer' })
+
+export const ApprovalResultSchema = Type.Object({ answer: ApprovalAnswerSchema }, { title: 'ApprovalResult' })
+
+export const SERVER_REQUEST_SCHEMAS = {
+  'approval/request': { params: ApprovalRequestParamsSchema, result: ApprovalResultSchema },
+} satisfies Record<string, { params: TSchema; result: TSchema }>
+
+export type { Static, TSchema }
