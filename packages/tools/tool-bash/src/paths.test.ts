@@ -131,3 +131,18 @@ test('in a git worktree the .git file is protected, and an approved writeGit com
   expect(h.toolText('plain')).toMatch(/Read-only file system/)
   expect(git(tree, 'log', '--format=%s').trim().split('\n')).toEqual(['approved', 'root'])
 })
+
+test('a bash(git *) grant does not cover a writeGit call: it asks, offering writegit(git commit *), and an allow_session answer covers the next commit', async () => {
+  const h = await bootComposition({ patch: scriptedPatch(), homeFiles: { 'settings.yaml': 'permissions.allow: ["bash(git *)"]\n' } })
+  onTestFinished(() => h.dispose())
+  git(h.workspace, 'init', '-q')
+  git(h.workspace, 'config', 'user.name', 'm')
+  git(h.workspace, 'config', 'user.email', 'm@example.org')
+  const commit = (id: string, message: string) => bash(id, `git commit -q --allow-empty -m ${message}`, { writeGit: true, justification: 'commit' })
+  h.root.scriptedLlm.enqueue(bash('status', 'git status --short'), commit('first', 'first'), commit('second', 'second'), { text: 'done' })
+  const asked: { callId?: string; rule?: string }[] = []
+  h.root.approval.answerer(h.root, async (request) => (asked.push({ callId: request.callId, rule: request.rule }), 'allow_session'), { actor: 'user:web-tab' })
+  await h.run('commit twice')
+  expect(asked).toEqual([{ callId: 'first', rule: 'writegit(git commit *)' }])
+  expect(git(h.workspace, 'log', '--format=%s')).toBe('second\nfirst\n')
+})
