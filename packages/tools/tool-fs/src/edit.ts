@@ -75,7 +75,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           from = at + args.old_string.length
         }
         updated += text.slice(from)
-        const authority = await writeAuthority(ctx, file, context.session, context.callId)
+        const authority = await writeAuthority(ctx, file, 'edit', context.session, context.callId)
         await ctx.fs.replaceFile(file, updated, { authority, expect: version })
         const count = targets.length === 1 ? '1 occurrence' : `${targets.length} occurrences`
         return `Edited ${shown}: replaced ${count}.\n${snippet(updated, targets[0]!, args.new_string.length, config)}`

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, symlinkSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/approval'
@@ -129,4 +129,20 @@ test('sandbox.denyRead and sandbox.protect globs from the settings apply to the 
   expect(h.toolText('readme')).toBe('     1\tpublic')
   expect(h.toolResult('deploy').error).toMatchObject({ code: 'FS_PROTECTED', message: expect.stringContaining('(rule deploy/)') })
   expect(readFileSync(join(h.workspace, 'deploy/run.sh'), 'utf8')).toBe('echo ok\n')
+})
+
+test('allow_session on a write outside keeps write(<dir>/**): the next write there runs unasked and lands, another folder still asks', async () => {
+  const outside = outsideDir()
+  const elsewhere = outsideDir()
+  const h = await boot([
+    call('first', 'write', { path: join(outside, 'a.txt'), content: 'a\n' }),
+    call('second', 'write', { path: join(outside, 'b.txt'), content: 'b\n' }),
+    call('other', 'write', { path: join(elsewhere, 'c.txt'), content: 'c\n' }),
+  ])
+  const asked: { callId?: string; rule?: string }[] = []
+  h.root.approval.answerer(h.root, async (request) => (asked.push({ callId: request.callId, rule: request.rule }), request.callId === 'first' ? 'allow_session' : 'reject'), { actor: 'user:web-tab' })
+  await h.run('write outside twice')
+  expect(asked).toEqual([{ callId: 'first', rule: `write(${realpathSync(outside)}/**)` }, { callId: 'other', rule: `write(${realpathSync(elsewhere)}/**)` }])
+  expect(readFileSync(join(outside, 'b.txt'), 'utf8')).toBe('b\n')
+  expect(existsSync(join(elsewhere, 'c.txt'))).toBe(false)
 })

@@ -24,7 +24,7 @@ export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
     needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
       const file = absolute(context.cwd, args.path)
-      const authority = await writeAuthority(ctx, file, context.session, context.callId)
+      const authority = await writeAuthority(ctx, file, 'write', context.session, context.callId)
       const written = await ctx.fs.writeFile(file, args.content, { authority, createParents: true }).catch((error) => Promise.reject(asToolError(error)))
       const lines = splitLines(args.content).length
       return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`

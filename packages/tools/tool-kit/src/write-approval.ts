@@ -1,8 +1,10 @@
 import { dirname } from 'node:path'
 import type {} from '@dsh/approval'
+import { evaluateRules } from '@dsh/authority-rules'
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
+import type {} from '@dsh/grants'
 import type {} from '@dsh/sandbox-policy'
 import type { Session } from '@dsh/session'
 
@@ -60,8 +62,22 @@ export async function approvedAuthority(ctx: Context, file: string, authority: S
   return current
 }
 
-/** The authority a write call of `file` acts under: widened only when the log shows it was approved. */
-export async function writeAuthority(ctx: Context, file: string, session: Session, callId: string): Promise<SandboxAuthority> {
+/**
+ * Whether a standing allow rule (ctx.grants: settings, session and workspace grants) covers this write: such a
+ * rule answered the question the call would have asked (`tools/pre-execute`), so it widens like an approval.
+ */
+async function grantedWrite(ctx: Context, file: string, kind: 'write' | 'edit', session: Session): Promise<boolean> {
+  const grants = ctx.get('grants')
+  if (!grants) return false
+  const subject = { kind, value: await ctx.fs.realpath(file), cwd: await ctx.fs.realpath(session.cwd) }
+  return evaluateRules(await grants.rules(session), subject)?.effect === 'allow'
+}
+
+/**
+ * The authority a write call of `file` (a `write`, or an `edit` of an existing file) acts under: widened only
+ * when the log shows the call was approved, or a standing allow rule covers it.
+ */
+export async function writeAuthority(ctx: Context, file: string, kind: 'write' | 'edit', session: Session, callId: string): Promise<SandboxAuthority> {
   const authority = await ctx.sandboxPolicy.authority(session)
-  return approvedInLog(session, callId) ? approvedAuthority(ctx, file, authority) : authority
+  return approvedInLog(session, callId) || (await grantedWrite(ctx, file, kind, session)) ? approvedAuthority(ctx, file, authority) : authority
 }

@@ -45,7 +45,7 @@ export class Editor {
 
   async create(file: string, shown: string, text: string, context: ToolContext): Promise<string> {
     if (await this.ctx.fs.exists(file)) throw new ToolError('EDITOR_FILE_EXISTS', `${shown} already exists: create does not overwrite. Change it with str_replace or insert.`)
-    const authority = await writeAuthority(this.ctx, file, context.session, context.callId)
+    const authority = await writeAuthority(this.ctx, file, 'write', context.session, context.callId)
     const written = await this.ctx.fs.writeFile(file, text, { authority, createParents: true })
     const lines = splitLines(text).length
     return `Created ${shown} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
@@ -95,7 +95,7 @@ export class Editor {
   }
 
   private async save(file: string, text: string, version: { mtimeMs: number; size: number }, context: ToolContext) {
-    const authority = await writeAuthority(this.ctx, file, context.session, context.callId)
+    const authority = await writeAuthority(this.ctx, file, 'edit', context.session, context.callId)
     await this.ctx.fs.replaceFile(file, text, { authority, expect: version })
   }
 
