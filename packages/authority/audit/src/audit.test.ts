@@ -62,5 +62,5 @@ test('a log written before actors were recorded still reads, its changes shown a
 })
 
 test('a session under the defaults renders as such', () => {
-  expect(renderAudit(auditSession([{ type: 'user/message', seq: 0, time: 0, data: {} }]))).toBe('Authority audit: 0 entries\n(no authority change, probe or approval in this session: it ran under the configured defaults)\n')
+  expect(renderAudit(auditSession([{ type: 'user/message', seq: 0, time: 0, data: {} }]))).toBe('Authority audit: 0 entries\n(no authority change, probe, approval or network decision in this session: it ran under the configured defaults)\n')
 })

@@ -1,7 +1,7 @@
 import { actorOf } from '@dsh/authority-rules'
 
-/** The kinds the audit reads: every change of authority, every grant, and every approval asked and decided. */
-export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'shell/env-policy', 'approval/asked', 'approval/decided', 'grant/added', 'grant/revoked'] as const
+/** The kinds the audit reads: every change of authority, every grant, every approval asked and decided, every network decision. */
+export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'shell/env-policy', 'approval/asked', 'approval/decided', 'grant/added', 'grant/revoked', 'network/decision', 'network/grant'] as const
 export type AuditKind = (typeof AUDITED_KINDS)[number]
 
 /** Any logged event (the audit reads stored logs as they are, so it needs no plugin's types). */
@@ -35,7 +35,7 @@ const ANSWERS: Record<string, string> = { allow_once: 'ALLOWED once', allow_sess
 const SCOPES: Record<string, string> = { session: 'for this session', workspace: 'always in this workspace' }
 
 /**
- * Every authority change, probe, approval request and decision of a session, in log order. Changes name what
+ * Every authority change, probe, approval request and decision, network decision and grant of a session, in log order. Changes name what
  * they replace ("workspace-write → read-only"); decisions name the request they answer. Unknown shapes are
  * shown as they are, never dropped: an audit leaves nothing out.
  */
@@ -84,6 +84,14 @@ export function auditSession(events: readonly AuditableEvent[]): AuditEntry[] {
       case 'grant/revoked':
         summary = `grant ${text(data.id)} revoked by ${actorOf(data)}: ${text(data.rule)} ${SCOPES[text(data.scope)] ?? text(data.scope)}`
         break
+      case 'network/decision':
+        summary = `network ${text(data.host)}:${text(data.port)} ${text(data.decision).toUpperCase()} by ${text(data.rule)}${data.address ? ` (address ${text(data.address)})` : ''}`
+        break
+      case 'network/grant': {
+        const request = asked.get(text(data.requestId))
+        summary = `network grant: ${text(data.host)} allowed for the rest of the session by ${request ? `the approval of "${request.summary}"` : `request ${text(data.requestId)}`}`
+        break
+      }
     }
     entries.push({ seq: event.seq, time: event.time, kind, summary, data: event.data })
   }

@@ -62,6 +62,8 @@ export class PermissionPresets extends Service {
     super(ctx, 'permissionPresets')
     ctx.sessions.defineKind(ctx, 'permission/preset', {
       validate: (data) => (isPreset(data?.preset) ? actorProblem(data.actor) : `preset must be one of ${PRESET_NAMES.join(', ')}`),
+      // Logs written before actors were recorded hold none; everything else is checked as on append.
+      validateStored: (data) => (isPreset(data?.preset) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `preset must be one of ${PRESET_NAMES.join(', ')}`),
     })
     ctx.sandboxPolicy.useDefault(ctx, () => PERMISSION_PRESETS[this.config.default].mode)
   }

@@ -77,7 +77,11 @@ export class SandboxPolicy extends Service {
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'sandboxPolicy')
-    ctx.sessions.defineKind(ctx, 'sandbox/mode', { validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`) })
+    ctx.sessions.defineKind(ctx, 'sandbox/mode', {
+      validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
+      // Logs written before actors were recorded hold none; the mode is checked as on append.
+      validateStored: (data) => (isMode(data?.mode) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
+    })
     ctx.sessions.defineKind(ctx, 'sandbox/probe', {
       ignorable: true,
       validate: (data) => (typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string' ? undefined : 'a probe has backend (string), available (boolean) and reason (string)'),

@@ -3,7 +3,7 @@ import { Context, FIBER_STATE } from '@dsh/cordis'
 import { deferJs, mountLoader, toEntryOptions, type HostRow, type LoaderHost } from '@dsh/cordis-loader'
 import { REPORTED_BY_LAUNCHER, type AppInfo } from '@dsh/app'
 import { compose, walkRows, type ComposedRow, type Composition } from './compose.ts'
-import { dumpComposition } from './dump.ts'
+import { dumpComposition, llmRows, requestCheckMarks } from './dump.ts'
 import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Profile } from './layers.ts'
 import { mapJs } from './js-expr.ts'
 import { resolvePlugins } from './resolve.ts'
@@ -44,7 +44,7 @@ export function composeProfile(options: ComposeOptions): ComposedProfile {
   const cwd = options.cwd ?? process.cwd()
   const { profile, layers, sources } = gatherLayers(app, options.profile, home, options.patches ?? [], cwd)
   const composition = compose(layers)
-  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`])
+  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`, ...requestCheckMarks(composition)])
   return { profile, composition, sources, home, version: app.version, dump }
 }
 
@@ -143,11 +143,23 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
 
   const failures = collectFailures(composed.composition, loader, errors)
   captureErrors()
+  if (!failures.length) failures.push(...uncheckedModel(composed.composition, root))
   if (failures.length) {
     await stop()
     throw new BootError(failures)
   }
   return { ...composed, root, loader, stop }
+}
+
+/**
+ * A tree whose model registry has no request check mounted (no `@dsh/invariants`) refuses to boot, unless
+ * its llm row says `unchecked: true` (docs/architecture.md, "The session log").
+ */
+function uncheckedModel(composition: Composition, root: Context): RowFailure[] {
+  const llm = (root as any).get('llm')
+  if (!llm || llm.guarded || llm.config?.unchecked) return []
+  const row = llmRows(composition)[0]
+  return [{ id: row?.id ?? 'llm', name: row?.name ?? '@dsh/llm', problem: 'no request check is mounted: mount @dsh/invariants (a row `name: \'@dsh/invariants\'`), or set `config: { unchecked: true }` on this row to send requests unchecked' }]
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))

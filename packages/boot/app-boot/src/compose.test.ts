@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { compose, walkRows, type Layer } from './compose.ts'
+import { requestCheckMarks } from './dump.ts'
 import { CompositionError } from './errors.ts'
 import { JsExpr } from './js-expr.ts'
 import { parsePatch } from './patch-file.ts'
@@ -104,5 +105,24 @@ describe('composition errors name the file and the line', () => {
 
   test('!!js outside config and disabled is refused', () => {
     expect(failure(() => parsePatch("- id: a\n  name: !!js '\"x\"'\n", '/p.yml')).message).toBe('/p.yml:2: `!!js` is only allowed in `config` and `disabled`, not in `name`')
+  })
+})
+
+describe('the request check in the dump', () => {
+  const spine = layer('bundle', `- insert:\n    - id: llm\n      name: '@dsh/llm'\n    - id: invariants\n      name: '@dsh/invariants'\n`)
+
+  test('a composition with the check mounted is not marked', () => {
+    expect(requestCheckMarks(compose([spine]))).toEqual([])
+  })
+
+  test('a disabled check is marked as one boot refuses', () => {
+    expect(requestCheckMarks(compose([spine, layer('cli', '- id: invariants\n  disabled: true\n')]))).toEqual([
+      'NO REQUEST CHECK: no enabled @dsh/invariants row; boot refuses this tree unless the llm row says unchecked: true',
+    ])
+  })
+
+  test('an llm row that sends unchecked is marked UNCHECKED', () => {
+    const marks = requestCheckMarks(compose([spine, layer('cli', '- id: invariants\n  disabled: true\n- id: llm\n  config: { unchecked: true }\n')]))
+    expect(marks).toEqual(['UNCHECKED: row "llm" sends model requests with no check against the session log (unchecked: true)'])
   })
 })

@@ -1,5 +1,5 @@
 import { Document, type YAMLMap } from 'yaml'
-import type { ComposedRow, Composition, Touch } from './compose.ts'
+import { walkRows, type ComposedRow, type Composition, type Touch } from './compose.ts'
 import { yamlCustomTags } from './patch-file.ts'
 
 function describeTouch(composition: Composition, touch: Touch): string {
@@ -34,4 +34,27 @@ export function dumpComposition(composition: Composition, header: string[] = [])
   const layerLines = composition.layers.map((layer, index) => ` layer ${index + 1}: ${layer.label} — ${layer.file}`)
   doc.commentBefore = [...header.map((line) => ` ${line}`), ...layerLines].join('\n')
   return doc.toString({ lineWidth: 0 })
+}
+
+/** The enabled rows of the model registry (`@dsh/llm`) in a composition. */
+export function llmRows(composition: Composition): ComposedRow[] {
+  return enabled(composition).filter((row) => row.name === '@dsh/llm')
+}
+
+function enabled(composition: Composition): ComposedRow[] {
+  return [...walkRows(composition.rows)].map(([row]) => row).filter((row) => row.disabled !== true)
+}
+
+/**
+ * The dump says loudly when model requests would leave without the check that they are what the log derives
+ * (docs/architecture.md, "The session log"): an llm row marked `unchecked`, or no `@dsh/invariants` row (boot
+ * then refuses the tree).
+ */
+export function requestCheckMarks(composition: Composition): string[] {
+  const rows = llmRows(composition)
+  const unchecked = rows.filter((row) => (row.config as any)?.unchecked === true)
+  const marks = unchecked.map((row) => `UNCHECKED: row "${row.id}" sends model requests with no check against the session log (unchecked: true)`)
+  const guarded = enabled(composition).some((row) => row.name === '@dsh/invariants')
+  if (rows.length > unchecked.length && !guarded) marks.push('NO REQUEST CHECK: no enabled @dsh/invariants row; boot refuses this tree unless the llm row says unchecked: true')
+  return marks
 }

@@ -29,8 +29,8 @@ const hasImage = (message: Message) =>
  * Attachments on local disk (DESIGN §9): `<sessions dir>/<cwd-key>/<session>/attachments/<sha256>.<ext>`,
  * beside the JSONL log. Inline images entering the log (user input at `agent/pre-step`, tool results at
  * `tools/post-execute`) are stored and replaced by `{ type: 'image', sha256, mediaType }`; the request being
- * sent (`llm/stream`, after the invariants check) gets them inline for a route whose model accepts images,
- * and a text substitute otherwise. The log only ever holds references.
+ * sent gets them, as an encoder of `ctx.llm` after its last check, inline for a route whose model accepts
+ * images (bytes that hash to the reference) and a text substitute otherwise. The log only holds references.
  */
 export default class LocalAttachments extends Attachments {
   static inject = ['app', 'sessions', 'llm']
@@ -69,14 +69,9 @@ export default class LocalAttachments extends Attachments {
       if (!result.content.some(isInline)) return result
       return { ...result, content: await this.toRefs(invocation.context.session, result.content) }
     })
-    ctx.on('llm/stream', (request, next) => {
-      if (!request.messages.some(hasImage)) return next()
-      const resolve = () => this.forRoute(request)
-      return (async function* () {
-        request.messages = await resolve() // the adapter at the end of the chain reads the request object
-        yield* next()
-      })()
-    })
+    // After the last request check: the log's references become what the route receives. `ctx.llm` accepts
+    // only this change (a text, or bytes hashing to the reference), so the check compares the references.
+    ctx.llm.useEncoder(ctx, { encode: (request) => (request.messages.some(hasImage) ? this.forRoute(request) : Promise.resolve(request.messages)) })
   }
 
   async store(session: Session, data: Uint8Array, _declaredType?: string): Promise<{ ref: ImageRef; image: StoredImage }> {
@@ -135,7 +130,7 @@ export default class LocalAttachments extends Attachments {
   }
 
   /** The request's messages as its route may receive them: images inline, or described in text. */
-  private async forRoute(request: LlmRequest): Promise<Message[]> {
+  private async forRoute(request: Readonly<LlmRequest>): Promise<Message[]> {
     await Promise.all(this.indexing)
     let images = false
     try {

@@ -4,8 +4,8 @@ import Schema from '@dsh/schemastery'
 import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
 import { Compaction, type CompactionInput, type CompactionResult, type CompactOptions } from '@dsh/compaction'
 import type {} from '@dsh/commands'
-import { LlmError, type LlmRequest, type Message, type ModelInfo } from '@dsh/llm'
-import type { Session } from '@dsh/session'
+import { LlmError, type LlmRequest, type Message, type ModelInfo, type Sampling } from '@dsh/llm'
+import { logRequestHeader, type Session } from '@dsh/session'
 import type {} from '@dsh/token-meter'
 import { deriveEntries, type Entry } from './entries.ts'
 import { planSummary } from './planning.ts'
@@ -32,7 +32,7 @@ export interface Config {
   summaryIntro: string
 }
 
-type Header = Pick<LlmRequest, 'route' | 'system' | 'tools'>
+type Header = Pick<LlmRequest, 'route' | 'system' | 'tools'> & Sampling
 
 /**
  * Compaction at step boundaries (DESIGN §9). Before each model request (`agent/request`, after the other
@@ -60,8 +60,8 @@ export default class BasicCompaction extends Compaction {
   })
 
   private readonly inflight = new WeakMap<Agent, Promise<CompactionResult>>()
-  private readonly pending = new WeakMap<Agent, string>()
   private readonly stepOf = new WeakMap<Agent, string>()
+  private readonly handledRequest = new WeakMap<Agent, number>()
   private readonly compactedAt = new WeakMap<Agent, string>()
   private readonly failedTurn = new WeakMap<Agent, string>()
   private readonly retriedAt = new WeakMap<Agent, string>()
@@ -92,7 +92,7 @@ export default class BasicCompaction extends Compaction {
 
   private async command(agent: Agent, focus: string): Promise<string> {
     if (agent.running) {
-      this.pending.set(agent, focus)
+      agent.session.append('compaction/requested', focus ? { focus } : {})
       return 'The history will be compacted before the next model request.'
     }
     const result = await this.compact(agent, { trigger: 'manual', ...(focus ? { focus } : {}) })
@@ -105,9 +105,10 @@ export default class BasicCompaction extends Compaction {
     await this.inflight.get(agent) // a /compact started while idle lands before this request is built
     const step = `${draft.turnId}:${draft.step}`
     this.stepOf.set(agent, step)
-    const focus = this.pending.get(agent)
-    if (focus !== undefined) {
-      this.pending.delete(agent)
+    const requested = requestedCompaction(agent.session)
+    if (requested && this.handledRequest.get(agent) !== requested.seq) {
+      this.handledRequest.set(agent, requested.seq) // a plan that fails logs no compaction/start: ask once
+      const { focus } = requested.data
       await this.compact(agent, { trigger: 'manual', request: draft.request, signal: draft.request.signal, ...(focus ? { focus } : {}) })
       return
     }
@@ -156,7 +157,8 @@ export default class BasicCompaction extends Compaction {
   private async run(agent: Agent, options: CompactOptions): Promise<CompactionResult> {
     const session = agent.session
     const logger = this.ctx.logger('compaction')
-    const header: Header = options.request ?? { route: agent.route, system: '', tools: [], ...session.last('request/header')?.data }
+    const logged = session.last('request/header')?.data
+    const header: Header = options.request ?? { route: agent.route, system: logged?.system ?? '', tools: logged?.tools ?? [], ...logged?.sampling }
     const info = this.describe(header)
     const window = info?.contextWindow ?? 0
     const scale = Math.max(1, options.estimateScale ?? 1)
@@ -178,14 +180,25 @@ export default class BasicCompaction extends Compaction {
     }
     const { cut } = plan
     const tokensBefore = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
-    session.append('compaction/start', { trigger: options.trigger, fromSeq: cut.fromSeq, toSeq: cut.toSeq, tokens: tokensBefore, window })
+    // The summary requests derive from the log: the header they reuse, the range, the focus, the output limit.
+    logRequestHeader(session, header, window)
+    session.append('compaction/start', {
+      trigger: options.trigger,
+      fromSeq: cut.fromSeq,
+      toSeq: cut.toSeq,
+      tokens: tokensBefore,
+      window,
+      maxOutputTokens: plan.maxOutputTokens,
+      ...(options.focus ? { focus: options.focus } : {}),
+    })
     await session.flush()
     const summarizer = new Summarizer({
       request: header,
       maxOutputTokens: plan.maxOutputTokens,
       budget: plan.budget,
       estimate,
-      stream: (request) => this.ctx.llm.stream(request),
+      stream: (request) => summaryStream(this.ctx, session, request),
+      record: (text) => void session.append('compaction/text', { text }),
       signal: options.signal ?? new AbortController().signal,
       instruction: this.config.instruction,
       partInstruction: this.config.partInstruction,
@@ -218,6 +231,22 @@ export default class BasicCompaction extends Compaction {
     const { instruction, partInstruction, mergeInstruction, partIntro } = this.config
     return [instruction, partInstruction + partIntro, mergeInstruction].reduce((a, b) => (b.length > a.length ? b : a)) + (focus ?? '')
   }
+}
+
+/** One summary request, durable before it is paid for, named as compaction's so the request check derives it. */
+async function* summaryStream(ctx: Context, session: Session, request: LlmRequest) {
+  await session.flush()
+  yield* ctx.llm.stream({ ...request, origin: { sessionId: session.id, purpose: 'compaction' } })
+}
+
+/** A `/compact` asked for while a turn ran, not yet started: the last `compaction/requested` after the last `compaction/start`. */
+function requestedCompaction(session: Session): { seq: number; data: { focus?: string } } | undefined {
+  for (let i = session.events.length - 1; i >= 0; i--) {
+    const event = session.events[i]!
+    if (event.type === 'compaction/start') return undefined
+    if (event.type === 'compaction/requested') return { seq: event.seq, data: event.data as { focus?: string } }
+  }
+  return undefined
 }
 
 /** The fold's own messages (so estimates and the request reuse them) with the seqs and sources a cut needs. */

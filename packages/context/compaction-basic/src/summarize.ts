@@ -17,6 +17,8 @@ export interface SummarizerSetup {
   maxDepth: number
   /** Characters a single over-budget message is shortened to per text block, as a last resort. */
   charsPerToken: number
+  /** Every text the summarizer writes into a request (instructions, part intros, part summaries), before it is sent. */
+  record(text: string): void
 }
 
 export class SummaryError extends Error {
@@ -51,6 +53,12 @@ export class Summarizer {
   run(messages: Message[], focus?: string): Promise<string> {
     this.focus = focus ? `\n\nFocus especially on: ${focus}` : ''
     return this.summarize(messages, 'whole', 0)
+  }
+
+  /** A user message the summarizer writes itself: recorded (logged) first, so the request derives from the log. */
+  private say(text: string): Message {
+    this.setup.record(text)
+    return userText(text)
   }
 
   /** A whole summary replaces the history; a part is one piece of it; a merge joins part summaries. */
@@ -91,10 +99,10 @@ export class Summarizer {
     const parts: string[] = []
     for (const [index, chunk] of chunks.entries()) {
       // The first part is the session's own prefix (cached); later ones say where they come from.
-      const input = index === 0 ? chunk : [userText(this.setup.partIntro.replace('{part}', String(index + 1)).replace('{parts}', String(chunks.length))), ...chunk]
+      const input = index === 0 ? chunk : [this.say(this.setup.partIntro.replace('{part}', String(index + 1)).replace('{parts}', String(chunks.length))), ...chunk]
       parts.push(await this.summarize(input, 'part', depth + 1))
     }
-    const merged = parts.map((part, index) => userText(`Summary of part ${index + 1} of ${parts.length}:\n\n${part}`))
+    const merged = parts.map((part, index) => this.say(`Summary of part ${index + 1} of ${parts.length}:\n\n${part}`))
     return this.summarize(merged, kind === 'part' ? 'part' : 'merge', depth + 1)
   }
 
@@ -113,7 +121,7 @@ export class Summarizer {
       // The tools stay (the provider's cache over the prefix hits) but may not be called: a summary is text.
       tools: request.tools,
       toolChoice: 'none',
-      messages: [...messages, userText(instruction)],
+      messages: [...messages, this.say(instruction)],
       maxOutputTokens: this.setup.maxOutputTokens,
       signal,
     }

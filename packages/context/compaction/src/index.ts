@@ -60,8 +60,15 @@ export interface ReliefInput {
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** A compaction began: the seq range of the history it will replace and the pressure that started it. */
-    'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number }
+    /**
+     * A compaction began: the range it summarizes, the user's focus (`/compact <focus>`) and the output limit
+     * of its summary requests, logged so the request check can derive them.
+     */
+    'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number; focus?: string; maxOutputTokens?: number }
+    /** A text a summary request carries besides the summarized history (an instruction, a part intro, a part's summary). */
+    'compaction/text': { text: string }
+    /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
+    'compaction/requested': { focus?: string }
     /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
     'compaction/end': {
       ok: boolean
@@ -110,6 +117,8 @@ export abstract class Compaction extends Service {
     super(ctx, 'compaction')
     ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
+    ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
+    ctx.sessions.defineKind(ctx, 'compaction/requested', { ignorable: true, validate: (data) => (data?.focus === undefined || typeof data.focus === 'string' ? undefined : 'focus must be a string') })
   }
 
   /**

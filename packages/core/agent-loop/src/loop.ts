@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { isDeepStrictEqual } from 'node:util'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { AgentLoop, type Agent, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnResult } from '@dsh/agent'
 import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
-import type { ErrorData, Session, TurnEndReason } from '@dsh/session'
+import { logRequestHeader, openStepOf, type ErrorData, type TurnEndReason } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
@@ -26,8 +25,9 @@ declare module '@dsh/settings' {
 
 /**
  * The shipped turn driver (DESIGN §6; docs/architecture.md, "The turn"). Each step: claim input, pre-step,
- * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush, let
- * the invariants check it, stream the answer into the log, run its tool calls through ctx.tools.
+ * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush,
+ * stream the answer into the log (`ctx.llm` checks the request against the log at its boundary), run its
+ * tool calls through ctx.tools. Every turn ends with `turn/end`, whatever a listener throws.
  */
 export default class DefaultAgentLoop extends AgentLoop {
   static inject = ['sessions', 'llm', 'tools', 'systemPrompt', 'settings']
@@ -55,9 +55,17 @@ export default class DefaultAgentLoop extends AgentLoop {
     } catch (error: any) {
       end = { reason: signal.aborted ? 'aborted' : 'error', error: { code: error?.code ?? 'LOOP_FAILED', message: String(error?.message ?? error) } }
     }
-    const result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
-    await this.ctx.serial('agent/turn-stopping', agent, result)
-    session.append('turn/end', { turnId, reason: end.reason, ...(end.error ? { error: end.error } : {}) })
+    let result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
+    try {
+      await this.ctx.serial('agent/turn-stopping', agent, result)
+    } catch (error: any) {
+      // Every turn ends in the log: a listener that throws makes the turn an error, recorded in its turn/end.
+      const failure = { code: error?.code ?? 'TURN_STOPPING_FAILED', message: `an agent/turn-stopping listener failed: ${String(error?.message ?? error)}` }
+      result = { ...result, reason: 'error', error: result.error ?? failure }
+    }
+    const step = openStepOf(session.events, turnId) // a step cut by a failure still closes inside its turn
+    if (step !== undefined) session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
+    session.append('turn/end', { turnId, reason: result.reason, ...(result.error ? { error: result.error } : {}) })
     await session.flush()
     return result
   }
@@ -131,26 +139,12 @@ export default class DefaultAgentLoop extends AgentLoop {
     if (info.maxOutputTokens) draft.request.maxOutputTokens = info.maxOutputTokens
     await this.ctx.waterfall('agent/request', draft, async () => {})
     const request = draft.request
-    logHeader(session, request)
     const window = request.route === route ? info.contextWindow : this.ctx.llm.describe(request.route).contextWindow
-    logContext(session, request, window)
+    logRequestHeader(session, request, window)
     // History last: listeners above may have appended (e.g. a route switch) and the request must match the log.
     request.messages = [...session.messages()]
+    request.origin = { sessionId: session.id, purpose: 'turn' }
     await session.flush() // durable before the paid call
     return request
   }
-}
-
-function logHeader(session: Session, request: LlmRequest) {
-  const header = session.last('request/header')?.data
-  if (!header || header.system !== request.system || !isDeepStrictEqual(header.tools, request.tools)) {
-    session.append('request/header', { system: request.system, tools: request.tools })
-  }
-}
-
-function logContext(session: Session, request: LlmRequest, contextWindow: number) {
-  const { provider, model, effort } = request.route
-  const next = { provider, model, contextWindow, ...(effort ? { effort } : {}) }
-  const current = session.last('request/context')?.data
-  if (!current || !isDeepStrictEqual(current, next)) session.append('request/context', next)
 }

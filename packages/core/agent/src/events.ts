@@ -8,7 +8,7 @@ declare module '@dsh/cordis' {
     'agent/pre-step'(step: PreStep, next: () => Promise<PreStepDecision>): Promise<PreStepDecision>
     /** @mode waterfall — may change `draft.request` (route, sampling) before it is checked and sent. */
     'agent/request'(draft: RequestDraft, next: () => Promise<void>): Promise<void>
-    /** @mode serial — last look at the exact request before the paid call (the invariants plugin checks it). */
+    /** @mode serial — last look at the request before the paid call; `ctx.llm` then checks it against the log. */
     'agent/before-model-call'(agent: Agent, request: LlmRequest): Promise<void>
     /** @mode waterfall — a model request failed: decide whether to retry (llm-retry) or give up. */
     'agent/request-error'(failure: RequestFailure, next: () => Promise<RetryDecision>): Promise<RetryDecision>

@@ -1,25 +1,35 @@
 import type { Context } from '@dsh/cordis'
-import type {} from '@dsh/agent'
-import { findDrift } from './check.ts'
+import type {} from '@dsh/llm'
+import type {} from '@dsh/session'
+import { compareRequest, findDrift } from './check.ts'
+import { findCompactionDrift } from './compaction.ts'
 
-export { findDrift }
-
-/** A request that is not what the log derives: the turn ends with this error before anything is sent. */
-export class InvariantViolation extends Error {
-  override name = 'InvariantViolation'
-  readonly code = 'INVARIANT_VIOLATION'
-}
+export { compareRequest, findCompactionDrift, findDrift }
 
 export const name = 'invariants'
-export const inject = ['sessions']
+export const inject = ['sessions', 'llm']
 
-/** Mounted in every shipped bundle: "model-visible means logged" is checked, not trusted. */
+/**
+ * Mounted in every shipped bundle (boot refuses a tree without it): the request check of the `llm/stream`
+ * boundary, run by `ctx.llm` on the frozen request before the first listener and after the last one.
+ * "Model-visible means logged" is checked where the request leaves, whoever built it.
+ */
 export function apply(ctx: Context) {
-  ctx.on('agent/before-model-call', async (agent, request) => {
-    const drift = findDrift(agent.session, request)
-    if (drift) {
-      ctx.logger('invariants').error('session %s: %s', agent.session.id, drift)
-      throw new InvariantViolation(`request refused: ${drift} (model-visible input must come from the session log)`)
-    }
+  const logger = ctx.logger('invariants')
+  ctx.llm.useGuard(ctx, {
+    check(request) {
+      const origin = request.origin!
+      if ('sessionless' in origin) return typeof origin.sessionless === 'string' && origin.sessionless ? undefined : 'a session-less request must say why it has no session'
+      const session = ctx.sessions.get(origin.sessionId)
+      const drift = !session
+        ? `session ${origin.sessionId} is not open in this process`
+        : origin.purpose === 'turn'
+          ? findDrift(session, request)
+          : origin.purpose === 'compaction'
+            ? findCompactionDrift(session, request)
+            : `unknown request purpose ${JSON.stringify(origin.purpose)}`
+      if (drift) logger.error('session %s: %s', origin.sessionId, drift)
+      return drift
+    },
   })
 }

@@ -1,4 +1,4 @@
-import type { Route, FinishReason, ImageBlock, LlmErrorData, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolSchema, Usage } from '@dsh/llm'
+import type { Route, FinishReason, Sampling, ImageBlock, LlmErrorData, ReasoningBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolSchema, Usage } from '@dsh/llm'
 
 export const TURN_END_REASONS = ['completed', 'aborted', 'blocked', 'error', 'max-tokens', 'max-steps', 'interrupted'] as const
 export type TurnEndReason = (typeof TURN_END_REASONS)[number]
@@ -41,8 +41,8 @@ export interface SessionEventMap {
   /** The call passed every check and its body is about to run: written and flushed before the effect. */
   'tool/dispatched': { callId: string }
   'tool/result': { callId: string; content: ToolResultBlock['content']; error?: ErrorData }
-  /** What the model is told besides history: written when it changes. */
-  'request/header': { system: string; tools: ToolSchema[] }
+  /** What the model is told besides history, and how it samples: written when it changes. */
+  'request/header': { system: string; tools: ToolSchema[]; sampling?: Sampling }
   /** Which model answers and its window: written when it changes. */
   'request/context': { provider: string; model: string; contextWindow: number; effort?: string }
   'inbox/spliced': { mode: 'followup' | 'steer' | 'inject'; count: number }
@@ -68,8 +68,13 @@ export type AnySessionEvent = { [K in EventKind]: SessionEvent<K> }[EventKind]
 export interface KindSpec {
   /** A reader that does not know the kind may keep it uninterpreted instead of refusing the log. */
   ignorable?: boolean
-  /** Extra validation of `data`; returns a problem or undefined. */
+  /** Extra validation of `data`; returns a problem or undefined. Checked on append and, unless `validateStored` is given, on load. */
   validate?(data: any): string | undefined
+  /**
+   * The check of a stored event of this kind when older logs may hold less than an append now requires (a
+   * field added later); without it, a stored event passes `validate` like an append.
+   */
+  validateStored?(data: any): string | undefined
 }
 
 /** The header of a stored session (the first JSONL line). */

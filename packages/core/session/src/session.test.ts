@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { deriveMessages } from './derive.ts'
+import { deriveTurnRequest } from './request.ts'
 import type { SessionEvent } from './events.ts'
 import { SessionError } from './storage.ts'
 
@@ -140,5 +141,75 @@ describe('stored sessions', () => {
     await h.root.sessions.close(fork.id)
     const stored = await h.root.sessions.read(fork.id)
     expect(stored.events.map((event) => event.type)).toEqual(['turn/start', 'user/message', 'turn/end'])
+  })
+})
+
+describe('validation on load', () => {
+  /** A stored session of one finished turn, with `line` appended raw to its JSONL file. */
+  async function storedWith(line: unknown) {
+    const session = await newSession()
+    session.append('turn/start', { turnId: 't' })
+    session.append('turn/end', { turnId: 't', reason: 'completed' })
+    await h.root.sessions.close(session.id)
+    const dir = (await import('node:fs')).readdirSync(`${h.home}/sessions`)[0]
+    const file = `${h.home}/sessions/${dir}/${session.id}/session.jsonl`
+    writeFileSync(file, readFileSync(file, 'utf8') + JSON.stringify(line) + '\n')
+    return { id: session.id, file }
+  }
+
+  test('a stored tool/result the fold could not read fails to open, named by file, line, seq and field', async () => {
+    const { id, file } = await storedWith({ type: 'tool/result', seq: 2, time: 1, data: { callId: 'c', content: 'not blocks' } })
+    const expected = `${file}:4: session ${id}: event 2 (seq 2, tool/result): data.content must be an array`
+    await expect(h.root.sessions.resume(id)).rejects.toThrow(expected)
+    await expect(h.root.sessions.read(id)).rejects.toThrow(expected)
+    // The lease was released: the refusal is about the log, not a lock.
+    await expect(h.root.sessions.resume(id)).rejects.toThrow(expected)
+  })
+
+  test.each([
+    ['an assistant block of no known type', { type: 'assistant/message', seq: 2, time: 1, data: { content: [{ type: 'html', text: '<b>' }], usage: {}, finish: 'stop' } }, 'data.content[0].type must be one of text, reasoning, tool-call'],
+    ['a user message whose text is a number', { type: 'user/message', seq: 2, time: 1, data: { content: [{ type: 'text', text: 7 }], source: 'user' } }, 'data.content[0].text must be a string'],
+    ['a turn/end with an invented reason', { type: 'turn/end', seq: 2, time: 1, data: { turnId: 't', reason: 'whatever' } }, 'data.reason must be one of completed'],
+    ['a header with an unknown sampling field', { type: 'request/header', seq: 2, time: 1, data: { system: '', tools: [], sampling: { topP: 1 } } }, 'data.sampling.topP is not a sampling field'],
+    ['an event that is not plain JSON data', { type: 'turn/start', seq: 2, time: 1 }, 'data is undefined'],
+    ['an event with no time', { type: 'turn/start', seq: 2, data: { turnId: 'x' } }, 'time must be a number'],
+  ])('%s is refused on load', async (_name, line, problem) => {
+    const { id, file } = await storedWith(line)
+    await expect(h.root.sessions.resume(id)).rejects.toThrow(`${file}:4: session ${id}: event 2`)
+    await expect(h.root.sessions.resume(id)).rejects.toThrow(problem)
+  })
+
+  test('a stored sandbox/mode no policy knows is refused, not obeyed', async () => {
+    const { id } = await storedWith({ type: 'sandbox/mode', seq: 2, time: 1, data: { mode: 'yolo' } })
+    await expect(h.root.sessions.resume(id)).rejects.toThrow('event 2 (seq 2, sandbox/mode): data: mode must be one of read-only, workspace-write, danger-full-access')
+  })
+
+  test('a damaged session is listed as damaged with the reason, an intact one is not', async () => {
+    const { id } = await storedWith({ type: 'tool/result', seq: 2, time: 1, data: { callId: 'c', content: 'not blocks' } })
+    const intact = await h.root.sessions.create({ cwd: h.workspace })
+    await h.root.sessions.close(intact.id)
+    const listed = await h.root.sessions.list()
+    expect(listed.find((summary) => summary.id === id)?.damaged).toContain('data.content must be an array')
+    expect(listed.find((summary) => summary.id === intact.id)?.damaged).toBeUndefined()
+  })
+})
+
+describe('deriveTurnRequest', () => {
+  const event = (seq: number, type: string, data: any): SessionEvent => ({ seq, type, time: 0, data }) as any
+  const tools = [{ name: 'echo', description: 'Echo.', parameters: { type: 'object' } }]
+
+  test('is the last header (with its sampling), the last context (with its effort) and the fold', () => {
+    const events = [
+      event(0, 'request/header', { system: 'old', tools: [] }),
+      event(1, 'user/message', { content: text('hi'), source: 'user' }),
+      event(2, 'request/header', { system: 'be brief', tools, sampling: { temperature: 0.2, maxOutputTokens: 100 } }),
+      event(3, 'request/context', { provider: 'p', model: 'm', contextWindow: 1000, effort: 'high' }),
+    ]
+    expect(deriveTurnRequest(events)).toEqual({ route: { provider: 'p', model: 'm', effort: 'high' }, system: 'be brief', tools, messages: [{ role: 'user', content: text('hi') }], temperature: 0.2, maxOutputTokens: 100 })
+  })
+
+  test('names what is missing', () => {
+    expect(deriveTurnRequest([])).toBe('no request/header event precedes the request')
+    expect(deriveTurnRequest([event(0, 'request/header', { system: '', tools: [] })])).toBe('no request/context event precedes the request')
   })
 })

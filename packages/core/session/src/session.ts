@@ -94,3 +94,13 @@ export function openTurnAt(events: readonly SessionEvent[], seq: number): string
   }
   return open
 }
+
+/** The step of turn `turnId` that started and has not ended, if any (a loop closes it before `turn/end`). */
+export function openStepOf(events: readonly SessionEvent[], turnId: string): number | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as AnySessionEvent
+    if (event.type === 'step/end' || (event.type === 'turn/start' && event.data.turnId === turnId)) return undefined
+    if (event.type === 'step/start') return event.data.turnId === turnId ? event.data.step : undefined
+  }
+  return undefined
+}

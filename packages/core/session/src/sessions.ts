@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto'
 import { type Context, Service } from '@dsh/cordis'
 import { CORE_KINDS, type KindSpec, type SessionEvent, type SessionHeader } from './events.ts'
 import { planRepair } from './repair.ts'
+import { CORE_SPECS } from './validate.ts'
 import { openTurnAt, Session, type SessionHost } from './session.ts'
-import { SessionError, type SessionStorage, type SessionSummary } from './storage.ts'
+import { findNonPlain } from './plain-json.ts'
+import { SessionError, type SessionStorage, type SessionSummary, type StoredLog } from './storage.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -30,12 +32,13 @@ export function newSessionId(): string {
 export class Sessions extends Service {
   private readonly kinds = new Map<string, KindSpec>()
   private readonly live = new Map<string, Session>()
+  private readonly damage = new Map<string, { key: string; problem: string | undefined }>()
   private storage: SessionStorage | undefined
   private readonly host: SessionHost
 
   constructor(ctx: Context) {
     super(ctx, 'sessions')
-    for (const kind of CORE_KINDS) this.kinds.set(kind, {})
+    for (const kind of CORE_KINDS) this.kinds.set(kind, CORE_SPECS[kind] ?? {})
     this.host = {
       checkKind: (type, data) => {
         const spec = this.kinds.get(type)
@@ -95,10 +98,10 @@ export class Sessions extends Service {
     const existing = this.live.get(id)
     if (existing) return existing
     if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} cannot be resumed: no session persistence is mounted`)
-    const { header, events } = await this.storage.acquire(id)
+    const log = await this.storage.acquire(id)
     let session: Session
     try {
-      session = new Session(this.host, header, this.checkLoaded(id, events))
+      session = new Session(this.host, log.header, this.checkLoaded(id, log))
     } catch (error) {
       await this.storage.release(id)
       throw error
@@ -114,8 +117,8 @@ export class Sessions extends Service {
     const live = this.live.get(id)
     if (live) return { header: live.header, events: [...live.events] }
     if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} not found: no session persistence is mounted`)
-    const { header, events } = await this.storage.read(id)
-    return { header, events: this.checkLoaded(id, events) }
+    const log = await this.storage.read(id)
+    return { header: log.header, events: this.checkLoaded(id, log) }
   }
 
   /**
@@ -142,8 +145,10 @@ export class Sessions extends Service {
     return session
   }
 
+  /** Stored sessions, most recent first; one whose log would not open is marked `damaged`. */
   async list(): Promise<SessionSummary[]> {
-    return this.storage ? this.storage.list() : []
+    if (!this.storage) return []
+    return Promise.all((await this.storage.list()).map((summary) => this.withDamage(summary)))
   }
 
   /** Flushes, releases the lease and forgets a live session. */
@@ -161,16 +166,45 @@ export class Sessions extends Service {
     return session
   }
 
-  private checkLoaded(id: string, raw: unknown[]): SessionEvent[] {
-    return raw.map((value, index) => {
+  /**
+   * Every stored event passes what an append checks (plain JSON, a known kind, the kind's validator) before
+   * anything reads it; the first that fails is named by file, line, seq and field.
+   */
+  private checkLoaded(id: string, log: StoredLog): SessionEvent[] {
+    const at = (index: number) => (log.where ? `${log.where.file}:${log.where.firstLine + index}: ` : '')
+    return log.events.map((value, index) => {
       const event = value as SessionEvent
-      if (!event || typeof event !== 'object' || typeof event.type !== 'string') throw new SessionError('SESSION_CORRUPT', `session ${id}: event ${index} is not an event object`)
-      if (event.seq !== index) throw new SessionError('SESSION_CORRUPT', `session ${id}: event ${index} has seq ${event.seq}`)
-      if (!this.kinds.has(event.type) && !event.ignorable) {
-        throw new SessionError('UNKNOWN_KIND', `session ${id}: event ${index} has kind "${event.type}", which no mounted plugin defines (and it is not marked ignorable)`)
+      const fail = (code: 'SESSION_CORRUPT' | 'UNKNOWN_KIND', problem: string) => new SessionError(code, `${at(index)}session ${id}: event ${index} ${problem}`)
+      if (!event || typeof event !== 'object' || Array.isArray(event) || typeof event.type !== 'string') throw fail('SESSION_CORRUPT', 'is not an event object')
+      if (event.seq !== index) throw fail('SESSION_CORRUPT', `has seq ${event.seq}`)
+      if (typeof event.time !== 'number') throw fail('SESSION_CORRUPT', `(seq ${index}, ${event.type}): time must be a number`)
+      const spec = this.kinds.get(event.type)
+      if (!spec) {
+        if (event.ignorable === true) return event // kept uninterpreted: no reader here will fold it
+        throw fail('UNKNOWN_KIND', `has kind "${event.type}", which no mounted plugin defines (and it is not marked ignorable)`)
       }
+      const problem = findNonPlain(event.data) ?? (spec.validateStored ?? spec.validate)?.(event.data)
+      if (problem) throw fail('SESSION_CORRUPT', `(seq ${index}, ${event.type}): ${problem.startsWith('data') ? problem : `data: ${problem}`}`)
       return event
     })
+  }
+
+  /** A stored session's summary says whether it would open (cached by its size, so a listing stays cheap). */
+  private async withDamage(summary: SessionSummary): Promise<SessionSummary> {
+    if (this.live.has(summary.id)) return summary
+    const key = `${summary.events}:${summary.updatedAt}`
+    let cached = this.damage.get(summary.id)
+    if (cached?.key !== key) {
+      let problem: string | undefined
+      try {
+        this.checkLoaded(summary.id, await this.storage!.read(summary.id))
+      } catch (error: any) {
+        problem = String(error?.message ?? error)
+      }
+      cached = { key, problem }
+      this.damage.set(summary.id, cached)
+    }
+    return cached.problem ? { ...summary, damaged: cached.problem } : summary
   }
 
   private async closeAll(): Promise<void> {

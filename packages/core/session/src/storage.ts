@@ -15,7 +15,17 @@ export interface SessionSummary {
   status: 'idle' | 'open'
   /** Whether another process holds the writer lease right now. */
   live: boolean
+  /** Set when the stored log fails the checks of opening it: what is wrong and where (it cannot be resumed). */
+  damaged?: string
   parent?: { id: string; atSeq: number }
+}
+
+/** A stored session as loaded: its events are checked by `ctx.sessions` before anyone reads them. */
+export interface StoredLog {
+  header: SessionHeader
+  events: unknown[]
+  /** Where the events are, so a bad one is named by file and line: event `i` is on line `firstLine + i`. */
+  where?: { file: string; firstLine: number }
 }
 
 /**
@@ -26,9 +36,9 @@ export interface SessionStorage {
   /** Creates a new stored session and takes its lease. Refuses an id that exists. */
   create(header: SessionHeader): Promise<void>
   /** Takes the lease (refusing, by name, a session another process holds) and loads the session. */
-  acquire(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  acquire(id: string): Promise<StoredLog>
   /** Loads without taking the lease (fork, show, replay). */
-  read(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  read(id: string): Promise<StoredLog>
   /** Queues an event; durable after the next `flush`. */
   append(id: string, event: SessionEvent): void
   /** Makes every queued event durable. */

@@ -112,7 +112,11 @@ export default class Approval extends Service {
     ctx.sessions.defineKind(ctx, 'approval/decided', {
       validate: (data) => (!APPROVAL_ANSWERS.includes(data?.answer) ? `answer must be one of ${APPROVAL_ANSWERS.join(', ')}` : data.actor === undefined ? undefined : actorProblem(data.actor)),
     })
-    ctx.sessions.defineKind(ctx, 'approval/policy', { validate: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? actorProblem(data.actor) : `policy must be ${APPROVAL_POLICIES.join(' or ')}`) })
+    ctx.sessions.defineKind(ctx, 'approval/policy', {
+      validate: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? actorProblem(data.actor) : `policy must be ${APPROVAL_POLICIES.join(' or ')}`),
+      // Logs written before actors were recorded hold none; the policy is checked as on append.
+      validateStored: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `policy must be ${APPROVAL_POLICIES.join(' or ')}`),
+    })
   }
 
   /**

@@ -1,5 +1,12 @@
+import { isDeepStrictEqual } from 'node:util'
 import { type Context, Service } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import { findEncodingDrift, frozenCopy, sameAsMade, violation, type RequestEncoder, type RequestGuard } from './boundary.ts'
 import { LlmError, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from './vocabulary.ts'
+
+export interface Config {
+  unchecked: boolean
+}
 
 /** One provider's implementation. Adapters are registered by provider plugins (llm-deepseek, …). */
 export interface LlmAdapter {
@@ -23,22 +30,60 @@ declare module '@dsh/cordis' {
   }
   interface Events {
     /**
-     * @mode waterfall — wraps the stream of one model request. Listeners may mutate `request` before calling
-     * `next()` and may wrap the iterable it returns; the adapter runs at the end of the chain.
+     * @mode waterfall — wraps the stream of one model request. Listeners may wrap the iterable `next()`
+     * returns; the adapter runs at the end of the chain. The request is checked before the first listener
+     * and again after the last one: a listener that changes it gets `INVARIANT_VIOLATION`, not a model call.
      */
     'llm/stream'(request: LlmRequest, next: () => AsyncIterable<StreamChunk>): AsyncIterable<StreamChunk>
   }
 }
 
 /**
- * The model seam's registry (docs/architecture.md, "Models"). Owns: adapters by provider and the
- * `llm/stream` chain. Must not own: which route a session uses (the log does), retries (llm-retry), keys.
+ * The model seam's registry (docs/architecture.md, "Models"). Owns: adapters by provider, the `llm/stream`
+ * chain and its boundary (the request check as its first and last step, then the encoders, then the
+ * adapter on a frozen copy). Must not own: what a request should be (the guard derives it from the log),
+ * which route a session uses, retries (llm-retry), keys.
  */
 export class Llm extends Service {
-  private adapters = new Map<string, LlmAdapter>()
+  static Config: Schema<Config> = Schema.object({
+    unchecked: Schema.boolean()
+      .default(false)
+      .description('Send requests with no request check mounted (no @dsh/invariants). Off, such a composition refuses to boot and every request is refused; only for experiments.'),
+  })
 
-  constructor(ctx: Context) {
+  private adapters = new Map<string, LlmAdapter>()
+  private guard: RequestGuard | undefined
+  private readonly encoders = new Set<RequestEncoder>()
+
+  constructor(
+    ctx: Context,
+    readonly config: Config = { unchecked: false },
+  ) {
     super(ctx, 'llm')
+  }
+
+  /** Mounts the request check (one per tree: @dsh/invariants) for as long as the calling plugin lives. */
+  useGuard(ctx: Context, guard: RequestGuard): void {
+    ctx.effect(() => {
+      if (this.guard) throw new Error('a request check is already mounted')
+      this.guard = guard
+      return () => {
+        if (this.guard === guard) this.guard = undefined
+      }
+    }, 'llm request check')
+  }
+
+  /** Whether a request check is mounted (boot refuses a tree without one unless `unchecked`). */
+  get guarded(): boolean {
+    return !!this.guard
+  }
+
+  /** Adds a deterministic image encoder run after the last check (attachments). */
+  useEncoder(ctx: Context, encoder: RequestEncoder): void {
+    ctx.effect(() => {
+      this.encoders.add(encoder)
+      return () => this.encoders.delete(encoder)
+    }, 'llm request encoder')
   }
 
   /** Registers an adapter for as long as the calling plugin lives. */
@@ -64,8 +109,47 @@ export class Llm extends Service {
     return this.adapter(route.provider).describe(route.model)
   }
 
-  /** Streams through the `llm/stream` waterfall; the adapter for the request's provider ends the chain. */
+  /**
+   * Streams through the `llm/stream` waterfall. The request is checked as the caller made it and again as
+   * the last listener leaves it, frozen; encoders then resolve its image references and the adapter for its
+   * provider receives the frozen result. A refusal throws `INVARIANT_VIOLATION` before any byte is sent.
+   */
   stream(request: LlmRequest): AsyncIterable<StreamChunk> {
-    return this.ctx.waterfall('llm/stream', request, () => this.adapter(request.route.provider).stream(request))
+    return this.boundary(request)
+  }
+
+  private async *boundary(request: LlmRequest): AsyncGenerator<StreamChunk> {
+    const asMade = this.checked(request, 'as the caller made it')
+    yield* this.ctx.waterfall('llm/stream', request, () => this.send(asMade, request))
+  }
+
+  private async *send(asMade: LlmRequest, request: LlmRequest): AsyncGenerator<StreamChunk> {
+    const final = this.checked(request, 'after the llm/stream listeners')
+    if (!isDeepStrictEqual(asMade.origin, final.origin)) throw violation('a listener changed the origin of the request')
+    if ('sessionless' in (asMade.origin ?? {})) {
+      const changed = sameAsMade(asMade, final)
+      if (changed) throw violation(changed)
+    }
+    let sent = final
+    for (const encoder of this.encoders) {
+      const messages = await encoder.encode(sent)
+      const drift = findEncodingDrift(sent.messages, messages)
+      if (drift) throw violation(drift)
+      sent = frozenCopy({ ...sent, messages })
+    }
+    yield* this.adapter(sent.route.provider).stream(sent)
+  }
+
+  /** A frozen copy of the request, refused when the guard finds a difference (or when no guard is mounted). */
+  private checked(request: LlmRequest, when: string): LlmRequest {
+    const copy = frozenCopy(request)
+    if (!copy.origin) throw violation(`the request names no origin (a session, or why it has none) ${when}`)
+    if (!this.guard) {
+      if (this.config.unchecked) return copy
+      throw violation('no request check is mounted (mount @dsh/invariants, or set `unchecked: true` on the llm row)')
+    }
+    const drift = this.guard.check(copy)
+    if (drift) throw violation(`${drift} ${when}`)
+    return copy
   }
 }

@@ -94,7 +94,23 @@ export interface LlmRequest {
   maxOutputTokens?: number
   temperature?: number
   signal: AbortSignal
+  /**
+   * Whose log this request derives from, so the request check at the `llm/stream` boundary can derive it
+   * afresh (docs/architecture.md, "The session log"). A request without one is refused.
+   */
+  origin?: RequestOrigin
 }
+
+/**
+ * A request is a step of a session's turn, a compaction summary of a session, or declared session-less
+ * (with why: an adapter's wire test); a session-less request is only checked against itself as the caller
+ * made it, so `llm/stream` listeners still cannot change it.
+ */
+export type RequestOrigin = { sessionId: string; purpose: 'turn' | 'compaction' } | { sessionless: string }
+
+/** The sampling fields of a request: logged with the request header, so the check can compare them. */
+export const SAMPLING_FIELDS = ['maxOutputTokens', 'temperature', 'toolChoice'] as const
+export type Sampling = Pick<LlmRequest, (typeof SAMPLING_FIELDS)[number]>
 
 /** The closed stream protocol: deltas, then exactly one `finish`, always last. */
 export type StreamChunk =
@@ -133,6 +149,7 @@ export const LLM_ERROR_CODES = [
   'UNSUPPORTED',
   'UNKNOWN_PROVIDER',
   'CREDENTIAL_MISSING',
+  'INVARIANT_VIOLATION',
 ] as const
 export type LlmErrorCode = (typeof LLM_ERROR_CODES)[number]
 

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SandboxError, type SandboxNetwork } from '@dsh/sandbox'
+import { CLOSE_INHERITED } from './descriptors.ts'
 
 /** Where the proxy's socket appears inside the sandbox (its private /tmp, so no host path is needed). */
 export const INNER_PROXY_SOCKET = '/tmp/.dsh-network-proxy.sock'
@@ -29,9 +30,10 @@ export function checkedNetwork(network: SandboxNetwork | undefined): SandboxNetw
   return network
 }
 
-// Runs the bridge (perl if found, else node), waits for its `ready` line (fail closed when it does not
+// Closes the descriptors the command would inherit, runs the bridge (perl if found, else node), waits for its `ready` line (fail closed when it does not
 // come), then becomes the command.
 const LAUNCHER = [
+  CLOSE_INHERITED,
   'perl=$1 perl_bridge=$2 node=$3 node_bridge=$4 socket=$5 port=$6; shift 6',
   'if command -v "$perl" >/dev/null 2>&1; then set -- "$perl" "$perl_bridge" "$socket" "$port" -- "$@"; else set -- "$node" "$node_bridge" "$socket" "$port" -- "$@"; fi',
   'exec 3< <(exec "$1" "$2" "$3" "$4" </dev/null 2>/dev/null); shift 5',

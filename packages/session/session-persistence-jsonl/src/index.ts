@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { SessionError, type SessionEvent, type SessionHeader, type SessionSummary } from '@dsh/session'
+import { SessionError, type SessionEvent, type SessionHeader, type SessionSummary, type StoredLog } from '@dsh/session'
 import { cwdKey, SessionPersistence } from '@dsh/session-persistence'
 import { dropLease, takeLease } from './lease.ts'
 import { LineWriter, parseLog, truncateTornTail } from './jsonl.ts'
@@ -27,6 +27,8 @@ interface Open {
 const LOG = 'session.jsonl'
 const LEASE = 'lease'
 const META = 'meta.json'
+/** The header is line 1; event `seq` is on line `seq + 2`. */
+const FIRST_EVENT_LINE = 2
 
 /**
  * JSONL persistence: `<dir>/<cwd-key>/<id>/session.jsonl` (a header line, then one event per line), a
@@ -78,7 +80,7 @@ export default class JsonlPersistence extends SessionPersistence {
     this.track(header.id, dir, new SummaryFold(header))
   }
 
-  async acquire(id: string): Promise<{ header: SessionHeader; events: unknown[] }> {
+  async acquire(id: string): Promise<StoredLog> {
     if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is already open in this process`)
     const dir = this.locate(id)
     takeLease(join(dir, LEASE), id) // before anything is read for writing or appended
@@ -88,18 +90,19 @@ export default class JsonlPersistence extends SessionPersistence {
       const summary = new SummaryFold(log.header)
       for (const event of log.events) summary.add(event as SessionEvent)
       this.track(id, dir, summary)
-      return { header: log.header, events: log.events }
+      return { header: log.header, events: log.events, where: { file: join(dir, LOG), firstLine: FIRST_EVENT_LINE } }
     } catch (error) {
       dropLease(join(dir, LEASE))
       throw error
     }
   }
 
-  async read(id: string): Promise<{ header: SessionHeader; events: unknown[] }> {
+  async read(id: string): Promise<StoredLog> {
     const live = this.open.get(id)
     if (live) live.writer.flush()
-    const log = parseLog(join(this.locate(id), LOG), id)
-    return { header: log.header, events: log.events }
+    const file = join(this.locate(id), LOG)
+    const log = parseLog(file, id)
+    return { header: log.header, events: log.events, where: { file, firstLine: FIRST_EVENT_LINE } }
   }
 
   append(id: string, event: SessionEvent): void {
@@ -138,8 +141,9 @@ export default class JsonlPersistence extends SessionPersistence {
   }
 
   private summaryFromDisk(id: string, dir: string): SummaryFold | undefined {
+    let meta: (SessionSummary & { bytes?: number }) | undefined
     try {
-      const meta = JSON.parse(readFileSync(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
+      meta = JSON.parse(readFileSync(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
       // A crash after the last meta.json write leaves it behind the log: fold the log instead.
       if (meta.bytes !== statSync(join(dir, LOG)).size) throw new Error('stale meta.json')
       const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
@@ -152,8 +156,13 @@ export default class JsonlPersistence extends SessionPersistence {
         const fold = new SummaryFold(log.header)
         for (const event of log.events) fold.add(event as SessionEvent)
         return fold
-      } catch {
-        return undefined
+      } catch (error: any) {
+        if (!meta) return undefined
+        // A log that no longer parses is still listed, marked damaged, under what meta.json last knew.
+        const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
+        const { bytes: _bytes, ...summary } = meta
+        Object.assign(fold.summary, summary, { damaged: String(error?.message ?? error) })
+        return fold
       }
     }
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { type Context, Service } from '@dsh/cordis'
-import type { SessionEvent, SessionHeader, SessionStorage, SessionSummary } from '@dsh/session'
+import type { SessionEvent, SessionHeader, SessionStorage, SessionSummary, StoredLog } from '@dsh/session'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -22,8 +22,8 @@ export abstract class SessionPersistence extends Service implements SessionStora
   }
 
   abstract create(header: SessionHeader): Promise<void>
-  abstract acquire(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
-  abstract read(id: string): Promise<{ header: SessionHeader; events: unknown[] }>
+  abstract acquire(id: string): Promise<StoredLog>
+  abstract read(id: string): Promise<StoredLog>
   abstract append(id: string, event: SessionEvent): void
   abstract flush(id: string): Promise<void>
   abstract release(id: string): Promise<void>

@@ -18,6 +18,7 @@ export async function listSessions(ctx: Context, config: Config, invocation: Lis
   for (const summary of sessions) {
     if (invocation.json) io.stdout.write(JSON.stringify(summary) + '\n')
     else io.stdout.write(`${sessionRow(summary, config.titleChars)}${invocation.all ? `  ${summary.cwd}` : ''}\n`)
+    if (summary.damaged && !invocation.json) io.stderr.write(`dsh: session ${summary.id} is damaged and cannot be resumed: ${summary.damaged}\n`)
   }
   if (!sessions.length && !invocation.json) io.stderr.write(`dsh: no sessions${dir ? ` in ${dir}` : ''}\n`)
   return 0

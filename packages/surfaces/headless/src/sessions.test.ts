@@ -1,8 +1,8 @@
 // End to end: `dsh sessions list/show` and `--permission`, on sessions made by real runs of the binary.
-import { mkdirSync } from 'node:fs'
+import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { dsh, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+import { dsh, dshOk, makeWorld, sessionFile, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
 
 let world: World
 beforeEach(async () => {
@@ -40,6 +40,21 @@ describe('dsh sessions list', () => {
     const summaries = stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
     expect(summaries).toHaveLength(1)
     expect(summaries[0]).toMatchObject({ cwd: elsewhere, turns: 1, status: 'idle', firstPrompt: 'made elsewhere', live: false })
+  })
+})
+
+describe('dsh sessions list with a damaged log', () => {
+  test('a session whose stored log fails validation is listed as damaged, with file, line and field on stderr', async () => {
+    world.llm.enqueue({ text: 'one' })
+    await dshOk(world, ['a session that will be damaged'])
+    const [id] = storedSessionIds(world)
+    const file = sessionFile(world, id!)!
+    const seq = storedEvents(world, id!).length
+    appendFileSync(file, JSON.stringify({ type: 'tool/result', seq, time: 1, data: { callId: 'c', content: 'not blocks' } }) + '\n')
+    const { code, stdout, stderr } = await dsh(world, ['sessions', 'list'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(new RegExp(`^${id}  .* 1 turn  damaged +a session that will be damaged$`, 'm'))
+    expect(stderr).toContain(`dsh: session ${id} is damaged and cannot be resumed: ${file}:${seq + 2}: session ${id}: event ${seq} (seq ${seq}, tool/result): data.content must be an array`)
   })
 })
 
