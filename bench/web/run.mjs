@@ -28,7 +28,7 @@ function folders() {
   return { home, dshHome: join(home, '.dsh'), workspace }
 }
 
-/** Spawns `dsh web` and resolves with the printed URL and the time until the port answered a request. */
+/** Spawns `dsh web` and resolves with the printed sign-in link and the time until the port answered a request. */
 async function launch({ home, dshHome, workspace }, env = {}) {
   const started = now()
   const child = spawn(process.execPath, [cli, 'web', '--no-open', '--port', '0'], { cwd: workspace, env: { PATH: process.env.PATH, HOME: home, DSH_HOME: dshHome, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -38,7 +38,7 @@ async function launch({ home, dshHome, workspace }, env = {}) {
   const url = await new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       out += chunk
-      const match = /(http:\/\/\S+\/#token=\S+)/.exec(out)
+      const match = /(http:\/\/dsh:\S+\/auth\/link)\s/.exec(out)
       if (match) resolve(match[1])
     })
     child.once('exit', (code) => reject(new Error(`dsh web exited ${code}: ${err}`)))
@@ -48,11 +48,22 @@ async function launch({ home, dshHome, workspace }, env = {}) {
   await response.arrayBuffer()
   const answered = now() - started
   const stop = () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')))
-  return { url, origin, token: new URL(url).hash.slice('#token='.length), answered, stop }
+  return { url, origin, cookie: '', answered, stop }
+}
+
+/** A browser context signed in with the printed link (spending it); `web.cookie` then signs the bench's calls. */
+async function signedIn(browser, web) {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await page.goto(web.url)
+  const cookie = (await context.cookies(web.origin)).find((entry) => entry.name.startsWith('dsh_web_'))
+  if (!cookie) throw new Error('the sign-in link set no cookie')
+  web.cookie = `${cookie.name}=${cookie.value}`
+  return { context, page }
 }
 
 async function call(web, method, params = {}) {
-  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${web.token}` }, body: JSON.stringify(params) })
+  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: web.cookie }, body: JSON.stringify(params) })
   const body = await response.json()
   if (!body.ok) throw new Error(`${method}: ${body.error.message}`)
   return body.result
@@ -90,9 +101,8 @@ async function firstPaint(browser) {
   const dirs = folders()
   const id = await storedSession(dirs, SESSION_EVENTS)
   const web = await launch(dirs)
-  const page = await browser.newPage()
+  const { context, page } = await signedIn(browser, web)
   try {
-    await page.goto(web.url)
     await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor()
     const last = `Question ${SESSION_EVENTS / 4 - 1}:`
     const samples = []
@@ -104,7 +114,7 @@ async function firstPaint(browser) {
     }
     return summarize(samples)
   } finally {
-    await page.close()
+    await context.close()
     await web.stop()
     rmSync(dirs.home, { recursive: true, force: true })
   }
@@ -115,10 +125,12 @@ async function fanOut(browser) {
   const llm = await startMockServer({ chunkChars: 8 })
   const dirs = folders()
   const web = await launch(dirs, { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench' })
+  // Two tabs of one browser: the first spends the link, the second rides on the cookie.
+  const { context, page: first } = await signedIn(browser, web)
   const { sessionId } = await call(web, 'sessions.create', { cwd: dirs.workspace })
   const tabs = []
   for (let i = 0; i < 2; i++) {
-    const page = await browser.newPage()
+    const page = i === 0 ? first : await context.newPage()
     const tab = { page, events: 0, messages: 0, first: 0, last: 0, ended: false }
     page.on('websocket', (socket) =>
       socket.on('framereceived', ({ payload }) => {
@@ -132,7 +144,6 @@ async function fanOut(browser) {
         if (events.some((frame) => frame.event.type === 'turn/end')) tab.ended = true
       }),
     )
-    await page.goto(web.url)
     await page.goto(`${web.origin}/s/${sessionId}`)
     await page.getByLabel('Message').waitFor()
     tabs.push(tab)
@@ -143,7 +154,7 @@ async function fanOut(browser) {
   while (!tabs.every((tab) => tab.ended)) await new Promise((resolve) => setTimeout(resolve, 20))
   const wall = now() - started
   const modelMs = llm.requests.reduce((sum, request) => sum + (request.timing.endedAt - request.timing.receivedAt), 0)
-  for (const tab of tabs) await tab.page.close()
+  await context.close()
   await web.stop()
   await llm.close()
   rmSync(dirs.home, { recursive: true, force: true })

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { KeyRound, Menu, Plus } from 'lucide-react'
+import { Menu, Plus } from 'lucide-react'
 import { navigate, useRoute } from '../lib/router.ts'
 import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
@@ -29,20 +29,6 @@ export function App() {
           {route.page === 'session' ? <SessionPage key={route.id} id={route.id} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
         </main>
       </div>
-    </div>
-  )
-}
-
-/** Opened without the launch token (typed the address, or a new window): say where the link is. */
-export function NoToken() {
-  return (
-    <div className="empty-state full">
-      <KeyRound size={28} />
-      <h1>Open dsh from its link</h1>
-      <p>
-        For your safety this page needs the link <code>dsh web</code> printed in your terminal (it carries a one-time key for this launch). Copy it from
-        the terminal, or restart <code>dsh web</code>.
-      </p>
     </div>
   )
 }

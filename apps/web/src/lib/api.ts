@@ -1,26 +1,5 @@
 import type { ApiResponse, MethodName, Methods } from '@dsh/web-protocol'
 
-const TOKEN_KEY = 'dsh.token'
-let token = ''
-
-/**
- * Takes the launch token from the URL fragment (`#token=…`, never sent to any server), keeps it in this
- * tab's sessionStorage and removes it from the address bar so it is not bookmarked or shared by accident.
- */
-export function captureToken(): boolean {
-  const match = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(location.hash)
-  if (match) {
-    sessionStorage.setItem(TOKEN_KEY, match[1]!)
-    history.replaceState(history.state, '', location.pathname + location.search)
-  }
-  token = sessionStorage.getItem(TOKEN_KEY) ?? ''
-  return !!token
-}
-
-export function currentToken(): string {
-  return token
-}
-
 export class ApiError extends Error {
   constructor(
     readonly code: string,
@@ -30,13 +9,17 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls `POST /api/<method>` with the launch token; a refusal or failure throws ApiError with its code. */
+/**
+ * Calls `POST /api/<method>`; the browser adds the sign-in cookie (HttpOnly: this script never sees it). A
+ * refusal or failure throws ApiError with its code; a sign-in the host no longer knows (dsh web was restarted)
+ * reloads the page, which the host then answers with how to sign in again.
+ */
 export async function call<K extends MethodName>(method: K, params: Methods[K]['params']): Promise<Methods[K]['result']> {
   let response: Response
   try {
     response = await fetch(`/api/${method}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(params),
     })
   } catch {
@@ -44,6 +27,7 @@ export async function call<K extends MethodName>(method: K, params: Methods[K]['
   }
   const body = (await response.json().catch(() => undefined)) as ApiResponse<Methods[K]['result']> | undefined
   if (!body) throw new ApiError(`HTTP_${response.status}`, `dsh answered ${response.status} ${response.statusText}`)
+  if (!body.ok && body.error.code.startsWith('SIGN_IN_')) location.reload()
   if (!body.ok) throw new ApiError(body.error.code, body.error.message)
   return body.result
 }

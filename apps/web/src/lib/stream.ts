@@ -1,5 +1,4 @@
-import { WS_PROTOCOL, WS_TOKEN_PREFIX, type ClientMessage, type Frame } from '@dsh/web-protocol'
-import { currentToken } from './api.ts'
+import { WS_PROTOCOL, type ClientMessage, type Frame } from '@dsh/web-protocol'
 import { Emitter } from './emitter.ts'
 
 export type StreamState = 'connecting' | 'open' | 'offline'
@@ -42,7 +41,8 @@ class Stream {
 
   private connect(): void {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`
-    const socket = new WebSocket(url, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${currentToken()}`])
+    // The upgrade carries the sign-in cookie like any same-origin request.
+    const socket = new WebSocket(url, [WS_PROTOCOL])
     this.socket = socket
     this.setState('connecting')
     socket.addEventListener('open', () => {

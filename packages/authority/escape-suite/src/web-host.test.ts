@@ -28,11 +28,11 @@ async function bootWeb(): Promise<{ h: Harness; peers: number[] }> {
 const filesUnder = (dir: string) =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile()).map((path) => readFileSync(path, 'utf8'))
 
-/** `POST /api/<method>` with the token, from a fresh connection whose local port is added to `mine`. */
-function call<T = any>(h: Harness, mine: Set<number>, method: string, params: unknown): Promise<T> {
+/** `POST /api/<method>` signed in with `cookie`, from a fresh connection whose local port is added to `mine`. */
+function call<T = any>(h: Harness, mine: Set<number>, cookie: string, method: string, params: unknown): Promise<T> {
   const body = JSON.stringify(params)
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${h.root.webserver.url}/api/${method}`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${h.root.webserver.token}` } }, (res) => {
+    const req = httpRequest(`${h.root.webserver.url}/api/${method}`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', Cookie: cookie } }, (res) => {
       let text = ''
       res.setEncoding('utf8').on('data', (chunk) => (text += chunk))
       res.on('end', () => {
@@ -47,13 +47,33 @@ function call<T = any>(h: Harness, mine: Set<number>, method: string, params: un
   })
 }
 
+/** Opens the printed sign-in link as a browser would (Basic credentials from the link), from a connection added to `mine`. */
+function signIn(link: string, mine: Set<number>): Promise<string> {
+  const url = new URL(link)
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url.origin}${url.pathname}`, { agent: false, headers: { Authorization: `Basic ${basic}` } }, (res) => {
+      res.resume()
+      const cookie = res.headers['set-cookie']?.[0]?.split(';')[0]
+      if (res.statusCode === 303 && cookie) resolve(cookie)
+      else reject(new Error(`sign-in refused (${res.statusCode})`))
+    })
+    req.on('socket', (socket) => socket.on('connect', () => mine.add(socket.localPort!)))
+    req.on('error', reject)
+    req.end()
+  })
+}
+
 test('a confined command in a web session cannot reach the web host or find its token, and the session stays workspace-write', async () => {
   const { h, peers } = await bootWeb()
   const mine = new Set<number>()
-  const { port, token } = h.root.webserver
-  const { sessionId } = await call<{ sessionId: string }>(h, mine, 'sessions.create', { cwd: h.workspace })
+  const { port } = h.root.webserver
+  // The test is the user's browser: it signs in with the printed link; the cookie's value is the secret.
+  const cookie = await signIn(h.root.webserver.newLink(), mine)
+  const token = cookie.slice(cookie.indexOf('=') + 1)
+  const { sessionId } = await call<{ sessionId: string }>(h, mine, cookie, 'sessions.create', { cwd: h.workspace })
   const escalate = JSON.stringify({ sessionId, preset: 'danger-full-access' })
-  const post = (flags: string, auth: string) => `curl -sS --max-time 10 ${flags} -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer ${auth}" -d '${escalate}' http://127.0.0.1:${port}/api/agent.setPreset; echo " exit $?"`
+  const post = (flags: string, auth: string) => `curl -sS --max-time 10 ${flags} -X POST -H 'Content-Type: application/json' -H "Cookie: dsh_web_${port}=${auth}" -d '${escalate}' http://127.0.0.1:${port}/api/agent.setPreset; echo " exit $?"`
   const hunt = `{ env; tr '\\0' '\\n' < /proc/1/cmdline; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; done; grep -rahoE 'token[^ ]{0,80}' ${h.home} ${h.workspace} 2>/dev/null; } | grep -ioE 'token[=: "]+[A-Za-z0-9_-]{20,}' | head -1 | sed -E 's/.*[=: "]//'`
   h.root.scriptedLlm.enqueue(
     toolCall('hunt', 'bash', { command: `t=$(${hunt}); echo "found [$t]"` }),
@@ -64,7 +84,7 @@ test('a confined command in a web session cannot reach the web host or find its 
     toolCall('python', 'bash', { command: `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 3)" 2>&1 | tail -1` }),
     { text: 'done' },
   )
-  await call(h, mine, 'agent.send', { sessionId, text: 'make yourself at home' })
+  await call(h, mine, cookie, 'agent.send', { sessionId, text: 'make yourself at home' })
   const session = h.root.sessions.get(sessionId)!
   await expect.poll(() => session.events.some((event) => event.type === 'turn/end'), { timeout: 30_000, interval: 50 }).toBe(true)
   const agent = session.events.filter((event) => event.type === 'tool/result').map((event) => JSON.stringify(event.data)).join('\n')

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { bootComposition } from '@dsh/test-harness'
-import { api, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import { adoptBrowserSignIn, api, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
 
 // The product as a user meets it: the real `dsh --profile web` process (DeepSeek adapter pointed at the mock
 // model server), driven in Debian's Chromium. One process, one browser, tests in order on one session.
@@ -77,8 +77,10 @@ beforeAll(async () => {
   mkdirSync(join(folders.workspace, 'src'), { recursive: true })
   web = await startWeb({ home: folders.home, workspace: folders.workspace, patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
   browser = await launchBrowser()
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } })
-  await page.goto(web.launchUrl)
+  // One browser context (one cookie jar), so a second tab is a second tab of the same browser.
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
+  await page.goto(web.link)
+  await adoptBrowserSignIn(web, page.context())
 }, 60_000)
 
 afterAll(async () => {
@@ -90,12 +92,17 @@ afterAll(async () => {
 })
 
 describe('the web app in Chromium', () => {
-  test('the launch URL carries its token into the page and out of the address bar', async () => {
-    expect(web.stdout()).toContain(`dsh web is running at ${web.origin}/#token=`)
+  test('the printed link signs the browser in and lands on the bare origin; the page holds no secret', async () => {
+    expect(web.stdout()).toContain(`dsh web is running at http://dsh:`)
     await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
     expect(page.url()).toBe(`${web.origin}/`)
-    expect(await page.evaluate('sessionStorage.getItem("dsh.token")')).toBe(web.token)
-    expect(web.stderr()).not.toContain(web.token)
+    const code = new URL(web.link).password
+    const secret = web.cookie!.split('=')[1]!
+    const visible = (await page.evaluate('JSON.stringify({ href: location.href, cookie: document.cookie, local: { ...localStorage }, session: { ...sessionStorage } })')) as string
+    expect(visible).not.toContain(code)
+    expect(visible).not.toContain(secret)
+    expect(web.stderr()).not.toContain(code)
+    expect(web.stderr()).not.toContain(secret)
   })
 
   test('models of a provider without a key are marked "(no key)" and link to the keys', async () => {
@@ -163,9 +170,11 @@ describe('the web app in Chromium', () => {
   })
 
   test('an approval asked in one tab is answered from a second tab, and both see the decision', async () => {
-    const second = await browser.newPage({ viewport: { width: 1100, height: 760 } })
+    const second = await page.context().newPage()
+    await second.setViewportSize({ width: 1100, height: 760 })
     try {
-      await second.goto(web.launchUrl)
+      // A second tab of the same browser needs no new link: the sign-in cookie goes with it.
+      await second.goto(`${web.origin}/`)
       await second.locator(`a[data-session-id="${sessionId}"]`).click()
       await second.getByTestId('turn-end').first().waitFor(WAIT)
 

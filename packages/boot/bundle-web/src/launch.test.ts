@@ -1,8 +1,10 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { afterEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { api, cliBin, removeHome, startWeb, tempHome, type WebProcess } from './test-support/web.ts'
+import { signInWithLink } from '@dsh/webserver'
+import { api, cliBin, removeHome, signIn, startWeb, tempHome, type WebProcess } from './test-support/web.ts'
 
 // The launcher and the web surface as processes: what `--check`, a busy port and Ctrl+C do.
 let web: WebProcess | undefined
@@ -58,6 +60,7 @@ test('Ctrl+C during a turn logs its end before exiting, and the session reopens 
   llm = await startMockServer()
   llm.enqueue({ text: 'Working on it, slowly', stallAfterChunks: 3 })
   web = await startWeb({ env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  await signIn(web)
   const { sessionId } = await api(web, 'sessions.create', { cwd: web.workspace })
   await api(web, 'agent.send', { sessionId, text: 'take your time' })
   await llm.waitForRequests(1, 10_000)
@@ -65,6 +68,7 @@ test('Ctrl+C during a turn logs its end before exiting, and the session reopens 
   expect(await web.exited).toBe(130)
 
   const again = await startWeb({ home: web.home, workspace: web.workspace })
+  await signIn(again)
   try {
     const page = await api(again, 'sessions.page', { sessionId })
     const ends = page.events.filter((event: { type: string }) => event.type === 'turn/end')
@@ -72,5 +76,37 @@ test('Ctrl+C during a turn logs its end before exiting, and the session reopens 
     expect((await api(again, 'sessions.list')).sessions[0]).toMatchObject({ id: sessionId, status: 'idle', lockedElsewhere: false })
   } finally {
     await again.stop()
+  }
+})
+
+// util-linux `script` gives the launcher a terminal, as a user's shell does.
+test.skipIf(!existsSync('/usr/bin/script'))('Enter in the terminal prints a fresh link, and each link signs in a browser', async () => {
+  const folders = tempHome()
+  const command = `'${process.execPath}' '${cliBin}' web --no-open --port 0`
+  const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (chunk) => (out += chunk))
+  const links = async (count: number) => {
+    const deadline = Date.now() + 20_000
+    while (Date.now() < deadline) {
+      const found = [...out.matchAll(/http:\/\/dsh:\S+\/auth\/link/g)].map((match) => match[0])
+      if (found.length >= count) return found
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error(`wanted ${count} links, got: ${out}`)
+  }
+  try {
+    const [first] = await links(1)
+    expect(out).toContain('Press Enter for a new link')
+    child.stdin.write('\n')
+    const [, second] = await links(2)
+    expect(out).toContain(`New link (single use, 60 s): ${second}`)
+    expect(new URL(second!).password).not.toBe(new URL(first!).password)
+    expect(await signInWithLink(second!)).toMatch(/^dsh_web_\d+=/)
+    expect(await signInWithLink(first!)).toMatch(/^dsh_web_\d+=/)
+  } finally {
+    child.kill('SIGTERM')
+    await new Promise((resolve) => child.once('exit', resolve))
+    removeHome(folders)
   }
 })

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
-import type {} from '@dsh/webserver'
+import { signInWithLink } from '@dsh/webserver'
 
 // The picker's root is a temp "home" holding the workspace; a folder beside it stands for the rest of the disk.
 let h: Harness
 let outside: string
+let cookie: string
 let root: string
 
 beforeAll(async () => {
@@ -20,6 +21,7 @@ beforeAll(async () => {
   symlinkSync(outside, join(workspace, 'escape'))
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], workspace, patch: `- id: webserver\n  config: { announce: false, open: false }\n- id: web-files\n  config: { root: '${root}' }\n` })
   await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
 })
 afterAll(async () => {
   await h?.dispose()
@@ -28,7 +30,7 @@ afterAll(async () => {
 })
 
 async function list(path?: string) {
-  const response = await fetch(`${h.root.webserver.url}/api/files.list`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.root.webserver.token}` }, body: JSON.stringify(path ? { path } : {}) })
+  const response = await fetch(`${h.root.webserver.url}/api/files.list`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(path ? { path } : {}) })
   return (await response.json()) as any
 }
 

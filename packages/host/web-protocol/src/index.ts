@@ -41,6 +41,5 @@ export type ClientMessage = Static<typeof S.ClientMessageSchema>
 /** Host → browser: each WebSocket message is a JSON array of frames (batched per tick). */
 export type Frame = Static<typeof S.FrameSchema>
 
-/** The WebSocket subprotocols: the version, and the per-launch token (browsers cannot set headers). */
+/** The WebSocket subprotocol (the version); the upgrade authenticates with the sign-in cookie like any request. */
 export const WS_PROTOCOL = 'dsh.v1'
-export const WS_TOKEN_PREFIX = 'dsh.token.'

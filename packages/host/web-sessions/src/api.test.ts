@@ -4,8 +4,8 @@ import { afterEach, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
-import { WS_PROTOCOL, WS_TOKEN_PREFIX, type Frame, type WireEvent } from '@dsh/web-protocol'
-import type {} from '@dsh/webserver'
+import { WS_PROTOCOL, type Frame, type WireEvent } from '@dsh/web-protocol'
+import { signInWithLink } from '@dsh/webserver'
 
 // The web profile in process, answering with the scripted model and real fixture tools.
 const PATCH = `
@@ -21,18 +21,20 @@ const PATCH = `
 `
 
 let h: Harness
+let cookie: string
 afterEach(async () => h?.dispose())
 
 async function boot(script: ScriptedResponse[] = [], rows = '') {
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + rows })
   await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
   h.root.scriptedLlm.enqueue(...script)
   return h
 }
 
 async function api<T = any>(method: string, params: unknown = {}): Promise<T> {
   const origin = h.root.webserver.url
-  const response = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.root.webserver.token}` }, body: JSON.stringify(params) })
+  const response = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
   const body = (await response.json()) as any
   if (!body.ok) throw Object.assign(new Error(body.error.message), { code: body.error.code })
   return body.result
@@ -41,7 +43,7 @@ async function api<T = any>(method: string, params: unknown = {}): Promise<T> {
 /** A tab's stream: every frame it received, and a way to wait for one. */
 async function tab() {
   const origin = h.root.webserver.url
-  const socket = new WebSocket(`${origin.replace('http', 'ws')}/ws`, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${h.root.webserver.token}`], { origin })
+  const socket = new WebSocket(`${origin.replace('http', 'ws')}/ws`, [WS_PROTOCOL], { origin, headers: { cookie } })
   const frames: Frame[] = []
   const waiters: (() => void)[] = []
   socket.on('message', (data) => {
@@ -233,6 +235,7 @@ test('models.list says which providers have a key, naming a missing one and neve
 `
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + keys, homeFiles: { '.credentials.yaml': 'WEB_SESSIONS_TEST_DEEPSEEK_KEY: sk-web-sessions-saved-value\n' } })
   await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
   const { providers } = await api<{ providers: { provider: string; ready: boolean; notReady?: { code: string; message: string } }[] }>('models.list')
   const byName = new Map(providers.map((entry) => [entry.provider, entry]))
   expect(byName.get('deepseek')).toMatchObject({ ready: true })

@@ -3,7 +3,8 @@
 import { afterEach, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { bootComposition, type Harness } from '@dsh/test-harness'
-import { WS_PROTOCOL, WS_TOKEN_PREFIX, type MethodName } from '@dsh/web-protocol'
+import { WS_PROTOCOL, type MethodName } from '@dsh/web-protocol'
+import { signInWithLink } from '@dsh/webserver'
 import { FrameSchema, WEB_METHOD_SCHEMAS, checkWire } from '@dsh/web-protocol/schema'
 import type {} from '@dsh/webserver'
 
@@ -26,17 +27,18 @@ test('every method result and every frame of a session with an approval matches 
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH })
   const server = h.root.webserver
   await server.start()
+  const cookie = await signInWithLink(server.newLink())
   h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'ok' } }] }, { text: 'wrote it' })
   const results: [MethodName, unknown][] = []
   const api = async (method: MethodName, params: unknown = {}) => {
-    const response = await fetch(`${server.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` }, body: JSON.stringify(params) })
+    const response = await fetch(`${server.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
     const body = (await response.json()) as any
     expect(body.ok, `${method}: ${JSON.stringify(body.error)}`).toBe(true)
     results.push([method, body.result])
     return body.result
   }
   const frames: unknown[] = []
-  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${server.token}`], { origin: server.url })
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, [WS_PROTOCOL], { origin: server.url, headers: { cookie } })
   socket.on('message', (data) => frames.push(...(JSON.parse(String(data)) as unknown[])))
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
 

@@ -2,17 +2,19 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
-import type {} from '@dsh/webserver'
+import { signInWithLink } from '@dsh/webserver'
 
 let h: Harness
+let cookie: string
 beforeAll(async () => {
   h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: `- id: webserver\n  config: { announce: false, open: false }\n` })
   await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
 })
 afterAll(() => h?.dispose())
 
 async function call(method: string, params: unknown = {}) {
-  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.root.webserver.token}` }, body: JSON.stringify(params) })
+  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
   return { status: response.status, text: await response.clone().text(), ...((await response.json()) as any) }
 }
 

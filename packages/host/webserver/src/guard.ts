@@ -1,7 +1,6 @@
 // The checks every request passes before anything else reads it (DESIGN §10): DNS rebinding (Host),
-// cross-site requests (Origin, Sec-Fetch-Site), the per-launch token, and where the peer is. Pure
+// cross-site requests (Origin, Sec-Fetch-Site) and where the peer is (the sign-in is sign-in.ts). Pure
 // functions over header values, so each rule reads on its own.
-import { timingSafeEqual } from 'node:crypto'
 import { isIP } from 'node:net'
 import { WebError } from './errors.ts'
 
@@ -54,18 +53,4 @@ export function checkOrigin(headers: { host?: string; origin?: string; 'sec-fetc
   }
   const site = headers['sec-fetch-site']
   if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new WebError('ORIGIN_REFUSED', `refused: a ${site} request (Sec-Fetch-Site)`)
-}
-
-/** Constant-time comparison of a presented token with the launch token. */
-export function checkToken(presented: string | undefined, expected: string): void {
-  if (!presented) throw new WebError('TOKEN_REQUIRED', 'refused: this call needs the launch token (open the URL dsh printed)')
-  const a = Buffer.from(presented)
-  const b = Buffer.from(expected)
-  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new WebError('TOKEN_INVALID', 'refused: the token does not match this launch (open the URL dsh printed)')
-}
-
-/** `Authorization: Bearer <token>` → the token. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null
-  return match?.[1]
 }

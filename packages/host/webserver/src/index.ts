@@ -2,4 +2,6 @@
 export { Webserver, Webserver as default, type CallInfo, type Config, type MethodSpec } from './webserver.ts'
 export type { ChannelSpec, WebClient } from './socket-client.ts'
 export { WebError, describeFailure, type WebErrorCode } from './errors.ts'
-export { checkHost, checkOrigin, checkToken, isLoopbackAddress, isLoopbackName } from './guard.ts'
+export { checkHost, checkOrigin, isLoopbackAddress, isLoopbackName } from './guard.ts'
+export { cookieName, LINK_PATH } from './sign-in.ts'
+export { signInWithLink } from './client.ts'

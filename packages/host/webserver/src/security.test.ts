@@ -3,8 +3,8 @@ import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { bootComposition, type Harness } from '@dsh/test-harness'
-import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '@dsh/web-protocol'
-import type {} from './index.ts'
+import { WS_PROTOCOL } from '@dsh/web-protocol'
+import { cookieName, signInWithLink } from './index.ts'
 
 // The real web profile, in process: the host, its API plugins and the app row, on a free loopback port.
 const QUIET = `
@@ -58,20 +58,20 @@ function upgrade(url: string, protocols: string[], headers: Record<string, strin
 describe('the web host on loopback', () => {
   let h: Harness
   let origin: string
-  let token: string
+  let cookie: string
   let host: string
-  const auth = () => ({ authorization: `Bearer ${token}` })
+  const auth = () => ({ cookie })
 
   beforeAll(async () => {
     h = await bootComposition({ profile: 'web', argv: ['--port', '0', '--no-open'], patch: QUIET })
     await h.root.webserver.start()
     origin = h.root.webserver.url
-    token = h.root.webserver.token
+    cookie = await signInWithLink(h.root.webserver.newLink())
     host = new URL(origin).host
   })
   afterAll(() => h?.dispose())
 
-  test('a call with the token, from the page\'s own origin, is answered', async () => {
+  test('a call with the sign-in cookie, from the page\'s own origin, is answered', async () => {
     const reply = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), origin, 'sec-fetch-site': 'same-origin' }, body: {} })
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ ok: true, result: { sessions: [] } })
@@ -95,34 +95,97 @@ describe('the web host on loopback', () => {
     expect(site.status).toBe(403)
   })
 
-  test('an API call without the token, or with a wrong one, is refused', async () => {
+  test('an API call without the cookie, with a forged one or with another port\'s, is refused', async () => {
     const none = await http(`${origin}/api/sessions.list`, { headers: { origin }, body: {} })
     expect(none.status).toBe(401)
-    expect(none.body.error.code).toBe('TOKEN_REQUIRED')
-    const wrong = await http(`${origin}/api/sessions.list`, { headers: { origin, authorization: `Bearer ${token.slice(1)}x` }, body: {} })
-    expect(wrong.status).toBe(401)
-    expect(wrong.body.error.code).toBe('TOKEN_INVALID')
+    expect(none.body.error.code).toBe('SIGN_IN_REQUIRED')
+    const value = cookie.slice(cookie.indexOf('=') + 1)
+    const forged = await http(`${origin}/api/sessions.list`, { headers: { origin, cookie: `${cookieName(h.root.webserver.port)}=${value.slice(1)}x` }, body: {} })
+    expect(forged.status).toBe(401)
+    expect(forged.body.error.code).toBe('SIGN_IN_INVALID')
+    const otherPort = await http(`${origin}/api/sessions.list`, { headers: { origin, cookie: `${cookieName(h.root.webserver.port + 1)}=${value}` }, body: {} })
+    expect(otherPort.body.error.code).toBe('SIGN_IN_REQUIRED')
+    const bearer = await http(`${origin}/api/sessions.list`, { headers: { origin, authorization: `Bearer ${value}` }, body: {} })
+    expect(bearer.body.error.code).toBe('SIGN_IN_REQUIRED')
   })
 
-  test('the event stream opens only with the token, the right Host and a same-origin Origin', async () => {
+  test('the event stream opens only with the cookie, the right Host and a same-origin Origin', async () => {
     const ws = origin.replace('http:', 'ws:') + '/ws'
-    const good = [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${token}`]
-    expect(await upgrade(ws, good, { origin })).toEqual({ opened: true, protocol: WS_PROTOCOL })
-    expect(await upgrade(ws, [WS_PROTOCOL], { origin })).toMatchObject({ opened: false, status: 401 })
-    expect(await upgrade(ws, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}wrong`], { origin })).toMatchObject({ opened: false, status: 401 })
-    expect(await upgrade(ws, good, { origin: 'http://evil.example' })).toMatchObject({ opened: false, status: 403 })
-    expect(await upgrade(ws, good, {})).toMatchObject({ opened: false, status: 403 })
-    expect(await upgrade(ws, good, { origin: `http://evil.example:${new URL(origin).port}`, host: `evil.example:${new URL(origin).port}` })).toMatchObject({ opened: false, status: 421 })
+    const good = [WS_PROTOCOL]
+    expect(await upgrade(ws, good, { origin, cookie })).toEqual({ opened: true, protocol: WS_PROTOCOL })
+    expect(await upgrade(ws, good, { origin })).toMatchObject({ opened: false, status: 401 })
+    expect(await upgrade(ws, good, { origin, cookie: `${cookie}x` })).toMatchObject({ opened: false, status: 401 })
+    expect(await upgrade(ws, good, { origin: 'http://evil.example', cookie })).toMatchObject({ opened: false, status: 403 })
+    expect(await upgrade(ws, good, { cookie })).toMatchObject({ opened: false, status: 403 })
+    expect(await upgrade(ws, good, { origin: `http://evil.example:${new URL(origin).port}`, host: `evil.example:${new URL(origin).port}`, cookie })).toMatchObject({ opened: false, status: 421 })
   })
 
-  test('the page is served without the token, with a policy that keeps it to its own origin', async () => {
-    const page = await http(`${origin}/`, { method: 'GET', headers: { host } })
+  test('the page and its files are served only to a signed-in browser', async () => {
+    const stranger = await http(`${origin}/`, { method: 'GET', headers: { host } })
+    expect(stranger.status).toBe(401)
+    expect(stranger.body).toContain('open the link dsh web printed')
+    expect((await http(`${origin}/favicon.svg`, { method: 'GET', headers: { host } })).status).toBe(401)
+  })
+
+  test('the page is served with a policy that keeps it to its own origin', async () => {
+    const page = await http(`${origin}/`, { method: 'GET', headers: { host, cookie } })
     expect([200, 503]).toContain(page.status)
     if (page.status === 200) {
       expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'")
       expect(page.headers['cache-control']).toBe('no-store')
     }
     expect(page.headers['x-frame-options']).toBe('DENY')
+  })
+
+  /** Opens a link the way a browser does once challenged: its userinfo as `Authorization: Basic`. */
+  const openLink = (link: string, headers: Record<string, string> = {}) => {
+    const url = new URL(link)
+    const basic = Buffer.from(`${url.username}:${url.password}`).toString('base64')
+    return http(`${url.origin}${url.pathname}`, { method: 'GET', headers: { authorization: `Basic ${basic}`, 'sec-fetch-site': 'none', ...headers } })
+  }
+
+  test('a link signs a browser in once: an HttpOnly SameSite=Strict cookie and a redirect to the bare origin', async () => {
+    const link = h.root.webserver.newLink()
+    expect(link).toMatch(new RegExp(`^http://dsh:[\\w-]{43}@${host.replace(/\./g, '\\.')}/auth/link$`))
+    const first = await openLink(link)
+    expect(first.status).toBe(303)
+    expect(first.headers.location).toBe(`${origin}/`)
+    const [setCookie] = first.headers['set-cookie'] as string[]
+    expect(setCookie).toMatch(new RegExp(`^${cookieName(h.root.webserver.port)}=[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
+    const signedIn = setCookie!.split(';')[0]!
+    expect((await http(`${origin}/api/sessions.list`, { headers: { cookie: signedIn, origin }, body: {} })).status).toBe(200)
+    const again = await openLink(link)
+    expect(again.status).toBe(403)
+    expect(again.headers['set-cookie']).toBeUndefined()
+    expect(again.body).toBe('dsh: this link was used; run `dsh web` again, or press Enter in the terminal running it, for a new link\n')
+  })
+
+  test('a link without its code is challenged for it; a made-up code is refused', async () => {
+    const bare = await http(`${origin}/auth/link`, { method: 'GET', headers: { host } })
+    expect(bare.status).toBe(401)
+    expect(bare.headers['www-authenticate']).toMatch(/^Basic realm="dsh web/)
+    const madeUp = await openLink(`http://dsh:${'A'.repeat(43)}@${host}/auth/link`)
+    expect(madeUp.status).toBe(403)
+    expect(madeUp.body).toContain('this link is not from this launch of dsh web')
+  })
+
+  test('another site cannot sign a browser in with a link, and its attempt does not spend the code', async () => {
+    const link = h.root.webserver.newLink()
+    const crossSite = await openLink(link, { 'sec-fetch-site': 'cross-site' })
+    expect(crossSite.status).toBe(403)
+    expect(crossSite.headers['set-cookie']).toBeUndefined()
+    const rebound = await openLink(link, { host: `evil.example:${h.root.webserver.port}` })
+    expect(rebound.status).toBe(421)
+    expect((await openLink(link)).status).toBe(303)
+  })
+
+  test('a signed-in browser opening a spent link goes straight to the app', async () => {
+    const link = h.root.webserver.newLink()
+    const cookieOf = await signInWithLink(link)
+    const reopened = await openLink(link, { cookie: cookieOf })
+    expect(reopened.status).toBe(303)
+    expect(reopened.headers.location).toBe(`${origin}/`)
+    expect(reopened.headers['set-cookie']).toBeUndefined()
   })
 
   test('an unknown method and bad params answer with a typed error', async () => {
@@ -150,7 +213,7 @@ describe('a host exposed beyond loopback', () => {
     await h.root.webserver.start()
     try {
       const origin = h.root.webserver.url
-      const headers = { authorization: `Bearer ${h.root.webserver.token}`, origin }
+      const headers = { cookie: await signInWithLink(h.root.webserver.newLink()), origin }
       const read = await http(`${origin}/api/settings.list`, { headers, body: {} })
       expect(read.status).toBe(200)
       const write = await http(`${origin}/api/settings.set`, { headers, body: { key: 'web.defaultPreset', value: 'read-only' } })

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -6,13 +6,14 @@ import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
 import type {} from '@dsh/cmdline'
-import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '@dsh/web-protocol'
+import { WS_PROTOCOL } from '@dsh/web-protocol'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { serveAsset } from './assets.ts'
 import { describeFailure, WebError } from './errors.ts'
 import { readFlags, type Listen } from './flags.ts'
-import { bearerToken, checkHost, checkOrigin, checkToken, isLoopbackAddress } from './guard.ts'
+import { checkHost, checkOrigin, isLoopbackAddress } from './guard.ts'
 import { defaultBrowserCommand, openBrowser, overSsh } from './open.ts'
+import { basicPassword, checkSession, cookieName, LINK_PATH, LINK_REFUSED_HINT, LINK_USER, linkFor, readCookie, sessionCookie, SignIns } from './sign-in.ts'
 import { SocketClient, type ChannelSpec } from './socket-client.ts'
 
 declare module '@dsh/cordis' {
@@ -47,13 +48,16 @@ export interface Config {
   maxMessageBytes: number
   maxBufferedBytes: number
   browserCommand: string[]
+  codeTtlMs: number
+  newLinkOnEnter: boolean
 }
 
 /**
  * The web surface's host (D+P; DESIGN §10): one HTTP server on loopback with a JSON API
- * (`POST /api/<method>`), a WebSocket stream (`/ws`) and the app's files. Owns: listening, the per-launch
- * token, the Host/Origin/token/loopback checks every call passes, and the registries plugins fill
- * (methods, channels, assets). Must not own: what any method does (the web-* plugins) or the page.
+ * (`POST /api/<method>`), a WebSocket stream (`/ws`) and the app's files. Owns: listening, the sign-in
+ * (single-use link codes, session cookies), the Host/Origin/sign-in/loopback checks every call passes, and
+ * the registries plugins fill (methods, channels, assets). Must not own: what any method does (the web-*
+ * plugins) or the page.
  */
 export class Webserver extends Service {
   static inject = ['app', 'cmdlineArgs']
@@ -61,17 +65,18 @@ export class Webserver extends Service {
     host: Schema.string().default('127.0.0.1').description('Address to listen on (`--host`); loopback unless listed in trustedHosts.'),
     port: Schema.natural().max(65535).default(3080).description('Port to listen on (`--port`; 0 picks a free one).'),
     open: Schema.boolean().default(true).description('Open the default browser at start (never over SSH; `--no-open` turns it off).'),
-    announce: Schema.boolean().default(true).description('Print the URL (with its token) on stdout at start.'),
-    trustedHosts: Schema.array(Schema.string()).default([]).description('Host names accepted besides loopback (Host header and `--host`). The token is then the only protection; settings and credential writes stay loopback-only.'),
+    announce: Schema.boolean().default(true).description('Print the sign-in link (with its single-use code) on stdout at start.'),
+    trustedHosts: Schema.array(Schema.string()).default([]).description('Host names accepted besides loopback (Host header and `--host`). The sign-in cookie is then the only protection; settings and credential writes stay loopback-only.'),
     maxBodyBytes: Schema.natural().default(8 * 1024 * 1024).description('Largest API request body.'),
     maxMessageBytes: Schema.natural().default(64 * 1024).description('Largest WebSocket message a tab may send.'),
     maxBufferedBytes: Schema.natural().default(16 * 1024 * 1024).description('Unsent bytes a slow tab may hold before it is disconnected (it reconnects and resumes).'),
     browserCommand: Schema.array(Schema.string()).default([]).description('Command that opens a URL (empty: open / xdg-open / start by platform).'),
+    codeTtlMs: Schema.natural().default(60_000).description('How long the single-use code of a sign-in link is accepted.'),
+    newLinkOnEnter: Schema.boolean().default(true).description('When stdin is a terminal, Enter prints a fresh sign-in link (for a second browser, or after the first link expired).'),
   })
 
-  /** The per-launch secret every API and WebSocket call presents. Never logged. */
-  readonly token = randomBytes(32).toString('base64url')
   private readonly listen: Listen
+  private readonly signIns: SignIns
   private readonly methods = new Map<string, MethodSpec>()
   private readonly channels = new Map<string, ChannelSpec>()
   private readonly clients = new Set<{ client: SocketClient; socket: WebSocket }>()
@@ -80,9 +85,11 @@ export class Webserver extends Service {
   private disposed = false
   private running: { server: Server; sockets: WebSocketServer } | undefined
   private address: AddressInfo | undefined
+  private stopLinksOnEnter: (() => void) | undefined
 
   constructor(ctx: Context, private readonly config: Config) {
     super(ctx, 'webserver')
+    this.signIns = new SignIns(config.codeTtlMs)
     this.listen = readFlags(ctx.cmdlineArgs, { host: config.host, port: config.port, open: config.open }, config.trustedHosts)
     // The surface starts once every row has settled (not under `--check`, not in a tree a test boots): no
     // request can then reach a half-mounted tree, and `--check` neither binds the port nor opens a browser.
@@ -127,12 +134,29 @@ export class Webserver extends Service {
     if (this.disposed) await this.stop()
   }
 
-  /** Prints the URL (its token included: the terminal is the user's) and opens the browser when it can. */
+  /**
+   * Prints a sign-in link (its code included: the terminal is the user's) and opens the browser at it when it
+   * can; the browser spends the code, and Enter in the terminal prints another for a second browser.
+   */
   private greet(): void {
-    if (this.config.announce) process.stdout.write(`dsh web is running at ${this.launchUrl}\nPress Ctrl+C to stop.\n`)
+    const link = this.newLink()
+    const tty = this.config.announce && this.config.newLinkOnEnter && !!process.stdin.isTTY
+    if (this.config.announce) process.stdout.write(`dsh web is running at ${link}\n${tty ? 'Press Enter for a new link (another browser), Ctrl+C to stop.' : 'Press Ctrl+C to stop.'}\n`)
     if (this.listen.open && !overSsh(process.env)) {
       const command = this.config.browserCommand.length ? this.config.browserCommand : defaultBrowserCommand(process.platform)
-      openBrowser(command, this.launchUrl, (error) => this.ctx.logger('webserver').debug(`could not open a browser: ${error.message}`))
+      openBrowser(command, link, (error) => this.ctx.logger('webserver').debug(`could not open a browser: ${error.message}`))
+    }
+    if (tty) this.printLinksOnEnter()
+  }
+
+  private printLinksOnEnter(): void {
+    const onLine = () => {
+      if (this.running) process.stdout.write(`New link (single use, ${Math.round(this.config.codeTtlMs / 1000)} s): ${this.newLink()}\n`)
+    }
+    process.stdin.on('data', onLine)
+    this.stopLinksOnEnter = () => {
+      process.stdin.off('data', onLine)
+      process.stdin.pause()
     }
   }
 
@@ -147,9 +171,12 @@ export class Webserver extends Service {
     return this.address?.port ?? this.listen.port
   }
 
-  /** The URL the launcher prints and opens: the token rides in the fragment, which is never sent to a server. */
-  get launchUrl(): string {
-    return `${this.url}/#token=${this.token}`
+  /**
+   * A fresh sign-in link, `http://dsh:<code>@host:port/auth/link`: its code is good once, for `codeTtlMs`.
+   * The code rides in the userinfo, which browsers keep out of history and send only as a Basic credential.
+   */
+  newLink(): string {
+    return linkFor(this.url, this.signIns.issueCode())
   }
 
   /** Registers `POST /api/<name>` for as long as `ctx` lives. */
@@ -187,8 +214,10 @@ export class Webserver extends Service {
     const api = pathname.startsWith('/api/')
     try {
       checkHost(req.headers.host, this.port, this.config.trustedHosts)
+      if (pathname === LINK_PATH) return this.onLink(req, res)
       if (api) return await this.onApi(pathname.slice('/api/'.length), req, res)
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new WebError('METHOD_NOT_ALLOWED', `${req.method} is not served here`)
+      checkSession(this.signIns, req.headers.cookie, this.port)
       if (!this.assetsDir) throw new WebError('UNAVAILABLE', 'no web app is mounted (the web-app row is missing or disabled)')
       await serveAsset(this.assetsDir, req, res)
     } catch (error) {
@@ -207,10 +236,37 @@ export class Webserver extends Service {
     }
   }
 
+  /**
+   * `GET /auth/link`: a signed-in browser goes straight to the app; one without a credential is challenged
+   * (the browser then sends the link's userinfo as Basic); a good code becomes a session cookie and a redirect
+   * to the bare origin (absolute, so the browser drops the userinfo). A cross-site navigation is refused
+   * before the code is looked at (no signing a browser in to someone else's session).
+   */
+  private onLink(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET') throw new WebError('METHOD_NOT_ALLOWED', `the sign-in link is opened with GET, not ${req.method}`)
+    checkOrigin(req.headers, false)
+    res.setHeader('Cache-Control', 'no-store')
+    const app = `http://${req.headers.host}/`
+    if (this.signIns.isSession(readCookie(req.headers.cookie, cookieName(this.port)))) return redirect(res, app)
+    const code = basicPassword(req.headers.authorization)
+    if (code === undefined) {
+      res.statusCode = 401
+      res.setHeader('WWW-Authenticate', `Basic realm="dsh web: the one-time code of the link", charset="UTF-8"`)
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8')
+      return void res.end(`dsh: open the link dsh web printed in its terminal (${LINK_USER}:<code>@…); ${LINK_REFUSED_HINT}\n`)
+    }
+    const redeemed = this.signIns.redeem(code)
+    if (redeemed === 'used') throw new WebError('LINK_REFUSED', `this link was used; ${LINK_REFUSED_HINT}`)
+    if (redeemed === 'expired') throw new WebError('LINK_REFUSED', `this link has expired (a link is good for ${Math.round(this.config.codeTtlMs / 1000)} s); ${LINK_REFUSED_HINT}`)
+    if (redeemed === 'unknown') throw new WebError('LINK_REFUSED', `this link is not from this launch of dsh web; ${LINK_REFUSED_HINT}`)
+    res.setHeader('Set-Cookie', sessionCookie(this.port, this.signIns.openSession()))
+    redirect(res, app)
+  }
+
   private async onApi(name: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new WebError('METHOD_NOT_ALLOWED', `API methods are called with POST, not ${req.method}`)
     checkOrigin(req.headers, false)
-    checkToken(bearerToken(req.headers.authorization), this.token)
+    checkSession(this.signIns, req.headers.cookie, this.port)
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new WebError('UNSUPPORTED_MEDIA_TYPE', 'API requests send Content-Type: application/json')
     const body = await readBody(req, this.config.maxBodyBytes)
     let params: unknown = {}
@@ -245,8 +301,8 @@ export class Webserver extends Service {
       checkHost(req.headers.host, this.port, this.config.trustedHosts)
       if (new URL(req.url ?? '/', 'http://host').pathname !== '/ws') throw new WebError('NOT_FOUND', 'the event stream is at /ws')
       checkOrigin(req.headers, true)
+      checkSession(this.signIns, req.headers.cookie, this.port)
       const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((part) => part.trim())
-      checkToken(offered.find((part) => part.startsWith(WS_TOKEN_PREFIX))?.slice(WS_TOKEN_PREFIX.length), this.token)
       if (!offered.includes(WS_PROTOCOL)) throw new WebError('BAD_PARAMS', `the WebSocket must offer the ${WS_PROTOCOL} subprotocol`)
     } catch (error) {
       const failure = describeFailure(error)
@@ -270,6 +326,8 @@ export class Webserver extends Service {
   }
 
   private async stop(): Promise<void> {
+    this.stopLinksOnEnter?.()
+    this.stopLinksOnEnter = undefined
     const running = this.running
     if (!running) return
     this.running = undefined
@@ -283,6 +341,12 @@ export class Webserver extends Service {
     server.closeAllConnections()
     await new Promise<void>((resolve) => server.close(() => resolve()))
   }
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.statusCode = 303
+  res.setHeader('Location', location)
+  res.end()
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -18,7 +18,8 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   const value = headers.get('retry-after')?.trim()
   if (!value) return undefined
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number.parseFloat(value) * 1000)
-  const date = Date.parse(value)
+  // Every HTTP-date form names its month; Date.parse alone would take "-5" for a year and mean "retry now".
+  const date = /[a-z]{3}/i.test(value) ? Date.parse(value) : Number.NaN
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 

@@ -5,8 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { appDir } from '@dsh/test-harness'
+import { cookieName, signInWithLink } from '@dsh/webserver'
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../../..')
 export const cliBin = join(appDir, 'bin/dsh.js')
@@ -20,9 +21,10 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 export interface WebProcess {
   /** `http://127.0.0.1:<port>` */
   origin: string
-  /** The printed URL, token in its fragment. */
-  launchUrl: string
-  token: string
+  /** The printed sign-in link (`http://dsh:<code>@127.0.0.1:<port>/auth/link`): good once, for a minute. */
+  link: string
+  /** The `Cookie` header the test's own API calls send, once `signIn` or `adoptBrowserSignIn` set it. */
+  cookie?: string
   home: string
   dshHome: string
   workspace: string
@@ -74,10 +76,10 @@ export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
   child.stdout!.on('data', (chunk) => (out += chunk))
   child.stderr!.on('data', (chunk) => (err += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const launchUrl = await new Promise<string>((resolve, reject) => {
+  const link = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dsh web printed no URL within ${options.startTimeoutMs ?? 20_000} ms\nstdout: ${out}\nstderr: ${err}`)), options.startTimeoutMs ?? 20_000)
     const look = () => {
-      const match = /(http:\/\/\S+\/#token=\S+)/.exec(out)
+      const match = /(http:\/\/dsh:\S+\/auth\/link)\s/.exec(out)
       if (match) {
         clearTimeout(timer)
         resolve(match[1]!)
@@ -89,11 +91,9 @@ export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
       reject(new Error(`dsh web exited with ${code} before printing its URL\nstdout: ${out}\nstderr: ${err}`))
     })
   })
-  const url = new URL(launchUrl)
   return {
-    origin: url.origin,
-    launchUrl,
-    token: url.hash.replace(/^#token=/, ''),
+    origin: new URL(link).origin,
+    link,
     ...folders,
     child,
     exited,
@@ -106,6 +106,19 @@ export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
   }
 }
 
+/** Spends the printed link on the test's own sign-in (no browser then can use it). */
+export async function signIn(web: WebProcess): Promise<void> {
+  web.cookie = await signInWithLink(web.link)
+}
+
+/** The test's API calls use the browser's sign-in, read from its cookie jar (HttpOnly hides it from pages only). */
+export async function adoptBrowserSignIn(web: WebProcess, context: BrowserContext): Promise<void> {
+  const port = Number(new URL(web.origin).port)
+  const cookie = (await context.cookies(web.origin)).find((entry) => entry.name === cookieName(port))
+  if (!cookie) throw new Error(`the browser holds no ${cookieName(port)} cookie for ${web.origin}: did it open the link?`)
+  web.cookie = `${cookie.name}=${cookie.value}`
+}
+
 export function removeHome(web: Pick<WebProcess, 'home'>): void {
   rmSync(web.home, { recursive: true, force: true })
 }
@@ -116,14 +129,21 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
 }
 
+/** The same Chromium on a profile kept in `userDataDir`, so a test can read what it wrote (History, cookies). */
+export async function launchBrowserWithProfile(userDataDir: string): Promise<BrowserContext> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does)`)
+  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 } })
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true })
   await page.screenshot({ path: join(screenshotDir, `${name}.png`) })
 }
 
-/** `POST /api/<method>` from the test, with the launch token. */
-export async function api<T = any>(web: Pick<WebProcess, 'origin' | 'token'>, method: string, params: unknown = {}): Promise<T> {
-  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${web.token}` }, body: JSON.stringify(params) })
+/** `POST /api/<method>` from the test, signed in with `web.cookie`. */
+export async function api<T = any>(web: Pick<WebProcess, 'origin' | 'cookie'>, method: string, params: unknown = {}): Promise<T> {
+  if (!web.cookie) throw new Error(`api(${method}): the test has not signed in (signIn or adoptBrowserSignIn)`)
+  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: web.cookie }, body: JSON.stringify(params) })
   const body = (await response.json()) as { ok: boolean; result?: T; error?: { code: string; message: string } }
   if (!body.ok) throw Object.assign(new Error(`${method}: ${body.error?.code} ${body.error?.message}`), { code: body.error?.code })
   return body.result as T
