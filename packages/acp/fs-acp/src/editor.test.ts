@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
@@ -73,4 +73,26 @@ test('a write outside the workspace is fenced before the editor is asked', async
   expect(editor.fsWrites).toHaveLength(writesBefore)
   expect(existsSync(target)).toBe(false)
   expect(lastToolMessage(1)).toContain('outside the writable roots')
+})
+
+test('a secret path is refused before the editor is asked, even when the editor holds it in a buffer', async () => {
+  const credentials = join(editor.home, '.credentials.yaml')
+  writeFileSync(credentials, 'DEEPSEEK_API_KEY: SECRET-ON-DISK\n')
+  editor.buffers.set(credentials, 'DEEPSEEK_API_KEY: SECRET-IN-BUFFER\n')
+  const sessionId = await newSession()
+  llm.enqueue(call('r4', 'read', { path: credentials }), { text: 'refused' })
+  await prompt(sessionId, 'read the credentials')
+  expect(editor.fsReads.map((read) => read.path)).not.toContain(credentials)
+  expect(lastToolMessage(1)).toContain('is a secret path (rule $DSH_HOME)')
+  expect(JSON.stringify(llm.requests.map((request) => request.body))).not.toMatch(/SECRET-(ON-DISK|IN-BUFFER)/)
+})
+
+test('a write of a protected path is not sent to the editor unless approved (the agent asks; unanswered, nothing is written)', async () => {
+  const sessionId = await newSession()
+  const writesBefore = editor.fsWrites.length
+  llm.enqueue(call('w5', 'write', { path: '.vscode/tasks.json', content: '{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}' }), { text: 'refused' })
+  await prompt(sessionId, 'add a task')
+  expect(editor.fsWrites).toHaveLength(writesBefore)
+  expect(lastToolMessage(1)).toContain('a protected path (rule .vscode/)')
+  expect(existsSync(join(editor.workspace, '.vscode/tasks.json'))).toBe(false)
 })

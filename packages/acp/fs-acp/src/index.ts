@@ -6,7 +6,7 @@ import {
   type ReadTextResult, type ReplaceFileOptions, type WriteFileOptions, type WriteResult,
 } from '@dsh/fs'
 import {
-  DiskFs, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath,
+  admitRead, DiskFs, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath,
   sniffBinaryFile, statPath, writeFileAtomically,
 } from '@dsh/fs-disk'
 import { sliceText } from './text.ts'
@@ -49,8 +49,10 @@ export default class EditorFs extends DiskFs {
 
   /** A text file's bytes as the editor has them (an edit reads this way); images and binaries from the disk. */
   override async readBytes(path: string, options: ReadBytesOptions = {}): Promise<Uint8Array> {
+    // The read fence comes first: a secret path is refused before the disk or the editor is asked anything.
+    if (options.authority) await admitRead(path, options.authority)
     const sessionId = this.readSession()
-    if (!sessionId || (await this.binaryOnDisk(path))) return readAllBytes(path, options, this.config)
+    if (!sessionId || (await this.binaryOnDisk(path))) return readAllBytes(path, options, this.config, this.readCheck(options.authority))
     const { text } = await this.readFromEditor(sessionId, path)
     const bytes = Buffer.from(text, 'utf8')
     const limit = Math.min(options.maxBytes ?? this.config.maxFileBytes, this.config.maxFileBytes)
@@ -64,8 +66,9 @@ export default class EditorFs extends DiskFs {
   }
 
   override async readText(path: string, options: ReadTextOptions = {}): Promise<ReadTextResult> {
+    if (options.authority) await admitRead(path, options.authority)
     const sessionId = this.readSession()
-    if (!sessionId) return readTextRange(path, options, this.config)
+    if (!sessionId) return readTextRange(path, options, this.config, this.readCheck(options.authority))
     const { text, realPath, version } = await this.readFromEditor(sessionId, path)
     return sliceText(path, realPath, text, options, this.config, version)
   }

@@ -74,10 +74,13 @@ test('`dsh sessions show <id> --audit` prints every network decision of a sessio
   const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })
   llm.enqueue(bash('fetch', `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 10 http://localhost:${port}/`), { text: 'done' })
   const run = await dsh(['--json', 'fetch twice'], env, repo)
-  expect(run.code, run.stderr).toBe(0)
+  // The refused host was a question nobody could answer in a headless run: exit 1, naming the refusal.
+  expect(run.code, run.stderr).toBe(1)
+  expect(run.stderr).toContain('dsh: refused network: connect to localhost')
   const sessionId = JSON.parse(run.stdout.split('\n')[0]!).sessionId
   const audit = await dsh(['sessions', 'show', sessionId, '--audit'], env, repo)
   expect(audit.code, audit.stderr).toBe(0)
   expect(audit.stdout).toMatch(new RegExp(`^#\\d+ +\\S+  network 127\\.0\\.0\\.1:${port} ALLOWED by network\\.allow "127\\.0\\.0\\.1" \\(address 127\\.0\\.0\\.1\\)$`, 'm'))
+  expect(audit.stdout).toMatch(new RegExp(`^#\\d+ +\\S+  approval asked for network \\(connect to localhost:${port}\\).*\\[offers rule network\\(localhost\\)\\]$`, 'm'))
   expect(audit.stdout).toMatch(new RegExp(`^#\\d+ +\\S+  network localhost:${port} REFUSED by not in network\\.allow, nobody can approve \\(address 127\\.0\\.0\\.1\\)$`, 'm'))
 })

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { suggestCommandPattern, type RuleSubject } from '@dsh/authority-rules'
+import { isCommandKind, suggestCommandPattern, type RuleSubject } from '@dsh/authority-rules'
 import type { ToolInvocation } from '@dsh/tools'
 
 /** The real path of `path`, through its deepest existing ancestor (a symlinked directory is followed). */
@@ -22,8 +22,8 @@ const pathSubject = (kind: 'write' | 'edit', path: unknown, cwd: string): RuleSu
   typeof path === 'string' && path ? { kind, value: realPath(resolve(cwd, path)), cwd: realPath(cwd) } : undefined
 
 /**
- * What a tool call does, as grant rules see it, for the tools dsh ships: `bash` (confined, or `unconfined`
- * with `sandbox: false`), `write`, `edit` and `str_replace_editor` (its create is a write, its other changes
+ * What a tool call does, as grant rules see it, for the tools dsh ships: `bash` (confined, `unconfined`
+ * with `sandbox: false`, or `writegit` with `writeGit: true`), `write`, `edit` and `str_replace_editor` (its create is a write, its other changes
  * edits). Undefined for any other tool or call: no rule applies to it, neither allow nor deny.
  */
 export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
@@ -31,7 +31,7 @@ export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
   const cwd = invocation.context.cwd
   switch (invocation.name) {
     case 'bash':
-      return typeof args.command === 'string' ? { kind: args.sandbox === false ? 'unconfined' : 'bash', value: args.command } : undefined
+      return typeof args.command === 'string' ? { kind: args.sandbox === false ? 'unconfined' : args.writeGit === true ? 'writegit' : 'bash', value: args.command } : undefined
     case 'write':
       return pathSubject('write', args.path, cwd)
     case 'edit':
@@ -54,7 +54,7 @@ const GLOB_SPECIAL = /[*?[\]{}()!+@]/
  * directory). Undefined when no safe rule can be written (a multi-line command, a path with glob characters).
  */
 export function suggestRule(subject: RuleSubject): string | undefined {
-  if (subject.kind === 'bash' || subject.kind === 'unconfined') {
+  if (isCommandKind(subject.kind)) {
     const pattern = suggestCommandPattern(subject.value)
     return pattern ? `${subject.kind}(${pattern})` : undefined
   }

@@ -4,7 +4,7 @@ import type { Rule, RuleKind } from './rule.ts'
 import { splitCommand } from './shell.ts'
 
 /**
- * What one call or request would do, as rules see it. `value` is the command (bash, unconfined), the real
+ * What one call or request would do, as rules see it. `value` is the command (bash, unconfined, writegit), the real
  * absolute path (write, edit) or the host (network); `cwd` is the session's workspace (real path), against
  * which relative path patterns are read.
  */
@@ -13,6 +13,9 @@ export interface RuleSubject {
   value: string
   cwd?: string
 }
+
+/** Whether a kind's pattern is a command (read part by part for allow rules). */
+export const isCommandKind = (kind: RuleKind): boolean => kind === 'bash' || kind === 'unconfined' || kind === 'writegit'
 
 export type RuleEffect = 'deny' | 'ask' | 'allow'
 
@@ -72,6 +75,7 @@ export function ruleMatches(rule: Rule, subject: RuleSubject, effect: RuleEffect
   switch (rule.kind) {
     case 'bash':
     case 'unconfined':
+    case 'writegit':
       return commandMatches(rule, subject.value, effect)
     case 'write':
     case 'edit':
@@ -102,6 +106,6 @@ export function evaluateRules(rules: RuleSet, subject: RuleSubject): Verdict | u
     const rule = rules[effect].find((candidate) => ruleMatches(candidate, subject, effect))
     if (rule) return { effect, rule }
   }
-  const rule = subject.kind === 'bash' || subject.kind === 'unconfined' ? allowCommand(rules.allow, subject) : rules.allow.find((candidate) => ruleMatches(candidate, subject, 'allow'))
+  const rule = isCommandKind(subject.kind) ? allowCommand(rules.allow, subject) : rules.allow.find((candidate) => ruleMatches(candidate, subject, 'allow'))
   return rule ? { effect: 'allow', rule } : undefined
 }

@@ -2,12 +2,14 @@
  * The one grant rule syntax: `kind(pattern)`. Kinds and what their pattern matches:
  * - `bash(npm test *)`: a command the shell runs confined (a compound command matches only when every part does);
  * - `unconfined(npm test *)`: the same for a command run outside the sandbox (`sandbox: false`);
+ * - `writegit(git commit *)`: the same for a command run confined but with `.git` writable (`writeGit: true`),
+ *   which `bash(…)` never covers: git later runs that folder's hooks and config unconfined;
  * - `write(docs/**)`, `edit(src/**)`: a path, relative to the session's workspace or absolute;
  * - `network(*.example.org)`: a host name.
  * A pattern without `*` is exact. In command patterns `*` matches anything and a final ` *` also matches
  * nothing (`npm test *` matches `npm test` and `npm test -- x`, never `npm testx`).
  */
-export const RULE_KINDS = ['bash', 'unconfined', 'write', 'edit', 'network'] as const
+export const RULE_KINDS = ['bash', 'unconfined', 'writegit', 'write', 'edit', 'network'] as const
 export type RuleKind = (typeof RULE_KINDS)[number]
 
 export interface Rule {

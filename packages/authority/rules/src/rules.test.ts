@@ -29,6 +29,16 @@ test('with bash(git status*) allowed, a compound command is allowed only when ev
   expect(effect(set, 'git status 2>/dev/null')).toBe('allow')
 })
 
+test('writegit(…) is its own kind: bash(git *) never covers a writeGit command, a writegit rule reads compounds strictly', () => {
+  const writeGit = (value: string) => ({ kind: 'writegit' as const, value })
+  expect(evaluateRules(rules(['bash(git *)', 'unconfined(git *)']), writeGit('git commit -m x'))).toBeUndefined()
+  const set = rules(['writegit(git commit *)'], ['writegit(git push *)'])
+  expect(evaluateRules(set, writeGit('git commit -m x'))?.effect).toBe('allow')
+  expect(evaluateRules(set, writeGit('git commit -m x && rm -rf .git'))).toBeUndefined()
+  expect(evaluateRules(set, writeGit('git push origin'))?.effect).toBe('deny')
+  expect(effect(set, 'git commit -m x')).toBeUndefined()
+})
+
 test('a final " *" matches the bare command but not a longer program name; an exact rule matches only itself', () => {
   const set = rules(['bash(npm test *)', 'bash(make lint && make test)'])
   expect(effect(set, 'npm test')).toBe('allow')

@@ -1,12 +1,25 @@
+import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import type {} from '@dsh/app'
 import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import type {} from '@dsh/network'
-import { SANDBOX_MODES, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
+import { SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
+import { coveringRule } from '@dsh/sandbox-rules'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
+import type {} from '@dsh/settings'
+import type {} from '@dsh/spill'
 import './events.ts'
+import { currentHome, realPathOf, resolveRules, type RuleBases } from './paths.ts'
 import { resolveWritableRoots } from './roots.ts'
+
+declare module '@dsh/settings' {
+  interface Settings {
+    'sandbox.denyRead': string[]
+    'sandbox.protect': string[]
+  }
+}
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -18,7 +31,25 @@ export interface Config {
   mode: SandboxMode
   writableRoots: string[]
   tempDir: boolean
+  denyRead: string[]
+  protect: string[]
 }
+
+/** Secret paths of every session (DESIGN §8): credentials, keys, cloud and registry tokens, browser profiles. */
+export const DEFAULT_DENY_READ = [
+  '$DSH_HOME', '~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.kube', '~/.docker/config.json',
+  '~/.netrc', '~/.npmrc', '~/.pypirc', '~/.git-credentials', '~/.config/gh', '~/.password-store',
+  '~/.mozilla', '~/.config/chromium', '~/.config/google-chrome', '~/.config/BraveSoftware', '~/.config/microsoft-edge',
+  '~/Library/Application Support/Google/Chrome', '~/Library/Application Support/Firefox',
+]
+
+/**
+ * Protected paths of every writable root: what something unconfined later runs or obeys (git's hooks and
+ * config, dsh's and other agents' and editors' workspace config, direnv's `.envrc`, husky's hooks).
+ * `AGENTS.md` and `CLAUDE.md` are instructions, not configuration, and stay writable. A trailing `/` marks the
+ * folders fenced in the sandbox even before they exist (an empty read-only folder is mounted there).
+ */
+export const DEFAULT_PROTECT = ['.git/', '.dsh/', '.claude/', '.vscode/', '.mcp.json', '.idea', '.cursor', '.zed', '.envrc', '.husky']
 
 const isMode = (value: unknown): value is SandboxMode => SANDBOX_MODES.includes(value as SandboxMode)
 
@@ -30,15 +61,19 @@ const isMode = (value: unknown): value is SandboxMode => SANDBOX_MODES.includes(
  * presets (ctx.permissionPresets, which sets modes through `setMode` and may supply the default).
  */
 export class SandboxPolicy extends Service {
-  static inject = ['sessions']
+  static inject = ['sessions', 'settings', 'app']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     mode: Schema.union(SANDBOX_MODES).default('workspace-write').description('Mode of sessions whose log chose none (a mounted permission-presets row supplies its default preset\'s mode first).'),
     writableRoots: Schema.array(Schema.string()).default([]).description('Absolute directories writable besides the session\'s working directory (missing ones are left out).'),
     tempDir: Schema.boolean().default(false).description('Also make the OS temp directory writable. Off: it is shared with every other program; commands under bubblewrap get a private /tmp anyway.'),
+    denyRead: Schema.array(Schema.string()).default(DEFAULT_DENY_READ).description('Secret paths (with the `sandbox.denyRead` setting): ~/…, $DSH_HOME/…, absolute, or relative to each writable root; globs per segment, `**` only at the end.'),
+    protect: Schema.array(Schema.string()).default(DEFAULT_PROTECT).description('Read-only paths inside the writable roots (with the `sandbox.protect` setting): relative to each root, or absolute.'),
   })
 
   private readonly defaults: (() => SandboxMode | undefined)[] = []
   private readonly probes = new WeakMap<Session, Promise<SandboxProbe | undefined>>()
+  /** Rules left out for covering a writable root, warned about once each. */
+  private readonly warned = new Set<string>()
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'sandboxPolicy')
@@ -51,6 +86,10 @@ export class SandboxPolicy extends Service {
       ignorable: true,
       validate: (data) => (typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string' ? undefined : 'a probe has backend (string), available (boolean) and reason (string)'),
     })
+    ctx.settings.define('sandbox.denyRead', Schema.array(Schema.string()).default([]), { description: 'More secret paths, besides the built-in list: unreadable by the file tools, hidden from confined commands (~/…, $DSH_HOME/…, absolute, or relative to the workspace; globs per segment).' })
+    ctx.settings.define('sandbox.protect', Schema.array(Schema.string()).default([]), { description: 'More read-only paths inside the writable roots, besides .git, .dsh and the agent and editor config folders (relative to each writable root, or absolute).' })
+    // Fail loud at start: a rule that cannot be applied stops the boot, naming it, rather than every later call.
+    this.pathRules(ctx.app.cwd ? [ctx.app.cwd] : [])
   }
 
   /**
@@ -102,7 +141,48 @@ export class SandboxPolicy extends Service {
   async authority(session: Session): Promise<SandboxAuthority> {
     await this.probe(session)
     const mode = this.mode(session)
-    return { mode, writableRoots: mode === 'read-only' ? [] : await this.writableRoots(session), network: await this.network(session, mode) }
+    const roots = await this.writableRoots(session)
+    const paths = this.pathRules(roots)
+    const spill = this.ctx.get('spillStore')?.readableDir(session.id)
+    // As written and as its real path: the read fence compares real paths.
+    if (spill) paths.readExceptions.push(...new Set([spill, realPathOf(spill)]))
+    return { mode, writableRoots: mode === 'read-only' ? [] : roots, paths, network: await this.network(session, mode) }
+  }
+
+  /**
+   * The secret and protected paths, resolved under `roots` (the real session cwd first, even in read-only:
+   * a relative rule means the same place in every mode). Throws PathRuleError naming a bad rule and where.
+   */
+  pathRules(roots: string[]): PathAuthority {
+    let dshHome = this.ctx.app.home
+    try {
+      dshHome = realpathSync(dshHome)
+    } catch {
+      // not created yet: the written path is the only one
+    }
+    const bases: RuleBases = { home: currentHome(), dshHome, roots }
+    const denyRead = [
+      ...resolveRules(this.config.denyRead, bases, 'the sandbox-policy row\'s denyRead'),
+      ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead'),
+    ]
+    return {
+      // A secret rule covering a writable root would hide the workspace itself: the user chose to work there.
+      denyRead: denyRead.filter((rule) => {
+        const holds = roots.find((root) => coveringRule([rule], root))
+        const note = `${rule.rule} ${holds}`
+        if (holds && !this.warned.has(note)) {
+          this.warned.add(note)
+          // Info, not a warning: working inside a secret folder is the user's choice, not a mistake.
+          this.ctx.logger('sandbox-policy').info('secret path rule %s left out: it covers the writable root %s', rule.rule, holds)
+        }
+        return !holds
+      }),
+      readExceptions: [],
+      protect: [
+        ...resolveRules(this.config.protect, bases, 'the sandbox-policy row\'s protect'),
+        ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect'),
+      ],
+    }
   }
 
   /**

@@ -6,6 +6,8 @@ import type {} from '@dsh/agent'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
 import type {} from '@dsh/fs'
+import type { SandboxAuthority } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
 import type { Session } from '@dsh/session'
 
 export interface Config {
@@ -43,13 +45,28 @@ export function apply(ctx: Context, config: Config) {
     if (decision.action !== 'enter' || step.step !== 0 || settled.has(session)) return decision
     settled.add(session)
     if (session.last('user/message')) return decision // not the first turn: the start of the history is fixed
-    const text = await gather(ctx, config, step.agent.cwd)
+    const text = await gather(ctx, config, step.agent.cwd, await readAuthority(ctx, session))
     if (!text) return decision
     return { ...decision, messages: [{ content: [{ type: 'text', text }], source: 'instructions' }, ...decision.messages] }
   })
 }
 
-async function gather(ctx: Context, config: Config, cwd: string): Promise<string | undefined> {
+/**
+ * The session's secret-path rules, for reading the instruction files as the model would see them: a
+ * workspace `AGENTS.md` linked to `~/.ssh/id_rsa` (planted by an earlier session) must not enter the log.
+ * `$DSH_HOME/AGENTS.md` itself is excepted (it lives in the secret `$DSH_HOME`), where it links to is not.
+ * Derived without recording anything (no probe); undefined when no sandbox policy is mounted.
+ */
+async function readAuthority(ctx: Context, session: Session): Promise<SandboxAuthority | undefined> {
+  const policy = ctx.get('sandboxPolicy')
+  if (!policy) return undefined
+  const paths = policy.pathRules(await policy.writableRoots(session))
+  const homeFile = join(ctx.app.home, 'AGENTS.md')
+  const realHomeFile = join(await ctx.fs.realpath(ctx.app.home), 'AGENTS.md')
+  return { mode: policy.mode(session), writableRoots: [], paths: { ...paths, readExceptions: [...paths.readExceptions, homeFile, realHomeFile] } }
+}
+
+async function gather(ctx: Context, config: Config, cwd: string, authority: SandboxAuthority | undefined): Promise<string | undefined> {
   const candidates: string[] = []
   if (config.home) candidates.push(join(ctx.app.home, 'AGENTS.md'))
   for (const name of config.fileNames) {
@@ -67,7 +84,7 @@ async function gather(ctx: Context, config: Config, cwd: string): Promise<string
       const real = await ctx.fs.realpath(path)
       if (seen.has(real)) continue // CLAUDE.md linked to AGENTS.md, or the home inside the workspace
       seen.add(real)
-      const read = await ctx.fs.readText(path, { maxBytes: config.maxBytes })
+      const read = await ctx.fs.readText(path, { maxBytes: config.maxBytes, ...(authority ? { authority } : {}) })
       // Repository text the model will see and the log will keep: a credential value in it becomes a marker.
       const body = (ctx.get('credentials')?.redact(read.text) ?? read.text).trim()
       if (!body) continue

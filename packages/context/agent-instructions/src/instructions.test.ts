@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { LlmRequest } from '@dsh/llm'
 import { bootComposition, scriptedPatch, type CompositionOptions, type Harness } from '@dsh/test-harness'
+import { secretWorld } from '@dsh/test-harness/world'
 
 const patch = (instructions = '{}') => scriptedPatch({}, `- id: agent-instructions
   config: ${instructions}
@@ -64,6 +65,17 @@ describe('agent instructions', () => {
     await boot({}, 1)
     await h.run('task')
     expect(h.events('user/message').map((event) => event.data.source)).toEqual(['user'])
+  })
+
+  test('a workspace AGENTS.md linked to a secret file (planted by an earlier session) is not read, and the secret reaches no log', async () => {
+    const world = secretWorld()
+    await boot({ home: world.dshHome, homeFiles: { 'AGENTS.md': 'Always answer briefly.' } })
+    symlinkSync(world.sshKey, join(h.workspace, 'AGENTS.md'))
+    await h.run('task')
+    const text = firstText(h.root.scriptedLlm.requests[0] as LlmRequest)
+    expect(text).toContain('Always answer briefly.')
+    expect(JSON.stringify(h.events())).not.toContain(world.secret)
+    expect(JSON.stringify(h.root.scriptedLlm.requests)).not.toContain(world.secret)
   })
 
   test('a credential value in an instructions file reaches neither the model nor the log: it is a marker', async () => {

@@ -40,9 +40,13 @@ export default class LocalSpillStore extends SpillStore {
     this.root = config.dir ?? join(ctx.app.home, 'spill')
   }
 
+  override readableDir(sessionId: string): string {
+    return join(this.root, safeName(sessionId))
+  }
+
   async write(entry: SpillEntry): Promise<SpilledText> {
     if (!entry.sessionId || !entry.callId) throw new SpillError('SPILL_INVALID', 'a spilled text needs a session id and a call id')
-    const dir = join(this.root, safeName(entry.sessionId))
+    const dir = this.readableDir(entry.sessionId)
     const path = join(dir, `${safeName(entry.callId)}.txt`)
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 })

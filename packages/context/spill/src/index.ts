@@ -46,6 +46,15 @@ export abstract class SpillStore extends Service {
 
   /** Writes the text and returns where it is; throws `SpillError` when it cannot. */
   abstract write(entry: SpillEntry): Promise<SpilledText>
+
+  /**
+   * The folder holding one session's spilled texts on disk, which that session's `read` must reach even
+   * though it lies under the secret `$DSH_HOME` (the sandbox policy keeps it readable); undefined when the
+   * store keeps nothing on the local disk.
+   */
+  readableDir(_sessionId: string): string | undefined {
+    return undefined
+  }
 }
 
 export default SpillStore

@@ -1,14 +1,16 @@
 import type { Context } from '@dsh/cordis'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type { FsIoConfig } from '@dsh/fs'
-import { admit, type Admission, type Reach, type WriteKind } from './fence.ts'
+import { realpath } from 'node:fs/promises'
+import { join } from 'node:path'
+import { admit, admitRead, secretEntry, type Admission, type Reach, type WriteKind } from './fence.ts'
 import { Fs } from '@dsh/fs'
 import { listDirectory, walkTree } from './local/list.ts'
 import { resolveRealPath } from './local/paths.ts'
-import { pathExists, readAllBytes, readTextRange, sniffBinaryFile, statPath } from './local/read.ts'
+import { pathExists, readAllBytes, readTextRange, sniffBinaryFile, statPath, type ReadCheck } from './local/read.ts'
 import { makeDirectory, removeEntry, renameEntry, writeFileAtomically } from './local/write.ts'
 import type {
-  FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
+  FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
   RenameOptions, ReplaceFileOptions, WalkOptions, WriteFileOptions, WriteResult,
 } from '@dsh/fs'
 
@@ -27,6 +29,27 @@ export abstract class DiskFs extends Fs {
     return admit(kind, path, authority, reach)
   }
 
+  /** The read fence for a read carrying an authority (none for reads dsh makes for itself). */
+  protected readCheck(authority: SandboxAuthority | undefined): ReadCheck | undefined {
+    if (!authority) return undefined
+    return async (path, real) => {
+      await admitRead(path, authority)
+      await admitRead(real, authority)
+    }
+  }
+
+  /** Leaves out the entries a secret rule covers (as listed, and where they really are). */
+  private async secretFilter(dir: string, authority: SandboxAuthority | undefined): Promise<((entry: FsEntry) => boolean) | undefined> {
+    if (!authority) return undefined
+    await admitRead(dir, authority)
+    const realDir = await realpath(dir).catch(() => dir)
+    return (entry) => secretEntry(authority, entry.path) || secretEntry(authority, join(realDir, entry.relativePath))
+  }
+
+  async checkWrite(path: string, authority: SandboxAuthority): Promise<void> {
+    await this.admit('write', path, authority, 'through')
+  }
+
   stat(path: string, options?: { followSymlinks?: boolean }): Promise<FsStat> {
     return statPath(path, options?.followSymlinks ?? true)
   }
@@ -37,19 +60,23 @@ export abstract class DiskFs extends Fs {
     return resolveRealPath(path)
   }
   readText(path: string, options: ReadTextOptions = {}): Promise<ReadTextResult> {
-    return readTextRange(path, options, this.config)
+    return readTextRange(path, options, this.config, this.readCheck(options.authority))
   }
   readBytes(path: string, options: ReadBytesOptions = {}): Promise<Uint8Array> {
-    return readAllBytes(path, options, this.config)
+    return readAllBytes(path, options, this.config, this.readCheck(options.authority))
   }
-  isBinary(path: string): Promise<boolean> {
-    return sniffBinaryFile(path, this.config)
+  isBinary(path: string, options: ReadOptions = {}): Promise<boolean> {
+    return sniffBinaryFile(path, this.config, this.readCheck(options.authority))
   }
-  list(path: string): Promise<FsEntry[]> {
-    return listDirectory(path)
+  async list(path: string, options: ReadOptions = {}): Promise<FsEntry[]> {
+    const secret = await this.secretFilter(path, options.authority)
+    const entries = await listDirectory(path)
+    return secret ? entries.filter((entry) => !secret(entry)) : entries
   }
-  walk(path: string, options?: WalkOptions): AsyncIterable<FsEntry> {
-    return walkTree(path, options)
+  async *walk(path: string, options: WalkOptions = {}): AsyncIterable<FsEntry> {
+    const secret = await this.secretFilter(path, options.authority)
+    const skip = options.skip
+    yield* walkTree(path, secret ? { ...options, skip: (entry) => secret(entry) || (skip?.(entry) ?? false) } : options)
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions): Promise<WriteResult> {

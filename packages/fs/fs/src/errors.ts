@@ -1,6 +1,8 @@
 /** Why an fs operation failed. Tools show `message` to the model and may branch on `code`. */
 export type FsErrorCode =
   | 'FS_SANDBOX_DENIED'    // the authority does not allow this write; nothing was changed
+  | 'FS_READ_DENIED'       // a secret path: never read for the model
+  | 'FS_PROTECTED'         // a protected path inside a writable root (.git, agent config): read-only
   | 'FS_NOT_FOUND'
   | 'FS_IS_DIRECTORY'      // a file was expected
   | 'FS_NOT_A_DIRECTORY'   // a directory was expected (or a path component is a file)
@@ -15,10 +17,16 @@ export type FsErrorCode =
   | 'FS_PERMISSION'        // the operating system refused (EACCES, EPERM, EROFS)
   | 'FS_IO'                // anything else the operating system reported
 
+/** Which part of the fence refused: the mode, the writable roots, a protected path, or a secret path. */
+export type FenceReason = 'mode' | 'outside' | 'protected' | 'secret'
+
 export class FsError extends Error {
   override name = 'FsError'
-  constructor(readonly code: FsErrorCode, readonly path: string, message: string, options?: { cause?: unknown }) {
+  /** Set on fence refusals: why, and the rule as written when a path rule refused. */
+  fence?: { reason: FenceReason; rule?: string }
+  constructor(readonly code: FsErrorCode, readonly path: string, message: string, options?: { cause?: unknown; fence?: { reason: FenceReason; rule?: string } }) {
     super(message, options)
+    if (options?.fence) this.fence = options.fence
   }
 }
 

@@ -1,6 +1,7 @@
 import { type Context, Service } from '@dsh/cordis'
+import type { SandboxAuthority } from '@dsh/sandbox'
 import type {
-  FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
+  FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
   RenameOptions, ReplaceFileOptions, WalkOptions, WriteFileOptions, WriteResult,
 } from './types.ts'
 
@@ -16,8 +17,10 @@ declare module '@dsh/cordis' {
  * the model is told, which paths a tool accepts (relative paths are the tool's to resolve), whether a file
  * was read before it is edited (fs-observation-policy), or the authority itself (the sandbox policy).
  *
- * Every path is absolute (FS_INVALID_PATH otherwise). Every failure is an `FsError` with a `code`. Reads
- * take no authority; every operation that changes the disk takes `{ authority }`.
+ * Every path is absolute (FS_INVALID_PATH otherwise). Every failure is an `FsError` with a `code`. Every
+ * operation that changes the disk takes `{ authority }`; a read made for the model passes its `{ authority }`
+ * too, so a fenced provider refuses secret paths (FS_READ_DENIED) and leaves them out of listings and walks.
+ * `stat` and `exists` are not fenced (they tell that a path is there, never what it holds).
  */
 export abstract class Fs extends Service {
   constructor(ctx: Context) {
@@ -38,11 +41,17 @@ export abstract class Fs extends Service {
   /** A whole file's bytes (images, attachments); FS_TOO_LARGE over the limit. */
   abstract readBytes(path: string, options?: ReadBytesOptions): Promise<Uint8Array>
   /** Whether a file looks binary (a NUL byte or invalid UTF-8 in its first bytes). */
-  abstract isBinary(path: string): Promise<boolean>
+  abstract isBinary(path: string, options?: ReadOptions): Promise<boolean>
   /** The entries directly inside a directory, sorted by name. */
-  abstract list(path: string): Promise<FsEntry[]>
+  abstract list(path: string, options?: ReadOptions): Promise<FsEntry[]>
   /** Every entry under a directory, depth first, each directory's entries sorted by name. */
   abstract walk(path: string, options?: WalkOptions): AsyncIterable<FsEntry>
+
+  /**
+   * Throws the FsError a write of `path` under `authority` would be refused with (FS_SANDBOX_DENIED with its
+   * `fence` reason, FS_PROTECTED), changing nothing: a tool asks for approval with it before it writes.
+   */
+  abstract checkWrite(path: string, authority: SandboxAuthority): Promise<void>
 
   /** Creates or overwrites a file atomically (a temp file in the same directory, then a rename). */
   abstract writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions): Promise<WriteResult>

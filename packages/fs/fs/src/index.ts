@@ -1,6 +1,6 @@
 // The fs seam (DESIGN §4, §8; docs/architecture.md "What is mounted today").
 export { Fs } from './fs.ts'
 export type * from './types.ts'
-export { FsError, toFsError, type FsErrorCode } from './errors.ts'
+export { FsError, toFsError, type FenceReason, type FsErrorCode } from './errors.ts'
 export { FsIoConfig } from './config.ts'
 

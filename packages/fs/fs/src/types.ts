@@ -39,7 +39,15 @@ export interface FsEntry {
   depth: number
 }
 
-export interface ReadTextOptions {
+/**
+ * A read on behalf of the model carries the authority it acts under, so a fenced provider refuses a secret
+ * path (FS_READ_DENIED) before opening it. Reads dsh makes for itself (instructions, attachments) carry none.
+ */
+export interface ReadOptions {
+  authority?: SandboxAuthority
+}
+
+export interface ReadTextOptions extends ReadOptions {
   /** First line to return, 1-based (default 1). */
   startLine?: number
   /** Most lines to return (default: up to the end of the file). */
@@ -71,12 +79,12 @@ export interface ReadTextResult {
   version: FsVersion
 }
 
-export interface ReadBytesOptions {
+export interface ReadBytesOptions extends ReadOptions {
   /** Refuse (FS_TOO_LARGE) a file larger than this; the provider's `maxFileBytes` is the ceiling. */
   maxBytes?: number
 }
 
-export interface WalkOptions {
+export interface WalkOptions extends ReadOptions {
   /** Deepest level to descend to (0: only the entries of the root). Default: no limit. */
   maxDepth?: number
   /** Descend into symbolic links to directories (each real directory is visited once). Default false. */

@@ -1,4 +1,7 @@
-import { sep } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { dirname, sep } from 'node:path'
+import type { PathAuthority } from '@dsh/sandbox'
+import { expandRule } from '@dsh/sandbox-rules'
 import { BRIDGE_SCRIPTS, INNER_PROXY_SOCKET, NO_PROXY_VARIABLES, PROXY_VARIABLES } from './network.ts'
 
 /** The network of one command: the host's, none (a private namespace), or the proxy bridged on `port`. */
@@ -10,6 +13,8 @@ export interface BubblewrapPlan {
   cwd: string
   terminal: boolean
   network: BubblewrapNetwork
+  /** Secret paths to hide and protected paths to bind read-only, and the most paths one glob expands to (absent: none). */
+  pathRules?: { paths: PathAuthority; matchLimit: number }
 }
 
 const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
@@ -25,6 +30,7 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
   const hiddenByTmp = plan.cwd !== '/tmp' && within(plan.cwd, '/tmp')
   if (hiddenByTmp && !plan.writableRoots.some((root) => within(plan.cwd, root))) args.push('--ro-bind', plan.cwd, plan.cwd)
   for (const root of plan.writableRoots) args.push('--bind', root, root)
+  if (plan.pathRules) args.push(...pathRuleArgs(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit))
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
   args.push(...networkArgs(plan.network))
@@ -34,6 +40,52 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
   if (!plan.terminal) args.push('--new-session')
   args.push('--chdir', plan.cwd)
   return args
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Mounts for the path rules, after the writable binds so they cover them (DESIGN §8):
+ * - a protected path inside a writable root is bound read-only over itself; a missing one written as a
+ *   directory (`.dsh/`) whose parent exists gets an empty read-only tmpfs, so it cannot be created (bwrap
+ *   leaves the empty mount point behind on the disk);
+ * - a secret directory becomes an empty read-only tmpfs and a secret file `/dev/null` (bound without device
+ *   access, so reading it fails), last, so nothing re-exposes them; a secret path that holds a writable root
+ *   is left visible (it is the workspace);
+ * - then each read exception (the session's spill folder) is bound read-only again inside its hidden parent.
+ */
+export function pathRuleArgs(paths: PathAuthority, writableRoots: string[], limit: number): string[] {
+  const args: string[] = []
+  for (const rule of paths.protect) {
+    const { found, missing } = expandRule(rule.pattern, limit)
+    for (const path of found) if (writableRoots.some((root) => within(path, root))) args.push('--ro-bind', path, path)
+    if (missing && rule.directory && writableRoots.some((root) => within(missing, root) && missing !== root) && isDirectory(dirname(missing))) {
+      args.push('--tmpfs', missing, '--remount-ro', missing)
+    }
+  }
+  const hidden: string[] = []
+  const remounts: string[] = []
+  for (const rule of paths.denyRead) {
+    for (const path of expandRule(rule.pattern, limit).found) {
+      if (hidden.includes(path) || writableRoots.some((root) => within(root, path))) continue
+      hidden.push(path)
+      if (isDirectory(path)) {
+        args.push('--tmpfs', path)
+        remounts.push('--remount-ro', path)
+      } else args.push('--ro-bind', '/dev/null', path)
+    }
+  }
+  // Exceptions are bound while the tmpfs above them is still writable (bwrap makes their mount points there).
+  for (const exception of paths.readExceptions) {
+    if (existsSync(exception) && isDirectory(exception) && hidden.some((path) => within(exception, path) && exception !== path)) args.push('--ro-bind', exception, exception)
+  }
+  return [...args, ...remounts]
 }
 
 /**

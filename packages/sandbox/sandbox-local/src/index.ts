@@ -12,6 +12,7 @@ import { seatbeltArgs } from './seatbelt.ts'
 
 export interface Config {
   probeTimeoutMs: number
+  ruleMatchLimit: number
   proxyPort: number
   bash: string
   perl: string
@@ -46,6 +47,7 @@ function resolveRoots(authority: SandboxAuthority): string[] {
 export default class SandboxLocal extends Sandbox {
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     probeTimeoutMs: Schema.natural().min(1).default(5_000).description('How long the backend probe (a confined no-op) may take (ms).'),
+    ruleMatchLimit: Schema.natural().min(1).default(1000).description('Most existing paths one secret or protected path rule with a glob is expanded to for bubblewrap mounts.'),
     proxyPort: Schema.natural().min(1).max(65_535).default(3_128).description('Port of the bridge to the network proxy on a confined command\'s private loopback (bubblewrap; the proxy variables point there).'),
     bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
     perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
@@ -76,7 +78,8 @@ export default class SandboxLocal extends Sandbox {
     }
     const cwd = realpathSync(options.cwd)
     const planned: BubblewrapNetwork = network.kind === 'proxy' ? { ...network, port: this.config.proxyPort } : network
-    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, network: planned })
+    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}
+    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
     const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
     return { argv: [backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
   }

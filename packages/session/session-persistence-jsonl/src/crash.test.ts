@@ -117,7 +117,14 @@ describe('the writer lease', () => {
     const run = startChild(home, workspace, 'mid-tool')
     const sessionId = await run.ready
     try {
-      const before = readFileSync(logFile(home, sessionId), 'utf8')
+      // The child may still be flushing what it logged around the tool's start: wait until its log is still.
+      let before = readFileSync(logFile(home, sessionId), 'utf8')
+      for (let settled = 0; settled < 3; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const now = readFileSync(logFile(home, sessionId), 'utf8')
+        settled = now === before ? settled + 1 : 0
+        before = now
+      }
       h = await bootComposition({ home, workspace, patch: PATCH })
       await expect(h.root.agents.resume(sessionId)).rejects.toThrow(new RegExp(`session ${sessionId} is held by another dsh process \\(pid ${run.proc.pid} `))
       expect(readFileSync(logFile(home, sessionId), 'utf8')).toBe(before)

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onTestFinished } from 'vitest'
@@ -47,4 +47,55 @@ export async function eventually(check: () => boolean, timeoutMs = 2_000, interv
   const deadline = Date.now() + timeoutMs
   while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, intervalMs))
   return check()
+}
+
+/** A user's secrets planted for an attack test: a fake `HOME` and `DSH_HOME`, both outside /tmp. */
+export interface SecretWorld {
+  /** The fake `HOME` (process.env.HOME points at it until the test finishes). */
+  home: string
+  /** A `DSH_HOME` to boot with (`bootComposition({ home })`), holding `.credentials.yaml`. */
+  dshHome: string
+  /** `~/.ssh/id_rsa`. */
+  sshKey: string
+  /** `$DSH_HOME/.credentials.yaml`. */
+  credentials: string
+  /** The text in both files and nowhere else: it must appear in no tool result and no log. */
+  secret: string
+}
+
+/**
+ * Plants `~/.ssh/id_rsa` and `$DSH_HOME/.credentials.yaml` in temp folders outside /tmp (bubblewrap gives a
+ * command its own /tmp, so a secret there would be hidden for the wrong reason) and points `HOME` at the
+ * fake home until the current test finishes.
+ */
+export function secretWorld(): SecretWorld {
+  const home = outsideDir('dsh-fake-home-')
+  const dshHome = outsideDir('dsh-fake-dsh-home-')
+  const secret = `SECRET-${Math.random().toString(36).slice(2)}`
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 })
+  const sshKey = join(home, '.ssh', 'id_rsa')
+  writeFileSync(sshKey, `-----BEGIN KEY-----\n${secret}\n-----END KEY-----\n`, { mode: 0o600 })
+  const credentials = join(dshHome, '.credentials.yaml')
+  writeFileSync(credentials, `DEEPSEEK_API_KEY: ${secret}\n`, { mode: 0o600 })
+  const previous = process.env.HOME
+  process.env.HOME = home
+  onTestFinished(() => {
+    process.env.HOME = previous
+  })
+  return { home, dshHome, sshKey, credentials, secret }
+}
+
+/** The files under `dir` whose bytes contain `needle` (a secret that must not have reached a log). */
+export function filesContaining(dir: string, needle: string): string[] {
+  if (!existsSync(dir)) return []
+  const found: string[] = []
+  const visit = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name)
+      if (statSync(path).isDirectory()) visit(path)
+      else if (readFileSync(path).includes(needle)) found.push(path)
+    }
+  }
+  visit(dir)
+  return found
 }

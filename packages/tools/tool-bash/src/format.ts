@@ -1,18 +1,22 @@
 import type { ShellResult } from '@dsh/shell'
 import { type ToolOutput } from '@dsh/tools'
+import { readOnlyGitHint } from './git.ts'
 
 /**
  * A command's outcome as the model reads it: the output, then one bracketed note per fact worth knowing
  * (exit status, truncation, deadline, confinement). A deadline is an error result; a failing exit status is
  * not (the model reads the status and decides).
  */
-export function formatResult(result: ShellResult, options: { timeoutMs: number; unconfined: boolean }): ToolOutput {
+export function formatResult(result: ShellResult, options: { timeoutMs: number; unconfined: boolean; writableGit?: boolean }): ToolOutput {
   const notes: string[] = []
   if (result.truncated) notes.push('[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]')
   if (result.timedOut) notes.push(`[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`)
   else if (result.signal) notes.push(`[Killed by ${result.signal}]`)
   else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
   if (options.unconfined) notes.push('[Ran outside the sandbox, as approved.]')
+  else if (options.writableGit) notes.push('[Ran with .git writable, as approved.]')
+  const gitHint = !options.unconfined && !options.writableGit && result.exitCode !== 0 ? readOnlyGitHint(result.output) : undefined
+  if (gitHint) notes.push(gitHint)
   const output = result.output.replace(/\n$/, '')
   const text = [output || '(no output)', ...notes].join('\n')
   if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }

@@ -4,8 +4,9 @@ import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
 import { bashArguments, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
-import { defineTool, type ToolContext } from '@dsh/tools'
+import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
+import { withWritableGit, writeGitReason } from './git.ts'
 
 export type { BashArgs }
 
@@ -24,9 +25,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 export const name = 'tool-bash'
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
 
-/** The tool's parameters (the shape is tool-kit's, shared with tool-bash-persistent; the words are this tool's). */
+/**
+ * The tool's parameters: the shape tool-kit shares with tool-bash-persistent (the words are this tool's),
+ * plus `writeGit`, which only this tool has.
+ */
 function parameters(config: Config) {
-  return bashArguments(
+  const shared = bashArguments(
     {
       command: 'The bash command line.',
       workdir: 'Directory to run in, relative to the workspace (default: the workspace).',
@@ -35,33 +39,45 @@ function parameters(config: Config) {
     },
     config.maxTimeoutMs,
   )
+  return Type.Object(
+    {
+      ...shared.properties,
+      writeGit: Type.Optional(Type.Boolean({ description: 'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.' })),
+      justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox, or with .git writable (shown to the user).' })),
+    },
+    { additionalProperties: false },
+  )
 }
 
+/** The one-shot tool's arguments: the shared ones, and `writeGit` (this tool only). */
+export type OneShotBashArgs = Static<ReturnType<typeof parameters>>
+
 /** The authority of this call: the session's, or full access when the call was approved to run unconfined. */
-async function callAuthority(ctx: Context, args: BashArgs, context: ToolContext): Promise<SandboxAuthority> {
+async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolContext, cwd: string): Promise<SandboxAuthority> {
   const authority = await ctx.sandboxPolicy.authority(context.session)
-  return args.sandbox === false ? { mode: 'danger-full-access', writableRoots: authority.writableRoots } : authority
+  if (args.sandbox === false) return { mode: 'danger-full-access', writableRoots: authority.writableRoots }
+  return args.writeGit ? withWritableGit(authority, cwd) : authority
 }
 
 /**
  * The one-shot `bash` tool (DESIGN §4, §8): each call is a fresh `bash -c` through ctx.shell, under the
- * authority ctx.sandboxPolicy derives from the session log. A call may ask to run unconfined; it then needs
- * approval and gets full access for that call only.
+ * authority ctx.sandboxPolicy derives from the session log. A call may ask to run unconfined, or with `.git`
+ * writable; it then needs approval and gets that for the one call only.
  */
 export function apply(ctx: Context, config: Config) {
   ctx.tools.register(ctx, defineTool({
     name: 'bash',
-    description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode. Long output keeps its head and tail.',
+    description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode; .git and agent/editor config folders are read-only and secret paths (~/.ssh, credentials) are hidden. To commit or otherwise change .git, pass writeGit: true with a justification (the user approves). Long output keeps its head and tail.',
     parameters: parameters(config),
     timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
-    summarize: summarizeBash,
-    needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
-    async execute(args: BashArgs, context) {
-      const authority = await callAuthority(ctx, args, context)
+    summarize: (args: OneShotBashArgs) => `${summarizeBash(args)}${args.writeGit && args.sandbox !== false ? ' [.git writable]' : ''}`,
+    needsApproval: (args: OneShotBashArgs, context) => unconfinedReason(ctx, args, context) ?? writeGitReason(args),
+    async execute(args: OneShotBashArgs, context) {
       const cwd = await workingDirectory(ctx, context.cwd, args.workdir)
+      const authority = await callAuthority(ctx, args, context, context.cwd)
       const timeoutMs = args.timeout ?? config.defaultTimeoutMs
       const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority }).catch((error) => Promise.reject(refusal(error)))
-      return formatResult(result, { timeoutMs, unconfined: args.sandbox === false })
+      return formatResult(result, { timeoutMs, unconfined: args.sandbox === false, writableGit: args.writeGit === true && args.sandbox !== false })
     },
   }))
 }

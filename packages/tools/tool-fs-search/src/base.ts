@@ -1,6 +1,8 @@
 import { basename, dirname, relative, resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
+import { admitRead } from '@dsh/fs-disk'
+import type { SandboxAuthority } from '@dsh/sandbox'
 import { ToolError } from '@dsh/tools'
 
 /** Where a search runs: the directory rg runs in, what it is given to search, and how results are prefixed. */
@@ -11,6 +13,8 @@ export interface SearchBase {
   file?: string
   /** Prepended to result paths so they read relative to the session's working directory (or absolute). */
   prefix: string
+  /** The session's authority: secret paths under it are left out of every search. */
+  authority: SandboxAuthority
 }
 
 function prefixFor(cwd: string, dir: string): string {
@@ -20,15 +24,17 @@ function prefixFor(cwd: string, dir: string): string {
 }
 
 /** Resolves the `path` argument against the session's working directory; it must exist. */
-export async function searchBase(ctx: Context, cwd: string, path: string | undefined, allowFile: boolean): Promise<SearchBase> {
+export async function searchBase(ctx: Context, cwd: string, path: string | undefined, allowFile: boolean, authority: SandboxAuthority): Promise<SearchBase> {
   const target = resolve(cwd, path ?? '.')
   const stat = await ctx.fs.stat(target).catch((error: unknown) => {
     if (error instanceof FsError) throw new ToolError(error.code, `${error.message}. Search from an existing directory${allowFile ? ' or file' : ''}.`)
     throw error
   })
-  if (stat.type === 'directory') return { dir: target, prefix: prefixFor(cwd, target) }
+  // A search inside a secret path is refused whole; one that starts above it leaves it out (see ripgrep.ts).
+  await admitRead(target, authority).catch((error: unknown) => Promise.reject(error instanceof FsError ? new ToolError(error.code, error.message) : error))
+  if (stat.type === 'directory') return { dir: target, prefix: prefixFor(cwd, target), authority }
   if (!allowFile) throw new ToolError('FS_NOT_A_DIRECTORY', `"${path}" is not a directory: glob searches a directory.`)
-  return { dir: dirname(target), file: basename(target), prefix: prefixFor(cwd, dirname(target)) }
+  return { dir: dirname(target), file: basename(target), prefix: prefixFor(cwd, dirname(target)), authority }
 }
 
 /** Cuts a long line, saying so. */

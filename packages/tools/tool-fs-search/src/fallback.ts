@@ -1,5 +1,7 @@
 import type { Context } from '@dsh/cordis'
+import type { SandboxAuthority } from '@dsh/sandbox'
 import picomatch from 'picomatch'
+import type { SearchBase } from './base.ts'
 import type { Config } from './config.ts'
 
 /** A glob matcher with ripgrep's reading: a pattern without `/` matches a file name at any depth. */
@@ -12,10 +14,10 @@ export function globMatcher(pattern: string): (relativePath: string) => boolean 
  * The files under `dir` (paths relative to it, sorted), skipping hidden entries and the configured
  * directories, as the built-in stand-in for `rg --files`. It does not read .gitignore files.
  */
-export async function listFiles(ctx: Context, dir: string, config: Config, signal: AbortSignal): Promise<string[]> {
+export async function listFiles(ctx: Context, base: SearchBase, config: Config, signal: AbortSignal): Promise<string[]> {
   const files: string[] = []
   const skip = (entry: { name: string; type: string }) => entry.name.startsWith('.') || (entry.type === 'directory' && config.fallbackSkip.includes(entry.name))
-  for await (const entry of ctx.fs.walk(dir, { skip })) {
+  for await (const entry of ctx.fs.walk(base.dir, { skip, authority: base.authority })) {
     if (signal.aborted) break
     if (entry.type === 'file') files.push(entry.relativePath)
   }
@@ -30,11 +32,12 @@ export interface LineMatch {
 }
 
 /** Searches one text file line by line; undefined for a binary, unreadable or too large file (ripgrep skips binaries too). */
-export async function searchFile(ctx: Context, file: string, relativePath: string, regex: RegExp, config: Config): Promise<LineMatch | undefined> {
+export async function searchFile(ctx: Context, file: string, relativePath: string, regex: RegExp, config: Config, authority: SandboxAuthority): Promise<LineMatch | undefined> {
   try {
     const stat = await ctx.fs.stat(file)
-    if (stat.type !== 'file' || stat.size > config.fallbackMaxFileBytes || (await ctx.fs.isBinary(file))) return undefined
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(await ctx.fs.readBytes(file))
+    // A link to a secret file is refused by the read fence here (FS_READ_DENIED) and so skipped.
+    if (stat.type !== 'file' || stat.size > config.fallbackMaxFileBytes || (await ctx.fs.isBinary(file, { authority }))) return undefined
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(await ctx.fs.readBytes(file, { authority }))
     const lines = text.split('\n')
     if (lines.at(-1) === '') lines.pop()
     const matches: number[] = []

@@ -1,9 +1,10 @@
 import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/sandbox-policy'
 import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import { capped, cutLine, searchBase } from './base.ts'
 import type { Config } from './config.ts'
 import { globMatcher, listFiles } from './fallback.ts'
-import { BASE_FLAGS, findRipgrep, runRipgrep } from './ripgrep.ts'
+import { BASE_FLAGS, confinedRipgrep, findRipgrep, runRipgrep } from './ripgrep.ts'
 
 const globArguments = Type.Object(
   {
@@ -24,12 +25,13 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<GlobArgs>
     concurrencySafe: true,
     summarize: (args) => `glob ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
     async execute(args, context) {
-      const base = await searchBase(ctx, context.cwd, args.path, false)
+      const base = await searchBase(ctx, context.cwd, args.path, false, await ctx.sandboxPolicy.authority(context.session))
       const rg = findRipgrep(config.ripgrep)
+      const argv = rg ? await confinedRipgrep(ctx, [rg, ...BASE_FLAGS, '--files', '--glob', args.pattern, '.'], base.dir, base.authority) : undefined
       let files: string[]
       let cut = false
-      if (rg) ({ lines: files, cut } = await runRipgrep(ctx, rg, [...BASE_FLAGS, '--files', '--glob', args.pattern, '.'], base.dir, config, context.signal))
-      else files = (await listFiles(ctx, base.dir, config, context.signal)).filter(globMatcher(args.pattern))
+      if (argv) ({ lines: files, cut } = await runRipgrep(ctx, argv, base.dir, config, context.signal))
+      else files = (await listFiles(ctx, base, config, context.signal)).filter(globMatcher(args.pattern))
       if (!files.length) return `No files match "${args.pattern}" in ${base.prefix || './'}.`
       const shown = files.sort().map((file) => cutLine(base.prefix + file, config.maxLineChars))
       return capped(shown, config.maxResults, 'files', cut ? '[The listing was cut: too many files. Narrow the pattern or the path.]' : undefined).join('\n')

@@ -1,10 +1,11 @@
 import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/sandbox-policy'
 import { defineTool, ToolError, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import { join } from 'node:path'
 import { capped, cutLine, searchBase, type SearchBase } from './base.ts'
 import type { Config } from './config.ts'
 import { globMatcher, listFiles, searchFile, type LineMatch } from './fallback.ts'
-import { BASE_FLAGS, findRipgrep, runRipgrep } from './ripgrep.ts'
+import { BASE_FLAGS, confinedRipgrep, findRipgrep, runRipgrep } from './ripgrep.ts'
 
 const GREP_MODES = ['files_with_matches', 'content', 'count'] as const
 
@@ -45,11 +46,11 @@ async function fallback(ctx: Context, args: GrepArgs, base: SearchBase, config: 
     throw new ToolError('SEARCH_FAILED', `The pattern is not a valid regular expression: ${(error as Error).message}`)
   }
   const matchesGlob = args.glob ? globMatcher(args.glob) : () => true
-  const files = base.file ? [base.file] : (await listFiles(ctx, base.dir, config, signal)).filter(matchesGlob)
+  const files = base.file ? [base.file] : (await listFiles(ctx, base, config, signal)).filter(matchesGlob)
   const found: LineMatch[] = []
   for (const file of files) {
     if (signal.aborted) break
-    const match = await searchFile(ctx, join(base.dir, file), file, regex, config)
+    const match = await searchFile(ctx, join(base.dir, file), file, regex, config, base.authority)
     if (match) found.push(match)
   }
   const mode = args.output_mode ?? 'files_with_matches'
@@ -80,11 +81,12 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<GrepArgs>
     concurrencySafe: true,
     summarize: (args) => `grep ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
     async execute(args, context) {
-      const base = await searchBase(ctx, context.cwd, args.path, true)
+      const base = await searchBase(ctx, context.cwd, args.path, true, await ctx.sandboxPolicy.authority(context.session))
       const rg = findRipgrep(config.ripgrep)
+      const argv = rg ? await confinedRipgrep(ctx, [rg, ...ripgrepArgs(args, base)], base.dir, base.authority) : undefined
       let lines: string[]
       let cut = false
-      if (rg) ({ lines, cut } = await runRipgrep(ctx, rg, ripgrepArgs(args, base), base.dir, config, context.signal))
+      if (argv) ({ lines, cut } = await runRipgrep(ctx, argv, base.dir, config, context.signal))
       else lines = await fallback(ctx, args, base, config, context.signal)
       const mode = args.output_mode ?? 'files_with_matches'
       if (!lines.length) return `No matches for /${args.pattern}/ in ${base.file ? base.prefix + base.file : base.prefix || './'}.`

@@ -9,12 +9,14 @@ export type { GrepArgs, GrepMode } from './grep.ts'
 export { findRipgrep } from './ripgrep.ts'
 
 export const name = 'tool-fs-search'
-export const inject = ['tools', 'fs', 'subprocess']
+export const inject = ['tools', 'fs', 'subprocess', 'sandboxPolicy']
 
 /**
  * The search tools (DESIGN §4): `glob` and `grep`. The system ripgrep runs through ctx.subprocess when it is
- * found (it honours .gitignore and is fast); otherwise a built-in search walks ctx.fs. Results read relative
- * to the session's working directory, sorted, capped with a note.
+ * found (it honours .gitignore and is fast), confined read-only by ctx.sandbox so secret paths are hidden
+ * from it; otherwise (no ripgrep, no working sandbox) a built-in search walks ctx.fs under the session's
+ * authority, which leaves secret paths out. Results read relative to the session's working directory,
+ * sorted, capped with a note.
  */
 export function apply(ctx: Context, config: Config) {
   ctx.tools.register(ctx, globTool(ctx, config))

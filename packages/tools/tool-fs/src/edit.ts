@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { defineTool, ToolError, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { lineAt, numbered, splitLines } from '@dsh/tool-kit'
+import { lineAt, numbered, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import { occurrences } from './lines.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
@@ -44,6 +44,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
     description: 'Replace exact text in a file: old_string must occur exactly once (add surrounding lines to make it unique) unless replace_all is true. Read the file first.',
     parameters: editArguments,
     summarize: (args) => `edit ${args.path}`,
+    needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
       const file = absolute(context.cwd, args.path)
       const shown = display(context.cwd, file)
@@ -52,9 +53,10 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
       const hints = { FS_NOT_FOUND: 'To create it, use write', FS_CHANGED: 'It changed while being edited: read it again' }
       try {
         const { version } = await ctx.fs.stat(file)
+        const readAuthority = await ctx.sandboxPolicy.authority(context.session)
         let text: string
         try {
-          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await ctx.fs.readBytes(file))
+          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await ctx.fs.readBytes(file, { authority: readAuthority }))
         } catch (error) {
           if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
           throw error
@@ -73,7 +75,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           from = at + args.old_string.length
         }
         updated += text.slice(from)
-        const authority = await ctx.sandboxPolicy.authority(context.session)
+        const authority = await writeAuthority(ctx, file, 'edit', context.session, context.callId)
         await ctx.fs.replaceFile(file, updated, { authority, expect: version })
         const count = targets.length === 1 ? '1 occurrence' : `${targets.length} occurrences`
         return `Edited ${shown}: replaced ${count}.\n${snippet(updated, targets[0]!, args.new_string.length, config)}`

@@ -1,5 +1,6 @@
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
+import type {} from '@dsh/sandbox-policy'
 import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
 import { numbered, splitLines } from '@dsh/tool-kit'
@@ -22,7 +23,7 @@ export type ReadArgs = Static<ReturnType<typeof readArguments>>
 export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs> {
   return defineTool({
     name: 'read',
-    description: `Read a text file; returns numbered lines (up to ${config.readLines} unless you pass limit). Use offset and limit to read a range of a long file. A binary file is described, not shown.`,
+    description: `Read a text file; returns numbered lines (up to ${config.readLines} unless you pass limit). Use offset and limit to read a range of a long file. A binary file is described, not shown. Secret paths (keys, credentials, dsh's own home) are never read.`,
     parameters: readArguments(config),
     concurrencySafe: true,
     summarize: (args) => `read ${args.path}`,
@@ -32,7 +33,8 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs>
       const startLine = args.offset ?? 1
       let result
       try {
-        result = await ctx.fs.readText(file, { startLine, maxLines: args.limit ?? config.readLines, maxBytes: config.readMaxBytes })
+        const authority = await ctx.sandboxPolicy.authority(context.session)
+        result = await ctx.fs.readText(file, { startLine, maxLines: args.limit ?? config.readLines, maxBytes: config.readMaxBytes, authority })
       } catch (error) {
         if (error instanceof FsError && error.code === 'FS_BINARY') {
           const { size } = await ctx.fs.stat(file)

@@ -1,7 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
-import { splitLines } from '@dsh/tool-kit'
+import { splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
 
 const writeArguments = Type.Object(
@@ -18,12 +18,13 @@ export type WriteArgs = Static<typeof writeArguments>
 export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
   return defineTool({
     name: 'write',
-    description: 'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit.',
+    description: 'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit. A file outside the workspace, or a protected path (.git, .dsh, agent and editor config), is written only after the user approves that one call.',
     parameters: writeArguments,
     summarize: (args) => `write ${args.path}`,
+    needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
       const file = absolute(context.cwd, args.path)
-      const authority = await ctx.sandboxPolicy.authority(context.session)
+      const authority = await writeAuthority(ctx, file, 'write', context.session, context.callId)
       const written = await ctx.fs.writeFile(file, args.content, { authority, createParents: true }).catch((error) => Promise.reject(asToolError(error)))
       const lines = splitLines(args.content).length
       return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`

@@ -1,9 +1,10 @@
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
+import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import { ToolError, type ToolContext } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { lineAt, numbered, splitLines } from '@dsh/tool-kit'
+import { lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
 import { asToolError } from './text.ts'
 import type { EditorArgs } from './arguments.ts'
 
@@ -17,11 +18,12 @@ const need = (value: unknown, name: string, command: string) => {
 export class Editor {
   constructor(private readonly ctx: Context, private readonly config: Config) {}
 
-  async view(file: string, shown: string, range: number[] | undefined): Promise<string> {
+  async view(file: string, shown: string, range: number[] | undefined, context: ToolContext): Promise<string> {
     const stat = await this.ctx.fs.stat(file)
+    const authority = await this.ctx.sandboxPolicy.authority(context.session)
     if (stat.type === 'directory') {
       if (range) throw new ToolError('INVALID_ARGS', 'view_range applies to files, not directories')
-      return this.listDirectory(file, shown)
+      return this.listDirectory(file, shown, authority)
     }
     const [start = 1, end = -1] = range ?? []
     if (range && (range.length !== 2 || start < 1 || (end !== -1 && end < start))) {
@@ -29,7 +31,7 @@ export class Editor {
     }
     let result
     try {
-      result = await this.ctx.fs.readText(file, { startLine: start, maxLines: end === -1 ? this.config.viewLines : end - start + 1, maxBytes: this.config.viewMaxBytes })
+      result = await this.ctx.fs.readText(file, { startLine: start, maxLines: end === -1 ? this.config.viewLines : end - start + 1, maxBytes: this.config.viewMaxBytes, authority })
     } catch (error) {
       if (error instanceof FsError && error.code === 'FS_BINARY') return `${shown} is a binary file (${stat.size} bytes); its contents are not shown.`
       throw error
@@ -43,7 +45,7 @@ export class Editor {
 
   async create(file: string, shown: string, text: string, context: ToolContext): Promise<string> {
     if (await this.ctx.fs.exists(file)) throw new ToolError('EDITOR_FILE_EXISTS', `${shown} already exists: create does not overwrite. Change it with str_replace or insert.`)
-    const authority = await this.ctx.sandboxPolicy.authority(context.session)
+    const authority = await writeAuthority(this.ctx, file, 'write', context.session, context.callId)
     const written = await this.ctx.fs.writeFile(file, text, { authority, createParents: true })
     const lines = splitLines(text).length
     return `Created ${shown} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
@@ -51,7 +53,7 @@ export class Editor {
 
   async replace(file: string, shown: string, oldText: string, newText: string, context: ToolContext): Promise<string> {
     if (!oldText) throw new ToolError('INVALID_ARGS', 'old_str is empty: give the exact text to replace')
-    const { text, version } = await this.readWhole(file, shown)
+    const { text, version } = await this.readWhole(file, shown, context)
     const first = text.indexOf(oldText)
     if (first === -1) throw new ToolError('EDITOR_NOT_FOUND', `old_str was not found in ${shown}: it must match exactly, whitespace and indentation included. View the file and copy the text.`)
     const second = text.indexOf(oldText, first + oldText.length)
@@ -66,7 +68,7 @@ export class Editor {
   }
 
   async insert(file: string, shown: string, after: number, newText: string, context: ToolContext): Promise<string> {
-    const { text, version } = await this.readWhole(file, shown)
+    const { text, version } = await this.readWhole(file, shown, context)
     const total = splitLines(text).length
     if (!Number.isInteger(after) || after < 0 || after > total) throw new ToolError('INVALID_ARGS', `insert_line must be between 0 (the top) and ${total} (after the last line) in ${shown}; got ${after}`)
     // The offset just past line `after` (with its line end); a last line without one gets one first.
@@ -80,11 +82,12 @@ export class Editor {
     return `Inserted ${added} line${added === 1 ? '' : 's'} after line ${after} of ${shown}:\n${this.snippet(updated, after + 1, after + Math.max(1, added))}`
   }
 
-  private async readWhole(file: string, shown: string) {
+  private async readWhole(file: string, shown: string, context: ToolContext) {
     const { version, type } = await this.ctx.fs.stat(file)
     if (type === 'directory') throw new ToolError('FS_IS_DIRECTORY', `${shown} is a directory`)
+    const authority = await this.ctx.sandboxPolicy.authority(context.session)
     try {
-      return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await this.ctx.fs.readBytes(file)), version }
+      return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await this.ctx.fs.readBytes(file, { authority })), version }
     } catch (error) {
       if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
       throw error
@@ -92,7 +95,7 @@ export class Editor {
   }
 
   private async save(file: string, text: string, version: { mtimeMs: number; size: number }, context: ToolContext) {
-    const authority = await this.ctx.sandboxPolicy.authority(context.session)
+    const authority = await writeAuthority(this.ctx, file, 'edit', context.session, context.callId)
     await this.ctx.fs.replaceFile(file, text, { authority, expect: version })
   }
 
@@ -105,10 +108,10 @@ export class Editor {
     return last < wanted ? `${shown}\n[… lines ${last + 1}–${wanted} of the change not shown]` : shown
   }
 
-  private async listDirectory(dir: string, shown: string): Promise<string> {
+  private async listDirectory(dir: string, shown: string, authority: SandboxAuthority): Promise<string> {
     const entries: string[] = []
     let total = 0
-    for await (const entry of this.ctx.fs.walk(dir, { maxDepth: 1, skip: (item) => item.name.startsWith('.') })) {
+    for await (const entry of this.ctx.fs.walk(dir, { maxDepth: 1, skip: (item) => item.name.startsWith('.'), authority })) {
       total++
       if (entries.length < this.config.maxEntries) entries.push(entry.type === 'directory' ? `${entry.relativePath}/` : entry.relativePath)
     }
@@ -122,7 +125,7 @@ export async function runEditor(editor: Editor, args: EditorArgs, file: string, 
   try {
     switch (args.command) {
       case 'view':
-        return await editor.view(file, shown, args.view_range)
+        return await editor.view(file, shown, args.view_range, context)
       case 'create':
         need(args.file_text, 'file_text', 'create')
         return await editor.create(file, shown, args.file_text!, context)

@@ -50,12 +50,19 @@ export function looksBinary(sample: Uint8Array): boolean {
   }
 }
 
+/**
+ * Called with the real path of a file right before it is opened for reading; throws to stop the read. The
+ * read fence of a provider checks there, on the path that is then opened.
+ */
+export type ReadCheck = (path: string, real: string) => Promise<void>
+
 /** Opens a regular file for reading: never blocks on a FIFO, refuses directories and devices by code. */
-async function openRegularFile(path: string): Promise<{ handle: FileHandle; real: string; stats: Stats }> {
+async function openRegularFile(path: string, check?: ReadCheck): Promise<{ handle: FileHandle; real: string; stats: Stats }> {
   requireAbsolute(path)
   let handle: FileHandle | undefined
   try {
     const real = await realpath(path)
+    await check?.(path, real)
     handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK)
     const stats = await handle.stat()
     if (stats.isDirectory()) throw new FsError('FS_IS_DIRECTORY', path, `"${path}" is a directory, not a file`)
@@ -88,8 +95,8 @@ async function refuseBinary(handle: FileHandle, path: string, config: FsIoConfig
   }
 }
 
-export async function sniffBinaryFile(path: string, config: FsIoConfig): Promise<boolean> {
-  const { handle } = await openRegularFile(path)
+export async function sniffBinaryFile(path: string, config: FsIoConfig, check?: ReadCheck): Promise<boolean> {
+  const { handle } = await openRegularFile(path, check)
   try {
     return looksBinary(await readAt(handle, 0, config.binarySniffBytes))
   } finally {
@@ -97,9 +104,9 @@ export async function sniffBinaryFile(path: string, config: FsIoConfig): Promise
   }
 }
 
-export async function readAllBytes(path: string, options: ReadBytesOptions, config: FsIoConfig): Promise<Uint8Array> {
+export async function readAllBytes(path: string, options: ReadBytesOptions, config: FsIoConfig, check?: ReadCheck): Promise<Uint8Array> {
   const limit = Math.min(positive(options.maxBytes, 'maxBytes', path) ?? config.maxFileBytes, config.maxFileBytes)
-  const { handle, stats } = await openRegularFile(path)
+  const { handle, stats } = await openRegularFile(path, check)
   try {
     if (stats.size > limit) refuseTooLarge(path, stats.size, limit)
     return await readAt(handle, 0, stats.size)
@@ -131,12 +138,12 @@ function trimPartialCharacter(bytes: Buffer): Buffer {
  * Scans the file once for line ends (it must be counted whole for `totalLines`) and settles the byte range
  * of the requested lines on the way, then reads and decodes only that range.
  */
-export async function readTextRange(path: string, options: ReadTextOptions, config: FsIoConfig): Promise<ReadTextResult> {
+export async function readTextRange(path: string, options: ReadTextOptions, config: FsIoConfig, check?: ReadCheck): Promise<ReadTextResult> {
   const startLine = positive(options.startLine, 'startLine', path) ?? 1
   const maxLines = positive(options.maxLines, 'maxLines', path)
   const budget = Math.min(positive(options.maxBytes, 'maxBytes', path) ?? config.maxTextBytes, config.maxTextBytes)
   const lastLine = maxLines === undefined ? Infinity : startLine + maxLines - 1
-  const { handle, real, stats } = await openRegularFile(path)
+  const { handle, real, stats } = await openRegularFile(path, check)
   try {
     if (stats.size > config.maxFileBytes) refuseTooLarge(path, stats.size, config.maxFileBytes)
     await refuseBinary(handle, path, config)

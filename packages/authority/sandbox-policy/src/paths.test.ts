@@ -1,0 +1,78 @@
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, expect, onTestFinished, test } from 'vitest'
+import { coveringRule } from '@dsh/sandbox-rules'
+import { bootComposition } from '@dsh/test-harness'
+import { tempDir } from '@dsh/test-harness/world'
+import { resolveRules } from './index.ts'
+
+const realHome = process.env.HOME
+afterEach(() => {
+  process.env.HOME = realHome
+})
+
+async function boot(options: Parameters<typeof bootComposition>[0] = {}) {
+  const h = await bootComposition(options)
+  onTestFinished(() => h.dispose())
+  return h
+}
+
+test('the authority carries the secret and protected paths, resolved for this home, workspace and session', async () => {
+  const home = tempDir('dsh-fake-home-')
+  process.env.HOME = home
+  const h = await boot()
+  const { session } = await h.agent()
+  const { paths } = await h.root.sandboxPolicy.authority(session)
+  expect(coveringRule(paths!.denyRead, join(home, '.ssh/id_rsa'))?.rule).toBe('~/.ssh')
+  expect(coveringRule(paths!.denyRead, join(h.home, '.credentials.yaml'))?.rule).toBe('$DSH_HOME')
+  expect(coveringRule(paths!.denyRead, join(home, 'project/main.ts'))).toBeUndefined()
+  expect(coveringRule(paths!.protect, join(h.workspace, '.git/hooks/post-commit'))?.rule).toBe('.git/')
+  expect(coveringRule(paths!.protect, join(h.workspace, '.dsh'))?.rule).toBe('.dsh/')
+  expect(coveringRule(paths!.protect, join(h.workspace, 'AGENTS.md'))).toBeUndefined()
+  expect(coveringRule(paths!.protect, join(h.workspace, 'src/.git-notes.md'))).toBeUndefined()
+  // The session's own spill folder stays readable inside the secret $DSH_HOME.
+  expect(paths!.readExceptions).toEqual([join(h.home, 'spill', session.id)])
+})
+
+test('the sandbox.denyRead and sandbox.protect settings add rules (globs per segment)', async () => {
+  const home = tempDir('dsh-fake-home-')
+  process.env.HOME = home
+  const h = await boot({ homeFiles: { 'settings.yaml': "sandbox.denyRead: ['~/vault/*.key', '/srv/tokens']\nsandbox.protect: ['deploy/**']\n" } })
+  const { session } = await h.agent()
+  const { paths } = await h.root.sandboxPolicy.authority(session)
+  expect(coveringRule(paths!.denyRead, join(home, 'vault/prod.key'))?.rule).toBe('~/vault/*.key')
+  expect(coveringRule(paths!.denyRead, join(home, 'vault/README'))).toBeUndefined()
+  expect(coveringRule(paths!.denyRead, '/srv/tokens/a/b')?.rule).toBe('/srv/tokens')
+  expect(coveringRule(paths!.protect, join(h.workspace, 'deploy/run.sh'))?.rule).toBe('deploy/**')
+  expect(h.root.settings.list().map((entry) => entry.key)).toEqual(expect.arrayContaining(['sandbox.denyRead', 'sandbox.protect']))
+})
+
+test('a rule that cannot be applied fails the boot, naming it and where it was written', async () => {
+  await expect(boot({ homeFiles: { 'settings.yaml': "sandbox.denyRead: ['**/.env']\n" } })).rejects.toThrow()
+  const bases = { home: '/home/u', dshHome: '/home/u/.dsh', roots: ['/ws'] }
+  expect(() => resolveRules(['**/.env'], bases, 'the setting sandbox.denyRead')).toThrow('the setting sandbox.denyRead: the path rule "**/.env" cannot be applied: "**" may only end a rule')
+  expect(() => resolveRules(['../up'], bases, 'x')).toThrow(/"\.\." segments/)
+  expect(() => resolveRules(['/'], bases, 'x')).toThrow(/whole file system/)
+})
+
+test('a rule names both the path as written and its real path, so a linked secret folder is covered either way', () => {
+  const base = tempDir()
+  mkdirSync(join(base, 'real-ssh'))
+  symlinkSync(join(base, 'real-ssh'), join(base, '.ssh'))
+  const rules = resolveRules(['~/.ssh'], { home: base, dshHome: '/nowhere', roots: [] }, 'x')
+  expect(rules.map((rule) => rule.pattern)).toEqual([join(base, '.ssh'), realpathSync(join(base, 'real-ssh'))])
+  expect(coveringRule(rules, join(base, 'real-ssh/id_rsa'))?.rule).toBe('~/.ssh')
+})
+
+test('a secret rule that covers the workspace is left out (the user works there); the spill exception is also its real path', async () => {
+  const base = tempDir()
+  mkdirSync(join(base, 'real-home'))
+  symlinkSync(join(base, 'real-home'), join(base, 'home-link'))
+  mkdirSync(join(base, 'real-home', 'work'))
+  const h = await boot({ home: join(base, 'home-link'), workspace: join(base, 'real-home', 'work') })
+  const { session } = await h.agent()
+  const { paths } = await h.root.sandboxPolicy.authority(session)
+  expect(paths!.denyRead.filter((rule) => rule.rule === '$DSH_HOME')).toEqual([])
+  expect(coveringRule(paths!.denyRead, join(base, 'real-home', 'work', 'main.ts'))).toBeUndefined()
+  expect(paths!.readExceptions).toEqual([join(base, 'home-link', 'spill', session.id), join(realpathSync(base), 'real-home', 'spill', session.id)])
+})

@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, onTestFinished, test } from 'vitest'
+import { Context } from '@dsh/cordis'
+import type { PathAuthority, PathRule, Sandbox } from '@dsh/sandbox'
+import { outsideDir, tempDir } from '@dsh/test-harness/world'
+import SandboxLocal from './index.ts'
+
+async function mount(): Promise<Sandbox> {
+  const root = new Context()
+  const fiber = root.plugin(SandboxLocal, SandboxLocal.Config({}))
+  await fiber
+  onTestFinished(() => fiber.dispose())
+  return root.get('sandbox')!
+}
+
+const rule = (pattern: string, directory = false): PathRule => ({ rule: pattern, pattern, ...(directory ? { directory } : {}) })
+
+async function run(script: string, workspace: string, paths: Partial<PathAuthority>) {
+  const sandbox = await mount()
+  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [], ...paths } }
+  const { argv } = await sandbox.confine(['bash', '-c', script], { cwd: workspace, authority })
+  const result = spawnSync(argv[0]!, argv.slice(1), { cwd: workspace, encoding: 'utf8' })
+  return { code: result.status, output: result.stdout + result.stderr }
+}
+
+test('a secret folder is an empty read-only folder and a secret file shows nothing; a read exception inside stays readable, not writable', async () => {
+  const workspace = tempDir('dsh-ws-')
+  const home = outsideDir('dsh-home-')
+  mkdirSync(join(home, '.ssh'))
+  writeFileSync(join(home, '.ssh/id_rsa'), 'KEY-MATERIAL')
+  writeFileSync(join(home, '.netrc'), 'machine x password NETRC-SECRET')
+  mkdirSync(join(home, 'dsh/spill/s1'), { recursive: true })
+  writeFileSync(join(home, 'dsh/spill/s1/c1.txt'), 'spilled output')
+  writeFileSync(join(home, 'dsh/.credentials.yaml'), 'KEY: DSH-SECRET')
+  const result = await run(
+    `ls -A ${home}/.ssh; cat ${home}/.netrc ${home}/dsh/.credentials.yaml; cat ${home}/dsh/spill/s1/c1.txt; echo; touch ${home}/.ssh/new ${home}/dsh/spill/s1/new; echo done`,
+    workspace,
+    { denyRead: [rule(join(home, '.ssh')), rule(join(home, '.netrc')), rule(join(home, 'dsh'))], readExceptions: [join(home, 'dsh/spill/s1')] },
+  )
+  expect(result.output).not.toMatch(/KEY-MATERIAL|NETRC-SECRET|DSH-SECRET|id_rsa/)
+  expect(result.output).toContain('spilled output')
+  expect(result.output.match(/Read-only file system/g)).toHaveLength(2)
+  expect(readdirSync(join(home, '.ssh'))).toEqual(['id_rsa'])
+})
+
+test('a protected folder inside the workspace is read-only; a missing one written as a folder cannot be created', async () => {
+  const workspace = tempDir('dsh-ws-')
+  mkdirSync(join(workspace, '.git/hooks'), { recursive: true })
+  writeFileSync(join(workspace, '.git/config'), '[core]\n')
+  const result = await run(
+    'echo x > .git/hooks/post-commit; echo y >> .git/config; mkdir -p .dsh/sub; echo z > .dsh/file; echo ok > src.txt',
+    workspace,
+    { protect: [rule(join(workspace, '.git'), true), rule(join(workspace, '.dsh'), true)] },
+  )
+  expect(result.output.match(/Read-only file system/g)?.length).toBeGreaterThanOrEqual(3)
+  expect(existsSync(join(workspace, '.git/hooks/post-commit'))).toBe(false)
+  expect(readFileSync(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n')
+  // bwrap leaves the empty mount point behind: an empty folder, nothing in it.
+  expect(readdirSync(join(workspace, '.dsh'))).toEqual([])
+  expect(readFileSync(join(workspace, 'src.txt'), 'utf8')).toBe('ok\n')
+})
+
+test('a glob rule is expanded to what exists: every match is hidden, the rest stays visible', async () => {
+  const workspace = tempDir('dsh-ws-')
+  mkdirSync(join(workspace, 'certs'))
+  writeFileSync(join(workspace, 'certs/a.pem'), 'PEM-A')
+  writeFileSync(join(workspace, 'certs/b.pem'), 'PEM-B')
+  writeFileSync(join(workspace, 'certs/README'), 'public')
+  const result = await run('cat certs/a.pem certs/b.pem certs/README', workspace, { denyRead: [rule(join(workspace, 'certs/*.pem'))] })
+  expect(result.output).toContain('public')
+  expect(result.output).not.toMatch(/PEM-A|PEM-B/)
+})

@@ -1,0 +1,1 @@
+export { coveringRule, expandRule, ruleBase, ruleProblem, within } from './match.ts'
