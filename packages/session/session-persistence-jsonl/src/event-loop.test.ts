@@ -5,10 +5,13 @@ import { bootComposition, type Harness } from '@dsh/test-harness'
 import { tempDir } from '@dsh/test-harness/world'
 import { cwdKey } from '@dsh/session-persistence'
 
-const LOG_BYTES = 30 * 1024 * 1024
+const LOG_BYTES = 50 * 1024 * 1024
 const TICK_MS = 5
-/** Generous: a synchronous read and parse of the whole log holds the loop for far longer on this machine. */
-const LONGEST_GAP_MS = 150
+/**
+ * Generous (2 shared cores): streamed, the longest gap measured 30-110 ms; the synchronous read and parse
+ * it replaced held the loop 0.9-1.9 s on a log this size.
+ */
+const LONGEST_GAP_MS = 400
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -52,7 +55,7 @@ async function longestGapDuring<T>(work: () => Promise<T>): Promise<{ result: T;
 }
 
 describe('opening a large log does not block the event loop', () => {
-  test('read and list of a 30 MB log keep a timer ticking', async () => {
+  test('read and list of a 50 MB log keep a timer ticking', async () => {
     const home = tempDir('dsh-big-home-')
     const workspace = tempDir('dsh-big-ws-')
     const id = 'big_session'
