@@ -53,7 +53,6 @@ export async function listFolders(root: string, path: string, config: Pick<Confi
 export function apply(ctx: Context, config: Config) {
   type M<K extends keyof Methods> = Methods[K]
   ctx.webserver.method<M<'files.list'>['params'], M<'files.list'>['result']>(ctx, 'files.list', {
-    params: Schema.object({ path: Schema.string() }),
     handle: async ({ path }) => {
       const root = await realpath(config.root || homedir())
       const launch = await realpath(ctx.app.cwd).catch(() => root)

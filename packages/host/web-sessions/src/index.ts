@@ -5,14 +5,13 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, UserContent } from '@dsh/agent'
 import type {} from '@dsh/app'
-import { APPROVAL_ANSWERS } from '@dsh/approval'
 import type {} from '@dsh/attachment'
 import { EFFORTS, type Route } from '@dsh/llm'
 import { PRESET_NAMES } from '@dsh/permission-presets'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/token-meter'
-import type { ApprovalAnswerValue, Frame, Methods } from '@dsh/web-protocol'
+import type { Frame, Methods, WireRoute } from '@dsh/web-protocol'
 import { WebError, type WebClient } from '@dsh/webserver'
 import { PendingApprovals } from './approvals.ts'
 import { listProviders } from './models.ts'
@@ -63,14 +62,16 @@ declare module '@dsh/settings' {
 export const name = 'web-sessions'
 export const inject = ['app', 'webserver', 'sessions', 'agents', 'approval', 'llm', 'settings']
 
-const routeSchema = Schema.object({
-  provider: Schema.string().required(),
-  model: Schema.string().required(),
-  effort: Schema.union(EFFORTS),
-})
-const sessionId = Schema.string().required()
-/** Schemastery checks an absent object's required fields; an optional route must say it may be absent. */
-const optionalRoute = Schema.union([routeSchema, Schema.const(undefined as never)])
+/**
+ * The wire schema (checked by the host) knows a route's effort only as a string: the efforts a model may be
+ * asked for are `@dsh/llm`'s, checked here.
+ */
+function checkedRoute(route: WireRoute): Route {
+  if (route.effort !== undefined && !(EFFORTS as readonly string[]).includes(route.effort)) {
+    throw new WebError('BAD_PARAMS', `route.effort: "${route.effort}" is not one of ${EFFORTS.join(', ')}`)
+  }
+  return route as Route
+}
 
 export function apply(ctx: Context, config: Config) {
   const web = ctx.webserver
@@ -148,7 +149,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'sessions.search'>['params'], M<'sessions.search'>['result']>(ctx, 'sessions.search', {
-    params: Schema.object({ query: Schema.string().required() }),
     // The full-text index when it is mounted (the same hits as `dsh sessions search --all-workspaces`), else a
     // scan of the newest logs' message text.
     handle: async ({ query }) => {
@@ -160,7 +160,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'sessions.open'>['params'], M<'sessions.open'>['result']>(ctx, 'sessions.open', {
-    params: Schema.object({ sessionId }),
     handle: async ({ sessionId: id }) => {
       const view = await viewSession(ctx, reader, approvals, { presets }, id)
       const session = ctx.sessions.get(id)
@@ -170,7 +169,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'sessions.page'>['params'], M<'sessions.page'>['result']>(ctx, 'sessions.page', {
-    params: Schema.object({ sessionId, before: Schema.natural(), limit: Schema.natural().min(1) }),
     handle: async ({ sessionId: id, before, limit }) => {
       const { events } = await reader.read(id)
       return pageOf(events, before ?? events.length, Math.min(limit ?? config.pageEvents, config.maxPageEvents))
@@ -178,13 +176,13 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'sessions.create'>['params'], M<'sessions.create'>['result']>(ctx, 'sessions.create', {
-    params: Schema.object({ cwd: Schema.string().required(), route: optionalRoute, preset: Schema.string() }),
     handle: async ({ cwd, route, preset: asked }) => {
       const preset = asked || (presets() ? ctx.settings.get('web.defaultPreset') : '')
       if (!isAbsolute(cwd) || !(await stat(cwd).then((info) => info.isDirectory(), () => false))) throw new WebError('BAD_PARAMS', `the workspace "${cwd}" is not an existing directory`)
-      if (route) ctx.llm.adapter(route.provider)
+      const wanted = route && checkedRoute(route)
+      if (wanted) ctx.llm.adapter(wanted.provider)
       if (preset) requirePresets().get(preset)
-      const agent = await ctx.agents.create({ cwd, ...(route ? { route: route as Route } : {}) })
+      const agent = await ctx.agents.create({ cwd, ...(wanted ? { route: wanted } : {}) })
       // A preset the tab chose is the tab's; one taken from web.defaultPreset is the settings'.
       if (preset) requirePresets().set(agent.session, preset, asked ? 'user:web-tab' : 'user:settings')
       await agent.session.flush()
@@ -194,17 +192,10 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'sessions.fork'>['params'], M<'sessions.fork'>['result']>(ctx, 'sessions.fork', {
-    params: Schema.object({ sessionId, atSeq: Schema.natural().required() }),
     handle: async ({ sessionId: id, atSeq }) => ({ sessionId: release.adopt(await ctx.agents.fork(id, atSeq)).session.id }),
   })
 
   web.method<M<'agent.send'>['params'], M<'agent.send'>['result']>(ctx, 'agent.send', {
-    params: Schema.object({
-      sessionId,
-      text: Schema.string().required(),
-      mode: Schema.union(['followup', 'steer'] as const).default('followup'),
-      images: Schema.array(Schema.object({ mediaType: Schema.string().required(), data: Schema.string().required() })).default([]),
-    }),
     handle: async ({ sessionId: id, text, mode, images }) => {
       if (!text.trim() && !images?.length) throw new WebError('BAD_PARAMS', 'the message is empty')
       // Inline images enter the log as references: the attachments plugin stores them when the step claims
@@ -217,7 +208,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'attachments.get'>['params'], M<'attachments.get'>['result']>(ctx, 'attachments.get', {
-    params: Schema.object({ sessionId, sha256: Schema.string().pattern(/^[0-9a-f]{64}$/).required() }),
     handle: async ({ sessionId: id, sha256 }) => {
       const store = attachments()
       if (!store) throw new WebError('UNAVAILABLE', 'no attachments plugin is mounted in this profile')
@@ -233,7 +223,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'agent.cancel'>['params'], M<'agent.cancel'>['result']>(ctx, 'agent.cancel', {
-    params: Schema.object({ sessionId }),
     handle: ({ sessionId: id }) => {
       const agent = ctx.agents.bySession(id)
       if (!agent?.running) return { cancelled: false }
@@ -243,18 +232,17 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'agent.setRoute'>['params'], M<'agent.setRoute'>['result']>(ctx, 'agent.setRoute', {
-    params: Schema.object({ sessionId, route: routeSchema.required() }),
     handle: async ({ sessionId: id, route }) => {
-      ctx.llm.adapter(route.provider)
+      const wanted = checkedRoute(route)
+      ctx.llm.adapter(wanted.provider)
       const agent = await agentFor(id)
-      agent.setRoute(route as Route)
+      agent.setRoute(wanted)
       await agent.session.flush()
       return { route: agent.route }
     },
   })
 
   web.method<M<'agent.setPreset'>['params'], M<'agent.setPreset'>['result']>(ctx, 'agent.setPreset', {
-    params: Schema.object({ sessionId, preset: Schema.string().required() }),
     handle: async ({ sessionId: id, preset }) => {
       const service = requirePresets()
       service.get(preset)
@@ -273,7 +261,6 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'approvals.answer'>['params'], M<'approvals.answer'>['result']>(ctx, 'approvals.answer', {
-    params: Schema.object({ requestId: Schema.string().required(), answer: Schema.union(APPROVAL_ANSWERS satisfies readonly ApprovalAnswerValue[]).required() }),
     handle: ({ requestId, answer }) => {
       approvals.answer(requestId, answer)
       return { answered: true }

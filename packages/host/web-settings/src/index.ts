@@ -55,7 +55,6 @@ export function apply(ctx: Context, config: Config) {
 
   web.method<M<'settings.set'>['params'], M<'settings.set'>['result']>(ctx, 'settings.set', {
     localOnly: true,
-    params: Schema.object({ key: Schema.string().required(), value: Schema.any() }),
     handle: async ({ key, value }) => {
       settingView(key)
       await ctx.settings.set(key, value as never)
@@ -65,7 +64,6 @@ export function apply(ctx: Context, config: Config) {
 
   web.method<M<'settings.reset'>['params'], M<'settings.reset'>['result']>(ctx, 'settings.reset', {
     localOnly: true,
-    params: Schema.object({ key: Schema.string().required() }),
     handle: async ({ key }) => {
       settingView(key)
       await ctx.settings.reset(key)
@@ -79,7 +77,6 @@ export function apply(ctx: Context, config: Config) {
 
   web.method<M<'credentials.set'>['params'], M<'credentials.set'>['result']>(ctx, 'credentials.set', {
     localOnly: true,
-    params: Schema.object({ name: Schema.string().required(), value: Schema.string().required() }),
     handle: async ({ name, value }) => {
       offered(name)
       if (!value.trim()) throw new WebError('BAD_PARAMS', `the value for ${name} is empty (use remove to unset it)`)
@@ -90,7 +87,6 @@ export function apply(ctx: Context, config: Config) {
 
   web.method<M<'credentials.remove'>['params'], M<'credentials.remove'>['result']>(ctx, 'credentials.remove', {
     localOnly: true,
-    params: Schema.object({ name: Schema.string().required() }),
     handle: async ({ name }) => {
       offered(name)
       await ctx.credentials.remove(name)

@@ -196,6 +196,35 @@ describe('the web host on loopback', () => {
     expect(bad.status).toBe(400)
     expect(bad.body.error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('sessionId') })
   })
+
+  test('every plugin\'s params are checked against the one wire schema, naming the field, before the method runs', async () => {
+    const call = (method: string, body: unknown) => http(`${origin}/api/${method}`, { headers: { ...auth(), origin }, body })
+    const sessionsBefore = (await h.root.sessions.list()).length
+    const refusals: Array<[string, unknown, string]> = [
+      ['sessions.create', { route: { provider: 'x', model: 'y' } }, 'sessions.create: cwd:'],
+      ['sessions.page', { sessionId: 's', limit: 0 }, 'sessions.page: limit:'],
+      ['agent.send', { sessionId: 's', text: 'hi', images: [{ mediaType: 'image/png' }] }, 'agent.send: images.0.data:'],
+      ['attachments.get', { sessionId: 's', sha256: '../../../etc/passwd' }, 'attachments.get: sha256:'],
+      ['approvals.answer', { requestId: 'r', answer: 'allow_forever' }, 'approvals.answer: answer:'],
+      ['settings.set', { key: 42, value: true }, 'settings.set: key:'],
+      ['files.list', { path: ['/'] }, 'files.list: path:'],
+      ['sessions.search', ['query'], 'sessions.search: params:'],
+      // The wire schema knows effort only as a string; web-sessions checks it against @dsh/llm's efforts.
+      ['agent.setRoute', { sessionId: 's', route: { provider: 'scripted', model: 'm', effort: 'ludicrous' } }, 'route.effort:'],
+    ]
+    for (const [method, body, field] of refusals) {
+      const reply = await call(method, body)
+      expect(reply.status, method).toBe(400)
+      expect(reply.body.error.code, method).toBe('BAD_PARAMS')
+      expect(reply.body.error.message, method).toContain(field)
+    }
+    // Nothing ran: no session was created by the refused sessions.create.
+    expect((await h.root.sessions.list()).length).toBe(sessionsBefore)
+  })
+
+  test('a method missing from WEB_METHOD_SCHEMAS cannot be registered', () => {
+    expect(() => h.root.webserver.method(h.root, 'debug.eval' as never, { handle: () => 'ran' })).toThrow(/"debug\.eval" is not in WEB_METHOD_SCHEMAS/)
+  })
 })
 
 /** This machine's first non-loopback IPv4 address, if it has one. */

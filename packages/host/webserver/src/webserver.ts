@@ -7,6 +7,7 @@ import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
 import type {} from '@dsh/cmdline'
 import { WS_PROTOCOL } from '@dsh/web-protocol'
+import { checkWire, WEB_METHOD_SCHEMAS } from '@dsh/web-protocol/schema'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { serveAsset } from './assets.ts'
 import { describeFailure, WebError } from './errors.ts'
@@ -29,10 +30,11 @@ export interface CallInfo {
   local: boolean
 }
 
-/** One `POST /api/<name>` method, registered by a plugin. */
+/**
+ * One `POST /api/<name>` method, registered by a plugin. Its params are checked by the host against the one
+ * wire schema, `WEB_METHOD_SCHEMAS[name].params` (`@dsh/web-protocol/schema`), before `handle` runs.
+ */
 export interface MethodSpec<P = any, R = unknown> {
-  /** Validates (and fills defaults of) the JSON body; a mismatch is BAD_PARAMS naming the field. */
-  params?: Schema<any, P>
   /** Writes that change the user's configuration or secrets: refused unless the peer is loopback. */
   localOnly?: boolean
   handle(params: P, call: CallInfo): R | Promise<R>
@@ -180,7 +182,9 @@ export class Webserver extends Service {
   }
 
   /** Registers `POST /api/<name>` for as long as `ctx` lives. */
-  method<P, R>(ctx: Context, name: string, spec: MethodSpec<P, R>): void {
+  method<P, R>(ctx: Context, name: WebMethodName, spec: MethodSpec<P, R>): void {
+    // A method outside the wire table would have no params schema: refuse it where it is registered.
+    if (!Object.hasOwn(WEB_METHOD_SCHEMAS, name)) throw new Error(`web API method "${name}" is not in WEB_METHOD_SCHEMAS (@dsh/web-protocol/schema); declare its params and result there first`)
     ctx.effect(() => {
       if (this.methods.has(name)) throw new Error(`web API method "${name}" is already registered`)
       this.methods.set(name, spec as MethodSpec)
@@ -282,13 +286,8 @@ export class Webserver extends Service {
     const remoteAddress = req.socket.remoteAddress ?? ''
     const local = isLoopbackAddress(remoteAddress)
     if (spec.localOnly && !local) throw new WebError('LOCAL_ONLY', `${name} changes your configuration and is accepted only from this machine (loopback), not from ${remoteAddress}`)
-    if (spec.params) {
-      try {
-        params = spec.params(params)
-      } catch (error) {
-        throw new WebError('BAD_PARAMS', `${name}: ${error instanceof Error ? error.message : String(error)}`)
-      }
-    }
+    const problem = checkWire(WEB_METHOD_SCHEMAS[name as WebMethodName].params, params)
+    if (problem) throw new WebError('BAD_PARAMS', `${name}: ${fieldOf(problem.path)}: ${problem.message}`)
     const result = await spec.handle(params, { remoteAddress, local })
     res.statusCode = 200
     res.setHeader('Content-Type', 'application/json; charset=utf-8')
@@ -358,4 +357,11 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     chunks.push(chunk as Buffer)
   }
   return Buffer.concat(chunks)
+}
+
+export type WebMethodName = keyof typeof WEB_METHOD_SCHEMAS
+
+/** TypeBox's JSON pointer (`/images/0/data`) as a field name (`images.0.data`); the whole body is `params`. */
+function fieldOf(pointer: string): string {
+  return pointer ? pointer.slice(1).split('/').join('.') : 'params'
 }

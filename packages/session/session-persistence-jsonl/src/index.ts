@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { renameSync, statSync, writeFileSync } from 'node:fs'
+import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
@@ -54,17 +55,15 @@ export default class JsonlPersistence extends SessionPersistence {
     }, 'release session leases')
   }
 
-  private locate(id: string): string {
+  private async locate(id: string): Promise<string> {
     const known = this.located.get(id)
     if (known) return known
     if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new SessionError('SESSION_NOT_FOUND', `"${id}" is not a session id`)
-    if (existsSync(this.root)) {
-      for (const key of readdirSync(this.root)) {
-        const dir = join(this.root, key, id)
-        if (existsSync(join(dir, LOG))) {
-          this.located.set(id, dir)
-          return dir
-        }
+    for (const key of await readdirOrEmpty(this.root)) {
+      const dir = join(this.root, key, id)
+      if (await exists(join(dir, LOG))) {
+        this.located.set(id, dir)
+        return dir
       }
     }
     throw new SessionError('SESSION_NOT_FOUND', `session ${id} not found under ${this.root}`)
@@ -72,21 +71,21 @@ export default class JsonlPersistence extends SessionPersistence {
 
   async create(header: SessionHeader): Promise<void> {
     const dir = join(this.root, cwdKey(header.cwd), header.id)
-    if (existsSync(join(dir, LOG))) throw new SessionError('SESSION_EXISTS', `session ${header.id} already exists`)
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (await exists(join(dir, LOG))) throw new SessionError('SESSION_EXISTS', `session ${header.id} already exists`)
+    await mkdir(dir, { recursive: true, mode: 0o700 })
     takeLease(join(dir, LEASE), header.id)
-    writeFileSync(join(dir, LOG), JSON.stringify(header) + '\n', { mode: 0o600, flag: 'wx' })
+    await writeFile(join(dir, LOG), JSON.stringify(header) + '\n', { mode: 0o600, flag: 'wx' })
     this.located.set(header.id, dir)
     this.track(header.id, dir, new SummaryFold(header))
   }
 
   async acquire(id: string): Promise<StoredLog> {
     if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is already open in this process`)
-    const dir = this.locate(id)
+    const dir = await this.locate(id)
     takeLease(join(dir, LEASE), id) // before anything is read for writing or appended
     try {
-      const log = parseLog(join(dir, LOG), id)
-      truncateTornTail(join(dir, LOG), log)
+      const log = await parseLog(join(dir, LOG), id)
+      await truncateTornTail(join(dir, LOG), log)
       const summary = new SummaryFold(log.header)
       for (const event of log.events) summary.add(event as SessionEvent)
       this.track(id, dir, summary)
@@ -100,8 +99,8 @@ export default class JsonlPersistence extends SessionPersistence {
   async read(id: string): Promise<StoredLog> {
     const live = this.open.get(id)
     if (live) live.writer.flush()
-    const file = join(this.locate(id), LOG)
-    const log = parseLog(file, id)
+    const file = join(await this.locate(id), LOG)
+    const log = await parseLog(file, id)
     return { header: log.header, events: log.events, where: { file, firstLine: FIRST_EVENT_LINE } }
   }
 
@@ -123,36 +122,29 @@ export default class JsonlPersistence extends SessionPersistence {
 
   async list(): Promise<SessionSummary[]> {
     const out: SessionSummary[] = []
-    if (!existsSync(this.root)) return out
-    for (const key of readdirSync(this.root)) {
-      let ids: string[]
-      try {
-        ids = readdirSync(join(this.root, key))
-      } catch {
-        continue
-      }
-      for (const id of ids) {
+    for (const key of await readdirOrEmpty(this.root)) {
+      for (const id of await readdirOrEmpty(join(this.root, key))) {
         const dir = join(this.root, key, id)
-        const summary = this.open.get(id)?.summary ?? this.summaryFromDisk(id, dir)
-        if (summary) out.push(summary.withLive(join(dir, LEASE)))
+        const summary = this.open.get(id)?.summary ?? (await this.summaryFromDisk(id, dir))
+        if (summary) out.push(await summary.withLive(join(dir, LEASE)))
       }
     }
     return out.sort((a, b) => b.updatedAt - a.updatedAt)
   }
 
-  private summaryFromDisk(id: string, dir: string): SummaryFold | undefined {
+  private async summaryFromDisk(id: string, dir: string): Promise<SummaryFold | undefined> {
     let meta: (SessionSummary & { bytes?: number }) | undefined
     try {
-      meta = JSON.parse(readFileSync(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
+      meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
       // A crash after the last meta.json write leaves it behind the log: fold the log instead.
-      if (meta.bytes !== statSync(join(dir, LOG)).size) throw new Error('stale meta.json')
+      if (meta.bytes !== (await stat(join(dir, LOG))).size) throw new Error('stale meta.json')
       const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
       const { bytes: _bytes, ...summary } = meta
       Object.assign(fold.summary, summary)
       return fold
     } catch {
       try {
-        const log = parseLog(join(dir, LOG), id)
+        const log = await parseLog(join(dir, LOG), id)
         const fold = new SummaryFold(log.header)
         for (const event of log.events) fold.add(event as SessionEvent)
         return fold
@@ -182,6 +174,10 @@ export default class JsonlPersistence extends SessionPersistence {
     if (open.summary.status !== open.metaStatus) this.writeMeta(open)
   }
 
+  /**
+   * Synchronous on purpose: it runs from the batch timer and from the disposer at process exit (which cannot
+   * await), and a few hundred bytes written then renamed do not hold the event loop.
+   */
   private writeMeta(open: Open) {
     const meta = join(open.dir, META)
     writeFileSync(`${meta}.tmp`, JSON.stringify({ ...open.summary.summary, bytes: statSync(join(open.dir, LOG)).size }))
@@ -198,4 +194,21 @@ export default class JsonlPersistence extends SessionPersistence {
     this.open.delete(id)
     dropLease(join(open.dir, LEASE))
   }
+}
+
+/** The entries of a folder, or none when it does not exist (yet). */
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir)
+  } catch (error: any) {
+    if (error?.code === 'ENOENT' || error?.code === 'ENOTDIR') return []
+    throw error
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  )
 }

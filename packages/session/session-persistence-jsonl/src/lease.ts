@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { SessionError } from '@dsh/session'
 
@@ -17,6 +18,12 @@ function alive(holder: LeaseHolder): boolean {
     return error?.code === 'EPERM'
   }
 }
+
+/**
+ * The lease is taken and dropped synchronously on purpose: it is one tiny file, and it is dropped in the
+ * plugin's disposer at process exit, which cannot await (an unreleased lease would lock the session until
+ * its pid is seen dead). Listing asks about many leases and uses the asynchronous `leaseIsLive`.
+ */
 
 /**
  * Takes the single-writer lease of a session folder: an exclusively created `lease` file naming this
@@ -50,9 +57,9 @@ export function takeLease(file: string, sessionId: string): void {
   throw new SessionError('SESSION_LOCKED', `session ${sessionId}: could not take the writer lease`)
 }
 
-export function leaseIsLive(file: string): boolean {
+export async function leaseIsLive(file: string): Promise<boolean> {
   try {
-    return alive(JSON.parse(readFileSync(file, 'utf8')))
+    return alive(JSON.parse(await readFile(file, 'utf8')))
   } catch {
     return false
   }

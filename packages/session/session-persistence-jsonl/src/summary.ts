@@ -34,7 +34,7 @@ export class SummaryFold {
     return this.summary.status
   }
 
-  withLive(leaseFile: string): SessionSummary {
-    return { ...this.summary, live: leaseIsLive(leaseFile) }
+  async withLive(leaseFile: string): Promise<SessionSummary> {
+    return { ...this.summary, live: await leaseIsLive(leaseFile) }
   }
 }
