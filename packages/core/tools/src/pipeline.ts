@@ -1,8 +1,7 @@
 import type { ImageBlock, TextBlock } from '@dsh/llm'
-import type { ErrorData } from '@dsh/session'
 import type { Context } from '@dsh/cordis'
 import type { Tools } from './tools.ts'
-import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolOutput, type ToolResultData } from './types.ts'
+import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolErrorCode, type ToolErrorData, type ToolOutput, type ToolResultData } from './types.ts'
 import { describeErrors } from './validate.ts'
 import { redactResult, redactText } from './redaction.ts'
 
@@ -11,7 +10,7 @@ export interface BatchOptions {
   maxParallel: number
 }
 
-const errorResult = (callId: string, code: string, message: string): ToolResultData => ({ callId, content: [{ type: 'text', text: message }], error: { code, message } })
+const errorResult = (callId: string, code: ToolErrorCode, message: string): ToolResultData => ({ callId, content: [{ type: 'text', text: message }], error: { code, message } })
 
 function normalize(callId: string, output: ToolOutput): ToolResultData {
   if (typeof output === 'string') return { callId, content: [{ type: 'text', text: output }] }
@@ -158,7 +157,7 @@ async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, c
     return { ...result, content: capText(result.content, tools.config.maxOutputChars) }
   } catch (error: any) {
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.`)
-    const data: ErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: String(error?.message ?? error) }
+    const data: ToolErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: String(error?.message ?? error) }
     return errorResult(callId, data.code, data.message)
   } finally {
     if (timer) clearTimeout(timer)

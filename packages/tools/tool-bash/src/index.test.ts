@@ -139,7 +139,10 @@ test('a credential value split by a colour code is still redacted: the logged an
   const value = 'ghp_colourSplit0123456789abcdef'
   const saved = process.env.GITHUB_TOKEN
   process.env.GITHUB_TOKEN = value
-  onTestFinished(() => (saved === undefined ? delete process.env.GITHUB_TOKEN : (process.env.GITHUB_TOKEN = saved)))
+  onTestFinished(() => {
+    if (saved === undefined) delete process.env.GITHUB_TOKEN
+    else process.env.GITHUB_TOKEN = saved
+  })
   const h = await boot([bash({ command: String.raw`printf 'token=ghp_colour\033[32mSplit0123456789abcdef\033[0m\n'` }), { text: 'done' }], "- id: shell\n  name: '@dsh/bash-local'\n")
   await h.run('print it')
   expect(h.toolText('b')).toContain('token=«redacted:GITHUB_TOKEN»')
