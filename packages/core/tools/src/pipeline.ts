@@ -121,8 +121,8 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
       const reason = await tool!.needsApproval?.(invocation.arguments, context)
       return reason ? { action: 'ask', reason } : { action: 'allow' }
     })
-  } catch (error: any) {
-    return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error?.message ?? error}).`)
+  } catch (error) {
+    return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error instanceof Error ? error.message : error}).`)
   }
   if (decision.action === 'allow') return undefined
   if (decision.action === 'deny') return errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`)
@@ -155,9 +155,9 @@ async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, c
     result = await ctx.waterfall('tools/post-execute', invocation, async () => result)
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.${partialText(result)}`)
     return { ...result, content: capText(result.content, tools.config.maxOutputChars) }
-  } catch (error: any) {
+  } catch (error) {
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.`)
-    const data: ToolErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: String(error?.message ?? error) }
+    const data: ToolErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) }
     return errorResult(callId, data.code, data.message)
   } finally {
     if (timer) clearTimeout(timer)
