@@ -16,5 +16,5 @@ export function terminalText(raw: string): string {
     const states = line.split('\r').filter((state) => stripVTControlCharacters(state) !== '')
     return states.at(-1) ?? ''
   })
-  return stripVTControlCharacters(lastStates.join('\n')).replace(/\x1b/g, '')
+  return stripVTControlCharacters(lastStates.join('\n')).replaceAll('\x1b', '') // a lone ESC no sequence claimed
 }
