@@ -26,15 +26,15 @@ export async function readGrantsFile(file: string): Promise<GrantsFile> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
-  } catch (error: any) {
-    if (error?.code === 'ENOENT') return { workspaces: {} }
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return { workspaces: {} }
     throw error
   }
   let parsed: any
   try {
     parsed = YAML.parse(text) ?? {}
-  } catch (error: any) {
-    throw new Error(`${file}: not valid YAML (${error?.message ?? error})`, { cause: error })
+  } catch (error) {
+    throw new Error(`${file}: not valid YAML (${error instanceof Error ? error.message : error})`, { cause: error })
   }
   const workspaces = parsed.workspaces ?? {}
   if (typeof workspaces !== 'object' || Array.isArray(workspaces)) throw new Error(`${file}: workspaces must be a mapping of workspace path to a list of grants`)

@@ -8,8 +8,9 @@ export class CompositionError extends Error {
     readonly problem: string,
     readonly file?: string,
     readonly line?: number,
+    options?: ErrorOptions,
   ) {
-    super(file ? `${file}${line ? `:${line}` : ''}: ${problem}` : problem)
+    super(file ? `${file}${line ? `:${line}` : ''}: ${problem}` : problem, options)
   }
 }
 

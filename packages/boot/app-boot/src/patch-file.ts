@@ -38,8 +38,8 @@ export function readPatchFile(file: string): PatchItem[] {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
-  } catch (error: any) {
-    throw new CompositionError(error?.code === 'ENOENT' ? 'patch file not found' : `cannot read patch file (${error?.code ?? error})`, file)
+  } catch (error) {
+    throw new CompositionError((error instanceof Error && 'code' in error && error.code === 'ENOENT') ? 'patch file not found' : `cannot read patch file (${(error instanceof Error && 'code' in error ? error.code : error)})`, file, undefined, { cause: error })
   }
   return parsePatch(text, file)
 }

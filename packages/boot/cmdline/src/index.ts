@@ -34,8 +34,8 @@ export default class CmdlineArgs extends Service {
   parse<T extends OptionSpec>(options: T, argv: readonly string[] = this.argv): ParsedArgs<T> {
     try {
       return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
-    } catch (error: any) {
-      throw new UsageError(String(error?.message ?? error).replace(/\. To specify a positional argument.*$/s, ''))
+    } catch (error) {
+      throw new UsageError((error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, ''))
     }
   }
 }

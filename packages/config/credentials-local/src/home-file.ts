@@ -44,8 +44,8 @@ export function tightenMode(file: string): number | undefined {
   let mode: number
   try {
     mode = statSync(file).mode & 0o777
-  } catch (error: any) {
-    if (error?.code === 'ENOENT') return undefined
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return undefined
     throw error
   }
   if ((mode & 0o077) === 0) return undefined
@@ -57,8 +57,8 @@ export function tightenMode(file: string): number | undefined {
 export function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8')
-  } catch (error: any) {
-    if (error?.code === 'ENOENT') return ''
-    throw new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}: cannot read the credentials file (${error?.code ?? error})`)
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return ''
+    throw new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}: cannot read the credentials file (${(error instanceof Error && 'code' in error ? error.code : error)})`, { cause: error })
   }
 }

@@ -22,8 +22,8 @@ export class FileSnapshot<T> {
     try {
       const stat = statSync(this.path, { bigint: true })
       stamp = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-    } catch (error: any) {
-      if (error?.code !== 'ENOENT') throw error
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error
       this.stamp = undefined
       return (this.value = this.empty)
     }

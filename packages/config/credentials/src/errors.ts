@@ -14,8 +14,9 @@ export class CredentialError extends Error {
     readonly code: CredentialErrorCode,
     readonly credential: string | undefined,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 

@@ -16,8 +16,9 @@ export class SettingsError extends Error {
     readonly key?: string,
     readonly file?: string,
     readonly line?: number,
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 

@@ -90,8 +90,8 @@ async function gather(ctx: Context, config: Config, cwd: string, authority: Sand
       if (!body) continue
       const cut = read.truncated || read.endLine < read.totalLines ? `\n[… cut: the file has ${read.bytes} bytes; the first ${config.maxBytes} are included …]` : ''
       sections.push(`<instructions path="${path}">\n${body}${cut}\n</instructions>`)
-    } catch (error: any) {
-      ctx.logger('agent-instructions').warn('%s was not read: %s', path, error?.message ?? error)
+    } catch (error) {
+      ctx.logger('agent-instructions').warn('%s was not read: %s', path, error instanceof Error ? error.message : error)
     }
   }
   return sections.length ? `${config.intro}\n\n${sections.join('\n\n')}` : undefined

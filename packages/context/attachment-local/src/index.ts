@@ -80,8 +80,8 @@ export default class LocalAttachments extends Attachments {
     let path: string
     try {
       path = await writeImage(this.dirOf(session), data, inspected)
-    } catch (error: any) {
-      throw new AttachmentError('ATTACHMENT_IO', `could not store the image: ${error?.message ?? error}`)
+    } catch (error) {
+      throw new AttachmentError('ATTACHMENT_IO', `could not store the image: ${error instanceof Error ? error.message : error}`, { cause: error })
     }
     this.known.set(image.sha256, path)
     this.images.set(image.sha256, image)
@@ -121,9 +121,9 @@ export default class LocalAttachments extends Attachments {
         if (!data.byteLength) throw new AttachmentError('ATTACHMENT_INVALID', 'the image data is empty or not base64')
         const { ref } = await this.store(session, data, block.mediaType)
         out.push(block.description ? { ...ref, description: block.description } : ref)
-      } catch (error: any) {
-        this.ctx.logger('attachments').warn('session %s: an image was not attached: %s', session.id, error?.message ?? error)
-        out.push({ type: 'text', text: `[An image was not attached: ${error?.message ?? error}]` })
+      } catch (error) {
+        this.ctx.logger('attachments').warn('session %s: an image was not attached: %s', session.id, error instanceof Error ? error.message : error)
+        out.push({ type: 'text', text: `[An image was not attached: ${error instanceof Error ? error.message : error}]` })
       }
     }
     return out
@@ -162,9 +162,9 @@ export default class LocalAttachments extends Attachments {
       if (!path) throw new AttachmentError('ATTACHMENT_NOT_FOUND', 'it is not in the attachment store')
       const { data, image } = await readImage(path, block.sha256!)
       return { type: 'image', mediaType: image.mediaType, data: Buffer.from(data).toString('base64') }
-    } catch (error: any) {
-      this.ctx.logger('attachments').warn('image %s could not be sent: %s', block.sha256, error?.message ?? error)
-      return { type: 'text', text: `[An image (${block.mediaType}) could not be sent: ${error?.message ?? error}]` }
+    } catch (error) {
+      this.ctx.logger('attachments').warn('image %s could not be sent: %s', block.sha256, error instanceof Error ? error.message : error)
+      return { type: 'text', text: `[An image (${block.mediaType}) could not be sent: ${error instanceof Error ? error.message : error}]` }
     }
   }
 

@@ -96,8 +96,8 @@ export async function readImage(path: string, sha256: string): Promise<{ data: U
   let data: Buffer
   try {
     data = await readFile(path)
-  } catch (error: any) {
-    throw new AttachmentError('ATTACHMENT_IO', `could not read ${path}: ${error?.message ?? error}`)
+  } catch (error) {
+    throw new AttachmentError('ATTACHMENT_IO', `could not read ${path}: ${error instanceof Error ? error.message : error}`, { cause: error })
   }
   const { ext: _ext, ...image } = inspect(data, { maxBytes: Infinity, maxDimension: Infinity })
   if (image.sha256 !== sha256) throw new AttachmentError('ATTACHMENT_INVALID', `${path} no longer holds the image it is named for`)

@@ -10,8 +10,9 @@ export class AttachmentError extends Error {
   constructor(
     readonly code: AttachmentErrorCode,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 

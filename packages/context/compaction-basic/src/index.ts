@@ -212,9 +212,9 @@ export default class BasicCompaction extends Compaction {
       const input: CompactionInput = { agent, messages: plan.messages, budgetTokens: plan.budget, estimate: (messages) => messages.reduce((sum, message) => sum + estimate(message), 0) }
       const prepared = await this.ctx.waterfall('compaction/prepare', input, async () => input)
       summary = await summarizer.run(prepared.messages, options.focus)
-    } catch (error: any) {
+    } catch (error) {
       const code = error instanceof SummaryError ? error.code : error instanceof LlmError && error.code === 'CONTEXT_WINDOW_EXCEEDED' ? 'SUMMARY_TOO_LARGE' : 'SUMMARY_FAILED'
-      const reason = String(error?.message ?? error)
+      const reason = (error instanceof Error ? error.message : String(error))
       session.append('compaction/end', { ok: false, code, reason, requests: summarizer.requests, usage: summarizer.usage })
       await session.flush()
       logger.warn('session %s: compaction (%s) failed: %s', session.id, options.trigger, reason)

@@ -26,8 +26,9 @@ export class SummaryError extends Error {
   constructor(
     readonly code: 'SUMMARY_FAILED' | 'SUMMARY_EMPTY' | 'SUMMARY_TOO_LARGE' | 'ABORTED',
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 
@@ -131,9 +132,9 @@ export class Summarizer {
         assembler.push(chunk)
         if (assembler.isFinished) break
       }
-    } catch (error: any) {
+    } catch (error) {
       if (error instanceof LlmError) throw error
-      throw new SummaryError(signal.aborted ? 'ABORTED' : 'SUMMARY_FAILED', `the summary request failed: ${error?.message ?? error}`)
+      throw new SummaryError(signal.aborted ? 'ABORTED' : 'SUMMARY_FAILED', `the summary request failed: ${error instanceof Error ? error.message : error}`, { cause: error })
     }
     const answer = assembler.result()
     this.usage = addUsage(this.usage, answer.usage)

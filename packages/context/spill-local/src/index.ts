@@ -52,8 +52,8 @@ export default class LocalSpillStore extends SpillStore {
       await mkdir(dir, { recursive: true, mode: 0o700 })
       await writeFile(path, entry.text, { mode: 0o600 })
       await chmod(path, 0o600) // an existing file keeps its old mode on overwrite
-    } catch (error: any) {
-      throw new SpillError('SPILL_WRITE_FAILED', `could not write the output of ${entry.tool} (call ${entry.callId}) to ${path}: ${error?.message ?? error}`)
+    } catch (error) {
+      throw new SpillError('SPILL_WRITE_FAILED', `could not write the output of ${entry.tool} (call ${entry.callId}) to ${path}: ${error instanceof Error ? error.message : error}`, { cause: error })
     }
     return { path, bytes: Buffer.byteLength(entry.text), lines: countLines(entry.text) }
   }

@@ -43,9 +43,9 @@ export function apply(ctx: Context, config: Config) {
     let spilled: SpilledText | { failure: string }
     try {
       spilled = await ctx.spillStore.write({ sessionId: invocation.context.session.id, callId: invocation.callId, tool: invocation.name, text })
-    } catch (error: any) {
-      ctx.logger('spill').warn('could not spill the output of %s (%s): %s', invocation.name, invocation.callId, error?.message ?? error)
-      spilled = { failure: String(error?.message ?? error) }
+    } catch (error) {
+      ctx.logger('spill').warn('could not spill the output of %s (%s): %s', invocation.name, invocation.callId, error instanceof Error ? error.message : error)
+      spilled = { failure: (error instanceof Error ? error.message : String(error)) }
     }
     const shown = preview(text, bytes, spilled, config)
     const images = result.content.filter((block) => block.type !== 'text')

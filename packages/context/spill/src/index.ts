@@ -24,8 +24,9 @@ export class SpillError extends Error {
   constructor(
     readonly code: SpillErrorCode,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 

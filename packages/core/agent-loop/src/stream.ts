@@ -16,8 +16,8 @@ export async function streamIntoLog(llm: Llm, session: Session, request: LlmRequ
       assembler.push(chunk)
       if (assembler.isFinished || request.signal.aborted) break
     }
-  } catch (error: any) {
-    failure = error instanceof LlmError ? error : new LlmError(request.signal.aborted ? 'ABORTED' : 'TRANSPORT', String(error?.message ?? error))
+  } catch (error) {
+    failure = error instanceof LlmError ? error : new LlmError(request.signal.aborted ? 'ABORTED' : 'TRANSPORT', error instanceof Error ? error.message : String(error), {}, { cause: error })
   }
   const result = assembler.result()
   if (failure && !request.signal.aborted) {

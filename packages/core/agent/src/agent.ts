@@ -155,8 +155,8 @@ export class Agent {
         this.turn = new AbortController()
         try {
           this.lastResult = await this.host.runTurn(this, first, this.turn.signal)
-        } catch (error: any) {
-          this.lastResult = { turnId: '', reason: 'error', text: '', error: { code: 'LOOP_FAILED', message: String(error?.message ?? error) } }
+        } catch (error) {
+          this.lastResult = { turnId: '', reason: 'error', text: '', error: { code: 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) } }
           this.host.ctx.logger('agent').error(error)
         } finally {
           this.turn = undefined

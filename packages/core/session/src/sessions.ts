@@ -198,8 +198,8 @@ export class Sessions extends Service {
       let problem: string | undefined
       try {
         this.checkLoaded(summary.id, await this.storage!.read(summary.id))
-      } catch (error: any) {
-        problem = String(error?.message ?? error)
+      } catch (error) {
+        problem = (error instanceof Error ? error.message : String(error))
       }
       cached = { key, problem }
       this.damage.set(summary.id, cached)

@@ -108,14 +108,14 @@ test('an unknown tool, arguments that are not an object and arguments off the sc
   expect(h.events('tool/dispatched').map((event) => event.data.callId)).toEqual(['ok'])
 })
 
-test('a ToolError keeps its code, any other throw is TOOL_FAILED, a fixture tool\'s own code reaches the model', async () => {
+test('a ToolError keeps its code, any other throw is TOOL_FAILED, a fixture tool\'s fs code reaches the model', async () => {
   await boot()
   h.root.tools.register(h.root, { name: 'crash', description: 'Throws.', parameters: { type: 'object', properties: {} }, execute: async () => { throw new Error('kaboom') } })
-  h.root.tools.register(h.root, { name: 'refuse', description: 'Refuses.', parameters: { type: 'object', properties: {} }, execute: async () => { throw new ToolError('QUOTA_GONE', 'no more') } })
+  h.root.tools.register(h.root, { name: 'refuse', description: 'Refuses.', parameters: { type: 'object', properties: {} }, execute: async () => { throw new ToolError('SEARCH_FAILED', 'no more') } })
   h.root.scriptedLlm.enqueue(...script(toolCallOf('c', 'crash'), toolCallOf('r', 'refuse'), { id: 'f', name: 'read_file', arguments: { path: 'absent.txt' } }))
   await h.run('go')
   expect(errorOf('c')).toEqual({ code: 'TOOL_FAILED', message: 'kaboom' })
-  expect(errorOf('r')).toEqual({ code: 'QUOTA_GONE', message: 'no more' })
+  expect(errorOf('r')).toEqual({ code: 'SEARCH_FAILED', message: 'no more' })
   expect(errorOf('f')).toEqual({ code: 'FS_NOT_FOUND', message: 'absent.txt does not exist' })
 })
 

@@ -1,8 +1,7 @@
 import type { ImageBlock, TextBlock } from '@dsh/llm'
-import type { ErrorData } from '@dsh/session'
 import type { Context } from '@dsh/cordis'
 import type { Tools } from './tools.ts'
-import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolOutput, type ToolResultData } from './types.ts'
+import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolErrorCode, type ToolErrorData, type ToolOutput, type ToolResultData } from './types.ts'
 import { describeErrors } from './validate.ts'
 import { redactResult, redactText } from './redaction.ts'
 
@@ -11,7 +10,7 @@ export interface BatchOptions {
   maxParallel: number
 }
 
-const errorResult = (callId: string, code: string, message: string): ToolResultData => ({ callId, content: [{ type: 'text', text: message }], error: { code, message } })
+const errorResult = (callId: string, code: ToolErrorCode, message: string): ToolResultData => ({ callId, content: [{ type: 'text', text: message }], error: { code, message } })
 
 function normalize(callId: string, output: ToolOutput): ToolResultData {
   if (typeof output === 'string') return { callId, content: [{ type: 'text', text: output }] }
@@ -122,8 +121,8 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
       const reason = await tool!.needsApproval?.(invocation.arguments, context)
       return reason ? { action: 'ask', reason } : { action: 'allow' }
     })
-  } catch (error: any) {
-    return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error?.message ?? error}).`)
+  } catch (error) {
+    return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error instanceof Error ? error.message : error}).`)
   }
   if (decision.action === 'allow') return undefined
   if (decision.action === 'deny') return errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`)
@@ -156,9 +155,9 @@ async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, c
     result = await ctx.waterfall('tools/post-execute', invocation, async () => result)
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.${partialText(result)}`)
     return { ...result, content: capText(result.content, tools.config.maxOutputChars) }
-  } catch (error: any) {
+  } catch (error) {
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.`)
-    const data: ErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: String(error?.message ?? error) }
+    const data: ToolErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) }
     return errorResult(callId, data.code, data.message)
   } finally {
     if (timer) clearTimeout(timer)

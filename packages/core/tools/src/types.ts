@@ -2,8 +2,14 @@ import type { Context } from '@dsh/cordis'
 import type { ImageBlock, TextBlock, ToolSchema } from '@dsh/llm'
 import type { ErrorData, Session } from '@dsh/session'
 
-/** Typed tool failures returned to the model as error results (DESIGN §6). Tools may add their own codes. */
-export type ToolErrorCode = 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'TOOL_TIMEOUT' | 'ABORTED_BEFORE_DISPATCH' | 'ABORTED' | 'DENIED' | 'APPROVAL_REJECTED' | 'TOOL_FAILED' | (string & {})
+import type { ToolErrorCode } from './error-codes.ts'
+
+export { TOOL_ERROR_CODES, isToolErrorCode, type ToolErrorCode } from './error-codes.ts'
+
+/** A tool result's failure: a listed code and a message the model reads. */
+export interface ToolErrorData extends ErrorData {
+  code: ToolErrorCode
+}
 
 /** A failure a tool body throws on purpose: becomes an error result with its code and message. */
 export class ToolError extends Error {
@@ -17,13 +23,13 @@ export class ToolError extends Error {
 }
 
 /** What a tool body returns: plain text, or blocks (text and images). */
-export type ToolOutput = string | { content: (TextBlock | ImageBlock)[]; error?: ErrorData }
+export type ToolOutput = string | { content: (TextBlock | ImageBlock)[]; error?: ToolErrorData }
 
 /** A tool result as it is logged. */
 export interface ToolResultData {
   callId: string
   content: (TextBlock | ImageBlock)[]
-  error?: ErrorData
+  error?: ToolErrorData
 }
 
 /** What the body of a call knows about where it runs. */

@@ -6,8 +6,8 @@ const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true })
 export function compileParameters(toolName: string, schema: Record<string, unknown>): ValidateFunction {
   try {
     return ajv.compile(schema)
-  } catch (error: any) {
-    throw new Error(`tool "${toolName}" has an invalid parameters schema: ${error?.message ?? error}`, { cause: error })
+  } catch (error) {
+    throw new Error(`tool "${toolName}" has an invalid parameters schema: ${error instanceof Error ? error.message : error}`, { cause: error })
   }
 }
 

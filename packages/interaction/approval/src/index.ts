@@ -193,8 +193,8 @@ export default class Approval extends Service {
     try {
       await store.store(session, { rule: request.rule, scope: decision.answer === 'allow_session' ? 'session' : 'workspace', actor: decision.actor, requestId: request.requestId })
       return decision
-    } catch (error: any) {
-      return once(`the grant ${request.rule} could not be stored (${error?.message ?? error}): allowed once`)
+    } catch (error) {
+      return once(`the grant ${request.rule} could not be stored (${error instanceof Error ? error.message : error}): allowed once`)
     }
   }
 
@@ -234,8 +234,8 @@ export default class Approval extends Service {
       const held = await store.check(session, request)
       if (held === 'allow') return { answer: 'allow_once', by: 'grant', note: `a standing grant covers ${request.rule}` }
       if (held === 'deny') return { answer: 'reject', by: 'grant', note: `a deny rule covers ${request.rule}` }
-    } catch (error: any) {
-      this.ctx.logger('approval').warn('grant check failed, asking instead: %s', error?.message ?? error)
+    } catch (error) {
+      this.ctx.logger('approval').warn('grant check failed, asking instead: %s', error instanceof Error ? error.message : error)
     }
     return undefined
   }

@@ -68,8 +68,8 @@ export class Commands extends Service {
     try {
       const output = await command.run((match[2] ?? '').trim(), { agent })
       return { handled: true, name: command.name, output: output ?? '' }
-    } catch (error: any) {
-      return { handled: true, name: command.name, error: { code: typeof error?.code === 'string' ? error.code : 'COMMAND_FAILED', message: String(error?.message ?? error) } }
+    } catch (error) {
+      return { handled: true, name: command.name, error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'COMMAND_FAILED', message: error instanceof Error ? error.message : String(error) } }
     }
   }
 }

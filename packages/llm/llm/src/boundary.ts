@@ -20,7 +20,7 @@ export interface RequestEncoder {
   encode(request: Readonly<LlmRequest>): Promise<Message[]>
 }
 
-export const violation = (problem: string) => new LlmError('INVARIANT_VIOLATION', `request refused: ${problem} (model-visible input must come from the session log)`)
+export const violation = (problem: string, options?: ErrorOptions) => new LlmError('INVARIANT_VIOLATION', `request refused: ${problem} (model-visible input must come from the session log)`, {}, options)
 
 /** A deep, frozen copy of what will be sent (the signal is shared, not copied). */
 export function frozenCopy(request: LlmRequest): LlmRequest {
@@ -28,8 +28,8 @@ export function frozenCopy(request: LlmRequest): LlmRequest {
   let copy: Omit<LlmRequest, 'signal'>
   try {
     copy = structuredClone(rest)
-  } catch (error: any) {
-    throw violation(`the request holds a value that is not plain data (${error?.message ?? error})`)
+  } catch (error) {
+    throw violation(`the request holds a value that is not plain data (${error instanceof Error ? error.message : error})`, { cause: error })
   }
   deepFreeze(copy)
   return Object.freeze({ ...copy, signal })

@@ -167,8 +167,9 @@ export class LlmError extends Error {
     readonly code: LlmErrorCode,
     message: string,
     readonly extra: { status?: number; retryAfterMs?: number } = {},
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
   toJSON(): LlmErrorData {
     return { code: this.code, message: this.message, ...this.extra }

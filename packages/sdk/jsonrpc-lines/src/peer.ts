@@ -52,8 +52,8 @@ export class RpcPeer {
     let message: unknown
     try {
       message = JSON.parse(line)
-    } catch (error: any) {
-      this.replyError(null, new RpcError(RPC_ERRORS.PARSE_ERROR, `Parse error: ${error?.message ?? 'invalid JSON'}`, { lineStart: line.slice(0, this.options.excerptChars) }))
+    } catch (error) {
+      this.replyError(null, new RpcError(RPC_ERRORS.PARSE_ERROR, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`, { lineStart: line.slice(0, this.options.excerptChars) }))
       return
     }
     if (Array.isArray(message)) {
@@ -155,8 +155,8 @@ export class RpcPeer {
     let line: string
     try {
       line = JSON.stringify(message)
-    } catch (error: any) {
-      const problem = `a ${String(message.method ?? 'response')} message could not be serialized: ${error?.message ?? error}`
+    } catch (error) {
+      const problem = `a ${String(message.method ?? 'response')} message could not be serialized: ${error instanceof Error ? error.message : error}`
       this.options.warn(problem)
       if (!('result' in message)) return
       line = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: RPC_ERRORS.INTERNAL_ERROR, message: `Internal error: ${problem}` } })

@@ -149,8 +149,8 @@ export class Methods {
       this.ctx.llm.providers().map(async (provider) => {
         try {
           return { provider, models: await this.ctx.llm.adapter(provider).models() }
-        } catch (error: any) {
-          return { provider, models: [], error: String(error?.message ?? error) }
+        } catch (error) {
+          return { provider, models: [], error: (error instanceof Error ? error.message : String(error)) }
         }
       }),
     )
@@ -189,8 +189,8 @@ export class Methods {
   private checkPreset(presets: PermissionPresets, name: string, field: string): void {
     try {
       presets.get(name)
-    } catch (error: any) {
-      throw requestFailed(typeof error?.code === 'string' ? error.code : 'UNKNOWN_PRESET', String(error?.message ?? error), field)
+    } catch (error) {
+      throw requestFailed(error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_PRESET', (error instanceof Error ? error.message : String(error)), field)
     }
   }
 
@@ -207,8 +207,8 @@ export class Methods {
   private applyPreset(presets: PermissionPresets, agent: Agent, name: string, field: string): void {
     try {
       presets.set(agent.session, name, 'client:sdk')
-    } catch (error: any) {
-      throw requestFailed(typeof error?.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED', String(error?.message ?? error), field)
+    } catch (error) {
+      throw requestFailed(error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED', (error instanceof Error ? error.message : String(error)), field)
     }
   }
 }

@@ -148,12 +148,12 @@ export default class JsonlPersistence extends SessionPersistence {
         const fold = new SummaryFold(log.header)
         for (const event of log.events) fold.add(event as SessionEvent)
         return fold
-      } catch (error: any) {
+      } catch (error) {
         if (!meta) return undefined
         // A log that no longer parses is still listed, marked damaged, under what meta.json last knew.
         const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
         const { bytes: _bytes, ...summary } = meta
-        Object.assign(fold.summary, summary, { damaged: String(error?.message ?? error) })
+        Object.assign(fold.summary, summary, { damaged: (error instanceof Error ? error.message : String(error)) })
         return fold
       }
     }

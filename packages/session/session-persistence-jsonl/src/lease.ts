@@ -14,8 +14,8 @@ function alive(holder: LeaseHolder): boolean {
   try {
     process.kill(holder.pid, 0)
     return true
-  } catch (error: any) {
-    return error?.code === 'EPERM'
+  } catch (error) {
+    return error instanceof Error && 'code' in error && error.code === 'EPERM'
   }
 }
 
@@ -37,8 +37,8 @@ export function takeLease(file: string, sessionId: string): void {
       writeSync(fd, JSON.stringify(me))
       closeSync(fd)
       return
-    } catch (error: any) {
-      if (error?.code !== 'EEXIST') throw error
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error
       let holder: LeaseHolder | undefined
       try {
         holder = JSON.parse(readFileSync(file, 'utf8'))
@@ -68,7 +68,7 @@ export async function leaseIsLive(file: string): Promise<boolean> {
 export function dropLease(file: string): void {
   try {
     unlinkSync(file)
-  } catch (error: any) {
-    if (error?.code !== 'ENOENT') throw error
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error
   }
 }

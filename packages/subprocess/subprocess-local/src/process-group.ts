@@ -17,8 +17,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
     try {
       process.kill(target, signal)
       return true
-    } catch (error: any) {
-      if (error?.code !== 'ESRCH') throw error
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error
     }
   }
   return false

@@ -27,8 +27,8 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 function spawnOnTerminal(argv: string[], cwd: string, env: Record<string, string | undefined> | undefined, size: TerminalSize): IPty {
   try {
     return spawnPty(argv[0]!, argv.slice(1), { name: size.name, cols: size.cols, rows: size.rows, cwd, env: definedEnv(env ?? {}) })
-  } catch (error: any) {
-    throw new SubprocessError('SPAWN_FAILED', `cannot start "${argv[0]}" on a terminal in ${cwd}: ${error?.message ?? error}`)
+  } catch (error) {
+    throw new SubprocessError('SPAWN_FAILED', `cannot start "${argv[0]}" on a terminal in ${cwd}: ${error instanceof Error ? error.message : error}`, { cause: error })
   }
 }
 

@@ -65,8 +65,8 @@ export type SubprocessErrorCode = 'SPAWN_FAILED'
 /** A child that could not be started at all; the message names the program and the directory. */
 export class SubprocessError extends Error {
   override name = 'SubprocessError'
-  constructor(readonly code: SubprocessErrorCode, message: string) {
-    super(message)
+  constructor(readonly code: SubprocessErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options)
   }
 }
 

@@ -75,11 +75,11 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       return await run.execute()
-    } catch (error: any) {
+    } catch (error) {
       // After SIGINT the tree is going away under the run: the interruption is the story, not the fallout.
       if (run?.interruption) return run.interruption.code
       const code = exitCodeOf(error)
-      io.stderr.write(`dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${error?.message ?? error}\n`)
+      io.stderr.write(`dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${error instanceof Error ? error.message : error}\n`)
       return code
     }
   }

@@ -220,8 +220,8 @@ export class HeadlessRun {
     if (!presets) throw new RunFailure(1, `--permission ${name}: no permission presets plugin is mounted in this profile`)
     try {
       presets.get(name)
-    } catch (error: any) {
-      if (error?.code === 'UNKNOWN_PRESET') throw new UsageError(`--permission: ${error.message}`)
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && error.code === 'UNKNOWN_PRESET') throw new UsageError(`--permission: ${error.message}`, { cause: error })
       throw error
     }
     return presets

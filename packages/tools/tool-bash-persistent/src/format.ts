@@ -1,8 +1,9 @@
 import type { ShellResult } from '@dsh/shell'
+import { terminalText } from '@dsh/tool-kit'
 import { type ToolOutput } from '@dsh/tools'
 
 /**
- * A command's outcome as the model reads it: notes about the shell first (a new shell was started), then the
+ * A command's outcome as the model reads it (as plain text: `terminalText`): notes about the shell first (a new shell was started), then the
  * output, then one bracketed note per fact (truncation, deadline, exit status). A deadline is an error
  * result; a failing exit status is not.
  */
@@ -16,7 +17,7 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   } else if (result.signal) notes.push(`[The shell was ended by ${result.signal}; the next call starts a new one.]`)
   else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
   if (options.unconfined) notes.push('[Ran outside the sandbox, as approved, as a one-shot command in the shell\'s directory: its variables did not apply and its changes to them do not persist.]')
-  const output = result.output.replace(/\n$/, '')
+  const output = terminalText(result.output).replace(/\n$/, '') // no escape sequences, each redrawn line's last state
   const text = [...options.before, output || '(no output)', ...notes].join('\n')
   if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
   return text

@@ -78,3 +78,16 @@ test('an approved unconfined call runs once in the shell\'s directory', async ()
   expect(h.toolText('free').split('\n')[0]).toBe(join(h.workspace, 'sub'))
   expect(readFileSync(join(outside, 'approved.txt'), 'utf8')).toBe('yes\n')
 })
+
+test('the shell\'s PTY colours and a progress bar reach the model as plain text: no ESC byte, the last redraw kept', async () => {
+  const command = String.raw`printf '\033[1;31mFAIL\033[0m one\n'; for p in 10 50 100; do printf '\r\033[2Kdownload %s%%' $p; done; printf '\n'; ls --color=always`
+  const h = await boot([bash('c', { command }), { text: 'done' }])
+  await h.run('colour')
+  const text = h.toolText('c')
+  expect(text.split('\n').slice(0, 2)).toEqual(['FAIL one', 'download 100%'])
+  expect(text).not.toContain('\x1b')
+  expect(text).not.toContain('\r')
+  const toolMessages = h.root.scriptedLlm.requests.at(-1)!.messages.filter((message) => message.role === 'tool')
+  expect(toolMessages).toHaveLength(1)
+  expect(JSON.stringify(toolMessages)).not.toMatch(/\\u001b|\\r/)
+})

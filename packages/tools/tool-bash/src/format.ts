@@ -1,9 +1,10 @@
 import type { ShellResult } from '@dsh/shell'
+import { terminalText } from '@dsh/tool-kit'
 import { type ToolOutput } from '@dsh/tools'
 import { readOnlyGitHint } from './git.ts'
 
 /**
- * A command's outcome as the model reads it: the output, then one bracketed note per fact worth knowing
+ * A command's outcome as the model reads it (as plain text: `terminalText`): the output, then one bracketed note per fact worth knowing
  * (exit status, truncation, deadline, confinement). A deadline is an error result; a failing exit status is
  * not (the model reads the status and decides).
  */
@@ -17,7 +18,7 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   else if (options.writableGit) notes.push('[Ran with .git writable, as approved.]')
   const gitHint = !options.unconfined && !options.writableGit && result.exitCode !== 0 ? readOnlyGitHint(result.output) : undefined
   if (gitHint) notes.push(gitHint)
-  const output = result.output.replace(/\n$/, '')
+  const output = terminalText(result.output).replace(/\n$/, '') // no escape sequences, each redrawn line's last state
   const text = [output || '(no output)', ...notes].join('\n')
   if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
   return text

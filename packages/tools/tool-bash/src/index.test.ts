@@ -120,3 +120,33 @@ test('without bubblewrap, confined modes refuse the command naming the missing b
   }
   expect(full.made).toBe(true)
 }, 60_000)
+
+// Colours and progress bars: the model reads what the terminal would finally show, never an ESC byte.
+const COLOURED = String.raw`printf '\033[1;31mFAIL\033[0m one\n'; for p in 10 50 100; do printf '\r\033[2Kdownload %s%%' $p; done; printf '\n'; ls --color=always`
+
+test('colours and a progress bar reach the model as plain text: no ESC byte in the result or the request, the last redraw kept', async () => {
+  const h = await boot([bash({ command: COLOURED }), { text: 'done' }], "- id: shell\n  name: '@dsh/bash-local'\n")
+  await h.run('colour')
+  const text = h.toolText('b')
+  expect(text.split('\n').slice(0, 2)).toEqual(['FAIL one', 'download 100%'])
+  expect(text).not.toContain('\x1b')
+  expect(text).not.toContain('\r')
+  const toolMessages = h.root.scriptedLlm.requests.at(-1)!.messages.filter((message) => message.role === 'tool')
+  expect(toolMessages).toHaveLength(1)
+  expect(JSON.stringify(toolMessages)).not.toMatch(/\\u001b|\\r/)
+})
+
+test('a credential value split by a colour code is still redacted: the logged and requested text has no value', async () => {
+  const value = 'ghp_colourSplit0123456789abcdef'
+  const saved = process.env.GITHUB_TOKEN
+  process.env.GITHUB_TOKEN = value
+  onTestFinished(() => {
+    if (saved === undefined) delete process.env.GITHUB_TOKEN
+    else process.env.GITHUB_TOKEN = saved
+  })
+  const h = await boot([bash({ command: String.raw`printf 'token=ghp_colour\033[32mSplit0123456789abcdef\033[0m\n'` }), { text: 'done' }], "- id: shell\n  name: '@dsh/bash-local'\n")
+  await h.run('print it')
+  expect(h.toolText('b')).toContain('token=«redacted:GITHUB_TOKEN»')
+  const requested = h.root.scriptedLlm.requests.flatMap((request) => request.messages.filter((message) => message.role === 'tool'))
+  for (const seen of [JSON.stringify(h.events('tool/result')), JSON.stringify(requested)]) expect(seen).not.toContain('Split0123456789abcdef')
+})

@@ -3,7 +3,7 @@ import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import { SandboxError } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
-import { ToolError, Type, type Static, type ToolContext } from '@dsh/tools'
+import { isToolErrorCode, ToolError, Type, type Static, type ToolContext } from '@dsh/tools'
 
 // What the two `bash` tools share (tool-bash: a fresh shell per call; tool-bash-persistent: one shell per
 // agent): their arguments, when a call must be approved to leave the sandbox, the workdir check, and how a
@@ -54,12 +54,15 @@ export async function workingDirectory(ctx: Context, base: string, workdir: stri
   return dir
 }
 
-/** A shell that could not be started or a command that could not be run, as an error the model can act on. Nothing ran. */
+/**
+ * A shell that could not be started or a command that could not be run, as an error the model can act on.
+ * Nothing ran. An error whose code is not a ToolErrorCode is returned as it is (the pipeline's TOOL_FAILED).
+ */
 export function refusal(error: unknown): unknown {
   if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
     return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
   }
   const code = (error as { code?: unknown } | undefined)?.code
-  if (typeof code === 'string' && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
+  if (isToolErrorCode(code) && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
   return error
 }

@@ -61,15 +61,15 @@ export default class MinimalLoop extends AgentLoop {
         }
         if (!calls.length && !agent.steeringWaits) break
       }
-    } catch (error: any) {
-      end = { reason: signal.aborted ? 'aborted' : 'error', error: { code: error?.code ?? 'LOOP_FAILED', message: String(error?.message ?? error) } }
+    } catch (error) {
+      end = { reason: signal.aborted ? 'aborted' : 'error', error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) } }
     }
     const result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
     try {
       await this.ctx.serial('agent/turn-stopping', agent, result)
-    } catch (error: any) {
+    } catch (error) {
       result.reason = 'error'
-      result.error ??= { code: 'TURN_STOPPING_FAILED', message: String(error?.message ?? error) }
+      result.error ??= { code: 'TURN_STOPPING_FAILED', message: error instanceof Error ? error.message : String(error) }
     }
     const step = openStepOf(session.events, turnId) // a step cut by a failure still closes inside its turn
     if (step !== undefined) session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
