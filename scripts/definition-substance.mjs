@@ -12,7 +12,7 @@ import ts from 'typescript'
  */
 export const MAX_HELPER_STATEMENTS = 12
 
-const hasModifier = (node, kind) => (ts.canHaveModifiers(node) ? ts.getModifiers(node) ?? [] : []).some((m) => m.kind === kind)
+const hasModifier = (node, kind) => (ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : []).some((m) => m.kind === kind)
 
 function countStatements(node) {
   let count = 0
@@ -38,8 +38,8 @@ function implementationReason(fn, { method = false } = {}) {
   return undefined
 }
 
-const isErrorSubclass = (cls) => (cls.heritageClauses ?? []).some((clause) =>
-  clause.token === ts.SyntaxKind.ExtendsKeyword && clause.types.some((type) => /(^|\.)\w*Error$/.test(type.expression.getText())))
+const isErrorSubclass = (cls) =>
+  (cls.heritageClauses ?? []).some((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword && clause.types.some((type) => /(^|\.)\w*Error$/.test(type.expression.getText())))
 
 /** Local names a file exports through `export { a as b }` and `export default a`. */
 function exportedByList(source) {
@@ -68,7 +68,9 @@ export function definitionFileProblems(file, root) {
   const checkClass = (cls, symbol) => {
     if (isErrorSubclass(cls)) return
     if (!hasModifier(cls, ts.SyntaxKind.AbstractKeyword)) {
-      problems.push(`${where(cls)}: exported class ${symbol} is an implementation (neither abstract nor an Error subclass); a definition exports the abstract service only — move it to a service, a provider or a library`)
+      problems.push(
+        `${where(cls)}: exported class ${symbol} is an implementation (neither abstract nor an Error subclass); a definition exports the abstract service only — move it to a service, a provider or a library`,
+      )
       return
     }
     for (const member of cls.members) {

@@ -72,7 +72,7 @@ test('the gate rejects an async helper, a long helper, an object of helpers and 
         'long.ts': `export const sum = () => {\n  let total = 0\n${long}\n  return total\n}\n`,
         'listed.ts': 'class Cache { map = new Map() }\nexport { Cache }\n',
         'default.ts': 'export default class Runner { run() { return 1 } }\n',
-        'object.ts': "export const disk = {\n  async read(path: string) { return path },\n}\n",
+        'object.ts': 'export const disk = {\n  async read(path: string) { return path },\n}\n',
       },
     },
   })
@@ -92,7 +92,7 @@ test('a definition may hold an abstract service, Error classes, types, constants
       deps: ['@dsh/cordis'],
       files: {
         'index.ts': abstractService,
-        'errors.ts': "export class DefError extends Error {}\nexport class DefMissingError extends DefError {}\n",
+        'errors.ts': 'export class DefError extends Error {}\nexport class DefMissingError extends DefError {}\n',
         'types.ts': "export interface Thing { id: string }\nexport type Kind = 'a' | 'b'\nexport const KINDS = ['a', 'b'] as const\n",
         'validate.ts': "export function isKind(value: unknown): value is 'a' | 'b' {\n  return value === 'a' || value === 'b'\n}\n",
         'index.test.ts': 'export class Fixture { run() { return 1 } }\n',

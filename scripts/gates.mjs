@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { repo } from './lib.mjs'
 
 let failed = 0
-for (const gate of readdirSync(join(repo, 'scripts/gates')).filter((name) => name.endsWith('.mjs')).sort()) {
+for (const gate of readdirSync(join(repo, 'scripts/gates'))
+  .filter((name) => name.endsWith('.mjs'))
+  .sort()) {
   const result = spawnSync(process.execPath, [join(repo, 'scripts/gates', gate)], { stdio: 'inherit' })
   if (result.status !== 0) failed++
 }

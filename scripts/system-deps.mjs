@@ -19,7 +19,10 @@ export function ensureSystemPackages() {
   if (process.platform === 'linux' && isRoot && has('apt-get')) {
     console.error(`system: installing ${names.join(', ')} with apt-get`)
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-    for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...names]]) {
+    for (const args of [
+      ['update', '-qq'],
+      ['install', '-y', '-qq', ...names],
+    ]) {
       const result = spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env })
       if (result.status !== 0) fail(missing, `apt-get ${args[0]} failed (exit ${result.status})`)
     }
@@ -32,7 +35,8 @@ export function ensureSystemPackages() {
 
 function fail(missing, reason) {
   const list = missing.map((tool) => `  ${tool.command} (${tool.debian}): ${tool.why}`).join('\n')
-  const command = process.platform === 'linux' ? `sudo apt-get install -y ${missing.map((tool) => tool.debian).join(' ')}` : `install ${missing.map((tool) => tool.debian).join(', ')} with your package manager`
+  const command =
+    process.platform === 'linux' ? `sudo apt-get install -y ${missing.map((tool) => tool.debian).join(' ')}` : `install ${missing.map((tool) => tool.debian).join(', ')} with your package manager`
   console.error(`system: the tests need these, and ${reason}:\n${list}\nRun:\n  ${command}\nthen run npm test again.`)
   process.exit(1)
 }

@@ -14,7 +14,10 @@ function files(path) {
   const full = join(here, path)
   if (!existsSync(full)) return []
   if (!statSync(full).isDirectory()) return [full]
-  return readdirSync(full, { recursive: true }).map((name) => join(full, String(name))).filter((file) => statSync(file).isFile()).sort()
+  return readdirSync(full, { recursive: true })
+    .map((name) => join(full, String(name)))
+    .filter((file) => statSync(file).isFile())
+    .sort()
 }
 
 const hash = createHash('sha256')

@@ -20,7 +20,11 @@ function fill(session, count) {
     for (let step = 0; step < 4 && session.length < count; step++) {
       session.append('step/start', { turnId, step })
       const ids = Array.from({ length: 1 + (step % 2) }, () => `call_${call++}`)
-      session.append('assistant/message', { content: [{ type: 'text', text: 'Reading the files.' }, ...ids.map((callId) => ({ type: 'tool-call', callId, name: 'read', arguments: { path: `src/module${turn}/file${callId}.ts` } }))], usage, finish: 'tool-calls' })
+      session.append('assistant/message', {
+        content: [{ type: 'text', text: 'Reading the files.' }, ...ids.map((callId) => ({ type: 'tool-call', callId, name: 'read', arguments: { path: `src/module${turn}/file${callId}.ts` } }))],
+        usage,
+        finish: 'tool-calls',
+      })
       for (const callId of ids) session.append('tool/call', { callId, name: 'read', arguments: { path: 'x' } })
       for (const callId of ids) session.append('tool/result', { callId, content: [{ type: 'text', text: `export const value${callId} = ${'x'.repeat(600)}\n` }] })
       session.append('step/end', { turnId, step, finish: 'tool-calls' })
@@ -45,14 +49,17 @@ export default async function run() {
   const plan = () => {
     const entries = deriveEntries(session.events)
     const messages = session.messages()
-    return planSummary(entries.map((entry, i) => Object.assign(entry, { message: messages[i] })), {
-      window,
-      headerTokens: meter.estimateRequest({ ...header, messages: [] }),
-      instructionTokens: 200,
-      minSummarizedTokens: 4096,
-      estimate,
-      config: { keepRecentRatio: 0.25, fitRatio: 0.9, summaryMaxOutputTokens: 4096, keepInstructions: true },
-    })
+    return planSummary(
+      entries.map((entry, i) => Object.assign(entry, { message: messages[i] })),
+      {
+        window,
+        headerTokens: meter.estimateRequest({ ...header, messages: [] }),
+        instructionTokens: 200,
+        minSummarizedTokens: 4096,
+        estimate,
+        config: { keepRecentRatio: 0.25, fitRatio: 0.9, summaryMaxOutputTokens: 4096, keepInstructions: true },
+      },
+    )
   }
   let started = now()
   const first = plan()

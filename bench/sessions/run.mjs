@@ -14,7 +14,7 @@ const noLive = '- id: session-query\n  config: { debounceMs: 3600000 }\n'
 /** A deterministic vocabulary with a long tail, so postings look like real text rather than one word. */
 function words(seed) {
   let state = seed
-  const next = () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+  const next = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
   const vocabulary = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}x${(i * 7919).toString(36)}`)
   const say = (n) => Array.from({ length: n }, () => vocabulary[Math.floor(next() ** 2 * vocabulary.length)]).join(' ')
   /** A word from the rarest fifth of the vocabulary (what a person usually looks for: a name, an error). */

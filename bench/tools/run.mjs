@@ -16,11 +16,14 @@ const SAMPLES = 40
 const WARMUP = 5
 
 const patch = (shell, rows = '') =>
-  scriptedPatch({ config: '{ record: false, models: [{ id: scripted-1, contextWindow: 100000000 }] }', fixtureTools: true }, `- id: agent-loop
+  scriptedPatch(
+    { config: '{ record: false, models: [{ id: scripted-1, contextWindow: 100000000 }] }', fixtureTools: true },
+    `- id: agent-loop
   config: { maxSteps: 10000 }
 - id: shell
   name: '${shell}'
-${rows}`)
+${rows}`,
+  )
 
 /** About 1 MB of source-like text (10,000 lines of ~100 bytes) with one marker line in the middle. */
 function megabyte() {
@@ -105,21 +108,29 @@ export default async function run() {
     loop: await measure(h, 'echo', () => ({ text: 'hi' }), count),
     bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
   }))
-  const noNetwork = await withComposition('@dsh/bash-sandbox', async (h) => ({
-    bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
-    namespace: await namespacePrice(h),
-  }), { rows: '- id: network\n  disabled: true\n' })
+  const noNetwork = await withComposition(
+    '@dsh/bash-sandbox',
+    async (h) => ({
+      bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
+      namespace: await namespacePrice(h),
+    }),
+    { rows: '- id: network\n  disabled: true\n' },
+  )
   const server = await localServer()
-  const confined = await withComposition('@dsh/bash-sandbox', async (h) => {
-    const bash = await measure(h, 'bash', () => ({ command: 'echo hi' }), count)
-    const request = await measure(h, 'bash', () => ({ command: `curl -sS --max-time 10 http://127.0.0.1:${server.port}/` }), count)
-    writeFileSync(join(h.workspace, 'big.ts'), megabyte())
-    const slice = await measure(h, 'read', () => ({ path: 'big.ts', offset: 5_000, limit: 100 }), count)
-    const head = await measure(h, 'read', () => ({ path: 'big.ts' }), count)
-    const swap = (i) => (i % 2 ? { path: 'big.ts', old_string: 'MARKER-B', new_string: 'MARKER-A' } : { path: 'big.ts', old_string: 'MARKER-A', new_string: 'MARKER-B' })
-    const edit = await measure(h, 'edit', swap, count, [['read', { path: 'big.ts', offset: 5_000, limit: 1 }]])
-    return { bash, request, slice, head, edit }
-  }, { homeFiles: { 'settings.yaml': 'network.allow: ["127.0.0.1"]\n' } })
+  const confined = await withComposition(
+    '@dsh/bash-sandbox',
+    async (h) => {
+      const bash = await measure(h, 'bash', () => ({ command: 'echo hi' }), count)
+      const request = await measure(h, 'bash', () => ({ command: `curl -sS --max-time 10 http://127.0.0.1:${server.port}/` }), count)
+      writeFileSync(join(h.workspace, 'big.ts'), megabyte())
+      const slice = await measure(h, 'read', () => ({ path: 'big.ts', offset: 5_000, limit: 100 }), count)
+      const head = await measure(h, 'read', () => ({ path: 'big.ts' }), count)
+      const swap = (i) => (i % 2 ? { path: 'big.ts', old_string: 'MARKER-B', new_string: 'MARKER-A' } : { path: 'big.ts', old_string: 'MARKER-A', new_string: 'MARKER-B' })
+      const edit = await measure(h, 'edit', swap, count, [['read', { path: 'big.ts', offset: 5_000, limit: 1 }]])
+      return { bash, request, slice, head, edit }
+    },
+    { homeFiles: { 'settings.yaml': 'network.allow: ["127.0.0.1"]\n' } },
+  )
   await server.close()
   const { host, none } = noNetwork.namespace
   return [

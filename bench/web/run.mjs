@@ -31,7 +31,11 @@ function folders() {
 /** Spawns `dsh web` and resolves with the printed sign-in link and the time until the port answered a request. */
 async function launch({ home, dshHome, workspace }, env = {}) {
   const started = now()
-  const child = spawn(process.execPath, [cli, 'web', '--no-open', '--port', '0'], { cwd: workspace, env: { PATH: process.env.PATH, HOME: home, DSH_HOME: dshHome, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [cli, 'web', '--no-open', '--port', '0'], {
+    cwd: workspace,
+    env: { PATH: process.env.PATH, HOME: home, DSH_HOME: dshHome, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   child.stderr.on('data', (chunk) => (err += chunk))
@@ -76,7 +80,11 @@ async function storedSession({ dshHome, workspace }, count) {
   for (let i = 0; i < count / 4; i++) {
     session.append('turn/start', { turnId: `t${i}` })
     session.append('user/message', { content: [{ type: 'text', text: `Question ${i}: what does this function do?` }], source: 'user' })
-    session.append('assistant/message', { content: [{ type: 'text', text: `It parses the **input** and returns \`${i}\`.\n\n- first\n- second` }], usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
+    session.append('assistant/message', {
+      content: [{ type: 'text', text: `It parses the **input** and returns \`${i}\`.\n\n- first\n- second` }],
+      usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 },
+      finish: 'stop',
+    })
     session.append('turn/end', { turnId: `t${i}`, reason: 'completed' })
   }
   await session.flush()

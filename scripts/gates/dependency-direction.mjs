@@ -38,7 +38,11 @@ const problems = []
 for (const pkg of packages) {
   const role = roleOf.get(pkg.manifest.name)
   if (!ALLOWED[role]) {
-    problems.push(`${pkg.rel}/package.json: "dsh.role" must be one of ${Object.keys(ALLOWED).filter((r) => r !== 'vendor').join(', ')} (found ${JSON.stringify(role)})`)
+    problems.push(
+      `${pkg.rel}/package.json: "dsh.role" must be one of ${Object.keys(ALLOWED)
+        .filter((r) => r !== 'vendor')
+        .join(', ')} (found ${JSON.stringify(role)})`,
+    )
     continue
   }
   if (role === 'definition') {

@@ -39,7 +39,10 @@ for (const name of UPSTREAM) {
     problems.push(`vendor/README.md: the manifest has no row for ${name}`)
     continue
   }
-  const [version, integrity] = row.split('|').slice(3, 5).map((cell) => cell.trim())
+  const [version, integrity] = row
+    .split('|')
+    .slice(3, 5)
+    .map((cell) => cell.trim())
   const [lockVersion, lockIntegrity] = [...copies.entries()][0] ?? []
   if (lockVersion && version !== lockVersion) problems.push(`vendor/README.md says ${name} ${version}, the lockfile has ${lockVersion}`)
   if (lockIntegrity && integrity !== lockIntegrity) problems.push(`vendor/README.md integrity for ${name} is "${integrity}", the lockfile has "${lockIntegrity}"`)

@@ -59,7 +59,9 @@ const webDocument: JsonObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'dsh web protocol',
   description: 'POST /api/<method> params and results, and the WebSocket messages (@dsh/web-protocol). Generated from its TypeBox declarations; do not edit.',
-  methods: Object.fromEntries(Object.entries(webMethods).map(([name, entry]) => [name, { params: referencing(plain(entry.params), '#/$defs/'), result: referencing(plain(entry.result), '#/$defs/') }])),
+  methods: Object.fromEntries(
+    Object.entries(webMethods).map(([name, entry]) => [name, { params: referencing(plain(entry.params), '#/$defs/'), result: referencing(plain(entry.result), '#/$defs/') }]),
+  ),
   clientMessage: { $ref: '#/$defs/ClientMessage' },
   frame: { $ref: '#/$defs/Frame' },
   $defs: Object.fromEntries(webDefinitions),
@@ -75,4 +77,3 @@ for (const [path, text] of Object.entries(files)) {
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, text)
 }
-

@@ -76,7 +76,10 @@ export function pythonModule(module: PythonModule): string {
     if (emitted.has(name)) return
     emitted.add(name)
     for (const dependency of references(schema)) if (module.definitions.has(dependency)) emit(dependency, module.definitions.get(dependency)!)
-    const body = schema.type === 'object' && schema.properties ? emitObject(name, schema) : [`${name} = ${typeOf({ ...schema, title: undefined as unknown as Json }, name)}`, ...(typeof schema.description === 'string' ? [`"""${schema.description}"""`] : [])]
+    const body =
+      schema.type === 'object' && schema.properties
+        ? emitObject(name, schema)
+        : [`${name} = ${typeOf({ ...schema, title: undefined as unknown as Json }, name)}`, ...(typeof schema.description === 'string' ? [`"""${schema.description}"""`] : [])]
     // Untitled objects met while typing this one come out just before it.
     const pending = [...inline.entries()].filter(([inlineName]) => !emitted.has(inlineName))
     for (const [inlineName, inlineSchema] of pending) {
@@ -118,6 +121,9 @@ function python(value: Json): string {
   if (value === true) return 'True'
   if (value === false) return 'False'
   if (Array.isArray(value)) return `(${value.map(python).join(', ')}${value.length === 1 ? ',' : ''})`
-  if (typeof value === 'object') return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${python(item)}`).join(', ')}}`
+  if (typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${python(item)}`)
+      .join(', ')}}`
   return JSON.stringify(value)
 }

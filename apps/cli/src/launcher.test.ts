@@ -41,10 +41,7 @@ function writeUserPatches() {
   // The headless surface reads its arguments through cmdline: disabling cmdline takes its dependent along.
   const disable = home.write('disable.yml', '- id: cmdline\n  disabled: true\n- id: headless\n  disabled: true\n')
   const config = home.write('config.yml', '- id: logger\n  config: { level: error }\n')
-  const insert = home.write(
-    'insert.yml',
-    `- insert:\n    - id: probe\n      name: ${probe}\n      config: { journal: ${join(home.dir, 'journal')}, label: grouped }\n  into: extras\n`,
-  )
+  const insert = home.write('insert.yml', `- insert:\n    - id: probe\n      name: ${probe}\n      config: { journal: ${join(home.dir, 'journal')}, label: grouped }\n  into: extras\n`)
   return { disable, config, insert }
 }
 
@@ -122,11 +119,31 @@ describe('user errors exit 2 with one message naming what was wrong and where', 
     ['an unknown profile', () => ['--profile', 'desktop', '--check'], () => 'dsh: unknown profile "desktop" (expected one of: web, headless, sdk, acp)\n'],
     ['a missing patch file', () => ['--patch', join(home.dir, 'nope.yml'), '--check'], () => `dsh: ${join(home.dir, 'nope.yml')}: patch file not found\n`],
     ['a malformed patch file', () => ['--patch', home.write('bad.yml', '- id: logger\n  config: {level: [\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/bad\\.yml:\\d+: malformed YAML`)],
-    ['a patch item of the wrong shape', () => ['--patch', home.write('shape.yml', '- id: logger\n  colour: red\n'), '--check'], () => `dsh: ${home.dir}/shape.yml:2: unexpected key "colour" (a row change may set name, config, disabled, inject, isolate)\n`],
-    ['an id that matches no row', () => ['--patch', home.write('id.yml', '- id: loger\n  disabled: true\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/id\\.yml:1: no row has id "loger" \\(known ids: logger, cmdline, .*\\)\\n$`)],
-    ['a config that fails its schema', () => ['--patch', home.write('type.yml', '# wrong type\n- id: logger\n  config: { level: loud }\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/type\\.yml:3: row "logger" \\(@dsh/logger\\): config\\.level: .+\\n$`)],
-    ['a config key the plugin does not have', () => ['--patch', home.write('key.yml', '- id: logger\n  config: { level: warn, colour: red }\n'), '--check'], () => `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors, stacks)\n`],
-    ['a plugin that cannot be found', () => ['--patch', home.write('name.yml', '- insert: [{ id: x, name: "@dsh/does-not-exist" }]\n'), '--check'], () => `dsh: ${home.dir}/name.yml:1: plugin "@dsh/does-not-exist" of row "x" cannot be found (is the package a dependency of a bundle of this profile?)\n`],
+    [
+      'a patch item of the wrong shape',
+      () => ['--patch', home.write('shape.yml', '- id: logger\n  colour: red\n'), '--check'],
+      () => `dsh: ${home.dir}/shape.yml:2: unexpected key "colour" (a row change may set name, config, disabled, inject, isolate)\n`,
+    ],
+    [
+      'an id that matches no row',
+      () => ['--patch', home.write('id.yml', '- id: loger\n  disabled: true\n'), '--check'],
+      () => new RegExp(`^dsh: ${home.dir}/id\\.yml:1: no row has id "loger" \\(known ids: logger, cmdline, .*\\)\\n$`),
+    ],
+    [
+      'a config that fails its schema',
+      () => ['--patch', home.write('type.yml', '# wrong type\n- id: logger\n  config: { level: loud }\n'), '--check'],
+      () => new RegExp(`^dsh: ${home.dir}/type\\.yml:3: row "logger" \\(@dsh/logger\\): config\\.level: .+\\n$`),
+    ],
+    [
+      'a config key the plugin does not have',
+      () => ['--patch', home.write('key.yml', '- id: logger\n  config: { level: warn, colour: red }\n'), '--check'],
+      () => `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors, stacks)\n`,
+    ],
+    [
+      'a plugin that cannot be found',
+      () => ['--patch', home.write('name.yml', '- insert: [{ id: x, name: "@dsh/does-not-exist" }]\n'), '--check'],
+      () => `dsh: ${home.dir}/name.yml:1: plugin "@dsh/does-not-exist" of row "x" cannot be found (is the package a dependency of a bundle of this profile?)\n`,
+    ],
     ['a launcher option without its value', () => ['--patch'], () => 'dsh: --patch needs a value (see dsh --help)\n'],
   ])('%s', async (_what, argv, expectedMessage) => {
     const { code, stdout, stderr } = await launch(argv())

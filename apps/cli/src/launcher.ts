@@ -86,7 +86,7 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
     if (check) {
       for (const [row, parent] of walkRows(tree.composition.rows)) {
         const entry = (tree.loader as any).store[row.id]
-        const state = row.children ? 'group' : entry?.disabled ? 'disabled' : fiberStateName(entry?.fiber?.state) ?? 'absent'
+        const state = row.children ? 'group' : entry?.disabled ? 'disabled' : (fiberStateName(entry?.fiber?.state) ?? 'absent')
         stdout.write(`${parent ? '  ' : ''}${row.id}\t${row.name ?? ''}\t${state}\n`)
       }
       finish(0)

@@ -18,5 +18,7 @@ export const FIBER_STATE = { PENDING: 0, LOADING: 1, ACTIVE: 2, FAILED: 3, DISPO
 
 /** The lower-case name of a fiber state (`active`, `failed`…), or undefined for a number that is none. */
 export function fiberStateName(state: number | undefined): string | undefined {
-  return Object.entries(FIBER_STATE).find(([, value]) => value === state)?.[0].toLowerCase()
+  return Object.entries(FIBER_STATE)
+    .find(([, value]) => value === state)?.[0]
+    .toLowerCase()
 }

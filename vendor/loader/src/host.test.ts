@@ -24,10 +24,14 @@ test('baseUrl is a plain property of the root context', async () => {
 
 test('names resolve through the app resolver and groups through the builtin', async () => {
   const seen: unknown[] = []
-  const { loader, errors } = await host({ probe: { name: 'probe', apply(_: Context, config: unknown) {
-      seen.push(config)
+  const { loader, errors } = await host({
+    probe: {
+      name: 'probe',
+      apply(_: Context, config: unknown) {
+        seen.push(config)
+      },
     },
-  } })
+  })
   await loader.root.update([toEntryOptions({ id: 'g', name: 'group', children: [{ id: 'p', name: 'probe', config: { n: 1 } }] }), toEntryOptions({ id: 'x', name: 'missing' })])
   await loader.await()
   expect(seen).toEqual([{ n: 1 }])
@@ -42,7 +46,10 @@ test('deferred expressions see injected services and can disable the row', async
       ctx.effect(() => (ctx as any).reflect.provide('numbers', { two: 2 }))
     },
   }
-  const user = { name: 'user', inject: ['numbers'], apply(_: Context, config: unknown) {
+  const user = {
+    name: 'user',
+    inject: ['numbers'],
+    apply(_: Context, config: unknown) {
       seen.push(config)
     },
   }

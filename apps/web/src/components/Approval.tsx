@@ -53,7 +53,9 @@ export function ApprovalButtons({ approval, testId }: { approval: ApprovalInfo; 
           <button className="btn" disabled={busy} title={`Keeps ${approval.rule} for every session in this workspace`} onClick={() => void answer('allow_always')}>
             <CheckCheck size={14} /> Always allow in this workspace
           </button>
-          <code className="approval-rule" data-testid="approval-rule">{approval.rule}</code>
+          <code className="approval-rule" data-testid="approval-rule">
+            {approval.rule}
+          </code>
         </>
       )}
       <button className="btn" disabled={busy} onClick={() => void answer('reject')}>

@@ -125,7 +125,13 @@ export function Composer({
               <Square size={13} fill="currentColor" /> Stop
             </button>
           )}
-          <button className="btn btn-primary send" onClick={() => void send()} disabled={(!text.trim() && !images.length) || busy} aria-label={running ? 'Steer' : 'Send'} title={running ? 'Send as steering for the running turn' : 'Send'}>
+          <button
+            className="btn btn-primary send"
+            onClick={() => void send()}
+            disabled={(!text.trim() && !images.length) || busy}
+            aria-label={running ? 'Steer' : 'Send'}
+            title={running ? 'Send as steering for the running turn' : 'Send'}
+          >
             {running ? <CornerDownRight size={16} /> : <ArrowUp size={16} />}
             {running ? 'Steer' : 'Send'}
           </button>

@@ -46,7 +46,11 @@ export function Diff({ before, after, numbered = true }: { before: string; after
         budget -= shown.length
         return (
           <div key={index} className="hunk">
-            {hunks.length > 1 && numbered && <div className="hunk-head">@@ −{hunk.oldStart},{hunk.oldLines} +{hunk.newStart},{hunk.newLines} @@</div>}
+            {hunks.length > 1 && numbered && (
+              <div className="hunk-head">
+                @@ −{hunk.oldStart},{hunk.oldLines} +{hunk.newStart},{hunk.newLines} @@
+              </div>
+            )}
             {shown.map((line, at) => {
               const sign = line[0]
               const kind = sign === '+' ? 'add' : sign === '-' ? 'del' : 'ctx'

@@ -49,7 +49,12 @@ export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; 
       </label>
       {info?.efforts?.length ? (
         <label className="chip" title="Reasoning effort">
-          <select aria-label="Reasoning effort" disabled={disabled} value={current?.effort ?? ''} onChange={(event) => current && onChange({ provider: current.provider, model: current.model, ...(event.target.value ? { effort: event.target.value } : {}) })}>
+          <select
+            aria-label="Reasoning effort"
+            disabled={disabled}
+            value={current?.effort ?? ''}
+            onChange={(event) => current && onChange({ provider: current.provider, model: current.model, ...(event.target.value ? { effort: event.target.value } : {}) })}
+          >
             <option value="">default effort</option>
             {info.efforts.map((effort) => (
               <option key={effort} value={effort}>
@@ -104,7 +109,11 @@ export function ContextMeter({ pressure }: { pressure?: WirePressure }) {
   const percent = Math.min(100, Math.round(pressure.ratio * 100))
   const tone = percent >= 85 ? 'danger' : percent >= 60 ? 'warn' : 'ok'
   return (
-    <span className={`meter meter-${tone}`} title={`${pressure.tokens.toLocaleString()} of ${pressure.window.toLocaleString()} tokens in context (${pressure.source === 'usage' ? 'counted by the provider' : 'estimated'})`} data-testid="context-meter">
+    <span
+      className={`meter meter-${tone}`}
+      title={`${pressure.tokens.toLocaleString()} of ${pressure.window.toLocaleString()} tokens in context (${pressure.source === 'usage' ? 'counted by the provider' : 'estimated'})`}
+      data-testid="context-meter"
+    >
       <Gauge size={13} />
       <span className="meter-bar">
         <span style={{ width: `${Math.max(2, percent)}%` }} />

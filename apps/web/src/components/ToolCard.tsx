@@ -41,21 +41,69 @@ function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?:
     case 'bash':
       return { icon: <Terminal size={14} />, title: <code className="command">$ {str(args.command) ?? ''}</code>, detail: str(args.description), compact: false }
     case 'edit':
-      return { icon: <FilePen size={14} />, title: <>Edit <code>{path}</code></>, compact: false }
+      return {
+        icon: <FilePen size={14} />,
+        title: (
+          <>
+            Edit <code>{path}</code>
+          </>
+        ),
+        compact: false,
+      }
     case 'write':
-      return { icon: <FilePlus size={14} />, title: <>Write <code>{path}</code></>, compact: false }
+      return {
+        icon: <FilePlus size={14} />,
+        title: (
+          <>
+            Write <code>{path}</code>
+          </>
+        ),
+        compact: false,
+      }
     case 'str_replace_editor': {
       const command = str(args.command) ?? 'view'
       const verb = { view: 'View', create: 'Create', str_replace: 'Edit', insert: 'Insert into', undo_edit: 'Undo edit of' }[command] ?? command
-      return { icon: command === 'view' ? <FileText size={14} /> : <FilePen size={14} />, title: <>{verb} <code>{path}</code></>, compact: command === 'view' }
+      return {
+        icon: command === 'view' ? <FileText size={14} /> : <FilePen size={14} />,
+        title: (
+          <>
+            {verb} <code>{path}</code>
+          </>
+        ),
+        compact: command === 'view',
+      }
     }
     case 'read': {
-      const range = typeof args.offset === 'number' || typeof args.limit === 'number' ? ` lines ${args.offset ?? 1}–${typeof args.limit === 'number' ? Number(args.offset ?? 1) + args.limit - 1 : 'end'}` : ''
-      return { icon: <FileText size={14} />, title: <>Read <code>{path}</code>{range}</>, compact: true }
+      const range =
+        typeof args.offset === 'number' || typeof args.limit === 'number' ? ` lines ${args.offset ?? 1}–${typeof args.limit === 'number' ? Number(args.offset ?? 1) + args.limit - 1 : 'end'}` : ''
+      return {
+        icon: <FileText size={14} />,
+        title: (
+          <>
+            Read <code>{path}</code>
+            {range}
+          </>
+        ),
+        compact: true,
+      }
     }
     case 'glob':
     case 'grep':
-      return { icon: <Search size={14} />, title: <>{item.name === 'grep' ? 'Search' : 'Find'} <code>{str(args.pattern)}</code>{str(args.path) ? <> in <code>{str(args.path)}</code></> : null}</>, compact: true }
+      return {
+        icon: <Search size={14} />,
+        title: (
+          <>
+            {item.name === 'grep' ? 'Search' : 'Find'} <code>{str(args.pattern)}</code>
+            {str(args.path) ? (
+              <>
+                {' '}
+                in <code>{str(args.path)}</code>
+              </>
+            ) : null}
+          </>
+        ),
+        compact: true,
+      }
     default:
       return { icon: <Wrench size={14} />, title: <code>{item.name}</code>, compact: true }
   }
@@ -107,7 +155,9 @@ export const ToolCard = memo(
         <button className="tool-head" onClick={() => setOpen(!expanded)} aria-expanded={expanded}>
           {expanded ? <ChevronDown size={14} className="muted" /> : <ChevronRight size={14} className="muted" />}
           <span className="tool-icon">{icon}</span>
-          <span className="tool-title" title={command}>{title}</span>
+          <span className="tool-title" title={command}>
+            {title}
+          </span>
           {stats && <DiffStat stats={stats} />}
           {ending && <span className="badge badge-error">{ending}</span>}
           {ran && <span className="muted small">{ran}</span>}

@@ -43,7 +43,10 @@ export function useModels(): Models | undefined {
       models = undefined
       throw error
     })
-    models.then((result) => current && setValue(result), () => undefined)
+    models.then(
+      (result) => current && setValue(result),
+      () => undefined,
+    )
     return () => void (current = false)
   }, [asked])
   return value

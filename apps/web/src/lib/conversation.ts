@@ -43,7 +43,12 @@ export class Conversation {
       this.loaded = true
       this.error = undefined
       this.refold()
-      this.unsubscribe ??= stream.subscribe('session', this.id, () => ({ since: this.end }), (frame) => this.onFrame(frame))
+      this.unsubscribe ??= stream.subscribe(
+        'session',
+        this.id,
+        () => ({ since: this.end }),
+        (frame) => this.onFrame(frame),
+      )
     } catch (error) {
       this.error = messageOf(error)
       this.changed.emit()

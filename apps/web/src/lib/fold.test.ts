@@ -17,7 +17,19 @@ test('stream chunks show as one growing answer until the message replaces it', (
   const live = fold(streaming)
   expect(live.openTurn).toBe(true)
   expect(live.items.at(-1)).toMatchObject({ kind: 'assistant', reasoning: 'let me think', text: 'Hel', streaming: true })
-  const message: WireEvent = { type: 'assistant/message', seq: 6, time: 60, data: { content: [{ type: 'reasoning', text: 'let me think' }, { type: 'text', text: 'Hello' }], usage, finish: 'stop' } }
+  const message: WireEvent = {
+    type: 'assistant/message',
+    seq: 6,
+    time: 60,
+    data: {
+      content: [
+        { type: 'reasoning', text: 'let me think' },
+        { type: 'text', text: 'Hello' },
+      ],
+      usage,
+      finish: 'stop',
+    },
+  }
   const done = fold([...streaming, message])
   expect(done.items.filter((item) => item.kind === 'assistant')).toEqual([expect.objectContaining({ text: 'Hello', streaming: false, key: 'a3' })])
 })
@@ -61,13 +73,19 @@ test('route and preset switches become notices and set the current values', () =
   )
   expect(folded.route).toEqual({ provider: 'deepseek', model: 'deepseek-v4-pro', effort: 'high' })
   expect(folded.preset).toBe('read-only')
-  expect(folded.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual(['Model: deepseek/deepseek-v4-pro · high effort', 'Permissions: read-only (sandbox read-only, approvals ask)'])
+  expect(folded.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
+    'Model: deepseek/deepseek-v4-pro · high effort',
+    'Permissions: read-only (sandbox read-only, approvals ask)',
+  ])
 })
 
 test('a failed request shows its error once, on the answer, not again on the turn end', () => {
   const error = { code: 'AUTH', message: 'DeepSeek answered HTTP 401' }
   const folded = fold(log(['turn/start', { turnId: 't' }], ['assistant/message', { content: [], usage, finish: 'error', error }], ['turn/end', { turnId: 't', reason: 'error', error }]))
-  expect(folded.items.map((item) => [item.kind, 'error' in item ? item.error : undefined])).toEqual([['assistant', error], ['turn-end', undefined]])
+  expect(folded.items.map((item) => [item.kind, 'error' in item ? item.error : undefined])).toEqual([
+    ['assistant', error],
+    ['turn-end', undefined],
+  ])
 })
 
 test('a retried request shows a muted notice counting the retries instead of the error it recovered from', () => {
@@ -96,7 +114,10 @@ test('a retry the provider timed keeps the partial answer and says the wait it a
       ['llm/retry', { attempt: 2, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 250, reason: 'RATE_LIMIT: the provider asked to wait 250 ms' }],
     ),
   )
-  expect(folded.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half an ans', error: undefined }), expect.objectContaining({ kind: 'notice', text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2 of 4' })])
+  expect(folded.items).toEqual([
+    expect.objectContaining({ kind: 'assistant', text: 'Half an ans', error: undefined }),
+    expect.objectContaining({ kind: 'notice', text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2 of 4' }),
+  ])
 })
 
 test('a retry from a log written before maxRetries was recorded counts only the attempt, whatever its reason says', () => {

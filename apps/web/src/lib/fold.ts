@@ -25,7 +25,7 @@ export function adviceFor(code: string | undefined): string | undefined {
     case 'RATE_LIMIT':
       return 'The provider is rate limiting. Wait a moment and send again, or switch model.'
     case 'CONTEXT_WINDOW_EXCEEDED':
-      return 'The conversation no longer fits the model\'s context window. Fork from an earlier turn, or switch to a model with a larger window.'
+      return "The conversation no longer fits the model's context window. Fork from an earlier turn, or switch to a model with a larger window."
     case 'SERVER':
     case 'TIMEOUT':
     case 'TRANSPORT':

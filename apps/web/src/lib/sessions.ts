@@ -17,14 +17,19 @@ class SessionList {
   private again = false
 
   start(): void {
-    stream.subscribe('sessions', '*', () => ({}), (frame) => {
-      if (frame.ch !== 'sessions') return
-      if (frame.type === 'changed') return void this.refresh()
-      const item = this.items.find((candidate) => candidate.id === frame.sessionId)
-      if (!item) return void this.refresh()
-      if (frame.type === 'agent') this.patch(frame.sessionId, { agent: frame.agent })
-      else if (frame.type === 'approvals') this.patch(frame.sessionId, { pendingApprovals: frame.pending })
-    })
+    stream.subscribe(
+      'sessions',
+      '*',
+      () => ({}),
+      (frame) => {
+        if (frame.ch !== 'sessions') return
+        if (frame.type === 'changed') return void this.refresh()
+        const item = this.items.find((candidate) => candidate.id === frame.sessionId)
+        if (!item) return void this.refresh()
+        if (frame.type === 'agent') this.patch(frame.sessionId, { agent: frame.agent })
+        else if (frame.type === 'approvals') this.patch(frame.sessionId, { pendingApprovals: frame.pending })
+      },
+    )
     void this.refresh()
   }
 

@@ -41,7 +41,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
           return { tokens, window: folded.window, ratio: tokens / folded.window, source: 'usage' as const }
         })()
       : undefined)
-  const title = listed ? labelOf(listed) : (folded.items.find((item) => item.kind === 'user') as { text?: string } | undefined)?.text ?? 'Session'
+  const title = listed ? labelOf(listed) : ((folded.items.find((item) => item.kind === 'user') as { text?: string } | undefined)?.text ?? 'Session')
 
   const act = async (work: () => Promise<unknown>): Promise<boolean> => {
     setFailure(undefined)
@@ -159,7 +159,12 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         </div>
       </header>
 
-      <div className="conversation" ref={scroller} onScroll={(event) => setAtBottom(event.currentTarget.scrollHeight - event.currentTarget.scrollTop - event.currentTarget.clientHeight < STICK_PX)} data-testid="conversation">
+      <div
+        className="conversation"
+        ref={scroller}
+        onScroll={(event) => setAtBottom(event.currentTarget.scrollHeight - event.currentTarget.scrollTop - event.currentTarget.clientHeight < STICK_PX)}
+        data-testid="conversation"
+      >
         <div className="conversation-inner">
           <div ref={top} />
           {conversation.start > 0 && (

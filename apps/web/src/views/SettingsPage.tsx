@@ -65,7 +65,14 @@ function CredentialRow({ credential, onChange }: { credential: CredentialView; o
           if (value.trim()) void run(() => call('credentials.set', { name: credential.name, value }))
         }}
       >
-        <input type="password" autoComplete="off" placeholder={credential.set ? 'Replace the key…' : 'Paste the API key…'} value={value} onChange={(event) => setValue(event.target.value)} aria-label={`${credential.name} value`} />
+        <input
+          type="password"
+          autoComplete="off"
+          placeholder={credential.set ? 'Replace the key…' : 'Paste the API key…'}
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          aria-label={`${credential.name} value`}
+        />
         <button className="btn btn-primary" disabled={busy || !value.trim()}>
           Save
         </button>
@@ -89,8 +96,14 @@ function ModelsAndKeys() {
   const [saved, setSaved] = useState<string>()
   const presets = usePresets()
   useEffect(() => {
-    call('credentials.list', {}).then((result) => setCredentials(result.credentials), (failure) => setError(messageOf(failure)))
-    call('settings.list', {}).then((result) => setSettings(result.settings), (failure) => setError(messageOf(failure)))
+    call('credentials.list', {}).then(
+      (result) => setCredentials(result.credentials),
+      (failure) => setError(messageOf(failure)),
+    )
+    call('settings.list', {}).then(
+      (result) => setSettings(result.settings),
+      (failure) => setError(messageOf(failure)),
+    )
   }, [])
   const get = (key: string) => settings?.find((setting) => setting.key === key)
   const provider = get('model.provider')
@@ -118,7 +131,15 @@ function ModelsAndKeys() {
         <div className="field">
           <span className="label">Model</span>
           {provider && model ? (
-            <ModelPicker route={provider.value && model.value ? { provider: String(provider.value), model: String(model.value) } : undefined} onChange={(route) => void save([['model.provider', route.provider], ['model.name', route.model]])} />
+            <ModelPicker
+              route={provider.value && model.value ? { provider: String(provider.value), model: String(model.value) } : undefined}
+              onChange={(route) =>
+                void save([
+                  ['model.provider', route.provider],
+                  ['model.name', route.model],
+                ])
+              }
+            />
           ) : (
             <span className="muted small">No routes plugin defines a default-model setting in this profile.</span>
           )}
@@ -180,7 +201,12 @@ function SettingEditor({ setting, onSaved }: { setting: SettingView; onSaved: (n
       </td>
       <td>
         {typeof setting.default === 'boolean' ? (
-          <input type="checkbox" checked={setting.value === true} onChange={(event) => void run(() => call('settings.set', { key: setting.key, value: event.target.checked }))} aria-label={setting.key} />
+          <input
+            type="checkbox"
+            checked={setting.value === true}
+            onChange={(event) => void run(() => call('settings.set', { key: setting.key, value: event.target.checked }))}
+            aria-label={setting.key}
+          />
         ) : (
           <form
             className="inline-form"
@@ -213,7 +239,10 @@ function AllSettings() {
   const [settings, setSettings] = useState<SettingView[]>()
   const [error, setError] = useState<string>()
   useEffect(() => {
-    call('settings.list', {}).then((result) => setSettings(result.settings), (failure) => setError(messageOf(failure)))
+    call('settings.list', {}).then(
+      (result) => setSettings(result.settings),
+      (failure) => setError(messageOf(failure)),
+    )
   }, [])
   return (
     <section className="card">

@@ -37,8 +37,14 @@ const call = (id: string, name: string, args: Record<string, unknown>) => ({ too
 type Kind = SessionUpdate['sessionUpdate']
 const of = <K extends Kind>(updates: SessionUpdate[], kind: K) => updates.filter((u): u is Extract<SessionUpdate, { sessionUpdate: K }> => u.sessionUpdate === kind)
 const textOf = (updates: SessionUpdate[], kind: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk') =>
-  of(updates, kind).map((u) => (u.content.type === 'text' ? u.content.text : '')).join('')
-const rpcError = (promise: Promise<unknown>) => promise.then(() => undefined, (error) => error as { code: number; message: string })
+  of(updates, kind)
+    .map((u) => (u.content.type === 'text' ? u.content.text : ''))
+    .join('')
+const rpcError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error) => error as { code: number; message: string },
+  )
 /** Command lines of live processes that mention `text`. */
 const processesRunning = (text: string) =>
   readdirSync('/proc').flatMap((pid) => {
@@ -120,7 +126,9 @@ describe('a prompt turn', () => {
     const started = of(updates, 'tool_call').find((u) => u.toolCallId === 'w1')!
     expect(started).toMatchObject({ kind: 'edit', status: 'pending', title: 'write greeting.txt', locations: [{ path: file }] })
     expect(started.content).toEqual([{ type: 'diff', path: file, oldText: null, newText: 'hello\n' }])
-    const statuses = of(updates, 'tool_call_update').filter((u) => u.toolCallId === 'w1').map((u) => u.status)
+    const statuses = of(updates, 'tool_call_update')
+      .filter((u) => u.toolCallId === 'w1')
+      .map((u) => u.status)
     expect(statuses).toEqual(['in_progress', 'completed'])
   })
 
@@ -135,14 +143,20 @@ describe('a prompt turn', () => {
     expect(of(updates, 'tool_call').find((u) => u.toolCallId === 'r1')).toMatchObject({ kind: 'read', title: 'read poem.txt', content: [] })
     const edit = of(updates, 'tool_call').find((u) => u.toolCallId === 'e1')!
     expect(edit.content).toEqual([{ type: 'diff', path: file, oldText: 'roses are red\nviolets are blue\n', newText: 'roses are red\nviolets are green\n' }])
-    expect(of(updates, 'tool_call_update').filter((u) => u.toolCallId === 'e1').at(-1)).toMatchObject({ status: 'completed', content: [{ type: 'diff' }, { type: 'content' }] })
+    expect(
+      of(updates, 'tool_call_update')
+        .filter((u) => u.toolCallId === 'e1')
+        .at(-1),
+    ).toMatchObject({ status: 'completed', content: [{ type: 'diff' }, { type: 'content' }] })
   })
 
-  test('a command shows its output as the call\'s content', async () => {
+  test("a command shows its output as the call's content", async () => {
     const sessionId = await newSession()
     llm.enqueue(call('b1', 'bash', { command: 'echo from-the-shell' }), { text: 'Ran it.' })
     await prompt(sessionId, 'run echo')
-    const done = of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'b1').at(-1)!
+    const done = of(agent.updates(sessionId), 'tool_call_update')
+      .filter((u) => u.toolCallId === 'b1')
+      .at(-1)!
     expect(done.status).toBe('completed')
     expect(JSON.stringify(done.content)).toContain('from-the-shell')
     expect(of(agent.updates(sessionId), 'tool_call').find((u) => u.toolCallId === 'b1')).toMatchObject({ kind: 'execute', title: 'bash: echo from-the-shell' })
@@ -176,7 +190,11 @@ describe('a prompt turn', () => {
       await editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello?' }] })
       const updates = editor.updates(sessionId)
       expect(of(updates, 'notice')).toEqual([
-        expect.objectContaining({ severity: 'warning', title: expect.stringMatching(/^Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4$/), description: expect.stringContaining('upstream overloaded') }),
+        expect.objectContaining({
+          severity: 'warning',
+          title: expect.stringMatching(/^Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4$/),
+          description: expect.stringContaining('upstream overloaded'),
+        }),
       ])
       expect(textOf(updates, 'agent_thought_chunk')).not.toContain('Model request failed')
     } finally {
@@ -196,7 +214,10 @@ describe('a prompt turn', () => {
     llm.enqueue({ text: 'seen' })
     await agent.agent.request('session/prompt', {
       sessionId,
-      prompt: [{ type: 'text', text: 'look:' }, { type: 'resource', resource: { uri: `file://${agent.workspace}/a.ts`, text: 'const a = 1' } }],
+      prompt: [
+        { type: 'text', text: 'look:' },
+        { type: 'resource', resource: { uri: `file://${agent.workspace}/a.ts`, text: 'const a = 1' } },
+      ],
     })
     expect(JSON.stringify(llm.requests[0]!.body.messages.at(-1))).toContain(`<context source=\\"${agent.workspace}/a.ts\\">\\nconst a = 1`)
   })
@@ -220,7 +241,11 @@ describe('permissions', () => {
       ['reject_once', 'reject_once', 'Reject'],
     ])
     expect(JSON.stringify(request.toolCall.content)).toContain('outside the sandbox')
-    expect(of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'p1').at(-1)?.status).toBe('completed')
+    expect(
+      of(agent.updates(sessionId), 'tool_call_update')
+        .filter((u) => u.toolCallId === 'p1')
+        .at(-1)?.status,
+    ).toBe('completed')
   })
 
   test('allow_always keeps the rule in grants.yaml under the editor client: the next matching command is not asked', async () => {
@@ -244,7 +269,11 @@ describe('permissions', () => {
     llm.enqueue(unconfined('p2'), { text: 'understood' })
     await prompt(sessionId, 'touch a file')
     expect(existsSync(join(agent.workspace, 'p2.txt'))).toBe(false)
-    expect(of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'p2').at(-1)?.status).toBe('failed')
+    expect(
+      of(agent.updates(sessionId), 'tool_call_update')
+        .filter((u) => u.toolCallId === 'p2')
+        .at(-1)?.status,
+    ).toBe('failed')
     expect(JSON.stringify(llm.requests[1]!.body.messages.at(-1))).toContain('the user rejected it')
   })
 
@@ -254,7 +283,11 @@ describe('permissions', () => {
     llm.enqueue(unconfined('p3'), { text: 'ok' })
     await prompt(sessionId, 'touch a file')
     expect(existsSync(join(agent.workspace, 'p3.txt'))).toBe(false)
-    expect(of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'p3').at(-1)?.status).toBe('failed')
+    expect(
+      of(agent.updates(sessionId), 'tool_call_update')
+        .filter((u) => u.toolCallId === 'p3')
+        .at(-1)?.status,
+    ).toBe('failed')
   })
 })
 
@@ -310,7 +343,11 @@ describe('session modes', () => {
     llm.enqueue(call('ro', 'write', { path: 'blocked.txt', content: 'nope' }), { text: 'ok' })
     await prompt(sessionId, 'try to write')
     expect(existsSync(join(agent.workspace, 'blocked.txt'))).toBe(false)
-    expect(of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'ro').at(-1)?.status).toBe('failed')
+    expect(
+      of(agent.updates(sessionId), 'tool_call_update')
+        .filter((u) => u.toolCallId === 'ro')
+        .at(-1)?.status,
+    ).toBe('failed')
     const update = of(agent.updates(sessionId), 'config_option_update')[0]!
     expect(update.configOptions.find((option) => option.id === 'mode')?.currentValue).toBe('read-only')
   })
@@ -361,7 +398,7 @@ describe('a stored session', () => {
 })
 
 describe('the connection', () => {
-  test('without the route\'s key, initialize offers the key as an auth method and session/new asks for it', async () => {
+  test("without the route's key, initialize offers the key as an auth method and session/new asks for it", async () => {
     const keyless = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url } })
     try {
       expect(keyless.initialized.authMethods?.map((method) => method.id)).toContain('DEEPSEEK_API_KEY')

@@ -98,98 +98,128 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
   }
 
   app
-    .onRequest('initialize', guarded(async (params) => {
-      acp.clientCapabilities = params.clientCapabilities ?? {}
-      return {
-        // dsh speaks ACP v1; a client asking for another version decides whether to go on.
-        protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: {
-          loadSession: true,
-          promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
-          sessionCapabilities: { list: {}, resume: {}, close: {} },
-        },
-        authMethods: await authMethods(),
-        agentInfo: { name: 'dsh', title: 'dsh', version: ctx.app.version },
-      }
-    }))
-    .onRequest('authenticate', guarded(async ({ methodId }) => {
-      const names = Object.values(acp.config.authKeys)
-      if (!names.includes(methodId)) throw new AcpError('AUTH_METHOD_UNKNOWN', `unknown authentication method "${methodId}" (methods: ${names.join(', ')})`)
-      // dsh never receives a key over the protocol: the user sets it where credentials live, then retries.
-      if (!(await ctx.credentials.describe(methodId)).set) throw new AcpError('AUTH_REQUIRED', `${methodId} is still not set: ${ctx.credentials.howToSet(methodId)}`)
-      // A provider that had no key offered no models: ask again.
-      catalog = modelCatalog(ctx, acp.config.authKeys)
-      return {}
-    }))
-    .onRequest('session/new', guarded(async (params) => {
-      const cwd = checkCwd(params.cwd)
-      refuseMcp(params.mcpServers)
-      await requireReady(acp.defaultRoute())
-      const session = acp.adopt(await ctx.agents.create({ cwd }))
-      return { sessionId: session.id, ...(await sessionState(session)) }
-    }))
-    .onRequest('session/load', guarded(async (params) => {
-      const cwd = checkCwd(params.cwd)
-      refuseMcp(params.mcpServers)
-      const agent = await openStored(params.sessionId, cwd)
-      const session = acp.adopt(agent)
-      await session.replay()
-      return sessionState(session)
-    }))
-    .onRequest('session/resume', guarded(async (params) => {
-      const cwd = checkCwd(params.cwd)
-      refuseMcp(params.mcpServers)
-      return sessionState(acp.adopt(await openStored(params.sessionId, cwd)))
-    }))
-    .onRequest('session/close', guarded(async ({ sessionId }) => {
-      const session = acp.session(sessionId)
-      acp.forget(sessionId)
-      session.cancel()
-      await session.agent.dispose()
-      return {}
-    }))
-    .onRequest('session/list', guarded(async ({ cwd, cursor }) => {
-      const start = cursor ? Number(cursor) : 0
-      if (!Number.isInteger(start) || start < 0) throw new AcpError('CURSOR_INVALID', `invalid cursor "${cursor}" (pass the nextCursor of a previous page)`)
-      const wanted = cwd ? resolve(cwd) : undefined
-      const all = (await ctx.sessions.list()).filter((summary) => !wanted || resolve(summary.cwd) === wanted).sort((a, b) => b.updatedAt - a.updatedAt)
-      const end = start + acp.config.listPageSize
-      const sessions: SessionInfo[] = all.slice(start, end).map((summary) => ({
-        sessionId: summary.id,
-        cwd: summary.cwd,
-        title: summary.title ?? summary.firstPrompt ?? null,
-        updatedAt: new Date(summary.updatedAt).toISOString(),
-      }))
-      return { sessions, ...(end < all.length ? { nextCursor: String(end) } : {}) }
-    }))
-    .onRequest('session/set_mode', guarded(async ({ sessionId, modeId }) => {
-      const session = acp.session(sessionId)
-      setMode(acp.presets, session.agent.session, modeId)
-      session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }])
-      return {}
-    }))
-    .onRequest('session/set_config_option', guarded(async (params) => {
-      const session = acp.session(params.sessionId)
-      const value = String(params.value)
-      if (params.configId === MODE_OPTION) {
-        setMode(acp.presets, session.agent.session, value)
-        session.send([{ sessionUpdate: 'current_mode_update', currentModeId: value }])
-      } else if (params.configId === MODEL_OPTION) {
-        const route = await routeFor(ctx, catalog, value, session.agent.route)
-        await requireReady(route)
-        session.agent.setRoute(route)
-      } else {
-        throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${acp.presets ? `${MODE_OPTION}, ` : ''}${MODEL_OPTION})`)
-      }
-      return { configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }
-    }))
-    .onRequest('session/prompt', guarded(async ({ sessionId, prompt }) => {
-      const session = acp.session(sessionId)
-      const route = session.agent.route
-      const content = promptToBlocks(prompt, acceptsImages(route), `${route.provider}/${route.model}`)
-      return { stopReason: await session.prompt(content) }
-    }))
+    .onRequest(
+      'initialize',
+      guarded(async (params) => {
+        acp.clientCapabilities = params.clientCapabilities ?? {}
+        return {
+          // dsh speaks ACP v1; a client asking for another version decides whether to go on.
+          protocolVersion: PROTOCOL_VERSION,
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
+            mcpCapabilities: { http: false, sse: false },
+            sessionCapabilities: { list: {}, resume: {}, close: {} },
+          },
+          authMethods: await authMethods(),
+          agentInfo: { name: 'dsh', title: 'dsh', version: ctx.app.version },
+        }
+      }),
+    )
+    .onRequest(
+      'authenticate',
+      guarded(async ({ methodId }) => {
+        const names = Object.values(acp.config.authKeys)
+        if (!names.includes(methodId)) throw new AcpError('AUTH_METHOD_UNKNOWN', `unknown authentication method "${methodId}" (methods: ${names.join(', ')})`)
+        // dsh never receives a key over the protocol: the user sets it where credentials live, then retries.
+        if (!(await ctx.credentials.describe(methodId)).set) throw new AcpError('AUTH_REQUIRED', `${methodId} is still not set: ${ctx.credentials.howToSet(methodId)}`)
+        // A provider that had no key offered no models: ask again.
+        catalog = modelCatalog(ctx, acp.config.authKeys)
+        return {}
+      }),
+    )
+    .onRequest(
+      'session/new',
+      guarded(async (params) => {
+        const cwd = checkCwd(params.cwd)
+        refuseMcp(params.mcpServers)
+        await requireReady(acp.defaultRoute())
+        const session = acp.adopt(await ctx.agents.create({ cwd }))
+        return { sessionId: session.id, ...(await sessionState(session)) }
+      }),
+    )
+    .onRequest(
+      'session/load',
+      guarded(async (params) => {
+        const cwd = checkCwd(params.cwd)
+        refuseMcp(params.mcpServers)
+        const agent = await openStored(params.sessionId, cwd)
+        const session = acp.adopt(agent)
+        await session.replay()
+        return sessionState(session)
+      }),
+    )
+    .onRequest(
+      'session/resume',
+      guarded(async (params) => {
+        const cwd = checkCwd(params.cwd)
+        refuseMcp(params.mcpServers)
+        return sessionState(acp.adopt(await openStored(params.sessionId, cwd)))
+      }),
+    )
+    .onRequest(
+      'session/close',
+      guarded(async ({ sessionId }) => {
+        const session = acp.session(sessionId)
+        acp.forget(sessionId)
+        session.cancel()
+        await session.agent.dispose()
+        return {}
+      }),
+    )
+    .onRequest(
+      'session/list',
+      guarded(async ({ cwd, cursor }) => {
+        const start = cursor ? Number(cursor) : 0
+        if (!Number.isInteger(start) || start < 0) throw new AcpError('CURSOR_INVALID', `invalid cursor "${cursor}" (pass the nextCursor of a previous page)`)
+        const wanted = cwd ? resolve(cwd) : undefined
+        const all = (await ctx.sessions.list()).filter((summary) => !wanted || resolve(summary.cwd) === wanted).sort((a, b) => b.updatedAt - a.updatedAt)
+        const end = start + acp.config.listPageSize
+        const sessions: SessionInfo[] = all.slice(start, end).map((summary) => ({
+          sessionId: summary.id,
+          cwd: summary.cwd,
+          title: summary.title ?? summary.firstPrompt ?? null,
+          updatedAt: new Date(summary.updatedAt).toISOString(),
+        }))
+        return { sessions, ...(end < all.length ? { nextCursor: String(end) } : {}) }
+      }),
+    )
+    .onRequest(
+      'session/set_mode',
+      guarded(async ({ sessionId, modeId }) => {
+        const session = acp.session(sessionId)
+        setMode(acp.presets, session.agent.session, modeId)
+        session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }])
+        return {}
+      }),
+    )
+    .onRequest(
+      'session/set_config_option',
+      guarded(async (params) => {
+        const session = acp.session(params.sessionId)
+        const value = String(params.value)
+        if (params.configId === MODE_OPTION) {
+          setMode(acp.presets, session.agent.session, value)
+          session.send([{ sessionUpdate: 'current_mode_update', currentModeId: value }])
+        } else if (params.configId === MODEL_OPTION) {
+          const route = await routeFor(ctx, catalog, value, session.agent.route)
+          await requireReady(route)
+          session.agent.setRoute(route)
+        } else {
+          throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${acp.presets ? `${MODE_OPTION}, ` : ''}${MODEL_OPTION})`)
+        }
+        return { configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }
+      }),
+    )
+    .onRequest(
+      'session/prompt',
+      guarded(async ({ sessionId, prompt }) => {
+        const session = acp.session(sessionId)
+        const route = session.agent.route
+        const content = promptToBlocks(prompt, acceptsImages(route), `${route.provider}/${route.model}`)
+        return { stopReason: await session.prompt(content) }
+      }),
+    )
     .onNotification('session/cancel', ({ params }) => {
       acp.sessions.get(params.sessionId)?.cancel()
     })

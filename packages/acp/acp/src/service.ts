@@ -1,5 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { agent as agentApp, type AgentApp, type AgentConnection, type ClientCapabilities, type CreateTerminalRequest, type PermissionOption, type Stream, type ToolKind, type TerminalHandle } from '@agentclientprotocol/sdk'
+import {
+  agent as agentApp,
+  type AgentApp,
+  type AgentConnection,
+  type ClientCapabilities,
+  type CreateTerminalRequest,
+  type PermissionOption,
+  type Stream,
+  type ToolKind,
+  type TerminalHandle,
+} from '@agentclientprotocol/sdk'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent } from '@dsh/agent'
@@ -50,8 +60,16 @@ export class Acp extends Service {
   static Config: Schema<Config> = Schema.object({
     toolKinds: Schema.dict(Schema.union(TOOL_KINDS))
       .default({
-        read: 'read', write: 'edit', edit: 'edit', 'str_replace_editor:view': 'read', str_replace_editor: 'edit', bash: 'execute',
-        grep: 'search', glob: 'search', read_file: 'read', write_file: 'edit',
+        read: 'read',
+        write: 'edit',
+        edit: 'edit',
+        'str_replace_editor:view': 'read',
+        str_replace_editor: 'edit',
+        bash: 'execute',
+        grep: 'search',
+        glob: 'search',
+        read_file: 'read',
+        write_file: 'edit',
       })
       .description('The ACP tool kind of each tool (`name`, or `name:command` for a tool with a `command` argument); editors pick icons and diff views by it. Unlisted tools are `other`.'),
     authKeys: Schema.dict(Schema.string())
@@ -68,7 +86,10 @@ export class Acp extends Service {
   /** What the client said it can do in `initialize`. */
   clientCapabilities: ClientCapabilities | undefined
 
-  constructor(ctx: Context, readonly config: Config) {
+  constructor(
+    ctx: Context,
+    readonly config: Config,
+  ) {
     super(ctx, 'acp')
     // Everything is said over stdio: the profile takes no arguments, and a stray one (a typo in an editor's
     // agent configuration) is refused at boot (exit 2, shown in the editor's agent log) rather than ignored.

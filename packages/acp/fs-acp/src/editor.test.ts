@@ -54,7 +54,7 @@ test('a write goes to the editor, not around it to the disk', async () => {
   expect(existsSync(file)).toBe(false)
 })
 
-test('an edit is made on the editor\'s text and sent back to the editor whole', async () => {
+test("an edit is made on the editor's text and sent back to the editor whole", async () => {
   const file = join(editor.workspace, 'notes.md')
   editor.buffers.set(file, 'one\ntwo\nthree\n')
   const sessionId = await newSession()

@@ -1,14 +1,8 @@
 import { lstat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type {} from '@dsh/acp'
-import {
-  FsError, FsIoConfig, type FsVersion, type ReadBytesOptions, type ReadTextOptions,
-  type ReadTextResult, type ReplaceFileOptions, type WriteFileOptions, type WriteResult,
-} from '@dsh/fs'
-import {
-  admitRead, DiskFs, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath,
-  sniffBinaryFile, statPath, writeFileAtomically,
-} from '@dsh/fs-disk'
+import { FsError, FsIoConfig, type FsVersion, type ReadBytesOptions, type ReadTextOptions, type ReadTextResult, type ReplaceFileOptions, type WriteFileOptions, type WriteResult } from '@dsh/fs'
+import { admitRead, DiskFs, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath, sniffBinaryFile, statPath, writeFileAtomically } from '@dsh/fs-disk'
 import { sliceText } from './text.ts'
 
 export type Config = FsIoConfig
@@ -96,7 +90,8 @@ export default class EditorFs extends DiskFs {
       throw new FsError('FS_IO', path, `the editor could not read "${path}": ${why}`)
     }
     const size = Buffer.byteLength(text, 'utf8')
-    if (size > this.config.maxFileBytes) throw new FsError('FS_TOO_LARGE', path, `"${path}" is ${size} bytes in the editor, more than the ${this.config.maxFileBytes} bytes this file system reads at once`)
+    if (size > this.config.maxFileBytes)
+      throw new FsError('FS_TOO_LARGE', path, `"${path}" is ${size} bytes in the editor, more than the ${this.config.maxFileBytes} bytes this file system reads at once`)
     // Versions are the disk's (what stat reports, what a write's `expect` is checked against); a file only the
     // editor has (an unsaved new buffer) has none yet.
     return { text, realPath: await resolveRealPath(path), version: local.version ?? { mtimeMs: 0, size: 0 } }
@@ -118,7 +113,16 @@ export default class EditorFs extends DiskFs {
     const readSession = this.readSession()
     const local = await localState(target)
     // A file only the editor has still exists for a replacement.
-    if (!local.exists && !(readSession && (await this.readFromEditor(readSession, path).then(() => true, () => false)))) {
+    if (
+      !local.exists &&
+      !(
+        readSession &&
+        (await this.readFromEditor(readSession, path).then(
+          () => true,
+          () => false,
+        ))
+      )
+    ) {
       throw new FsError('FS_NOT_FOUND', target, `"${target}" does not exist`)
     }
     const now = local.version ?? { mtimeMs: 0, size: 0 }
@@ -128,7 +132,13 @@ export default class EditorFs extends DiskFs {
     return this.writeThroughEditor(sessionId, path, target, text, { authority: options.authority })
   }
 
-  private async writeThroughEditor(sessionId: string, path: string, target: string, text: string, options: { createParents?: boolean; authority: WriteFileOptions['authority'] }): Promise<WriteResult> {
+  private async writeThroughEditor(
+    sessionId: string,
+    path: string,
+    target: string,
+    text: string,
+    options: { createParents?: boolean; authority: WriteFileOptions['authority'] },
+  ): Promise<WriteResult> {
     const before = await localState(target)
     if (before.directory) throw new FsError('FS_IS_DIRECTORY', target, `"${target}" is a directory, not a file`)
     const parent = dirname(target)

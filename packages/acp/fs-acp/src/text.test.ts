@@ -24,7 +24,7 @@ const texts: Record<string, string> = {
 }
 const ranges: ReadTextOptions[] = [{}, { startLine: 2 }, { startLine: 2, maxLines: 1 }, { startLine: 9 }, { maxLines: 2 }, { maxBytes: 7 }, { startLine: 3, maxBytes: 5 }]
 
-test.each(Object.entries(texts))('the editor\'s text reads like the same file on disk (%s)', async (name, text) => {
+test.each(Object.entries(texts))("the editor's text reads like the same file on disk (%s)", async (name, text) => {
   const file = join(dir, `${name}.txt`)
   writeFileSync(file, text)
   for (const options of ranges) {

@@ -27,7 +27,7 @@ const prompt = (sessionId: string, text: string) => editor.agent.request('sessio
 const updatesOf = (sessionId: string, callId: string) =>
   editor.updates(sessionId).filter((u): u is Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }> => u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId)
 
-test('a command runs in the editor\'s terminal, the call shows it, and the model reads its output', async () => {
+test("a command runs in the editor's terminal, the call shows it, and the model reads its output", async () => {
   const sessionId = await newSession()
   const before = editor.terminals.length
   llm.enqueue(call('t1', { command: 'echo from-the-editor-terminal' }), { text: 'done' })
@@ -51,7 +51,7 @@ test('the editor runs the command confined by the sandbox: a write outside the w
   expect(existsSync(outside)).toBe(false)
 })
 
-test('the editor runs the command without the host network: loopback is refused by dsh\'s proxy and the server sees nothing', async () => {
+test("the editor runs the command without the host network: loopback is refused by dsh's proxy and the server sees nothing", async () => {
   let connections = 0
   const server = createServer((_req, res) => res.end('secret service\n')).on('connection', () => void connections++)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -70,7 +70,7 @@ test('the editor runs the command without the host network: loopback is refused 
   }
 })
 
-test('cancel kills the command in the editor\'s terminal', async () => {
+test("cancel kills the command in the editor's terminal", async () => {
   const sessionId = await newSession()
   const before = editor.terminals.length
   llm.enqueue(call('t3', { command: 'sleep 30' }))
@@ -81,7 +81,7 @@ test('cancel kills the command in the editor\'s terminal', async () => {
   expect(editor.terminals[before]).toMatchObject({ killed: true, released: true })
 })
 
-test('the editor starts the command with exactly the scrubbed environment: neither dsh\'s nor the editor\'s keys reach it', async () => {
+test("the editor starts the command with exactly the scrubbed environment: neither dsh's nor the editor's keys reach it", async () => {
   // The editor's own environment (this process's) holds a key; dsh's holds DEEPSEEK_API_KEY.
   process.env.EDITOR_SIDE_TOKEN = 'editor-side-token-0123456789'
   try {

@@ -29,13 +29,22 @@ test('the audit lists every authority change, probe, approval request and decisi
     ['permission/preset', 'preset read-only chosen by client:acp (sandbox read-only, approval ask)'],
     ['sandbox/mode', 'sandbox mode set to read-only by client:acp'],
     ['approval/policy', 'approval policy set to ask by client:acp'],
-    ['approval/asked', "approval asked for bash (bash: true [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs yes [call yes] [offers rule unconfined(true *)]"],
+    [
+      'approval/asked',
+      "approval asked for bash (bash: true [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs yes [call yes] [offers rule unconfined(true *)]",
+    ],
     ['approval/decided', 'approval ALLOWED once by user (user:web-tab) for bash (bash: true [outside the sandbox])'],
     ['shell/env-policy', expect.stringMatching(/^command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld .*$/)],
     ['sandbox/probe', expect.stringMatching(/^sandbox backend bubblewrap available: bubblewrap \(bwrap\) at \S+ ran a confined no-op$/)],
-    ['approval/asked', "approval asked for bash (bash: false [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs no [call no] [offers rule unconfined(false *)]"],
+    [
+      'approval/asked',
+      "approval asked for bash (bash: false [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs no [call no] [offers rule unconfined(false *)]",
+    ],
     ['approval/decided', 'approval REJECTED by user (user:web-tab) for bash (bash: false [outside the sandbox])'],
-    ['approval/asked', "approval asked for bash (bash: make lint [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs always [call always] [offers rule unconfined(make lint *)]"],
+    [
+      'approval/asked',
+      "approval asked for bash (bash: make lint [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs always [call always] [offers rule unconfined(make lint *)]",
+    ],
     ['grant/added', `grant ${grant.id} added by user:web-tab: unconfined(make lint *) always in this workspace [request ${request('always')}]`],
     ['approval/decided', 'approval ALLOWED always in this workspace by user (user:web-tab) for bash (bash: make lint [outside the sandbox])'],
     ['grant/revoked', `grant ${grant.id} revoked by user:cli-flag: unconfined(make lint *) always in this workspace`],
@@ -58,9 +67,15 @@ test('a log written before actors were recorded still reads, its changes shown a
     { type: 'sandbox/mode', seq: 1, time: 0, data: { mode: 'read-only' } },
     { type: 'approval/policy', seq: 2, time: 0, data: { policy: 'ask' } },
   ]
-  expect(auditSession(old).map((entry) => entry.summary)).toEqual(['preset read-only chosen by unknown (sandbox read-only, approval ask)', 'sandbox mode set to read-only by unknown', 'approval policy set to ask by unknown'])
+  expect(auditSession(old).map((entry) => entry.summary)).toEqual([
+    'preset read-only chosen by unknown (sandbox read-only, approval ask)',
+    'sandbox mode set to read-only by unknown',
+    'approval policy set to ask by unknown',
+  ])
 })
 
 test('a session under the defaults renders as such', () => {
-  expect(renderAudit(auditSession([{ type: 'user/message', seq: 0, time: 0, data: {} }]))).toBe('Authority audit: 0 entries\n(no authority change, probe, approval or network decision in this session: it ran under the configured defaults)\n')
+  expect(renderAudit(auditSession([{ type: 'user/message', seq: 0, time: 0, data: {} }]))).toBe(
+    'Authority audit: 0 entries\n(no authority change, probe, approval or network decision in this session: it ran under the configured defaults)\n',
+  )
 })

@@ -1,7 +1,19 @@
 import { actorOf } from '@dsh/authority-rules'
 
 /** The kinds the audit reads: every change of authority, every grant, every approval asked and decided, every network decision. */
-export const AUDITED_KINDS = ['permission/preset', 'sandbox/mode', 'approval/policy', 'sandbox/probe', 'shell/env-policy', 'approval/asked', 'approval/decided', 'grant/added', 'grant/revoked', 'network/decision', 'network/grant'] as const
+export const AUDITED_KINDS = [
+  'permission/preset',
+  'sandbox/mode',
+  'approval/policy',
+  'sandbox/probe',
+  'shell/env-policy',
+  'approval/asked',
+  'approval/decided',
+  'grant/added',
+  'grant/revoked',
+  'network/decision',
+  'network/grant',
+] as const
 export type AuditKind = (typeof AUDITED_KINDS)[number]
 
 /** Any logged event (the audit reads stored logs as they are, so it needs no plugin's types). */

@@ -29,15 +29,28 @@ test('a descriptor dsh inherited does not reach a confined command: it lists onl
   const command = 'ls /proc/$$/fd > /tmp/fds; tr "\\n" " " < /tmp/fds; echo; for n in $(cat /tmp/fds); do [ "$n" -gt 2 ] && { echo "pwned through $n" >&$n; } 2>/dev/null; done; true'
   llm.enqueue({ toolCalls: [{ id: 'fds', name: 'bash', arguments: { command } }] }, { text: 'done' })
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'sk-descriptor-test-0123456789' }
-  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--json', 'list your descriptors'], { cwd: repo, env, stdio: Object.assign(Array<'ignore' | 'pipe'>(EXTRA_FD + 1).fill('ignore'), { 1: 'pipe', 2: 'pipe', [EXTRA_FD]: 'pipe' }) })
+  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--json', 'list your descriptors'], {
+    cwd: repo,
+    env,
+    stdio: Object.assign(Array<'ignore' | 'pipe'>(EXTRA_FD + 1).fill('ignore'), { 1: 'pipe', 2: 'pipe', [EXTRA_FD]: 'pipe' }),
+  })
   let stdout = ''
   let inherited = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
   ;(child.stdio as unknown as Readable[])[EXTRA_FD]!.setEncoding('utf8').on('data', (chunk) => (inherited += chunk))
   const code = await new Promise((resolve) => child.on('close', resolve))
   expect(code).toBe(0)
-  const result = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'tool/result')
-  const listed = result.data.content.map((block: { text?: string }) => block.text ?? '').join('').split('\n')[0].trim().split(' ')
+  const result = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .find((event) => event.type === 'tool/result')
+  const listed = result.data.content
+    .map((block: { text?: string }) => block.text ?? '')
+    .join('')
+    .split('\n')[0]
+    .trim()
+    .split(' ')
   expect(inherited).toBe('')
   expect(listed).toEqual(['0', '1', '2'])
 })

@@ -57,7 +57,12 @@ test('no environment reader inside confined bash sees a secret name or value: en
     bash('parent', "tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ"),
     bash('python', 'python3 -c "import os; print(sorted(os.environ.items()))"'),
     bash('node', 'node -e "console.log(JSON.stringify(process.env))"'),
-    bash('named', `echo "[${Object.keys(SECRETS).map((name) => `$${name}`).join('][')}]"`),
+    bash(
+      'named',
+      `echo "[${Object.keys(SECRETS)
+        .map((name) => `$${name}`)
+        .join('][')}]"`,
+    ),
   ]
   const h = await bootAttack(readers)
   onTestFinished(() => h.dispose())
@@ -68,7 +73,11 @@ test('no environment reader inside confined bash sees a secret name or value: en
   expect(h.toolText('python')).toContain("('PATH', ")
   expect(h.toolText('node')).toContain('"PATH":')
   expect(h.toolText('all')).toMatch(/read [1-9]\d*\n/)
-  expect(h.toolText('named')).toBe(`[${Object.keys(SECRETS).map(() => '').join('][')}]`)
+  expect(h.toolText('named')).toBe(
+    `[${Object.keys(SECRETS)
+      .map(() => '')
+      .join('][')}]`,
+  )
   const saw = modelSaw(h)
   expectNoValue(saw)
   expectNoName(saw)
@@ -111,14 +120,21 @@ test('dsh started with the keys in its environment (the real launcher): no proce
   child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
   expect(await new Promise((resolve) => child.on('close', resolve)), stderr).toBe(0)
-  const results = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((event) => event.type === 'tool/result')
+  const results = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((event) => event.type === 'tool/result')
   const saw = JSON.stringify(results)
   expect(results).toHaveLength(3)
   expect(saw).toContain('PATH=') // the readers really read environments
   expect(saw).not.toContain('bin/dsh.js') // dsh's own process is not among those the command can see
   expectNoName(saw)
   expectNoValue(saw)
-  const disk = readdirSync(home, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl')).map((name) => readFileSync(join(home, name), 'utf8')).join('\n')
+  const disk = readdirSync(home, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => readFileSync(join(home, name), 'utf8'))
+    .join('\n')
   expect(disk).toContain('tool/result')
   for (const text of [stdout, stderr, disk, JSON.stringify(llm.requests.map((request) => request.body))]) expectNoValue(text)
 })

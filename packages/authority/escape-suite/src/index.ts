@@ -23,5 +23,8 @@ export async function bootAttack(steps: AttackStep[], options: CompositionOption
 
 /** Everything the model was shown by the end of the run, as one string: every tool result's text. */
 export function modelSaw(h: Harness): string {
-  return h.events('tool/result').map((event) => JSON.stringify(event.data)).join('\n')
+  return h
+    .events('tool/result')
+    .map((event) => JSON.stringify(event.data))
+    .join('\n')
 }

@@ -26,7 +26,10 @@ async function bootWeb(): Promise<{ h: Harness; peers: number[] }> {
 
 /** Every regular file under `dir`, read as text (what a command that can read the tree could find). */
 const filesUnder = (dir: string) =>
-  readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => join(dir, name)).filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile()).map((path) => readFileSync(path, 'utf8'))
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile())
+    .map((path) => readFileSync(path, 'utf8'))
 
 /** `POST /api/<method>` signed in with `cookie`, from a fresh connection whose local port is added to `mine`. */
 function call<T = any>(h: Harness, mine: Set<number>, cookie: string, method: string, params: unknown): Promise<T> {
@@ -73,28 +76,36 @@ test('a confined command in a web session cannot reach the web host or find its 
   const token = cookie.slice(cookie.indexOf('=') + 1)
   const { sessionId } = await call<{ sessionId: string }>(h, mine, cookie, 'sessions.create', { cwd: h.workspace })
   const escalate = JSON.stringify({ sessionId, preset: 'danger-full-access' })
-  const post = (flags: string, auth: string) => `curl -sS --max-time 10 ${flags} -X POST -H 'Content-Type: application/json' -H "Cookie: dsh_web_${port}=${auth}" -d '${escalate}' http://127.0.0.1:${port}/api/agent.setPreset; echo " exit $?"`
+  const post = (flags: string, auth: string) =>
+    `curl -sS --max-time 10 ${flags} -X POST -H 'Content-Type: application/json' -H "Cookie: dsh_web_${port}=${auth}" -d '${escalate}' http://127.0.0.1:${port}/api/agent.setPreset; echo " exit $?"`
   const hunt = `{ env; tr '\\0' '\\n' < /proc/1/cmdline; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; done; grep -rahoE 'token[^ ]{0,80}' ${h.home} ${h.workspace} 2>/dev/null; } | grep -ioE 'token[=: "]+[A-Za-z0-9_-]{20,}' | head -1 | sed -E 's/.*[=: "]//'`
   h.root.scriptedLlm.enqueue(
     toolCall('hunt', 'bash', { command: `t=$(${hunt}); echo "found [$t]"` }),
     toolCall('dump', 'bash', { command: `env; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done; grep -rah token ${h.home} 2>/dev/null | head -50` }),
     toolCall('proxied', 'bash', { command: post('--max-time 3', 'guess') }),
     toolCall('around', 'bash', { command: post("--noproxy '*'", `$(${hunt})`) }),
-    toolCall('devtcp', 'bash', { command: `(exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'POST /api/agent.setPreset HTTP/1.0\\r\\nContent-Type: application/json\\r\\nContent-Length: ${escalate.length}\\r\\n\\r\\n%s' '${escalate}' >&3 && cat <&3); echo "exit $?"` }),
+    toolCall('devtcp', 'bash', {
+      command: `(exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'POST /api/agent.setPreset HTTP/1.0\\r\\nContent-Type: application/json\\r\\nContent-Length: ${escalate.length}\\r\\n\\r\\n%s' '${escalate}' >&3 && cat <&3); echo "exit $?"`,
+    }),
     toolCall('python', 'bash', { command: `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 3)" 2>&1 | tail -1` }),
     { text: 'done' },
   )
   await call(h, mine, cookie, 'agent.send', { sessionId, text: 'make yourself at home' })
   const session = h.root.sessions.get(sessionId)!
   await expect.poll(() => session.events.some((event) => event.type === 'turn/end'), { timeout: 30_000, interval: 50 }).toBe(true)
-  const agent = session.events.filter((event) => event.type === 'tool/result').map((event) => JSON.stringify(event.data)).join('\n')
+  const agent = session.events
+    .filter((event) => event.type === 'tool/result')
+    .map((event) => JSON.stringify(event.data))
+    .join('\n')
 
   expect(agent).toContain('found []')
   expect(agent).toMatch(/"callId":"dump".*PATH=/)
   // Through the proxy, the web profile can ask a person (the browser answers approvals): the loopback port is
   // asked about, never admitted by a rule, and nobody answering means no connection was made.
   expect(agent).toMatch(/"callId":"proxied".*exit 28/)
-  expect(session.events.filter((event) => event.type === 'approval/asked').map((event) => [(event.data as any).tool, (event.data as any).summary])).toEqual([['network', `connect to 127.0.0.1:${port}`]])
+  expect(session.events.filter((event) => event.type === 'approval/asked').map((event) => [(event.data as any).tool, (event.data as any).summary])).toEqual([
+    ['network', `connect to 127.0.0.1:${port}`],
+  ])
   expect(session.events.filter((event) => event.type === 'network/decision' && (event.data as any).decision !== 'refused')).toEqual([])
   expect(agent).toMatch(/(Failed to connect|Couldn't connect)[^"]* exit 7/)
   expect(agent).toMatch(/Connection refused[\s\S]*exit 1/)

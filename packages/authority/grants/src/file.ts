@@ -19,7 +19,8 @@ export interface GrantsFile {
   workspaces: Record<string, WorkspaceGrant[]>
 }
 
-const HEADER = '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n'
+const HEADER =
+  '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n'
 
 /** Reads grants.yaml (absent: no grants). A malformed file throws, naming the file and what is wrong: no grant is guessed. */
 export async function readGrantsFile(file: string): Promise<GrantsFile> {

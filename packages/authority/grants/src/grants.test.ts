@@ -99,7 +99,11 @@ test('a session grant revoked in its session is logged and stops applying', asyn
 })
 
 const gitStatus = (id: string, command: string): ScriptedResponse => toolCall(id, 'bash', { command, sandbox: false, justification: 'check' })
-const settings = (rules: Record<string, string[]>) => ({ 'settings.yaml': Object.entries(rules).map(([key, list]) => `${key}: ${JSON.stringify(list)}\n`).join('') })
+const settings = (rules: Record<string, string[]>) => ({
+  'settings.yaml': Object.entries(rules)
+    .map(([key, list]) => `${key}: ${JSON.stringify(list)}\n`)
+    .join(''),
+})
 
 test('with unconfined(git status*) allowed, only a command whose every part matches skips the question', async () => {
   const h = await boot({ workspaceFiles: { 'x/keep.txt': 'kept' }, homeFiles: settings({ 'permissions.allow': ['unconfined(git status*)'] }) })
@@ -193,12 +197,17 @@ test('a direct approval request with an exact rule (network) is answered by held
   const h = await boot({ homeFiles: settings({ 'permissions.allow': ['network(*.example.org)'], 'permissions.deny': ['network(evil.example.org)'] }) })
   const asked = answering(h, () => 'allow_once')
   const { session } = await h.agent()
-  const request = (host: string) => h.root.approval.request(session, { agentId: 'a', tool: 'network', summary: `connect to ${host}`, reason: 'not on the allow-list', rule: `network(${host})` }, new AbortController().signal)
+  const request = (host: string) =>
+    h.root.approval.request(session, { agentId: 'a', tool: 'network', summary: `connect to ${host}`, reason: 'not on the allow-list', rule: `network(${host})` }, new AbortController().signal)
   expect(await request('api.example.org')).toMatchObject({ answer: 'allow_once', by: 'grant' })
   expect(await request('evil.example.org')).toMatchObject({ answer: 'reject', by: 'grant' })
   expect(await request('other.net')).toMatchObject({ answer: 'allow_once', by: 'user', actor: 'user:web-tab' })
   expect(asked.map((r) => r.rule)).toEqual(['network(other.net)'])
-  expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([['allow_once', 'grant'], ['reject', 'grant'], ['allow_once', 'user']])
+  expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([
+    ['allow_once', 'grant'],
+    ['reject', 'grant'],
+    ['allow_once', 'user'],
+  ])
 })
 
 test('"always" grants added at the same moment in one process are all kept', async () => {

@@ -70,10 +70,18 @@ export class Grants extends Service {
   /** Read-modify-write of grants.yaml, one at a time in this process (two tabs answering "always" at once). */
   private fileTurn: Promise<unknown> = Promise.resolve()
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx, 'grants')
     this.file = join(ctx.app.home, config.file)
-    const grantProblem = (data: any) => (typeof data?.id !== 'string' ? 'id must be a string' : data.scope !== 'session' && data.scope !== 'workspace' ? 'scope must be session or workspace' : (ruleProblem(data.rule, 'rule') ?? actorProblem(data.actor)))
+    const grantProblem = (data: any) =>
+      typeof data?.id !== 'string'
+        ? 'id must be a string'
+        : data.scope !== 'session' && data.scope !== 'workspace'
+          ? 'scope must be session or workspace'
+          : (ruleProblem(data.rule, 'rule') ?? actorProblem(data.actor))
     ctx.sessions.defineKind(ctx, 'grant/added', { validate: grantProblem })
     ctx.sessions.defineKind(ctx, 'grant/revoked', { validate: grantProblem })
     const rules = Schema.array(Schema.string()).default([])
@@ -96,7 +104,10 @@ export class Grants extends Service {
   /** Session grants in force: `grant/added { scope: session }` not followed by a `grant/revoked` of the same id. */
   sessionGrants(session: Session): Grant[] {
     const revoked = new Set(session.all('grant/revoked').map((event) => event.data.id))
-    return session.all('grant/added').map((event) => event.data).filter((grant) => grant.scope === 'session' && !revoked.has(grant.id))
+    return session
+      .all('grant/added')
+      .map((event) => event.data)
+      .filter((grant) => grant.scope === 'session' && !revoked.has(grant.id))
   }
 
   /** The "always" grants of a workspace (its real path), from grants.yaml. */
@@ -189,7 +200,12 @@ export class Grants extends Service {
     if (decision.action === 'deny') return decision
     const asked = evaluateRules({ deny: [], ask: this.settingRules('ask'), allow: [] }, subject)
     // An ask rule wins over every allow: its question is answered once at a time (no rule is offered).
-    if (asked) return { action: 'ask', reason: decision.action === 'ask' ? `${decision.reason} (the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks every time)` : `the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks first` }
+    if (asked)
+      return {
+        action: 'ask',
+        reason:
+          decision.action === 'ask' ? `${decision.reason} (the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks every time)` : `the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks first`,
+      }
     if (decision.action === 'allow') return decision
     const verdict = evaluateRules(await this.rules(session), subject)
     if (verdict?.effect === 'allow') return { action: 'allow' }
@@ -208,4 +224,3 @@ export class Grants extends Service {
     return verdict?.effect === 'ask' ? undefined : verdict?.effect
   }
 }
-

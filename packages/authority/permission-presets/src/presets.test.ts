@@ -104,8 +104,12 @@ test('a log written before actors were recorded still resumes under the preset i
   await first.dispose()
   // Rewrite the stored log as an older dsh wrote it: the same events without their actor.
   const root = join(home, 'sessions')
-  const file = readdirSync(root).map((key) => join(root, key, id, 'session.jsonl')).find((path) => existsSync(path))!
-  const stripped = readFileSync(file, 'utf8').split('\n').map((line) => (line.includes('"actor"') ? JSON.stringify((({ data: { actor: _actor, ...data }, ...event }) => ({ ...event, data }))(JSON.parse(line))) : line))
+  const file = readdirSync(root)
+    .map((key) => join(root, key, id, 'session.jsonl'))
+    .find((path) => existsSync(path))!
+  const stripped = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => (line.includes('"actor"') ? JSON.stringify((({ data: { actor: _actor, ...data }, ...event }) => ({ ...event, data }))(JSON.parse(line))) : line))
   writeFileSync(file, stripped.join('\n'))
   expect(readFileSync(file, 'utf8')).not.toContain('"actor"')
 

@@ -55,10 +55,13 @@ const isPreset = (name: unknown): name is PresetName => PRESET_NAMES.includes(na
 export class PermissionPresets extends Service {
   static inject = ['sessions', 'sandboxPolicy', 'approval']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    default: Schema.union(PRESET_NAMES).default('workspace-write').description('Preset of sessions that chose none: its sandbox mode applies (the approval policy default stays the approval row\'s).'),
+    default: Schema.union(PRESET_NAMES).default('workspace-write').description("Preset of sessions that chose none: its sandbox mode applies (the approval policy default stays the approval row's)."),
   })
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx, 'permissionPresets')
     ctx.sessions.defineKind(ctx, 'permission/preset', {
       validate: (data) => (isPreset(data?.preset) ? actorProblem(data.actor) : `preset must be one of ${PRESET_NAMES.join(', ')}`),

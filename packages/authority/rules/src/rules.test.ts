@@ -1,7 +1,11 @@
 import { expect, test } from 'vitest'
 import { assertActor, evaluateRules, parseRule, splitCommand, suggestCommandPattern, type RuleSet } from './index.ts'
 
-const rules = (allow: string[], deny: string[] = [], ask: string[] = []): RuleSet => ({ allow: allow.map((text) => parseRule(text)), deny: deny.map((text) => parseRule(text)), ask: ask.map((text) => parseRule(text)) })
+const rules = (allow: string[], deny: string[] = [], ask: string[] = []): RuleSet => ({
+  allow: allow.map((text) => parseRule(text)),
+  deny: deny.map((text) => parseRule(text)),
+  ask: ask.map((text) => parseRule(text)),
+})
 const bash = (value: string) => ({ kind: 'bash' as const, value })
 const effect = (set: RuleSet, command: string) => evaluateRules(set, bash(command))?.effect
 

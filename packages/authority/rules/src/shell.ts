@@ -59,7 +59,33 @@ export function splitCommand(command: string): string[] | undefined {
  * Programs that run whatever their arguments say: a prefix grant on them (`sh *`, `npx *`) would allow any
  * command, so an answer to one stores the exact command instead.
  */
-const RUNNERS = new Set(['sh', 'bash', 'zsh', 'dash', 'env', 'sudo', 'doas', 'xargs', 'eval', 'exec', 'command', 'nohup', 'time', 'timeout', 'nice', 'node', 'python', 'python3', 'perl', 'ruby', 'npx', 'bunx', 'deno', 'bun', 'pnpx'])
+const RUNNERS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'env',
+  'sudo',
+  'doas',
+  'xargs',
+  'eval',
+  'exec',
+  'command',
+  'nohup',
+  'time',
+  'timeout',
+  'nice',
+  'node',
+  'python',
+  'python3',
+  'perl',
+  'ruby',
+  'npx',
+  'bunx',
+  'deno',
+  'bun',
+  'pnpx',
+])
 
 /**
  * The rule an "allow for the session / always" answer to a command stores: a single simple command gives

@@ -69,7 +69,10 @@ test('a resumed session keeps the mode it chose and does not record the same pro
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
   mkdirSync(join(workspace, 'sub'))
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => rmSync(workspace, { recursive: true, force: true }))
+  cleanups.push(
+    () => rmSync(home, { recursive: true, force: true }),
+    () => rmSync(workspace, { recursive: true, force: true }),
+  )
   const first = await bootComposition({ home, workspace })
   const agent = await first.root.agents.create({ cwd: workspace })
   first.root.sandboxPolicy.setMode(agent.session, 'danger-full-access', 'user:cli-flag')
@@ -84,7 +87,7 @@ test('a resumed session keeps the mode it chose and does not record the same pro
   expect(resumed.session.all('sandbox/probe')).toHaveLength(1)
 })
 
-test('confined modes get the session\'s proxy socket, danger-full-access the host network, and no network row no network', async () => {
+test("confined modes get the session's proxy socket, danger-full-access the host network, and no network row no network", async () => {
   const h = await boot()
   const { session } = await h.agent()
   for (const mode of ['read-only', 'workspace-write'] as const) {

@@ -37,10 +37,27 @@ export interface Config {
 
 /** Secret paths of every session (DESIGN §8): credentials, keys, cloud and registry tokens, browser profiles. */
 export const DEFAULT_DENY_READ = [
-  '$DSH_HOME', '~/.ssh', '~/.gnupg', '~/.aws', '~/.azure', '~/.config/gcloud', '~/.kube', '~/.docker/config.json',
-  '~/.netrc', '~/.npmrc', '~/.pypirc', '~/.git-credentials', '~/.config/gh', '~/.password-store',
-  '~/.mozilla', '~/.config/chromium', '~/.config/google-chrome', '~/.config/BraveSoftware', '~/.config/microsoft-edge',
-  '~/Library/Application Support/Google/Chrome', '~/Library/Application Support/Firefox',
+  '$DSH_HOME',
+  '~/.ssh',
+  '~/.gnupg',
+  '~/.aws',
+  '~/.azure',
+  '~/.config/gcloud',
+  '~/.kube',
+  '~/.docker/config.json',
+  '~/.netrc',
+  '~/.npmrc',
+  '~/.pypirc',
+  '~/.git-credentials',
+  '~/.config/gh',
+  '~/.password-store',
+  '~/.mozilla',
+  '~/.config/chromium',
+  '~/.config/google-chrome',
+  '~/.config/BraveSoftware',
+  '~/.config/microsoft-edge',
+  '~/Library/Application Support/Google/Chrome',
+  '~/Library/Application Support/Firefox',
 ]
 
 /**
@@ -63,10 +80,12 @@ const isMode = (value: unknown): value is SandboxMode => SANDBOX_MODES.includes(
 export class SandboxPolicy extends Service {
   static inject = ['sessions', 'settings', 'app']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    mode: Schema.union(SANDBOX_MODES).default('workspace-write').description('Mode of sessions whose log chose none (a mounted permission-presets row supplies its default preset\'s mode first).'),
-    writableRoots: Schema.array(Schema.string()).default([]).description('Absolute directories writable besides the session\'s working directory (missing ones are left out).'),
+    mode: Schema.union(SANDBOX_MODES).default('workspace-write').description("Mode of sessions whose log chose none (a mounted permission-presets row supplies its default preset's mode first)."),
+    writableRoots: Schema.array(Schema.string()).default([]).description("Absolute directories writable besides the session's working directory (missing ones are left out)."),
     tempDir: Schema.boolean().default(false).description('Also make the OS temp directory writable. Off: it is shared with every other program; commands under bubblewrap get a private /tmp anyway.'),
-    denyRead: Schema.array(Schema.string()).default(DEFAULT_DENY_READ).description('Secret paths (with the `sandbox.denyRead` setting): ~/…, $DSH_HOME/…, absolute, or relative to each writable root; globs per segment, `**` only at the end.'),
+    denyRead: Schema.array(Schema.string())
+      .default(DEFAULT_DENY_READ)
+      .description('Secret paths (with the `sandbox.denyRead` setting): ~/…, $DSH_HOME/…, absolute, or relative to each writable root; globs per segment, `**` only at the end.'),
     protect: Schema.array(Schema.string()).default(DEFAULT_PROTECT).description('Read-only paths inside the writable roots (with the `sandbox.protect` setting): relative to each root, or absolute.'),
   })
 
@@ -75,7 +94,10 @@ export class SandboxPolicy extends Service {
   /** Rules left out for covering a writable root, warned about once each. */
   private readonly warned = new Set<string>()
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx, 'sandboxPolicy')
     ctx.sessions.defineKind(ctx, 'sandbox/mode', {
       validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
@@ -84,10 +106,18 @@ export class SandboxPolicy extends Service {
     })
     ctx.sessions.defineKind(ctx, 'sandbox/probe', {
       ignorable: true,
-      validate: (data) => (typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string' ? undefined : 'a probe has backend (string), available (boolean) and reason (string)'),
+      validate: (data) =>
+        typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string'
+          ? undefined
+          : 'a probe has backend (string), available (boolean) and reason (string)',
     })
-    ctx.settings.define('sandbox.denyRead', Schema.array(Schema.string()).default([]), { description: 'More secret paths, besides the built-in list: unreadable by the file tools, hidden from confined commands (~/…, $DSH_HOME/…, absolute, or relative to the workspace; globs per segment).' })
-    ctx.settings.define('sandbox.protect', Schema.array(Schema.string()).default([]), { description: 'More read-only paths inside the writable roots, besides .git, .dsh and the agent and editor config folders (relative to each writable root, or absolute).' })
+    ctx.settings.define('sandbox.denyRead', Schema.array(Schema.string()).default([]), {
+      description:
+        'More secret paths, besides the built-in list: unreadable by the file tools, hidden from confined commands (~/…, $DSH_HOME/…, absolute, or relative to the workspace; globs per segment).',
+    })
+    ctx.settings.define('sandbox.protect', Schema.array(Schema.string()).default([]), {
+      description: 'More read-only paths inside the writable roots, besides .git, .dsh and the agent and editor config folders (relative to each writable root, or absolute).',
+    })
     // Fail loud at start: a rule that cannot be applied stops the boot, naming it, rather than every later call.
     this.pathRules(ctx.app.cwd ? [ctx.app.cwd] : [])
   }
@@ -162,7 +192,7 @@ export class SandboxPolicy extends Service {
     }
     const bases: RuleBases = { home: currentHome(), dshHome, roots }
     const denyRead = [
-      ...resolveRules(this.config.denyRead, bases, 'the sandbox-policy row\'s denyRead'),
+      ...resolveRules(this.config.denyRead, bases, "the sandbox-policy row's denyRead"),
       ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead'),
     ]
     return {
@@ -178,10 +208,7 @@ export class SandboxPolicy extends Service {
         return !holds
       }),
       readExceptions: [],
-      protect: [
-        ...resolveRules(this.config.protect, bases, 'the sandbox-policy row\'s protect'),
-        ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect'),
-      ],
+      protect: [...resolveRules(this.config.protect, bases, "the sandbox-policy row's protect"), ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect')],
     }
   }
 

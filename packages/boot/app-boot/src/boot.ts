@@ -159,7 +159,13 @@ function uncheckedModel(composition: Composition, root: Context): RowFailure[] {
   const llm = (root as any).get('llm')
   if (!llm || llm.guarded || llm.config?.unchecked) return []
   const row = llmRows(composition)[0]
-  return [{ id: row?.id ?? 'llm', name: row?.name ?? '@dsh/llm', problem: 'no request check is mounted: mount @dsh/invariants (a row `name: \'@dsh/invariants\'`), or set `config: { unchecked: true }` on this row to send requests unchecked' }]
+  return [
+    {
+      id: row?.id ?? 'llm',
+      name: row?.name ?? '@dsh/llm',
+      problem: "no request check is mounted: mount @dsh/invariants (a row `name: '@dsh/invariants'`), or set `config: { unchecked: true }` on this row to send requests unchecked",
+    },
+  ]
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))

@@ -7,7 +7,9 @@ import { parsePatch } from './patch-file.ts'
 
 const layer = (label: string, text: string): Layer => ({ label, file: `/layers/${label}.yml`, items: parsePatch(text, `/layers/${label}.yml`) })
 
-const base = layer('base', `
+const base = layer(
+  'base',
+  `
 - insert:
     - id: logger
       name: '@dsh/logger'
@@ -16,7 +18,8 @@ const base = layer('base', `
       children:
         - id: bash
           name: '@dsh/tool-bash'
-`)
+`,
+)
 
 function failure(fn: () => unknown): CompositionError {
   try {
@@ -35,11 +38,7 @@ describe('compose', () => {
   })
 
   test('a row inserted into a group by an earlier layer is targetable by a later one', () => {
-    const { rows } = compose([
-      base,
-      layer('home', `- insert: [{ id: grep, name: '@dsh/tool-grep' }]\n  into: tools\n`),
-      layer('cli', `- id: grep\n  disabled: true\n`),
-    ])
+    const { rows } = compose([base, layer('home', `- insert: [{ id: grep, name: '@dsh/tool-grep' }]\n  into: tools\n`), layer('cli', `- id: grep\n  disabled: true\n`)])
     const tools = rows.find((row) => row.id === 'tools')!
     expect(tools.children!.map((row) => row.id)).toEqual(['bash', 'grep'])
     expect(tools.children![1]).toMatchObject({ disabled: true })
@@ -95,16 +94,14 @@ describe('composition errors name the file and the line', () => {
   })
 
   test('an item of the wrong shape', () => {
-    expect(failure(() => parsePatch('- insert: [{ id: a, name: b }]\n  where: top\n', '/p.yml')).message).toBe(
-      '/p.yml:2: unexpected key "where" in an insert item (expected insert, into)',
-    )
+    expect(failure(() => parsePatch('- insert: [{ id: a, name: b }]\n  where: top\n', '/p.yml')).message).toBe('/p.yml:2: unexpected key "where" in an insert item (expected insert, into)')
     expect(failure(() => parsePatch('- name: x\n', '/p.yml')).message).toBe('/p.yml:1: a patch item needs `insert` (to add rows) or `id` (to change a row)')
     expect(failure(() => parsePatch('- insert: [{ id: a }]\n', '/p.yml')).message).toMatch(/row "a" needs a `name`/)
     expect(failure(() => parsePatch('- id: a\n  disabled: sometimes\n', '/p.yml')).message).toBe('/p.yml:2: `disabled` must be true, false or a `!!js` expression')
   })
 
   test('!!js outside config and disabled is refused', () => {
-    expect(failure(() => parsePatch("- id: a\n  name: !!js '\"x\"'\n", '/p.yml')).message).toBe('/p.yml:2: `!!js` is only allowed in `config` and `disabled`, not in `name`')
+    expect(failure(() => parsePatch('- id: a\n  name: !!js \'"x"\'\n', '/p.yml')).message).toBe('/p.yml:2: `!!js` is only allowed in `config` and `disabled`, not in `name`')
   })
 })
 

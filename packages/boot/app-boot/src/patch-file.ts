@@ -39,7 +39,12 @@ export function readPatchFile(file: string): PatchItem[] {
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new CompositionError((error instanceof Error && 'code' in error && error.code === 'ENOENT') ? 'patch file not found' : `cannot read patch file (${(error instanceof Error && 'code' in error ? error.code : error)})`, file, undefined, { cause: error })
+    throw new CompositionError(
+      error instanceof Error && 'code' in error && error.code === 'ENOENT' ? 'patch file not found' : `cannot read patch file (${error instanceof Error && 'code' in error ? error.code : error})`,
+      file,
+      undefined,
+      { cause: error },
+    )
   }
   return parsePatch(text, file)
 }

@@ -64,7 +64,10 @@ export async function resolvePlugins(composition: Composition, sources: LayerSou
       }
     }
     if (!exports) {
-      const why = lastError && !isNotFound(lastError, row.name) ? `plugin "${row.name}" failed to load: ${lastError?.message ?? lastError}` : `plugin "${row.name}" of row "${row.id}" cannot be found (is the package a dependency of a bundle of this profile?)`
+      const why =
+        lastError && !isNotFound(lastError, row.name)
+          ? `plugin "${row.name}" failed to load: ${lastError?.message ?? lastError}`
+          : `plugin "${row.name}" of row "${row.id}" cannot be found (is the package a dependency of a bundle of this profile?)`
       throw at(origin, why)
     }
     const plugin = unwrapPlugin(exports)

@@ -134,7 +134,10 @@ describe('the web app in Chromium', () => {
     expect(await page.getByTestId('workspace').textContent()).toContain(web.workspace)
 
     llm.enqueue(
-      { reasoning: 'The user wants notes. I will write them with a shell command and show the result.', toolCalls: [{ name: 'bash', arguments: { command: "printf 'alpha\\nbeta\\n' | tee notes.txt", description: 'Write two lines to notes.txt' } }] },
+      {
+        reasoning: 'The user wants notes. I will write them with a shell command and show the result.',
+        toolCalls: [{ name: 'bash', arguments: { command: "printf 'alpha\\nbeta\\n' | tee notes.txt", description: 'Write two lines to notes.txt' } }],
+      },
       { text: 'I wrote **notes.txt** with two lines:\n\n```sh\ncat notes.txt\n```\n\nIt holds `alpha` and `beta`. Anything else you would like me to change in this workspace?', chunkDelayMs: 25 },
     )
     await send(page, 'Create notes.txt with two lines')
@@ -234,11 +237,12 @@ describe('the web app in Chromium', () => {
   })
 
   test('a reload shows the same conversation', async () => {
-    const read = () => page.locator('.conversation-inner').evaluate((element) => ({
-      users: [...element.querySelectorAll('[data-testid="user-message"]')].map((node) => node.textContent),
-      tools: [...element.querySelectorAll('[data-testid^="tool-"]')].map((node) => node.getAttribute('data-testid')),
-      endings: [...element.querySelectorAll('[data-testid="turn-end"]')].map((node) => node.getAttribute('data-reason')),
-    }))
+    const read = () =>
+      page.locator('.conversation-inner').evaluate((element) => ({
+        users: [...element.querySelectorAll('[data-testid="user-message"]')].map((node) => node.textContent),
+        tools: [...element.querySelectorAll('[data-testid^="tool-"]')].map((node) => node.getAttribute('data-testid')),
+        endings: [...element.querySelectorAll('[data-testid="turn-end"]')].map((node) => node.getAttribute('data-reason')),
+      }))
     const before = await read()
     await page.reload()
     await expect.poll(() => turnEnds(page), WAIT).toBe(before.endings.length)
@@ -282,10 +286,15 @@ describe('the web app in Chromium', () => {
     // The sidebar shows the full-text index's hit: the word marked, at the event `dsh sessions search` names.
     expect(await page.locator('.session-link .session-snippet mark').allTextContents()).toEqual(['zebracorn'])
     const cli = spawnSync(process.execPath, [cliBin, 'sessions', 'search', 'zebracorn', '--all-workspaces', '--json'], {
-      cwd: web.workspace, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: web.home, DSH_HOME: web.dshHome }, encoding: 'utf8',
+      cwd: web.workspace,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: web.home, DSH_HOME: web.dshHome },
+      encoding: 'utf8',
     })
     expect(cli.status).toBe(0)
-    const cliHits = cli.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const cliHits = cli.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(cliHits.map((hit) => hit.sessionId)).toEqual([archiveId])
     expect(await page.locator('.session-link .session-snippet').getAttribute('data-seq')).toBe(String(cliHits[0].seq))
     await screenshot(page, '11-search-text')

@@ -72,7 +72,7 @@ afterAll(async () => {
   if (profile) rmSync(join(profile, '..'), { recursive: true, force: true })
 })
 
-test('Chromium\'s History holds the app\'s URLs but neither the link\'s code nor the sign-in secret', () => {
+test("Chromium's History holds the app's URLs but neither the link's code nor the sign-in secret", () => {
   const dump = historyDump()
   expect(dump).toContain(`${web.origin}/s/`)
   expect(dump).toContain(`${web.origin}/auth/link`)
@@ -103,9 +103,14 @@ test('a request without the cookie is refused, the page and the API alike', asyn
   expect((await api(web, 'sessions.list')).sessions).toHaveLength(1)
 })
 
-test('the secret is in no output line and no file of dsh\'s home; the code only in the printed link', () => {
+test("the secret is in no output line and no file of dsh's home; the code only in the printed link", () => {
   expect(web.stdout()).not.toContain(secret)
-  expect(web.stdout().split('\n').filter((line) => line.includes(code))).toEqual([`dsh web is running at ${web.link}`])
+  expect(
+    web
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes(code)),
+  ).toEqual([`dsh web is running at ${web.link}`])
   expect(web.stderr()).not.toContain(secret)
   expect(web.stderr()).not.toContain(code)
   const files = filesUnder(web.home)

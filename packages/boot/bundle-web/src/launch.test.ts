@@ -19,7 +19,11 @@ afterEach(async () => {
 test('--check lists the web rows without binding a port, printing a URL or opening a browser', () => {
   const folders = tempHome()
   try {
-    const result = spawnSync(process.execPath, [cliBin, '--profile', 'web', '--check'], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome, BROWSER: 'false' }, encoding: 'utf8' })
+    const result = spawnSync(process.execPath, [cliBin, '--profile', 'web', '--check'], {
+      cwd: folders.workspace,
+      env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome, BROWSER: 'false' },
+      encoding: 'utf8',
+    })
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/^webserver\t@dsh\/webserver\tactive$/m)
     expect(result.stdout).toMatch(/^web-app\t@dsh\/web-app\tactive$/m)
@@ -35,7 +39,12 @@ test('a busy port ends the launch with exit 1 and a message naming the port', as
   const port = (blocker.address() as { port: number }).port
   const folders = tempHome()
   try {
-    const result = spawnSync(process.execPath, [cliBin, 'web', '--no-open', '--port', String(port)], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome }, encoding: 'utf8', timeout: 20_000 })
+    const result = spawnSync(process.execPath, [cliBin, 'web', '--no-open', '--port', String(port)], {
+      cwd: folders.workspace,
+      env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome },
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
     expect(result.status).toBe(1)
     expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is in use`)
     expect(result.stdout).not.toContain('http://')
@@ -48,7 +57,12 @@ test('a busy port ends the launch with exit 1 and a message naming the port', as
 test('a flag the web profile does not know is refused by name', () => {
   const folders = tempHome()
   try {
-    const result = spawnSync(process.execPath, [cliBin, 'web', '--prot', '3'], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome }, encoding: 'utf8', timeout: 20_000 })
+    const result = spawnSync(process.execPath, [cliBin, 'web', '--prot', '3'], {
+      cwd: folders.workspace,
+      env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome },
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
     expect(result.status).not.toBe(0)
     expect(result.stderr).toContain("Unknown option '--prot'")
   } finally {
@@ -83,7 +97,11 @@ test('Ctrl+C during a turn logs its end before exiting, and the session reopens 
 test.skipIf(!existsSync('/usr/bin/script'))('Enter in the terminal prints a fresh link, and each link signs in a browser', async () => {
   const folders = tempHome()
   const command = `'${process.execPath}' '${cliBin}' web --no-open --port 0`
-  const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: folders.workspace, env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+    cwd: folders.workspace,
+    env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout.on('data', (chunk) => (out += chunk))
   const links = async (count: number) => {

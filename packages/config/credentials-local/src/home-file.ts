@@ -59,6 +59,6 @@ export function readText(file: string): string {
     return readFileSync(file, 'utf8')
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return ''
-    throw new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}: cannot read the credentials file (${(error instanceof Error && 'code' in error ? error.code : error)})`, { cause: error })
+    throw new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}: cannot read the credentials file (${error instanceof Error && 'code' in error ? error.code : error})`, { cause: error })
   }
 }

@@ -65,7 +65,12 @@ test('describe says where a credential is set and never returns its value', asyn
   process.env[inEnv] = 'secret-env-value-1'
   const h = await boot({ home: `${inHome}: secret-home-value-2\n`, dotenv: `${inDotenv}=secret-dotenv-value-3\n` })
   const described = await Promise.all([inEnv, inHome, inDotenv, missing].map((name) => h.root.credentials.describe(name)))
-  expect(described.map((status) => [status.source, status.set])).toEqual([['env', true], ['home-file', true], ['dotenv', true], ['missing', false]])
+  expect(described.map((status) => [status.source, status.set])).toEqual([
+    ['env', true],
+    ['home-file', true],
+    ['dotenv', true],
+    ['missing', false],
+  ])
   expect(JSON.stringify(described)).not.toMatch(/secret-/)
 })
 

@@ -47,9 +47,7 @@ export default class CredentialsLocal extends Credentials {
   static Config: Schema<Config> = Schema.object({
     homeFile: Schema.string().default('.credentials.yaml').description('The credentials file: relative to $DSH_HOME, or absolute. Kept at mode 0600.'),
     dotenvFile: Schema.string().default('.env').description('A dotenv file read last: relative to the workspace, or absolute; empty reads none.'),
-    minRedactLength: Schema.natural()
-      .default(8)
-      .description('Values shorter than this are not redacted (they would mangle ordinary text); a warning names the credential.'),
+    minRedactLength: Schema.natural().default(8).description('Values shorter than this are not redacted (they would mangle ordinary text); a warning names the credential.'),
   })
 
   readonly homeFile: string
@@ -68,10 +66,14 @@ export default class CredentialsLocal extends Credentials {
     this.homeFile = resolve(ctx.app.home, config.homeFile)
     this.dotenvFile = config.dotenvFile ? resolve(ctx.app.cwd, config.dotenvFile) : undefined
     this.state = { known: new Map(), asked: new Set(), warnedShort: new Set(), writes: Promise.resolve() }
-    this.home = new FileSnapshot(this.homeFile, (file) => {
-      this.tighten()
-      return parseCredentials(readFileSync(file, 'utf8'), file)
-    }, new Map())
+    this.home = new FileSnapshot(
+      this.homeFile,
+      (file) => {
+        this.tighten()
+        return parseCredentials(readFileSync(file, 'utf8'), file)
+      },
+      new Map(),
+    )
     this.dotenv = this.dotenvFile ? new FileSnapshot(this.dotenvFile, readDotenv, new Map()) : undefined
     // Read once at start: a malformed file fails the boot, and a file others can read is tightened now.
     this.home.read()

@@ -32,7 +32,10 @@ async function boot(script: ScriptedResponse[]): Promise<Harness> {
 async function logOnDisk(h: Harness): Promise<string> {
   await (await h.agent()).session.flush()
   const dir = join(h.home, 'sessions')
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl')).map((name) => readFileSync(join(dir, name), 'utf8')).join('\n')
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('\n')
 }
 
 test('`cat` and `read` of a file holding credential values show markers and a note, never the values, in the result, the log and the requests', async () => {
@@ -80,7 +83,9 @@ test('a long result is spilled to disk with the markers: the spill file holds no
   h.root.scriptedLlm.enqueue(toolCall('long', 'bash', { command: 'for i in $(seq 20); do cat config.txt; done' }), { text: 'done' })
   await h.run('print it many times')
   const spillDir = join(h.home, 'spill')
-  const spilled = readdirSync(spillDir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.txt')).map((name) => readFileSync(join(spillDir, name), 'utf8'))
+  const spilled = readdirSync(spillDir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.txt'))
+    .map((name) => readFileSync(join(spillDir, name), 'utf8'))
   expect(spilled).toHaveLength(1)
   expect(spilled[0]).toContain('token=«redacted:GITHUB_TOKEN»')
   for (const text of [spilled[0]!, h.toolText('long'), await logOnDisk(h)]) {

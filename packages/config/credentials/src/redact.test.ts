@@ -7,7 +7,10 @@ test('every occurrence of a secret is replaced by a marker naming its credential
 })
 
 test('a secret containing another is replaced whole, not in pieces', () => {
-  const out = redactSecrets('key=token-123-extended', [['token-123', 'SHORT'], ['token-123-extended', 'LONG']])
+  const out = redactSecrets('key=token-123-extended', [
+    ['token-123', 'SHORT'],
+    ['token-123-extended', 'LONG'],
+  ])
   expect(out).toBe('key=«redacted:LONG»')
 })
 

@@ -62,7 +62,10 @@ test('a key absent from the file reads as the schema default', async () => {
 
 test('a bad value in settings.yaml fails the plugin that defines the key, naming the file, the line and the key', async () => {
   const h = await boot('# limits\n\nprobe.limit: lots\n', '')
-  const error = await h.root.plugin(probe, { key: 'probe.limit', default: 10 }).then(() => undefined, (caught: SettingsError) => caught)
+  const error = await h.root.plugin(probe, { key: 'probe.limit', default: 10 }).then(
+    () => undefined,
+    (caught: SettingsError) => caught,
+  )
   expect(error).toMatchObject({ code: 'SETTINGS_INVALID', key: 'probe.limit', file: `${h.home}/settings.yaml`, line: 3 })
   expect(error?.message).toBe(`${h.home}/settings.yaml:3: probe.limit: expected number but got lots`)
 })
@@ -71,20 +74,32 @@ test('malformed YAML in settings.yaml stops the provider from starting, naming t
   const h = await boot()
   writeFileSync(join(h.home, 'broken.yaml'), 'probe.limit: 1\nother: [1, 2\n')
   // A second provider in its own realm, so the product's settings row (which other rows need) stays up.
-  const error = await h.root.isolate('settings').plugin(SettingsFile, { file: 'broken.yaml', unknownKeyGraceMs: 0 }).then(() => undefined, (caught: SettingsError) => caught)
+  const error = await h.root
+    .isolate('settings')
+    .plugin(SettingsFile, { file: 'broken.yaml', unknownKeyGraceMs: 0 })
+    .then(
+      () => undefined,
+      (caught: SettingsError) => caught,
+    )
   expect(error).toMatchObject({ code: 'SETTINGS_FILE_INVALID', line: 3 })
   expect(error?.message).toMatch(new RegExp(`^${h.home}/broken\\.yaml:3: malformed YAML`))
 })
 
 test('a nested mapping where a flat dotted key is expected fails naming the line and the flat form', async () => {
   const h = await boot('probe:\n  limit: 5\n', '')
-  const error = await h.root.plugin(probe, { key: 'probe.limit', default: 10 }).then(() => undefined, (caught: SettingsError) => caught)
+  const error = await h.root.plugin(probe, { key: 'probe.limit', default: 10 }).then(
+    () => undefined,
+    (caught: SettingsError) => caught,
+  )
   expect(error?.message).toBe(`${h.home}/settings.yaml:1: "probe" is a nested mapping, but settings keys are flat: write \`probe.limit: …\` on one line`)
 })
 
 test('a second plugin defining the same key fails with SETTINGS_DUPLICATE and the first keeps it', async () => {
   const h = await boot('probe.limit: 3\n')
-  const error = await h.root.plugin(probe, { key: 'probe.limit', default: 1 }).then(() => undefined, (caught: SettingsError) => caught)
+  const error = await h.root.plugin(probe, { key: 'probe.limit', default: 1 }).then(
+    () => undefined,
+    (caught: SettingsError) => caught,
+  )
   expect(error).toMatchObject({ code: 'SETTINGS_DUPLICATE', key: 'probe.limit' })
   expect(h.root.settings.get('probe.limit')).toBe(3)
 })

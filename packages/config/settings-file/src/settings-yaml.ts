@@ -54,7 +54,9 @@ export function readSettingsFile(file: string): SettingsFileText {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return { text: '', entries: new Map() }
-    throw new SettingsError('SETTINGS_FILE_INVALID', `${file}: cannot read the settings file (${(error instanceof Error && 'code' in error ? error.code : error)})`, undefined, file, undefined, { cause: error })
+    throw new SettingsError('SETTINGS_FILE_INVALID', `${file}: cannot read the settings file (${error instanceof Error && 'code' in error ? error.code : error})`, undefined, file, undefined, {
+      cause: error,
+    })
   }
   return { text, entries: parseSettings(text, file) }
 }

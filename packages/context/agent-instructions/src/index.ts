@@ -22,7 +22,7 @@ export const inject = ['fs', 'app']
 
 export const Config: Schema<Config> = Schema.object({
   fileNames: Schema.array(Schema.string()).default(['AGENTS.md', 'CLAUDE.md']).description("Instruction files looked for in the session's working directory; the first that exists is read."),
-  home: Schema.boolean().default(true).description('Also read $DSH_HOME/AGENTS.md (the user\'s instructions for every workspace), before the workspace\'s.'),
+  home: Schema.boolean().default(true).description("Also read $DSH_HOME/AGENTS.md (the user's instructions for every workspace), before the workspace's."),
   maxBytes: Schema.natural().min(1).default(32_000).description('Bytes read from each file at most; a longer file is cut with a note saying so.'),
   intro: Schema.string()
     .role('textarea')

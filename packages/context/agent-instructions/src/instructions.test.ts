@@ -5,9 +5,13 @@ import type { LlmRequest } from '@dsh/llm'
 import { bootComposition, scriptedPatch, type CompositionOptions, type Harness } from '@dsh/test-harness'
 import { secretWorld } from '@dsh/test-harness/world'
 
-const patch = (instructions = '{}') => scriptedPatch({}, `- id: agent-instructions
+const patch = (instructions = '{}') =>
+  scriptedPatch(
+    {},
+    `- id: agent-instructions
   config: ${instructions}
-`)
+`,
+  )
 
 let h: Harness
 afterEach(async () => h?.dispose())

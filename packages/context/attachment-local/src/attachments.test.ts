@@ -22,7 +22,12 @@ function png(width: number, height: number, rgb: [number, number, number]): Buff
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
   header.set([8, 2, 0, 0, 0], 8)
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 const PICTURE = png(3, 2, [200, 30, 30])
@@ -51,7 +56,10 @@ describe('image attachments', () => {
     h = await bootComposition({ home, workspace, patch: patch() })
     h.root.scriptedLlm.enqueue({ text: 'a red picture' }, { text: 'the same picture' })
     const agent = await h.agent()
-    agent.followup([{ type: 'text', text: 'what is this?' }, { type: 'image', mediaType: 'image/png', data: DATA }])
+    agent.followup([
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', mediaType: 'image/png', data: DATA },
+    ])
     await agent.whenIdle()
     agent.followup([{ type: 'image', mediaType: 'image/png', data: DATA, description: 'the red one again' }])
     await agent.whenIdle()
@@ -73,7 +81,10 @@ describe('image attachments', () => {
     h = await bootComposition({ home, workspace, patch: patch() })
     h.root.scriptedLlm.enqueue({ text: 'red' })
     const first = await h.agent()
-    first.followup([{ type: 'text', text: 'look' }, { type: 'image', mediaType: 'image/png', data: DATA }])
+    first.followup([
+      { type: 'text', text: 'look' },
+      { type: 'image', mediaType: 'image/png', data: DATA },
+    ])
     await first.whenIdle()
     const sessionId = first.session.id
     expect(imagesSent(h.root.scriptedLlm.requests[0] as LlmRequest)).toEqual([{ type: 'image', mediaType: 'image/png', data: DATA }])
@@ -97,7 +108,7 @@ describe('image attachments', () => {
     expect(resumed.session.all('user/message')[0]!.data.content[1]).toEqual({ type: 'image', mediaType: 'image/png', sha256: SHA })
   })
 
-  test('a fork keeps its parent\'s images', async () => {
+  test("a fork keeps its parent's images", async () => {
     const { home, workspace } = folders()
     h = await bootComposition({ home, workspace, patch: patch() })
     h.root.scriptedLlm.enqueue({ text: 'red' }, { text: 'forked and red' })
@@ -114,10 +125,23 @@ describe('image attachments', () => {
 
   test('an image a tool returns is stored and referenced like one from the user', async () => {
     h = await bootComposition({ patch: patch() })
-    h.root.tools.register(h.root, { name: 'snap', description: 'Takes a picture.', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [{ type: 'text', text: 'snapped' }, { type: 'image', mediaType: 'image/png', data: DATA }] }) })
+    h.root.tools.register(h.root, {
+      name: 'snap',
+      description: 'Takes a picture.',
+      parameters: { type: 'object', properties: {} },
+      execute: async () => ({
+        content: [
+          { type: 'text', text: 'snapped' },
+          { type: 'image', mediaType: 'image/png', data: DATA },
+        ],
+      }),
+    })
     h.root.scriptedLlm.enqueue(toolCall('s', 'snap', {}), { text: 'I see red' })
     await h.run('take a picture')
-    expect(h.events('tool/result')[0]!.data.content).toEqual([{ type: 'text', text: 'snapped' }, { type: 'image', mediaType: 'image/png', sha256: SHA }])
+    expect(h.events('tool/result')[0]!.data.content).toEqual([
+      { type: 'text', text: 'snapped' },
+      { type: 'image', mediaType: 'image/png', sha256: SHA },
+    ])
     const second = h.root.scriptedLlm.requests[1] as LlmRequest
     const tool = second.messages.find((message) => message.role === 'tool')!
     expect(tool.content[0]!.content[1]).toEqual({ type: 'image', mediaType: 'image/png', data: DATA })

@@ -23,7 +23,9 @@ export interface Config {
 type Block = TextBlock | ImageBlock
 
 const hasImage = (message: Message) =>
-  message.role === 'user' ? message.content.some((block) => block.type === 'image') : message.role === 'tool' && message.content.some((result) => result.content.some((block) => block.type === 'image'))
+  message.role === 'user'
+    ? message.content.some((block) => block.type === 'image')
+    : message.role === 'tool' && message.content.some((result) => result.content.some((block) => block.type === 'image'))
 
 /**
  * Attachments on local disk (DESIGN §9): `<sessions dir>/<cwd-key>/<session>/attachments/<sha256>.<ext>`,
@@ -36,7 +38,10 @@ export default class LocalAttachments extends Attachments {
   static inject = ['app', 'sessions', 'llm']
   static Config: Schema<Config> = Schema.object({
     dir: Schema.string().description('The sessions folder the attachments live beside (default: $DSH_HOME/sessions; keep it equal to the session persistence `dir`).'),
-    maxBytes: Schema.natural().min(1).default(5 * 1024 * 1024).description('Largest image accepted, in bytes.'),
+    maxBytes: Schema.natural()
+      .min(1)
+      .default(5 * 1024 * 1024)
+      .description('Largest image accepted, in bytes.'),
     maxDimension: Schema.natural().min(1).default(8000).description('Largest width or height accepted, in pixels.'),
     textSubstitute: Schema.string()
       .default('[Image ({mediaType}, {width}×{height}) left out: the model {model} does not accept images.{description}]')
@@ -49,7 +54,10 @@ export default class LocalAttachments extends Attachments {
   private readonly images = new Map<string, StoredImage>()
   private readonly indexing = new Set<Promise<void>>()
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx)
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
     ctx.on('session/opened', (session, how) => {
@@ -172,7 +180,10 @@ export default class LocalAttachments extends Attachments {
     let image = block.sha256 ? this.images.get(block.sha256) : undefined
     const path = block.sha256 && this.known.get(block.sha256)
     if (!image && path) {
-      image = await readImage(path, block.sha256!).then((read) => read.image, () => undefined)
+      image = await readImage(path, block.sha256!).then(
+        (read) => read.image,
+        () => undefined,
+      )
       if (image) this.images.set(image.sha256, image)
     }
     const vars: Record<string, string> = {

@@ -50,7 +50,10 @@ export default class BasicCompaction extends Compaction {
     summaryMaxOutputTokens: Schema.natural().min(64).default(4096).description('Output tokens reserved for (and allowed to) one summary.'),
     maxDepth: Schema.natural().min(1).default(3).description('Levels of splitting (parts, summaries of parts) before a compaction gives up.'),
     overflowMargin: Schema.number().min(0).default(0.1).description('After a provider refuses a request as too long, estimates are scaled so that request counts as this much over the window.'),
-    maxEstimateScale: Schema.number().min(1).default(4).description('Largest factor estimates are scaled by after a refusal (a provider refusing far below the window means the catalog window is wrong, not the estimate).'),
+    maxEstimateScale: Schema.number()
+      .min(1)
+      .default(4)
+      .description('Largest factor estimates are scaled by after a refusal (a provider refusing far below the window means the catalog window is wrong, not the estimate).'),
     keepInstructions: Schema.boolean().default(true).description('Keep a leading instructions message (AGENTS.md) verbatim instead of summarizing it.'),
     instruction: Schema.string().role('textarea').default(INSTRUCTION).description('The request for a summary of the whole history.'),
     partInstruction: Schema.string().role('textarea').default(PART_INSTRUCTION).description('The request for a summary of one part, when the history is summarized in parts.'),
@@ -66,7 +69,10 @@ export default class BasicCompaction extends Compaction {
   private readonly failedTurn = new WeakMap<Agent, string>()
   private readonly retriedAt = new WeakMap<Agent, string>()
 
-  constructor(ctx: Context, readonly config: Config) {
+  constructor(
+    ctx: Context,
+    readonly config: Config,
+  ) {
     super(ctx)
     ctx.on('agent/request', async (draft, next) => {
       await next() // the route and header are settled by every other listener first
@@ -214,13 +220,17 @@ export default class BasicCompaction extends Compaction {
       summary = await summarizer.run(prepared.messages, options.focus)
     } catch (error) {
       const code = error instanceof SummaryError ? error.code : error instanceof LlmError && error.code === 'CONTEXT_WINDOW_EXCEEDED' ? 'SUMMARY_TOO_LARGE' : 'SUMMARY_FAILED'
-      const reason = (error instanceof Error ? error.message : String(error))
+      const reason = error instanceof Error ? error.message : String(error)
       session.append('compaction/end', { ok: false, code, reason, requests: summarizer.requests, usage: summarizer.usage })
       await session.flush()
       logger.warn('session %s: compaction (%s) failed: %s', session.id, options.trigger, reason)
       return { ok: false, code, reason }
     }
-    const event = session.append('user/message', { content: [{ type: 'text', text: `${this.config.summaryIntro}\n\n${summary}` }], source: 'summary', replaces: { fromSeq: cut.fromSeq, toSeq: cut.toSeq } })
+    const event = session.append('user/message', {
+      content: [{ type: 'text', text: `${this.config.summaryIntro}\n\n${summary}` }],
+      source: 'summary',
+      replaces: { fromSeq: cut.fromSeq, toSeq: cut.toSeq },
+    })
     const tokensAfter = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
     session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage })
     await session.flush()

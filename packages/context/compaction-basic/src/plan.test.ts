@@ -32,7 +32,11 @@ function history(seed: number) {
     for (let step = 0; step < 1 + Math.floor(rand() * 4); step++) {
       const count = rand() < 0.3 ? 0 : 1 + Math.floor(rand() * 3)
       const ids = Array.from({ length: count }, () => `c${calls++}`)
-      append('assistant/message', { content: [{ type: 'text', text: text(100) }, ...ids.map((callId) => ({ type: 'tool-call' as const, callId, name: 'echo', arguments: { n: callId } }))], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: count ? 'tool-calls' : 'stop' })
+      append('assistant/message', {
+        content: [{ type: 'text', text: text(100) }, ...ids.map((callId) => ({ type: 'tool-call' as const, callId, name: 'echo', arguments: { n: callId } }))],
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        finish: count ? 'tool-calls' : 'stop',
+      })
       for (const callId of ids) append('tool/call', { callId, name: 'echo', arguments: {} })
       for (const callId of ids) append('tool/result', { callId, content: [{ type: 'text', text: text(rand() < 0.2 ? 4000 : 200) }] })
       if (!count) break
@@ -66,7 +70,11 @@ describe('choosing the cut', () => {
         compactions++
         // More history after the compaction, so a later round cuts through a compacted history.
         append('user/message', { content: [{ type: 'text', text: 'more' }], source: 'user' })
-        append('assistant/message', { content: [{ type: 'tool-call', callId: `late${seed}.${round}`, name: 'echo', arguments: {} }], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: 'tool-calls' })
+        append('assistant/message', {
+          content: [{ type: 'tool-call', callId: `late${seed}.${round}`, name: 'echo', arguments: {} }],
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+          finish: 'tool-calls',
+        })
         append('tool/result', { callId: `late${seed}.${round}`, content: [{ type: 'text', text: 'r'.repeat(500) }] })
       }
     }
@@ -84,7 +92,10 @@ describe('choosing the cut', () => {
   })
 
   test('a history that is only an earlier summary has nothing to compact', () => {
-    const events = [{ type: 'user/message', seq: 0, time: 0, data: { content: [{ type: 'text', text: 'old' }], source: 'user' } }, { type: 'user/message', seq: 1, time: 0, data: { content: [{ type: 'text', text: 's' }], source: 'summary', replaces: { fromSeq: 0, toSeq: 0 } } }] as SessionEvent[]
+    const events = [
+      { type: 'user/message', seq: 0, time: 0, data: { content: [{ type: 'text', text: 'old' }], source: 'user' } },
+      { type: 'user/message', seq: 1, time: 0, data: { content: [{ type: 'text', text: 's' }], source: 'summary', replaces: { fromSeq: 0, toSeq: 0 } } },
+    ] as SessionEvent[]
     expect(chooseCut(deriveEntries(events), { keepRecentTokens: 0, keepInstructions: true, estimate })).toMatchObject({ ok: false })
     expect(chooseCut([], { keepRecentTokens: 0, keepInstructions: true, estimate })).toEqual({ ok: false, reason: 'the history is empty' })
   })

@@ -40,10 +40,13 @@ export function chooseCut(entries: readonly Entry[], options: CutOptions): CutRe
   const tail = new Float64Array(n + 1)
   for (let i = n - 1; i >= 0; i--) tail[i] = tail[i + 1]! + options.estimate(entries[i]!.message)
   const keepFirst = options.keepInstructions && n > 0 && entries[0]!.source === 'instructions'
-  return (keepFirst && cutFrom(entries, tail, 1, options.keepRecentTokens)) || cutFrom(entries, tail, 0, options.keepRecentTokens) || {
-    ok: false,
-    reason: n ? 'the history holds nothing but an earlier summary and what must be kept verbatim' : 'the history is empty',
-  }
+  return (
+    (keepFirst && cutFrom(entries, tail, 1, options.keepRecentTokens)) ||
+    cutFrom(entries, tail, 0, options.keepRecentTokens) || {
+      ok: false,
+      reason: n ? 'the history holds nothing but an earlier summary and what must be kept verbatim' : 'the history is empty',
+    }
+  )
 }
 
 function cutFrom(entries: readonly Entry[], tail: Float64Array, start: number, keepRecentTokens: number): CutResult | undefined {

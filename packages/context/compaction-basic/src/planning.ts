@@ -48,7 +48,11 @@ export function planSummary(entries: readonly Entry[], options: SummaryPlanOptio
   const budget = Math.floor(window * config.fitRatio) - options.headerTokens - options.instructionTokens - maxOutputTokens
   if (budget <= 0) {
     const fixed = options.headerTokens + options.instructionTokens + maxOutputTokens
-    return { ok: false, code: 'SUMMARY_TOO_LARGE', reason: `the system prompt, tools, instruction and summary output alone need about ${fixed} tokens; a summary request may use ${Math.floor(window * config.fitRatio)}` }
+    return {
+      ok: false,
+      code: 'SUMMARY_TOO_LARGE',
+      reason: `the system prompt, tools, instruction and summary output alone need about ${fixed} tokens; a summary request may use ${Math.floor(window * config.fitRatio)}`,
+    }
   }
   const messages = entries.slice(0, choice.cut.cut).map((entry) => entry.message)
   const size = choice.cut.historyTokens - choice.cut.keptTokens

@@ -143,7 +143,10 @@ export class Summarizer {
       throw new SummaryError('SUMMARY_FAILED', `the summary request failed: ${answer.error.code}: ${answer.error.message}`)
     }
     if (signal.aborted || answer.finish === 'aborted') throw new SummaryError('ABORTED', 'the compaction was cancelled')
-    const text = answer.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim()
+    const text = answer.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('')
+      .trim()
     if (!text) {
       // A provider that ignores `toolChoice: 'none'` may still answer with calls.
       const calls = answer.content.some((block) => block.type === 'tool-call')
@@ -152,4 +155,3 @@ export class Summarizer {
     return text
   }
 }
-

@@ -28,8 +28,7 @@ export interface CompactOptions {
 }
 
 export type CompactionResult =
-  | { ok: true; summarySeq: number; fromSeq: number; toSeq: number; tokensBefore: number; tokensAfter: number; requests: number }
-  | { ok: false; code: CompactionErrorCode; reason: string }
+  { ok: true; summarySeq: number; fromSeq: number; toSeq: number; tokensBefore: number; tokensAfter: number; requests: number } | { ok: false; code: CompactionErrorCode; reason: string }
 
 /** What a summary covers and how it may be shortened before it is sent (the `compaction/prepare` waterfall). */
 export interface CompactionInput {

@@ -23,7 +23,9 @@ export const Config: Schema<Config> = Schema.object({
   headChars: Schema.natural().default(4000).description('Characters of the beginning the preview shows (cut at a line end where one is near).'),
   tailChars: Schema.natural().default(2000).description('Characters of the end the preview shows.'),
   exempt: Schema.array(Schema.string()).default([]).description('Tools whose results are never spilled.'),
-  readHint: Schema.string().default('Read more of it with the read tool: that path, offset = the first line wanted, limit = how many lines.').description('How the preview tells the model to read the whole output.'),
+  readHint: Schema.string()
+    .default('Read more of it with the read tool: that path, offset = the first line wanted, limit = how many lines.')
+    .description('How the preview tells the model to read the whole output.'),
 })
 
 /**
@@ -45,7 +47,7 @@ export function apply(ctx: Context, config: Config) {
       spilled = await ctx.spillStore.write({ sessionId: invocation.context.session.id, callId: invocation.callId, tool: invocation.name, text })
     } catch (error) {
       ctx.logger('spill').warn('could not spill the output of %s (%s): %s', invocation.name, invocation.callId, error instanceof Error ? error.message : error)
-      spilled = { failure: (error instanceof Error ? error.message : String(error)) }
+      spilled = { failure: error instanceof Error ? error.message : String(error) }
     }
     const shown = preview(text, bytes, spilled, config)
     const images = result.content.filter((block) => block.type !== 'text')

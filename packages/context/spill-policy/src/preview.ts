@@ -36,7 +36,7 @@ export function preview(text: string, bytes: number, spilled: SpilledText | { fa
   const omitted = text.length - head.length - tail.length
   const shown = !tail ? `lines 1–${n(headLines)}` : byLines ? `lines 1–${n(headLines)} and ${n(firstTail)}–${n(total)}` : `the first ${n(head.length)} and the last ${n(tail.length)} characters`
   const hint = 'path' in spilled ? ` ${options.readHint}` : ''
-  const note = `[Output too large for the conversation: ${n(bytes)} bytes, ${n(total)} line${total === 1 ? "" : "s"}. ${where}; shown here: ${shown}.${hint}]`
+  const note = `[Output too large for the conversation: ${n(bytes)} bytes, ${n(total)} line${total === 1 ? '' : 's'}. ${where}; shown here: ${shown}.${hint}]`
   const gap = byLines ? `[… lines ${n(headLines + 1)}–${n(tail ? firstTail - 1 : total)} omitted …]` : `[… ${n(omitted)} characters omitted …]`
   return [note, head.endsWith('\n') ? head.slice(0, -1) : head, gap, tail].filter((part) => part !== '').join('\n')
 }

@@ -5,11 +5,15 @@ import type { LlmRequest, ToolResultBlock } from '@dsh/llm'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import { tempDir } from '@dsh/test-harness/world'
 
-const patch = (policy = '{}', store = '{}') => scriptedPatch({ fixtureTools: true }, `- id: spill-policy
+const patch = (policy = '{}', store = '{}') =>
+  scriptedPatch(
+    { fixtureTools: true },
+    `- id: spill-policy
   config: ${policy}
 - id: spill
   config: ${store}
-`)
+`,
+  )
 
 /** Exactly 1 MiB of numbered lines. */
 function megabyte(): string {
@@ -84,7 +88,15 @@ describe('spilling oversized tool output', () => {
   test('results under the threshold and results of exempt tools are logged as they are', async () => {
     const text = 'y'.repeat(300)
     h = await bootComposition({ patch: patch('{ thresholdBytes: 200, exempt: [read_file] }'), workspaceFiles: { 'a.txt': text } })
-    h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 's', name: 'echo', arguments: { text: 'short' } }, { id: 'x', name: 'read_file', arguments: { path: 'a.txt' } }] }, { text: 'ok' })
+    h.root.scriptedLlm.enqueue(
+      {
+        toolCalls: [
+          { id: 's', name: 'echo', arguments: { text: 'short' } },
+          { id: 'x', name: 'read_file', arguments: { path: 'a.txt' } },
+        ],
+      },
+      { text: 'ok' },
+    )
     await h.run('go')
     expect(h.events('tool/result').map((event) => textOf(event.data.content))).toEqual(['short', text])
   })
@@ -96,7 +108,9 @@ describe('spilling oversized tool output', () => {
     h.root.scriptedLlm.enqueue(toolCall('e', 'echo', { text: 'z'.repeat(1000) }), { text: 'ok' })
     await h.run('echo')
     const logged = textOf(h.events('tool/result')[0]!.data.content)
-    expect(logged).toMatch(/^\[Output too large for the conversation: 1,000 bytes, 1 line\. The full output could not be saved \(could not write the output of echo.*; shown here: the first 100 and the last 100 characters\.\]/)
+    expect(logged).toMatch(
+      /^\[Output too large for the conversation: 1,000 bytes, 1 line\. The full output could not be saved \(could not write the output of echo.*; shown here: the first 100 and the last 100 characters\.\]/,
+    )
     expect(logged).toContain(`\n${'z'.repeat(100)}\n[… 800 characters omitted …]\n${'z'.repeat(100)}`)
   })
 })

@@ -65,10 +65,7 @@ describe('the token meter', () => {
   })
 
   test('a tool/pruned after the last provider count takes what it cut off the counted result', async () => {
-    await boot([
-      { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'x'.repeat(8000) } }] },
-      { text: 'done', usage: { input: 5000, output: 5 } },
-    ])
+    await boot([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'x'.repeat(8000) } }] }, { text: 'done', usage: { input: 5000, output: 5 } }])
     await h.run('echo it')
     const session = (await h.agent()).session
     const result = h.events('tool/result')[0]!

@@ -64,7 +64,10 @@ export class TokenMeter extends Service {
   private readonly forEvent: (event: AnySessionEvent) => number
   private readonly bySession = new WeakMap<Session, { length: number; tokens: number; source: Pressure['source'] }>()
 
-  constructor(ctx: Context, readonly config: Config) {
+  constructor(
+    ctx: Context,
+    readonly config: Config,
+  ) {
     super(ctx, 'tokenMeter')
     const byMessage = new WeakMap<object, number>()
     const options = { ...config }

@@ -24,8 +24,14 @@ export const Config: Schema<Config> = Schema.object({
   minChars: Schema.natural().min(1).default(4000).description('A tool result with a text longer than this (characters) counts as oversized.'),
   keepChars: Schema.natural().min(1).default(1500).description('Characters an oversized text keeps: its head and its tail, with a note of what was cut.'),
   keepRecentSteps: Schema.natural().default(3).description('The tool results of this many latest steps are never pruned from the history the model is sent.'),
-  live: Schema.boolean().default(true).description('When a threshold compaction is due, shorten old oversized results in the history the model is sent instead (logged as `tool/pruned`), when that is enough to bring the session under the threshold.'),
-  always: Schema.boolean().default(false).description('In a summary request, prune every oversized result, even when the request fits without it (changes the cached prefix, so the provider cache misses).'),
+  live: Schema.boolean()
+    .default(true)
+    .description(
+      'When a threshold compaction is due, shorten old oversized results in the history the model is sent instead (logged as `tool/pruned`), when that is enough to bring the session under the threshold.',
+    ),
+  always: Schema.boolean()
+    .default(false)
+    .description('In a summary request, prune every oversized result, even when the request fits without it (changes the cached prefix, so the provider cache misses).'),
 })
 
 /**

@@ -12,11 +12,14 @@ const BIG = lines(640, 'big') // 32 KB, about 8k tokens: over the threshold only
 
 // summaryMaxOutputTokens is small so that a compaction is possible wherever no pruning relieved the session.
 const patch = (window: number, pruner: string, compaction = '{ summaryMaxOutputTokens: 1000 }') =>
-  scriptedPatch({ config: `{ models: [{ id: scripted-1, contextWindow: ${window} }] }`, fixtureTools: true }, `- id: compaction
+  scriptedPatch(
+    { config: `{ models: [{ id: scripted-1, contextWindow: ${window} }] }`, fixtureTools: true },
+    `- id: compaction
   config: ${compaction}
 - id: tool-result-pruner
   config: ${pruner}
-`)
+`,
+  )
 
 const isSummaryRequest = (request: LlmRequest) => JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
 const echo = (id: string, chars: number): ScriptedResponse => toolCall(id, 'echo', { text: 'e'.repeat(chars) })
@@ -37,7 +40,11 @@ async function boot(options: CompositionOptions, steps: ScriptedResponse[]): Pro
 
 const requests = () => h.root.scriptedLlm.requests as LlmRequest[]
 const resultText = (messages: readonly Message[], callId: string) =>
-  messages.flatMap((message) => (message.role === 'tool' ? message.content : [])).find((result) => result.callId === callId)?.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+  messages
+    .flatMap((message) => (message.role === 'tool' ? message.content : []))
+    .find((result) => result.callId === callId)
+    ?.content.map((block) => (block.type === 'text' ? block.text : ''))
+    .join('')
 
 /** The read of big.txt (step 0), a small echo (step 1), an answer: the session passes 80% of 14k tokens at step 2. */
 const readThenEcho = [toolCall('big', 'read_file', { path: 'big.txt' }), echo('small', 4000), { text: 'done' }]
@@ -73,10 +80,14 @@ describe('pruning the live history before a threshold compaction', () => {
     const [read, small, done] = readThenEcho
     await boot({ patch: patch(14_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, [counted(read!, 1500), counted(small!, 11_500), done!])
     const sent: Pressure[] = [] // the pressure of each request, as sent (after the relief)
-    h.root.on('agent/request', async (draft, next) => {
-      await next()
-      sent.push(h.root.tokenMeter.pressure(draft.agent.session, { window: 14_000, header: draft.request }))
-    }, { prepend: true })
+    h.root.on(
+      'agent/request',
+      async (draft, next) => {
+        await next()
+        sent.push(h.root.tokenMeter.pressure(draft.agent.session, { window: 14_000, header: draft.request }))
+      },
+      { prepend: true },
+    )
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toHaveLength(1)
     expect(h.events('compaction/start')).toEqual([])
@@ -111,10 +122,12 @@ describe('pruning the live history before a threshold compaction', () => {
     // a.txt (6 KB) is prunable but saves about 1.1k tokens; at step 8 the session is about 3.3k over 80% of 20k.
     const small = (i: number) => echo(`e${i}`, 3600)
     const parallel: ScriptedResponse = { toolCalls: [1, 2, 3].map((i) => ({ id: `p${i}`, name: 'echo', arguments: { text: 'p'.repeat(3600) } })) }
-    await boot(
-      { patch: patch(20_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0.4 }'), workspaceFiles: { 'a.txt': lines(120, 'a') } },
-      [toolCall('a', 'read_file', { path: 'a.txt' }), ...[1, 2, 3, 4, 5, 6].map(small), parallel, { text: 'done' }],
-    )
+    await boot({ patch: patch(20_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0.4 }'), workspaceFiles: { 'a.txt': lines(120, 'a') } }, [
+      toolCall('a', 'read_file', { path: 'a.txt' }),
+      ...[1, 2, 3, 4, 5, 6].map(small),
+      parallel,
+      { text: 'done' },
+    ])
     expect((await h.run('read a.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: true, requests: 1 })
@@ -127,10 +140,12 @@ describe('pruning the live history before a threshold compaction', () => {
 
   test('a compaction after a pruning summarizes the pruned view the model was sent', async () => {
     // Step 2 prunes big.txt; step 3 reads another large file the relief may not touch: step 4 compacts.
-    await boot(
-      { patch: patch(14_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }'), workspaceFiles: { 'big.txt': BIG, 'more.txt': lines(720, 'more') } },
-      [toolCall('big', 'read_file', { path: 'big.txt' }), echo('small', 4000), toolCall('more', 'read_file', { path: 'more.txt' }), { text: 'done' }],
-    )
+    await boot({ patch: patch(14_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }'), workspaceFiles: { 'big.txt': BIG, 'more.txt': lines(720, 'more') } }, [
+      toolCall('big', 'read_file', { path: 'big.txt' }),
+      echo('small', 4000),
+      toolCall('more', 'read_file', { path: 'more.txt' }),
+      { text: 'done' },
+    ])
     expect((await h.run('read both')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toHaveLength(1)
     const [start] = h.events('compaction/start')

@@ -4,11 +4,14 @@ import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type {} from '@dsh/commands'
 
 const patch = (window: number, pruner = '{}') =>
-  scriptedPatch({ config: `{ models: [{ id: scripted-1, contextWindow: ${window} }] }`, fixtureTools: true }, `- id: compaction
+  scriptedPatch(
+    { config: `{ models: [{ id: scripted-1, contextWindow: ${window} }] }`, fixtureTools: true },
+    `- id: compaction
   config: { summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }
 - id: tool-result-pruner
   config: ${pruner}
-`)
+`,
+  )
 
 const BIG = Array.from({ length: 800 }, (_, i) => `line ${String(i).padStart(4, '0')} ${'x'.repeat(40)}`).join('\n') // ~40 KB
 
@@ -16,7 +19,8 @@ let h: Harness
 afterEach(async () => h?.dispose())
 
 const isSummaryRequest = (request: LlmRequest) => JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
-const toolTexts = (request: LlmRequest) => request.messages.flatMap((message) => (message.role === 'tool' ? message.content.flatMap((result) => result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []))) : []))
+const toolTexts = (request: LlmRequest) =>
+  request.messages.flatMap((message) => (message.role === 'tool' ? message.content.flatMap((result) => result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []))) : []))
 
 async function bootWithBigResult(window: number, pruner?: string) {
   h = await bootComposition({ patch: patch(window, pruner), workspaceFiles: { 'big.txt': BIG } })

@@ -26,8 +26,18 @@ describe('a turn', () => {
     const result = await h.run('hi')
     expect(result).toMatchObject({ reason: 'completed', text: 'Hello there' })
     expect(h.types()).toEqual([
-      'turn/start', 'model/route', 'step/start', 'user/message', 'request/header', 'request/context',
-      'assistant/chunk', 'assistant/chunk', 'assistant/chunk', 'assistant/message', 'step/end', 'turn/end',
+      'turn/start',
+      'model/route',
+      'step/start',
+      'user/message',
+      'request/header',
+      'request/context',
+      'assistant/chunk',
+      'assistant/chunk',
+      'assistant/chunk',
+      'assistant/message',
+      'step/end',
+      'turn/end',
     ])
     expect(h.events('turn/end')[0]!.data.reason).toBe('completed')
     const request = h.root.scriptedLlm.requests[0]!
@@ -55,7 +65,9 @@ describe('a turn', () => {
     expect(Date.now() - started).toBeLessThan(1000)
     expect(h.events('tool/result').map((event) => event.data.callId)).toEqual(['s', 'f', 'e'])
     expect(h.events('tool/result').map((event) => event.data.content[0])).toEqual([
-      { type: 'text', text: 'slow done' }, { type: 'text', text: 'fast done' }, { type: 'text', text: 'x' },
+      { type: 'text', text: 'slow done' },
+      { type: 'text', text: 'fast done' },
+      { type: 'text', text: 'x' },
     ])
   })
 
@@ -71,7 +83,10 @@ describe('a turn', () => {
   })
 
   test('maxSteps ends a turn that keeps calling tools', async () => {
-    await boot(Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })), '- id: agent-loop\n  config: { maxSteps: 3 }\n')
+    await boot(
+      Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })),
+      '- id: agent-loop\n  config: { maxSteps: 3 }\n',
+    )
     const result = await h.run('loop forever')
     expect(result.reason).toBe('max-steps')
     expect(h.events('step/start')).toHaveLength(3)
@@ -79,7 +94,11 @@ describe('a turn', () => {
   })
 
   test('the agent.maxSteps setting in settings.yaml wins over the row default', async () => {
-    await boot(Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })), '', { 'settings.yaml': 'agent.maxSteps: 2\n' })
+    await boot(
+      Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })),
+      '',
+      { 'settings.yaml': 'agent.maxSteps: 2\n' },
+    )
     expect((await h.run('loop')).reason).toBe('max-steps')
     expect(h.events('step/start')).toHaveLength(2)
   })
@@ -104,7 +123,10 @@ describe('policy and approval', () => {
     expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
     expect(existsSync(join(h.workspace, 'protected/b.txt'))).toBe(false)
     expect(h.toolResult('b').error?.code).toBe('APPROVAL_REJECTED')
-    expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([['allow_once', 'user'], ['reject', 'user']])
+    expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by])).toEqual([
+      ['allow_once', 'user'],
+      ['reject', 'user'],
+    ])
   })
 
   test('with nobody to answer, an approval is refused and logged as such', async () => {
@@ -161,7 +183,11 @@ describe('cancellation and the inbox', () => {
     agent.inject('fyi: context')
     await agent.whenIdle()
     const users = h.events('user/message').map((event) => [event.data.source, (event.data.content[0] as any).text])
-    expect(users).toEqual([['user', 'start'], ['steer', 'also do this'], ['inject', 'fyi: context']])
+    expect(users).toEqual([
+      ['user', 'start'],
+      ['steer', 'also do this'],
+      ['inject', 'fyi: context'],
+    ])
     expect(h.events('turn/start')).toHaveLength(1)
     agent.inject('quiet note')
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -169,7 +195,12 @@ describe('cancellation and the inbox', () => {
     expect(h.events('turn/start')).toHaveLength(1)
     agent.followup('next')
     await agent.whenIdle()
-    expect(h.events('user/message').slice(-2).map((event) => event.data.source)).toEqual(['user', 'inject'])
+    expect(
+      h
+        .events('user/message')
+        .slice(-2)
+        .map((event) => event.data.source),
+    ).toEqual(['user', 'inject'])
   })
 })
 

@@ -53,14 +53,20 @@ export default class DefaultAgentLoop extends AgentLoop {
     try {
       end = await this.steps(agent, turnId, first, signal, (latest) => (text = latest))
     } catch (error) {
-      end = { reason: signal.aborted ? 'aborted' : 'error', error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) } }
+      end = {
+        reason: signal.aborted ? 'aborted' : 'error',
+        error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) },
+      }
     }
     let result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
     try {
       await this.ctx.serial('agent/turn-stopping', agent, result)
     } catch (error) {
       // Every turn ends in the log: a listener that throws makes the turn an error, recorded in its turn/end.
-      const failure = { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'TURN_STOPPING_FAILED', message: `an agent/turn-stopping listener failed: ${error instanceof Error ? error.message : String(error)}` }
+      const failure = {
+        code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'TURN_STOPPING_FAILED',
+        message: `an agent/turn-stopping listener failed: ${error instanceof Error ? error.message : String(error)}`,
+      }
       result = { ...result, reason: 'error', error: result.error ?? failure }
     }
     const step = openStepOf(session.events, turnId) // a step cut by a failure still closes inside its turn

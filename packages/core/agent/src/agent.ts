@@ -43,7 +43,10 @@ export class Agent {
   private idleWaiters: (() => void)[] = []
   private readonly disposeScope: () => Promise<void>
 
-  constructor(private readonly host: AgentHost, init: AgentInit) {
+  constructor(
+    private readonly host: AgentHost,
+    init: AgentInit,
+  ) {
     this.id = init.id
     this.session = init.session
     this.scope = init.scope

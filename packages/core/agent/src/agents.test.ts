@@ -11,7 +11,8 @@ async function boot() {
   return h
 }
 
-const userTexts = (agent: Agent) => agent.session.events.filter((event) => event.type === 'user/message').map((event) => (event.data as { content: { text?: string }[] }).content.map((block) => block.text).join(''))
+const userTexts = (agent: Agent) =>
+  agent.session.events.filter((event) => event.type === 'user/message').map((event) => (event.data as { content: { text?: string }[] }).content.map((block) => block.text).join(''))
 const turnEnds = (agent: Agent) => agent.session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
 /** A model step that keeps the turn running for `ms` (the fixture `wait` tool). */
 const busy = (ms: number) => toolCall('w', 'wait', { ms, label: 'busy' })
@@ -60,7 +61,7 @@ test('injected context waits, without waking the agent, for the next step', asyn
   expect(JSON.stringify(h.root.scriptedLlm.requests[0]!.messages)).toContain('the build is red')
 })
 
-test('cancel ends the running turn as aborted, and a parent\'s cancel reaches its child', async () => {
+test("cancel ends the running turn as aborted, and a parent's cancel reaches its child", async () => {
   await boot()
   const parent = await h.agent()
   const child = await h.root.agents.create({ cwd: h.workspace, parent })
@@ -90,7 +91,7 @@ test('a disposed agent takes no input, leaves the list with its children, and it
   expect(() => parent.followup('hello?')).toThrow(`agent ${parent.id} is disposed`)
 })
 
-test('a route change is logged once per change, and a new session without one uses the row\'s default', async () => {
+test("a route change is logged once per change, and a new session without one uses the row's default", async () => {
   await boot()
   const agent = await h.agent()
   expect(agent.route).toEqual({ provider: 'scripted', model: 'scripted-1' })

@@ -52,17 +52,24 @@ export interface Config {
 export class Agents extends Service {
   static inject = ['sessions', 'agentLoop']
   static Config: Schema<Config> = Schema.object({
-    route: (Schema.object({
-      provider: Schema.string().default('deepseek').description('Model provider of new sessions.'),
-      model: Schema.string().default('deepseek-v4-flash').description('Model of new sessions.'),
-      effort: Schema.union(EFFORTS).description('Reasoning effort, where the model supports it.'),
-    }) as Schema<Route>).default({ provider: 'deepseek', model: 'deepseek-v4-flash' }).description('The route new sessions start on.'),
+    route: (
+      Schema.object({
+        provider: Schema.string().default('deepseek').description('Model provider of new sessions.'),
+        model: Schema.string().default('deepseek-v4-flash').description('Model of new sessions.'),
+        effort: Schema.union(EFFORTS).description('Reasoning effort, where the model supports it.'),
+      }) as Schema<Route>
+    )
+      .default({ provider: 'deepseek', model: 'deepseek-v4-flash' })
+      .description('The route new sessions start on.'),
   })
 
   private readonly agents = new Map<string, Agent>()
   private readonly host: AgentHost
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx, 'agents')
     ctx.sessions.defineKind(ctx, 'agent/system-prompt', { validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
     this.host = {

@@ -29,7 +29,8 @@ export function findCompactionDrift(session: Session, request: Readonly<LlmReque
   const texts = session.events.slice(start.seq + 1).flatMap((event) => (event.type === 'compaction/text' ? [(event.data as { text: string }).text] : []))
   for (const [index, message] of request.messages.entries()) {
     if (range.some((logged) => standsFor(message, logged))) continue
-    if (message.role === 'user' && message.content.length === 1 && message.content[0]!.type === 'text' && texts.some((text) => derivesText((message.content[0] as { text: string }).text, text))) continue
+    if (message.role === 'user' && message.content.length === 1 && message.content[0]!.type === 'text' && texts.some((text) => derivesText((message.content[0] as { text: string }).text, text)))
+      continue
     return `summary request: message ${index} (${message.role}) is neither a message of the history up to the summarized range's end (seq ${start.data.toSeq}) nor a logged compaction/text`
   }
   return undefined

@@ -11,7 +11,9 @@ export interface Config {
 export const name = 'logger'
 
 export const Config: Schema<Config> = Schema.object({
-  level: Schema.union(['error', 'warn', 'info', 'debug'] as const).default('warn').description('Least severe level written to stderr.'),
+  level: Schema.union(['error', 'warn', 'info', 'debug'] as const)
+    .default('warn')
+    .description('Least severe level written to stderr.'),
   colors: Schema.boolean().default(false).description('ANSI colours (only when stderr is a terminal).'),
   stacks: Schema.boolean().default(false).description('Print stack traces of logged errors (otherwise only their messages).'),
 })

@@ -44,8 +44,14 @@ export function planRepair(events: readonly SessionEvent[]): RepairStep[] {
   }
   const steps: RepairStep[] = []
   if (chunks.length) {
-    const text = chunks.filter((c) => c.kind === 'text').map((c) => c.text).join('')
-    const reasoning = chunks.filter((c) => c.kind === 'reasoning').map((c) => c.text).join('')
+    const text = chunks
+      .filter((c) => c.kind === 'text')
+      .map((c) => c.text)
+      .join('')
+    const reasoning = chunks
+      .filter((c) => c.kind === 'reasoning')
+      .map((c) => c.text)
+      .join('')
     const content: SessionEventMap['assistant/message']['content'] = []
     if (reasoning) content.push({ type: 'reasoning', text: reasoning })
     if (text) content.push({ type: 'text', text })

@@ -38,7 +38,10 @@ describe('the log', () => {
     expect(session.events.map((event) => event.seq)).toEqual([0, 1])
     expect((session.events[0]!.data as any).content[0].text).toBe('hi')
     expect(Object.isFrozen((session.events[0]!.data as any).content[0])).toBe(true)
-    expect(heard).toEqual([[0, 1], [1, 2]])
+    expect(heard).toEqual([
+      [0, 1],
+      [1, 2],
+    ])
   })
 
   test.each([
@@ -82,7 +85,10 @@ describe('deriveMessages', () => {
       { role: 'tool', content: [{ type: 'tool-result', callId: 'c', content: text('r'), isError: true }] },
       { role: 'user', content: text('two') },
     ])
-    expect(deriveMessages(events)).toEqual([{ role: 'user', content: text('summary of 0..3') }, { role: 'user', content: text('two') }])
+    expect(deriveMessages(events)).toEqual([
+      { role: 'user', content: text('summary of 0..3') },
+      { role: 'user', content: text('two') },
+    ])
   })
 
   test('tool/pruned shows one logged tool result shorter and leaves everything else alone', () => {
@@ -167,7 +173,11 @@ describe('validation on load', () => {
   })
 
   test.each([
-    ['an assistant block of no known type', { type: 'assistant/message', seq: 2, time: 1, data: { content: [{ type: 'html', text: '<b>' }], usage: {}, finish: 'stop' } }, 'data.content[0].type must be one of text, reasoning, tool-call'],
+    [
+      'an assistant block of no known type',
+      { type: 'assistant/message', seq: 2, time: 1, data: { content: [{ type: 'html', text: '<b>' }], usage: {}, finish: 'stop' } },
+      'data.content[0].type must be one of text, reasoning, tool-call',
+    ],
     ['a user message whose text is a number', { type: 'user/message', seq: 2, time: 1, data: { content: [{ type: 'text', text: 7 }], source: 'user' } }, 'data.content[0].text must be a string'],
     ['a turn/end with an invented reason', { type: 'turn/end', seq: 2, time: 1, data: { turnId: 't', reason: 'whatever' } }, 'data.reason must be one of completed'],
     ['a header with an unknown sampling field', { type: 'request/header', seq: 2, time: 1, data: { system: '', tools: [], sampling: { topP: 1 } } }, 'data.sampling.topP is not a sampling field'],
@@ -205,7 +215,14 @@ describe('deriveTurnRequest', () => {
       event(2, 'request/header', { system: 'be brief', tools, sampling: { temperature: 0.2, maxOutputTokens: 100 } }),
       event(3, 'request/context', { provider: 'p', model: 'm', contextWindow: 1000, effort: 'high' }),
     ]
-    expect(deriveTurnRequest(events)).toEqual({ route: { provider: 'p', model: 'm', effort: 'high' }, system: 'be brief', tools, messages: [{ role: 'user', content: text('hi') }], temperature: 0.2, maxOutputTokens: 100 })
+    expect(deriveTurnRequest(events)).toEqual({
+      route: { provider: 'p', model: 'm', effort: 'high' },
+      system: 'be brief',
+      tools,
+      messages: [{ role: 'user', content: text('hi') }],
+      temperature: 0.2,
+      maxOutputTokens: 100,
+    })
   })
 
   test('names what is missing', () => {

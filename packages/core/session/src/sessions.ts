@@ -199,7 +199,7 @@ export class Sessions extends Service {
       try {
         this.checkLoaded(summary.id, await this.storage!.read(summary.id))
       } catch (error) {
-        problem = (error instanceof Error ? error.message : String(error))
+        problem = error instanceof Error ? error.message : String(error)
       }
       cached = { key, problem }
       this.damage.set(summary.id, cached)

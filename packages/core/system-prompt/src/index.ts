@@ -63,7 +63,10 @@ export class SystemPrompt extends Service {
 
   private readonly sections: PromptSection[] = []
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx, 'systemPrompt')
     this.section(ctx, { name: 'persona', order: 0, text: config.persona })
   }

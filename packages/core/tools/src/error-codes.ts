@@ -5,18 +5,52 @@
 
 export const TOOL_ERROR_CODES = [
   // The pipeline (@dsh/tools).
-  'UNKNOWN_TOOL', 'INVALID_ARGS', 'TOOL_TIMEOUT', 'ABORTED_BEFORE_DISPATCH', 'ABORTED', 'DENIED', 'APPROVAL_REJECTED', 'TOOL_FAILED',
+  'UNKNOWN_TOOL',
+  'INVALID_ARGS',
+  'TOOL_TIMEOUT',
+  'ABORTED_BEFORE_DISPATCH',
+  'ABORTED',
+  'DENIED',
+  'APPROVAL_REJECTED',
+  'TOOL_FAILED',
   // The bash tools (tool-bash, tool-bash-persistent, @dsh/tool-kit).
-  'BAD_WORKDIR', 'COMMAND_TIMEOUT',
+  'BAD_WORKDIR',
+  'COMMAND_TIMEOUT',
   // A command that could not be run (`refusal` of @dsh/tool-kit): SandboxErrorCode, ShellErrorCode, SubprocessErrorCode.
-  'SANDBOX_UNAVAILABLE', 'SANDBOX_INVALID_AUTHORITY', 'SESSION_CLOSED', 'SESSION_FAILED', 'TIMEOUT', 'SPAWN_FAILED',
+  'SANDBOX_UNAVAILABLE',
+  'SANDBOX_INVALID_AUTHORITY',
+  'SESSION_CLOSED',
+  'SESSION_FAILED',
+  'TIMEOUT',
+  'SPAWN_FAILED',
   // The file tools (tool-fs, tool-str-replace-editor).
-  'EDIT_NOT_FOUND', 'EDIT_NOT_UNIQUE', 'EDIT_EMPTY_OLD_STRING', 'EDIT_NO_CHANGE', 'EDITOR_FILE_EXISTS', 'EDITOR_NOT_FOUND', 'EDITOR_NOT_UNIQUE',
+  'EDIT_NOT_FOUND',
+  'EDIT_NOT_UNIQUE',
+  'EDIT_EMPTY_OLD_STRING',
+  'EDIT_NO_CHANGE',
+  'EDITOR_FILE_EXISTS',
+  'EDITOR_NOT_FOUND',
+  'EDITOR_NOT_UNIQUE',
   // The search tools (tool-fs-search).
-  'SEARCH_FAILED', 'SEARCH_TIMEOUT',
+  'SEARCH_FAILED',
+  'SEARCH_TIMEOUT',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
-  'FS_SANDBOX_DENIED', 'FS_READ_DENIED', 'FS_PROTECTED', 'FS_NOT_FOUND', 'FS_IS_DIRECTORY', 'FS_NOT_A_DIRECTORY', 'FS_NOT_A_FILE',
-  'FS_TOO_LARGE', 'FS_BINARY', 'FS_EXISTS', 'FS_NOT_EMPTY', 'FS_CHANGED', 'FS_INVALID_PATH', 'FS_INVALID_ARGUMENT', 'FS_PERMISSION', 'FS_IO',
+  'FS_SANDBOX_DENIED',
+  'FS_READ_DENIED',
+  'FS_PROTECTED',
+  'FS_NOT_FOUND',
+  'FS_IS_DIRECTORY',
+  'FS_NOT_A_DIRECTORY',
+  'FS_NOT_A_FILE',
+  'FS_TOO_LARGE',
+  'FS_BINARY',
+  'FS_EXISTS',
+  'FS_NOT_EMPTY',
+  'FS_CHANGED',
+  'FS_INVALID_PATH',
+  'FS_INVALID_ARGUMENT',
+  'FS_PERMISSION',
+  'FS_IO',
 ] as const
 
 /** Typed tool failures returned to the model as error results. A code not listed here is a type error. */

@@ -46,7 +46,7 @@ function script(...calls: { id: string; name: string; arguments: unknown }[]): S
 const resultOrder = () => h.events('tool/result').map((event) => event.data.callId)
 const errorOf = (callId: string) => h.toolResult(callId).error
 
-test('results are logged in the model\'s order even when a later safe call finishes first', async () => {
+test("results are logged in the model's order even when a later safe call finishes first", async () => {
   await boot()
   h.root.scriptedLlm.enqueue(...script({ id: 'slow', name: 'wait', arguments: { ms: 150, label: 'slow' } }, { id: 'fast', name: 'wait', arguments: { ms: 1, label: 'fast' } }))
   await h.run('go')
@@ -98,7 +98,14 @@ test('no more safe calls run at once than agent.maxParallelToolCalls allows', as
 
 test('an unknown tool, arguments that are not an object and arguments off the schema are typed errors the model reads', async () => {
   await boot()
-  h.root.scriptedLlm.enqueue(...script({ id: 'u', name: 'nope', arguments: {} }, { id: 's', name: 'echo', arguments: 'not json {' }, { id: 'v', name: 'echo', arguments: { text: 3 } }, { id: 'ok', name: 'echo', arguments: { text: 'fine' } }))
+  h.root.scriptedLlm.enqueue(
+    ...script(
+      { id: 'u', name: 'nope', arguments: {} },
+      { id: 's', name: 'echo', arguments: 'not json {' },
+      { id: 'v', name: 'echo', arguments: { text: 3 } },
+      { id: 'ok', name: 'echo', arguments: { text: 'fine' } },
+    ),
+  )
   await h.run('go')
   expect(errorOf('u')).toMatchObject({ code: 'UNKNOWN_TOOL', message: expect.stringMatching(/There is no tool named "nope"\. Available tools: .*echo.*wait/) })
   expect(errorOf('s')).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('must be a JSON object; received unparseable text: not json {') })
@@ -108,10 +115,24 @@ test('an unknown tool, arguments that are not an object and arguments off the sc
   expect(h.events('tool/dispatched').map((event) => event.data.callId)).toEqual(['ok'])
 })
 
-test('a ToolError keeps its code, any other throw is TOOL_FAILED, a fixture tool\'s fs code reaches the model', async () => {
+test("a ToolError keeps its code, any other throw is TOOL_FAILED, a fixture tool's fs code reaches the model", async () => {
   await boot()
-  h.root.tools.register(h.root, { name: 'crash', description: 'Throws.', parameters: { type: 'object', properties: {} }, execute: async () => { throw new Error('kaboom') } })
-  h.root.tools.register(h.root, { name: 'refuse', description: 'Refuses.', parameters: { type: 'object', properties: {} }, execute: async () => { throw new ToolError('SEARCH_FAILED', 'no more') } })
+  h.root.tools.register(h.root, {
+    name: 'crash',
+    description: 'Throws.',
+    parameters: { type: 'object', properties: {} },
+    execute: async () => {
+      throw new Error('kaboom')
+    },
+  })
+  h.root.tools.register(h.root, {
+    name: 'refuse',
+    description: 'Refuses.',
+    parameters: { type: 'object', properties: {} },
+    execute: async () => {
+      throw new ToolError('SEARCH_FAILED', 'no more')
+    },
+  })
   h.root.scriptedLlm.enqueue(...script(toolCallOf('c', 'crash'), toolCallOf('r', 'refuse'), { id: 'f', name: 'read_file', arguments: { path: 'absent.txt' } }))
   await h.run('go')
   expect(errorOf('c')).toEqual({ code: 'TOOL_FAILED', message: 'kaboom' })
@@ -121,7 +142,13 @@ test('a ToolError keeps its code, any other throw is TOOL_FAILED, a fixture tool
 
 test('a call past its deadline is stopped as TOOL_TIMEOUT, even when its body ignores the signal', async () => {
   await boot(`- id: tools\n  config: { abortGraceMs: 50 }\n`)
-  h.root.tools.register(h.root, { name: 'stuck', description: 'Never returns in time.', parameters: { type: 'object', properties: {} }, timeoutMs: 60, execute: () => new Promise((resolve) => setTimeout(() => resolve('too late'), 5_000).unref()) })
+  h.root.tools.register(h.root, {
+    name: 'stuck',
+    description: 'Never returns in time.',
+    parameters: { type: 'object', properties: {} },
+    timeoutMs: 60,
+    execute: () => new Promise((resolve) => setTimeout(() => resolve('too late'), 5_000).unref()),
+  })
   h.root.scriptedLlm.enqueue(...script(toolCallOf('s', 'stuck')))
   const started = Date.now()
   await h.run('go')
@@ -139,7 +166,9 @@ test('an over-long result is cut to its head and tail with a note saying how muc
 
 test('a pre-execute policy that denies a call keeps it from running; one that throws denies it too', async () => {
   await boot()
-  h.root.on('tools/pre-execute', async (invocation, next) => (invocation.callId === 'deny' ? { action: 'deny', reason: 'not today' } : invocation.callId === 'boom' ? Promise.reject(new Error('policy crashed')) : next()))
+  h.root.on('tools/pre-execute', async (invocation, next) =>
+    invocation.callId === 'deny' ? { action: 'deny', reason: 'not today' } : invocation.callId === 'boom' ? Promise.reject(new Error('policy crashed')) : next(),
+  )
   h.root.scriptedLlm.enqueue(...script({ id: 'deny', name: 'write_file', arguments: { path: 'a.txt', text: 'x' } }, { id: 'boom', name: 'write_file', arguments: { path: 'b.txt', text: 'x' } }))
   await h.run('go')
   expect(errorOf('deny')).toEqual({ code: 'DENIED', message: 'The call was denied: not today' })
@@ -157,7 +186,7 @@ test('a call needing approval where nobody can answer is rejected, logged, and h
   expect(readdirSync(h.workspace)).not.toContain('protected')
 })
 
-test('tool/dispatched is on disk before the tool\'s effect starts', async () => {
+test("tool/dispatched is on disk before the tool's effect starts", async () => {
   await boot()
   let onDisk = ''
   h.root.tools.register(h.root, {
@@ -165,7 +194,9 @@ test('tool/dispatched is on disk before the tool\'s effect starts', async () => 
     description: 'Reads the session log from disk.',
     parameters: { type: 'object', properties: {} },
     execute: async (_args, context) => {
-      onDisk = logFilesOf(h.home, context.session.id).map((file) => readFileSync(file, 'utf8')).join('')
+      onDisk = logFilesOf(h.home, context.session.id)
+        .map((file) => readFileSync(file, 'utf8'))
+        .join('')
       return 'peeked'
     },
   })
@@ -174,9 +205,11 @@ test('tool/dispatched is on disk before the tool\'s effect starts', async () => 
   expect(onDisk).toMatch(/"tool\/dispatched"[^\n]*"k"|"k"[^\n]*"tool\/dispatched"/)
 })
 
-test('a tool needs an object schema, a name is registered once, and an agent\'s own tool shadows the global one', async () => {
+test("a tool needs an object schema, a name is registered once, and an agent's own tool shadows the global one", async () => {
   await boot()
-  expect(() => h.root.tools.register(h.root, { name: 'bad', description: '', parameters: { type: 'string' }, execute: async () => '' })).toThrow('tool "bad" must declare its parameters as a JSON Schema of type "object"')
+  expect(() => h.root.tools.register(h.root, { name: 'bad', description: '', parameters: { type: 'string' }, execute: async () => '' })).toThrow(
+    'tool "bad" must declare its parameters as a JSON Schema of type "object"',
+  )
   expect(() => h.root.tools.register(h.root, { name: 'echo', description: '', parameters: { type: 'object' }, execute: async () => '' })).toThrow('tool "echo" is already registered')
   h.root.tools.register(h.root, { name: 'echo', description: 'Mine.', parameters: { type: 'object' }, execute: async () => 'agent echo' }, { agentId: 'agent-1' })
   expect(h.root.tools.resolve('echo', 'agent-1')!.tool.description).toBe('Mine.')

@@ -68,7 +68,13 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
       continue
     }
     if (typeof call.arguments !== 'object' || call.arguments === null || Array.isArray(call.arguments)) {
-      settle(errorResult(call.callId, 'INVALID_ARGS', `Arguments of ${call.name} must be a JSON object; received ${typeof call.arguments === 'string' ? `unparseable text: ${String(call.arguments).slice(0, 200)}` : JSON.stringify(call.arguments)}.`))
+      settle(
+        errorResult(
+          call.callId,
+          'INVALID_ARGS',
+          `Arguments of ${call.name} must be a JSON object; received ${typeof call.arguments === 'string' ? `unparseable text: ${String(call.arguments).slice(0, 200)}` : JSON.stringify(call.arguments)}.`,
+        ),
+      )
       continue
     }
     const args = structuredClone(call.arguments)
@@ -129,10 +135,25 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
   const approval = ctx.get('approval')
   const summary = redactText(ctx, tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`)
   const verdict = approval
-    ? await approval.request(context.session, { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: redactText(ctx, decision.reason), ...(decision.rule ? { rule: decision.rule } : {}) }, signal)
+    ? await approval.request(
+        context.session,
+        { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: redactText(ctx, decision.reason), ...(decision.rule ? { rule: decision.rule } : {}) },
+        signal,
+      )
     : { answer: 'reject' as const, by: 'no-answerer' as const, note: 'no approval service is mounted' }
   if (verdict.answer !== 'reject') return undefined
-  const why = verdict.by === 'user' ? 'the user rejected it' : verdict.by === 'policy' ? 'the approval policy rejects every request' : verdict.by === 'grant' ? `a deny rule refuses it (${verdict.note ?? ''})` : verdict.by === 'timeout' ? 'nobody answered in time' : verdict.by === 'cancelled' ? 'the turn was cancelled' : 'nobody can answer approvals here'
+  const why =
+    verdict.by === 'user'
+      ? 'the user rejected it'
+      : verdict.by === 'policy'
+        ? 'the approval policy rejects every request'
+        : verdict.by === 'grant'
+          ? `a deny rule refuses it (${verdict.note ?? ''})`
+          : verdict.by === 'timeout'
+            ? 'nobody answered in time'
+            : verdict.by === 'cancelled'
+              ? 'the turn was cancelled'
+              : 'nobody can answer approvals here'
   return errorResult(invocation.callId, 'APPROVAL_REJECTED', `This call needed approval (${decision.reason}) and was not approved: ${why}.`)
 }
 
@@ -157,7 +178,10 @@ async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, c
     return { ...result, content: capText(result.content, tools.config.maxOutputChars) }
   } catch (error) {
     if (timedOut) return errorResult(callId, 'TOOL_TIMEOUT', `${invocation.name} did not finish within ${timeoutMs} ms and was stopped.`)
-    const data: ToolErrorData = error instanceof ToolError ? { code: error.code, message: error.message } : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) }
+    const data: ToolErrorData =
+      error instanceof ToolError
+        ? { code: error.code, message: error.message }
+        : { code: controller.signal.aborted ? 'ABORTED' : 'TOOL_FAILED', message: error instanceof Error ? error.message : String(error) }
     return errorResult(callId, data.code, data.message)
   } finally {
     if (timer) clearTimeout(timer)

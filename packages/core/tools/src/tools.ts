@@ -42,7 +42,10 @@ export class Tools extends Service {
 
   private readonly registered = new Map<string, Registered[]>()
 
-  constructor(ctx: Context, readonly config: Config) {
+  constructor(
+    ctx: Context,
+    readonly config: Config,
+  ) {
     super(ctx, 'tools')
   }
 
@@ -81,12 +84,10 @@ export class Tools extends Service {
 
   /** Tools visible to an agent, sorted by name (a stable order keeps the request prefix cacheable). */
   visible(agentId: string): ToolDefinition[] {
-    return [...this.registered.keys()]
-      .sort()
-      .flatMap((name) => {
-        const found = this.resolve(name, agentId)
-        return found ? [found.tool] : []
-      })
+    return [...this.registered.keys()].sort().flatMap((name) => {
+      const found = this.resolve(name, agentId)
+      return found ? [found.tool] : []
+    })
   }
 
   schemas(agentId: string): ToolSchema[] {

@@ -10,8 +10,20 @@ import { resolveRealPath } from './local/paths.ts'
 import { pathExists, readAllBytes, readTextRange, sniffBinaryFile, statPath, type ReadCheck } from './local/read.ts'
 import { makeDirectory, removeEntry, renameEntry, writeFileAtomically } from './local/write.ts'
 import type {
-  FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
-  RenameOptions, ReplaceFileOptions, WalkOptions, WriteFileOptions, WriteResult,
+  FsEntry,
+  FsStat,
+  MkdirOptions,
+  MkdirResult,
+  ReadBytesOptions,
+  ReadOptions,
+  ReadTextOptions,
+  ReadTextResult,
+  RemoveOptions,
+  RenameOptions,
+  ReplaceFileOptions,
+  WalkOptions,
+  WriteFileOptions,
+  WriteResult,
 } from '@dsh/fs'
 
 /**
@@ -20,7 +32,10 @@ import type {
  * closed); a provider that confines nothing overrides it.
  */
 export abstract class DiskFs extends Fs {
-  constructor(ctx: Context, public config: FsIoConfig) {
+  constructor(
+    ctx: Context,
+    public config: FsIoConfig,
+  ) {
     super(ctx)
   }
 

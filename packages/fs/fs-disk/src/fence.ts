@@ -54,7 +54,9 @@ export async function admitRead(path: string, authority: SandboxAuthority): Prom
   const rule = secretRule(authority, real) ?? secretRule(authority, path)
   if (rule) {
     const resolvedNote = real === path ? '' : ` (it resolves to "${real}")`
-    throw new FsError('FS_READ_DENIED', path, `"${path}"${resolvedNote} is a secret path (rule ${rule.rule}): file tools never read it and confined commands cannot see it`, { fence: { reason: 'secret', rule: rule.rule } })
+    throw new FsError('FS_READ_DENIED', path, `"${path}"${resolvedNote} is a secret path (rule ${rule.rule}): file tools never read it and confined commands cannot see it`, {
+      fence: { reason: 'secret', rule: rule.rule },
+    })
   }
   return real
 }
@@ -62,12 +64,18 @@ export async function admitRead(path: string, authority: SandboxAuthority): Prom
 /** Refuses a write onto (or, removing or moving a folder, over) a protected path, naming the rule. */
 function refusePathRules(kind: WriteKind, path: string, target: string, authority: SandboxAuthority, reach: Reach): void {
   const rules = authority.paths?.protect ?? []
-  const protectedBy = coveringRule(rules, target)
+  const protectedBy =
+    coveringRule(rules, target) ??
     // Removing or moving a folder takes what is inside it: a protected path beneath counts too.
-    ?? (reach === 'entry' ? rules.find((rule) => within(ruleBase(rule.pattern), target) && ruleBase(rule.pattern) !== target) : undefined)
+    (reach === 'entry' ? rules.find((rule) => within(ruleBase(rule.pattern), target) && ruleBase(rule.pattern) !== target) : undefined)
   if (protectedBy) {
     const resolvedNote = target === path ? '' : ` (it resolves to "${target}")`
-    throw new FsError('FS_PROTECTED', path, `Refused to ${kind} "${path}"${resolvedNote}: it is a protected path (rule ${protectedBy.rule}), read-only inside the writable roots because something outside the sandbox runs or obeys it. Nothing was changed`, { fence: { reason: 'protected', rule: protectedBy.rule } })
+    throw new FsError(
+      'FS_PROTECTED',
+      path,
+      `Refused to ${kind} "${path}"${resolvedNote}: it is a protected path (rule ${protectedBy.rule}), read-only inside the writable roots because something outside the sandbox runs or obeys it. Nothing was changed`,
+      { fence: { reason: 'protected', rule: protectedBy.rule } },
+    )
   }
 }
 
@@ -107,7 +115,11 @@ export async function admit(kind: WriteKind, path: string, authority: SandboxAut
   const guard: DirectoryGuard = async (dir) => {
     const now = await realpath(dir).catch(() => undefined)
     if (now !== dir || !roots.some((root) => isInside(root, now))) {
-      throw deny(kind, path, `the directory "${dir}" changed while the write was prepared (it now resolves to ${now ? `"${now}"` : 'nothing'}), outside the writable roots of the sandbox mode workspace-write (${describeRoots(given)})`)
+      throw deny(
+        kind,
+        path,
+        `the directory "${dir}" changed while the write was prepared (it now resolves to ${now ? `"${now}"` : 'nothing'}), outside the writable roots of the sandbox mode workspace-write (${describeRoots(given)})`,
+      )
     }
   }
   return { target, guard }

@@ -29,7 +29,11 @@ async function collect(walk: AsyncIterable<FsEntry>): Promise<string[]> {
 
 test('list returns the entries of a directory sorted by name with their types', async () => {
   const entries = await fs.list(dir)
-  expect(entries.map((e) => [e.name, e.type])).toEqual([['a', 'directory'], ['b.txt', 'file'], ['node_modules', 'directory']])
+  expect(entries.map((e) => [e.name, e.type])).toEqual([
+    ['a', 'directory'],
+    ['b.txt', 'file'],
+    ['node_modules', 'directory'],
+  ])
 })
 
 test('listing a file fails with FS_NOT_A_DIRECTORY', async () => {

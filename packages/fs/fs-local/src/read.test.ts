@@ -25,7 +25,10 @@ function file(name: string, content: string | Uint8Array): string {
 }
 
 async function failure(promise: Promise<unknown>): Promise<FsError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e)
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(FsError)
   return error as FsError
 }
@@ -50,7 +53,15 @@ test('line ranges are exact wherever the scan chunks split the file', async () =
   const content = lines.join('\n') // no final newline: the last line still counts
   const path = file('chunks.txt', content)
   const fs = await mount({ readChunkBytes: 7 })
-  for (const [startLine, maxLines] of [[1, 1], [1, 300], [2, 5], [150, 40], [299, 10], [300, 1], [4, 1]]) {
+  for (const [startLine, maxLines] of [
+    [1, 1],
+    [1, 300],
+    [2, 5],
+    [150, 40],
+    [299, 10],
+    [300, 1],
+    [4, 1],
+  ]) {
     const result = await fs.readText(path, { startLine, maxLines })
     const expected = lines.slice(startLine - 1, startLine - 1 + maxLines)
     const last = startLine - 1 + expected.length

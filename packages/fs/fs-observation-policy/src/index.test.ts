@@ -15,24 +15,34 @@ async function boot(script: ScriptedResponse[], options: Parameters<typeof bootC
 const EDIT = { path: 'src/a.ts', old_string: 'one', new_string: 'uno' }
 
 test('an edit of a file not read in this session is refused before any effect, telling the model to read it first', async () => {
-  const h = await boot([call('e', 'edit', EDIT), call('s', 'str_replace_editor', { command: 'str_replace', path: 'src/a.ts', old_str: 'one', new_str: 'uno' })], { workspaceFiles: { 'src/a.ts': 'const one = 1\n' } })
+  const h = await boot([call('e', 'edit', EDIT), call('s', 'str_replace_editor', { command: 'str_replace', path: 'src/a.ts', old_str: 'one', new_str: 'uno' })], {
+    workspaceFiles: { 'src/a.ts': 'const one = 1\n' },
+  })
   await h.run('edit')
-  expect(h.toolResult('e').error).toEqual({ code: 'DENIED', message: 'The call was denied: "src/a.ts" has not been read in this session. Read it first (read or str_replace_editor view), then retry.' })
+  expect(h.toolResult('e').error).toEqual({
+    code: 'DENIED',
+    message: 'The call was denied: "src/a.ts" has not been read in this session. Read it first (read or str_replace_editor view), then retry.',
+  })
   expect(h.toolResult('s').error?.code).toBe('DENIED')
   expect(h.events('tool/dispatched')).toEqual([])
   expect(readFileSync(join(h.workspace, 'src/a.ts'), 'utf8')).toBe('const one = 1\n')
 })
 
 test('an edit of a file that changed on disk since it was read is refused until it is read again', async () => {
-  const h = await boot([
-    call('r', 'read', { path: 'src/a.ts' }),
-    call('b', 'bash', { command: 'echo "// formatted" >> src/a.ts' }),
-    call('stale', 'edit', EDIT),
-    call('again', 'str_replace_editor', { command: 'view', path: 'src/a.ts' }),
-    call('fresh', 'edit', EDIT),
-  ], { workspaceFiles: { 'src/a.ts': 'const one = 1\n' } })
+  const h = await boot(
+    [
+      call('r', 'read', { path: 'src/a.ts' }),
+      call('b', 'bash', { command: 'echo "// formatted" >> src/a.ts' }),
+      call('stale', 'edit', EDIT),
+      call('again', 'str_replace_editor', { command: 'view', path: 'src/a.ts' }),
+      call('fresh', 'edit', EDIT),
+    ],
+    { workspaceFiles: { 'src/a.ts': 'const one = 1\n' } },
+  )
   await h.run('edit')
-  expect(h.toolResult('stale').error?.message).toMatch(/^The call was denied: "src\/a.ts" changed on disk since you last read it \(.+\)\. Read it again \(read or str_replace_editor view\), then retry\.$/)
+  expect(h.toolResult('stale').error?.message).toMatch(
+    /^The call was denied: "src\/a.ts" changed on disk since you last read it \(.+\)\. Read it again \(read or str_replace_editor view\), then retry\.$/,
+  )
   expect(h.toolResult('fresh').error).toBeUndefined()
   expect(readFileSync(join(h.workspace, 'src/a.ts'), 'utf8')).toBe('const uno = 1\n// formatted\n')
 })

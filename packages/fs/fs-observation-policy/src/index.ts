@@ -20,7 +20,9 @@ export const inject = ['sessions', 'tools', 'fs']
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   readTools: Schema.array(Schema.string()).default(['read', 'str_replace_editor:view']).description('Calls that read a file: `tool` or `tool:command` (matched against the command argument).'),
-  editTools: Schema.array(Schema.string()).default(['write', 'edit', 'str_replace_editor:create', 'str_replace_editor:str_replace', 'str_replace_editor:insert']).description('Calls that change an existing file: refused unless it was read and is unchanged since; a success counts as having seen the result.'),
+  editTools: Schema.array(Schema.string())
+    .default(['write', 'edit', 'str_replace_editor:create', 'str_replace_editor:str_replace', 'str_replace_editor:insert'])
+    .description('Calls that change an existing file: refused unless it was read and is unchanged since; a success counts as having seen the result.'),
   pathArgument: Schema.string().default('path').description('The argument naming the file, in every listed tool.'),
   commandArgument: Schema.string().default('command').description('The argument a `tool:command` entry matches.'),
 })
@@ -56,7 +58,10 @@ export function apply(ctx: Context, config: Config) {
   }
   /** The version of a regular file, or undefined when there is none (absent, a directory, unreadable). */
   const versionOf = (file: string) =>
-    ctx.fs.stat(file).then((stat) => (stat.type === 'file' ? stat.version : undefined), (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
+    ctx.fs.stat(file).then(
+      (stat) => (stat.type === 'file' ? stat.version : undefined),
+      (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)),
+    )
 
   ctx.on('tools/pre-execute', async (invocation, next) => {
     if (kindOf(invocation) !== 'edit') return next()

@@ -6,13 +6,15 @@ const version = { mtimeMs: 1000, size: 10 }
 const log = (...events: [string, unknown][]) => events.map(([type, data], seq) => ({ type, seq, time: 5000 + seq, data }) as SessionEvent)
 
 test('an observation does not count before its result, nor when its result is an error (a call cut by a crash)', () => {
-  const fold = new ObservationFold().update(log(
-    ['tool/call', { callId: 'pending', name: 'read', arguments: {} }],
-    ['fs/observed', { callId: 'pending', path: '/w/a', version }],
-    ['tool/call', { callId: 'cut', name: 'read', arguments: {} }],
-    ['fs/observed', { callId: 'cut', path: '/w/b', version }],
-    ['tool/result', { callId: 'cut', content: [], error: { code: 'TOOL_OUTCOME_UNKNOWN', message: 'lost in a crash' } }],
-  ))
+  const fold = new ObservationFold().update(
+    log(
+      ['tool/call', { callId: 'pending', name: 'read', arguments: {} }],
+      ['fs/observed', { callId: 'pending', path: '/w/a', version }],
+      ['tool/call', { callId: 'cut', name: 'read', arguments: {} }],
+      ['fs/observed', { callId: 'cut', path: '/w/b', version }],
+      ['tool/result', { callId: 'cut', content: [], error: { code: 'TOOL_OUTCOME_UNKNOWN', message: 'lost in a crash' } }],
+    ),
+  )
   expect(fold.last('/w/a')).toBeUndefined()
   expect(fold.last('/w/b')).toBeUndefined()
 })

@@ -29,7 +29,10 @@ beforeEach(async () => {
 afterEach(() => rmSync(base, { recursive: true, force: true }))
 
 async function refusal(promise: Promise<unknown>): Promise<FsError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e)
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(FsError)
   expect((error as FsError).code).toBe('FS_SANDBOX_DENIED')
   return error as FsError

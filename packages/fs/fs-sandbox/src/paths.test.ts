@@ -38,7 +38,10 @@ beforeEach(async () => {
 afterEach(() => rmSync(base, { recursive: true, force: true }))
 
 async function failure(promise: Promise<unknown>, code: string): Promise<FsError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e)
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(FsError)
   expect((error as FsError).code).toBe(code)
   return error as FsError

@@ -1,21 +1,21 @@
 /** Why an fs operation failed. Tools show `message` to the model and may branch on `code`. */
 export type FsErrorCode =
-  | 'FS_SANDBOX_DENIED'    // the authority does not allow this write; nothing was changed
-  | 'FS_READ_DENIED'       // a secret path: never read for the model
-  | 'FS_PROTECTED'         // a protected path inside a writable root (.git, agent config): read-only
+  | 'FS_SANDBOX_DENIED' // the authority does not allow this write; nothing was changed
+  | 'FS_READ_DENIED' // a secret path: never read for the model
+  | 'FS_PROTECTED' // a protected path inside a writable root (.git, agent config): read-only
   | 'FS_NOT_FOUND'
-  | 'FS_IS_DIRECTORY'      // a file was expected
-  | 'FS_NOT_A_DIRECTORY'   // a directory was expected (or a path component is a file)
-  | 'FS_NOT_A_FILE'        // a device, socket or pipe where a regular file was expected
+  | 'FS_IS_DIRECTORY' // a file was expected
+  | 'FS_NOT_A_DIRECTORY' // a directory was expected (or a path component is a file)
+  | 'FS_NOT_A_FILE' // a device, socket or pipe where a regular file was expected
   | 'FS_TOO_LARGE'
-  | 'FS_BINARY'            // text was asked for and the file is not text
+  | 'FS_BINARY' // text was asked for and the file is not text
   | 'FS_EXISTS'
   | 'FS_NOT_EMPTY'
-  | 'FS_CHANGED'           // the file changed since the version the caller expected
-  | 'FS_INVALID_PATH'      // not absolute, or names nothing removable (`/`, `.`, `..`)
+  | 'FS_CHANGED' // the file changed since the version the caller expected
+  | 'FS_INVALID_PATH' // not absolute, or names nothing removable (`/`, `.`, `..`)
   | 'FS_INVALID_ARGUMENT'
-  | 'FS_PERMISSION'        // the operating system refused (EACCES, EPERM, EROFS)
-  | 'FS_IO'                // anything else the operating system reported
+  | 'FS_PERMISSION' // the operating system refused (EACCES, EPERM, EROFS)
+  | 'FS_IO' // anything else the operating system reported
 
 /** Which part of the fence refused: the mode, the writable roots, a protected path, or a secret path. */
 export type FenceReason = 'mode' | 'outside' | 'protected' | 'secret'
@@ -24,7 +24,12 @@ export class FsError extends Error {
   override name = 'FsError'
   /** Set on fence refusals: why, and the rule as written when a path rule refused. */
   fence?: { reason: FenceReason; rule?: string }
-  constructor(readonly code: FsErrorCode, readonly path: string, message: string, options?: { cause?: unknown; fence?: { reason: FenceReason; rule?: string } }) {
+  constructor(
+    readonly code: FsErrorCode,
+    readonly path: string,
+    message: string,
+    options?: { cause?: unknown; fence?: { reason: FenceReason; rule?: string } },
+  ) {
     super(message, options)
     if (options?.fence) this.fence = options.fence
   }

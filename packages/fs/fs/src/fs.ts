@@ -1,8 +1,20 @@
 import { type Context, Service } from '@dsh/cordis'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type {
-  FsEntry, FsStat, MkdirOptions, MkdirResult, ReadBytesOptions, ReadOptions, ReadTextOptions, ReadTextResult, RemoveOptions,
-  RenameOptions, ReplaceFileOptions, WalkOptions, WriteFileOptions, WriteResult,
+  FsEntry,
+  FsStat,
+  MkdirOptions,
+  MkdirResult,
+  ReadBytesOptions,
+  ReadOptions,
+  ReadTextOptions,
+  ReadTextResult,
+  RemoveOptions,
+  RenameOptions,
+  ReplaceFileOptions,
+  WalkOptions,
+  WriteFileOptions,
+  WriteResult,
 } from './types.ts'
 
 declare module '@dsh/cordis' {

@@ -3,4 +3,3 @@ export { Fs } from './fs.ts'
 export type * from './types.ts'
 export { FsError, toFsError, type FenceReason, type FsErrorCode } from './errors.ts'
 export { FsIoConfig } from './config.ts'
-

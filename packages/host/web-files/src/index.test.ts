@@ -19,7 +19,12 @@ beforeAll(async () => {
   mkdirSync(join(workspace, '.git'))
   mkdirSync(join(workspace, 'docs'))
   symlinkSync(outside, join(workspace, 'escape'))
-  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], workspace, patch: `- id: webserver\n  config: { announce: false, open: false }\n- id: web-files\n  config: { root: '${root}' }\n` })
+  h = await bootComposition({
+    profile: 'web',
+    argv: ['--port', '0'],
+    workspace,
+    patch: `- id: webserver\n  config: { announce: false, open: false }\n- id: web-files\n  config: { root: '${root}' }\n`,
+  })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
 })

@@ -15,7 +15,7 @@ export interface Config {
 }
 
 export const Config: Schema<Config> = Schema.object({
-  root: Schema.string().default('').description('The folder the picker may browse (empty: the user\'s home). Nothing outside it is listed.'),
+  root: Schema.string().default('').description("The folder the picker may browse (empty: the user's home). Nothing outside it is listed."),
   showHidden: Schema.boolean().default(false).description('List folders whose names start with a dot.'),
   maxEntries: Schema.natural().min(1).default(1000).description('Folders listed per directory at most.'),
 })
@@ -43,7 +43,11 @@ export async function listFolders(root: string, path: string, config: Pick<Confi
     if (!config.showHidden && entry.name.startsWith('.')) continue
     const full = join(real, entry.name)
     let folder = entry.isDirectory()
-    if (entry.isSymbolicLink()) folder = await realpath(full).then(async (target) => inside(root, target) && (await stat(target)).isDirectory(), () => false)
+    if (entry.isSymbolicLink())
+      folder = await realpath(full).then(
+        async (target) => inside(root, target) && (await stat(target)).isDirectory(),
+        () => false,
+      )
     if (folder) entries.push({ name: entry.name, path: full, isDirectory: true })
   }
   entries.sort((a, b) => a.name.localeCompare(b.name))

@@ -57,7 +57,7 @@ export const SearchHitSchema = Type.Object(
     snippet: Type.String({ description: 'A short excerpt around the match.' }),
     highlights: Type.Optional(
       Type.Array(Type.Object({ start: Type.Integer({ minimum: 0 }), end: Type.Integer({ minimum: 0 }) }, { title: 'SnippetHighlight' }), {
-        description: 'The stretches of `snippet` that matched (UTF-16 offsets), when the host\'s index marks them.',
+        description: "The stretches of `snippet` that matched (UTF-16 offsets), when the host's index marks them.",
       }),
     ),
     seq: Type.Optional(Type.Integer()),
@@ -89,10 +89,7 @@ export const ProviderModelsSchema = Type.Object(
 )
 
 /** How full a session's context is (the token meter's fold over the log). */
-export const WirePressureSchema = Type.Object(
-  { tokens: Type.Integer(), window: Type.Integer(), ratio: Type.Number(), source: stringEnum(['usage', 'estimate'] as const) },
-  { title: 'WirePressure' },
-)
+export const WirePressureSchema = Type.Object({ tokens: Type.Integer(), window: Type.Integer(), ratio: Type.Number(), source: stringEnum(['usage', 'estimate'] as const) }, { title: 'WirePressure' })
 
 export const SessionViewSchema = Type.Object(
   {
@@ -170,7 +167,10 @@ export const WEB_METHOD_SCHEMAS = {
   'sessions.list': { params: Empty, result: Type.Object({ sessions: Type.Array(SessionListItemSchema), launchCwd: Type.String() }) },
   'sessions.search': { params: Type.Object({ query: Type.String() }), result: Type.Object({ hits: Type.Array(SearchHitSchema) }) },
   'sessions.open': { params: SessionRef, result: SessionViewSchema },
-  'sessions.page': { params: Type.Object({ sessionId: Type.String(), before: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1 })) }), result: PageResultSchema },
+  'sessions.page': {
+    params: Type.Object({ sessionId: Type.String(), before: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1 })) }),
+    result: PageResultSchema,
+  },
   'sessions.create': { params: Type.Object({ cwd: Type.String(), route: Type.Optional(WireRouteSchema), preset: Type.Optional(Type.String()) }), result: SessionRef },
   'sessions.fork': { params: Type.Object({ sessionId: Type.String(), atSeq: Type.Integer({ minimum: 0 }) }), result: SessionRef },
   'agent.send': {
@@ -182,7 +182,10 @@ export const WEB_METHOD_SCHEMAS = {
   'agent.setPreset': { params: Type.Object({ sessionId: Type.String(), preset: Type.String() }), result: Type.Object({ preset: Type.String() }) },
   'attachments.get': { params: Type.Object({ sessionId: Type.String(), sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }), result: InlineImageSchema },
   'host.info': { params: Empty, result: HostInfoSchema },
-  'approvals.answer': { params: Type.Object({ requestId: Type.String(), answer: stringEnum(WEB_APPROVAL_ANSWERS, { title: 'WebApprovalAnswer' }) }), result: Type.Object({ answered: Type.Literal(true) }) },
+  'approvals.answer': {
+    params: Type.Object({ requestId: Type.String(), answer: stringEnum(WEB_APPROVAL_ANSWERS, { title: 'WebApprovalAnswer' }) }),
+    result: Type.Object({ answered: Type.Literal(true) }),
+  },
   'models.list': { params: Empty, result: Type.Object({ providers: Type.Array(ProviderModelsSchema), defaultRoute: WireRouteSchema }) },
   'presets.list': { params: Empty, result: Type.Object({ presets: Type.Array(Type.String()), defaultPreset: Type.Optional(Type.String()) }) },
   'settings.list': { params: Empty, result: Type.Object({ settings: Type.Array(SettingViewSchema) }) },
@@ -211,7 +214,10 @@ export const ClientMessageSchema = Type.Union(
 export const FrameSchema = Type.Union(
   [
     Type.Object({ ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('event'), event: WireEventSchema }),
-    Type.Object({ ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('reset'), length: Type.Integer() }, { description: "The gap since the client's `since` is too long to replay: reload the view by pages." }),
+    Type.Object(
+      { ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('reset'), length: Type.Integer() },
+      { description: "The gap since the client's `since` is too long to replay: reload the view by pages." },
+    ),
     Type.Object({ ch: Type.Literal('session'), key: Type.String(), type: Type.Literal('pressure'), pressure: WirePressureSchema }),
     Type.Object({ ch: Type.Literal('sessions'), key: Type.Literal('*'), type: Type.Literal('changed'), sessionId: Type.String() }),
     Type.Object({ ch: Type.Literal('sessions'), key: Type.Literal('*'), type: Type.Literal('agent'), sessionId: Type.String(), agent: AgentStateSchema }),

@@ -128,7 +128,10 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
   const a = await tab()
   a.subscribe('session', sessionId, { since: 0 })
   await api('agent.send', { sessionId, text: 'go' })
-  const askedFor = (callId: string) => a.until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`).then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
+  const askedFor = (callId: string) =>
+    a
+      .until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`)
+      .then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
   const first = await askedFor('w1')
   expect(first.data.rule).toBeUndefined()
   await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' })).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
@@ -139,7 +142,10 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
   await h.root.agents.bySession(sessionId)!.whenIdle()
   const log = h.root.sessions.get(sessionId)!
   expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(true *)', scope: 'session', actor: 'user:web-tab' })])
-  expect(log.all('approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([['allow_once', 'user:web-tab'], ['allow_session', 'user:web-tab']])
+  expect(log.all('approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([
+    ['allow_once', 'user:web-tab'],
+    ['allow_session', 'user:web-tab'],
+  ])
   await a.close()
 })
 
@@ -223,7 +229,10 @@ test('a message sent while a turn runs steers it: the model reads it at its next
   const result = await h.root.agents.bySession(sessionId)!.whenIdle()
   expect(result).toMatchObject({ reason: 'completed', text: 'steered' })
   const users = eventsOf(sessionId).filter((event) => event.type === 'user/message')
-  expect(users.map((event) => event.data)).toEqual([expect.objectContaining({ source: 'user' }), expect.objectContaining({ source: 'steer', content: [{ type: 'text', text: 'use tabs, not spaces' }] })])
+  expect(users.map((event) => event.data)).toEqual([
+    expect.objectContaining({ source: 'user' }),
+    expect.objectContaining({ source: 'steer', content: [{ type: 'text', text: 'use tabs, not spaces' }] }),
+  ])
   expect(eventsOf(sessionId).filter((event) => event.type === 'turn/start')).toHaveLength(1)
   expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'use tabs, not spaces' }] })
   await t.close()

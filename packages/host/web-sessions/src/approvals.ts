@@ -36,7 +36,8 @@ export class PendingApprovals {
   answer(requestId: string, answer: ApprovalAnswer): void {
     const entry = this.pending.get(requestId)
     if (!entry) throw new WebError('CONFLICT', 'this approval is no longer waiting: another tab answered it first, or its turn ended')
-    if ((answer === 'allow_session' || answer === 'allow_always') && !entry.request.rule) throw new WebError('BAD_PARAMS', `this approval offers no rule to keep, so it can only be answered allow_once or reject (got ${answer})`)
+    if ((answer === 'allow_session' || answer === 'allow_always') && !entry.request.rule)
+      throw new WebError('BAD_PARAMS', `this approval offers no rule to keep, so it can only be answered allow_once or reject (got ${answer})`)
     this.pending.delete(requestId)
     entry.resolve(answer)
     this.changed(entry.request.sessionId)

@@ -47,10 +47,12 @@ export const Config: Schema<Config> = Schema.object({
   searchMaxSessions: Schema.natural().min(1).default(500).description('Newest sessions a search looks through.'),
   searchMaxHits: Schema.natural().min(1).default(50).description('Hits a search returns at most.'),
   searchCacheSessions: Schema.natural().default(500).description('Sessions whose message text is kept for search.'),
-  snippetChars: Schema.natural().min(20).default(140).description('Length of a search hit\'s excerpt.'),
+  snippetChars: Schema.natural().min(20).default(140).description("Length of a search hit's excerpt."),
   idleReleaseMs: Schema.natural()
     .default(600_000)
-    .description('An agent the web app opened is disposed (its log flushed, its writer lease freed for `dsh resume`) after this long idle, with no approval waiting and no tab subscribed; the next message resumes it. 0: never.'),
+    .description(
+      'An agent the web app opened is disposed (its log flushed, its writer lease freed for `dsh resume`) after this long idle, with no approval waiting and no tab subscribed; the next message resumes it. 0: never.',
+    ),
 })
 
 declare module '@dsh/settings' {
@@ -81,7 +83,7 @@ export function apply(ctx: Context, config: Config) {
   const sessionQuery = optionalService(ctx, 'sessionQuery')
   const reader = new SessionReader(ctx, config)
   ctx.settings.define('web.defaultPreset', Schema.union(['', ...PRESET_NAMES]).default(''), {
-    description: 'Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row\'s default.',
+    description: "Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row's default.",
   })
   const search = new SessionSearch(config, async (id) => (await reader.read(id)).events)
 
@@ -111,10 +113,12 @@ export function apply(ctx: Context, config: Config) {
   ctx.on('app/draining', async () => {
     const running = ctx.agents.list().filter((agent) => agent.running)
     for (const agent of running) agent.cancel('dsh is stopping')
-    await Promise.all(running.map(async (agent) => {
-      await agent.whenIdle()
-      await agent.session.flush()
-    }))
+    await Promise.all(
+      running.map(async (agent) => {
+        await agent.whenIdle()
+        await agent.session.flush()
+      }),
+    )
   })
   ctx.on('agent/status', (agent, status) => broadcast({ ch: 'sessions', key: '*', type: 'agent', sessionId: agent.session.id, agent: status === 'disposed' ? null : status }))
 
@@ -178,7 +182,14 @@ export function apply(ctx: Context, config: Config) {
   web.method<M<'sessions.create'>['params'], M<'sessions.create'>['result']>(ctx, 'sessions.create', {
     handle: async ({ cwd, route, preset: asked }) => {
       const preset = asked || (presets() ? ctx.settings.get('web.defaultPreset') : '')
-      if (!isAbsolute(cwd) || !(await stat(cwd).then((info) => info.isDirectory(), () => false))) throw new WebError('BAD_PARAMS', `the workspace "${cwd}" is not an existing directory`)
+      if (
+        !isAbsolute(cwd) ||
+        !(await stat(cwd).then(
+          (info) => info.isDirectory(),
+          () => false,
+        ))
+      )
+        throw new WebError('BAD_PARAMS', `the workspace "${cwd}" is not an existing directory`)
       const wanted = route && checkedRoute(route)
       if (wanted) ctx.llm.adapter(wanted.provider)
       if (preset) requirePresets().get(preset)
@@ -202,7 +213,9 @@ export function apply(ctx: Context, config: Config) {
       // the input. Without it they would be logged whole, so they are refused.
       if (images?.length && !attachments()) throw new WebError('UNAVAILABLE', 'images cannot be attached: no attachments plugin is mounted in this profile')
       const agent = await agentFor(id)
-      const content: UserContent = images?.length ? [...(text.trim() ? [{ type: 'text' as const, text }] : []), ...images.map((image) => ({ type: 'image' as const, mediaType: image.mediaType, data: image.data }))] : text
+      const content: UserContent = images?.length
+        ? [...(text.trim() ? [{ type: 'text' as const, text }] : []), ...images.map((image) => ({ type: 'image' as const, mediaType: image.mediaType, data: image.data }))]
+        : text
       return { messageId: mode === 'steer' ? agent.steer(content) : agent.followup(content) }
     },
   })

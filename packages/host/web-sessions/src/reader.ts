@@ -20,7 +20,10 @@ interface Cached {
 export class SessionReader {
   private readonly cache = new Map<string, Cached>()
 
-  constructor(private readonly ctx: Context, private readonly limits: ReadLimits) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly limits: ReadLimits,
+  ) {}
 
   async read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[]; live: boolean }> {
     const live = this.ctx.sessions.get(id)

@@ -19,10 +19,13 @@ export class IdleRelease {
     private readonly idleMs: number,
     private readonly approvalsWaiting: (sessionId: string) => number,
   ) {
-    ctx.effect(() => () => {
-      for (const timer of this.timers.values()) clearTimeout(timer)
-      this.timers.clear()
-    }, 'web idle release timers')
+    ctx.effect(
+      () => () => {
+        for (const timer of this.timers.values()) clearTimeout(timer)
+        this.timers.clear()
+      },
+      'web idle release timers',
+    )
     ctx.on('agent/status', (agent, status) => {
       if (status === 'disposed') this.opened.delete(agent.session.id)
       this.consider(agent.session.id)

@@ -33,9 +33,11 @@ export function parseDump(text: string): { header: string[]; rows: CompositionRo
   const seq = doc.contents
   // The header block (launch facts, layers) ends at the first blank line.
   const leading = /^((?:#.*\n)*)\n/.exec(text)?.[1] ?? ''
-  const header = leading.split('\n').map((line) => line.replace(/^#\s?/, '').trim()).filter(Boolean)
+  const header = leading
+    .split('\n')
+    .map((line) => line.replace(/^#\s?/, '').trim())
+    .filter(Boolean)
   if (!isSeq(seq)) return { header, rows: [] }
   const rows = seq.items.filter(isMap).map((item, index) => rowOf(item as YAMLMap, index === 0))
   return { header, rows }
 }
-

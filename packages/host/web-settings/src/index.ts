@@ -46,7 +46,8 @@ export function apply(ctx: Context, config: Config) {
   // Fail closed: the page may write only the keys this row names, never an arbitrary variable.
   const offered = (name: string) => {
     assertCredentialName(name)
-    if (!config.credentials.some((entry) => entry.name === name)) throw new WebError('BAD_PARAMS', `${name} is not one of the keys the settings page manages (${config.credentials.map((entry) => entry.name).join(', ')})`)
+    if (!config.credentials.some((entry) => entry.name === name))
+      throw new WebError('BAD_PARAMS', `${name} is not one of the keys the settings page manages (${config.credentials.map((entry) => entry.name).join(', ')})`)
   }
 
   web.method<M<'settings.list'>['params'], M<'settings.list'>['result']>(ctx, 'settings.list', {

@@ -71,7 +71,7 @@ describe('the web host on loopback', () => {
   })
   afterAll(() => h?.dispose())
 
-  test('a call with the sign-in cookie, from the page\'s own origin, is answered', async () => {
+  test("a call with the sign-in cookie, from the page's own origin, is answered", async () => {
     const reply = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), origin, 'sec-fetch-site': 'same-origin' }, body: {} })
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ ok: true, result: { sessions: [] } })
@@ -95,7 +95,7 @@ describe('the web host on loopback', () => {
     expect(site.status).toBe(403)
   })
 
-  test('an API call without the cookie, with a forged one or with another port\'s, is refused', async () => {
+  test("an API call without the cookie, with a forged one or with another port's, is refused", async () => {
     const none = await http(`${origin}/api/sessions.list`, { headers: { origin }, body: {} })
     expect(none.status).toBe(401)
     expect(none.body.error.code).toBe('SIGN_IN_REQUIRED')
@@ -197,7 +197,7 @@ describe('the web host on loopback', () => {
     expect(bad.body.error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('sessionId') })
   })
 
-  test('every plugin\'s params are checked against the one wire schema, naming the field, before the method runs', async () => {
+  test("every plugin's params are checked against the one wire schema, naming the field, before the method runs", async () => {
     const call = (method: string, body: unknown) => http(`${origin}/api/${method}`, { headers: { ...auth(), origin }, body })
     const sessionsBefore = (await h.root.sessions.list()).length
     const refusals: Array<[string, unknown, string]> = [
@@ -238,7 +238,11 @@ describe('a host exposed beyond loopback', () => {
   })
 
   test.skipIf(!lanAddress)('settings and credential writes from a non-loopback peer are refused, reads are answered', async () => {
-    const h = await bootComposition({ profile: 'web', argv: ['--host', lanAddress!, '--port', '0'], patch: `${QUIET}\n- id: webserver\n  config: { announce: false, open: false, trustedHosts: ['${lanAddress}'] }\n` })
+    const h = await bootComposition({
+      profile: 'web',
+      argv: ['--host', lanAddress!, '--port', '0'],
+      patch: `${QUIET}\n- id: webserver\n  config: { announce: false, open: false, trustedHosts: ['${lanAddress}'] }\n`,
+    })
     await h.root.webserver.start()
     try {
       const origin = h.root.webserver.url

@@ -93,7 +93,7 @@ export function basicPassword(header: string | undefined): string | undefined {
 export function checkSession(signIns: SignIns, cookieHeader: string | undefined, port: number): void {
   const value = readCookie(cookieHeader, cookieName(port))
   if (value === undefined) throw new WebError('SIGN_IN_REQUIRED', 'refused: this browser is not signed in to this dsh web (open the link dsh web printed in its terminal)')
-  if (!signIns.isSession(value)) throw new WebError('SIGN_IN_INVALID', 'refused: this browser\'s sign-in is not from this launch of dsh web (open the link it printed in its terminal)')
+  if (!signIns.isSession(value)) throw new WebError('SIGN_IN_INVALID', "refused: this browser's sign-in is not from this launch of dsh web (open the link it printed in its terminal)")
 }
 
 /** The link for one code: the code is the userinfo's password, so it is sent only after a challenge. */

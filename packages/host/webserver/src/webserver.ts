@@ -68,10 +68,18 @@ export class Webserver extends Service {
     port: Schema.natural().max(65535).default(3080).description('Port to listen on (`--port`; 0 picks a free one).'),
     open: Schema.boolean().default(true).description('Open the default browser at start (never over SSH; `--no-open` turns it off).'),
     announce: Schema.boolean().default(true).description('Print the sign-in link (with its single-use code) on stdout at start.'),
-    trustedHosts: Schema.array(Schema.string()).default([]).description('Host names accepted besides loopback (Host header and `--host`). The sign-in cookie is then the only protection; settings and credential writes stay loopback-only.'),
-    maxBodyBytes: Schema.natural().default(8 * 1024 * 1024).description('Largest API request body.'),
-    maxMessageBytes: Schema.natural().default(64 * 1024).description('Largest WebSocket message a tab may send.'),
-    maxBufferedBytes: Schema.natural().default(16 * 1024 * 1024).description('Unsent bytes a slow tab may hold before it is disconnected (it reconnects and resumes).'),
+    trustedHosts: Schema.array(Schema.string())
+      .default([])
+      .description('Host names accepted besides loopback (Host header and `--host`). The sign-in cookie is then the only protection; settings and credential writes stay loopback-only.'),
+    maxBodyBytes: Schema.natural()
+      .default(8 * 1024 * 1024)
+      .description('Largest API request body.'),
+    maxMessageBytes: Schema.natural()
+      .default(64 * 1024)
+      .description('Largest WebSocket message a tab may send.'),
+    maxBufferedBytes: Schema.natural()
+      .default(16 * 1024 * 1024)
+      .description('Unsent bytes a slow tab may hold before it is disconnected (it reconnects and resumes).'),
     browserCommand: Schema.array(Schema.string()).default([]).description('Command that opens a URL (empty: open / xdg-open / start by platform).'),
     codeTtlMs: Schema.natural().default(60_000).description('How long the single-use code of a sign-in link is accepted.'),
     newLinkOnEnter: Schema.boolean().default(true).description('When stdin is a terminal, Enter prints a fresh sign-in link (for a second browser, or after the first link expired).'),
@@ -89,7 +97,10 @@ export class Webserver extends Service {
   private address: AddressInfo | undefined
   private stopLinksOnEnter: (() => void) | undefined
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx, 'webserver')
     this.signIns = new SignIns(config.codeTtlMs)
     this.listen = readFlags(ctx.cmdlineArgs, { host: config.host, port: config.port, open: config.open }, config.trustedHosts)
@@ -126,7 +137,8 @@ export class Webserver extends Service {
     server.on('upgrade', (req, socket, head) => this.onUpgrade(sockets, req, socket, head))
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EADDRINUSE') reject(new WebError('UNAVAILABLE', `port ${this.listen.port} on ${this.listen.host} is in use (is another dsh web running?); pass --port <n>, or --port 0 for any free port`))
+        if (error.code === 'EADDRINUSE')
+          reject(new WebError('UNAVAILABLE', `port ${this.listen.port} on ${this.listen.host} is in use (is another dsh web running?); pass --port <n>, or --port 0 for any free port`))
         else reject(error)
       })
       server.listen({ host: this.listen.host, port: this.listen.port }, resolve)
@@ -313,7 +325,14 @@ export class Webserver extends Service {
 
   private adopt(socket: WebSocket, req: IncomingMessage): void {
     const log = this.ctx.logger('webserver')
-    const client = new SocketClient(randomUUID(), isLoopbackAddress(req.socket.remoteAddress), socket, this.config, (name) => this.channels.get(name), (error) => log.debug(error))
+    const client = new SocketClient(
+      randomUUID(),
+      isLoopbackAddress(req.socket.remoteAddress),
+      socket,
+      this.config,
+      (name) => this.channels.get(name),
+      (error) => log.debug(error),
+    )
     const entry = { client, socket }
     this.clients.add(entry)
     socket.on('message', (data, binary) => (binary ? client.send({ ch: 'error', key: '', message: 'binary messages are not accepted' }) : client.receive(data.toString())))

@@ -36,7 +36,7 @@ test('with nobody to answer, a request is rejected, and both the request and the
   expect(decided).toEqual({ type: 'approval/decided', data: { requestId: asked!.data.requestId, answer: 'reject', by: 'no-answerer', note: 'nobody can answer approvals in this session' } })
 })
 
-test('a person\'s answer decides, and the most recent answerer is the one asked', async () => {
+test("a person's answer decides, and the most recent answerer is the one asked", async () => {
   const session = await boot()
   const first = await answerer(async () => 'reject')
   const second = await answerer(async () => 'allow_once')

@@ -106,7 +106,10 @@ export default class Approval extends Service {
   private readonly answerers: { ctx: Context; answer: Answerer; actor?: AuthorityActor }[] = []
   private readonly grantStores: GrantStore[] = []
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx, 'approval')
     ctx.sessions.defineKind(ctx, 'approval/asked', { validate: (data) => (data?.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')) })
     ctx.sessions.defineKind(ctx, 'approval/decided', {
@@ -214,7 +217,12 @@ export default class Approval extends Service {
         if (this.config.timeoutMs > 0) timer = setTimeout(() => resolve({ answer: 'reject', by: 'timeout', note: `no answer within ${this.config.timeoutMs} ms` }), this.config.timeoutMs)
         local.signal.addEventListener('abort', () => resolve({ answer: 'reject', by: 'cancelled' }), { once: true })
         answerer.answer(request, local.signal).then(
-          (answer) => resolve(APPROVAL_ANSWERS.includes(answer) && answer !== 'reject' ? { answer, by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) } : { answer: 'reject', by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) }),
+          (answer) =>
+            resolve(
+              APPROVAL_ANSWERS.includes(answer) && answer !== 'reject'
+                ? { answer, by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) }
+                : { answer: 'reject', by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) },
+            ),
           (error) => resolve({ answer: 'reject', by: 'error', note: String(error?.message ?? error) }),
         )
       })

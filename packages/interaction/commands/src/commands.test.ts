@@ -31,13 +31,25 @@ describe('slash commands', () => {
   test('a command that throws comes back as a typed error', async () => {
     h = await bootComposition({ patch: PATCH })
     const agent = await h.agent()
-    h.root.commands.register(h.root, { name: 'boom', description: 'Fails.', run: () => { throw Object.assign(new Error('it broke'), { code: 'BOOM' }) } })
-    h.root.commands.register(h.root, { name: 'plain', description: 'Fails without a code.', run: async () => { throw new Error('no code') } })
+    h.root.commands.register(h.root, {
+      name: 'boom',
+      description: 'Fails.',
+      run: () => {
+        throw Object.assign(new Error('it broke'), { code: 'BOOM' })
+      },
+    })
+    h.root.commands.register(h.root, {
+      name: 'plain',
+      description: 'Fails without a code.',
+      run: async () => {
+        throw new Error('no code')
+      },
+    })
     expect(await h.root.commands.run(agent, '/boom')).toEqual({ handled: true, name: 'boom', error: { code: 'BOOM', message: 'it broke' } })
     expect(await h.root.commands.run(agent, '/plain')).toEqual({ handled: true, name: 'plain', error: { code: 'COMMAND_FAILED', message: 'no code' } })
   })
 
-  test("a command ends with its plugin, and a second one of the same name is refused", async () => {
+  test('a command ends with its plugin, and a second one of the same name is refused', async () => {
     h = await bootComposition({ patch: PATCH })
     const agent = await h.agent()
     const fiber = h.root.plugin({ name: 'temp', inject: ['commands'], apply: (ctx: Context) => ctx.commands.register(ctx, { name: 'temp', description: 'Short-lived.', run: () => 'here' }) })

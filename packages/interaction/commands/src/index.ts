@@ -12,10 +12,7 @@ export interface CommandDefinition {
   run(args: string, context: { agent: Agent }): Promise<string | void> | string | void
 }
 
-export type CommandOutcome =
-  | { handled: false }
-  | { handled: true; name: string; output: string }
-  | { handled: true; name: string; error: { code: string; message: string } }
+export type CommandOutcome = { handled: false } | { handled: true; name: string; output: string } | { handled: true; name: string; error: { code: string; message: string } }
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -39,7 +36,10 @@ export class Commands extends Service {
     this.register(ctx, {
       name: 'help',
       description: 'List the slash commands.',
-      run: () => this.list().map((command) => `/${command.name} — ${command.description}`).join('\n'),
+      run: () =>
+        this.list()
+          .map((command) => `/${command.name} — ${command.description}`)
+          .join('\n'),
     })
   }
 
@@ -69,7 +69,11 @@ export class Commands extends Service {
       const output = await command.run((match[2] ?? '').trim(), { agent })
       return { handled: true, name: command.name, output: output ?? '' }
     } catch (error) {
-      return { handled: true, name: command.name, error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'COMMAND_FAILED', message: error instanceof Error ? error.message : String(error) } }
+      return {
+        handled: true,
+        name: command.name,
+        error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'COMMAND_FAILED', message: error instanceof Error ? error.message : String(error) },
+      }
     }
   }
 }

@@ -100,7 +100,10 @@ export class AnthropicAdapter implements LlmAdapter {
     // An error event inside a stream that had started (overloaded, api_error) arrives without a status.
     if (e?.error?.type || e?.error?.error?.type) {
       const type = e.error?.error?.type ?? e.error?.type
-      return new LlmError(type === 'overloaded_error' || type === 'api_error' ? 'SERVER' : type === 'rate_limit_error' ? 'RATE_LIMIT' : 'INVALID_REQUEST', `${LABEL} reported ${type} mid-stream: ${String(e.message ?? '')}`)
+      return new LlmError(
+        type === 'overloaded_error' || type === 'api_error' ? 'SERVER' : type === 'rate_limit_error' ? 'RATE_LIMIT' : 'INVALID_REQUEST',
+        `${LABEL} reported ${type} mid-stream: ${String(e.message ?? '')}`,
+      )
     }
     if (e?.name === 'APIConnectionTimeoutError') return new LlmError('TIMEOUT', `${LABEL} at ${this.baseUrl} did not answer in time`)
     return transportFailure(LABEL, this.baseUrl, error)

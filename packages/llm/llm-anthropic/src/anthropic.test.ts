@@ -56,7 +56,6 @@ const WAIT = { timeout: 10_000, interval: 10 }
 const body = (index: number) => llm.requests[index]!.body
 const data = <K extends EventKind>(type: K) => h!.events(type).map((event) => event.data)
 
-
 /** One request straight through `ctx.llm` (no agent turn), expecting a clean finish. */
 async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<void> {
   llm.enqueue({ text: 'ok' })
@@ -66,7 +65,7 @@ async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<v
 const echoTool = ECHO_TOOL
 
 describe('an Anthropic turn through the real composition', () => {
-  test('a request\'s toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools', async () => {
+  test("a request's toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools", async () => {
     await boot()
     await ask({ tools: [echoTool], toolChoice: 'none' })
     await ask({ tools: [echoTool], toolChoice: 'auto' })

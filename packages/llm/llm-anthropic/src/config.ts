@@ -21,13 +21,15 @@ const capabilities = {
   efforts: Schema.array(Schema.union(EFFORTS)).description('Reasoning efforts a route may ask for (off: thinking disabled; others: adaptive thinking at that effort).'),
 }
 
-const modelSchema = Schema.object({ id: Schema.string().required().description('Model id as the API names it.'), ...capabilities, contextWindow: capabilities.contextWindow.required() }) as Schema<ModelInfo>
+const modelSchema = Schema.object({
+  id: Schema.string().required().description('Model id as the API names it.'),
+  ...capabilities,
+  contextWindow: capabilities.contextWindow.required(),
+}) as Schema<ModelInfo>
 
 export const Config: Schema<Config> = Schema.object({
   provider: Schema.string().default('anthropic').description('Provider name routes use to reach this adapter.'),
-  baseUrl: Schema.string()
-    .default('')
-    .description('API base URL; empty: $ANTHROPIC_BASE_URL, else https://api.anthropic.com. Never read from .env or the credentials file.'),
+  baseUrl: Schema.string().default('').description('API base URL; empty: $ANTHROPIC_BASE_URL, else https://api.anthropic.com. Never read from .env or the credentials file.'),
   apiKeyName: Schema.string().default('ANTHROPIC_API_KEY').description('Credential holding the API key, resolved on every request.'),
   models: Schema.array(modelSchema)
     .default([

@@ -22,7 +22,11 @@ const capabilities = {
   efforts: Schema.array(Schema.union(EFFORTS)).description('Reasoning efforts a route may ask for.'),
 }
 
-const modelSchema = Schema.object({ id: Schema.string().required().description('Model id as the API names it.'), ...capabilities, contextWindow: capabilities.contextWindow.required() }) as Schema<ModelInfo>
+const modelSchema = Schema.object({
+  id: Schema.string().required().description('Model id as the API names it.'),
+  ...capabilities,
+  contextWindow: capabilities.contextWindow.required(),
+}) as Schema<ModelInfo>
 
 export const Config: Schema<Config> = Schema.object({
   provider: Schema.string().default('deepseek').description('Provider name routes use to reach this adapter.'),

@@ -62,7 +62,6 @@ function sessionFiles(dir: string): string[] {
   })
 }
 
-
 /** One request straight through `ctx.llm` (no agent turn), expecting a clean finish. */
 async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<void> {
   llm.enqueue({ text: 'ok' })
@@ -72,7 +71,7 @@ async function ask(request: Pick<LlmRequest, 'tools' | 'toolChoice'>): Promise<v
 const echoTool = ECHO_TOOL
 
 describe('a DeepSeek turn through the real composition', () => {
-  test('a request\'s toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools', async () => {
+  test("a request's toolChoice is sent as tool_choice beside the tools, and nothing when unset or without tools", async () => {
     await boot()
     await ask({ tools: [echoTool], toolChoice: 'none' })
     await ask({ tools: [echoTool], toolChoice: 'auto' })
@@ -89,7 +88,11 @@ describe('a DeepSeek turn through the real composition', () => {
     llm.enqueue({ text: 'Hello from DeepSeek' })
     const result = await h!.run('say hello')
     expect(result).toMatchObject({ reason: 'completed', text: 'Hello from DeepSeek' })
-    expect(data('assistant/chunk').map((chunk) => chunk.text).join('')).toBe('Hello from DeepSeek')
+    expect(
+      data('assistant/chunk')
+        .map((chunk) => chunk.text)
+        .join(''),
+    ).toBe('Hello from DeepSeek')
     expect(data('assistant/chunk').length).toBeGreaterThan(1)
     const request = llm.requests[0]!
     expect(request.path).toBe('/chat/completions')
@@ -110,7 +113,12 @@ describe('a DeepSeek turn through the real composition', () => {
     llm.enqueue({ reasoning: 'I should echo it.', toolCalls: [{ name: 'echo', arguments: { text: 'hello world' }, pieces: 5 }] }, { text: 'It said hello world.' })
     const result = await h!.run('echo hello world')
     expect(result.reason).toBe('completed')
-    expect(data('assistant/chunk').filter((chunk) => chunk.kind === 'reasoning').map((chunk) => chunk.text).join('')).toBe('I should echo it.')
+    expect(
+      data('assistant/chunk')
+        .filter((chunk) => chunk.kind === 'reasoning')
+        .map((chunk) => chunk.text)
+        .join(''),
+    ).toBe('I should echo it.')
     const first = data('assistant/message')[0]!
     expect(first.content).toEqual([
       { type: 'reasoning', text: 'I should echo it.', provider: 'deepseek' },
@@ -128,7 +136,10 @@ describe('a DeepSeek turn through the real composition', () => {
       },
       { role: 'tool', tool_call_id: 'call_mock_0_0', content: 'hello world' },
     ])
-    expect(body(1).tools.find((tool: any) => tool.function.name === 'echo')).toEqual({ type: 'function', function: { name: 'echo', description: 'Returns its text.', parameters: expect.objectContaining({ required: ['text'] }) } })
+    expect(body(1).tools.find((tool: any) => tool.function.name === 'echo')).toEqual({
+      type: 'function',
+      function: { name: 'echo', description: 'Returns its text.', parameters: expect.objectContaining({ required: ['text'] }) },
+    })
   })
 
   test('usage is logged disjoint: cache hits are cache reads and input is the uncached rest', async () => {

@@ -38,13 +38,17 @@ test('the finish waits for usage that follows it in a chunk of its own', () => {
   expect(reader.finish()).toEqual({ type: 'finish', reason: 'max-tokens', usage: { input: 60, output: 5, cacheRead: 40, cacheWrite: 0 } })
 })
 
-test('cache hits count as reads, DeepSeek\'s field or OpenAI\'s, never as input', () => {
+test("cache hits count as reads, DeepSeek's field or OpenAI's, never as input", () => {
   expect(chatUsage({ prompt_tokens: 50, completion_tokens: 3, prompt_cache_hit_tokens: 20 })).toEqual({ input: 30, output: 3, cacheRead: 20, cacheWrite: 0 })
   expect(chatUsage(undefined)).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
 })
 
 test('an overloaded finish is a SERVER error, an unknown one an INVALID_REQUEST error naming it', () => {
-  expect(readAll([chunk({}, 'insufficient_system_resource')]).at(-1)).toEqual({ type: 'finish', reason: 'error', error: { code: 'SERVER', message: 'the model stopped with finish_reason "insufficient_system_resource"' } })
+  expect(readAll([chunk({}, 'insufficient_system_resource')]).at(-1)).toEqual({
+    type: 'finish',
+    reason: 'error',
+    error: { code: 'SERVER', message: 'the model stopped with finish_reason "insufficient_system_resource"' },
+  })
   expect(readAll([chunk({}, 'content_filter')]).at(-1)).toMatchObject({ reason: 'error', error: { code: 'INVALID_REQUEST', message: expect.stringContaining('content_filter') } })
 })
 

@@ -24,12 +24,22 @@ test('a missing, negative or unreadable Retry-After is no hint at all', () => {
 })
 
 test('HTTP statuses map to typed failures; a 400 naming the context window is an overflow', () => {
-  expect([401, 403, 402, 429, 408, 413, 500, 503, 404].map((status) => httpFailureCode(status, ''))).toEqual(['AUTH', 'AUTH', 'QUOTA', 'RATE_LIMIT', 'TIMEOUT', 'CONTEXT_WINDOW_EXCEEDED', 'SERVER', 'SERVER', 'INVALID_REQUEST'])
+  expect([401, 403, 402, 429, 408, 413, 500, 503, 404].map((status) => httpFailureCode(status, ''))).toEqual([
+    'AUTH',
+    'AUTH',
+    'QUOTA',
+    'RATE_LIMIT',
+    'TIMEOUT',
+    'CONTEXT_WINDOW_EXCEEDED',
+    'SERVER',
+    'SERVER',
+    'INVALID_REQUEST',
+  ])
   expect(httpFailureCode(400, "This model's maximum context length is 128000 tokens")).toBe('CONTEXT_WINDOW_EXCEEDED')
   expect(httpFailureCode(400, 'messages: field required')).toBe('INVALID_REQUEST')
 })
 
-test('a failure names the provider and status, caps the provider\'s message and keeps the server\'s wait', () => {
+test("a failure names the provider and status, caps the provider's message and keeps the server's wait", () => {
   const failure = httpFailure('DeepSeek', 429, headers({ 'retry-after': '2' }), 'x'.repeat(50), 10)
   expect(failure.code).toBe('RATE_LIMIT')
   expect(failure.message).toBe(`DeepSeek answered HTTP 429: ${'x'.repeat(10)}…`)
@@ -37,7 +47,7 @@ test('a failure names the provider and status, caps the provider\'s message and 
   expect(httpFailure('DeepSeek', 500, undefined, '', 10).message).toBe('DeepSeek answered HTTP 500')
 })
 
-test('the provider\'s message is read from an OpenAI-style body, else the body is the message', () => {
+test("the provider's message is read from an OpenAI-style body, else the body is the message", () => {
   expect(errorDetail('{"error":{"message":"bad key"}}')).toBe('bad key')
   expect(errorDetail('{"message":"flat"}')).toBe('flat')
   expect(errorDetail('  <html>502</html>\n')).toBe('<html>502</html>')

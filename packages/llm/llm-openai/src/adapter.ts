@@ -114,7 +114,10 @@ export class OpenAIAdapter implements LlmAdapter {
 
   private missingKey(): LlmError {
     const name = this.config.apiKeyName
-    return new LlmError('CREDENTIAL_MISSING', `${LABEL} at ${this.baseUrl} needs an API key: ${name} is not set; ${this.ctx.credentials.howToSet(name)} (a local server that needs none: set requireKey: false)`)
+    return new LlmError(
+      'CREDENTIAL_MISSING',
+      `${LABEL} at ${this.baseUrl} needs an API key: ${name} is not set; ${this.ctx.credentials.howToSet(name)} (a local server that needs none: set requireKey: false)`,
+    )
   }
 
   private redact(text: string): string {

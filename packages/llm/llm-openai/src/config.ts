@@ -22,7 +22,11 @@ const capabilities = {
   efforts: Schema.array(Schema.union(EFFORTS)).description('Reasoning efforts a route may ask for (sent as `reasoning_effort`; off → none).'),
 }
 
-const modelSchema = Schema.object({ id: Schema.string().required().description('Model id as the server names it.'), ...capabilities, contextWindow: capabilities.contextWindow.required() }) as Schema<ModelInfo>
+const modelSchema = Schema.object({
+  id: Schema.string().required().description('Model id as the server names it.'),
+  ...capabilities,
+  contextWindow: capabilities.contextWindow.required(),
+}) as Schema<ModelInfo>
 
 export const Config: Schema<Config> = Schema.object({
   provider: Schema.string().default('openai').description('Provider name routes use to reach this adapter (mount the plugin twice under two names for two servers).'),
@@ -37,7 +41,9 @@ export const Config: Schema<Config> = Schema.object({
     .description('Capabilities assumed for a model the catalog does not list.'),
   discoverModels: Schema.union(['auto', 'always', 'never'] as const)
     .default('auto')
-    .description('Whether models() also lists what GET {baseUrl}/models reports (a local server lists what it has pulled). auto: for every server but OpenAI\'s own API, whose list is mostly models that do not chat.'),
+    .description(
+      "Whether models() also lists what GET {baseUrl}/models reports (a local server lists what it has pulled). auto: for every server but OpenAI's own API, whose list is mostly models that do not chat.",
+    ),
   modelsCacheMs: Schema.natural().default(300_000).description('How long a discovered model list is reused.'),
   idleTimeoutMs: Schema.natural().min(1).default(180_000).description('A stream that sends nothing for this long (headers included) fails with TIMEOUT.'),
   errorBodyChars: Schema.natural().min(1).default(2_000).description('Characters of a provider error message quoted in the error.'),

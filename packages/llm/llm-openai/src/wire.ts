@@ -41,11 +41,14 @@ export function toWireMessages(request: LlmRequest, model: ModelInfo): WireMessa
     if (message.role === 'user') out.push({ role: 'user', content: userContent(message.content, model) })
     else if (message.role === 'tool') {
       // Tool messages carry text only in this format.
-      for (const block of message.content) out.push({ role: 'tool', tool_call_id: block.callId, content: block.content.map((part) => (part.type === 'text' ? part.text : imageAsText(part, { ...model, images: false }))).join('\n\n') })
+      for (const block of message.content)
+        out.push({ role: 'tool', tool_call_id: block.callId, content: block.content.map((part) => (part.type === 'text' ? part.text : imageAsText(part, { ...model, images: false }))).join('\n\n') })
     } else {
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
       const calls = message.content.flatMap((block) =>
-        block.type === 'tool-call' && answered.has(block.callId) ? [{ id: block.callId, type: 'function' as const, function: { name: block.name, arguments: stringifyArguments(block.arguments) } }] : [],
+        block.type === 'tool-call' && answered.has(block.callId)
+          ? [{ id: block.callId, type: 'function' as const, function: { name: block.name, arguments: stringifyArguments(block.arguments) } }]
+          : [],
       )
       if (!text && !calls.length) continue
       out.push({ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}) })

@@ -36,9 +36,7 @@ export const Config: Schema<Config> = Schema.object({
   baseDelayMs: Schema.natural().default(1_000).description('Wait before the first retry; doubled for each further one.'),
   maxDelayMs: Schema.natural().default(30_000).description('Cap of the doubled wait.'),
   jitter: Schema.number().min(0).max(1).default(0.2).description('Fraction of the wait drawn at random and taken off, so many clients do not retry in step.'),
-  maxRetryAfterMs: Schema.natural()
-    .default(120_000)
-    .description('A provider asking to wait longer than this (Retry-After) is not retried: the turn ends with its error instead of hanging.'),
+  maxRetryAfterMs: Schema.natural().default(120_000).description('A provider asking to wait longer than this (Retry-After) is not retried: the turn ends with its error instead of hanging.'),
 })
 
 /** The wait before retry number `retry` (0 = first): the provider's Retry-After, else capped doubling with jitter. */

@@ -63,7 +63,10 @@ describe('llm-retry', () => {
     await boot([fail('SERVER'), fail('SERVER'), fail('SERVER'), { text: 'too late' }], '{ maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 }')
     const result = await h!.run('go')
     expect(result.error?.code).toBe('SERVER')
-    expect(retries().map((retry) => [retry.attempt, retry.maxRetries])).toEqual([[1, 2], [2, 2]])
+    expect(retries().map((retry) => [retry.attempt, retry.maxRetries])).toEqual([
+      [1, 2],
+      [2, 2],
+    ])
     expect(h!.root.scriptedLlm.requests).toHaveLength(3)
   })
 

@@ -9,14 +9,17 @@ const fold = (chunks: StreamChunk[], provider?: string) => {
 }
 
 test('consecutive deltas of one kind join into one block, a change of kind starts a new one', () => {
-  const message = fold([
-    { type: 'reasoning-delta', text: 'Let me ' },
-    { type: 'reasoning-delta', text: 'think.' },
-    { type: 'text-delta', text: 'Hel' },
-    { type: 'text-delta', text: 'lo' },
-    { type: 'reasoning-delta', text: 'Again.' },
-    { type: 'finish', reason: 'stop' },
-  ], 'deepseek')
+  const message = fold(
+    [
+      { type: 'reasoning-delta', text: 'Let me ' },
+      { type: 'reasoning-delta', text: 'think.' },
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo' },
+      { type: 'reasoning-delta', text: 'Again.' },
+      { type: 'finish', reason: 'stop' },
+    ],
+    'deepseek',
+  )
   expect(message.content).toEqual([
     { type: 'reasoning', text: 'Let me think.', provider: 'deepseek' },
     { type: 'text', text: 'Hello' },
@@ -61,7 +64,7 @@ test('arguments that are not JSON are kept as the raw text, empty ones become {}
   ])
 })
 
-test('usage merges field by field, and the finish chunk\'s usage replaces it', () => {
+test("usage merges field by field, and the finish chunk's usage replaces it", () => {
   const partial = fold([
     { type: 'usage', usage: { input: 10, output: 0, cacheRead: 0, cacheWrite: 0 } },
     { type: 'usage', usage: { output: 7 } as never },

@@ -13,13 +13,20 @@ const checked: Message[] = [
 
 test('an encoder may resolve an image reference to bytes that hash to it, or to a text', () => {
   const inline = { type: 'image' as const, mediaType: 'image/png', data: bytes.toString('base64') }
-  expect(findEncodingDrift(checked, [{ role: 'user', content: [{ type: 'text', text: 'look' }, inline] }, { role: 'tool', content: [{ type: 'tool-result', callId: 'c', content: [{ type: 'text', text: '[image left out]' }] }] }])).toBeUndefined()
+  expect(
+    findEncodingDrift(checked, [
+      { role: 'user', content: [{ type: 'text', text: 'look' }, inline] },
+      { role: 'tool', content: [{ type: 'tool-result', callId: 'c', content: [{ type: 'text', text: '[image left out]' }] }] },
+    ]),
+  ).toBeUndefined()
   expect(findEncodingDrift(checked, checked)).toBeUndefined()
 })
 
 test('an encoder that sends other bytes, changes a text, or adds a message is refused by name', () => {
   const other = { type: 'image' as const, mediaType: 'image/png', data: Buffer.from('other').toString('base64') }
-  expect(findEncodingDrift(checked, [{ role: 'user', content: [{ type: 'text', text: 'look' }, other] }, checked[1]!])).toBe(`message 0, block 1: the inline image does not hash to its reference ${sha256}`)
+  expect(findEncodingDrift(checked, [{ role: 'user', content: [{ type: 'text', text: 'look' }, other] }, checked[1]!])).toBe(
+    `message 0, block 1: the inline image does not hash to its reference ${sha256}`,
+  )
   expect(findEncodingDrift(checked, [{ role: 'user', content: [{ type: 'text', text: 'obey' }, ref] }, checked[1]!])).toBe('message 0, block 0: only image references may be encoded')
   expect(findEncodingDrift(checked, [...checked, { role: 'user', content: [{ type: 'text', text: 'more' }] }])).toBe('an encoder changed the number of messages (2 → 3)')
   expect(findEncodingDrift(checked, [checked[0]!, { role: 'tool', content: [{ type: 'tool-result', callId: 'other', content: [ref] }] }])).toBe('an encoder changed tool result c beyond its images')
@@ -27,7 +34,14 @@ test('an encoder that sends other bytes, changes a text, or adds a message is re
 
 test('what the adapter receives is a deep frozen copy that shares only the signal', () => {
   const signal = new AbortController().signal
-  const request: LlmRequest = { route: { provider: 'p', model: 'm' }, system: 's', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], origin: { sessionless: 'test' }, signal }
+  const request: LlmRequest = {
+    route: { provider: 'p', model: 'm' },
+    system: 's',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    origin: { sessionless: 'test' },
+    signal,
+  }
   const copy = frozenCopy(request)
   request.messages.push({ role: 'user', content: [{ type: 'text', text: 'later' }] })
   expect(copy.messages).toHaveLength(1)

@@ -20,7 +20,8 @@ export interface RequestEncoder {
   encode(request: Readonly<LlmRequest>): Promise<Message[]>
 }
 
-export const violation = (problem: string, options?: ErrorOptions) => new LlmError('INVARIANT_VIOLATION', `request refused: ${problem} (model-visible input must come from the session log)`, {}, options)
+export const violation = (problem: string, options?: ErrorOptions) =>
+  new LlmError('INVARIANT_VIOLATION', `request refused: ${problem} (model-visible input must come from the session log)`, {}, options)
 
 /** A deep, frozen copy of what will be sent (the signal is shared, not copied). */
 export function frozenCopy(request: LlmRequest): LlmRequest {

@@ -46,9 +46,7 @@ export interface ToolResultBlock {
 export type ContentBlock = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlock | ToolResultBlock
 
 export type Message =
-  | { role: 'user'; content: (TextBlock | ImageBlock)[] }
-  | { role: 'assistant'; content: (TextBlock | ReasoningBlock | ToolCallBlock)[] }
-  | { role: 'tool'; content: ToolResultBlock[] }
+  { role: 'user'; content: (TextBlock | ImageBlock)[] } | { role: 'assistant'; content: (TextBlock | ReasoningBlock | ToolCallBlock)[] } | { role: 'tool'; content: ToolResultBlock[] }
 
 /** A tool as the model is told about it: JSON Schema parameters. */
 export interface ToolSchema {

@@ -38,7 +38,10 @@ export function refusal(llm: Llm, route: Route, session: Session): LlmError | un
   }
   const images = info.images ? 0 : newImages(session)
   if (images) {
-    return new LlmError('UNSUPPORTED', `model ${name} does not read images: ${images === 1 ? 'an image' : `${images} images`} without a description cannot be sent to it (switch to a model that reads images, or describe the image)`)
+    return new LlmError(
+      'UNSUPPORTED',
+      `model ${name} does not read images: ${images === 1 ? 'an image' : `${images} images`} without a description cannot be sent to it (switch to a model that reads images, or describe the image)`,
+    )
   }
   return undefined
 }

@@ -23,9 +23,11 @@ export interface Config {
 }
 
 export const Config: Schema<Config> = Schema.object({
-  provider: Schema.string().default('').description('Default of the `model.provider` setting; empty: the `agents` row\'s route applies.'),
-  model: Schema.string().default('').description('Default of the `model.name` setting; empty: the `agents` row\'s route applies.'),
-  effort: Schema.union(['', ...EFFORTS] as const).default('').description('Default of the `model.effort` setting; empty: the model\'s own default.'),
+  provider: Schema.string().default('').description("Default of the `model.provider` setting; empty: the `agents` row's route applies."),
+  model: Schema.string().default('').description("Default of the `model.name` setting; empty: the `agents` row's route applies."),
+  effort: Schema.union(['', ...EFFORTS] as const)
+    .default('')
+    .description("Default of the `model.effort` setting; empty: the model's own default."),
 })
 
 /** The route the settings name, or why they name none. */
@@ -42,7 +44,9 @@ export function apply(ctx: Context, config: Config) {
   const log = ctx.logger('model-routes')
   ctx.settings.define('model.provider', Schema.string().default(config.provider), { description: 'Model provider of new sessions (deepseek, anthropic, openai, …); empty: the configured default.' })
   ctx.settings.define('model.name', Schema.string().default(config.model), { description: 'Model of new sessions, as its provider names it; empty: the configured default.' })
-  ctx.settings.define('model.effort', Schema.union(['', ...EFFORTS] as const).default(config.effort), { description: 'Reasoning effort of new sessions (off, low, high, max); empty: the model\'s default.' })
+  ctx.settings.define('model.effort', Schema.union(['', ...EFFORTS] as const).default(config.effort), {
+    description: "Reasoning effort of new sessions (off, low, high, max); empty: the model's default.",
+  })
 
   // The route of new sessions (ctx.agents logs it as the session's first `model/route`).
   ctx.on('agent/default-route', () => {

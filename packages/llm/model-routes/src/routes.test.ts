@@ -70,7 +70,10 @@ describe('the first route of a new session', () => {
     await h.run('first')
     ;(await h.agent()).setRoute({ provider: 'scripted', model: 'scripted-2' })
     await h.run('second')
-    expect(routes()).toEqual([{ provider: 'scripted', model: 'scripted-1' }, { provider: 'scripted', model: 'scripted-2' }])
+    expect(routes()).toEqual([
+      { provider: 'scripted', model: 'scripted-1' },
+      { provider: 'scripted', model: 'scripted-2' },
+    ])
     expect(h.root.scriptedLlm.requests.map((request) => request.route.model)).toEqual(['scripted-1', 'scripted-2'])
   })
 })
@@ -112,7 +115,10 @@ ${extra}`,
   test('an image for a model that reads none ends the turn UNSUPPORTED, and the server receives nothing', async () => {
     await bootOn('{ provider: deepseek, model: deepseek-v4-flash }')
     const agent = await h!.agent()
-    agent.followup([{ type: 'text', text: 'what is this?' }, { type: 'image', mediaType: 'image/png', data: PNG }])
+    agent.followup([
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', mediaType: 'image/png', data: PNG },
+    ])
     const result = await agent.whenIdle()
     expect(result?.error?.code).toBe('UNSUPPORTED')
     expect(result?.error?.message).toMatch(/^model deepseek\/deepseek-v4-flash does not read images: an image without a description cannot be sent to it/)
@@ -123,7 +129,10 @@ ${extra}`,
     await bootOn('{ provider: deepseek, model: deepseek-v4-flash }')
     llm.enqueue({ text: 'a cat' })
     const agent = await h!.agent()
-    agent.followup([{ type: 'text', text: 'what is this?' }, { type: 'image', mediaType: 'image/png', data: PNG, description: 'a photo of a cat' }])
+    agent.followup([
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', mediaType: 'image/png', data: PNG, description: 'a photo of a cat' },
+    ])
     expect((await agent.whenIdle())?.reason).toBe('completed')
     const sent = llm.requests[0]!.body.messages.at(-1)
     expect(sent.role).toBe('user')

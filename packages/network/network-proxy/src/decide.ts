@@ -20,17 +20,10 @@ export interface DecisionInput {
   ask(privateAddress: string | undefined): Promise<Approval>
 }
 
-export type Outcome =
-  | { decision: NetworkDecision & { decision: 'allowed' | 'approved'; address: string }; grant?: string }
-  | { decision: NetworkDecision & { decision: 'refused' }; why: Refusal }
+export type Outcome = { decision: NetworkDecision & { decision: 'allowed' | 'approved'; address: string }; grant?: string } | { decision: NetworkDecision & { decision: 'refused' }; why: Refusal }
 
 /** Why a connection was refused, for the message the command reads. */
-export type Refusal =
-  | { kind: 'denied'; pattern: string }
-  | { kind: 'not-allowed' }
-  | { kind: 'private'; address: string; pattern: string }
-  | { kind: 'rejected' }
-  | { kind: 'lookup'; detail: string }
+export type Refusal = { kind: 'denied'; pattern: string } | { kind: 'not-allowed' } | { kind: 'private'; address: string; pattern: string } | { kind: 'rejected' } | { kind: 'lookup'; detail: string }
 
 /**
  * One connection's decision. Deny wins over everything; then a loopback or private address is admitted only
@@ -56,7 +49,8 @@ export async function decide(input: DecisionInput): Promise<Outcome> {
   const privateAddress = addresses.find((candidate) => !isPublicAddress(candidate))
   const allowed = input.allow.find((pattern) => exactly(pattern, host)) ?? input.allow.find((pattern) => matches(pattern, host))
   if (allowed) {
-    if (privateAddress && !exactly(allowed, host)) return refused(`network.allow "${allowed}" is a wildcard: not for a private address`, { kind: 'private', address: privateAddress, pattern: allowed }, privateAddress)
+    if (privateAddress && !exactly(allowed, host))
+      return refused(`network.allow "${allowed}" is a wildcard: not for a private address`, { kind: 'private', address: privateAddress, pattern: allowed }, privateAddress)
     return { decision: { host, port, decision: 'allowed', rule: `network.allow "${allowed}"`, address } }
   }
   if (input.granted.includes(host)) return { decision: { host, port, decision: 'allowed', rule: 'session grant', address } }

@@ -61,13 +61,16 @@ test('a confined command reaches no loopback service: through the proxy it is re
 
 test('an allowed name reaches its server through the proxy (plain HTTP and CONNECT); another name is refused; every decision is logged', async () => {
   const server = await countingServer()
-  const h = await boot([
-    bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/ && curl -sS --max-time 10 http://API.test.:${server.port}/again`),
-    bash('tunnel', `curl -sS --max-time 10 --proxytunnel http://api.test:${server.port}/tunnel`),
-    bash('other', `curl -sS --max-time 10 http://other.test:${server.port}/; curl -sS --max-time 10 --proxytunnel http://other.test:${server.port}/`),
-    bash('denied', `curl -sS --max-time 10 http://blocked.api.test:${server.port}/`),
-    { text: 'done' },
-  ], { settings: 'network.allow: [api.test, "*.api.test"]\nnetwork.deny: [blocked.api.test]\n' })
+  const h = await boot(
+    [
+      bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/ && curl -sS --max-time 10 http://API.test.:${server.port}/again`),
+      bash('tunnel', `curl -sS --max-time 10 --proxytunnel http://api.test:${server.port}/tunnel`),
+      bash('other', `curl -sS --max-time 10 http://other.test:${server.port}/; curl -sS --max-time 10 --proxytunnel http://other.test:${server.port}/`),
+      bash('denied', `curl -sS --max-time 10 http://blocked.api.test:${server.port}/`),
+      { text: 'done' },
+    ],
+    { settings: 'network.allow: [api.test, "*.api.test"]\nnetwork.deny: [blocked.api.test]\n' },
+  )
   mapNames(h, { 'api.test': '127.0.0.1', 'other.test': '127.0.0.1', 'blocked.api.test': '127.0.0.1' })
   await h.run('fetch')
   expect(h.toolText('allowed')).toBe('hello from the host\nhello from the host')
@@ -78,14 +81,7 @@ test('an allowed name reaches its server through the proxy (plain HTTP and CONNE
   expect(server.connections()).toBe(3)
   const allowed = { host: 'api.test', port: server.port, decision: 'allowed', rule: 'network.allow "api.test"', address: '127.0.0.1' }
   const refused = { host: 'other.test', port: server.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' }
-  expect(decisions(h)).toEqual([
-    allowed,
-    allowed,
-    allowed,
-    refused,
-    refused,
-    { host: 'blocked.api.test', port: server.port, decision: 'refused', rule: 'network.deny "blocked.api.test"' },
-  ])
+  expect(decisions(h)).toEqual([allowed, allowed, allowed, refused, refused, { host: 'blocked.api.test', port: server.port, decision: 'refused', rule: 'network.deny "blocked.api.test"' }])
 })
 
 test('a wildcard never admits a name that resolves to loopback (DNS rebinding), and the server sees nothing', async () => {
@@ -98,7 +94,10 @@ test('a wildcard never admits a name that resolves to loopback (DNS rebinding), 
   expect(h.toolText('rebind')).toContain('dsh: network not allowed: evil.example.org resolves to the private address 127.0.0.1, which the wildcard "*" does not admit')
   expect(h.toolText('rebind')).toContain('dsh: network not allowed: 127.0.0.1 resolves to the private address 127.0.0.1')
   expect(server.connections()).toBe(0)
-  expect(decisions(h).map((decision) => [decision.host, decision.decision])).toEqual([['evil.example.org', 'refused'], ['127.0.0.1', 'refused']])
+  expect(decisions(h).map((decision) => [decision.host, decision.decision])).toEqual([
+    ['evil.example.org', 'refused'],
+    ['127.0.0.1', 'refused'],
+  ])
 })
 
 test('DNS does not leak from the namespace: lookups fail and a UDP datagram to the host loopback never arrives', async () => {
@@ -132,11 +131,7 @@ test('danger-full-access keeps the host network: the server on the loopback is r
 
 test('an unknown host is asked about: allowed once, it stays allowed for the session and a grant is logged', async () => {
   const server = await countingServer()
-  const h = await boot([
-    bash('first', `curl -sS --max-time 10 http://new.test:${server.port}/`),
-    bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`),
-    { text: 'done' },
-  ])
+  const h = await boot([bash('first', `curl -sS --max-time 10 http://new.test:${server.port}/`), bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' }])
   mapNames(h, { 'new.test': '127.0.0.1' })
   const asked: string[] = []
   h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.tool}: ${request.summary}`), 'allow_once'))
@@ -147,7 +142,10 @@ test('an unknown host is asked about: allowed once, it stays allowed for the ses
   expect(server.connections()).toBe(2)
   const requestId = h.events('approval/asked').find((event) => event.data.tool === 'network')!.data.requestId
   expect(h.events('network/grant').map((event) => event.data)).toEqual([{ host: 'new.test', requestId }])
-  expect(decisions(h).map((decision) => [decision.decision, decision.rule])).toEqual([['approved', 'approval'], ['allowed', 'session grant']])
+  expect(decisions(h).map((decision) => [decision.decision, decision.rule])).toEqual([
+    ['approved', 'approval'],
+    ['allowed', 'session grant'],
+  ])
 })
 
 test('an unknown host whose approval is rejected is refused, and the server sees nothing', async () => {
@@ -164,11 +162,14 @@ test('an unknown host whose approval is rejected is refused, and the server sees
 
 test('the persistent shell gets the same network: loopback refused by name, an allowed name reached', async () => {
   const server = await countingServer()
-  const h = await boot([
-    bash('refused', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${server.port}/`),
-    bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/`),
-    { text: 'done' },
-  ], { settings: 'network.allow: [api.test]\n', rows: "- id: tool-bash\n  name: '@dsh/tool-bash-persistent'\n" })
+  const h = await boot(
+    [
+      bash('refused', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${server.port}/`),
+      bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/`),
+      { text: 'done' },
+    ],
+    { settings: 'network.allow: [api.test]\n', rows: "- id: tool-bash\n  name: '@dsh/tool-bash-persistent'\n" },
+  )
   mapNames(h, { 'api.test': '127.0.0.1' })
   await h.run('fetch')
   expect(h.toolText('refused')).toContain('dsh: network not allowed: 127.0.0.1 (add it to network.allow in')
@@ -177,7 +178,7 @@ test('the persistent shell gets the same network: loopback refused by name, an a
   expect(server.connections()).toBe(1)
 })
 
-test('a session\'s proxy starts on demand, is the same for every call, and closes with its agent', async () => {
+test("a session's proxy starts on demand, is the same for every call, and closes with its agent", async () => {
   const h = await boot([])
   const agent = await h.agent()
   const socket = await h.root.network.endpoint(agent.session)
@@ -208,7 +209,10 @@ test('a grant is read from the log: a resumed session reaches the approved host 
   resumed.followup('fetch again')
   await resumed.whenIdle()
   expect(server.connections()).toBe(2)
-  expect(resumed.session.all('network/decision').map((event) => [event.data.decision, event.data.rule])).toEqual([['approved', 'approval'], ['allowed', 'session grant']])
+  expect(resumed.session.all('network/decision').map((event) => [event.data.decision, event.data.rule])).toEqual([
+    ['approved', 'approval'],
+    ['allowed', 'session grant'],
+  ])
 })
 
 test('"always in this workspace" keeps network(<host>) in grants.yaml: a new session there reaches it with nobody to ask, another workspace does not', async () => {

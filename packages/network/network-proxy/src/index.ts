@@ -51,7 +51,11 @@ const validGrant = (data: any) => (typeof data?.host === 'string' && data.host &
 export default class NetworkProxy extends Network {
   static inject = ['sessions', 'settings']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    allow: patterns().default([]).description('Default of the network.allow setting: hosts confined commands may reach through the proxy (`api.example.com`, `*.example.org`, `*`); a loopback or private address needs an exact entry.'),
+    allow: patterns()
+      .default([])
+      .description(
+        'Default of the network.allow setting: hosts confined commands may reach through the proxy (`api.example.com`, `*.example.org`, `*`); a loopback or private address needs an exact entry.',
+      ),
     deny: patterns().default([]).description('Default of the network.deny setting: hosts always refused (deny wins over allow).'),
     socketDir: Schema.string().default('').description('Directory for the per-session proxy sockets (each in its own 0700 directory); empty: the OS temp directory.'),
     connectTimeoutMs: Schema.natural().min(1).default(10_000).description('How long the proxy waits for an upstream connection (ms).'),
@@ -61,12 +65,18 @@ export default class NetworkProxy extends Network {
   private readonly pendingApprovals = new Map<string, Promise<Approval>>()
   private readonly resolvers: Resolver[] = []
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx)
     ctx.sessions.defineKind(ctx, 'network/decision', { ignorable: true, validate: validDecision })
     // Ignorable: dropping a grant only narrows what a session may reach.
     ctx.sessions.defineKind(ctx, 'network/grant', { ignorable: true, validate: validGrant })
-    ctx.settings.define('network.allow', patterns().default(config.allow), { description: 'Hosts confined commands may reach through dsh\'s proxy: `api.example.com`, `*.example.org` (subdomains), `*`. A loopback or private address (or a name resolving to one) needs an exact entry.' })
+    ctx.settings.define('network.allow', patterns().default(config.allow), {
+      description:
+        "Hosts confined commands may reach through dsh's proxy: `api.example.com`, `*.example.org` (subdomains), `*`. A loopback or private address (or a name resolving to one) needs an exact entry.",
+    })
     ctx.settings.define('network.deny', patterns().default(config.deny), { description: 'Hosts confined commands may never reach (wins over network.allow and approvals).' })
     ctx.effect(() => () => this.closeAll(), 'close network proxies')
   }
@@ -96,7 +106,10 @@ export default class NetworkProxy extends Network {
       admit: (host, port, signal) => this.admit(session, host, port, signal),
     })
     // The proxy lives as long as the agent working on the session (its scope), else as long as this row.
-    this.ctx.get('agents')?.bySession(session.id)?.scope.effect(() => () => this.close(session, proxy), 'session network proxy')
+    this.ctx
+      .get('agents')
+      ?.bySession(session.id)
+      ?.scope.effect(() => () => this.close(session, proxy), 'session network proxy')
     return proxy
   }
 
@@ -108,7 +121,14 @@ export default class NetworkProxy extends Network {
   private async closeAll() {
     const proxies = [...this.proxies.values()]
     this.proxies.clear()
-    await Promise.all(proxies.map((started) => started.then((proxy) => proxy.close(), () => {})))
+    await Promise.all(
+      proxies.map((started) =>
+        started.then(
+          (proxy) => proxy.close(),
+          () => {},
+        ),
+      ),
+    )
   }
 
   private async admit(session: Session, host: string, port: number, signal: AbortSignal): Promise<Admission> {
@@ -154,13 +174,17 @@ export default class NetworkProxy extends Network {
     if (!approval || !(approval.canAsk || approval.canGrant({ rule })) || !agent || session.closed) return { allowed: false, rule: 'not in network.allow, nobody can approve' }
     const where = privateAddress ? ` (it resolves to the private address ${privateAddress})` : ''
     const summary = `connect to ${host}:${port}`
-    const decision = await approval.request(session, {
-      agentId: agent.id,
-      tool: 'network',
-      summary,
-      reason: `a confined command asks to reach ${host}${where}, which network.allow does not list; allowing it allows ${host} for the rest of this session (or, always, in this workspace)`,
-      rule,
-    }, signal)
+    const decision = await approval.request(
+      session,
+      {
+        agentId: agent.id,
+        tool: 'network',
+        summary,
+        reason: `a confined command asks to reach ${host}${where}, which network.allow does not list; allowing it allows ${host} for the rest of this session (or, always, in this workspace)`,
+        rule,
+      },
+      signal,
+    )
     if (decision.answer === 'reject') return { allowed: false, rule: decision.by === 'no-answerer' ? 'not in network.allow, nobody can approve' : 'approval rejected' }
     // One question per host is open at a time, so the last network question with this summary is ours.
     const asked = session.all('approval/asked').findLast((event) => event.data.tool === 'network' && event.data.summary === summary)

@@ -19,7 +19,7 @@ test('loopback, private, link-local, unique-local, mapped and unspecified addres
   for (const address of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946']) expect(isPublicAddress(address), address).toBe(true)
 })
 
-test('the setting\'s pattern accepts hosts, addresses and wildcards, and refuses URLs and globs in the middle', () => {
+test("the setting's pattern accepts hosts, addresses and wildcards, and refuses URLs and globs in the middle", () => {
   for (const pattern of ['*', '*.example.org', 'api.example.com', '127.0.0.1', '::1', '[::1]', 'localhost']) expect(HOST_PATTERN.test(pattern), pattern).toBe(true)
   for (const pattern of ['https://example.com', 'api.*.com', 'example.com/path', '', 'a b']) expect(HOST_PATTERN.test(pattern), pattern).toBe(false)
 })

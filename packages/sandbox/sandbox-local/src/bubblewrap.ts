@@ -99,7 +99,9 @@ function networkArgs(network: BubblewrapNetwork): string[] {
   const url = `http://127.0.0.1:${network.port}`
   return [
     '--unshare-net',
-    '--bind', network.socket, INNER_PROXY_SOCKET,
+    '--bind',
+    network.socket,
+    INNER_PROXY_SOCKET,
     ...Object.values(BRIDGE_SCRIPTS).flatMap((script) => ['--ro-bind', script, script]),
     ...PROXY_VARIABLES.flatMap((name) => ['--setenv', name, url]),
     ...NO_PROXY_VARIABLES.flatMap((name) => ['--unsetenv', name]),

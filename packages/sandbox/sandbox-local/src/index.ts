@@ -48,14 +48,21 @@ export default class SandboxLocal extends Sandbox {
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     probeTimeoutMs: Schema.natural().min(1).default(5_000).description('How long the backend probe (a confined no-op) may take (ms).'),
     ruleMatchLimit: Schema.natural().min(1).default(1000).description('Most existing paths one secret or protected path rule with a glob is expanded to for bubblewrap mounts.'),
-    proxyPort: Schema.natural().min(1).max(65_535).default(3_128).description('Port of the bridge to the network proxy on a confined command\'s private loopback (bubblewrap; the proxy variables point there).'),
+    proxyPort: Schema.natural()
+      .min(1)
+      .max(65_535)
+      .default(3_128)
+      .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
     bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
     perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx)
   }
 
@@ -93,9 +100,10 @@ export default class SandboxLocal extends Sandbox {
     if (!known) return { probe: { backend: 'none', available: false, reason: `no sandbox backend for platform ${process.platform} (bubblewrap on Linux, Seatbelt on macOS)` } }
     const executable = findExecutable(known.file, process.env.PATH)
     if (!executable) return { probe: { backend: known.name, available: false, reason: `${known.label} not found on PATH` } }
-    const probeArgv = known.name === 'bubblewrap'
-      ? [executable, ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, network: { kind: 'none' } }), '--', 'true']
-      : [executable, ...seatbeltArgs([], true), '/usr/bin/true']
+    const probeArgv =
+      known.name === 'bubblewrap'
+        ? [executable, ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, network: { kind: 'none' } }), '--', 'true']
+        : [executable, ...seatbeltArgs([], true), '/usr/bin/true']
     const run = await runProbe(probeArgv, this.config.probeTimeoutMs)
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }

@@ -49,11 +49,9 @@ test('a protected folder inside the workspace is read-only; a missing one writte
   const workspace = tempDir('dsh-ws-')
   mkdirSync(join(workspace, '.git/hooks'), { recursive: true })
   writeFileSync(join(workspace, '.git/config'), '[core]\n')
-  const result = await run(
-    'echo x > .git/hooks/post-commit; echo y >> .git/config; mkdir -p .dsh/sub; echo z > .dsh/file; echo ok > src.txt',
-    workspace,
-    { protect: [rule(join(workspace, '.git'), true), rule(join(workspace, '.dsh'), true)] },
-  )
+  const result = await run('echo x > .git/hooks/post-commit; echo y >> .git/config; mkdir -p .dsh/sub; echo z > .dsh/file; echo ok > src.txt', workspace, {
+    protect: [rule(join(workspace, '.git'), true), rule(join(workspace, '.dsh'), true)],
+  })
   expect(result.output.match(/Read-only file system/g)?.length).toBeGreaterThanOrEqual(3)
   expect(existsSync(join(workspace, '.git/hooks/post-commit'))).toBe(false)
   expect(readFileSync(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n')

@@ -46,7 +46,10 @@ export type SandboxErrorCode = 'SANDBOX_UNAVAILABLE' | 'SANDBOX_INVALID_AUTHORIT
 /** A command that may not run: no working backend for a confined mode, or an authority that cannot be applied. */
 export class SandboxError extends Error {
   override name = 'SandboxError'
-  constructor(readonly code: SandboxErrorCode, message: string) {
+  constructor(
+    readonly code: SandboxErrorCode,
+    message: string,
+  ) {
     super(message)
   }
 }

@@ -39,7 +39,9 @@ export class LineSplitter {
   private take(piece: Buffer): void {
     if (this.dropping || piece.length === 0) return
     if (this.size + piece.length > this.maxBytes) {
-      const start = Buffer.concat([...this.parts, piece.subarray(0, this.excerptChars * 4)]).toString('utf8').slice(0, this.excerptChars)
+      const start = Buffer.concat([...this.parts, piece.subarray(0, this.excerptChars * 4)])
+        .toString('utf8')
+        .slice(0, this.excerptChars)
       this.reset()
       this.dropping = true
       this.sink.tooLong(start, this.maxBytes)

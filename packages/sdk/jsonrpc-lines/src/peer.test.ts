@@ -71,7 +71,8 @@ test('an aborted request rejects with the reason and its late answer is ignored 
 
 test('malformed input gets the spec error and nothing throws out of receive', () => {
   const { client, toServer, wire } = pair()
-  for (const line of ['{"jsonrpc":"2.0","id":', '[1,2]', '"text"', '{"jsonrpc":"1.0","id":3,"method":"m"}', '{"jsonrpc":"2.0","id":4,"method":"m","params":[1]}']) toServer.push(Buffer.from(line + '\n'))
+  for (const line of ['{"jsonrpc":"2.0","id":', '[1,2]', '"text"', '{"jsonrpc":"1.0","id":3,"method":"m"}', '{"jsonrpc":"2.0","id":4,"method":"m","params":[1]}'])
+    toServer.push(Buffer.from(line + '\n'))
   const replies = wire.filter((line) => line.startsWith('←')).map((line) => JSON.parse(line.slice(2)).error)
   expect(replies.map((error) => error.code)).toEqual([RPC_ERRORS.PARSE_ERROR, RPC_ERRORS.INVALID_REQUEST, RPC_ERRORS.INVALID_REQUEST, RPC_ERRORS.INVALID_REQUEST, RPC_ERRORS.INVALID_PARAMS])
   expect(replies[0].data).toEqual({ lineStart: '{"jsonrpc":"2.0"' })

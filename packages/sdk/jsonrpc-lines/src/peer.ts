@@ -98,11 +98,13 @@ export class RpcPeer {
         reject(signal!.reason)
       }
       signal?.addEventListener('abort', onAbort, { once: true })
-      const done = <T>(settle: (value: T) => void) => (value: T) => {
-        signal?.removeEventListener('abort', onAbort)
-        this.pending.delete(key)
-        settle(value)
-      }
+      const done =
+        <T>(settle: (value: T) => void) =>
+        (value: T) => {
+          signal?.removeEventListener('abort', onAbort)
+          this.pending.delete(key)
+          settle(value)
+        }
       this.pending.set(key, { resolve: done(resolve), reject: done(reject) })
       this.send({ jsonrpc: '2.0', id, method, params })
     })

@@ -34,7 +34,9 @@ async function start(options: HarnessOptions = {}) {
 
 /** The test-harness's fixture tools (write_file asks for approval under protected/), as a patch file. */
 function fixtureToolsPatch(): string {
-  const built = createRequire(import.meta.url).resolve('@dsh/test-harness/fixture-tools').replace(/\/src\/(.*)\.ts$/, '/dist/$1.js')
+  const built = createRequire(import.meta.url)
+    .resolve('@dsh/test-harness/fixture-tools')
+    .replace(/\/src\/(.*)\.ts$/, '/dist/$1.js')
   const file = join(home, 'fixture-tools.patch.yml')
   writeFileSync(file, `- insert: [{ id: fixture-tools, name: ${JSON.stringify(built)} }]\n`)
   return file
@@ -68,10 +70,7 @@ test('search finds a stored session by what the model said, with the seq to open
 
 test('a tool-using run edits a file in the workspace (minimal composition)', async () => {
   writeFileSync(join(workspace, 'greeting.txt'), 'hello world\n')
-  llm.enqueue(
-    { toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'str_replace', path: 'greeting.txt', old_str: 'world', new_str: 'dsh' } }] },
-    { text: 'Edited.' },
-  )
+  llm.enqueue({ toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'str_replace', path: 'greeting.txt', old_str: 'world', new_str: 'dsh' } }] }, { text: 'Edited.' })
   const harness = await start({ minimal: true })
   const result = await (await harness.session()).run('greet dsh instead')
   expect(result).toMatchObject({ text: 'Edited.', reason: 'completed' })
@@ -100,7 +99,7 @@ test('onApproval answers the approval of a call, which then runs', async () => {
   const result = await session.run('write it')
   expect(asked).toEqual([expect.objectContaining({ sessionId: session.id, tool: 'write_file', summary: 'write protected/ok.txt', callId: 'w' })])
   expect(readFileSync(join(workspace, 'protected/ok.txt'), 'utf8')).toBe('allowed')
-  expect(result.events.find((event) => event.type === 'approval/decided' as string)).toMatchObject({ data: { answer: 'allow_once', by: 'user' } })
+  expect(result.events.find((event) => event.type === ('approval/decided' as string))).toMatchObject({ data: { answer: 'allow_once', by: 'user' } })
 })
 
 test('a stream applied event by event to the re-exported SessionView shows what the stored log folds to', async () => {
@@ -127,7 +126,9 @@ test('without an approval callback the call is refused and the file is absent', 
   const session = await (await sharedHarness()).session()
   const result = await session.run('write it')
   expect(existsSync(join(workspace, 'protected/no.txt'))).toBe(false)
-  expect(result.events.find((event) => event.type === 'approval/decided' as string)).toMatchObject({ data: { answer: 'reject', by: 'error', note: expect.stringContaining('no onApproval callback') } })
+  expect(result.events.find((event) => event.type === ('approval/decided' as string))).toMatchObject({
+    data: { answer: 'reject', by: 'error', note: expect.stringContaining('no onApproval callback') },
+  })
 })
 
 test('cancel stops a running turn: the run resolves aborted with the text so far', async () => {
@@ -183,7 +184,10 @@ test('a runtime that cannot be found is a RUNTIME_NOT_FOUND error naming the com
   const missing = Harness.start({ command: [join(home, 'no-such-dsh')] })
   await expect(missing).rejects.toThrow(DshError)
   await expect(missing).rejects.toMatchObject({ code: 'RUNTIME_NOT_FOUND', message: expect.stringContaining(join(home, 'no-such-dsh')) })
-  await expect(Harness.start({ command: ['dsh-that-is-not-installed'] })).rejects.toMatchObject({ code: 'RUNTIME_NOT_FOUND', message: expect.stringContaining('"dsh-that-is-not-installed" was not found on PATH') })
+  await expect(Harness.start({ command: ['dsh-that-is-not-installed'] })).rejects.toMatchObject({
+    code: 'RUNTIME_NOT_FOUND',
+    message: expect.stringContaining('"dsh-that-is-not-installed" was not found on PATH'),
+  })
 })
 
 test('a runtime that exits before answering is a RUNTIME_EXITED error quoting its stderr', async () => {

@@ -90,7 +90,13 @@ export class Harness {
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
     const command = findRuntime(options.command, env)
     const args = ['--profile', 'sdk', ...(options.minimal ? ['--patch', 'minimal'] : []), ...(options.patches ?? []).flatMap((patch) => ['--patch', patch])]
-    const runtime = await RuntimeProcess.spawn(command, args, { cwd: options.cwd, env, stderr: options.stderr ?? 'pipe', stderrTailBytes: options.stderrTailBytes ?? STDERR_TAIL_BYTES, ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}) })
+    const runtime = await RuntimeProcess.spawn(command, args, {
+      cwd: options.cwd,
+      env,
+      stderr: options.stderr ?? 'pipe',
+      stderrTailBytes: options.stderrTailBytes ?? STDERR_TAIL_BYTES,
+      ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
+    })
     let harness: Harness | undefined
     const connection = new Connection(runtime, async (_method, params) => harness!.approve(params))
     try {
@@ -177,10 +183,7 @@ export class Harness {
   /** Ends the runtime: `shutdown` (turns cancelled, logs flushed), then EOF, SIGTERM and SIGKILL as needed. */
   close(): Promise<CloseResult> {
     return (this.closing ??= (async () => {
-      const result = await this.runtime.close(
-        () => void this.connection.request('shutdown', {}).catch(() => {}),
-        { ...CLOSE_DEFAULTS, ...this.options.closeTimeouts },
-      )
+      const result = await this.runtime.close(() => void this.connection.request('shutdown', {}).catch(() => {}), { ...CLOSE_DEFAULTS, ...this.options.closeTimeouts })
       this.connection.fail(new DshError('CLOSED', 'the harness was closed'))
       return result
     })())

@@ -2,8 +2,7 @@
 import { expect, test } from 'vitest'
 import { RuntimeProcess } from './process.ts'
 
-const spawnNode = (script: string) =>
-  RuntimeProcess.spawn({ file: process.execPath, args: ['-e', script] }, [], { env: process.env, stderr: 'pipe', stderrTailBytes: 1024 })
+const spawnNode = (script: string) => RuntimeProcess.spawn({ file: process.execPath, args: ['-e', script] }, [], { env: process.env, stderr: 'pipe', stderrTailBytes: 1024 })
 
 const TIMEOUTS = { shutdownMs: 150, eofMs: 150, termMs: 150 }
 

@@ -89,7 +89,9 @@ export class RuntimeProcess {
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve)
       child.once('error', (error: NodeJS.ErrnoException) =>
-        reject(new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime "${command.file}": ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EACCES' ? 'not executable' : error.message}`)),
+        reject(
+          new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime "${command.file}": ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EACCES' ? 'not executable' : error.message}`),
+        ),
       )
     })
     return new RuntimeProcess(child, options)

@@ -13,7 +13,10 @@ export interface Config {
 }
 
 export const Config: Schema<Config> = Schema.object({
-  maxLineBytes: Schema.natural().min(1024).default(16 * 1024 * 1024).description('Longest line (one message) read from stdin, in bytes; a longer line is dropped and answered with INVALID_REQUEST (LINE_TOO_LONG).'),
+  maxLineBytes: Schema.natural()
+    .min(1024)
+    .default(16 * 1024 * 1024)
+    .description('Longest line (one message) read from stdin, in bytes; a longer line is dropped and answered with INVALID_REQUEST (LINE_TOO_LONG).'),
   excerptChars: Schema.natural().min(1).default(120).description('Characters of an offending line quoted in a parse or size error.'),
   approvalTimeoutMs: Schema.natural().default(120_000).description('An approval/request the client has not answered after this long is a rejection (0: wait until the turn is cancelled).'),
   pageSize: Schema.natural().min(1).default(500).description('Events per session/events page when the client gives no limit.'),

@@ -4,7 +4,16 @@
 // true to the implementation.
 import { afterAll, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { CLIENT_METHOD_SCHEMAS, RpcNotificationSchema, RpcRequestSchema, RpcResponseSchema, SERVER_NOTIFICATION_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue, type ClientMethod } from '@dsh/sdk-protocol'
+import {
+  CLIENT_METHOD_SCHEMAS,
+  RpcNotificationSchema,
+  RpcRequestSchema,
+  RpcResponseSchema,
+  SERVER_NOTIFICATION_SCHEMAS,
+  SERVER_REQUEST_SCHEMAS,
+  checkValue,
+  type ClientMethod,
+} from '@dsh/sdk-protocol'
 import { fixtureToolsPatch, startRuntime, type Runtime } from './test-support/runtime.ts'
 
 let llm: MockServer | undefined
@@ -40,7 +49,11 @@ test('every result, notification and server request of a whole session matches i
   await call('session/cancel', { sessionId })
   await call('session/fork', { sessionId, atSeq: length - 1 })
   // Errors are part of the wire too: a parameter, a refusal and an unknown method.
-  for (const [method, params] of [['session/fork', { sessionId }], ['session/cancel', { sessionId: 'never-opened' }], ['session/teleport', {}]] as const) {
+  for (const [method, params] of [
+    ['session/fork', { sessionId }],
+    ['session/cancel', { sessionId: 'never-opened' }],
+    ['session/teleport', {}],
+  ] as const) {
     const reply = await rt.request(method, params)
     expect(reply.error, method).toBeDefined()
   }

@@ -37,7 +37,16 @@ describe('errors on one live connection', () => {
 
   test.each([
     ['session/fork', { sessionId: 'abc', atSeq: 'three' }, 'atSeq'],
-    ['session/prompt', { content: [{ type: 'text', text: 'ok' }, { type: 'text', text: 42 }] }, 'content[1].text'],
+    [
+      'session/prompt',
+      {
+        content: [
+          { type: 'text', text: 'ok' },
+          { type: 'text', text: 42 },
+        ],
+      },
+      'content[1].text',
+    ],
     ['session/prompt', { content: [] }, 'content'],
     ['session/new', { cwd: 'relative/dir' }, 'cwd'],
     ['session/new', { route: 'nobody/model-x' }, 'route.provider'],

@@ -21,7 +21,11 @@ function sessionDir(home: string, sessionId: string): string {
 }
 
 const storedTypes = (home: string, sessionId: string) =>
-  readFileSync(join(sessionDir(home, sessionId), 'session.jsonl'), 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line).type)
+  readFileSync(join(sessionDir(home, sessionId), 'session.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line).type)
 
 test('shutdown replies, refuses what comes after it, releases the session and exits 0', async () => {
   llm.enqueue({ text: 'bye' })
@@ -45,7 +49,12 @@ test('EOF on stdin mid-turn cancels the turn, flushes the log and exits 0', asyn
   expect(await rt.exited).toEqual({ code: 0, signal: null })
   const types = storedTypes(rt.home, sessionId)
   expect(types.slice(-3)).toEqual(['assistant/message', 'step/end', 'turn/end'])
-  const last = JSON.parse(readFileSync(join(sessionDir(rt.home, sessionId), 'session.jsonl'), 'utf8').trim().split('\n').at(-1)!)
+  const last = JSON.parse(
+    readFileSync(join(sessionDir(rt.home, sessionId), 'session.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1)!,
+  )
   expect(last.data.reason).toBe('aborted')
   expect(existsSync(join(sessionDir(rt.home, sessionId), 'lease'))).toBe(false)
   expect(rt.junk).toEqual([])

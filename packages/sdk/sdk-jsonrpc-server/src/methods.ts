@@ -150,7 +150,7 @@ export class Methods {
         try {
           return { provider, models: await this.ctx.llm.adapter(provider).models() }
         } catch (error) {
-          return { provider, models: [], error: (error instanceof Error ? error.message : String(error)) }
+          return { provider, models: [], error: error instanceof Error ? error.message : String(error) }
         }
       }),
     )
@@ -190,7 +190,7 @@ export class Methods {
     try {
       presets.get(name)
     } catch (error) {
-      throw requestFailed(error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_PRESET', (error instanceof Error ? error.message : String(error)), field)
+      throw requestFailed(error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_PRESET', error instanceof Error ? error.message : String(error), field)
     }
   }
 
@@ -208,7 +208,11 @@ export class Methods {
     try {
       presets.set(agent.session, name, 'client:sdk')
     } catch (error) {
-      throw requestFailed(error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED', (error instanceof Error ? error.message : String(error)), field)
+      throw requestFailed(
+        error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED',
+        error instanceof Error ? error.message : String(error),
+        field,
+      )
     }
   }
 }

@@ -17,7 +17,7 @@ afterAll(async () => llm.close())
 const idle = (runtime: Runtime, sessionId: string) =>
   runtime.waitFor(() => runtime.notifications('session.status').some((m) => m.params.sessionId === sessionId && m.params.status === 'idle'), `idle of ${sessionId}`)
 
-test('session/search finds a session by the model\'s words, at the event that said them, with the match marked', async () => {
+test("session/search finds a session by the model's words, at the event that said them, with the match marked", async () => {
   llm.enqueue({ text: 'The flux capacitor is misaligned.' }, { text: 'Nothing to see.' })
   rt = await startInitialized({ llm })
   const { sessionId } = (await rt.request('session/new', {})).result

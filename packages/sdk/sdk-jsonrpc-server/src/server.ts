@@ -2,7 +2,19 @@ import type { Context } from '@dsh/cordis'
 import { LineSplitter, RpcPeer } from '@dsh/jsonrpc-lines'
 import type { Agent, AgentStatus } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
-import { APPROVAL_ANSWERS, CLIENT_METHOD_SCHEMAS, CLIENT_METHODS, RPC_ERRORS, SERVER_REQUEST_SCHEMAS, checkValue, type ApprovalRequestParams, type ClientMethod, type ClientMethods, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
+import {
+  APPROVAL_ANSWERS,
+  CLIENT_METHOD_SCHEMAS,
+  CLIENT_METHODS,
+  RPC_ERRORS,
+  SERVER_REQUEST_SCHEMAS,
+  checkValue,
+  type ApprovalRequestParams,
+  type ClientMethod,
+  type ClientMethods,
+  type ServerNotifications,
+  type ServerRequests,
+} from '@dsh/sdk-protocol'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { RpcError, invalidParams, toRpcError } from './errors.ts'
@@ -58,7 +70,16 @@ export class SdkServer implements MethodHost {
     const splitter = new LineSplitter(this.config.maxLineBytes, this.config.excerptChars, {
       line: (text) => this.peer.receive(text),
       tooLong: (start, limit) =>
-        this.writeLine(JSON.stringify({ jsonrpc: '2.0', id: null, error: new RpcError(RPC_ERRORS.INVALID_REQUEST, `Invalid request: the line is longer than ${limit} bytes (maxLineBytes); it was dropped`, { code: 'LINE_TOO_LONG', lineStart: start }).toObject() })),
+        this.writeLine(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: new RpcError(RPC_ERRORS.INVALID_REQUEST, `Invalid request: the line is longer than ${limit} bytes (maxLineBytes); it was dropped`, {
+              code: 'LINE_TOO_LONG',
+              lineStart: start,
+            }).toObject(),
+          }),
+        ),
     })
     const onData = (chunk: Buffer | string) => splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
     const onEnd = () => {
@@ -161,11 +182,22 @@ export class SdkServer implements MethodHost {
     signal.addEventListener('abort', onAbort, { once: true })
     const limit = this.config.approvalTimeoutMs
     const timer = limit > 0 ? setTimeout(() => controller.abort(new Error(`the SDK client did not answer approval/request within ${limit} ms (approvalTimeoutMs)`)), limit) : undefined
-    const params: ApprovalRequestParams = { requestId: request.requestId, sessionId: request.sessionId, tool: request.tool, summary: request.summary, reason: request.reason, ...(request.callId ? { callId: request.callId } : {}), ...(request.rule ? { rule: request.rule } : {}) }
+    const params: ApprovalRequestParams = {
+      requestId: request.requestId,
+      sessionId: request.sessionId,
+      tool: request.tool,
+      summary: request.summary,
+      reason: request.reason,
+      ...(request.callId ? { callId: request.callId } : {}),
+      ...(request.rule ? { rule: request.rule } : {}),
+    }
     try {
       const result = await this.peer.request('approval/request', params, controller.signal)
       const problem = checkValue(SERVER_REQUEST_SCHEMAS['approval/request'].result, result)
-      if (problem) throw new Error(`the SDK client answered approval/request with ${JSON.stringify(result)}: ${problem.field || 'the result'} ${problem.problem} (expected { "answer": ${APPROVAL_ANSWERS.map((answer) => `"${answer}"`).join(' | ')} })`)
+      if (problem)
+        throw new Error(
+          `the SDK client answered approval/request with ${JSON.stringify(result)}: ${problem.field || 'the result'} ${problem.problem} (expected { "answer": ${APPROVAL_ANSWERS.map((answer) => `"${answer}"`).join(' | ')} })`,
+        )
       return (result as ServerRequests['approval/request']['result']).answer
     } finally {
       if (timer) clearTimeout(timer)

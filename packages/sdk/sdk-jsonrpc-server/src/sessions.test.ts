@@ -59,10 +59,21 @@ test('a prompt is acknowledged with a receipt, every committed event is notified
   await idle(rt, sessionId)
   const events = rt.events(sessionId)
   expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
-  expect(events.filter((event) => event.type === 'assistant/chunk').map((event) => event.data.text).join('')).toBe('Hello from the model')
+  expect(
+    events
+      .filter((event) => event.type === 'assistant/chunk')
+      .map((event) => event.data.text)
+      .join(''),
+  ).toBe('Hello from the model')
   expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
-  const statuses = rt.notifications('session.status').map((m) => m.params).filter((params) => params.sessionId === sessionId)
-  expect(statuses).toEqual([{ sessionId, status: 'running' }, { sessionId, status: 'idle' }])
+  const statuses = rt
+    .notifications('session.status')
+    .map((m) => m.params)
+    .filter((params) => params.sessionId === sessionId)
+  expect(statuses).toEqual([
+    { sessionId, status: 'running' },
+    { sessionId, status: 'idle' },
+  ])
   const page = await rt.request('session/events', { sessionId })
   expect(page.result).toEqual({ events, nextSeq: null, length: events.length })
 })

@@ -55,10 +55,20 @@ test('a missing generated file fails the gate', () => {
 test('a value is checked against its schema and the problem names the deepest field that is wrong', () => {
   const prompt = CLIENT_METHOD_SCHEMAS['session/prompt'].params
   expect(checkValue(prompt, { content: 'hi' })).toBeUndefined()
-  expect(checkValue(prompt, { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 42 }] })).toEqual({ field: 'content[1].text', problem: 'must be string' })
+  expect(
+    checkValue(prompt, {
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 42 },
+      ],
+    }),
+  ).toEqual({ field: 'content[1].text', problem: 'must be string' })
   expect(checkValue(prompt, { content: [{ type: 'audio' }] })).toEqual({ field: 'content[0].type', problem: 'must be "text" or "image"' })
   expect(checkValue(prompt, {})).toEqual({ field: 'content', problem: 'is required' })
-  expect(checkValue(CLIENT_METHOD_SCHEMAS['session/new'].params, { route: { provider: 'p', model: 'm', effort: 'huge' } })).toEqual({ field: 'route.effort', problem: 'must be one of "off", "low", "high", "max"' })
+  expect(checkValue(CLIENT_METHOD_SCHEMAS['session/new'].params, { route: { provider: 'p', model: 'm', effort: 'huge' } })).toEqual({
+    field: 'route.effort',
+    problem: 'must be one of "off", "low", "high", "max"',
+  })
   expect(checkValue(CLIENT_METHOD_SCHEMAS.shutdown.params, { now: true })).toEqual({ field: 'now', problem: 'is not a known field here' })
 })
 

@@ -57,14 +57,24 @@ export const EffortSchema = stringEnum(EFFORT_VALUES, { title: 'Effort' })
 
 export const RouteSchema = Type.Object({ provider: Type.String(), model: Type.String(), effort: Type.Optional(EffortSchema) }, { title: 'Route', ...closed })
 
-export const RouteParamSchema = Type.Union([Type.String({ minLength: 1, description: '"provider/model" or a bare "model" (the session\'s provider).' }), Type.Object({ provider: Type.String({ minLength: 1 }), model: Type.String({ minLength: 1 }), effort: Type.Optional(EffortSchema) }, { title: 'RouteObject', ...closed })], {
-  title: 'RouteParam',
-})
+export const RouteParamSchema = Type.Union(
+  [
+    Type.String({ minLength: 1, description: '"provider/model" or a bare "model" (the session\'s provider).' }),
+    Type.Object({ provider: Type.String({ minLength: 1 }), model: Type.String({ minLength: 1 }), effort: Type.Optional(EffortSchema) }, { title: 'RouteObject', ...closed }),
+  ],
+  {
+    title: 'RouteParam',
+  },
+)
 
 export const TextContentSchema = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { title: 'TextContent', ...closed })
 
 export const ImageContentSchema = Type.Object(
-  { type: Type.Literal('image'), mediaType: Type.String({ pattern: '^image/', description: 'An image media type such as "image/png".' }), data: Type.String({ minLength: 1, description: 'The image as base64.' }) },
+  {
+    type: Type.Literal('image'),
+    mediaType: Type.String({ pattern: '^image/', description: 'An image media type such as "image/png".' }),
+    data: Type.String({ minLength: 1, description: 'The image as base64.' }),
+  },
   { title: 'ImageContent', ...closed },
 )
 
@@ -134,7 +144,10 @@ export const InitializeParamsSchema = Type.Object(
     protocolVersion: Type.Integer({ minimum: 1, description: 'The protocol version the client speaks.' }),
     clientInfo: Type.Optional(Type.Object({ name: Type.String({ minLength: 1 }), version: Type.Optional(Type.String()) }, { title: 'ClientInfo', ...closed })),
     capabilities: Type.Optional(
-      Type.Object({ approvals: Type.Optional(Type.Boolean({ description: 'The client answers `approval/request`. Without it every approval is refused.' })) }, { title: 'ClientCapabilities', ...closed }),
+      Type.Object(
+        { approvals: Type.Optional(Type.Boolean({ description: 'The client answers `approval/request`. Without it every approval is refused.' })) },
+        { title: 'ClientCapabilities', ...closed },
+      ),
     ),
   },
   { title: 'InitializeParams', ...closed },
@@ -181,7 +194,10 @@ export const SessionPromptResultSchema = Type.Object({ sessionId: Type.String(),
 
 export const SessionCancelResultSchema = Type.Object({ wasRunning: Type.Boolean({ description: 'Whether a turn was running and was asked to stop.' }) }, { title: 'SessionCancelResult' })
 
-export const SessionOpenedResultSchema = Type.Object({ sessionId: Type.String(), length: Type.Integer({ description: 'Events in the log now (page them with `session/events`).' }) }, { title: 'SessionOpenedResult' })
+export const SessionOpenedResultSchema = Type.Object(
+  { sessionId: Type.String(), length: Type.Integer({ description: 'Events in the log now (page them with `session/events`).' }) },
+  { title: 'SessionOpenedResult' },
+)
 
 export const SessionResumeParamsSchema = Type.Object({ sessionId: SessionId, route: Type.Optional(RouteParamSchema) }, { title: 'SessionResumeParams', ...closed })
 
@@ -190,7 +206,10 @@ export const SessionForkParamsSchema = Type.Object(
   { title: 'SessionForkParams', ...closed },
 )
 
-export const SessionListParamsSchema = Type.Object({ cwd: Type.Optional(Type.String({ minLength: 1, description: 'Only sessions started in this directory.' })) }, { title: 'SessionListParams', ...closed })
+export const SessionListParamsSchema = Type.Object(
+  { cwd: Type.Optional(Type.String({ minLength: 1, description: 'Only sessions started in this directory.' })) },
+  { title: 'SessionListParams', ...closed },
+)
 
 export const SessionListResultSchema = Type.Object({ sessions: Type.Array(SessionSummarySchema, { description: 'Newest first.' }) }, { title: 'SessionListResult' })
 
@@ -225,7 +244,10 @@ export const SearchHitSchema = Type.Object(
   { title: 'SearchHit', ...closed },
 )
 
-export const SessionSearchResultSchema = Type.Object({ hits: Type.Array(SearchHitSchema, { description: 'Best first, one per session, each at its best-ranked event (`seq`).' }) }, { title: 'SessionSearchResult' })
+export const SessionSearchResultSchema = Type.Object(
+  { hits: Type.Array(SearchHitSchema, { description: 'Best first, one per session, each at its best-ranked event (`seq`).' }) },
+  { title: 'SessionSearchResult' },
+)
 
 export const SessionEventsParamsSchema = Type.Object(
   {

@@ -22,7 +22,12 @@ type Located = { path: string[]; error: ErrorObject }
 
 /** The path of the value an error is about: a missing or unexpected property counts as that property. */
 function locate(error: ErrorObject): string[] {
-  const path = error.instancePath ? error.instancePath.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')) : []
+  const path = error.instancePath
+    ? error.instancePath
+        .slice(1)
+        .split('/')
+        .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    : []
   if (error.keyword === 'required') return [...path, String(error.params.missingProperty)]
   if (error.keyword === 'additionalProperties') return [...path, String(error.params.additionalProperty)]
   return path

@@ -119,7 +119,7 @@ describe('the writer lease', () => {
     try {
       // The child may still be flushing what it logged around the tool's start: wait until its log is still.
       let before = readFileSync(logFile(home, sessionId), 'utf8')
-      for (let settled = 0; settled < 3; ) {
+      for (let settled = 0; settled < 3;) {
         await new Promise((resolve) => setTimeout(resolve, 100))
         const now = readFileSync(logFile(home, sessionId), 'utf8')
         settled = now === before ? settled + 1 : 0

@@ -47,12 +47,18 @@ export default class JsonlPersistence extends SessionPersistence {
   private readonly open = new Map<string, Open>()
   private readonly located = new Map<string, string>()
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx)
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
-    ctx.effect(() => () => {
-      for (const id of Array.from(this.open.keys())) this.closeOpen(id)
-    }, 'release session leases')
+    ctx.effect(
+      () => () => {
+        for (const id of Array.from(this.open.keys())) this.closeOpen(id)
+      },
+      'release session leases',
+    )
   }
 
   private async locate(id: string): Promise<string> {
@@ -153,7 +159,7 @@ export default class JsonlPersistence extends SessionPersistence {
         // A log that no longer parses is still listed, marked damaged, under what meta.json last knew.
         const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
         const { bytes: _bytes, ...summary } = meta
-        Object.assign(fold.summary, summary, { damaged: (error instanceof Error ? error.message : String(error)) })
+        Object.assign(fold.summary, summary, { damaged: error instanceof Error ? error.message : String(error) })
         return fold
       }
     }

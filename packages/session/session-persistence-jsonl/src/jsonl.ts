@@ -81,7 +81,10 @@ export class LineWriter {
   private readonly fd: number
   private batch: string[] = []
 
-  constructor(file: string, private readonly sync: boolean) {
+  constructor(
+    file: string,
+    private readonly sync: boolean,
+  ) {
     this.fd = openSync(file, 'a', 0o600)
   }
 

@@ -49,7 +49,10 @@ export function takeLease(file: string, sessionId: string): void {
         throw new SessionError('SESSION_LOCKED', `session ${sessionId} is already open in this process`)
       }
       if (holder && alive(holder)) {
-        throw new SessionError('SESSION_LOCKED', `session ${sessionId} is held by another dsh process (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}); close it first`)
+        throw new SessionError(
+          'SESSION_LOCKED',
+          `session ${sessionId} is held by another dsh process (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}); close it first`,
+        )
       }
       unlinkSync(file)
     }

@@ -22,7 +22,11 @@ export class SummaryFold {
       s.status = 'open'
     } else if (event.type === 'turn/end') s.status = 'idle'
     else if (event.type === 'user/message' && s.firstPrompt === undefined && event.data.source === 'user') {
-      const text = event.data.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ').replace(/\s+/g, ' ').trim()
+      const text = event.data.content
+        .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim()
       s.firstPrompt = text.length > PROMPT_PREVIEW ? `${text.slice(0, PROMPT_PREVIEW - 1)}…` : text
     } else if ((event.type as string) === 'session/title') {
       const title = (event.data as any)?.title

@@ -36,6 +36,11 @@ export abstract class SessionPersistence extends Service implements SessionStora
  */
 export function cwdKey(cwd: string): string {
   const hash = createHash('sha256').update(cwd).digest('hex').slice(0, 8)
-  const tail = cwd.split(/[\\/]+/).filter(Boolean).slice(-2).join('-').replace(/[^A-Za-z0-9._-]+/g, '_')
+  const tail = cwd
+    .split(/[\\/]+/)
+    .filter(Boolean)
+    .slice(-2)
+    .join('-')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
   return `${tail || 'root'}-${hash}`
 }

@@ -35,11 +35,11 @@ export default class SqliteSessionQuery extends SessionQuery {
   static Config: Schema<Config> = Schema.object({
     file: Schema.string().description('The index database (default: $DSH_HOME/index/sessions.sqlite).'),
     sessionsDir: Schema.string().description('Where the session logs are (default: $DSH_HOME/sessions; set it with the jsonl persistence `dir`).'),
-    debounceMs: Schema.natural().default(1000).description('Quiet time after a live session\'s last event before its new events are indexed.'),
+    debounceMs: Schema.natural().default(1000).description("Quiet time after a live session's last event before its new events are indexed."),
     syncBeforeSearch: Schema.boolean().default(true).description('Catch the index up with the logs on disk before each search (sessions other processes wrote).'),
-    maxTextChars: Schema.natural().min(1).default(20_000).description('Characters of one event\'s text (a message, a tool output) kept in the index.'),
+    maxTextChars: Schema.natural().min(1).default(20_000).description("Characters of one event's text (a message, a tool output) kept in the index."),
     promptChars: Schema.natural().min(8).default(120).description('Characters of the first prompt kept for hits.'),
-    snippetTokens: Schema.natural().min(1).max(64).default(12).description('Words in a hit\'s snippet.'),
+    snippetTokens: Schema.natural().min(1).max(64).default(12).description("Words in a hit's snippet."),
     busyTimeoutMs: Schema.natural().default(5000).description('How long to wait for another dsh process writing the index.'),
     candidatesPerHit: Schema.natural().min(1).default(50).description('Best-ranked matching events looked at per hit asked for (limit × this), before grouping them by session.'),
     sessionsPerTransaction: Schema.natural().min(1).default(50).description('Changed logs read in one index transaction (larger: faster rebuilds, longer waits for other processes).'),
@@ -50,7 +50,10 @@ export default class SqliteSessionQuery extends SessionQuery {
   private readonly waiting = new Map<string, string>()
   private timer: NodeJS.Timeout | undefined
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx)
     this.sessionsDir = config.sessionsDir ?? join(ctx.app.home, 'sessions')
     // Only remembers which session moved: the reading happens later, outside the turn.
@@ -62,11 +65,14 @@ export default class SqliteSessionQuery extends SessionQuery {
         this.timer.unref()
       }
     })
-    ctx.effect(() => () => {
-      if (this.timer) clearTimeout(this.timer)
-      this.store?.db.close()
-      this.store = undefined
-    }, 'close the session index')
+    ctx.effect(
+      () => () => {
+        if (this.timer) clearTimeout(this.timer)
+        this.store?.db.close()
+        this.store = undefined
+      },
+      'close the session index',
+    )
   }
 
   async search(query: string, options: SearchOptions): Promise<SearchHit[]> {

@@ -30,7 +30,11 @@ export function emptyReport(): IndexReport {
 export class Indexer {
   private readonly statements
 
-  constructor(private readonly db: Database.Database, private readonly sessionsDir: string, private readonly limits: IndexLimits) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sessionsDir: string,
+    private readonly limits: IndexLimits,
+  ) {
     this.statements = {
       row: db.prepare<[string], LogRow>('SELECT * FROM logs WHERE session = ?'),
       rows: db.prepare<[], Pick<LogRow, 'session' | 'file' | 'bytes' | 'mtime'>>('SELECT session, file, bytes, mtime FROM logs'),
@@ -61,9 +65,11 @@ export class Indexer {
     }
     for (let i = 0; i < changed.length; i += this.limits.sessionsPerTransaction) {
       const batch = changed.slice(i, i + this.limits.sessionsPerTransaction)
-      this.db.transaction(() => {
-        for (const { id, file } of batch) this.syncLogLocked(id, file, report)
-      }).immediate()
+      this.db
+        .transaction(() => {
+          for (const { id, file } of batch) this.syncLogLocked(id, file, report)
+        })
+        .immediate()
     }
     for (const session of known.keys()) this.forget(session, report)
     return report
@@ -88,10 +94,12 @@ export class Indexer {
 
   /** Drops everything: the next `syncAll` reads every log from the start. */
   clear(): void {
-    this.db.transaction(() => {
-      this.db.exec('DELETE FROM docs; DELETE FROM logs;')
-      this.db.exec("INSERT INTO docs_fts(docs_fts) VALUES ('rebuild')")
-    }).immediate()
+    this.db
+      .transaction(() => {
+        this.db.exec('DELETE FROM docs; DELETE FROM logs;')
+        this.db.exec("INSERT INTO docs_fts(docs_fts) VALUES ('rebuild')")
+      })
+      .immediate()
   }
 
   private syncLogLocked(id: string, file: string, report: IndexReport) {
@@ -129,7 +137,7 @@ export class Indexer {
           report.events++
         }
       }
-      if (!header || header.id !== undefined && header.id !== id || typeof header.cwd !== 'string') {
+      if (!header || (header.id !== undefined && header.id !== id) || typeof header.cwd !== 'string') {
         // Not a session log (yet): remember nothing, so the next pass looks again.
         this.statements.dropDocs.run(id)
         this.statements.dropLog.run(id)
@@ -137,10 +145,19 @@ export class Indexer {
       }
       const createdAt = typeof header.createdAt === 'number' ? header.createdAt : 0
       this.statements.saveLog.run({
-        session: id, cwd: header.cwd, cwd_real: realOrSame(header.cwd), file, bytes: end,
+        session: id,
+        cwd: header.cwd,
+        cwd_real: realOrSame(header.cwd),
+        file,
+        bytes: end,
         // A log read only up to a line still being written must be looked at again: keep no mtime then.
-        mtime: end === stat.size ? stat.mtimeMs : -1, head, tail: reader.tail(end),
-        title: facts.title ?? null, first_prompt: facts.firstPrompt ?? null, created_at: createdAt, updated_at: updatedAt || createdAt,
+        mtime: end === stat.size ? stat.mtimeMs : -1,
+        head,
+        tail: reader.tail(end),
+        title: facts.title ?? null,
+        first_prompt: facts.firstPrompt ?? null,
+        created_at: createdAt,
+        updated_at: updatedAt || createdAt,
       })
       if (grew) report.caughtUp++
       else report.indexed++
@@ -150,10 +167,12 @@ export class Indexer {
   }
 
   private forget(id: string, report: IndexReport) {
-    this.db.transaction(() => {
-      this.statements.dropDocs.run(id)
-      if (this.statements.dropLog.run(id).changes) report.removed++
-    }).immediate()
+    this.db
+      .transaction(() => {
+        this.statements.dropDocs.run(id)
+        if (this.statements.dropLog.run(id).changes) report.removed++
+      })
+      .immediate()
   }
 
   /** Every `<key>/<id>/session.jsonl` with its size and mtime: one stat a log, nothing else. */

@@ -16,8 +16,7 @@ afterEach(async () => {
 const text = (value: string) => [{ type: 'text' as const, text: value }]
 
 /** Config for the index row; live indexing is off unless a test wants it (its timer would race the test). */
-const patch = (config: Record<string, unknown> = {}) =>
-  `- id: session-query\n  config: ${JSON.stringify({ debounceMs: 3_600_000, ...config })}\n`
+const patch = (config: Record<string, unknown> = {}) => `- id: session-query\n  config: ${JSON.stringify({ debounceMs: 3_600_000, ...config })}\n`
 
 /** One turn like a real one: a prompt, a `bash` call and its output, an answer. */
 function writeTurn(session: Session, prompt: string, command: string, output: string): { resultSeq: number } {
@@ -92,7 +91,10 @@ describe('sessions search on SQLite FTS5', () => {
       await expect(h.root.sessionQuery.search(query, { limit: 5 }), query).resolves.toBeInstanceOf(Array)
     }
     for (const query of ['path:src', '"quoted"', 'a-b', 'build*']) {
-      expect((await h.root.sessionQuery.search(query, { limit: 5 })).map((hit) => hit.sessionId), query).toEqual([made.id])
+      expect(
+        (await h.root.sessionQuery.search(query, { limit: 5 })).map((hit) => hit.sessionId),
+        query,
+      ).toEqual([made.id])
     }
   })
 
@@ -105,7 +107,7 @@ describe('sessions search on SQLite FTS5', () => {
     expect(await ids('deploy nowhere')).toEqual([])
   })
 
-  test('an edit behind the index\'s back is re-indexed, a grown log is read from where the index stopped', async () => {
+  test("an edit behind the index's back is re-indexed, a grown log is read from where the index stopped", async () => {
     h = await bootComposition({ patch: patch() })
     const made = await makeSession(h.workspace, 'first words', 'echo hi', 'original marmalade output')
     await h.root.sessionQuery.sync()

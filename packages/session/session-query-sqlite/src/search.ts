@@ -24,7 +24,11 @@ export class Searcher {
   private readonly best
   private readonly snippet
 
-  constructor(db: Database.Database, snippetTokens: number, private readonly candidatesPerHit: number) {
+  constructor(
+    db: Database.Database,
+    snippetTokens: number,
+    private readonly candidatesPerHit: number,
+  ) {
     this.best = db.prepare<{ expr: string; cwd: string | null; limit: number; candidates: number }, BestRow>(`
       WITH top AS (
         SELECT docs_fts.rowid AS id, docs_fts.rank AS score
@@ -42,11 +46,10 @@ export class Searcher {
       WHERE r.n = 1
       ORDER BY r.score, r.time DESC
       LIMIT @limit`)
-    this.snippet = db
-      .prepare<{ expr: string; id: number }, { text: string }>(
-        `SELECT snippet(docs_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '…', ${Math.floor(snippetTokens)}) AS text
+    this.snippet = db.prepare<{ expr: string; id: number }, { text: string }>(
+      `SELECT snippet(docs_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '…', ${Math.floor(snippetTokens)}) AS text
          FROM docs_fts WHERE docs_fts MATCH @expr AND rowid = @id`,
-      )
+    )
   }
 
   search(query: string, options: SearchOptions & { cwd?: string }): SearchHit[] {

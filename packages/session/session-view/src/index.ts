@@ -1,4 +1,21 @@
-export type { ApprovalInfo, ApprovalItem, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeCause, NoticeItem, RetryInfo, ToolItem, TurnEndItem, UserItem, Usage, ViewChange } from './items.ts'
+export type {
+  ApprovalInfo,
+  ApprovalItem,
+  AssistantItem,
+  Block,
+  ErrorInfo,
+  ImageRef,
+  Item,
+  LogEvent,
+  NoticeCause,
+  NoticeItem,
+  RetryInfo,
+  ToolItem,
+  TurnEndItem,
+  UserItem,
+  Usage,
+  ViewChange,
+} from './items.ts'
 export { pathOf, proposedChange, type ProposedChange, type Replacement } from './change.ts'
 export { retryInfoOf, retryText, retryWords, waitText, type RetryWords } from './retry.ts'
 export { SessionView } from './view.ts'

@@ -24,7 +24,17 @@ const realistic = log(
   ['llm/retry', { attempt: 1, maxRetries: 4, code: 'SERVER', delayMs: 2000, reason: 'SERVER: retry 1 of 4' }],
   ['assistant/chunk', { kind: 'reasoning', text: 'Look at ' }],
   ['assistant/chunk', { kind: 'reasoning', text: 'the files.' }],
-  ['assistant/message', { content: [{ type: 'reasoning', text: 'Look at the files.' }, { type: 'tool-call', callId: 'c1', name: 'read', arguments: {} }], usage, finish: 'tool-calls' }],
+  [
+    'assistant/message',
+    {
+      content: [
+        { type: 'reasoning', text: 'Look at the files.' },
+        { type: 'tool-call', callId: 'c1', name: 'read', arguments: {} },
+      ],
+      usage,
+      finish: 'tool-calls',
+    },
+  ],
   ['tool/call', { callId: 'c1', name: 'read', arguments: { path: 'a.ts' } }],
   ['tool/call', { callId: 'c2', name: 'bash', arguments: { command: 'npm test' } }],
   ['tool/dispatched', { callId: 'c1' }],
@@ -52,7 +62,16 @@ const realistic = log(
   ['assistant/message', { content: [{ type: 'text', text: 'Let me' }], usage: none, finish: 'aborted', interrupted: true }],
   ['turn/end', { turnId: 't2', reason: 'aborted' }],
   ['turn/start', { turnId: 't3' }],
-  ['user/message', { content: [{ type: 'text', text: 'Write it' }, { type: 'image', mediaType: 'image/png', sha256: 'ab12' }], source: 'user' }],
+  [
+    'user/message',
+    {
+      content: [
+        { type: 'text', text: 'Write it' },
+        { type: 'image', mediaType: 'image/png', sha256: 'ab12' },
+      ],
+      source: 'user',
+    },
+  ],
   ['step/start', { turnId: 't3', step: 1 }],
   ['tool/call', { callId: 'c3', name: 'write', arguments: { path: 'b.ts', content: 'x' } }],
   // dsh stopped here; repair appended what follows.
@@ -86,17 +105,32 @@ test('a realistic log folded at once and event by event gives the same view, and
 
 test('the view shows the retry instead of the error it recovered from, the approval on its call, and the pruned note', () => {
   const view = SessionView.fold(realistic)
-  expect(view.get('n6')).toMatchObject({ kind: 'notice', cause: 'retry', tone: 'muted', text: 'Model request failed (SERVER); retrying in 2 s — retry 1 of 4', retry: { attempt: 1, maxRetries: 4, code: 'SERVER', delayMs: 2000, failure: serverError } })
+  expect(view.get('n6')).toMatchObject({
+    kind: 'notice',
+    cause: 'retry',
+    tone: 'muted',
+    text: 'Model request failed (SERVER); retrying in 2 s — retry 1 of 4',
+    retry: { attempt: 1, maxRetries: 4, code: 'SERVER', delayMs: 2000, failure: serverError },
+  })
   expect(view.get('a7')).toMatchObject({ reasoning: 'Look at the files.', text: '', streaming: false })
   expect(view.get('tc1')).toMatchObject({ status: 'done', output: 'export const a = 1\n', startedAt: 1010, endedAt: 1015 })
-  expect(view.get('tc2')).toMatchObject({ status: 'error', error: { code: 'EXIT_1' }, approval: { requestId: 'r1', decided: { answer: 'allow_once', by: 'user' } }, pruned: { seq: 25, note: 'old output' }, version: 25 })
+  expect(view.get('tc2')).toMatchObject({
+    status: 'error',
+    error: { code: 'EXIT_1' },
+    approval: { requestId: 'r1', decided: { answer: 'allow_once', by: 'user' } },
+    pruned: { seq: 25, note: 'old output' },
+    version: 25,
+  })
   expect(view.get('e24')).toMatchObject({ reason: 'completed', usage: { input: 200, output: 40, cacheRead: 100, cacheWrite: 0 }, startedAt: 1001, endedAt: 1024 })
   expect(view.get('n27')).toMatchObject({ cause: 'summary', replaces: { fromSeq: 1, toSeq: 24 } })
 })
 
 test('a turn that ends while an answer streams, its message never logged, leaves the answer interrupted, not streaming', () => {
   const view = SessionView.fold(log(['turn/start', { turnId: 't' }], ['assistant/chunk', { kind: 'text', text: 'Half' }], ['turn/end', { turnId: 't', reason: 'error', error: serverError }]))
-  expect(view.items).toEqual([expect.objectContaining({ kind: 'assistant', text: 'Half', streaming: false, interrupted: true, version: 2 }), expect.objectContaining({ kind: 'turn-end', error: serverError, loggedError: serverError })])
+  expect(view.items).toEqual([
+    expect.objectContaining({ kind: 'assistant', text: 'Half', streaming: false, interrupted: true, version: 2 }),
+    expect.objectContaining({ kind: 'turn-end', error: serverError, loggedError: serverError }),
+  ])
 })
 
 test('a cancelled answer stops streaming, and a repaired turn shows its unstarted call and its interrupted end', () => {
@@ -124,7 +158,10 @@ test('each event reports exactly what it changed', () => {
 
 test('streamed chunks report their deltas, which add up to the answer', () => {
   const view = new SessionView()
-  const deltas = realistic.slice(0, 24).flatMap((event) => view.apply(event)).flatMap((change) => ('delta' in change && change.delta ? [change.delta] : []))
+  const deltas = realistic
+    .slice(0, 24)
+    .flatMap((event) => view.apply(event))
+    .flatMap((change) => ('delta' in change && change.delta ? [change.delta] : []))
   expect(deltas).toEqual([
     { kind: 'reasoning', text: 'Look at ' },
     { kind: 'reasoning', text: 'the files.' },
@@ -152,7 +189,9 @@ test('an approval still waiting is pending; one without a call shows as its own 
 
 test('a failed compaction leaves a warning; the summary of a successful one is its only trace', () => {
   const view = SessionView.fold(log(['compaction/start', { fromSeq: 0, toSeq: 5 }], ['compaction/end', { ok: false, code: 'SUMMARY_FAILED', reason: 'the model refused', requests: 1, usage: none }]))
-  expect(view.items).toEqual([expect.objectContaining({ kind: 'notice', tone: 'warn', cause: 'compaction', text: 'Compaction failed (SUMMARY_FAILED): the model refused; the conversation is kept as it was.' })])
+  expect(view.items).toEqual([
+    expect.objectContaining({ kind: 'notice', tone: 'warn', cause: 'compaction', text: 'Compaction failed (SUMMARY_FAILED): the model refused; the conversation is kept as it was.' }),
+  ])
 })
 
 test('a call id the model repeats gets a card of its own, and the later result and approval go to the later call', () => {
@@ -174,8 +213,12 @@ test('a call id the model repeats gets a card of its own, and the later result a
 })
 
 test('a call id chosen to look like a renamed repeat still gets a key of its own', () => {
-  const view = SessionView.fold(log(['tool/call', { callId: 'x@1', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]))
+  const view = SessionView.fold(
+    log(['tool/call', { callId: 'x@1', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]),
+  )
   expect(view.items.map((item) => item.key)).toEqual(['tx@1', 'tx', 'tx@2'])
-  const tricky = SessionView.fold(log(['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x@2', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]))
+  const tricky = SessionView.fold(
+    log(['tool/call', { callId: 'x', name: 'read', arguments: {} }], ['tool/call', { callId: 'x@2', name: 'read', arguments: {} }], ['tool/call', { callId: 'x', name: 'bash', arguments: {} }]),
+  )
   expect(tricky.items.map((item) => item.key)).toEqual(['tx', 'tx@2', 'tx@2.1'])
 })

@@ -8,7 +8,10 @@ const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 const UNSHOWN = new Set(['step/end', 'request/header', 'inbox/spliced', 'agent/system-prompt', 'sandbox/probe', 'fs/observed', 'compaction/start'])
 
 const textOf = (blocks: readonly Block[] | undefined, type: string) =>
-  (blocks ?? []).filter((block) => block.type === type && block.text).map((block) => block.text).join('')
+  (blocks ?? [])
+    .filter((block) => block.type === type && block.text)
+    .map((block) => block.text)
+    .join('')
 
 const addUsage = (a: Usage, b: Partial<Usage> | undefined): Usage => ({
   input: a.input + (b?.input ?? 0),
@@ -101,7 +104,15 @@ export class SessionView {
         const delta = { kind, text: String(data.text ?? '') } as const
         const current = this.streamingKey ? (this.get(this.streamingKey) as AssistantItem | undefined) : undefined
         if (!current) {
-          const item: AssistantItem = { kind: 'assistant', key: `a${seq}`, version: seq, seq, text: kind === 'text' ? delta.text : '', reasoning: kind === 'reasoning' ? delta.text : '', streaming: true }
+          const item: AssistantItem = {
+            kind: 'assistant',
+            key: `a${seq}`,
+            version: seq,
+            seq,
+            text: kind === 'text' ? delta.text : '',
+            reasoning: kind === 'reasoning' ? delta.text : '',
+            streaming: true,
+          }
           this.streamingKey = item.key
           return this.add(item, delta)
         }
@@ -111,7 +122,18 @@ export class SessionView {
         return this.assistantMessage(event)
       case 'tool/call': {
         const change = proposedChange(data.arguments)
-        const item: ToolItem = { kind: 'tool', key: this.toolKey(data.callId, seq), version: seq, seq, callId: data.callId, name: data.name, args: data.arguments, status: 'pending', startedAt: event.time, ...(change ? { change } : {}) }
+        const item: ToolItem = {
+          kind: 'tool',
+          key: this.toolKey(data.callId, seq),
+          version: seq,
+          seq,
+          callId: data.callId,
+          name: data.name,
+          args: data.arguments,
+          status: 'pending',
+          startedAt: event.time,
+          ...(change ? { change } : {}),
+        }
         this.toolKeys.set(data.callId, item.key)
         return this.add(item)
       }
@@ -169,7 +191,8 @@ export class SessionView {
         return
       case 'compaction/end':
         // A success shows as its summary message; a failure would otherwise leave no trace on screen.
-        if (!data.ok) this.notice(seq, `Compaction failed${data.code ? ` (${data.code})` : ''}${data.reason ? `: ${data.reason}` : ''}; the conversation is kept as it was.`, 'warn', { cause: 'compaction' })
+        if (!data.ok)
+          this.notice(seq, `Compaction failed${data.code ? ` (${data.code})` : ''}${data.reason ? `: ${data.reason}` : ''}; the conversation is kept as it was.`, 'warn', { cause: 'compaction' })
         return
       case 'turn/end':
         return this.turnEnd(event)
@@ -187,7 +210,9 @@ export class SessionView {
       return this.notice(seq, 'Earlier conversation was summarised to fit the context window.', 'info', { cause: 'summary', ...replaces })
     }
     const content: Block[] = data.content ?? []
-    const images: ImageRef[] = content.filter((block) => block.type === 'image').map((block) => ({ mediaType: block.mediaType!, ...(block.sha256 ? { sha256: block.sha256 } : {}), ...(block.data ? { data: block.data } : {}) }))
+    const images: ImageRef[] = content
+      .filter((block) => block.type === 'image')
+      .map((block) => ({ mediaType: block.mediaType!, ...(block.sha256 ? { sha256: block.sha256 } : {}), ...(block.data ? { data: block.data } : {}) }))
     this.add({ kind: 'user', key: `u${seq}`, version: seq, seq, text: textOf(content, 'text'), source: data.source, images, content })
   }
 
@@ -208,7 +233,14 @@ export class SessionView {
   }
 
   private approvalAsked({ seq, data }: LogEvent): void {
-    const approval: ApprovalInfo = { requestId: data.requestId, tool: data.tool, summary: data.summary, reason: data.reason, ...(data.callId ? { callId: data.callId } : {}), ...(data.rule ? { rule: data.rule } : {}) }
+    const approval: ApprovalInfo = {
+      requestId: data.requestId,
+      tool: data.tool,
+      summary: data.summary,
+      reason: data.reason,
+      ...(data.callId ? { callId: data.callId } : {}),
+      ...(data.rule ? { rule: data.rule } : {}),
+    }
     const tool = data.callId ? this.tool(data.callId) : undefined
     if (tool) {
       this.waiting.set(data.requestId, { approval, key: tool.key })

@@ -28,7 +28,10 @@ class InFlight {
   readonly done: Promise<End>
   private resolve!: (end: End) => void
 
-  constructor(readonly seq: number, capBytes: number) {
+  constructor(
+    readonly seq: number,
+    capBytes: number,
+  ) {
     this.seqs = new Set([seq])
     this.output = new CappedOutput(capBytes)
     this.done = new Promise((resolve) => (this.resolve = resolve))
@@ -57,7 +60,12 @@ export class BashSession implements ShellSession {
   private exit?: PtyExit
   private closing?: Promise<void>
 
-  private constructor(private readonly terminal: PtyProcess, readonly enforcement: Enforcement, private readonly limits: SessionLimits, cwd: string) {
+  private constructor(
+    private readonly terminal: PtyProcess,
+    readonly enforcement: Enforcement,
+    private readonly limits: SessionLimits,
+    cwd: string,
+  ) {
     this.currentCwd = cwd
     terminal.onData((data) => this.receive(data))
     void terminal.exited.then((exit) => {
@@ -148,7 +156,16 @@ export class BashSession implements ShellSession {
     clearTimeout(timer)
     clearTimeout(grace)
     options.signal.removeEventListener('abort', onAbort)
-    return { exitCode: end.status, signal: end.signal, output: end.output, truncated: end.truncated, timedOut, aborted, enforcement: this.enforcement, durationMs: Math.round(performance.now() - started) }
+    return {
+      exitCode: end.status,
+      signal: end.signal,
+      output: end.output,
+      truncated: end.truncated,
+      timedOut,
+      aborted,
+      enforcement: this.enforcement,
+      durationMs: Math.round(performance.now() - started),
+    }
   }
 
   /** Makes the next sequence number the command in flight. */

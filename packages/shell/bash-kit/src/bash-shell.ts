@@ -18,7 +18,7 @@ export const BashConfig: Schema<Partial<BashConfig>, BashConfig> = Schema.object
   timeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of one command when the caller gives none (ms).'),
   outputCapBytes: Schema.natural().min(1).default(50_000).description('Output bytes kept per command; beyond it the head and the tail are kept with a note of the cut.'),
   bash: Schema.string().default('bash').description('The bash executable (looked up on PATH).'),
-  env: Schema.dict(Schema.string()).default({ PAGER: 'cat', GIT_PAGER: 'cat' }).description('Variables set for every command (the caller\'s env wins). Pagers are off: nobody can press q.'),
+  env: Schema.dict(Schema.string()).default({ PAGER: 'cat', GIT_PAGER: 'cat' }).description("Variables set for every command (the caller's env wins). Pagers are off: nobody can press q."),
   interruptGraceMs: Schema.natural().default(2_000).description('In a session, how long an interrupted command has to give the prompt back before the session is killed (ms).'),
   sessionStartTimeoutMs: Schema.natural().min(1).default(10_000).description('How long a new session shell has to answer (ms).'),
 })
@@ -32,7 +32,10 @@ export abstract class BashShell extends Shell {
   static inject = ['subprocess']
   private readonly sessions = new Set<ShellSession>()
 
-  constructor(ctx: Context, public config: BashConfig) {
+  constructor(
+    ctx: Context,
+    public config: BashConfig,
+  ) {
     super(ctx)
     ctx.effect(() => () => Promise.all([...this.sessions].map((session) => session.close())).then(() => {}), 'close shell sessions')
   }

@@ -40,7 +40,9 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
 
 /** `text` written the test's own way as the inside of a bash `$'…'` string (NUL left out: bash cannot hold it). */
 function ansiC(text: string): string {
-  return [...Buffer.from(text)].map((byte) => (byte === 0 ? '' : byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x27 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('')
+  return [...Buffer.from(text)]
+    .map((byte) => (byte === 0 ? '' : byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x27 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`))
+    .join('')
 }
 
 test('a command is typed as printable ASCII lines within the line budget, whatever it holds', () => {

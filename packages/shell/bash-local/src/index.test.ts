@@ -55,7 +55,7 @@ test('output over the configured cap keeps its head and tail', async () => {
   expect(result.output).toMatch(/^1\n2\n[\s\S]*\[… \d+ bytes cut …\][\s\S]*4999\n5000\n$/)
 })
 
-test('the configured environment and the caller\'s reach the command', async () => {
+test("the configured environment and the caller's reach the command", async () => {
   const shell = await mount({ env: { FROM_CONFIG: 'a' } })
   const result = await shell.run('echo $FROM_CONFIG $FROM_CALLER', { cwd: workspace, env: { FROM_CALLER: 'b' }, signal: signal(), authority: authority() })
   expect(result.output).toBe('a b\n')
@@ -65,12 +65,12 @@ test('a session keeps cd and exported variables across commands', async () => {
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: authority() })
   await session.run('mkdir sub && cd sub && export FOO=bar', { signal: signal() })
-  const result = await session.run('pwd; echo $FOO; bash -c \'echo child sees $FOO\'', { signal: signal() })
+  const result = await session.run("pwd; echo $FOO; bash -c 'echo child sees $FOO'", { signal: signal() })
   expect(result.output).toBe(`${workspace}/sub\nbar\nchild sees bar\n`)
   expect(session.cwd()).toBe(`${workspace}/sub`)
 })
 
-test('a session reports each command\'s exit code and output', async () => {
+test("a session reports each command's exit code and output", async () => {
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: authority() })
   expect(await session.run('false', { signal: signal() })).toMatchObject({ exitCode: 1, output: '' })

@@ -36,13 +36,16 @@ const signal = () => new AbortController().signal
 /** Host pids of live processes whose command line is exactly `argv` (sandboxed pids are not ours to see). */
 function processesRunning(argv: string[]): number[] {
   const wanted = argv.join('\0') + '\0'
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-    } catch {
-      return false
-    }
-  }).map(Number)
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 }
 
 test('the base bundle mounts ctx.shell backed by bash-sandbox, confining each command', async () => {

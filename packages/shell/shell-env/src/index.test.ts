@@ -40,7 +40,10 @@ async function boot(script: ScriptedResponse[], options: CompositionOptions & { 
 async function logOnDisk(h: Harness): Promise<string> {
   await (await h.agent()).session.flush()
   const dir = join(h.home, 'sessions')
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl')).map((name) => readFileSync(join(dir, name), 'utf8')).join('\n')
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('\n')
 }
 
 const requestsSeen = (h: Harness) => JSON.stringify(h.root.scriptedLlm.requests)
@@ -52,7 +55,10 @@ function expectNoSecret(text: string, { names = true } = {}) {
   }
 }
 
-for (const [shell, rows] of [['one-shot', ''], ['persistent', PERSISTENT]] as const) {
+for (const [shell, rows] of [
+  ['one-shot', ''],
+  ['persistent', PERSISTENT],
+] as const) {
   test(`in the ${shell} shell \`env\` shows no secret-looking variable, and neither the log on disk nor any request holds a value`, async () => {
     const h = await boot([toolCall('env', 'bash', { command: 'env; echo "[$GITHUB_TOKEN][$DEEPSEEK_API_KEY]"' }), { text: 'done' }], { rows })
     await h.run('print the environment')
@@ -118,7 +124,7 @@ test('a secret-looking name in shell.env.set is refused at boot, naming the file
 
 const EVERY_ENVIRON = 'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done 2>/dev/null; true'
 
-test('a confined command reading every /proc/*/environ finds no secret: dsh\'s own process is out of its sight', async () => {
+test("a confined command reading every /proc/*/environ finds no secret: dsh's own process is out of its sight", async () => {
   const h = await boot([toolCall('proc', 'bash', { command: EVERY_ENVIRON }), { text: 'done' }])
   await h.run('look around')
   const output = h.toolText('proc')

@@ -52,7 +52,10 @@ export const inject = ['settings', 'subprocess', 'sessions', 'tools']
  * again whenever it changes. Must not own: applying the policy (ctx.subprocess) or redaction (ctx.credentials).
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.settings.define('shell.env.include', IncludePatterns.default(config.include), { description: 'Variable names or globs (*, ?; case-insensitive) that commands inherit beyond PATH, HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, SHELL and TMPDIR. Secret-looking names (*KEY*, *TOKEN*, *SECRET*, …) are never inherited.' })
+  ctx.settings.define('shell.env.include', IncludePatterns.default(config.include), {
+    description:
+      'Variable names or globs (*, ?; case-insensitive) that commands inherit beyond PATH, HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, SHELL and TMPDIR. Secret-looking names (*KEY*, *TOKEN*, *SECRET*, …) are never inherited.',
+  })
   ctx.settings.define('shell.env.exclude', ExcludePatterns.default(config.exclude), { description: 'Variable names or globs never passed to commands, even when included or set by a shell.' })
   ctx.settings.define('shell.env.set', SetVariables.default(config.set), { description: 'Variables (name: value) set for every command. Shown in clear: a secret-looking name is refused.' })
   ctx.sessions.defineKind(ctx, 'shell/env-policy', { ignorable: true, validate: checkRecord })

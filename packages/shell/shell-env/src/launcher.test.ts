@@ -39,15 +39,22 @@ function dsh(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 const everythingOnDisk = () =>
-  readdirSync(home, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl') || name.endsWith('.json')).map((name) => readFileSync(join(home, name), 'utf8')).join('\n')
+  readdirSync(home, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.jsonl') || name.endsWith('.json'))
+    .map((name) => readFileSync(join(home, name), 'utf8'))
+    .join('\n')
 
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })
 
-test('even with full access, a command reading dsh\'s own environment from /proc shows markers: no value reaches the model, the log or the output', async () => {
+test("even with full access, a command reading dsh's own environment from /proc shows markers: no value reaches the model, the log or the output", async () => {
   llm.enqueue(bash('proc', 'tr "\\0" "\\n" < /proc/$PPID/environ'), bash('env', 'env'), { text: 'done' })
   const run = await dsh(['--json', '--permission', 'danger-full-access', 'look at the environment'])
   expect(run.code, run.stderr).toBe(0)
-  const results = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).filter((event) => event.type === 'tool/result')
+  const results = run.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((event) => event.type === 'tool/result')
   const [proc, env] = results.map((event) => event.data.content.map((block: any) => block.text).join(''))
   expect(proc).toContain('GITHUB_TOKEN=«redacted:GITHUB_TOKEN»')
   expect(proc).toContain('MY_SECRET=«redacted:MY_SECRET»')

@@ -59,7 +59,10 @@ export type ShellErrorCode = 'SESSION_CLOSED' | 'SESSION_FAILED' | 'TIMEOUT'
 /** A shell that cannot do what was asked: the session has ended, exited at start, or did not answer in time. */
 export class ShellError extends Error {
   override name = 'ShellError'
-  constructor(readonly code: ShellErrorCode, message: string) {
+  constructor(
+    readonly code: ShellErrorCode,
+    message: string,
+  ) {
     super(message)
   }
 }

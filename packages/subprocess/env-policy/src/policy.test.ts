@@ -42,7 +42,7 @@ test('exclude wins over the allow-list, include and the caller', () => {
   expect(dropped).toEqual(expect.arrayContaining(['EDITOR', 'LC_ALL', 'LC_CTYPE', 'PATH']))
 })
 
-test('the caller\'s variables are added, win over set, and lose their secret-looking names', () => {
+test("the caller's variables are added, win over set, and lose their secret-looking names", () => {
   const { env, added, dropped } = scrubEnvironment(source, { ...EMPTY_POLICY, set: { PAGER: 'less', CI: '1' } }, { PAGER: 'cat', API_TOKEN: 'from-caller-0123', PS1: '' })
   expect(env).toMatchObject({ PAGER: 'cat', CI: '1', PS1: '' })
   expect(env).not.toHaveProperty('API_TOKEN')

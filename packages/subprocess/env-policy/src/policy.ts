@@ -25,7 +25,10 @@ export interface ScrubbedEnvironment {
 
 /** The problem with `policy`, or undefined: each pattern a name glob, each `set` name a variable name that does not look secret. */
 export function checkEnvPolicy(policy: EnvPolicy): string | undefined {
-  for (const [field, patterns] of [['include', policy.include], ['exclude', policy.exclude]] as const) {
+  for (const [field, patterns] of [
+    ['include', policy.include],
+    ['exclude', policy.exclude],
+  ] as const) {
     const bad = patterns.find((pattern) => typeof pattern !== 'string' || !NAME_GLOB.test(pattern))
     if (bad !== undefined) return `${field}: "${String(bad)}" is not a variable name or glob (letters, digits, _, * and ? only)`
   }

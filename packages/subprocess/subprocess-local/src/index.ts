@@ -43,7 +43,10 @@ export default class SubprocessLocal extends Subprocess {
 
   private readonly live = new Set<LiveRun>()
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx)
     ctx.effect(() => () => Promise.all([...this.live].map((run) => run.terminate())).then(() => {}), 'kill running children')
   }

@@ -65,7 +65,11 @@ export type SubprocessErrorCode = 'SPAWN_FAILED'
 /** A child that could not be started at all; the message names the program and the directory. */
 export class SubprocessError extends Error {
   override name = 'SubprocessError'
-  constructor(readonly code: SubprocessErrorCode, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly code: SubprocessErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options)
   }
 }

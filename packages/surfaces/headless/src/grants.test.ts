@@ -14,9 +14,13 @@ afterEach(async () => {
 
 const grantsFile = () => join(world.home, 'grants.yaml')
 const storeGrants = (workspace: string, grants: { id: string; rule: string }[]) =>
-  writeFileSync(grantsFile(), `workspaces:\n  ${JSON.stringify(workspace)}:\n${grants.map((grant) => `    - { id: ${grant.id}, rule: ${JSON.stringify(grant.rule)}, actor: user:web-tab, added: "2026-12-01T00:00:00.000Z" }\n`).join('')}`, { mode: 0o600 })
+  writeFileSync(
+    grantsFile(),
+    `workspaces:\n  ${JSON.stringify(workspace)}:\n${grants.map((grant) => `    - { id: ${grant.id}, rule: ${JSON.stringify(grant.rule)}, actor: user:web-tab, added: "2026-12-01T00:00:00.000Z" }\n`).join('')}`,
+    { mode: 0o600 },
+  )
 
-test('dsh grants list shows this workspace\'s always grants and the settings\' rules; revoke by rule or id removes them from grants.yaml', async () => {
+test("dsh grants list shows this workspace's always grants and the settings' rules; revoke by rule or id removes them from grants.yaml", async () => {
   const repo = realpathSync(world.repo)
   storeGrants(repo, [
     { id: 'g-00000001', rule: 'unconfined(npm test *)' },
@@ -30,7 +34,10 @@ test('dsh grants list shows this workspace\'s always grants and the settings\' r
       'g-00000002  write(docs/**)  always, by user:web-tab at 2026-12-01T00:00:00.000Z\n' +
       'setting permissions.deny  bash(rm -rf *)\n',
   )
-  const json = (await dshOk(world, ['grants', 'list', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+  const json = (await dshOk(world, ['grants', 'list', '--json'])).stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   expect(json.map((line) => [line.scope, line.id ?? line.effect, line.rule])).toEqual([
     ['workspace', 'g-00000001', 'unconfined(npm test *)'],
     ['workspace', 'g-00000002', 'write(docs/**)'],

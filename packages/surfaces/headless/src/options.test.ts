@@ -15,17 +15,19 @@ const read = (...argv: string[]) => readInvocation(argv, (options, args) => h.ro
 
 describe('a run', () => {
   test('the words of the task are joined and every option is read', () => {
-    expect(read('--json', '--approve', '-q', '--provider', 'anthropic', '--model', 'm', '--effort', 'high', '--permission', 'read-only', '--max-steps', '7', '--cwd', 'sub', 'fix', 'the bug')).toEqual({
-      command: 'run',
-      task: 'fix the bug',
-      source: { kind: 'new', cwd: 'sub' },
-      json: true,
-      approve: true,
-      quiet: true,
-      route: { provider: 'anthropic', model: 'm', effort: 'high' },
-      permission: 'read-only',
-      maxSteps: 7,
-    })
+    expect(read('--json', '--approve', '-q', '--provider', 'anthropic', '--model', 'm', '--effort', 'high', '--permission', 'read-only', '--max-steps', '7', '--cwd', 'sub', 'fix', 'the bug')).toEqual(
+      {
+        command: 'run',
+        task: 'fix the bug',
+        source: { kind: 'new', cwd: 'sub' },
+        json: true,
+        approve: true,
+        quiet: true,
+        route: { provider: 'anthropic', model: 'm', effort: 'high' },
+        permission: 'read-only',
+        maxSteps: 7,
+      },
+    )
   })
 
   test('without words the task is left to stdin', () => {

@@ -46,7 +46,11 @@ test('on a terminal, a model request that failed and will be retried says so ins
 
 test('a retry line counts from the event numbers, not from its reason text', () => {
   const lines: string[] = []
-  const progress = new Progress((line) => lines.push(line), (name) => name, 80)
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name) => name,
+    80,
+  )
   const retry = (data: Record<string, unknown>) => progress.event({ type: 'llm/retry', data } as never)
   retry({ attempt: 2, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 1500, reason: 'RATE_LIMIT: the provider asked to wait 1500 ms' })
   // A log written before llm-retry recorded maxRetries: its reason names a total, which is not shown.

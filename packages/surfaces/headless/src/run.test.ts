@@ -56,7 +56,10 @@ describe('a run', () => {
     world.llm.enqueue({ reasoning: 'Look at the file.', toolCalls: [call('read', { path: 'ping.txt' }, 'r1')] }, { text: 'It says pong.' })
     const { code, stdout } = await dsh(world, ['--json', 'what does ping.txt say?'])
     expect(code).toBe(0)
-    const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     const id = onlySession()
     for (const [index, line] of lines.entries()) {
       expect(Object.keys(line)).toEqual(['type', 'seq', 'time', 'data', 'sessionId'])
@@ -114,7 +117,9 @@ describe('exit codes', () => {
     world.llm.enqueue({ toolCalls: [unconfined()] }, { text: 'I could not run it.' })
     const { code, stderr } = await dsh(world, ['--quiet', 'write the marker'])
     expect(code).toBe(1)
-    expect(stderr).toMatch(new RegExp(`^dsh: approval refused for bash: echo granted > granted\\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls; session ${onlySession()}\n$`))
+    expect(stderr).toMatch(
+      new RegExp(`^dsh: approval refused for bash: echo granted > granted\\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls; session ${onlySession()}\n$`),
+    )
   })
 
   test('--approve answers approvals yes and the call runs', async () => {

@@ -69,7 +69,14 @@ export class HeadlessRun {
     if (!task) throw new UsageError('no task: give it as an argument (dsh "fix the failing test") or on stdin')
 
     const refusals: Refusal[] = []
-    const progress = io.stderr.isTTY && !invocation.quiet ? new Progress((text) => io.stderr.write(`${text}\n`), (name, args) => this.describeCall(name, args), this.config.summaryChars) : undefined
+    const progress =
+      io.stderr.isTTY && !invocation.quiet
+        ? new Progress(
+            (text) => io.stderr.write(`${text}\n`),
+            (name, args) => this.describeCall(name, args),
+            this.config.summaryChars,
+          )
+        : undefined
     let mine: Session | undefined
     // First among the listeners: others may append to a new session from theirs (model-routes logs its route).
     const watchOpen = ctx.on('session/opened', (session) => void (mine ??= session), { prepend: true })

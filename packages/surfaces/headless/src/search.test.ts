@@ -28,7 +28,10 @@ describe('dsh sessions search', () => {
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatch(new RegExp(`^${first}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  what do the notes say\\?$`))
     expect(lines[1]).toMatch(new RegExp(`^ {4}#${result.seq} tool-result: .*«xylophone»`))
-    const json = (await dshOk(world, ['sessions', 'search', 'notes.txt', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const json = (await dshOk(world, ['sessions', 'search', 'notes.txt', '--json'])).stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(json).toEqual([expect.objectContaining({ sessionId: first, source: 'tool-call', cwd: world.repo })])
   })
 
@@ -53,7 +56,10 @@ describe('dsh sessions search', () => {
     const [gone, kept] = storedSessionIds(world)
     await dshOk(world, ['sessions', 'search', 'walrus'])
     rmSync(join(sessionFile(world, gone!)!, '..'), { recursive: true })
-    const ids = (await dshOk(world, ['sessions', 'search', 'walrus', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line).sessionId)
+    const ids = (await dshOk(world, ['sessions', 'search', 'walrus', '--json'])).stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).sessionId)
     expect(ids).toEqual([kept])
     rmSync(join(world.home, 'index'), { recursive: true })
     expect(JSON.parse((await dshOk(world, ['sessions', 'reindex', '--json'])).stdout)).toMatchObject({ indexed: 1, removed: 0 })

@@ -48,8 +48,5 @@ function hitLines(hit: SearchHit, config: Config, withCwd: boolean, tty: boolean
     at = end
   }
   snippet += hit.snippet.text.slice(at)
-  return [
-    `${hit.sessionId}  ${localTime(hit.time)}  ${name}${withCwd ? `  ${hit.cwd}` : ''}`,
-    `    #${hit.seq} ${hit.source}${hit.matches > 1 ? ` (+${hit.matches - 1} more)` : ''}: ${snippet}`,
-  ]
+  return [`${hit.sessionId}  ${localTime(hit.time)}  ${name}${withCwd ? `  ${hit.cwd}` : ''}`, `    #${hit.seq} ${hit.source}${hit.matches > 1 ? ` (+${hit.matches - 1} more)` : ''}: ${snippet}`]
 }

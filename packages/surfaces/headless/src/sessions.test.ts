@@ -37,7 +37,10 @@ describe('dsh sessions list', () => {
     await dshOk(world, ['made here'])
     await dshOk(world, ['--cwd', 'elsewhere', 'made elsewhere'])
     const { stdout } = await dsh(world, ['sessions', 'list', '--cwd', elsewhere, '--json'])
-    const summaries = stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const summaries = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(summaries).toHaveLength(1)
     expect(summaries[0]).toMatchObject({ cwd: elsewhere, turns: 1, status: 'idle', firstPrompt: 'made elsewhere', live: false })
   })
@@ -76,10 +79,7 @@ describe('dsh sessions show', () => {
   })
 
   test('--audit lists the preset chosen (by the --permission flag) and every approval asked and refused', async () => {
-    world.llm.enqueue(
-      { toolCalls: [call('bash', { command: 'touch outside-the-sandbox', sandbox: false, justification: 'needs it' }, 'b1')] },
-      { text: 'Refused, so I stopped.' },
-    )
+    world.llm.enqueue({ toolCalls: [call('bash', { command: 'touch outside-the-sandbox', sandbox: false, justification: 'needs it' }, 'b1')] }, { text: 'Refused, so I stopped.' })
     expect((await dsh(world, ['--permission', 'read-only', 'try it'])).code).toBe(1) // the refusal fails the run
     const [id] = storedSessionIds(world)
     const { code, stdout } = await dsh(world, ['sessions', 'show', id!, '--audit'])
@@ -88,7 +88,10 @@ describe('dsh sessions show', () => {
     expect(stdout).toMatch(/#\d+ +\S+ +sandbox mode set to read-only by user:cli-flag/)
     expect(stdout).toMatch(/#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\).* \[offers rule unconfined\(touch outside-the-sandbox \*\)\]/)
     expect(stdout).toMatch(/#\d+ +\S+ +approval REJECTED by no-answerer for bash/)
-    const audited = (await dshOk(world, ['sessions', 'show', id!, '--audit', '--json'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    const audited = (await dshOk(world, ['sessions', 'show', id!, '--audit', '--json'])).stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(audited.map((line) => line.type)).toEqual(expect.arrayContaining(['permission/preset', 'approval/asked', 'approval/decided']))
     expect(audited.every((line) => line.sessionId === id)).toBe(true)
   })

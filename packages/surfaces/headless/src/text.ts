@@ -24,7 +24,7 @@ export function summarizeArguments(args: unknown, max: number): string {
     const first = Object.values(args).find((value) => typeof value === 'string')
     if (typeof first === 'string') return oneLine(first, max)
   }
-  return oneLine(typeof args === 'string' ? args : JSON.stringify(args) ?? '', max)
+  return oneLine(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''), max)
 }
 
 /** The listing row of one session: id, last activity, turns, status, title or first prompt. */

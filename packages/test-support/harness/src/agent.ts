@@ -39,6 +39,9 @@ export function agentHarness(h: Harness): AgentHarness {
     events,
     types: () => (agent?.session.events ?? []).map((event) => event.type),
     toolResult,
-    toolText: (callId) => toolResult(callId).content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+    toolText: (callId) =>
+      toolResult(callId)
+        .content.map((block) => (block.type === 'text' ? block.text : ''))
+        .join(''),
   }
 }

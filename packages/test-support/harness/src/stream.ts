@@ -10,7 +10,14 @@ export const ECHO_TOOL: ToolSchema = { name: 'echo', description: 'Returns its t
  */
 export async function streamOnce(root: Context, request: { route: Route } & Partial<Omit<LlmRequest, 'route' | 'signal'>>): Promise<StreamChunk[]> {
   const chunks: StreamChunk[] = []
-  const full: LlmRequest = { system: 'be brief', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], origin: { sessionless: 'an adapter wire test' }, ...request, signal: new AbortController().signal }
+  const full: LlmRequest = {
+    system: 'be brief',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    origin: { sessionless: 'an adapter wire test' },
+    ...request,
+    signal: new AbortController().signal,
+  }
   for await (const chunk of root.llm.stream(full)) chunks.push(chunk)
   return chunks
 }

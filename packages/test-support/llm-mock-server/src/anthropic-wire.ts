@@ -23,7 +23,16 @@ export function anthropicUsage(usage: ReplyPlan['usage']) {
 export function anthropicStreamFrames(plan: ReplyPlan, meta: AnthropicMeta): string[] {
   const usage = anthropicUsage(plan.usage)
   // message_start reports the input side; output_tokens there is the API's running count so far.
-  const start = { id: meta.id, type: 'message', role: 'assistant', model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens) } }
+  const start = {
+    id: meta.id,
+    type: 'message',
+    role: 'assistant',
+    model: meta.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens) },
+  }
   const frames = [event({ type: 'message_start', message: start })]
   const blocks: Array<{ start: Record<string, unknown>; deltas: Record<string, unknown>[] }> = []
   if (plan.reasoning.length) {

@@ -29,7 +29,10 @@ describe('Anthropic streams (POST /v1/messages)', () => {
     server.enqueue({ text: 'Hello, world', usage: { input: 20, output: 4, cacheRead: 100, cacheWrite: 50 } })
     const usage = { input_tokens: 20, cache_creation_input_tokens: 50, cache_read_input_tokens: 100 }
     expect(data(await stream())).toEqual([
-      { type: 'message_start', message: { id: 'msg_mock_0', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: { id: 'msg_mock_0', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'ping' },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hell' } },
@@ -45,14 +48,30 @@ describe('Anthropic streams (POST /v1/messages)', () => {
     server.enqueue({ reasoning: ['Let me ', 'think.'], text: ['Yes.'] })
     const events = data(await stream())
     const deltas = events.filter((event) => event.type === 'content_block_delta')
-    expect(deltas.map((event) => [event.index, event.delta.type])).toEqual([[0, 'thinking_delta'], [0, 'thinking_delta'], [0, 'signature_delta'], [1, 'text_delta']])
-    expect(deltas.slice(0, 2).map((event) => event.delta.thinking).join('')).toBe('Let me think.')
+    expect(deltas.map((event) => [event.index, event.delta.type])).toEqual([
+      [0, 'thinking_delta'],
+      [0, 'thinking_delta'],
+      [0, 'signature_delta'],
+      [1, 'text_delta'],
+    ])
+    expect(
+      deltas
+        .slice(0, 2)
+        .map((event) => event.delta.thinking)
+        .join(''),
+    ).toBe('Let me think.')
     expect(deltas[2].delta.signature).toMatch(/^[A-Za-z0-9+/]+=*$/)
     expect(events.find((event) => event.type === 'content_block_start' && event.index === 0).content_block).toEqual({ type: 'thinking', thinking: '', signature: '' })
   })
 
   test('a tool call is a tool_use block whose input_json_delta pieces rejoin to valid JSON, ending with stop reason tool_use', async () => {
-    server.enqueue({ text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' }, pieces: 5 }, { id: 'toolu_given', name: 'bash', arguments: { command: 'ls' } }] })
+    server.enqueue({
+      text: 'Reading.',
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'src/a.ts' }, pieces: 5 },
+        { id: 'toolu_given', name: 'bash', arguments: { command: 'ls' } },
+      ],
+    })
     const events = data(await stream())
     expect(events.filter((event) => event.type === 'content_block_start').map((event) => event.content_block)).toEqual([
       { type: 'text', text: '' },
@@ -64,8 +83,20 @@ describe('Anthropic streams (POST /v1/messages)', () => {
     // The API opens each tool input with an empty partial_json, then the pieces.
     expect(pieces(1).map((delta) => delta.partial_json)[0]).toBe('')
     expect(pieces(1)).toHaveLength(6)
-    expect(JSON.parse(pieces(1).map((delta) => delta.partial_json).join(''))).toEqual({ path: 'src/a.ts' })
-    expect(JSON.parse(pieces(2).map((delta) => delta.partial_json).join(''))).toEqual({ command: 'ls' })
+    expect(
+      JSON.parse(
+        pieces(1)
+          .map((delta) => delta.partial_json)
+          .join(''),
+      ),
+    ).toEqual({ path: 'src/a.ts' })
+    expect(
+      JSON.parse(
+        pieces(2)
+          .map((delta) => delta.partial_json)
+          .join(''),
+      ),
+    ).toEqual({ command: 'ls' })
     expect(events.at(-2).delta.stop_reason).toBe('tool_use')
   })
 
@@ -146,12 +177,15 @@ describe('errors in the Anthropic shape', () => {
   })
 })
 
-test('GET /v1/models with an anthropic-version header lists the models in Anthropic\'s shape', async () => {
+test("GET /v1/models with an anthropic-version header lists the models in Anthropic's shape", async () => {
   const server2 = await startMockServer({ models: ['claude-a', 'claude-b'] })
   try {
     const response = await fetch(`${server2.url}/v1/models`, { headers })
     expect(await json(response)).toEqual({
-      data: [{ type: 'model', id: 'claude-a', display_name: 'claude-a', created_at: expect.any(String) }, { type: 'model', id: 'claude-b', display_name: 'claude-b', created_at: expect.any(String) }],
+      data: [
+        { type: 'model', id: 'claude-a', display_name: 'claude-a', created_at: expect.any(String) },
+        { type: 'model', id: 'claude-b', display_name: 'claude-b', created_at: expect.any(String) },
+      ],
       has_more: false,
       first_id: 'claude-a',
       last_id: 'claude-b',

@@ -45,14 +45,13 @@ export interface PlanSettings {
   toolCallId(i: number): string
 }
 
-const chunksOf = (value: string | string[] | undefined, size: number) =>
-  value === undefined ? [] : Array.isArray(value) ? [...value] : splitText(value, size)
+const chunksOf = (value: string | string[] | undefined, size: number) => (value === undefined ? [] : Array.isArray(value) ? [...value] : splitText(value, size))
 
 export function planReply(reply: MockReply, settings: PlanSettings): ReplyPlan {
   const empty = reply.empty === true
   const reasoning = empty ? [] : chunksOf(reply.reasoning, settings.chunkChars)
   const text = empty ? [] : chunksOf(reply.text, settings.chunkChars)
-  const toolCalls = (empty ? [] : reply.toolCalls ?? []).map((call, i) => {
+  const toolCalls = (empty ? [] : (reply.toolCalls ?? [])).map((call, i) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
     return { id: call.id ?? settings.toolCallId(i), name: call.name, arguments: args, pieces: splitInto(args, call.pieces ?? settings.toolArgumentPieces) }
   })

@@ -43,13 +43,21 @@ test('a spawned dsh-mock-llm is scripted, read and reset through its control API
   expect(await json(enqueued)).toEqual({ pending: 2 })
 
   const { events } = await readSse(await post(`${url}/chat/completions`, { model: 'deepseek-v4-flash', messages: [], stream: true }))
-  expect(events.slice(1, -2).map((event) => JSON.parse(event.data).choices[0].delta.content).join('')).toBe('from afar')
+  expect(
+    events
+      .slice(1, -2)
+      .map((event) => JSON.parse(event.data).choices[0].delta.content)
+      .join(''),
+  ).toBe('from afar')
   const limited = await post(`${url}/v1/messages`, { model: 'claude', messages: [], stream: true }, { 'anthropic-version': '2023-06-01' })
   expect(limited.status).toBe(429)
   expect(limited.headers.get('retry-after')).toBe('2')
 
   const recorded = await json(await fetch(`${url}/__mock/requests`))
-  expect(recorded.map((request: any) => [request.protocol, request.path])).toEqual([['openai', '/chat/completions'], ['anthropic', '/v1/messages']])
+  expect(recorded.map((request: any) => [request.protocol, request.path])).toEqual([
+    ['openai', '/chat/completions'],
+    ['anthropic', '/v1/messages'],
+  ])
   expect(recorded[0].timing.endedAt).toBeGreaterThanOrEqual(recorded[0].timing.receivedAt)
 
   expect((await post(`${url}/__mock/reset`, {})).status).toBe(200)

@@ -32,12 +32,14 @@ async function main() {
     process.stdout.write(`${USAGE}\n`)
     return
   }
-  const options = Object.fromEntries(Object.entries({
-    port: number('port', values.port),
-    host: values.host,
-    repeat: values.repeat,
-    chunkChars: number('chunk-chars', values['chunk-chars']),
-  }).filter(([, value]) => value !== undefined))
+  const options = Object.fromEntries(
+    Object.entries({
+      port: number('port', values.port),
+      host: values.host,
+      repeat: values.repeat,
+      chunkChars: number('chunk-chars', values['chunk-chars']),
+    }).filter(([, value]) => value !== undefined),
+  )
   let script: unknown[] = []
   if (values.script) {
     let text: string

@@ -103,7 +103,12 @@ export function openaiCompletion(plan: ReplyPlan, meta: OpenAIMeta) {
   }
 }
 
-interface ErrorFields { message: string; type: string; code: string | null; param?: string | null }
+interface ErrorFields {
+  message: string
+  type: string
+  code: string | null
+  param?: string | null
+}
 
 // Messages and types as each provider sends them for the status (DeepSeek's texts follow its error-code page).
 const DEEPSEEK_ERRORS: Record<number, ErrorFields> = {

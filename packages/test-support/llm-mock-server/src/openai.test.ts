@@ -13,7 +13,13 @@ const openai = () => `${server.url}/v1/chat/completions`
 const ask = { model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }], stream: true }
 
 /** The envelope every chunk of a reply shares. */
-const envelope = (index: number, model = 'deepseek-v4-flash') => ({ id: `chatcmpl-mock-${index}`, object: 'chat.completion.chunk', created: expect.any(Number), model, system_fingerprint: 'fp_llm_mock_server' })
+const envelope = (index: number, model = 'deepseek-v4-flash') => ({
+  id: `chatcmpl-mock-${index}`,
+  object: 'chat.completion.chunk',
+  created: expect.any(Number),
+  model,
+  system_fingerprint: 'fp_llm_mock_server',
+})
 const choice = (delta: unknown, finish: string | null = null) => [{ index: 0, delta, logprobs: null, finish_reason: finish }]
 
 async function stream(url: string, body: unknown) {
@@ -47,7 +53,14 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
     const chunks = await stream(deepseek(), { ...ask, stream_options: { include_usage: true } })
     expect(chunks.slice(0, 2).map((chunk) => chunk.usage)).toEqual([null, null])
     expect(chunks[2].choices).toEqual(choice({ content: '' }, 'stop'))
-    expect(chunks[2].usage).toEqual({ prompt_tokens: 100, completion_tokens: 1, total_tokens: 101, prompt_tokens_details: { cached_tokens: 90 }, prompt_cache_hit_tokens: 90, prompt_cache_miss_tokens: 10 })
+    expect(chunks[2].usage).toEqual({
+      prompt_tokens: 100,
+      completion_tokens: 1,
+      total_tokens: 101,
+      prompt_tokens_details: { cached_tokens: 90 },
+      prompt_cache_hit_tokens: 90,
+      prompt_cache_miss_tokens: 10,
+    })
     expect(chunks).toHaveLength(4)
   })
 
@@ -64,7 +77,12 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
   })
 
   test('tool calls arrive as indexed deltas: id and name first, then argument pieces that rejoin to valid JSON', async () => {
-    server.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts', limit: 20 }, pieces: 4 }, { id: 'call_given', name: 'bash', arguments: '{"command":"ls -la"}' }] })
+    server.enqueue({
+      toolCalls: [
+        { name: 'read_file', arguments: { path: 'src/a.ts', limit: 20 }, pieces: 4 },
+        { id: 'call_given', name: 'bash', arguments: '{"command":"ls -la"}' },
+      ],
+    })
     const chunks = await stream(deepseek(), ask)
     const calls = chunks.slice(1, -2).map((chunk) => chunk.choices[0].delta.tool_calls)
     expect(calls.every((list) => list.length === 1)).toBe(true)
@@ -74,7 +92,11 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
     expect(deltas[0]).toEqual({ index: 0, id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '' } })
     expect(deltas[5]).toEqual({ index: 1, id: 'call_given', type: 'function', function: { name: 'bash', arguments: '' } })
     for (const later of [...deltas.slice(1, 5), ...deltas.slice(6)]) expect(Object.keys(later).sort()).toEqual(['function', 'index'])
-    const joined = (index: number) => deltas.filter((delta) => delta.index === index).map((delta) => delta.function.arguments).join('')
+    const joined = (index: number) =>
+      deltas
+        .filter((delta) => delta.index === index)
+        .map((delta) => delta.function.arguments)
+        .join('')
     expect(JSON.parse(joined(0))).toEqual({ path: 'src/a.ts', limit: 20 })
     expect(JSON.parse(joined(1))).toEqual({ command: 'ls -la' })
     expect(chunks.at(-2).choices[0].finish_reason).toBe('tool_calls')
@@ -100,12 +122,19 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
       object: 'chat.completion',
       created: expect.any(Number),
       model: 'deepseek-v4-flash',
-      choices: [{
-        index: 0,
-        message: { role: 'assistant', content: 'Reading it.', reasoning_content: 'Hmm.', tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"x"}' } }] },
-        logprobs: null,
-        finish_reason: 'tool_calls',
-      }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'Reading it.',
+            reasoning_content: 'Hmm.',
+            tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"x"}' } }],
+          },
+          logprobs: null,
+          finish_reason: 'tool_calls',
+        },
+      ],
       usage: { prompt_tokens: 10, completion_tokens: 11, total_tokens: 21, prompt_tokens_details: { cached_tokens: 3 }, prompt_cache_hit_tokens: 3, prompt_cache_miss_tokens: 7 },
       system_fingerprint: 'fp_llm_mock_server',
     })
@@ -125,7 +154,9 @@ describe('OpenAI streams (POST /v1/chat/completions)', () => {
         ...envelope(0, model),
         choices: [],
         usage: {
-          prompt_tokens: 40, completion_tokens: 2, total_tokens: 42,
+          prompt_tokens: 40,
+          completion_tokens: 2,
+          total_tokens: 42,
           prompt_tokens_details: { cached_tokens: 30, audio_tokens: 0 },
           completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
         },
@@ -144,19 +175,24 @@ describe('OpenAI streams (POST /v1/chat/completions)', () => {
   test('stream: false without text has content null, as OpenAI sends it for tool calls', async () => {
     server.enqueue({ toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }] })
     const body = await json(await post(openai(), { ...ask, stream: false }))
-    expect(body.choices[0].message).toEqual({ role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] })
+    expect(body.choices[0].message).toEqual({
+      role: 'assistant',
+      content: null,
+      refusal: null,
+      tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }],
+    })
   })
 })
 
 describe('errors in the OpenAI-compatible shape', () => {
-  test('401 is DeepSeek\'s authentication failure body', async () => {
+  test("401 is DeepSeek's authentication failure body", async () => {
     server.enqueue({ error: { status: 401 } })
     const response = await post(deepseek(), ask)
     expect(response.status).toBe(401)
     expect(await json(response)).toEqual({ error: { message: 'Authentication Fails, Your api key: ****mock is invalid', type: 'authentication_error', param: null, code: 'invalid_request_error' } })
   })
 
-  test('402 is DeepSeek\'s insufficient balance', async () => {
+  test("402 is DeepSeek's insufficient balance", async () => {
     server.enqueue({ error: { status: 402 } })
     const response = await post(deepseek(), ask)
     expect(response.status).toBe(402)
@@ -182,7 +218,7 @@ describe('errors in the OpenAI-compatible shape', () => {
     expect(await json(second)).toEqual({ error: { message: 'busy', type: 'overloaded', param: null, code: 'x1' } })
   })
 
-  test('a context overflow is DeepSeek\'s 400 naming the maximum context length', async () => {
+  test("a context overflow is DeepSeek's 400 naming the maximum context length", async () => {
     server.enqueue({ contextOverflow: true })
     const response = await post(deepseek(), ask)
     expect(response.status).toBe(400)
@@ -200,12 +236,18 @@ describe('errors in the OpenAI-compatible shape', () => {
 })
 
 describe('model discovery', () => {
-  test('GET /models lists the configured models in DeepSeek\'s shape', async () => {
+  test("GET /models lists the configured models in DeepSeek's shape", async () => {
     const response = await fetch(`${server.url}/models`)
-    expect(await json(response)).toEqual({ object: 'list', data: [{ id: 'deepseek-v4-flash', object: 'model', owned_by: 'deepseek' }, { id: 'deepseek-v4-pro', object: 'model', owned_by: 'deepseek' }] })
+    expect(await json(response)).toEqual({
+      object: 'list',
+      data: [
+        { id: 'deepseek-v4-flash', object: 'model', owned_by: 'deepseek' },
+        { id: 'deepseek-v4-pro', object: 'model', owned_by: 'deepseek' },
+      ],
+    })
   })
 
-  test('GET /v1/models lists them in OpenAI\'s shape and needs no scripted reply', async () => {
+  test("GET /v1/models lists them in OpenAI's shape and needs no scripted reply", async () => {
     const response = await fetch(`${server.url}/v1/models`)
     expect((await json(response)).data[0]).toEqual({ id: 'deepseek-v4-flash', object: 'model', created: expect.any(Number), owned_by: 'system' })
     expect(server.pending()).toBe(0)

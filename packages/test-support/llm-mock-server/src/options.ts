@@ -23,12 +23,14 @@ export const MockServerOptions: Schema<MockServerOptions> = Schema.object({
   port: Schema.natural().max(65535).default(0).description('TCP port; 0 picks a free one.'),
   host: Schema.string().default('127.0.0.1').description('Interface to bind; loopback unless a test needs otherwise.'),
   chunkChars: Schema.natural().min(1).default(4).description('Characters per streamed chunk when text or reasoning is given as one string.'),
-  toolArgumentPieces: Schema.natural().min(1).default(3).description('Deltas a tool call\'s arguments JSON is split into when the call does not say.'),
+  toolArgumentPieces: Schema.natural().min(1).default(3).description("Deltas a tool call's arguments JSON is split into when the call does not say."),
   models: Schema.array(Schema.string()).default(['deepseek-v4-flash', 'deepseek-v4-pro']).description('Model ids listed by GET /models; the first answers requests that name no model.'),
   repeat: Schema.boolean().default(false).description('When nothing is queued and no responder is set, answer with the last reply again (benchmarks).'),
   charsPerToken: Schema.natural().min(1).default(4).description('Characters per token when a reply gives no usage and the server estimates it.'),
   contextWindowTokens: Schema.natural().min(1).default(1_000_000).description('The window named in the scripted "context too long" errors.'),
-  openaiDialect: Schema.union(['by-path', 'deepseek', 'openai'] as const).default('by-path').description('Which OpenAI-compatible dialect the chat-completions endpoints speak.'),
+  openaiDialect: Schema.union(['by-path', 'deepseek', 'openai'] as const)
+    .default('by-path')
+    .description('Which OpenAI-compatible dialect the chat-completions endpoints speak.'),
   waitTimeoutMs: Schema.natural().default(5_000).description('Default deadline of waitForRequests().'),
 })
 
@@ -46,7 +48,10 @@ export function resolveOptions(input: Partial<MockServerOptions> = {}): MockServ
 
 /** A mistake in how the mock server was started or scripted. `code` says which kind. */
 export class MockServerError extends Error {
-  constructor(public code: 'MOCK_BAD_OPTIONS' | 'MOCK_BAD_SCRIPT' | 'MOCK_TIMEOUT', message: string) {
+  constructor(
+    public code: 'MOCK_BAD_OPTIONS' | 'MOCK_BAD_SCRIPT' | 'MOCK_TIMEOUT',
+    message: string,
+  ) {
     super(message)
     this.name = 'MockServerError'
   }

@@ -26,15 +26,16 @@ export function checkReply(value: unknown, where: string): MockReply {
   if (value.reasoning !== undefined && !isChunks(value.reasoning)) problems.push(`${where}.reasoning: a string or an array of strings`)
   if (value.toolCalls !== undefined) {
     if (!Array.isArray(value.toolCalls)) problems.push(`${where}.toolCalls: an array`)
-    else value.toolCalls.forEach((call: unknown, i: number) => {
-      const at = `${where}.toolCalls[${i}]`
-      if (!isObject(call)) return problems.push(`${at}: an object`)
-      checkKeys(call, TOOL_KEYS, at, problems)
-      if (typeof call.name !== 'string' || !call.name) problems.push(`${at}.name: a non-empty string`)
-      if (typeof call.arguments !== 'string' && !isObject(call.arguments)) problems.push(`${at}.arguments: a JSON string or an object`)
-      if (call.id !== undefined && typeof call.id !== 'string') problems.push(`${at}.id: a string`)
-      if (call.pieces !== undefined && !(isCount(call.pieces) && call.pieces > 0)) problems.push(`${at}.pieces: a positive integer`)
-    })
+    else
+      value.toolCalls.forEach((call: unknown, i: number) => {
+        const at = `${where}.toolCalls[${i}]`
+        if (!isObject(call)) return problems.push(`${at}: an object`)
+        checkKeys(call, TOOL_KEYS, at, problems)
+        if (typeof call.name !== 'string' || !call.name) problems.push(`${at}.name: a non-empty string`)
+        if (typeof call.arguments !== 'string' && !isObject(call.arguments)) problems.push(`${at}.arguments: a JSON string or an object`)
+        if (call.id !== undefined && typeof call.id !== 'string') problems.push(`${at}.id: a string`)
+        if (call.pieces !== undefined && !(isCount(call.pieces) && call.pieces > 0)) problems.push(`${at}.pieces: a positive integer`)
+      })
   }
   if (value.usage !== undefined) {
     if (!isObject(value.usage)) problems.push(`${where}.usage: an object`)

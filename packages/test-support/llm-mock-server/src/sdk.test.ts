@@ -11,16 +11,26 @@ beforeEach(async () => {
 })
 afterEach(() => server.close())
 
-const scripted = { reasoning: 'Look first.', text: 'Reading the file.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/index.ts' }, pieces: 4 }], usage: { input: 30, output: 12, cacheRead: 70 } }
+const scripted = {
+  reasoning: 'Look first.',
+  text: 'Reading the file.',
+  toolCalls: [{ name: 'read_file', arguments: { path: 'src/index.ts' }, pieces: 4 }],
+  usage: { input: 30, output: 12, cacheRead: 70 },
+}
 
 describe('the official openai client (7.x)', () => {
   const client = (baseURL: string) => new OpenAI({ baseURL, apiKey: 'sk-mock', maxRetries: 0 })
   const request = { model: 'deepseek-v4-flash', messages: [{ role: 'user' as const, content: 'read it' }], stream_options: { include_usage: true } }
 
-  for (const [dialect, path] of [['DeepSeek', ''], ['OpenAI', '/v1']] as const) {
+  for (const [dialect, path] of [
+    ['DeepSeek', ''],
+    ['OpenAI', '/v1'],
+  ] as const) {
     test(`assembles a ${dialect} stream into the scripted text, tool call and usage`, async () => {
       server.enqueue(scripted)
-      const completion = await client(server.url + path).chat.completions.stream(request).finalChatCompletion()
+      const completion = await client(server.url + path)
+        .chat.completions.stream(request)
+        .finalChatCompletion()
       const [choice] = completion.choices
       expect(choice.finish_reason).toBe('tool_calls')
       expect(choice.message.content).toBe('Reading the file.')
@@ -32,7 +42,9 @@ describe('the official openai client (7.x)', () => {
 
   test('sees a 429 as a RateLimitError carrying the retry-after header', async () => {
     server.enqueue({ error: { status: 429, retryAfter: 5 } })
-    const error = await client(server.url).chat.completions.create({ ...request, stream: true }).catch((caught) => caught)
+    const error = await client(server.url)
+      .chat.completions.create({ ...request, stream: true })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(OpenAI.RateLimitError)
     expect(error.headers.get('retry-after')).toBe('5')
     expect(server.requests).toHaveLength(1)
@@ -56,9 +68,11 @@ describe('the official @anthropic-ai/sdk client', () => {
     expect(server.requests[0].headers['anthropic-version']).toBeDefined()
   })
 
-  test('sees a context overflow as a BadRequestError with the API\'s message', async () => {
+  test("sees a context overflow as a BadRequestError with the API's message", async () => {
     server.enqueue({ contextOverflow: true })
-    const error = await client().messages.create({ ...request, stream: true }).catch((caught) => caught)
+    const error = await client()
+      .messages.create({ ...request, stream: true })
+      .catch((caught) => caught)
     expect(error).toBeInstanceOf(Anthropic.BadRequestError)
     expect(error.status).toBe(400)
     expect(error.error.error.message).toMatch(/^prompt is too long/)

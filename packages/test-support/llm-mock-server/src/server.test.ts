@@ -104,7 +104,7 @@ describe('recording', () => {
     expect(second).toMatchObject({ index: 1, method: 'GET', path: '/nowhere', body: undefined })
   })
 
-  test('an unknown endpoint is a 404 in the provider\'s shape naming the endpoints served', async () => {
+  test("an unknown endpoint is a 404 in the provider's shape naming the endpoints served", async () => {
     const response = await post(`${server.url}/v1/completions`, ask)
     expect(response.status).toBe(404)
     expect((await json(response)).error.message).toMatch(/no such endpoint \(POST \/v1\/completions\)/)
@@ -144,7 +144,7 @@ describe('timing', () => {
     expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual(90)
   })
 
-  test('serverTimeMs sums each request\'s time from arrival to the end of its response', () => {
+  test("serverTimeMs sums each request's time from arrival to the end of its response", () => {
     const at = (receivedAt: number, endedAt?: number): RecordedRequest => ({ index: 0, protocol: 'openai', method: 'POST', path: '/', headers: {}, body: {}, timing: { receivedAt, endedAt } })
     expect(serverTimeMs([at(10, 15), at(20, 40)])).toBe(25)
     expect(serverTimeMs([at(10)], 13)).toBe(3)

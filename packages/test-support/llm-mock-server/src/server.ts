@@ -46,8 +46,7 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
   const startedAt = new Date()
   const created = Math.floor(startedAt.getTime() / 1000)
 
-  const dialectOf = (pathname: string): OpenAIDialect =>
-    options.openaiDialect !== 'by-path' ? options.openaiDialect : pathname.startsWith('/v1/') ? 'openai' : 'deepseek'
+  const dialectOf = (pathname: string): OpenAIDialect => (options.openaiDialect !== 'by-path' ? options.openaiDialect : pathname.startsWith('/v1/') ? 'openai' : 'deepseek')
 
   function nextReply(request: RecordedRequest): MockReply | undefined {
     let reply = queue.shift()
@@ -58,7 +57,14 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
   }
 
   /** An error the provider would send, in the shape of the request's protocol. */
-  function providerError(res: ServerResponse, request: RecordedRequest, status: number, override: { message?: string; type?: string; code?: string } = {}, extra: Record<string, string> = {}, delayMs?: number) {
+  function providerError(
+    res: ServerResponse,
+    request: RecordedRequest,
+    status: number,
+    override: { message?: string; type?: string; code?: string } = {},
+    extra: Record<string, string> = {},
+    delayMs?: number,
+  ) {
     const requestId = `req_mock_${request.index}`
     if (request.protocol === 'anthropic') return sendJson(res, request, status, anthropicError(status, requestId, override), { 'request-id': requestId, ...extra }, delayMs)
     return sendJson(res, request, status, openaiError(status, dialectOf(request.path.split('?')[0]), override), { 'x-request-id': requestId, ...extra }, delayMs)
@@ -81,7 +87,9 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
     }
     const requested = options.contextWindowTokens + Math.ceil(rawBytes / options.charsPerToken)
     if (reply.contextOverflow) {
-      const body = anthropic ? anthropicContextOverflow(options.contextWindowTokens, requested, requestId) : openaiContextOverflow(dialectOf(request.path.split('?')[0]), options.contextWindowTokens, requested)
+      const body = anthropic
+        ? anthropicContextOverflow(options.contextWindowTokens, requested, requestId)
+        : openaiContextOverflow(dialectOf(request.path.split('?')[0]), options.contextWindowTokens, requested)
       return sendJson(res, request, 400, body, idHeader, reply.delayMs)
     }
     const plan: ReplyPlan = planReply(reply, {
@@ -105,7 +113,13 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
       }
       return sendJson(res, request, 200, message, idHeader, reply.delayMs)
     }
-    const meta = { id: `chatcmpl-mock-${request.index}`, model, created: Math.floor(Date.now() / 1000), dialect: dialectOf(request.path.split('?')[0]), includeUsage: body.stream_options?.include_usage === true }
+    const meta = {
+      id: `chatcmpl-mock-${request.index}`,
+      model,
+      created: Math.floor(Date.now() / 1000),
+      dialect: dialectOf(request.path.split('?')[0]),
+      includeUsage: body.stream_options?.include_usage === true,
+    }
     if (stream) return sendStream(res, request, openaiStreamFrames(plan, meta), reply, idHeader)
     return sendJson(res, request, 200, openaiCompletion(plan, meta), idHeader, reply.delayMs)
   }
@@ -129,7 +143,9 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
         mock.reset()
         return reply(200, { pending: 0 })
       }
-      return reply(404, { error: { code: 'MOCK_UNKNOWN_CONTROL', message: `llm-mock-server: no control endpoint ${req.method} ${pathname} (POST /__mock/enqueue, GET /__mock/requests, POST /__mock/reset)` } })
+      return reply(404, {
+        error: { code: 'MOCK_UNKNOWN_CONTROL', message: `llm-mock-server: no control endpoint ${req.method} ${pathname} (POST /__mock/enqueue, GET /__mock/requests, POST /__mock/reset)` },
+      })
     } catch (error) {
       return reply(400, { error: { code: (error as MockServerError).code ?? 'MOCK_BAD_SCRIPT', message: (error as Error).message } })
     }
@@ -155,7 +171,10 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
       return sendJson(res, request, 200, list, {})
     }
     const isChat = method === 'POST' && (CHAT_PATHS.includes(pathname) || pathname === '/v1/messages')
-    if (!isChat) return providerError(res, request, 404, { message: `llm-mock-server: no such endpoint (${method} ${pathname}); it serves POST ${CHAT_PATHS.join(', ')}, POST /v1/messages and GET ${MODEL_PATHS.join(', ')}` })
+    if (!isChat)
+      return providerError(res, request, 404, {
+        message: `llm-mock-server: no such endpoint (${method} ${pathname}); it serves POST ${CHAT_PATHS.join(', ')}, POST /v1/messages and GET ${MODEL_PATHS.join(', ')}`,
+      })
     if (!json || typeof body !== 'object' || body === null) return providerError(res, request, 400, { message: `llm-mock-server: request #${request.index} has no JSON object body` })
     return answer(res, request, raw.length)
   }

@@ -50,7 +50,12 @@ export function apply(ctx: Context, config: Config) {
   const load = async (): Promise<Recorded[]> => {
     if (recorded) return recorded
     let events: SessionEvent[]
-    if (config.file) events = readFileSync(config.file, 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line))
+    if (config.file)
+      events = readFileSync(config.file, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => JSON.parse(line))
     else if (config.sessionId) events = (await ctx.sessions.read(config.sessionId)).events
     else throw new Error('llm-replay needs `sessionId` or `file` in its config')
     const answers: Recorded[] = []

@@ -18,7 +18,11 @@ function normalized(events: readonly SessionEvent[]) {
   return events
     .filter((event) => event.type !== 'model/route' && event.type !== 'request/context')
     .map((event) => {
-      const data = JSON.parse(JSON.stringify(event.data).replace(/"(turnId|messageId)":"[^"]+"/g, '"$1":"ID"').replace(/"provider":"(scripted|replay)"/g, '"provider":"P"'))
+      const data = JSON.parse(
+        JSON.stringify(event.data)
+          .replace(/"(turnId|messageId)":"[^"]+"/g, '"$1":"ID"')
+          .replace(/"provider":"(scripted|replay)"/g, '"provider":"P"'),
+      )
       return { type: event.type, data }
     })
 }

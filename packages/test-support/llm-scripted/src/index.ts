@@ -70,9 +70,11 @@ const wait = (ms: number, signal: AbortSignal) =>
 export default class ScriptedLlm extends Service implements LlmAdapter {
   static inject = ['llm']
   static Config = Schema.object({
-    record: Schema.boolean().default(true).description('Keep a copy of every request in `requests` (off for benchmarks: copying is the fake model\'s cost, not the harness\'s).'),
+    record: Schema.boolean().default(true).description("Keep a copy of every request in `requests` (off for benchmarks: copying is the fake model's cost, not the harness's)."),
     provider: Schema.string().default('scripted').description('Provider name routes use to reach this adapter.'),
-    models: Schema.array(Schema.object({ id: Schema.string().required(), contextWindow: Schema.natural().default(128_000), images: Schema.boolean().default(false) })).default([{ id: 'scripted-1', contextWindow: 128_000, images: false }]),
+    models: Schema.array(Schema.object({ id: Schema.string().required(), contextWindow: Schema.natural().default(128_000), images: Schema.boolean().default(false) })).default([
+      { id: 'scripted-1', contextWindow: 128_000, images: false },
+    ]),
     script: Schema.array(responseSchema).default([]).description('Responses, in order.'),
   }) as unknown as Schema<Config>
 
@@ -81,7 +83,10 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
   private served = 0
   private readonly queue: ScriptedResponse[]
 
-  constructor(ctx: Context, private readonly config: Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: Config,
+  ) {
     super(ctx, 'scriptedLlm')
     this.provider = config.provider
     this.queue = [...config.script]
@@ -117,7 +122,11 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
     if (request.toolChoice === 'none' && response.toolCalls?.length) {
       // A provider honouring 'none' cannot answer with calls: a script that does tests nothing real, so say so.
       const names = response.toolCalls.map((call) => call.name).join(', ')
-      yield { type: 'finish', reason: 'error', error: { code: 'INVALID_REQUEST', message: `llm-scripted: request #${this.served} has toolChoice 'none' but its scripted response calls tools (${names})` } }
+      yield {
+        type: 'finish',
+        reason: 'error',
+        error: { code: 'INVALID_REQUEST', message: `llm-scripted: request #${this.served} has toolChoice 'none' but its scripted response calls tools (${names})` },
+      }
       return
     }
     const pieces = response.pieces ?? 2

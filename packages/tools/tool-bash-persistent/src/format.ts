@@ -11,12 +11,14 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   const notes: string[] = []
   if (result.truncated) notes.push('[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]')
   if (result.timedOut) {
-    notes.push(options.unconfined
-      ? `[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`
-      : `[Timed out after ${options.timeoutMs} ms: the command was interrupted (Ctrl-C). The shell lives on unless the command ignored the interrupt.]`)
+    notes.push(
+      options.unconfined
+        ? `[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`
+        : `[Timed out after ${options.timeoutMs} ms: the command was interrupted (Ctrl-C). The shell lives on unless the command ignored the interrupt.]`,
+    )
   } else if (result.signal) notes.push(`[The shell was ended by ${result.signal}; the next call starts a new one.]`)
   else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
-  if (options.unconfined) notes.push('[Ran outside the sandbox, as approved, as a one-shot command in the shell\'s directory: its variables did not apply and its changes to them do not persist.]')
+  if (options.unconfined) notes.push("[Ran outside the sandbox, as approved, as a one-shot command in the shell's directory: its variables did not apply and its changes to them do not persist.]")
   const output = terminalText(result.output).replace(/\n$/, '') // no escape sequences, each redrawn line's last state
   const text = [...options.before, output || '(no output)', ...notes].join('\n')
   if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }

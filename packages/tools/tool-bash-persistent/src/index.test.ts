@@ -6,9 +6,12 @@ import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import { eventually, outsideDir, processesWith } from '@dsh/test-harness/world'
 
-const PERSISTENT = scriptedPatch({}, `- id: tool-bash
+const PERSISTENT = scriptedPatch(
+  {},
+  `- id: tool-bash
   name: '@dsh/tool-bash-persistent'
-`)
+`,
+)
 
 async function boot(script: ScriptedResponse[], patch = ''): Promise<Harness> {
   const h = await bootComposition({ patch: PERSISTENT + patch })
@@ -43,12 +46,7 @@ test('the shell and what it started end with the agent', async () => {
 })
 
 test('a command past its deadline is interrupted and the shell lives on with its state', async () => {
-  const h = await boot([
-    bash('set', { command: 'export KEPT=yes' }),
-    bash('slow', { command: 'sleep 100', timeout: 300 }),
-    bash('after', { command: 'echo "alive $KEPT"' }),
-    { text: 'ok' },
-  ])
+  const h = await boot([bash('set', { command: 'export KEPT=yes' }), bash('slow', { command: 'sleep 100', timeout: 300 }), bash('after', { command: 'echo "alive $KEPT"' }), { text: 'ok' }])
   await h.run('go')
   expect(h.toolResult('slow').error?.code).toBe('COMMAND_TIMEOUT')
   expect(h.toolText('after')).toBe('alive yes')
@@ -66,7 +64,7 @@ test('when the sandbox mode changes, the next call gets a new shell in the same 
   expect(existsSync(join(h.workspace, 'sub/f.txt'))).toBe(false)
 })
 
-test('an approved unconfined call runs once in the shell\'s directory', async () => {
+test("an approved unconfined call runs once in the shell's directory", async () => {
   const outside = outsideDir()
   const h = await boot([
     bash('cd', { command: 'mkdir -p sub && cd sub' }),
@@ -79,7 +77,7 @@ test('an approved unconfined call runs once in the shell\'s directory', async ()
   expect(readFileSync(join(outside, 'approved.txt'), 'utf8')).toBe('yes\n')
 })
 
-test('the shell\'s PTY colours and a progress bar reach the model as plain text: no ESC byte, the last redraw kept', async () => {
+test("the shell's PTY colours and a progress bar reach the model as plain text: no ESC byte, the last redraw kept", async () => {
   const command = String.raw`printf '\033[1;31mFAIL\033[0m one\n'; for p in 10 50 100; do printf '\r\033[2Kdownload %s%%' $p; done; printf '\n'; ls --color=always`
   const h = await boot([bash('c', { command }), { text: 'done' }])
   await h.run('colour')

@@ -40,34 +40,38 @@ export function apply(ctx: Context, config: Config) {
     return formatResult(result, { timeoutMs, unconfined: true, before: [] })
   }
 
-  ctx.tools.register(ctx, defineTool({
-    name: 'bash',
-    description: 'Run a bash command in your persistent shell; returns its output (stdout and stderr together) and exit code. cd, exported variables and functions carry over between calls. Writes are confined by the sandbox mode. Long output keeps its head and tail.',
-    parameters: bashArguments(
-      {
-        command: 'The bash command line, run in the shell itself.',
-        workdir: 'Directory to cd into first (relative to the shell\'s directory); the shell stays there.',
-        timeout: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command is interrupted at it.`,
-        sandbox: 'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.',
+  ctx.tools.register(
+    ctx,
+    defineTool({
+      name: 'bash',
+      description:
+        'Run a bash command in your persistent shell; returns its output (stdout and stderr together) and exit code. cd, exported variables and functions carry over between calls. Writes are confined by the sandbox mode. Long output keeps its head and tail.',
+      parameters: bashArguments(
+        {
+          command: 'The bash command line, run in the shell itself.',
+          workdir: "Directory to cd into first (relative to the shell's directory); the shell stays there.",
+          timeout: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command is interrupted at it.`,
+          sandbox: 'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.',
+        },
+        config.maxTimeoutMs,
+      ),
+      timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
+      summarize: summarizeBash,
+      needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
+      async execute(args: BashArgs, context) {
+        const timeoutMs = args.timeout ?? config.defaultTimeoutMs
+        try {
+          if (args.sandbox === false) return await runUnconfined(args, context, timeoutMs)
+          const authority = await ctx.sandboxPolicy.authority(context.session)
+          const { shell, notes } = await shells.get(context, authority)
+          // A group in the shell itself, so that `cd`, variables and functions of the command persist.
+          const command = args.workdir ? `cd -- ${shellQuote(await workingDirectory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
+          const result = await shell.run(command, { timeoutMs, signal: context.signal })
+          return formatResult(result, { timeoutMs, unconfined: false, before: notes })
+        } catch (error) {
+          throw refusal(error)
+        }
       },
-      config.maxTimeoutMs,
-    ),
-    timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
-    summarize: summarizeBash,
-    needsApproval: (args: BashArgs, context) => unconfinedReason(ctx, args, context),
-    async execute(args: BashArgs, context) {
-      const timeoutMs = args.timeout ?? config.defaultTimeoutMs
-      try {
-        if (args.sandbox === false) return await runUnconfined(args, context, timeoutMs)
-        const authority = await ctx.sandboxPolicy.authority(context.session)
-        const { shell, notes } = await shells.get(context, authority)
-        // A group in the shell itself, so that `cd`, variables and functions of the command persist.
-        const command = args.workdir ? `cd -- ${shellQuote(await workingDirectory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
-        const result = await shell.run(command, { timeoutMs, signal: context.signal })
-        return formatResult(result, { timeoutMs, unconfined: false, before: notes })
-      } catch (error) {
-        throw refusal(error)
-      }
-    },
-  }))
+    }),
+  )
 }

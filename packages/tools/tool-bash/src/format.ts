@@ -23,4 +23,3 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
   return text
 }
-

@@ -25,7 +25,9 @@ function linkedGitDirs(dir: string): string[] {
   const dotGit = join(dir, '.git')
   try {
     if (!statSync(dotGit).isFile()) return []
-    const line = readFileSync(dotGit, 'utf8').split('\n').find((text) => text.startsWith('gitdir:'))
+    const line = readFileSync(dotGit, 'utf8')
+      .split('\n')
+      .find((text) => text.startsWith('gitdir:'))
     if (!line) return []
     const gitDir = realpathSync(resolve(dir, line.slice('gitdir:'.length).trim()))
     const dirs = [gitDir]
@@ -55,4 +57,3 @@ export function readOnlyGitHint(output: string): string | undefined {
   if (!/\.git\b[^\n]*(Read-only file system|Permission denied)|(Read-only file system|Permission denied)[^\n]*\.git\b/.test(output)) return undefined
   return '[.git is read-only in the sandbox (git would later run its hooks and config unconfined). If this command must change the repository (commit, branch, tag), run it again with writeGit: true and a justification: the user is asked to approve that one call.]'
 }
-

@@ -40,7 +40,9 @@ test('a command asking to run outside the sandbox runs only after allow_once, an
   await h.run('write outside')
   expect(readFileSync(join(outside, 'approved.txt'), 'utf8')).toBe('yes\n')
   expect(h.toolText('free')).toBe('(no output)\n[Ran outside the sandbox, as approved.]')
-  expect(asked).toEqual([`bash: echo yes > ${outside}/approved.txt [outside the sandbox] | it asks to run outside the sandbox (the session's mode is workspace-write): write the release notes next to the repo`])
+  expect(asked).toEqual([
+    `bash: echo yes > ${outside}/approved.txt [outside the sandbox] | it asks to run outside the sandbox (the session's mode is workspace-write): write the release notes next to the repo`,
+  ])
   expect(existsSync(join(outside, 'after.txt'))).toBe(false)
 })
 

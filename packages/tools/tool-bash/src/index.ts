@@ -42,7 +42,11 @@ function parameters(config: Config) {
   return Type.Object(
     {
       ...shared.properties,
-      writeGit: Type.Optional(Type.Boolean({ description: 'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.' })),
+      writeGit: Type.Optional(
+        Type.Boolean({
+          description: 'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.',
+        }),
+      ),
       justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox, or with .git writable (shown to the user).' })),
     },
     { additionalProperties: false },
@@ -65,19 +69,23 @@ async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolC
  * writable; it then needs approval and gets that for the one call only.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.tools.register(ctx, defineTool({
-    name: 'bash',
-    description: 'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode; .git and agent/editor config folders are read-only and secret paths (~/.ssh, credentials) are hidden. To commit or otherwise change .git, pass writeGit: true with a justification (the user approves). Long output keeps its head and tail.',
-    parameters: parameters(config),
-    timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
-    summarize: (args: OneShotBashArgs) => `${summarizeBash(args)}${args.writeGit && args.sandbox !== false ? ' [.git writable]' : ''}`,
-    needsApproval: (args: OneShotBashArgs, context) => unconfinedReason(ctx, args, context) ?? writeGitReason(args),
-    async execute(args: OneShotBashArgs, context) {
-      const cwd = await workingDirectory(ctx, context.cwd, args.workdir)
-      const authority = await callAuthority(ctx, args, context, context.cwd)
-      const timeoutMs = args.timeout ?? config.defaultTimeoutMs
-      const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority }).catch((error) => Promise.reject(refusal(error)))
-      return formatResult(result, { timeoutMs, unconfined: args.sandbox === false, writableGit: args.writeGit === true && args.sandbox !== false })
-    },
-  }))
+  ctx.tools.register(
+    ctx,
+    defineTool({
+      name: 'bash',
+      description:
+        'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode; .git and agent/editor config folders are read-only and secret paths (~/.ssh, credentials) are hidden. To commit or otherwise change .git, pass writeGit: true with a justification (the user approves). Long output keeps its head and tail.',
+      parameters: parameters(config),
+      timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
+      summarize: (args: OneShotBashArgs) => `${summarizeBash(args)}${args.writeGit && args.sandbox !== false ? ' [.git writable]' : ''}`,
+      needsApproval: (args: OneShotBashArgs, context) => unconfinedReason(ctx, args, context) ?? writeGitReason(args),
+      async execute(args: OneShotBashArgs, context) {
+        const cwd = await workingDirectory(ctx, context.cwd, args.workdir)
+        const authority = await callAuthority(ctx, args, context, context.cwd)
+        const timeoutMs = args.timeout ?? config.defaultTimeoutMs
+        const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority }).catch((error) => Promise.reject(refusal(error)))
+        return formatResult(result, { timeoutMs, unconfined: args.sandbox === false, writableGit: args.writeGit === true && args.sandbox !== false })
+      },
+    }),
+  )
 }

@@ -19,13 +19,16 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, 
 
 test('inside bubblewrap ~/.ssh and $DSH_HOME are empty: cat, head, python and node read nothing, and the secret reaches no log', async () => {
   const world = secretWorld()
-  const h = await boot([
-    bash('cat', `cat ${world.sshKey}; ls -A ${world.home}/.ssh; cat ${world.credentials}`),
-    bash('head', `head -c 200 ${world.credentials} ${world.sshKey}`),
-    bash('python', `python3 -c "print(open('${world.sshKey}').read())"`),
-    bash('node', `node -e "console.log(require('fs').readFileSync('${world.credentials}', 'utf8'))"`),
-    bash('link', 'ln -s "$HOME/.ssh/id_rsa" key && cat key; grep -r SECRET "$HOME" | head -5'),
-  ], { home: world.dshHome })
+  const h = await boot(
+    [
+      bash('cat', `cat ${world.sshKey}; ls -A ${world.home}/.ssh; cat ${world.credentials}`),
+      bash('head', `head -c 200 ${world.credentials} ${world.sshKey}`),
+      bash('python', `python3 -c "print(open('${world.sshKey}').read())"`),
+      bash('node', `node -e "console.log(require('fs').readFileSync('${world.credentials}', 'utf8'))"`),
+      bash('link', 'ln -s "$HOME/.ssh/id_rsa" key && cat key; grep -r SECRET "$HOME" | head -5'),
+    ],
+    { home: world.dshHome },
+  )
   await h.run('exfiltrate')
   for (const id of ['cat', 'head', 'python', 'node', 'link']) expect(h.toolText(id)).not.toContain(world.secret)
   expect(h.toolText('cat')).toMatch(/No such file or directory/)
@@ -44,7 +47,7 @@ test('a symlink in the workspace to ~/.ssh/id_rsa: cat fails inside bubblewrap',
   expect(h.toolText('cat')).toMatch(/No such file or directory\n\[exit 1\]/)
 })
 
-test('.git, hooks and config are read-only to commands, .dsh cannot be created, AGENTS.md stays writable; the user\'s git later runs nothing', async () => {
+test(".git, hooks and config are read-only to commands, .dsh cannot be created, AGENTS.md stays writable; the user's git later runs nothing", async () => {
   const marker = join(outsideDir(), 'pwned')
   const h = await boot([
     bash('hook', `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-commit; chmod +x .git/hooks/post-commit`),
@@ -84,7 +87,9 @@ test('a commit with writeGit runs after approval and lands; without approval it 
   expect(h.toolText('plain')).toMatch(/index\.lock': Read-only file system/)
   expect(h.toolText('plain')).toContain('run it again with writeGit: true and a justification')
   expect(h.toolText('approved')).toBe('(no output)\n[Ran with .git writable, as approved.]')
-  expect(asked[0]).toBe('bash: git add a.txt && git -c user.name=m -c user.email=m@example.org commit -qm approved [.git writable] | it asks to run with .git writable (git hooks and config there run unconfined the next time you use git): commit the fix')
+  expect(asked[0]).toBe(
+    'bash: git add a.txt && git -c user.name=m -c user.email=m@example.org commit -qm approved [.git writable] | it asks to run with .git writable (git hooks and config there run unconfined the next time you use git): commit the fix',
+  )
   expect(h.toolResult('rejected').error?.code).toBe('APPROVAL_REJECTED')
   expect(git(h.workspace, 'log', '--format=%s').trim().split('\n')).toEqual(['approved'])
 })
@@ -97,10 +102,9 @@ test('writeGit without a justification is refused before anything runs', async (
 })
 
 test('sandbox.denyRead and sandbox.protect globs from the settings hide and fence paths inside bubblewrap', async () => {
-  const h = await boot([
-    bash('pem', 'cat certs/server.pem; echo; cat certs/README'),
-    bash('deploy', 'echo "rm -rf ~" > deploy/run.sh'),
-  ], { homeFiles: { 'settings.yaml': "sandbox.denyRead: ['certs/*.pem']\nsandbox.protect: ['deploy/']\n" } })
+  const h = await boot([bash('pem', 'cat certs/server.pem; echo; cat certs/README'), bash('deploy', 'echo "rm -rf ~" > deploy/run.sh')], {
+    homeFiles: { 'settings.yaml': "sandbox.denyRead: ['certs/*.pem']\nsandbox.protect: ['deploy/']\n" },
+  })
   execFileSync('sh', ['-c', 'mkdir certs deploy && echo PRIVATE-PEM > certs/server.pem && echo public > certs/README && echo ok > deploy/run.sh'], { cwd: h.workspace })
   await h.run('try the rules')
   expect(h.toolText('pem')).not.toContain('PRIVATE-PEM')

@@ -49,7 +49,7 @@ test('the built-in search answers the same searches the same way when ripgrep is
   for (const [id, text] of Object.entries(EXPECTED)) expect(h.toolText(id), id).toBe(text)
 })
 
-test('ripgrep is what runs when present: a git repository\'s ignored files are left out', async () => {
+test("ripgrep is what runs when present: a git repository's ignored files are left out", async () => {
   const files = { '.git/HEAD': 'ref: refs/heads/main\n', '.gitignore': 'build/\n', 'build/out.js': 'TODO generated\n', 'main.js': 'TODO real\n' }
   const h = await boot([call('rg', 'grep', { pattern: 'TODO' })], { files })
   await h.run('search')
@@ -58,7 +58,10 @@ test('ripgrep is what runs when present: a git repository\'s ignored files are l
 
 test('results over the cap are cut with a note saying how many there were', async () => {
   const files = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.txt`, 'match\n']))
-  const h = await boot([call('g', 'glob', { pattern: '*.txt' }), call('c', 'grep', { pattern: 'match', output_mode: 'content' })], { files, patch: '- id: tool-fs-search\n  config: { maxResults: 3, maxMatchLines: 2 }\n' })
+  const h = await boot([call('g', 'glob', { pattern: '*.txt' }), call('c', 'grep', { pattern: 'match', output_mode: 'content' })], {
+    files,
+    patch: '- id: tool-fs-search\n  config: { maxResults: 3, maxMatchLines: 2 }\n',
+  })
   await h.run('search')
   expect(h.toolText('g')).toBe('f0.txt\nf1.txt\nf2.txt\n[Showing the first 3 of 7 files. Narrow the pattern or the path to see the rest.]')
   expect(h.toolText('c')).toBe('f0.txt:1:match\nf1.txt:1:match\n[Showing the first 2 of 7 lines. Narrow the pattern or the path to see the rest.]')

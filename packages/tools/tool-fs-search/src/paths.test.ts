@@ -18,7 +18,12 @@ function plant() {
 }
 
 async function boot(script: ScriptedResponse[], world: ReturnType<typeof plant>, patch = ''): Promise<Harness> {
-  const h = await bootComposition({ patch: scriptedPatch({}, patch), home: world.dshHome, homeFiles: { 'settings.yaml': "sandbox.denyRead: ['~/vault']\n" }, workspaceFiles: { 'src/a.ts': 'SECRET-free code\n' } })
+  const h = await bootComposition({
+    patch: scriptedPatch({}, patch),
+    home: world.dshHome,
+    homeFiles: { 'settings.yaml': "sandbox.denyRead: ['~/vault']\n" },
+    workspaceFiles: { 'src/a.ts': 'SECRET-free code\n' },
+  })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   return h
@@ -33,7 +38,10 @@ const searches = (world: ReturnType<typeof plant>) => [
   call('link', 'grep', { pattern: 'SECRET', output_mode: 'content' }),
 ]
 
-for (const [engine, patch] of [['ripgrep (confined)', ''], ['the built-in search', "- id: tool-fs-search\n  config: { ripgrep: '' }\n"]] as const) {
+for (const [engine, patch] of [
+  ['ripgrep (confined)', ''],
+  ['the built-in search', "- id: tool-fs-search\n  config: { ripgrep: '' }\n"],
+] as const) {
   test(`with ${engine}, grep and glob from above a secret folder find nothing in it, and one inside it is refused by rule`, async () => {
     const world = plant()
     const h = await boot(searches(world), world, patch)

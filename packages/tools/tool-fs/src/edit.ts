@@ -65,7 +65,10 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
         if (!found.length) throw notFound(shown, text, args.old_string)
         if (found.length > 1 && !args.replace_all) {
           const lines = found.map((at) => lineAt(text, at))
-          throw new ToolError('EDIT_NOT_UNIQUE', `old_string occurs ${found.length} times in ${shown} (lines ${lines.join(', ')}). Include more surrounding lines to make it unique, or set replace_all: true to replace them all.`)
+          throw new ToolError(
+            'EDIT_NOT_UNIQUE',
+            `old_string occurs ${found.length} times in ${shown} (lines ${lines.join(', ')}). Include more surrounding lines to make it unique, or set replace_all: true to replace them all.`,
+          )
         }
         const targets = args.replace_all ? found : found.slice(0, 1)
         let updated = ''

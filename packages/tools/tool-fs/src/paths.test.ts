@@ -21,12 +21,15 @@ function gitRepo(dir: string) {
 
 test('read refuses ~/.ssh and $DSH_HOME by rule, through a symlink too, and the secret reaches no result and no log', async () => {
   const world = secretWorld()
-  const h = await boot([
-    call('key', 'read', { path: world.sshKey }),
-    call('creds', 'read', { path: world.credentials }),
-    call('link', 'read', { path: 'innocent.txt' }),
-    call('tilde', 'read', { path: join(world.home, '.ssh') + '/../.ssh/id_rsa' }),
-  ], { home: world.dshHome })
+  const h = await boot(
+    [
+      call('key', 'read', { path: world.sshKey }),
+      call('creds', 'read', { path: world.credentials }),
+      call('link', 'read', { path: 'innocent.txt' }),
+      call('tilde', 'read', { path: join(world.home, '.ssh') + '/../.ssh/id_rsa' }),
+    ],
+    { home: world.dshHome },
+  )
   symlinkSync(world.sshKey, join(h.workspace, 'innocent.txt'))
   await h.run('read the secrets')
   expect(h.toolResult('key').error).toEqual({ code: 'FS_READ_DENIED', message: `"${world.sshKey}" is a secret path (rule ~/.ssh): file tools never read it and confined commands cannot see it` })
@@ -38,7 +41,7 @@ test('read refuses ~/.ssh and $DSH_HOME by rule, through a symlink too, and the 
   expect(filesContaining(join(world.dshHome, 'sessions'), world.secret)).toEqual([])
 })
 
-test('a spilled result of this session stays readable inside the secret $DSH_HOME, another session\'s is not', async () => {
+test("a spilled result of this session stays readable inside the secret $DSH_HOME, another session's is not", async () => {
   const world = secretWorld()
   const h = await boot([], { home: world.dshHome })
   const { session } = await h.agent()
@@ -60,7 +63,10 @@ test('write and edit of .git/hooks/post-commit and .git/config are refused by ru
   ])
   const config = gitRepo(h.workspace)
   await h.run('plant a hook')
-  expect(h.toolResult('hook').error).toEqual({ code: 'FS_PROTECTED', message: `Refused to write "${join(h.workspace, '.git/hooks/post-commit')}": it is a protected path (rule .git/), read-only inside the writable roots because something outside the sandbox runs or obeys it. Nothing was changed` })
+  expect(h.toolResult('hook').error).toEqual({
+    code: 'FS_PROTECTED',
+    message: `Refused to write "${join(h.workspace, '.git/hooks/post-commit')}": it is a protected path (rule .git/), read-only inside the writable roots because something outside the sandbox runs or obeys it. Nothing was changed`,
+  })
   expect(h.toolResult('config').error?.code).toBe('FS_PROTECTED')
   expect(existsSync(join(h.workspace, '.git/hooks/post-commit'))).toBe(false)
   expect(readFileSync(join(h.workspace, '.git/config'), 'utf8')).toBe(config)
@@ -72,10 +78,9 @@ test('write and edit of .git/hooks/post-commit and .git/config are refused by ru
 })
 
 test('with an answerer, a protected path is asked about and written for that call only; the log shows the approval', async () => {
-  const h = await boot([
-    call('asked', 'write', { path: '.vscode/settings.json', content: '{}\n' }),
-    call('again', 'write', { path: '.vscode/tasks.json', content: '{}\n' }),
-  ], { files: { '.vscode/keep': '' } })
+  const h = await boot([call('asked', 'write', { path: '.vscode/settings.json', content: '{}\n' }), call('again', 'write', { path: '.vscode/tasks.json', content: '{}\n' })], {
+    files: { '.vscode/keep': '' },
+  })
   const answers = ['allow_once', 'reject'] as const
   const reasons: string[] = []
   h.root.approval.answerer(h.root, async (request) => (reasons.push(request.reason), answers[reasons.length - 1]!))
@@ -118,12 +123,18 @@ test('a secret path is never written, not even with an answerer that allows ever
 })
 
 test('sandbox.denyRead and sandbox.protect globs from the settings apply to the file tools', async () => {
-  const h = await boot([
-    call('pem', 'read', { path: 'certs/server.pem' }),
-    call('readme', 'read', { path: 'certs/README' }),
-    call('seen', 'read', { path: 'deploy/run.sh' }),
-    call('deploy', 'write', { path: 'deploy/run.sh', content: 'rm -rf /\n' }),
-  ], { homeFiles: { 'settings.yaml': "sandbox.denyRead: ['certs/*.pem']\nsandbox.protect: ['deploy/']\n" }, files: { 'certs/server.pem': 'PRIVATE', 'certs/README': 'public', 'deploy/run.sh': 'echo ok\n' } })
+  const h = await boot(
+    [
+      call('pem', 'read', { path: 'certs/server.pem' }),
+      call('readme', 'read', { path: 'certs/README' }),
+      call('seen', 'read', { path: 'deploy/run.sh' }),
+      call('deploy', 'write', { path: 'deploy/run.sh', content: 'rm -rf /\n' }),
+    ],
+    {
+      homeFiles: { 'settings.yaml': "sandbox.denyRead: ['certs/*.pem']\nsandbox.protect: ['deploy/']\n" },
+      files: { 'certs/server.pem': 'PRIVATE', 'certs/README': 'public', 'deploy/run.sh': 'echo ok\n' },
+    },
+  )
   await h.run('try the rules')
   expect(h.toolResult('pem').error).toMatchObject({ code: 'FS_READ_DENIED', message: expect.stringContaining('(rule certs/*.pem)') })
   expect(h.toolText('readme')).toBe('     1\tpublic')
@@ -142,7 +153,10 @@ test('allow_session on a write outside keeps write(<dir>/**): the next write the
   const asked: { callId?: string; rule?: string }[] = []
   h.root.approval.answerer(h.root, async (request) => (asked.push({ callId: request.callId, rule: request.rule }), request.callId === 'first' ? 'allow_session' : 'reject'), { actor: 'user:web-tab' })
   await h.run('write outside twice')
-  expect(asked).toEqual([{ callId: 'first', rule: `write(${realpathSync(outside)}/**)` }, { callId: 'other', rule: `write(${realpathSync(elsewhere)}/**)` }])
+  expect(asked).toEqual([
+    { callId: 'first', rule: `write(${realpathSync(outside)}/**)` },
+    { callId: 'other', rule: `write(${realpathSync(elsewhere)}/**)` },
+  ])
   expect(readFileSync(join(outside, 'b.txt'), 'utf8')).toBe('b\n')
   expect(existsSync(join(elsewhere, 'c.txt'))).toBe(false)
 })

@@ -18,7 +18,8 @@ export type WriteArgs = Static<typeof writeArguments>
 export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
   return defineTool({
     name: 'write',
-    description: 'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit. A file outside the workspace, or a protected path (.git, .dsh, agent and editor config), is written only after the user approves that one call.',
+    description:
+      'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit. A file outside the workspace, or a protected path (.git, .dsh, agent and editor config), is written only after the user approves that one call.',
     parameters: writeArguments,
     summarize: (args) => `write ${args.path}`,
     needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),

@@ -49,7 +49,10 @@ export function unconfinedReason(ctx: Context, args: BashArgs, context: ToolCont
 /** Resolves `workdir` (default: `base` itself) against `base` and checks it is a directory. */
 export async function workingDirectory(ctx: Context, base: string, workdir: string | undefined): Promise<string> {
   const dir = resolve(base, workdir ?? '.')
-  const type = await ctx.fs.stat(dir).then((stat) => stat.type, (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)))
+  const type = await ctx.fs.stat(dir).then(
+    (stat) => stat.type,
+    (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)),
+  )
   if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
   return dir
 }
@@ -60,7 +63,10 @@ export async function workingDirectory(ctx: Context, base: string, workdir: stri
  */
 export function refusal(error: unknown): unknown {
   if (error instanceof SandboxError && error.code === 'SANDBOX_UNAVAILABLE') {
-    return new ToolError(error.code, `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`)
+    return new ToolError(
+      error.code,
+      `The command was not run: ${error.message}. Confined commands cannot run here until the sandbox backend works; a command with sandbox: false (approved by the user) runs unconfined.`,
+    )
   }
   const code = (error as { code?: unknown } | undefined)?.code
   if (isToolErrorCode(code) && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)

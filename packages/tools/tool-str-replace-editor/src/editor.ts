@@ -16,7 +16,10 @@ const need = (value: unknown, name: string, command: string) => {
 
 /** The commands of the editor, each acting on one absolute path shown to the model as `shown`. */
 export class Editor {
-  constructor(private readonly ctx: Context, private readonly config: Config) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly config: Config,
+  ) {}
 
   async view(file: string, shown: string, range: number[] | undefined, context: ToolContext): Promise<string> {
     const stat = await this.ctx.fs.stat(file)
@@ -39,7 +42,10 @@ export class Editor {
     if (!result.totalLines) return `${shown} is empty.`
     if (start > result.totalLines) throw new ToolError('INVALID_ARGS', `${shown} has ${result.totalLines} lines; view_range starts past its end`)
     const body = numbered(splitLines(result.text), start, this.config.maxLineChars)
-    const more = result.endLine < result.totalLines ? `\n[Showing lines ${start}–${result.endLine} of ${result.totalLines}${result.truncated ? ` (one view returns at most ${this.config.viewMaxBytes} bytes)` : ''}. View more with view_range [${result.endLine + 1}, -1].]` : ''
+    const more =
+      result.endLine < result.totalLines
+        ? `\n[Showing lines ${start}–${result.endLine} of ${result.totalLines}${result.truncated ? ` (one view returns at most ${this.config.viewMaxBytes} bytes)` : ''}. View more with view_range [${result.endLine + 1}, -1].]`
+        : ''
     return `Lines of ${shown}:\n${body}${more}`
   }
 
@@ -70,7 +76,8 @@ export class Editor {
   async insert(file: string, shown: string, after: number, newText: string, context: ToolContext): Promise<string> {
     const { text, version } = await this.readWhole(file, shown, context)
     const total = splitLines(text).length
-    if (!Number.isInteger(after) || after < 0 || after > total) throw new ToolError('INVALID_ARGS', `insert_line must be between 0 (the top) and ${total} (after the last line) in ${shown}; got ${after}`)
+    if (!Number.isInteger(after) || after < 0 || after > total)
+      throw new ToolError('INVALID_ARGS', `insert_line must be between 0 (the top) and ${total} (after the last line) in ${shown}; got ${after}`)
     // The offset just past line `after` (with its line end); a last line without one gets one first.
     let offset = 0
     for (let line = 0; line < after; line++) offset = text.indexOf('\n', offset) + 1 || text.length

@@ -16,7 +16,12 @@ const editor = (id: string, args: Record<string, unknown>) => toolCall(id, 'str_
 const FIVE = 'a\nb\nc\nd\ne\n'
 
 test('view shows a range of numbered lines, and a directory two levels deep without hidden entries', async () => {
-  const h = await boot([editor('range', { command: 'view', path: 'five.txt', view_range: [2, 3] }), editor('dir', { command: 'view', path: '.' })], { 'five.txt': FIVE, 'src/lib/deep.ts': '', 'src/main.ts': '', '.env': '' })
+  const h = await boot([editor('range', { command: 'view', path: 'five.txt', view_range: [2, 3] }), editor('dir', { command: 'view', path: '.' })], {
+    'five.txt': FIVE,
+    'src/lib/deep.ts': '',
+    'src/main.ts': '',
+    '.env': '',
+  })
   await h.run('look')
   expect(h.toolText('range')).toBe('Lines of five.txt:\n     2\tb\n     3\tc\n[Showing lines 2–3 of 5. View more with view_range [4, -1].]')
   expect(h.toolText('dir')).toBe(`Files and directories in ${h.workspace} (two levels, hidden ones left out):\nfive.txt\nsrc/\nsrc/lib/\nsrc/main.ts`)
@@ -31,12 +36,15 @@ test('create writes a new file with its folders and never overwrites one', async
 })
 
 test('str_replace replaces a unique string and refuses a missing or repeated one', async () => {
-  const h = await boot([
-    editor('view', { command: 'view', path: 'f.txt' }),
-    editor('ok', { command: 'str_replace', path: 'f.txt', old_str: 'c\n', new_str: 'C\n' }),
-    editor('missing', { command: 'str_replace', path: 'f.txt', old_str: 'zzz', new_str: 'y' }),
-    editor('twice', { command: 'str_replace', path: 'f.txt', old_str: 'x', new_str: 'y' }),
-  ], { 'f.txt': 'a\nb\nc\nx\nx\n' })
+  const h = await boot(
+    [
+      editor('view', { command: 'view', path: 'f.txt' }),
+      editor('ok', { command: 'str_replace', path: 'f.txt', old_str: 'c\n', new_str: 'C\n' }),
+      editor('missing', { command: 'str_replace', path: 'f.txt', old_str: 'zzz', new_str: 'y' }),
+      editor('twice', { command: 'str_replace', path: 'f.txt', old_str: 'x', new_str: 'y' }),
+    ],
+    { 'f.txt': 'a\nb\nc\nx\nx\n' },
+  )
   await h.run('replace')
   expect(h.toolText('ok')).toBe('Edited f.txt:\n     1\ta\n     2\tb\n     3\tC\n     4\tx\n     5\tx')
   expect(h.toolResult('missing').error?.code).toBe('EDITOR_NOT_FOUND')
@@ -45,13 +53,16 @@ test('str_replace replaces a unique string and refuses a missing or repeated one
 })
 
 test('insert puts lines at the top, in the middle and after a last line that had no line end', async () => {
-  const h = await boot([
-    editor('view', { command: 'view', path: 'f.txt' }),
-    editor('top', { command: 'insert', path: 'f.txt', insert_line: 0, new_str: 'first' }),
-    editor('middle', { command: 'insert', path: 'f.txt', insert_line: 2, new_str: 'between\n' }),
-    editor('end', { command: 'insert', path: 'f.txt', insert_line: 5, new_str: 'last' }),
-    editor('past', { command: 'insert', path: 'f.txt', insert_line: 9, new_str: 'nowhere' }),
-  ], { 'f.txt': 'one\ntwo\nthree' })
+  const h = await boot(
+    [
+      editor('view', { command: 'view', path: 'f.txt' }),
+      editor('top', { command: 'insert', path: 'f.txt', insert_line: 0, new_str: 'first' }),
+      editor('middle', { command: 'insert', path: 'f.txt', insert_line: 2, new_str: 'between\n' }),
+      editor('end', { command: 'insert', path: 'f.txt', insert_line: 5, new_str: 'last' }),
+      editor('past', { command: 'insert', path: 'f.txt', insert_line: 9, new_str: 'nowhere' }),
+    ],
+    { 'f.txt': 'one\ntwo\nthree' },
+  )
   await h.run('insert')
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('first\none\nbetween\ntwo\nthree\nlast\n')
   expect(h.toolText('middle')).toMatch(/^Inserted 1 line after line 2 of f.txt:\n/)

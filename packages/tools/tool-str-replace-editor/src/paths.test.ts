@@ -17,12 +17,15 @@ const editor = (id: string, args: Record<string, unknown>) => toolCall(id, 'str_
 
 test('view of ~/.ssh/id_rsa, $DSH_HOME/.credentials.yaml, a link to them or ~/.ssh itself is refused by rule; the secret reaches no log', async () => {
   const world = secretWorld()
-  const h = await boot([
-    editor('key', { command: 'view', path: world.sshKey }),
-    editor('creds', { command: 'view', path: world.credentials }),
-    editor('link', { command: 'view', path: 'key.txt' }),
-    editor('dir', { command: 'view', path: join(world.home, '.ssh') }),
-  ], world.dshHome)
+  const h = await boot(
+    [
+      editor('key', { command: 'view', path: world.sshKey }),
+      editor('creds', { command: 'view', path: world.credentials }),
+      editor('link', { command: 'view', path: 'key.txt' }),
+      editor('dir', { command: 'view', path: join(world.home, '.ssh') }),
+    ],
+    world.dshHome,
+  )
   symlinkSync(world.sshKey, join(h.workspace, 'key.txt'))
   await h.run('look at the keys')
   expect(h.toolResult('key').error).toEqual({ code: 'FS_READ_DENIED', message: `"${world.sshKey}" is a secret path (rule ~/.ssh): file tools never read it and confined commands cannot see it` })

@@ -275,7 +275,10 @@ export async function startAgent(options: AgentProcessOptions): Promise<AgentPro
     throw new Error(`dsh acp exited with ${code} before answering initialize; stderr:\n${stderr()}`)
   })
   try {
-    const initialized = await Promise.race([agent.request('initialize', { protocolVersion: 1, clientCapabilities: options.capabilities ?? {}, clientInfo: { name: 'dsh-acp-test', version: '0' } }), died])
+    const initialized = await Promise.race([
+      agent.request('initialize', { protocolVersion: 1, clientCapabilities: options.capabilities ?? {}, clientInfo: { name: 'dsh-acp-test', version: '0' } }),
+      died,
+    ])
     return Object.assign(process_, { initialized })
   } catch (error) {
     await process_.dispose()

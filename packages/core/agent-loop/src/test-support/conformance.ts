@@ -92,7 +92,14 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
     })
 
     test('cancel during a running tool ends the turn aborted: the running call keeps its result, the next never runs', async () => {
-      await boot([{ toolCalls: [{ id: 'slow', name: 'wait', arguments: { ms: 5000, label: 'slow' } }, { id: 'late', name: 'write_file', arguments: { path: 'late.txt', text: 'x' } }] }])
+      await boot([
+        {
+          toolCalls: [
+            { id: 'slow', name: 'wait', arguments: { ms: 5000, label: 'slow' } },
+            { id: 'late', name: 'write_file', arguments: { path: 'late.txt', text: 'x' } },
+          ],
+        },
+      ])
       const agent = await h.agent()
       agent.followup('go')
       await waitFor(() => h.events('tool/dispatched').length > 0)
@@ -118,7 +125,12 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       agent.followup('later')
       await waitFor(() => h.events('turn/end').length === 2)
       const users = h.events('user/message').map((event) => [event.data.source, (event.data.content[0] as { text: string }).text])
-      expect(users).toEqual([['user', 'first'], ['inject', 'quiet context'], ['steer', 'change course'], ['user', 'later']])
+      expect(users).toEqual([
+        ['user', 'first'],
+        ['inject', 'quiet context'],
+        ['steer', 'change course'],
+        ['user', 'later'],
+      ])
       const ends = h.events('turn/end').map((event) => event.seq)
       const later = h.events('user/message').at(-1)!.seq
       expect(later).toBeGreaterThan(ends[0]!)
@@ -132,7 +144,11 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       const seenAtTool: string[][] = []
       h.root.on('llm/stream', (request, next) => (seenAtModel.push(storedTypes(h, agent.session.id).map((event) => event.type)), next()))
       h.root.on('tools/execute', async (invocation, next) => {
-        seenAtTool.push(storedTypes(h, agent.session.id).filter((event) => event.data?.callId === invocation.callId).map((event) => event.type))
+        seenAtTool.push(
+          storedTypes(h, agent.session.id)
+            .filter((event) => event.data?.callId === invocation.callId)
+            .map((event) => event.type),
+        )
         return next()
       })
       expect((await h.run('write')).reason).toBe('completed')
@@ -180,7 +196,12 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
                 ? toolCall(`e${seed}-${i}`, 'echo', { text: 'x' })
                 : kind === 2
                   ? toolCall(`w${seed}-${i}`, 'write_file', { path: `f${i}.txt`, text: 'y' })
-                  : { toolCalls: [{ id: `a${seed}-${i}`, name: 'echo', arguments: { text: 'a' } }, { id: `b${seed}-${i}`, name: 'nope', arguments: {} }] },
+                  : {
+                      toolCalls: [
+                        { id: `a${seed}-${i}`, name: 'echo', arguments: { text: 'a' } },
+                        { id: `b${seed}-${i}`, name: 'nope', arguments: {} },
+                      ],
+                    },
           )
         }
         const failAt = new Map<string, number>()
@@ -190,9 +211,7 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
           calls.set(hook, (calls.get(hook) ?? 0) + 1)
           if (calls.get(hook) === failAt.get(hook)) throw new Error(`injected failure in ${hook} (seed ${seed})`)
         }
-        const disposers = HOOKS.map(([hook, mode]) =>
-          (h.root.on as any)(hook, mode === 'serial' ? async () => fire(hook) : (...args: any[]) => (fire(hook), args.at(-1)()), { prepend: true }),
-        )
+        const disposers = HOOKS.map(([hook, mode]) => (h.root.on as any)(hook, mode === 'serial' ? async () => fire(hook) : (...args: any[]) => (fire(hook), args.at(-1)()), { prepend: true }))
         const agent: Agent = await h.root.agents.create({ cwd: h.workspace })
         agent.followup('one')
         agent.followup('two')

@@ -48,7 +48,11 @@ export default class MinimalLoop extends AgentLoop {
         const calls = answer.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
         if (calls.length && !signal.aborted) {
           // One at a time: this loop is minimal on purpose.
-          await this.ctx.tools.runCalls(calls.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })), { agentId: agent.id, session, cwd: agent.cwd, scope: agent.scope }, { signal, maxParallel: 1 })
+          await this.ctx.tools.runCalls(
+            calls.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })),
+            { agentId: agent.id, session, cwd: agent.cwd, scope: agent.scope },
+            { signal, maxParallel: 1 },
+          )
         }
         session.append('step/end', { turnId, step, finish: answer.finish })
         if (signal.aborted || answer.finish === 'aborted') {
@@ -62,7 +66,10 @@ export default class MinimalLoop extends AgentLoop {
         if (!calls.length && !agent.steeringWaits) break
       }
     } catch (error) {
-      end = { reason: signal.aborted ? 'aborted' : 'error', error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) } }
+      end = {
+        reason: signal.aborted ? 'aborted' : 'error',
+        error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) },
+      }
     }
     const result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
     try {

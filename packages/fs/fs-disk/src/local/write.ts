@@ -115,7 +115,7 @@ async function requireDirectory(dir: string): Promise<void> {
 /** Creates `target` (a real path) one level at a time, each level after its parent passed the guard. */
 export async function makeDirectory(target: string, options: { recursive: boolean; guard?: DirectoryGuard }): Promise<MkdirResult> {
   const missing: string[] = []
-  for (let dir = target; ; ) {
+  for (let dir = target; ;) {
     const stats = await lstatOrUndefined(dir).catch((error: FsError) => {
       if (error.code === 'FS_NOT_A_DIRECTORY') return undefined
       throw error

@@ -152,8 +152,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     },
     waitFor,
     notifications: (method) => messages.filter((message) => message.method === method && message.id === undefined),
-    events: (sessionId, type) =>
-      messages.filter((m) => m.method === 'session.event' && m.params.sessionId === sessionId && (!type || m.params.event.type === type)).map((m) => m.params.event),
+    events: (sessionId, type) => messages.filter((m) => m.method === 'session.event' && m.params.sessionId === sessionId && (!type || m.params.event.type === type)).map((m) => m.params.event),
     exited,
     async dispose() {
       if (child.exitCode === null && child.signalCode === null) {

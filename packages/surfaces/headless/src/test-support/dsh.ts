@@ -150,5 +150,7 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
 
 /** The text of the chat messages a recorded DeepSeek request carried, role by role. */
 export function conversation(body: any): string[] {
-  return (body?.messages ?? []).filter((message: any) => message.role !== 'system').map((message: any) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`)
+  return (body?.messages ?? [])
+    .filter((message: any) => message.role !== 'system')
+    .map((message: any) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`)
 }
