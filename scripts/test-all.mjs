@@ -1,10 +1,11 @@
-// The whole test command: the system packages tests need (installed when it can), gates, the test type check, every vitest project, then the Python SDK tests
+// The whole test command: the system packages tests need (installed when it can), gates, the test type check, every vitest project (with per-file coverage), then the Python SDK tests
 // when Python is present. Ends with one "N passed, N failed" line over everything that ran.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { repo } from './lib.mjs'
+import { coverageArgs, readCoverage, renderCoverage } from './coverage-lib.mjs'
 import { ensureSystemPackages } from './system-deps.mjs'
 
 ensureSystemPackages()
@@ -25,7 +26,16 @@ count(run('gates', process.execPath, ['scripts/gates.mjs']))
 count(run('type check of tests', join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.tests.json']))
 
 const report = join(mkdtempSync(join(tmpdir(), 'dsh-vitest-')), 'report.json')
-const vitestOk = run('vitest', join(repo, 'node_modules/.bin/vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)])
+// Per-file coverage is collected on every run (V8, no threshold) and printed at the end; DSH_TEST_COVERAGE=0 skips it.
+const coverage = process.env.DSH_TEST_COVERAGE === '0' ? undefined : mkdtempSync(join(tmpdir(), 'dsh-coverage-'))
+const vitestOk = run('vitest', join(repo, 'node_modules/.bin/vitest'), [
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...(coverage ? coverageArgs(coverage) : []),
+  ...process.argv.slice(2),
+])
 if (existsSync(report)) {
   const json = JSON.parse(readFileSync(report, 'utf8'))
   passed += json.numPassedTests
@@ -33,6 +43,16 @@ if (existsSync(report)) {
   if (!vitestOk && json.numFailedTests === 0) failed++ // a suite that failed to load, or an unhandled error
   rmSync(join(report, '..'), { recursive: true, force: true })
 } else if (!vitestOk) failed++
+
+if (coverage) {
+  try {
+    console.log(`\n── coverage of the product packages (per file; \`npm run coverage\` keeps it in docs/quality.md)\n\n${renderCoverage(readCoverage(coverage))}`)
+  } catch (error) {
+    console.error(`coverage: vitest wrote no summary: ${error.message}`)
+  } finally {
+    rmSync(coverage, { recursive: true, force: true })
+  }
+}
 
 const python = join(repo, 'python')
 if (existsSync(python) && spawnSync('python3', ['--version']).status === 0) {
