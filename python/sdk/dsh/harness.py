@@ -8,7 +8,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequ
 
 from .connection import Connection, Listener
 from .errors import CLOSED, PROTOCOL_MISMATCH, DshError
-from .protocol import PROTOCOL_VERSION
+from .protocol import PROTOCOL_VERSION, SearchHit
 from .runtime import find_runtime
 from .session import Session
 from .types import ApprovalRequest, CloseResult, CloseTimeouts, Event, EventsPage, ServerInfo, SessionSummary
@@ -153,6 +153,16 @@ class Harness:
         """Stored sessions, newest first (optionally only those started in ``cwd``)."""
         reply = await self.request("session/list", {"cwd": cwd} if cwd else {})
         return [SessionSummary.from_wire(raw) for raw in reply["sessions"]]
+
+    async def search(self, query: str, *, cwd: Optional[str] = None, limit: Optional[int] = None) -> List[SearchHit]:
+        """Full-text search of stored sessions (best hit per session, with the seq to open at and a marked snippet)."""
+        params: Dict[str, Any] = {"query": query}
+        if cwd is not None:
+            params["cwd"] = cwd
+        if limit is not None:
+            params["limit"] = limit
+        reply = await self.request("session/search", params)
+        return list(reply["hits"])
 
     async def events(self, session_id: str, *, from_seq: int = 0, limit: Optional[int] = None) -> EventsPage:
         """One page of a stored log."""

@@ -7,6 +7,7 @@ import threading
 from typing import Any, Coroutine, Iterator, List, Optional, TypeVar
 
 from .harness import Harness
+from .protocol import SearchHit
 from .session import Prompt, Session
 from .types import CloseResult, Event, RunResult, ServerInfo, SessionSummary
 
@@ -103,6 +104,9 @@ class SyncHarness:
 
     def list(self, cwd: Optional[str] = None) -> List[SessionSummary]:
         return self._loop.run(self._harness.list(cwd))
+
+    def search(self, query: str, *, cwd: Optional[str] = None, limit: Optional[int] = None) -> List[SearchHit]:
+        return self._loop.run(self._harness.search(query, cwd=cwd, limit=limit))
 
     def close(self) -> CloseResult:
         if self._loop.loop.is_closed():

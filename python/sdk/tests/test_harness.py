@@ -44,6 +44,17 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(result.events[-1].type, "turn/end")
         self.assertEqual(self.llm.requests()[0]["body"]["messages"][-1], {"role": "user", "content": "say hello"})
 
+    async def test_search_finds_a_word_of_an_earlier_session_with_the_seq_to_open_at(self) -> None:
+        self.llm.enqueue({"text": "The quokkalith module is retired."})
+        harness = await self.start()
+        session = await harness.session()
+        await session.run("what happened to the module?")
+        hits = await harness.search("quokkalith")
+        self.assertEqual([hit["sessionId"] for hit in hits], [session.id])
+        self.assertIn("quokkalith", hits[0]["snippet"]["text"])
+        self.assertEqual((await session.events())[hits[0]["seq"]].type, "assistant/message")
+        self.assertEqual(await harness.search("nothing-like-this-anywhere"), [])
+
     async def test_a_tool_using_run_edits_a_file_in_the_minimal_composition(self) -> None:
         path = os.path.join(self.dirs.workspace, "greeting.txt")
         with open(path, "w", encoding="utf-8") as handle:
