@@ -250,6 +250,7 @@ describe('command words', () => {
   test('sessions, resume and fork as the first argument choose the headless profile and stay for the tree', () => {
     expect(parseLauncherArgs(['sessions', 'list', '--json'])).toMatchObject({ profile: 'headless', rest: ['sessions', 'list', '--json'] })
     expect(parseLauncherArgs(['grants', 'revoke', 'g-1234abcd'])).toMatchObject({ profile: 'headless', rest: ['grants', 'revoke', 'g-1234abcd'] })
+    expect(parseLauncherArgs(['usage', '--by', 'day'])).toMatchObject({ profile: 'headless', rest: ['usage', '--by', 'day'] })
     expect(parseLauncherArgs(['resume', 'abc', 'more'])).toMatchObject({ profile: 'headless', rest: ['resume', 'abc', 'more'] })
     expect(parseLauncherArgs(['fork', 'abc', '--at', '3', 'task', '--patch', 'p.yml'])).toMatchObject({ profile: 'headless', patches: ['p.yml'], rest: ['fork', 'abc', '--at', '3', 'task'] })
   })

@@ -10,6 +10,7 @@ import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
 import { reindexSessions, searchSessions } from './search.ts'
 import { listGrants, revokeGrant } from './grants.ts'
+import { defineUsageSettings, showUsage } from './usage.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
 import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
@@ -17,10 +18,12 @@ import { readAll } from './stdin.ts'
 
 export { Config }
 export { jsonLine, type JsonLine } from './json-lines.ts'
+export { groupUsage, sessionRequests, totalUsage, costOf, GROUPINGS, type Grouping, type ModelPrice, type PriceTable, type RequestRecord, type TokenCounts, type UsageGroup } from './usage-summary.ts'
+export { type UsageInvocation } from './usage-options.ts'
 export { readInvocation, type Invocation, type RunInvocation, type ListInvocation, type ShowInvocation, type GrantsListInvocation, type GrantsRevokeInvocation, type SessionSource } from './options.ts'
 
 export const name = 'headless'
-export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools']
+export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools', 'settings']
 
 /** Session errors that mean the user named something that is not there (or a seq that cannot be forked). */
 const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE'])
@@ -32,6 +35,7 @@ const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'F
  * `app/draining` lets it cancel the running turn and wait until the log holds its `turn/end`.
  */
 export function apply(ctx: Context, config: Config) {
+  defineUsageSettings(ctx, config.prices)
   let run: HeadlessRun | undefined
   // A reader that goes away (`dsh sessions show <id> --json | head`) ends the output, not the run: without
   // a listener, EPIPE on stdout would be an uncaught error event.
@@ -73,6 +77,7 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'sessions-reindex') return await reindexSessions(ctx, invocation, io)
       if (invocation.command === 'grants-list') return await listGrants(ctx, invocation, io)
       if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
+      if (invocation.command === 'usage') return await showUsage(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       return await run.execute()
     } catch (error) {

@@ -1,5 +1,6 @@
 import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 import { EFFORTS, type Effort } from '@dsh/llm'
+import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-options.ts'
 import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
@@ -24,7 +25,16 @@ const GRANTS_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' }
 const GRANTS_REVOKE_OPTIONS = { cwd: { type: 'string' } } as const satisfies OptionSpec
 
 /** Every flag any headless command knows: the first, lenient pass that finds the command word. */
-const ALL_OPTIONS = { ...RUN_OPTIONS, ...LIST_OPTIONS, ...SHOW_OPTIONS, ...SEARCH_OPTIONS, ...REINDEX_OPTIONS, ...GRANTS_LIST_OPTIONS, ...GRANTS_REVOKE_OPTIONS } as const satisfies OptionSpec
+const ALL_OPTIONS = {
+  ...RUN_OPTIONS,
+  ...LIST_OPTIONS,
+  ...SHOW_OPTIONS,
+  ...SEARCH_OPTIONS,
+  ...REINDEX_OPTIONS,
+  ...GRANTS_LIST_OPTIONS,
+  ...GRANTS_REVOKE_OPTIONS,
+  ...USAGE_OPTIONS,
+} as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
 export type SessionSource = { kind: 'new'; cwd?: string } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string; atSeq: number }
@@ -69,19 +79,20 @@ export interface GrantsRevokeInvocation {
   cwd?: string
 }
 
-export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation
+export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation | UsageInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
 /**
  * Reads the tree's arguments into one invocation. `parse` is `ctx.cmdlineArgs.parse` (strict: an unknown
- * flag throws UsageError naming it). Command words (`sessions`, `resume`, `fork`, `grants`) are the first positional;
+ * flag throws UsageError naming it). Command words (`sessions`, `resume`, `fork`, `grants`, `usage`) are the first positional;
  * each command then accepts only its own flags.
  */
-export function readInvocation(argv: readonly string[], parse: Parser): Invocation {
+export function readInvocation(argv: readonly string[], parse: Parser, now = Date.now()): Invocation {
   const [word, ...rest] = parse(ALL_OPTIONS, argv).positionals
   if (word === 'sessions') return readSessions(rest, argv, parse)
   if (word === 'grants') return readGrants(rest, argv, parse)
+  if (word === 'usage') return readUsageCommand(rest, argv, parse, now)
   const { values, positionals } = parse(RUN_OPTIONS, argv)
   let source: SessionSource
   let words = positionals

@@ -1,0 +1,43 @@
+import { expect, test } from 'vitest'
+import { costOf, groupUsage, sessionRequests, totalUsage } from './usage-summary.ts'
+
+const at = (time: number, type: string, data: any) => ({ type, time, data })
+const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input, output, cacheRead, cacheWrite })
+
+const events = [
+  at(1, 'model/route', { route: { provider: 'deepseek', model: 'chat' } }),
+  at(2, 'assistant/message', { content: [], usage: usage(100, 10, 50), finish: 'stop' }),
+  at(3, 'request/context', { provider: 'anthropic', model: 'opus', contextWindow: 1000 }),
+  at(4, 'assistant/message', { content: [], usage: usage(200, 20, 0, 30), finish: 'stop' }),
+  at(5, 'compaction/end', { ok: true, requests: 2, usage: usage(500, 40) }),
+  // What repair writes for a turn cut by a crash: no request reached a model.
+  at(6, 'assistant/message', { content: [], usage: usage(0, 0), finish: 'aborted', interrupted: true }),
+]
+
+test('each request is counted under the route in force, and compaction summary requests count too', () => {
+  const records = sessionRequests('s1', '/w', events)
+  expect(records.map((record) => [record.model, record.requests, record.tokens.input])).toEqual([
+    ['deepseek/chat', 1, 100],
+    ['anthropic/opus', 1, 200],
+    ['anthropic/opus', 2, 500],
+  ])
+})
+
+test('groups are priced per request model; a group with an unpriced model has no cost', () => {
+  const prices = { 'deepseek/chat': { input: 1, cachedInput: 0.1, output: 2 } }
+  const groups = groupUsage(sessionRequests('s1', '/w', events), 'model', prices)
+  expect(groups.map((group) => [group.key, group.requests, group.input, group.cacheWrite])).toEqual([
+    ['anthropic/opus', 3, 700, 30],
+    ['deepseek/chat', 1, 100, 0],
+  ])
+  expect(groups[1]!.cost).toBeCloseTo((100 * 1 + 50 * 0.1 + 10 * 2) / 1e6, 15)
+  expect(groups[0]).toMatchObject({ cost: null, unpriced: ['anthropic/opus'] })
+  expect(totalUsage(groups)).toMatchObject({ requests: 4, input: 800, output: 70, cost: null, unpriced: ['anthropic/opus'] })
+})
+
+test('cache writes cost the cacheWrite price, or the input price without one', () => {
+  const tokens = { input: 0, cacheRead: 0, cacheWrite: 1_000_000, output: 0 }
+  expect(costOf(tokens, { input: 3, cachedInput: 0.3, output: 15 })).toBe(3)
+  expect(costOf(tokens, { input: 3, cachedInput: 0.3, output: 15, cacheWrite: 3.75 })).toBe(3.75)
+  expect(costOf(tokens, undefined)).toBeNull()
+})

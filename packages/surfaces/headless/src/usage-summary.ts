@@ -1,0 +1,132 @@
+// Usage and cost from logged events (issue 17 §4). Pure: a session's events in, request records out; records
+// and a price table in, groups out. No I/O, so a web page or the SDK can reuse it on the same events.
+
+/** Token counts as the log keeps them (`@dsh/llm` Usage: `input` excludes cache reads and writes). */
+export interface TokenCounts {
+  input: number
+  cacheRead: number
+  cacheWrite: number
+  output: number
+}
+
+/** One model request as logged: an `assistant/message`, or the requests summed in a `compaction/end`. */
+export interface RequestRecord {
+  sessionId: string
+  workspace: string
+  /** Epoch milliseconds of the event that logged the usage. */
+  time: number
+  /** `provider/model` of the route in force when the request was made; `unknown` before any route is logged. */
+  model: string
+  requests: number
+  tokens: TokenCounts
+}
+
+/** USD per million tokens. `cacheWrite` is optional: absent, cache writes are charged at the `input` price. */
+export interface ModelPrice {
+  input: number
+  cachedInput: number
+  output: number
+  cacheWrite?: number
+}
+
+export type PriceTable = Record<string, ModelPrice>
+
+export const GROUPINGS = ['model', 'workspace', 'day'] as const
+export type Grouping = (typeof GROUPINGS)[number]
+
+export interface UsageGroup extends TokenCounts {
+  key: string
+  requests: number
+  /** USD; null when a request in the group ran on a model the price table does not name. */
+  cost: number | null
+  /** The `provider/model`s of the group without a price. */
+  unpriced: string[]
+}
+
+interface LoggedEvent {
+  type: string
+  time: number
+  data: any
+}
+
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+
+function tokensOf(usage: any): TokenCounts {
+  return { input: count(usage?.input), cacheRead: count(usage?.cacheRead), cacheWrite: count(usage?.cacheWrite), output: count(usage?.output) }
+}
+
+/**
+ * Every model request of one session with its usage. The model is the route in force: the last
+ * `request/context` (what the request was sent to) or, before one, the last `model/route`. Compaction's
+ * summary requests count too (`compaction/end` carries their number and summed usage).
+ */
+export function sessionRequests(sessionId: string, workspace: string, events: readonly LoggedEvent[]): RequestRecord[] {
+  let model = 'unknown'
+  const records: RequestRecord[] = []
+  for (const event of events) {
+    if (event.type === 'request/context') model = `${event.data.provider}/${event.data.model}`
+    else if (event.type === 'model/route') model = `${event.data.route.provider}/${event.data.route.model}`
+    else if (event.type === 'assistant/message') {
+      const tokens = tokensOf(event.data.usage)
+      // A turn repaired after a crash logs an interrupted message with no usage: no request reached a model.
+      if (event.data.interrupted && !tokens.input && !tokens.cacheRead && !tokens.cacheWrite && !tokens.output) continue
+      records.push({ sessionId, workspace, time: event.time, model, requests: 1, tokens })
+    } else if (event.type === 'compaction/end' && count(event.data?.requests) > 0) {
+      records.push({ sessionId, workspace, time: event.time, model, requests: count(event.data.requests), tokens: tokensOf(event.data.usage) })
+    }
+  }
+  return records
+}
+
+/** USD of some tokens at a price, or null without one. */
+export function costOf(tokens: TokenCounts, price: ModelPrice | undefined): number | null {
+  if (!price) return null
+  const perToken = (usdPerMillion: number) => usdPerMillion / 1_000_000
+  return tokens.input * perToken(price.input) + tokens.cacheRead * perToken(price.cachedInput) + tokens.cacheWrite * perToken(price.cacheWrite ?? price.input) + tokens.output * perToken(price.output)
+}
+
+function keyOf(record: RequestRecord, by: Grouping): string {
+  if (by === 'model') return record.model
+  if (by === 'workspace') return record.workspace
+  return new Date(record.time).toISOString().slice(0, 10)
+}
+
+/** Sums records into groups (sorted by key) priced per request's model. */
+export function groupUsage(records: readonly RequestRecord[], by: Grouping, prices: PriceTable): UsageGroup[] {
+  const groups = new Map<string, UsageGroup>()
+  for (const record of records) {
+    const key = keyOf(record, by)
+    const group = groups.get(key) ?? { key, requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] }
+    groups.set(key, group)
+    addInto(group, record)
+    const cost = costOf(record.tokens, prices[record.model])
+    if (cost === null) {
+      group.cost = null
+      if (!group.unpriced.includes(record.model)) group.unpriced.push(record.model)
+    } else if (group.cost !== null) group.cost += cost
+  }
+  return [...groups.values()].sort((a, b) => a.key.localeCompare(b.key))
+}
+
+/** The sum of groups, priced only when every group is. */
+export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key'> {
+  const total = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0 as number | null, unpriced: [] as string[] }
+  for (const group of groups) {
+    total.requests += group.requests
+    total.input += group.input
+    total.cacheRead += group.cacheRead
+    total.cacheWrite += group.cacheWrite
+    total.output += group.output
+    total.cost = total.cost === null || group.cost === null ? null : total.cost + group.cost
+    for (const model of group.unpriced) if (!total.unpriced.includes(model)) total.unpriced.push(model)
+  }
+  return total
+}
+
+function addInto(group: UsageGroup, record: RequestRecord): void {
+  group.requests += record.requests
+  group.input += record.tokens.input
+  group.cacheRead += record.tokens.cacheRead
+  group.cacheWrite += record.tokens.cacheWrite
+  group.output += record.tokens.output
+}
