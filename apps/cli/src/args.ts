@@ -80,6 +80,7 @@ Usage:
   dsh web                              open the browser app (same as --profile web)
   dsh --profile headless "task"        run one task for scripts and CI (also: dsh "task")
   dsh sessions list | show <id>        list this directory's sessions, show one (--audit, --json)
+  dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --json); reindex rebuilds it
   dsh resume <id> "more"               continue a session headless (same as --resume <id>)
   dsh fork <id> --at <seq> "task"      branch a session at an event (same as --fork <id> --at <seq>)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
