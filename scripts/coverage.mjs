@@ -1,5 +1,5 @@
 // `npm run coverage [-- <vitest args>]`: the per-file coverage report (scripts/coverage-lib.mjs), written to
-// docs/quality.md. `npm test` prints the same report on every run; this also keeps it in the repository.
+// docs/quality.md (`DSH_TEST_COVERAGE=1 npm test` prints the same report).
 // e.g. `npm run coverage -- --project core/tools` for a part (only what those projects loaded is listed).
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -28,7 +28,7 @@ const doc = [
   `Written by \`npm run coverage\` (${new Date().toISOString().slice(0, 10)}, ${seconds} s${partial}; vitest with V8 coverage). Per file of the`,
   'product packages, test files and test support left out; no threshold: it shows where tests are thin. Code run',
   'only inside a spawned `dsh` process (the end-to-end tests of the headless, SDK and ACP surfaces) is not counted.',
-  'Every `npm test` run (and so CI) prints the same report at its end.',
+  "`DSH_TEST_COVERAGE=1 npm test` prints the same report at its end (off by default: it doubles the suite's time).",
   `Tests ${run.status === 0 ? 'passed' : `failed (exit ${run.status}): the numbers below count only what ran`}.`,
   '',
   renderCoverage(coverage),
