@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { bootTree, type BootedTree } from '@dsh/app-boot'
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
-import { parseLauncherArgs } from './args.ts'
+import { RUN_OPTIONS } from '@dsh/headless'
+import { HELP, parseLauncherArgs } from './args.ts'
 import { run } from './launcher.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -243,6 +244,20 @@ describe('signals', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(143)
     expect(stderr).toBe('dsh: the plugin tree did not finish draining within 300 ms; exiting\n')
+  })
+})
+
+describe('help', () => {
+  test('`dsh help` is --help: it prints the help instead of sending "help" to a model', () => {
+    expect(parseLauncherArgs(['help'])).toMatchObject({ help: true, rest: [] })
+    // Later in the line it is a word of a task.
+    expect(parseLauncherArgs(['explain', 'help'])).toMatchObject({ help: false, rest: ['explain', 'help'] })
+  })
+
+  test('the help names every flag a headless run accepts, the exit codes and the key variables', () => {
+    for (const flag of Object.keys(RUN_OPTIONS)) expect(HELP).toContain(`--${flag}`)
+    for (const code of ['0 ', '1 ', '2 ', '130']) expect(HELP).toMatch(new RegExp(`^  ${code}`, 'm'))
+    for (const name of ['DSH_HOME', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DSH_DRAIN_TIMEOUT_MS']) expect(HELP).toContain(name)
   })
 })
 
