@@ -247,6 +247,27 @@ describe('signals', () => {
   })
 })
 
+describe('settings keys', () => {
+  test('a typo in settings.yaml is exit 2 at boot, naming the file, the line and the nearest known key', async () => {
+    home.write('settings.yaml', '# mine\npermisions.allow: [bash(npm test)]\n')
+    const { code, stderr } = await launch(['--profile', 'sdk', '--check'])
+    expect(code).toBe(2)
+    expect(stderr).toBe(`dsh: ${join(home.dir, 'settings.yaml')}:2: unknown setting "permisions.allow": no plugin of any profile defines it (did you mean "permissions.allow"?)\n`)
+  })
+
+  test('a key of a plugin that only another profile mounts is accepted', async () => {
+    home.write('settings.yaml', 'web.defaultPreset: read-only\n')
+    expect(await launch(['--profile', 'headless', '--check'])).toMatchObject({ code: 0, stderr: '' })
+  })
+
+  test('a key far from every known one gets no suggestion', async () => {
+    home.write('settings.yaml', 'zzz.qqq: 1\n')
+    const { code, stderr } = await launch(['--profile', 'headless', '--check'])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/unknown setting "zzz\.qqq": no plugin of any profile defines it\n$/)
+  })
+})
+
 describe('help', () => {
   test('`dsh help` is --help: it prints the help instead of sending "help" to a model', () => {
     expect(parseLauncherArgs(['help'])).toMatchObject({ help: true, rest: [] })
