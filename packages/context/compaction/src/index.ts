@@ -42,11 +42,23 @@ export interface CompactionInput {
 }
 
 /**
+ * How hard a relief may cut (docs/architecture.md, "Context"):
+ * - `threshold`: only when that alone brings the session under the target (else log nothing: the summary
+ *   then repeats the prefix the provider cached);
+ * - `old`: every oversized result outside the latest steps, even when that is not enough (a recovery round);
+ * - `recent`: also the largest results of the latest steps, head and tail kept, the whole text left readable
+ *   through a spill file (a recovery round, after the old ones and before a summary of older turns).
+ */
+export type ReliefMode = 'threshold' | 'old' | 'recent'
+
+/**
  * Relief before a threshold compaction (the `compaction/relieve` waterfall): listeners may make the history
  * smaller without a model call (the tool-result pruner logs `tool/pruned`), so no summary may be needed.
  */
 export interface ReliefInput {
   agent: Agent
+  /** How hard listeners may cut (absent: `threshold`). */
+  mode?: ReliefMode
   /** The window of the route about to be sent. */
   window: number
   /** Below this many tokens the session needs no summary (the compaction threshold × the window). */
@@ -66,6 +78,16 @@ declare module '@dsh/session' {
     'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number; focus?: string; maxOutputTokens?: number }
     /** A text a summary request carries besides the summarized history (an instruction, a part intro, a part's summary). */
     'compaction/text': { text: string }
+    /**
+     * The window a provider says a model really has (from its refusal's text), smaller than the catalog's:
+     * used for the rest of the session (and offered to the process's catalog, `ctx.llm.offerWindow`).
+     */
+    'context/window': { provider: string; model: string; contextWindow: number; source: 'provider-error'; text: string }
+    /**
+     * A relief round did not find room: what was tried, in order, and why the request still does not fit.
+     * The turn then fails with this reason.
+     */
+    'context/relief-failed': { trigger: CompactionTrigger; tried: string[]; tokens: number; targetTokens: number; reason: string }
     /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
     'compaction/requested': { focus?: string }
     /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
@@ -117,6 +139,12 @@ export abstract class Compaction extends Service {
     ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
+    ctx.sessions.defineKind(ctx, 'context/window', { ignorable: true, validate: windowProblem })
+    ctx.sessions.defineKind(ctx, 'context/relief-failed', {
+      ignorable: true,
+      validate: (data) =>
+        Array.isArray(data?.tried) && data.tried.every((step: unknown) => typeof step === 'string') && typeof data.reason === 'string' ? undefined : 'tried must be strings and reason a string',
+    })
     ctx.sessions.defineKind(ctx, 'compaction/requested', { ignorable: true, validate: (data) => (data?.focus === undefined || typeof data.focus === 'string' ? undefined : 'focus must be a string') })
   }
 
@@ -125,6 +153,13 @@ export abstract class Compaction extends Service {
    * log says why (`compaction/end { ok: false }`) and the session stays as it was.
    */
   abstract compact(agent: Agent, options: CompactOptions): Promise<CompactionResult>
+}
+
+/** The shape check of a `context/window` event. */
+export function windowProblem(data: any): string | undefined {
+  if (typeof data?.provider !== 'string' || typeof data.model !== 'string') return 'provider and model must be strings'
+  if (!Number.isInteger(data.contextWindow) || data.contextWindow <= 0) return 'contextWindow must be a positive integer'
+  return data.source === 'provider-error' && typeof data.text === 'string' ? undefined : "source must be 'provider-error' and text a string"
 }
 
 export default Compaction
