@@ -2,7 +2,7 @@
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
-import { Compaction, type CompactionInput, type CompactionResult, type CompactionTrigger, type CompactOptions, type ReliefMode } from '@dsh/compaction'
+import { Compaction, type CompactionInput, type CompactionResult, type CompactionTrigger, type CompactOptions, type ReliefMode, type SummaryDraft } from '@dsh/compaction'
 import type {} from '@dsh/commands'
 import { LlmError, type LlmRequest, type Message, type ModelInfo, type Sampling } from '@dsh/llm'
 import { logRequestHeader, type Session } from '@dsh/session'
@@ -10,6 +10,7 @@ import type {} from '@dsh/token-meter'
 import { deriveEntries, type Entry } from './entries.ts'
 import { planSummary } from './planning.ts'
 import { SummaryError, Summarizer } from './summarize.ts'
+import { filesSection, filesTouched, parseSections, renderSummary } from './sections.ts'
 import { relieveUntilFits, type Relief, type ReliefOutcome } from './recovery.ts'
 import { learnedWindow, learnFromRefusal } from './window.ts'
 import { INSTRUCTION, MERGE_INSTRUCTION, PART_INSTRUCTION, PART_INTRO, SUMMARY_INTRO } from './texts.ts'
@@ -19,6 +20,7 @@ export { chooseCut, pack, units, type Cut, type CutOptions, type CutResult } fro
 export { planSummary, type SummaryPlan } from './planning.ts'
 export { relieveUntilFits, type Relief, type ReliefOutcome } from './recovery.ts'
 export { learnedWindow, statedWindow } from './window.ts'
+export { filesTouched, parseSections, SECTION_TITLES } from './sections.ts'
 
 export interface Config {
   threshold: number
@@ -300,13 +302,19 @@ export default class BasicCompaction extends Compaction {
       logger.warn('session %s: compaction (%s) failed: %s', session.id, options.trigger, reason)
       return { ok: false, code, reason }
     }
+    // The task survives: the model's sections, the files the log shows touched, and what hooks add.
+    // The whole session's files so far: the summary outlives the verbatim tail it is followed by.
+    const files = filesSection(filesTouched(session.events, session.length - 1))
+    const draft: SummaryDraft = { agent, trigger: options.trigger, fromSeq: cut.fromSeq, toSeq: cut.toSeq, sections: parseSections(summary), added: files ? [files] : [] }
+    await this.ctx.waterfall('compaction/summary', draft, async () => {})
+    const sections = [...draft.sections, ...draft.added]
     const event = session.append('user/message', {
-      content: [{ type: 'text', text: `${this.config.summaryIntro}\n\n${summary}` }],
+      content: [{ type: 'text', text: renderSummary(this.config.summaryIntro, summary, draft.added) }],
       source: 'summary',
       replaces: { fromSeq: cut.fromSeq, toSeq: cut.toSeq },
     })
     const tokensAfter = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
-    session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage })
+    session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage, sections })
     await session.flush()
     return { ok: true, summarySeq: event.seq, fromSeq: cut.fromSeq, toSeq: cut.toSeq, tokensBefore, tokensAfter, requests: summarizer.requests }
   }

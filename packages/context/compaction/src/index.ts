@@ -5,6 +5,30 @@ import type { LlmRequest, Message, Usage } from '@dsh/llm'
 import type {} from '@dsh/session'
 export { shortenMessage, shortenText } from './shorten.ts'
 
+/** One section of a structured summary: the model's (by the headings it was asked for), the log's, or a hook's. */
+export interface SummarySection {
+  title: string
+  text: string
+  source: 'model' | 'log' | 'hook'
+}
+
+/**
+ * A summary about to be logged (the `compaction/summary` waterfall): `PreCompact` hooks (when hooks exist)
+ * and other listeners may push sections to `added` (`source: 'hook'`); they are appended to the summary
+ * message after the model's text and the log's files section, and stored in `compaction/end`.
+ */
+export interface SummaryDraft {
+  agent: Agent
+  trigger: CompactionTrigger
+  /** The summarized seq range. */
+  fromSeq: number
+  toSeq: number
+  /** The model's summary split at its headings (read-only for listeners). */
+  sections: readonly SummarySection[]
+  /** Sections after the model's text: the files touched (from the log), then what listeners add. */
+  added: SummarySection[]
+}
+
 /** What started a compaction. */
 export type CompactionTrigger = 'threshold' | 'overflow' | 'manual'
 
@@ -100,6 +124,8 @@ declare module '@dsh/session' {
       usage: Usage
       code?: CompactionErrorCode
       reason?: string
+      /** The structured summary: the model's sections, the files touched from the log, what hooks added. */
+      sections?: SummarySection[]
     }
   }
 }
@@ -122,6 +148,11 @@ declare module '@dsh/cordis' {
      * repeats the request the provider has cached, and reads the history whole.
      */
     'compaction/relieve'(input: ReliefInput, next: () => Promise<void>): Promise<void>
+    /**
+     * @mode waterfall — a summary was written and is about to be logged: listeners (the place for
+     * `PreCompact` hooks) may push sections to `draft.added`, then call `next()`. Nothing here is a model call.
+     */
+    'compaction/summary'(draft: SummaryDraft, next: () => Promise<void>): Promise<void>
   }
 }
 
