@@ -7,7 +7,6 @@ import { join } from 'node:path'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { SessionView } from '@dsh/session-view'
-import type {} from '@dsh/agent'
 import { deriveMessages, planRepair, type SessionEvent } from './index.ts'
 
 let llm: MockServer
