@@ -1,10 +1,12 @@
 // Compaction planning on a 100k-event log: choosing the cut and building the summary request (and its parts,
 // when the prefix does not fit one request), without the model call. Also the per-step cost of the
-// pressure check that decides whether to compact.
+// pressure check that decides whether to compact, and the time to recover from an overflow (recovery.mjs).
 import { bootComposition } from '@dsh/test-harness'
 import { deriveEntries, planSummary } from '@dsh/compaction-basic'
 import { estimateMessage } from '@dsh/token-meter'
 import { ms, summarize } from '../stats.mjs'
+import { loadavg } from 'node:os'
+import { recovery } from './recovery.mjs'
 
 const now = () => performance.now()
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
@@ -35,6 +37,7 @@ function fill(session, count) {
 }
 
 export default async function run() {
+  const load = loadavg()[0]
   const h = await bootComposition()
   const session = await h.root.sessions.create({ cwd: h.workspace })
   fill(session, 100_000)
@@ -82,6 +85,7 @@ export default async function run() {
   const messages = session.messages().length
   await h.dispose()
   const stats = summarize(warm)
+  const recovered = await recovery()
   return [
     '## Context: compaction planning (bench/context)',
     '',
@@ -92,5 +96,14 @@ export default async function run() {
     `| planning, first run (token estimates computed) | ${ms(cold)} | — |`,
     `| planning, median of 10 (estimates cached) | ${ms(stats.median)} | — |`,
     `| pressure check per step (no provider count: whole-history estimate, cached per message), median | ${ms(summarize(pressure).median)} | — |`,
+    '',
+    `Recovery from a provider's "maximum context length is 65536 tokens" on a 200-step session (about 540 KB of tool output, a 1,000,000-token catalog window): from the refused answer being logged to the relieved retry reaching the model — the window learned, relief rounds (${recovered.outcome}), the summary request answered at once by the scripted model, every request checked. ${recovered.stats.n} runs, each on a fresh session.`,
+    '',
+    '| measurement | result | target |',
+    '|---|---|---|',
+    `| refusal → relieved retry, median | ${ms(recovered.stats.median)} | — |`,
+    `| refusal → relieved retry, max | ${ms(recovered.stats.max)} | — |`,
+    '',
+    `Load average when the run started: ${load.toFixed(1)} (on an idle machine the planning rows were 56.8 / 26.8 / 2.5 ms on 2026-11-29; compare runs at similar load).`,
   ].join('\n')
 }

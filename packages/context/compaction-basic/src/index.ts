@@ -2,7 +2,7 @@
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
-import { Compaction, type CompactionInput, type CompactionResult, type CompactOptions } from '@dsh/compaction'
+import { Compaction, type CompactionInput, type CompactionResult, type CompactionTrigger, type CompactOptions, type ReliefMode, type SummaryDraft } from '@dsh/compaction'
 import type {} from '@dsh/commands'
 import { LlmError, type LlmRequest, type Message, type ModelInfo, type Sampling } from '@dsh/llm'
 import { logRequestHeader, type Session } from '@dsh/session'
@@ -10,11 +10,17 @@ import type {} from '@dsh/token-meter'
 import { deriveEntries, type Entry } from './entries.ts'
 import { planSummary } from './planning.ts'
 import { SummaryError, Summarizer } from './summarize.ts'
+import { filesSection, filesTouched, parseSections, renderSummary } from './sections.ts'
+import { relieveUntilFits, type Relief, type ReliefOutcome } from './recovery.ts'
+import { learnedWindow, learnFromRefusal } from './window.ts'
 import { INSTRUCTION, MERGE_INSTRUCTION, PART_INSTRUCTION, PART_INTRO, SUMMARY_INTRO } from './texts.ts'
 
 export { deriveEntries, type Entry } from './entries.ts'
 export { chooseCut, pack, units, type Cut, type CutOptions, type CutResult } from './plan.ts'
 export { planSummary, type SummaryPlan } from './planning.ts'
+export { relieveUntilFits, type Relief, type ReliefOutcome } from './recovery.ts'
+export { learnedWindow, statedWindow } from './window.ts'
+export { filesTouched, parseSections, SECTION_TITLES } from './sections.ts'
 
 export interface Config {
   threshold: number
@@ -24,6 +30,8 @@ export interface Config {
   maxDepth: number
   overflowMargin: number
   maxEstimateScale: number
+  maxReliefRounds: number
+  maxRecoveriesPerStep: number
   keepInstructions: boolean
   instruction: string
   partInstruction: string
@@ -54,6 +62,11 @@ export default class BasicCompaction extends Compaction {
       .min(1)
       .default(4)
       .description('Largest factor estimates are scaled by after a refusal (a provider refusing far below the window means the catalog window is wrong, not the estimate).'),
+    maxReliefRounds: Schema.natural().min(1).default(3).description('Rounds of relief (prune old results, shorten recent ones, summarize older turns) one recovery may run before it gives up.'),
+    maxRecoveriesPerStep: Schema.natural()
+      .min(1)
+      .default(3)
+      .description('Times one step may be relieved and retried after the provider refused it as too long (each retry follows a relief that changed the history).'),
     keepInstructions: Schema.boolean().default(true).description('Keep a leading instructions message (AGENTS.md) verbatim instead of summarizing it.'),
     instruction: Schema.string().role('textarea').default(INSTRUCTION).description('The request for a summary of the whole history.'),
     partInstruction: Schema.string().role('textarea').default(PART_INSTRUCTION).description('The request for a summary of one part, when the history is summarized in parts.'),
@@ -67,7 +80,7 @@ export default class BasicCompaction extends Compaction {
   private readonly handledRequest = new WeakMap<Agent, number>()
   private readonly compactedAt = new WeakMap<Agent, string>()
   private readonly failedTurn = new WeakMap<Agent, string>()
-  private readonly retriedAt = new WeakMap<Agent, string>()
+  private readonly recoveries = new WeakMap<Agent, { step: string; count: number }>()
 
   constructor(
     ctx: Context,
@@ -119,33 +132,92 @@ export default class BasicCompaction extends Compaction {
       return
     }
     if (this.compactedAt.get(agent) === step) return
-    const window = this.windowOf(draft.request)
+    const window = this.windowOf(draft.request, agent.session)
     if (!window) return
     const targetTokens = this.config.threshold * window
     const tokens = () => this.ctx.tokenMeter.pressure(agent.session, { window, header: draft.request }).tokens
-    if (tokens() < targetTokens) return
-    // Cheaper relief first (no model call; the pruner): what listeners log here is in the history the loop
-    // reads after this waterfall, so the request stays what the log derives.
-    const estimate = (messages: readonly Message[]) => this.ctx.tokenMeter.estimateMessages(messages)
-    await this.ctx.waterfall('compaction/relieve', { agent, window, targetTokens, tokens, estimate }, async () => {})
     if (tokens() < targetTokens || this.failedTurn.get(agent) === draft.turnId) return
+    // Cheaper relief first (no model call; the pruner), then a summary, then harder rounds: what is logged
+    // here is in the history the loop reads after this waterfall, so the request stays what the log derives.
+    // A summary before harder cuts: it repeats the prefix the provider cached, and pruning changes it.
+    await this.relieve(agent, 'threshold', window, targetTokens, tokens)
+    if (tokens() < targetTokens) return
     const result = await this.compact(agent, { trigger: 'threshold', request: draft.request, signal: draft.request.signal })
     if (result.ok) this.compactedAt.set(agent, step)
-    else this.failedTurn.set(agent, draft.turnId) // once per turn: a failing compaction must not repeat every step
+    else this.failedTurn.set(agent, draft.turnId) // once per turn: a failing summary must not repeat every step
+    if (tokens() < targetTokens) return
+    const outcome = await this.recover(agent, { trigger: 'threshold', request: draft.request, window, targetTokens, tokens, summarize: result.ok })
+    if (outcome.tried.length) this.compactedAt.set(agent, step)
+    // Past the threshold is not past the window: the request goes out; a provider refusal recovers again.
+    if (!outcome.ok) this.failedTurn.set(agent, draft.turnId) // once per turn: a failing relief must not repeat every step
+  }
+
+  /** One `compaction/relieve` waterfall of `mode`; resolves whether a listener changed the log. */
+  private async relieve(agent: Agent, mode: ReliefMode, window: number, targetTokens: number, tokens: () => number): Promise<boolean> {
+    const before = agent.session.length
+    const estimate = (messages: readonly Message[]) => this.ctx.tokenMeter.estimateMessages(messages)
+    await this.ctx.waterfall('compaction/relieve', { agent, mode, window, targetTokens, tokens, estimate }, async () => {})
+    return agent.session.length > before
+  }
+
+  /**
+   * Relief rounds until the session is under `targetTokens` (issue #18): prune old tool results in place,
+   * shorten the largest recent ones (each left readable whole through a spill file), summarize older turns;
+   * again while a round changes something, at most `maxReliefRounds`. A failure is logged with what was tried.
+   */
+  private async recover(
+    agent: Agent,
+    options: { trigger: CompactionTrigger; request: Header & { signal?: AbortSignal }; window: number; targetTokens: number; tokens: () => number; estimateScale?: number; summarize?: boolean },
+  ): Promise<ReliefOutcome> {
+    const { window, targetTokens, tokens } = options
+    const summarize = options.summarize ?? true
+    const reliefs: Relief[] = [
+      { name: 'pruned old tool results', run: () => this.relieve(agent, 'old', window, targetTokens, tokens) },
+      { name: 'shortened recent tool results', run: () => this.relieve(agent, 'recent', window, targetTokens, tokens) },
+    ]
+    if (summarize)
+      reliefs.push({
+        name: 'summarized older turns',
+        run: async () => {
+          const result = await this.compact(agent, {
+            trigger: options.trigger,
+            request: options.request,
+            ...(options.request.signal ? { signal: options.request.signal } : {}),
+            ...(options.estimateScale ? { estimateScale: options.estimateScale } : {}),
+          })
+          return result.ok
+        },
+      })
+    const describe = () => `about ${Math.round(tokens())} tokens for a target of ${Math.round(targetTokens)} in a ${window}-token window`
+    const outcome = await relieveUntilFits(reliefs, () => tokens() < targetTokens, this.config.maxReliefRounds, describe)
+    if (!outcome.ok) {
+      const tried = outcome.tried.length ? outcome.tried : ['nothing could be pruned, shortened or summarized']
+      agent.session.append('context/relief-failed', { trigger: options.trigger, tried, tokens: Math.round(tokens()), targetTokens: Math.round(targetTokens), reason: outcome.reason })
+      this.ctx.logger('compaction').warn('session %s: no room found (%s): tried %s; %s', agent.session.id, options.trigger, tried.join(', '), outcome.reason)
+    }
+    return outcome
   }
 
   private async onRequestError(failure: RequestFailure, next: () => Promise<RetryDecision>): Promise<RetryDecision> {
     const { agent, request } = failure
     const step = this.stepOf.get(agent)
-    if (failure.error.code !== 'CONTEXT_WINDOW_EXCEEDED' || !step || this.retriedAt.get(agent) === step) return next()
-    const window = this.windowOf(request)
+    if (failure.error.code !== 'CONTEXT_WINDOW_EXCEEDED' || !step) return next()
+    const done = this.recoveries.get(agent)
+    const count = done?.step === step ? done.count : 0
+    if (count >= this.config.maxRecoveriesPerStep) return next()
+    // The provider's own words may name the real window: from now on it is the session's.
+    const window = learnFromRefusal(this.ctx.llm, agent.session, request.route, failure.error.message, this.describe(request)?.contextWindow ?? 0)
     const estimated = this.ctx.tokenMeter.estimateRequest(request)
     const estimateScale = window && estimated < window ? Math.min(this.config.maxEstimateScale, (window / estimated) * (1 + this.config.overflowMargin)) : 1
-    const result = await this.compact(agent, { trigger: 'overflow', request, signal: request.signal, estimateScale })
-    if (!result.ok) return next()
-    this.retriedAt.set(agent, step) // the same step retries once with the compacted history
+    const tokens = () => this.ctx.tokenMeter.pressure(agent.session, { window, header: request }).tokens * estimateScale
+    // The provider refused this history: whatever the estimate says, it must shrink by at least the margin.
+    const targetTokens = Math.min(this.config.threshold * window, tokens() * (1 - this.config.overflowMargin))
+    const outcome = await this.recover(agent, { trigger: 'overflow', request, window, targetTokens, tokens, estimateScale })
+    if (!outcome.tried.length) return next()
+    // Each retry follows a relief that changed the history; a bounded number per step.
+    this.recoveries.set(agent, { step, count: count + 1 })
     this.compactedAt.set(agent, step)
-    return { retry: true, delayMs: 0, reason: 'the provider refused the request as too long; the history was compacted' }
+    return { retry: true, delayMs: 0, reason: `the provider refused the request as too long; ${outcome.tried.join(', ')}` }
   }
 
   private describe(request: Header): ModelInfo | undefined {
@@ -156,8 +228,12 @@ export default class BasicCompaction extends Compaction {
     }
   }
 
-  private windowOf(request: Header): number {
-    return this.describe(request)?.contextWindow ?? 0
+  /** The route's window for this session: the catalog's, or the smaller one a provider stated (logged). */
+  private windowOf(request: Header, session: Session): number {
+    const catalog = this.describe(request)?.contextWindow ?? 0
+    const learned = learnedWindow(session, request.route)
+    if (learned !== undefined) this.ctx.llm.offerWindow(request.route, learned) // a resumed session tells the catalog again
+    return learned !== undefined && (!catalog || learned < catalog) ? learned : catalog
   }
 
   private async run(agent: Agent, options: CompactOptions): Promise<CompactionResult> {
@@ -166,7 +242,7 @@ export default class BasicCompaction extends Compaction {
     const logged = session.last('request/header')?.data
     const header: Header = options.request ?? { route: agent.route, system: logged?.system ?? '', tools: logged?.tools ?? [], ...logged?.sampling }
     const info = this.describe(header)
-    const window = info?.contextWindow ?? 0
+    const window = this.windowOf(header, session)
     const scale = Math.max(1, options.estimateScale ?? 1)
     const base = this.ctx.tokenMeter.messageEstimator()
     const estimate = scale === 1 ? base : (message: Message) => Math.ceil(base(message) * scale)
@@ -226,13 +302,19 @@ export default class BasicCompaction extends Compaction {
       logger.warn('session %s: compaction (%s) failed: %s', session.id, options.trigger, reason)
       return { ok: false, code, reason }
     }
+    // The task survives: the model's sections, the files the log shows touched, and what hooks add.
+    // The whole session's files so far: the summary outlives the verbatim tail it is followed by.
+    const files = filesSection(filesTouched(session.events, session.length - 1))
+    const draft: SummaryDraft = { agent, trigger: options.trigger, fromSeq: cut.fromSeq, toSeq: cut.toSeq, sections: parseSections(summary), added: files ? [files] : [] }
+    await this.ctx.waterfall('compaction/summary', draft, async () => {})
+    const sections = [...draft.sections, ...draft.added]
     const event = session.append('user/message', {
-      content: [{ type: 'text', text: `${this.config.summaryIntro}\n\n${summary}` }],
+      content: [{ type: 'text', text: renderSummary(this.config.summaryIntro, summary, draft.added) }],
       source: 'summary',
       replaces: { fromSeq: cut.fromSeq, toSeq: cut.toSeq },
     })
     const tokensAfter = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
-    session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage })
+    session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage, sections })
     await session.flush()
     return { ok: true, summarySeq: event.seq, fromSeq: cut.fromSeq, toSeq: cut.toSeq, tokensBefore, tokensAfter, requests: summarizer.requests }
   }

@@ -5,6 +5,30 @@ import type { LlmRequest, Message, Usage } from '@dsh/llm'
 import type {} from '@dsh/session'
 export { shortenMessage, shortenText } from './shorten.ts'
 
+/** One section of a structured summary: the model's (by the headings it was asked for), the log's, or a hook's. */
+export interface SummarySection {
+  title: string
+  text: string
+  source: 'model' | 'log' | 'hook'
+}
+
+/**
+ * A summary about to be logged (the `compaction/summary` waterfall): `PreCompact` hooks (when hooks exist)
+ * and other listeners may push sections to `added` (`source: 'hook'`); they are appended to the summary
+ * message after the model's text and the log's files section, and stored in `compaction/end`.
+ */
+export interface SummaryDraft {
+  agent: Agent
+  trigger: CompactionTrigger
+  /** The summarized seq range. */
+  fromSeq: number
+  toSeq: number
+  /** The model's summary split at its headings (read-only for listeners). */
+  sections: readonly SummarySection[]
+  /** Sections after the model's text: the files touched (from the log), then what listeners add. */
+  added: SummarySection[]
+}
+
 /** What started a compaction. */
 export type CompactionTrigger = 'threshold' | 'overflow' | 'manual'
 
@@ -42,11 +66,23 @@ export interface CompactionInput {
 }
 
 /**
+ * How hard a relief may cut (docs/architecture.md, "Context"):
+ * - `threshold`: only when that alone brings the session under the target (else log nothing: the summary
+ *   then repeats the prefix the provider cached);
+ * - `old`: every oversized result outside the latest steps, even when that is not enough (a recovery round);
+ * - `recent`: also the largest results of the latest steps, head and tail kept, the whole text left readable
+ *   through a spill file (a recovery round, after the old ones and before a summary of older turns).
+ */
+export type ReliefMode = 'threshold' | 'old' | 'recent'
+
+/**
  * Relief before a threshold compaction (the `compaction/relieve` waterfall): listeners may make the history
  * smaller without a model call (the tool-result pruner logs `tool/pruned`), so no summary may be needed.
  */
 export interface ReliefInput {
   agent: Agent
+  /** How hard listeners may cut (absent: `threshold`). */
+  mode?: ReliefMode
   /** The window of the route about to be sent. */
   window: number
   /** Below this many tokens the session needs no summary (the compaction threshold × the window). */
@@ -66,6 +102,16 @@ declare module '@dsh/session' {
     'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number; focus?: string; maxOutputTokens?: number }
     /** A text a summary request carries besides the summarized history (an instruction, a part intro, a part's summary). */
     'compaction/text': { text: string }
+    /**
+     * The window a provider says a model really has (from its refusal's text), smaller than the catalog's:
+     * used for the rest of the session (and offered to the process's catalog, `ctx.llm.offerWindow`).
+     */
+    'context/window': { provider: string; model: string; contextWindow: number; source: 'provider-error'; text: string }
+    /**
+     * A relief round did not find room: what was tried, in order, and why the request still does not fit.
+     * The turn then fails with this reason.
+     */
+    'context/relief-failed': { trigger: CompactionTrigger; tried: string[]; tokens: number; targetTokens: number; reason: string }
     /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
     'compaction/requested': { focus?: string }
     /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
@@ -78,6 +124,8 @@ declare module '@dsh/session' {
       usage: Usage
       code?: CompactionErrorCode
       reason?: string
+      /** The structured summary: the model's sections, the files touched from the log, what hooks added. */
+      sections?: SummarySection[]
     }
   }
 }
@@ -100,6 +148,11 @@ declare module '@dsh/cordis' {
      * repeats the request the provider has cached, and reads the history whole.
      */
     'compaction/relieve'(input: ReliefInput, next: () => Promise<void>): Promise<void>
+    /**
+     * @mode waterfall — a summary was written and is about to be logged: listeners (the place for
+     * `PreCompact` hooks) may push sections to `draft.added`, then call `next()`. Nothing here is a model call.
+     */
+    'compaction/summary'(draft: SummaryDraft, next: () => Promise<void>): Promise<void>
   }
 }
 
@@ -117,6 +170,12 @@ export abstract class Compaction extends Service {
     ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
+    ctx.sessions.defineKind(ctx, 'context/window', { ignorable: true, validate: windowProblem })
+    ctx.sessions.defineKind(ctx, 'context/relief-failed', {
+      ignorable: true,
+      validate: (data) =>
+        Array.isArray(data?.tried) && data.tried.every((step: unknown) => typeof step === 'string') && typeof data.reason === 'string' ? undefined : 'tried must be strings and reason a string',
+    })
     ctx.sessions.defineKind(ctx, 'compaction/requested', { ignorable: true, validate: (data) => (data?.focus === undefined || typeof data.focus === 'string' ? undefined : 'focus must be a string') })
   }
 
@@ -125,6 +184,13 @@ export abstract class Compaction extends Service {
    * log says why (`compaction/end { ok: false }`) and the session stays as it was.
    */
   abstract compact(agent: Agent, options: CompactOptions): Promise<CompactionResult>
+}
+
+/** The shape check of a `context/window` event. */
+export function windowProblem(data: any): string | undefined {
+  if (typeof data?.provider !== 'string' || typeof data.model !== 'string') return 'provider and model must be strings'
+  if (!Number.isInteger(data.contextWindow) || data.contextWindow <= 0) return 'contextWindow must be a positive integer'
+  return data.source === 'provider-error' && typeof data.text === 'string' ? undefined : "source must be 'provider-error' and text a string"
 }
 
 export default Compaction

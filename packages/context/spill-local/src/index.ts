@@ -1,10 +1,11 @@
 // The spill store on local disk (DESIGN §9; docs/architecture.md, "Context").
-import { chmod, mkdir, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, open, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { SpillError, SpillStore, type SpillEntry, type SpilledText } from '@dsh/spill'
+import { SpillError, SpillStore, type SavedText, type SpillEntry, type SpilledText } from '@dsh/spill'
+import { readEnds } from './ends.ts'
 
 export interface Config {
   dir?: string
@@ -44,10 +45,26 @@ export default class LocalSpillStore extends SpillStore {
     return join(this.root, safeName(sessionId))
   }
 
+  override fileFor(sessionId: string, callId: string): string {
+    return join(this.readableDir(sessionId), `${safeName(callId)}.txt`)
+  }
+
+  override async saved(sessionId: string, callId: string, ends: { headBytes: number; tailBytes: number }): Promise<SavedText | undefined> {
+    if (!sessionId || !callId) return undefined
+    const path = this.fileFor(sessionId, callId)
+    const file = await open(path, 'r').catch(() => undefined)
+    if (!file) return undefined
+    try {
+      return { path, ...(await readEnds(file, ends)) }
+    } finally {
+      await file.close()
+    }
+  }
+
   async write(entry: SpillEntry): Promise<SpilledText> {
     if (!entry.sessionId || !entry.callId) throw new SpillError('SPILL_INVALID', 'a spilled text needs a session id and a call id')
     const dir = this.readableDir(entry.sessionId)
-    const path = join(dir, `${safeName(entry.callId)}.txt`)
+    const path = this.fileFor(entry.sessionId, entry.callId)
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 })
       await writeFile(path, entry.text, { mode: 0o600 })

@@ -3,9 +3,9 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { SpilledText } from '@dsh/spill'
 import type { ToolInvocation, ToolResultData } from '@dsh/tools'
-import { preview } from './preview.ts'
+import { preview, previewSaved } from './preview.ts'
 
-export { preview } from './preview.ts'
+export { preview, previewSaved } from './preview.ts'
 
 export interface Config {
   thresholdBytes: number
@@ -41,6 +41,19 @@ export function apply(ctx: Context, config: Config) {
     const texts = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []))
     const text = texts.join('\n')
     const bytes = Buffer.byteLength(text)
+    const images = result.content.filter((block) => block.type !== 'text')
+    // A producer that streamed the whole output to the call's file (a command past its cap): that file is
+    // the spill, every byte of it, previewed whenever the preview is shorter; the capped text must not
+    // overwrite it.
+    const saved =
+      bytes > config.headChars + config.tailChars
+        ? await ctx.spillStore.saved(invocation.context.session.id, invocation.callId, { headBytes: config.headChars, tailBytes: config.tailChars })
+        : undefined
+    if (saved) {
+      // The producer's output is its first text block (its notes follow apart): the file stands for that block.
+      const at = result.content.findIndex((block) => block.type === 'text')
+      return { ...result, content: result.content.map((block, index) => (index === at ? { type: 'text', text: previewSaved(saved, config) } : block)) }
+    }
     if (bytes <= config.thresholdBytes) return result
     let spilled: SpilledText | { failure: string }
     try {
@@ -50,7 +63,6 @@ export function apply(ctx: Context, config: Config) {
       spilled = { failure: error instanceof Error ? error.message : String(error) }
     }
     const shown = preview(text, bytes, spilled, config)
-    const images = result.content.filter((block) => block.type !== 'text')
     const out: ToolResultData = { ...result, content: [{ type: 'text', text: shown }, ...images] }
     return out
   })

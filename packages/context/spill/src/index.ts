@@ -17,6 +17,18 @@ export interface SpilledText {
   lines: number
 }
 
+/**
+ * A text a producer already streamed whole to the store's file for a call (a command's output past the
+ * cap): its size and its two ends, read back without holding the whole text.
+ */
+export interface SavedText extends SpilledText {
+  /** The first bytes and the last bytes of the file, decoded as UTF-8 (a character cut at an end is replaced). */
+  head: string
+  tail: string
+  /** Bytes between them that neither shows. */
+  omittedBytes: number
+}
+
 export type SpillErrorCode = 'SPILL_WRITE_FAILED' | 'SPILL_INVALID'
 
 export class SpillError extends Error {
@@ -54,6 +66,20 @@ export abstract class SpillStore extends Service {
    * store keeps nothing on the local disk.
    */
   readableDir(_sessionId: string): string | undefined {
+    return undefined
+  }
+
+  /**
+   * The file a producer may stream one call's whole output into as it arrives (the bash tools do, past
+   * their cap), so the spill of that call holds every byte, not what survived the cap. Undefined when the
+   * store keeps nothing on the local disk.
+   */
+  fileFor(_sessionId: string, _callId: string): string | undefined {
+    return undefined
+  }
+
+  /** What a producer saved at `fileFor(sessionId, callId)`, with `headBytes` and `tailBytes` of its ends; undefined when nothing is there. */
+  async saved(_sessionId: string, _callId: string, _ends: { headBytes: number; tailBytes: number }): Promise<SavedText | undefined> {
     return undefined
   }
 }

@@ -1,7 +1,7 @@
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Message, ToolResultBlock, ToolSchema } from '@dsh/llm'
-import type { AnySessionEvent, Session } from '@dsh/session'
+import { isInterruptedAnswer, type AnySessionEvent, type Session } from '@dsh/session'
 import { estimateHeader, estimateMessage, estimateText, type EstimateOptions } from './estimate.ts'
 
 /** How full a session's context is, as the next request would carry it. */
@@ -34,7 +34,8 @@ declare module '@dsh/cordis' {
 function asMessage(event: AnySessionEvent): Message | undefined {
   if (event.type === 'user/message') return { role: 'user', content: event.data.content }
   if (event.type === 'tool/result') return { role: 'tool', content: [{ type: 'tool-result', callId: event.data.callId, content: event.data.content }] }
-  if (event.type === 'assistant/message' && event.data.content.length) return { role: 'assistant', content: event.data.content }
+  // An interrupted answer is logged but not history (`isInterruptedAnswer`): the next request does not carry it.
+  if (event.type === 'assistant/message' && event.data.content.length && !isInterruptedAnswer(event.data)) return { role: 'assistant', content: event.data.content }
   return undefined
 }
 

@@ -2,10 +2,11 @@
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/compaction'
-import { pruneHistory } from './live.ts'
+import type {} from '@dsh/spill'
+import { pruneHistory, type SpillHandle } from './live.ts'
 import { pruneSummaryInput } from './summary.ts'
 
-export { planPruning, pruneHistory, recentFrom } from './live.ts'
+export { planPruning, pruneHistory, recentFrom, type PrunerOptions, type SpillHandle } from './live.ts'
 export { shortenResult, type Shortened, type ShortenOptions } from './shorten.ts'
 export { pruneSummaryInput } from './summary.ts'
 
@@ -35,6 +36,24 @@ export const Config: Schema<Config> = Schema.object({
 })
 
 /**
+ * The file that keeps a recent result whole once it is shortened: the one its producer saved (spill-policy
+ * or a command past its cap), else a new spill of the logged text; none without a spill store.
+ */
+function spillHandle(ctx: Context, sessionId: string): SpillHandle | undefined {
+  const store = ctx.get('spillStore')
+  if (!store) return undefined
+  return async (result) => {
+    const saved = await store.saved(sessionId, result.callId, { headBytes: 0, tailBytes: 0 })
+    if (saved) return saved.path
+    const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n')
+    return store.write({ sessionId, callId: result.callId, tool: 'tool-result', text }).then(
+      (spilled) => spilled.path,
+      () => undefined, // the view then says to run the tool again
+    )
+  }
+}
+
+/**
  * Shortens old oversized tool results, head and tail kept, with no model call. On `compaction/relieve` (a
  * threshold was passed) it logs `tool/pruned` for the oldest of them, as many as bring the session under the
  * threshold, so no summary is needed: the model sees them shorter from then on, the log keeps them whole.
@@ -45,7 +64,7 @@ export const Config: Schema<Config> = Schema.object({
 export function apply(ctx: Context, config: Config) {
   if (config.live) {
     ctx.on('compaction/relieve', async (input, next) => {
-      pruneHistory(input, config)
+      await pruneHistory(input, config, spillHandle(ctx, input.agent.session.id))
       return next()
     })
   }

@@ -1,6 +1,6 @@
 import type { ReliefInput } from '@dsh/compaction'
-import type { Message } from '@dsh/llm'
-import { deriveEntries, type AnySessionEvent, type SessionEvent, type SessionEventMap } from '@dsh/session'
+import type { Message, ToolResultBlock } from '@dsh/llm'
+import { deriveEntries, type AnySessionEvent, type HistoryEntry, type SessionEvent, type SessionEventMap } from '@dsh/session'
 import { shortenResult, type ShortenOptions } from './shorten.ts'
 
 /**
@@ -15,37 +15,76 @@ export function recentFrom(events: readonly SessionEvent[], keepRecentSteps: num
   return -1
 }
 
+export type PrunerOptions = ShortenOptions & { keepRecentSteps: number }
+
+/** One planned pruning: the event, and the tokens it saves by the relief's estimate. */
+interface Candidate {
+  entry: HistoryEntry
+  result: ToolResultBlock
+  content: ToolResultBlock['content']
+  cut: number
+  total: number
+  saved: number
+}
+
+function candidate(input: ReliefInput, entry: HistoryEntry, options: ShortenOptions): Candidate | undefined {
+  if (entry.message.role !== 'tool') return undefined
+  const [result] = entry.message.content
+  const shorter = result && shortenResult(result.content, options)
+  if (!shorter) return undefined
+  const view: Message = { role: 'tool', content: [{ ...result, content: shorter.content }] }
+  return { entry, result, content: shorter.content, cut: shorter.cut, total: shorter.total, saved: input.estimate([entry.message]) - input.estimate([view]) }
+}
+
 /**
- * The `tool/pruned` events that bring the session under the relief's target: old oversized results, oldest
- * first, as few as do it, never one of the latest `keepRecentSteps` steps. Empty when even all of them
- * would not do it: then a summary is made anyway, and it should read (and the provider has cached) the
- * history as it is.
+ * The `tool/pruned` events a relief of `input.mode` logs, in the order they are planned:
+ * - `threshold` (default): old oversized results (outside the latest `keepRecentSteps` steps), oldest
+ *   first, as few as bring the session under the target — none when even all of them would not;
+ * - `old`: the same, but as many as needed even when that is not enough (a recovery round);
+ * - `recent`: the largest oversized results of the latest steps, largest first, until the target is met.
+ * The results of `recent` are returned without their spill note; `pruneHistory` adds it.
  */
-export function planPruning(input: ReliefInput, options: ShortenOptions & { keepRecentSteps: number }): SessionEventMap['tool/pruned'][] {
+export function planPruning(input: ReliefInput, options: PrunerOptions): Candidate[] {
   const session = input.agent.session
+  const mode = input.mode ?? 'threshold'
   const excess = input.tokens() - input.targetTokens
   if (excess < 0) return []
   const from = recentFrom(session.events, options.keepRecentSteps)
-  if (from < 0) return []
-  const planned: SessionEventMap['tool/pruned'][] = []
+  const entries = deriveEntries(session.events)
+  const recent = (entry: HistoryEntry) => entry.seq >= from
+  // History order for old results; a summary (a newer seq) may stand first, so every entry is looked at.
+  const pool = entries.filter((entry) => (mode === 'recent' ? recent(entry) : from >= 0 && !recent(entry))).flatMap((entry) => candidate(input, entry, options) ?? [])
+  if (mode === 'recent') pool.sort((a, b) => b.saved - a.saved)
+  const planned: Candidate[] = []
   let saved = 0
-  // History order; a summary (a newer seq) may stand first, so every entry is looked at.
-  for (const entry of deriveEntries(session.events)) {
-    if (entry.seq >= from || entry.message.role !== 'tool') continue
-    const [result] = entry.message.content
-    const shorter = result && shortenResult(result.content, options)
-    if (!shorter) continue
-    const view: Message = { role: 'tool', content: [{ ...result, content: shorter.content }] }
-    saved += input.estimate([entry.message]) - input.estimate([view])
-    planned.push({ seq: entry.seq, content: shorter.content, note: `shortened to relieve the context: ${shorter.cut} of ${shorter.total} characters cut (head and tail kept)` })
+  for (const one of pool) {
+    planned.push(one)
+    saved += one.saved
     if (saved > excess) return planned
   }
-  return []
+  return mode === 'threshold' ? [] : planned
 }
 
-/** Logs the planned `tool/pruned` events: from then on the model sees those results shorter. */
-export function pruneHistory(input: ReliefInput, options: ShortenOptions & { keepRecentSteps: number }): number {
+/** Where a shortened recent result can still be read whole: the spill file its producer saved, or a new one. */
+export type SpillHandle = (result: ToolResultBlock, seq: number) => Promise<string | undefined>
+
+/**
+ * Logs the planned `tool/pruned` events: from then on the model sees those results shorter. A recent
+ * result's view names the file that holds it whole (`spill`), so nothing the model may still need is lost.
+ */
+export async function pruneHistory(input: ReliefInput, options: PrunerOptions, spill?: SpillHandle): Promise<number> {
   const planned = planPruning(input, options)
-  for (const data of planned) input.agent.session.append('tool/pruned', data)
+  for (const one of planned) {
+    const note = `shortened to relieve the context: ${one.cut} of ${one.total} characters cut (head and tail kept)`
+    const data: SessionEventMap['tool/pruned'] = { seq: one.entry.seq, content: one.content, note }
+    if (input.mode === 'recent') {
+      const path = spill ? await spill(one.result, one.entry.seq) : undefined
+      const handle = path
+        ? `[Shortened to fit the context; the whole result is saved at ${path}: read it with offset and limit, or grep it.]`
+        : '[Shortened to fit the context; run the tool again for the whole result.]'
+      data.content = [...one.content, { type: 'text', text: handle }]
+    }
+    input.agent.session.append('tool/pruned', data)
+  }
   return planned.length
 }

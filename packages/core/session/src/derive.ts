@@ -1,5 +1,5 @@
 import type { Message } from '@dsh/llm'
-import type { AnySessionEvent, SessionEvent, UserMessageSource } from './events.ts'
+import type { AnySessionEvent, SessionEvent, SessionEventMap, UserMessageSource } from './events.ts'
 
 /** One message of the derived history, with the seq of the event it came from. */
 export interface HistoryEntry {
@@ -9,13 +9,33 @@ export interface HistoryEntry {
   source?: UserMessageSource
 }
 
-function toEntry(event: AnySessionEvent): HistoryEntry | undefined {
+/**
+ * An answer that failed or was cut (a stream the user cancelled, a transport error, a refusal): logged for
+ * the user and the audit, never history. The model would otherwise see half an answer and then the whole
+ * retried one, two assistant messages in a row, on every later request and after resume.
+ */
+export function isInterruptedAnswer(data: SessionEventMap['assistant/message']): boolean {
+  return data.interrupted === true || data.finish === 'aborted' || data.finish === 'error' || data.error !== undefined
+}
+
+/** The fold's state besides its entries: the calls of interrupted answers, whose results are not history either. */
+interface FoldState {
+  droppedCalls: Set<string>
+}
+
+function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undefined {
   switch (event.type) {
     case 'user/message':
       return { message: { role: 'user', content: [...event.data.content] }, seq: event.seq, source: event.data.source }
     case 'assistant/message':
+      if (isInterruptedAnswer(event.data)) {
+        // A cut answer's calls never ran as history sees it; repair still owes them a result, which is dropped too.
+        for (const block of event.data.content) if (block.type === 'tool-call') state.droppedCalls.add(block.callId)
+        return undefined
+      }
       return event.data.content.length ? { message: { role: 'assistant', content: [...event.data.content] }, seq: event.seq } : undefined
     case 'tool/result': {
+      if (state.droppedCalls.has(event.data.callId)) return undefined
       const block = { type: 'tool-result' as const, callId: event.data.callId, content: [...event.data.content], ...(event.data.error ? { isError: true } : {}) }
       return { message: { role: 'tool', content: [block] }, seq: event.seq }
     }
@@ -25,7 +45,7 @@ function toEntry(event: AnySessionEvent): HistoryEntry | undefined {
 }
 
 /** Applies one event to the entries; returns whether the history changed. */
-function foldInto(entries: HistoryEntry[], event: AnySessionEvent): boolean {
+function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldState): boolean {
   if (event.type === 'tool/pruned') {
     // A shorter view of one logged tool result: the call keeps its result, the model sees less of it.
     const at = entries.findIndex((entry) => entry.seq === event.data.seq)
@@ -35,7 +55,7 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent): boolean {
     entries[at] = { ...entry, message: { role: 'tool', content: [{ ...block!, content: [...event.data.content] }] } }
     return true
   }
-  const entry = toEntry(event)
+  const entry = toEntry(event, state)
   if (!entry) return false
   if (event.type === 'user/message' && event.data.replaces) {
     const { fromSeq, toSeq } = event.data.replaces
@@ -51,22 +71,24 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent): boolean {
 }
 
 /**
- * The model's history as a fold over the log (DESIGN §5): `user/message`, `assistant/message` (non-empty),
- * `tool/result`; a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
+ * The model's history as a fold over the log (DESIGN §5): `user/message`, `assistant/message` (non-empty,
+ * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
  * `tool/pruned` shows one tool result shorter. Incremental: `update()` folds only events it has not seen.
  */
 export class MessageFold {
   private entries: HistoryEntry[] = []
+  private state: FoldState = { droppedCalls: new Set() }
   private folded = 0
   private cache: Message[] | undefined
 
   update(events: readonly SessionEvent[]): Message[] {
     if (events.length < this.folded) {
       this.entries = []
+      this.state = { droppedCalls: new Set() }
       this.folded = 0
       this.cache = undefined
     }
-    for (let i = this.folded; i < events.length; i++) if (foldInto(this.entries, events[i] as AnySessionEvent)) this.cache = undefined
+    for (let i = this.folded; i < events.length; i++) if (foldInto(this.entries, events[i] as AnySessionEvent, this.state)) this.cache = undefined
     this.folded = events.length
     return (this.cache ??= this.entries.map((entry) => entry.message))
   }
@@ -75,7 +97,8 @@ export class MessageFold {
 /** The history with the seq (and source) of each message: what compaction cuts by. */
 export function deriveEntries(events: readonly SessionEvent[]): HistoryEntry[] {
   const entries: HistoryEntry[] = []
-  for (const event of events) foldInto(entries, event as AnySessionEvent)
+  const state: FoldState = { droppedCalls: new Set() }
+  for (const event of events) foldInto(entries, event as AnySessionEvent, state)
   return entries
 }
 

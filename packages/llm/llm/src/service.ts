@@ -54,6 +54,7 @@ export class Llm extends Service {
   private adapters = new Map<string, LlmAdapter>()
   private guard: RequestGuard | undefined
   private readonly encoders = new Set<RequestEncoder>()
+  private readonly learnedWindows = new Map<string, number>()
 
   constructor(
     ctx: Context,
@@ -105,8 +106,22 @@ export class Llm extends Service {
     return adapter
   }
 
+  /** The model's capabilities, its window no larger than a provider said it really is (`offerWindow`). */
   describe(route: Route): ModelInfo {
-    return this.adapter(route.provider).describe(route.model)
+    const info = this.adapter(route.provider).describe(route.model)
+    const learned = this.learnedWindows.get(`${route.provider}/${route.model}`)
+    return learned !== undefined && learned < info.contextWindow ? { ...info, contextWindow: learned } : info
+  }
+
+  /**
+   * A window the provider stated for a model (in a refusal's text) that is smaller than the catalog's: every
+   * later `describe` of that model in this process says it. The session that learned it logs it (compaction's
+   * `context/window`) and offers it again on resume; this map is only the process's catalog.
+   */
+  offerWindow(route: Route, contextWindow: number): void {
+    const key = `${route.provider}/${route.model}`
+    if (!Number.isInteger(contextWindow) || contextWindow <= 0) return
+    this.learnedWindows.set(key, Math.min(contextWindow, this.learnedWindows.get(key) ?? Infinity))
   }
 
   /**

@@ -194,6 +194,12 @@ export class SessionView {
         if (!data.ok)
           this.notice(seq, `Compaction failed${data.code ? ` (${data.code})` : ''}${data.reason ? `: ${data.reason}` : ''}; the conversation is kept as it was.`, 'warn', { cause: 'compaction' })
         return
+      case 'context/window':
+        return this.notice(seq, `The provider says this model's context window is ${Number(data.contextWindow).toLocaleString('en')} tokens; the session uses that from now on.`, 'info', {
+          cause: 'compaction',
+        })
+      case 'context/relief-failed':
+        return this.notice(seq, `No room could be made in the context: tried ${(data.tried ?? []).join(', ') || 'nothing'}; ${data.reason ?? ''}`.trim(), 'warn', { cause: 'compaction' })
       case 'turn/end':
         return this.turnEnd(event)
       case 'llm/retry':

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto'
 import type { Enforcement } from '@dsh/sandbox'
 import type { PtyExit, PtyProcess } from '@dsh/subprocess'
-import { CappedOutput } from '@dsh/subprocess-kit'
+import { CappedOutput, type FullOutputTarget, type SavedOutput } from '@dsh/subprocess-kit'
 import { commandLines, findMarker, markerLine, undecidedTail } from './session-protocol.ts'
 import { ShellError, type SessionRunOptions, type ShellResult, type ShellSession } from '@dsh/shell'
 
 export interface SessionLimits {
   timeoutMs: number
   outputCapBytes: number
+  /** At most this many bytes of a command's whole output are saved when a caller asks for them. */
+  fullOutputCeilingBytes: number
   /** How long an interrupted command has to give the prompt back before the whole session is killed. */
   interruptGraceMs: number
   /** How long a new shell has to answer its first marker. */
@@ -19,6 +21,7 @@ interface End {
   signal: string | null
   output: string
   truncated: boolean
+  saved?: SavedOutput
 }
 
 /** The command in flight: the markers that end it (its own, and one per interrupt) and its output so far. */
@@ -31,14 +34,16 @@ class InFlight {
   constructor(
     readonly seq: number,
     capBytes: number,
+    full?: FullOutputTarget,
   ) {
     this.seqs = new Set([seq])
-    this.output = new CappedOutput(capBytes)
+    this.output = new CappedOutput(capBytes, full)
     this.done = new Promise((resolve) => (this.resolve = resolve))
   }
 
   finish(status: number | null, signal: string | null) {
-    this.resolve({ status, signal, output: this.output.text().replace(/\r\n/g, '\n'), truncated: this.output.truncated })
+    const saved = this.output.saved()
+    this.resolve({ status, signal, output: this.output.text().replace(/\r\n/g, '\n'), truncated: this.output.truncated, ...(saved ? { saved } : {}) })
   }
 }
 
@@ -126,7 +131,7 @@ export class BashSession implements ShellSession {
     if (this.closed) throw new ShellError('SESSION_CLOSED', 'the shell session has ended; open a new one')
     if (options.signal.aborted) return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, aborted: true, enforcement: this.enforcement, durationMs: 0 }
     const started = performance.now()
-    const running = this.begin()
+    const running = this.begin(options.fullOutputPath ? { path: options.fullOutputPath, ceilingBytes: this.limits.fullOutputCeilingBytes, fromTerminal: true } : undefined)
     let timedOut = false
     let aborted = false
     let interrupted = false
@@ -161,6 +166,7 @@ export class BashSession implements ShellSession {
       signal: end.signal,
       output: end.output,
       truncated: end.truncated,
+      ...(end.saved ? { saved: end.saved } : {}),
       timedOut,
       aborted,
       enforcement: this.enforcement,
@@ -169,8 +175,8 @@ export class BashSession implements ShellSession {
   }
 
   /** Makes the next sequence number the command in flight. */
-  private begin(): InFlight {
-    this.inFlight = new InFlight(this.seq++, this.limits.outputCapBytes)
+  private begin(full?: FullOutputTarget): InFlight {
+    this.inFlight = new InFlight(this.seq++, this.limits.outputCapBytes, full)
     return this.inFlight
   }
 

@@ -7,6 +7,7 @@ import { Shell, type ShellResult, type ShellRunOptions, type ShellSession, type 
 export interface BashConfig {
   timeoutMs: number
   outputCapBytes: number
+  fullOutputCeilingBytes: number
   bash: string
   env: Record<string, string>
   interruptGraceMs: number
@@ -17,6 +18,10 @@ export interface BashConfig {
 export const BashConfig: Schema<Partial<BashConfig>, BashConfig> = Schema.object({
   timeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of one command when the caller gives none (ms).'),
   outputCapBytes: Schema.natural().min(1).default(50_000).description('Output bytes kept per command; beyond it the head and the tail are kept with a note of the cut.'),
+  fullOutputCeilingBytes: Schema.natural()
+    .min(1)
+    .default(100 * 1024 * 1024)
+    .description('When a caller asks for the whole output of a command past the cap (a spill file), at most this many bytes are saved.'),
   bash: Schema.string().default('bash').description('The bash executable (looked up on PATH).'),
   env: Schema.dict(Schema.string()).default({ PAGER: 'cat', GIT_PAGER: 'cat' }).description("Variables set for every command (the caller's env wins). Pagers are off: nobody can press q."),
   interruptGraceMs: Schema.natural().default(2_000).description('In a session, how long an interrupted command has to give the prompt back before the session is killed (ms).'),
@@ -59,6 +64,7 @@ export abstract class BashShell extends Shell {
       env: this.variables(options.env),
       timeoutMs: options.timeoutMs ?? this.config.timeoutMs,
       outputCapBytes: this.config.outputCapBytes,
+      ...(options.fullOutputPath ? { fullOutput: { path: options.fullOutputPath, ceilingBytes: this.config.fullOutputCeilingBytes } } : {}),
       signal: options.signal,
     })
     return { ...result, enforcement }

@@ -1,6 +1,16 @@
 import { type Context, Service } from '@dsh/cordis'
 import type { Enforcement, SandboxAuthority } from '@dsh/sandbox'
 
+/** Where a command's whole output was saved once it passed the cap (see `ShellRunOptions.fullOutputPath`). */
+export interface SavedOutput {
+  path: string
+  /** Bytes in the file: the output exactly, unless `complete` is false. */
+  bytes: number
+  /** False when the output passed the provider's ceiling (the file holds its first `bytes`) or the file failed. */
+  complete: boolean
+  failure?: string
+}
+
 /** One command's outcome, as every shell provider reports it. */
 export interface ShellResult {
   /** The command's status, or null when it was killed before reporting one. */
@@ -10,6 +20,8 @@ export interface ShellResult {
   /** stdout and stderr interleaved, capped (see `truncated`). */
   output: string
   truncated: boolean
+  /** Set when the output passed the cap and the caller gave `fullOutputPath`: every byte is there. */
+  saved?: SavedOutput
   timedOut: boolean
   /** The caller's AbortSignal ended it. */
   aborted: boolean
@@ -27,6 +39,8 @@ export interface ShellRunOptions {
   authority: SandboxAuthority
   /** Variables added to the environment. */
   env?: Record<string, string>
+  /** Past the cap, the whole output streams to this file (bounded by the provider's ceiling). */
+  fullOutputPath?: string
 }
 
 export interface ShellSessionOptions {
@@ -39,6 +53,8 @@ export interface ShellSessionOptions {
 export interface SessionRunOptions {
   timeoutMs?: number
   signal: AbortSignal
+  /** As in ShellRunOptions. */
+  fullOutputPath?: string
 }
 
 /** A persistent shell for one agent: `cd`, variables and functions carry over from one command to the next. */

@@ -1,7 +1,11 @@
+import { FullOutputFile, type FullOutputTarget, type SavedOutput } from './full-output.ts'
+
 /**
  * Output bounded to a byte budget, keeping the head and the tail (the start says what ran, the end says how
  * it ended) and noting in the middle how many bytes were cut. The note's shape is part of the subprocess
- * contract, which is why every provider and shell driver uses this one class.
+ * contract, which is why every provider and shell driver uses this one class. With a `full` target, the
+ * whole output also streams to a file once it passes the cap (everything before included), so nothing the
+ * note says was cut is lost.
  */
 export class CappedOutput {
   private readonly headLimit: number
@@ -11,10 +15,15 @@ export class CappedOutput {
   private tail: Buffer[] = []
   private tailBytes = 0
   private total = 0
+  private readonly full: FullOutputFile | undefined
 
-  constructor(readonly capBytes: number) {
+  constructor(
+    readonly capBytes: number,
+    full?: FullOutputTarget,
+  ) {
     this.headLimit = Math.ceil(capBytes / 2)
     this.tailLimit = capBytes - this.headLimit
+    this.full = full ? new FullOutputFile(full) : undefined
   }
 
   get totalBytes(): number {
@@ -27,6 +36,11 @@ export class CappedOutput {
 
   push(chunk: Buffer | string): void {
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    if (this.full && this.total + bytes.length > this.capBytes) {
+      // Up to the cap nothing was dropped yet: head and tail together are everything before this chunk.
+      if (this.total <= this.capBytes) for (const kept of [...this.head, ...this.tail]) this.full.write(kept)
+      this.full.write(bytes)
+    }
     this.total += bytes.length
     if (this.headBytes < this.headLimit) {
       const take = bytes.subarray(0, this.headLimit - this.headBytes)
@@ -38,6 +52,11 @@ export class CappedOutput {
     this.tail.push(bytes)
     this.tailBytes += bytes.length
     while (this.tailBytes - this.tail[0]!.length >= this.tailLimit) this.tailBytes -= this.tail.shift()!.length
+  }
+
+  /** Ends the full output file (call once the command is done); undefined when nothing had to be saved. */
+  saved(): SavedOutput | undefined {
+    return this.full?.close()
   }
 
   /** The kept text: everything when under the cap, else head + `[… N bytes cut …]` + tail. */

@@ -11,7 +11,7 @@ import type { LiveRun, RunLimits } from './limits.ts'
  */
 export function runPipes(argv: string[], options: RunOptions, limits: RunLimits, live: LiveRun): Promise<RunResult> {
   const started = performance.now()
-  const output = new CappedOutput(limits.outputCapBytes)
+  const output = new CappedOutput(limits.outputCapBytes, options.fullOutput)
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
     env: options.env, // already scrubbed by the provider (Subprocess.environment)
@@ -74,11 +74,13 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
       child.stdout!.destroy()
       child.stderr!.destroy()
       cleanup()
+      const saved = output.saved()
       resolve({
         exitCode,
         signal,
         output: output.text(),
         truncated: output.truncated,
+        ...(saved ? { saved } : {}),
         timedOut,
         aborted,
         durationMs: Math.round(performance.now() - started),

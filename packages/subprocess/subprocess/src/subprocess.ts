@@ -1,6 +1,25 @@
 import { type Context, Service } from '@dsh/cordis'
 import { EMPTY_POLICY, type EnvPolicy, scrubEnvironment, type ScrubbedEnvironment } from '@dsh/env-policy'
 
+/** A file that receives a command's whole output once it passes the cap (see `RunOptions.fullOutput`). */
+export interface FullOutputTarget {
+  path: string
+  /** At most this many bytes are written. */
+  ceilingBytes: number
+  /** Output read from a terminal: CRLF is written as LF (set by the provider for a PTY run). */
+  fromTerminal?: boolean
+}
+
+/** Where a command's whole output was saved. */
+export interface SavedOutput {
+  path: string
+  /** Bytes in the file: the output exactly, unless `complete` is false. */
+  bytes: number
+  /** False when the output passed the ceiling (the file holds its first `bytes` bytes) or the file failed. */
+  complete: boolean
+  failure?: string
+}
+
 /** How one child is started and bounded. Omitted limits fall back to the provider's Config. */
 export interface RunOptions {
   /** Working directory; it must exist (checked before anything is spawned). */
@@ -11,6 +30,11 @@ export interface RunOptions {
   timeoutMs?: number
   /** Output bytes kept; beyond it the head and the tail are kept with a note of what was cut. */
   outputCapBytes?: number
+  /**
+   * Past the cap, stream the whole output (what came before included) to this file as it arrives, so the
+   * bytes the cap cuts stay readable. Nothing is written for an output under the cap.
+   */
+  fullOutput?: FullOutputTarget
   /** Aborting kills the child's process group the same way a deadline does. */
   signal?: AbortSignal
   /** Attach the child to a fresh pseudo-terminal instead of pipes (stdout and stderr then arrive merged). */
@@ -28,6 +52,8 @@ export interface RunResult {
   output: string
   /** True when `output` lost bytes to the cap (the note inside says how many). */
   truncated: boolean
+  /** Set when the output passed the cap and `fullOutput` was asked for: where every byte is. */
+  saved?: SavedOutput
   timedOut: boolean
   /** True when the caller's AbortSignal ended the run (the group was killed). */
   aborted: boolean

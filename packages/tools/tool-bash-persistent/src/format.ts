@@ -1,5 +1,5 @@
 import type { ShellResult } from '@dsh/shell'
-import { terminalText } from '@dsh/tool-kit'
+import { commandBlocks, terminalText, truncationNote } from '@dsh/tool-kit'
 import { type ToolOutput } from '@dsh/tools'
 
 /**
@@ -9,7 +9,7 @@ import { type ToolOutput } from '@dsh/tools'
  */
 export function formatResult(result: ShellResult, options: { timeoutMs: number; unconfined: boolean; before: string[] }): ToolOutput {
   const notes: string[] = []
-  if (result.truncated) notes.push('[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]')
+  if (result.truncated) notes.push(truncationNote(result.saved))
   if (result.timedOut) {
     notes.push(
       options.unconfined
@@ -20,9 +20,12 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
   if (options.unconfined) notes.push("[Ran outside the sandbox, as approved, as a one-shot command in the shell's directory: its variables did not apply and its changes to them do not persist.]")
   const output = terminalText(result.output).replace(/\n$/, '') // no escape sequences, each redrawn line's last state
-  const text = [...options.before, output || '(no output)', ...notes].join('\n')
-  if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
-  return text
+  // A saved output keeps its notes apart: spill-policy previews the saved file in place of the output alone.
+  const content = result.saved
+    ? commandBlocks(output || '(no output)', [...options.before, ...notes], result.saved)
+    : [{ type: 'text' as const, text: [...options.before, output || '(no output)', ...notes].join('\n') }]
+  if (result.timedOut) return { content, error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
+  return result.saved ? { content } : content[0]!.text
 }
 
 /** `text` as one single-quoted bash word. */

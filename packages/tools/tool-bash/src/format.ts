@@ -1,5 +1,5 @@
 import type { ShellResult } from '@dsh/shell'
-import { terminalText } from '@dsh/tool-kit'
+import { commandBlocks, terminalText, truncationNote } from '@dsh/tool-kit'
 import { type ToolOutput } from '@dsh/tools'
 import { readOnlyGitHint } from './git.ts'
 
@@ -10,7 +10,7 @@ import { readOnlyGitHint } from './git.ts'
  */
 export function formatResult(result: ShellResult, options: { timeoutMs: number; unconfined: boolean; writableGit?: boolean }): ToolOutput {
   const notes: string[] = []
-  if (result.truncated) notes.push('[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]')
+  if (result.truncated) notes.push(truncationNote(result.saved))
   if (result.timedOut) notes.push(`[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`)
   else if (result.signal) notes.push(`[Killed by ${result.signal}]`)
   else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)
@@ -19,7 +19,8 @@ export function formatResult(result: ShellResult, options: { timeoutMs: number; 
   const gitHint = !options.unconfined && !options.writableGit && result.exitCode !== 0 ? readOnlyGitHint(result.output) : undefined
   if (gitHint) notes.push(gitHint)
   const output = terminalText(result.output).replace(/\n$/, '') // no escape sequences, each redrawn line's last state
-  const text = [output || '(no output)', ...notes].join('\n')
-  if (result.timedOut) return { content: [{ type: 'text', text }], error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
-  return text
+  // A saved output keeps its notes apart: spill-policy previews the saved file in place of the output alone.
+  const content = result.saved ? commandBlocks(output || '(no output)', notes, result.saved) : [{ type: 'text' as const, text: [output || '(no output)', ...notes].join('\n') }]
+  if (result.timedOut) return { content, error: { code: 'COMMAND_TIMEOUT', message: notes.find((note) => note.startsWith('[Timed out'))! } }
+  return result.saved ? { content } : content[0]!.text
 }

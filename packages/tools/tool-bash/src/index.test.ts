@@ -90,7 +90,10 @@ test('output over the shell cap keeps its head and tail, and says it was truncat
   const text = h.toolText('b')
   expect(text.startsWith('1\n2\n3\n')).toBe(true)
   expect(text).toMatch(/\n\[… \d+ bytes cut …\]\n/)
-  expect(text).toContain('19999\n20000\n[Output truncated: only its head and tail are shown')
+  // The shell saved every byte to the spill store's file for the call, and the note names it.
+  const path = /saved at (\S+):/.exec(text)![1]!
+  expect(text).toContain(`19999\n20000\n[Output truncated here; all 108894 bytes of it saved at ${path}: read it with offset and limit, or grep it.]`)
+  expect(readFileSync(path, 'utf8')).toBe(Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join(''))
   expect(text.length).toBeLessThan(2400)
 })
 
