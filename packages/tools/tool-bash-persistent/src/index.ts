@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { bashArguments, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { BASH_GUIDANCE, bashArguments, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
 import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult, shellQuote } from './format.ts'
 
@@ -44,8 +44,10 @@ export function apply(ctx: Context, config: Config) {
     ctx,
     defineTool({
       name: 'bash',
-      description:
+      description: [
         'Run a bash command in your persistent shell; returns its output (stdout and stderr together) and exit code. cd, exported variables and functions carry over between calls. Writes are confined by the sandbox mode. Long output keeps its head and tail.',
+        BASH_GUIDANCE,
+      ].join('\n'),
       parameters: bashArguments(
         {
           command: 'The bash command line, run in the shell itself.',
