@@ -8,6 +8,7 @@ import { formatResult, shellQuote } from './format.ts'
 
 export type { BashArgs }
 import { AgentShells } from './shells.ts'
+import { contributeShellSection } from './prompt.ts'
 
 export interface Config {
   defaultTimeoutMs: number
@@ -31,6 +32,7 @@ export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
  * new shell. A call approved to run outside the sandbox runs once, unconfined, in the shell's directory.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeShellSection(ctx)
   const shells = new AgentShells(ctx)
 
   const runUnconfined = async (args: BashArgs, context: ToolContext, timeoutMs: number) => {

@@ -7,6 +7,7 @@ import { BASH_GUIDANCE, bashArguments, refusal, summarizeBash, unconfinedReason,
 import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 import { withWritableGit, writeGitReason } from './git.ts'
+import { contributeShellSection } from './prompt.ts'
 
 export type { BashArgs }
 
@@ -69,6 +70,7 @@ async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolC
  * writable; it then needs approval and gets that for the one call only.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeShellSection(ctx)
   ctx.tools.register(
     ctx,
     defineTool({

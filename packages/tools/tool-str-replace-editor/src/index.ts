@@ -5,6 +5,7 @@ import { defineTool } from '@dsh/tools'
 import { Config } from './config.ts'
 import { editorArguments, type EditorArgs } from './arguments.ts'
 import { Editor, runEditor } from './editor.ts'
+import { contributeEditorSection } from './prompt.ts'
 
 export { Config, type EditorArgs }
 
@@ -17,6 +18,7 @@ export const inject = ['tools', 'fs', 'sandboxPolicy']
  * every write; relative paths resolve against the session's working directory.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeEditorSection(ctx)
   const editor = new Editor(ctx, config)
   ctx.tools.register(
     ctx,
