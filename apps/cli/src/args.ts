@@ -91,6 +91,7 @@ Usage:
   dsh sessions reindex                 rebuild the search index from the logs
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
+  dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --json)
   dsh help                             this text (same as --help)
 
 Headless run options:

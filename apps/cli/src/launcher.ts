@@ -6,6 +6,7 @@ import { BootError, bootTree, composeProfile, CompositionError, walkRows, type B
 import type { SettingsService } from '@dsh/settings'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
 import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
+import { promptCommand } from './prompt-show.ts'
 
 export interface LauncherIO {
   stdout: NodeJS.WritableStream
@@ -54,8 +55,10 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
       stdout.write(composeProfile(options).dump())
       return 0
     }
+    if (args.rest[0] === 'prompt') return await promptCommand(args.rest, options, stdout)
     return await runTree(options, args.check, stdout, stderr)
   } catch (error) {
+    if (error instanceof LauncherUsageError) return fail(2, error.message)
     if (error instanceof CompositionError) return fail(2, error.message)
     // A user mistake reported by a plugin (a bad flag, a bad settings file) reads as the mistake alone.
     if (error instanceof BootError) return error.isUserError ? fail(2, error.failures.map((failure) => failure.problem).join('\ndsh: ')) : fail(1, error.message)

@@ -382,7 +382,9 @@ describe('a stored session', () => {
       llm.enqueue({ text: 'Five.' })
       await second.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'And 2+3?' }] })
       const history = llm.requests.at(-1)!.body.messages.filter((m: { role: string }) => m.role !== 'system')
-      expect(history.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user'])
+      // The first user message is the runtime context (@dsh/runtime-context), logged before the first prompt.
+      expect(history.map((m: { role: string }) => m.role)).toEqual(['user', 'user', 'assistant', 'tool', 'assistant', 'user'])
+      expect(history[0].content).toMatch(/^Runtime context/)
       expect(history.at(-2)).toMatchObject({ role: 'assistant', content: 'Four.' })
       expect(history.at(-1)).toMatchObject({ role: 'user', content: 'And 2+3?' })
     } finally {

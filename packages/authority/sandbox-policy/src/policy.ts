@@ -13,6 +13,7 @@ import type {} from '@dsh/spill'
 import './events.ts'
 import { currentHome, realPathOf, resolveRules, type RuleBases } from './paths.ts'
 import { resolveWritableRoots } from './roots.ts'
+import { contributeAuthoritySection } from './prompt.ts'
 
 declare module '@dsh/settings' {
   interface Settings {
@@ -99,6 +100,7 @@ export class SandboxPolicy extends Service {
     public config: Config,
   ) {
     super(ctx, 'sandboxPolicy')
+    contributeAuthoritySection(ctx)
     ctx.sessions.defineKind(ctx, 'sandbox/mode', {
       validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
       // Logs written before actors were recorded hold none; the mode is checked as on append.

@@ -9,6 +9,7 @@ import type {} from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import type { Session } from '@dsh/session'
+import { contributeInstructionsSection } from './prompt.ts'
 
 export interface Config {
   fileNames: string[]
@@ -38,6 +39,7 @@ export const Config: Schema<Config> = Schema.object({
  * changes a permission, the sandbox or approvals.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeInstructionsSection(ctx)
   const settled = new WeakSet<Session>()
   ctx.on('agent/pre-step', async (step, next) => {
     const decision = await next()

@@ -17,7 +17,7 @@ const modelRequests = () => h.root.scriptedLlm.requests as LlmRequest[]
 
 describe('compaction at the threshold', () => {
   test('a session driven past the threshold compacts at a step boundary, continues, and the next request is smaller', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 20000 }]', '{ summaryMaxOutputTokens: 1000 }') })
     let steps = 0
     let afterCompaction = 0
     respondWith(h, (request) => {
@@ -32,8 +32,8 @@ describe('compaction at the threshold', () => {
     const [start] = h.events('compaction/start')
     const [end] = h.events('compaction/end')
     expect(h.events('compaction/start')).toHaveLength(1)
-    expect(start!.data).toMatchObject({ trigger: 'threshold', window: 14000 })
-    expect(start!.data.tokens / 14000).toBeGreaterThanOrEqual(0.8)
+    expect(start!.data).toMatchObject({ trigger: 'threshold', window: 20000 })
+    expect(start!.data.tokens / 20000).toBeGreaterThanOrEqual(0.8)
     expect(end!.data).toMatchObject({ ok: true, requests: 1 })
     expect(end!.data.tokensAfter).toBeLessThan(start!.data.tokens / 2)
     expect(afterCompaction).toBe(2)

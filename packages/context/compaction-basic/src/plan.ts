@@ -39,9 +39,11 @@ export function chooseCut(entries: readonly Entry[], options: CutOptions): CutRe
   // Suffix sums: tokens kept when cutting at each position.
   const tail = new Float64Array(n + 1)
   for (let i = n - 1; i >= 0; i--) tail[i] = tail[i + 1]! + options.estimate(entries[i]!.message)
-  const keepFirst = options.keepInstructions && n > 0 && entries[0]!.source === 'instructions'
+  // The leading instructions (AGENTS.md) and runtime context messages are kept verbatim, not summarized.
+  let lead = 0
+  while (options.keepInstructions && lead < n && (entries[lead]!.source === 'instructions' || entries[lead]!.source === 'runtime-context')) lead++
   return (
-    (keepFirst && cutFrom(entries, tail, 1, options.keepRecentTokens)) ||
+    (lead > 0 && cutFrom(entries, tail, lead, options.keepRecentTokens)) ||
     cutFrom(entries, tail, 0, options.keepRecentTokens) || {
       ok: false,
       reason: n ? 'the history holds nothing but an earlier summary and what must be kept verbatim' : 'the history is empty',

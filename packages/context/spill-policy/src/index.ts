@@ -4,6 +4,7 @@ import Schema from '@dsh/schemastery'
 import type { SpilledText } from '@dsh/spill'
 import type { ToolInvocation, ToolResultData } from '@dsh/tools'
 import { preview, previewSaved } from './preview.ts'
+import { contributeLargeOutputSection } from './prompt.ts'
 
 export { preview, previewSaved } from './preview.ts'
 
@@ -35,6 +36,7 @@ export const Config: Schema<Config> = Schema.object({
  * silent cut).
  */
 export function apply(ctx: Context, config: Config) {
+  contributeLargeOutputSection(ctx)
   ctx.on('tools/post-execute', async (invocation: ToolInvocation, next) => {
     const result = await next()
     if (config.exempt.includes(invocation.name)) return result

@@ -46,7 +46,7 @@ const resultText = (messages: readonly Message[], callId: string) =>
     ?.content.map((block) => (block.type === 'text' ? block.text : ''))
     .join('')
 
-/** The read of big.txt (step 0), a small echo (step 1), an answer: the session passes 80% of 14k tokens at step 2. */
+/** The read of big.txt (step 0), a small echo (step 1), an answer: the session passes 80% of 15k tokens at step 2 (with the default system prompt and tool schemas). */
 const readThenEcho = [toolCall('big', 'read_file', { path: 'big.txt' }), echo('small', 4000), { text: 'done' }]
 
 function expectShortenedView(text: string | undefined, original: string) {
@@ -58,7 +58,7 @@ function expectShortenedView(text: string | undefined, original: string) {
 
 describe('pruning the live history before a threshold compaction', () => {
   test('a session over the threshold only because of an old oversized result gets it pruned in place instead of compacted', async () => {
-    await boot({ patch: patch(14_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
     const result = await h.run('read big.txt, then echo')
     expect(result).toMatchObject({ reason: 'completed', text: 'done' }) // the invariants plugin checked every request against the log
     expect(h.events('compaction/start')).toEqual([])
@@ -78,13 +78,13 @@ describe('pruning the live history before a threshold compaction', () => {
     // The provider counted 11.5k tokens at step 1 (under 80% of 14k); with the echo's result, step 2 is over.
     const counted = (response: ScriptedResponse, input: number): ScriptedResponse => ({ ...response, usage: { input, output: 0 } })
     const [read, small, done] = readThenEcho
-    await boot({ patch: patch(14_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, [counted(read!, 1500), counted(small!, 11_500), done!])
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, [counted(read!, 1500), counted(small!, 11_500), done!])
     const sent: Pressure[] = [] // the pressure of each request, as sent (after the relief)
     h.root.on(
       'agent/request',
       async (draft, next) => {
         await next()
-        sent.push(h.root.tokenMeter.pressure(draft.agent.session, { window: 14_000, header: draft.request }))
+        sent.push(h.root.tokenMeter.pressure(draft.agent.session, { window: 15_000, header: draft.request }))
       },
       { prepend: true },
     )
@@ -97,7 +97,7 @@ describe('pruning the live history before a threshold compaction', () => {
 
   test('the results of the latest keepRecentSteps steps are never pruned; compaction runs instead', async () => {
     // Step 3 passes the threshold; the read (step 1) is one of the latest two steps, the first echo (step 0) is not.
-    await boot({ patch: patch(14_000, '{ keepRecentSteps: 2 }'), workspaceFiles: { 'big.txt': BIG } }, [echo('tiny', 10), ...readThenEcho])
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 2 }'), workspaceFiles: { 'big.txt': BIG } }, [echo('tiny', 10), ...readThenEcho])
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/start')[0]!.data).toMatchObject({ trigger: 'threshold' })
@@ -105,14 +105,14 @@ describe('pruning the live history before a threshold compaction', () => {
   })
 
   test('a result no longer than minChars is never pruned: nothing is logged and compaction runs', async () => {
-    await boot({ patch: patch(14_000, `{ keepRecentSteps: 1, minChars: ${BIG.length} }`), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot({ patch: patch(15_000, `{ keepRecentSteps: 1, minChars: ${BIG.length} }`), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: true })
   })
 
   test('with live off, the history is never pruned and compaction runs', async () => {
-    await boot({ patch: patch(14_000, '{ keepRecentSteps: 1, live: false }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1, live: false }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: true })
@@ -140,7 +140,7 @@ describe('pruning the live history before a threshold compaction', () => {
 
   test('a compaction after a pruning summarizes the pruned view the model was sent', async () => {
     // Step 2 prunes big.txt; step 3 reads another large file the relief may not touch: step 4 compacts.
-    await boot({ patch: patch(14_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }'), workspaceFiles: { 'big.txt': BIG, 'more.txt': lines(720, 'more') } }, [
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }'), workspaceFiles: { 'big.txt': BIG, 'more.txt': lines(720, 'more') } }, [
       toolCall('big', 'read_file', { path: 'big.txt' }),
       echo('small', 4000),
       toolCall('more', 'read_file', { path: 'more.txt' }),
@@ -158,13 +158,13 @@ describe('pruning the live history before a threshold compaction', () => {
   test('a session resumed in a new composition keeps the pruned view', async () => {
     const home = tempDir('dsh-home-')
     const workspace = tempDir('dsh-ws-')
-    await boot({ home, workspace, patch: patch(14_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot({ home, workspace, patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
     await h.run('read big.txt, then echo')
     expect(h.events('tool/pruned')).toHaveLength(1)
     const id = (await h.agent()).session.id
     await h.dispose()
 
-    await boot({ home, workspace, patch: patch(14_000, '{ keepRecentSteps: 1 }') }, [{ text: 'still here' }])
+    await boot({ home, workspace, patch: patch(15_000, '{ keepRecentSteps: 1 }') }, [{ text: 'still here' }])
     const agent = await h.root.agents.resume(id)
     agent.followup('anything else?')
     expect(await agent.whenIdle()).toMatchObject({ reason: 'completed', text: 'still here' })

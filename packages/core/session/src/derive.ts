@@ -6,7 +6,7 @@ export interface HistoryEntry {
   message: Message
   seq: number
   /** For user messages: where they came from (instructions and summaries matter to compaction). */
-  source?: UserMessageSource
+  source?: UserMessageSource | 'runtime-context'
 }
 
 /**
@@ -34,6 +34,9 @@ function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undef
         return undefined
       }
       return event.data.content.length ? { message: { role: 'assistant', content: [...event.data.content] }, seq: event.seq } : undefined
+    case 'runtime/context':
+      // Facts about the workspace, told as a user message where they were logged (in the cached prefix).
+      return { message: { role: 'user', content: [{ type: 'text', text: event.data.text }] }, seq: event.seq, source: 'runtime-context' }
     case 'tool/result': {
       if (state.droppedCalls.has(event.data.callId)) return undefined
       const block = { type: 'tool-result' as const, callId: event.data.callId, content: [...event.data.content], ...(event.data.error ? { isError: true } : {}) }
@@ -72,7 +75,8 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldSt
 
 /**
  * The model's history as a fold over the log (DESIGN §5): `user/message`, `assistant/message` (non-empty,
- * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
+ * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call), `runtime/context`
+ * (as a user message); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
  * `tool/pruned` shows one tool result shorter. Incremental: `update()` folds only events it has not seen.
  */
 export class MessageFold {

@@ -48,6 +48,12 @@ export interface SessionEventMap {
   'inbox/spliced': { mode: 'followup' | 'steer' | 'inject'; count: number }
   /** The route (provider, model, effort) in force from the next request on. */
   'model/route': { route: Route }
+  /**
+   * Where the agent works (working directory, OS, date, shell, sandbox mode, git, top-level files, the
+   * project's commands), as the model reads it in `text` (a user message in the history) and the stable
+   * `facts` whose change logs a new one (@dsh/runtime-context writes it; docs/prompt.md).
+   */
+  'runtime/context': { text: string; facts: Record<string, string> }
 }
 
 export type EventKind = keyof SessionEventMap & string
@@ -103,4 +109,5 @@ export const CORE_KINDS: EventKind[] = [
   'request/context',
   'inbox/spliced',
   'model/route',
+  'runtime/context',
 ]

@@ -18,6 +18,12 @@ const boolean: Check = (value, path) => (typeof value === 'boolean' ? undefined 
 const number: Check = (value, path) => (typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} must be a number`)
 const natural: Check = (value, path) => (Number.isInteger(value) && value >= 0 ? undefined : `${path} must be a whole number ≥ 0`)
 const anything: Check = () => undefined
+/** An object whose every value is a string. */
+const strings: Check = (value, path) => {
+  if (!isObject(value)) return `${path} must be an object`
+  const bad = Object.keys(value).find((key) => typeof value[key] !== 'string')
+  return bad === undefined ? undefined : `${path}.${bad} must be a string`
+}
 const oneOf =
   (values: readonly string[]): Check =>
   (value, path) =>
@@ -97,6 +103,7 @@ const SHAPES: Partial<Record<EventKind, Check>> = {
   'request/context': object({ provider: string, model: string, contextWindow: number, effort: optional(string) }),
   'inbox/spliced': object({ mode: oneOf(['followup', 'steer', 'inject']), count: natural }),
   'model/route': object({ route: object({ provider: string, model: string, effort: optional(oneOf(EFFORTS)) }) }),
+  'runtime/context': object({ text: string, facts: strings }),
 }
 
 function unknownSampling(value: Record<string, unknown> | undefined, path: string): string | undefined {

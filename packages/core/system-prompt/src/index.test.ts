@@ -76,3 +76,19 @@ test('an unknown placeholder is kept as written', () => {
   const vars = { cwd: '/r', provider: 'p', model: 'm', date: 'd', os: 'o', shell: 's', tools: 't' }
   expect(render('{{cwd}} {{missing}} {{ model }} {{not a name}}', vars)).toBe('/r {{missing}} m {{not a name}}')
 })
+
+test('a section names its owner, or the plugin that added it, and render gives each section apart', async () => {
+  await boot()
+  await sectionPlugin('unowned', 30, 'No owner given.')
+  await h.root.plugin({ name: 'owned-plugin', inject: ['systemPrompt'], apply: (ctx: Context) => ctx.systemPrompt.section(ctx, { name: 'owned', order: 31, owner: '@dsh/example', text: 'Owned.' }) })
+  const { sections } = await h.root.systemPrompt.render({ cwd: '/work/repo', route, tools: ['bash'] })
+  expect(sections.find((section) => section.name === 'unowned')).toEqual({ name: 'unowned', order: 30, owner: 'section-unowned', text: 'No owner given.' })
+  expect(sections.find((section) => section.name === 'owned')?.owner).toBe('@dsh/example')
+  expect(await assemble()).toBe(sections.map((section) => section.text).join('\n\n'))
+})
+
+test('the persona names the todo tool only when one is offered', async () => {
+  await boot()
+  expect(await assemble()).toContain('make a short plan first, then keep to it')
+  expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'todo_write'] })).toContain('make a short plan first with the todo_write tool, then keep to it')
+})

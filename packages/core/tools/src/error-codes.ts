@@ -31,6 +31,7 @@ export const TOOL_ERROR_CODES = [
   'EDITOR_FILE_EXISTS',
   'EDITOR_NOT_FOUND',
   'EDITOR_NOT_UNIQUE',
+  'EDITOR_NOTHING_TO_UNDO',
   // The search tools (tool-fs-search).
   'SEARCH_FAILED',
   'SEARCH_TIMEOUT',

@@ -6,6 +6,7 @@ import './events.ts'
 import { runBatch, type BatchOptions } from './pipeline.ts'
 import { toSchema, type ToolCallRequest, type ToolContext, type ToolDefinition, type ToolResultData } from './types.ts'
 import { compileParameters } from './validate.ts'
+import { contributeToolUseSection } from './prompt.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -47,6 +48,7 @@ export class Tools extends Service {
     readonly config: Config,
   ) {
     super(ctx, 'tools')
+    contributeToolUseSection(ctx)
   }
 
   /**

@@ -16,7 +16,10 @@ export function describeErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
     .map((error) => {
       const where = error.instancePath ? `"${error.instancePath.slice(1).replace(/\//g, '.')}"` : 'arguments'
-      const extra = error.keyword === 'additionalProperties' ? ` ("${(error.params as any).additionalProperty}")` : ''
+      const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] }
+      // An enum names its values, so the model can pick a valid one without guessing.
+      const extra =
+        error.keyword === 'additionalProperties' ? ` ("${params.additionalProperty}")` : error.keyword === 'enum' ? `: ${params.allowedValues!.map((value) => JSON.stringify(value)).join(', ')}` : ''
       return `${where} ${error.message}${extra}`
     })
     .join('; ')

@@ -21,7 +21,7 @@ export const inject = ['sessions', 'tools', 'fs']
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   readTools: Schema.array(Schema.string()).default(['read', 'str_replace_editor:view']).description('Calls that read a file: `tool` or `tool:command` (matched against the command argument).'),
   editTools: Schema.array(Schema.string())
-    .default(['write', 'edit', 'str_replace_editor:create', 'str_replace_editor:str_replace', 'str_replace_editor:insert'])
+    .default(['write', 'edit', 'str_replace_editor:create', 'str_replace_editor:str_replace', 'str_replace_editor:insert', 'str_replace_editor:undo_edit'])
     .description('Calls that change an existing file: refused unless it was read and is unchanged since; a success counts as having seen the result.'),
   pathArgument: Schema.string().default('path').description('The argument naming the file, in every listed tool.'),
   commandArgument: Schema.string().default('command').description('The argument a `tool:command` entry matches.'),

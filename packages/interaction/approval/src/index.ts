@@ -3,6 +3,7 @@ import { actorProblem, assertActor, ruleProblem, type AuthorityActor } from '@ds
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
+import { contributeApprovalsSection } from './prompt.ts'
 
 export const APPROVAL_POLICIES = ['ask', 'never'] as const
 /** `ask`: a person decides each request; `never`: every request is rejected (it never allows). */
@@ -111,6 +112,7 @@ export default class Approval extends Service {
     private readonly config: Config,
   ) {
     super(ctx, 'approval')
+    contributeApprovalsSection(ctx)
     ctx.sessions.defineKind(ctx, 'approval/asked', { validate: (data) => (data?.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')) })
     ctx.sessions.defineKind(ctx, 'approval/decided', {
       validate: (data) => (!APPROVAL_ANSWERS.includes(data?.answer) ? `answer must be one of ${APPROVAL_ANSWERS.join(', ')}` : data.actor === undefined ? undefined : actorProblem(data.actor)),

@@ -7,6 +7,12 @@ export interface ScriptedPatchOptions {
   fixtureTools?: boolean
   /** The model the `agents` route names (default `scripted-1`). */
   model?: string
+  /**
+   * Keep the `runtime-context` row (default false: it is disabled). Most tests assert exact histories and
+   * requests; a runtime context message (cwd, git, …) in each of them would be noise. Tests of what the
+   * product sends as a whole (and @dsh/runtime-context's own) turn it on.
+   */
+  runtimeContext?: boolean
 }
 
 /**
@@ -21,7 +27,7 @@ export function scriptedPatch(options: ScriptedPatchOptions = {}, rows = ''): st
       name: '@dsh/llm-scripted'${config}${tools}
 - id: agents
   config: { route: { provider: scripted, model: ${options.model ?? 'scripted-1'} } }
-${rows}`
+${options.runtimeContext ? '' : '- id: runtime-context\n  disabled: true\n'}${rows}`
 }
 
 /** A scripted model response that calls one tool. */

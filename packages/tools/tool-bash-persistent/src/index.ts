@@ -2,12 +2,13 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { bashArguments, fullOutputPath, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { BASH_GUIDANCE, bashArguments, fullOutputPath, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
 import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult, shellQuote } from './format.ts'
 
 export type { BashArgs }
 import { AgentShells } from './shells.ts'
+import { contributeShellSection } from './prompt.ts'
 
 export interface Config {
   defaultTimeoutMs: number
@@ -31,6 +32,7 @@ export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
  * new shell. A call approved to run outside the sandbox runs once, unconfined, in the shell's directory.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeShellSection(ctx)
   const shells = new AgentShells(ctx)
 
   const runUnconfined = async (args: BashArgs, context: ToolContext, timeoutMs: number) => {
@@ -44,8 +46,10 @@ export function apply(ctx: Context, config: Config) {
     ctx,
     defineTool({
       name: 'bash',
-      description:
+      description: [
         'Run a bash command in your persistent shell; returns its output (stdout and stderr together) and exit code. cd, exported variables and functions carry over between calls. Writes are confined by the sandbox mode. Long output keeps its head and tail.',
+        BASH_GUIDANCE,
+      ].join('\n'),
       parameters: bashArguments(
         {
           command: 'The bash command line, run in the shell itself.',

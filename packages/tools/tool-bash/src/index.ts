@@ -3,10 +3,11 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { bashArguments, fullOutputPath, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { BASH_GUIDANCE, bashArguments, fullOutputPath, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
 import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 import { withWritableGit, writeGitReason } from './git.ts'
+import { contributeShellSection } from './prompt.ts'
 
 export type { BashArgs }
 
@@ -69,12 +70,15 @@ async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolC
  * writable; it then needs approval and gets that for the one call only.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeShellSection(ctx)
   ctx.tools.register(
     ctx,
     defineTool({
       name: 'bash',
-      description:
-        'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over). Writes are confined by the sandbox mode; .git and agent/editor config folders are read-only and secret paths (~/.ssh, credentials) are hidden. To commit or otherwise change .git, pass writeGit: true with a justification (the user approves). Long output keeps its head and tail.',
+      description: [
+        'Run a bash command in the workspace; returns its output (stdout and stderr together) and exit code. Each call is a new shell (cd and variables do not carry over: use workdir, or cd dir && cmd). Writes are confined by the sandbox mode; .git and agent/editor config folders are read-only and secret paths (~/.ssh, credentials) are hidden. To commit or otherwise change .git, pass writeGit: true with a justification (the user approves). Long output keeps its head and tail.',
+        BASH_GUIDANCE,
+      ].join('\n'),
       parameters: parameters(config),
       timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
       summarize: (args: OneShotBashArgs) => `${summarizeBash(args)}${args.writeGit && args.sandbox !== false ? ' [.git writable]' : ''}`,

@@ -37,6 +37,26 @@ export async function searchBase(ctx: Context, cwd: string, path: string | undef
   return { dir: dirname(target), file: basename(target), prefix: prefixFor(cwd, dirname(target)), authority }
 }
 
+/**
+ * `paths` (relative to `dir`) newest first by modification time, ties by path: what changed last is most
+ * often what the model is after. A path that cannot be stat'ed (gone since the listing) sorts last.
+ */
+export async function newestFirst(ctx: Context, dir: string, paths: string[]): Promise<string[]> {
+  const times = new Map<string, number>()
+  await Promise.all(
+    paths.map(async (path) =>
+      times.set(
+        path,
+        await ctx.fs.stat(resolve(dir, path)).then(
+          (stat) => stat.mtimeMs,
+          () => -Infinity,
+        ),
+      ),
+    ),
+  )
+  return [...paths].sort((a, b) => times.get(b)! - times.get(a)! || (a < b ? -1 : a > b ? 1 : 0))
+}
+
 /** Cuts a long line, saying so. */
 export const cutLine = (line: string, max: number) => (line.length > max ? `${line.slice(0, max)} … [line cut: ${line.length - max} more characters]` : line)
 

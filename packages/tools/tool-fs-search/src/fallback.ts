@@ -4,19 +4,24 @@ import picomatch from 'picomatch'
 import type { SearchBase } from './base.ts'
 import type { Config } from './config.ts'
 
-/** A glob matcher with ripgrep's reading: a pattern without `/` matches a file name at any depth. */
-export function globMatcher(pattern: string): (relativePath: string) => boolean {
-  const matches = picomatch(pattern, { basename: !pattern.includes('/'), dot: false })
+/**
+ * A glob matcher with ripgrep's reading: a pattern without `/` matches a file name at any depth. `*` matches
+ * a dot file only with `dot` (include_ignored): hidden files are already left out of what it is given.
+ */
+export function globMatcher(pattern: string, dot = false): (relativePath: string) => boolean {
+  const matches = picomatch(pattern, { basename: !pattern.includes('/'), dot })
   return (relativePath) => matches(relativePath) // one argument: a second one makes picomatch return an object
 }
 
 /**
  * The files under `dir` (paths relative to it, sorted), skipping hidden entries and the configured
- * directories, as the built-in stand-in for `rg --files`. It does not read .gitignore files.
+ * directories (with `includeIgnored`, only `.git`), as the built-in stand-in for `rg --files`. It does not
+ * read .gitignore files.
  */
-export async function listFiles(ctx: Context, base: SearchBase, config: Config, signal: AbortSignal): Promise<string[]> {
+export async function listFiles(ctx: Context, base: SearchBase, config: Config, signal: AbortSignal, includeIgnored = false): Promise<string[]> {
   const files: string[] = []
-  const skip = (entry: { name: string; type: string }) => entry.name.startsWith('.') || (entry.type === 'directory' && config.fallbackSkip.includes(entry.name))
+  const skip = (entry: { name: string; type: string }) =>
+    entry.type === 'directory' && entry.name === '.git' ? true : !includeIgnored && (entry.name.startsWith('.') || (entry.type === 'directory' && config.fallbackSkip.includes(entry.name)))
   for await (const entry of ctx.fs.walk(base.dir, { skip, authority: base.authority })) {
     if (signal.aborted) break
     if (entry.type === 'file') files.push(entry.relativePath)

@@ -1,3 +1,5 @@
+import { readdirSync, utimesSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
@@ -15,6 +17,8 @@ async function boot(script: ScriptedResponse[], options: { patch?: string; files
   const h = await bootComposition({ patch: scriptedPatch({}, options.patch), workspaceFiles: options.files ?? FILES })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
+  // One modification time for every file, so results fall back to path order; the mtime test sets its own.
+  for (const entry of readdirSync(h.workspace, { recursive: true, withFileTypes: true })) if (entry.isFile()) utimesSync(join(entry.parentPath, entry.name), 1_700_000_000, 1_700_000_000)
   return h
 }
 
@@ -30,7 +34,7 @@ const SEARCHES = [
 const EXPECTED: Record<string, string> = {
   'all-ts': 'src/app.ts\nsrc/util/strings.ts',
   deep: 'src/util/data.json\nsrc/util/strings.ts',
-  none: 'No files match "*.py" in ./.',
+  none: 'No files match "*.py" in ./ (hidden and ignored files left out: include_ignored lists them).',
   files: 'README.md\nsrc/app.ts',
   lines: 'src/app.ts:2:// TODO: split\nsrc/util/strings.ts:1:export function todo() {}',
   context: 'src/app.ts-1-export const app = 1\nsrc/app.ts:2:// TODO: split\nsrc/app.ts-3-const x = app',
@@ -49,12 +53,64 @@ test('the built-in search answers the same searches the same way when ripgrep is
   for (const [id, text] of Object.entries(EXPECTED)) expect(h.toolText(id), id).toBe(text)
 })
 
-test("ripgrep is what runs when present: a git repository's ignored files are left out", async () => {
-  const files = { '.git/HEAD': 'ref: refs/heads/main\n', '.gitignore': 'build/\n', 'build/out.js': 'TODO generated\n', 'main.js': 'TODO real\n' }
-  const h = await boot([call('rg', 'grep', { pattern: 'TODO' })], { files })
+const REPOSITORY = {
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  '.git/config': 'TODO in git\n',
+  '.gitignore': 'build/\n*.log\n',
+  '.ignore': 'vendor/\n',
+  'build/out.js': 'TODO generated\n',
+  'vendor/lib.js': 'TODO vendored\n',
+  'debug.log': 'TODO logged\n',
+  '.config/tool.js': 'TODO hidden\n',
+  'main.js': 'TODO real\n',
+  'src/app.js': 'TODO app\n',
+}
+
+test('glob and grep leave out .git, hidden and ignored files for every pattern, even "*" and "**/*"', async () => {
+  const h = await boot(
+    [
+      call('star', 'glob', { pattern: '*' }),
+      call('all', 'glob', { pattern: '**/*' }),
+      call('grep', 'grep', { pattern: 'TODO' }),
+      call('grep-glob', 'grep', { pattern: 'TODO', glob: '**/*', output_mode: 'content' }),
+      call('count', 'grep', { pattern: 'TODO', glob: '*.js', output_mode: 'count' }),
+    ],
+    { files: REPOSITORY },
+  )
   await h.run('search')
-  expect(h.toolText('rg')).toBe('main.js')
+  for (const id of ['star', 'all', 'grep']) expect(h.toolText(id), id).toBe('main.js\nsrc/app.js')
+  expect(h.toolText('grep-glob')).toBe('main.js:1:TODO real\nsrc/app.js:1:TODO app')
+  expect(h.toolText('count')).toBe('main.js:1\nsrc/app.js:1')
 })
+
+test('include_ignored lists hidden and ignored files too, but never what is inside .git', async () => {
+  const h = await boot([call('all', 'glob', { pattern: '**/*', include_ignored: true }), call('grep', 'grep', { pattern: 'TODO', include_ignored: true })], { files: REPOSITORY })
+  await h.run('search')
+  const all = h.toolText('all').split('\n')
+  expect(all.sort()).toEqual(['.config/tool.js', '.gitignore', '.ignore', 'build/out.js', 'debug.log', 'main.js', 'src/app.js', 'vendor/lib.js'])
+  expect(h.toolText('grep')).not.toContain('.git/')
+  expect(h.toolText('grep').split('\n').sort()).toEqual(['.config/tool.js', 'build/out.js', 'debug.log', 'main.js', 'src/app.js', 'vendor/lib.js'])
+})
+
+for (const [engine, patch] of [
+  ['ripgrep', ''],
+  ['the built-in search', "- id: tool-fs-search\n  config: { ripgrep: '' }\n"],
+] as const) {
+  test(`with ${engine}, glob and grep list the most recently modified files first`, async () => {
+    const files = { 'a.txt': 'hit\n', 'b.txt': 'hit\n', 'c.txt': 'hit\n' }
+    const h = await boot([call('g', 'glob', { pattern: '*.txt' }), call('f', 'grep', { pattern: 'hit' }), call('n', 'grep', { pattern: 'hit', output_mode: 'count' })], { files, patch })
+    for (const [file, age] of [
+      ['a.txt', 300],
+      ['b.txt', 100],
+      ['c.txt', 200],
+    ] as const)
+      utimesSync(join(h.workspace, file), 1_700_000_000 - age, 1_700_000_000 - age)
+    await h.run('search')
+    expect(h.toolText('g')).toBe('b.txt\nc.txt\na.txt')
+    expect(h.toolText('f')).toBe('b.txt\nc.txt\na.txt')
+    expect(h.toolText('n')).toBe('b.txt:1\nc.txt:1\na.txt:1')
+  })
+}
 
 test('results over the cap are cut with a note saying how many there were', async () => {
   const files = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.txt`, 'match\n']))

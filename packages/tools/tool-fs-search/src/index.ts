@@ -2,6 +2,7 @@ import type { Context } from '@dsh/cordis'
 import { Config } from './config.ts'
 import { globTool } from './glob.ts'
 import { grepTool } from './grep.ts'
+import { contributeSearchSection } from './prompt.ts'
 
 export { Config }
 export type { GlobArgs } from './glob.ts'
@@ -19,6 +20,7 @@ export const inject = ['tools', 'fs', 'subprocess', 'sandboxPolicy']
  * sorted, capped with a note.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeSearchSection(ctx)
   ctx.tools.register(ctx, globTool(ctx, config))
   ctx.tools.register(ctx, grepTool(ctx, config))
 }

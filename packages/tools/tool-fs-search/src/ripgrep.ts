@@ -24,8 +24,16 @@ export function findRipgrep(setting: string, path = process.env.PATH): string | 
   return undefined
 }
 
-/** Flags every run shares: no user config file, no colours, no per-file error chatter, a stable order. */
-export const BASE_FLAGS = ['--no-config', '--color', 'never', '--no-messages', '--sort', 'path']
+/**
+ * Flags every run shares: no user config file, no colours, no per-file error chatter, a stable order, and
+ * .gitignore read even where no `.git` is (a copied or unpacked tree). Never `--glob` with a positive
+ * pattern: ripgrep lets such a glob override every ignore rule ("**" then "/*" would list `.git/` and
+ * ignored files), so patterns are matched on what ripgrep lists (see glob.ts, grep.ts).
+ */
+export const BASE_FLAGS = ['--no-config', '--color', 'never', '--no-messages', '--sort', 'path', '--no-require-git']
+
+/** `include_ignored`: hidden and ignored files too, but never what is inside `.git`. */
+export const ignoreFlags = (includeIgnored: boolean | undefined) => (includeIgnored ? ['--hidden', '--no-ignore', '--glob', '!.git'] : [])
 
 /**
  * The ripgrep argv confined read-only with the session's path rules (secret folders are empty inside), or

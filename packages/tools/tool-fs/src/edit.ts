@@ -2,7 +2,8 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { defineTool, ToolError, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { lineAt, numbered, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
+import { closestMatch, lineAt, numbered, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
+import { replacementDiff } from './diff.ts'
 import { occurrences } from './lines.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
@@ -18,30 +19,27 @@ const editArguments = Type.Object(
 
 export type EditArgs = Static<typeof editArguments>
 
-/** Lines around the first replacement in the new text, numbered, so the model sees the result. */
-function snippet(text: string, from: number, insertedLength: number, config: Config): string {
-  const lines = splitLines(text)
-  const first = Math.max(1, lineAt(text, from) - config.editContextLines)
-  const changedEnd = lineAt(text, from + Math.max(0, insertedLength - 1))
-  const wanted = Math.min(lines.length, changedEnd + config.editContextLines)
-  const last = Math.min(wanted, first + config.maxSnippetLines - 1)
-  const shown = numbered(lines.slice(first - 1, last), first, config.maxLineChars)
-  return last < wanted ? `${shown}\n[… lines ${last + 1}–${wanted} of the change not shown]` : shown
-}
-
-function notFound(file: string, text: string, old: string): ToolError {
+function notFound(file: string, text: string, old: string, config: Config): ToolError {
   const crlf = text.includes('\r\n') && old.includes('\n') && !old.includes('\r\n') && text.includes(old.replace(/\n/g, '\r\n'))
-  const hint = crlf
-    ? 'The file has CRLF line ends: old_string must contain them too (\\r\\n).'
-    : 'It must match the file exactly, whitespace and indentation included: read the file again and copy the text.'
-  return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. ${hint}`)
+  if (crlf) return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. The file has CRLF line ends: old_string must contain them too (\\r\\n).`)
+  const hint = 'It must match the file exactly, whitespace and indentation included: read the file again and copy the text.'
+  const near = closestMatch(text, old, { minSimilarity: config.closestMatchMinSimilarity, maxLines: config.closestMatchMaxFileLines })
+  if (!near) return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. ${hint}`)
+  const lines = numbered(splitLines(text).slice(near.from - 1, near.to), near.from, config.maxLineChars)
+  const how = near.whitespaceOnly ? 'differs only in whitespace or indentation' : `is ${Math.round(near.similarity * 100)}% alike`
+  const where = near.from === near.to ? `line ${near.from}` : `lines ${near.from}–${near.to}`
+  return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. The closest text, at ${where}, ${how}:\n${lines}\n${hint}`)
 }
 
 /** `edit`: an exact string replacement in an existing text file, unique unless `replace_all`. */
 export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs> {
   return defineTool({
     name: 'edit',
-    description: 'Replace exact text in a file: old_string must occur exactly once (add surrounding lines to make it unique) unless replace_all is true. Read the file first.',
+    description: [
+      'Replace exact text in an existing file and show the change as a compact diff. Read the file first (edits of unread or since-changed files are refused).',
+      'old_string must match the file exactly, indentation included, and occur once: add surrounding lines to make it unique, or set replace_all to change every occurrence (a rename). Copy it from read output without the line-number prefix.',
+      'When old_string is not found, the closest text in the file is shown: copy from it. To create a file or rewrite all of it, use write.',
+    ].join('\n'),
     parameters: editArguments,
     summarize: (args) => `edit ${args.path}`,
     needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
@@ -62,7 +60,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           throw error
         }
         const found = occurrences(text, args.old_string)
-        if (!found.length) throw notFound(shown, text, args.old_string)
+        if (!found.length) throw notFound(shown, text, args.old_string, config)
         if (found.length > 1 && !args.replace_all) {
           const lines = found.map((at) => lineAt(text, at))
           throw new ToolError(
@@ -81,7 +79,13 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
         const authority = await writeAuthority(ctx, file, 'edit', context.session, context.callId)
         await ctx.fs.replaceFile(file, updated, { authority, expect: version })
         const count = targets.length === 1 ? '1 occurrence' : `${targets.length} occurrences`
-        return `Edited ${shown}: replaced ${count}.\n${snippet(updated, targets[0]!, args.new_string.length, config)}`
+        const diff = replacementDiff(text, updated, targets[0]!, args.old_string, args.new_string, {
+          contextLines: config.editContextLines,
+          maxLines: config.maxSnippetLines,
+          maxLineChars: config.maxLineChars,
+        })
+        const others = targets.length > 1 ? `\n[The other ${targets.length - 1} replacements are alike; read the file to see them.]` : ''
+        return `Edited ${shown}: replaced ${count}.\n${diff}${others}`
       } catch (error) {
         throw asToolError(error, hints)
       }

@@ -70,9 +70,36 @@ test('read stops at the byte cap on a line end and cuts over-long lines, saying 
 
 test('read describes a binary file instead of showing it', async () => {
   const h = await boot([call('r', 'read', { path: 'blob.bin' })])
-  writeFileSync(join(h.workspace, 'blob.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]))
+  writeFileSync(join(h.workspace, 'blob.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]))
   await h.run('read')
   expect(h.toolResult('r')).toEqual({ callId: 'r', content: [{ type: 'text', text: '"blob.bin" is a binary file (8 bytes); its contents are not shown.' }] })
+})
+
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+
+test('read of an image on a vision route sends the image itself, and the log keeps only its reference', async () => {
+  const h = await bootComposition({ patch: scriptedPatch({ config: '{ models: [{ id: vision, contextWindow: 100000, images: true }] }', model: 'vision' }), workspaceFiles: {} })
+  onTestFinished(() => h.dispose())
+  writeFileSync(join(h.workspace, 'shot.png'), PIXEL)
+  h.root.scriptedLlm.enqueue(call('r', 'read', { path: 'shot.png' }), { text: 'a pixel' })
+  await h.run('look at the screenshot')
+  const result = h.toolResult('r')
+  expect(result.content[0]).toEqual({ type: 'text', text: `"shot.png" is an image (image/png, ${PIXEL.length} bytes):` })
+  expect(result.content[1]).toMatchObject({ type: 'image', mediaType: 'image/png', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+  expect(JSON.stringify(h.events())).not.toContain(PIXEL.toString('base64'))
+  const sent = h.root.scriptedLlm.requests[1]!.messages.find((message) => message.role === 'tool')!
+  expect(sent.content[0]!.content[1]).toEqual({ type: 'image', mediaType: 'image/png', data: PIXEL.toString('base64') })
+})
+
+test('read says a PDF is not extracted and how to convert it, and describes other binaries', async () => {
+  const h = await boot([call('pdf', 'read', { path: 'paper.pdf' }), call('bin', 'read', { path: 'data.bin' })])
+  writeFileSync(join(h.workspace, 'paper.pdf'), Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 1, 2, 0xff])]))
+  writeFileSync(join(h.workspace, 'data.bin'), Buffer.from([0, 1, 2, 3]))
+  await h.run('read')
+  expect(h.toolText('pdf')).toBe(
+    '"paper.pdf" is a PDF (13 bytes): read does not extract PDF text. If a converter is installed, run it in the shell (e.g. pdftotext -layout "paper.pdf" -) and read its output.',
+  )
+  expect(h.toolText('bin')).toBe('"data.bin" is a binary file (4 bytes); its contents are not shown.')
 })
 
 test('write creates a file with its folders, and replaces one it has read', async () => {
@@ -92,7 +119,7 @@ test('edit replaces a unique string and shows the changed lines', async () => {
   })
   await h.run('edit')
   expect(readFileSync(join(h.workspace, 'app.js'), 'utf8')).toBe('let a = 1\nlet b = 20\nlet c = 3\nexport { a, b }\n')
-  expect(h.toolText('e')).toBe('Edited app.js: replaced 1 occurrence.\n     1\tlet a = 1\n     2\tlet b = 20\n     3\tlet c = 3\n     4\texport { a, b }')
+  expect(h.toolText('e')).toBe('Edited app.js: replaced 1 occurrence.\n     1\tlet a = 1\n-    2\tlet b = 2\n+    2\tlet b = 20\n+    3\tlet c = 3\n     4\texport { a, b }')
 })
 
 test('edit refuses an ambiguous old_string naming its lines, and replace_all replaces every one', async () => {
@@ -138,5 +165,41 @@ test('the snippet after a long edit is cut with a note of the lines left out', a
     patch: '- id: tool-fs\n  config: { maxSnippetLines: 5, editContextLines: 1 }\n',
   })
   await h.run('edit')
-  expect(h.toolText('e')).toBe('Edited f.txt: replaced 1 occurrence.\n     1\ttop\n     2\tnew 1\n     3\tnew 2\n     4\tnew 3\n     5\tnew 4\n[… lines 6–32 of the change not shown]')
+  expect(h.toolText('e')).toBe(
+    'Edited f.txt: replaced 1 occurrence.\n     1\ttop\n-    2\told\n+    2\tnew 1\n+    3\tnew 2\n+    4\tnew 3\n[… 28 more lines of the diff not shown: read the file to see them]',
+  )
+})
+
+test('the diff keeps lines old_string repeated unchanged as context, and a deletion of whole lines adds none', async () => {
+  const h = await boot(
+    [
+      call('r', 'read', { path: 'f.txt' }),
+      call('context', 'edit', { path: 'f.txt', old_string: 'one\ntwo\nthree\n', new_string: 'one\nTWO\nthree\n' }),
+      call('delete', 'edit', { path: 'f.txt', old_string: 'four\n', new_string: '' }),
+    ],
+    { files: { 'f.txt': 'zero\none\ntwo\nthree\nfour\nfive\nsix\nseven\n' }, patch: '- id: tool-fs\n  config: { editContextLines: 1 }\n' },
+  )
+  await h.run('edit')
+  expect(h.toolText('context')).toBe('Edited f.txt: replaced 1 occurrence.\n     2\tone\n-    3\ttwo\n+    3\tTWO\n     4\tthree')
+  expect(h.toolText('delete')).toBe('Edited f.txt: replaced 1 occurrence.\n     4\tthree\n-    5\tfour\n     5\tfive')
+})
+
+test('an old_string that is not in the file gets the closest text shown, saying when only whitespace differs', async () => {
+  const source = 'function add(a, b) {\n  return a + b\n}\n\nfunction sub(a, b) {\n  return a - b\n}\n'
+  const h = await boot(
+    [
+      call('r', 'read', { path: 'm.js' }),
+      call('indent', 'edit', { path: 'm.js', old_string: 'function sub(a, b) {\n    return a - b\n}', new_string: 'x' }),
+      call('typo', 'edit', { path: 'm.js', old_string: 'function ad(a, b) {\n  return a+b', new_string: 'x' }),
+      call('far', 'edit', { path: 'm.js', old_string: 'class Nothing extends Like {}', new_string: 'x' }),
+    ],
+    { files: { 'm.js': source } },
+  )
+  await h.run('edit')
+  expect(h.toolResult('indent').error?.message).toBe(
+    'old_string was not found in m.js. The closest text, at lines 5–7, differs only in whitespace or indentation:\n     5\tfunction sub(a, b) {\n     6\t  return a - b\n     7\t}\nIt must match the file exactly, whitespace and indentation included: read the file again and copy the text.',
+  )
+  expect(h.toolResult('typo').error?.message).toMatch(/^old_string was not found in m\.js\. The closest text, at lines 1–2, is \d+% alike:\n     1\tfunction add\(a, b\) \{\n     2\t  return a \+ b\n/)
+  expect(h.toolResult('far').error?.message).toBe('old_string was not found in m.js. It must match the file exactly, whitespace and indentation included: read the file again and copy the text.')
+  expect(readFileSync(join(h.workspace, 'm.js'), 'utf8')).toBe(source)
 })

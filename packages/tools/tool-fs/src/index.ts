@@ -3,6 +3,7 @@ import { Config } from './config.ts'
 import { editTool } from './edit.ts'
 import { readTool } from './read.ts'
 import { writeTool } from './write.ts'
+import { contributeFilesSection } from './prompt.ts'
 
 export { Config }
 export type { ReadArgs } from './read.ts'
@@ -18,6 +19,7 @@ export const inject = ['tools', 'fs', 'sandboxPolicy']
  * a fenced fs refuses what the mode does not allow (FS_SANDBOX_DENIED) before any effect.
  */
 export function apply(ctx: Context, config: Config) {
+  contributeFilesSection(ctx)
   ctx.tools.register(ctx, readTool(ctx, config))
   ctx.tools.register(ctx, writeTool(ctx))
   ctx.tools.register(ctx, editTool(ctx, config))

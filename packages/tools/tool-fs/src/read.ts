@@ -5,6 +5,7 @@ import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
 import { numbered, splitLines } from '@dsh/tool-kit'
 import { absolute, asToolError, display } from './paths.ts'
+import { binary } from './binary.ts'
 
 function readArguments(config: Config) {
   return Type.Object(
@@ -23,7 +24,11 @@ export type ReadArgs = Static<ReturnType<typeof readArguments>>
 export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs> {
   return defineTool({
     name: 'read',
-    description: `Read a text file; returns numbered lines (up to ${config.readLines} unless you pass limit). Use offset and limit to read a range of a long file. A binary file is described, not shown. Secret paths (keys, credentials, dsh's own home) are never read.`,
+    description: [
+      `Read a file. Text comes back as numbered lines ("   12\tcode"; the number and tab are not part of the file), up to ${config.readLines} lines unless you pass limit; use offset and limit for a range of a long file (grep first to find the line).`,
+      'An image (PNG, JPEG, GIF, WebP) is shown to you when the model accepts images; a PDF or other binary file is described, not shown.',
+      "Use it instead of cat, head or sed through the shell. Read several files in one response when you need them all. Secret paths (keys, credentials, dsh's own home) are never read.",
+    ].join('\n'),
     parameters: readArguments(config),
     concurrencySafe: true,
     summarize: (args) => `read ${args.path}`,
@@ -36,10 +41,7 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs>
         const authority = await ctx.sandboxPolicy.authority(context.session)
         result = await ctx.fs.readText(file, { startLine, maxLines: args.limit ?? config.readLines, maxBytes: config.readMaxBytes, authority })
       } catch (error) {
-        if (error instanceof FsError && error.code === 'FS_BINARY') {
-          const { size } = await ctx.fs.stat(file)
-          return `"${shown}" is a binary file (${size} bytes); its contents are not shown.`
-        }
+        if (error instanceof FsError && error.code === 'FS_BINARY') return await binary(ctx, config, file, shown, await ctx.sandboxPolicy.authority(context.session))
         throw asToolError(error, { FS_IS_DIRECTORY: 'List it with glob instead', FS_NOT_FOUND: 'Find the right path with glob' })
       }
       const { totalLines, endLine } = result

@@ -72,3 +72,11 @@ export function refusal(error: unknown): unknown {
   if (isToolErrorCode(code) && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
   return error
 }
+
+/** How to use a bash tool well, the same for both (their descriptions end with it). */
+export const BASH_GUIDANCE = [
+  'Use it for builds, tests, git, package managers and other programs. Not for reading, searching or editing files when a tool for that is offered (read, grep, glob, edit, str_replace_editor): those are faster, bounded, and show the user what changed.',
+  'Quote paths with spaces ("my dir/file") and prefer single quotes around text with $, ` or !. Chain dependent steps with &&; use ; only when a failure does not matter. Avoid interactive programs (editors, pagers, prompts): pass -y / --no-pager, or set GIT_PAGER=cat.',
+  'A command that never ends by itself (a dev server, a watcher) runs until its timeout and is then stopped: run finite checks instead, or raise timeout for a long build or test run.',
+  'Example: {"command": "npm test -- --run src/parser.test.ts", "description": "run the parser tests"}.',
+].join('\n')

@@ -3,10 +3,12 @@ import { FsError } from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import { ToolError, type ToolContext } from '@dsh/tools'
+
+type Session = ToolContext['session']
 import type { Config } from './config.ts'
-import { lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
+import { closestMatch, lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
 import { asToolError } from './text.ts'
-import type { EditorArgs } from './arguments.ts'
+import { COMMANDS, type EditorArgs } from './arguments.ts'
 
 export type { EditorArgs }
 
@@ -14,8 +16,26 @@ const need = (value: unknown, name: string, command: string) => {
   if (value === undefined) throw new ToolError('INVALID_ARGS', `${command} needs ${name}`)
 }
 
+/** The 1-based lines of `after` that differ from `before` (the first and last differing line). */
+function changedLines(before: string, after: string): { from: number; to: number } {
+  const a = splitLines(before)
+  const b = splitLines(after)
+  let head = 0
+  while (head < a.length && head < b.length && a[head] === b[head]) head++
+  let tail = 0
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++
+  return { from: head + 1, to: Math.max(head + 1, b.length - tail) }
+}
+
 /** The commands of the editor, each acting on one absolute path shown to the model as `shown`. */
 export class Editor {
+  /**
+   * Per session and file, the texts before each change and the text the last change left, for undo_edit.
+   * In memory on purpose: the versions are file contents, not facts the model sees, and the log would grow
+   * by a whole file per edit; after a restart there is nothing to undo (the README says so).
+   */
+  private readonly undo = new WeakMap<Session, Map<string, { before: string[]; after: string }>>()
+
   constructor(
     private readonly ctx: Context,
     private readonly config: Config,
@@ -61,7 +81,7 @@ export class Editor {
     if (!oldText) throw new ToolError('INVALID_ARGS', 'old_str is empty: give the exact text to replace')
     const { text, version } = await this.readWhole(file, shown, context)
     const first = text.indexOf(oldText)
-    if (first === -1) throw new ToolError('EDITOR_NOT_FOUND', `old_str was not found in ${shown}: it must match exactly, whitespace and indentation included. View the file and copy the text.`)
+    if (first === -1) throw this.notFound(text, shown, oldText)
     const second = text.indexOf(oldText, first + oldText.length)
     if (second !== -1) {
       const lines: number[] = []
@@ -70,6 +90,7 @@ export class Editor {
     }
     const updated = text.slice(0, first) + newText + text.slice(first + oldText.length)
     await this.save(file, updated, version, context)
+    this.remember(context.session, file, text, updated)
     return `Edited ${shown}:\n${this.snippet(updated, lineAt(updated, first), lineAt(updated, first + Math.max(0, newText.length - 1)))}`
   }
 
@@ -85,8 +106,46 @@ export class Editor {
     const inserted = newText.endsWith('\n') || !newText ? newText : `${newText}\n`
     const updated = head + inserted + text.slice(offset)
     await this.save(file, updated, version, context)
+    this.remember(context.session, file, text, updated)
     const added = splitLines(inserted).length
     return `Inserted ${added} line${added === 1 ? '' : 's'} after line ${after} of ${shown}:\n${this.snippet(updated, after + 1, after + Math.max(1, added))}`
+  }
+
+  /** Puts back the text before the last str_replace or insert of this file in the session. */
+  async undoEdit(file: string, shown: string, context: ToolContext): Promise<string> {
+    const history = this.undo.get(context.session)?.get(file)
+    if (!history?.before.length) throw new ToolError('EDITOR_NOTHING_TO_UNDO', `No str_replace or insert of ${shown} in this session is left to undo.`)
+    const { text, version } = await this.readWhole(file, shown, context)
+    if (text !== history.after) throw new ToolError('FS_CHANGED', `${shown} changed since the last edit of this editor: undo_edit would lose that change. View it and edit it instead.`)
+    const previous = history.before.pop()!
+    await this.save(file, previous, version, context)
+    history.after = previous
+    const { from, to } = changedLines(text, previous)
+    return `Undid the last edit of ${shown}${history.before.length ? ` (${history.before.length} more can be undone)` : ''}:\n${this.snippet(previous, from, to)}`
+  }
+
+  /** Not found, with the most similar stretch of the file when there is one (closestMatch of @dsh/tool-kit). */
+  private notFound(text: string, shown: string, oldText: string): ToolError {
+    const hint = 'it must match exactly, whitespace and indentation included. View the file and copy the text.'
+    const near = closestMatch(text, oldText, { minSimilarity: this.config.closestMatchMinSimilarity, maxLines: this.config.closestMatchMaxFileLines })
+    if (!near) return new ToolError('EDITOR_NOT_FOUND', `old_str was not found in ${shown}: ${hint}`)
+    const how = near.whitespaceOnly ? 'differs only in whitespace or indentation' : `is ${Math.round(near.similarity * 100)}% alike`
+    const lines = numbered(splitLines(text).slice(near.from - 1, near.to), near.from, this.config.maxLineChars)
+    return new ToolError(
+      'EDITOR_NOT_FOUND',
+      `old_str was not found in ${shown}: ${hint} The closest text, at line${near.from === near.to ? ` ${near.from}` : `s ${near.from}–${near.to}`}, ${how}:\n${lines}`,
+    )
+  }
+
+  private remember(session: Session, file: string, before: string, after: string) {
+    if (!this.config.undoDepth) return
+    let files = this.undo.get(session)
+    if (!files) this.undo.set(session, (files = new Map()))
+    const history = files.get(file) ?? { before: [], after }
+    history.before.push(before)
+    if (history.before.length > this.config.undoDepth) history.before.shift()
+    history.after = after
+    files.set(file, history)
   }
 
   private async readWhole(file: string, shown: string, context: ToolContext) {
@@ -143,6 +202,11 @@ export async function runEditor(editor: Editor, args: EditorArgs, file: string, 
         need(args.insert_line, 'insert_line', 'insert')
         need(args.new_str, 'new_str', 'insert')
         return await editor.insert(file, shown, args.insert_line!, args.new_str!, context)
+      case 'undo_edit':
+        return await editor.undoEdit(file, shown, context)
+      default:
+        // The schema's enum refuses this first; kept so a caller that skips validation gets the list too.
+        throw new ToolError('INVALID_ARGS', `Unknown command "${String(args.command)}": use one of ${COMMANDS.join(', ')}.`)
     }
   } catch (error) {
     throw asToolError(error)

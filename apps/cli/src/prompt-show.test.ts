@@ -1,0 +1,81 @@
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
+import { run } from './launcher.ts'
+import type { PromptReport } from './prompt-show.ts'
+
+const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+let home: ReturnType<typeof tempHome>
+beforeEach(() => {
+  home = tempHome()
+  process.env.DSH_HOME = home.dir
+})
+afterEach(() => {
+  delete process.env.DSH_HOME
+  home.remove()
+})
+
+async function show(...argv: string[]) {
+  let stdout = ''
+  let stderr = ''
+  const sink = (add: (text: string) => void) => ({ write: (chunk: string) => (add(chunk), true) }) as unknown as NodeJS.WritableStream
+  const code = await run(['prompt', 'show', ...argv], { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)), cwd: home.dir, appDir })
+  return { code, stdout, stderr }
+}
+
+const sectionsOf = (report: PromptReport) => report.parts.filter((part) => part.kind === 'section')
+const toolsOf = (report: PromptReport) => report.parts.filter((part) => part.kind === 'tool').map((part) => part.name)
+
+test('prompt show lists every section with its owner and token count, and the tools a request carries', async () => {
+  const { code, stdout } = await show('--json')
+  expect(code).toBe(0)
+  const report = JSON.parse(stdout) as PromptReport
+  const owners = Object.fromEntries(sectionsOf(report).map((part) => [part.name, part.owner]))
+  expect(owners).toMatchObject({
+    persona: '@dsh/system-prompt',
+    'tool-use': '@dsh/tools',
+    files: '@dsh/tool-fs',
+    search: '@dsh/tool-fs-search',
+    shell: '@dsh/tool-bash',
+    authority: '@dsh/sandbox-policy',
+    approvals: '@dsh/approval',
+  })
+  for (const part of report.parts) expect(part.tokens, part.name).toBeGreaterThan(0)
+  expect(sectionsOf(report)[0]!.text).toContain(`in the repository at ${home.dir}`)
+  expect(toolsOf(report)).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'str_replace_editor']))
+  expect(report.systemTokens).toBe(
+    Math.ceil(
+      sectionsOf(report)
+        .map((part) => part.text)
+        .join('\n\n').length / 4,
+    ),
+  )
+  // The default prompt and tools stay well under the 10k-token budget of docs/prompt.md.
+  expect(report.systemTokens + report.toolTokens).toBeLessThan(6000)
+})
+
+test("disabling a tool's row removes its section and its tools from the prompt", async () => {
+  const patch = home.write('no-search.yml', '- id: tool-fs-search\n  disabled: true\n')
+  const report = JSON.parse((await show('--json', '--patch', patch)).stdout) as PromptReport
+  expect(sectionsOf(report).map((part) => part.name)).not.toContain('search')
+  expect(toolsOf(report)).not.toContain('glob')
+  expect(toolsOf(report)).not.toContain('grep')
+  expect(sectionsOf(report).map((part) => part.name)).toContain('files')
+})
+
+test('the text form names each section, its owner and tokens, and the total', async () => {
+  const { code, stdout } = await show()
+  expect(code).toBe(0)
+  expect(stdout).toMatch(/^# system prompt for profile headless, route [\w-]+\/[\w.-]+\n# \d+ tokens in \d+ sections; tool schemas \d+ tokens \(7 tools\); total \d+ \(estimated\)\n/)
+  expect(stdout).toMatch(/\n## persona — @dsh\/system-prompt, \d+ tokens\nYou are dsh/)
+  expect(stdout).toMatch(/\nstr_replace_editor +\d+\n/)
+})
+
+test('an unknown subcommand or argument is a usage error naming it', async () => {
+  expect(await run(['prompt', 'list'], { stdout: { write: () => true } as never, stderr: { write: () => true } as never, cwd: home.dir, appDir })).toBe(2)
+  const { code, stderr } = await show('--verbose')
+  expect(code).toBe(2)
+  expect(stderr).toBe('dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --json)\n')
+})

@@ -1,0 +1,57 @@
+import { platform, release } from 'node:os'
+import { basename } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import type { SandboxAuthority } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
+import type { Session } from '@dsh/session'
+import type { Config } from './config.ts'
+import { gitFacts } from './git.ts'
+import { overview, projectCommands } from './project.ts'
+
+/** What the model is told, and the stable facts whose change makes it worth telling again. */
+export interface RuntimeContext {
+  text: string
+  facts: Record<string, string>
+}
+
+/**
+ * The session's secret-path rules, so the manifest files are read as the model's own reads would be (a
+ * planted `package.json` linked to a key must not reach the log). Undefined without a sandbox policy.
+ */
+async function readAuthority(ctx: Context, session: Session): Promise<SandboxAuthority | undefined> {
+  const policy = ctx.get('sandboxPolicy')
+  if (!policy) return undefined
+  return { mode: policy.mode(session), writableRoots: [], paths: policy.pathRules(await policy.writableRoots(session)) }
+}
+
+/**
+ * Gathers the runtime context of `session` working in `cwd`. The facts (working directory, OS, date, shell,
+ * mode, branch) change rarely; the status, commits, overview and commands are told with them but do not by
+ * themselves log a new context (they change with every edit).
+ */
+export async function gatherContext(ctx: Context, session: Session, cwd: string, config: Config, now = new Date()): Promise<RuntimeContext> {
+  const facts: Record<string, string> = { cwd }
+  if (config.os) facts.os = `${platform()} ${release()}`
+  if (config.date) facts.date = now.toISOString().slice(0, 10)
+  if (config.shell) facts.shell = basename(process.env.SHELL ?? 'bash')
+  const policy = ctx.get('sandboxPolicy')
+  if (config.sandbox && policy) facts.mode = policy.mode(session)
+  const git = config.git ? await gitFacts(ctx, cwd, config) : undefined
+  if (git) facts.branch = git.branch
+
+  const lines = [`Runtime context (gathered by dsh when the session started or these facts changed; the files may have changed since):`, `- Working directory: ${cwd}`]
+  const system = [facts.os && `OS: ${facts.os}`, facts.shell && `shell: ${facts.shell}`, facts.date && `date: ${facts.date}`].filter(Boolean)
+  if (system.length) lines.push(`- ${system.join('; ')}`)
+  if (facts.mode) lines.push(`- Sandbox mode: ${facts.mode}`)
+  if (git) {
+    lines.push(`- Git branch: ${git.branch}; status: ${git.status}`)
+    if (git.commits.length) lines.push(`- Recent commits:`, ...git.commits.map((commit) => `  ${commit}`))
+  } else if (config.git) lines.push('- Git: not a repository, or not readable here')
+  const top = await overview(ctx, cwd, config.overview, await readAuthority(ctx, session))
+  if (top) lines.push(`- Top level: ${top}`)
+  if (config.commands) {
+    const commands = await projectCommands(ctx, cwd, config, await readAuthority(ctx, session))
+    lines.push(commands.length ? `- Project commands: ${commands.join('; ')}` : '- Project commands: none found (no package.json scripts, Makefile, pyproject.toml, Cargo.toml or go.mod)')
+  }
+  return { text: lines.join('\n'), facts }
+}

@@ -1,0 +1,35 @@
+// Runtime context (issue #20 part 2; docs/prompt.md, "Runtime context"): model-visible, so logged.
+import type { Context } from '@dsh/cordis'
+import type {} from '@dsh/agent'
+import { Config } from './config.ts'
+import { gatherContext } from './gather.ts'
+
+export { Config }
+export { gatherContext, type RuntimeContext } from './gather.ts'
+
+export const name = 'runtime-context'
+export const inject = ['sessions', 'fs', 'subprocess']
+
+const sameFacts = (a: Record<string, string>, b: Record<string, string>) => {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  return [...keys].every((key) => a[key] === b[key])
+}
+
+/**
+ * When a turn's first step is entered (`agent/pre-step`, step 0), gathers the runtime context and logs it as
+ * `runtime/context` when the session has none yet or its stable facts changed since the last one (read from
+ * the log, so a resumed session does not repeat it). It is appended before the step's user messages, so the
+ * user's words stay the last message; `deriveMessages` shows it as a user message where it was logged (in
+ * the cached prefix), and the request check sees it derived from the log.
+ */
+export function apply(ctx: Context, config: Config) {
+  ctx.on('agent/pre-step', async (step, next) => {
+    const decision = await next()
+    if (decision.action !== 'enter' || step.step !== 0) return decision
+    const session = step.agent.session
+    const context = await gatherContext(ctx, session, step.agent.cwd, config)
+    const last = session.last('runtime/context')
+    if (!last || !sameFacts(last.data.facts, context.facts)) session.append('runtime/context', context)
+    return decision
+  })
+}
