@@ -91,7 +91,7 @@ async function preToolUse(ctx: Context, hooks: HooksCommand, invocation: ToolInv
     signal: context.signal,
     matchOn: matchNames(name),
     callId: invocation.callId,
-    fields: { ...toClaudeCode(name, invocation.arguments), tool_use_id: invocation.callId },
+    fields: { ...toClaudeCode(name, invocation.arguments, context.cwd), tool_use_id: invocation.callId },
   })
   if (outcome.stop !== undefined) stopTurn(ctx, context.agentId, outcome.stop)
   const refusal = refusalOf(outcome)
@@ -124,7 +124,7 @@ async function postToolUse(ctx: Context, hooks: HooksCommand, invocation: ToolIn
     signal: context.signal,
     matchOn: matchNames(name),
     callId: invocation.callId,
-    fields: { ...toClaudeCode(name, invocation.arguments), tool_response: response, tool_use_id: invocation.callId },
+    fields: { ...toClaudeCode(name, invocation.arguments, context.cwd), tool_response: response, tool_use_id: invocation.callId },
   })
   if (outcome.stop !== undefined) stopTurn(ctx, context.agentId, outcome.stop)
   const notes = [...(outcome.blocked ? [`Feedback from a PostToolUse hook:\n${outcome.blocked}`] : []), ...outcome.context.map((extra) => `Context from a PostToolUse hook:\n${extra}`)]

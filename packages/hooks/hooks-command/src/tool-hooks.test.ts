@@ -45,7 +45,7 @@ describe('PreToolUse', () => {
   })
 
   test("a Write hook sees Claude Code's names (tool_name Write, file_path) and its updatedInput is read back in dsh's", async () => {
-    const shown = `input=$(cat); [ "$(echo "$input" | jq -r .tool_name)" = Write ] && [ "$(echo "$input" | jq -r .tool_input.file_path)" = asked.txt ] || exit 1`
+    const shown = `input=$(cat); [ "$(echo "$input" | jq -r .tool_name)" = Write ] && [ "$(echo "$input" | jq -r .tool_input.file_path)" = "$CLAUDE_PROJECT_DIR/asked.txt" ] || exit 1`
     const command = `${shown}; ${jsonOut({ updatedInput: { file_path: 'moved.txt', content: 'from the hook' } })}`
     const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ PreToolUse: [{ matcher: 'Write', command }] }) } })
     h.root.scriptedLlm.enqueue(toolCall('c1', 'write', { path: 'asked.txt', content: 'from the model' }), { text: 'ok' })
