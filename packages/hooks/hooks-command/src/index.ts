@@ -68,8 +68,10 @@ export default class HooksCommand extends Hooks {
     readonly config: Config,
   ) {
     super(ctx)
-    ctx.sessions.defineKind(ctx, 'hook/run', { validate: runProblem })
-    ctx.sessions.defineKind(ctx, 'hook/updated-input', { validate: updatedProblem })
+    // Ignorable: what a hook gave the model is in core events (tool/result, user/message); a tree without
+    // this row still reads the log.
+    ctx.sessions.defineKind(ctx, 'hook/run', { ignorable: true, validate: runProblem })
+    ctx.sessions.defineKind(ctx, 'hook/updated-input', { ignorable: true, validate: updatedProblem })
     listen(ctx, this)
   }
 
