@@ -69,8 +69,7 @@ function parseGroup(file: HookFile, event: HookEventName, group: unknown, where:
 
 function validRegex(source: string): boolean {
   try {
-    new RegExp(source)
-    return true
+    return RegExp(source) instanceof RegExp
   } catch {
     return false
   }

@@ -85,6 +85,16 @@ describe('PreToolUse', () => {
     expect(h.events('hook/run').map((event) => event.data.decision)).toEqual(['allow', 'allow', 'allow'])
   })
 
+  test("ask makes the call ask, with the hook's reason; nobody to answer refuses it", async () => {
+    const ask = jsonOut({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'this touches the release branch' } })
+    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ PreToolUse: [{ command: ask }] }) } })
+    h.root.scriptedLlm.enqueue(toolCall('c1', 'bash', { command: 'touch made.txt' }), { text: 'ok' })
+    await h.run('go')
+    expect(h.events('approval/asked')[0]!.data.reason).toContain('this touches the release branch')
+    expect(h.toolResult('c1').error?.code).toBe('APPROVAL_REJECTED')
+    expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false)
+  })
+
   test('a hanging hook is killed at its timeout with its process group, reported, and the call it guarded is refused', async () => {
     const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ PreToolUse: [{ command: 'sleep 31337 & sleep 31338; wait', timeout: 1 }] }) } })
     h.root.scriptedLlm.enqueue(toolCall('c1', 'bash', { command: 'touch made.txt' }), { text: 'ok' })
@@ -97,6 +107,16 @@ describe('PreToolUse', () => {
     expect(h.toolText('c1')).toContain('timed out after 1 s')
     expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false)
     expect(() => execFileSync('pgrep', ['-f', 'sleep 3133[78]'])).toThrow() // pgrep exits 1: nothing left
+  })
+
+  test('continue: false refuses the call and stops the turn before the model is asked again', async () => {
+    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ PreToolUse: [{ command: jsonOut({ continue: false, stopReason: 'the build is broken, stop' }) }] }) } })
+    h.root.scriptedLlm.enqueue(toolCall('c1', 'bash', { command: 'touch made.txt' }), { text: 'never asked' })
+    const result = await h.run('go')
+    expect(result.reason).toBe('aborted')
+    expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false)
+    expect(h.toolText('c1')).toContain('a PreToolUse hook stopped the turn: the build is broken, stop')
+    expect(h.root.scriptedLlm.requests).toHaveLength(1)
   })
 
   test('a malformed hooks file refuses tool calls, naming the file and the field', async () => {

@@ -29,6 +29,24 @@ describe('SessionStart and UserPromptSubmit', () => {
     expect(h.events('hook/run').map((event) => event.data.event)).toEqual(['SessionStart', 'UserPromptSubmit', 'UserPromptSubmit'])
   })
 
+  test('a resumed session starts again with source resume', async () => {
+    const home = tempDir('dsh-home-')
+    const workspace = tempDir('dsh-ws-')
+    const hooks = { 'hooks.json': hooksFile({ SessionStart: [{ command: 'jq -r .source >> "$CLAUDE_PROJECT_DIR/sources.txt"' }] }) }
+    const first = await boot({ home, workspace, homeFiles: hooks })
+    first.root.scriptedLlm.enqueue({ text: 'one' })
+    await first.run('first')
+    const id = (await first.agent()).session.id
+    await first.dispose()
+    const second = await boot({ home, workspace })
+    second.root.scriptedLlm.enqueue({ text: 'two' })
+    const agent = await second.root.agents.resume(id)
+    agent.followup('again')
+    await agent.whenIdle()
+    expect(readFileSync(join(workspace, 'sources.txt'), 'utf8')).toBe('startup\nresume\n')
+    await agent.dispose()
+  })
+
   test('a UserPromptSubmit hook that exits 2 blocks the prompt: the turn ends blocked and the model is not called', async () => {
     const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "no secrets in prompts" >&2; exit 2' }] }) } })
     const result = await h.run('my password is hunter2')

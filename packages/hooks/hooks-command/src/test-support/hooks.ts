@@ -1,4 +1,5 @@
 import { onTestFinished } from 'vitest'
+import type {} from '@dsh/hooks'
 import type { LlmRequest } from '@dsh/llm'
 import type {} from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, type CompositionOptions, type Harness } from '@dsh/test-harness'
