@@ -5,7 +5,7 @@ import { splitCommand } from './shell.ts'
 
 /**
  * What one call or request would do, as rules see it. `value` is the command (bash, unconfined, writegit), the real
- * absolute path (write, edit) or the host (network); `cwd` is the session's workspace (real path), against
+ * absolute path (write, edit), the host (network) or the digest of hook commands (hooks); `cwd` is the session's workspace (real path), against
  * which relative path patterns are read.
  */
 export interface RuleSubject {
@@ -82,6 +82,8 @@ export function ruleMatches(rule: Rule, subject: RuleSubject, effect: RuleEffect
       return pathMatches(rule, subject.value, subject.cwd)
     case 'network':
       return hostMatches(rule, subject.value)
+    case 'hooks':
+      return rule.pattern === subject.value // a digest: never a pattern
   }
 }
 

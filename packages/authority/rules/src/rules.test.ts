@@ -90,3 +90,12 @@ test('a malformed rule or an unknown actor is refused with one message naming wh
   expect(() => parseRule('bash()')).toThrow('empty pattern')
   expect(() => assertActor('agent', 'setMode')).toThrow('setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, client:sdk, client:acp, default (got "agent")')
 })
+
+test('hooks(…) names a digest of hook commands: only the exact digest is covered, a pattern never is', () => {
+  const digest = `sha256:${'a'.repeat(64)}`
+  const hooks = (value: string) => ({ kind: 'hooks' as const, value })
+  expect(evaluateRules(rules([`hooks(${digest})`]), hooks(digest))?.effect).toBe('allow')
+  expect(evaluateRules(rules([`hooks(${digest})`]), hooks(`sha256:${'b'.repeat(64)}`))).toBeUndefined()
+  expect(evaluateRules(rules(['hooks(*)']), hooks(digest))).toBeUndefined()
+  expect(evaluateRules(rules([`bash(${digest})`]), hooks(digest))).toBeUndefined()
+})

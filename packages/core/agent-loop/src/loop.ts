@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import { AgentLoop, type Agent, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnResult } from '@dsh/agent'
+import { AgentLoop, type Agent, type EnteredMessage, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnCompletionDecision, type TurnResult } from '@dsh/agent'
 import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
 import { logRequestHeader, openStepOf, type ErrorData, type TurnEndReason } from '@dsh/session'
 import type {} from '@dsh/settings'
@@ -79,6 +79,8 @@ export default class DefaultAgentLoop extends AgentLoop {
   private async steps(agent: Agent, turnId: string, first: QueuedInput, signal: AbortSignal, setText: (text: string) => void): Promise<TurnEnd> {
     const session = agent.session
     let pending: QueuedInput[] = [first]
+    let carried: EnteredMessage[] = [] // what an agent/turn-complete listener continued the turn with
+    let continued = 0
     for (let step = 0; ; step++) {
       if (signal.aborted) return { reason: 'aborted' }
       const maxSteps = Math.min(this.ctx.settings.get('agent.maxSteps'), agent.maxSteps ?? Number.POSITIVE_INFINITY)
@@ -93,7 +95,8 @@ export default class DefaultAgentLoop extends AgentLoop {
       }))
       if (decision.action === 'reject') return { reason: 'blocked', error: { code: 'PRE_STEP_REJECTED', message: decision.reason } }
       session.append('step/start', { turnId, step })
-      for (const message of decision.messages) session.append('user/message', message)
+      for (const message of [...carried, ...decision.messages]) session.append('user/message', message)
+      carried = []
       for (const mode of ['steer', 'inject'] as const) {
         const count = input.filter((item) => item.mode === mode).length
         if (count) session.append('inbox/spliced', { mode, count })
@@ -118,6 +121,12 @@ export default class DefaultAgentLoop extends AgentLoop {
       if (signal.aborted || answer.finish === 'aborted') return { reason: 'aborted' }
       if (calls.length || agent.steeringWaits) continue
       if (answer.finish === 'max-tokens') return { reason: 'max-tokens', error: { code: 'MAX_TOKENS', message: 'the model stopped at its output limit' } }
+      const completion = await this.ctx.waterfall('agent/turn-complete', { agent, turnId, step, continued }, async (): Promise<TurnCompletionDecision> => ({ action: 'complete' }))
+      if (completion.action === 'continue' && completion.messages.length) {
+        carried = completion.messages
+        continued++
+        continue
+      }
       return { reason: 'completed' }
     }
   }

@@ -24,7 +24,26 @@ export interface TurnResult {
 
 export type AgentStatus = 'idle' | 'running' | 'disposed'
 
-export type PreStepDecision = { action: 'enter'; messages: { content: (TextBlock | ImageBlock)[]; source: UserMessageSource; messageId?: string }[] } | { action: 'reject'; reason: string }
+/** A message a step enters into the log as `user/message`. */
+export interface EnteredMessage {
+  content: (TextBlock | ImageBlock)[]
+  source: UserMessageSource
+  messageId?: string
+}
+
+export type PreStepDecision = { action: 'enter'; messages: EnteredMessage[] } | { action: 'reject'; reason: string }
+
+/** A turn that would complete now: its last step made no tool call and no steering input waits. */
+export interface TurnCompletion {
+  agent: Agent
+  turnId: string
+  step: number
+  /** How many times listeners already continued this turn. */
+  continued: number
+}
+
+/** `continue`: one more step, entering `messages` first (a Stop hook's reason); the step limit still applies. */
+export type TurnCompletionDecision = { action: 'complete' } | { action: 'continue'; messages: EnteredMessage[] }
 
 export interface PreStep {
   agent: Agent

@@ -4,7 +4,7 @@ export const TURN_END_REASONS = ['completed', 'aborted', 'blocked', 'error', 'ma
 export type TurnEndReason = (typeof TURN_END_REASONS)[number]
 
 /** Where a user message came from: typed by the user, steering, injected context, or a summary. */
-export type UserMessageSource = 'user' | 'steer' | 'inject' | 'instructions' | 'summary'
+export type UserMessageSource = 'user' | 'steer' | 'inject' | 'instructions' | 'summary' | 'hook'
 
 /** A typed failure carried by a `tool/result` or a `turn/end`, readable by the model and by people. */
 export interface ErrorData {

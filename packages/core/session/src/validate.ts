@@ -9,7 +9,7 @@ import { TURN_END_REASONS, type EventKind, type KindSpec } from './events.ts'
 type Check = (value: any, path: string) => string | undefined
 
 const FINISH_REASONS = ['stop', 'tool-calls', 'max-tokens', 'aborted', 'error']
-const SOURCES = ['user', 'steer', 'inject', 'instructions', 'summary']
+const SOURCES = ['user', 'steer', 'inject', 'instructions', 'summary', 'hook']
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value)
 

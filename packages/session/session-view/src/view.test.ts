@@ -222,3 +222,24 @@ test('a call id chosen to look like a renamed repeat still gets a key of its own
   )
   expect(tricky.items.map((item) => item.key)).toEqual(['tx', 'tx@2', 'tx@2.1'])
 })
+
+test('hooks: a rewritten call shows what ran, a block is a warning, context and passing runs stay quiet', () => {
+  const view = new SessionView()
+  const run = (decision: string, reason?: string) => ['hook/run', { event: 'PreToolUse', command: 'guard.sh', decision, ...(reason ? { reason } : {}) }] as [string, unknown]
+  const events = log(
+    ['tool/call', { callId: 'c1', name: 'bash', arguments: { command: 'echo original' } }],
+    run('allow'),
+    ['hook/updated-input', { callId: 'c1', arguments: { command: 'echo rewritten' }, file: '/home/me/.dsh/hooks.json' }],
+    run('block', 'rm is not allowed'),
+    ['user/message', { content: [{ type: 'text', text: 'Context from a SessionStart hook:\nbranch main' }], source: 'hook' }],
+  )
+  for (const event of events) view.apply(event)
+  const items = view.items
+  expect(items.find((item) => item.kind === 'tool')).toMatchObject({ args: { command: 'echo rewritten' } })
+  expect(items.filter((item) => item.kind === 'notice')).toEqual([
+    expect.objectContaining({ cause: 'hook', tone: 'warn', text: 'PreToolUse hook "guard.sh": block — rm is not allowed' }),
+    expect.objectContaining({ cause: 'hook', tone: 'muted', text: 'Context from a SessionStart hook:\nbranch main' }),
+  ])
+  expect(items.some((item) => item.kind === 'user')).toBe(false)
+  expect(view.skipped.size).toBe(0)
+})

@@ -5,6 +5,8 @@ import { retryInfoOf, retryText } from './retry.ts'
 const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 
 /** Kinds a display has nothing to show for: applied knowingly, not counted as skipped. */
+/** Decisions of a `hook/run` that a person should see (the others passed, allowed or added context). */
+const HOOK_SHOWN = new Set(['block', 'deny', 'ask', 'stop', 'error'])
 const UNSHOWN = new Set(['step/end', 'request/header', 'inbox/spliced', 'agent/system-prompt', 'sandbox/probe', 'fs/observed', 'compaction/start'])
 
 const textOf = (blocks: readonly Block[] | undefined, type: string) =>
@@ -152,6 +154,15 @@ export class SessionView {
         this.toolKeys.set(data.callId, key)
         return this.add({ kind: 'tool', key, seq, callId: data.callId, name: 'tool', args: undefined, startedAt: event.time, ...result })
       }
+      case 'hook/updated-input': {
+        // A PreToolUse hook rewrote the call: the card shows what ran.
+        const item = this.tool(data.callId)
+        const change = proposedChange(data.arguments)
+        if (item) this.update(item, { args: data.arguments, version: seq, ...(change ? { change } : {}) })
+        return
+      }
+      case 'hook/run':
+        return this.hookRun(event)
       case 'tool/pruned': {
         const callId = this.resultCalls.get(data.seq)
         const item = callId === undefined ? undefined : this.tool(callId)
@@ -209,8 +220,16 @@ export class SessionView {
     }
   }
 
+  /** A hook's run is shown when it changed something: a block, a refusal, a question, a stop, a failure. */
+  private hookRun({ seq, data }: LogEvent): void {
+    if (!HOOK_SHOWN.has(data.decision)) return
+    const what = `${data.event} hook ${JSON.stringify(String(data.command ?? '').slice(0, 80))}`
+    this.notice(seq, `${what}: ${data.decision}${data.reason ? ` — ${String(data.reason).slice(0, 500)}` : ''}`, data.decision === 'ask' ? 'info' : 'warn', { cause: 'hook' })
+  }
+
   private userMessage({ seq, data }: LogEvent): void {
     if (data.source === 'inject' || data.source === 'instructions') return
+    if (data.source === 'hook') return this.notice(seq, textOf(data.content ?? [], 'text'), 'muted', { cause: 'hook' })
     if (data.source === 'summary') {
       const replaces = data.replaces && typeof data.replaces.fromSeq === 'number' ? { replaces: { fromSeq: data.replaces.fromSeq, toSeq: data.replaces.toSeq } } : {}
       return this.notice(seq, 'Earlier conversation was summarised to fit the context window.', 'info', { cause: 'summary', ...replaces })

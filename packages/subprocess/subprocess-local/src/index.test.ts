@@ -35,6 +35,12 @@ test('a command reports its output from both streams and its exit code', async (
   expect(result).toMatchObject({ signal: null, truncated: false, timedOut: false, aborted: false })
 })
 
+test('stderr kept separate leaves stdout alone in output', async () => {
+  const subprocess = await mount()
+  const result = await subprocess.run(bash('echo out; echo err >&2; exit 2'), { cwd, stderr: 'separate' })
+  expect(result).toMatchObject({ exitCode: 2, output: 'out\n', stderr: 'err\n' })
+})
+
 test('a runaway process tree is killed with its whole group at its deadline', async () => {
   const subprocess = await mount()
   const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, timeoutMs: 300 })

@@ -12,6 +12,7 @@ import type { LiveRun, RunLimits } from './limits.ts'
 export function runPipes(argv: string[], options: RunOptions, limits: RunLimits, live: LiveRun): Promise<RunResult> {
   const started = performance.now()
   const output = new CappedOutput(limits.outputCapBytes, options.fullOutput)
+  const errors = options.stderr === 'separate' ? new CappedOutput(limits.outputCapBytes) : output
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
     env: options.env, // already scrubbed by the provider (Subprocess.environment)
@@ -49,7 +50,7 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
       reject(new SubprocessError('SPAWN_FAILED', `cannot start "${argv[0]}" in ${options.cwd}: ${error.message}`))
     })
     child.stdout!.on('data', (chunk: Buffer) => output.push(chunk))
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk))
+    child.stderr!.on('data', (chunk: Buffer) => errors.push(chunk))
     if (options.input !== undefined) {
       child.stdin!.on('error', () => {}) // the child may exit without reading; that is not our failure
       child.stdin!.end(options.input)
@@ -79,7 +80,8 @@ export function runPipes(argv: string[], options: RunOptions, limits: RunLimits,
         exitCode,
         signal,
         output: output.text(),
-        truncated: output.truncated,
+        ...(errors !== output ? { stderr: errors.text() } : {}),
+        truncated: output.truncated || errors.truncated,
         ...(saved ? { saved } : {}),
         timedOut,
         aborted,

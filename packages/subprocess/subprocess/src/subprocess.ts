@@ -41,6 +41,11 @@ export interface RunOptions {
   pty?: boolean
   /** Written to stdin, which is then closed (pipes only; without it stdin is empty). */
   input?: string
+  /**
+   * `separate`: stderr is kept apart in `RunResult.stderr` (capped alike) and `output` is stdout alone, for
+   * callers that read a protocol on stdout (hooks). Default `merged` (pipes only).
+   */
+  stderr?: 'merged' | 'separate'
 }
 
 /** One child's outcome. Output is stdout and stderr interleaved in arrival order. */
@@ -50,7 +55,9 @@ export interface RunResult {
   /** The signal that ended the child (`SIGKILL`, …), or null. */
   signal: string | null
   output: string
-  /** True when `output` lost bytes to the cap (the note inside says how many). */
+  /** stderr, when the run asked for it `separate` (then `output` is stdout only). */
+  stderr?: string
+  /** True when `output` (or `stderr`) lost bytes to the cap (the note inside says how many). */
   truncated: boolean
   /** Set when the output passed the cap and `fullOutput` was asked for: where every byte is. */
   saved?: SavedOutput

@@ -26,6 +26,7 @@ const HOOKS = [
   ['tools/pre-execute', 'waterfall'],
   ['tools/execute', 'waterfall'],
   ['tools/post-execute', 'waterfall'],
+  ['agent/turn-complete', 'waterfall'],
   ['agent/turn-stopping', 'serial'],
 ] as const
 
