@@ -1,4 +1,4 @@
-import type { Message } from '@dsh/llm'
+import type { Message, TextBlock } from '@dsh/llm'
 import type { AnySessionEvent, SessionEvent, UserMessageSource } from './events.ts'
 
 /** One message of the derived history, with the seq of the event it came from. */
@@ -9,7 +9,21 @@ export interface HistoryEntry {
   source?: UserMessageSource
 }
 
+/**
+ * Kinds other packages declare whose `content` (text blocks) the model reads as a user-role message where
+ * they stand in the log: a catalog of what the model may load (`skill/catalog` of @dsh/skill). An empty
+ * `content` records a fact for people only. A new model-visible kind of this shape is added here, so the
+ * request check derives it too (docs/architecture.md, "The session log").
+ */
+export const CONTEXT_KINDS: ReadonlySet<string> = new Set(['skill/catalog'])
+
+function contextEntry(event: SessionEvent): HistoryEntry | undefined {
+  const content = (event.data as { content?: TextBlock[] }).content
+  return content?.length ? { message: { role: 'user', content: [...content] }, seq: event.seq } : undefined
+}
+
 function toEntry(event: AnySessionEvent): HistoryEntry | undefined {
+  if (CONTEXT_KINDS.has(event.type)) return contextEntry(event)
   switch (event.type) {
     case 'user/message':
       return { message: { role: 'user', content: [...event.data.content] }, seq: event.seq, source: event.data.source }
