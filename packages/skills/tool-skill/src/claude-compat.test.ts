@@ -1,6 +1,5 @@
 // The examples/claude-compat folder (a Claude Code user's .claude/ skills and commands) used unchanged.
 import { cpSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, expect, test } from 'vitest'
 import type { LlmRequest } from '@dsh/llm'
