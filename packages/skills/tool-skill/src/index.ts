@@ -53,9 +53,10 @@ async function logCatalog(ctx: Context, config: Config, agent: Agent): Promise<v
   const next = catalogOf(discovery)
   if (!catalogChanged(session, next)) return
   const before = session.last('skill/catalog')
-  const skillsNew = !visibleCatalog(session) || JSON.stringify(before?.data.skills) !== JSON.stringify(next.skills)
+  const differ = JSON.stringify(before?.data.skills) !== JSON.stringify(next.skills)
   const offeredBefore = !!before?.data.skills.length
-  let text = skillsNew && (next.skills.length || offeredBefore) ? catalogText(next.skills, config, offeredBefore) : ''
+  // A catalog summarized away is told again as it was; only a change on disk is told as a change.
+  let text = (differ || !visibleCatalog(session)) && (next.skills.length || offeredBefore) ? catalogText(next.skills, config, offeredBefore && differ) : ''
   // Repository text the model will read and the log will keep: a credential value in it becomes a marker.
   if (text) text = ctx.get('credentials')?.redact(text) ?? text
   session.append('skill/catalog', { ...next, content: text ? [{ type: 'text', text }] : [] })

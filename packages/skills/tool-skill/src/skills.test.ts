@@ -105,6 +105,22 @@ describe('skills catalog', () => {
     expect(h.events('skill/catalog').at(-1)!.data).toMatchObject({ skills: [], content: [{ text: 'No skills are available any more; do not call the skill tool.' }] })
   })
 
+  test('a catalog a compaction summarized away is logged again at the next turn', async () => {
+    h = await bootComposition({
+      patch: scriptedPatch({ config: '{ models: [{ id: scripted-1, contextWindow: 128000 }] }' }, '- id: compaction\n  config: { keepRecentRatio: 0 }\n'),
+      workspaceFiles: { '.dsh/skills/one/SKILL.md': skillFile('one', 'First.') },
+    })
+    h.root.scriptedLlm.enqueue({ text: 'first turn' }, { text: 'SUMMARY' }, { text: 'second turn' })
+    await h.run('first')
+    expect(await h.root.commands.run(await h.agent(), '/compact')).toMatchObject({ handled: true, name: 'compact' })
+    await h.run('second')
+    expect(h.events('skill/catalog')).toHaveLength(2)
+    const last = requests().at(-1)!
+    expect(texts(last).join('\n')).toContain('Skills you can load with the skill tool when a task matches one.')
+    expect(texts(last).join('\n')).toContain('- one: First.')
+    expect(texts(last).join('\n')).toContain('SUMMARY')
+  })
+
   test('without skills nothing is logged and the history is unchanged', async () => {
     await boot({})
     h.root.scriptedLlm.enqueue({ text: 'ok' })
