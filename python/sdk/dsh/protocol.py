@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/commands", "session/command", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -59,6 +59,25 @@ class _ClientInfoRequired(TypedDict):
 
 class ClientInfo(_ClientInfoRequired, total=False):
     version: str
+
+
+class CommandError(TypedDict):
+    """The command ran and failed."""
+    code: str
+    message: str
+
+
+class _CommandInfoRequired(TypedDict):
+    #: Without the slash.
+    name: str
+    description: str
+    #: `dsh` for built-ins and plugins' commands, else the file that defines it.
+    origin: str
+
+
+class CommandInfo(_CommandInfoRequired, total=False):
+    #: What the arguments look like (`<issue-number>`).
+    argumentHint: str
 
 
 Effort = Literal["off", "low", "high", "max"]
@@ -265,6 +284,36 @@ class SearchHit(_SearchHitRequired, total=False):
 class SessionCancelResult(TypedDict):
     #: Whether a turn was running and was asked to stop.
     wasRunning: bool
+
+
+class SessionCommandParams(TypedDict):
+    sessionId: str
+    #: The command as a user types it: `/name arguments` (`/fix-issue 123`).
+    line: str
+
+
+class _SessionCommandResultRequired(TypedDict):
+    #: Whether the line named a command of the session's workspace; when false nothing ran and nothing was sent.
+    handled: bool
+
+
+class SessionCommandResult(_SessionCommandResultRequired, total=False):
+    #: The `/word` no command has (the client may send the line as a prompt, saying so).
+    unknown: str
+    #: The command that ran.
+    name: str
+    #: What the command says to the user.
+    output: str
+    #: A user command's expanded prompt was queued as the user's message: its receipt (the turn's events follow as `session.event`).
+    messageId: str
+    #: `/clear` and `/fork`: the session to continue in.
+    newSessionId: str
+    error: CommandError
+
+
+class SessionCommandsResult(TypedDict):
+    #: Sorted by name.
+    commands: List[CommandInfo]
 
 
 class _SessionEventRequired(TypedDict):

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Dict, List, Optional, Union
 
 from .errors import DshError
-from .types import Event, RunResult
+from .types import CommandResult, Event, RunResult
 
 if TYPE_CHECKING:
     from .harness import ApprovalCallback, Harness
@@ -35,16 +35,48 @@ class Session:
         events: List[Event] = []
         receipt: Dict[str, str] = {}
         await self._close_open_stream()
-        async for event in self._turn(prompt, receipt):
+        async for event in self._turn(self._send_prompt(prompt), receipt):
             events.append(event)
         return _summarize(self.id, receipt.get("messageId", ""), events, (time.monotonic() - started) * 1000)
+
+    async def command(self, line: str) -> CommandResult:
+        """Runs a slash command as a user types it (``/fix-issue 123``). A user command's expanded prompt runs
+        as a turn (``run``); an unknown ``/word`` runs and sends nothing (``unknown`` names it)."""
+        started = time.monotonic()
+        events: List[Event] = []
+        receipt: Dict[str, Any] = {}
+        await self._close_open_stream()
+
+        async def send() -> Optional[str]:
+            reply = await self._harness.request("session/command", {"sessionId": self.id, "line": line})
+            receipt["reply"] = reply
+            return reply.get("messageId")
+
+        async for event in self._turn(send(), receipt):
+            events.append(event)
+        reply = receipt["reply"]
+        run = _summarize(self.id, receipt["messageId"], events, (time.monotonic() - started) * 1000) if receipt.get("messageId") else None
+        return CommandResult(
+            handled=reply["handled"],
+            name=reply.get("name"),
+            output=reply.get("output"),
+            unknown=reply.get("unknown"),
+            error=reply.get("error"),
+            new_session_id=reply.get("newSessionId"),
+            run=run,
+        )
+
+    async def commands(self) -> List[Dict[str, Any]]:
+        """The slash commands of this session's workspace: ``name``, ``description``, ``argumentHint``, ``origin``."""
+        reply = await self._harness.request("session/commands", {"sessionId": self.id})
+        return list(reply["commands"])
 
     async def stream(self, prompt: Prompt) -> AsyncIterator[Event]:
         """Sends a prompt and yields each committed event as it arrives, until the session is idle again.
         Leaving the loop early (``break``) cancels the turn: the session's next run (or ``aclose()``) waits
         until it has ended, so none of its events reach that run."""
         await self._close_open_stream()
-        turn = self._turn(prompt, {})
+        turn = self._turn(self._send_prompt(prompt), {})
         self._open_stream = turn
         async for event in turn:
             yield event
@@ -80,7 +112,12 @@ class Session:
     async def fork(self, at_seq: int) -> "Session":
         return await self._harness.fork(self.id, at_seq)
 
-    async def _turn(self, prompt: Prompt, receipt: Dict[str, str]) -> AsyncIterator[Event]:
+    async def _send_prompt(self, prompt: Prompt) -> Optional[str]:
+        reply = await self._harness.request("session/prompt", {"sessionId": self.id, "content": prompt})
+        return reply["messageId"]
+
+    async def _turn(self, send: Awaitable[Optional[str]], receipt: Dict[str, Any]) -> AsyncIterator[Event]:
+        """Sends (``send`` gives the receipt, or None when nothing was queued) and yields the run's events."""
         async with self._lock:
             queue: "asyncio.Queue[Any]" = asyncio.Queue()
             # `idle` ends the run only once a turn started after we subscribed: an earlier turn's idle is not ours.
@@ -101,8 +138,10 @@ class Session:
 
             stop = self._harness._listen(on_message)
             try:
-                reply = await self._harness.request("session/prompt", {"sessionId": self.id, "content": prompt})
-                receipt["messageId"] = reply["messageId"]
+                message_id = await send
+                if message_id is None:
+                    return
+                receipt["messageId"] = message_id
                 while True:
                     item = await queue.get()
                     if item is _IDLE:

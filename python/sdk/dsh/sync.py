@@ -4,12 +4,12 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from typing import Any, Coroutine, Iterator, List, Optional, TypeVar
+from typing import Any, Coroutine, Dict, Iterator, List, Optional, TypeVar
 
 from .harness import Harness
 from .protocol import SearchHit
 from .session import Prompt, Session
-from .types import CloseResult, Event, RunResult, ServerInfo, SessionSummary
+from .types import CloseResult, CommandResult, Event, RunResult, ServerInfo, SessionSummary
 
 T = TypeVar("T")
 _DONE = object()
@@ -64,6 +64,12 @@ class SyncSession:
             if isinstance(item, BaseException):
                 raise item
             yield item
+
+    def command(self, line: str) -> CommandResult:
+        return self._loop.run(self._session.command(line))
+
+    def commands(self) -> List[Dict[str, Any]]:
+        return self._loop.run(self._session.commands())
 
     def cancel(self) -> bool:
         return self._loop.run(self._session.cancel())

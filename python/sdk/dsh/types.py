@@ -69,6 +69,20 @@ class RunResult:
 
 
 @dataclass(frozen=True)
+class CommandResult:
+    """What a slash command came to (``session/command``). ``run`` is the turn of a user command's prompt;
+    ``new_session_id`` the session ``/clear`` or ``/fork`` started; ``unknown`` a ``/word`` no command has."""
+
+    handled: bool
+    name: Optional[str] = None
+    output: Optional[str] = None
+    unknown: Optional[str] = None
+    error: Optional[Dict[str, str]] = None
+    new_session_id: Optional[str] = None
+    run: Optional[RunResult] = None
+
+
+@dataclass(frozen=True)
 class ProviderInfo:
     provider: str
     models: List[Dict[str, Any]]

@@ -1,7 +1,8 @@
 import { useLayoutEffect, useRef, useState, type ReactNode } from 'react'
 import { ArrowUp, CornerDownRight, ImagePlus, Square } from 'lucide-react'
-import type { InlineImage } from '@dsh/web-protocol'
+import type { InlineImage, WebCommand } from '@dsh/web-protocol'
 import { useHostInfo } from '../lib/catalog.ts'
+import { CommandMenu, commandMatches } from './CommandMenu.tsx'
 import { PendingImages, readImages } from './Images.tsx'
 
 const MAX_HEIGHT_PX = 280
@@ -19,6 +20,7 @@ export function Composer({
   toolbar,
   autoFocus,
   imagesRefused,
+  commands,
 }: {
   running: boolean
   busy?: boolean
@@ -29,8 +31,17 @@ export function Composer({
   autoFocus?: boolean
   /** Why images cannot be attached right now (the model reads none), if they cannot. */
   imagesRefused?: string
+  /** The slash commands the text completes to on `/` (the session's workspace's). */
+  commands?: WebCommand[]
 }) {
   const [text, setText] = useState('')
+  const [active, setActive] = useState(0)
+  const matches = commandMatches(text, commands)
+  const pick = (command: WebCommand) => {
+    setText(`/${command.name} `)
+    setActive(0)
+    area.current?.focus()
+  }
   const [images, setImages] = useState<InlineImage[]>([])
   const area = useRef<HTMLTextAreaElement>(null)
   const picker = useRef<HTMLInputElement>(null)
@@ -70,6 +81,7 @@ export function Composer({
         void attach(event.dataTransfer.files)
       }}
     >
+      <CommandMenu matches={matches} active={Math.min(active, matches.length - 1)} onPick={pick} />
       <PendingImages images={images} onRemove={(index) => setImages((current) => current.filter((_, at) => at !== index))} />
       <textarea
         ref={area}
@@ -78,7 +90,10 @@ export function Composer({
         autoFocus={autoFocus}
         placeholder={placeholder ?? (running ? 'Steer the running turn… (Enter to send)' : 'Ask dsh to do something… (Enter to send, Shift+Enter for a new line)')}
         aria-label="Message"
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          setText(event.target.value)
+          setActive(0)
+        }}
         onPaste={(event) => {
           const files = [...event.clipboardData.files].filter((file) => file.type.startsWith('image/'))
           if (!canAttach || !files.length) return
@@ -86,6 +101,18 @@ export function Composer({
           void attach(files)
         }}
         onKeyDown={(event) => {
+          const highlighted = matches[Math.min(active, matches.length - 1)]
+          if (highlighted && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+            event.preventDefault()
+            setActive((at) => (at + (event.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length)
+            return
+          }
+          // Tab, or Enter on a name not typed out yet, completes; Enter on a whole name sends it.
+          if (highlighted && (event.key === 'Tab' || (event.key === 'Enter' && text !== `/${highlighted.name}`)) && !event.shiftKey) {
+            event.preventDefault()
+            pick(highlighted)
+            return
+          }
           if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
             event.preventDefault()
             void send()

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { ArrowDown, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
-import type { InlineImage, WirePressure, WireRoute } from '@dsh/web-protocol'
+import type { InlineImage, WebCommand, WirePressure, WireRoute } from '@dsh/web-protocol'
 import { ApprovalButtons } from '../components/Approval.tsx'
 import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
@@ -53,7 +53,34 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
       return false
     }
   }
-  const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => act(() => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) }))
+  // Slash commands: the composer completes them; a line naming one runs it (a user command's prompt is sent
+  // as the message), an unknown `/word` is sent as text and the page says so.
+  const [commands, setCommands] = useState<WebCommand[]>()
+  const [commandNote, setCommandNote] = useState<string>()
+  const loadCommands = useCallback(
+    () =>
+      void call('commands.list', { sessionId: id }).then(
+        ({ commands: listed }) => setCommands(listed),
+        () => setCommands(undefined),
+      ),
+    [id],
+  )
+  useEffect(loadCommands, [loadCommands])
+  const sendText = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) })
+  const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) =>
+    act(async () => {
+      setCommandNote(undefined)
+      if (!text.startsWith('/') || images.length) return sendText(text, mode, images)
+      const outcome = await call('commands.run', { sessionId: id, line: text })
+      loadCommands()
+      if (outcome.error) throw new ApiError(outcome.error.code, `/${outcome.name} failed: ${outcome.error.message}`)
+      if (!outcome.handled) {
+        if (outcome.notice) setCommandNote(outcome.notice)
+        return sendText(text, mode, images)
+      }
+      if (outcome.newSessionId) return navigate(`/s/${outcome.newSessionId}`)
+      if (outcome.messageId === undefined) setCommandNote(outcome.output || `/${outcome.name} done.`)
+    })
   const cancel = () => void act(() => call('agent.cancel', { sessionId: id }))
   const setRoute = (next: WireRoute) => void act(() => call('agent.setRoute', { sessionId: id, route: next }))
   const setPreset = (next: string) => void act(() => call('agent.setPreset', { sessionId: id, preset: next }))
@@ -206,6 +233,11 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
           </div>
         ))}
         {failure && <ErrorCallout error={failure} testId="action-error" />}
+        {commandNote && (
+          <div className="callout" data-testid="command-output" role="status">
+            <pre className="command-output">{commandNote}</pre>
+          </div>
+        )}
         {readOnly ? (
           <div className="callout">
             <Lock size={15} /> Another dsh process holds this session, so it is read-only here. Fork from a completed turn to continue it in this window.
@@ -216,6 +248,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
             imagesRefused={imagesRefusedBy(models, route)}
             onSend={send}
             onCancel={cancel}
+            commands={commands}
             autoFocus
             toolbar={
               <>

@@ -6,6 +6,7 @@ import type { Context } from '@dsh/cordis'
 import { SessionError } from '@dsh/session'
 import type { Route } from '@dsh/llm'
 import type { AcpSession } from './acp-session.ts'
+import { AcpCommands } from './commands.ts'
 import { promptToBlocks } from './content.ts'
 import { AcpError, AUTH_FAILURE_CODES, toRequestError } from './errors.ts'
 import { configOptions, MODE_OPTION, MODEL_OPTION, modelCatalog, modeState, routeFor, setMode } from './options.ts'
@@ -41,6 +42,9 @@ function refuseMcp(servers: McpServer[] | undefined): void {
 /** Registers every ACP method dsh serves on the app (one place to read the whole surface). */
 export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
   let catalog = modelCatalog(ctx, acp.config.authKeys)
+  const commands = new AcpCommands(ctx)
+  // After the response that tells the editor the session id, so it knows which session the list is for.
+  const announceLater = (session: AcpSession) => void setImmediate(() => void commands.announce(session).catch((error) => ctx.logger('acp').warn('the commands were not sent: %s', error)))
 
   const requireReady = async (route: Route) => {
     let adapter
@@ -135,6 +139,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         refuseMcp(params.mcpServers)
         await requireReady(acp.defaultRoute())
         const session = acp.adopt(await ctx.agents.create({ cwd }))
+        announceLater(session)
         return { sessionId: session.id, ...(await sessionState(session)) }
       }),
     )
@@ -146,6 +151,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const agent = await openStored(params.sessionId, cwd)
         const session = acp.adopt(agent)
         await session.replay()
+        announceLater(session)
         return sessionState(session)
       }),
     )
@@ -154,7 +160,9 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
         refuseMcp(params.mcpServers)
-        return sessionState(acp.adopt(await openStored(params.sessionId, cwd)))
+        const session = acp.adopt(await openStored(params.sessionId, cwd))
+        announceLater(session)
+        return sessionState(session)
       }),
     )
     .onRequest(
@@ -217,7 +225,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const session = acp.session(sessionId)
         const route = session.agent.route
         const content = promptToBlocks(prompt, acceptsImages(route), `${route.provider}/${route.model}`)
-        return { stopReason: await session.prompt(content) }
+        return { stopReason: await commands.prompt(session, content) }
       }),
     )
     .onNotification('session/cancel', ({ params }) => {

@@ -18,6 +18,8 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   glob: { pattern: '*' },
   grep: { pattern: 'a' },
   str_replace_editor: { command: 'view', path: 'a.txt' },
+  // Reads skills through ctx.skills under the session's read authority; calls no authority API (tool-skill).
+  skill: { name: 'any-skill' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 

@@ -1,4 +1,4 @@
-import type { Message } from '@dsh/llm'
+import type { Message, TextBlock } from '@dsh/llm'
 import type { AnySessionEvent, SessionEvent, SessionEventMap, UserMessageSource } from './events.ts'
 
 /** One message of the derived history, with the seq of the event it came from. */
@@ -7,6 +7,19 @@ export interface HistoryEntry {
   seq: number
   /** For user messages: where they came from (instructions and summaries matter to compaction). */
   source?: UserMessageSource | 'runtime-context'
+}
+
+/**
+ * Kinds other packages declare whose `content` (text blocks) the model reads as a user-role message where
+ * they stand in the log: a catalog of what the model may load (`skill/catalog` of @dsh/skill). An empty
+ * `content` records a fact for people only. A new model-visible kind of this shape is added here, so the
+ * request check derives it too (docs/architecture.md, "The session log").
+ */
+export const CONTEXT_KINDS: ReadonlySet<string> = new Set(['skill/catalog'])
+
+function contextEntry(event: SessionEvent): HistoryEntry | undefined {
+  const content = (event.data as { content?: TextBlock[] }).content
+  return content?.length ? { message: { role: 'user', content: [...content] }, seq: event.seq } : undefined
 }
 
 /**
@@ -24,6 +37,7 @@ interface FoldState {
 }
 
 function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undefined {
+  if (CONTEXT_KINDS.has(event.type)) return contextEntry(event)
   switch (event.type) {
     case 'user/message':
       return { message: { role: 'user', content: [...event.data.content] }, seq: event.seq, source: event.data.source }

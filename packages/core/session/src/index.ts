@@ -1,6 +1,6 @@
 // The session log (docs/architecture.md, "The session log"; DESIGN §5).
 export * from './events.ts'
-export { deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
+export { CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
 export { findNonPlain, deepFreeze } from './plain-json.ts'
 export { deriveTurnRequest, logRequestHeader, samplingOf, type DerivedRequest } from './request.ts'
 export { planRepair, type RepairStep } from './repair.ts'

@@ -35,6 +35,9 @@ export const TOOL_ERROR_CODES = [
   // The search tools (tool-fs-search).
   'SEARCH_FAILED',
   'SEARCH_TIMEOUT',
+  // The skill tool (tool-skill, SkillError of @dsh/skill).
+  'SKILL_NOT_FOUND',
+  'SKILL_PATH_OUTSIDE',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
   'FS_SANDBOX_DENIED',
   'FS_READ_DENIED',

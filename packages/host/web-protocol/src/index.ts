@@ -25,6 +25,8 @@ export type CompositionRow = Static<typeof S.CompositionRowSchema>
 export type DirectoryEntry = Static<typeof S.DirectoryEntrySchema>
 /** An image as the page sends or shows it: base64 bytes and their media type. */
 export type InlineImage = Static<typeof S.InlineImageSchema>
+export type WebCommand = Static<typeof S.WebCommandSchema>
+export type CommandRunResult = Static<typeof S.CommandRunResultSchema>
 /** What this launch offers the page. */
 export type HostInfo = Static<typeof S.HostInfoSchema>
 export type WebApprovalAnswer = (typeof S.WEB_APPROVAL_ANSWERS)[number]

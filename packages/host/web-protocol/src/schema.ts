@@ -162,6 +162,32 @@ export const HostInfoSchema = Type.Object(
 const Empty = Type.Object({})
 const SessionRef = Type.Object({ sessionId: Type.String() })
 
+/** A slash command of a session's workspace, as the composer completes it. */
+export const WebCommandSchema = Type.Object(
+  {
+    name: Type.String({ description: 'Without the slash.' }),
+    description: Type.String(),
+    argumentHint: Type.Optional(Type.String()),
+    origin: Type.String({ description: '`dsh`, or the file of a user command.' }),
+  },
+  { title: 'WebCommand' },
+)
+
+/** What running a line as a command came to. `unknown`: no command has that `/word`, nothing ran (`notice` says what the page tells the user). */
+export const CommandRunResultSchema = Type.Object(
+  {
+    handled: Type.Boolean(),
+    unknown: Type.Optional(Type.String()),
+    notice: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    output: Type.Optional(Type.String()),
+    messageId: Type.Optional(Type.String({ description: "A user command's prompt was sent as the user's message." })),
+    newSessionId: Type.Optional(Type.String({ description: '`/clear`, `/fork`: the session to open.' })),
+    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  },
+  { title: 'CommandRunResult' },
+)
+
 /** Every method of `POST /api/<method>`: its params and its result. */
 export const WEB_METHOD_SCHEMAS = {
   'sessions.list': { params: Empty, result: Type.Object({ sessions: Type.Array(SessionListItemSchema), launchCwd: Type.String() }) },
@@ -177,6 +203,8 @@ export const WEB_METHOD_SCHEMAS = {
     params: Type.Object({ sessionId: Type.String(), text: Type.String(), mode: Type.Optional(stringEnum(['followup', 'steer'] as const)), images: Type.Optional(Type.Array(InlineImageSchema)) }),
     result: Type.Object({ messageId: Type.String() }),
   },
+  'commands.list': { params: SessionRef, result: Type.Object({ commands: Type.Array(WebCommandSchema) }) },
+  'commands.run': { params: Type.Object({ sessionId: Type.String(), line: Type.String() }), result: CommandRunResultSchema },
   'agent.cancel': { params: SessionRef, result: Type.Object({ cancelled: Type.Boolean() }) },
   'agent.setRoute': { params: Type.Object({ sessionId: Type.String(), route: WireRouteSchema }), result: Type.Object({ route: WireRouteSchema }) },
   'agent.setPreset': { params: Type.Object({ sessionId: Type.String(), preset: Type.String() }), result: Type.Object({ preset: Type.String() }) },

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
+import { unknownCommandNotice } from '@dsh/commands'
 import type { Agent, UserContent } from '@dsh/agent'
 import type {} from '@dsh/app'
 import type {} from '@dsh/attachment'
@@ -217,6 +218,35 @@ export function apply(ctx: Context, config: Config) {
         ? [...(text.trim() ? [{ type: 'text' as const, text }] : []), ...images.map((image) => ({ type: 'image' as const, mediaType: image.mediaType, data: image.data }))]
         : text
       return { messageId: mode === 'steer' ? agent.steer(content) : agent.followup(content) }
+    },
+  })
+
+  // Slash commands (docs/architecture.md, "Skills and commands"): the composer completes on `/` and sends a
+  // line that starts with one here first.
+  const commands = () => {
+    const service = ctx.get('commands')
+    if (!service) throw new WebError('UNAVAILABLE', 'no commands row is mounted in this profile')
+    return service
+  }
+  web.method<M<'commands.list'>['params'], M<'commands.list'>['result']>(ctx, 'commands.list', {
+    handle: async ({ sessionId: id }) => {
+      const cwd = ctx.agents.bySession(id)?.cwd ?? (await ctx.sessions.list()).find((summary) => summary.id === id)?.cwd
+      if (!cwd) throw new WebError('NOT_FOUND', `no session ${id}`)
+      return { commands: await commands().list(cwd) }
+    },
+  })
+  web.method<M<'commands.run'>['params'], M<'commands.run'>['result']>(ctx, 'commands.run', {
+    handle: async ({ sessionId: id, line }) => {
+      const agent = await agentFor(id)
+      const outcome = await commands().run(agent, line)
+      if (!outcome.handled) return { handled: false, ...(outcome.unknown ? { unknown: outcome.unknown, notice: unknownCommandNotice(outcome.unknown) } : {}) }
+      if ('error' in outcome) return { handled: true, name: outcome.name, error: outcome.error }
+      const messageId = outcome.prompt !== undefined ? agent.followup(outcome.prompt) : undefined
+      if (outcome.sessionId) {
+        const opened = ctx.agents.bySession(outcome.sessionId)
+        if (opened) release.adopt(opened)
+      }
+      return { handled: true, name: outcome.name, output: outcome.output, ...(messageId ? { messageId } : {}), ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}) }
     },
   })
 

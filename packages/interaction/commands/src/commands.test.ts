@@ -25,7 +25,8 @@ describe('slash commands', () => {
   test('plain text, a path and an unknown name are not handled, so the surface sends them to the agent', async () => {
     h = await bootComposition({ patch: PATCH })
     const agent = await h.agent()
-    for (const line of ['hello', '/usr/bin/env is odd', '/nope', '/ compact', '']) expect(await h.root.commands.run(agent, line)).toEqual({ handled: false })
+    for (const line of ['hello', '/usr/bin/env is odd', '/ compact', '']) expect(await h.root.commands.run(agent, line)).toEqual({ handled: false })
+    expect(await h.root.commands.run(agent, '/nope and more')).toEqual({ handled: false, unknown: 'nope' }) // the surface says it went as text
   })
 
   test('a command that throws comes back as a typed error', async () => {
@@ -58,6 +59,6 @@ describe('slash commands', () => {
     expect(() => h.root.commands.register(h.root, { name: 'temp', description: 'Again.', run: () => 'x' })).toThrow(/already registered/)
     expect(() => h.root.commands.register(h.root, { name: 'Bad Name', description: 'x', run: () => 'x' })).toThrow(/invalid command name/)
     await fiber.dispose()
-    expect(await h.root.commands.run(agent, '/temp')).toEqual({ handled: false })
+    expect(await h.root.commands.run(agent, '/temp')).toEqual({ handled: false, unknown: 'temp' })
   })
 })

@@ -145,6 +145,11 @@ export class Harness {
     return this.adopt(opened.sessionId, options.onApproval)
   }
 
+  /** A session the runtime already has open (one a `/clear` or `/fork` command started). */
+  attach(sessionId: string): Session {
+    return this.adopt(sessionId, undefined)
+  }
+
   /** Stored sessions, newest first (optionally only those started in `cwd`). */
   async list(cwd?: string): Promise<SessionSummary[]> {
     return (await this.request('session/list', cwd ? { cwd } : {})).sessions

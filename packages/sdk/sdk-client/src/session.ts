@@ -1,4 +1,4 @@
-import type { AnySessionEvent, PromptContent, RouteParam, Route, TurnEndReason } from '@dsh/sdk-protocol'
+import type { AnySessionEvent, CommandInfo, PromptContent, RouteParam, Route, SessionCommandResult, TurnEndReason } from '@dsh/sdk-protocol'
 import { SessionView, type TurnEndItem } from '@dsh/session-view'
 import { AsyncQueue } from './queue.ts'
 import type { ApprovalCallback, Harness } from './harness.ts'
@@ -29,6 +29,12 @@ export interface RunUsage {
   output: number
 }
 
+/** What a slash command came to (`session/command`), with the run of a user command's prompt. */
+export interface CommandResult extends SessionCommandResult {
+  run?: RunResult
+  newSession?: Session
+}
+
 export interface RunOptions {
   /** Aborting cancels the running turn (the run still resolves, with reason `aborted`). */
   signal?: AbortSignal
@@ -50,8 +56,32 @@ export class Session {
     const started = performance.now()
     const receipt: { messageId?: string } = {}
     const events: AnySessionEvent[] = []
-    for await (const event of this.turn(prompt, options, receipt)) events.push(event)
+    for await (const event of this.turn(() => this.sendPrompt(prompt), options, receipt)) events.push(event)
     return summarize(this.id, receipt.messageId!, events, performance.now() - started)
+  }
+
+  /**
+   * Runs a slash command as a user types it (`/fix-issue 123`). A user command's expanded prompt runs as a
+   * turn and `run` is its result; `/clear` and `/fork` give the session to continue in as `newSession`. An
+   * unknown `/word` runs and sends nothing (`unknown` names it): send it with `run` to give it to the model.
+   */
+  async command(line: string, options: RunOptions = {}): Promise<CommandResult> {
+    const started = performance.now()
+    const receipt: { messageId?: string; result?: SessionCommandResult } = {}
+    const events: AnySessionEvent[] = []
+    const send = async () => (receipt.result = await this.harness.request('session/command', { sessionId: this.id, line })).messageId
+    for await (const event of this.turn(send, options, receipt)) events.push(event)
+    const result = receipt.result!
+    return {
+      ...result,
+      ...(receipt.messageId ? { run: summarize(this.id, receipt.messageId, events, performance.now() - started) } : {}),
+      ...(result.newSessionId ? { newSession: this.harness.attach(result.newSessionId) } : {}),
+    }
+  }
+
+  /** The slash commands of this session's workspace (built-ins, plugins', user Markdown commands). */
+  async commands(): Promise<CommandInfo[]> {
+    return (await this.harness.request('session/commands', { sessionId: this.id })).commands
   }
 
   /**
@@ -60,7 +90,7 @@ export class Session {
    * the session's next run.
    */
   stream(prompt: PromptContent, options: RunOptions = {}): AsyncGenerator<AnySessionEvent> {
-    return this.turn(prompt, options, {})
+    return this.turn(() => this.sendPrompt(prompt), options, {})
   }
 
   /** Cancels the running turn; resolves whether one was running. */
@@ -94,7 +124,12 @@ export class Session {
     return this.harness.fork(this.id, atSeq)
   }
 
-  private async *turn(prompt: PromptContent, options: RunOptions, receipt: { messageId?: string }): AsyncGenerator<AnySessionEvent> {
+  private async sendPrompt(prompt: PromptContent): Promise<string> {
+    return (await this.harness.request('session/prompt', { sessionId: this.id, content: prompt })).messageId
+  }
+
+  /** Sends (`send` resolves with the receipt, or undefined when nothing was queued) and yields the run's events. */
+  private async *turn(send: () => Promise<string | undefined>, options: RunOptions, receipt: { messageId?: string }): AsyncGenerator<AnySessionEvent> {
     const release = await this.lock()
     const queue = new AsyncQueue<AnySessionEvent>()
     // `idle` ends the run only once a turn started after we subscribed: an earlier turn's idle is not ours.
@@ -120,7 +155,8 @@ export class Session {
     options.signal?.addEventListener('abort', onAbort, { once: true })
     let consumed = false
     try {
-      receipt.messageId = (await this.harness.request('session/prompt', { sessionId: this.id, content: prompt })).messageId
+      receipt.messageId = await send()
+      if (receipt.messageId === undefined) queue.end()
       if (options.signal?.aborted) onAbort()
       yield* queue
       consumed = true

@@ -1,5 +1,6 @@
 import type { Context } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
+import type {} from '@dsh/commands'
 import type { Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
 import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
@@ -140,6 +141,24 @@ export class Methods {
     return { preset }
   }
 
+  async 'session/commands'(params: Params<'session/commands'>): Result<'session/commands'> {
+    const agent = this.openAgent(params.sessionId)
+    return { commands: (await this.requireCommands().list(agent.cwd)).map((command) => ({ ...command })) }
+  }
+
+  /**
+   * Runs a slash command as the user typed it. A user command's prompt is queued as the user's message (its
+   * turn's events follow as notifications); an unknown `/word` runs and sends nothing (`unknown` names it).
+   */
+  async 'session/command'(params: Params<'session/command'>): Result<'session/command'> {
+    const agent = this.openAgent(params.sessionId)
+    const outcome = await this.requireCommands().run(agent, params.line)
+    if (!outcome.handled) return { handled: false, ...(outcome.unknown ? { unknown: outcome.unknown } : {}) }
+    if ('error' in outcome) return { handled: true, name: outcome.name, error: outcome.error }
+    const messageId = outcome.prompt !== undefined ? agent.followup([{ type: 'text', text: outcome.prompt }]) : undefined
+    return { handled: true, name: outcome.name, output: outcome.output, ...(messageId ? { messageId } : {}), ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}) }
+  }
+
   async shutdown(): Result<'shutdown'> {
     await this.host.drain()
     return {}
@@ -167,6 +186,12 @@ export class Methods {
       if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND') return this.ctx.agents.create({ cwd: this.ctx.app.cwd })
       throw error
     }
+  }
+
+  private requireCommands() {
+    const commands = this.ctx.get('commands')
+    if (!commands) throw requestFailed('COMMANDS_UNAVAILABLE', 'this runtime mounts no commands row (ctx.commands)')
+    return commands
   }
 
   private openAgent(sessionId: string): Agent {

@@ -38,6 +38,9 @@ import {
   type SessionResumeParamsSchema,
   type SessionSetModelParamsSchema,
   type SessionSetPermissionParamsSchema,
+  type SessionCommandParamsSchema,
+  type SessionCommandResultSchema,
+  type CommandInfoSchema,
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
@@ -118,6 +121,9 @@ export type SessionEventsParams = Static<typeof SessionEventsParamsSchema>
 export type SessionEventsResult = Static<typeof SessionEventsResultSchema>
 export type SessionSetModelParams = Static<typeof SessionSetModelParamsSchema>
 export type SessionSetPermissionParams = Static<typeof SessionSetPermissionParamsSchema>
+export type SessionCommandParams = Static<typeof SessionCommandParamsSchema>
+export type SessionCommandResult = Static<typeof SessionCommandResultSchema>
+export type CommandInfo = Static<typeof CommandInfoSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>

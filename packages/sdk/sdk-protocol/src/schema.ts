@@ -282,6 +282,39 @@ export const SessionSetModelResultSchema = Type.Object({ route: RouteSchema }, {
 export const SessionSetPermissionParamsSchema = Type.Object({ sessionId: SessionId, preset: Type.String({ minLength: 1 }) }, { title: 'SessionSetPermissionParams', ...closed })
 export const SessionSetPermissionResultSchema = Type.Object({ preset: Type.String() }, { title: 'SessionSetPermissionResult' })
 
+export const SessionCommandParamsSchema = Type.Object(
+  {
+    sessionId: SessionId,
+    line: Type.String({ minLength: 1, description: 'The command as a user types it: `/name arguments` (`/fix-issue 123`).' }),
+  },
+  { title: 'SessionCommandParams', ...closed },
+)
+
+export const SessionCommandResultSchema = Type.Object(
+  {
+    handled: Type.Boolean({ description: "Whether the line named a command of the session's workspace; when false nothing ran and nothing was sent." }),
+    unknown: Type.Optional(Type.String({ description: 'The `/word` no command has (the client may send the line as a prompt, saying so).' })),
+    name: Type.Optional(Type.String({ description: 'The command that ran.' })),
+    output: Type.Optional(Type.String({ description: 'What the command says to the user.' })),
+    messageId: Type.Optional(Type.String({ description: "A user command's expanded prompt was queued as the user's message: its receipt (the turn's events follow as `session.event`)." })),
+    newSessionId: Type.Optional(Type.String({ description: '`/clear` and `/fork`: the session to continue in.' })),
+    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { title: 'CommandError', description: 'The command ran and failed.' })),
+  },
+  { title: 'SessionCommandResult' },
+)
+
+export const CommandInfoSchema = Type.Object(
+  {
+    name: Type.String({ description: 'Without the slash.' }),
+    description: Type.String(),
+    argumentHint: Type.Optional(Type.String({ description: 'What the arguments look like (`<issue-number>`).' })),
+    origin: Type.String({ description: "`dsh` for built-ins and plugins' commands, else the file that defines it." }),
+  },
+  { title: 'CommandInfo' },
+)
+
+export const SessionCommandsResultSchema = Type.Object({ commands: Type.Array(CommandInfoSchema, { description: 'Sorted by name.' }) }, { title: 'SessionCommandsResult' })
+
 export const EmptySchema = Type.Object({}, { title: 'Empty', ...closed })
 
 /** Every request the client sends: its params and its result. The order is the spec's. */
@@ -297,6 +330,8 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/events': { params: SessionEventsParamsSchema, result: SessionEventsResultSchema },
   'session/setModel': { params: SessionSetModelParamsSchema, result: SessionSetModelResultSchema },
   'session/setPermission': { params: SessionSetPermissionParamsSchema, result: SessionSetPermissionResultSchema },
+  'session/commands': { params: SessionRefSchema, result: SessionCommandsResultSchema },
+  'session/command': { params: SessionCommandParamsSchema, result: SessionCommandResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 

@@ -9,6 +9,7 @@ import { LlmError, type Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
+import { routeTask } from './command-task.ts'
 import { jsonLine } from './json-lines.ts'
 import type { ResultLine, RunRefusal } from './line-schema.ts'
 import { loadOutputSchema, retryInstruction, withOutputInstruction, type OutputSchema } from './output-schema.ts'
@@ -105,7 +106,12 @@ export class HeadlessRun {
       if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
       if (this.stop.signal.aborted) return this.interrupted()
 
-      agent.followup(outputSchema ? withOutputInstruction(task, outputSchema) : task)
+      const routing = await routeTask(ctx, agent, task, io, { json: !!invocation.json, quiet: !!invocation.quiet })
+      if ('done' in routing) {
+        if (routing.failed) throw new RunFailure(1, routing.failed)
+        return 0
+      }
+      agent.followup(outputSchema ? withOutputInstruction(routing.send, outputSchema) : routing.send)
       this.turnStarted = true
       let result = await agent.whenIdle()
       if (this.interruptedBy) return this.interrupted()

@@ -1,0 +1,62 @@
+"""``Session.command`` driving the real runtime against the mock model server; the workspace holds a Claude
+Code command file."""
+from __future__ import annotations
+
+import os
+import unittest
+from typing import Any
+
+from dsh import CommandResult, Harness
+
+from .support import MockModel, TempDirs
+
+GREET = "---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1, politely.\n"
+
+
+class CommandsTest(unittest.IsolatedAsyncioTestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.llm = MockModel()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.llm.close()
+
+    def setUp(self) -> None:
+        self.llm.reset()
+        self.dirs = TempDirs()
+        self.addCleanup(self.dirs.cleanup)
+        os.makedirs(os.path.join(self.dirs.workspace, ".claude", "commands"))
+        with open(os.path.join(self.dirs.workspace, ".claude", "commands", "greet.md"), "w", encoding="utf-8") as handle:
+            handle.write(GREET)
+
+    async def start(self, **options: Any) -> Harness:
+        env = {"DSH_HOME": self.dirs.home, "DEEPSEEK_BASE_URL": self.llm.url, "DEEPSEEK_API_KEY": "test"}
+        harness = await Harness(cwd=self.dirs.workspace, env=env, **options).start()
+        self.addAsyncCleanup(harness.close)
+        return harness
+
+    async def test_a_user_command_runs_with_its_argument_and_the_model_gets_the_expanded_prompt(self) -> None:
+        self.llm.enqueue({"text": "Hello, Ada."})
+        session = await (await self.start()).session()
+        greet = [command for command in await session.commands() if command["name"] == "greet"]
+        self.assertEqual(greet[0]["argumentHint"], "<name>")
+        result = await session.command("/greet Ada")
+        self.assertIsInstance(result, CommandResult)
+        self.assertEqual((result.handled, result.name), (True, "greet"))
+        assert result.run is not None
+        self.assertEqual((result.run.text, result.run.reason), ("Hello, Ada.", "completed"))
+        self.assertEqual(self.llm.requests()[-1]["body"]["messages"][-1], {"role": "user", "content": "Say hello to Ada, politely."})
+
+    async def test_a_built_in_runs_without_a_turn_and_an_unknown_word_sends_nothing(self) -> None:
+        session = await (await self.start()).session()
+        cost = await session.command("/cost")
+        self.assertEqual((cost.handled, cost.run), (True, None))
+        self.assertIn("0 model requests", cost.output or "")
+        unknown = await session.command("/nosuch x")
+        self.assertEqual((unknown.handled, unknown.unknown), (False, "nosuch"))
+        self.assertEqual(self.llm.requests(), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
