@@ -82,6 +82,10 @@ export function ruleMatches(rule: Rule, subject: RuleSubject, effect: RuleEffect
       return pathMatches(rule, subject.value, subject.cwd)
     case 'network':
       return hostMatches(rule, subject.value)
+    case 'mcp':
+      return picomatch(rule.pattern)(subject.value)
+    case 'mcpserver':
+      return rule.pattern === subject.value
   }
 }
 

@@ -5,11 +5,13 @@
  * - `writegit(git commit *)`: the same for a command run confined but with `.git` writable (`writeGit: true`),
  *   which `bash(…)` never covers: git later runs that folder's hooks and config unconfined;
  * - `write(docs/**)`, `edit(src/**)`: a path, relative to the session's workspace or absolute;
- * - `network(*.example.org)`: a host name.
+ * - `network(*.example.org)`: a host name;
+ * - `mcp(github/create_issue)`, `mcp(github/*)`: an MCP server's tool, as `<server>/<tool>` (the server's tool name);
+ * - `mcpserver(<name>@<digest>)`: starting one workspace MCP server exactly as its file configures it (exact only).
  * A pattern without `*` is exact. In command patterns `*` matches anything and a final ` *` also matches
  * nothing (`npm test *` matches `npm test` and `npm test -- x`, never `npm testx`).
  */
-export const RULE_KINDS = ['bash', 'unconfined', 'writegit', 'write', 'edit', 'network'] as const
+export const RULE_KINDS = ['bash', 'unconfined', 'writegit', 'write', 'edit', 'network', 'mcp', 'mcpserver'] as const
 export type RuleKind = (typeof RULE_KINDS)[number]
 
 export interface Rule {

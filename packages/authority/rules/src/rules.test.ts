@@ -90,3 +90,13 @@ test('a malformed rule or an unknown actor is refused with one message naming wh
   expect(() => parseRule('bash()')).toThrow('empty pattern')
   expect(() => assertActor('agent', 'setMode')).toThrow('setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, client:sdk, client:acp, default (got "agent")')
 })
+
+test('mcp rules name a server and a tool (a * stays within one server); mcpserver rules match exactly', () => {
+  expect(evaluateRules(rules(['mcp(github/*)']), { kind: 'mcp', value: 'github/create_issue' })?.effect).toBe('allow')
+  expect(evaluateRules(rules(['mcp(github/*)']), { kind: 'mcp', value: 'githubx/create_issue' })).toBeUndefined()
+  expect(evaluateRules(rules(['mcp(github/read)']), { kind: 'mcp', value: 'github/read_all' })).toBeUndefined()
+  expect(evaluateRules(rules(['mcp(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
+  expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@0123abcd' })?.effect).toBe('allow')
+  expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@99999999' })).toBeUndefined()
+  expect(evaluateRules(rules(['bash(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
+})

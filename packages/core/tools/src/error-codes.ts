@@ -34,6 +34,9 @@ export const TOOL_ERROR_CODES = [
   // The search tools (tool-fs-search).
   'SEARCH_FAILED',
   'SEARCH_TIMEOUT',
+  // MCP tools (@dsh/mcp-client): the server reported an error, or it could not be reached (crashed, did not start).
+  'MCP_TOOL_ERROR',
+  'MCP_SERVER_FAILED',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
   'FS_SANDBOX_DENIED',
   'FS_READ_DENIED',
