@@ -5,6 +5,7 @@ import type { Agent } from '@dsh/agent'
 import type { Context } from '@dsh/cordis'
 import { SessionError } from '@dsh/session'
 import type { Route } from '@dsh/llm'
+import { MCP_SERVER_NAME, type McpServerConfig } from '@dsh/mcp'
 import type { AcpSession } from './acp-session.ts'
 import { promptToBlocks } from './content.ts'
 import { AcpError, AUTH_FAILURE_CODES, toRequestError } from './errors.ts'
@@ -32,10 +33,31 @@ function checkCwd(cwd: string): string {
   return resolve(cwd)
 }
 
-function refuseMcp(servers: McpServer[] | undefined): void {
-  if (!servers?.length) return
-  const names = servers.map((server) => server.name).join(', ')
-  throw new AcpError('MCP_UNSUPPORTED', `dsh has no MCP client yet, so it cannot connect the MCP servers the editor passed (${names}); remove them from this agent's settings`)
+/**
+ * The editor's MCP servers as dsh configs (origin `acp`, confined, every call asked), checked before any
+ * session exists: stdio only (`mcpCapabilities` says so), and refused by name when no `mcp` row is mounted.
+ */
+function editorServers(ctx: Context, servers: McpServer[] | undefined, method: string): McpServerConfig[] {
+  if (!servers?.length) return []
+  if (!ctx.get('mcp')) {
+    const names = servers.map((server) => server.name).join(', ')
+    throw new AcpError('MCP_UNSUPPORTED', `this dsh composition mounts no MCP client (row "mcp"), so it cannot connect the MCP servers the editor passed (${names})`)
+  }
+  return servers.map((server) => {
+    if ('type' in server && (server.type === 'http' || server.type === 'sse')) {
+      throw new AcpError('MCP_UNSUPPORTED', `MCP server "${server.name}": dsh connects stdio servers only (mcpCapabilities has http and sse false)`)
+    }
+    const stdio = server as Extract<McpServer, { command: string }>
+    if (!MCP_SERVER_NAME.test(server.name)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": its name must be 1–48 letters, digits, "-" or "_" (no "__")`)
+    if (!stdio.command) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": command must be a non-empty string`)
+    // The editor passes values, not references: mcp-client uses them as given (no `${VAR}` expansion for acp).
+    const env = Object.fromEntries((stdio.env ?? []).map((variable) => [variable.name, variable.value]))
+    return { name: server.name, origin: 'acp', source: method, trust: 'ask', transport: 'stdio', command: stdio.command, args: [...(stdio.args ?? [])], env, sandbox: true }
+  })
+}
+
+const attachServers = (ctx: Context, agent: Agent, servers: McpServerConfig[]) => {
+  if (servers.length) ctx.get('mcp')!.attach(agent.session, servers)
 }
 
 /** Registers every ACP method dsh serves on the app (one place to read the whole surface). */
@@ -108,6 +130,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
+            // stdio servers only (the MCP client has no HTTP or SSE transport yet): said truthfully.
             mcpCapabilities: { http: false, sse: false },
             sessionCapabilities: { list: {}, resume: {}, close: {} },
           },
@@ -132,9 +155,11 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/new',
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
-        refuseMcp(params.mcpServers)
+        const servers = editorServers(ctx, params.mcpServers, 'session/new')
         await requireReady(acp.defaultRoute())
-        const session = acp.adopt(await ctx.agents.create({ cwd }))
+        const agent = await ctx.agents.create({ cwd })
+        attachServers(ctx, agent, servers)
+        const session = acp.adopt(agent)
         return { sessionId: session.id, ...(await sessionState(session)) }
       }),
     )
@@ -142,8 +167,9 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/load',
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
-        refuseMcp(params.mcpServers)
+        const servers = editorServers(ctx, params.mcpServers, 'session/load')
         const agent = await openStored(params.sessionId, cwd)
+        attachServers(ctx, agent, servers)
         const session = acp.adopt(agent)
         await session.replay()
         return sessionState(session)
@@ -153,8 +179,10 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/resume',
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
-        refuseMcp(params.mcpServers)
-        return sessionState(acp.adopt(await openStored(params.sessionId, cwd)))
+        const servers = editorServers(ctx, params.mcpServers, 'session/resume')
+        const agent = await openStored(params.sessionId, cwd)
+        attachServers(ctx, agent, servers)
+        return sessionState(acp.adopt(agent))
       }),
     )
     .onRequest(

@@ -26,7 +26,11 @@ export interface StdioPlan {
 export async function openStdio(plan: StdioPlan): Promise<{ transport: Transport; diagnostics: () => string }> {
   const { server } = plan
   const env = { ...plan.baseEnvironment }
-  for (const [name, value] of Object.entries(server.env)) env[name] = expandVariables(value, plan.processEnvironment, `${server.source}: MCP server "${server.name}": env ${name}`)
+  // An editor passes values as the user typed them there; files and programs may refer to dsh's variables.
+  const literal = server.origin === 'acp'
+  for (const [name, value] of Object.entries(server.env)) {
+    env[name] = literal ? value : expandVariables(value, plan.processEnvironment, `${server.source}: MCP server "${server.name}": env ${name}`)
+  }
   let argv = [server.command, ...server.args]
   if (plan.authority) {
     if (!plan.confine) throw new Error('a confined mode is in force and no sandbox row is mounted (set sandbox: false in the server configuration to run it unconfined)')

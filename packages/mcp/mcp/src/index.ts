@@ -24,7 +24,8 @@ export interface McpStdioServer extends ServerCommon {
   command: string
   args: string[]
   /**
-   * Variables the server gets on top of the scrubbed environment, `${VAR}` expanded from dsh's environment.
+   * Variables the server gets on top of the scrubbed environment, `${VAR}` expanded from dsh's environment
+   * (except for `acp`: an editor passes values).
    * The only way a secret reaches a server: by being named here.
    */
   env: Record<string, string>
