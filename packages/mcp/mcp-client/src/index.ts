@@ -11,7 +11,7 @@ import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/subprocess'
 import type {} from '@dsh/tools'
-import { mergeServers } from './config.ts'
+import { mergeServers, parseServers } from './config.ts'
 import { ServerConnection } from './connection.ts'
 import { approveWorkspaceServer } from './approval.ts'
 import { readConfigured } from './sources.ts'
@@ -79,6 +79,10 @@ export default class McpClient extends Mcp {
 
   configured(cwd: string): Promise<McpServerConfig[]> {
     return readConfigured(this.ctx.app.home, cwd, this.config)
+  }
+
+  parse(servers: unknown, origin: 'sdk' | 'cli', source: string): McpServerConfig[] {
+    return parseServers({ mcpServers: servers }, { origin, source, userKeys: true })
   }
 
   attach(session: Session, servers: McpServerConfig[]): void {

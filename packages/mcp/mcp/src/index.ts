@@ -128,6 +128,13 @@ export abstract class Mcp extends Service {
   /** The servers configured for a workspace, before any session: user file, then the workspace's `.mcp.json`. */
   abstract configured(cwd: string): Promise<McpServerConfig[]>
 
+  /**
+   * Reads servers in the `mcpServers` shape (`{ name: { command, args, env, trust, sandbox } | { type, url, headers,
+   * bearer_token_env_var, trust } }`) that a user's program or flag passes (origin `sdk` or `cli`); throws McpError
+   * (MCP_CONFIG_INVALID) naming `source`, the server and the key. Surfaces call it before creating the session.
+   */
+  abstract parse(servers: unknown, origin: 'sdk' | 'cli', source: string): McpServerConfig[]
+
   /** Adds servers a client passed for one session (ACP `mcpServers`, the SDK's option); a same name replaces. */
   abstract attach(session: Session, servers: McpServerConfig[]): void
 
