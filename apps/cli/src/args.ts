@@ -19,7 +19,7 @@ const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
  * profile alias, stay in the tree's arguments (`dsh resume <id> "more"` is `dsh --profile headless resume <id>
  * "more"`; the headless surface reads the command word).
  */
-const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless' }
+const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless', mcp: 'headless' }
 
 /**
  * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
@@ -84,6 +84,7 @@ Usage:
   dsh resume <id> "more"               continue a session headless (same as --resume <id>)
   dsh fork <id> --at <seq> "task"      branch a session at an event (same as --fork <id> --at <seq>)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
+  dsh mcp list                         MCP servers of this directory and where each comes from (--cwd, --json); a run takes --mcp-config <file>
   dsh usage                            tokens and cost of this directory's sessions (--since 7d, --by model|workspace|day, --json, --all-workspaces)
   dsh --profile sdk | dsh acp          serve JSON-RPC (SDKs) or ACP (editors) on stdio
 
