@@ -75,7 +75,7 @@ describe('initialize and session setup', () => {
   })
 
   test('an MCP server passed by the editor in session/new is connected: the model calls its tool, the editor approves it', async () => {
-    expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: false, sse: false })
+    expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true })
     const server = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
     const { sessionId } = await agent.agent.request('session/new', {
       cwd: agent.workspace,
@@ -92,9 +92,9 @@ describe('initialize and session setup', () => {
     expect(body).toContain('GIVEN=by-editor')
   })
 
-  test('an MCP server over HTTP is refused by name: the capabilities say stdio only', async () => {
-    const error = await rpcError(agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [{ type: 'http', name: 'remote', url: 'http://127.0.0.1:1/mcp', headers: [] }] }))
-    expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/MCP server "remote": dsh connects stdio servers only/) })
+  test('an MCP server with a name dsh cannot use is refused by name before any session exists', async () => {
+    const error = await rpcError(agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [{ type: 'http', name: 'bad__name', url: 'http://127.0.0.1:1/mcp', headers: [] }] }))
+    expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/MCP server "bad__name": its name must be/) })
   })
 
   test('a new session offers the route as its model option', async () => {

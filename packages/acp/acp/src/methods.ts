@@ -34,8 +34,8 @@ function checkCwd(cwd: string): string {
 }
 
 /**
- * The editor's MCP servers as dsh configs (origin `acp`, confined, every call asked), checked before any
- * session exists: stdio only (`mcpCapabilities` says so), and refused by name when no `mcp` row is mounted.
+ * The editor's MCP servers as dsh configs (origin `acp`, stdio ones confined, every call asked), checked
+ * before any session exists; refused by name when no `mcp` row is mounted.
  */
 function editorServers(ctx: Context, servers: McpServer[] | undefined, method: string): McpServerConfig[] {
   if (!servers?.length) return []
@@ -43,16 +43,18 @@ function editorServers(ctx: Context, servers: McpServer[] | undefined, method: s
     const names = servers.map((server) => server.name).join(', ')
     throw new AcpError('MCP_UNSUPPORTED', `this dsh composition mounts no MCP client (row "mcp"), so it cannot connect the MCP servers the editor passed (${names})`)
   }
-  return servers.map((server) => {
+  return servers.map((server): McpServerConfig => {
+    if (!MCP_SERVER_NAME.test(server.name)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": its name must be 1–48 letters, digits, "-" or "_" (no "__")`)
+    const common = { name: server.name, origin: 'acp', source: method, trust: 'ask' } as const
+    // The editor passes values, not references: mcp-client uses them as given (no `${VAR}` expansion for acp).
+    const pairs = (list: { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((variable) => [variable.name, variable.value]))
     if ('type' in server && (server.type === 'http' || server.type === 'sse')) {
-      throw new AcpError('MCP_UNSUPPORTED', `MCP server "${server.name}": dsh connects stdio servers only (mcpCapabilities has http and sse false)`)
+      if (!/^https?:\/\//.test(server.url)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": url must be an http(s) URL`)
+      return { ...common, transport: server.type, url: server.url, headers: pairs(server.headers) }
     }
     const stdio = server as Extract<McpServer, { command: string }>
-    if (!MCP_SERVER_NAME.test(server.name)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": its name must be 1–48 letters, digits, "-" or "_" (no "__")`)
     if (!stdio.command) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": command must be a non-empty string`)
-    // The editor passes values, not references: mcp-client uses them as given (no `${VAR}` expansion for acp).
-    const env = Object.fromEntries((stdio.env ?? []).map((variable) => [variable.name, variable.value]))
-    return { name: server.name, origin: 'acp', source: method, trust: 'ask', transport: 'stdio', command: stdio.command, args: [...(stdio.args ?? [])], env, sandbox: true }
+    return { ...common, transport: 'stdio', command: stdio.command, args: [...(stdio.args ?? [])], env: pairs(stdio.env), sandbox: true }
   })
 }
 
@@ -130,8 +132,8 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
-            // stdio servers only (the MCP client has no HTTP or SSE transport yet): said truthfully.
-            mcpCapabilities: { http: false, sse: false },
+            // @dsh/mcp-client speaks streamable HTTP and the legacy SSE transport besides stdio.
+            mcpCapabilities: { http: true, sse: true },
             sessionCapabilities: { list: {}, resume: {}, close: {} },
           },
           authMethods: await authMethods(),

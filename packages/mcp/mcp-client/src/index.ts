@@ -15,6 +15,7 @@ import { mergeServers, parseServers } from './config.ts'
 import { ServerConnection } from './connection.ts'
 import { approveWorkspaceServer } from './approval.ts'
 import { readConfigured } from './sources.ts'
+import { openRemote } from './remote.ts'
 import { openStdio } from './stdio.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
 import { validCatalog, validStatus } from './validate.ts'
@@ -129,7 +130,7 @@ export default class McpClient extends Mcp {
   }
 
   private async transport(session: Session, server: McpServerConfig) {
-    if (server.transport !== 'stdio') throw new Error(`the ${server.transport} transport is not supported yet`)
+    if (server.transport !== 'stdio') return openRemote(server, process.env)
     const policy = this.ctx.get('sandboxPolicy')
     const authority = server.sandbox && policy ? await policy.authority(session) : undefined
     const sandbox = this.ctx.get('sandbox')
