@@ -19,7 +19,7 @@ const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
  * profile alias, stay in the tree's arguments (`dsh resume <id> "more"` is `dsh --profile headless resume <id>
  * "more"`; the headless surface reads the command word).
  */
-const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless' }
+const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless', mcp: 'headless' }
 
 /**
  * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
@@ -90,6 +90,7 @@ Usage:
   dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --cwd, --limit n, --json)
   dsh sessions reindex                 rebuild the search index from the logs
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
+  dsh mcp list                         MCP servers of this directory and where each comes from (--cwd, --json)
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
   dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --json)
   dsh help                             this text (same as --help)
@@ -104,6 +105,7 @@ Headless run options:
   --provider <name>      deepseek | anthropic | openai (alone: that provider's first model)
   --model <id>           the model of the route       --effort off|low|high|max
   --max-steps <n>        at most n model requests in this run (alias: --max-turns)
+  --mcp-config <file>    MCP servers for this run (the .mcp.json format; yours, so no approval needed)
   --cwd <dir>            the directory a new session works in (default: where dsh starts)
   --resume <id>          continue a stored session    --fork <id> --at <seq>  branch one
   -q, --quiet            no progress or refusal lines on stderr

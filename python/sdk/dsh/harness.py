@@ -118,9 +118,11 @@ class Harness:
         model: Optional[str] = None,
         permission: Optional[str] = None,
         system_prompt: Optional[str] = None,
+        mcp_servers: Optional[Dict[str, Dict[str, Any]]] = None,
         on_approval: Optional[ApprovalCallback] = None,
     ) -> Session:
-        """Opens a new session. ``model``: ``provider/model`` or a bare model; an explicit one beats the default."""
+        """Opens a new session. ``model``: ``provider/model`` or a bare model; an explicit one beats the default.
+        ``mcp_servers``: stdio MCP servers by name (``{"command": ..., "args": [...], "env": {...}, "trust": "ask"}``)."""
         params: Dict[str, Any] = {}
         route = model or self._model
         if cwd:
@@ -131,6 +133,8 @@ class Harness:
             params["permission"] = permission
         if system_prompt is not None:
             params["systemPrompt"] = system_prompt
+        if mcp_servers:
+            params["mcpServers"] = mcp_servers
         reply = await self.request("session/new", params)
         return self._adopt(reply["sessionId"], on_approval)
 

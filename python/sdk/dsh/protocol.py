@@ -167,6 +167,21 @@ class InitializeResult(TypedDict):
     limits: ServerLimits
 
 
+class _McpStdioServerParamRequired(TypedDict):
+    command: str
+
+
+class McpStdioServerParam(_McpStdioServerParamRequired, total=False):
+    type: Literal["stdio"]
+    args: List[str]
+    #: Variables the server gets on top of the scrubbed environment; `${VAR}` is expanded from the runtime's environment.
+    env: Dict[str, str]
+    #: `ask` (default): every call of its tools is an approval request; `allow`: none.
+    trust: Union[Literal["ask"], Literal["allow"]]
+    #: false: run outside the sandbox in confined modes.
+    sandbox: bool
+
+
 class TextContent(TypedDict):
     type: Literal["text"]
     text: str
@@ -408,6 +423,8 @@ class SessionNewParams(TypedDict, total=False):
     permission: str
     #: A whole system prompt for this session instead of the assembled one.
     systemPrompt: str
+    #: MCP servers for this session, by name (stdio; added to $DSH_HOME/mcp.yaml and the workspace .mcp.json, replacing a same name). Their tools are `mcp__<name>__<tool>`.
+    mcpServers: Dict[str, McpStdioServerParam]
 
 
 class SessionOpenedResult(TypedDict):

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import unittest
 from typing import Any, Dict, List
 
 from dsh import REQUEST_TOO_LARGE, RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
 
-from .support import MockModel, TempDirs
+from .support import REPO, MockModel, TempDirs
 
 
 class HarnessTest(unittest.IsolatedAsyncioTestCase):
@@ -132,6 +133,16 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(handle.read(), "allowed")
         decided = [event.data for event in result.events if event.type == "approval/decided"]
         self.assertEqual([(d["answer"], d["by"], d["actor"]) for d in decided], [("allow_once", "user", "client:sdk")])
+
+    async def test_an_mcp_server_passed_as_mcp_servers_serves_a_tool_the_model_calls(self) -> None:
+        server = os.path.join(REPO, "packages", "mcp", "mcp-client", "src", "fixtures", "test-server.mjs")
+        self.llm.enqueue({"toolCalls": [{"id": "m", "name": "mcp__py__echo", "arguments": {"text": "from python"}}]}, {"text": "done"})
+        harness = await self.start()
+        session = await harness.session(mcp_servers={"py": {"command": shutil.which("node"), "args": [server], "trust": "allow"}})
+        result = await session.run("use the server")
+        results = [event.data for event in result.events if event.type == "tool/result"]
+        self.assertEqual([r["content"][0]["text"] for r in results], ["echo: from python"])
+        self.assertIn("mcp__py__echo", [tool["function"]["name"] for tool in self.llm.requests()[0]["body"]["tools"]])
 
     async def test_allow_session_keeps_the_offered_rule_and_the_same_command_is_not_asked_again(self) -> None:
         def touch(call_id: str) -> Dict[str, Any]:

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
@@ -73,9 +74,27 @@ describe('initialize and session setup', () => {
     expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('cwd must be an absolute path') })
   })
 
-  test('MCP servers passed by the editor are refused with a message naming them', async () => {
-    const error = await rpcError(agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [{ name: 'github', command: '/bin/true', args: [], env: [] }] }))
-    expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/no MCP client.*github/) })
+  test('an MCP server passed by the editor in session/new is connected: the model calls its tool, the editor approves it', async () => {
+    expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true })
+    const server = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
+    const { sessionId } = await agent.agent.request('session/new', {
+      cwd: agent.workspace,
+      mcpServers: [{ name: 'editor', command: process.execPath, args: [server], env: [{ name: 'GIVEN', value: 'by-editor' }] }],
+    })
+    const asked: RequestPermissionRequest[] = []
+    answer = (request) => (asked.push(request), selected('allow_once'))
+    llm.enqueue(call('m1', 'mcp__editor__echo', { text: 'from zed' }), call('m2', 'mcp__editor__env', {}), { text: 'Done.' })
+    await prompt(sessionId, 'use the editor server')
+    answer = () => ({ outcome: { outcome: 'cancelled' } })
+    expect(asked.map((request) => request.toolCall.toolCallId)).toEqual(['m1', 'm2'])
+    const body = JSON.stringify(llm.requests.at(-1)!.body)
+    expect(body).toContain('echo: from zed')
+    expect(body).toContain('GIVEN=by-editor')
+  })
+
+  test('an MCP server with a name dsh cannot use is refused by name before any session exists', async () => {
+    const error = await rpcError(agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [{ type: 'http', name: 'bad__name', url: 'http://127.0.0.1:1/mcp', headers: [] }] }))
+    expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/MCP server "bad__name": its name must be/) })
   })
 
   test('a new session offers the route as its model option', async () => {

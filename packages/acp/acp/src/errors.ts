@@ -3,6 +3,7 @@ import { RequestError } from '@agentclientprotocol/sdk'
 export type AcpErrorCode =
   | 'CWD_INVALID'
   | 'MCP_UNSUPPORTED'
+  | 'MCP_INVALID'
   | 'SESSION_UNKNOWN'
   | 'SESSION_UNAVAILABLE'
   | 'SESSION_CWD_MISMATCH'
@@ -22,6 +23,7 @@ export type AcpErrorCode =
 const RPC_CODES: Record<AcpErrorCode, number> = {
   CWD_INVALID: -32602,
   MCP_UNSUPPORTED: -32602,
+  MCP_INVALID: -32602,
   SESSION_UNKNOWN: -32002,
   SESSION_UNAVAILABLE: -32600,
   SESSION_CWD_MISMATCH: -32602,

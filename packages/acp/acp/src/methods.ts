@@ -5,6 +5,7 @@ import type { Agent } from '@dsh/agent'
 import type { Context } from '@dsh/cordis'
 import { SessionError } from '@dsh/session'
 import type { Route } from '@dsh/llm'
+import { MCP_SERVER_NAME, type McpServerConfig } from '@dsh/mcp'
 import type { AcpSession } from './acp-session.ts'
 import { AcpCommands } from './commands.ts'
 import { promptToBlocks } from './content.ts'
@@ -33,10 +34,33 @@ function checkCwd(cwd: string): string {
   return resolve(cwd)
 }
 
-function refuseMcp(servers: McpServer[] | undefined): void {
-  if (!servers?.length) return
-  const names = servers.map((server) => server.name).join(', ')
-  throw new AcpError('MCP_UNSUPPORTED', `dsh has no MCP client yet, so it cannot connect the MCP servers the editor passed (${names}); remove them from this agent's settings`)
+/**
+ * The editor's MCP servers as dsh configs (origin `acp`, stdio ones confined, every call asked), checked
+ * before any session exists; refused by name when no `mcp` row is mounted.
+ */
+function editorServers(ctx: Context, servers: McpServer[] | undefined, method: string): McpServerConfig[] {
+  if (!servers?.length) return []
+  if (!ctx.get('mcp')) {
+    const names = servers.map((server) => server.name).join(', ')
+    throw new AcpError('MCP_UNSUPPORTED', `this dsh composition mounts no MCP client (row "mcp"), so it cannot connect the MCP servers the editor passed (${names})`)
+  }
+  return servers.map((server): McpServerConfig => {
+    if (!MCP_SERVER_NAME.test(server.name)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": its name must be 1–48 letters, digits, "-" or "_" (no "__")`)
+    const common = { name: server.name, origin: 'acp', source: method, trust: 'ask' } as const
+    // The editor passes values, not references: mcp-client uses them as given (no `${VAR}` expansion for acp).
+    const pairs = (list: { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((variable) => [variable.name, variable.value]))
+    if ('type' in server && (server.type === 'http' || server.type === 'sse')) {
+      if (!/^https?:\/\//.test(server.url)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": url must be an http(s) URL`)
+      return { ...common, transport: server.type, url: server.url, headers: pairs(server.headers) }
+    }
+    const stdio = server as Extract<McpServer, { command: string }>
+    if (!stdio.command) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": command must be a non-empty string`)
+    return { ...common, transport: 'stdio', command: stdio.command, args: [...(stdio.args ?? [])], env: pairs(stdio.env), sandbox: true }
+  })
+}
+
+const attachServers = (ctx: Context, agent: Agent, servers: McpServerConfig[]) => {
+  if (servers.length) ctx.get('mcp')!.attach(agent.session, servers)
 }
 
 /** Registers every ACP method dsh serves on the app (one place to read the whole surface). */
@@ -112,7 +136,8 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
-            mcpCapabilities: { http: false, sse: false },
+            // @dsh/mcp-client speaks streamable HTTP and the legacy SSE transport besides stdio.
+            mcpCapabilities: { http: true, sse: true },
             sessionCapabilities: { list: {}, resume: {}, close: {} },
           },
           authMethods: await authMethods(),
@@ -136,9 +161,11 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/new',
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
-        refuseMcp(params.mcpServers)
+        const servers = editorServers(ctx, params.mcpServers, 'session/new')
         await requireReady(acp.defaultRoute())
-        const session = acp.adopt(await ctx.agents.create({ cwd }))
+        const agent = await ctx.agents.create({ cwd })
+        attachServers(ctx, agent, servers)
+        const session = acp.adopt(agent)
         announceLater(session)
         return { sessionId: session.id, ...(await sessionState(session)) }
       }),
@@ -147,8 +174,9 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/load',
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
-        refuseMcp(params.mcpServers)
+        const servers = editorServers(ctx, params.mcpServers, 'session/load')
         const agent = await openStored(params.sessionId, cwd)
+        attachServers(ctx, agent, servers)
         const session = acp.adopt(agent)
         await session.replay()
         announceLater(session)
@@ -159,8 +187,10 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/resume',
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
-        refuseMcp(params.mcpServers)
-        const session = acp.adopt(await openStored(params.sessionId, cwd))
+        const servers = editorServers(ctx, params.mcpServers, 'session/resume')
+        const agent = await openStored(params.sessionId, cwd)
+        attachServers(ctx, agent, servers)
+        const session = acp.adopt(agent)
         announceLater(session)
         return sessionState(session)
       }),

@@ -84,6 +84,10 @@ export function ruleMatches(rule: Rule, subject: RuleSubject, effect: RuleEffect
       return hostMatches(rule, subject.value)
     case 'hooks':
       return rule.pattern === subject.value // a digest: never a pattern
+    case 'mcp':
+      return picomatch(rule.pattern)(subject.value)
+    case 'mcpserver':
+      return rule.pattern === subject.value
   }
 }
 

@@ -7,11 +7,13 @@
  * - `write(docs/**)`, `edit(src/**)`: a path, relative to the session's workspace or absolute;
  * - `network(*.example.org)`: a host name;
  * - `hooks(sha256:…)`: the hook commands of a workspace's hooks files, by digest (exact only: a changed file
- *   has another digest, so it is asked about again).
+ *   has another digest, so it is asked about again);
+ * - `mcp(github/create_issue)`, `mcp(github/*)`: an MCP server's tool, as `<server>/<tool>` (the server's tool name);
+ * - `mcpserver(<name>@<digest>)`: starting one workspace MCP server exactly as its file configures it (exact only).
  * A pattern without `*` is exact. In command patterns `*` matches anything and a final ` *` also matches
  * nothing (`npm test *` matches `npm test` and `npm test -- x`, never `npm testx`).
  */
-export const RULE_KINDS = ['bash', 'unconfined', 'writegit', 'write', 'edit', 'network', 'hooks'] as const
+export const RULE_KINDS = ['bash', 'unconfined', 'writegit', 'write', 'edit', 'network', 'hooks', 'mcp', 'mcpserver'] as const
 export type RuleKind = (typeof RULE_KINDS)[number]
 
 export interface Rule {

@@ -99,3 +99,13 @@ test('hooks(…) names a digest of hook commands: only the exact digest is cover
   expect(evaluateRules(rules(['hooks(*)']), hooks(digest))).toBeUndefined()
   expect(evaluateRules(rules([`bash(${digest})`]), hooks(digest))).toBeUndefined()
 })
+
+test('mcp rules name a server and a tool (a * stays within one server); mcpserver rules match exactly', () => {
+  expect(evaluateRules(rules(['mcp(github/*)']), { kind: 'mcp', value: 'github/create_issue' })?.effect).toBe('allow')
+  expect(evaluateRules(rules(['mcp(github/*)']), { kind: 'mcp', value: 'githubx/create_issue' })).toBeUndefined()
+  expect(evaluateRules(rules(['mcp(github/read)']), { kind: 'mcp', value: 'github/read_all' })).toBeUndefined()
+  expect(evaluateRules(rules(['mcp(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
+  expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@0123abcd' })?.effect).toBe('allow')
+  expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@99999999' })).toBeUndefined()
+  expect(evaluateRules(rules(['bash(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
+})

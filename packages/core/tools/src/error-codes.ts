@@ -38,6 +38,9 @@ export const TOOL_ERROR_CODES = [
   // The skill tool (tool-skill, SkillError of @dsh/skill).
   'SKILL_NOT_FOUND',
   'SKILL_PATH_OUTSIDE',
+  // MCP tools (@dsh/mcp-client): the server reported an error, or it could not be reached (crashed, did not start).
+  'MCP_TOOL_ERROR',
+  'MCP_SERVER_FAILED',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
   'FS_SANDBOX_DENIED',
   'FS_READ_DENIED',

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { DshError, Harness, SessionView, type HarnessOptions } from './index.ts'
@@ -241,4 +242,15 @@ test('leaving a stream early cancels that turn: none of its events reach the nex
   expect(next.events[0]).toMatchObject({ type: 'turn/start' })
   const ends = (await session.events()).filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
   expect(ends).toEqual(['aborted', 'completed'])
+
+test('an MCP server passed as mcpServers on session creation serves a tool the scripted model calls', async () => {
+  const server = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
+  llm.enqueue({ toolCalls: [{ id: 'm', name: 'mcp__sdk__echo', arguments: { text: 'from ts' } }] }, { text: 'done' })
+  const harness = await sharedHarness()
+  const session = await harness.session({ mcpServers: { sdk: { command: process.execPath, args: [server], trust: 'allow' } } })
+  const result = await session.run('use the server')
+  const results = result.events.filter((event) => event.type === 'tool/result')
+  expect(results.map((event) => (event.data as { content: { text: string }[] }).content[0]!.text)).toEqual(['echo: from ts'])
+  const error = await harness.session({ mcpServers: { 'bad name': { command: 'x' } } }).catch((failure: DshError) => failure)
+  expect(String(error)).toMatch(/mcpServers/)
 })

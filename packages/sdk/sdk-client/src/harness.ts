@@ -9,6 +9,7 @@ import {
   type ServerNotifications,
   type SearchHit,
   type SessionEventsResult,
+  type SessionNewParams,
   type SessionSummary,
 } from '@dsh/sdk-protocol'
 import { Connection } from './connection.ts'
@@ -58,6 +59,8 @@ export interface SessionOptions {
   permission?: string
   /** A whole system prompt instead of the assembled one. */
   systemPrompt?: string
+  /** MCP servers (stdio) for this session, by name; their tools are `mcp__<name>__<tool>`. */
+  mcpServers?: SessionNewParams['mcpServers']
   onApproval?: ApprovalCallback
 }
 
@@ -129,6 +132,7 @@ export class Harness {
       ...(model ? { route: model } : {}),
       ...(options.permission ? { permission: options.permission } : {}),
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
     })
     return this.adopt(sessionId, options.onApproval)
   }

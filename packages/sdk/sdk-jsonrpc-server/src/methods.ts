@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult
 import { SessionError } from '@dsh/session'
 import type { SessionQuery } from '@dsh/session-query'
 import { RpcError, invalidParams, requestFailed } from './errors.ts'
+import type { McpServerConfig } from '@dsh/mcp'
 import { directory, parseRoute, toBlocks, type RouteInput } from './params.ts'
 import type { Config } from './config.ts'
 
@@ -58,10 +59,24 @@ export class Methods {
     const presets = permission === undefined ? undefined : this.requirePresets()
     if (presets && permission) this.checkPreset(presets, permission, 'permission')
     if (route?.provider) this.checkProvider(route.provider, 'route')
+    const servers = this.mcpServers(params.mcpServers)
     const agent = await this.ctx.agents.create({ cwd, ...(systemPrompt !== undefined ? { systemPrompt } : {}) })
+    if (servers.length) this.ctx.get('mcp')!.attach(agent.session, servers)
     if (route) agent.setRoute(this.completeRoute(agent, route))
     if (presets && permission) this.applyPreset(presets, agent, permission, 'permission')
     return { sessionId: agent.session.id, length: agent.session.length }
+  }
+
+  /** The program's MCP servers, checked before any session exists (none without an `mcp` row: refused by name). */
+  private mcpServers(servers: Params<'session/new'>['mcpServers']): McpServerConfig[] {
+    if (!servers || !Object.keys(servers).length) return []
+    const mcp = this.ctx.get('mcp')
+    if (!mcp) throw invalidParams('mcpServers', 'needs an MCP client, and this composition mounts none (row "mcp")')
+    try {
+      return mcp.parse(servers, 'sdk', 'session/new mcpServers')
+    } catch (error) {
+      throw invalidParams('mcpServers', (error as Error).message)
+    }
   }
 
   async 'session/prompt'(params: Params<'session/prompt'>): Result<'session/prompt'> {

@@ -179,12 +179,33 @@ export const InitializeResultSchema = Type.Object(
   { title: 'InitializeResult' },
 )
 
+const McpTrustSchema = Type.Union([Type.Literal('ask'), Type.Literal('allow')], { description: '`ask` (default): every call of its tools is an approval request; `allow`: none.' })
+
+export const McpStdioServerParamSchema = Type.Object(
+  {
+    type: Type.Optional(Type.Literal('stdio')),
+    command: Type.String({ minLength: 1 }),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: "Variables the server gets on top of the scrubbed environment; `${VAR}` is expanded from the runtime's environment." }),
+    ),
+    trust: Type.Optional(McpTrustSchema),
+    sandbox: Type.Optional(Type.Boolean({ description: 'false: run outside the sandbox in confined modes.' })),
+  },
+  { title: 'McpStdioServerParam', ...closed },
+)
+
 export const SessionNewParamsSchema = Type.Object(
   {
     cwd: Type.Optional(Type.String({ minLength: 1, description: "Absolute path of an existing directory (default: the runtime's cwd)." })),
     route: Type.Optional(RouteParamSchema),
     permission: Type.Optional(Type.String({ minLength: 1, description: 'A permission preset name (`read-only`, `workspace-write`, `danger-full-access`).' })),
     systemPrompt: Type.Optional(Type.String({ minLength: 1, description: 'A whole system prompt for this session instead of the assembled one.' })),
+    mcpServers: Type.Optional(
+      Type.Record(Type.String({ pattern: '^(?!.*__)[A-Za-z0-9_-]{1,48}$' }), McpStdioServerParamSchema, {
+        description: 'MCP servers for this session, by name (stdio; added to $DSH_HOME/mcp.yaml and the workspace .mcp.json, replacing a same name). Their tools are `mcp__<name>__<tool>`.',
+      }),
+    ),
   },
   { title: 'SessionNewParams', ...closed },
 )

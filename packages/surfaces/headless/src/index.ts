@@ -10,6 +10,7 @@ import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
 import { reindexSessions, searchSessions } from './search.ts'
 import { listGrants, revokeGrant } from './grants.ts'
+import { listMcpServers } from './mcp-list.ts'
 import { defineUsageSettings, showUsage } from './usage.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
@@ -89,6 +90,7 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'grants-list') return await listGrants(ctx, invocation, io)
       if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
       if (invocation.command === 'usage') return await showUsage(ctx, invocation, io)
+      if (invocation.command === 'mcp-list') return await listMcpServers(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       json = invocation.json
       const code = await run.execute()

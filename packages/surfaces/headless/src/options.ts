@@ -19,12 +19,14 @@ export const RUN_OPTIONS = {
   fork: { type: 'string' },
   at: { type: 'string' },
   cwd: { type: 'string' },
+  'mcp-config': { type: 'string' },
 } as const satisfies OptionSpec
 
 const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_REVOKE_OPTIONS = { cwd: { type: 'string' } } as const satisfies OptionSpec
+const MCP_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 
 /** Every flag any headless command knows: the first, lenient pass that finds the command word. */
 const ALL_OPTIONS = {
@@ -54,6 +56,8 @@ export interface RunInvocation {
   maxSteps?: number
   /** `--output-schema <file>` as given (read and compiled when the run starts). */
   outputSchema?: string
+  /** `--mcp-config <file>`: MCP servers for this run's session. */
+  mcpConfig?: string
 }
 
 export interface ListInvocation {
@@ -83,7 +87,13 @@ export interface GrantsRevokeInvocation {
   cwd?: string
 }
 
-export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation | UsageInvocation
+export interface McpListInvocation {
+  command: 'mcp-list'
+  cwd?: string
+  json: boolean
+}
+
+export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation | UsageInvocation | McpListInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
@@ -97,6 +107,7 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
   if (word === 'sessions') return readSessions(rest, argv, parse)
   if (word === 'grants') return readGrants(rest, argv, parse)
   if (word === 'usage') return readUsageCommand(rest, argv, parse, now)
+  if (word === 'mcp') return readMcp(rest, argv, parse)
   const { values, positionals } = parse(RUN_OPTIONS, argv)
   let source: SessionSource
   let words = positionals
@@ -132,6 +143,7 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
     ...(values.permission !== undefined ? { permission: nonEmpty('--permission', values.permission) } : {}),
     ...maxSteps(values['max-steps'], values['max-turns']),
     ...(values['output-schema'] !== undefined ? { outputSchema: nonEmpty('--output-schema', values['output-schema']) } : {}),
+    ...(values['mcp-config'] !== undefined ? { mcpConfig: nonEmpty('--mcp-config', values['mcp-config']) } : {}),
   }
 }
 
@@ -168,6 +180,14 @@ function readGrants(rest: string[], argv: readonly string[], parse: Parser): Inv
     return { command: 'grants-revoke', target, ...(values.cwd !== undefined ? { cwd: values.cwd } : {}) }
   }
   throw new UsageError(`unknown grants command "${sub}" (expected list or revoke)`)
+}
+
+function readMcp(rest: string[], argv: readonly string[], parse: Parser): Invocation {
+  const [sub = 'list', ...more] = rest
+  if (sub !== 'list') throw new UsageError(`unknown mcp command "${sub}" (expected list)`)
+  const { values } = parse(MCP_LIST_OPTIONS, argv)
+  if (more.length) throw new UsageError(`dsh mcp list takes no arguments (got "${more.join(' ')}")`)
+  return { command: 'mcp-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), json: !!values.json }
 }
 
 function forkSeq(at: string | undefined): number {

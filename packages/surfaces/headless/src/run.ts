@@ -7,6 +7,7 @@ import type {} from '@dsh/approval'
 import { UsageError } from '@dsh/cmdline'
 import { LlmError, type Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
+import { readMcpConfig } from './mcp-config.ts'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { routeTask } from './command-task.ts'
@@ -96,12 +97,14 @@ export class HeadlessRun {
     })
     try {
       const presets = this.permissionPresets()
+      const mcpServers = readMcpConfig(ctx, invocation.mcpConfig)
       // Checked before the session is opened: a run refused for a missing key creates (or forks) nothing.
       const base = await this.startingRoute()
       const route = await this.checkRoute(base)
       if (this.stop.signal.aborted) return this.interrupted()
       const agent = (this.agent = await (this.opening = this.open(sameRoute(route, base) ? undefined : route)))
       if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission, 'user:cli-flag')
+      if (mcpServers.length) ctx.get('mcp')!.attach(agent.session, mcpServers)
       // On the agent's scope: the answerer ends with the agent.
       if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
       if (this.stop.signal.aborted) return this.interrupted()

@@ -1,0 +1,185 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { McpError, type McpServerConfig } from '@dsh/mcp'
+import { ToolError } from '@dsh/tools'
+import type { McpCallResult } from './results.ts'
+
+export interface ConnectionOptions {
+  initializeTimeoutMs: number
+  callTimeoutMs: number
+  restartBackoffMs: number
+  restartBackoffMaxMs: number
+  clientVersion: string
+  /** A fresh transport for each start (a stdio server: a new child, confined and with its environment). */
+  openTransport(): Promise<{ transport: Transport; diagnostics: () => string }>
+  /** The tool list after a start or a `list_changed` notification. */
+  onTools(tools: Tool[], reason: 'connected' | 'restarted' | 'list_changed'): void
+  /** A failed start (`crashed` false) or an exit of a running server (`crashed` true). */
+  onExit(message: string, crashed: boolean): void
+}
+
+type State = { kind: 'idle' } | { kind: 'starting'; ready: Promise<void> } | { kind: 'ready'; client: Client } | { kind: 'dead'; at: number; message: string }
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), ms)
+    const stop = () => (clearTimeout(timer), reject(signal.reason))
+    signal.addEventListener('abort', stop, { once: true })
+  })
+
+/**
+ * One MCP server for one agent: started on demand, with `initialize` bounded by a deadline; an exit while
+ * in use is reported to the caller as a typed tool error, and the next call restarts it after a backoff
+ * that doubles with each consecutive failure (capped) and resets once a start succeeds.
+ */
+export class ServerConnection {
+  private state: State = { kind: 'idle' }
+  private failures = 0
+  private starts = 0
+  private closed = false
+  /** The tools/list a list_changed notification started: a call the change came with waits for it. */
+  private refreshing: Promise<void> = Promise.resolve()
+
+  constructor(
+    readonly server: McpServerConfig,
+    private readonly options: ConnectionOptions,
+  ) {}
+
+  get ready(): boolean {
+    return this.state.kind === 'ready'
+  }
+
+  /** Starts the server unless it runs; after a failure, waits out the backoff first (abortable). */
+  async ensure(signal: AbortSignal): Promise<Client> {
+    if (this.closed) throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" is stopped (its agent ended)`)
+    if (this.state.kind === 'ready') return this.state.client
+    if (this.state.kind === 'dead') {
+      const wait = this.state.at + this.backoff() - Date.now()
+      if (wait > 0) await sleep(wait, signal)
+    }
+    if (this.state.kind !== 'starting') {
+      const ready = this.start()
+      this.state = { kind: 'starting', ready }
+      ready.catch(() => {})
+    }
+    await (this.state as { ready: Promise<void> }).ready
+    const now = this.current()
+    if (now.kind !== 'ready') throw new ToolError('MCP_SERVER_FAILED', this.deadMessage())
+    return now.client
+  }
+
+  async call(tool: string, args: unknown, signal: AbortSignal): Promise<McpCallResult> {
+    let client: Client
+    try {
+      client = await this.ensure(signal)
+    } catch (error) {
+      if (error instanceof ToolError || signal.aborted) throw error
+      throw new ToolError('MCP_SERVER_FAILED', (error as Error).message)
+    }
+    try {
+      const result = (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.options.callTimeoutMs })) as McpCallResult
+      // A server announces a change before the result of the call that made it: the next request sees it.
+      await this.refreshing
+      return result
+    } catch (error) {
+      if (signal.aborted) throw error
+      if (this.state.kind !== 'ready' || this.state.client !== client) throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the call's outcome is unknown`)
+      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" failed the call of ${tool}: ${(error as Error).message}`)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    const state = this.state
+    this.state = { kind: 'idle' }
+    if (state.kind === 'starting') await state.ready.catch(() => {})
+    const after = this.current()
+    const client = after.kind === 'ready' ? after.client : state.kind === 'ready' ? state.client : undefined
+    this.state = { kind: 'idle' }
+    await client?.close().catch(() => {})
+  }
+
+  /** The state as it is now (an await may have changed it: read it again rather than trust a narrowing). */
+  private current(): State {
+    return this.state
+  }
+
+  private backoff(): number {
+    return Math.min(this.options.restartBackoffMs * 2 ** Math.max(0, this.failures - 1), this.options.restartBackoffMaxMs)
+  }
+
+  private deadMessage(): string {
+    return this.state.kind === 'dead' ? this.state.message : `MCP server "${this.server.name}" is not running`
+  }
+
+  private async start(): Promise<void> {
+    const name = this.server.name
+    const reason = this.starts++ === 0 ? 'connected' : 'restarted'
+    const { transport, diagnostics } = await this.options.openTransport().catch((error: Error) => {
+      this.fail(`MCP server "${name}" could not be started: ${error.message}`)
+      throw error
+    })
+    const client = new Client({ name: 'dsh', version: this.options.clientVersion }, { capabilities: {} })
+    let live = false
+    client.onclose = () => {
+      if (!live || this.closed) return
+      live = false
+      const detail = diagnostics()
+      this.fail(`MCP server "${name}" exited${detail ? `: ${detail}` : ''}; it is restarted on the next call`, true)
+    }
+    try {
+      await client.connect(transport, { timeout: this.options.initializeTimeoutMs })
+    } catch (error) {
+      await client.close().catch(() => {})
+      const timedOut = (error as { code?: number }).code === -32001
+      const detail = diagnostics()
+      const message = timedOut
+        ? `MCP server "${name}" did not answer initialize within ${this.options.initializeTimeoutMs} ms${detail ? ` (stderr: ${detail})` : ''}`
+        : `MCP server "${name}" failed to initialize: ${(error as Error).message}${detail ? ` (stderr: ${detail})` : ''}`
+      this.fail(message)
+      throw new McpError(timedOut ? 'MCP_INIT_TIMEOUT' : 'MCP_SERVER_FAILED', message)
+    }
+    if (this.closed) return void (await client.close().catch(() => {}))
+    live = true
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      const refresh = async () => {
+        const now = this.current()
+        if (now.kind === 'ready' && now.client === client) this.options.onTools(await this.listTools(client), 'list_changed')
+      }
+      this.refreshing = refresh().catch((error: Error) => this.options.onExit(`MCP server "${name}" changed its tools but could not list them: ${error.message}`, false))
+    })
+    let tools: Tool[]
+    try {
+      tools = await this.listTools(client)
+    } catch (error) {
+      live = false
+      await client.close().catch(() => {})
+      const message = `MCP server "${name}" failed to list its tools: ${(error as Error).message}`
+      this.fail(message)
+      throw new McpError('MCP_SERVER_FAILED', message)
+    }
+    this.failures = 0
+    this.state = { kind: 'ready', client }
+    this.options.onTools(tools, reason)
+  }
+
+  private fail(message: string, crashed = false) {
+    this.failures++
+    this.state = { kind: 'dead', at: Date.now(), message }
+    this.options.onExit(message, crashed)
+  }
+
+  private async listTools(client: Client): Promise<Tool[]> {
+    if (!client.getServerCapabilities()?.tools) return []
+    const tools: Tool[] = []
+    let cursor: string | undefined
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.options.initializeTimeoutMs })
+      tools.push(...page.tools)
+      cursor = page.nextCursor
+    } while (cursor)
+    return tools
+  }
+}

@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { join } from 'node:path'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { expect, onTestFinished, test } from 'vitest'
+import { toolCall } from '@dsh/test-harness'
+import { boot } from './fixtures/boot.ts'
+
+const TOKEN = 'remote-bearer-value-9f8e7d'
+
+/** An MCP server (the SDK's) over streamable HTTP at /mcp and legacy SSE at /sse, recording the headers it saw. */
+async function remoteServer(): Promise<{ url: string; seen: { authorization?: string; team?: string }[] }> {
+  const seen: { authorization?: string; team?: string }[] = []
+  const make = () => {
+    const server = new McpServer({ name: 'remote-test', version: '1.0.0' })
+    server.registerTool('hello', { description: 'Says hello.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'hello over the network' }] }))
+    return server
+  }
+  const sse = new Map<string, SSEServerTransport>()
+  const http: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    seen.push({ authorization: req.headers.authorization, team: req.headers['x-team'] as string | undefined })
+    const url = new URL(req.url!, 'http://localhost')
+    if (url.pathname === '/mcp') {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+      await make().connect(transport)
+      return transport.handleRequest(req, res)
+    }
+    if (url.pathname === '/sse' && req.method === 'GET') {
+      const transport = new SSEServerTransport('/messages', res)
+      sse.set(transport.sessionId, transport)
+      return make().connect(transport)
+    }
+    if (url.pathname === '/messages') return sse.get(url.searchParams.get('sessionId') ?? '')?.handlePostMessage(req, res)
+    res.writeHead(404).end()
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  onTestFinished(() => new Promise<void>((resolve) => (http.closeAllConnections(), http.close(() => resolve()))))
+  return { url: `http://127.0.0.1:${(http.address() as { port: number }).port}`, seen }
+}
+
+test('streamable HTTP and legacy SSE servers: headers get ${VAR} expanded, the bearer token reaches the server and no log line', async () => {
+  process.env.DSH_TEST_REMOTE_BEARER = TOKEN
+  process.env.DSH_TEST_TEAM = 'team-value'
+  onTestFinished(() => {
+    delete process.env.DSH_TEST_REMOTE_BEARER
+    delete process.env.DSH_TEST_TEAM
+  })
+  const remote = await remoteServer()
+  const entry = (transport: string, path: string) =>
+    `{ type: ${transport}, url: "${remote.url}${path}", headers: { X-Team: "\${DSH_TEST_TEAM}" }, bearer_token_env_var: DSH_TEST_REMOTE_BEARER, trust: allow }`
+  const h = await boot([toolCall('http', 'mcp__web__hello', {}), toolCall('sse', 'mcp__old__hello', {}), { text: 'done' }], {
+    homeFiles: { 'mcp.yaml': `mcpServers:\n  web: ${entry('http', '/mcp')}\n  old: ${entry('sse', '/sse')}\n` },
+  })
+  await h.run('go')
+  expect(h.toolText('http')).toBe('hello over the network')
+  expect(h.toolText('sse')).toBe('hello over the network')
+  expect(remote.seen.length).toBeGreaterThan(2)
+  expect(remote.seen.every((request) => request.authorization === `Bearer ${TOKEN}` && request.team === 'team-value')).toBe(true)
+  await (await h.agent()).session.flush()
+  const logs = readdirSync(h.home, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.jsonl') || file.endsWith('.json') || file.endsWith('.yaml'))
+    .map((file) => readFileSync(join(h.home, file), 'utf8'))
+    .join('\n')
+  expect(logs).toContain('mcp__web__hello')
+  expect(logs).not.toContain(TOKEN)
+  expect(logs).not.toContain('team-value')
+})
