@@ -38,7 +38,8 @@ export async function runHook(ctx: Context, hook: HookCommand, input: string, tr
       signal: trigger.signal,
     })
     exit = { exitCode: result.exitCode, stdout: redact(ctx, result.output), stderr: redact(ctx, result.stderr ?? ''), timedOut: result.timedOut }
-    answer = result.aborted ? { decision: 'error', reason: 'stopped: the turn was cancelled' } : readExit(hook.event, exit, timeoutSeconds)
+    // A guard stopped by a cancel did not decide: the call it guarded must not run on its silence.
+    answer = result.aborted ? { decision: 'error', reason: 'stopped: the turn was cancelled', failure: 'was stopped by the cancel' } : readExit(hook.event, exit, timeoutSeconds)
   } catch (error) {
     const message = redact(ctx, error instanceof Error ? error.message : String(error))
     exit = { exitCode: null, stdout: '', stderr: '', timedOut: false }

@@ -59,6 +59,25 @@ describe("a workspace's hooks", () => {
     expect(rules[1]).not.toBe(rules[0])
   })
 
+  test('attack: the model cannot plant a hooks file for later turns (.claude and .dsh are read-only to it)', async () => {
+    const h = await boot()
+    const planted = MARKER_HOOK.replace(/'/g, "'\\''")
+    h.root.scriptedLlm.enqueue(
+      toolCall('dsh', 'bash', { command: `mkdir -p .dsh && printf '%s' '${planted}' > .dsh/hooks.json` }),
+      toolCall('claude', 'bash', { command: `mkdir -p .claude && printf '%s' '${planted}' > .claude/settings.json` }),
+      { text: 'planted' },
+      { text: 'next turn' },
+    )
+    await h.run('plant')
+    await h.run('next')
+    expect(h.toolText('dsh')).toContain('Read-only file system')
+    expect(h.toolText('claude')).toContain('Read-only file system')
+    expect(existsSync(join(h.workspace, '.dsh/hooks.json'))).toBe(false)
+    expect(existsSync(join(h.workspace, '.claude/settings.json'))).toBe(false)
+    expect(runs(h.workspace)).toBe(0)
+    expect(h.events('hook/run')).toHaveLength(0)
+  })
+
   test("the user's own hooks run while the workspace's wait for approval", async () => {
     const h = await boot({
       homeFiles: { 'hooks.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "from the user"' }] }) },
