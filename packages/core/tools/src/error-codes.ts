@@ -34,6 +34,10 @@ export const TOOL_ERROR_CODES = [
   // The search tools (tool-fs-search).
   'SEARCH_FAILED',
   'SEARCH_TIMEOUT',
+  // The subagent tool (tool-subagent): a child that failed or was stopped, an unknown child or agent type.
+  'SUBAGENT_FAILED',
+  'SUBAGENT_ABORTED',
+  'SUBAGENT_NOT_FOUND',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
   'FS_SANDBOX_DENIED',
   'FS_READ_DENIED',
