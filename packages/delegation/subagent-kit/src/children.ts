@@ -1,4 +1,4 @@
-import type { Agent } from '@dsh/agent'
+import type { Agent, TurnResult } from '@dsh/agent'
 import type { ApprovalRequest } from '@dsh/approval'
 import type { Context } from '@dsh/cordis'
 import type { Route, TextBlock } from '@dsh/llm'
@@ -79,8 +79,11 @@ export abstract class ChildAgents extends Subagents {
     ctx.get('approval')?.useRouter(ctx, (request) => this.routeApproval(request))
   }
 
-  /** Makes the child's agent (a child of `parent`, on a session of its own), before it is linked and capped. */
-  protected abstract open(parent: Agent, request: SubagentRequest, type: AgentType, route: Route): Promise<Agent>
+  /**
+   * Makes the child's agent (a child of `parent`, on a session of its own), before it is linked and capped at
+   * `ceiling` (which the kit logs right after).
+   */
+  protected abstract open(parent: Agent, request: SubagentRequest, type: AgentType, route: Route, ceiling: SandboxMode): Promise<Agent>
 
   types(cwd: string): Promise<AgentType[]> {
     return loadAgentTypes(cwd, this.config.agentFolders)
@@ -99,7 +102,7 @@ export abstract class ChildAgents extends Subagents {
       const route: Route = model ? { provider: parent.route.provider, model } : parent.route
       let child: Agent
       try {
-        child = await this.open(parent, request, type, route)
+        child = await this.open(parent, request, type, route, ceiling)
       } catch (error) {
         return { childSessionId: '', status: 'failed', text: '', error: { code: 'SUBAGENT_FAILED', message: `the subagent could not start: ${error instanceof Error ? error.message : error}` } }
       }
@@ -124,15 +127,27 @@ export abstract class ChildAgents extends Subagents {
     })
   }
 
-  /** Runs one turn of the child to its end (its parent's cancel cancels it), logs the end in the parent. */
-  private async drive(parent: Agent, child: Agent, content: TextBlock[], signal: AbortSignal): Promise<SubagentResult> {
+  /**
+   * Runs one turn of the child to its end; `signal` is the parent's (its cancel must stop the turn). This
+   * process's agent loop by default; a provider whose child runs elsewhere (an ACP agent) replaces it.
+   */
+  protected async runTurn(child: Agent, content: TextBlock[], signal: AbortSignal): Promise<TurnResult | undefined> {
     const cancel = () => child.cancel('the parent cancelled')
     signal.addEventListener('abort', cancel, { once: true })
-    let result: SubagentResult
     try {
       if (signal.aborted) cancel()
       child.followup(content)
-      const turn = await child.whenIdle()
+      return await child.whenIdle()
+    } finally {
+      signal.removeEventListener('abort', cancel)
+    }
+  }
+
+  /** Runs one turn of the child to its end, logs the end in the parent, runs the `subagent/stopped` hook. */
+  private async drive(parent: Agent, child: Agent, content: TextBlock[], signal: AbortSignal): Promise<SubagentResult> {
+    let result: SubagentResult
+    try {
+      const turn = await this.runTurn(child, content, signal)
       const status = turn?.reason === 'completed' ? 'completed' : turn?.reason === 'aborted' ? 'aborted' : 'failed'
       const error =
         status === 'completed'
@@ -141,8 +156,6 @@ export abstract class ChildAgents extends Subagents {
       result = { childSessionId: child.session.id, status, text: turn?.text ?? '', ...(error ? { error } : {}) }
     } catch (error) {
       result = { childSessionId: child.session.id, status: 'failed', text: '', error: { code: 'SUBAGENT_FAILED', message: error instanceof Error ? error.message : String(error) } }
-    } finally {
-      signal.removeEventListener('abort', cancel)
     }
     await child.session.flush()
     if (!parent.session.closed) parent.session.append('subagent/end', result)
@@ -162,6 +175,9 @@ export abstract class ChildAgents extends Subagents {
     let session = this.ctx.sessions.get(request.sessionId)
     let link = session?.last('subagent/parent')?.data
     if (!link) return undefined
+    const ceiling = this.ctx.sandboxPolicy.ceiling(session!)
+    // The ACP agent enforces its own mode: any permission it asks for would be more than its ceiling lets it have.
+    if (link.kind === 'acp' && ceiling !== 'danger-full-access') return `an ACP subagent runs under the ceiling ${ceiling}: what its agent asks permission for is refused`
     const path: string[] = []
     while (link) {
       path.push(link.description)
