@@ -5,6 +5,7 @@ import type { Agent } from '@dsh/agent'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { appDir, bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import { eventually, outsideDir, processesWith, tempDir } from '@dsh/test-harness/world'
+import type {} from './index.ts'
 
 // The parent runs on the scripted model; each child's turn runs in a real `dsh --profile acp` process (the
 // built launcher) whose model is the mock DeepSeek server.
