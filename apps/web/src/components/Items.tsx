@@ -6,6 +6,7 @@ import { ApprovalCard } from './Approval.tsx'
 import { ErrorCallout } from './ErrorCallout.tsx'
 import { MessageImages } from './Images.tsx'
 import { Markdown } from './Markdown.tsx'
+import { SubagentCard } from './SubagentCard.tsx'
 import { ToolCard } from './ToolCard.tsx'
 
 type Of<K extends Item['kind']> = Extract<Item, { kind: K }>
@@ -112,6 +113,8 @@ export const ItemView = memo(
         return <Notice item={item} />
       case 'turn-end':
         return <TurnEnd item={item} onFork={onFork} />
+      case 'subagent':
+        return <SubagentCard item={item} />
     }
   },
   (a, b) => a.item.version === b.item.version && a.item.key === b.item.key && !!a.onFork === !!b.onFork,

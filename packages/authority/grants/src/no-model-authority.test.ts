@@ -20,6 +20,8 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   str_replace_editor: { command: 'view', path: 'a.txt' },
   // Reads skills through ctx.skills under the session's read authority; calls no authority API (tool-skill).
   skill: { name: 'any-skill' },
+  // Its child is capped by a `sandbox/ceiling` in the child's own log; it sets no mode, preset, policy or grant.
+  task: { description: 'say hi', prompt: 'say hi' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 
@@ -47,7 +49,8 @@ test('running every tool the product registers changes no authority: no authorit
   spy(h.root.grants, 'revoke')
   const agent = await h.agent()
   const names = h.root.tools.visible(agent.id).map((tool) => tool.name)
-  h.root.scriptedLlm.enqueue(...names.map((name, index) => toolCall(`c${index}`, name, REVIEWED_TOOLS[name])), { text: 'done' })
+  // The `task` call's child answers from the next response.
+  h.root.scriptedLlm.enqueue(...names.flatMap((name, index) => [toolCall(`c${index}`, name, REVIEWED_TOOLS[name]), ...(name === 'task' ? [{ text: 'hi' }] : [])]), { text: 'done' })
   await h.run('use every tool')
   expect(h.events('tool/result')).toHaveLength(names.length)
   expect(called).toEqual([])

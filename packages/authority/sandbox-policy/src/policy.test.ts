@@ -104,3 +104,30 @@ test("confined modes get the session's proxy socket, danger-full-access the host
   expect(bare.root.get('network')).toBeUndefined()
   expect((await bare.root.sandboxPolicy.authority(other.session)).network).toEqual({ kind: 'none' })
 })
+
+test('a ceiling caps every mode logged before or after it, is the mode of a session that chose none, and holds after resume', async () => {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-home-')))
+  const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
+  cleanups.push(
+    () => rmSync(home, { recursive: true, force: true }),
+    () => rmSync(workspace, { recursive: true, force: true }),
+  )
+  const first = await bootComposition({ home, workspace })
+  const agent = await first.root.agents.create({ cwd: workspace })
+  const policy = first.root.sandboxPolicy
+  policy.setCeiling(agent.session, 'read-only', 'subagent of session x')
+  expect(policy.mode(agent.session)).toBe('read-only')
+  expect(await policy.authority(agent.session)).toMatchObject({ mode: 'read-only', writableRoots: [] })
+  policy.setMode(agent.session, 'danger-full-access', 'user:web-tab')
+  policy.setCeiling(agent.session, 'danger-full-access', 'a later, higher ceiling changes nothing')
+  expect(policy.mode(agent.session)).toBe('read-only')
+  expect(() => policy.setCeiling(agent.session, 'all' as never, 'x')).toThrow(/unknown sandbox mode "all"/)
+  expect(() => agent.session.append('sandbox/ceiling', { mode: 'read-only', why: '' })).toThrow(/why must be a non-empty string/)
+  const id = agent.session.id
+  await agent.session.flush()
+  await first.dispose()
+  const second = await boot({ home, workspace })
+  const resumed = await second.root.agents.resume(id)
+  expect(second.root.sandboxPolicy.mode(resumed.session)).toBe('read-only')
+  expect(second.root.sandboxPolicy.ceiling(resumed.session)).toBe('read-only')
+})

@@ -106,6 +106,9 @@ export class SandboxPolicy extends Service {
       // Logs written before actors were recorded hold none; the mode is checked as on append.
       validateStored: (data) => (isMode(data?.mode) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
     })
+    ctx.sessions.defineKind(ctx, 'sandbox/ceiling', {
+      validate: (data) => (!isMode(data?.mode) ? `mode must be one of ${SANDBOX_MODES.join(', ')}` : typeof data.why === 'string' && data.why ? undefined : 'why must be a non-empty string'),
+    })
     ctx.sessions.defineKind(ctx, 'sandbox/probe', {
       ignorable: true,
       validate: (data) =>
@@ -135,10 +138,33 @@ export class SandboxPolicy extends Service {
     }, 'default sandbox mode')
   }
 
-  /** The mode in force: the log's last `sandbox/mode`, else the supplied default, else this row's config. */
+  /**
+   * The mode in force: the log's last `sandbox/mode`, else its ceiling, else the supplied default, else this
+   * row's config; never above the log's lowest `sandbox/ceiling`, whoever logged a mode after it.
+   */
   mode(session: Session): SandboxMode {
-    const logged = session.last('sandbox/mode')?.data.mode
-    if (logged) return logged
+    const ceiling = this.ceiling(session)
+    const chosen = session.last('sandbox/mode')?.data.mode ?? ceiling ?? this.defaultMode()
+    return ceiling && SANDBOX_MODES.indexOf(chosen) > SANDBOX_MODES.indexOf(ceiling) ? ceiling : chosen
+  }
+
+  /** The lowest `sandbox/ceiling` of the log, if it has one. */
+  ceiling(session: Session): SandboxMode | undefined {
+    let lowest: SandboxMode | undefined
+    for (const event of session.all('sandbox/ceiling')) if (!lowest || SANDBOX_MODES.indexOf(event.data.mode) < SANDBOX_MODES.indexOf(lowest)) lowest = event.data.mode
+    return lowest
+  }
+
+  /**
+   * Caps the session at `mode` for good (a logged `sandbox/ceiling`; a later, higher one changes nothing).
+   * Used for a subagent's session before its first turn, so nothing inside it can widen its authority.
+   */
+  setCeiling(session: Session, mode: SandboxMode, why: string): void {
+    if (!isMode(mode)) throw new TypeError(`unknown sandbox mode "${mode}" (known: ${SANDBOX_MODES.join(', ')})`)
+    session.append('sandbox/ceiling', { mode, why })
+  }
+
+  private defaultMode(): SandboxMode {
     for (let i = this.defaults.length - 1; i >= 0; i--) {
       const supplied = this.defaults[i]!()
       if (supplied) return supplied

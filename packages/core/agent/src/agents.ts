@@ -41,6 +41,15 @@ export interface AgentOptions {
   maxSteps?: number
 }
 
+export interface CreateOptions extends AgentOptions {
+  cwd: string
+  /**
+   * Fills the new session before anything else is logged in it (a forked subagent's copy of its parent's
+   * history, whose seqs must stay the parent's); the route is logged after it.
+   */
+  seed?: (session: Session) => void
+}
+
 export interface Config {
   route: Route
 }
@@ -102,8 +111,9 @@ export class Agents extends Service {
    * A new agent on a new session in `cwd`. A route the caller or a listener chose is logged at once; the
    * row's default is logged by the loop at the first turn (either way the log says which model answered).
    */
-  async create(options: AgentOptions & { cwd: string }): Promise<Agent> {
+  async create(options: CreateOptions): Promise<Agent> {
     const session = await this.ctx.sessions.create({ cwd: options.cwd })
+    options.seed?.(session)
     const agent = await this.adopt(session, options)
     const chosen = options.route ?? this.ctx.bail('agent/default-route')
     if (chosen) agent.setRoute(chosen)

@@ -2,4 +2,4 @@
 export * from './types.ts'
 export type {} from './events.ts'
 export { Agent } from './agent.ts'
-export { Agents, Agents as default, AgentLoop, type AgentOptions, type Config } from './agents.ts'
+export { Agents, Agents as default, AgentLoop, type AgentOptions, type CreateOptions, type Config } from './agents.ts'

@@ -41,6 +41,10 @@ export const TOOL_ERROR_CODES = [
   // MCP tools (@dsh/mcp-client): the server reported an error, or it could not be reached (crashed, did not start).
   'MCP_TOOL_ERROR',
   'MCP_SERVER_FAILED',
+  // The subagent tool (tool-subagent): a child that failed or was stopped, an unknown child or agent type.
+  'SUBAGENT_FAILED',
+  'SUBAGENT_ABORTED',
+  'SUBAGENT_NOT_FOUND',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
   'FS_SANDBOX_DENIED',
   'FS_READ_DENIED',

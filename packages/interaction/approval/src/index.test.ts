@@ -95,3 +95,23 @@ test('a cancelled turn rejects the request it is waiting on, and one already can
   expect(await h.root.approval.request(session, ask, turn.signal)).toEqual({ answer: 'reject', by: 'cancelled' })
   expect(seen).toHaveLength(1)
 })
+
+test('a router shows the answerer another session and summary, or refuses; the log keeps the request as made', async () => {
+  const session = await boot()
+  const seen: { sessionId: string; summary: string }[] = []
+  await answerer(async (request) => (seen.push({ sessionId: request.sessionId, summary: request.summary }), 'allow_once'))
+  const fiber = h.root.plugin({
+    name: 'router',
+    inject: ['approval'],
+    apply: (ctx: Context) => ctx.approval.useRouter(ctx, (request) => (request.tool === 'refused' ? 'routed nowhere' : { ...request, sessionId: 'the-parent', summary: `child: ${request.summary}` })),
+  })
+  await fiber
+  expect(await h.root.approval.request(session, ask, never())).toMatchObject({ answer: 'allow_once', by: 'user' })
+  expect(seen).toEqual([{ sessionId: 'the-parent', summary: 'child: bash: rm -rf build' }])
+  expect(logged(session)[0]!.data).toMatchObject({ summary: 'bash: rm -rf build' })
+  expect(await h.root.approval.request(session, { ...ask, tool: 'refused' }, never())).toEqual({ answer: 'reject', by: 'policy', note: 'routed nowhere' })
+  expect(seen).toHaveLength(1)
+  await fiber.dispose()
+  await h.root.approval.request(session, ask, never())
+  expect(seen.at(-1)).toEqual({ sessionId: session.id, summary: 'bash: rm -rf build' })
+})

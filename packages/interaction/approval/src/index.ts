@@ -68,6 +68,13 @@ export interface AnswererOptions {
   actor?: AuthorityActor
 }
 
+/**
+ * Chooses who is asked about a request (a subagent's go to its parent's answerer): returns the request as the
+ * answerer should see it (another `sessionId`, a longer summary), a string to refuse it with that note, or
+ * undefined to leave it alone. The log keeps the request as made, in the session that made it.
+ */
+export type ApprovalRouter = (request: ApprovalRequest) => ApprovalRequest | string | undefined
+
 /** Asks someone (a terminal, a browser tab, an SDK client, an editor). Must settle or honour `signal`. */
 export type Answerer = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>
 
@@ -106,6 +113,7 @@ export default class Approval extends Service {
 
   private readonly answerers: { ctx: Context; answer: Answerer; actor?: AuthorityActor }[] = []
   private readonly grantStores: GrantStore[] = []
+  private readonly routers: ApprovalRouter[] = []
 
   constructor(
     ctx: Context,
@@ -143,6 +151,25 @@ export default class Approval extends Service {
       this.grantStores.push(store)
       return () => void this.grantStores.splice(this.grantStores.indexOf(store), 1)
     }, 'approval grant store')
+  }
+
+  /** Registers a router, for as long as `ctx` lives (every router is consulted, most recent first). */
+  useRouter(ctx: Context, router: ApprovalRouter): void {
+    ctx.effect(() => {
+      this.routers.push(router)
+      return () => void this.routers.splice(this.routers.indexOf(router), 1)
+    }, 'approval router')
+  }
+
+  /** The request as the answerer sees it after every router, or a refusal note. */
+  private route(request: ApprovalRequest): ApprovalRequest | string {
+    let routed = request
+    for (let i = this.routers.length - 1; i >= 0; i--) {
+      const next = this.routers[i]!(routed)
+      if (typeof next === 'string') return next
+      if (next) routed = next
+    }
+    return routed
   }
 
   /** Whether an answer to this request may store a grant (it has a rule and a store is mounted). */
@@ -207,6 +234,8 @@ export default class Approval extends Service {
     if (this.policy(session) === 'never') return { answer: 'reject', by: 'policy', note: 'the approval policy is "never"' }
     const held = await this.checkGrants(session, request)
     if (held) return held
+    const routed = this.route(request)
+    if (typeof routed === 'string') return { answer: 'reject', by: 'policy', note: routed }
     const answerer = this.answerers.at(-1)
     if (!answerer) return { answer: 'reject', by: 'no-answerer', note: 'nobody can answer approvals in this session' }
     if (signal.aborted) return { answer: 'reject', by: 'cancelled' }
@@ -218,7 +247,7 @@ export default class Approval extends Service {
       const outcome = await new Promise<ApprovalDecision>((resolve) => {
         if (this.config.timeoutMs > 0) timer = setTimeout(() => resolve({ answer: 'reject', by: 'timeout', note: `no answer within ${this.config.timeoutMs} ms` }), this.config.timeoutMs)
         local.signal.addEventListener('abort', () => resolve({ answer: 'reject', by: 'cancelled' }), { once: true })
-        answerer.answer(request, local.signal).then(
+        answerer.answer(routed, local.signal).then(
           (answer) =>
             resolve(
               APPROVAL_ANSWERS.includes(answer) && answer !== 'reject'

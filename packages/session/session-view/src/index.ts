@@ -12,6 +12,7 @@ export type {
   RetryInfo,
   ToolItem,
   TurnEndItem,
+  SubagentItem,
   UserItem,
   Usage,
   ViewChange,

@@ -64,7 +64,7 @@ export interface RetryInfo {
 }
 
 /** Why a notice is shown, for surfaces that present some notices and not others. */
-export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook'
+export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent'
 
 interface ItemBase {
   /** Stable for the item's life (the React key, the ACP id). */
@@ -141,8 +141,31 @@ export interface TurnEndItem extends ItemBase {
   endedAt: number
 }
 
+/** A child agent this session started (`subagent/start` … `subagent/end`): a card linking the child's session. */
+export interface SubagentItem extends ItemBase {
+  kind: 'subagent'
+  /** The child's own session: open it to see what the child did. */
+  childSessionId: string
+  description: string
+  agentType: string
+  /** How it was made: `spawn`, `fork` or `acp`. */
+  via: string
+  /** The most authority the child runs under. */
+  ceiling: string
+  status: 'running' | 'completed' | 'failed' | 'aborted'
+  /** The parent's call that started it. */
+  callId?: string
+  /** Its final text, as the parent's model was given it. */
+  text?: string
+  error?: ErrorInfo
+  /** Turns it ran (a follow-up adds one). */
+  turns: number
+  startedAt: number
+  endedAt?: number
+}
+
 /** What the conversation shows. Items are immutable: a change replaces the object (so memoised rows compare by identity or version). */
-export type Item = UserItem | AssistantItem | ToolItem | ApprovalItem | NoticeItem | TurnEndItem
+export type Item = UserItem | AssistantItem | ToolItem | ApprovalItem | NoticeItem | TurnEndItem | SubagentItem
 
 /**
  * What one event changed, for surfaces that send deltas (ACP) or re-render rows (web). `cause` is the type of

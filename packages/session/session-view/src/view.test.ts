@@ -243,3 +243,31 @@ test('hooks: a rewritten call shows what ran, a block is a warning, context and 
   expect(items.some((item) => item.kind === 'user')).toBe(false)
   expect(view.skipped.size).toBe(0)
 })
+
+test("a child agent is one card linking its session: running, then its end; a follow-up runs the same card again; the child's log names its parent", () => {
+  const parent = SessionView.fold(
+    log(
+      ['turn/start', { turnId: 't1' }],
+      ['tool/call', { callId: 'c1', name: 'task', arguments: { description: 'look around', prompt: 'look' } }],
+      ['subagent/start', { childSessionId: 'kid', kind: 'spawn', agentType: 'explore', description: 'look around', ceiling: 'read-only', callId: 'c1' }],
+    ),
+  )
+  expect(parent.get('skid')).toMatchObject({ kind: 'subagent', childSessionId: 'kid', status: 'running', agentType: 'explore', via: 'spawn', ceiling: 'read-only', callId: 'c1', turns: 1 })
+  const [ended] = parent.apply({ type: 'subagent/end', seq: 3, time: 2000, data: { childSessionId: 'kid', status: 'failed', text: '', error: { code: 'SUBAGENT_FAILED', message: 'boom' } } })
+  expect(ended).toMatchObject({ op: 'updated', cause: 'subagent/end', item: { status: 'failed', error: { code: 'SUBAGENT_FAILED' }, endedAt: 2000 } })
+  parent.apply({ type: 'subagent/start', seq: 4, time: 3000, data: { childSessionId: 'kid', kind: 'spawn', agentType: 'explore', description: 'look around', ceiling: 'read-only', followup: true } })
+  expect(parent.items.filter((item) => item.kind === 'subagent')).toHaveLength(1)
+  expect(parent.get('skid')).toMatchObject({ status: 'running', turns: 2 })
+  expect(parent.get('skid')).not.toHaveProperty('error', expect.anything())
+  expect(parent.skipped.size).toBe(0)
+  const child = SessionView.fold(
+    log(
+      ['subagent/parent', { parentSessionId: 'mum', kind: 'spawn', agentType: 'explore', description: 'look around', depth: 1 }],
+      ['sandbox/ceiling', { mode: 'read-only', why: 'subagent of session mum' }],
+    ),
+  )
+  expect(child.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
+    'Subagent "look around" (explore) of session mum',
+    'Sandbox ceiling: read-only (subagent of session mum)',
+  ])
+})

@@ -215,6 +215,17 @@ export class SessionView {
         return this.turnEnd(event)
       case 'llm/retry':
         return this.retry(event)
+      case 'subagent/start':
+        return this.subagentStart(event)
+      case 'subagent/end': {
+        const item = this.get(`s${data.childSessionId}`)
+        if (item?.kind !== 'subagent') return
+        return this.update(item, { status: data.status, text: data.text, error: data.error, endedAt: event.time, version: seq })
+      }
+      case 'subagent/parent':
+        return this.notice(seq, `Subagent "${data.description}" (${data.agentType}) of session ${data.parentSessionId}`, 'info', { cause: 'subagent' })
+      case 'sandbox/ceiling':
+        return this.notice(seq, `Sandbox ceiling: ${data.mode} (${data.why})`, 'info', { cause: 'sandbox' })
       default:
         if (!UNSHOWN.has(type)) this.skipped.set(type, (this.skipped.get(type) ?? 0) + 1)
     }
@@ -274,6 +285,27 @@ export class SessionView {
     const key = `p${data.requestId}`
     this.waiting.set(data.requestId, { approval, key })
     this.add({ kind: 'approval', key, version: seq, seq, approval })
+  }
+
+  /** A new child's card, or its card again running (a follow-up): one card per child session. */
+  private subagentStart({ seq, time, data }: LogEvent): void {
+    const item = this.get(`s${data.childSessionId}`)
+    if (item?.kind === 'subagent') return this.update(item, { status: 'running', turns: item.turns + 1, text: undefined, error: undefined, endedAt: undefined, startedAt: time, version: seq })
+    this.add({
+      kind: 'subagent',
+      key: `s${data.childSessionId}`,
+      version: seq,
+      seq,
+      childSessionId: data.childSessionId,
+      description: data.description,
+      agentType: data.agentType,
+      via: data.kind,
+      ceiling: data.ceiling,
+      status: 'running',
+      turns: 1,
+      startedAt: time,
+      ...(data.callId ? { callId: data.callId } : {}),
+    })
   }
 
   private turnEnd({ seq, time, data }: LogEvent): void {
