@@ -18,6 +18,10 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   glob: { pattern: '*' },
   grep: { pattern: 'a' },
   str_replace_editor: { command: 'view', path: 'a.txt' },
+  // tool-jobs: read and stop the session's own jobs (started by bash, under the session's authority).
+  job_output: { job_id: 'job-1' },
+  job_list: {},
+  job_kill: { job_id: 'job-1' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 

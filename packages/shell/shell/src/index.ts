@@ -1,2 +1,14 @@
-export { Shell, ShellError, type ShellErrorCode, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions, type SessionRunOptions } from './shell.ts'
+export {
+  Shell,
+  ShellError,
+  type ShellErrorCode,
+  type ShellResult,
+  type ShellRunOptions,
+  type ShellSession,
+  type ShellStartOptions,
+  type ShellExit,
+  type ShellProcess,
+  type ShellSessionOptions,
+  type SessionRunOptions,
+} from './shell.ts'
 export type { Enforcement } from '@dsh/sandbox'
