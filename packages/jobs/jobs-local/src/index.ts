@@ -6,6 +6,7 @@ import type { Session } from '@dsh/session'
 import type {} from '@dsh/shell'
 import type {} from '@dsh/spill'
 import { LiveJob } from './live-job.ts'
+import { Reaper } from './reaper.ts'
 
 export interface Config {
   maxRunningPerSession: number
@@ -34,6 +35,7 @@ export default class LocalJobs extends Jobs {
   private readonly live = new Map<string, Map<string, LiveJob>>()
   /** Ended jobs of this process keep their output for reads until their agent's scope ends. */
   private readonly ended = new Map<string, LiveJob>()
+  private readonly reaper = new Reaper()
 
   constructor(
     ctx: Context,
@@ -44,7 +46,7 @@ export default class LocalJobs extends Jobs {
     ctx.sessions.defineKind(ctx, 'job/ended', { validate: jobEndedProblem })
     ctx.sessions.defineKind(ctx, 'job/lost', { validate: jobLostProblem })
     ctx.on('session/opened', (session, how) => how !== 'created' && this.recordLost(session))
-    ctx.effect(() => () => Promise.all([...this.live.values()].flatMap((jobs) => [...jobs.values()].map((job) => job.stop('session-ended')))).then(() => {}), 'kill background jobs')
+    ctx.effect(() => () => Promise.all([...this.live.values()].flatMap((jobs) => [...jobs.values()].map((job) => job.stop('session-ended')))).then(() => this.reaper.close()), 'kill background jobs')
   }
 
   async start(request: JobStartRequest): Promise<JobInfo> {
@@ -53,15 +55,18 @@ export default class LocalJobs extends Jobs {
     const running = [...jobs.values()].filter((job) => job.running).length
     if (running >= this.config.maxRunningPerSession)
       throw new JobsError('JOBS_LIMIT', `${running} jobs are already running in this session (at most ${this.config.maxRunningPerSession}); kill one with job_kill first`)
+    this.reaper.ensureRunning()
     const process = await this.ctx.shell.start(request.command, { cwd: request.cwd, authority: request.authority })
     const jobId = `job-${jobsOfLog(session.events).length + 1}`
     const dir = this.ctx.get('spillStore')?.readableDir(session.id)
     const logPath = dir ? join(dir, 'jobs', `${jobId}.log`) : undefined
     const job = new LiveJob({ jobId, command: request.command, cwd: request.cwd, startedAt: Date.now(), logPath }, process, this.config)
     jobs.set(jobId, job)
+    this.reaper.watch(process.pid)
     session.append('job/started', { jobId, callId: request.callId, command: request.command, cwd: request.cwd, mode: request.authority.mode, pid: process.pid, ...(logPath && { logPath }) })
     const key = `${session.id}\0${jobId}`
     void job.ended.then(({ reason, exit }) => {
+      this.reaper.forget(process.pid)
       this.ended.set(key, job)
       jobs.delete(jobId)
       if (!session.closed) session.append('job/ended', { jobId, reason, exitCode: exit.exitCode, signal: exit.signal, outputChars: job.output.total })
