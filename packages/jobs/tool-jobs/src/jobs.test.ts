@@ -35,6 +35,16 @@ async function answers(url: string, timeoutMs = 10_000): Promise<boolean> {
   return false
 }
 
+/** Pids of the `sleep` programs (not the shells or sandboxes naming them) whose arguments contain `tag`. */
+const sleepers = (tag: string) => processesWith(`sleep ${tag}`).filter((pid) => commandName(pid) === 'sleep')
+function commandName(pid: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+  } catch {
+    return undefined // it ended while we looked
+  }
+}
+
 const texts = (h: Harness) => h.root.scriptedLlm.requests.map((request) => JSON.stringify(request.messages))
 
 test('a python http.server job started by one step is fetched and polled by the next, killed by job_kill, and leaves no process', async () => {
@@ -85,7 +95,7 @@ test('a job still running when its session ends is killed with its whole group, 
   const tag = String(5_000_000 + Math.floor(Math.random() * 1_000_000))
   const h = await boot([background('job', `sleep ${tag}1 & sleep ${tag}2`), { text: 'started' }])
   await h.run('start it')
-  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 2, 5_000)).toBe(true)
+  expect(await eventually(() => sleepers(tag).length === 2, 5_000)).toBe(true)
   const agent = await h.agent()
   await agent.dispose()
   expect(processesWith(`sleep ${tag}`)).toEqual([])
