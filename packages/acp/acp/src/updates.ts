@@ -73,6 +73,8 @@ export class UpdateTranslator {
   }
 
   private updatesFor(change: ViewChange, mode: TranslateMode): SessionUpdate[] {
+    // The agent's task list is ACP's plan: each update sends the whole list (the protocol replaces it).
+    if (change.op === 'session' && change.cause === 'todo/updated') return [{ sessionUpdate: 'plan', entries: (this.view.todos ?? []).map((todo) => ({ ...todo })) }]
     if (change.op !== 'added' && change.op !== 'updated') return []
     const item: Item = change.item
     switch (item.kind) {

@@ -22,6 +22,8 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   job_output: { job_id: 'job-1' },
   job_list: {},
   job_kill: { job_id: 'job-1' },
+  // tool-todo: logs the task list, nothing else.
+  todo_write: { todos: [{ content: 'look around', status: 'in_progress', priority: 'high' }] },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 

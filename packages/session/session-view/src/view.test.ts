@@ -222,3 +222,27 @@ test('a call id chosen to look like a renamed repeat still gets a key of its own
   )
   expect(tricky.items.map((item) => item.key)).toEqual(['tx', 'tx@2', 'tx@2.1'])
 })
+
+test('the latest todo list replaces the one before, and each update is a session change', () => {
+  const view = new SessionView()
+  expect(view.todos).toBeUndefined()
+  const first = view.apply({ type: 'todo/updated', seq: 0, time: 1, data: { callId: 'c1', items: [{ content: 'read the tests', status: 'in_progress', priority: 'high' }] } })
+  expect(first).toEqual([{ op: 'session', cause: 'todo/updated' }])
+  view.apply({
+    type: 'todo/updated',
+    seq: 1,
+    time: 2,
+    data: {
+      callId: 'c2',
+      items: [
+        { content: 'read the tests', status: 'completed', priority: 'high' },
+        { content: 'fix the bug', status: 'pending', priority: 'medium' },
+      ],
+    },
+  })
+  expect(view.todos).toEqual([
+    { content: 'read the tests', status: 'completed', priority: 'high' },
+    { content: 'fix the bug', status: 'pending', priority: 'medium' },
+  ])
+  expect(view.skipped.size).toBe(0)
+})

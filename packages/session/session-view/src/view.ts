@@ -1,4 +1,4 @@
-import type { ApprovalInfo, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, ToolItem, Usage, ViewChange } from './items.ts'
+import type { ApprovalInfo, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
 import { proposedChange } from './change.ts'
 import { retryInfoOf, retryText } from './retry.ts'
 
@@ -39,6 +39,8 @@ export class SessionView {
   lastUsage: Usage | undefined
   route: { provider: string; model: string; effort?: string } | undefined
   preset: string | undefined
+  /** The agent's task list as its last `todo/updated` wrote it (undefined before any). */
+  todos: TodoEntry[] | undefined
   /** Events applied, and those of kinds this view does not know, by kind. */
   applied = 0
   readonly skipped = new Map<string, number>()
@@ -176,6 +178,10 @@ export class SessionView {
         return this.notice(seq, `Model: ${routeText(data.route)}`, 'info', { cause: 'route' })
       case 'request/context':
         this.window = data.contextWindow
+        return this.sessionChanged()
+      case 'todo/updated':
+        // The whole list each time: the latest replaces what was shown (web panel, ACP plan, headless line).
+        this.todos = Array.isArray(data.items) ? data.items.map((item: TodoEntry) => ({ content: String(item.content), status: item.status, priority: item.priority })) : []
         return this.sessionChanged()
       case 'permission/preset':
         this.preset = data.preset
