@@ -24,6 +24,8 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   job_kill: { job_id: 'job-1' },
   // tool-todo: logs the task list, nothing else.
   todo_write: { todos: [{ content: 'look around', status: 'in_progress', priority: 'high' }] },
+  // plan-mode: only ends plan mode (which never changes the authority) after a person approves.
+  exit_plan_mode: { plan: 'nothing to do' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 
