@@ -41,6 +41,8 @@ export class SessionView {
   preset: string | undefined
   /** The agent's task list as its last `todo/updated` wrote it (undefined before any). */
   todos: TodoEntry[] | undefined
+  /** The session is in plan mode (its last `plan/mode`). */
+  planMode = false
   /** Events applied, and those of kinds this view does not know, by kind. */
   applied = 0
   readonly skipped = new Map<string, number>()
@@ -179,6 +181,10 @@ export class SessionView {
       case 'request/context':
         this.window = data.contextWindow
         return this.sessionChanged()
+      case 'plan/mode':
+        this.planMode = data.active === true
+        this.sessionChanged()
+        return this.notice(seq, this.planMode ? 'Plan mode: only reading tools run until the plan is approved' : 'Plan mode ended: the plan was approved', 'info', { cause: 'plan-mode' })
       case 'todo/updated':
         // The whole list each time: the latest replaces what was shown (web panel, ACP plan, headless line).
         this.todos = Array.isArray(data.items) ? data.items.map((item: TodoEntry) => ({ content: String(item.content), status: item.status, priority: item.priority })) : []
