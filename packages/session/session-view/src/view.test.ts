@@ -246,3 +246,20 @@ test('the latest todo list replaces the one before, and each update is a session
   ])
   expect(view.skipped.size).toBe(0)
 })
+
+test('a background job shows when it ends or is lost, not when it starts (its bash card says so)', () => {
+  const view = SessionView.fold(
+    log(
+      ['job/started', { jobId: 'job-1', callId: 'b', command: 'npm run dev', cwd: '/w', mode: 'workspace-write', pid: 7 }],
+      ['job/ended', { jobId: 'job-1', reason: 'exited', exitCode: 1, signal: null, outputChars: 10 }],
+      ['job/ended', { jobId: 'job-2', reason: 'killed', exitCode: null, signal: 'SIGTERM', outputChars: 0 }],
+      ['job/lost', { jobId: 'job-3' }],
+    ),
+  )
+  expect(view.items.map((item) => item.kind === 'notice' && [item.text, item.tone, item.cause])).toEqual([
+    ['Background job job-1 exited with code 1', 'warn', 'job'],
+    ['Background job job-2 was stopped', 'info', 'job'],
+    ['Background job job-3 was lost: dsh stopped while it ran', 'warn', 'job'],
+  ])
+  expect(view.skipped.size).toBe(0)
+})
