@@ -42,9 +42,10 @@ export default class LocalJobs extends Jobs {
     private readonly config: Config,
   ) {
     super(ctx)
-    ctx.sessions.defineKind(ctx, 'job/started', { validate: jobStartedProblem })
-    ctx.sessions.defineKind(ctx, 'job/ended', { validate: jobEndedProblem })
-    ctx.sessions.defineKind(ctx, 'job/lost', { validate: jobLostProblem })
+    // Ignorable: a composition without this row still opens a session that ran jobs (it shows none).
+    ctx.sessions.defineKind(ctx, 'job/started', { ignorable: true, validate: jobStartedProblem })
+    ctx.sessions.defineKind(ctx, 'job/ended', { ignorable: true, validate: jobEndedProblem })
+    ctx.sessions.defineKind(ctx, 'job/lost', { ignorable: true, validate: jobLostProblem })
     ctx.on('session/opened', (session, how) => how !== 'created' && this.recordLost(session))
     ctx.effect(() => () => Promise.all([...this.live.values()].flatMap((jobs) => [...jobs.values()].map((job) => job.stop('session-ended')))).then(() => this.reaper.close()), 'kill background jobs')
   }

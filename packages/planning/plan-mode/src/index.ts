@@ -59,6 +59,7 @@ export default class PlanMode extends Service {
     private readonly config: Config,
   ) {
     super(ctx, 'planMode')
+    // Not ignorable: a session in plan mode must not be opened, and run freely, where nothing enforces it.
     ctx.sessions.defineKind(ctx, 'plan/mode', { validate: problem })
     ctx.on('tools/pre-execute', (invocation, next) => this.preExecute(invocation, next))
     this.registerExitTool()

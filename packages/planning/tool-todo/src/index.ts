@@ -33,7 +33,8 @@ export function renderTodos(items: readonly TodoItem[]): string {
  * is logged as `todo/updated`, so every surface shows it (session-view's `todos`) and a resumed session has it.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.sessions.defineKind(ctx, 'todo/updated', { validate: todoUpdatedProblem })
+  // Ignorable: a composition without this row still opens the session (it just shows no list).
+  ctx.sessions.defineKind(ctx, 'todo/updated', { ignorable: true, validate: todoUpdatedProblem })
   const item = Type.Object(
     {
       content: Type.String({ minLength: 1, maxLength: config.maxContentChars, description: 'What is to be done, in a few words.' }),

@@ -49,4 +49,9 @@ test('a resumed session has the list its log holds', async () => {
   const second = await boot([], { home, workspace })
   const resumed = await second.root.agents.resume(sessionId)
   expect(currentTodos(resumed.session.events)).toEqual(plan)
+  await resumed.dispose()
+  // A composition without the row still opens it: the kind is ignorable.
+  const bare = await bootComposition({ home, workspace, patch: scriptedPatch({}, '- id: tool-todo\n  disabled: true\n') })
+  onTestFinished(() => bare.dispose())
+  expect(currentTodos((await bare.root.agents.resume(sessionId)).session.events)).toEqual(plan)
 })
