@@ -6,6 +6,7 @@ import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
 import { ItemView } from '../components/Items.tsx'
 import { ContextMeter, ModelPicker, PresetPicker } from '../components/Pickers.tsx'
+import { TodoPanel } from '../components/TodoPanel.tsx'
 import { ApiError, call, messageOf } from '../lib/api.ts'
 import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
 import { Conversation } from '../lib/conversation.ts'
@@ -220,6 +221,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
             <ArrowDown size={16} />
           </button>
         )}
+        <TodoPanel todos={folded.todos} />
         {pending.map((approval) => (
           <div key={approval.requestId} className="approval-banner" data-testid="approval-banner" role="alertdialog" aria-label={`Approve ${approval.tool}?`}>
             <div className="approval-head">

@@ -350,10 +350,10 @@ describe('cancel, modes and models', () => {
 })
 
 describe('session modes', () => {
-  test('a session starts in the workspace-write preset and offers the three presets as modes', async () => {
+  test('a session starts in the workspace-write preset and offers the three presets and plan mode as modes', async () => {
     const response = await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })
     expect(response.modes?.currentModeId).toBe('workspace-write')
-    expect(response.modes?.availableModes.map((mode) => mode.id)).toEqual(['read-only', 'workspace-write', 'danger-full-access'])
+    expect(response.modes?.availableModes.map((mode) => mode.id)).toEqual(['read-only', 'workspace-write', 'danger-full-access', 'plan'])
   })
 
   test('set_mode to read-only makes the next write fail and leaves the file absent', async () => {

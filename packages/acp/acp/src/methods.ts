@@ -106,7 +106,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
   }
 
   const sessionState = async (session: AcpSession) => ({
-    modes: modeState(acp.presets, session.agent.session) ?? null,
+    modes: modeState(acp.presets, session.agent.session, ctx.get('planMode')) ?? null,
     configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route),
   })
 
@@ -226,7 +226,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       'session/set_mode',
       guarded(async ({ sessionId, modeId }) => {
         const session = acp.session(sessionId)
-        setMode(acp.presets, session.agent.session, modeId)
+        setMode(acp.presets, session.agent.session, modeId, ctx.get('planMode'))
         session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }])
         return {}
       }),
@@ -237,7 +237,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const session = acp.session(params.sessionId)
         const value = String(params.value)
         if (params.configId === MODE_OPTION) {
-          setMode(acp.presets, session.agent.session, value)
+          setMode(acp.presets, session.agent.session, value, ctx.get('planMode'))
           session.send([{ sessionUpdate: 'current_mode_update', currentModeId: value }])
         } else if (params.configId === MODEL_OPTION) {
           const route = await routeFor(ctx, catalog, value, session.agent.route)

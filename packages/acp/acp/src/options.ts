@@ -3,6 +3,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/credentials'
 import type { ModelInfo, Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
+import type PlanMode from '@dsh/plan-mode'
 import type { Session } from '@dsh/session'
 import { AcpError } from './errors.ts'
 
@@ -15,23 +16,35 @@ export type PresetSource = PermissionPresets
 
 export const routeValue = (route: Route) => `${route.provider}/${route.model}`
 
-/** Session modes are the permission presets: each mode is a sandbox mode plus an approval policy. */
-export function modeState(presets: PresetSource | undefined, session: Session): SessionModeState | undefined {
-  if (!presets) return undefined
+/** The session mode that is plan mode (offered next to the presets when a plan-mode row is mounted). */
+export const PLAN_MODE_ID = 'plan'
+const PLAN_MODE = { id: PLAN_MODE_ID, name: PLAN_MODE_ID, description: "Read only: writes, edits and commands are refused until you approve the agent's plan." }
+
+/** The preset a session is under (plan mode aside). */
+export function presetMode(presets: PresetSource, session: Session): string {
   const list = presets.list()
   const state = presets.current(session)
   // A mode and policy changed apart from any preset are shown as the preset with the same sandbox mode.
-  const current = state.preset ?? list.find((preset) => preset.mode === state.mode)?.name ?? list[0]!.name
+  return state.preset ?? list.find((preset) => preset.mode === state.mode)?.name ?? list[0]!.name
+}
+
+/** Session modes are the permission presets (each a sandbox mode plus an approval policy), and plan mode. */
+export function modeState(presets: PresetSource | undefined, session: Session, planMode?: PlanMode): SessionModeState | undefined {
+  if (!presets) return undefined
+  const modes = presets.list().map((preset) => ({ id: preset.name, name: preset.name, ...(preset.description ? { description: preset.description } : {}) }))
   return {
-    currentModeId: current,
-    availableModes: list.map((preset) => ({ id: preset.name, name: preset.name, ...(preset.description ? { description: preset.description } : {}) })),
+    currentModeId: planMode?.active(session) ? PLAN_MODE_ID : presetMode(presets, session),
+    availableModes: planMode ? [...modes, PLAN_MODE] : modes,
   }
 }
 
-export function setMode(presets: PresetSource | undefined, session: Session, modeId: string): void {
+/** Plan mode is entered over the preset in force; choosing a preset leaves plan mode (the editor's user chose it). */
+export function setMode(presets: PresetSource | undefined, session: Session, modeId: string, planMode?: PlanMode): void {
   if (!presets) throw new AcpError('MODES_UNAVAILABLE', 'this dsh has no permission presets mounted, so it has no session modes')
-  const names: string[] = presets.list().map((preset) => preset.name)
+  if (planMode && modeId === PLAN_MODE_ID) return planMode.enter(session, 'client:acp')
+  const names: string[] = [...presets.list().map((preset) => preset.name), ...(planMode ? [PLAN_MODE_ID] : [])]
   if (!names.includes(modeId)) throw new AcpError('MODE_UNKNOWN', `unknown mode "${modeId}" (modes: ${names.join(', ')})`)
+  planMode?.exit(session, 'client:acp')
   presets.set(session, modeId, 'client:acp')
 }
 
@@ -78,7 +91,7 @@ async function modelGroups(ctx: Context, catalog: ModelCatalog, current: Route):
 /** The session's config options: its permission preset (when presets are mounted) and its model route. */
 export async function configOptions(ctx: Context, catalog: ModelCatalog, presets: PresetSource | undefined, session: Session, route: Route): Promise<SessionConfigOption[]> {
   const options: SessionConfigOption[] = []
-  const modes = modeState(presets, session)
+  const modes = modeState(presets, session, ctx.get('planMode'))
   if (modes) {
     options.push({
       type: 'select',

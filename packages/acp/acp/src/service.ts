@@ -23,7 +23,7 @@ import type {} from '@dsh/tools'
 import { AcpSession } from './acp-session.ts'
 import { AcpError } from './errors.ts'
 import { registerMethods } from './methods.ts'
-import type { PresetSource } from './options.ts'
+import { modeState, type PresetSource } from './options.ts'
 import { stdioStream } from './stdio.ts'
 import { kindOf } from './tool-calls.ts'
 
@@ -179,6 +179,7 @@ export class Acp extends Service {
         diffMaxBytes: this.config.diffMaxBytes,
         toolOutputMaxChars: this.config.toolOutputMaxChars,
         notices: !!this.clientCapabilities?.session?.notices,
+        currentMode: () => modeState(this.presets, agent.session, this.ctx.get('planMode'))?.currentModeId,
       },
       (error) => this.ctx.logger('acp').warn('an update could not be sent: %s', (error as Error)?.message ?? error),
     )

@@ -14,6 +14,8 @@ export interface TranslatorOptions {
   toolOutputMaxChars: number
   /** The client presents `notice` updates (it advertised `session.notices`); else notices go as thoughts. */
   notices: boolean
+  /** The session mode now (a preset, or plan mode), told to the editor when plan mode starts or ends. */
+  currentMode?(): string | undefined
 }
 
 interface CallState {
@@ -73,6 +75,10 @@ export class UpdateTranslator {
   }
 
   private updatesFor(change: ViewChange, mode: TranslateMode): SessionUpdate[] {
+    // The agent's task list is ACP's plan: each update sends the whole list (the protocol replaces it).
+    if (change.op === 'session' && change.cause === 'todo/updated') return [{ sessionUpdate: 'plan', entries: (this.view.todos ?? []).map((todo) => ({ ...todo })) }]
+    const current = change.op === 'session' && change.cause === 'plan/mode' && mode === 'live' ? this.options.currentMode?.() : undefined
+    if (current) return [{ sessionUpdate: 'current_mode_update', currentModeId: current }]
     if (change.op !== 'added' && change.op !== 'updated') return []
     const item: Item = change.item
     switch (item.kind) {

@@ -22,6 +22,14 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   skill: { name: 'any-skill' },
   // Its child is capped by a `sandbox/ceiling` in the child's own log; it sets no mode, preset, policy or grant.
   task: { description: 'say hi', prompt: 'say hi' },
+  // tool-jobs: read and stop the session's own jobs (started by bash, under the session's authority).
+  job_output: { job_id: 'job-1' },
+  job_list: {},
+  job_kill: { job_id: 'job-1' },
+  // tool-todo: logs the task list, nothing else.
+  todo_write: { todos: [{ content: 'look around', status: 'in_progress', priority: 'high' }] },
+  // plan-mode: only ends plan mode (which never changes the authority) after a person approves.
+  exit_plan_mode: { plan: 'nothing to do' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 

@@ -23,6 +23,9 @@ export const TOOL_ERROR_CODES = [
   'SESSION_FAILED',
   'TIMEOUT',
   'SPAWN_FAILED',
+  // Background jobs (JobsErrorCode of @dsh/jobs: tool-jobs, the bash tools' run_in_background).
+  'JOB_NOT_FOUND',
+  'JOBS_LIMIT',
   // The file tools (tool-fs, tool-str-replace-editor).
   'EDIT_NOT_FOUND',
   'EDIT_NOT_UNIQUE',

@@ -10,6 +10,7 @@ export type {
   NoticeCause,
   NoticeItem,
   RetryInfo,
+  TodoEntry,
   ToolItem,
   TurnEndItem,
   SubagentItem,

@@ -64,7 +64,7 @@ export interface RetryInfo {
 }
 
 /** Why a notice is shown, for surfaces that present some notices and not others. */
-export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent'
+export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent' | 'plan-mode' | 'job'
 
 interface ItemBase {
   /** Stable for the item's life (the React key, the ACP id). */
@@ -171,11 +171,18 @@ export type Item = UserItem | AssistantItem | ToolItem | ApprovalItem | NoticeIt
  * What one event changed, for surfaces that send deltas (ACP) or re-render rows (web). `cause` is the type of
  * the event that made the change; `delta` is the streamed text an `assistant/chunk` added.
  */
+/** One entry of the agent's task list (`todo/updated`), as ACP's plan entries have it too. */
+export interface TodoEntry {
+  content: string
+  status: 'pending' | 'in_progress' | 'completed'
+  priority: 'high' | 'medium' | 'low'
+}
+
 export type ViewChange =
   | { op: 'added'; item: Item; cause: string; delta?: { kind: 'text' | 'reasoning'; text: string } }
   | { op: 'updated'; item: Item; previous: Item; cause: string; delta?: { kind: 'text' | 'reasoning'; text: string } }
   | { op: 'removed'; item: Item; cause: string }
   /** A model request's usage was counted (every `assistant/message`, even one that shows no item). */
   | { op: 'usage'; usage: Usage; cause: string }
-  /** `openTurn`, `route`, `preset`, `window` or `lastUsage` changed. */
+  /** `openTurn`, `route`, `preset`, `window`, `lastUsage` or `todos` changed. */
   | { op: 'session'; cause: string }

@@ -271,3 +271,44 @@ test("a child agent is one card linking its session: running, then its end; a fo
     'Sandbox ceiling: read-only (subagent of session mum)',
   ])
 })
+
+test('the latest todo list replaces the one before, and each update is a session change', () => {
+  const view = new SessionView()
+  expect(view.todos).toBeUndefined()
+  const first = view.apply({ type: 'todo/updated', seq: 0, time: 1, data: { callId: 'c1', items: [{ content: 'read the tests', status: 'in_progress', priority: 'high' }] } })
+  expect(first).toEqual([{ op: 'session', cause: 'todo/updated' }])
+  view.apply({
+    type: 'todo/updated',
+    seq: 1,
+    time: 2,
+    data: {
+      callId: 'c2',
+      items: [
+        { content: 'read the tests', status: 'completed', priority: 'high' },
+        { content: 'fix the bug', status: 'pending', priority: 'medium' },
+      ],
+    },
+  })
+  expect(view.todos).toEqual([
+    { content: 'read the tests', status: 'completed', priority: 'high' },
+    { content: 'fix the bug', status: 'pending', priority: 'medium' },
+  ])
+  expect(view.skipped.size).toBe(0)
+})
+
+test('a background job shows when it ends or is lost, not when it starts (its bash card says so)', () => {
+  const view = SessionView.fold(
+    log(
+      ['job/started', { jobId: 'job-1', callId: 'b', command: 'npm run dev', cwd: '/w', mode: 'workspace-write', pid: 7 }],
+      ['job/ended', { jobId: 'job-1', reason: 'exited', exitCode: 1, signal: null, outputChars: 10 }],
+      ['job/ended', { jobId: 'job-2', reason: 'killed', exitCode: null, signal: 'SIGTERM', outputChars: 0 }],
+      ['job/lost', { jobId: 'job-3' }],
+    ),
+  )
+  expect(view.items.map((item) => item.kind === 'notice' && [item.text, item.tone, item.cause])).toEqual([
+    ['Background job job-1 exited with code 1', 'warn', 'job'],
+    ['Background job job-2 was stopped', 'info', 'job'],
+    ['Background job job-3 was lost: dsh stopped while it ran', 'warn', 'job'],
+  ])
+  expect(view.skipped.size).toBe(0)
+})

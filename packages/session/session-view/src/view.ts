@@ -1,4 +1,4 @@
-import type { ApprovalInfo, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, ToolItem, Usage, ViewChange } from './items.ts'
+import type { ApprovalInfo, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
 import { proposedChange } from './change.ts'
 import { retryInfoOf, retryText } from './retry.ts'
 
@@ -7,7 +7,7 @@ const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 /** Kinds a display has nothing to show for: applied knowingly, not counted as skipped. */
 /** Decisions of a `hook/run` that a person should see (the others passed, allowed or added context). */
 const HOOK_SHOWN = new Set(['block', 'deny', 'ask', 'stop', 'error'])
-const UNSHOWN = new Set(['step/end', 'request/header', 'inbox/spliced', 'agent/system-prompt', 'sandbox/probe', 'fs/observed', 'compaction/start'])
+const UNSHOWN = new Set(['job/started', 'step/end', 'request/header', 'inbox/spliced', 'agent/system-prompt', 'sandbox/probe', 'fs/observed', 'compaction/start'])
 
 const textOf = (blocks: readonly Block[] | undefined, type: string) =>
   (blocks ?? [])
@@ -23,6 +23,13 @@ const addUsage = (a: Usage, b: Partial<Usage> | undefined): Usage => ({
 })
 
 const routeText = (route: { provider: string; model: string; effort?: string }) => `${route.provider}/${route.model}${route.effort ? ` · ${route.effort} effort` : ''}`
+
+/** How a background job ended, in words (`job/ended`). */
+function jobEnding(data: { reason?: string; exitCode?: number | null; signal?: string | null }): string {
+  if (data.reason === 'killed') return 'was stopped'
+  if (data.reason === 'session-ended') return 'was stopped with its session'
+  return data.signal ? `ended by ${data.signal}` : `exited with code ${data.exitCode}`
+}
 
 const sameError = (a: ErrorInfo | undefined, b: ErrorInfo | undefined) => !!a && !!b && a.code === b.code && a.message === b.message
 
@@ -41,6 +48,10 @@ export class SessionView {
   lastUsage: Usage | undefined
   route: { provider: string; model: string; effort?: string } | undefined
   preset: string | undefined
+  /** The agent's task list as its last `todo/updated` wrote it (undefined before any). */
+  todos: TodoEntry[] | undefined
+  /** The session is in plan mode (its last `plan/mode`). */
+  planMode = false
   /** Events applied, and those of kinds this view does not know, by kind. */
   applied = 0
   readonly skipped = new Map<string, number>()
@@ -187,6 +198,18 @@ export class SessionView {
         return this.notice(seq, `Model: ${routeText(data.route)}`, 'info', { cause: 'route' })
       case 'request/context':
         this.window = data.contextWindow
+        return this.sessionChanged()
+      case 'plan/mode':
+        this.planMode = data.active === true
+        this.sessionChanged()
+        return this.notice(seq, this.planMode ? 'Plan mode: only reading tools run until the plan is approved' : 'Plan mode ended: the plan was approved', 'info', { cause: 'plan-mode' })
+      case 'job/ended':
+        return this.notice(seq, `Background job ${data.jobId} ${jobEnding(data)}`, data.reason === 'exited' && data.exitCode !== 0 ? 'warn' : 'info', { cause: 'job' })
+      case 'job/lost':
+        return this.notice(seq, `Background job ${data.jobId} was lost: dsh stopped while it ran`, 'warn', { cause: 'job' })
+      case 'todo/updated':
+        // The whole list each time: the latest replaces what was shown (web panel, ACP plan, headless line).
+        this.todos = Array.isArray(data.items) ? data.items.map((item: TodoEntry) => ({ content: String(item.content), status: item.status, priority: item.priority })) : []
         return this.sessionChanged()
       case 'permission/preset':
         this.preset = data.preset

@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type { ConfineOptions, Confinement } from '@dsh/sandbox'
 import Schema from '@dsh/schemastery'
 import { BashSession } from './bash-session.ts'
-import { Shell, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions } from '@dsh/shell'
+import { Shell, type ShellProcess, type ShellResult, type ShellRunOptions, type ShellSession, type ShellSessionOptions, type ShellStartOptions } from '@dsh/shell'
 
 export interface BashConfig {
   timeoutMs: number
@@ -68,6 +68,16 @@ export abstract class BashShell extends Shell {
       signal: options.signal,
     })
     return { ...result, enforcement }
+  }
+
+  /**
+   * A background command: `bash -c` on a terminal (so programs line-buffer their output and a hang-up reaches
+   * them), wrapped for the authority like a session's shell. The terminal child leads its own process group.
+   */
+  async start(command: string, options: ShellStartOptions): Promise<ShellProcess> {
+    const { argv, enforcement } = await this.wrap([this.config.bash, '-c', command], { cwd: options.cwd, authority: options.authority, terminal: true })
+    const terminal = await this.ctx.subprocess.openPty(argv, { cwd: options.cwd, env: this.variables(options.env) })
+    return { pid: terminal.pid, enforcement, onData: (listener) => terminal.onData(listener), exited: terminal.exited, terminate: () => terminal.terminate() }
   }
 
   async openSession(options: ShellSessionOptions): Promise<ShellSession> {

@@ -70,6 +70,32 @@ export interface ShellSession {
   close(): Promise<void>
 }
 
+export interface ShellStartOptions {
+  cwd: string
+  /** The authority in force for this process's whole life; a provider that confines must refuse what it cannot confine. */
+  authority: SandboxAuthority
+  env?: Record<string, string>
+}
+
+export interface ShellExit {
+  exitCode: number | null
+  signal: string | null
+}
+
+/**
+ * A command left running (a background job): output as it arrives, its end, and the kill. It leads its own
+ * process group, so `terminate()` ends all it started.
+ */
+export interface ShellProcess {
+  readonly pid: number
+  readonly enforcement: Enforcement
+  /** Output (stdout and stderr merged, as a terminal shows them) as it arrives. Returns the unsubscribe function. */
+  onData(listener: (data: string) => void): () => void
+  readonly exited: Promise<ShellExit>
+  /** The kill ladder on the whole group (SIGTERM, then SIGKILL); resolves once it is gone. Idempotent. */
+  terminate(): Promise<ShellExit>
+}
+
 export type ShellErrorCode = 'SESSION_CLOSED' | 'SESSION_FAILED' | 'TIMEOUT'
 
 /** A shell that cannot do what was asked: the session has ended, exited at start, or did not answer in time. */
@@ -101,6 +127,12 @@ export abstract class Shell extends Service {
 
   /** Runs `command` once. Rejects with SandboxError when the authority asks for confinement that cannot be had. */
   abstract run(command: string, options: ShellRunOptions): Promise<ShellResult>
+
+  /**
+   * Starts `command` and returns at once with the live process (no deadline: the caller ends it). Rejects
+   * like run() when the authority cannot be confined; nothing runs then.
+   */
+  abstract start(command: string, options: ShellStartOptions): Promise<ShellProcess>
 
   /** Starts a persistent shell. Rejects like run(), or with ShellError TIMEOUT when the shell does not answer. */
   abstract openSession(options: ShellSessionOptions): Promise<ShellSession>

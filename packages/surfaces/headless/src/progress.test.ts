@@ -57,3 +57,19 @@ test('a retry line counts from the event numbers, not from its reason text', () 
   retry({ attempt: 1, code: 'SERVER', delayMs: 20, reason: 'SERVER: retry 1 of 9' })
   expect(lines).toEqual(['  model request failed (RATE_LIMIT); retrying in 1.5 s (retry 2 of 4)', '  model request failed (SERVER); retrying in 20 ms (retry 1)'])
 })
+
+test('each todo_write shows the task list with its marks and how much is done', () => {
+  const lines: string[] = []
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name) => name,
+    80,
+  )
+  const items = [
+    { content: 'read the failing test', status: 'completed', priority: 'high' },
+    { content: 'fix the parser', status: 'in_progress', priority: 'medium' },
+    { content: 'run the suite', status: 'pending', priority: 'low' },
+  ]
+  progress.event({ type: 'todo/updated', seq: 0, time: 1, data: { callId: 't', items } } as never)
+  expect(lines).toEqual(['  todo: 1 of 3 done', '    [x] read the failing test', '    [~] fix the parser', '    [ ] run the suite'])
+})

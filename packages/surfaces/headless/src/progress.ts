@@ -2,6 +2,8 @@ import type { SessionEvent } from '@dsh/session'
 import { retryWords, SessionView, type RetryInfo, type ViewChange } from '@dsh/session-view'
 import { oneLine } from './text.ts'
 
+const TODO_MARKS = { pending: '[ ]', in_progress: '[~]', completed: '[x]' } as const
+
 /**
  * What the agent is doing, as lines for a person watching a terminal (stderr, only when it is a TTY):
  * "thinking…" once per answer that reasons, each tool call with a short summary of its arguments, failed
@@ -28,6 +30,7 @@ export class Progress {
 
   private show(change: ViewChange): void {
     if (change.op === 'usage') return this.used(change.usage)
+    if (change.op === 'session' && change.cause === 'todo/updated') return this.todos()
     if (change.op !== 'added' && change.op !== 'updated') return
     const item = change.item
     switch (item.kind) {
@@ -55,6 +58,14 @@ export class Progress {
     this.tokens.output += usage.output
     const { input, cached, output } = this.tokens
     this.write(`  tokens: ${input.toLocaleString('en')} in (${cached.toLocaleString('en')} cached), ${output.toLocaleString('en')} out`)
+  }
+
+  /** The agent's task list after each todo_write: counts, then one line per entry with its mark. */
+  private todos(): void {
+    const todos = this.view.todos ?? []
+    const done = todos.filter((todo) => todo.status === 'completed').length
+    this.write(`  todo: ${done} of ${todos.length} done`)
+    for (const todo of todos) this.write(`    ${TODO_MARKS[todo.status]} ${oneLine(todo.content, this.previewChars)}`)
   }
 
   /** A failed model request will be tried again: say so, or the wait looks like a hang. */

@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { BASH_GUIDANCE, bashArguments, fullOutputPath, refusal, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { BASH_GUIDANCE, bashArguments, fullOutputPath, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
 import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult, shellQuote } from './format.ts'
 
@@ -42,6 +42,14 @@ export function apply(ctx: Context, config: Config) {
     return formatResult(result, { timeoutMs, unconfined: true, before: [] })
   }
 
+  // A background job is a fresh `bash -c` of ctx.jobs, started in the persistent shell's directory.
+  const inBackground = async (args: BashArgs, context: ToolContext) => {
+    const authority = await ctx.sandboxPolicy.authority(context.session)
+    const cwd = await workingDirectory(ctx, shells.cwd(context.agentId) ?? context.cwd, args.workdir ?? '.')
+    const callAuthority = args.sandbox === false ? { mode: 'danger-full-access' as const, writableRoots: authority.writableRoots } : authority
+    return startInBackground(ctx, args.command, context, cwd, callAuthority)
+  }
+
   ctx.tools.register(
     ctx,
     defineTool({
@@ -65,6 +73,7 @@ export function apply(ctx: Context, config: Config) {
       async execute(args: BashArgs, context) {
         const timeoutMs = args.timeout ?? config.defaultTimeoutMs
         try {
+          if (args.run_in_background) return await inBackground(args, context)
           if (args.sandbox === false) return await runUnconfined(args, context, timeoutMs)
           const authority = await ctx.sandboxPolicy.authority(context.session)
           const { shell, notes } = await shells.get(context, authority)

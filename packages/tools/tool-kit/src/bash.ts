@@ -27,6 +27,12 @@ export function bashArguments(words: BashArgumentWords, maxTimeoutMs: number) {
       timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: maxTimeoutMs, description: words.timeout })),
       sandbox: Type.Optional(Type.Boolean({ description: words.sandbox })),
       justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox (shown to the user).' })),
+      run_in_background: Type.Optional(
+        Type.Boolean({
+          description:
+            'true: start the command as a background job and return its job id at once (for servers, watchers, long builds). Read its output with job_output, stop it with job_kill; you are told when it exits. It ends with the session.',
+        }),
+      ),
     },
     { additionalProperties: false },
   )

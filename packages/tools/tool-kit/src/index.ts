@@ -5,3 +5,4 @@ export { BASH_GUIDANCE, bashArguments, refusal, summarizeBash, unconfinedReason,
 export { approvedAuthority, approvedInLog, writeApprovalReason, writeAuthority } from './write-approval.ts'
 export { commandBlocks, fullOutputPath, truncationNote } from './full-output.ts'
 export { closestMatch, type ClosestMatch } from './closest.ts'
+export { startInBackground } from './background.ts'
