@@ -19,7 +19,7 @@ const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
  * profile alias, stay in the tree's arguments (`dsh resume <id> "more"` is `dsh --profile headless resume <id>
  * "more"`; the headless surface reads the command word).
  */
-const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless' }
+const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless', rewind: 'headless' }
 
 /**
  * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
@@ -81,6 +81,8 @@ Usage:
   dsh --profile headless "task"        run one task for scripts and CI (also: dsh "task")
   dsh sessions list | show <id>        list this directory's sessions, show one (--audit, --json)
   dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --json); reindex rebuilds it
+  dsh sessions diff <id> [--turn N]    the files a session changed, with diffs (since it started, or turn N)
+  dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--force, --fork)
   dsh resume <id> "more"               continue a session headless (same as --resume <id>)
   dsh fork <id> --at <seq> "task"      branch a session at an event (same as --fork <id> --at <seq>)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
