@@ -26,6 +26,7 @@ import { registerMethods } from './methods.ts'
 import type { PresetSource } from './options.ts'
 import { stdioStream } from './stdio.ts'
 import { kindOf } from './tool-calls.ts'
+import { turnChangesSummary } from './turn-changes.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -181,6 +182,7 @@ export class Acp extends Service {
         notices: !!this.clientCapabilities?.session?.notices,
       },
       (error) => this.ctx.logger('acp').warn('an update could not be sent: %s', (error as Error)?.message ?? error),
+      (turnAgent) => turnChangesSummary(this.ctx, turnAgent, !!this.clientCapabilities?.session?.notices),
     )
     this.sessions.set(session.id, session)
     return session
