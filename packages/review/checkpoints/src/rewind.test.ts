@@ -169,3 +169,14 @@ test('a secret path (sandbox.denyRead) is never stored: not in the checkpoint st
   expect(h.events('checkpoint/after').map((event) => event.data.path)).toEqual(['a.txt'])
   expect(session.events.some((event) => JSON.stringify(event).includes(secret))).toBe(false)
 })
+
+test('/rewind N is a slash command: it restores and says what it left', async () => {
+  const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
+  await threeTurns(h)
+  const agent = await h.agent()
+  expect(await h.root.commands.run(agent, '/rewind 1')).toEqual({ handled: true, name: 'rewind', output: 'Restored 3 files to before turn 1.' })
+  expect(file(h, 'a.txt')).toBe('one\n')
+  expect(h.events('rewind/done').at(-1)?.data.actor).toBe('user:slash-command')
+  expect(await h.root.commands.run(agent, '/rewind two')).toMatchObject({ handled: true, error: { code: 'BAD_ARGS' } })
+  expect(await h.root.commands.run(agent, '/rewind 9')).toMatchObject({ handled: true, error: { code: 'REWIND_OUT_OF_RANGE' } })
+})

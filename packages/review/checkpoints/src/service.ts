@@ -1,7 +1,9 @@
 import { join } from 'node:path'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
+import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/app'
+import type {} from '@dsh/commands'
 import type {} from '@dsh/sandbox-policy'
 import { cwdKey } from '@dsh/session-persistence'
 import type { Session, SessionHeader } from '@dsh/session'
@@ -66,10 +68,27 @@ export class Checkpoints extends Service {
           .catch((error) => ctx.logger('checkpoints').warn('call %s: after-state not recorded: %s', invocation.callId, error instanceof Error ? error.message : error))
       }
     })
+    ctx.inject(['commands'], (inner) => {
+      inner.commands.register(inner, {
+        name: 'rewind',
+        description: 'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since).',
+        run: (args, { agent }) => this.command(agent, args),
+      })
+    })
     ctx.on('session/opened', (session, how) => {
       const parent = session.header.parent
       if (how === 'forked' && parent) void this.store(session.header).adopt(this.store({ id: parent.id, cwd: session.cwd }))
     })
+  }
+
+  private async command(agent: Agent, args: string): Promise<string> {
+    const match = /^(\d+)(\s+--force)?$/.exec(args)
+    if (!match) throw Object.assign(new Error('usage: /rewind N [--force] (N: the turn whose state before it the files go back to)'), { code: 'BAD_ARGS' })
+    const done = await this.rewind(agent.session, { toTurn: Number(match[1]), force: !!match[2], actor: 'user:slash-command' })
+    const lines = [`Restored ${done.restored.length} file${done.restored.length === 1 ? '' : 's'} to before turn ${done.toTurn}.`]
+    for (const entry of done.conflicts) lines.push(`Not overwritten: ${entry.path} (${entry.reason}); /rewind ${done.toTurn} --force overwrites it.`)
+    for (const entry of done.skipped) lines.push(`Skipped: ${entry.path} (${entry.reason}).`)
+    return lines.join('\n')
   }
 
   /** The content store of a session (by its header: stored sessions need not be open). */

@@ -66,3 +66,12 @@ test('a call the turn ended without, or that repair closed, is interrupted; sett
   expect(changes).toEqual([expect.objectContaining({ op: 'updated', cause: 'settle' }), { op: 'session', cause: 'settle' }])
   expect(view.openTurn).toBe(false)
 })
+
+test('a rewind shows as a notice saying what it restored and what it left', () => {
+  const view = SessionView.fold(
+    log(['rewind/done', { toTurn: 2, forced: false, restored: [{ path: 'a', state: { absent: true } }], conflicts: [{ path: 'c', reason: 'changed' }], skipped: [], actor: 'user:web-tab' }]),
+  )
+  expect(view.items).toEqual([
+    expect.objectContaining({ kind: 'notice', cause: 'rewind', tone: 'warn', text: 'Files rewound to their state before turn 2: 1 restored, 1 changed since by someone else and left as is.' }),
+  ])
+})

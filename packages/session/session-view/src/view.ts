@@ -30,6 +30,14 @@ const INTERRUPTED_CODES = new Set(['ABORTED', 'ABORTED_BEFORE_DISPATCH', 'TOOL_N
 /** Of those, the codes of a call that never started: its proposed change did not happen. */
 const NOT_STARTED_CODES = new Set(['ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED'])
 
+const count = (list: unknown, what: string) => (Array.isArray(list) && list.length ? `${list.length} ${what}` : '')
+
+/** A rewind (`rewind/done` of @dsh/checkpoints) in words: what was restored, left and skipped. */
+function rewindText(data: any): string {
+  const parts = [count(data.restored, 'restored') || 'nothing to restore', count(data.conflicts, 'changed since by someone else and left as is'), count(data.skipped, 'skipped')].filter(Boolean)
+  return `Files rewound to their state before turn ${data.toTurn}: ${parts.join(', ')}${data.forkedTo ? `; the conversation was forked (${data.forkedTo})` : ''}.`
+}
+
 const sameError = (a: ErrorInfo | undefined, b: ErrorInfo | undefined) => !!a && !!b && a.code === b.code && a.message === b.message
 
 /**
@@ -226,6 +234,8 @@ export class SessionView {
         return
       case 'turn/end':
         return this.turnEnd(event)
+      case 'rewind/done':
+        return this.notice(seq, rewindText(data), data.conflicts?.length || data.skipped?.length ? 'warn' : 'info', { cause: 'rewind' })
       case 'llm/retry':
         return this.retry(event)
       default:

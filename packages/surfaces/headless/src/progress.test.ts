@@ -57,3 +57,21 @@ test('a retry line counts from the event numbers, not from its reason text', () 
   retry({ attempt: 1, code: 'SERVER', delayMs: 20, reason: 'SERVER: retry 1 of 9' })
   expect(lines).toEqual(['  model request failed (RATE_LIMIT); retrying in 1.5 s (retry 2 of 4)', '  model request failed (SERVER); retrying in 20 ms (retry 1)'])
 })
+
+test('a command that exited 1 is a failure line, and a call its turn ended without is interrupted', () => {
+  const lines: string[] = []
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name, args) => `${name}: ${(args as { command: string }).command}`,
+    80,
+  )
+  const events: [string, unknown][] = [
+    ['turn/start', { turnId: 't' }],
+    ['tool/call', { callId: 'f', name: 'bash', arguments: { command: 'false' } }],
+    ['tool/result', { callId: 'f', content: [{ type: 'text', text: '(no output)\n[Exit code 1]' }] }],
+    ['tool/call', { callId: 'cut', name: 'bash', arguments: { command: 'sleep 9' } }],
+    ['turn/end', { turnId: 't', reason: 'aborted' }],
+  ]
+  events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
+  expect(lines).toEqual(['→ bash: false', '  ✗ exit 1', '→ bash: sleep 9', '  ⊘ interrupted: bash: sleep 9'])
+})
