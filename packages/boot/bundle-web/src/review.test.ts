@@ -91,9 +91,13 @@ describe('review and truthful cards in Chromium', () => {
     const addedLine = refused.locator('.diff-add').first()
     expect(await addedLine.textContent()).toContain('wasp')
     // Drawn without the green of an applied change.
-    expect(await addedLine.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe('rgba(0, 0, 0, 0)')
+    expect(await addedLine.evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)).toBe(
+      'rgba(0, 0, 0, 0)',
+    )
     const applied = card('edit-a').locator('.diff-add').first()
-    expect(await applied.evaluate((element) => getComputedStyle(element).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)')
+    expect(await applied.evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)).not.toBe(
+      'rgba(0, 0, 0, 0)',
+    )
     expect(await card('edit-a').locator('.diffstat').count()).toBe(1)
     const failed = card('fails')
     await failed.getByTestId('status-failed').waitFor(WAIT)

@@ -7,6 +7,7 @@ import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
 import { filesContaining, outsideDir } from '@dsh/test-harness/world'
+import type {} from './index.ts'
 
 async function boot(options: Parameters<typeof bootComposition>[0] = {}): Promise<Harness> {
   const h = await bootComposition({ ...options, patch: scriptedPatch() })
@@ -74,7 +75,7 @@ test('--fork forks the conversation at the start of the turn', async () => {
 test('a log cannot name a path outside the workspace: absolute and .. paths are refused on append', async () => {
   const h = await boot()
   const { session } = await h.agent()
-  const state = { absent: true }
+  const state = { absent: true } as const
   expect(() => session.append('checkpoint/before', { callId: 'x', turn: 1, path: '/etc/passwd', state, via: 'tool' })).toThrow(/path must be relative to the workspace/)
   expect(() => session.append('checkpoint/before', { callId: 'x', turn: 1, path: '../../etc/passwd', state, via: 'tool' })).toThrow(/\.\. segments/)
   expect(() => session.append('rewind/done', { toTurn: 1, forced: false, restored: [{ path: '/etc/passwd', state }], conflicts: [], skipped: [], actor: 'x' })).toThrow(/relative/)

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
+import type {} from '@dsh/checkpoints'
+import type {} from './index.ts'
 
 async function boot(options: Parameters<typeof bootComposition>[0] = {}): Promise<Harness> {
   const h = await bootComposition({ ...options, patch: scriptedPatch() })
