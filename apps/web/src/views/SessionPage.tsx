@@ -55,7 +55,12 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
       return false
     }
   }
-  const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => act(() => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) }))
+  const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => {
+    // What was sent and its answer are what the reader wants next, wherever they had scrolled to.
+    setAtBottom(true)
+    if (scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight
+    return act(() => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) }))
+  }
   const cancel = () => void act(() => call('agent.cancel', { sessionId: id }))
   const setRoute = (next: WireRoute) => void act(() => call('agent.setRoute', { sessionId: id, route: next }))
   const setPreset = (next: string) => void act(() => call('agent.setPreset', { sessionId: id, preset: next }))

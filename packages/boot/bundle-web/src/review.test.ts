@@ -147,6 +147,19 @@ describe('review and truthful cards in Chromium', () => {
     await screenshot(page, 'review-03-rewound')
   })
 
+  test('sending while scrolled up jumps to the new turn', async () => {
+    await page.getByTestId('changes-toggle').click() // close the panel: the conversation gets the height
+    await page.setViewportSize({ width: 1280, height: 520 })
+    const conversation = page.getByTestId('conversation')
+    await conversation.evaluate((element: { scrollTop: number }) => (element.scrollTop = 0))
+    llm.enqueue({ text: 'Here at the bottom.' })
+    await turn('where am I?')
+    await page.locator('.msg-assistant', { hasText: 'Here at the bottom.' }).waitFor(WAIT)
+    const gap = await conversation.evaluate((element: { scrollHeight: number; scrollTop: number; clientHeight: number }) => element.scrollHeight - element.scrollTop - element.clientHeight)
+    expect(gap).toBeLessThan(80)
+    await page.setViewportSize({ width: 1280, height: 900 })
+  })
+
   test('a call a crash left running shows "interrupted" as soon as the session is opened', async () => {
     await page.goto(`${web.origin}/s/${crashedId}`)
     await card('long').getByTestId('status-interrupted').waitFor(WAIT)
