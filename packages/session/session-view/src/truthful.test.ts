@@ -75,3 +75,10 @@ test('a rewind shows as a notice saying what it restored and what it left', () =
     expect.objectContaining({ kind: 'notice', cause: 'rewind', tone: 'warn', text: 'Files rewound to their state before turn 2: 1 restored, 1 changed since by someone else and left as is.' }),
   ])
 })
+
+test('model switches with nothing between them are one route notice that updates', () => {
+  const route = (model: string) => ['model/route', { route: { provider: 'deepseek', model } }] as [string, unknown]
+  const view = SessionView.fold(log(route('a'), route('b'), route('c'), ['user/message', { content: text('hi'), source: 'user' }], route('d')))
+  expect(view.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual(['Model: deepseek/c', 'user', 'Model: deepseek/d'])
+  expect(view.route?.model).toBe('d')
+})

@@ -211,7 +211,7 @@ export class SessionView {
       case 'model/route':
         this.route = data.route
         this.sessionChanged()
-        return this.notice(seq, `Model: ${routeText(data.route)}`, 'info', { cause: 'route' })
+        return this.routeNotice(seq, `Model: ${routeText(data.route)}`)
       case 'request/context':
         this.window = data.contextWindow
         return this.sessionChanged()
@@ -376,6 +376,13 @@ export class SessionView {
     const key = this.toolKeys.get(callId)
     const item = key === undefined ? undefined : this.get(key)
     return item?.kind === 'tool' ? item : undefined
+  }
+
+  /** Switches with nothing between them are one notice that updates (the route now in force), not a row each. */
+  private routeNotice(seq: number, text: string): void {
+    const last = this.items.at(-1)
+    if (last?.kind === 'notice' && last.cause === 'route') return this.update(last, { text, version: seq })
+    this.notice(seq, text, 'info', { cause: 'route' })
   }
 
   private notice(seq: number, text: string, tone: NoticeItem['tone'], extra: Pick<NoticeItem, 'cause'> & Partial<NoticeItem>): void {
