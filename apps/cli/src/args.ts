@@ -19,7 +19,7 @@ const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
  * profile alias, stay in the tree's arguments (`dsh resume <id> "more"` is `dsh --profile headless resume <id>
  * "more"`; the headless surface reads the command word).
  */
-const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless', mcp: 'headless' }
+const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless', mcp: 'headless', rewind: 'headless' }
 
 /**
  * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
@@ -89,6 +89,8 @@ Usage:
   dsh sessions list | show <id>        this directory's sessions (--all, --cwd <dir>, --json); show: --audit, --json
   dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --cwd, --limit n, --json)
   dsh sessions reindex                 rebuild the search index from the logs
+  dsh sessions diff <id> [--turn N]    the files a session changed, with diffs (since it started, or turn N)
+  dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--force, --fork)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
   dsh mcp list                         MCP servers of this directory and where each comes from (--cwd, --json)
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)

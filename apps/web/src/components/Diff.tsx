@@ -29,14 +29,15 @@ export function diffOf(before: string, after: string) {
 /**
  * A unified diff of an edit (the tool's old and new text). `numbered`: the texts are whole files, so the
  * line numbers are the file's; an edit's snippet does not say where in the file it sits, so it has none.
+ * `muted`: a change that did not happen (refused, or cut), drawn without the colours of an applied one.
  */
-export function Diff({ before, after, numbered = true }: { before: string; after: string; numbered?: boolean }) {
+export function Diff({ before, after, numbered = true, muted = false }: { before: string; after: string; numbered?: boolean; muted?: boolean }) {
   const { hunks } = useMemo(() => diffOf(before, after), [before, after])
   const [all, setAll] = useState(false)
   const total = hunks.reduce((sum, hunk) => sum + hunk.lines.filter((line) => !line.startsWith('\\')).length, 0)
   let budget = all ? Infinity : PREVIEW_LINES
   return (
-    <div className={`diff${numbered ? '' : ' diff-plain'}`} role="table" aria-label="Diff">
+    <div className={`diff${numbered ? '' : ' diff-plain'}${muted ? ' diff-muted' : ''}`} role="table" aria-label={muted ? 'Proposed diff, not applied' : 'Diff'}>
       {hunks.map((hunk, index) => {
         if (budget <= 0) return null
         let oldLine = hunk.oldStart

@@ -1,9 +1,9 @@
 import { memo, useState, type ReactNode } from 'react'
-import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
+import { AlertTriangle, Ban, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
 import type { ToolItem } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
-import { commandEnding, outputAddsToError, preview } from '../lib/tool-view.ts'
+import { outputAddsToError, preview } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
 
@@ -130,8 +130,20 @@ function changeOf(item: ToolItem): { before: string; after: string; wholeFile: b
   }
 }
 
+/** What a change's card says when it did not happen (the proposed diff is shown, muted, beneath). */
+const NOT_APPLIED = {
+  refused: 'Refused — not applied. The proposed change:',
+  unknown: 'Interrupted while it ran — the file may be partly changed. The proposed change:',
+} as const
+
 function StatusIcon({ item }: { item: ToolItem }) {
-  if (item.status === 'error') return <AlertTriangle size={14} className="tone-error" aria-label="failed" />
+  if (item.status === 'error') return <AlertTriangle size={14} className="tone-error" aria-label="failed" data-testid="status-failed" />
+  if (item.status === 'interrupted')
+    return (
+      <span className="badge badge-warn" data-testid="status-interrupted">
+        <Ban size={11} /> interrupted
+      </span>
+    )
   if (item.status === 'done') return <CheckCircle2 size={14} className="tone-ok" aria-label="done" />
   if (item.approval && !item.approval.decided) return <span className="badge badge-warn">waiting for you</span>
   return <Loader2 size={14} className="spin" aria-label="running" />
@@ -144,10 +156,11 @@ export const ToolCard = memo(
     const change = changeOf(item)
     const waiting = item.approval && !item.approval.decided
     const [open, setOpen] = useState<boolean>()
-    const expanded = open ?? (!compact || item.status === 'error' || !!waiting)
-    const stats = change ? diffOf(change.before, change.after).stats : undefined
+    const expanded = open ?? (!compact || item.status === 'error' || item.status === 'interrupted' || !!waiting)
+    const notApplied = item.changeState === 'refused' || item.changeState === 'unknown' ? item.changeState : undefined
+    const stats = change && !notApplied ? diffOf(change.before, change.after).stats : undefined
     const ran = item.endedAt !== undefined ? duration(item.endedAt - item.startedAt) : undefined
-    const ending = item.name === 'bash' && item.status !== 'error' ? commandEnding(item.output) : undefined
+    const ending = item.ending
     const command = item.name === 'bash' ? str((item.args as Record<string, unknown> | undefined)?.command) : undefined
     const longCommand = command !== undefined && (command.includes('\n') || command.length > LONG_COMMAND_CHARS)
     return (
@@ -159,6 +172,7 @@ export const ToolCard = memo(
             {title}
           </span>
           {stats && <DiffStat stats={stats} />}
+          {notApplied && <span className="badge badge-error">{notApplied === 'refused' ? 'not applied' : 'outcome unknown'}</span>}
           {ending && <span className="badge badge-error">{ending}</span>}
           {ran && <span className="muted small">{ran}</span>}
           <StatusIcon item={item} />
@@ -178,7 +192,12 @@ export const ToolCard = memo(
                 )}
               </div>
             )}
-            {change && <Diff before={change.before} after={change.after} numbered={change.wholeFile} />}
+            {change && notApplied && (
+              <p className="small change-not-applied" data-testid="change-not-applied">
+                {NOT_APPLIED[notApplied]}
+              </p>
+            )}
+            {change && <Diff before={change.before} after={change.after} numbered={change.wholeFile} muted={!!notApplied} />}
             {item.error && (
               <div className="tool-error">
                 <strong>{item.error.code}</strong> {item.error.message}

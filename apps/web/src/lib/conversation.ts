@@ -124,6 +124,9 @@ export class Conversation {
   /** Folds the loaded pages again from their first event (a page loaded, the stream reset). */
   private refold(): void {
     this.folded = fold(this.events)
+    // Nobody runs the session (no agent here, no lease elsewhere): a call it left open was cut by a crash or a
+    // restart, and shows as interrupted now, not when the next message resumes it.
+    if (this.view && this.view.agent === null && !this.view.lockedElsewhere) this.folded.settle()
     this.changed.emit()
   }
 }

@@ -1,30 +1,8 @@
-// Pure helpers of the tool cards: what a result says about how a command ended, which part of long output
-// to show first, and whether the output adds anything to the error shown above it.
+// Pure helpers of the tool cards: which part of long output to show first, and whether the output adds
+// anything to the error shown above it.
 
-/** The bracketed notes `bash` appends to its output, one per line, at the end (tool-bash's format). */
-function trailingNotes(output: string): string[] {
-  const notes: string[] = []
-  const lines = output.split('\n')
-  for (let at = lines.length - 1; at >= 0; at--) {
-    const line = lines[at]!.trim()
-    if (!/^\[.*\]$/.test(line)) break
-    notes.unshift(line)
-  }
-  return notes
-}
-
-/** How a command ended when that was not a clean exit 0: `exit 3`, `killed by SIGTERM`, `timed out`. */
-export function commandEnding(output: string | undefined): string | undefined {
-  if (!output) return undefined
-  for (const note of trailingNotes(output)) {
-    const exit = /^\[Exit code (-?\d+)\]$/.exec(note)
-    if (exit) return `exit ${exit[1]}`
-    const killed = /^\[Killed by (\w+)\]$/.exec(note)
-    if (killed) return `killed by ${killed[1]}`
-    if (note.startsWith('[Timed out')) return 'timed out'
-  }
-  return undefined
-}
+/** How a command ended (`exit 3`): read once, by the display fold every surface shares. */
+export { commandEnding } from '@dsh/session-view'
 
 /**
  * What a long output shows before "Show all": its first lines, or for a terminal its last lines (where a

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { ArrowDown, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
+import { ArrowDown, FileDiff, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
 import type { InlineImage, WebCommand, WirePressure, WireRoute } from '@dsh/web-protocol'
 import { ApprovalButtons } from '../components/Approval.tsx'
+import { ChangesPanel } from '../components/ChangesPanel.tsx'
 import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
 import { ItemView } from '../components/Items.tsx'
@@ -26,6 +27,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   useEmitter(conversation.changed)
   useEmitter(sessions.changed)
   const [failure, setFailure] = useState<{ code: string; message: string }>()
+  const [showChanges, setShowChanges] = useState(false)
   const models = useModels()
   const { view, folded } = conversation
 
@@ -70,6 +72,9 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   const sendText = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) })
   const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) =>
     act(async () => {
+      // What was sent and its answer are what the reader wants next, wherever they had scrolled to.
+      setAtBottom(true)
+      if (scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight
       setCommandNote(undefined)
       if (!text.startsWith('/') || images.length) return sendText(text, mode, images)
       const outcome = await call('commands.run', { sessionId: id, line: text })
@@ -148,7 +153,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   const readOnly = !!view?.lockedElsewhere && agent === null
 
   return (
-    <div className="session-page">
+    <div className={`session-page${showChanges ? ' with-changes' : ''}`}>
       <header className="session-header">
         <div className="session-heading">
           <h2 title={title}>{title}</h2>
@@ -158,6 +163,9 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         </div>
         <div className="session-state">
           <ContextMeter pressure={pressure} />
+          <button className={`badge badge-btn${showChanges ? ' active' : ''}`} onClick={() => setShowChanges(!showChanges)} aria-pressed={showChanges} data-testid="changes-toggle">
+            <FileDiff size={11} /> Changes
+          </button>
           {view?.parent && (
             <a
               className="badge"
@@ -186,6 +194,8 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
           )}
         </div>
       </header>
+
+      {showChanges && <ChangesPanel sessionId={id} logLength={conversation.end} running={running} onClose={() => setShowChanges(false)} />}
 
       <div
         className="conversation"

@@ -42,6 +42,8 @@ export class AcpSession {
     private readonly client: AgentContext,
     options: Omit<TranslatorOptions, 'cwd'>,
     private readonly onSendError: (error: unknown) => void,
+    /** Updates to send when a prompt's turn has ended (the files it changed), when a review row is mounted. */
+    private readonly turnSummary: (agent: Agent) => Promise<SessionUpdate[]> = async () => [],
   ) {
     this.translator = new UpdateTranslator({ ...options, cwd: agent.cwd })
   }
@@ -79,6 +81,7 @@ export class AcpSession {
       this.cancelRequested = false
       this.agent.followup(content)
       const result = await this.agent.whenIdle()
+      this.send(await this.turnSummary(this.agent).catch(() => []))
       await this.flush()
       if (this.cancelRequested) return 'cancelled' as const
       return stopReasonOf(result)

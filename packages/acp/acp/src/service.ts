@@ -26,6 +26,7 @@ import { registerMethods } from './methods.ts'
 import { modeState, type PresetSource } from './options.ts'
 import { stdioStream } from './stdio.ts'
 import { kindOf } from './tool-calls.ts'
+import { turnChangesSummary } from './turn-changes.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -182,6 +183,7 @@ export class Acp extends Service {
         currentMode: () => modeState(this.presets, agent.session, this.ctx.get('planMode'))?.currentModeId,
       },
       (error) => this.ctx.logger('acp').warn('an update could not be sent: %s', (error as Error)?.message ?? error),
+      (turnAgent) => turnChangesSummary(this.ctx, turnAgent, !!this.clientCapabilities?.session?.notices),
     )
     this.sessions.set(session.id, session)
     return session

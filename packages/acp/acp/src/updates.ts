@@ -152,8 +152,8 @@ export class UpdateTranslator {
     const content: ToolCallContent[] = []
     if (state.terminalId) content.push({ type: 'terminal', terminalId: state.terminalId })
     else {
-      // A failed edit changed nothing: its diff would mislead.
-      if (state.diff && !result.error) content.push(state.diff)
+      // A refused or failed edit changed nothing: its diff would mislead.
+      if (state.diff && result.changeState === 'applied') content.push(state.diff)
       for (const block of blocks) {
         const acp = toAcpBlock(block, this.options.toolOutputMaxChars)
         if (!acp) continue
@@ -165,7 +165,8 @@ export class UpdateTranslator {
     return {
       sessionUpdate: 'tool_call_update',
       toolCallId: result.callId,
-      status: result.error ? 'failed' : 'completed',
+      // The display fold's status: an error, an unclean command exit and an interrupted call all failed.
+      status: result.status === 'done' ? 'completed' : 'failed',
       content,
       rawOutput: result.error ? { error: result.error } : { content: blocks.filter((block) => block.type === 'text') },
     }

@@ -29,6 +29,10 @@ export type WebCommand = Static<typeof S.WebCommandSchema>
 export type CommandRunResult = Static<typeof S.CommandRunResultSchema>
 /** What this launch offers the page. */
 export type HostInfo = Static<typeof S.HostInfoSchema>
+export type FileState = Static<typeof S.FileStateSchema>
+export type FileChange = Static<typeof S.FileChangeSchema>
+export type SessionChanges = Static<typeof S.SessionChangesSchema>
+export type RewindDone = Static<typeof S.RewindDoneSchema>
 export type WebApprovalAnswer = (typeof S.WEB_APPROVAL_ANSWERS)[number]
 /** The answers an approval takes: once, for the session, always in the workspace, or no (`allow_session` / `allow_always` store the request's `rule`). */
 export type ApprovalAnswerValue = WebApprovalAnswer

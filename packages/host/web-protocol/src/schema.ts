@@ -159,6 +159,50 @@ export const HostInfoSchema = Type.Object(
   { title: 'HostInfo' },
 )
 
+/** A file's state in the checkpoint store (`@dsh/checkpoints`' FileState). */
+export const FileStateSchema = Type.Union(
+  [Type.Object({ sha256: Type.String(), bytes: Type.Integer({ minimum: 0 }) }), Type.Object({ absent: Type.Literal(true) }), Type.Object({ unrecorded: Type.String() })],
+  { title: 'FileState' },
+)
+
+/** One file a session changed (`@dsh/session-changes`' FileChange): both texts when they are text, for a numbered diff. */
+export const FileChangeSchema = Type.Object(
+  {
+    path: Type.String(),
+    status: stringEnum(['added', 'deleted', 'modified', 'unrecorded'] as const),
+    before: FileStateSchema,
+    after: FileStateSchema,
+    beforeText: Type.Optional(Type.String()),
+    afterText: Type.Optional(Type.String()),
+    patch: Type.Optional(Type.String()),
+    added: Type.Integer(),
+    removed: Type.Integer(),
+    note: Type.Optional(Type.String()),
+  },
+  { title: 'FileChange' },
+)
+
+export const SessionChangesSchema = Type.Object(
+  { sessionId: Type.String(), fromTurn: Type.Integer(), turns: Type.Integer(), files: Type.Array(FileChangeSchema), notes: Type.Array(Type.String()) },
+  { title: 'SessionChanges' },
+)
+
+const RewindProblemSchema = Type.Object({ path: Type.String(), reason: Type.String() }, { title: 'RewindProblem' })
+
+/** What a rewind did (`@dsh/checkpoints`' RewindDone, as logged). */
+export const RewindDoneSchema = Type.Object(
+  {
+    toTurn: Type.Integer(),
+    forced: Type.Boolean(),
+    restored: Type.Array(Type.Object({ path: Type.String(), state: FileStateSchema })),
+    conflicts: Type.Array(RewindProblemSchema),
+    skipped: Type.Array(RewindProblemSchema),
+    forkedTo: Type.Optional(Type.String()),
+    actor: Type.String(),
+  },
+  { title: 'RewindDone' },
+)
+
 const Empty = Type.Object({})
 const SessionRef = Type.Object({ sessionId: Type.String() })
 
@@ -198,6 +242,11 @@ export const WEB_METHOD_SCHEMAS = {
     result: PageResultSchema,
   },
   'sessions.create': { params: Type.Object({ cwd: Type.String(), route: Type.Optional(WireRouteSchema), preset: Type.Optional(Type.String()) }), result: SessionRef },
+  'sessions.changes': { params: Type.Object({ sessionId: Type.String(), fromTurn: Type.Optional(Type.Integer({ minimum: 1 })) }), result: SessionChangesSchema },
+  'sessions.rewind': {
+    params: Type.Object({ sessionId: Type.String(), toTurn: Type.Integer({ minimum: 1 }), force: Type.Optional(Type.Boolean()), fork: Type.Optional(Type.Boolean()) }),
+    result: RewindDoneSchema,
+  },
   'sessions.fork': { params: Type.Object({ sessionId: Type.String(), atSeq: Type.Integer({ minimum: 0 }) }), result: SessionRef },
   'agent.send': {
     params: Type.Object({ sessionId: Type.String(), text: Type.String(), mode: Type.Optional(stringEnum(['followup', 'steer'] as const)), images: Type.Optional(Type.Array(InlineImageSchema)) }),

@@ -23,6 +23,7 @@ import { IdleRelease } from './release.ts'
 import { SessionSearch } from './search.ts'
 import { openSessionStream } from './stream.ts'
 import { defaultRoute, listSessions, viewSession } from './views.ts'
+import { registerReview } from './review.ts'
 
 export { pageOf } from './page.ts'
 
@@ -202,6 +203,8 @@ export function apply(ctx: Context, config: Config) {
       return { sessionId: agent.session.id }
     },
   })
+
+  registerReview(ctx, agentFor, (agent) => void release.adopt(agent))
 
   web.method<M<'sessions.fork'>['params'], M<'sessions.fork'>['result']>(ctx, 'sessions.fork', {
     handle: async ({ sessionId: id, atSeq }) => ({ sessionId: release.adopt(await ctx.agents.fork(id, atSeq)).session.id }),

@@ -3,6 +3,7 @@ export type {
   ApprovalItem,
   AssistantItem,
   Block,
+  ChangeState,
   ErrorInfo,
   ImageRef,
   Item,
@@ -21,3 +22,4 @@ export type {
 export { pathOf, proposedChange, type ProposedChange, type Replacement } from './change.ts'
 export { retryInfoOf, retryText, retryWords, waitText, type RetryWords } from './retry.ts'
 export { SessionView } from './view.ts'
+export { commandEnding } from './ending.ts'

@@ -53,6 +53,8 @@ export interface ApprovalInfo {
 
 import type { ProposedChange } from './change.ts'
 
+export type ChangeState = 'proposed' | 'applied' | 'refused' | 'unknown'
+
 /** An `llm/retry`, its fields checked one by one (logs written before `maxRetries` existed lack it). */
 export interface RetryInfo {
   attempt?: number
@@ -64,7 +66,7 @@ export interface RetryInfo {
 }
 
 /** Why a notice is shown, for surfaces that present some notices and not others. */
-export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent' | 'plan-mode' | 'job'
+export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent' | 'plan-mode' | 'job' | 'rewind'
 
 interface ItemBase {
   /** Stable for the item's life (the React key, the ACP id). */
@@ -99,7 +101,13 @@ export interface ToolItem extends ItemBase {
   callId: string
   name: string
   args: any
-  status: 'pending' | 'running' | 'done' | 'error'
+  /**
+   * `error`: the result carries an error, or a command ended unclean (`ending`); `interrupted`: the call was
+   * cut (cancel, a crash, a turn that ended without its result, a session nobody is running).
+   */
+  status: 'pending' | 'running' | 'done' | 'error' | 'interrupted'
+  /** How a command ended when that was not a clean exit 0 (`exit 1`, `killed by SIGTERM`, `timed out`). */
+  ending?: string
   /** The result's text blocks, joined. */
   output?: string
   /** The result's blocks as logged (text and images). */
@@ -110,6 +118,11 @@ export interface ToolItem extends ItemBase {
   approval?: ApprovalInfo
   /** What the call proposes to change, read from its arguments (edits, writes, inserts). */
   change?: ProposedChange
+  /**
+   * Whether `change` happened: `proposed` until the result, `applied` on success, `refused` when the call
+   * failed or never ran (nothing changed), `unknown` when it was cut while running.
+   */
+  changeState?: ChangeState
   /** The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole. */
   pruned?: { seq: number; note?: string }
 }

@@ -138,7 +138,7 @@ test('a cancelled answer stops streaming, and a repaired turn shows its unstarte
   expect(view.get('a33')).toMatchObject({ text: 'Let me', streaming: false, interrupted: true })
   expect(view.get('e35')).toMatchObject({ reason: 'aborted' })
   expect(view.get('u37')).toMatchObject({ text: 'Write it', images: [{ mediaType: 'image/png', sha256: 'ab12' }] })
-  expect(view.get('tc3')).toMatchObject({ status: 'error', error: { code: 'TOOL_NOT_STARTED' } })
+  expect(view.get('tc3')).toMatchObject({ status: 'interrupted', error: { code: 'TOOL_NOT_STARTED' } })
   expect(view.get('e41')).toMatchObject({ reason: 'interrupted' })
 })
 

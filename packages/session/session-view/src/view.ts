@@ -1,6 +1,7 @@
-import type { ApprovalInfo, AssistantItem, Block, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
+import type { ApprovalInfo, AssistantItem, Block, ChangeState, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
 import { proposedChange } from './change.ts'
 import { retryInfoOf, retryText } from './retry.ts'
+import { commandEnding } from './ending.ts'
 
 const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 
@@ -29,6 +30,21 @@ function jobEnding(data: { reason?: string; exitCode?: number | null; signal?: s
   if (data.reason === 'killed') return 'was stopped'
   if (data.reason === 'session-ended') return 'was stopped with its session'
   return data.signal ? `ended by ${data.signal}` : `exited with code ${data.exitCode}`
+}
+
+/** Tools whose output ends with the command notes (`[Exit code 1]`): their status follows the exit code. */
+const COMMAND_TOOLS = new Set(['bash'])
+/** Result codes of a call that was cut rather than failed: it shows as interrupted. */
+const INTERRUPTED_CODES = new Set(['ABORTED', 'ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED', 'TOOL_OUTCOME_UNKNOWN'])
+/** Of those, the codes of a call that never started: its proposed change did not happen. */
+const NOT_STARTED_CODES = new Set(['ABORTED_BEFORE_DISPATCH', 'TOOL_NOT_STARTED'])
+
+const count = (list: unknown, what: string) => (Array.isArray(list) && list.length ? `${list.length} ${what}` : '')
+
+/** A rewind (`rewind/done` of @dsh/checkpoints) in words: what was restored, left and skipped. */
+function rewindText(data: any): string {
+  const parts = [count(data.restored, 'restored') || 'nothing to restore', count(data.conflicts, 'changed since by someone else and left as is'), count(data.skipped, 'skipped')].filter(Boolean)
+  return `Files rewound to their state before turn ${data.toTurn}: ${parts.join(', ')}${data.forkedTo ? `; the conversation was forked (${data.forkedTo})` : ''}.`
 }
 
 const sameError = (a: ErrorInfo | undefined, b: ErrorInfo | undefined) => !!a && !!b && a.code === b.code && a.message === b.message
@@ -60,6 +76,9 @@ export class SessionView {
   private readonly toolKeys = new Map<string, string>()
   private readonly resultCalls = new Map<number, string>()
   private readonly waiting = new Map<string, { approval: ApprovalInfo; key: string }>()
+  /** Tool cards without a result yet: a turn's end (or `settle`) shows them interrupted. */
+  private readonly openCalls = new Set<string>()
+  private lastSeq = -1
   private streamingKey: string | undefined
   private turnUsage: Usage = ZERO
   private turnStart: number | undefined
@@ -94,6 +113,7 @@ export class SessionView {
     this.changes = []
     this.cause = event.type
     this.applied++
+    this.lastSeq = event.seq
     this.fold(event)
     return this.changes
   }
@@ -145,9 +165,10 @@ export class SessionView {
           args: data.arguments,
           status: 'pending',
           startedAt: event.time,
-          ...(change ? { change } : {}),
+          ...(change ? { change, changeState: 'proposed' as const } : {}),
         }
         this.toolKeys.set(data.callId, item.key)
+        this.openCalls.add(item.key)
         return this.add(item)
       }
       case 'tool/dispatched': {
@@ -157,10 +178,27 @@ export class SessionView {
       }
       case 'tool/result': {
         const content: Block[] = data.content ?? []
-        const result = { status: data.error ? 'error' : 'done', output: textOf(content, 'text'), content, version: seq, endedAt: event.time, ...(data.error ? { error: data.error } : {}) } as const
-        this.resultCalls.set(seq, data.callId)
+        const output = textOf(content, 'text')
         const item = this.tool(data.callId)
-        if (item) return this.update(item, result)
+        const ending = item && COMMAND_TOOLS.has(item.name) ? commandEnding(output) : undefined
+        const code: string | undefined = data.error?.code
+        const status = code && INTERRUPTED_CODES.has(code) ? 'interrupted' : data.error || ending ? 'error' : 'done'
+        const changeState: ChangeState = status === 'done' ? 'applied' : code && INTERRUPTED_CODES.has(code) && !NOT_STARTED_CODES.has(code) ? 'unknown' : 'refused'
+        const result = {
+          status,
+          output,
+          content,
+          version: seq,
+          endedAt: event.time,
+          ...(data.error ? { error: data.error } : {}),
+          ...(ending ? { ending } : {}),
+          ...(item?.change ? { changeState } : {}),
+        } as const
+        this.resultCalls.set(seq, data.callId)
+        if (item) {
+          this.openCalls.delete(item.key)
+          return this.update(item, result)
+        }
         const key = this.toolKey(data.callId, seq)
         this.toolKeys.set(data.callId, key)
         return this.add({ kind: 'tool', key, seq, callId: data.callId, name: 'tool', args: undefined, startedAt: event.time, ...result })
@@ -195,7 +233,7 @@ export class SessionView {
       case 'model/route':
         this.route = data.route
         this.sessionChanged()
-        return this.notice(seq, `Model: ${routeText(data.route)}`, 'info', { cause: 'route' })
+        return this.routeNotice(seq, `Model: ${routeText(data.route)}`)
       case 'request/context':
         this.window = data.contextWindow
         return this.sessionChanged()
@@ -236,6 +274,8 @@ export class SessionView {
         return this.notice(seq, `No room could be made in the context: tried ${(data.tried ?? []).join(', ') || 'nothing'}; ${data.reason ?? ''}`.trim(), 'warn', { cause: 'compaction' })
       case 'turn/end':
         return this.turnEnd(event)
+      case 'rewind/done':
+        return this.notice(seq, rewindText(data), data.conflicts?.length || data.skipped?.length ? 'warn' : 'info', { cause: 'rewind' })
       case 'llm/retry':
         return this.retry(event)
       case 'subagent/start':
@@ -331,8 +371,39 @@ export class SessionView {
     })
   }
 
+  /**
+   * The applied log will not grow (its session is not running anywhere this surface knows of, as after a
+   * crash): calls still waiting for a result and a message still streaming show as interrupted now, not at
+   * the next message. Returns what changed.
+   */
+  settle(): ViewChange[] {
+    this.changes = []
+    this.cause = 'settle'
+    // No event made this change: a version between the last seq and the next keeps memoised rows honest.
+    const version = this.lastSeq + 0.5
+    this.interruptOpenCalls(version)
+    const streaming = this.streamingKey ? this.get(this.streamingKey) : undefined
+    if (streaming?.kind === 'assistant' && streaming.streaming) this.update(streaming, { streaming: false, interrupted: true, version })
+    this.streamingKey = undefined
+    if (this.openTurn) {
+      this.openTurn = false
+      this.sessionChanged()
+    }
+    return this.changes
+  }
+
+  private interruptOpenCalls(seq: number): void {
+    for (const key of this.openCalls) {
+      const item = this.get(key)
+      if (item?.kind !== 'tool') continue
+      this.update(item, { status: 'interrupted', version: seq, ...(item.change ? { changeState: item.status === 'running' ? 'unknown' : 'refused' } : {}) })
+    }
+    this.openCalls.clear()
+  }
+
   private turnEnd({ seq, time, data }: LogEvent): void {
     this.openTurn = false
+    this.interruptOpenCalls(seq)
     this.sessionChanged()
     // The runtime logs a cut stream's message before the turn's end; a log that lacks it (written by something
     // else, or a page cut short) must not leave an answer streaming forever.
@@ -385,6 +456,13 @@ export class SessionView {
     const key = this.toolKeys.get(callId)
     const item = key === undefined ? undefined : this.get(key)
     return item?.kind === 'tool' ? item : undefined
+  }
+
+  /** Switches with nothing between them are one notice that updates (the route now in force), not a row each. */
+  private routeNotice(seq: number, text: string): void {
+    const last = this.items.at(-1)
+    if (last?.kind === 'notice' && last.cause === 'route') return this.update(last, { text, version: seq })
+    this.notice(seq, text, 'info', { cause: 'route' })
   }
 
   private notice(seq: number, text: string, tone: NoticeItem['tone'], extra: Pick<NoticeItem, 'cause'> & Partial<NoticeItem>): void {

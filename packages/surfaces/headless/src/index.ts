@@ -9,6 +9,7 @@ import type {} from '@dsh/session-query'
 import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
 import { reindexSessions, searchSessions } from './search.ts'
+import { diffSession, rewindSession } from './review.ts'
 import { listGrants, revokeGrant } from './grants.ts'
 import { listMcpServers } from './mcp-list.ts'
 import { defineUsageSettings, showUsage } from './usage.ts'
@@ -91,6 +92,8 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
       if (invocation.command === 'usage') return await showUsage(ctx, invocation, io)
       if (invocation.command === 'mcp-list') return await listMcpServers(ctx, invocation, io)
+      if (invocation.command === 'sessions-diff') return await diffSession(ctx, invocation, io)
+      if (invocation.command === 'rewind') return await rewindSession(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       json = invocation.json
       const code = await run.execute()

@@ -2,6 +2,7 @@ import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 import { EFFORTS, type Effort } from '@dsh/llm'
 import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-options.ts'
 import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
+import { DIFF_OPTIONS, readDiffCommand, readRewindCommand, type DiffInvocation, type RewindInvocation } from './review-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
 export const RUN_OPTIONS = {
@@ -38,6 +39,7 @@ const ALL_OPTIONS = {
   ...GRANTS_LIST_OPTIONS,
   ...GRANTS_REVOKE_OPTIONS,
   ...USAGE_OPTIONS,
+  ...DIFF_OPTIONS,
 } as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
@@ -93,7 +95,7 @@ export interface McpListInvocation {
   json: boolean
 }
 
-export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation | UsageInvocation | McpListInvocation
+export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation | UsageInvocation | McpListInvocation | DiffInvocation | RewindInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
@@ -103,6 +105,7 @@ type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => Pa
  * each command then accepts only its own flags.
  */
 export function readInvocation(argv: readonly string[], parse: Parser, now = Date.now()): Invocation {
+  if (argv[0] === 'rewind') return readRewindCommand(argv, parse)
   const [word, ...rest] = parse(ALL_OPTIONS, argv).positionals
   if (word === 'sessions') return readSessions(rest, argv, parse)
   if (word === 'grants') return readGrants(rest, argv, parse)
@@ -162,7 +165,8 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
     return { command: 'sessions-show', id, audit: !!values.audit, json: !!values.json }
   }
   if (sub === 'search' || sub === 'reindex') return readSearchCommand(sub, more, argv, parse)
-  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, search or reindex)`)
+  if (sub === 'diff') return readDiffCommand(more, argv, parse)
+  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, diff, search or reindex)`)
 }
 
 function readGrants(rest: string[], argv: readonly string[], parse: Parser): Invocation {

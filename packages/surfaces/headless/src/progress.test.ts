@@ -73,3 +73,21 @@ test('each todo_write shows the task list with its marks and how much is done', 
   progress.event({ type: 'todo/updated', seq: 0, time: 1, data: { callId: 't', items } } as never)
   expect(lines).toEqual(['  todo: 1 of 3 done', '    [x] read the failing test', '    [~] fix the parser', '    [ ] run the suite'])
 })
+
+test('a command that exited 1 is a failure line, and a call its turn ended without is interrupted', () => {
+  const lines: string[] = []
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name, args) => `${name}: ${(args as { command: string }).command}`,
+    80,
+  )
+  const events: [string, unknown][] = [
+    ['turn/start', { turnId: 't' }],
+    ['tool/call', { callId: 'f', name: 'bash', arguments: { command: 'false' } }],
+    ['tool/result', { callId: 'f', content: [{ type: 'text', text: '(no output)\n[Exit code 1]' }] }],
+    ['tool/call', { callId: 'cut', name: 'bash', arguments: { command: 'sleep 9' } }],
+    ['turn/end', { turnId: 't', reason: 'aborted' }],
+  ]
+  events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
+  expect(lines).toEqual(['→ bash: false', '  ✗ exit 1', '→ bash: sleep 9', '  ⊘ interrupted: bash: sleep 9'])
+})

@@ -43,6 +43,9 @@ export class Progress {
       case 'tool':
         if (change.op === 'added' && change.cause === 'tool/call') this.write(`→ ${this.describeCall(item.name, item.args)}`)
         if (change.cause === 'tool/result' && item.error) this.write(`  ✗ ${item.error.code}: ${oneLine(item.error.message, this.previewChars)}`)
+        else if (change.cause === 'tool/result' && item.ending) this.write(`  ✗ ${item.ending}`)
+        // A call the turn ended without: cut, not failed and not done.
+        if (change.cause === 'turn/end' && item.status === 'interrupted') this.write(`  ⊘ interrupted: ${this.describeCall(item.name, item.args)}`)
         break
       case 'notice':
         if (change.op === 'added' && item.retry) this.retry(item.retry)

@@ -1,0 +1,150 @@
+// Recording: before the first effect on a file in a turn its prior content is stored and logged
+// (`checkpoint/before`), and after every call what it left (`checkpoint/after`). Editing tools name their
+// file; a command's changes are found by comparing git snapshots of the workspace around it.
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+import type { Context } from '@dsh/cordis'
+import { FsError } from '@dsh/fs'
+import type { SandboxAuthority } from '@dsh/sandbox'
+import { coveringRule } from '@dsh/sandbox-rules'
+import type { Session } from '@dsh/session'
+import { pathOf } from '@dsh/session-view'
+import type { ToolInvocation } from '@dsh/tools'
+import type { FileState } from './events.ts'
+import { fileHistories, turnStarts } from './fold.ts'
+import { blobSize, changedFiles, gitWorkspace, readBlob, snapshotTree, type GitOptions, type TreeChange, type Workspace } from './git.ts'
+import type { BlobStore } from './store.ts'
+
+export interface RecordConfig {
+  maxFileBytes: number
+  fileTools: string[]
+  shellTools: string[]
+  gitSnapshots: boolean
+  gitTimeoutMs: number
+  maxGitFiles: number
+}
+
+/** What `prepare` found before the call ran, for `finish` after it. */
+export type Plan = { kind: 'files'; paths: string[] } | { kind: 'git'; workspace: Workspace; tree: string } | { kind: 'none' }
+
+export const within = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
+
+export class Recorder {
+  constructor(
+    private readonly ctx: Context,
+    private readonly config: RecordConfig,
+    private readonly storeOf: (session: Session) => BlobStore,
+  ) {}
+
+  async prepare(invocation: ToolInvocation): Promise<Plan> {
+    const { session } = invocation.context
+    if (this.config.fileTools.includes(invocation.name)) return this.prepareFile(invocation, session)
+    if (this.config.shellTools.includes(invocation.name)) return this.prepareGit(invocation, session)
+    return { kind: 'none' }
+  }
+
+  async finish(invocation: ToolInvocation, plan: Plan): Promise<void> {
+    const { session, callId } = invocation.context
+    if (plan.kind === 'files') {
+      const authority = await this.ctx.sandboxPolicy.authority(session)
+      const root = await this.ctx.fs.realpath(session.cwd)
+      for (const path of plan.paths) session.append('checkpoint/after', { callId, path, state: await this.diskState(resolve(root, path), authority, this.storeOf(session)) })
+    } else if (plan.kind === 'git') {
+      await this.finishGit(invocation, session, plan)
+    }
+  }
+
+  private async prepareFile(invocation: ToolInvocation, session: Session): Promise<Plan> {
+    const args = invocation.arguments as Record<string, unknown> | undefined
+    const named = pathOf(args)
+    if (!named || args?.command === 'view') return { kind: 'none' }
+    const root = await this.ctx.fs.realpath(session.cwd)
+    const real = await this.ctx.fs.realpath(isAbsolute(named) ? named : resolve(invocation.context.cwd, named))
+    // Rewind restores only inside the workspace: a file elsewhere (an approved write) is not checkpointed.
+    if (real === root || !within(root, real)) return { kind: 'none' }
+    const path = relative(root, real).split(sep).join('/')
+    if (!this.touchedThisTurn(session, path)) {
+      const state = await this.diskState(real, await this.ctx.sandboxPolicy.authority(session), this.storeOf(session))
+      session.append('checkpoint/before', { callId: invocation.callId, turn: currentTurn(session), path, state, via: 'tool' })
+      await session.flush()
+    }
+    return { kind: 'files', paths: [path] }
+  }
+
+  private async prepareGit(invocation: ToolInvocation, session: Session): Promise<Plan> {
+    const options: GitOptions = { timeoutMs: this.config.gitTimeoutMs }
+    const workspace = this.config.gitSnapshots ? await gitWorkspace(session.cwd, options) : undefined
+    if (!workspace) {
+      session.append('checkpoint/uncovered', {
+        callId: invocation.callId,
+        turn: currentTurn(session),
+        reason: this.config.gitSnapshots
+          ? 'the workspace is not a git repository: files changed by commands are not listed or rewound'
+          : 'git snapshots are off: files changed by commands are not listed or rewound',
+      })
+      return { kind: 'none' }
+    }
+    return { kind: 'git', workspace, tree: await snapshotTree(workspace, options, await this.hashable(session)) }
+  }
+
+  private async finishGit(invocation: ToolInvocation, session: Session, plan: Extract<Plan, { kind: 'git' }>): Promise<void> {
+    const options: GitOptions = { timeoutMs: this.config.gitTimeoutMs }
+    const after = await snapshotTree(plan.workspace, options, await this.hashable(session))
+    const changes = await changedFiles(plan.workspace, plan.tree, after, options)
+    const { callId } = invocation.context
+    if (changes.length > this.config.maxGitFiles) {
+      session.append('checkpoint/uncovered', {
+        callId,
+        turn: currentTurn(session),
+        reason: `a command changed ${changes.length} files, more than maxGitFiles (${this.config.maxGitFiles}): they are not listed or rewound`,
+      })
+      return
+    }
+    const authority = await this.ctx.sandboxPolicy.authority(session)
+    const root = await this.ctx.fs.realpath(session.cwd)
+    for (const change of changes) {
+      const secret = coveringRule(authority.paths?.denyRead, resolve(root, change.path))
+      const blobState = async (side: TreeChange['before']): Promise<FileState> => (secret ? { unrecorded: 'secret' } : side ? this.blobState(plan.workspace, side, options, session) : { absent: true })
+      if (!this.touchedThisTurn(session, change.path)) session.append('checkpoint/before', { callId, turn: currentTurn(session), path: change.path, state: await blobState(change.before), via: 'git' })
+      session.append('checkpoint/after', { callId, path: change.path, state: await blobState(change.after) })
+    }
+  }
+
+  /** Paths a snapshot may hash: none that the session's authority hides from reads. */
+  private async hashable(session: Session): Promise<(path: string) => boolean> {
+    const { paths } = await this.ctx.sandboxPolicy.authority(session)
+    return (path) => !coveringRule(paths?.denyRead, path)
+  }
+
+  private async blobState(workspace: Workspace, side: { blob: string; mode: string }, options: GitOptions, session: Session): Promise<FileState> {
+    if (!side.mode.startsWith('100')) return { unrecorded: 'not-a-file' } // a link or a submodule
+    const bytes = await blobSize(workspace, side.blob, options)
+    if (bytes > this.config.maxFileBytes) return { unrecorded: 'too-large' }
+    const data = await readBlob(workspace, side.blob, options)
+    return { sha256: await this.storeOf(session).put(data), bytes: data.byteLength }
+  }
+
+  /** The file as it is now, read under the session's authority (a secret path is refused, never stored). */
+  async diskState(path: string, authority: SandboxAuthority, store: BlobStore): Promise<FileState> {
+    try {
+      const data = await this.ctx.fs.readBytes(path, { authority, maxBytes: this.config.maxFileBytes })
+      return { sha256: await store.put(data), bytes: data.byteLength }
+    } catch (error) {
+      if (!(error instanceof FsError)) throw error
+      if (error.code === 'FS_NOT_FOUND') return { absent: true }
+      if (error.code === 'FS_READ_DENIED') return { unrecorded: 'secret' }
+      if (error.code === 'FS_TOO_LARGE') return { unrecorded: 'too-large' }
+      if (error.code === 'FS_IS_DIRECTORY' || error.code === 'FS_NOT_A_FILE') return { unrecorded: 'not-a-file' }
+      return { unrecorded: 'unreadable' }
+    }
+  }
+
+  private touchedThisTurn(session: Session, path: string): boolean {
+    const turn = currentTurn(session)
+    return !!fileHistories(session.events)
+      .get(path)
+      ?.befores.some((before) => before.turn === turn)
+  }
+}
+
+/** The turn running now (1-based): the number of `turn/start`s so far. */
+export const currentTurn = (session: Session) => Math.max(1, turnStarts(session.events).length)

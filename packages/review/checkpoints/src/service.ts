@@ -1,0 +1,113 @@
+import { join } from 'node:path'
+import { type Context, Service } from '@dsh/cordis'
+import Schema from '@dsh/schemastery'
+import type { Agent } from '@dsh/agent'
+import type {} from '@dsh/app'
+import type {} from '@dsh/commands'
+import type {} from '@dsh/sandbox-policy'
+import { cwdKey } from '@dsh/session-persistence'
+import type { Session, SessionHeader } from '@dsh/session'
+import type {} from '@dsh/tools'
+import { validators, type RewindDone } from './events.ts'
+import { Recorder, type Plan, type RecordConfig } from './record.ts'
+import { rewindFiles, type RewindOptions } from './rewind.ts'
+import { BlobStore } from './store.ts'
+
+declare module '@dsh/cordis' {
+  interface Context {
+    checkpoints: Checkpoints
+  }
+}
+
+export interface Config extends RecordConfig {
+  dir?: string
+}
+
+/**
+ * Checkpoints and rewind (docs/architecture.md, "Review and rewind"). Owns: the `checkpoint/*` and
+ * `rewind/done` kinds, the content store beside each log (`<sessions>/<cwd-key>/<id>/checkpoints/<sha256>`),
+ * recording around every editing and command call (`tools/execute`), and restoring files. Must not own:
+ * whether a call may run (it only sees calls the pipeline dispatched), what the model is told, or diffs
+ * (session-changes).
+ */
+export class Checkpoints extends Service {
+  static inject = ['app', 'sessions', 'fs', 'sandboxPolicy']
+  static Config: Schema<Partial<Config>, Config> = Schema.object({
+    dir: Schema.string().description('The sessions folder the checkpoints live beside (default: $DSH_HOME/sessions; keep it equal to the session persistence `dir`).'),
+    maxFileBytes: Schema.natural()
+      .default(4 * 1024 * 1024)
+      .description('Largest file whose prior content is stored; a larger one is listed as not recorded and rewind leaves it.'),
+    fileTools: Schema.array(Schema.string()).default(['write', 'edit', 'str_replace_editor']).description('Tools whose path argument names the one file they change.'),
+    shellTools: Schema.array(Schema.string()).default(['bash']).description('Tools whose changes are found by a git snapshot of the workspace before and after the call.'),
+    gitSnapshots: Schema.boolean().default(true).description('Compare git snapshots around commands (a private index; the user index, stash and refs are untouched).'),
+    gitTimeoutMs: Schema.natural().default(20_000).description('Longest one git step of a snapshot may take.'),
+    maxGitFiles: Schema.natural().default(500).description('A command changing more files than this is noted as not covered instead of checkpointed.'),
+  })
+
+  private readonly root: string
+  private readonly recorder: Recorder
+
+  constructor(
+    ctx: Context,
+    readonly config: Config,
+  ) {
+    super(ctx, 'checkpoints')
+    this.root = config.dir ?? join(ctx.app.home, 'sessions')
+    for (const [kind, validate] of Object.entries(validators)) ctx.sessions.defineKind(ctx, kind, { ignorable: true, validate })
+    this.recorder = new Recorder(ctx, config, (session) => this.store(session.header))
+    ctx.on('tools/execute', async (invocation, next) => {
+      const plan: Plan = await this.recorder.prepare(invocation).catch((error) => {
+        ctx.logger('checkpoints').warn('call %s: no checkpoint: %s', invocation.callId, error instanceof Error ? error.message : error)
+        return { kind: 'none' } as const
+      })
+      try {
+        return await next()
+      } finally {
+        await this.recorder
+          .finish(invocation, plan)
+          .catch((error) => ctx.logger('checkpoints').warn('call %s: after-state not recorded: %s', invocation.callId, error instanceof Error ? error.message : error))
+      }
+    })
+    ctx.inject(['commands'], (inner) => {
+      inner.commands.register(inner, {
+        name: 'rewind',
+        description: 'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since).',
+        run: (args, { agent }) => this.command(agent, args),
+      })
+    })
+    ctx.on('session/opened', (session, how) => {
+      const parent = session.header.parent
+      if (how === 'forked' && parent) void this.store(session.header).adopt(this.store({ id: parent.id, cwd: session.cwd }))
+    })
+  }
+
+  private async command(agent: Agent, args: string): Promise<string> {
+    const match = /^(\d+)(\s+--force)?$/.exec(args)
+    if (!match) throw Object.assign(new Error('usage: /rewind N [--force] (N: the turn whose state before it the files go back to)'), { code: 'BAD_ARGS' })
+    const done = await this.rewind(agent.session, { toTurn: Number(match[1]), force: !!match[2], actor: 'user:slash-command' })
+    const lines = [`Restored ${done.restored.length} file${done.restored.length === 1 ? '' : 's'} to before turn ${done.toTurn}.`]
+    for (const entry of done.conflicts) lines.push(`Not overwritten: ${entry.path} (${entry.reason}); /rewind ${done.toTurn} --force overwrites it.`)
+    for (const entry of done.skipped) lines.push(`Skipped: ${entry.path} (${entry.reason}).`)
+    return lines.join('\n')
+  }
+
+  /** The content store of a session (by its header: stored sessions need not be open). */
+  store(header: Pick<SessionHeader, 'id' | 'cwd'>): BlobStore {
+    return new BlobStore(join(this.root, cwdKey(header.cwd), header.id, 'checkpoints'))
+  }
+
+  /**
+   * Restores the files the session touched to their state before turn `toTurn` and logs `rewind/done`
+   * (with the fork's id when asked). The session must be open for writing (live, or resumed).
+   */
+  async rewind(session: Session, options: RewindOptions): Promise<RewindDone> {
+    const store = this.store(session.header)
+    const { forkAt, ...outcome } = await rewindFiles(this.ctx, session, options, { recorder: this.recorder, store })
+    const forked = forkAt !== undefined ? await this.ctx.sessions.fork(session.id, forkAt) : undefined
+    const done: RewindDone = { ...outcome, actor: options.actor, ...(forked ? { forkedTo: forked.id } : {}) }
+    session.append('rewind/done', done)
+    await session.flush()
+    if (forked) await this.store(forked.header).adopt(store)
+    return done
+  }
+}

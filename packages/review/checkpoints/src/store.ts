@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto'
+import { chmod, copyFile, link, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+const SHA = /^[0-9a-f]{64}$/
+
+export const sha256Of = (data: Uint8Array) => createHash('sha256').update(data).digest('hex')
+
+/**
+ * Prior file contents by sha256 in one folder beside a session's log (like attachments): written once,
+ * 0600, atomically; the same content is the same file, so a file checkpointed every turn costs one copy.
+ */
+export class BlobStore {
+  constructor(readonly dir: string) {}
+
+  async put(data: Uint8Array): Promise<string> {
+    const sha256 = sha256Of(data)
+    const path = join(this.dir, sha256)
+    if (await exists(path)) return sha256
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    const temp = `${path}.${process.pid}.${Date.now()}.tmp`
+    await writeFile(temp, data, { mode: 0o600 })
+    await chmod(temp, 0o600)
+    await rename(temp, path)
+    return sha256
+  }
+
+  /** The bytes stored as `sha256`, checked to still hash to it; undefined when not stored. */
+  async get(sha256: string): Promise<Buffer | undefined> {
+    if (!SHA.test(sha256)) throw new Error(`"${sha256}" is not a sha256 hex digest`)
+    let data: Buffer
+    try {
+      data = await readFile(join(this.dir, sha256))
+    } catch {
+      return undefined
+    }
+    if (sha256Of(data) !== sha256) throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
+    return data
+  }
+
+  /** Gives this store another's blobs (a fork keeps its parent's checkpoints): hard links, else copies. */
+  async adopt(from: BlobStore): Promise<void> {
+    let names: string[]
+    try {
+      names = await readdir(from.dir)
+    } catch {
+      return
+    }
+    for (const name of names.filter((entry) => SHA.test(entry))) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 })
+      const target = join(this.dir, name)
+      if (!(await exists(target))) await link(join(from.dir, name), target).catch(() => copyFile(join(from.dir, name), target))
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path)
+    return true
+  } catch {
+    return false
+  }
+}
