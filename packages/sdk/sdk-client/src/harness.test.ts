@@ -242,6 +242,7 @@ test('leaving a stream early cancels that turn: none of its events reach the nex
   expect(next.events[0]).toMatchObject({ type: 'turn/start' })
   const ends = (await session.events()).filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
   expect(ends).toEqual(['aborted', 'completed'])
+})
 
 test('an MCP server passed as mcpServers on session creation serves a tool the scripted model calls', async () => {
   const server = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))

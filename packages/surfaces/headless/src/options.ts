@@ -95,7 +95,18 @@ export interface McpListInvocation {
   json: boolean
 }
 
-export type Invocation = RunInvocation | ListInvocation | ShowInvocation | SearchInvocation | ReindexInvocation | GrantsListInvocation | GrantsRevokeInvocation | UsageInvocation | McpListInvocation | DiffInvocation | RewindInvocation
+export type Invocation =
+  | RunInvocation
+  | ListInvocation
+  | ShowInvocation
+  | SearchInvocation
+  | ReindexInvocation
+  | GrantsListInvocation
+  | GrantsRevokeInvocation
+  | UsageInvocation
+  | McpListInvocation
+  | DiffInvocation
+  | RewindInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
