@@ -136,12 +136,12 @@ export default class BasicCompaction extends Compaction {
     if (!window) return
     const targetTokens = this.config.threshold * window
     const tokens = () => this.ctx.tokenMeter.pressure(agent.session, { window, header: draft.request }).tokens
-    if (tokens() < targetTokens || this.failedTurn.get(agent) === draft.turnId) return
+    if (tokens() < targetTokens) return
     // Cheaper relief first (no model call; the pruner), then a summary, then harder rounds: what is logged
     // here is in the history the loop reads after this waterfall, so the request stays what the log derives.
     // A summary before harder cuts: it repeats the prefix the provider cached, and pruning changes it.
     await this.relieve(agent, 'threshold', window, targetTokens, tokens)
-    if (tokens() < targetTokens) return
+    if (tokens() < targetTokens || this.failedTurn.get(agent) === draft.turnId) return
     const result = await this.compact(agent, { trigger: 'threshold', request: draft.request, signal: draft.request.signal })
     if (result.ok) this.compactedAt.set(agent, step)
     else this.failedTurn.set(agent, draft.turnId) // once per turn: a failing summary must not repeat every step
