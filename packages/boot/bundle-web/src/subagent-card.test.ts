@@ -1,0 +1,53 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
+import { adoptBrowserSignIn, launchBrowser, removeHome, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+
+// A subagent as the web shows it: the real `dsh --profile web` (mock model), Debian's Chromium.
+const WAIT = { timeout: 20_000 }
+let llm: MockServer
+let web: WebProcess
+let browser: Browser
+let page: Page
+
+beforeAll(async () => {
+  if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
+  llm = await startMockServer()
+  const folders = tempHome()
+  mkdirSync(folders.workspace, { recursive: true })
+  web = await startWeb({ home: folders.home, workspace: folders.workspace, patch: '- id: llm-retry\n  config: { maxRetries: 0 }\n', env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  browser = await launchBrowser()
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
+  await page.goto(web.link)
+  await adoptBrowserSignIn(web, page.context())
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await web?.stop()
+  await llm?.close()
+  if (web) removeHome(web)
+})
+
+test("a child agent is a card naming it and its status, linking the child's session", async () => {
+  await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
+  llm.enqueue(
+    { toolCalls: [{ id: 't1', name: 'task', arguments: { description: 'count the files', prompt: 'Count the files here.' } }] },
+    { text: 'There are none.' },
+    { text: 'The child says none.' },
+  )
+  await page.getByLabel('Message').fill('delegate the count')
+  await page.getByLabel('Message').press('Enter')
+  const card = page.getByTestId('subagent-card')
+  await card.waitFor(WAIT)
+  await expect.poll(() => card.getAttribute('data-status'), WAIT).toBe('completed')
+  expect(await card.textContent()).toContain('count the files')
+  expect(await card.textContent()).toContain('general')
+  const child = await card.getAttribute('data-child')
+  await page.locator('.msg-assistant', { hasText: 'The child says none.' }).waitFor(WAIT)
+  await card.getByText('Open its session').click()
+  await expect.poll(() => page.url(), WAIT).toContain(`/s/${child}`)
+  await page.locator('[data-testid="user-message"]', { hasText: 'Count the files here.' }).waitFor(WAIT)
+  await page.locator('.msg-assistant', { hasText: 'There are none.' }).waitFor(WAIT)
+}, 60_000)
