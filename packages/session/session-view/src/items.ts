@@ -64,7 +64,7 @@ export interface RetryInfo {
 }
 
 /** Why a notice is shown, for surfaces that present some notices and not others. */
-export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry'
+export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'skills'
 
 interface ItemBase {
   /** Stable for the item's life (the React key, the ACP id). */

@@ -194,6 +194,8 @@ export class SessionView {
         if (!data.ok)
           this.notice(seq, `Compaction failed${data.code ? ` (${data.code})` : ''}${data.reason ? `: ${data.reason}` : ''}; the conversation is kept as it was.`, 'warn', { cause: 'compaction' })
         return
+      case 'skill/catalog':
+        return this.skillCatalog(seq, data)
       case 'turn/end':
         return this.turnEnd(event)
       case 'llm/retry':
@@ -305,6 +307,15 @@ export class SessionView {
     const key = this.toolKeys.get(callId)
     const item = key === undefined ? undefined : this.get(key)
     return item?.kind === 'tool' ? item : undefined
+  }
+
+  /** The skills offered from here on (`skill/catalog` of @dsh/tool-skill), and the SKILL.md files left out. */
+  private skillCatalog(seq: number, data: { skills?: { name: string }[]; problems?: { file: string; field: string; message: string }[] }): void {
+    const names = (data.skills ?? []).map((skill) => skill.name)
+    const problems = data.problems ?? []
+    const offered = names.length ? `Skills: ${names.join(', ')}` : 'No skills'
+    const left = problems.map((problem) => `${problem.file}: ${problem.field} ${problem.message}`).join('; ')
+    this.notice(seq, problems.length ? `${offered}. Left out: ${left}` : offered, problems.length ? 'warn' : 'info', { cause: 'skills' })
   }
 
   private notice(seq: number, text: string, tone: NoticeItem['tone'], extra: Pick<NoticeItem, 'cause'> & Partial<NoticeItem>): void {
