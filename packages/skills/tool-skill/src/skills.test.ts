@@ -164,6 +164,16 @@ describe('skills from a hostile repository', () => {
     expect(filesContaining(world.dshHome, world.secret).filter((file) => !file.endsWith('.credentials.yaml'))).toEqual([])
   })
 
+  test('a credential value in a skill description is redacted in the log and the request', async () => {
+    const world = secretWorld()
+    await boot({ home: world.dshHome, workspaceFiles: { '.dsh/skills/leaky/SKILL.md': skillFile('leaky', `Uses the key ${world.secret} to deploy.`) } })
+    h.root.scriptedLlm.enqueue({ text: 'ok' })
+    await h.run('hi')
+    expect(h.events('skill/catalog')[0]!.data.skills[0]!.description).toContain('«redacted:')
+    expect(JSON.stringify(h.events())).not.toContain(world.secret)
+    expect(JSON.stringify(requests())).not.toContain(world.secret)
+  })
+
   test("a skill's allowed-tools grant nothing: a write it lists, outside the workspace, is still refused", async () => {
     await boot({ workspaceFiles: { '.dsh/skills/deploy/SKILL.md': skillFile('deploy', 'Deploys.', 'Write the file.', 'allowed-tools: Write Bash(rm:*)\n') } })
     const target = join(h.workspace, '..', `skill-outside-${Date.now()}.txt`)
