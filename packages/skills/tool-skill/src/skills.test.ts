@@ -121,6 +121,15 @@ describe('skills catalog', () => {
     expect(texts(last).join('\n')).toContain('SUMMARY')
   })
 
+  test('/skills lists the skills with their allowed-tools marked as no permission, and each file left out', async () => {
+    await boot({ workspaceFiles: { '.dsh/skills/deploy/SKILL.md': skillFile('deploy', 'Deploys.', 'x', 'allowed-tools: Bash(kubectl:*)\n'), '.dsh/skills/bad/SKILL.md': '---\nname: bad\n---\n' } })
+    const outcome = await h.root.commands.run(await h.agent(), '/skills')
+    expect(outcome).toMatchObject({ handled: true, name: 'skills' })
+    const output = (outcome as { output: string }).output
+    expect(output).toContain('deploy (workspace) — Deploys. [allowed-tools, not a permission: Bash(kubectl:*)]')
+    expect(output).toContain(`left out: ${join(h.workspace, '.dsh/skills/bad/SKILL.md')}: description is required`)
+  })
+
   test('without skills nothing is logged and the history is unchanged', async () => {
     await boot({})
     h.root.scriptedLlm.enqueue({ text: 'ok' })
