@@ -37,7 +37,8 @@ export const Config: Schema<Config> = Schema.object({
  * from the logged catalog only. A skill is repository text: nothing here changes a permission.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.sessions.defineKind(ctx, 'skill/catalog', { validate: catalogProblem })
+  // Ignorable: a composition without this row (`--patch minimal`) still opens the log; the history folds it either way.
+  ctx.sessions.defineKind(ctx, 'skill/catalog', { ignorable: true, validate: catalogProblem })
   ctx.on('agent/request', async (draft, next) => {
     if (draft.step === 0) await logCatalog(ctx, config, draft.agent)
     await next()
