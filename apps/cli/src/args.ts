@@ -64,7 +64,9 @@ export function parseLauncherArgs(argv: string[]): LauncherArgs {
         out.help = true
         break
       default:
-        if (i === 0 && !out.profile && PROFILE_ALIASES.has(arg)) out.profile = arg
+        // `dsh help` is the help, not a task for the model named "help".
+        if (i === 0 && arg === 'help') out.help = true
+        else if (i === 0 && !out.profile && PROFILE_ALIASES.has(arg)) out.profile = arg
         else {
           if (i === 0 && Object.hasOwn(COMMAND_PROFILES, arg)) out.profile = COMMAND_PROFILES[arg]
           out.rest.push(arg)
@@ -77,24 +79,58 @@ export function parseLauncherArgs(argv: string[]): LauncherArgs {
 export const HELP = `dsh — a local-first coding-agent harness
 
 Usage:
+  dsh "task"                           run one task headless, for scripts and CI (= dsh --profile headless "task")
+  echo "task" | dsh                    the task on stdin when no argument gives one
   dsh web                              open the browser app (same as --profile web)
-  dsh --profile headless "task"        run one task for scripts and CI (also: dsh "task")
-  dsh sessions list | show <id>        list this directory's sessions, show one (--audit, --json)
-  dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --json); reindex rebuilds it
+  dsh acp                              serve the Agent Client Protocol on stdio (editors)
+  dsh --profile sdk                    serve JSON-RPC on stdio (the Python and TypeScript SDKs)
   dsh resume <id> "more"               continue a session headless (same as --resume <id>)
-  dsh fork <id> --at <seq> "task"      branch a session at an event (same as --fork <id> --at <seq>)
+  dsh fork <id> --at <seq> "task"      branch a session after event <seq> (same as --fork <id> --at <seq>)
+  dsh sessions list | show <id>        this directory's sessions (--all, --cwd <dir>, --json); show: --audit, --json
+  dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --cwd, --limit n, --json)
+  dsh sessions reindex                 rebuild the search index from the logs
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
-  dsh usage                            tokens and cost of this directory's sessions (--since 7d, --by model|workspace|day, --json, --all-workspaces)
-  dsh --profile sdk | dsh acp          serve JSON-RPC (SDKs) or ACP (editors) on stdio
+  dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
+  dsh help                             this text (same as --help)
+
+Headless run options:
+  --json                 one JSON line per session event, then a final {"type":"result",…} line
+                         (schema: docs/headless-lines.schema.json)
+  --output-schema <file> the final answer must be JSON valid against this JSON Schema (one retry;
+                         the result line carries structuredOutput; exit 1 if it never validates)
+  --approve              answer every approval "allow once" (without it, approvals are refused)
+  --permission <preset>  read-only | workspace-write | danger-full-access
+  --provider <name>      deepseek | anthropic | openai (alone: that provider's first model)
+  --model <id>           the model of the route       --effort off|low|high|max
+  --max-steps <n>        at most n model requests in this run (alias: --max-turns)
+  --cwd <dir>            the directory a new session works in (default: where dsh starts)
+  --resume <id>          continue a stored session    --fork <id> --at <seq>  branch one
+  -q, --quiet            no progress or refusal lines on stderr
 
 Launcher options (everything else is passed to the profile's plugins):
-  --profile <name>      web | headless | sdk | acp (default: headless)
-  --patch <file|name>   add a patch layer (repeatable; a bare name picks a patch a bundle ships)
-  --dump-config         print the composed plugin tree as YAML, with the layers that set each row; no boot
-  --check               boot the tree, list its rows and their state, and exit
-  --version, --help
+  --profile <name>       web | headless | sdk | acp (default: headless)
+  --patch <file|name>    add a patch layer (repeatable; a bare name picks a patch a bundle ships)
+  --dump-config          print the composed plugin tree as YAML, with the layers that set each row; no boot
+  --check                boot the tree, list its rows and their state, and exit
+  -v, --version          the version         -h, --help   this text
+
+Exit codes:
+  0    the task completed (and, with --output-schema, its answer validated)
+  1    it did not: a model error, max steps, an approval refused, an answer that never validated, a failed boot
+  2    bad usage: an unknown flag or setting, no task, an unknown session, preset or provider, a bad patch
+  130  interrupted by SIGINT (143: SIGTERM); the session is saved and can be resumed
 
 Environment:
-  DSH_HOME              the harness home (default ~/.dsh): profiles/, cordis.patch.yml, sessions/, …
-  DSH_DRAIN_TIMEOUT_MS  how long shutting the tree down may take before dsh exits anyway (10000)
+  DSH_HOME               the harness home (default ~/.dsh): settings.yaml, sessions/, grants.yaml, profiles/, …
+  DEEPSEEK_API_KEY       keys of the model providers (also ANTHROPIC_API_KEY, OPENAI_API_KEY); kept out of every
+                         command's environment and redacted from tool output
+  DEEPSEEK_BASE_URL      another endpoint for a provider (also ANTHROPIC_BASE_URL, OPENAI_BASE_URL)
+  DSH_DRAIN_TIMEOUT_MS   how long shutting the tree down may take before dsh exits anyway (10000)
+
+Examples:
+  dsh "fix the failing test in src/parse.test.ts"
+  dsh --json --approve --max-steps 40 "update the changelog" | tail -n 1
+  dsh --output-schema answer.schema.json --json "list the files that import lodash"
+  dsh sessions search "EADDRINUSE" --all-workspaces
+  dsh resume 0mx2f96ba-a347b975f8 "now add a test"
 `

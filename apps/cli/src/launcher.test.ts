@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { bootTree, type BootedTree } from '@dsh/app-boot'
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
-import { parseLauncherArgs } from './args.ts'
+import { RUN_OPTIONS } from '@dsh/headless'
+import { HELP, parseLauncherArgs } from './args.ts'
 import { run } from './launcher.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -243,6 +244,41 @@ describe('signals', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(143)
     expect(stderr).toBe('dsh: the plugin tree did not finish draining within 300 ms; exiting\n')
+  })
+})
+
+describe('settings keys', () => {
+  test('a typo in settings.yaml is exit 2 at boot, naming the file, the line and the nearest known key', async () => {
+    home.write('settings.yaml', '# mine\npermisions.allow: [bash(npm test)]\n')
+    const { code, stderr } = await launch(['--profile', 'sdk', '--check'])
+    expect(code).toBe(2)
+    expect(stderr).toBe(`dsh: ${join(home.dir, 'settings.yaml')}:2: unknown setting "permisions.allow": no plugin of any profile defines it (did you mean "permissions.allow"?)\n`)
+  })
+
+  test('a key of a plugin that only another profile mounts is accepted', async () => {
+    home.write('settings.yaml', 'web.defaultPreset: read-only\n')
+    expect(await launch(['--profile', 'headless', '--check'])).toMatchObject({ code: 0, stderr: '' })
+  })
+
+  test('a key far from every known one gets no suggestion', async () => {
+    home.write('settings.yaml', 'zzz.qqq: 1\n')
+    const { code, stderr } = await launch(['--profile', 'headless', '--check'])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/unknown setting "zzz\.qqq": no plugin of any profile defines it\n$/)
+  })
+})
+
+describe('help', () => {
+  test('`dsh help` is --help: it prints the help instead of sending "help" to a model', () => {
+    expect(parseLauncherArgs(['help'])).toMatchObject({ help: true, rest: [] })
+    // Later in the line it is a word of a task.
+    expect(parseLauncherArgs(['explain', 'help'])).toMatchObject({ help: false, rest: ['explain', 'help'] })
+  })
+
+  test('the help names every flag a headless run accepts, the exit codes and the key variables', () => {
+    for (const flag of Object.keys(RUN_OPTIONS)) expect(HELP).toContain(`--${flag}`)
+    for (const code of ['0 ', '1 ', '2 ', '130']) expect(HELP).toMatch(new RegExp(`^  ${code}`, 'm'))
+    for (const name of ['DSH_HOME', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DSH_DRAIN_TIMEOUT_MS']) expect(HELP).toContain(name)
   })
 })
 

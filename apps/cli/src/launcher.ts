@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fiberStateName } from '@dsh/cordis'
 import { BootError, bootTree, composeProfile, CompositionError, walkRows, type BootedTree } from '@dsh/app-boot'
+import type { SettingsService } from '@dsh/settings'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
+import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
 
 export interface LauncherIO {
   stdout: NodeJS.WritableStream
@@ -83,7 +85,14 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
   process.on('beforeExit', onBeforeExit)
   try {
     tree = await bootTree({ ...options, onExitRequest: (code) => finish(code) })
-    if (check) {
+    // Every plugin has defined its settings now: a key in settings.yaml nobody defines is a typo, unless a
+    // plugin of another shipped profile defines it. Checked before anything is launched.
+    const settings = (tree.root as any).settings as SettingsService | undefined
+    const problems = settings ? unknownSettingProblems(settings.unclaimed(), knownSettingKeys(options.appDir)) : []
+    if (problems.length) {
+      for (const problem of problems) stderr.write(`dsh: ${problem}\n`)
+      finish(2)
+    } else if (check) {
       for (const [row, parent] of walkRows(tree.composition.rows)) {
         const entry = (tree.loader as any).store[row.id]
         const state = row.children ? 'group' : entry?.disabled ? 'disabled' : (fiberStateName(entry?.fiber?.state) ?? 'absent')

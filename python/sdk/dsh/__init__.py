@@ -5,7 +5,7 @@
         r = await s.run("fix the failing test")
         print(r.reason, r.text)
 """
-from .errors import CLOSED, PROTOCOL_MISMATCH, REQUEST_FAILED, RUNTIME_EXITED, RUNTIME_NOT_FOUND, DshError
+from .errors import CLOSED, PROTOCOL_MISMATCH, REQUEST_FAILED, REQUEST_TOO_LARGE, RUNTIME_EXITED, RUNTIME_NOT_FOUND, DshError
 from .harness import PROTOCOL_VERSION, ApprovalCallback, Harness
 from .runtime import REPOSITORY_LAUNCHER, find_runtime
 from .session import Prompt, Session
@@ -39,6 +39,7 @@ __all__ = [
     "ProviderInfo",
     "REPOSITORY_LAUNCHER",
     "REQUEST_FAILED",
+    "REQUEST_TOO_LARGE",
     "RUNTIME_EXITED",
     "RUNTIME_NOT_FOUND",
     "RunResult",

@@ -6,7 +6,7 @@ import json
 import signal
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Set
 
-from .errors import REQUEST_FAILED, RUNTIME_EXITED, RUNTIME_NOT_FOUND, DshError
+from .errors import REQUEST_FAILED, REQUEST_TOO_LARGE, RUNTIME_EXITED, RUNTIME_NOT_FOUND, DshError
 from .protocol import INTERNAL_ERROR, METHOD_NOT_FOUND
 from .types import CloseResult, CloseTimeouts
 
@@ -34,6 +34,9 @@ class Connection:
         self._tail_bytes = stderr_tail_bytes
         self._on_stderr = on_stderr
         self.closed: Optional[DshError] = None
+        #: The runtime's line limit, from ``initialize``: a longer request is refused here, since the runtime
+        #: would drop it unread and could not say which request it was (it would wait forever).
+        self.max_request_bytes: Optional[int] = None
         self._tasks: List["asyncio.Task[None]"] = [asyncio.ensure_future(self._read_stdout())]
         if process.stderr is not None:
             self._tasks.append(asyncio.ensure_future(self._read_stderr()))
@@ -83,9 +86,12 @@ class Connection:
             raise self.closed
         request_id = self._next_id
         self._next_id += 1
+        line = _encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        if self.max_request_bytes is not None and len(line) - 1 > self.max_request_bytes:
+            raise DshError(REQUEST_TOO_LARGE, f"{method}: the request is {len(line) - 1} bytes, over the {self.max_request_bytes}-byte line limit of the runtime; it was not sent")
         future: "asyncio.Future[Any]" = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        self._write_line(line)
         return await future
 
     def listen(self, listener: Listener) -> Callable[[], None]:
@@ -124,10 +130,13 @@ class Connection:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _write(self, message: Dict[str, Any]) -> None:
+        self._write_line(_encode(message))
+
+    def _write_line(self, line: bytes) -> None:
         stdin = self.process.stdin
         if stdin is None or stdin.is_closing() or not self.running:
             return
-        stdin.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        stdin.write(line)
 
     def _end_stdin(self) -> None:
         if self.process.stdin is not None and not self.process.stdin.is_closing():
@@ -205,3 +214,7 @@ class Connection:
 
 class _Unserved(Exception):
     pass
+
+
+def _encode(message: Dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"

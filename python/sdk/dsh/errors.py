@@ -11,6 +11,8 @@ RUNTIME_EXITED = "RUNTIME_EXITED"
 PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
 #: The runtime refused a request; ``rpc`` holds its JSON-RPC error (``rpc["data"]["code"]`` is the typed code).
 REQUEST_FAILED = "REQUEST_FAILED"
+#: A request longer than the runtime's line limit (``initialize``'s ``limits.maxLineBytes``): not sent.
+REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
 #: The harness was closed.
 CLOSED = "CLOSED"
 

@@ -100,6 +100,7 @@ class Harness:
             if reply["protocolVersion"] != PROTOCOL_VERSION:
                 raise DshError(PROTOCOL_MISMATCH, f"the dsh runtime speaks protocol {reply['protocolVersion']}, this SDK speaks {PROTOCOL_VERSION}")
             self.info = ServerInfo.from_wire(reply)
+            self._connection.max_request_bytes = self.info.max_line_bytes
         except BaseException:
             await self.close()
             raise

@@ -150,6 +150,11 @@ class ProviderInfo(_ProviderInfoRequired, total=False):
     error: str
 
 
+class ServerLimits(TypedDict):
+    #: The longest message (one line, in bytes) the runtime reads; a client refuses a longer request itself, since the runtime cannot tell which request a dropped line was.
+    maxLineBytes: int
+
+
 class InitializeResult(TypedDict):
     #: The version the runtime speaks; a client that cannot speak it should close.
     protocolVersion: int
@@ -159,6 +164,7 @@ class InitializeResult(TypedDict):
     providers: List[ProviderInfo]
     #: The runtime's working directory: the default `cwd` of new sessions.
     cwd: str
+    limits: ServerLimits
 
 
 class TextContent(TypedDict):

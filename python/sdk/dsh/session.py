@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Dict, List, Optional, Union
 
 from .errors import DshError
@@ -25,20 +26,26 @@ class Session:
         #: Answers approvals of this session (instead of the harness's callback).
         self.on_approval: Optional["ApprovalCallback"] = None
         self._lock = asyncio.Lock()
+        #: The stream last handed out: a caller that left it early is closed before the next run starts.
+        self._open_stream: Optional[AsyncIterator[Event]] = None
 
     async def run(self, prompt: Prompt) -> RunResult:
         """Sends a prompt; returns once the session is idle again, with the final text, the events and the reason."""
+        started = time.monotonic()
         events: List[Event] = []
         receipt: Dict[str, str] = {}
+        await self._close_open_stream()
         async for event in self._turn(self._send_prompt(prompt), receipt):
             events.append(event)
-        return _summarize(self.id, receipt.get("messageId", ""), events)
+        return _summarize(self.id, receipt.get("messageId", ""), events, (time.monotonic() - started) * 1000)
 
     async def command(self, line: str) -> CommandResult:
         """Runs a slash command as a user types it (``/fix-issue 123``). A user command's expanded prompt runs
         as a turn (``run``); an unknown ``/word`` runs and sends nothing (``unknown`` names it)."""
+        started = time.monotonic()
         events: List[Event] = []
         receipt: Dict[str, Any] = {}
+        await self._close_open_stream()
 
         async def send() -> Optional[str]:
             reply = await self._harness.request("session/command", {"sessionId": self.id, "line": line})
@@ -48,7 +55,7 @@ class Session:
         async for event in self._turn(send(), receipt):
             events.append(event)
         reply = receipt["reply"]
-        run = _summarize(self.id, receipt["messageId"], events) if receipt.get("messageId") else None
+        run = _summarize(self.id, receipt["messageId"], events, (time.monotonic() - started) * 1000) if receipt.get("messageId") else None
         return CommandResult(
             handled=reply["handled"],
             name=reply.get("name"),
@@ -64,10 +71,20 @@ class Session:
         reply = await self._harness.request("session/commands", {"sessionId": self.id})
         return list(reply["commands"])
 
-    def stream(self, prompt: Prompt) -> AsyncIterator[Event]:
+    async def stream(self, prompt: Prompt) -> AsyncIterator[Event]:
         """Sends a prompt and yields each committed event as it arrives, until the session is idle again.
-        Consume it to the end (or ``aclose()`` it): the session's next run waits for it."""
-        return self._turn(self._send_prompt(prompt), {})
+        Leaving the loop early (``break``) cancels the turn: the session's next run (or ``aclose()``) waits
+        until it has ended, so none of its events reach that run."""
+        await self._close_open_stream()
+        turn = self._turn(self._send_prompt(prompt), {})
+        self._open_stream = turn
+        async for event in turn:
+            yield event
+
+    async def _close_open_stream(self) -> None:
+        stream, self._open_stream = self._open_stream, None
+        if stream is not None:
+            await stream.aclose()  # type: ignore[attr-defined]
 
     async def cancel(self) -> bool:
         """Cancels the running turn; returns whether one was running."""
@@ -136,6 +153,15 @@ class Session:
                 # The caller gave up on the run: the turn should not go on without anyone reading it.
                 asyncio.ensure_future(self._cancel_quietly())
                 raise
+            except GeneratorExit:
+                # The caller left the stream early: cancel the turn and wait for its end, still holding the
+                # lock, so its remaining events are not taken for the next run's.
+                await self._cancel_quietly()
+                while True:
+                    item = await queue.get()
+                    if item is _IDLE or isinstance(item, DshError):
+                        break
+                raise
             finally:
                 stop()
 
@@ -146,11 +172,22 @@ class Session:
             pass
 
 
-def _summarize(session_id: str, message_id: str, events: List[Event]) -> RunResult:
+def _summarize(session_id: str, message_id: str, events: List[Event], duration_ms: float) -> RunResult:
     text = ""
     reason = "interrupted"
     error: Optional[Dict[str, str]] = None
+    usage = {"requests": 0, "input": 0, "cacheRead": 0, "cacheWrite": 0, "output": 0}
+
+    def add(counted: Optional[Dict[str, Any]], requests: int) -> None:
+        usage["requests"] += requests
+        for key in ("input", "cacheRead", "cacheWrite", "output"):
+            usage[key] += int((counted or {}).get(key, 0))
+
     for event in events:
+        if event.type == "assistant/message" and (event.data.get("usage") or not event.data.get("interrupted")):
+            add(event.data.get("usage"), 1)
+        elif event.type == "compaction/end" and event.data.get("requests", 0) > 0:
+            add(event.data.get("usage"), event.data["requests"])
         if event.type == "assistant/message":
             written = "".join(block.get("text", "") for block in event.data.get("content", []) if block.get("type") == "text")
             if written:
@@ -158,4 +195,4 @@ def _summarize(session_id: str, message_id: str, events: List[Event]) -> RunResu
         elif event.type == "turn/end":
             reason = event.data["reason"]
             error = event.data.get("error")
-    return RunResult(session_id=session_id, message_id=message_id, text=text, reason=reason, events=events, error=error)
+    return RunResult(session_id=session_id, message_id=message_id, text=text, reason=reason, events=events, error=error, usage=usage, duration_ms=round(duration_ms))

@@ -44,7 +44,8 @@ class SyncSession:
         return self._loop.run(self._session.run(prompt))
 
     def stream(self, prompt: Prompt) -> Iterator[Event]:
-        """Yields events as they arrive (consume it to the end)."""
+        """Yields events as they arrive. Leaving early detaches: the turn runs to its end in the background and
+        the session's next run waits for it, so none of its events reach that run."""
         items: "queue.Queue[Any]" = queue.Queue()
 
         async def pump() -> None:

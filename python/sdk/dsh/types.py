@@ -61,6 +61,11 @@ class RunResult:
     reason: str
     events: List[Event]
     error: Optional[Dict[str, str]] = None
+    #: Tokens of the run's model requests as logged: ``requests``, ``input`` (cache reads and writes excluded),
+    #: ``cacheRead``, ``cacheWrite``, ``output``.
+    usage: Dict[str, int] = field(default_factory=dict)
+    #: From sending the prompt to the session being idle again.
+    duration_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,8 @@ class ServerInfo:
     permission_presets: bool
     providers: List[ProviderInfo]
     cwd: str
+    #: The longest request line (bytes) the runtime reads; longer requests fail with REQUEST_TOO_LARGE.
+    max_line_bytes: int
 
     @classmethod
     def from_wire(cls, raw: protocol.InitializeResult) -> "ServerInfo":
@@ -108,6 +115,7 @@ class ServerInfo:
             permission_presets=raw["capabilities"]["permissionPresets"],
             providers=[ProviderInfo(p["provider"], p.get("models", []), p.get("error")) for p in raw["providers"]],
             cwd=raw["cwd"],
+            max_line_bytes=raw["limits"]["maxLineBytes"],
         )
 
 

@@ -7,7 +7,7 @@ import signal
 import unittest
 from typing import Any, Dict, List
 
-from dsh import RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
+from dsh import REQUEST_TOO_LARGE, RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
 
 from .support import MockModel, TempDirs
 
@@ -43,6 +43,39 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(result.events[0].type, "turn/start")
         self.assertEqual(result.events[-1].type, "turn/end")
         self.assertEqual(self.llm.requests()[0]["body"]["messages"][-1], {"role": "user", "content": "say hello"})
+
+    async def test_a_result_carries_the_logged_usage_and_the_duration(self) -> None:
+        self.llm.enqueue({"text": "counted", "usage": {"input": 120, "output": 7}})
+        harness = await self.start()
+        result = await (await harness.session()).run("count me")
+        self.assertEqual(result.usage, {"requests": 1, "input": 120, "cacheRead": 0, "cacheWrite": 0, "output": 7})
+        self.assertGreater(result.duration_ms, 0)
+
+    async def test_a_request_over_the_line_limit_fails_at_once_and_the_harness_goes_on(self) -> None:
+        harness = await self.start()
+        self.assertEqual(harness.info.max_line_bytes, 16 * 1024 * 1024)
+        session = await harness.session()
+        with self.assertRaises(DshError) as caught:
+            await asyncio.wait_for(session.run("x" * (20 * 1024 * 1024)), 10)
+        self.assertEqual(caught.exception.code, REQUEST_TOO_LARGE)
+        self.assertEqual(self.llm.requests(), [])
+        self.llm.enqueue({"text": "still here"})
+        self.assertEqual((await session.run("small")).text, "still here")
+
+    async def test_leaving_a_stream_early_cancels_the_turn_and_nothing_leaks_into_the_next_run(self) -> None:
+        harness = await self.start()
+        session = await harness.session()
+        self.llm.enqueue({"text": "a slow answer that nobody waits for", "chunkDelayMs": 200})
+        async for event in session.stream("start something slow"):
+            if event.type == "assistant/chunk":
+                break
+        self.llm.enqueue({"text": "the next answer"})
+        following = await asyncio.wait_for(session.run("next"), 30)
+        self.assertEqual(following.text, "the next answer")
+        self.assertEqual([event.type for event in following.events if event.type == "turn/start"], ["turn/start"])
+        self.assertEqual(following.events[0].type, "turn/start")
+        ends = [event.data["reason"] for event in await session.events() if event.type == "turn/end"]
+        self.assertEqual(ends, ["aborted", "completed"])
 
     async def test_search_finds_a_word_of_an_earlier_session_with_the_seq_to_open_at(self) -> None:
         self.llm.enqueue({"text": "The quokkalith module is retired."})

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, expect, test, vi } from 'vitest'
+import { afterEach, expect, test } from 'vitest'
 import { bootTree, type BootedTree } from '@dsh/app-boot'
 import type { Context } from '@dsh/cordis'
 import type { SettingsError } from '@dsh/settings'
@@ -76,7 +76,7 @@ test('malformed YAML in settings.yaml stops the provider from starting, naming t
   // A second provider in its own realm, so the product's settings row (which other rows need) stays up.
   const error = await h.root
     .isolate('settings')
-    .plugin(SettingsFile, { file: 'broken.yaml', unknownKeyGraceMs: 0 })
+    .plugin(SettingsFile, { file: 'broken.yaml' })
     .then(
       () => undefined,
       (caught: SettingsError) => caught,
@@ -169,11 +169,9 @@ test('a setting whose plugin is disposed is gone from list() and can no longer b
   expect(() => h.root.settings.get('probe.limit')).toThrow(expect.objectContaining({ code: 'SETTINGS_UNDEFINED' }))
 })
 
-test('an unknown key is kept in the file and reported as a warning naming the file and line', async () => {
-  const h = await boot('# hello\nmystery.key: 1\n', `${withProbe}- id: settings\n  config: { unknownKeyGraceMs: 0 }\n`)
-  const warnings = () => (h.root.logger as any).buffer.filter((message: any) => message.type === 'warn').map((message: any) => message.args.join(' '))
-  await vi.waitFor(() => expect(warnings().join('\n')).toContain(`${h.home}/settings.yaml:2: unknown setting "mystery.key"`))
-  expect(warnings().join('\n')).not.toContain('probe.limit')
+test('a key no mounted plugin defines is unclaimed, with its file and line, and kept in the file', async () => {
+  const h = await boot('# hello\nmystery.key: 1\nprobe.limit: 3\n', withProbe)
+  expect(h.root.settings.unclaimed()).toEqual([{ key: 'mystery.key', file: `${h.home}/settings.yaml`, line: 2 }])
   await h.root.settings.set('probe.limit', 5)
   expect(settingsText(h)).toContain('mystery.key: 1\n')
 })

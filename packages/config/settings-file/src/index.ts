@@ -1,15 +1,14 @@
 import { mkdir } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
-import type { Context, Logger } from '@dsh/cordis'
+import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { assertSettingKey, type DefineOptions, type SettingEntry, SettingsError, SettingsService, type SettingSource, type SettingValue } from '@dsh/settings'
+import { assertSettingKey, type DefineOptions, type SettingEntry, SettingsError, SettingsService, type SettingSource, type SettingValue, type UnclaimedSetting } from '@dsh/settings'
 import { parseSettings, readSettingsFile, type StoredSetting, withSetting } from './settings-yaml.ts'
 
 export interface Config {
   file: string
-  unknownKeyGraceMs: number
 }
 
 interface Definition {
@@ -40,25 +39,15 @@ export default class SettingsFile extends SettingsService {
   static inject = ['app']
   static Config: Schema<Config> = Schema.object({
     file: Schema.string().default('settings.yaml').description('The settings file: relative to $DSH_HOME, or absolute.'),
-    unknownKeyGraceMs: Schema.natural()
-      .default(2000)
-      .description('Keys in the file that no plugin has defined this long after start are reported as warnings (plugins define settings while the tree boots).'),
   })
 
   readonly file: string
   private readonly state: State
-  private readonly log: Logger
 
   constructor(ctx: Context, config: Config) {
     super(ctx)
     this.file = resolve(ctx.app.home, config.file)
-    this.log = ctx.logger('settings')
     this.state = { stored: readSettingsFile(this.file).entries, defined: new Map(), writes: Promise.resolve() }
-    ctx.effect(() => {
-      const timer = setTimeout(() => this.reportUnknownKeys(), config.unknownKeyGraceMs)
-      timer.unref()
-      return () => clearTimeout(timer)
-    }, 'settings: report unknown keys')
   }
 
   define<K extends string>(key: K, schema: Schema<any, SettingValue<K>>, options: DefineOptions = {}): () => void {
@@ -157,10 +146,7 @@ export default class SettingsFile extends SettingsService {
     return task
   }
 
-  private reportUnknownKeys(): void {
-    for (const [key, stored] of this.state.stored) {
-      if (this.state.defined.has(key)) continue
-      this.log.warn('%s', `${this.file}:${stored.line}: unknown setting "${key}" (no mounted plugin defines it); it is kept in the file`)
-    }
+  unclaimed(): UnclaimedSetting[] {
+    return [...this.state.stored].filter(([key]) => !this.state.defined.has(key)).map(([key, stored]) => ({ key, file: this.file, line: stored.line }))
   }
 }

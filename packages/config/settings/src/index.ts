@@ -26,6 +26,13 @@ export interface SettingEntry {
   origin?: string
 }
 
+/** A key stored in the settings file that no mounted plugin defines (a typo, or another profile's setting). */
+export interface UnclaimedSetting {
+  key: string
+  file: string
+  line: number
+}
+
 export interface DefineOptions {
   /** What the setting changes, for surfaces. Defaults to the schema's own description. */
   description?: string
@@ -69,6 +76,12 @@ export abstract class SettingsService extends Service {
 
   /** Every defined setting with its value, default, description and where the value comes from. */
   abstract list(): SettingEntry[]
+
+  /**
+   * Stored keys no mounted plugin defines, with where they are written. Meaningful once the tree has
+   * settled (plugins define their settings as they mount): the launcher checks them then (a typo is exit 2).
+   */
+  abstract unclaimed(): UnclaimedSetting[]
 
   /** Calls `listener` when `key` changes. An effect of the caller: undone when the caller is disposed. */
   onChange<K extends string>(key: K, listener: (value: SettingValue<K>, previous: SettingValue<K>) => void): () => boolean {

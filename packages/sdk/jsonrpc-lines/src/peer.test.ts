@@ -2,7 +2,7 @@
 import { expect, test } from 'vitest'
 import { RPC_ERRORS } from '@dsh/sdk-protocol'
 import { LineSplitter } from './lines.ts'
-import { PeerRequestError, RpcPeer } from './peer.ts'
+import { PeerRequestError, RequestTooLargeError, RpcPeer } from './peer.ts'
 import { RpcError } from './error.ts'
 
 /** A pair of peers; every line one writes is split by the other's framing and received. */
@@ -89,4 +89,15 @@ test('rejectPending fails every waiting request with the given error', async () 
   client.rejectPending(gone)
   await expect(one).rejects.toBe(gone)
   await expect(two).rejects.toBe(gone)
+})
+
+test('a request longer than the other end reads is refused at once and never written', async () => {
+  const { client, wire } = pair()
+  client.setMaxRequestBytes(200)
+  const error = await client.request('echo', { text: 'x'.repeat(300) }).catch((caught: unknown) => caught)
+  expect(error).toBeInstanceOf(RequestTooLargeError)
+  expect(error).toMatchObject({ method: 'echo', limitBytes: 200, message: expect.stringMatching(/^echo: the request is 3\d\d bytes, over the 200-byte line limit/) })
+  expect(wire).toEqual([])
+  // A request that fits still goes out and is answered.
+  expect(await client.request('echo', { text: 'short' })).toEqual({ echoed: { text: 'short' } })
 })

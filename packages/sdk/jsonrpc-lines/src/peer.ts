@@ -16,6 +16,18 @@ export interface PeerOptions {
   toError?(thrown: unknown): RpcError
 }
 
+/** A request of ours was not sent: serialized, it is longer than the other end reads (`setMaxRequestBytes`). */
+export class RequestTooLargeError extends Error {
+  override name = 'RequestTooLargeError'
+  constructor(
+    readonly method: string,
+    readonly bytes: number,
+    readonly limitBytes: number,
+  ) {
+    super(`${method}: the request is ${bytes} bytes, over the ${limitBytes}-byte line limit of the other end; it was not sent`)
+  }
+}
+
 interface Pending {
   resolve(result: unknown): void
   reject(error: Error): void
@@ -45,6 +57,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export class RpcPeer {
   private nextId = 1
   private readonly pending = new Map<string, Pending>()
+  private maxRequestBytes = Infinity
 
   constructor(private readonly options: PeerOptions) {}
 
@@ -86,6 +99,14 @@ export class RpcPeer {
     this.send({ jsonrpc: '2.0', method, params })
   }
 
+  /**
+   * The longest request line the other end reads. A longer one is refused here, at once: the other end
+   * would drop it unread and could only answer with a null id, leaving the request waiting forever.
+   */
+  setMaxRequestBytes(bytes: number): void {
+    this.maxRequestBytes = bytes
+  }
+
   /** Sends a request to the other end; settles with its result, its error, or `signal`'s reason. */
   request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
     const counter = this.nextId++
@@ -93,6 +114,10 @@ export class RpcPeer {
     const key = String(id)
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason)
+      const line = this.serialize({ jsonrpc: '2.0', id, method, params })
+      if (line === undefined) return reject(new PeerRequestError(`${method}: the request could not be serialized`))
+      const bytes = Buffer.byteLength(line)
+      if (bytes > this.maxRequestBytes) return reject(new RequestTooLargeError(method, bytes, this.maxRequestBytes))
       const onAbort = () => {
         this.pending.delete(key)
         reject(signal!.reason)
@@ -106,7 +131,7 @@ export class RpcPeer {
           settle(value)
         }
       this.pending.set(key, { resolve: done(resolve), reject: done(reject) })
-      this.send({ jsonrpc: '2.0', id, method, params })
+      this.options.write(line)
     })
   }
 
@@ -151,6 +176,15 @@ export class RpcPeer {
 
   private replyError(id: RpcId, error: RpcError): void {
     this.send({ jsonrpc: '2.0', id, error: error.toObject() })
+  }
+
+  private serialize(message: Record<string, unknown>): string | undefined {
+    try {
+      return JSON.stringify(message)
+    } catch (error) {
+      this.options.warn(`a ${String(message.method)} request could not be serialized: ${error instanceof Error ? error.message : error}`)
+      return undefined
+    }
   }
 
   private send(message: Record<string, unknown>): void {

@@ -1,4 +1,4 @@
-import { PeerRequestError, RpcError, RpcPeer } from '@dsh/jsonrpc-lines'
+import { PeerRequestError, RequestTooLargeError, RpcError, RpcPeer } from '@dsh/jsonrpc-lines'
 import { RPC_ERRORS, SERVER_REQUEST_SCHEMAS, checkValue, type ClientMethod, type ClientMethods, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
 import { DshError } from './errors.ts'
 import type { RuntimeProcess } from './process.ts'
@@ -44,12 +44,18 @@ export class Connection {
     try {
       return (await this.peer.request(method, params)) as ClientMethods[M]['result']
     } catch (error) {
+      if (error instanceof RequestTooLargeError) throw new DshError('REQUEST_TOO_LARGE', error.message)
       if (error instanceof PeerRequestError && error.error) {
         const rpc = error.error
         throw new DshError('REQUEST_FAILED', `${method} failed (${rpc.code}${rpc.data?.code ? ` ${rpc.data.code}` : ''}): ${rpc.message}`, rpc)
       }
       throw error
     }
+  }
+
+  /** The runtime's line limit (from `initialize`): longer requests fail at once with REQUEST_TOO_LARGE. */
+  setMaxRequestBytes(bytes: number): void {
+    this.peer.setMaxRequestBytes(bytes)
   }
 
   /** Listens to every notification; returns the function that stops listening. */

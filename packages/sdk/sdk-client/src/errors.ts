@@ -11,6 +11,8 @@ export type DshErrorCode =
   | 'REQUEST_FAILED'
   /** The runtime wrote what the client cannot read (a line over `maxLineBytes`): the connection is closed. */
   | 'PROTOCOL_ERROR'
+  /** A request longer than the runtime's line limit (`initialize`'s `limits.maxLineBytes`): not sent. */
+  | 'REQUEST_TOO_LARGE'
   /** The harness was closed. */
   | 'CLOSED'
 

@@ -200,3 +200,45 @@ test('close shuts the runtime down through the protocol and it exits 0', async (
   expect(await harness.close()).toEqual({ stage: 'shutdown', code: 0, signal: null })
   await expect(harness.session()).rejects.toMatchObject({ code: 'CLOSED' })
 })
+
+test('a result carries the usage the run logged and how long it took', async () => {
+  llm.enqueue({ text: 'counted', usage: { input: 120, output: 7 } })
+  const session = await (await sharedHarness()).session()
+  const result = await session.run('count me')
+  expect(result.usage).toEqual({ requests: 1, input: 120, cacheRead: 0, cacheWrite: 0, output: 7 })
+  expect(result.durationMs).toBeGreaterThan(0)
+})
+
+test('a request over the runtime line limit fails at once with REQUEST_TOO_LARGE, and the harness goes on working', async () => {
+  const harness = await sharedHarness()
+  expect(harness.info.limits.maxLineBytes).toBe(16 * 1024 * 1024)
+  const session = await harness.session()
+  const started = Date.now()
+  const error = await session.run('x'.repeat(20 * 1024 * 1024)).catch((caught: unknown) => caught)
+  expect(error).toBeInstanceOf(DshError)
+  expect(error).toMatchObject({ code: 'REQUEST_TOO_LARGE', message: expect.stringMatching(/session\/prompt: the request is \d+ bytes, over the 16777216-byte line limit/) })
+  expect(Date.now() - started).toBeLessThan(5_000)
+  expect(llm.requests).toHaveLength(0)
+  llm.enqueue({ text: 'still here' })
+  expect((await session.run('small')).text).toBe('still here')
+})
+
+test('leaving a stream early cancels that turn: none of its events reach the next run', async () => {
+  const session = await (await sharedHarness()).session()
+  // A slow answer: the stream is left at its first streamed chunk, long before the reply ends.
+  llm.enqueue({ text: 'a slow answer that nobody waits for', chunkDelayMs: 200 })
+  const seen: string[] = []
+  for await (const event of session.stream('start something slow')) {
+    seen.push(event.type)
+    if (event.type === 'assistant/chunk') break
+  }
+  expect(seen[0]).toBe('turn/start')
+  llm.enqueue({ text: 'the next answer' })
+  const next = await session.run('next')
+  expect(next.text).toBe('the next answer')
+  // Exactly one turn in the next run's events, and it is the next run's own.
+  expect(next.events.filter((event) => event.type === 'turn/start')).toHaveLength(1)
+  expect(next.events[0]).toMatchObject({ type: 'turn/start' })
+  const ends = (await session.events()).filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
+  expect(ends).toEqual(['aborted', 'completed'])
+})

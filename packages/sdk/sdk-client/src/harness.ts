@@ -107,6 +107,7 @@ export class Harness {
         capabilities: { approvals: true },
       })
       if (info.protocolVersion !== PROTOCOL_VERSION) throw new DshError('PROTOCOL_MISMATCH', `the dsh runtime speaks protocol ${info.protocolVersion}, this SDK speaks ${PROTOCOL_VERSION}`)
+      connection.setMaxRequestBytes(info.limits.maxLineBytes)
       harness = new Harness(runtime, connection, options, options.model ?? env.DSH_MODEL ?? undefined, info)
       return harness
     } catch (error) {

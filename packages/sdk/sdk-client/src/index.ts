@@ -1,7 +1,7 @@
 // The TypeScript SDK (docs/architecture.md, "Surfaces"): launches `dsh --profile sdk` and speaks the protocol
 // of @dsh/sdk-protocol over its stdio.
 export { Harness, type ApprovalCallback, type CloseResult, type HarnessOptions, type SessionOptions } from './harness.ts'
-export { Session, type CommandResult, type RunOptions, type RunResult } from './session.ts'
+export { Session, type CommandResult, type RunOptions, type RunResult, type RunUsage } from './session.ts'
 export { DshError, type DshErrorCode } from './errors.ts'
 export { findRuntime, repositoryLauncher, type RuntimeCommand } from './find.ts'
 export { CLOSE_DEFAULTS, LINE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, type Exit } from './process.ts'

@@ -15,6 +15,18 @@ export interface RunResult {
   error?: { code: string; message: string }
   /** Every event the run committed, in log order. */
   events: AnySessionEvent[]
+  /** Tokens of the run's model requests as logged (turns and compaction; `input` excludes cache reads and writes). */
+  usage: RunUsage
+  /** From sending the prompt to the session being idle again. */
+  durationMs: number
+}
+
+export interface RunUsage {
+  requests: number
+  input: number
+  cacheRead: number
+  cacheWrite: number
+  output: number
 }
 
 /** What a slash command came to (`session/command`), with the run of a user command's prompt. */
@@ -41,10 +53,11 @@ export class Session {
 
   /** Sends a prompt and resolves once the session is idle again, with the final text, the events and the reason. */
   async run(prompt: PromptContent, options: RunOptions = {}): Promise<RunResult> {
+    const started = performance.now()
     const receipt: { messageId?: string } = {}
     const events: AnySessionEvent[] = []
     for await (const event of this.turn(() => this.sendPrompt(prompt), options, receipt)) events.push(event)
-    return summarize(this.id, receipt.messageId!, events)
+    return summarize(this.id, receipt.messageId!, events, performance.now() - started)
   }
 
   /**
@@ -53,6 +66,7 @@ export class Session {
    * unknown `/word` runs and sends nothing (`unknown` names it): send it with `run` to give it to the model.
    */
   async command(line: string, options: RunOptions = {}): Promise<CommandResult> {
+    const started = performance.now()
     const receipt: { messageId?: string; result?: SessionCommandResult } = {}
     const events: AnySessionEvent[] = []
     const send = async () => (receipt.result = await this.harness.request('session/command', { sessionId: this.id, line })).messageId
@@ -60,7 +74,7 @@ export class Session {
     const result = receipt.result!
     return {
       ...result,
-      ...(receipt.messageId ? { run: summarize(this.id, receipt.messageId, events) } : {}),
+      ...(receipt.messageId ? { run: summarize(this.id, receipt.messageId, events, performance.now() - started) } : {}),
       ...(result.newSessionId ? { newSession: this.harness.attach(result.newSessionId) } : {}),
     }
   }
@@ -70,7 +84,11 @@ export class Session {
     return (await this.harness.request('session/commands', { sessionId: this.id })).commands
   }
 
-  /** Sends a prompt and yields each committed event as it arrives, until the session is idle again. */
+  /**
+   * Sends a prompt and yields each committed event as it arrives, until the session is idle again. Leaving
+   * the loop early (`break`, a throw) cancels the turn and waits for it to end, so none of its events reach
+   * the session's next run.
+   */
   stream(prompt: PromptContent, options: RunOptions = {}): AsyncGenerator<AnySessionEvent> {
     return this.turn(() => this.sendPrompt(prompt), options, {})
   }
@@ -116,23 +134,39 @@ export class Session {
     const queue = new AsyncQueue<AnySessionEvent>()
     // `idle` ends the run only once a turn started after we subscribed: an earlier turn's idle is not ours.
     let started = false
+    let idle!: () => void
+    const whenIdle = new Promise<void>((resolve) => (idle = resolve))
     const stop = this.harness.listen((method, params) => {
       if (params.sessionId !== this.id) return
       if (method === 'session.event') {
         const event = (params as { event: AnySessionEvent }).event
         if (event.type === 'turn/start') started = true
         queue.push(event)
-      } else if (method === 'session.status' && (params as { status: string }).status === 'idle' && started) queue.end()
+      } else if (method === 'session.status' && (params as { status: string }).status === 'idle' && started) {
+        queue.end()
+        idle()
+      }
     })
-    const unclosed = this.harness.onClose((error) => queue.fail(error))
+    const unclosed = this.harness.onClose((error) => {
+      queue.fail(error)
+      idle()
+    })
     const onAbort = () => void this.cancel().catch(() => {})
     options.signal?.addEventListener('abort', onAbort, { once: true })
+    let consumed = false
     try {
       receipt.messageId = await send()
       if (receipt.messageId === undefined) queue.end()
       if (options.signal?.aborted) onAbort()
       yield* queue
+      consumed = true
     } finally {
+      // The caller left before the turn ended: cancel it and wait until it has, still holding the session's
+      // lock, so the abandoned turn's remaining events are not taken for the next run's.
+      if (!consumed && receipt.messageId !== undefined) {
+        await this.cancel().catch(() => false)
+        await whenIdle
+      }
       options.signal?.removeEventListener('abort', onAbort)
       unclosed()
       stop()
@@ -150,7 +184,7 @@ export class Session {
 }
 
 /** The run's result as the display fold every surface shares (@dsh/session-view) shows it. */
-function summarize(sessionId: string, messageId: string, events: AnySessionEvent[]): RunResult {
+function summarize(sessionId: string, messageId: string, events: AnySessionEvent[], durationMs: number): RunResult {
   const view = SessionView.fold(events)
   let text = ''
   let end: TurnEndItem | undefined
@@ -160,5 +194,23 @@ function summarize(sessionId: string, messageId: string, events: AnySessionEvent
     else if (item.kind === 'turn-end' && !end) end = item
   }
   const error = end?.loggedError
-  return { sessionId, messageId, text, reason: (end?.reason ?? 'interrupted') as TurnEndReason, ...(error ? { error } : {}), events }
+  return { sessionId, messageId, text, reason: (end?.reason ?? 'interrupted') as TurnEndReason, ...(error ? { error } : {}), events, usage: usageOf(events), durationMs: Math.round(durationMs) }
+}
+
+/** Sums the usage the run's events logged: each `assistant/message` with usage, and compaction's requests. */
+function usageOf(events: readonly AnySessionEvent[]): RunUsage {
+  const total: RunUsage = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
+  const add = (usage: Partial<Record<'input' | 'cacheRead' | 'cacheWrite' | 'output', number>> | undefined, requests: number) => {
+    total.requests += requests
+    total.input += usage?.input ?? 0
+    total.cacheRead += usage?.cacheRead ?? 0
+    total.cacheWrite += usage?.cacheWrite ?? 0
+    total.output += usage?.output ?? 0
+  }
+  for (const event of events) {
+    const data = event.data as { usage?: Partial<RunUsage>; interrupted?: boolean; requests?: number }
+    if (event.type === 'assistant/message' && (data.usage || !data.interrupted)) add(data.usage, 1)
+    else if ((event.type as string) === 'compaction/end' && (data.requests ?? 0) > 0) add(data.usage, data.requests!)
+  }
+  return total
 }

@@ -46,6 +46,7 @@ export class Methods {
       capabilities: { approvals, permissionPresets: !!this.presets() },
       providers: await this.providers(),
       cwd: this.ctx.app.cwd,
+      limits: { maxLineBytes: this.host.config.maxLineBytes },
     }
     return result
   }

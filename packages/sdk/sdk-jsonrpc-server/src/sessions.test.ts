@@ -46,6 +46,7 @@ test('initialize answers with the server, the protocol version, capabilities and
     capabilities: { approvals: false, permissionPresets: true },
     providers: expect.arrayContaining([{ provider: 'deepseek', models: expect.arrayContaining([expect.objectContaining({ id: 'deepseek-v4-flash', contextWindow: 1_000_000 })]) }]),
     cwd: rt.workspace,
+    limits: { maxLineBytes: 16 * 1024 * 1024 },
   })
 })
 

@@ -10,7 +10,7 @@ import { CLIENT_METHOD_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue } from './ind
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const gate = join(repo, 'scripts/gates/protocol-generated.mjs')
-const GENERATED = ['packages/sdk/sdk-protocol/protocol.schema.json', 'python/sdk/dsh/protocol.py', 'packages/host/web-protocol/web-protocol.schema.json']
+const GENERATED = ['packages/sdk/sdk-protocol/protocol.schema.json', 'python/sdk/dsh/protocol.py', 'packages/host/web-protocol/web-protocol.schema.json', 'docs/headless-lines.schema.json']
 
 let copy: string | undefined
 afterEach(() => {

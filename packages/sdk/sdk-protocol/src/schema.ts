@@ -166,6 +166,15 @@ export const InitializeResultSchema = Type.Object(
     ),
     providers: Type.Array(ProviderInfoSchema, { description: 'Mounted model providers and the models each knows.' }),
     cwd: Type.String({ description: "The runtime's working directory: the default `cwd` of new sessions." }),
+    limits: Type.Object(
+      {
+        maxLineBytes: Type.Integer({
+          minimum: 1,
+          description: 'The longest message (one line, in bytes) the runtime reads; a client refuses a longer request itself, since the runtime cannot tell which request a dropped line was.',
+        }),
+      },
+      { title: 'ServerLimits' },
+    ),
   },
   { title: 'InitializeResult' },
 )

@@ -20,7 +20,17 @@ export { Config }
 export { jsonLine, type JsonLine } from './json-lines.ts'
 export { groupUsage, sessionRequests, totalUsage, costOf, GROUPINGS, type Grouping, type ModelPrice, type PriceTable, type RequestRecord, type TokenCounts, type UsageGroup } from './usage-summary.ts'
 export { type UsageInvocation } from './usage-options.ts'
-export { readInvocation, type Invocation, type RunInvocation, type ListInvocation, type ShowInvocation, type GrantsListInvocation, type GrantsRevokeInvocation, type SessionSource } from './options.ts'
+export {
+  readInvocation,
+  RUN_OPTIONS,
+  type Invocation,
+  type RunInvocation,
+  type ListInvocation,
+  type ShowInvocation,
+  type GrantsListInvocation,
+  type GrantsRevokeInvocation,
+  type SessionSource,
+} from './options.ts'
 
 export const name = 'headless'
 export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools', 'settings']
@@ -69,6 +79,7 @@ export function apply(ctx: Context, config: Config) {
   })
 
   async function launch(): Promise<number> {
+    let json = false
     try {
       const invocation = readInvocation(ctx.cmdlineArgs.argv, (options, argv) => ctx.cmdlineArgs.parse(options, argv))
       if (invocation.command === 'sessions-list') return await listSessions(ctx, config, invocation, io)
@@ -79,15 +90,34 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
       if (invocation.command === 'usage') return await showUsage(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
-      return await run.execute()
+      json = invocation.json
+      const code = await run.execute()
+      if (json) writeResult(run, code, undefined)
+      return code
     } catch (error) {
       // After SIGINT the tree is going away under the run: the interruption is the story, not the fallout.
-      if (run?.interruption) return run.interruption.code
+      if (run?.interruption) {
+        if (json) writeResult(run, run.interruption.code, { message: `interrupted by ${run.interruption.signal ?? 'a signal'}` })
+        return run.interruption.code
+      }
       const code = exitCodeOf(error)
-      io.stderr.write(`dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${error instanceof Error ? error.message : error}\n`)
+      const message = error instanceof Error ? error.message : String(error)
+      io.stderr.write(`dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${message}\n`)
+      if (json && run) writeResult(run, code, { ...(codeOf(error) ? { code: codeOf(error) } : {}), message })
       return code
     }
   }
+
+  /** The `--json` run's last line; prices come from the `usage.prices` setting. */
+  function writeResult(run: HeadlessRun, code: number, error: { code?: string; message: string } | undefined): void {
+    io.stdout.write(JSON.stringify(run.result(code, error, ctx.settings.get('usage.prices'))) + '\n')
+  }
+}
+
+/** A typed error's code (`SessionError`, `LlmError`, …) for the result line. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' ? code : undefined
 }
 
 function exitCodeOf(error: unknown): number {

@@ -4,7 +4,7 @@ import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-o
 import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
-const RUN_OPTIONS = {
+export const RUN_OPTIONS = {
   json: { type: 'boolean' },
   approve: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
@@ -13,6 +13,8 @@ const RUN_OPTIONS = {
   effort: { type: 'string' },
   permission: { type: 'string' },
   'max-steps': { type: 'string' },
+  'max-turns': { type: 'string' },
+  'output-schema': { type: 'string' },
   resume: { type: 'string' },
   fork: { type: 'string' },
   at: { type: 'string' },
@@ -50,6 +52,8 @@ export interface RunInvocation {
   route: { provider?: string; model?: string; effort?: Effort }
   permission?: string
   maxSteps?: number
+  /** `--output-schema <file>` as given (read and compiled when the run starts). */
+  outputSchema?: string
 }
 
 export interface ListInvocation {
@@ -126,7 +130,8 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
       ...(values.effort !== undefined ? { effort: effort(values.effort) } : {}),
     },
     ...(values.permission !== undefined ? { permission: nonEmpty('--permission', values.permission) } : {}),
-    ...(values['max-steps'] !== undefined ? { maxSteps: positiveInteger('--max-steps', values['max-steps']) } : {}),
+    ...maxSteps(values['max-steps'], values['max-turns']),
+    ...(values['output-schema'] !== undefined ? { outputSchema: nonEmpty('--output-schema', values['output-schema']) } : {}),
   }
 }
 
@@ -169,6 +174,14 @@ function forkSeq(at: string | undefined): number {
   if (at === undefined) throw new UsageError('a fork needs --at <seq>: the last event it keeps (see dsh sessions show <id>)')
   if (!/^\d+$/.test(at)) throw new UsageError(`--at must be an event number (a whole number ≥ 0), got "${at}"`)
   return Number(at)
+}
+
+/** `--max-turns` is the same limit under the name other harnesses use for it (model round trips). */
+function maxSteps(steps: string | undefined, turns: string | undefined): { maxSteps?: number } {
+  if (steps !== undefined && turns !== undefined) throw new UsageError('--max-steps and --max-turns are the same limit: give one')
+  if (steps !== undefined) return { maxSteps: positiveInteger('--max-steps', steps) }
+  if (turns !== undefined) return { maxSteps: positiveInteger('--max-turns', turns) }
+  return {}
 }
 
 function positiveInteger(flag: string, text: string): number {

@@ -61,6 +61,8 @@ describe('a run', () => {
       .split('\n')
       .map((line) => JSON.parse(line))
     const id = onlySession()
+    // The last line is the run's result (json-result.test.ts); every other line is one event.
+    expect(lines.pop()).toMatchObject({ type: 'result', sessionId: id, exitCode: 0 })
     for (const [index, line] of lines.entries()) {
       expect(Object.keys(line)).toEqual(['type', 'seq', 'time', 'data', 'sessionId'])
       expect(line).toMatchObject({ seq: index, sessionId: id, time: expect.any(Number) })

@@ -11,6 +11,10 @@ import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { routeTask } from './command-task.ts'
 import { jsonLine } from './json-lines.ts'
+import type { ResultLine, RunRefusal } from './line-schema.ts'
+import { loadOutputSchema, retryInstruction, withOutputInstruction, type OutputSchema } from './output-schema.ts'
+import { resultLine } from './result-line.ts'
+import type { PriceTable } from './usage-summary.ts'
 import type { RunInvocation } from './options.ts'
 import { Progress } from './progress.ts'
 import { oneLine, summarizeArguments } from './text.ts'
@@ -35,12 +39,7 @@ export class RunFailure extends Error {
 }
 
 /** A refused approval: the model may carry on without it, but the run did not do what was asked. */
-interface Refusal {
-  tool: string
-  summary: string
-  by: string
-  note?: string
-}
+type Refusal = RunRefusal
 
 /**
  * One headless run (`dsh "task"`, `--resume`, `--fork`): opens the session, checks the model can be reached,
@@ -54,6 +53,13 @@ export class HeadlessRun {
   private agent: Agent | undefined
   private turnStarted = false
   private interruptedBy: DrainReason | undefined
+  private readonly startedAt = performance.now()
+  private readonly refusals: Refusal[] = []
+  /** The run's session and the first seq it appended (the result line counts from there). */
+  private mine: Session | undefined
+  private firstSeq: number | undefined
+  private finalText = ''
+  private structured: { value: unknown } | undefined
 
   constructor(
     private readonly ctx: Context,
@@ -68,8 +74,9 @@ export class HeadlessRun {
     const task = invocation.task ?? (await this.taskFromStdin())
     if (this.stop.signal.aborted) return this.interrupted()
     if (!task) throw new UsageError('no task: give it as an argument (dsh "fix the failing test") or on stdin')
+    const outputSchema = invocation.outputSchema !== undefined ? loadOutputSchema(ctx.app.cwd, invocation.outputSchema) : undefined
 
-    const refusals: Refusal[] = []
+    const refusals = this.refusals
     const progress =
       io.stderr.isTTY && !invocation.quiet
         ? new Progress(
@@ -78,11 +85,11 @@ export class HeadlessRun {
             this.config.summaryChars,
           )
         : undefined
-    let mine: Session | undefined
     // First among the listeners: others may append to a new session from theirs (model-routes logs its route).
-    const watchOpen = ctx.on('session/opened', (session) => void (mine ??= session), { prepend: true })
+    const watchOpen = ctx.on('session/opened', (session) => void (this.mine ??= session), { prepend: true })
     const watchEvents = ctx.on('session/event', (session, event) => {
-      if (session !== mine) return
+      if (session !== this.mine) return
+      this.firstSeq ??= event.seq
       if (invocation.json) io.stdout.write(jsonLine(session.id, event))
       progress?.event(event)
       if (event.type === 'approval/decided') this.noteDecision(session, event, refusals)
@@ -104,11 +111,16 @@ export class HeadlessRun {
         if (routing.failed) throw new RunFailure(1, routing.failed)
         return 0
       }
-      agent.followup(routing.send)
+      agent.followup(outputSchema ? withOutputInstruction(routing.send, outputSchema) : routing.send)
       this.turnStarted = true
-      const result = await agent.whenIdle()
+      let result = await agent.whenIdle()
       if (this.interruptedBy) return this.interrupted()
       if (!result) throw new RunFailure(1, 'the agent ended without a result')
+      this.finalText = result.text
+      if (outputSchema && result.reason === 'completed') {
+        result = await this.structuredAnswer(agent, outputSchema, result)
+        if (this.interruptedBy) return this.interrupted()
+      }
       if (!invocation.json && result.text) io.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
       if (result.reason !== 'completed') {
         const why = result.error ? `${result.error.message} (${result.error.code})` : 'no error was recorded'
@@ -130,6 +142,44 @@ export class HeadlessRun {
       watchOpen()
       watchEvents()
     }
+  }
+
+  /**
+   * `--output-schema`: the final answer must parse as JSON valid against the schema. One retry tells the
+   * model what was wrong (a logged user message, like any follow-up); a second miss fails the run.
+   */
+  private async structuredAnswer(agent: Agent, schema: OutputSchema, first: NonNullable<Awaited<ReturnType<Agent['whenIdle']>>>) {
+    let result = first
+    let check = schema.check(result.text)
+    if (!check.ok) {
+      agent.followup(retryInstruction(check.problem, schema))
+      const retried = await agent.whenIdle()
+      if (!retried || this.interruptedBy) return result
+      result = retried
+      this.finalText = result.text
+      if (result.reason !== 'completed') return result
+      check = schema.check(result.text)
+    }
+    if (!check.ok) throw new RunFailure(1, `--output-schema: ${check.problem} (after one retry); session ${agent.session.id}`)
+    this.structured = { value: check.value }
+    return result
+  }
+
+  /** The `--json` run's last line, for whatever way the run ended (`error`: the line printed on stderr). */
+  result(exitCode: number, error: { code?: string; message: string } | undefined, prices: PriceTable): ResultLine {
+    const session = this.mine
+    return resultLine({
+      sessionId: session?.id ?? null,
+      events: session ? session.events : [],
+      fromSeq: this.firstSeq ?? Infinity,
+      exitCode,
+      text: this.finalText,
+      ...(error ? { error } : {}),
+      refusals: this.refusals,
+      durationMs: performance.now() - this.startedAt,
+      prices,
+      ...(this.structured ? { structuredOutput: this.structured } : {}),
+    })
   }
 
   /** Set once a signal interrupted the run. */

@@ -45,6 +45,7 @@ export interface UsageGroup extends TokenCounts {
 
 interface LoggedEvent {
   type: string
+  seq?: number
   time: number
   data: any
 }
@@ -58,14 +59,18 @@ function tokensOf(usage: any): TokenCounts {
 /**
  * Every model request of one session with its usage. The model is the route in force: the last
  * `request/context` (what the request was sent to) or, before one, the last `model/route`. Compaction's
- * summary requests count too (`compaction/end` carries their number and summed usage).
+ * summary requests count too (`compaction/end` carries their number and summed usage). `fromSeq` counts only
+ * the requests logged at or after that seq.
  */
-export function sessionRequests(sessionId: string, workspace: string, events: readonly LoggedEvent[]): RequestRecord[] {
+export function sessionRequests(sessionId: string, workspace: string, events: readonly LoggedEvent[], fromSeq = 0): RequestRecord[] {
   let model = 'unknown'
   const records: RequestRecord[] = []
   for (const event of events) {
+    // Earlier events still set the route in force; only their requests are left out (a resumed run's own usage).
+    const counted = (event.seq ?? Infinity) >= fromSeq
     if (event.type === 'request/context') model = `${event.data.provider}/${event.data.model}`
     else if (event.type === 'model/route') model = `${event.data.route.provider}/${event.data.route.model}`
+    else if (!counted) continue
     else if (event.type === 'assistant/message') {
       const tokens = tokensOf(event.data.usage)
       // A turn repaired after a crash logs an interrupted message with no usage: no request reached a model.

@@ -1,0 +1,57 @@
+import type { SessionEvent } from '@dsh/session'
+import { HEADLESS_LINES_VERSION, type ResultLine, type RunRefusal } from './line-schema.ts'
+import { costOf, sessionRequests, type PriceTable } from './usage-summary.ts'
+
+export interface RunOutcome {
+  sessionId: string | null
+  /** The whole log of the run's session (a resume's earlier events set the route in force). */
+  events: readonly SessionEvent[]
+  /** The first seq this run appended; earlier events are not counted. */
+  fromSeq: number
+  exitCode: number
+  text: string
+  error?: { code?: string; message: string }
+  refusals: readonly RunRefusal[]
+  durationMs: number
+  prices: PriceTable
+  structuredOutput?: { value: unknown }
+}
+
+/** The `{"type":"result"}` line: sums of this run's part of the log, priced from the price table. */
+export function resultLine(outcome: RunOutcome): ResultLine {
+  const own = outcome.events.filter((event) => event.seq >= outcome.fromSeq)
+  const ended = own.findLast((event) => event.type === 'turn/end') as SessionEvent<'turn/end'> | undefined
+  const records = outcome.sessionId ? sessionRequests(outcome.sessionId, '', outcome.events, outcome.fromSeq) : []
+  const usage = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
+  let cost: number | null = 0
+  const unpriced: string[] = []
+  for (const record of records) {
+    usage.requests += record.requests
+    usage.input += record.tokens.input
+    usage.cacheRead += record.tokens.cacheRead
+    usage.cacheWrite += record.tokens.cacheWrite
+    usage.output += record.tokens.output
+    const priced = costOf(record.tokens, outcome.prices[record.model])
+    if (priced === null) {
+      cost = null
+      if (!unpriced.includes(record.model)) unpriced.push(record.model)
+    } else if (cost !== null) cost += priced
+  }
+  return {
+    type: 'result',
+    version: HEADLESS_LINES_VERSION,
+    sessionId: outcome.sessionId,
+    exitCode: outcome.exitCode,
+    reason: ended?.data.reason ?? 'not-started',
+    text: outcome.text,
+    ...(outcome.error ? { error: { ...((outcome.error.code ?? ended?.data.error?.code) ? { code: outcome.error.code ?? ended?.data.error?.code } : {}), message: outcome.error.message } } : {}),
+    turns: own.filter((event) => event.type === 'turn/start').length,
+    steps: own.filter((event) => event.type === 'step/start').length,
+    usage,
+    cost,
+    unpriced,
+    durationMs: Math.max(0, Math.round(outcome.durationMs)),
+    refusals: [...outcome.refusals],
+    ...(outcome.structuredOutput ? { structuredOutput: outcome.structuredOutput.value } : {}),
+  }
+}
