@@ -194,6 +194,20 @@ test('a failed compaction leaves a warning; the summary of a successful one is i
   ])
 })
 
+test('a skills catalog shows the skills offered, and a warning naming each SKILL.md left out', () => {
+  const skill = (name: string) => ({ name, description: `${name} things`, file: `/w/.dsh/skills/${name}/SKILL.md`, scope: 'workspace' })
+  const view = SessionView.fold(
+    log(
+      ['skill/catalog', { skills: [skill('one'), skill('two')], problems: [], content: [{ type: 'text', text: 'catalog' }] }],
+      ['skill/catalog', { skills: [skill('one')], problems: [{ file: '/w/.dsh/skills/Two/SKILL.md', field: 'name', message: 'must be lower case' }], content: [] }],
+    ),
+  )
+  expect(view.items).toEqual([
+    expect.objectContaining({ kind: 'notice', tone: 'info', cause: 'skills', text: 'Skills: one, two' }),
+    expect.objectContaining({ kind: 'notice', tone: 'warn', cause: 'skills', text: 'Skills: one. Left out: /w/.dsh/skills/Two/SKILL.md: name must be lower case' }),
+  ])
+})
+
 test('a call id the model repeats gets a card of its own, and the later result and approval go to the later call', () => {
   const view = SessionView.fold(
     log(

@@ -272,6 +272,8 @@ export class SessionView {
         })
       case 'context/relief-failed':
         return this.notice(seq, `No room could be made in the context: tried ${(data.tried ?? []).join(', ') || 'nothing'}; ${data.reason ?? ''}`.trim(), 'warn', { cause: 'compaction' })
+      case 'skill/catalog':
+        return this.skillCatalog(seq, data)
       case 'turn/end':
         return this.turnEnd(event)
       case 'rewind/done':
@@ -463,6 +465,15 @@ export class SessionView {
     const last = this.items.at(-1)
     if (last?.kind === 'notice' && last.cause === 'route') return this.update(last, { text, version: seq })
     this.notice(seq, text, 'info', { cause: 'route' })
+  }
+
+  /** The skills offered from here on (`skill/catalog` of @dsh/tool-skill), and the SKILL.md files left out. */
+  private skillCatalog(seq: number, data: { skills?: { name: string }[]; problems?: { file: string; field: string; message: string }[] }): void {
+    const names = (data.skills ?? []).map((skill) => skill.name)
+    const problems = data.problems ?? []
+    const offered = names.length ? `Skills: ${names.join(', ')}` : 'No skills'
+    const left = problems.map((problem) => `${problem.file}: ${problem.field} ${problem.message}`).join('; ')
+    this.notice(seq, problems.length ? `${offered}. Left out: ${left}` : offered, problems.length ? 'warn' : 'info', { cause: 'skills' })
   }
 
   private notice(seq: number, text: string, tone: NoticeItem['tone'], extra: Pick<NoticeItem, 'cause'> & Partial<NoticeItem>): void {

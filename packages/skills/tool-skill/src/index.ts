@@ -37,7 +37,8 @@ export const Config: Schema<Config> = Schema.object({
  * from the logged catalog only. A skill is repository text: nothing here changes a permission.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.sessions.defineKind(ctx, 'skill/catalog', { validate: catalogProblem })
+  // Ignorable: a composition without this row (`--patch minimal`) still opens the log; the history folds it either way.
+  ctx.sessions.defineKind(ctx, 'skill/catalog', { ignorable: true, validate: catalogProblem })
   ctx.on('agent/request', async (draft, next) => {
     if (draft.step === 0) await logCatalog(ctx, config, draft.agent)
     await next()
@@ -50,14 +51,15 @@ async function logCatalog(ctx: Context, config: Config, agent: Agent): Promise<v
   const session = agent.session
   const discovery = await ctx.skills.discover(agent.cwd, await readAuthority(ctx, session))
   for (const problem of discovery.problems) ctx.logger('skills').warn('%s: %s %s (the skill is left out)', problem.file, problem.field, problem.message)
-  const next = catalogOf(discovery)
+  // Repository text the log will keep (and the model read): a credential value in it becomes a marker.
+  const redact = (text: string) => ctx.get('credentials')?.redact(text) ?? text
+  const found = catalogOf(discovery)
+  const next = { ...found, skills: found.skills.map((skill) => ({ ...skill, description: redact(skill.description) })) }
   if (!catalogChanged(session, next)) return
   const before = session.last('skill/catalog')
   const differ = JSON.stringify(before?.data.skills) !== JSON.stringify(next.skills)
   const offeredBefore = !!before?.data.skills.length
   // A catalog summarized away is told again as it was; only a change on disk is told as a change.
-  let text = (differ || !visibleCatalog(session)) && (next.skills.length || offeredBefore) ? catalogText(next.skills, config, offeredBefore && differ) : ''
-  // Repository text the model will read and the log will keep: a credential value in it becomes a marker.
-  if (text) text = ctx.get('credentials')?.redact(text) ?? text
+  const text = (differ || !visibleCatalog(session)) && (next.skills.length || offeredBefore) ? catalogText(next.skills, config, offeredBefore && differ) : ''
   session.append('skill/catalog', { ...next, content: text ? [{ type: 'text', text }] : [] })
 }

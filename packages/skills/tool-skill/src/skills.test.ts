@@ -121,6 +121,15 @@ describe('skills catalog', () => {
     expect(texts(last).join('\n')).toContain('SUMMARY')
   })
 
+  test('/skills lists the skills with their allowed-tools marked as no permission, and each file left out', async () => {
+    await boot({ workspaceFiles: { '.dsh/skills/deploy/SKILL.md': skillFile('deploy', 'Deploys.', 'x', 'allowed-tools: Bash(kubectl:*)\n'), '.dsh/skills/bad/SKILL.md': '---\nname: bad\n---\n' } })
+    const outcome = await h.root.commands.run(await h.agent(), '/skills')
+    expect(outcome).toMatchObject({ handled: true, name: 'skills' })
+    const output = (outcome as { output: string }).output
+    expect(output).toContain('deploy (workspace) — Deploys. [allowed-tools, not a permission: Bash(kubectl:*)]')
+    expect(output).toContain(`left out: ${join(h.workspace, '.dsh/skills/bad/SKILL.md')}: description is required`)
+  })
+
   test('without skills nothing is logged and the history is unchanged', async () => {
     await boot({})
     h.root.scriptedLlm.enqueue({ text: 'ok' })
@@ -162,6 +171,16 @@ describe('skills from a hostile repository', () => {
     expect(catalog!.data.problems).toEqual([expect.objectContaining({ file: join(h.workspace, '.claude/skills/keys/SKILL.md'), field: 'file' })])
     await h.root.agents.get((await h.agent()).id)!.session.flush()
     expect(filesContaining(world.dshHome, world.secret).filter((file) => !file.endsWith('.credentials.yaml'))).toEqual([])
+  })
+
+  test('a credential value in a skill description is redacted in the log and the request', async () => {
+    const world = secretWorld()
+    await boot({ home: world.dshHome, workspaceFiles: { '.dsh/skills/leaky/SKILL.md': skillFile('leaky', `Uses the key ${world.secret} to deploy.`) } })
+    h.root.scriptedLlm.enqueue({ text: 'ok' })
+    await h.run('hi')
+    expect(h.events('skill/catalog')[0]!.data.skills[0]!.description).toContain('«redacted:')
+    expect(JSON.stringify(h.events())).not.toContain(world.secret)
+    expect(JSON.stringify(requests())).not.toContain(world.secret)
   })
 
   test("a skill's allowed-tools grant nothing: a write it lists, outside the workspace, is still refused", async () => {
