@@ -134,3 +134,18 @@ test('tools/list_changed updates the catalog: logged as mcp/catalog, and the nex
   expect(h.events('request/header')[0]!.data.tools.map((tool: { name: string }) => tool.name)).not.toContain('mcp__t__late')
   expect(lastTools(h)).toContain('mcp__t__late')
 })
+
+test('a slow call past callTimeoutMs is a typed error naming the tool, and the server keeps serving', async () => {
+  const h = await boot([toolCall('slow', 'mcp__t__slow', { ms: 5_000 }), toolCall('after', 'mcp__t__echo', { text: 'still here' }), { text: 'done' }], {
+    homeFiles: { 'mcp.yaml': userFile('trust: allow') },
+    mcpConfig: '{ initializeTimeoutMs: 5000, callTimeoutMs: 300 }',
+  })
+  const started = Date.now()
+  await h.run('go')
+  expect(Date.now() - started).toBeLessThan(4_500)
+  const error = h.toolResult('slow').error!
+  expect(error.code).toBe('MCP_SERVER_FAILED')
+  expect(error.message).toMatch(/MCP server "t" failed the call of slow: .*timed out/i)
+  expect(h.toolText('after')).toBe('echo: still here')
+  expect(h.events('mcp/status').map((event) => event.data.state)).toEqual(['started'])
+})
