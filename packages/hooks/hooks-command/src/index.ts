@@ -1,4 +1,4 @@
-// Claude Code style command hooks (docs/extending-hooks.md; docs/architecture.md, "Hooks").
+// Claude Code style command hooks (docs/extending.md#hooks; docs/architecture.md, "Hooks").
 import { isAbsolute, join, relative } from 'node:path'
 import type {} from '@dsh/app'
 import type {} from '@dsh/approval'

@@ -7,7 +7,7 @@ import type { Decision, ToolInvocation, ToolResultData } from '@dsh/tools'
 import type HooksCommand from './index.ts'
 import { fromClaudeCode, matchNames, toClaudeCode } from './tool-names.ts'
 
-// Where each event fires (docs/extending-hooks.md). What a hook adds for the model enters the log first:
+// Where each event fires (docs/extending.md#hooks). What a hook adds for the model enters the log first:
 // in the tool's result (PreToolUse's reason, PostToolUse's feedback and context) or as a
 // `user/message { source: 'hook' }` (SessionStart, UserPromptSubmit, Stop), so every request derives from it.
 

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { CLAUDE_CODE_ALIASES, CLAUDE_CODE_TOOLS } from '@dsh/hooks'
 
 // A Claude Code hook script reads `tool_name == "Bash"` and `.tool_input.file_path`: dsh shows it its own
-// tools under those names, and reads an `updatedInput` back in dsh's names (docs/extending-hooks.md).
+// tools under those names, and reads an `updatedInput` back in dsh's names (docs/extending.md#hooks).
 
 /** The names a matcher is tested on: the dsh name and the Claude Code names of the tool. */
 export function matchNames(tool: string): string[] {

@@ -1,4 +1,4 @@
-// Hooks: user commands run at points of a session, in Claude Code's configuration shape (docs/extending-hooks.md).
+// Hooks: user commands run at points of a session, in Claude Code's configuration shape (docs/extending.md#hooks).
 import { type Context, Service } from '@dsh/cordis'
 import type { Session } from '@dsh/session'
 

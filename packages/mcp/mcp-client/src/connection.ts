@@ -123,6 +123,8 @@ export class ServerConnection {
     })
     const client = new Client({ name: 'dsh', version: this.options.clientVersion }, { capabilities: {} })
     let live = false
+    // The MCP SDK's Client is no EventTarget: `onclose` is its only close callback.
+    // oxlint-disable-next-line unicorn/prefer-add-event-listener
     client.onclose = () => {
       if (!live || this.closed) return
       live = false
