@@ -1,5 +1,6 @@
 import type { EnteredMessage, TurnCompletionDecision } from '@dsh/agent'
 import type {} from '@dsh/compaction'
+import type {} from '@dsh/subagent'
 import type { Context } from '@dsh/cordis'
 import type { HookEventName, HookOutcome } from '@dsh/hooks'
 import type { Session } from '@dsh/session'
@@ -65,6 +66,13 @@ export function listen(ctx: Context, hooks: HooksCommand): void {
     const fields = { trigger: start?.trigger === 'manual' ? 'manual' : 'auto', custom_instructions: start?.focus ?? '' }
     await hooks.fire('PreCompact', { session: agent.session, agentId: agent.id, cwd: agent.cwd, signal: new AbortController().signal, fields })
     return next()
+  })
+  // A child's turn ended (@dsh/subagent's serial hook): SubagentStop runs in the parent's session and is
+  // logged there. Claude Code's `decision: block` would keep the child going; here the child's result is
+  // already the parent's tool result, so a block is only logged (docs/extending.md#hooks).
+  ctx.on('subagent/stopped', async (parent, result) => {
+    const fields = { stop_hook_active: false, subagent_session_id: result.childSessionId, subagent_status: result.status }
+    await hooks.fire('SubagentStop', { session: parent.session, agentId: parent.id, cwd: parent.cwd, signal: new AbortController().signal, fields })
   })
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
+import { toolCall } from '@dsh/test-harness'
 import { tempDir } from '@dsh/test-harness/world'
 import { boot, hooksFile, requestText } from './test-support/hooks.ts'
 
@@ -110,5 +111,18 @@ describe('PreCompact', () => {
     expect(result.ok).toBe(true)
     expect(JSON.parse(readFileSync(join(h.workspace, 'compact.json'), 'utf8'))).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'keep the API' })
     expect(h.events('hook/run').map((event) => event.data.event)).toEqual(['PreCompact'])
+  })
+})
+
+describe('SubagentStop', () => {
+  test("runs in the parent's session after a child agent's turn, with the child's session and status", async () => {
+    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ SubagentStop: [{ command: `jq -r '.subagent_status + " " + .subagent_session_id' >> "$CLAUDE_PROJECT_DIR/stops.txt"` }] }) } })
+    h.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look around', prompt: 'list the files' }), { text: 'child done' }, { text: 'parent done' })
+    await h.run('delegate a look')
+    const started = h.events('subagent/start')
+    expect(started).toHaveLength(1)
+    const child = started[0]!.data.childSessionId
+    expect(h.events('hook/run').map((event) => event.data.event)).toEqual(['SubagentStop'])
+    expect(readFileSync(join(h.workspace, 'stops.txt'), 'utf8')).toBe(`completed ${child}\n`)
   })
 })

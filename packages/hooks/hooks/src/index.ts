@@ -2,7 +2,7 @@
 import { type Context, Service } from '@dsh/cordis'
 import type { Session } from '@dsh/session'
 
-/** The events a hook may be configured for. `SubagentStop` is reserved: accepted, fired once subagents exist. */
+/** The events a hook may be configured for (`SubagentStop`: after a child agent's turn, in its parent's session). */
 export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'PreCompact'] as const
 export type HookEventName = (typeof HOOK_EVENTS)[number]
 
