@@ -118,3 +118,17 @@ test('a log written before actors were recorded still resumes under the preset i
   expect(second.root.permissionPresets.current(agent.session)).toEqual({ preset: 'read-only', mode: 'read-only', approval: 'ask' })
   expect(agent.session.last('sandbox/mode')!.data).toEqual({ mode: 'read-only' })
 })
+
+test('/preset shows the preset in force and switches it, logged with the actor user:slash-command; a write then runs under the new mode', async () => {
+  const h = await boot()
+  const agent = await h.agent()
+  expect(await h.root.commands.run(agent, '/preset')).toMatchObject({ output: expect.stringMatching(/^Permission: \S+ \(sandbox /) })
+  expect(await h.root.commands.run(agent, '/preset read-only')).toMatchObject({ output: expect.stringContaining('Permission: read-only (sandbox read-only') })
+  expect(h.events('permission/preset').at(-1)!.data).toMatchObject({ preset: 'read-only', actor: 'user:slash-command' })
+  expect(h.events('sandbox/mode').at(-1)!.data).toMatchObject({ mode: 'read-only', actor: 'user:slash-command' })
+  expect(await h.root.commands.run(agent, '/preset yolo')).toMatchObject({ error: { code: 'COMMAND_BAD_ARGS', message: expect.stringContaining('unknown preset "yolo"') } })
+  // In read-only the model's write is refused: the file is absent.
+  h.root.scriptedLlm.enqueue(toolCall('w', 'write', { path: 'made.txt', content: 'x' }), { text: 'done' })
+  await h.run('write it')
+  expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false)
+})

@@ -5,6 +5,8 @@ import type { SandboxMode } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
+import type {} from '@dsh/commands'
+import { presetCommand } from './command.ts'
 import { PERMISSION_PRESETS, PRESET_NAMES, type Preset, type PresetName } from './presets.ts'
 
 declare module '@dsh/session' {
@@ -69,6 +71,8 @@ export class PermissionPresets extends Service {
       validateStored: (data) => (isPreset(data?.preset) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `preset must be one of ${PRESET_NAMES.join(', ')}`),
     })
     ctx.sandboxPolicy.useDefault(ctx, () => PERMISSION_PRESETS[this.config.default].mode)
+    // `/preset` where a commands registry is mounted: the person typing it is the actor.
+    ctx.inject(['commands'], (inner) => inner.commands.register(inner, presetCommand(this)))
   }
 
   list(): (Preset & { name: PresetName })[] {

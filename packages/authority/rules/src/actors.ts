@@ -1,9 +1,10 @@
 /**
  * Who changed a session's authority (DESIGN §8: "authority changes carry their actor"). Only people and the
  * clients acting for them appear here, never the agent: nothing the model runs can name itself as an actor.
- * `default` is the configured default written at a session's start.
+ * `default` is the configured default written at a session's start; `user:slash-command` a command a person
+ * typed (`/preset`): surfaces run commands only from what their user sends, never from model output.
  */
-export const AUTHORITY_ACTORS = ['user:web-tab', 'user:cli-flag', 'user:settings', 'client:sdk', 'client:acp', 'default'] as const
+export const AUTHORITY_ACTORS = ['user:web-tab', 'user:cli-flag', 'user:settings', 'user:slash-command', 'client:sdk', 'client:acp', 'default'] as const
 export type AuthorityActor = (typeof AUTHORITY_ACTORS)[number]
 
 /** What the audit shows for an event logged before actors were recorded. */

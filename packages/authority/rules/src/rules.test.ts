@@ -88,7 +88,7 @@ test('a malformed rule or an unknown actor is refused with one message naming wh
   expect(() => parseRule('bash npm test', 'permissions.allow[0]')).toThrow('permissions.allow[0]: "bash npm test" is not a rule (expected kind(pattern)')
   expect(() => parseRule('shell(ls)', 'grants.yaml')).toThrow('grants.yaml: unknown rule kind "shell"')
   expect(() => parseRule('bash()')).toThrow('empty pattern')
-  expect(() => assertActor('agent', 'setMode')).toThrow('setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, client:sdk, client:acp, default (got "agent")')
+  expect(() => assertActor('agent', 'setMode')).toThrow('setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, user:slash-command, client:sdk, client:acp, default (got "agent")')
 })
 
 test('hooks(…) names a digest of hook commands: only the exact digest is covered, a pattern never is', () => {

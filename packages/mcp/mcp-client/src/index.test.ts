@@ -149,3 +149,14 @@ test('a slow call past callTimeoutMs is a typed error naming the tool, and the s
   expect(h.toolText('after')).toBe('echo: still here')
   expect(h.events('mcp/status').map((event) => event.data.state)).toEqual(['started'])
 })
+
+test('/mcp lists the session servers with origin, state and tool count, and never a config value', async () => {
+  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow, env: { SHOWN_NOWHERE: value-that-must-not-be-listed }') } })
+  const agent = await h.agent()
+  expect(await h.root.commands.run(agent, '/mcp')).toMatchObject({ output: expect.stringMatching(/^t — user, stdio, trust allow: not started yet$/) })
+  await h.run('start the servers')
+  const listed = String((await h.root.commands.run(agent, '/mcp') as { output?: string }).output)
+  expect(listed).toMatch(/^t — user, stdio, trust allow: started, \d+ tools$/)
+  expect(listed).not.toContain('value-that-must-not-be-listed')
+  expect(listed).not.toContain(process.execPath)
+})

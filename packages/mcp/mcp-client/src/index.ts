@@ -1,3 +1,5 @@
+import type {} from '@dsh/commands'
+import { mcpCommand } from './command.ts'
 import type {} from '@dsh/agent'
 import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/app'
@@ -76,6 +78,7 @@ export default class McpClient extends Mcp {
       await this.prepare(step.agent)
       return next()
     })
+    ctx.inject(['commands'], (inner) => inner.commands.register(inner, mcpCommand(this)))
   }
 
   configured(cwd: string): Promise<McpServerConfig[]> {
