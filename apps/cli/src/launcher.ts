@@ -5,6 +5,7 @@ import { fiberStateName } from '@dsh/cordis'
 import { BootError, bootTree, composeProfile, CompositionError, walkRows, type BootedTree } from '@dsh/app-boot'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
 import { promptCommand } from './prompt-show.ts'
+import { evalCommand } from './eval.ts'
 
 export interface LauncherIO {
   stdout: NodeJS.WritableStream
@@ -54,6 +55,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
       return 0
     }
     if (args.rest[0] === 'prompt') return await promptCommand(args.rest, options, stdout)
+    if (args.rest[0] === 'eval') return await evalCommand(args.rest, join(appDir, 'bin', 'dsh.js'), stdout)
     return await runTree(options, args.check, stdout, stderr)
   } catch (error) {
     if (error instanceof LauncherUsageError) return fail(2, error.message)
