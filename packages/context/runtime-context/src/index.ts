@@ -2,10 +2,10 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/agent'
 import { Config } from './config.ts'
-import { gatherContext } from './gather.ts'
+import { gatherContext, sessionFor } from './gather.ts'
 
 export { Config }
-export { gatherContext, type RuntimeContext } from './gather.ts'
+export { gatherContext, sessionFor, type GatherFor, type RuntimeContext } from './gather.ts'
 
 export const name = 'runtime-context'
 export const inject = ['sessions', 'fs', 'subprocess']
@@ -27,7 +27,7 @@ export function apply(ctx: Context, config: Config) {
     const decision = await next()
     if (decision.action !== 'enter' || step.step !== 0) return decision
     const session = step.agent.session
-    const context = await gatherContext(ctx, session, step.agent.cwd, config)
+    const context = await gatherContext(ctx, step.agent.cwd, config, await sessionFor(ctx, session))
     const last = session.last('runtime/context')
     if (!last || !sameFacts(last.data.facts, context.facts)) session.append('runtime/context', context)
     return decision
