@@ -87,7 +87,7 @@ Usage:
   dsh usage                            tokens and cost of this directory's sessions (--since 7d, --by model|workspace|day, --json, --all-workspaces)
   dsh --profile sdk | dsh acp          serve JSON-RPC (SDKs) or ACP (editors) on stdio
   dsh eval <dir>                       run task folders (task.json + repo/) headless in temp copies; table + --out report.json (--parallel n)
-  dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --json)
+  dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --preset, --json)
 
 Launcher options (everything else is passed to the profile's plugins):
   --profile <name>      web | headless | sdk | acp (default: headless)

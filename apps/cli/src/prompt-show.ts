@@ -1,7 +1,6 @@
 // `dsh prompt show`: what the model is sent before any conversation, section by section (docs/prompt.md).
 import { realpathSync } from 'node:fs'
-import { bootTree, walkRows } from '@dsh/app-boot'
-import { Config as RuntimeContextConfig, gatherContext, type GatherFor } from '@dsh/runtime-context'
+import { bootTree } from '@dsh/app-boot'
 import { LauncherUsageError } from './args.ts'
 
 /** One part of the request header, with its owner and estimated size. */
@@ -82,13 +81,12 @@ export async function promptReport(options: { appDir: string; profile: string; p
 }
 
 /**
- * The runtime context a new session in `cwd` would log first, gathered with the row's config, under the
- * mode of `preset` (else the default's): undefined when no runtime-context row is mounted.
+ * The runtime context a new session in `cwd` would log first, gathered by the runtime-context row with its
+ * own config (the `runtime-context/preview` event it declares) under the mode of `preset` (else the
+ * default's): undefined when no such row is mounted.
  */
 async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: string, preset: string | undefined): Promise<{ text: string; mode?: string } | undefined> {
   const root = tree.root as any
-  const row = [...walkRows(tree.composition.rows)].map(([row]) => row).find((row) => row.name === '@dsh/runtime-context' && !row.disabled)
-  if (!row || row.disabled === true) return undefined
   const policy = root.get('sandboxPolicy')
   let mode: string | undefined
   if (preset) {
@@ -100,9 +98,10 @@ async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: s
       throw new LauncherUsageError(`dsh prompt show: ${(error as Error).message}`)
     }
   } else if (policy) mode = policy.mode({ last: () => undefined }) // a session that has logged nothing
-  const authority = (policy && mode ? { mode, writableRoots: [], paths: policy.pathRules([realpathSync(cwd)]) } : undefined) as GatherFor['authority']
-  const context = await gatherContext(root, cwd, RuntimeContextConfig((row.config ?? {}) as never), { ...(mode ? { mode } : {}), ...(authority ? { authority } : {}) })
-  return { text: context.text, ...(mode ? { mode } : {}) }
+  const authority = policy && mode ? { mode, writableRoots: [], paths: policy.pathRules([realpathSync(cwd)]) } : undefined
+  const request: { cwd: string; where: object; result?: { text: string } } = { cwd, where: { ...(mode ? { mode } : {}), ...(authority ? { authority } : {}) } }
+  await root.serial('runtime-context/preview', request)
+  return request.result ? { text: request.result.text, ...(mode ? { mode } : {}) } : undefined
 }
 
 function format(report: PromptReport): string {
