@@ -7,6 +7,7 @@ import type { SettingsService } from '@dsh/settings'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
 import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
 import { promptCommand } from './prompt-show.ts'
+import { evalCommand } from './eval.ts'
 
 export interface LauncherIO {
   stdout: NodeJS.WritableStream
@@ -56,6 +57,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
       return 0
     }
     if (args.rest[0] === 'prompt') return await promptCommand(args.rest, options, stdout)
+    if (args.rest[0] === 'eval') return await evalCommand(args.rest, join(appDir, 'bin', 'dsh.js'), stdout)
     return await runTree(options, args.check, stdout, stderr)
   } catch (error) {
     if (error instanceof LauncherUsageError) return fail(2, error.message)

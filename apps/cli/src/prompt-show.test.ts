@@ -77,5 +77,19 @@ test('an unknown subcommand or argument is a usage error naming it', async () =>
   expect(await run(['prompt', 'list'], { stdout: { write: () => true } as never, stderr: { write: () => true } as never, cwd: home.dir, appDir })).toBe(2)
   const { code, stderr } = await show('--verbose')
   expect(code).toBe(2)
-  expect(stderr).toBe('dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --json)\n')
+  expect(stderr).toBe('dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --preset <name>, --json)\n')
+})
+
+test('the runtime context a new session here would log is shown, under the mode of --preset', async () => {
+  const report = JSON.parse((await show('--json', '--preset', 'read-only')).stdout) as PromptReport
+  const context = report.parts.find((part) => part.kind === 'context')!
+  expect(context).toMatchObject({ name: 'runtime-context', owner: '@dsh/runtime-context' })
+  expect(context.text).toContain(`- Working directory: ${home.dir}`)
+  expect(context.text).toContain('- Sandbox mode: read-only')
+  expect(report.mode).toBe('read-only')
+  const byDefault = JSON.parse((await show('--json')).stdout) as PromptReport
+  expect(byDefault.mode).toBe('workspace-write')
+  const { code, stderr } = await show('--preset', 'everything')
+  expect(code).toBe(2)
+  expect(stderr).toContain('dsh: dsh prompt show: unknown permission preset "everything"')
 })

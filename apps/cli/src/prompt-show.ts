@@ -1,10 +1,12 @@
 // `dsh prompt show`: what the model is sent before any conversation, section by section (docs/prompt.md).
+import { realpathSync } from 'node:fs'
 import { bootTree } from '@dsh/app-boot'
 import { LauncherUsageError } from './args.ts'
 
 /** One part of the request header, with its owner and estimated size. */
 export interface PromptPart {
-  kind: 'section' | 'tool'
+  /** `context`: the runtime context a new session in this directory would log first (a user message, not the system prompt). */
+  kind: 'section' | 'tool' | 'context'
   name: string
   /** The contributing package of a section (the tool registry does not record who registered a tool). */
   owner?: string
@@ -14,6 +16,8 @@ export interface PromptPart {
 
 export interface PromptReport {
   profile: string
+  /** The permission preset the runtime context was gathered for (`--preset`, else the default's mode). */
+  mode?: string
   route: { provider: string; model: string }
   parts: PromptPart[]
   /** The whole prompt when an override replaces the sections. */
@@ -24,14 +28,18 @@ export interface PromptReport {
 
 interface ShowArgs {
   json: boolean
+  preset?: string
 }
 
 function parseShowArgs(rest: string[]): ShowArgs {
   if (rest[1] !== 'show') throw new LauncherUsageError(`dsh prompt: unknown command "${rest[1] ?? ''}" (dsh prompt show [--json])`)
   const args: ShowArgs = { json: false }
-  for (const arg of rest.slice(2)) {
+  const words = rest.slice(2)
+  for (let i = 0; i < words.length; i++) {
+    const arg = words[i]!
     if (arg === '--json') args.json = true
-    else throw new LauncherUsageError(`dsh prompt show: unknown argument "${arg}" (--profile, --patch, --json)`)
+    else if (arg === '--preset' && words[i + 1] && !words[i + 1]!.startsWith('--')) args.preset = words[++i]
+    else throw new LauncherUsageError(`dsh prompt show: unknown argument "${arg}" (--profile, --patch, --preset <name>, --json)`)
   }
   return args
 }
@@ -41,7 +49,7 @@ function parseShowArgs(rest: string[]): ShowArgs {
  * and the working directory as a turn would, and lists the tool schemas a request carries. Sizes are the
  * token meter's estimate (characters / its charsPerToken) when a token-meter row is mounted, else chars / 4.
  */
-export async function promptReport(options: { appDir: string; profile: string; patches: string[]; cwd: string }): Promise<PromptReport> {
+export async function promptReport(options: { appDir: string; profile: string; patches: string[]; cwd: string }, preset?: string): Promise<PromptReport> {
   const tree = await bootTree({ ...options, argv: [], onExitRequest: () => {} })
   try {
     const root = tree.root as any
@@ -54,10 +62,13 @@ export async function promptReport(options: { appDir: string; profile: string; p
       const text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
       parts.push({ kind: 'tool', name: tool.name, tokens: estimate(text), text: tool.description })
     }
+    const context = await runtimeContext(tree, options.cwd, preset)
+    if (context) parts.push({ kind: 'context', name: 'runtime-context', owner: '@dsh/runtime-context', tokens: estimate(context.text), text: context.text })
     const system: string = rendered.override ?? rendered.sections.map((section: { text: string }) => section.text).join('\n\n')
     const toolTokens = estimate(tools.map((tool) => JSON.stringify(tool)).join(''))
     return {
       profile: options.profile,
+      ...(context?.mode ? { mode: context.mode } : {}),
       route: { provider: route.provider, model: route.model },
       parts,
       ...(rendered.override !== undefined ? { override: rendered.override } : {}),
@@ -67,6 +78,30 @@ export async function promptReport(options: { appDir: string; profile: string; p
   } finally {
     await tree.stop()
   }
+}
+
+/**
+ * The runtime context a new session in `cwd` would log first, gathered by the runtime-context row with its
+ * own config (the `runtime-context/preview` event it declares) under the mode of `preset` (else the
+ * default's): undefined when no such row is mounted.
+ */
+async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: string, preset: string | undefined): Promise<{ text: string; mode?: string } | undefined> {
+  const root = tree.root as any
+  const policy = root.get('sandboxPolicy')
+  let mode: string | undefined
+  if (preset) {
+    const presets = root.get('permissionPresets')
+    if (!presets) throw new LauncherUsageError('dsh prompt show: --preset needs a permission-presets row')
+    try {
+      mode = presets.get(preset).mode
+    } catch (error) {
+      throw new LauncherUsageError(`dsh prompt show: ${(error as Error).message}`)
+    }
+  } else if (policy) mode = policy.mode({ last: () => undefined }) // a session that has logged nothing
+  const authority = policy && mode ? { mode, writableRoots: [], paths: policy.pathRules([realpathSync(cwd)]) } : undefined
+  const request: { cwd: string; where: object; result?: { text: string } } = { cwd, where: { ...(mode ? { mode } : {}), ...(authority ? { authority } : {}) } }
+  await root.serial('runtime-context/preview', request)
+  return request.result ? { text: request.result.text, ...(mode ? { mode } : {}) } : undefined
 }
 
 function format(report: PromptReport): string {
@@ -81,13 +116,15 @@ function format(report: PromptReport): string {
   for (const part of sections) out.push(`## ${part.name} — ${part.owner}, ${part.tokens} tokens`, part.text, '')
   out.push('## tools (name, tokens of its schema)')
   for (const part of tools) out.push(`${part.name.padEnd(20)} ${String(part.tokens).padStart(6)}`)
+  for (const part of report.parts.filter((item) => item.kind === 'context'))
+    out.push('', `## runtime context — ${part.owner}, ${part.tokens} tokens (the first message of a new session here${report.mode ? `, mode ${report.mode}` : ''})`, part.text)
   return `${out.join('\n')}\n`
 }
 
 /** Runs `dsh prompt …`; returns the exit code. */
 export async function promptCommand(rest: string[], options: Parameters<typeof promptReport>[0], stdout: NodeJS.WritableStream): Promise<number> {
   const args = parseShowArgs(rest)
-  const report = await promptReport(options)
+  const report = await promptReport(options, args.preset)
   stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : format(report))
   return 0
 }

@@ -25,5 +25,5 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   overview: Schema.natural().default(40).description('Top-level entries of the working directory listed (0: no overview).'),
   commands: Schema.boolean().default(true).description('Tell the test, build and lint commands found in package.json, Makefile, pyproject.toml, Cargo.toml and go.mod.'),
   gitTimeoutMs: Schema.natural().min(1).default(5_000).description('Deadline of each git command (ms).'),
-  maxCommandChars: Schema.natural().min(1).default(120).description('A package.json script longer than this is cut in the list.'),
+  maxCommandChars: Schema.natural().min(1).default(120).description('A package.json script or a commit line longer than this is cut.'),
 })

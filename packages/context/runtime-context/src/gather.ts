@@ -14,28 +14,32 @@ export interface RuntimeContext {
   facts: Record<string, string>
 }
 
-/**
- * The session's secret-path rules, so the manifest files are read as the model's own reads would be (a
- * planted `package.json` linked to a key must not reach the log). Undefined without a sandbox policy.
- */
-async function readAuthority(ctx: Context, session: Session): Promise<SandboxAuthority | undefined> {
+/** Where the context is gathered for: the sandbox mode to tell, and the read rules manifest files are read under. */
+export interface GatherFor {
+  mode?: string
+  /** The session's secret-path rules, so a planted `package.json` linked to a key is read as the model's own reads would be. */
+  authority?: SandboxAuthority
+}
+
+/** The mode and read rules of `session` (none without a sandbox policy). */
+export async function sessionFor(ctx: Context, session: Session): Promise<GatherFor> {
   const policy = ctx.get('sandboxPolicy')
-  if (!policy) return undefined
-  return { mode: policy.mode(session), writableRoots: [], paths: policy.pathRules(await policy.writableRoots(session)) }
+  if (!policy) return {}
+  const mode = policy.mode(session)
+  return { mode, authority: { mode, writableRoots: [], paths: policy.pathRules(await policy.writableRoots(session)) } }
 }
 
 /**
- * Gathers the runtime context of `session` working in `cwd`. The facts (working directory, OS, date, shell,
+ * Gathers the runtime context of a session working in `cwd` (`where`: its mode and read rules). The facts (working directory, OS, date, shell,
  * mode, branch) change rarely; the status, commits, overview and commands are told with them but do not by
  * themselves log a new context (they change with every edit).
  */
-export async function gatherContext(ctx: Context, session: Session, cwd: string, config: Config, now = new Date()): Promise<RuntimeContext> {
+export async function gatherContext(ctx: Context, cwd: string, config: Config, where: GatherFor, now = new Date()): Promise<RuntimeContext> {
   const facts: Record<string, string> = { cwd }
   if (config.os) facts.os = `${platform()} ${release()}`
   if (config.date) facts.date = now.toISOString().slice(0, 10)
   if (config.shell) facts.shell = basename(process.env.SHELL ?? 'bash')
-  const policy = ctx.get('sandboxPolicy')
-  if (config.sandbox && policy) facts.mode = policy.mode(session)
+  if (config.sandbox && where.mode) facts.mode = where.mode
   const git = config.git ? await gitFacts(ctx, cwd, config) : undefined
   if (git) facts.branch = git.branch
 
@@ -47,10 +51,10 @@ export async function gatherContext(ctx: Context, session: Session, cwd: string,
     lines.push(`- Git branch: ${git.branch}; status: ${git.status}`)
     if (git.commits.length) lines.push(`- Recent commits:`, ...git.commits.map((commit) => `  ${commit}`))
   } else if (config.git) lines.push('- Git: not a repository, or not readable here')
-  const top = await overview(ctx, cwd, config.overview, await readAuthority(ctx, session))
+  const top = await overview(ctx, cwd, config.overview, where.authority)
   if (top) lines.push(`- Top level: ${top}`)
   if (config.commands) {
-    const commands = await projectCommands(ctx, cwd, config, await readAuthority(ctx, session))
+    const commands = await projectCommands(ctx, cwd, config, where.authority)
     lines.push(commands.length ? `- Project commands: ${commands.join('; ')}` : '- Project commands: none found (no package.json scripts, Makefile, pyproject.toml, Cargo.toml or go.mod)')
   }
   return { text: lines.join('\n'), facts }

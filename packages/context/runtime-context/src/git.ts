@@ -50,5 +50,12 @@ export async function gitFacts(ctx: Context, cwd: string, config: Config): Promi
   if (!branch) return undefined
   const status = await git(ctx, cwd, ['status', '--porcelain', '--untracked-files=normal'], config)
   const log = config.commits ? await git(ctx, cwd, ['log', '--oneline', '--no-decorate', `-n${config.commits}`], config) : ''
-  return { branch, status: status === undefined ? 'unknown' : summarize(status, config.statusFiles), commits: (log ?? '').split('\n').filter(Boolean) }
+  return {
+    branch,
+    status: status === undefined ? 'unknown' : summarize(status, config.statusFiles),
+    commits: (log ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (line.length > config.maxCommandChars ? `${line.slice(0, config.maxCommandChars)}…` : line)),
+  }
 }

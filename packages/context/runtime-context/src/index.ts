@@ -2,10 +2,24 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/agent'
 import { Config } from './config.ts'
-import { gatherContext } from './gather.ts'
+import { gatherContext, sessionFor, type GatherFor, type RuntimeContext } from './gather.ts'
 
 export { Config }
-export { gatherContext, type RuntimeContext } from './gather.ts'
+export { gatherContext, sessionFor, type GatherFor, type RuntimeContext } from './gather.ts'
+
+/** A preview of the context a new session in `cwd` would log (`dsh prompt show`); the listener fills `result`. */
+export interface RuntimeContextPreview {
+  cwd: string
+  where: GatherFor
+  result?: RuntimeContext
+}
+
+declare module '@dsh/cordis' {
+  interface Events {
+    /** @mode serial — the runtime-context row gathers a preview with its own config into `request.result`. */
+    'runtime-context/preview'(request: RuntimeContextPreview): Promise<void>
+  }
+}
 
 export const name = 'runtime-context'
 export const inject = ['sessions', 'fs', 'subprocess']
@@ -23,11 +37,14 @@ const sameFacts = (a: Record<string, string>, b: Record<string, string>) => {
  * the cached prefix), and the request check sees it derived from the log.
  */
 export function apply(ctx: Context, config: Config) {
+  ctx.on('runtime-context/preview', async (request) => {
+    request.result = await gatherContext(ctx, request.cwd, config, request.where)
+  })
   ctx.on('agent/pre-step', async (step, next) => {
     const decision = await next()
     if (decision.action !== 'enter' || step.step !== 0) return decision
     const session = step.agent.session
-    const context = await gatherContext(ctx, session, step.agent.cwd, config)
+    const context = await gatherContext(ctx, step.agent.cwd, config, await sessionFor(ctx, session))
     const last = session.last('runtime/context')
     if (!last || !sameFacts(last.data.facts, context.facts)) session.append('runtime/context', context)
     return decision

@@ -26,6 +26,11 @@ describe('a run', () => {
     const { code, stdout, stderr } = await dsh(world, ['say hello'])
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'Hello from the model.\n', stderr: '' })
     expect(conversation(world.llm.requests[0]!.body)).toEqual(['user: say hello'])
+    // The runtime context came before the task, in the same request.
+    expect(world.llm.requests[0]!.body.messages.filter((message: { role: string }) => message.role === 'user').map((message: { content: string }) => message.content.split('\n')[0])).toEqual([
+      expect.stringMatching(/^Runtime context \(/),
+      'say hello',
+    ])
     expect(storedEvents(world, onlySession()).at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
   })
 

@@ -22,7 +22,7 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<GlobArgs>
   return defineTool({
     name: 'glob',
     description: [
-      'Find files by name or path pattern. Returns paths, most recently modified first, at most ' + `${config.maxResults} (a note says how many more).`,
+      `Find files by name or path pattern. Returns paths, most recently modified first, at most ${config.maxResults} (a note says how many more).`,
       'Use it to locate files ("**/*.test.ts", "src/**/config*", "Makefile"). Hidden files, .git and files ignored by .gitignore / .ignore are left out unless include_ignored is true.',
       'Not for searching inside files: use grep. Not for reading a file: use read.',
     ].join('\n'),

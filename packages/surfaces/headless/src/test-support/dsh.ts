@@ -150,7 +150,11 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
 
 /** The text of the chat messages a recorded DeepSeek request carried, role by role. */
 export function conversation(body: any): string[] {
-  return (body?.messages ?? [])
-    .filter((message: any) => message.role !== 'system')
-    .map((message: any) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`)
+  return (
+    (body?.messages ?? [])
+      .filter((message: any) => message.role !== 'system')
+      // The runtime context (@dsh/runtime-context) is not part of the conversation these tests follow.
+      .filter((message: any) => !(message.role === 'user' && typeof message.content === 'string' && message.content.startsWith('Runtime context (')))
+      .map((message: any) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`)
+  )
 }

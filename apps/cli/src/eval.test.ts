@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
+import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
+import type { EvalReport } from './eval.ts'
+import { run } from './launcher.ts'
+
+const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+const shipped = join(appDir, '..', '..', 'evals')
+
+let home: ReturnType<typeof tempHome>
+let llm: MockServer
+const saved = { ...process.env }
+beforeEach(async () => {
+  home = tempHome()
+  llm = await startMockServer()
+  // The eval's dsh processes inherit the environment: the mock provider stands in for DeepSeek.
+  Object.assign(process.env, { DSH_HOME: home.dir, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' })
+})
+afterEach(async () => {
+  process.env = { ...saved }
+  await llm.close()
+  home.remove()
+})
+
+async function launch(argv: string[]) {
+  let stdout = ''
+  let stderr = ''
+  const sink = (add: (text: string) => void) => ({ write: (chunk: string) => (add(chunk), true) }) as unknown as NodeJS.WritableStream
+  const code = await run(argv, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)), cwd: home.dir, appDir })
+  return { code, stdout, stderr }
+}
+
+/** A model that solves fix-failing-test (read, edit, answer) and gives up on every other task. */
+function scriptModel() {
+  llm.respondWith((request) => {
+    const body = JSON.stringify(request.body)
+    const toolResults = (request.body as { messages: { role: string }[] }).messages.filter((message) => message.role === 'tool').length
+    if (!body.includes('The test in test.js fails')) return { text: 'I will not do this one.', usage: { input: 100, output: 5 } }
+    if (toolResults === 0) return { toolCalls: [{ name: 'read', arguments: { path: 'sum.js' } }], usage: { input: 200, output: 10 } }
+    if (toolResults === 1) return { toolCalls: [{ name: 'edit', arguments: { path: 'sum.js', old_string: 'a - b', new_string: 'a + b' } }], usage: { input: 300, output: 20 } }
+    return { text: 'Fixed: sum subtracted instead of adding.', usage: { input: 400, output: 8 } }
+  })
+}
+
+test('dsh eval runs the shipped tasks in temporary copies, passes the one the model solves, and writes the report', async () => {
+  scriptModel()
+  const out = join(home.dir, 'report.json')
+  const { code, stdout, stderr } = await launch(['eval', shipped, '--parallel', '3', '--out', out])
+  expect(stderr).toBe('')
+  expect(code).toBe(0)
+  const report = JSON.parse(readFileSync(out, 'utf8')) as EvalReport
+  expect(report.tasks).toBe(10)
+  expect(report.passed).toBe(1)
+  expect(report.passRate).toBe(0.1)
+  const solved = report.results.find((result) => result.task === 'fix-failing-test')!
+  expect(solved).toMatchObject({ passed: true, exitCode: 0, steps: 3, tokens: { input: 900, output: 38 } })
+  expect(solved.seconds).toBeGreaterThan(0)
+  const failed = report.results.find((result) => result.task === 'fix-off-by-one')!
+  expect(failed).toMatchObject({ passed: false, exitCode: 0, steps: 1, detail: expect.stringMatching(/^check failed \(1\)/) })
+  expect(stdout).toMatch(/^task +result +steps +input +output +cost +seconds\n/)
+  expect(stdout).toMatch(/\nfix-failing-test +pass +3 +900 +38 /)
+  expect(stdout).toContain('\npassed 1 of 10 (10%)\n')
+  // The shipped fixture itself is untouched: the model edited a copy.
+  expect(readFileSync(join(shipped, 'fix-failing-test', 'repo', 'sum.js'), 'utf8')).toContain('a - b')
+}, 240_000)
+
+test('a task folder without a check is a usage error naming the file', async () => {
+  home.write('tasks/broken/task.json', JSON.stringify({ instruction: 'do it' }))
+  home.write('tasks/broken/repo/a.txt', 'x')
+  const { code, stderr } = await launch(['eval', join(home.dir, 'tasks')])
+  expect(code).toBe(2)
+  expect(stderr).toBe(`dsh: dsh eval: ${join(home.dir, 'tasks', 'broken', 'task.json')}: "check" must be a non-empty string (a bash command; exit 0 passes)\n`)
+})

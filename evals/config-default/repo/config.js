@@ -1,0 +1,4 @@
+export function port() {
+  const value = process.env.PORT.trim()
+  return Number(value)
+}

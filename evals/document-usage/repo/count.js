@@ -1,0 +1,2 @@
+import { readFileSync } from 'node:fs'
+console.log(readFileSync(process.argv[2], 'utf8').split('\n').length - 1)

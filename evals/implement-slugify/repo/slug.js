@@ -1,0 +1,3 @@
+export function slugify(text) {
+  throw new Error('not implemented')
+}

@@ -1,0 +1,3 @@
+import { legacyBanner } from './legacy.js'
+if (process.env.LEGACY) console.log(legacyBanner())
+console.log('ready')

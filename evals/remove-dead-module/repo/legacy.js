@@ -1,0 +1,3 @@
+export function legacyBanner() {
+  return 'legacy mode'
+}

@@ -1,0 +1,2 @@
+import { getUserName } from './users.js'
+export const shout = (user) => getUserName(user).toUpperCase()

@@ -1,0 +1,3 @@
+export function getUserName(user) {
+  return `${user.first} ${user.last}`
+}
