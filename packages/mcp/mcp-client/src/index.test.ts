@@ -155,7 +155,7 @@ test('/mcp lists the session servers with origin, state and tool count, and neve
   const agent = await h.agent()
   expect(await h.root.commands.run(agent, '/mcp')).toMatchObject({ output: expect.stringMatching(/^t — user, stdio, trust allow: not started yet$/) })
   await h.run('start the servers')
-  const listed = String((await h.root.commands.run(agent, '/mcp') as { output?: string }).output)
+  const listed = String(((await h.root.commands.run(agent, '/mcp')) as { output?: string }).output)
   expect(listed).toMatch(/^t — user, stdio, trust allow: started, \d+ tools$/)
   expect(listed).not.toContain('value-that-must-not-be-listed')
   expect(listed).not.toContain(process.execPath)
