@@ -68,7 +68,7 @@ test("disabling a tool's row removes its section and its tools from the prompt",
 test('the text form names each section, its owner and tokens, and the total', async () => {
   const { code, stdout } = await show()
   expect(code).toBe(0)
-  expect(stdout).toMatch(/^# system prompt for profile headless, route [\w-]+\/[\w.-]+\n# \d+ tokens in \d+ sections; tool schemas \d+ tokens \(7 tools\); total \d+ \(estimated\)\n/)
+  expect(stdout).toMatch(/^# system prompt for profile headless, route [\w-]+\/[\w.-]+\n# \d+ tokens in \d+ sections; tool schemas \d+ tokens \(\d+ tools\); total \d+ \(estimated\)\n/)
   expect(stdout).toMatch(/\n## persona — @dsh\/system-prompt, \d+ tokens\nYou are dsh/)
   expect(stdout).toMatch(/\nstr_replace_editor +\d+\n/)
 })

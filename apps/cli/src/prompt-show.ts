@@ -97,7 +97,7 @@ async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: s
     } catch (error) {
       throw new LauncherUsageError(`dsh prompt show: ${(error as Error).message}`)
     }
-  } else if (policy) mode = policy.mode({ last: () => undefined }) // a session that has logged nothing
+  } else if (policy) mode = policy.mode({ last: () => undefined, all: () => [] }) // a session that has logged nothing
   const authority = policy && mode ? { mode, writableRoots: [], paths: policy.pathRules([realpathSync(cwd)]) } : undefined
   const request: { cwd: string; where: object; result?: { text: string } } = { cwd, where: { ...(mode ? { mode } : {}), ...(authority ? { authority } : {}) } }
   await root.serial('runtime-context/preview', request)
