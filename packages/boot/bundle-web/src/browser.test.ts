@@ -273,7 +273,10 @@ describe('the web app in Chromium', () => {
     await page.locator('.msg-assistant', { hasText: 'Resumed: the plan continues' }).waitFor(WAIT)
     await expect.poll(() => page.getByTestId('session-status').textContent(), WAIT).toBe('idle')
     const sent = llm.requests.at(-1)!.body.messages
-    expect(sent.filter((message: { role: string }) => message.role === 'user')).toHaveLength(ARCHIVE_TURNS + 1)
+    // Every stored question and the new one; the runtime context dsh logs at the resumed session's first step is one more.
+    const users = sent.filter((message: { role: string }) => message.role === 'user').map((message: { content: unknown }) => JSON.stringify(message.content))
+    expect(users.filter((text: string) => !text.includes('Runtime context (gathered by dsh'))).toHaveLength(ARCHIVE_TURNS + 1)
+    expect(users.filter((text: string) => text.includes('Runtime context (gathered by dsh'))).toHaveLength(1)
     await screenshot(page, '10b-stored-session-resumed')
   })
 

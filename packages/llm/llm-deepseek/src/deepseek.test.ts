@@ -34,10 +34,14 @@ interface BootOptions {
 }
 
 async function boot(options: BootOptions = {}): Promise<Harness> {
+  // The runtime context (a user message naming the temp workspace and today's date) is left out: these
+  // tests compare the wire requests exactly.
   const patch = `
 - insert:
     - id: fixture-tools
       name: '@dsh/test-harness/fixture-tools'
+- id: runtime-context
+  disabled: true
 - id: agents
   config: { route: ${options.route ?? '{ provider: deepseek, model: deepseek-v4-flash }'} }
 - id: llm-deepseek

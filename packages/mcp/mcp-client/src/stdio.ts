@@ -1,3 +1,5 @@
+import { existsSync, realpathSync } from 'node:fs'
+import { isAbsolute, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -19,6 +21,21 @@ export interface StdioPlan {
 }
 
 /**
+ * The sandbox gives a confined command a private /tmp, which would hide a server the user's configuration
+ * runs from there (a command or a script path under /tmp, and the packages beside it). Each such path's
+ * top-level /tmp folder is read-only visible to that server; the path rules still hide secrets in it.
+ */
+export function hiddenByPrivateTmp(argv: readonly string[]): string[] {
+  const roots = new Set<string>()
+  for (const word of argv) {
+    if (!isAbsolute(word) || !existsSync(word)) continue
+    const parts = realpathSync(word).split(sep)
+    if (parts[1] === 'tmp' && parts.length > 3) roots.add(parts.slice(0, 3).join(sep))
+  }
+  return [...roots]
+}
+
+/**
  * A stdio server's child: the scrubbed environment plus exactly the variables its configuration names
  * (the one way a secret reaches it), confined by ctx.sandbox unless the plan has no authority. stderr is
  * kept (its tail) for the message of a failed start or an exit, never passed to dsh's own stderr.
@@ -34,7 +51,9 @@ export async function openStdio(plan: StdioPlan): Promise<{ transport: Transport
   let argv = [server.command, ...server.args]
   if (plan.authority) {
     if (!plan.confine) throw new Error('a confined mode is in force and no sandbox row is mounted (set sandbox: false in the server configuration to run it unconfined)')
-    argv = (await plan.confine(argv, { cwd: plan.cwd, authority: plan.authority })).argv
+    const readableRoots = hiddenByPrivateTmp(argv)
+    const authority = readableRoots.length ? { ...plan.authority, readableRoots: [...(plan.authority.readableRoots ?? []), ...readableRoots] } : plan.authority
+    argv = (await plan.confine(argv, { cwd: plan.cwd, authority })).argv
   }
   const transport = new StdioClientTransport({ command: argv[0]!, args: argv.slice(1), env, cwd: plan.cwd, stderr: 'pipe' })
   let tail = ''

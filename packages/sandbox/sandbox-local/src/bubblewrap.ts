@@ -10,6 +10,8 @@ export type BubblewrapNetwork = { kind: 'host' } | { kind: 'none' } | { kind: 'p
 export interface BubblewrapPlan {
   /** Writable roots, absolute and resolved; empty in read-only. */
   writableRoots: string[]
+  /** Folders bound read-only over the private /tmp before the writable roots (absolute, resolved, existing). */
+  readableRoots?: string[]
   cwd: string
   terminal: boolean
   network: BubblewrapNetwork
@@ -29,6 +31,7 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp']
   const hiddenByTmp = plan.cwd !== '/tmp' && within(plan.cwd, '/tmp')
   if (hiddenByTmp && !plan.writableRoots.some((root) => within(plan.cwd, root))) args.push('--ro-bind', plan.cwd, plan.cwd)
+  for (const root of plan.readableRoots ?? []) args.push('--ro-bind', root, root)
   for (const root of plan.writableRoots) args.push('--bind', root, root)
   if (plan.pathRules) args.push(...pathRuleArgs(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit))
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -184,4 +184,17 @@ test('a proxy network whose socket does not exist is refused before anything run
     code: 'SANDBOX_INVALID_AUTHORITY',
     message: `network proxy socket "${missing}" is not an existing Unix socket`,
   })
+})
+
+test('a readable root under /tmp is readable through the private /tmp, and still not writable', async () => {
+  const sandbox = await mount()
+  const tools = tempDir('dsh-readable-')
+  writeFileSync(join(tools, 'server.txt'), 'served\n')
+  const hidden = await runConfined(sandbox, `cat ${join(tools, 'server.txt')}`, { mode: 'workspace-write', writableRoots: [workspace] })
+  expect(hidden.code).not.toBe(0)
+  const authority: SandboxAuthority = { mode: 'workspace-write', writableRoots: [workspace], readableRoots: [tools, join(tools, 'missing')] }
+  const shown = await runConfined(sandbox, `cat ${join(tools, 'server.txt')} && echo changed > ${join(tools, 'server.txt')}`, authority)
+  expect(shown.output).toContain('served')
+  expect(shown.code).not.toBe(0)
+  expect(readFileSync(join(tools, 'server.txt'), 'utf8')).toBe('served\n')
 })

@@ -86,7 +86,9 @@ export default class SandboxLocal extends Sandbox {
     const cwd = realpathSync(options.cwd)
     const planned: BubblewrapNetwork = network.kind === 'proxy' ? { ...network, port: this.config.proxyPort } : network
     const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}
-    const args = bubblewrapArgs({ writableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
+    // Only existing folders, by their real path: bwrap fails on a missing source.
+    const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
+    const args = bubblewrapArgs({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
     const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
     return { argv: [backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
   }

@@ -13,6 +13,11 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number]
 export interface SandboxAuthority {
   mode: SandboxMode
   writableRoots: string[]
+  /**
+   * Folders a confined command must be able to read although the sandbox hides them (its private /tmp):
+   * bound read-only, under the writable roots and the path rules. Absent: none.
+   */
+  readableRoots?: string[]
   paths?: PathAuthority
   /** What a confined command may reach on the network; absent means `none` (fail closed). */
   network?: SandboxNetwork

@@ -49,7 +49,8 @@ describe('signals and crashes', () => {
       .filter((event) => event.type === 'turn/end')
       .map((event) => event.data.reason)
     expect(ends).toEqual(['interrupted', 'completed'])
-    expect(conversation(world.llm.requests[1]!.body)).toEqual(['user: a long task', expect.stringMatching(/^assistant: Partial/), 'user: please go on'])
+    // The partial answer is in the log (the turn ended interrupted) but not in what the model is sent (issue #18).
+    expect(conversation(world.llm.requests[1]!.body)).toEqual(['user: a long task', 'user: please go on'])
   })
 })
 
