@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/jobs'
@@ -7,6 +7,16 @@ import type { ScriptedResponse } from '@dsh/llm-scripted'
 import type {} from '@dsh/permission-presets'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import { eventually, outsideDir, processesWith } from '@dsh/test-harness/world'
+
+/** The processes running `command` whose program is python (not a shell or shim that passes it on). */
+const pythonServers = (command: string) =>
+  processesWith(command).filter((pid) => {
+    try {
+      return /^python/.test(basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!))
+    } catch {
+      return false // it ended meanwhile
+    }
+  })
 
 async function boot(script: ScriptedResponse[], patch = ''): Promise<Harness> {
   const h = await bootComposition({ patch: scriptedPatch({}, patch) })
@@ -55,7 +65,8 @@ test('a python http.server job started by one step is fetched and polled by the 
   h.root.permissionPresets.set((await h.agent()).session, 'danger-full-access', 'user:cli-flag')
   await h.run('start a server')
   expect(h.toolText('start')).toMatch(/^Started background job job-1 \(pid \d+\)/)
-  expect(processesWith(server)).toHaveLength(1)
+  // The python process itself: a launcher shim (pyenv's is a bash script) may run before it, naming the same command.
+  expect(await eventually(() => pythonServers(server).length === 1, 10_000)).toBe(true)
   const url = `http://127.0.0.1:${at}/hello.txt`
   expect(await answers(url)).toBe(true)
 
