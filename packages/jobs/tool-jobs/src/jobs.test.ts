@@ -12,7 +12,7 @@ import { eventually, outsideDir, processesWith } from '@dsh/test-harness/world'
 const pythonServers = (command: string) =>
   processesWith(command).filter((pid) => {
     try {
-      return /^python/.test(basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!))
+      return basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!).startsWith('python')
     } catch {
       return false // it ended meanwhile
     }
