@@ -22,7 +22,9 @@ afterEach(() => {
  */
 function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/script', ['-qfec', 'bash --norc --noprofile', '/dev/null'], { cwd, env: { PATH: process.env.PATH, HOME: cwd, TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] })
+    // HISTFILE off: an interactive bash writes its history into HOME as it exits, which raced the clean-up.
+    const env = { PATH: process.env.PATH, HOME: cwd, TERM: 'dumb', HISTFILE: '/dev/null' }
+    const child = spawn('/usr/bin/script', ['-qfec', 'bash --norc --noprofile', '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
     let out = ''
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no marker within 10 s:\n${out}`))), 10_000)
     child.stdout.on('data', (chunk) => {
@@ -30,9 +32,10 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
       if (findMarker(out, NONCE)) {
         clearTimeout(timer)
         child.stdin.end('exit\n')
-        resolve(out)
       }
     })
+    // Resolved once bash and script have exited, so nothing writes in the folder while the test removes it.
+    child.on('close', () => (findMarker(out, NONCE) ? resolve(out) : reject(new Error(`bash exited before the marker:\n${out}`))))
     child.on('error', reject)
     child.stdin.write(lines.join('\n') + '\n')
   })
