@@ -1,6 +1,6 @@
 // `npm run coverage [-- <vitest args>]`: the per-file coverage report (scripts/coverage-lib.mjs), written to
 // docs/quality.md (`DSH_TEST_COVERAGE=1 npm test` prints the same report).
-// e.g. `npm run coverage -- --project core/tools` for a part (only what those projects loaded is listed).
+// e.g. `npm run coverage -- packages/core/tools/` for a part (only what those test files loaded is listed).
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

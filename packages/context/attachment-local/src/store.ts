@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { chmod, link, mkdir, readdir, readFile, rename, stat, writeFile, copyFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { linkOrCopyOnce, pathExists } from '@dsh/fs-disk'
 import { imageSize } from 'image-size'
 import { AttachmentError, type StoredImage } from '@dsh/attachment'
 
@@ -44,7 +45,7 @@ export function inspect(data: Uint8Array, limits: Limits): StoredImage & { ext: 
 /** Writes `<dir>/<sha256>.<ext>` once (0600, atomically); the same content is the same file. */
 export async function writeImage(dir: string, data: Uint8Array, image: StoredImage & { ext: string }): Promise<string> {
   const path = join(dir, `${image.sha256}.${image.ext}`)
-  if (await exists(path)) return path
+  if (await pathExists(path)) return path
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const temp = `${path}.${process.pid}.tmp`
   await writeFile(temp, data, { mode: 0o600 })
@@ -58,7 +59,7 @@ export async function findImage(dir: string, sha256: string): Promise<string | u
   if (!SHA.test(sha256)) throw new AttachmentError('ATTACHMENT_INVALID', `"${sha256}" is not a sha256 hex digest`)
   for (const ext of EXTS) {
     const path = join(dir, `${sha256}.${ext}`)
-    if (await exists(path)) return path
+    if (await pathExists(path)) return path
   }
   return undefined
 }
@@ -85,7 +86,7 @@ export async function adoptImages(from: Map<string, string>, dir: string): Promi
   for (const [sha, source] of from) {
     const target = join(dir, source.slice(source.lastIndexOf('/') + 1))
     await mkdir(dir, { recursive: true, mode: 0o700 })
-    if (!(await exists(target))) await link(source, target).catch(() => copyFile(source, target))
+    await linkOrCopyOnce(source, target)
     adopted.set(sha, target)
   }
   return adopted
@@ -102,13 +103,4 @@ export async function readImage(path: string, sha256: string): Promise<{ data: U
   const { ext: _ext, ...image } = inspect(data, { maxBytes: Infinity, maxDimension: Infinity })
   if (image.sha256 !== sha256) throw new AttachmentError('ATTACHMENT_INVALID', `${path} no longer holds the image it is named for`)
   return { data, image }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path)
-    return true
-  } catch {
-    return false
-  }
 }

@@ -3,6 +3,6 @@
 export { isInside, requireAbsolute, resolveEntryPath, resolveRealPath } from './local/paths.ts'
 export { looksBinary, pathExists, readAllBytes, readTextRange, sniffBinaryFile, statPath, type ReadCheck } from './local/read.ts'
 export { listDirectory, walkTree } from './local/list.ts'
-export { makeDirectory, removeEntry, renameEntry, writeFileAtomically, type AtomicWriteOptions, type DirectoryGuard } from './local/write.ts'
+export { linkOrCopyOnce, makeDirectory, removeEntry, renameEntry, writeFileAtomically, type AtomicWriteOptions, type DirectoryGuard } from './local/write.ts'
 export { admit, admitRead, secretEntry, type Admission, type Reach, type WriteKind } from './fence.ts'
 export { DiskFs } from './disk.ts'

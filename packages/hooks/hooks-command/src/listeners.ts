@@ -76,6 +76,13 @@ export function listen(ctx: Context, hooks: HooksCommand): void {
   })
 }
 
+/** What a tool event's hook is told: the call in Claude Code's names, matched by tool name. */
+function toolTrigger(invocation: ToolInvocation, extra: Record<string, unknown> = {}) {
+  const { context, name, callId } = invocation
+  const fields = { ...toClaudeCode(name, invocation.arguments, context.cwd), ...extra, tool_use_id: callId }
+  return { session: context.session, agentId: context.agentId, cwd: context.cwd, signal: context.signal, matchOn: matchNames(name), callId, fields }
+}
+
 function refusalOf(outcome: HookOutcome): string | undefined {
   if (outcome.failures.length) return `a PreToolUse hook could not decide, so the call is refused: ${outcome.failures.join('; ')}`
   if (outcome.blocked) return `a PreToolUse hook blocked it: ${outcome.blocked}`
@@ -92,15 +99,7 @@ function refusalOf(outcome: HookOutcome): string | undefined {
  */
 async function preToolUse(ctx: Context, hooks: HooksCommand, invocation: ToolInvocation, next: () => Promise<Decision>): Promise<Decision> {
   const { context, name } = invocation
-  const outcome = await hooks.fire('PreToolUse', {
-    session: context.session,
-    agentId: context.agentId,
-    cwd: context.cwd,
-    signal: context.signal,
-    matchOn: matchNames(name),
-    callId: invocation.callId,
-    fields: { ...toClaudeCode(name, invocation.arguments, context.cwd), tool_use_id: invocation.callId },
-  })
+  const outcome = await hooks.fire('PreToolUse', toolTrigger(invocation))
   if (outcome.stop !== undefined) stopTurn(ctx, context.agentId, outcome.stop)
   const refusal = refusalOf(outcome)
   if (refusal) return { action: 'deny', reason: refusal }
@@ -123,17 +122,9 @@ async function preToolUse(ctx: Context, hooks: HooksCommand, invocation: ToolInv
 /** PostToolUse: a block's reason and every `additionalContext` are added to the result the model reads (and the log keeps). */
 async function postToolUse(ctx: Context, hooks: HooksCommand, invocation: ToolInvocation, next: () => Promise<ToolResultData>): Promise<ToolResultData> {
   const result = await next()
-  const { context, name } = invocation
+  const { context } = invocation
   const response = { output: textOf(result.content), ...(result.error ? { error: result.error } : {}) }
-  const outcome = await hooks.fire('PostToolUse', {
-    session: context.session,
-    agentId: context.agentId,
-    cwd: context.cwd,
-    signal: context.signal,
-    matchOn: matchNames(name),
-    callId: invocation.callId,
-    fields: { ...toClaudeCode(name, invocation.arguments, context.cwd), tool_response: response, tool_use_id: invocation.callId },
-  })
+  const outcome = await hooks.fire('PostToolUse', toolTrigger(invocation, { tool_response: response }))
   if (outcome.stop !== undefined) stopTurn(ctx, context.agentId, outcome.stop)
   const notes = [...(outcome.blocked ? [`Feedback from a PostToolUse hook:\n${outcome.blocked}`] : []), ...outcome.context.map((extra) => `Context from a PostToolUse hook:\n${extra}`)]
   if (!notes.length) return result

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { bootComposition, type Harness, ECHO_TOOL, streamOnce } from '@dsh/test-harness'
+import { bootComposition, ECHO_TOOL, type Harness, streamOnce, WITHOUT_RUNTIME_CONTEXT } from '@dsh/test-harness'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import type { EventKind } from '@dsh/session'
 import type { LlmRequest } from '@dsh/llm'
@@ -34,15 +34,12 @@ interface BootOptions {
 }
 
 async function boot(options: BootOptions = {}): Promise<Harness> {
-  // The runtime context (a user message naming the temp workspace and today's date) is left out: these
-  // tests compare the wire requests exactly.
+  // These tests compare the wire requests exactly: no runtime context.
   const patch = `
 - insert:
     - id: fixture-tools
       name: '@dsh/test-harness/fixture-tools'
-- id: runtime-context
-  disabled: true
-- id: agents
+${WITHOUT_RUNTIME_CONTEXT}- id: agents
   config: { route: ${options.route ?? '{ provider: deepseek, model: deepseek-v4-flash }'} }
 - id: llm-deepseek
   config: ${options.deepseek ?? `{ baseUrl: '${llm.url}' }`}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { chmod, copyFile, link, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { linkOrCopyOnce, pathExists } from '@dsh/fs-disk'
 
 const SHA = /^[0-9a-f]{64}$/
 
@@ -16,7 +17,7 @@ export class BlobStore {
   async put(data: Uint8Array): Promise<string> {
     const sha256 = sha256Of(data)
     const path = join(this.dir, sha256)
-    if (await exists(path)) return sha256
+    if (await pathExists(path)) return sha256
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     const temp = `${path}.${process.pid}.${Date.now()}.tmp`
     await writeFile(temp, data, { mode: 0o600 })
@@ -49,16 +50,7 @@ export class BlobStore {
     for (const name of names.filter((entry) => SHA.test(entry))) {
       await mkdir(this.dir, { recursive: true, mode: 0o700 })
       const target = join(this.dir, name)
-      if (!(await exists(target))) await link(join(from.dir, name), target).catch(() => copyFile(join(from.dir, name), target))
+      await linkOrCopyOnce(join(from.dir, name), target)
     }
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path)
-    return true
-  } catch {
-    return false
   }
 }

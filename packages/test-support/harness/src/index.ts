@@ -8,7 +8,7 @@ import type {} from '@dsh/agent'
 import { agentHarness, type AgentHarness } from './agent.ts'
 
 export type { AgentHarness }
-export { scriptedPatch, toolCall, type ScriptedPatchOptions } from './scripted.ts'
+export { scriptedPatch, toolCall, WITHOUT_RUNTIME_CONTEXT, type ScriptedPatchOptions } from './scripted.ts'
 export { ECHO_TOOL, streamOnce } from './stream.ts'
 
 export interface CompositionOptions {

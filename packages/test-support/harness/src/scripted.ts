@@ -16,6 +16,12 @@ export interface ScriptedPatchOptions {
 }
 
 /**
+ * A patch row leaving out the runtime context (a user message naming the temp workspace and today's date):
+ * for tests that compare whole requests exactly.
+ */
+export const WITHOUT_RUNTIME_CONTEXT = '- id: runtime-context\n  disabled: true\n'
+
+/**
  * The patch most whole-product tests start from: the scripted model mounted and the `agents` row routed
  * to it, then `rows` (more YAML rows of the same list, written as in a `cordis.patch.yml`).
  */
@@ -27,7 +33,7 @@ export function scriptedPatch(options: ScriptedPatchOptions = {}, rows = ''): st
       name: '@dsh/llm-scripted'${config}${tools}
 - id: agents
   config: { route: { provider: scripted, model: ${options.model ?? 'scripted-1'} } }
-${options.runtimeContext ? '' : '- id: runtime-context\n  disabled: true\n'}${rows}`
+${options.runtimeContext ? '' : WITHOUT_RUNTIME_CONTEXT}${rows}`
 }
 
 /** A scripted model response that calls one tool. */

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, type Harness, WITHOUT_RUNTIME_CONTEXT } from '@dsh/test-harness'
 import type { SessionEvent } from '@dsh/session'
 import type {} from '@dsh/llm-scripted'
 
@@ -47,7 +47,7 @@ test('a stored session replays through llm-replay with no key and yields the sam
   const replay = await bootComposition({
     home: original.home,
     workspace: original.workspace,
-    patch: `- insert:\n    - id: replay\n      name: '@dsh/llm-replay'\n      config: { sessionId: ${sessionId} }\n${TOOLS}- id: agents\n  config: { route: { provider: replay, model: m } }\n- id: runtime-context\n  disabled: true\n`, // as scriptedPatch leaves it out of the original
+    patch: `- insert:\n    - id: replay\n      name: '@dsh/llm-replay'\n      config: { sessionId: ${sessionId} }\n${TOOLS}- id: agents\n  config: { route: { provider: replay, model: m } }\n${WITHOUT_RUNTIME_CONTEXT}`, // as scriptedPatch leaves it out of the original
   })
   harnesses.push(replay)
   rmSync(join(original.workspace, 'a.txt'))

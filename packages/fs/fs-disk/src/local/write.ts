@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
-import { access, type FileHandle, lstat, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
+import { access, copyFile, type FileHandle, link, lstat, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { FsError, toFsError } from '@dsh/fs'
 import type { FsVersion, MkdirResult, WriteResult } from '@dsh/fs'
-import { versionOf } from './read.ts'
+import { pathExists, versionOf } from './read.ts'
 
 /**
  * Called with a real directory right before an entry in it is created, replaced or removed; throws to stop
@@ -179,4 +179,14 @@ export async function renameEntry(from: string, to: string, options: { overwrite
   } catch (error) {
     throw toFsError(error, from)
   }
+}
+
+/**
+ * Gives `target` the bytes of `source` unless it exists already: a hard link where the file system allows,
+ * else a copy. For content-addressed stores (checkpoints, attachments), where a name already present holds
+ * the same bytes.
+ */
+export async function linkOrCopyOnce(source: string, target: string): Promise<void> {
+  if (await pathExists(target)) return
+  await link(source, target).catch(() => copyFile(source, target))
 }
