@@ -3,6 +3,7 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
 import { Compaction, type CompactionInput, type CompactionResult, type CompactionTrigger, type CompactOptions, type ReliefMode, type SummaryDraft } from '@dsh/compaction'
+import type {} from '@dsh/agent-presets'
 import type {} from '@dsh/commands'
 import { LlmError, type LlmRequest, type Message, type ModelInfo, type Sampling } from '@dsh/llm'
 import { logRequestHeader, type Session } from '@dsh/session'
@@ -119,6 +120,11 @@ export default class BasicCompaction extends Compaction {
     return `Compacted the history: about ${result.tokensBefore} tokens before, ${result.tokensAfter} after (${result.requests} summary request${result.requests === 1 ? '' : 's'}).`
   }
 
+  /** An agent preset may turn automatic compaction off for its sessions (`minimal`); `/compact` still runs. */
+  private automatic(agent: Agent): boolean {
+    return this.ctx.get('agentPresets')?.compacts(agent.session) ?? true
+  }
+
   private async atStepBoundary(draft: RequestDraft): Promise<void> {
     const { agent } = draft
     await this.inflight.get(agent) // a /compact started while idle lands before this request is built
@@ -131,7 +137,7 @@ export default class BasicCompaction extends Compaction {
       await this.compact(agent, { trigger: 'manual', request: draft.request, signal: draft.request.signal, ...(focus ? { focus } : {}) })
       return
     }
-    if (this.compactedAt.get(agent) === step) return
+    if (this.compactedAt.get(agent) === step || !this.automatic(agent)) return
     const window = this.windowOf(draft.request, agent.session)
     if (!window) return
     const targetTokens = this.config.threshold * window
@@ -201,7 +207,7 @@ export default class BasicCompaction extends Compaction {
   private async onRequestError(failure: RequestFailure, next: () => Promise<RetryDecision>): Promise<RetryDecision> {
     const { agent, request } = failure
     const step = this.stepOf.get(agent)
-    if (failure.error.code !== 'CONTEXT_WINDOW_EXCEEDED' || !step) return next()
+    if (failure.error.code !== 'CONTEXT_WINDOW_EXCEEDED' || !step || !this.automatic(agent)) return next()
     const done = this.recoveries.get(agent)
     const count = done?.step === step ? done.count : 0
     if (count >= this.config.maxRecoveriesPerStep) return next()

@@ -1,6 +1,6 @@
 // The tool registry and pipeline (docs/architecture.md, "Tools"; DESIGN §6).
 export * from './types.ts'
 export type {} from './events.ts'
-export { Tools, Tools as default, type Config } from './tools.ts'
+export { Tools, Tools as default, type Config, type ToolFilter } from './tools.ts'
 export type { BatchOptions } from './pipeline.ts'
 export { defineTool, Type, type DeclaredTool, type Static, type TObject, type TProperties } from './declare.ts'

@@ -20,6 +20,9 @@ export interface Config {
   maxOutputChars: number
 }
 
+/** Whether the agent `agentId` may see and call the tool `name`. */
+export type ToolFilter = (agentId: string, name: string) => boolean
+
 interface Registered {
   tool: ToolDefinition
   /** Compiled on first use: compiling every schema at boot costs start-up time for tools never called. */
@@ -42,6 +45,7 @@ export class Tools extends Service {
   })
 
   private readonly registered = new Map<string, Registered[]>()
+  private readonly filters = new Set<ToolFilter>()
 
   constructor(
     ctx: Context,
@@ -74,8 +78,20 @@ export class Tools extends Service {
     }, `tool ${tool.name}`)
   }
 
+  /**
+   * Narrows what agents see for as long as `ctx` lives (an agent preset): a tool any filter refuses is left out
+   * of that agent's request and, called anyway, is an unknown tool, so the list sent and the list run agree.
+   */
+  useFilter(ctx: Context, filter: ToolFilter): void {
+    ctx.effect(() => {
+      this.filters.add(filter)
+      return () => this.filters.delete(filter)
+    }, 'tool filter')
+  }
+
   /** The tool an agent would get for `name`. */
   resolve(name: string, agentId: string): { tool: ToolDefinition; validate: ValidateFunction } | undefined {
+    for (const filter of this.filters) if (!filter(agentId, name)) return undefined
     const list = this.registered.get(name)
     if (!list) return undefined
     const entry = list.find((candidate) => candidate.agentId === agentId) ?? list.find((candidate) => candidate.agentId === undefined)
