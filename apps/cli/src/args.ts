@@ -104,7 +104,9 @@ Headless run options:
   --output-schema <file> the final answer must be JSON valid against this JSON Schema (one retry;
                          the result line carries structuredOutput; exit 1 if it never validates)
   --approve              answer every approval "allow once" (without it, approvals are refused)
-  --permission <preset>  read-only | workspace-write | danger-full-access
+  --permission <preset>  permission preset: read-only | workspace-write | danger-full-access
+  --preset <name>        agent preset of a new session: standard | explore | minimal | $DSH_HOME/presets/<name>.yaml
+  --plan                 start in plan mode (only reading runs until you approve the plan)
   --provider <name>      deepseek | anthropic | openai (alone: that provider's first model)
   --model <id>           the model of the route       --effort off|low|high|max
   --max-steps <n>        at most n model requests in this run (alias: --max-turns)

@@ -13,6 +13,8 @@ export const RUN_OPTIONS = {
   model: { type: 'string' },
   effort: { type: 'string' },
   permission: { type: 'string' },
+  preset: { type: 'string' },
+  plan: { type: 'boolean' },
   'max-steps': { type: 'string' },
   'max-turns': { type: 'string' },
   'output-schema': { type: 'string' },
@@ -55,6 +57,10 @@ export interface RunInvocation {
   quiet: boolean
   route: { provider?: string; model?: string; effort?: Effort }
   permission?: string
+  /** `--preset <name>`: the agent preset of a new session (not a permission preset). */
+  agentPreset?: string
+  /** `--plan`: start in plan mode. */
+  plan?: boolean
   maxSteps?: number
   /** `--output-schema <file>` as given (read and compiled when the run starts). */
   outputSchema?: string
@@ -140,6 +146,7 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
     source = { kind: 'new', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}) }
   }
   if (source.kind !== 'fork' && values.at !== undefined) throw new UsageError('--at only goes with --fork <id> (or dsh fork <id> --at <seq>)')
+  if (source.kind !== 'new' && values.preset !== undefined) throw new UsageError(`--preset cannot be combined with ${source.kind}: a session keeps the agent preset it was created with`)
   if (source.kind !== 'new' && values.cwd !== undefined) throw new UsageError(`--cwd cannot be combined with ${source.kind}: a session keeps the directory it was created in`)
   const task = words.join(' ').trim()
   return {
@@ -155,6 +162,8 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
       ...(values.effort !== undefined ? { effort: effort(values.effort) } : {}),
     },
     ...(values.permission !== undefined ? { permission: nonEmpty('--permission', values.permission) } : {}),
+    ...(values.preset !== undefined ? { agentPreset: nonEmpty('--preset', values.preset) } : {}),
+    ...(values.plan ? { plan: true } : {}),
     ...maxSteps(values['max-steps'], values['max-turns']),
     ...(values['output-schema'] !== undefined ? { outputSchema: nonEmpty('--output-schema', values['output-schema']) } : {}),
     ...(values['mcp-config'] !== undefined ? { mcpConfig: nonEmpty('--mcp-config', values['mcp-config']) } : {}),

@@ -7,6 +7,8 @@ import type {} from '@dsh/approval'
 import { UsageError } from '@dsh/cmdline'
 import { LlmError, type Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
+import type { AgentPresets } from '@dsh/agent-presets'
+import type PlanMode from '@dsh/plan-mode'
 import { readMcpConfig } from './mcp-config.ts'
 import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
@@ -97,6 +99,8 @@ export class HeadlessRun {
     })
     try {
       const presets = this.permissionPresets()
+      const agentPresets = this.agentPresets()
+      const planMode = this.planMode()
       const mcpServers = readMcpConfig(ctx, invocation.mcpConfig)
       // Checked before the session is opened: a run refused for a missing key creates (or forks) nothing.
       const base = await this.startingRoute()
@@ -104,6 +108,8 @@ export class HeadlessRun {
       if (this.stop.signal.aborted) return this.interrupted()
       const agent = (this.agent = await (this.opening = this.open(sameRoute(route, base) ? undefined : route)))
       if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission, 'user:cli-flag')
+      if (agentPresets && invocation.agentPreset !== undefined) agentPresets.choose(agent.session, invocation.agentPreset, 'user:cli-flag')
+      planMode?.enter(agent.session, 'user:cli-flag')
       if (mcpServers.length) ctx.get('mcp')!.attach(agent.session, mcpServers)
       // On the agent's scope: the answerer ends with the agent.
       if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
@@ -291,6 +297,30 @@ export class HeadlessRun {
       throw error
     }
     return presets
+  }
+
+  /** The agent presets service when `--preset` is given and names one (checked, user files too, before a session exists). */
+  private agentPresets(): AgentPresets | undefined {
+    const name = this.invocation.agentPreset
+    if (name === undefined) return undefined
+    const presets = this.ctx.get('agentPresets') as AgentPresets | undefined
+    if (!presets) throw new RunFailure(1, `--preset ${name}: no agent presets plugin is mounted in this profile`)
+    try {
+      presets.get(name)
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && (error.code === 'UNKNOWN_AGENT_PRESET' || error.code === 'AGENT_PRESET_INVALID'))
+        throw new UsageError(`--preset: ${error.message}`, { cause: error })
+      throw error
+    }
+    return presets
+  }
+
+  /** Plan mode when `--plan` is given (a composition without it refuses the flag before a session exists). */
+  private planMode(): PlanMode | undefined {
+    if (!this.invocation.plan) return undefined
+    const planMode = this.ctx.get('planMode') as PlanMode | undefined
+    if (!planMode) throw new RunFailure(1, '--plan: no plan-mode plugin is mounted in this profile')
+    return planMode
   }
 
   private noteDecision(session: Session, event: SessionEvent, refusals: Refusal[]): void {
