@@ -18,6 +18,7 @@ export type ProviderModels = Static<typeof S.ProviderModelsSchema>
 /** How full a session's context is (the token meter's fold over the log). */
 export type WirePressure = Static<typeof S.WirePressureSchema>
 export type SessionView = Static<typeof S.SessionViewSchema>
+export type AgentPresetView = Static<typeof S.AgentPresetViewSchema>
 export type PageResult = Static<typeof S.PageResultSchema>
 export type SettingView = Static<typeof S.SettingViewSchema>
 export type CredentialView = Static<typeof S.CredentialViewSchema>

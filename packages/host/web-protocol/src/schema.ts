@@ -91,6 +91,9 @@ export const ProviderModelsSchema = Type.Object(
 /** How full a session's context is (the token meter's fold over the log). */
 export const WirePressureSchema = Type.Object({ tokens: Type.Integer(), window: Type.Integer(), ratio: Type.Number(), source: stringEnum(['usage', 'estimate'] as const) }, { title: 'WirePressure' })
 
+/** An agent preset a new session may be created with (not a permission preset). */
+export const AgentPresetViewSchema = Type.Object({ name: Type.String(), description: Type.String(), source: Type.String() }, { title: 'AgentPresetView' })
+
 export const SessionViewSchema = Type.Object(
   {
     id: Type.String(),
@@ -101,6 +104,8 @@ export const SessionViewSchema = Type.Object(
     agent: AgentStateSchema,
     route: WireRouteSchema,
     preset: Type.Optional(Type.String({ description: 'The permission preset in force, when the presets plugin is mounted.' })),
+    agentPreset: Type.Optional(Type.String({ description: 'The agent preset the session was created with (absent: standard, every tool).' })),
+    planMode: Type.Optional(Type.Boolean({ description: 'Whether the session is in plan mode (only reading runs).' })),
     pendingApprovals: Type.Array(Type.String(), { description: 'Approval requests waiting for an answer (any tab may answer; the first answer wins).' }),
     lockedElsewhere: Type.Boolean(),
     title: Type.Optional(Type.String()),
@@ -241,7 +246,16 @@ export const WEB_METHOD_SCHEMAS = {
     params: Type.Object({ sessionId: Type.String(), before: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1 })) }),
     result: PageResultSchema,
   },
-  'sessions.create': { params: Type.Object({ cwd: Type.String(), route: Type.Optional(WireRouteSchema), preset: Type.Optional(Type.String()) }), result: SessionRef },
+  'sessions.create': {
+    params: Type.Object({
+      cwd: Type.String(),
+      route: Type.Optional(WireRouteSchema),
+      preset: Type.Optional(Type.String({ description: 'Permission preset.' })),
+      agentPreset: Type.Optional(Type.String({ description: 'Agent preset (standard, explore, minimal, a user preset): the tools the session is offered.' })),
+      planMode: Type.Optional(Type.Boolean({ description: 'Start in plan mode.' })),
+    }),
+    result: SessionRef,
+  },
   'sessions.changes': { params: Type.Object({ sessionId: Type.String(), fromTurn: Type.Optional(Type.Integer({ minimum: 1 })) }), result: SessionChangesSchema },
   'sessions.rewind': {
     params: Type.Object({ sessionId: Type.String(), toTurn: Type.Integer({ minimum: 1 }), force: Type.Optional(Type.Boolean()), fork: Type.Optional(Type.Boolean()) }),
@@ -264,6 +278,8 @@ export const WEB_METHOD_SCHEMAS = {
     result: Type.Object({ answered: Type.Literal(true) }),
   },
   'models.list': { params: Empty, result: Type.Object({ providers: Type.Array(ProviderModelsSchema), defaultRoute: WireRouteSchema }) },
+  'agentPresets.list': { params: Empty, result: Type.Object({ agentPresets: Type.Array(AgentPresetViewSchema) }) },
+  'agent.setPlanMode': { params: Type.Object({ sessionId: Type.String(), active: Type.Boolean() }), result: Type.Object({ active: Type.Boolean() }) },
   'presets.list': { params: Empty, result: Type.Object({ presets: Type.Array(Type.String()), defaultPreset: Type.Optional(Type.String()) }) },
   'settings.list': { params: Empty, result: Type.Object({ settings: Type.Array(SettingViewSchema) }) },
   'settings.set': { params: Type.Object({ key: Type.String(), value: Type.Unknown() }), result: Type.Object({ setting: SettingViewSchema }) },

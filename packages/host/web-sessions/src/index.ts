@@ -24,6 +24,7 @@ import { SessionSearch } from './search.ts'
 import { openSessionStream } from './stream.ts'
 import { defaultRoute, listSessions, viewSession } from './views.ts'
 import { registerReview } from './review.ts'
+import { registerAgentModes } from './agent-modes.ts'
 
 export { pageOf } from './page.ts'
 
@@ -181,8 +182,10 @@ export function apply(ctx: Context, config: Config) {
     },
   })
 
+  const modes = registerAgentModes(ctx, agentFor)
+
   web.method<M<'sessions.create'>['params'], M<'sessions.create'>['result']>(ctx, 'sessions.create', {
-    handle: async ({ cwd, route, preset: asked }) => {
+    handle: async ({ cwd, route, preset: asked, agentPreset, planMode }) => {
       const preset = asked || (presets() ? ctx.settings.get('web.defaultPreset') : '')
       if (
         !isAbsolute(cwd) ||
@@ -195,7 +198,9 @@ export function apply(ctx: Context, config: Config) {
       const wanted = route && checkedRoute(route)
       if (wanted) ctx.llm.adapter(wanted.provider)
       if (preset) requirePresets().get(preset)
+      if (agentPreset) modes.checkPreset(agentPreset)
       const agent = await ctx.agents.create({ cwd, ...(wanted ? { route: wanted } : {}) })
+      modes.apply(agent.session, { ...(agentPreset ? { agentPreset } : {}), ...(planMode ? { planMode } : {}) })
       // A preset the tab chose is the tab's; one taken from web.defaultPreset is the settings'.
       if (preset) requirePresets().set(agent.session, preset, asked ? 'user:web-tab' : 'user:settings')
       await agent.session.flush()

@@ -55,6 +55,8 @@ export async function viewSession(ctx: Context, reader: SessionReader, approvals
   let lockedElsewhere = false
   if (!live) lockedElsewhere = !!(await ctx.sessions.list()).find((summary) => summary.id === sessionId)?.live
   const title = (lastOf(events, 'session/title')?.data as { title?: string } | undefined)?.title
+  const agentPreset = (lastOf(events, 'agent/preset')?.data as { name?: string } | undefined)?.name
+  const planMode = (lastOf(events, 'plan/mode')?.data as { active?: boolean } | undefined)?.active
   return {
     id: header.id,
     cwd: header.cwd,
@@ -64,6 +66,8 @@ export async function viewSession(ctx: Context, reader: SessionReader, approvals
     agent: agentState(ctx, sessionId),
     route: { ...route },
     ...(preset ? { preset } : {}),
+    ...(agentPreset ? { agentPreset } : {}),
+    ...(planMode ? { planMode } : {}),
     pendingApprovals: approvals.of(sessionId),
     lockedElsewhere,
     ...(title ? { title } : {}),
