@@ -1,6 +1,6 @@
-import { Cpu, Gauge, KeyRound, Shield, ShieldAlert, ShieldCheck } from 'lucide-react'
+import { Boxes, ClipboardList, Cpu, Gauge, KeyRound, Shield, ShieldAlert, ShieldCheck } from 'lucide-react'
 import type { WirePressure, WireRoute } from '@dsh/web-protocol'
-import { notReadyReason, PRESET_HINTS, useModels, usePresets } from '../lib/catalog.ts'
+import { notReadyReason, PRESET_HINTS, useAgentPresets, useModels, usePresets } from '../lib/catalog.ts'
 import { compact } from '../lib/format.ts'
 import { navigate, useRoute } from '../lib/router.ts'
 
@@ -100,6 +100,44 @@ export function PresetPicker({ preset, onChange, disabled }: { preset?: string; 
         ))}
       </select>
     </label>
+  )
+}
+
+/**
+ * The agent preset of a new session (which tools it is offered: standard, explore, minimal, the user's
+ * `$DSH_HOME/presets/*.yaml`); not the permission preset. Fixed once the session exists.
+ */
+export function AgentPresetPicker({ agentPreset, onChange }: { agentPreset?: string; onChange: (name: string) => void }) {
+  const presets = useAgentPresets()
+  if (!presets?.length) return null
+  const value = agentPreset ?? 'standard'
+  return (
+    <label className="chip" title={presets.find((preset) => preset.name === value)?.description ?? 'Agent preset'}>
+      <Boxes size={13} />
+      <select aria-label="Agent preset" value={value} onChange={(event) => onChange(event.target.value)}>
+        {presets.map((preset) => (
+          <option key={preset.name} value={preset.name} title={preset.description}>
+            {preset.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+/** Plan mode on or off: while on, only reading runs until the user approves the agent's plan. */
+export function PlanModeToggle({ active, onChange, disabled }: { active: boolean; onChange: (active: boolean) => void; disabled?: boolean }) {
+  return (
+    <button
+      type="button"
+      className={`chip${active ? ' chip-active' : ''}`}
+      aria-pressed={active}
+      disabled={disabled}
+      title={active ? 'Plan mode: only reading runs until you approve the plan. Click to leave it.' : 'Plan mode: the agent reads and plans, and changes nothing until you approve its plan.'}
+      onClick={() => onChange(!active)}
+    >
+      <ClipboardList size={13} /> Plan
+    </button>
   )
 }
 

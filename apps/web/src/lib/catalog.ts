@@ -4,6 +4,7 @@ import { call } from './api.ts'
 
 type Models = Methods['models.list']['result']
 type Presets = Methods['presets.list']['result']
+type AgentPresets = Methods['agentPresets.list']['result']['agentPresets']
 type Info = Methods['host.info']['result']
 
 let models: Promise<Models> | undefined
@@ -60,6 +61,24 @@ export function usePresets(): Presets | undefined {
       throw error
     })
     presets.then(setValue, () => undefined)
+  }, [])
+  return value
+}
+
+let agentPresets: Promise<AgentPresets> | undefined
+
+/** The agent presets a new session may start with (built-ins and the user's files), asked once per page load. */
+export function useAgentPresets(): AgentPresets | undefined {
+  const [value, setValue] = useState<AgentPresets>()
+  useEffect(() => {
+    agentPresets ??= call('agentPresets.list', {}).then(
+      (result) => result.agentPresets,
+      (error) => {
+        agentPresets = undefined
+        throw error
+      },
+    )
+    agentPresets.then(setValue, () => undefined)
   }, [])
   return value
 }

@@ -3,20 +3,22 @@ import { FolderOpen, Sparkles } from 'lucide-react'
 import type { InlineImage, WireRoute } from '@dsh/web-protocol'
 import { Composer } from '../components/Composer.tsx'
 import { FolderPicker } from '../components/FolderPicker.tsx'
-import { ModelPicker, PresetPicker } from '../components/Pickers.tsx'
+import { AgentPresetPicker, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
 import { call, messageOf } from '../lib/api.ts'
 import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
 import { useEmitter } from '../lib/emitter.ts'
 import { navigate } from '../lib/router.ts'
 import { sessions } from '../lib/sessions.ts'
 
-/** Starts a session: pick the workspace folder, the model and the preset, then write the first message. */
+/** Starts a session: pick the workspace folder, the model, the permission and agent presets and plan mode, then write the first message. */
 export function NewSession() {
   useEmitter(sessions.changed)
   const [cwd, setCwd] = useState<string>()
   const [picking, setPicking] = useState(false)
   const [route, setRoute] = useState<WireRoute>()
   const [preset, setPreset] = useState<string>()
+  const [agentPreset, setAgentPreset] = useState<string>()
+  const [planMode, setPlanMode] = useState(false)
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
   const models = useModels()
@@ -26,7 +28,13 @@ export function NewSession() {
     setBusy(true)
     setError(undefined)
     try {
-      const { sessionId } = await call('sessions.create', { cwd: workspace, ...(route ? { route } : {}), ...(preset ? { preset } : {}) })
+      const { sessionId } = await call('sessions.create', {
+        cwd: workspace,
+        ...(route ? { route } : {}),
+        ...(preset ? { preset } : {}),
+        ...(agentPreset ? { agentPreset } : {}),
+        ...(planMode ? { planMode } : {}),
+      })
       await call('agent.send', { sessionId, text, images })
       navigate(`/s/${sessionId}`)
       return true
@@ -73,6 +81,8 @@ export function NewSession() {
             <>
               <ModelPicker route={route} onChange={setRoute} />
               <PresetPicker preset={preset} onChange={setPreset} />
+              <AgentPresetPicker agentPreset={agentPreset} onChange={setAgentPreset} />
+              <PlanModeToggle active={planMode} onChange={setPlanMode} />
             </>
           }
         />

@@ -6,7 +6,7 @@ import { ChangesPanel } from '../components/ChangesPanel.tsx'
 import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
 import { ItemView } from '../components/Items.tsx'
-import { ContextMeter, ModelPicker, PresetPicker } from '../components/Pickers.tsx'
+import { ContextMeter, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
 import { TodoPanel } from '../components/TodoPanel.tsx'
 import { ApiError, call, messageOf } from '../lib/api.ts'
 import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
@@ -36,6 +36,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   const running = agent === 'running' || (folded.openTurn && agent !== null)
   const route = folded.route ?? view?.route
   const preset = folded.preset ?? view?.preset
+  const agentPreset = folded.agentPreset ?? view?.agentPreset
   const pressure: WirePressure | undefined =
     conversation.pressure ??
     (folded.lastUsage && folded.window
@@ -90,6 +91,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   const cancel = () => void act(() => call('agent.cancel', { sessionId: id }))
   const setRoute = (next: WireRoute) => void act(() => call('agent.setRoute', { sessionId: id, route: next }))
   const setPreset = (next: string) => void act(() => call('agent.setPreset', { sessionId: id, preset: next }))
+  const setPlanMode = (active: boolean) => void act(() => call('agent.setPlanMode', { sessionId: id, active }))
   const fork = useCallback(
     (atSeq: number) =>
       void act(async () => {
@@ -266,6 +268,12 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
               <>
                 <ModelPicker route={route} onChange={setRoute} />
                 <PresetPicker preset={preset} onChange={setPreset} />
+                <PlanModeToggle active={folded.planMode} onChange={setPlanMode} />
+                {agentPreset && (
+                  <span className="chip" title="Agent preset (chosen when the session was created)" data-testid="agent-preset">
+                    {agentPreset}
+                  </span>
+                )}
               </>
             }
           />

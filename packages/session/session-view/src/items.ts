@@ -66,7 +66,7 @@ export interface RetryInfo {
 }
 
 /** Why a notice is shown, for surfaces that present some notices and not others. */
-export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent' | 'plan-mode' | 'job' | 'rewind' | 'skills'
+export type NoticeCause = 'summary' | 'compaction' | 'route' | 'preset' | 'sandbox' | 'approval-policy' | 'retry' | 'hook' | 'subagent' | 'plan-mode' | 'agent-preset' | 'job' | 'rewind' | 'skills'
 
 interface ItemBase {
   /** Stable for the item's life (the React key, the ACP id). */

@@ -326,3 +326,14 @@ test('a background job shows when it ends or is lost, not when it starts (its ba
   ])
   expect(view.skipped.size).toBe(0)
 })
+
+test('an agent preset is a notice naming it and sets agentPreset; a plan mode the user switched off says only that it ended', () => {
+  const view = SessionView.fold([
+    { type: 'agent/preset', seq: 0, time: 1, data: { name: 'explore', description: 'Read-only', tools: { allow: ['read'] }, compaction: true, source: 'built-in', actor: 'user:web-tab' } },
+    { type: 'plan/mode', seq: 1, time: 2, data: { active: true, actor: 'user:web-tab' } },
+    { type: 'plan/mode', seq: 2, time: 3, data: { active: false, actor: 'user:web-tab' } },
+  ] as any)
+  expect(view.agentPreset).toBe('explore')
+  expect(view.planMode).toBe(false)
+  expect(view.items.map((item: any) => item.text)).toEqual(['Agent preset: explore (Read-only)', 'Plan mode: only reading tools run until the plan is approved', 'Plan mode ended'])
+})

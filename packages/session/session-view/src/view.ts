@@ -68,6 +68,8 @@ export class SessionView {
   todos: TodoEntry[] | undefined
   /** The session is in plan mode (its last `plan/mode`). */
   planMode = false
+  /** The agent preset the session was created with (its `agent/preset`; undefined: standard). */
+  agentPreset: string | undefined
   /** Events applied, and those of kinds this view does not know, by kind. */
   applied = 0
   readonly skipped = new Map<string, number>()
@@ -240,7 +242,18 @@ export class SessionView {
       case 'plan/mode':
         this.planMode = data.active === true
         this.sessionChanged()
-        return this.notice(seq, this.planMode ? 'Plan mode: only reading tools run until the plan is approved' : 'Plan mode ended: the plan was approved', 'info', { cause: 'plan-mode' })
+        return this.notice(
+          seq,
+          this.planMode ? 'Plan mode: only reading tools run until the plan is approved' : data.requestId ? 'Plan mode ended: the plan was approved' : 'Plan mode ended',
+          'info',
+          {
+            cause: 'plan-mode',
+          },
+        )
+      case 'agent/preset':
+        this.agentPreset = data.name
+        this.sessionChanged()
+        return this.notice(seq, `Agent preset: ${data.name}${data.description ? ` (${data.description})` : ''}`, 'info', { cause: 'agent-preset' })
       case 'job/ended':
         return this.notice(seq, `Background job ${data.jobId} ${jobEnding(data)}`, data.reason === 'exited' && data.exitCode !== 0 ? 'warn' : 'info', { cause: 'job' })
       case 'job/lost':
