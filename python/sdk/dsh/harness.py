@@ -117,6 +117,8 @@ class Harness:
         cwd: Optional[str] = None,
         model: Optional[str] = None,
         permission: Optional[str] = None,
+        agent_preset: Optional[str] = None,
+        plan_mode: bool = False,
         system_prompt: Optional[str] = None,
         mcp_servers: Optional[Dict[str, Dict[str, Any]]] = None,
         on_approval: Optional[ApprovalCallback] = None,
@@ -131,6 +133,10 @@ class Harness:
             params["route"] = route
         if permission:
             params["permission"] = permission
+        if agent_preset:
+            params["agentPreset"] = agent_preset
+        if plan_mode:
+            params["planMode"] = True
         if system_prompt is not None:
             params["systemPrompt"] = system_prompt
         if mcp_servers:

@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/commands", "session/command", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -421,6 +421,10 @@ class SessionNewParams(TypedDict, total=False):
     route: RouteParam
     #: A permission preset name (`read-only`, `workspace-write`, `danger-full-access`).
     permission: str
+    #: An agent preset name (`standard`, `explore`, `minimal`, or a `$DSH_HOME/presets/<name>.yaml`): the tools the session is offered. Not a permission preset.
+    agentPreset: str
+    #: true: the session starts in plan mode (only reading runs until the plan is approved).
+    planMode: bool
     #: A whole system prompt for this session instead of the assembled one.
     systemPrompt: str
     #: MCP servers for this session, by name (stdio; added to $DSH_HOME/mcp.yaml and the workspace .mcp.json, replacing a same name). Their tools are `mcp__<name>__<tool>`.
@@ -493,6 +497,16 @@ class SessionSetPermissionParams(TypedDict):
 
 class SessionSetPermissionResult(TypedDict):
     preset: str
+
+
+class SessionSetPlanModeParams(TypedDict):
+    sessionId: str
+    #: true: enter plan mode; false: leave it (the client acts for its user).
+    active: bool
+
+
+class SessionSetPlanModeResult(TypedDict):
+    active: bool
 
 
 SessionStatus = Literal["running", "idle"]

@@ -99,6 +99,11 @@ class Session:
     async def set_permission(self, preset: str) -> None:
         await self._harness.request("session/setPermission", {"sessionId": self.id, "preset": preset})
 
+    async def set_plan_mode(self, active: bool) -> bool:
+        """Enters (True) or leaves (False) plan mode, as the program's user; returns whether the session is in it."""
+        reply = await self._harness.request("session/setPlanMode", {"sessionId": self.id, "active": active})
+        return bool(reply["active"])
+
     async def events(self) -> List[Event]:
         """The whole stored log, read page by page."""
         events: List[Event] = []

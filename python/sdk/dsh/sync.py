@@ -80,6 +80,9 @@ class SyncSession:
     def set_permission(self, preset: str) -> None:
         self._loop.run(self._session.set_permission(preset))
 
+    def set_plan_mode(self, active: bool) -> bool:
+        return self._loop.run(self._session.set_plan_mode(active))
+
     def events(self) -> List[Event]:
         return self._loop.run(self._session.events())
 

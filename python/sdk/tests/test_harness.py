@@ -45,6 +45,20 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(result.events[-1].type, "turn/end")
         self.assertEqual(self.llm.requests()[0]["body"]["messages"][-1], {"role": "user", "content": "say hello"})
 
+    async def test_an_agent_preset_and_plan_mode_are_chosen_at_session_creation(self) -> None:
+        self.llm.enqueue({"text": "looked"})
+        harness = await self.start()
+        session = await harness.session(agent_preset="explore", plan_mode=True)
+        await session.run("look")
+        tools = [tool["function"]["name"] for tool in self.llm.requests()[0]["body"]["tools"]]
+        self.assertIn("read", tools)
+        self.assertNotIn("bash", tools)
+        self.assertNotIn("write", tools)
+        kinds = {event.type: event.data for event in await session.events()}
+        self.assertEqual((kinds["agent/preset"]["name"], kinds["agent/preset"]["actor"]), ("explore", "client:sdk"))
+        self.assertTrue(kinds["plan/mode"]["active"])
+        self.assertFalse(await session.set_plan_mode(False))
+
     async def test_a_result_carries_the_logged_usage_and_the_duration(self) -> None:
         self.llm.enqueue({"text": "counted", "usage": {"input": 120, "output": 7}})
         harness = await self.start()

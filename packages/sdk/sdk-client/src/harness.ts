@@ -57,6 +57,10 @@ export interface SessionOptions {
   model?: string
   /** Permission preset (`read-only`, `workspace-write`, `danger-full-access`). */
   permission?: string
+  /** Agent preset (`standard`, `explore`, `minimal`, a `$DSH_HOME/presets/<name>.yaml`): the tools the session is offered. */
+  agentPreset?: string
+  /** Start in plan mode (only reading runs until the plan is approved). */
+  planMode?: boolean
   /** A whole system prompt instead of the assembled one. */
   systemPrompt?: string
   /** MCP servers (stdio) for this session, by name; their tools are `mcp__<name>__<tool>`. */
@@ -131,6 +135,8 @@ export class Harness {
       ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(model ? { route: model } : {}),
       ...(options.permission ? { permission: options.permission } : {}),
+      ...(options.agentPreset ? { agentPreset: options.agentPreset } : {}),
+      ...(options.planMode ? { planMode: true } : {}),
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
     })

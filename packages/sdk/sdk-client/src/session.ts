@@ -107,6 +107,11 @@ export class Session {
     await this.harness.request('session/setPermission', { sessionId: this.id, preset })
   }
 
+  /** Enters (true) or leaves (false) plan mode, as the program's user; resolves whether the session is in it. */
+  async setPlanMode(active: boolean): Promise<boolean> {
+    return (await this.harness.request('session/setPlanMode', { sessionId: this.id, active })).active
+  }
+
   /** The whole stored log, read page by page. */
   async events(): Promise<AnySessionEvent[]> {
     const all: AnySessionEvent[] = []

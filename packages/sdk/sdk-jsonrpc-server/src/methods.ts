@@ -10,6 +10,7 @@ import { RpcError, invalidParams, requestFailed } from './errors.ts'
 import type { McpServerConfig } from '@dsh/mcp'
 import { directory, parseRoute, toBlocks, type RouteInput } from './params.ts'
 import type { Config } from './config.ts'
+import { applyAgentModes, checkAgentPreset, setPlanMode } from './agent-modes.ts'
 
 type Params<M extends keyof ClientMethods> = ClientMethods[M]['params']
 type Result<M extends keyof ClientMethods> = Promise<ClientMethods[M]['result']>
@@ -59,11 +60,13 @@ export class Methods {
     const presets = permission === undefined ? undefined : this.requirePresets()
     if (presets && permission) this.checkPreset(presets, permission, 'permission')
     if (route?.provider) this.checkProvider(route.provider, 'route')
+    if (params.agentPreset !== undefined) checkAgentPreset(this.ctx, params.agentPreset)
     const servers = this.mcpServers(params.mcpServers)
     const agent = await this.ctx.agents.create({ cwd, ...(systemPrompt !== undefined ? { systemPrompt } : {}) })
     if (servers.length) this.ctx.get('mcp')!.attach(agent.session, servers)
     if (route) agent.setRoute(this.completeRoute(agent, route))
     if (presets && permission) this.applyPreset(presets, agent, permission, 'permission')
+    applyAgentModes(this.ctx, agent, params)
     return { sessionId: agent.session.id, length: agent.session.length }
   }
 
@@ -154,6 +157,10 @@ export class Methods {
     this.checkPreset(presets, preset, 'preset')
     this.applyPreset(presets, agent, preset, 'preset')
     return { preset }
+  }
+
+  async 'session/setPlanMode'(params: Params<'session/setPlanMode'>): Result<'session/setPlanMode'> {
+    return { active: setPlanMode(this.ctx, this.openAgent(params.sessionId), params.active) }
   }
 
   async 'session/commands'(params: Params<'session/commands'>): Result<'session/commands'> {

@@ -1,5 +1,5 @@
 // Protocol tests against the real runtime (`dsh --profile sdk` from dist: build first): the session methods.
-import { realpathSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, realpathSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest'
@@ -204,4 +204,31 @@ test('a plugin writing to stdout does not corrupt the protocol: its text goes to
   await idle(rt, sessionId)
   await rt.waitForStderr('noisy plugin: agent is idle')
   expect(rt.junk).toEqual([])
+})
+
+test('session/new { agentPreset } narrows the tools the requests carry (logged as the client’s choice); an unknown one is refused by name', async () => {
+  const rt = await start([{ text: 'looked' }])
+  const { sessionId } = (await rt.request('session/new', { agentPreset: 'explore' })).result
+  await rt.request('session/prompt', { sessionId, content: 'look' })
+  await idle(rt, sessionId)
+  const tools = llm.requests[0]!.body.tools.map((tool: any) => tool.function.name)
+  expect(tools).toContain('read')
+  expect(tools.filter((name: string) => ['bash', 'write', 'edit', 'str_replace_editor', 'task'].includes(name))).toEqual([])
+  expect(rt.events(sessionId, 'agent/preset').map((event) => [event.data.name, event.data.actor])).toEqual([['explore', 'client:sdk']])
+  const refused = await rt.request('session/new', { agentPreset: 'root' })
+  expect(refused.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'UNKNOWN_AGENT_PRESET', field: 'agentPreset' } })
+})
+
+test('session/new { planMode } refuses a write until session/setPlanMode { active: false }', async () => {
+  const write = (id: string) => ({ toolCalls: [{ id, name: 'write', arguments: { path: 'planned.txt', content: 'x\n' } }] })
+  const rt = await start([write('w1'), { text: 'refused' }, write('w2'), { text: 'written' }])
+  const { sessionId } = (await rt.request('session/new', { planMode: true })).result
+  await rt.request('session/prompt', { sessionId, content: 'write it' })
+  await idle(rt, sessionId)
+  expect(rt.events(sessionId, 'tool/result')[0].data.error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('plan mode') })
+  expect(existsSync(join(rt.workspace, 'planned.txt'))).toBe(false)
+  expect((await rt.request('session/setPlanMode', { sessionId, active: false })).result).toEqual({ active: false })
+  await rt.request('session/prompt', { sessionId, content: 'now' })
+  await idle(rt, sessionId, 2)
+  expect(existsSync(join(rt.workspace, 'planned.txt'))).toBe(true)
 })

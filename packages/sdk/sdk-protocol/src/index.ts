@@ -38,6 +38,7 @@ import {
   type SessionResumeParamsSchema,
   type SessionSetModelParamsSchema,
   type SessionSetPermissionParamsSchema,
+  type SessionSetPlanModeParamsSchema,
   type SessionCommandParamsSchema,
   type SessionCommandResultSchema,
   type CommandInfoSchema,
@@ -121,6 +122,7 @@ export type SessionEventsParams = Static<typeof SessionEventsParamsSchema>
 export type SessionEventsResult = Static<typeof SessionEventsResultSchema>
 export type SessionSetModelParams = Static<typeof SessionSetModelParamsSchema>
 export type SessionSetPermissionParams = Static<typeof SessionSetPermissionParamsSchema>
+export type SessionSetPlanModeParams = Static<typeof SessionSetPlanModeParamsSchema>
 export type SessionCommandParams = Static<typeof SessionCommandParamsSchema>
 export type SessionCommandResult = Static<typeof SessionCommandResultSchema>
 export type CommandInfo = Static<typeof CommandInfoSchema>

@@ -200,6 +200,13 @@ export const SessionNewParamsSchema = Type.Object(
     cwd: Type.Optional(Type.String({ minLength: 1, description: "Absolute path of an existing directory (default: the runtime's cwd)." })),
     route: Type.Optional(RouteParamSchema),
     permission: Type.Optional(Type.String({ minLength: 1, description: 'A permission preset name (`read-only`, `workspace-write`, `danger-full-access`).' })),
+    agentPreset: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'An agent preset name (`standard`, `explore`, `minimal`, or a `$DSH_HOME/presets/<name>.yaml`): the tools the session is offered. Not a permission preset.',
+      }),
+    ),
+    planMode: Type.Optional(Type.Boolean({ description: 'true: the session starts in plan mode (only reading runs until the plan is approved).' })),
     systemPrompt: Type.Optional(Type.String({ minLength: 1, description: 'A whole system prompt for this session instead of the assembled one.' })),
     mcpServers: Type.Optional(
       Type.Record(Type.String({ pattern: '^(?!.*__)[A-Za-z0-9_-]{1,48}$' }), McpStdioServerParamSchema, {
@@ -301,6 +308,11 @@ export const SessionSetModelParamsSchema = Type.Object({ sessionId: SessionId, r
 export const SessionSetModelResultSchema = Type.Object({ route: RouteSchema }, { title: 'SessionSetModelResult' })
 
 export const SessionSetPermissionParamsSchema = Type.Object({ sessionId: SessionId, preset: Type.String({ minLength: 1 }) }, { title: 'SessionSetPermissionParams', ...closed })
+export const SessionSetPlanModeParamsSchema = Type.Object(
+  { sessionId: SessionId, active: Type.Boolean({ description: 'true: enter plan mode; false: leave it (the client acts for its user).' }) },
+  { title: 'SessionSetPlanModeParams', ...closed },
+)
+export const SessionSetPlanModeResultSchema = Type.Object({ active: Type.Boolean() }, { title: 'SessionSetPlanModeResult' })
 export const SessionSetPermissionResultSchema = Type.Object({ preset: Type.String() }, { title: 'SessionSetPermissionResult' })
 
 export const SessionCommandParamsSchema = Type.Object(
@@ -351,6 +363,7 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/events': { params: SessionEventsParamsSchema, result: SessionEventsResultSchema },
   'session/setModel': { params: SessionSetModelParamsSchema, result: SessionSetModelResultSchema },
   'session/setPermission': { params: SessionSetPermissionParamsSchema, result: SessionSetPermissionResultSchema },
+  'session/setPlanMode': { params: SessionSetPlanModeParamsSchema, result: SessionSetPlanModeResultSchema },
   'session/commands': { params: SessionRefSchema, result: SessionCommandsResultSchema },
   'session/command': { params: SessionCommandParamsSchema, result: SessionCommandResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
