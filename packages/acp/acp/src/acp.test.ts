@@ -334,6 +334,19 @@ describe('cancel, modes and models', () => {
     expect(llm.requests[0]!.body.model).toBe('deepseek-v4-pro')
   })
 
+  test('the agent preset option, chosen before the first prompt, narrows the tools the request carries; after it, it is refused', async () => {
+    const sessionId = await newSession()
+    const response = await agent.agent.request('session/set_config_option', { sessionId, configId: 'agent_preset', value: 'explore' })
+    expect(response.configOptions.find((option) => option.id === 'agent_preset')).toMatchObject({ currentValue: 'explore', name: 'Agent preset' })
+    llm.enqueue({ text: 'looked' })
+    await prompt(sessionId, 'look around')
+    const tools = llm.requests[0]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)
+    expect(tools).toContain('read')
+    expect(tools.filter((name: string) => ['bash', 'write', 'edit', 'str_replace_editor', 'task'].includes(name))).toEqual([])
+    const error = await rpcError(agent.agent.request('session/set_config_option', { sessionId, configId: 'agent_preset', value: 'standard' }))
+    expect(error).toMatchObject({ message: expect.stringContaining('has already run a turn') })
+  })
+
   test('an unknown model is refused with the models that exist', async () => {
     const sessionId = await newSession()
     const error = await rpcError(agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'deepseek/nope' }))

@@ -10,7 +10,7 @@ import type { AcpSession } from './acp-session.ts'
 import { AcpCommands } from './commands.ts'
 import { promptToBlocks } from './content.ts'
 import { AcpError, AUTH_FAILURE_CODES, toRequestError } from './errors.ts'
-import { configOptions, MODE_OPTION, MODEL_OPTION, modelCatalog, modeState, routeFor, setMode } from './options.ts'
+import { AGENT_PRESET_OPTION, configOptions, MODE_OPTION, MODEL_OPTION, modelCatalog, modeState, routeFor, setAgentPreset, setMode } from './options.ts'
 import type { Acp } from './service.ts'
 
 /** Runs a handler and sends every failure as a JSON-RPC error that names what was wrong. */
@@ -243,8 +243,11 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
           const route = await routeFor(ctx, catalog, value, session.agent.route)
           await requireReady(route)
           session.agent.setRoute(route)
+        } else if (params.configId === AGENT_PRESET_OPTION && ctx.get('agentPresets')) {
+          setAgentPreset(ctx, session.agent.session, value)
         } else {
-          throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${acp.presets ? `${MODE_OPTION}, ` : ''}${MODEL_OPTION})`)
+          const known = [...(acp.presets ? [MODE_OPTION] : []), MODEL_OPTION, ...(ctx.get('agentPresets') ? [AGENT_PRESET_OPTION] : [])]
+          throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${known.join(', ')})`)
         }
         return { configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }
       }),

@@ -4,12 +4,15 @@ import type {} from '@dsh/credentials'
 import type { ModelInfo, Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
 import type PlanMode from '@dsh/plan-mode'
+import type {} from '@dsh/agent-presets'
 import type { Session } from '@dsh/session'
 import { AcpError } from './errors.ts'
 
 /** The config option ids dsh offers (ACP "session config options"). */
 export const MODE_OPTION = 'mode'
 export const MODEL_OPTION = 'model'
+/** The agent preset (tools offered; not a permission preset): settable until the session's first turn. */
+export const AGENT_PRESET_OPTION = 'agent_preset'
 
 /** The permission presets (`ctx.permissionPresets`), when a row mounts them. */
 export type PresetSource = PermissionPresets
@@ -46,6 +49,18 @@ export function setMode(presets: PresetSource | undefined, session: Session, mod
   if (!names.includes(modeId)) throw new AcpError('MODE_UNKNOWN', `unknown mode "${modeId}" (modes: ${names.join(', ')})`)
   planMode?.exit(session, 'client:acp')
   presets.set(session, modeId, 'client:acp')
+}
+
+/** Chooses the session's agent preset (the editor's user did); refused by name once a turn has run. */
+export function setAgentPreset(ctx: Context, session: Session, name: string): void {
+  const agentPresets = ctx.get('agentPresets')
+  if (!agentPresets) throw new AcpError('CONFIG_UNKNOWN', 'this dsh has no agent presets mounted')
+  try {
+    agentPresets.choose(session, name, 'client:acp')
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error && error.code === 'AGENT_PRESET_TOO_LATE' ? 'AGENT_PRESET_TOO_LATE' : 'AGENT_PRESET_UNKNOWN'
+    throw new AcpError(code, error instanceof Error ? error.message : String(error))
+  }
 }
 
 /** The models each usable provider offers (a provider whose key is missing offers none). */
@@ -104,6 +119,18 @@ export async function configOptions(ctx: Context, catalog: ModelCatalog, presets
     })
   }
   options.push({ type: 'select', id: MODEL_OPTION, name: 'Model', category: 'model', currentValue: routeValue(route), options: await modelGroups(ctx, catalog, route) })
+  const agentPresets = ctx.get('agentPresets')
+  if (agentPresets) {
+    options.push({
+      type: 'select',
+      id: AGENT_PRESET_OPTION,
+      name: 'Agent preset',
+      category: 'agent_preset',
+      description: 'Which tools the agent is offered (standard: all; explore: reading only; minimal: bash and the editor). Chosen before the first prompt.',
+      currentValue: agentPresets.current(session)?.name ?? 'standard',
+      options: agentPresets.list().map((preset) => ({ value: preset.name, name: preset.name, ...(preset.description ? { description: preset.description } : {}) })),
+    })
+  }
   return options
 }
 
