@@ -94,7 +94,7 @@ Usage:
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
   dsh mcp list                         MCP servers of this directory and where each comes from (--cwd, --json)
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
-  dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --preset, --json)
+  dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --permission, --preset, --json)
   dsh eval <dir>                       run task folders (task.json + repo/) headless in temp copies; table + --out report.json (--parallel n)
   dsh help                             this text (same as --help)
 

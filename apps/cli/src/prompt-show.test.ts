@@ -77,11 +77,11 @@ test('an unknown subcommand or argument is a usage error naming it', async () =>
   expect(await run(['prompt', 'list'], { stdout: { write: () => true } as never, stderr: { write: () => true } as never, cwd: home.dir, appDir })).toBe(2)
   const { code, stderr } = await show('--verbose')
   expect(code).toBe(2)
-  expect(stderr).toBe('dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --preset <name>, --json)\n')
+  expect(stderr).toBe('dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --permission <permission preset>, --preset <agent preset>, --json)\n')
 })
 
-test('the runtime context a new session here would log is shown, under the mode of --preset', async () => {
-  const report = JSON.parse((await show('--json', '--preset', 'read-only')).stdout) as PromptReport
+test('the runtime context a new session here would log is shown, under the mode of --permission', async () => {
+  const report = JSON.parse((await show('--json', '--permission', 'read-only')).stdout) as PromptReport
   const context = report.parts.find((part) => part.kind === 'context')!
   expect(context).toMatchObject({ name: 'runtime-context', owner: '@dsh/runtime-context' })
   expect(context.text).toContain(`- Working directory: ${home.dir}`)
@@ -89,7 +89,16 @@ test('the runtime context a new session here would log is shown, under the mode 
   expect(report.mode).toBe('read-only')
   const byDefault = JSON.parse((await show('--json')).stdout) as PromptReport
   expect(byDefault.mode).toBe('workspace-write')
-  const { code, stderr } = await show('--preset', 'everything')
+  const { code, stderr } = await show('--permission', 'everything')
   expect(code).toBe(2)
   expect(stderr).toContain('dsh: dsh prompt show: unknown permission preset "everything"')
+})
+
+test('--preset lists the tools a new session of that agent preset is offered; an unknown one is a usage error', async () => {
+  const report = JSON.parse((await show('--json', '--preset', 'minimal')).stdout) as PromptReport
+  expect(toolsOf(report)).toEqual(['bash', 'str_replace_editor'])
+  expect(report.agentPreset).toBe('minimal')
+  const { code, stderr } = await show('--preset', 'everything')
+  expect(code).toBe(2)
+  expect(stderr).toContain('dsh: dsh prompt show: there is no agent preset "everything"')
 })

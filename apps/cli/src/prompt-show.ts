@@ -1,5 +1,6 @@
 // `dsh prompt show`: what the model is sent before any conversation, section by section (docs/prompt.md).
 import { realpathSync } from 'node:fs'
+import { offersTool } from '@dsh/agent-presets'
 import { bootTree } from '@dsh/app-boot'
 import { LauncherUsageError } from './args.ts'
 
@@ -16,8 +17,10 @@ export interface PromptPart {
 
 export interface PromptReport {
   profile: string
-  /** The permission preset the runtime context was gathered for (`--preset`, else the default's mode). */
+  /** The sandbox mode the runtime context was gathered for (`--permission`'s, else the default's). */
   mode?: string
+  /** The agent preset whose tools are listed (`--preset`; absent: every tool mounted). */
+  agentPreset?: string
   route: { provider: string; model: string }
   parts: PromptPart[]
   /** The whole prompt when an override replaces the sections. */
@@ -28,8 +31,13 @@ export interface PromptReport {
 
 interface ShowArgs {
   json: boolean
-  preset?: string
+  /** A permission preset (`--permission`): the mode the runtime context is gathered under. */
+  permission?: string
+  /** An agent preset (`--preset`): the tools a new session of it is offered. */
+  agentPreset?: string
 }
+
+const USAGE = '(--profile, --patch, --permission <permission preset>, --preset <agent preset>, --json)'
 
 function parseShowArgs(rest: string[]): ShowArgs {
   if (rest[1] !== 'show') throw new LauncherUsageError(`dsh prompt: unknown command "${rest[1] ?? ''}" (dsh prompt show [--json])`)
@@ -38,8 +46,9 @@ function parseShowArgs(rest: string[]): ShowArgs {
   for (let i = 0; i < words.length; i++) {
     const arg = words[i]!
     if (arg === '--json') args.json = true
-    else if (arg === '--preset' && words[i + 1] && !words[i + 1]!.startsWith('--')) args.preset = words[++i]
-    else throw new LauncherUsageError(`dsh prompt show: unknown argument "${arg}" (--profile, --patch, --preset <name>, --json)`)
+    else if (arg === '--permission' && words[i + 1] && !words[i + 1]!.startsWith('--')) args.permission = words[++i]
+    else if (arg === '--preset' && words[i + 1] && !words[i + 1]!.startsWith('--')) args.agentPreset = words[++i]
+    else throw new LauncherUsageError(`dsh prompt show: unknown argument "${arg}" ${USAGE}`)
   }
   return args
 }
@@ -49,26 +58,28 @@ function parseShowArgs(rest: string[]): ShowArgs {
  * and the working directory as a turn would, and lists the tool schemas a request carries. Sizes are the
  * token meter's estimate (characters / its charsPerToken) when a token-meter row is mounted, else chars / 4.
  */
-export async function promptReport(options: { appDir: string; profile: string; patches: string[]; cwd: string }, preset?: string): Promise<PromptReport> {
+export async function promptReport(options: { appDir: string; profile: string; patches: string[]; cwd: string }, choice: { permission?: string; agentPreset?: string } = {}): Promise<PromptReport> {
   const tree = await bootTree({ ...options, argv: [], onExitRequest: () => {} })
   try {
     const root = tree.root as any
     const estimate: (text: string) => number = root.get('tokenMeter') ? (text) => root.tokenMeter.estimateText(text) : (text) => Math.ceil(text.length / 4)
     const route = root.agents.defaultRoute()
-    const tools = root.tools.schemas('') as { name: string; description: string; parameters: object }[]
+    const offered = agentPresetFilter(root, choice.agentPreset)
+    const tools = (root.tools.schemas('') as { name: string; description: string; parameters: object }[]).filter((tool) => offered(tool.name))
     const rendered = await root.systemPrompt.render({ cwd: options.cwd, route, tools: tools.map((tool) => tool.name) })
     const parts: PromptPart[] = rendered.sections.map((section: { name: string; owner: string; text: string }) => ({ kind: 'section', ...section, tokens: estimate(section.text) }))
     for (const tool of tools) {
       const text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
       parts.push({ kind: 'tool', name: tool.name, tokens: estimate(text), text: tool.description })
     }
-    const context = await runtimeContext(tree, options.cwd, preset)
+    const context = await runtimeContext(tree, options.cwd, choice.permission)
     if (context) parts.push({ kind: 'context', name: 'runtime-context', owner: '@dsh/runtime-context', tokens: estimate(context.text), text: context.text })
     const system: string = rendered.override ?? rendered.sections.map((section: { text: string }) => section.text).join('\n\n')
     const toolTokens = estimate(tools.map((tool) => JSON.stringify(tool)).join(''))
     return {
       profile: options.profile,
       ...(context?.mode ? { mode: context.mode } : {}),
+      ...(choice.agentPreset ? { agentPreset: choice.agentPreset } : {}),
       route: { provider: route.provider, model: route.model },
       parts,
       ...(rendered.override !== undefined ? { override: rendered.override } : {}),
@@ -77,6 +88,19 @@ export async function promptReport(options: { appDir: string; profile: string; p
     }
   } finally {
     await tree.stop()
+  }
+}
+
+/** Which tools a new session of the agent preset `name` is offered (every tool without one). */
+function agentPresetFilter(root: any, name: string | undefined): (tool: string) => boolean {
+  if (!name) return () => true
+  const presets = root.get('agentPresets')
+  if (!presets) throw new LauncherUsageError('dsh prompt show: --preset needs an agent-presets row')
+  try {
+    const { tools } = presets.get(name)
+    return (tool) => offersTool(tools, tool)
+  } catch (error) {
+    throw new LauncherUsageError(`dsh prompt show: ${(error as Error).message}`)
   }
 }
 
@@ -91,7 +115,7 @@ async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: s
   let mode: string | undefined
   if (preset) {
     const presets = root.get('permissionPresets')
-    if (!presets) throw new LauncherUsageError('dsh prompt show: --preset needs a permission-presets row')
+    if (!presets) throw new LauncherUsageError('dsh prompt show: --permission needs a permission-presets row')
     try {
       mode = presets.get(preset).mode
     } catch (error) {
@@ -124,7 +148,7 @@ function format(report: PromptReport): string {
 /** Runs `dsh prompt …`; returns the exit code. */
 export async function promptCommand(rest: string[], options: Parameters<typeof promptReport>[0], stdout: NodeJS.WritableStream): Promise<number> {
   const args = parseShowArgs(rest)
-  const report = await promptReport(options, args.preset)
+  const report = await promptReport(options, { ...(args.permission ? { permission: args.permission } : {}), ...(args.agentPreset ? { agentPreset: args.agentPreset } : {}) })
   stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : format(report))
   return 0
 }
