@@ -19,7 +19,7 @@ async function run(h: Harness, ...argv: string[]): Promise<{ code: number; stdou
   const invocation = readInvocation(argv, (options, args) => h.root.cmdlineArgs.parse(options, args)) as RunInvocation
   let stdout = ''
   const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true }, readStdin: async () => undefined }
-  const code = await new HeadlessRun(h.root, Config({}), { ...invocation, source: { kind: 'new', cwd: h.workspace } }, io).execute()
+  const code = await new HeadlessRun(h.root, Config({} as Config), { ...invocation, source: { kind: 'new', cwd: h.workspace } }, io).execute()
   return { code, stdout }
 }
 
