@@ -6,8 +6,10 @@ import type { PriceTable } from '@dsh/usage-kit'
  * - Anthropic: https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing": base input, 5-minute
  *   cache writes, cache hits, output).
  * - DeepSeek: https://api-docs.deepseek.com/quick_start/pricing (cache-hit input, cache-miss input, output;
- *   V4 Pro at its list price after the 2026-05-31 change, cache hits after the 2026-04-26 cut). DeepSeek
- *   charges no cache write, so none is set (a write would cost the input price).
+ *   V4 Pro at its price after the 2026-05-31 change, cache hits after the 2026-04-26 cut). That page was not
+ *   reachable from the machine these were taken on: the figures are as three published copies of it (dated
+ *   2026-04-30 to 2026-05-24) agree. DeepSeek charges no cache write, so none is set (a write would cost the
+ *   input price).
  * Prices change: a user overrides a model in the `usage.prices` setting; a row overrides the table in config.
  */
 export const SHIPPED_PRICES: PriceTable = {
