@@ -50,15 +50,13 @@ test('the session header shows its usage and cost; the usage page matches dsh us
   await page.getByRole('link', { name: 'Usage' }).click()
   const table = page.getByTestId('usage-table')
   await table.locator('tr[data-key="deepseek/deepseek-v4-flash"]').waitFor(WAIT)
-  const rows = await table
-    .locator('tbody tr')
-    .evaluateAll((trs) =>
-      trs.map((tr) => ({
-        key: tr.getAttribute('data-key'),
-        cells: [...tr.querySelectorAll('td')].slice(1, 6).map((td) => Number(td.textContent)),
-        cost: tr.querySelector('td[data-cost]')?.getAttribute('data-cost'),
-      })),
-    )
+  const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      key: tr.getAttribute('data-key'),
+      cells: [...tr.querySelectorAll('td')].slice(1, 6).map((td) => Number(td.textContent)),
+      cost: tr.querySelector('td[data-cost]')?.getAttribute('data-cost'),
+    })),
+  )
   const { stdout } = await promisify(execFile)(process.execPath, [cliBin, 'usage', '--json', '--all-workspaces'], {
     cwd: web.workspace,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: web.home, DSH_HOME: web.dshHome },
