@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
+import { WEB_METHOD_SCHEMAS, checkWire } from '@dsh/web-protocol/schema'
 import { signInWithLink } from '@dsh/webserver'
 
 const PRICE = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }
@@ -41,6 +42,7 @@ test('usage.session is the logged tokens of the session and their cost at the co
   const session = (await h.agent()).session
   const { body } = await api('usage.session', { sessionId: session.id })
   expect(body.ok).toBe(true)
+  expect(checkWire(WEB_METHOD_SCHEMAS['usage.session'].result, body.result)).toBeUndefined()
   expect(body.result).toEqual({
     requests: 2,
     input: 1700,
@@ -59,6 +61,7 @@ test('usage.report has the same groups and totals as `dsh usage --json` on the s
     const cli = JSON.parse(stdout)
     const { body } = await api('usage.report', { by })
     expect(body.ok).toBe(true)
+    expect(checkWire(WEB_METHOD_SCHEMAS['usage.report'].result, body.result)).toBeUndefined()
     expect(body.result).toEqual({ sessions: cli.sessions, groups: cli.groups, total: cli.total, damaged: cli.damaged })
     expect(body.result.total.requests).toBe(2)
   }
