@@ -14,7 +14,7 @@ afterEach(async () => {
 })
 
 test('every model the DeepSeek and Anthropic catalogs ship has a shipped price, and nothing else is priced', async () => {
-  const catalog = [...DeepSeekConfig({}).models.map((model) => `deepseek/${model.id}`), ...AnthropicConfig({}).models.map((model) => `anthropic/${model.id}`)]
+  const catalog = [...DeepSeekConfig({} as DeepSeekConfig).models.map((model) => `deepseek/${model.id}`), ...AnthropicConfig({} as AnthropicConfig).models.map((model) => `anthropic/${model.id}`)]
   h = await bootComposition()
   const table = h.root.usagePrices.table()
   expect(Object.keys(table).sort()).toEqual(catalog.sort())
