@@ -1,10 +1,13 @@
 // Session search costs (docs/architecture.md, "Finding sessions"): building the FTS5 index of 1,000 logs
 // written by the real JSONL persistence, search latency, and what indexing adds to each appended event.
 import { bootComposition } from '@dsh/test-harness'
+import { usageReport } from '@dsh/usage-kit'
 import { ms } from '../stats.mjs'
 
 const SESSIONS = 1000
-const TURNS = 17 // 6 events a turn: ~100 events a session
+// 6 events a turn: ~1,000 events a session, ~1M in all (the size issue 17 names). DSH_BENCH_SESSION_TURNS
+// makes a quicker, smaller run while working on the benchmark itself.
+const TURNS = Number(process.env.DSH_BENCH_SESSION_TURNS ?? 167)
 const QUERIES = 200
 const APPENDS = 50_000
 const now = () => performance.now()
@@ -70,6 +73,10 @@ export default async function run() {
   const idle = now()
   await h.root.sessionQuery.sync()
   const syncMs = now() - idle
+  // `dsh usage --json --all-workspaces` and the web usage page: every log read and folded, no index.
+  const usageStarted = now()
+  const usage = await usageReport(h.root.sessions, { by: 'model' }, h.root.usagePrices.table())
+  const usageMs = now() - usageStarted
   const common = []
   const rare = []
   let hits = 0
@@ -103,6 +110,7 @@ export default async function run() {
     '|---|---|---|',
     `| index build from nothing (\`dsh sessions reindex\`) | ${ms(buildMs)} | — |`,
     `| catch-up pass with nothing changed (runs before every search) | ${ms(syncMs)} | — |`,
+    `| usage report over every session (\`dsh usage --json --all-workspaces\`, web usage page; ${usage.total.requests.toLocaleString('en')} requests) | ${ms(usageMs)} | — |`,
     `| search, ${common.length} frequent one- and two-word queries, limit 20: p50 / p95 | ${ms(quantile(common, 0.5))} / ${ms(quantile(common, 0.95))} | < 100 ms p95 |`,
     `| search, ${rare.length} rare-word queries, limit 20: p50 / p95 | ${ms(quantile(rare, 0.5))} / ${ms(quantile(rare, 0.95))} | < 50 ms p95 |`,
     `| the query alone (\`syncBeforeSearch: false\`), ${QUERIES} mixed queries: p50 / p95 | ${ms(quantile(queryOnly, 0.5))} / ${ms(quantile(queryOnly, 0.95))} | — |`,

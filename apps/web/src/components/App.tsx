@@ -4,6 +4,7 @@ import { navigate, useRoute } from '../lib/router.ts'
 import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
 import { SettingsPage } from '../views/SettingsPage.tsx'
+import { UsagePage } from '../views/UsagePage.tsx'
 import { Sidebar } from './Sidebar.tsx'
 
 export function App() {
@@ -26,7 +27,15 @@ export function App() {
           </button>
         </header>
         <main className="main">
-          {route.page === 'session' ? <SessionPage key={route.id} id={route.id} atSeq={route.seq} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
+          {route.page === 'session' ? (
+            <SessionPage key={route.id} id={route.id} atSeq={route.seq} />
+          ) : route.page === 'settings' ? (
+            <SettingsPage tab={route.tab} />
+          ) : route.page === 'usage' ? (
+            <UsagePage by={route.by} />
+          ) : (
+            <NewSession />
+          )}
         </main>
       </div>
     </div>

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react'
-import { Folder, GitBranch, Loader2, Lock, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
+import { Coins, Folder, GitBranch, Loader2, Lock, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
 import type { SearchHit, SessionListItem } from '@dsh/web-protocol'
 import { call } from '../lib/api.ts'
 import { useEmitter } from '../lib/emitter.ts'
@@ -168,6 +168,16 @@ export function Sidebar({ route }: { route: Route }) {
         ))}
       </div>
       <div className="sidebar-foot">
+        <a
+          href="/usage"
+          className={`foot-link${route.page === 'usage' ? ' active' : ''}`}
+          onClick={(event) => {
+            event.preventDefault()
+            navigate('/usage')
+          }}
+        >
+          <Coins size={15} /> Usage
+        </a>
         <a
           href="/settings"
           className={`foot-link${route.page === 'settings' ? ' active' : ''}`}

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react'
 
 /** `seq` (from `?seq=`): the event a search hit names, to open the session at. */
-export type Route = { page: 'new' } | { page: 'session'; id: string; seq?: number } | { page: 'settings'; tab: string }
+export type Route = { page: 'new' } | { page: 'session'; id: string; seq?: number } | { page: 'settings'; tab: string } | { page: 'usage'; by: 'model' | 'workspace' | 'day' }
 
 function parse(path: string): Route {
   const { pathname, searchParams } = new URL(path, location.origin)
@@ -10,6 +10,8 @@ function parse(path: string): Route {
   if (session) return { page: 'session', id: session[1]!, ...(seq !== null && /^\d+$/.test(seq) ? { seq: Number(seq) } : {}) }
   const settings = /^\/settings(?:\/([a-z-]+))?\/?$/.exec(pathname)
   if (settings) return { page: 'settings', tab: settings[1] ?? 'models' }
+  const usage = /^\/usage(?:\/(model|workspace|day))?\/?$/.exec(pathname)
+  if (usage) return { page: 'usage', by: (usage[1] ?? 'model') as 'model' | 'workspace' | 'day' }
   return { page: 'new' }
 }
 

@@ -7,6 +7,7 @@ import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
 import { ItemView } from '../components/Items.tsx'
 import { ContextMeter, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
+import { SessionUsage } from '../components/SessionUsage.tsx'
 import { TodoPanel } from '../components/TodoPanel.tsx'
 import { ApiError, call, messageOf } from '../lib/api.ts'
 import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
@@ -165,6 +166,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         </div>
         <div className="session-state">
           <ContextMeter pressure={pressure} />
+          <SessionUsage sessionId={id} revision={folded.lastUsage} />
           <button className={`badge badge-btn${showChanges ? ' active' : ''}`} onClick={() => setShowChanges(!showChanges)} aria-pressed={showChanges} data-testid="changes-toggle">
             <FileDiff size={11} /> Changes
           </button>

@@ -20,6 +20,7 @@ import type {} from '@dsh/credentials'
 import type {} from '@dsh/permission-presets'
 import type { Route } from '@dsh/llm'
 import type {} from '@dsh/tools'
+import type {} from '@dsh/usage-prices'
 import { AcpSession } from './acp-session.ts'
 import { AcpError } from './errors.ts'
 import { registerMethods } from './methods.ts'
@@ -181,6 +182,7 @@ export class Acp extends Service {
         toolOutputMaxChars: this.config.toolOutputMaxChars,
         notices: !!this.clientCapabilities?.session?.notices,
         currentMode: () => modeState(this.presets, agent.session, this.ctx.get('planMode'))?.currentModeId,
+        ...(this.ctx.get('usagePrices') ? { prices: () => this.ctx.get('usagePrices')!.table() } : {}),
       },
       (error) => this.ctx.logger('acp').warn('an update could not be sent: %s', (error as Error)?.message ?? error),
       (turnAgent) => turnChangesSummary(this.ctx, turnAgent, !!this.clientCapabilities?.session?.notices),

@@ -1,6 +1,7 @@
 import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk'
 import type { SessionEvent } from '@dsh/session'
 import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, type ViewChange } from '@dsh/session-view'
+import { sessionUsage, type PriceTable } from '@dsh/usage-kit'
 import { locationsOf, proposedDiff, readBefore, targetPath } from './tool-calls.ts'
 
 /** What the translator needs to know about tools and limits. */
@@ -16,6 +17,8 @@ export interface TranslatorOptions {
   notices: boolean
   /** The session mode now (a preset, or plan mode), told to the editor when plan mode starts or ends. */
   currentMode?(): string | undefined
+  /** The price table in force (`ctx.usagePrices`); absent, `usage_update` carries no cost. */
+  prices?(): PriceTable
 }
 
 interface CallState {
@@ -43,6 +46,9 @@ function toAcpBlock(block: Block, maxChars: number): ContentBlock | undefined {
   return block.description ? { type: 'text', text: `[image: ${block.description}]` } : undefined
 }
 
+/** The kinds `sessionUsage` reads: the route in force and the logged requests. */
+const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end'])
+
 const chunk = (kind: 'text' | 'reasoning', text: string): SessionUpdate => ({ sessionUpdate: kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk', content: { type: 'text', text } })
 
 /**
@@ -53,6 +59,8 @@ const chunk = (kind: 'text' | 'reasoning', text: string): SessionUpdate => ({ se
 export class UpdateTranslator {
   private readonly view = new SessionView()
   private readonly calls = new Map<string, CallState>()
+  /** The events usage is folded from (routes and requests): the cost of `usage_update` is the whole session's. */
+  private readonly usageEvents: SessionEvent[] = []
 
   constructor(private readonly options: TranslatorOptions) {}
 
@@ -71,6 +79,7 @@ export class UpdateTranslator {
   }
 
   translate(event: SessionEvent, mode: TranslateMode): SessionUpdate[] {
+    if (USAGE_KINDS.has(event.type)) this.usageEvents.push(event)
     return this.view.apply(event).flatMap((change) => this.updatesFor(change, mode))
   }
 
@@ -79,6 +88,7 @@ export class UpdateTranslator {
     if (change.op === 'session' && change.cause === 'todo/updated') return [{ sessionUpdate: 'plan', entries: (this.view.todos ?? []).map((todo) => ({ ...todo })) }]
     const current = change.op === 'session' && change.cause === 'plan/mode' && mode === 'live' ? this.options.currentMode?.() : undefined
     if (current) return [{ sessionUpdate: 'current_mode_update', currentModeId: current }]
+    if (change.op === 'usage') return this.usageUpdate()
     if (change.op !== 'added' && change.op !== 'updated') return []
     const item: Item = change.item
     switch (item.kind) {
@@ -110,6 +120,28 @@ export class UpdateTranslator {
     if (cause === 'tool/dispatched') return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
     if (cause === 'tool/result') return [this.finished(item)]
     return []
+  }
+
+  /**
+   * ACP's `usage_update` after each answered request: `used` is what the last request put in the context
+   * (prompt, cache reads and writes, answer), `size` the logged window, `cost` the session's USD so far when
+   * every model it used has a price. The token sums ride in `_meta["dsh/usage"]` (the protocol has no field
+   * for them). Nothing before a window is logged: `size` is required.
+   */
+  private usageUpdate(): SessionUpdate[] {
+    const last = this.view.lastUsage
+    const size = this.view.window
+    if (!last || !size) return []
+    const { cost, unpriced, ...tokens } = sessionUsage(this.usageEvents, this.options.prices?.() ?? {})
+    return [
+      {
+        sessionUpdate: 'usage_update',
+        used: last.input + last.cacheRead + last.cacheWrite + last.output,
+        size,
+        ...(cost !== null && this.options.prices ? { cost: { amount: cost, currency: 'USD' } } : {}),
+        _meta: { 'dsh/usage': { ...tokens, unpriced } },
+      },
+    ]
   }
 
   /**

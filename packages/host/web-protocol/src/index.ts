@@ -28,6 +28,9 @@ export type DirectoryEntry = Static<typeof S.DirectoryEntrySchema>
 export type InlineImage = Static<typeof S.InlineImageSchema>
 export type WebCommand = Static<typeof S.WebCommandSchema>
 export type CommandRunResult = Static<typeof S.CommandRunResultSchema>
+/** Summed logged usage and its cost (`usage.session`, a `usage.report` total). */
+export type UsageSums = Static<typeof S.UsageSumsSchema>
+export type UsageReport = Static<typeof S.UsageReportSchema>
 /** What this launch offers the page. */
 export type HostInfo = Static<typeof S.HostInfoSchema>
 export type FileState = Static<typeof S.FileStateSchema>

@@ -237,6 +237,30 @@ export const CommandRunResultSchema = Type.Object(
   { title: 'CommandRunResult' },
 )
 
+const UsageSumsFields = {
+  requests: Type.Integer({ minimum: 0 }),
+  input: Type.Integer({ minimum: 0, description: 'Input tokens not read from or written to a cache.' }),
+  cacheRead: Type.Integer({ minimum: 0 }),
+  cacheWrite: Type.Integer({ minimum: 0 }),
+  output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included (providers report no separate count).' }),
+  cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'USD; null when a model used has no price.' }),
+  unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s without a price.' }),
+}
+
+/** Summed logged usage (`@dsh/usage-kit`), priced by `ctx.usagePrices`. */
+export const UsageSumsSchema = Type.Object(UsageSumsFields, { title: 'UsageSums' })
+export const UsageGroupSchema = Type.Object({ key: Type.String(), ...UsageSumsFields }, { title: 'UsageGroup' })
+/** The same report as `dsh usage --json` (without its `scope`/`by`/`since` echo). */
+export const UsageReportSchema = Type.Object(
+  {
+    sessions: Type.Integer({ minimum: 0 }),
+    groups: Type.Array(UsageGroupSchema),
+    total: UsageSumsSchema,
+    damaged: Type.Array(Type.Object({ id: Type.String(), reason: Type.String() })),
+  },
+  { title: 'UsageReport' },
+)
+
 /** Every method of `POST /api/<method>`: its params and its result. */
 export const WEB_METHOD_SCHEMAS = {
   'sessions.list': { params: Empty, result: Type.Object({ sessions: Type.Array(SessionListItemSchema), launchCwd: Type.String() }) },
@@ -288,6 +312,15 @@ export const WEB_METHOD_SCHEMAS = {
   'credentials.set': { params: Type.Object({ name: Type.String(), value: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
   'credentials.remove': { params: Type.Object({ name: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
   'composition.get': { params: Empty, result: Type.Object({ text: Type.String(), header: Type.Array(Type.String()), rows: Type.Array(CompositionRowSchema) }) },
+  'usage.report': {
+    params: Type.Object({
+      by: stringEnum(['model', 'workspace', 'day'] as const),
+      cwd: Type.Optional(Type.String({ description: 'Only sessions of this workspace; absent: every workspace.' })),
+      since: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch ms: only requests logged at or after it.' })),
+    }),
+    result: UsageReportSchema,
+  },
+  'usage.session': { params: SessionRef, result: UsageSumsSchema },
   'files.list': {
     params: Type.Object({ path: Type.Optional(Type.String()) }),
     result: Type.Object({ path: Type.String(), root: Type.String(), parent: Type.Optional(Type.String()), entries: Type.Array(DirectoryEntrySchema) }),

@@ -1,13 +1,10 @@
 import Schema from '@dsh/schemastery'
-import type { PriceTable } from './usage-summary.ts'
-import { PriceTableSchema } from './usage.ts'
 
 export interface Config {
   summaryChars: number
   previewChars: number
   titleChars: number
   searchLimit: number
-  prices: PriceTable
 }
 
 export const Config: Schema<Config> = Schema.object({
@@ -15,6 +12,4 @@ export const Config: Schema<Config> = Schema.object({
   previewChars: Schema.natural().min(8).default(160).description('Characters of a message, argument or result preview in `sessions show`.'),
   titleChars: Schema.natural().min(8).default(60).description('Characters of the title or first prompt in `sessions list`.'),
   searchLimit: Schema.natural().min(1).default(20).description('Sessions `sessions search` prints when no --limit is given.'),
-  // No defaults shipped: the DeepSeek catalog carries no prices and none are invented here.
-  prices: PriceTableSchema.default({}).description('Default of the `usage.prices` setting: per `provider/model`, USD per million input, cachedInput, output (and cacheWrite) tokens.'),
 })

@@ -12,7 +12,8 @@ import { reindexSessions, searchSessions } from './search.ts'
 import { diffSession, rewindSession } from './review.ts'
 import { listGrants, revokeGrant } from './grants.ts'
 import { listMcpServers } from './mcp-list.ts'
-import { defineUsageSettings, showUsage } from './usage.ts'
+import type {} from '@dsh/usage-prices'
+import { showUsage } from './usage.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
 import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
@@ -20,7 +21,6 @@ import { readAll } from './stdin.ts'
 
 export { Config }
 export { jsonLine, type JsonLine } from './json-lines.ts'
-export { groupUsage, sessionRequests, totalUsage, costOf, GROUPINGS, type Grouping, type ModelPrice, type PriceTable, type RequestRecord, type TokenCounts, type UsageGroup } from './usage-summary.ts'
 export { type UsageInvocation } from './usage-options.ts'
 export {
   readInvocation,
@@ -35,7 +35,7 @@ export {
 } from './options.ts'
 
 export const name = 'headless'
-export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools', 'settings']
+export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools', 'settings', 'usagePrices']
 
 /** Session errors that mean the user named something that is not there (or a seq that cannot be forked). */
 const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE'])
@@ -47,7 +47,6 @@ const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'F
  * `app/draining` lets it cancel the running turn and wait until the log holds its `turn/end`.
  */
 export function apply(ctx: Context, config: Config) {
-  defineUsageSettings(ctx, config.prices)
   let run: HeadlessRun | undefined
   // A reader that goes away (`dsh sessions show <id> --json | head`) ends the output, not the run: without
   // a listener, EPIPE on stdout would be an uncaught error event.
@@ -113,9 +112,9 @@ export function apply(ctx: Context, config: Config) {
     }
   }
 
-  /** The `--json` run's last line; prices come from the `usage.prices` setting. */
+  /** The `--json` run's last line; prices come from `ctx.usagePrices` (shipped, overridden by the `usage.prices` setting). */
   function writeResult(run: HeadlessRun, code: number, error: { code?: string; message: string } | undefined): void {
-    io.stdout.write(JSON.stringify(run.result(code, error, ctx.settings.get('usage.prices'))) + '\n')
+    io.stdout.write(JSON.stringify(run.result(code, error, ctx.usagePrices.table())) + '\n')
   }
 }
 

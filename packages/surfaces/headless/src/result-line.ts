@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@dsh/session'
 import { HEADLESS_LINES_VERSION, type ResultLine, type RunRefusal } from './line-schema.ts'
-import { costOf, sessionRequests, type PriceTable } from './usage-summary.ts'
+import { sessionUsage, type PriceTable } from '@dsh/usage-kit'
 
 export interface RunOutcome {
   sessionId: string | null
@@ -21,22 +21,9 @@ export interface RunOutcome {
 export function resultLine(outcome: RunOutcome): ResultLine {
   const own = outcome.events.filter((event) => event.seq >= outcome.fromSeq)
   const ended = own.findLast((event) => event.type === 'turn/end') as SessionEvent<'turn/end'> | undefined
-  const records = outcome.sessionId ? sessionRequests(outcome.sessionId, '', outcome.events, outcome.fromSeq) : []
-  const usage = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
-  let cost: number | null = 0
-  const unpriced: string[] = []
-  for (const record of records) {
-    usage.requests += record.requests
-    usage.input += record.tokens.input
-    usage.cacheRead += record.tokens.cacheRead
-    usage.cacheWrite += record.tokens.cacheWrite
-    usage.output += record.tokens.output
-    const priced = costOf(record.tokens, outcome.prices[record.model])
-    if (priced === null) {
-      cost = null
-      if (!unpriced.includes(record.model)) unpriced.push(record.model)
-    } else if (cost !== null) cost += priced
-  }
+  const { cost, unpriced, ...usage } = outcome.sessionId
+    ? sessionUsage(outcome.events, outcome.prices, outcome.fromSeq)
+    : { cost: 0, unpriced: [], requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
   return {
     type: 'result',
     version: HEADLESS_LINES_VERSION,

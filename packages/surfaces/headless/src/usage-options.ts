@@ -1,5 +1,5 @@
 import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
-import { GROUPINGS, type Grouping } from './usage-summary.ts'
+import { GROUPINGS, type Grouping } from '@dsh/usage-kit'
 
 export const USAGE_OPTIONS = {
   since: { type: 'string' },

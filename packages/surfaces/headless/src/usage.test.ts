@@ -57,8 +57,10 @@ describe('dsh usage', () => {
 
   test('a model without a price shows its tokens and "no price"', async () => {
     world.llm.enqueue({ text: 'one', usage: { input: 10, output: 5 } })
-    await dshOk(world, ['a task'])
+    // A model the shipped price table does not name.
+    await dshOk(world, ['--model', 'unpriced-model', 'a task'])
     const [id] = storedSessionIds(world)
+    expect(modelOf(id!)).toBe('deepseek/unpriced-model')
     const { report } = await usageJson()
     expect(report.total).toMatchObject({ ...loggedUsage([id!]), cost: null, unpriced: [modelOf(id!)] })
     const { stdout } = await dshOk(world, ['usage'])

@@ -1,36 +1,10 @@
 import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
-import Schema from '@dsh/schemastery'
-import type {} from '@dsh/settings'
 import type { RunIO } from './run.ts'
 import type { UsageInvocation } from './usage-options.ts'
-import { groupUsage, sessionRequests, totalUsage, type ModelPrice, type PriceTable, type RequestRecord, type UsageGroup } from './usage-summary.ts'
-
-declare module '@dsh/settings' {
-  interface Settings {
-    'usage.prices': PriceTable
-  }
-}
-
-const usd = () => Schema.number().min(0)
-
-/** A price table: `provider/model` → USD per million input, cached input, output (and optionally cache-write) tokens. */
-export const PriceTableSchema: Schema<PriceTable> = Schema.dict(
-  Schema.object({
-    input: usd().required().description('USD per million input tokens (not read from or written to a cache).'),
-    cachedInput: usd().required().description('USD per million input tokens read from the cache.'),
-    output: usd().required().description('USD per million output tokens (reasoning included).'),
-    cacheWrite: usd().description('USD per million input tokens written to the cache; absent: the input price.'),
-  }) as Schema<ModelPrice>,
-)
-
-/** Declares `usage.prices` (read by `dsh usage`), defaulting to the row's config. */
-export function defineUsageSettings(ctx: Context, prices: PriceTable): void {
-  ctx.settings.define('usage.prices', PriceTableSchema.default(prices), {
-    description: 'Prices of `dsh usage`: per `provider/model`, USD per million input, cachedInput, output (and cacheWrite) tokens. A model without a price shows its tokens and "no price".',
-  })
-}
+import { usageReport, type UsageGroup } from '@dsh/usage-kit'
+import type {} from '@dsh/usage-prices'
 
 /**
  * `dsh usage`: the logged usage of the stored sessions of this directory (or `--cwd`, or every workspace),
@@ -38,25 +12,13 @@ export function defineUsageSettings(ctx: Context, prices: PriceTable): void {
  */
 export async function showUsage(ctx: Context, invocation: UsageInvocation, io: RunIO): Promise<number> {
   const dir = invocation.allWorkspaces ? undefined : canonical(resolve(ctx.app.cwd, invocation.cwd ?? '.'))
-  const damaged: { id: string; reason: string }[] = []
-  const records: RequestRecord[] = []
-  for (const summary of await ctx.sessions.list()) {
-    if (dir !== undefined && canonical(summary.cwd) !== dir) continue
-    if (summary.damaged) {
-      damaged.push({ id: summary.id, reason: summary.damaged })
-      continue
-    }
-    try {
-      const { events } = await ctx.sessions.read(summary.id)
-      records.push(...sessionRequests(summary.id, summary.cwd, events))
-    } catch (error) {
-      damaged.push({ id: summary.id, reason: error instanceof Error ? error.message : String(error) })
-    }
-  }
-  const counted = invocation.since === undefined ? records : records.filter((record) => record.time >= invocation.since!)
-  const groups = groupUsage(counted, invocation.by, ctx.settings.get('usage.prices'))
-  const total = totalUsage(groups)
-  const sessions = new Set(counted.map((record) => record.sessionId)).size
+  const prices = ctx.usagePrices.table()
+  const { sessions, groups, total, damaged } = await usageReport(
+    ctx.sessions,
+    { by: invocation.by, ...(dir !== undefined ? { dir } : {}), ...(invocation.since !== undefined ? { since: invocation.since } : {}) },
+    prices,
+    (cwd, wanted) => canonical(cwd) === wanted,
+  )
   if (invocation.json) {
     const scope = dir ?? 'all-workspaces'
     io.stdout.write(

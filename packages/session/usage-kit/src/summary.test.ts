@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { costOf, groupUsage, sessionRequests, totalUsage } from './usage-summary.ts'
+import { costOf, groupUsage, sessionRequests, totalUsage } from './summary.ts'
 
 const at = (time: number, type: string, data: any) => ({ type, time, data })
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input, output, cacheRead, cacheWrite })

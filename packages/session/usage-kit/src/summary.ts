@@ -1,5 +1,5 @@
 // Usage and cost from logged events (issue 17 §4). Pure: a session's events in, request records out; records
-// and a price table in, groups out. No I/O, so a web page or the SDK can reuse it on the same events.
+// and a price table in, groups out. No I/O, so every surface (headless, web host, ACP) reuses it on the same events.
 
 /** Token counts as the log keeps them (`@dsh/llm` Usage: `input` excludes cache reads and writes). */
 export interface TokenCounts {

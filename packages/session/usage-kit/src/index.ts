@@ -1,0 +1,3 @@
+export { costOf, groupUsage, sessionRequests, totalUsage, GROUPINGS, type Grouping, type ModelPrice, type PriceTable, type RequestRecord, type TokenCounts, type UsageGroup } from './summary.ts'
+export { sessionUsage, type SessionUsage } from './session-usage.ts'
+export { usageReport, type UsageQuery, type UsageReport, type UsageSource } from './report.ts'
