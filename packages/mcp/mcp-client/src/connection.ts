@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { ToolListChangedNotificationSchema, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { ToolError } from '@dsh/tools'
 import type { McpCallResult } from './results.ts'
@@ -71,6 +71,39 @@ export class ServerConnection {
   }
 
   async call(tool: string, args: unknown, signal: AbortSignal): Promise<McpCallResult> {
+    return this.use(`the call of ${tool}`, signal, async (client) => {
+      const result = (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.options.callTimeoutMs })) as McpCallResult
+      // A server announces a change before the result of the call that made it: the next request sees it.
+      await this.refreshing
+      return result
+    })
+  }
+
+  /** Whether the running server offers resources (its `initialize` answer says so). */
+  get offersResources(): boolean {
+    return this.state.kind === 'ready' && !!this.state.client.getServerCapabilities()?.resources
+  }
+
+  /** Every resource the server lists (all pages), started on demand like a call. */
+  listResources(signal: AbortSignal): Promise<Resource[]> {
+    return this.use('listing its resources', signal, async (client) => {
+      const resources: Resource[] = []
+      let cursor: string | undefined
+      do {
+        const page = await client.listResources(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
+        resources.push(...page.resources)
+        cursor = page.nextCursor
+      } while (cursor)
+      return resources
+    })
+  }
+
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.use(`reading ${uri}`, signal, (client) => client.readResource({ uri }, { signal, timeout: this.options.callTimeoutMs }))
+  }
+
+  /** Runs one request on the running server (starting it first); a failure is a typed tool error naming the server. */
+  private async use<T>(what: string, signal: AbortSignal, request: (client: Client) => Promise<T>): Promise<T> {
     let client: Client
     try {
       client = await this.ensure(signal)
@@ -79,14 +112,11 @@ export class ServerConnection {
       throw new ToolError('MCP_SERVER_FAILED', (error as Error).message)
     }
     try {
-      const result = (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.options.callTimeoutMs })) as McpCallResult
-      // A server announces a change before the result of the call that made it: the next request sees it.
-      await this.refreshing
-      return result
+      return await request(client)
     } catch (error) {
       if (signal.aborted) throw error
-      if (this.state.kind !== 'ready' || this.state.client !== client) throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the call's outcome is unknown`)
-      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" failed the call of ${tool}: ${(error as Error).message}`)
+      if (this.state.kind !== 'ready' || this.state.client !== client) throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the outcome of ${what} is unknown`)
+      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" failed ${what}: ${(error as Error).message}`)
     }
   }
 

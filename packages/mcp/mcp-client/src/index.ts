@@ -12,7 +12,7 @@ import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/subprocess'
-import type {} from '@dsh/tools'
+import type { ToolDefinition } from '@dsh/tools'
 import { mergeServers, parseServers } from './config.ts'
 import { ServerConnection } from './connection.ts'
 import { approveWorkspaceServer } from './approval.ts'
@@ -20,6 +20,7 @@ import { readConfigured } from './sources.ts'
 import { openRemote } from './remote.ts'
 import { openStdio } from './stdio.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
+import { resourceTool } from './resources.ts'
 import { validCatalog, validStatus } from './validate.ts'
 
 export { expandVariables, mergeServers, parseServer, parseServers } from './config.ts'
@@ -105,6 +106,15 @@ export default class McpClient extends Mcp {
     agent.scope.effect(() => () => void this.release(agent, entry), 'mcp servers')
     const servers = await this.servers(agent.session)
     await Promise.all(servers.map((server) => this.open(agent, entry, server)))
+    this.publishResources(agent, entry)
+  }
+
+  /** `mcp_resource` for the agent, naming the servers whose `initialize` answer offered resources (none: no tool). */
+  private publishResources(agent: Agent, entry: AgentServers) {
+    const offering = [...entry.connections.values()].filter((connection) => connection.offersResources)
+    if (!offering.length || entry.stop.signal.aborted) return
+    const tool = resourceTool(offering)
+    agent.scope.plugin({ name: 'mcp-resources', apply: (ctx: Context) => this.ctx.tools.register(ctx, tool as ToolDefinition, { agentId: agent.id }) })
   }
 
   private async open(agent: Agent, entry: AgentServers, server: McpServerConfig): Promise<void> {

@@ -105,6 +105,12 @@ const TOOL_PREFIX = 'mcp__'
 /** The dsh tool name of a server's tool: characters a model provider refuses become `_`. */
 export const mcpToolName = (server: string, tool: string): string => `${TOOL_PREFIX}${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`
 
+/** The one tool that lists and reads the resources of an agent's MCP servers (arguments `{ server, uri? }`). */
+export const MCP_RESOURCE_TOOL = 'mcp_resource'
+
+/** What rules call a server's resources: `mcp(<server>/@resources)` (`@` is in no MCP tool name; `mcp(<server>/*)` covers it). */
+export const MCP_RESOURCES_RULE_NAME = '@resources'
+
 /** The server and tool of an `mcp__<server>__<tool>` name, or undefined for any other name. */
 export function parseMcpToolName(name: string): { server: string; tool: string } | undefined {
   if (!name.startsWith(TOOL_PREFIX)) return undefined
