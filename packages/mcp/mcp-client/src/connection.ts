@@ -98,6 +98,11 @@ export class ServerConnection {
     })
   }
 
+  /** The tools the running server lists now (all pages). */
+  tools(signal: AbortSignal): Promise<Tool[]> {
+    return this.use('listing its tools', signal, (client) => this.listTools(client))
+  }
+
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
     return this.use(`reading ${uri}`, signal, (client) => client.readResource({ uri }, { signal, timeout: this.options.callTimeoutMs }))
   }

@@ -6,9 +6,10 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/credentials'
 import type { Context } from '@dsh/cordis'
-import { Mcp, type McpServerConfig, type McpStatus } from '@dsh/mcp'
+import { Mcp, McpError, type McpProbe, type McpServerConfig, type McpStart, type McpStatus } from '@dsh/mcp'
 import type {} from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
+import type {} from '@dsh/settings'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/subprocess'
@@ -16,7 +17,8 @@ import type { ToolDefinition } from '@dsh/tools'
 import { mergeServers, parseServers } from './config.ts'
 import { ServerConnection } from './connection.ts'
 import { approveWorkspaceServer } from './approval.ts'
-import { readConfigured } from './sources.ts'
+import { readConfigured, userFilePath } from './sources.ts'
+import { addUserServer, removeUserServer } from './user-file.ts'
 import { openRemote } from './remote.ts'
 import { openStdio } from './stdio.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
@@ -26,6 +28,12 @@ import { validCatalog, validStatus } from './validate.ts'
 export { expandVariables, mergeServers, parseServer, parseServers } from './config.ts'
 export { serverRule } from './approval.ts'
 export { mapCallResult } from './results.ts'
+
+declare module '@dsh/settings' {
+  interface Settings {
+    'mcp.start': McpStart
+  }
+}
 
 export interface Config {
   userFile: string
@@ -41,6 +49,12 @@ export interface Config {
 interface AgentServers {
   connections: Map<string, ServerConnection>
   tools: Map<string, { dispose(): unknown }>
+  /** Each server's start (approval, spawn, initialize), begun once: eager at creation, the rest at the first step. */
+  opening: Map<string, Promise<void>>
+  /** The start of every server before the first request. */
+  all?: Promise<void>
+  /** The registered `mcp_resource` and the servers it names. */
+  resources?: { names: string; fiber: { dispose(): unknown } }
   stop: AbortController
 }
 
@@ -79,7 +93,13 @@ export default class McpClient extends Mcp {
       await this.prepare(step.agent)
       return next()
     })
+    ctx.on('agent/created', (agent) => this.startEager(agent))
     ctx.inject(['commands'], (inner) => inner.commands.register(inner, mcpCommand(this)))
+    ctx.inject(['settings'], (inner) =>
+      inner.settings.define('mcp.start', Schema.union(['lazy', 'eager'] as const).default('lazy'), {
+        description: "When an agent's MCP servers start unless a server sets `start`: lazy (at its first step) or eager (when the session starts, so the first turn does not wait).",
+      }),
+    )
   }
 
   configured(cwd: string): Promise<McpServerConfig[]> {
@@ -98,23 +118,88 @@ export default class McpClient extends Mcp {
     return mergeServers(await this.configured(session.cwd), this.attached.get(session.id) ?? [])
   }
 
-  /** The agent's connections, opened once: every server started (or refused) before its first request. */
-  private async prepare(agent: Agent): Promise<void> {
-    if (this.agents.has(agent.id)) return
-    const entry: AgentServers = { connections: new Map(), tools: new Map(), stop: new AbortController() }
+  userFile(): string {
+    return userFilePath(this.ctx.app.home, this.config.userFile)
+  }
+
+  addUserServer(name: string, entry: Record<string, unknown>): Promise<void> {
+    return addUserServer(this.userFile(), name, entry)
+  }
+
+  removeUserServer(name: string): Promise<void> {
+    return removeUserServer(this.userFile(), name)
+  }
+
+  async probe(agent: Agent, name: string): Promise<McpProbe> {
+    const servers = await this.servers(agent.session)
+    const server = servers.find((candidate) => candidate.name === name)
+    if (!server) throw new McpError('MCP_CONFIG_INVALID', `no MCP server named "${name}" for ${agent.session.cwd} (configured: ${servers.map((known) => known.name).join(', ') || 'none'})`)
+    const entry = this.entryOf(agent)
+    const since = (start: number) => Math.round(performance.now() - start)
+    const started = performance.now()
+    const opening = this.open(agent, entry, server)
+    entry.opening.set(name, opening)
+    await opening
+    const startMs = since(started)
+    const base = { server: name, origin: server.origin, transport: server.transport }
+    const connection = entry.connections.get(name)
+    if (!connection?.ready) {
+      const status = agent.session.all('mcp/status').findLast((event) => event.data.server === name)?.data
+      return { ...base, ok: false, message: status?.message ?? `MCP server "${name}" did not start`, startMs, tools: [] }
+    }
+    const listed = performance.now()
+    const tools = await connection.tools(entry.stop.signal)
+    const listMs = since(listed)
+    const stopping = performance.now()
+    await connection.close()
+    this.status(agent.session, { server: name, state: 'stopped' })
+    return { ...base, ok: true, startMs, listMs, stopMs: since(stopping), tools: tools.map((tool) => ({ tool: tool.name, description: tool.description ?? '' })) }
+  }
+
+  /** The agent's servers, tracked from its first start (eager or at its first step) until its scope ends. */
+  private entryOf(agent: Agent): AgentServers {
+    const known = this.agents.get(agent.id)
+    if (known) return known
+    const entry: AgentServers = { connections: new Map(), tools: new Map(), opening: new Map(), stop: new AbortController() }
     this.agents.set(agent.id, entry)
     agent.scope.effect(() => () => void this.release(agent, entry), 'mcp servers')
+    return entry
+  }
+
+  /** A server's `start`, else the `mcp.start` setting (lazy where no settings are mounted). */
+  private startOf(server: McpServerConfig): McpStart {
+    return server.start ?? ((this.ctx.get('settings')?.get('mcp.start') as McpStart | undefined) || 'lazy')
+  }
+
+  /** At the agent's creation: starts its eager servers in the background (a failure is logged and warned, never thrown). */
+  private startEager(agent: Agent): void {
+    this.startServers(agent, (server) => this.startOf(server) === 'eager').catch((error: Error) => this.ctx.logger('mcp').warn('%s', error.message))
+  }
+
+  /** Before the agent's first request: every server started (or refused), eager ones included, once. */
+  private prepare(agent: Agent): Promise<void> {
+    const entry = this.entryOf(agent)
+    entry.all ??= this.startServers(agent, () => true)
+    return entry.all
+  }
+
+  /** Starts the servers `which` selects that are not started yet, and waits for every start begun so far. */
+  private async startServers(agent: Agent, which: (server: McpServerConfig) => boolean): Promise<void> {
+    const entry = this.entryOf(agent)
     const servers = await this.servers(agent.session)
-    await Promise.all(servers.map((server) => this.open(agent, entry, server)))
+    for (const server of servers) if (!entry.opening.has(server.name) && which(server)) entry.opening.set(server.name, this.open(agent, entry, server))
+    await Promise.all(entry.opening.values())
     this.publishResources(agent, entry)
   }
 
   /** `mcp_resource` for the agent, naming the servers whose `initialize` answer offered resources (none: no tool). */
   private publishResources(agent: Agent, entry: AgentServers) {
     const offering = [...entry.connections.values()].filter((connection) => connection.offersResources)
-    if (!offering.length || entry.stop.signal.aborted) return
-    const tool = resourceTool(offering)
-    agent.scope.plugin({ name: 'mcp-resources', apply: (ctx: Context) => this.ctx.tools.register(ctx, tool as ToolDefinition, { agentId: agent.id }) })
+    const names = offering.map((connection) => connection.server.name).join(',')
+    if (entry.stop.signal.aborted || names === (entry.resources?.names ?? '')) return
+    entry.resources?.fiber.dispose()
+    const tool = resourceTool(offering) as ToolDefinition
+    entry.resources = names ? { names, fiber: agent.scope.plugin({ name: 'mcp-resources', apply: (ctx: Context) => this.ctx.tools.register(ctx, tool, { agentId: agent.id }) }) } : undefined
   }
 
   private async open(agent: Agent, entry: AgentServers, server: McpServerConfig): Promise<void> {
@@ -122,6 +207,7 @@ export default class McpClient extends Mcp {
       const refusal = await approveWorkspaceServer(this.ctx, agent, server, entry.stop.signal)
       if (refusal) return this.status(agent.session, { server: server.name, state: 'refused', message: refusal })
     }
+    if (entry.stop.signal.aborted) return // the agent ended while the server was being approved
     const connection = new ServerConnection(server, {
       initializeTimeoutMs: this.config.initializeTimeoutMs,
       callTimeoutMs: this.config.callTimeoutMs,

@@ -1,6 +1,7 @@
 // The MCP seam (docs/architecture.md, "MCP servers"): which Model Context Protocol servers a session may
 // use, where each came from, and how their tools are named. Nothing here runs; `@dsh/mcp-client` does.
 import { type Context, Service } from '@dsh/cordis'
+import type { Agent } from '@dsh/agent'
 import type { Session } from '@dsh/session'
 
 /** Where a server's configuration came from (shown by `dsh mcp list`; a workspace server needs approval once). */
@@ -16,7 +17,14 @@ interface ServerCommon {
   /** The file or the request it was read from (`~/.dsh/mcp.yaml`, `/repo/.mcp.json`, `session/new`). */
   source: string
   trust: McpTrust
+  /**
+   * `eager`: started when the agent is created (session start), so its tools are ready for the first turn;
+   * `lazy`: at the agent's first step. Unset: the `mcp.start` setting decides.
+   */
+  start?: McpStart
 }
+
+export type McpStart = 'eager' | 'lazy'
 
 /** A server dsh starts as a child process and speaks to over its stdin and stdout. */
 export interface McpStdioServer extends ServerCommon {
@@ -73,6 +81,22 @@ export interface McpStatus {
   server: string
   state: McpServerState
   message?: string
+}
+
+/** What `dsh mcp test` reports of one server: started, listed and stopped as an agent would, with timings. */
+export interface McpProbe {
+  server: string
+  origin: McpOrigin
+  transport: McpServerConfig['transport']
+  ok: boolean
+  /** Why it did not start (refused, failed, timed out), naming the server. */
+  message?: string
+  /** From the start (approval included) until the server answered `initialize` and its first `tools/list`. */
+  startMs: number
+  /** A second `tools/list` on the running server. */
+  listMs?: number
+  stopMs?: number
+  tools: { tool: string; description: string }[]
 }
 
 declare module '@dsh/session' {
@@ -146,4 +170,22 @@ export abstract class Mcp extends Service {
 
   /** The servers a session uses: configured ones, then attached ones (a later source replaces a same name). */
   abstract servers(session: Session): Promise<McpServerConfig[]>
+
+  /** The user's servers file (`$DSH_HOME/mcp.yaml` unless configured otherwise). */
+  abstract userFile(): string
+
+  /**
+   * Adds a server to the user's file in the `mcpServers` entry shape, keeping the file's comments and layout;
+   * throws McpError naming the file, the server and the key for a bad entry or a taken name.
+   */
+  abstract addUserServer(name: string, entry: Record<string, unknown>): Promise<void>
+
+  /** Removes a server from the user's file; throws McpError listing the configured names when it has none by that name. */
+  abstract removeUserServer(name: string): Promise<void>
+
+  /**
+   * Starts one of the agent's servers as its first step would (approval, environment policy, sandbox, all
+   * logged), lists its tools and stops it; throws McpError when the agent has no server by that name.
+   */
+  abstract probe(agent: Agent, name: string): Promise<McpProbe>
 }
