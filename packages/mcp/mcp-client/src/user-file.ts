@@ -46,7 +46,7 @@ export async function addUserServer(file: string, name: string, entry: Record<st
   const key = serversKey(document)
   if (document.hasIn([key, name])) throw new McpError('MCP_CONFIG_INVALID', `${file}: an MCP server named "${name}" is already configured (dsh mcp remove ${name} first)`)
   if (!isMap(document.get(key))) document.set(key, document.createNode({}))
-  document.setIn([key, name], document.createNode(entry, { flow: true }))
+  document.setIn([key, name], document.createNode(entry))
   await writeAtomically(file, document.toString())
 }
 
