@@ -21,6 +21,13 @@ export interface ConnectionOptions {
 
 type State = { kind: 'idle' } | { kind: 'starting'; ready: Promise<void> } | { kind: 'ready'; client: Client } | { kind: 'dead'; at: number; message: string }
 
+/** An error's message with its causes' (fetch says only "fetch failed"; a cause names the proxy's refusal). */
+const withCause = (error: Error): string => {
+  let text = error.message
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) if (!text.includes(cause.message)) text += `: ${cause.message}`
+  return text
+}
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason)
@@ -174,7 +181,7 @@ export class ServerConnection {
       const detail = diagnostics()
       const message = timedOut
         ? `MCP server "${name}" did not answer initialize within ${this.options.initializeTimeoutMs} ms${detail ? ` (stderr: ${detail})` : ''}`
-        : `MCP server "${name}" failed to initialize: ${(error as Error).message}${detail ? ` (stderr: ${detail})` : ''}`
+        : `MCP server "${name}" failed to initialize: ${withCause(error as Error)}${detail ? ` (stderr: ${detail})` : ''}`
       this.fail(message)
       throw new McpError(timedOut ? 'MCP_INIT_TIMEOUT' : 'MCP_SERVER_FAILED', message)
     }

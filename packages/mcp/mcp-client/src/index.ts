@@ -229,8 +229,9 @@ export default class McpClient extends Mcp {
   }
 
   private async transport(session: Session, server: McpServerConfig) {
-    if (server.transport !== 'stdio') return openRemote(server, process.env)
     const policy = this.ctx.get('sandboxPolicy')
+    // A remote server is reached as a confined command reaches the network: through the session's proxy.
+    if (server.transport !== 'stdio') return openRemote(server, process.env, policy ? await policy.network(session) : undefined)
     const authority = server.sandbox && policy ? await policy.authority(session) : undefined
     const sandbox = this.ctx.get('sandbox')
     return openStdio({
