@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ToolListChangedNotificationSchema, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { ToolListChangedNotificationSchema, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { ToolError } from '@dsh/tools'
 import type { McpCallResult } from './results.ts'
@@ -103,6 +103,33 @@ export class ServerConnection {
       } while (cursor)
       return resources
     })
+  }
+
+  get callTimeoutMs(): number {
+    return this.options.callTimeoutMs
+  }
+
+  /** Whether the running server offers prompts (its `initialize` answer says so). */
+  get offersPrompts(): boolean {
+    return this.state.kind === 'ready' && !!this.state.client.getServerCapabilities()?.prompts
+  }
+
+  /** Every prompt the server lists (all pages). */
+  prompts(signal: AbortSignal): Promise<Prompt[]> {
+    return this.use('listing its prompts', signal, async (client) => {
+      const prompts: Prompt[] = []
+      let cursor: string | undefined
+      do {
+        const page = await client.listPrompts(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
+        prompts.push(...page.prompts)
+        cursor = page.nextCursor
+      } while (cursor)
+      return prompts
+    })
+  }
+
+  prompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    return this.use(`getting the prompt ${name}`, signal, (client) => client.getPrompt({ name, arguments: args }, { signal, timeout: this.options.callTimeoutMs }))
   }
 
   /** The tools the running server lists now (all pages). */

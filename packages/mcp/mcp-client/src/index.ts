@@ -23,7 +23,10 @@ import { openRemote } from './remote.ts'
 import { openStdio } from './stdio.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
 import { resourceTool } from './resources.ts'
-import { validCatalog, validStatus } from './validate.ts'
+import { validCatalog, validPrompt, validStatus } from './validate.ts'
+import { promptCommand } from './prompts.ts'
+import type { Prompt } from '@modelcontextprotocol/sdk/types.js'
+import type { CommandDefinition } from '@dsh/commands'
 
 export { expandVariables, mergeServers, parseServer, parseServers } from './config.ts'
 export { serverRule } from './approval.ts'
@@ -47,6 +50,9 @@ export interface Config {
 
 /** One agent's servers: their connections and the fork holding each server's registered tools. */
 interface AgentServers {
+  agent: Agent
+  /** Each started server's prompts (offered as slash commands to this agent's workspace). */
+  prompts: Map<string, Prompt[]>
   connections: Map<string, ServerConnection>
   tools: Map<string, { dispose(): unknown }>
   /** Each server's start (approval, spawn, initialize), begun once: eager at creation, the rest at the first step. */
@@ -89,12 +95,16 @@ export default class McpClient extends Mcp {
     super(ctx)
     ctx.sessions.defineKind(ctx, 'mcp/catalog', { ignorable: true, validate: validCatalog })
     ctx.sessions.defineKind(ctx, 'mcp/status', { ignorable: true, validate: validStatus })
+    ctx.sessions.defineKind(ctx, 'mcp/prompt', { ignorable: true, validate: validPrompt })
     ctx.on('agent/pre-step', async (step, next) => {
       await this.prepare(step.agent)
       return next()
     })
     ctx.on('agent/created', (agent) => this.startEager(agent))
-    ctx.inject(['commands'], (inner) => inner.commands.register(inner, mcpCommand(this)))
+    ctx.inject(['commands'], (inner) => {
+      inner.commands.register(inner, mcpCommand(this))
+      inner.commands.useSource(inner, { list: async (cwd) => this.promptCommands(cwd) })
+    })
     ctx.inject(['settings'], (inner) =>
       inner.settings.define('mcp.start', Schema.union(['lazy', 'eager'] as const).default('lazy'), {
         description: "When an agent's MCP servers start unless a server sets `start`: lazy (at its first step) or eager (when the session starts, so the first turn does not wait).",
@@ -116,6 +126,25 @@ export default class McpClient extends Mcp {
 
   async servers(session: Session): Promise<McpServerConfig[]> {
     return mergeServers(await this.configured(session.cwd), this.attached.get(session.id) ?? [])
+  }
+
+  /** The prompts of the servers running for agents in `cwd`, as slash commands (a name taken twice: the first). */
+  private promptCommands(cwd: string): CommandDefinition[] {
+    const commands = new Map<string, CommandDefinition>()
+    for (const entry of this.agents.values()) {
+      if (entry.agent.session.cwd !== cwd) continue
+      for (const [server, prompts] of entry.prompts)
+        for (const prompt of prompts) {
+          const command = promptCommand(
+            server,
+            prompt,
+            (agent) => this.agents.get(agent.id)?.connections.get(server),
+            (agent, args) => agent.session.append('mcp/prompt', { server, prompt: prompt.name, arguments: args }),
+          )
+          if (!commands.has(command.name)) commands.set(command.name, command)
+        }
+    }
+    return [...commands.values()]
   }
 
   userFile(): string {
@@ -160,7 +189,7 @@ export default class McpClient extends Mcp {
   private entryOf(agent: Agent): AgentServers {
     const known = this.agents.get(agent.id)
     if (known) return known
-    const entry: AgentServers = { connections: new Map(), tools: new Map(), opening: new Map(), stop: new AbortController() }
+    const entry: AgentServers = { agent, prompts: new Map(), connections: new Map(), tools: new Map(), opening: new Map(), stop: new AbortController() }
     this.agents.set(agent.id, entry)
     agent.scope.effect(() => () => void this.release(agent, entry), 'mcp servers')
     return entry
@@ -222,6 +251,7 @@ export default class McpClient extends Mcp {
     try {
       await connection.ensure(entry.stop.signal)
       this.status(agent.session, { server: server.name, state: 'started' })
+      if (connection.offersPrompts) entry.prompts.set(server.name, await connection.prompts(entry.stop.signal))
     } catch (error) {
       // Logged by onExit; the turn goes on without this server's tools, and the warning names it.
       this.ctx.logger('mcp').warn('%s', (error as Error).message)

@@ -99,10 +99,21 @@ export interface McpProbe {
   tools: { tool: string; description: string }[]
 }
 
+/**
+ * `mcp/prompt`: a person ran a server's prompt as a slash command (`/mcp__<server>__<prompt> …`); the user
+ * message that follows is that prompt's text. Not model-visible itself (the user message is).
+ */
+export interface McpPromptUse {
+  server: string
+  prompt: string
+  arguments: Record<string, string>
+}
+
 declare module '@dsh/session' {
   interface SessionEventMap {
     'mcp/catalog': McpCatalog
     'mcp/status': McpStatus
+    'mcp/prompt': McpPromptUse
   }
 }
 
