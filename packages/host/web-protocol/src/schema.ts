@@ -284,7 +284,7 @@ export const WEB_METHOD_SCHEMAS = {
   'settings.reset': { params: Type.Object({ key: Type.String() }), result: Type.Object({ setting: SettingViewSchema }) },
   'credentials.list': { params: Empty, result: Type.Object({ credentials: Type.Array(CredentialViewSchema) }) },
   'mcp.servers': {
-    params: Type.Object({ cwd: Type.String(), sessionId: Type.Optional(Type.String()) }),
+    params: Type.Object({ cwd: Type.Optional(Type.String({ description: 'Default: where dsh web started.' })), sessionId: Type.Optional(Type.String()) }),
     result: Type.Object({ servers: Type.Array(McpServerViewSchema) }),
   },
   'credentials.set': { params: Type.Object({ name: Type.String(), value: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },

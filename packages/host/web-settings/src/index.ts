@@ -74,7 +74,7 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'mcp.servers'>['params'], M<'mcp.servers'>['result']>(ctx, 'mcp.servers', {
-    handle: async ({ cwd, sessionId }) => ({ servers: await mcpServers(ctx, cwd, sessionId) }),
+    handle: async ({ cwd, sessionId }) => ({ servers: await mcpServers(ctx, cwd ?? ctx.app.cwd, sessionId) }),
   })
 
   web.method<M<'credentials.list'>['params'], M<'credentials.list'>['result']>(ctx, 'credentials.list', {

@@ -28,6 +28,7 @@ async function call(method: string, params: unknown = {}) {
 
 test('mcp.servers shows the servers of a workspace with origin, state and tools as the session log records them, never a config value', async () => {
   const configured = await call('mcp.servers', { cwd: h.workspace })
+  expect((await call('mcp.servers', {})).ok).toBe(true)
   expect(configured.result.servers.map((server: { name: string; origin: string; state: string }) => `${server.name} ${server.origin} ${server.state}`)).toEqual([
     't user not started',
     'repo workspace not started',
