@@ -93,6 +93,12 @@ Usage:
   dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--force, --fork)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
   dsh mcp list                         MCP servers of this directory and where each comes from (--cwd, --json)
+  dsh mcp add <name> -- <cmd> [args…]  add a server to $DSH_HOME/mcp.yaml (--env K=V, --trust ask|allow,
+                                       --start eager|lazy, --unconfined; remote: --url <url> [--transport http|sse]
+                                       [--header "Name: value"] [--bearer-token-env-var VAR])
+  dsh mcp remove <name>                remove it from $DSH_HOME/mcp.yaml
+  dsh mcp test <name>                  start it as a session would, list its tools, stop it, with timings
+                                       (--cwd, --json; exit 0 started, 1 did not start, 2 unknown name or bad file)
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
   dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --permission, --preset, --json)
   dsh eval <dir>                       run task folders (task.json + repo/) headless in temp copies; table + --out report.json (--parallel n)

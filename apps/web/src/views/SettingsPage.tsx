@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
-import { Boxes, KeyRound, SlidersHorizontal } from 'lucide-react'
-import type { CredentialView, SettingView } from '@dsh/web-protocol'
+import { Boxes, KeyRound, Plug, SlidersHorizontal } from 'lucide-react'
+import type { CredentialView, McpServerView, SettingView } from '@dsh/web-protocol'
 import { Composition } from '../components/Composition.tsx'
 import { ModelPicker } from '../components/Pickers.tsx'
 import { call, messageOf } from '../lib/api.ts'
@@ -10,6 +10,7 @@ import { navigate } from '../lib/router.ts'
 const TABS = [
   { id: 'models', label: 'Models and keys', icon: KeyRound },
   { id: 'settings', label: 'All settings', icon: SlidersHorizontal },
+  { id: 'mcp', label: 'MCP servers', icon: Plug },
   { id: 'composition', label: 'Composition', icon: Boxes },
 ] as const
 
@@ -26,7 +27,7 @@ export function SettingsPage({ tab }: { tab: string }) {
           ))}
         </nav>
       </header>
-      <div className="settings-body">{tab === 'settings' ? <AllSettings /> : tab === 'composition' ? <Composition /> : <ModelsAndKeys />}</div>
+      <div className="settings-body">{tab === 'settings' ? <AllSettings /> : tab === 'mcp' ? <McpServers /> : tab === 'composition' ? <Composition /> : <ModelsAndKeys />}</div>
     </div>
   )
 }
@@ -253,6 +254,45 @@ function AllSettings() {
         <tbody>
           {settings?.map((setting) => (
             <SettingEditor key={setting.key} setting={setting} onSaved={(next) => setSettings((list) => list?.map((entry) => (entry.key === next.key ? next : entry)))} />
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
+
+/** The MCP servers of the directory dsh web started in: where each comes from, and its tools once a session ran it. */
+function McpServers() {
+  const [servers, setServers] = useState<McpServerView[]>()
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    call('mcp.servers', {}).then(
+      (result) => setServers(result.servers),
+      (failure) => setError(messageOf(failure)),
+    )
+  }, [])
+  return (
+    <section className="card">
+      <h3>MCP servers</h3>
+      <p className="muted small">From $DSH_HOME/mcp.yaml and the workspace .mcp.json (dsh mcp add | remove | test). A workspace server starts only once you approve it.</p>
+      {error && <p className="inline-error">{error}</p>}
+      {servers && !servers.length && <p className="muted">No MCP servers are configured here.</p>}
+      <table className="settings-table mcp-servers">
+        <tbody>
+          {servers?.map((server) => (
+            <tr key={server.name} data-server={server.name}>
+              <td>
+                <strong>{server.name}</strong>
+                <div className="muted small">
+                  {server.origin} · {server.transport} · trust {server.trust} · {server.source}
+                </div>
+              </td>
+              <td>
+                {server.state}
+                {server.message && <div className="muted small">{server.message}</div>}
+              </td>
+              <td className="small">{server.tools.length ? server.tools.map((tool) => tool.name).join(', ') : <span className="muted">tools listed once a session starts it</span>}</td>
+            </tr>
           ))}
         </tbody>
       </table>

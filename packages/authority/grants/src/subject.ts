@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { isCommandKind, suggestCommandPattern, type RuleSubject } from '@dsh/authority-rules'
-import { parseMcpToolName } from '@dsh/mcp'
+import { MCP_RESOURCE_TOOL, MCP_RESOURCES_RULE_NAME, parseMcpToolName } from '@dsh/mcp'
 import type { ToolInvocation } from '@dsh/tools'
 
 /** The real path of `path`, through its deepest existing ancestor (a symlinked directory is followed). */
@@ -25,7 +25,7 @@ const pathSubject = (kind: 'write' | 'edit', path: unknown, cwd: string): RuleSu
 /**
  * What a tool call does, as grant rules see it, for the tools dsh ships: `bash` (confined, `unconfined`
  * with `sandbox: false`, or `writegit` with `writeGit: true`), `write`, `edit` and `str_replace_editor` (its create is a write, its other changes
- * edits), and MCP tools (`mcp`). Undefined for any other tool or call: no rule applies to it, neither allow nor deny.
+ * edits), MCP tools and `mcp_resource` (`mcp`). Undefined for any other tool or call: no rule applies to it, neither allow nor deny.
  */
 export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
   const args = (invocation.arguments ?? {}) as Record<string, unknown>
@@ -41,6 +41,9 @@ export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
       if (args.command === 'create') return pathSubject('write', args.path, cwd)
       if (args.command === 'str_replace' || args.command === 'insert' || args.command === 'undo_edit') return pathSubject('edit', args.path, cwd)
       return undefined
+    case MCP_RESOURCE_TOOL:
+      // Listing or reading a server's resources: `mcp(<server>/@resources)`.
+      return typeof args.server === 'string' ? { kind: 'mcp', value: `${args.server}/${MCP_RESOURCES_RULE_NAME}` } : undefined
     default: {
       // An MCP tool (`mcp__<server>__<tool>`): rules name it `mcp(<server>/<tool>)`.
       const mcp = parseMcpToolName(invocation.name)

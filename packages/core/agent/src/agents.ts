@@ -156,6 +156,7 @@ export class Agents extends Service {
     if (!scope) throw new Error(`agent ${id}: its scope did not start`)
     const agent = new Agent(this.host, { id, session, scope, disposeScope: () => fiber.dispose(), parent: options.parent, systemPrompt: options.systemPrompt, maxSteps: options.maxSteps })
     this.agents.set(id, agent)
+    this.ctx.emit('agent/created', agent)
     return agent
   }
 

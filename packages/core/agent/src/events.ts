@@ -21,6 +21,8 @@ declare module '@dsh/cordis' {
     'agent/turn-stopping'(agent: Agent, result: TurnResult): Promise<void>
     /** @mode bail — the route of new sessions; the first listener that returns one wins, else the `agents` row's. */
     'agent/default-route'(): Route | undefined
+    /** @mode emit — a new agent (created, resumed or forked) is ready, before its first turn. */
+    'agent/created'(agent: Agent): void
     /** @mode emit — an agent's status changed. */
     'agent/status'(agent: Agent, status: AgentStatus): void
   }

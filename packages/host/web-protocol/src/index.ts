@@ -22,6 +22,7 @@ export type AgentPresetView = Static<typeof S.AgentPresetViewSchema>
 export type PageResult = Static<typeof S.PageResultSchema>
 export type SettingView = Static<typeof S.SettingViewSchema>
 export type CredentialView = Static<typeof S.CredentialViewSchema>
+export type McpServerView = Static<typeof S.McpServerViewSchema>
 export type CompositionRow = Static<typeof S.CompositionRowSchema>
 export type DirectoryEntry = Static<typeof S.DirectoryEntrySchema>
 /** An image as the page sends or shows it: base64 bytes and their media type. */

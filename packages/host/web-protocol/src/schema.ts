@@ -128,6 +128,20 @@ export const SettingViewSchema = Type.Object(
   { title: 'SettingView' },
 )
 
+export const McpServerViewSchema = Type.Object(
+  {
+    name: Type.String(),
+    origin: stringEnum(['user', 'workspace', 'acp', 'sdk', 'cli'] as const),
+    source: Type.String({ description: 'The file or request it was read from.' }),
+    transport: stringEnum(['stdio', 'http', 'sse'] as const),
+    trust: stringEnum(['ask', 'allow'] as const),
+    state: Type.String({ description: "The session log's last mcp/status (started, failed, crashed, stopped, refused), or `not started`." }),
+    message: Type.Optional(Type.String()),
+    tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String() }), { description: "The session log's last mcp/catalog of the server." }),
+  },
+  { title: 'McpServerView', description: 'An MCP server as the settings page shows it: never a command line, an environment or a header value.' },
+)
+
 export const CredentialViewSchema = Type.Object(
   {
     provider: Type.Optional(Type.String({ description: 'The provider that reads it, when known.' })),
@@ -309,6 +323,10 @@ export const WEB_METHOD_SCHEMAS = {
   'settings.set': { params: Type.Object({ key: Type.String(), value: Type.Unknown() }), result: Type.Object({ setting: SettingViewSchema }) },
   'settings.reset': { params: Type.Object({ key: Type.String() }), result: Type.Object({ setting: SettingViewSchema }) },
   'credentials.list': { params: Empty, result: Type.Object({ credentials: Type.Array(CredentialViewSchema) }) },
+  'mcp.servers': {
+    params: Type.Object({ cwd: Type.Optional(Type.String({ description: 'Default: where dsh web started.' })), sessionId: Type.Optional(Type.String()) }),
+    result: Type.Object({ servers: Type.Array(McpServerViewSchema) }),
+  },
   'credentials.set': { params: Type.Object({ name: Type.String(), value: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
   'credentials.remove': { params: Type.Object({ name: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
   'composition.get': { params: Empty, result: Type.Object({ text: Type.String(), header: Type.Array(Type.String()), rows: Type.Array(CompositionRowSchema) }) },

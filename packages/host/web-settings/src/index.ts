@@ -7,6 +7,7 @@ import type { SettingEntry } from '@dsh/settings'
 import type { CredentialView, Methods, SettingView } from '@dsh/web-protocol'
 import { WebError } from '@dsh/webserver'
 import { parseDump } from './composition.ts'
+import { mcpServers } from './mcp.ts'
 
 export { parseDump } from './composition.ts'
 
@@ -70,6 +71,10 @@ export function apply(ctx: Context, config: Config) {
       await ctx.settings.reset(key)
       return { setting: settingView(key) }
     },
+  })
+
+  web.method<M<'mcp.servers'>['params'], M<'mcp.servers'>['result']>(ctx, 'mcp.servers', {
+    handle: async ({ cwd, sessionId }) => ({ servers: await mcpServers(ctx, cwd ?? ctx.app.cwd, sessionId) }),
   })
 
   web.method<M<'credentials.list'>['params'], M<'credentials.list'>['result']>(ctx, 'credentials.list', {

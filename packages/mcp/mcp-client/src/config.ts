@@ -12,7 +12,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => !!value &
 
 const STDIO_KEYS = ['type', 'command', 'args', 'env']
 const REMOTE_KEYS = ['type', 'url', 'headers', 'bearer_token_env_var']
-const USER_KEYS = ['trust', 'sandbox']
+const USER_KEYS = ['trust', 'sandbox', 'start']
 
 function stringRecord(value: unknown, what: string): Record<string, string> {
   if (value === undefined) return {}
@@ -38,7 +38,9 @@ export function parseServer(name: string, raw: unknown, rules: SourceRules): Mcp
     if (unknown.length && rules.origin !== 'workspace') throw new Error(`unknown key ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')})`)
     const trust = rules.userKeys && raw.trust !== undefined ? raw.trust : 'ask'
     if (trust !== 'ask' && trust !== 'allow') throw new Error('trust must be ask or allow')
-    const common = { name, origin: rules.origin, source: rules.source, trust } as const
+    const start = rules.userKeys ? raw.start : undefined
+    if (start !== undefined && start !== 'eager' && start !== 'lazy') throw new Error('start must be eager or lazy')
+    const common = { name, origin: rules.origin, source: rules.source, trust, ...(start ? { start: start as 'eager' | 'lazy' } : {}) } as const
     if (type === 'stdio') {
       if (typeof raw.command !== 'string' || !raw.command) throw new Error('command must be a non-empty string')
       if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((arg) => typeof arg !== 'string'))) throw new Error('args must be a list of strings')

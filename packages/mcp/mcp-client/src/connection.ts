@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { ToolListChangedNotificationSchema, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { ToolError } from '@dsh/tools'
 import type { McpCallResult } from './results.ts'
@@ -20,6 +20,13 @@ export interface ConnectionOptions {
 }
 
 type State = { kind: 'idle' } | { kind: 'starting'; ready: Promise<void> } | { kind: 'ready'; client: Client } | { kind: 'dead'; at: number; message: string }
+
+/** An error's message with its causes' (fetch says only "fetch failed"; a cause names the proxy's refusal). */
+const withCause = (error: Error): string => {
+  let text = error.message
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) if (!text.includes(cause.message)) text += `: ${cause.message}`
+  return text
+}
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -71,6 +78,71 @@ export class ServerConnection {
   }
 
   async call(tool: string, args: unknown, signal: AbortSignal): Promise<McpCallResult> {
+    return this.use(`the call of ${tool}`, signal, async (client) => {
+      const result = (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.options.callTimeoutMs })) as McpCallResult
+      // A server announces a change before the result of the call that made it: the next request sees it.
+      await this.refreshing
+      return result
+    })
+  }
+
+  /** Whether the running server offers resources (its `initialize` answer says so). */
+  get offersResources(): boolean {
+    return this.state.kind === 'ready' && !!this.state.client.getServerCapabilities()?.resources
+  }
+
+  /** Every resource the server lists (all pages), started on demand like a call. */
+  listResources(signal: AbortSignal): Promise<Resource[]> {
+    return this.use('listing its resources', signal, async (client) => {
+      const resources: Resource[] = []
+      let cursor: string | undefined
+      do {
+        const page = await client.listResources(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
+        resources.push(...page.resources)
+        cursor = page.nextCursor
+      } while (cursor)
+      return resources
+    })
+  }
+
+  get callTimeoutMs(): number {
+    return this.options.callTimeoutMs
+  }
+
+  /** Whether the running server offers prompts (its `initialize` answer says so). */
+  get offersPrompts(): boolean {
+    return this.state.kind === 'ready' && !!this.state.client.getServerCapabilities()?.prompts
+  }
+
+  /** Every prompt the server lists (all pages). */
+  prompts(signal: AbortSignal): Promise<Prompt[]> {
+    return this.use('listing its prompts', signal, async (client) => {
+      const prompts: Prompt[] = []
+      let cursor: string | undefined
+      do {
+        const page = await client.listPrompts(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
+        prompts.push(...page.prompts)
+        cursor = page.nextCursor
+      } while (cursor)
+      return prompts
+    })
+  }
+
+  prompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    return this.use(`getting the prompt ${name}`, signal, (client) => client.getPrompt({ name, arguments: args }, { signal, timeout: this.options.callTimeoutMs }))
+  }
+
+  /** The tools the running server lists now (all pages). */
+  tools(signal: AbortSignal): Promise<Tool[]> {
+    return this.use('listing its tools', signal, (client) => this.listTools(client))
+  }
+
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.use(`reading ${uri}`, signal, (client) => client.readResource({ uri }, { signal, timeout: this.options.callTimeoutMs }))
+  }
+
+  /** Runs one request on the running server (starting it first); a failure is a typed tool error naming the server. */
+  private async use<T>(what: string, signal: AbortSignal, request: (client: Client) => Promise<T>): Promise<T> {
     let client: Client
     try {
       client = await this.ensure(signal)
@@ -79,14 +151,11 @@ export class ServerConnection {
       throw new ToolError('MCP_SERVER_FAILED', (error as Error).message)
     }
     try {
-      const result = (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.options.callTimeoutMs })) as McpCallResult
-      // A server announces a change before the result of the call that made it: the next request sees it.
-      await this.refreshing
-      return result
+      return await request(client)
     } catch (error) {
       if (signal.aborted) throw error
-      if (this.state.kind !== 'ready' || this.state.client !== client) throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the call's outcome is unknown`)
-      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" failed the call of ${tool}: ${(error as Error).message}`)
+      if (this.state.kind !== 'ready' || this.state.client !== client) throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the outcome of ${what} is unknown`)
+      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" failed ${what}: ${(error as Error).message}`)
     }
   }
 
@@ -139,7 +208,7 @@ export class ServerConnection {
       const detail = diagnostics()
       const message = timedOut
         ? `MCP server "${name}" did not answer initialize within ${this.options.initializeTimeoutMs} ms${detail ? ` (stderr: ${detail})` : ''}`
-        : `MCP server "${name}" failed to initialize: ${(error as Error).message}${detail ? ` (stderr: ${detail})` : ''}`
+        : `MCP server "${name}" failed to initialize: ${withCause(error as Error)}${detail ? ` (stderr: ${detail})` : ''}`
       this.fail(message)
       throw new McpError(timedOut ? 'MCP_INIT_TIMEOUT' : 'MCP_SERVER_FAILED', message)
     }

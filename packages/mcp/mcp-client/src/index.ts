@@ -6,25 +6,37 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/credentials'
 import type { Context } from '@dsh/cordis'
-import { Mcp, type McpServerConfig, type McpStatus } from '@dsh/mcp'
+import { Mcp, McpError, type McpProbe, type McpServerConfig, type McpStart, type McpStatus } from '@dsh/mcp'
 import type {} from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
+import type {} from '@dsh/settings'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/subprocess'
-import type {} from '@dsh/tools'
+import type { ToolDefinition } from '@dsh/tools'
 import { mergeServers, parseServers } from './config.ts'
 import { ServerConnection } from './connection.ts'
 import { approveWorkspaceServer } from './approval.ts'
-import { readConfigured } from './sources.ts'
+import { readConfigured, userFilePath } from './sources.ts'
+import { addUserServer, removeUserServer } from './user-file.ts'
 import { openRemote } from './remote.ts'
 import { openStdio } from './stdio.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
-import { validCatalog, validStatus } from './validate.ts'
+import { resourceTool } from './resources.ts'
+import { validCatalog, validPrompt, validStatus } from './validate.ts'
+import { promptCommand } from './prompts.ts'
+import type { Prompt } from '@modelcontextprotocol/sdk/types.js'
+import type { CommandDefinition } from '@dsh/commands'
 
 export { expandVariables, mergeServers, parseServer, parseServers } from './config.ts'
 export { serverRule } from './approval.ts'
 export { mapCallResult } from './results.ts'
+
+declare module '@dsh/settings' {
+  interface Settings {
+    'mcp.start': McpStart
+  }
+}
 
 export interface Config {
   userFile: string
@@ -38,8 +50,17 @@ export interface Config {
 
 /** One agent's servers: their connections and the fork holding each server's registered tools. */
 interface AgentServers {
+  agent: Agent
+  /** Each started server's prompts (offered as slash commands to this agent's workspace). */
+  prompts: Map<string, Prompt[]>
   connections: Map<string, ServerConnection>
   tools: Map<string, { dispose(): unknown }>
+  /** Each server's start (approval, spawn, initialize), begun once: eager at creation, the rest at the first step. */
+  opening: Map<string, Promise<void>>
+  /** The start of every server before the first request. */
+  all?: Promise<void>
+  /** The registered `mcp_resource` and the servers it names. */
+  resources?: { names: string; fiber: { dispose(): unknown } }
   stop: AbortController
 }
 
@@ -74,11 +95,21 @@ export default class McpClient extends Mcp {
     super(ctx)
     ctx.sessions.defineKind(ctx, 'mcp/catalog', { ignorable: true, validate: validCatalog })
     ctx.sessions.defineKind(ctx, 'mcp/status', { ignorable: true, validate: validStatus })
+    ctx.sessions.defineKind(ctx, 'mcp/prompt', { ignorable: true, validate: validPrompt })
     ctx.on('agent/pre-step', async (step, next) => {
       await this.prepare(step.agent)
       return next()
     })
-    ctx.inject(['commands'], (inner) => inner.commands.register(inner, mcpCommand(this)))
+    ctx.on('agent/created', (agent) => this.startEager(agent))
+    ctx.inject(['commands'], (inner) => {
+      inner.commands.register(inner, mcpCommand(this))
+      inner.commands.useSource(inner, { list: async (cwd) => this.promptCommands(cwd) })
+    })
+    ctx.inject(['settings'], (inner) =>
+      inner.settings.define('mcp.start', Schema.union(['lazy', 'eager'] as const).default('lazy'), {
+        description: "When an agent's MCP servers start unless a server sets `start`: lazy (at its first step) or eager (when the session starts, so the first turn does not wait).",
+      }),
+    )
   }
 
   configured(cwd: string): Promise<McpServerConfig[]> {
@@ -97,14 +128,107 @@ export default class McpClient extends Mcp {
     return mergeServers(await this.configured(session.cwd), this.attached.get(session.id) ?? [])
   }
 
-  /** The agent's connections, opened once: every server started (or refused) before its first request. */
-  private async prepare(agent: Agent): Promise<void> {
-    if (this.agents.has(agent.id)) return
-    const entry: AgentServers = { connections: new Map(), tools: new Map(), stop: new AbortController() }
+  /** The prompts of the servers running for agents in `cwd`, as slash commands (a name taken twice: the first). */
+  private promptCommands(cwd: string): CommandDefinition[] {
+    const commands = new Map<string, CommandDefinition>()
+    for (const entry of this.agents.values()) {
+      if (entry.agent.session.cwd !== cwd) continue
+      for (const [server, prompts] of entry.prompts)
+        for (const prompt of prompts) {
+          const command = promptCommand(
+            server,
+            prompt,
+            (agent) => this.agents.get(agent.id)?.connections.get(server),
+            (agent, args) => agent.session.append('mcp/prompt', { server, prompt: prompt.name, arguments: args }),
+          )
+          if (!commands.has(command.name)) commands.set(command.name, command)
+        }
+    }
+    return [...commands.values()]
+  }
+
+  userFile(): string {
+    return userFilePath(this.ctx.app.home, this.config.userFile)
+  }
+
+  addUserServer(name: string, entry: Record<string, unknown>): Promise<void> {
+    return addUserServer(this.userFile(), name, entry)
+  }
+
+  removeUserServer(name: string): Promise<void> {
+    return removeUserServer(this.userFile(), name)
+  }
+
+  async probe(agent: Agent, name: string): Promise<McpProbe> {
+    const servers = await this.servers(agent.session)
+    const server = servers.find((candidate) => candidate.name === name)
+    if (!server) throw new McpError('MCP_CONFIG_INVALID', `no MCP server named "${name}" for ${agent.session.cwd} (configured: ${servers.map((known) => known.name).join(', ') || 'none'})`)
+    const entry = this.entryOf(agent)
+    const since = (start: number) => Math.round(performance.now() - start)
+    const started = performance.now()
+    const opening = this.open(agent, entry, server)
+    entry.opening.set(name, opening)
+    await opening
+    const startMs = since(started)
+    const base = { server: name, origin: server.origin, transport: server.transport }
+    const connection = entry.connections.get(name)
+    if (!connection?.ready) {
+      const status = agent.session.all('mcp/status').findLast((event) => event.data.server === name)?.data
+      return { ...base, ok: false, message: status?.message ?? `MCP server "${name}" did not start`, startMs, tools: [] }
+    }
+    const listed = performance.now()
+    const tools = await connection.tools(entry.stop.signal)
+    const listMs = since(listed)
+    const stopping = performance.now()
+    await connection.close()
+    this.status(agent.session, { server: name, state: 'stopped' })
+    return { ...base, ok: true, startMs, listMs, stopMs: since(stopping), tools: tools.map((tool) => ({ tool: tool.name, description: tool.description ?? '' })) }
+  }
+
+  /** The agent's servers, tracked from its first start (eager or at its first step) until its scope ends. */
+  private entryOf(agent: Agent): AgentServers {
+    const known = this.agents.get(agent.id)
+    if (known) return known
+    const entry: AgentServers = { agent, prompts: new Map(), connections: new Map(), tools: new Map(), opening: new Map(), stop: new AbortController() }
     this.agents.set(agent.id, entry)
     agent.scope.effect(() => () => void this.release(agent, entry), 'mcp servers')
+    return entry
+  }
+
+  /** A server's `start`, else the `mcp.start` setting (lazy where no settings are mounted). */
+  private startOf(server: McpServerConfig): McpStart {
+    return server.start ?? ((this.ctx.get('settings')?.get('mcp.start') as McpStart | undefined) || 'lazy')
+  }
+
+  /** At the agent's creation: starts its eager servers in the background (a failure is logged and warned, never thrown). */
+  private startEager(agent: Agent): void {
+    this.startServers(agent, (server) => this.startOf(server) === 'eager').catch((error: Error) => this.ctx.logger('mcp').warn('%s', error.message))
+  }
+
+  /** Before the agent's first request: every server started (or refused), eager ones included, once. */
+  private prepare(agent: Agent): Promise<void> {
+    const entry = this.entryOf(agent)
+    entry.all ??= this.startServers(agent, () => true)
+    return entry.all
+  }
+
+  /** Starts the servers `which` selects that are not started yet, and waits for every start begun so far. */
+  private async startServers(agent: Agent, which: (server: McpServerConfig) => boolean): Promise<void> {
+    const entry = this.entryOf(agent)
     const servers = await this.servers(agent.session)
-    await Promise.all(servers.map((server) => this.open(agent, entry, server)))
+    for (const server of servers) if (!entry.opening.has(server.name) && which(server)) entry.opening.set(server.name, this.open(agent, entry, server))
+    await Promise.all(entry.opening.values())
+    this.publishResources(agent, entry)
+  }
+
+  /** `mcp_resource` for the agent, naming the servers whose `initialize` answer offered resources (none: no tool). */
+  private publishResources(agent: Agent, entry: AgentServers) {
+    const offering = [...entry.connections.values()].filter((connection) => connection.offersResources)
+    const names = offering.map((connection) => connection.server.name).join(',')
+    if (entry.stop.signal.aborted || names === (entry.resources?.names ?? '')) return
+    entry.resources?.fiber.dispose()
+    const tool = resourceTool(offering) as ToolDefinition
+    entry.resources = names ? { names, fiber: agent.scope.plugin({ name: 'mcp-resources', apply: (ctx: Context) => this.ctx.tools.register(ctx, tool, { agentId: agent.id }) }) } : undefined
   }
 
   private async open(agent: Agent, entry: AgentServers, server: McpServerConfig): Promise<void> {
@@ -112,6 +236,7 @@ export default class McpClient extends Mcp {
       const refusal = await approveWorkspaceServer(this.ctx, agent, server, entry.stop.signal)
       if (refusal) return this.status(agent.session, { server: server.name, state: 'refused', message: refusal })
     }
+    if (entry.stop.signal.aborted) return // the agent ended while the server was being approved
     const connection = new ServerConnection(server, {
       initializeTimeoutMs: this.config.initializeTimeoutMs,
       callTimeoutMs: this.config.callTimeoutMs,
@@ -126,6 +251,7 @@ export default class McpClient extends Mcp {
     try {
       await connection.ensure(entry.stop.signal)
       this.status(agent.session, { server: server.name, state: 'started' })
+      if (connection.offersPrompts) entry.prompts.set(server.name, await connection.prompts(entry.stop.signal))
     } catch (error) {
       // Logged by onExit; the turn goes on without this server's tools, and the warning names it.
       this.ctx.logger('mcp').warn('%s', (error as Error).message)
@@ -133,8 +259,9 @@ export default class McpClient extends Mcp {
   }
 
   private async transport(session: Session, server: McpServerConfig) {
-    if (server.transport !== 'stdio') return openRemote(server, process.env)
     const policy = this.ctx.get('sandboxPolicy')
+    // A remote server is reached as a confined command reaches the network: through the session's proxy.
+    if (server.transport !== 'stdio') return openRemote(server, process.env, policy ? await policy.network(session) : undefined)
     const authority = server.sandbox && policy ? await policy.authority(session) : undefined
     const sandbox = this.ctx.get('sandbox')
     return openStdio({

@@ -52,6 +52,7 @@ test('streamable HTTP and legacy SSE servers: headers get ${VAR} expanded, the b
     `{ type: ${transport}, url: "${remote.url}${path}", headers: { X-Team: "\${DSH_TEST_TEAM}" }, bearer_token_env_var: DSH_TEST_REMOTE_BEARER, trust: allow }`
   const h = await boot([toolCall('http', 'mcp__web__hello', {}), toolCall('sse', 'mcp__old__hello', {}), { text: 'done' }], {
     homeFiles: { 'mcp.yaml': `mcpServers:\n  web: ${entry('http', '/mcp')}\n  old: ${entry('sse', '/sse')}\n` },
+    settings: 'network.allow: ["127.0.0.1"]\n',
   })
   await h.run('go')
   expect(h.toolText('http')).toBe('hello over the network')
@@ -66,4 +67,34 @@ test('streamable HTTP and legacy SSE servers: headers get ${VAR} expanded, the b
   expect(logs).toContain('mcp__web__hello')
   expect(logs).not.toContain(TOKEN)
   expect(logs).not.toContain('team-value')
+})
+
+test('attack: a remote MCP URL the network rules do not allow gets no connection; the refusal names the server and is logged', async () => {
+  const remote = await remoteServer()
+  const h = await boot([toolCall('http', 'mcp__web__hello', {}), { text: 'done' }], {
+    homeFiles: { 'mcp.yaml': `mcpServers:\n  web: { type: http, url: "${remote.url}/mcp", trust: allow }\n  old: { type: sse, url: "${remote.url}/sse", trust: allow }\n` },
+  })
+  await h.run('go')
+  expect(remote.seen).toEqual([])
+  expect(h.toolResult('http').error?.code).toBe('UNKNOWN_TOOL')
+  const failed = h.events('mcp/status').map((event) => event.data)
+  expect(failed.map((status) => `${status.server} ${status.state}`).sort()).toEqual(['old failed', 'web failed'])
+  expect(failed.every((status) => /MCP server "(web|old)" failed to initialize: .*Proxy response \(403\)/.test(status.message ?? ''))).toBe(true)
+  expect(h.events('network/decision').map((event) => `${event.data.host} ${event.data.decision}`)).toContain('127.0.0.1 refused')
+})
+
+test('network.deny refuses a remote MCP server even when network.allow names it; an allowed one is reached through the proxy (logged)', async () => {
+  const remote = await remoteServer()
+  const h = await boot([toolCall('http', 'mcp__web__hello', {}), { text: 'done' }], {
+    homeFiles: {
+      'mcp.yaml': `mcpServers:\n  web: { type: http, url: "${remote.url}/mcp", trust: allow }\n  bad: { type: http, url: "http://localhost:${new URL(remote.url).port}/mcp", trust: allow }\n`,
+    },
+    settings: 'network.allow: ["127.0.0.1", "localhost"]\nnetwork.deny: ["localhost"]\n',
+  })
+  await h.run('go')
+  expect(h.toolText('http')).toBe('hello over the network')
+  const decisions = h.events('network/decision').map((event) => `${event.data.host} ${event.data.decision}`)
+  expect(decisions).toContain('127.0.0.1 allowed')
+  expect(decisions).toContain('localhost refused')
+  expect(h.events('mcp/status').find((event) => event.data.server === 'bad')!.data.state).toBe('failed')
 })

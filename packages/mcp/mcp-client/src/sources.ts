@@ -21,13 +21,16 @@ function parseText(text: string, file: string, json: boolean): unknown {
   }
 }
 
+/** The user's servers file: `userFile` under $DSH_HOME unless absolute. */
+export const userFilePath = (home: string, userFile: string) => (isAbsolute(userFile) ? userFile : join(home, userFile))
+
 /**
  * The configured servers of a workspace, merged in order: the user's `$DSH_HOME/mcp.yaml` (may set `trust`
  * and `sandbox`), then the workspace's `.mcp.json` read as Claude Code writes it (every server asks and is
  * confined; each needs approval before it starts). A bad file is an error naming it and the server.
  */
 export async function readConfigured(home: string, cwd: string, files: { userFile: string; workspaceFile: string }): Promise<McpServerConfig[]> {
-  const userFile = isAbsolute(files.userFile) ? files.userFile : join(home, files.userFile)
+  const userFile = userFilePath(home, files.userFile)
   const workspaceFile = join(cwd, files.workspaceFile)
   const userText = await readIfPresent(userFile)
   const workspaceText = await readIfPresent(workspaceFile)

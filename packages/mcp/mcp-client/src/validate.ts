@@ -13,3 +13,8 @@ export const validStatus = (data: any): string | undefined =>
   typeof data?.server === 'string' && STATES.includes(data.state) && (data.message === undefined || typeof data.message === 'string')
     ? undefined
     : `an mcp/status has server (string), state (${STATES.join(', ')}) and maybe message (string)`
+
+const isStringRecord = (value: any) => !!value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string')
+
+export const validPrompt = (data: any): string | undefined =>
+  typeof data?.server === 'string' && typeof data.prompt === 'string' && isStringRecord(data.arguments) ? undefined : 'an mcp/prompt has server and prompt (strings) and arguments (names to strings)'

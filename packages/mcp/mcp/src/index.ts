@@ -1,6 +1,7 @@
 // The MCP seam (docs/architecture.md, "MCP servers"): which Model Context Protocol servers a session may
 // use, where each came from, and how their tools are named. Nothing here runs; `@dsh/mcp-client` does.
 import { type Context, Service } from '@dsh/cordis'
+import type { Agent } from '@dsh/agent'
 import type { Session } from '@dsh/session'
 
 /** Where a server's configuration came from (shown by `dsh mcp list`; a workspace server needs approval once). */
@@ -16,7 +17,14 @@ interface ServerCommon {
   /** The file or the request it was read from (`~/.dsh/mcp.yaml`, `/repo/.mcp.json`, `session/new`). */
   source: string
   trust: McpTrust
+  /**
+   * `eager`: started when the agent is created (session start), so its tools are ready for the first turn;
+   * `lazy`: at the agent's first step. Unset: the `mcp.start` setting decides.
+   */
+  start?: McpStart
 }
+
+export type McpStart = 'eager' | 'lazy'
 
 /** A server dsh starts as a child process and speaks to over its stdin and stdout. */
 export interface McpStdioServer extends ServerCommon {
@@ -75,10 +83,37 @@ export interface McpStatus {
   message?: string
 }
 
+/** What `dsh mcp test` reports of one server: started, listed and stopped as an agent would, with timings. */
+export interface McpProbe {
+  server: string
+  origin: McpOrigin
+  transport: McpServerConfig['transport']
+  ok: boolean
+  /** Why it did not start (refused, failed, timed out), naming the server. */
+  message?: string
+  /** From the start (approval included) until the server answered `initialize` and its first `tools/list`. */
+  startMs: number
+  /** A second `tools/list` on the running server. */
+  listMs?: number
+  stopMs?: number
+  tools: { tool: string; description: string }[]
+}
+
+/**
+ * `mcp/prompt`: a person ran a server's prompt as a slash command (`/mcp__<server>__<prompt> …`); the user
+ * message that follows is that prompt's text. Not model-visible itself (the user message is).
+ */
+export interface McpPromptUse {
+  server: string
+  prompt: string
+  arguments: Record<string, string>
+}
+
 declare module '@dsh/session' {
   interface SessionEventMap {
     'mcp/catalog': McpCatalog
     'mcp/status': McpStatus
+    'mcp/prompt': McpPromptUse
   }
 }
 
@@ -104,6 +139,12 @@ const TOOL_PREFIX = 'mcp__'
 
 /** The dsh tool name of a server's tool: characters a model provider refuses become `_`. */
 export const mcpToolName = (server: string, tool: string): string => `${TOOL_PREFIX}${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`
+
+/** The one tool that lists and reads the resources of an agent's MCP servers (arguments `{ server, uri? }`). */
+export const MCP_RESOURCE_TOOL = 'mcp_resource'
+
+/** What rules call a server's resources: `mcp(<server>/@resources)` (`@` is in no MCP tool name; `mcp(<server>/*)` covers it). */
+export const MCP_RESOURCES_RULE_NAME = '@resources'
 
 /** The server and tool of an `mcp__<server>__<tool>` name, or undefined for any other name. */
 export function parseMcpToolName(name: string): { server: string; tool: string } | undefined {
@@ -140,4 +181,22 @@ export abstract class Mcp extends Service {
 
   /** The servers a session uses: configured ones, then attached ones (a later source replaces a same name). */
   abstract servers(session: Session): Promise<McpServerConfig[]>
+
+  /** The user's servers file (`$DSH_HOME/mcp.yaml` unless configured otherwise). */
+  abstract userFile(): string
+
+  /**
+   * Adds a server to the user's file in the `mcpServers` entry shape, keeping the file's comments and layout;
+   * throws McpError naming the file, the server and the key for a bad entry or a taken name.
+   */
+  abstract addUserServer(name: string, entry: Record<string, unknown>): Promise<void>
+
+  /** Removes a server from the user's file; throws McpError listing the configured names when it has none by that name. */
+  abstract removeUserServer(name: string): Promise<void>
+
+  /**
+   * Starts one of the agent's servers as its first step would (approval, environment policy, sandbox, all
+   * logged), lists its tools and stops it; throws McpError when the agent has no server by that name.
+   */
+  abstract probe(agent: Agent, name: string): Promise<McpProbe>
 }

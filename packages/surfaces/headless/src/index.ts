@@ -13,6 +13,7 @@ import { diffSession, rewindSession } from './review.ts'
 import { listGrants, revokeGrant } from './grants.ts'
 import { listMcpServers } from './mcp-list.ts'
 import type {} from '@dsh/usage-prices'
+import { addMcpServer, removeMcpServer, testMcpServer } from './mcp-edit.ts'
 import { showUsage } from './usage.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
@@ -91,6 +92,9 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'grants-revoke') return await revokeGrant(ctx, invocation, io)
       if (invocation.command === 'usage') return await showUsage(ctx, invocation, io)
       if (invocation.command === 'mcp-list') return await listMcpServers(ctx, invocation, io)
+      if (invocation.command === 'mcp-add') return await addMcpServer(ctx, invocation, io)
+      if (invocation.command === 'mcp-remove') return await removeMcpServer(ctx, invocation, io)
+      if (invocation.command === 'mcp-test') return await testMcpServer(ctx, invocation, io)
       if (invocation.command === 'sessions-diff') return await diffSession(ctx, invocation, io)
       if (invocation.command === 'rewind') return await rewindSession(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)

@@ -2,6 +2,7 @@ import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 import { EFFORTS, type Effort } from '@dsh/llm'
 import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-options.ts'
 import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
+import { MCP_ADD_OPTIONS, readMcpAdd, type McpAddInvocation } from './mcp-options.ts'
 import { DIFF_OPTIONS, readDiffCommand, readRewindCommand, type DiffInvocation, type RewindInvocation } from './review-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
@@ -30,6 +31,7 @@ const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } a
 const GRANTS_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_REVOKE_OPTIONS = { cwd: { type: 'string' } } as const satisfies OptionSpec
 const MCP_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+const MCP_TEST_OPTIONS = MCP_LIST_OPTIONS
 
 /** Every flag any headless command knows: the first, lenient pass that finds the command word. */
 const ALL_OPTIONS = {
@@ -42,6 +44,7 @@ const ALL_OPTIONS = {
   ...GRANTS_REVOKE_OPTIONS,
   ...USAGE_OPTIONS,
   ...DIFF_OPTIONS,
+  ...MCP_ADD_OPTIONS,
 } as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
@@ -101,6 +104,18 @@ export interface McpListInvocation {
   json: boolean
 }
 
+export interface McpRemoveInvocation {
+  command: 'mcp-remove'
+  name: string
+}
+
+export interface McpTestInvocation {
+  command: 'mcp-test'
+  name: string
+  cwd?: string
+  json: boolean
+}
+
 export type Invocation =
   | RunInvocation
   | ListInvocation
@@ -111,6 +126,9 @@ export type Invocation =
   | GrantsRevokeInvocation
   | UsageInvocation
   | McpListInvocation
+  | McpAddInvocation
+  | McpRemoveInvocation
+  | McpTestInvocation
   | DiffInvocation
   | RewindInvocation
 
@@ -208,7 +226,15 @@ function readGrants(rest: string[], argv: readonly string[], parse: Parser): Inv
 
 function readMcp(rest: string[], argv: readonly string[], parse: Parser): Invocation {
   const [sub = 'list', ...more] = rest
-  if (sub !== 'list') throw new UsageError(`unknown mcp command "${sub}" (expected list)`)
+  if (sub === 'add') return readMcpAdd(more, argv, parse)
+  if (sub === 'remove' || sub === 'test') {
+    const [name, ...extra] = more
+    if (name === undefined || extra.length) throw new UsageError(`dsh mcp ${sub} takes one server name (see dsh mcp list)`)
+    if (sub === 'remove') return (parse({}, argv), { command: 'mcp-remove', name })
+    const { values } = parse(MCP_TEST_OPTIONS, argv)
+    return { command: 'mcp-test', name, ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), json: !!values.json }
+  }
+  if (sub !== 'list') throw new UsageError(`unknown mcp command "${sub}" (expected list, add, remove or test)`)
   const { values } = parse(MCP_LIST_OPTIONS, argv)
   if (more.length) throw new UsageError(`dsh mcp list takes no arguments (got "${more.join(' ')}")`)
   return { command: 'mcp-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), json: !!values.json }

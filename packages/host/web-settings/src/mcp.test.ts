@@ -1,0 +1,47 @@
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+import { eventually } from '@dsh/test-harness/world'
+import { signInWithLink } from '@dsh/webserver'
+
+const SERVER = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
+
+let h: Harness
+let cookie: string
+beforeAll(async () => {
+  h = await bootComposition({
+    profile: 'web',
+    argv: ['--port', '0'],
+    patch: `- id: webserver\n  config: { announce: false, open: false }\n`,
+    homeFiles: { 'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], env: { HIDDEN: value-never-shown }, trust: allow, start: eager }\n` },
+    workspaceFiles: { '.mcp.json': JSON.stringify({ mcpServers: { repo: { command: 'npx', args: ['some-server'], env: { TOKEN: 'repo-secret-never-shown' } } } }) },
+  })
+  await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
+})
+afterAll(() => h?.dispose())
+
+async function call(method: string, params: unknown = {}) {
+  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
+  return { text: await response.clone().text(), ...((await response.json()) as any) }
+}
+
+test('mcp.servers shows the servers of a workspace with origin, state and tools as the session log records them, never a config value', async () => {
+  const configured = await call('mcp.servers', { cwd: h.workspace })
+  expect((await call('mcp.servers', {})).ok).toBe(true)
+  expect(configured.result.servers.map((server: { name: string; origin: string; state: string }) => `${server.name} ${server.origin} ${server.state}`)).toEqual([
+    't user not started',
+    'repo workspace not started',
+  ])
+
+  const agent = await h.agent()
+  expect(await eventually(() => agent.session.all('mcp/status').some((event) => event.data.state === 'started'), 15_000)).toBe(true)
+  const live = await call('mcp.servers', { cwd: h.workspace, sessionId: agent.session.id })
+  const t = live.result.servers.find((server: { name: string }) => server.name === 't')
+  expect(t).toMatchObject({ origin: 'user', transport: 'stdio', trust: 'allow', state: 'started' })
+  expect(t.tools).toContainEqual({ name: 'mcp__t__echo', description: 'Echoes the text back.' })
+  expect(live.text + configured.text).not.toMatch(/value-never-shown|repo-secret-never-shown|some-server/)
+
+  expect((await call('mcp.servers', { cwd: 'relative' })).error.code).toBe('BAD_PARAMS')
+  expect((await call('mcp.servers', { cwd: h.workspace, sessionId: 'nope' })).error.code).toBe('NOT_FOUND')
+})
