@@ -7,6 +7,7 @@ export interface Config {
   previewChars: number
   titleChars: number
   searchLimit: number
+  progressOutputLines: number
   prices: PriceTable
 }
 
@@ -15,6 +16,7 @@ export const Config: Schema<Config> = Schema.object({
   previewChars: Schema.natural().min(8).default(160).description('Characters of a message, argument or result preview in `sessions show`.'),
   titleChars: Schema.natural().min(8).default(60).description('Characters of the title or first prompt in `sessions list`.'),
   searchLimit: Schema.natural().min(1).default(20).description('Sessions `sessions search` prints when no --limit is given.'),
+  progressOutputLines: Schema.natural().default(10).description("Lines of a running command's printed output shown in terminal progress (per call; the rest is in the session log). 0: none."),
   // No defaults shipped: the DeepSeek catalog carries no prices and none are invented here.
   prices: PriceTableSchema.default({}).description('Default of the `usage.prices` setting: per `provider/model`, USD per million input, cachedInput, output (and cacheWrite) tokens.'),
 })
