@@ -70,8 +70,21 @@ export class LiveOutputRecorder {
   readonly take = (raw: string): void => {
     if (this.capped || this.finished || !raw) return
     this.pending += raw
-    if (this.pending.length >= this.limits.chunkChars) this.emit(false)
-    else this.timer ??= setTimeout(() => this.emit(false), this.limits.intervalMs)
+    if (this.pending.length >= this.limits.chunkChars) this.later()
+    else this.timer ??= setTimeout(this.later, this.limits.intervalMs)
+  }
+
+  /**
+   * An emit from a timer or from the shell's data handler: a session closed under a running call must not
+   * throw there (it would end the process); the call's result still reports how it ended.
+   */
+  private readonly later = (): void => {
+    try {
+      this.emit(false)
+    } catch (error) {
+      this.finished = true
+      this.ctx.logger('tools').warn('live output of call %s is no longer logged: %s', this.callId, error instanceof Error ? error.message : error)
+    }
   }
 
   /** Logs what waits (the call has ended). */
@@ -99,6 +112,6 @@ export class LiveOutputRecorder {
     const text = printedText(raw)
     this.session.append('tool/output', { callId: this.callId, index: this.index++, text, ...(raw !== text ? { raw } : {}), ...(this.capped ? { capped: true as const } : {}) })
     this.session.flush().catch(() => {}) // a failing disk fails the flush before the next model call loudly
-    if (this.pending && !all) this.timer = setTimeout(() => this.emit(false), this.limits.intervalMs)
+    if (this.pending && !all) this.timer = setTimeout(this.later, this.limits.intervalMs)
   }
 }
