@@ -59,7 +59,10 @@ test('a credential the command prints is redacted in every live piece and in the
   const secret = 'liveOutputSecret/0123456789abcdefXYZ'
   const saved = process.env.LIVE_OUTPUT_TEST_TOKEN
   process.env.LIVE_OUTPUT_TEST_TOKEN = secret
-  onTestFinished(() => (saved === undefined ? delete process.env.LIVE_OUTPUT_TEST_TOKEN : (process.env.LIVE_OUTPUT_TEST_TOKEN = saved)))
+  onTestFinished(() => {
+    if (saved === undefined) delete process.env.LIVE_OUTPUT_TEST_TOKEN
+    else process.env.LIVE_OUTPUT_TEST_TOKEN = saved
+  })
   // Planted in a file, so that only the command's output carries it (not the call's arguments).
   const h = await boot([toolCall('b', 'bash', { command: `echo start; sleep 0.3; cat deploy.env` }), { text: 'done' }], '', { 'deploy.env': `token=${secret}\n` })
   await h.run('print it')
