@@ -103,7 +103,7 @@ describe('a crash mid-command', () => {
             .join('')
         : ''
     }
-    await waitFor(() => printed().includes('second line'), 'the second line in the log')
+    await waitFor(() => printed().includes('second line'), 'the second line in the log', 40_000) // a loaded machine boots slowly
     run.child.kill('SIGKILL')
     await run.exited
     expect(printed()).toBe('first line\nsecond line\n')
@@ -112,5 +112,5 @@ describe('a crash mid-command', () => {
     expect(stdout).toMatch(/#\d+ {2}printed {4}first line\n/)
     expect(stdout).toMatch(/#\d+ {2}printed {4}second line\n/)
     await waitFor(() => processesWith(marker).length === 0, 'the orphaned command to end', 10_000) // before the world's folders go
-  })
+  }, 90_000)
 })
