@@ -24,7 +24,14 @@ const methods = protocol.CLIENT_METHOD_SCHEMAS
 const notifications = protocol.SERVER_NOTIFICATION_SCHEMAS
 const serverRequests = protocol.SERVER_REQUEST_SCHEMAS
 const envelope = [protocol.RpcRequestSchema, protocol.RpcNotificationSchema, protocol.RpcResponseSchema]
-const roots = [...envelope, ...Object.values(methods).flatMap((m) => [m.params, m.result]), ...Object.values(notifications), ...Object.values(serverRequests).flatMap((m) => [m.params, m.result])]
+const eventData = protocol.EVENT_DATA_SCHEMAS
+const roots = [
+  ...envelope,
+  ...Object.values(methods).flatMap((m) => [m.params, m.result]),
+  ...Object.values(notifications),
+  ...Object.values(serverRequests).flatMap((m) => [m.params, m.result]),
+  ...Object.values(eventData),
+]
 const definitions = new Map([...collectDefinitions(roots)].sort(([a], [b]) => a.localeCompare(b)).map(([title, schema]) => [title, referencing(schema, '#/$defs/')]))
 const ref = (schema: { title?: string }) => ({ $ref: `#/$defs/${schema.title}` })
 const pair = (entry: { params: { title?: string }; result: { title?: string } }) => ({ params: ref(entry.params), result: ref(entry.result) })
@@ -38,6 +45,7 @@ const document: JsonObject = {
   methods: Object.fromEntries(Object.entries(methods).map(([name, entry]) => [name, pair(entry)])),
   notifications: Object.fromEntries(Object.entries(notifications).map(([name, schema]) => [name, ref(schema)])),
   serverRequests: Object.fromEntries(Object.entries(serverRequests).map(([name, entry]) => [name, pair(entry)])),
+  eventData: Object.fromEntries(Object.entries(eventData).map(([kind, schema]) => [kind, ref(schema)])),
   $defs: Object.fromEntries(definitions),
 }
 

@@ -515,3 +515,18 @@ SessionStatus = Literal["running", "idle"]
 class SessionStatusNotification(TypedDict):
     sessionId: str
     status: SessionStatus
+
+
+class _ToolOutputDataRequired(TypedDict):
+    callId: str
+    #: The piece's place among its call's pieces (0, 1, …).
+    index: int
+    #: What a terminal shows: CRLF as LF, no escape sequences; credentials redacted.
+    text: str
+
+
+class ToolOutputData(_ToolOutputDataRequired, total=False):
+    #: The bytes as printed (colours), when they differ from `text`.
+    raw: str
+    #: The last piece logged for the call: it reached the live-output cap (the result holds the rest).
+    capped: Literal[True]

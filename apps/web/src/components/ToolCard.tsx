@@ -1,4 +1,4 @@
-import { memo, useState, type ReactNode } from 'react'
+import { memo, useEffect, useState, type ReactNode } from 'react'
 import { AlertTriangle, Ban, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
 import type { ToolItem } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
@@ -25,6 +25,20 @@ function Output({ text, className = 'tool-output', from = 'head' }: { text: stri
       <pre className={className}>{all ? text : shown.text}</pre>
       {from === 'head' && toggle}
     </div>
+  )
+}
+
+/** How long a call has been running, ticking each second (the card itself re-renders only when the log grows). */
+function Elapsed({ since }: { since: number }) {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(timer)
+  }, [])
+  return (
+    <span className="muted small" data-testid="tool-elapsed">
+      {duration(Math.max(0, now - since))}
+    </span>
   )
 }
 
@@ -175,6 +189,7 @@ export const ToolCard = memo(
           {notApplied && <span className="badge badge-error">{notApplied === 'refused' ? 'not applied' : 'outcome unknown'}</span>}
           {ending && <span className="badge badge-error">{ending}</span>}
           {ran && <span className="muted small">{ran}</span>}
+          {item.status === 'running' && <Elapsed since={item.startedAt} />}
           <StatusIcon item={item} />
         </button>
         {expanded && (
@@ -205,6 +220,12 @@ export const ToolCard = memo(
             )}
             {item.output !== undefined && !(change && item.status === 'done') && outputAddsToError(item.output, item.error) && (
               <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} from={item.name === 'bash' ? 'tail' : 'head'} />
+            )}
+            {item.printed && (item.output === undefined || item.status === 'interrupted') && (
+              <div data-testid="tool-live-output">
+                {item.status === 'interrupted' && <p className="muted small">Printed before it was cut:</p>}
+                <Output text={item.printed.text} className="tool-output terminal" from="tail" />
+              </div>
             )}
             {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && <Output text={JSON.stringify(item.args, null, 2)} />}
             {item.pruned && (

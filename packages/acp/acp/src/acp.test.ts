@@ -181,6 +181,21 @@ describe('a prompt turn', () => {
     expect(of(agent.updates(sessionId), 'tool_call').find((u) => u.toolCallId === 'b1')).toMatchObject({ kind: 'execute', title: 'bash: echo from-the-shell' })
   })
 
+  test("a running command's printed lines reach the editor as the call's content before the command ends", async () => {
+    const sessionId = await newSession()
+    llm.enqueue(call('live', 'bash', { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' }), { text: 'Printed.' })
+    const pending = prompt(sessionId, 'print slowly')
+    const live = () => of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'live')
+    await agent.waitForUpdate(sessionId, () => live().some((u) => JSON.stringify(u.content ?? []).includes('line 1')))
+    const first = live().find((u) => JSON.stringify(u.content ?? []).includes('line 1'))!
+    expect(first.status).toBeUndefined() // an update during the command, not its end
+    expect(JSON.stringify(first.content)).not.toContain('line 3')
+    expect(live().some((u) => u.status === 'completed')).toBe(false)
+    await pending
+    expect(live().at(-1)).toMatchObject({ status: 'completed' })
+    expect(JSON.stringify(live().at(-1)!.content)).toContain('line 1\\nline 2\\nline 3')
+  })
+
   test('a failing model answers the prompt with an error that names the failure', async () => {
     const sessionId = await newSession()
     llm.enqueue({ error: { status: 400, message: 'the request was malformed' } })

@@ -119,6 +119,7 @@ export class UpdateTranslator {
     if (!this.calls.has(item.callId)) return []
     if (cause === 'tool/dispatched') return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
     if (cause === 'tool/result') return [this.finished(item)]
+    if (cause === 'tool/output' && mode === 'live') return this.printing(item)
     return []
   }
 
@@ -142,6 +143,20 @@ export class UpdateTranslator {
         _meta: { 'dsh/usage': { ...tokens, unpriced } },
       },
     ]
+  }
+
+  /**
+   * What a running call printed so far, as its content (ACP replaces a call's content with each update, so
+   * each sends the whole text, its tail when long). A call shown in a client terminal has it there already;
+   * a replay tells the result alone.
+   */
+  private printing(item: ToolItem): SessionUpdate[] {
+    const state = this.calls.get(item.callId)!
+    if (state.terminalId || !item.printed || item.output !== undefined) return []
+    const text = item.printed.text
+    const max = this.options.toolOutputMaxChars
+    const shown = text.length <= max ? text : `[… ${text.length - max} earlier characters in the session log]\n${text.slice(text.length - max)}`
+    return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, content: [{ type: 'content', content: { type: 'text', text: `\`\`\`\n${shown}\n\`\`\`` } }] }]
   }
 
   /**

@@ -51,3 +51,20 @@ test("a child agent is a card naming it and its status, linking the child's sess
   await page.locator('[data-testid="user-message"]', { hasText: 'Count the files here.' }).waitFor(WAIT)
   await page.locator('.msg-assistant', { hasText: 'There are none.' }).waitFor(WAIT)
 }, 60_000)
+
+// Joins this file's web process (one per file keeps the suite's time): a command's card while it runs.
+test('a running command shows each line in its card as it is printed, with a running timer, before it ends', async () => {
+  await page.goto(`${web.origin}/`)
+  await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
+  llm.enqueue({ toolCalls: [{ id: 'live', name: 'bash', arguments: { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' } }] }, { text: 'Printed three lines.' })
+  await page.getByLabel('Message').fill('print three lines slowly')
+  await page.getByLabel('Message').press('Enter')
+  const card = page.locator('[data-call-id="live"]')
+  await card.getByTestId('tool-live-output').filter({ hasText: 'line 1' }).waitFor(WAIT)
+  expect(await card.getAttribute('class')).toContain('status-running') // the first line is shown before the command ends
+  expect(await card.getByTestId('tool-live-output').textContent()).not.toContain('line 3')
+  await card.getByTestId('tool-elapsed').waitFor(WAIT)
+  await page.locator('.msg-assistant', { hasText: 'Printed three lines.' }).waitFor(WAIT)
+  expect(await card.getAttribute('class')).toContain('status-done')
+  expect(await card.locator('.tool-output').textContent()).toContain('line 1\nline 2\nline 3')
+}, 60_000)

@@ -4,6 +4,7 @@ import type { Tools } from './tools.ts'
 import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolErrorCode, type ToolErrorData, type ToolOutput, type ToolResultData } from './types.ts'
 import { describeErrors } from './validate.ts'
 import { redactResult, redactText } from './redaction.ts'
+import { LiveOutputRecorder } from './live-output.ts'
 
 export interface BatchOptions {
   signal: AbortSignal
@@ -105,8 +106,11 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
     }
     session.append('tool/dispatched', { callId: call.callId })
     await session.flush() // durable before the effect
+    const live = tools.config.liveOutputMaxChars > 0 ? new LiveOutputRecorder(ctx, session, call.callId, liveLimits(tools)) : undefined
+    if (live) context.liveOutput = live.take
     const task = execute(tools, ctx, invocation, controller).then((result) => {
       options.signal.removeEventListener('abort', onAbort)
+      live?.finish() // every piece before its result
       settle(result)
     })
     const tracked = task.finally(() => running.delete(tracked))
@@ -117,6 +121,8 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
   appendReady()
   return results as ToolResultData[]
 }
+
+const liveLimits = (tools: Tools) => ({ chunkChars: tools.config.liveOutputChunkChars, intervalMs: tools.config.liveOutputIntervalMs, maxChars: tools.config.liveOutputMaxChars })
 
 /** Pre-execute policy, then approval when asked. Returns an error result when the call may not run. */
 async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResultData | undefined> {

@@ -7,6 +7,7 @@ import { runBatch, type BatchOptions } from './pipeline.ts'
 import { toSchema, type ToolCallRequest, type ToolContext, type ToolDefinition, type ToolResultData } from './types.ts'
 import { compileParameters } from './validate.ts'
 import { contributeToolUseSection } from './prompt.ts'
+import { toolOutputProblem } from './live-output.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -18,6 +19,9 @@ export interface Config {
   timeoutMs: number
   abortGraceMs: number
   maxOutputChars: number
+  liveOutputChunkChars: number
+  liveOutputIntervalMs: number
+  liveOutputMaxChars: number
 }
 
 /** Whether the agent `agentId` may see and call the tool `name`. */
@@ -42,6 +46,11 @@ export class Tools extends Service {
     timeoutMs: Schema.natural().default(600_000).description('Default deadline of one tool call (a tool may set its own).'),
     abortGraceMs: Schema.natural().default(5_000).description('How long a stopped call may take to return before its result is recorded as ABORTED without it.'),
     maxOutputChars: Schema.natural().default(200_000).description('A result longer than this is cut (head and tail kept, with a note) before it is logged.'),
+    liveOutputChunkChars: Schema.natural().min(1).default(4_096).description("A running call's printed output is logged as `tool/output` once this many characters wait (or at the interval)."),
+    liveOutputIntervalMs: Schema.natural().min(1).default(200).description('Longest printed output waits before it is logged as `tool/output` (ms); what waits is what a crash can lose.'),
+    liveOutputMaxChars: Schema.natural()
+      .default(1_000_000)
+      .description('Characters of printed output logged per call (`tool/output`); past it the rest is left to the result and its spill file. 0: no live output.'),
   })
 
   private readonly registered = new Map<string, Registered[]>()
@@ -52,6 +61,7 @@ export class Tools extends Service {
     readonly config: Config,
   ) {
     super(ctx, 'tools')
+    ctx.sessions.defineKind(ctx, 'tool/output', { ignorable: true, validate: toolOutputProblem })
     contributeToolUseSection(ctx)
   }
 

@@ -42,6 +42,11 @@ export interface ToolContext {
   signal: AbortSignal
   /** The agent's scope: effects registered here end with the agent. */
   scope: Context
+  /**
+   * Hands on output the call prints while it runs (a command's bytes as printed), logged as `tool/output`
+   * for the surfaces and never shown to the model (the result is its view). Absent when live output is off.
+   */
+  liveOutput?: (raw: string) => void
 }
 
 export interface ToolDefinition<A = any> {

@@ -93,6 +93,22 @@ test('stream yields events while the model is still answering', async () => {
   expect(types.at(-1)).toBe('turn/end')
 })
 
+test("a running command's printed output streams as tool/output events before its result, and the view's card gathers it", async () => {
+  llm.enqueue({ toolCalls: [{ id: 'live', name: 'bash', arguments: { command: 'echo line 1; sleep 0.8; echo line 2; sleep 0.8; echo line 3' } }] }, { text: 'Printed.' })
+  const session = await (await sharedHarness()).session()
+  const view = new SessionView()
+  const order: string[] = []
+  for await (const event of session.stream('print slowly')) {
+    view.apply(event)
+    const data = event.data as { callId?: string; text?: string }
+    if (event.type === ('tool/output' as string) && data.callId === 'live') order.push(`output ${data.text!.trim()}`)
+    if (event.type === 'tool/result') order.push('result')
+  }
+  expect(order[0]).toBe('output line 1') // the first line arrived alone, long before the command ended
+  expect(order.at(-1)).toBe('result')
+  expect(view.items.find((item) => item.kind === 'tool')).toMatchObject({ status: 'done', printed: { text: 'line 1\nline 2\nline 3\n', capped: false } })
+})
+
 test('onApproval answers the approval of a call, which then runs', async () => {
   llm.enqueue({ toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'protected/ok.txt', text: 'allowed' } }] }, { text: 'written' })
   const asked: unknown[] = []

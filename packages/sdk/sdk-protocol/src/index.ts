@@ -4,6 +4,7 @@
 import type { Effort, ModelInfo, Route } from '@dsh/llm'
 import type { AnySessionEvent, SessionSummary, TurnEndReason } from '@dsh/session'
 import type { SearchHit } from '@dsh/session-query'
+import type { ToolOutputData } from '@dsh/tools'
 import type { Static, TSchema } from '@sinclair/typebox'
 import {
   APPROVAL_ANSWERS,
@@ -45,9 +46,10 @@ import {
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
+  type ToolOutputDataSchema,
 } from './schema.ts'
 
-export type { AnySessionEvent, ModelInfo, Route, SearchHit, SessionSummary, TurnEndReason }
+export type { AnySessionEvent, ModelInfo, Route, SearchHit, SessionSummary, ToolOutputData, TurnEndReason }
 export * from './schema.ts'
 export { checkValue, type ValueProblem } from './validate.ts'
 
@@ -153,5 +155,6 @@ const agreement: [
   Same<Static<typeof EffortSchema>, Effort>,
   Same<Static<typeof SessionSummarySchema>, SessionSummary>,
   Same<Static<typeof SearchHitSchema>, SearchHit>,
-] = [true, true, true, true, true]
+  Same<Static<typeof ToolOutputDataSchema>, ToolOutputData>,
+] = [true, true, true, true, true, true]
 void agreement

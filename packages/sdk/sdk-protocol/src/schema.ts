@@ -135,6 +135,25 @@ export const SessionEventSchema = Type.Unsafe<AnySessionEvent>(
   ),
 )
 
+/**
+ * The `data` of event kinds a client reads while they happen, by kind (the rest are in the log's own types):
+ * `tool/output` is a piece of a running call's printed output (owned by @dsh/tools), never seen by the model.
+ */
+export const ToolOutputDataSchema = Type.Object(
+  {
+    callId: Type.String({ minLength: 1 }),
+    index: Type.Integer({ minimum: 0, description: "The piece's place among its call's pieces (0, 1, …)." }),
+    text: Type.String({ description: 'What a terminal shows: CRLF as LF, no escape sequences; credentials redacted.' }),
+    raw: Type.Optional(Type.String({ description: 'The bytes as printed (colours), when they differ from `text`.' })),
+    capped: Type.Optional(Type.Literal(true, { description: 'The last piece logged for the call: it reached the live-output cap (the result holds the rest).' })),
+  },
+  { title: 'ToolOutputData', ...closed },
+)
+
+export const EVENT_DATA_SCHEMAS = {
+  'tool/output': ToolOutputDataSchema,
+} satisfies Record<string, TSchema>
+
 const SessionId = Type.String({ minLength: 1 })
 
 // ── Methods (client → runtime) ─────────────────────────────────────────────────────────────────────────

@@ -13,6 +13,7 @@ export type {
   RetryInfo,
   TodoEntry,
   ToolItem,
+  PrintedOutput,
   TurnEndItem,
   SubagentItem,
   UserItem,

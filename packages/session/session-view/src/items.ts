@@ -125,6 +125,18 @@ export interface ToolItem extends ItemBase {
   changeState?: ChangeState
   /** The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole. */
   pruned?: { seq: number; note?: string }
+  /**
+   * What the call printed while it ran (`tool/output`), kept after its result and after a crash cut it:
+   * `text` as a terminal shows it, `raw` the bytes as printed (colours), `capped` when the live log stopped
+   * at its cap (the result holds the rest).
+   */
+  printed?: PrintedOutput
+}
+
+export interface PrintedOutput {
+  text: string
+  raw: string
+  capped: boolean
 }
 
 export interface ApprovalItem extends ItemBase {

@@ -337,3 +337,19 @@ test('an agent preset is a notice naming it and sets agentPreset; a plan mode th
   expect(view.planMode).toBe(false)
   expect(view.items.map((item: any) => item.text)).toEqual(['Agent preset: explore (Read-only)', 'Plan mode: only reading tools run until the plan is approved', 'Plan mode ended'])
 })
+
+test("a running command's card gathers what it printed, raw and plain, and keeps it when a crash cuts the call", () => {
+  const view = SessionView.fold(
+    log(
+      ['turn/start', { turnId: 't' }],
+      ['tool/call', { callId: 'c', name: 'bash', arguments: { command: 'make' } }],
+      ['tool/dispatched', { callId: 'c' }],
+      ['tool/output', { callId: 'c', index: 0, text: 'one\n' }],
+      ['tool/output', { callId: 'c', index: 1, text: 'two\n', raw: '\x1b[31mtwo\x1b[0m\r\n' }],
+      ['tool/output', { callId: 'other', index: 0, text: 'no card\n' }],
+    ),
+  )
+  expect(view.get('tc')).toMatchObject({ status: 'running', printed: { text: 'one\ntwo\n', raw: 'one\n\x1b[31mtwo\x1b[0m\r\n', capped: false }, version: 4 })
+  view.settle()
+  expect(view.get('tc')).toMatchObject({ status: 'interrupted', printed: { text: 'one\ntwo\n' } })
+})

@@ -178,6 +178,13 @@ export class SessionView {
         if (item) this.update(item, { status: 'running', version: seq })
         return
       }
+      case 'tool/output': {
+        const item = this.tool(data.callId)
+        if (!item || typeof data.text !== 'string') return
+        const before = item.printed ?? { text: '', raw: '', capped: false }
+        const printed = { text: before.text + data.text, raw: before.raw + (typeof data.raw === 'string' ? data.raw : data.text), capped: data.capped === true }
+        return this.update(item, { printed, version: seq })
+      }
       case 'tool/result': {
         const content: Block[] = data.content ?? []
         const output = textOf(content, 'text')

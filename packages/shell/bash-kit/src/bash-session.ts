@@ -35,9 +35,10 @@ class InFlight {
     readonly seq: number,
     capBytes: number,
     full?: FullOutputTarget,
+    onOutput?: (text: string) => void,
   ) {
     this.seqs = new Set([seq])
-    this.output = new CappedOutput(capBytes, full)
+    this.output = new CappedOutput(capBytes, full, onOutput)
     this.done = new Promise((resolve) => (this.resolve = resolve))
   }
 
@@ -131,7 +132,7 @@ export class BashSession implements ShellSession {
     if (this.closed) throw new ShellError('SESSION_CLOSED', 'the shell session has ended; open a new one')
     if (options.signal.aborted) return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, aborted: true, enforcement: this.enforcement, durationMs: 0 }
     const started = performance.now()
-    const running = this.begin(options.fullOutputPath ? { path: options.fullOutputPath, ceilingBytes: this.limits.fullOutputCeilingBytes, fromTerminal: true } : undefined)
+    const running = this.begin(options.fullOutputPath ? { path: options.fullOutputPath, ceilingBytes: this.limits.fullOutputCeilingBytes, fromTerminal: true } : undefined, options.onOutput)
     let timedOut = false
     let aborted = false
     let interrupted = false
@@ -175,8 +176,8 @@ export class BashSession implements ShellSession {
   }
 
   /** Makes the next sequence number the command in flight. */
-  private begin(full?: FullOutputTarget): InFlight {
-    this.inFlight = new InFlight(this.seq++, this.limits.outputCapBytes, full)
+  private begin(full?: FullOutputTarget, onOutput?: (text: string) => void): InFlight {
+    this.inFlight = new InFlight(this.seq++, this.limits.outputCapBytes, full, onOutput)
     return this.inFlight
   }
 

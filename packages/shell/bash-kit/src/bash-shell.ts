@@ -66,6 +66,7 @@ export abstract class BashShell extends Shell {
       outputCapBytes: this.config.outputCapBytes,
       ...(options.fullOutputPath ? { fullOutput: { path: options.fullOutputPath, ceilingBytes: this.config.fullOutputCeilingBytes } } : {}),
       signal: options.signal,
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     })
     return { ...result, enforcement }
   }

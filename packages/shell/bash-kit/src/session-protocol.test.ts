@@ -82,8 +82,11 @@ test('a marker is found only when complete, with CRLF or LF ends and a directory
 })
 
 test('the tail that may hold the start of a marker is kept back, and no more', () => {
-  expect(undecidedTail('plain output of some length', NONCE)).toBe(NONCE.length + 2)
-  expect(undecidedTail('ab', NONCE)).toBe(2)
+  // Output that cannot begin a marker is handed on at once (a running command's lines show live).
+  expect(undecidedTail('plain output of some length', NONCE)).toBe(0)
+  expect(undecidedTail('a line\r\n', NONCE)).toBe(2)
+  expect(undecidedTail(`a line\n${NONCE.slice(0, 5)}`, NONCE)).toBe(6)
+  expect(undecidedTail(`text${NONCE.slice(0, 3)}`, NONCE)).toBe(3)
   const text = `output\r\n${NONCE}:3:0:/tm`
   expect(undecidedTail(text, NONCE)).toBe(text.length - 'output'.length)
   expect(undecidedTail(`${NONCE}:3`, NONCE)).toBe(`${NONCE}:3`.length)

@@ -57,9 +57,17 @@ export function findMarker(text: string, nonce: string): Marker | undefined {
   return { seq: Number(match[1]), status: Number(match[2]), cwd: match[3]!, start: match.index, end: match.index + match[0].length }
 }
 
-/** How much of the end of `text` must be kept back because a marker may be starting there. */
+/**
+ * How much of the end of `text` must be kept back because a marker may be starting there: from a nonce
+ * already in it, else only an end that could be the start of `\r\n<nonce>` (so output is handed on at once,
+ * for live display, unless it could be the marker's beginning).
+ */
 export function undecidedTail(text: string, nonce: string): number {
   const started = text.indexOf(nonce)
   if (started >= 0) return text.length - Math.max(0, started - 2)
-  return Math.min(text.length, nonce.length + 2)
+  for (let keep = Math.min(text.length, nonce.length + 2); keep > 0; keep--) {
+    const tail = text.slice(text.length - keep)
+    if (`\r\n${nonce}`.startsWith(tail) || `\n${nonce}`.startsWith(tail) || nonce.startsWith(tail)) return keep
+  }
+  return 0
 }

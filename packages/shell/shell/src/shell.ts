@@ -41,6 +41,11 @@ export interface ShellRunOptions {
   env?: Record<string, string>
   /** Past the cap, the whole output streams to this file (bounded by the provider's ceiling). */
   fullOutputPath?: string
+  /**
+   * The command's output as it arrives (terminal line ends and escape sequences as printed), for a live
+   * display; the result still carries the capped output. A provider that cannot stream leaves it uncalled.
+   */
+  onOutput?: (text: string) => void
 }
 
 export interface ShellSessionOptions {
@@ -55,6 +60,8 @@ export interface SessionRunOptions {
   signal: AbortSignal
   /** As in ShellRunOptions. */
   fullOutputPath?: string
+  /** As in ShellRunOptions. */
+  onOutput?: (text: string) => void
 }
 
 /** A persistent shell for one agent: `cd`, variables and functions carry over from one command to the next. */

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder'
 import { FullOutputFile, type FullOutputTarget, type SavedOutput } from './full-output.ts'
 
 /**
@@ -5,7 +6,8 @@ import { FullOutputFile, type FullOutputTarget, type SavedOutput } from './full-
  * it ended) and noting in the middle how many bytes were cut. The note's shape is part of the subprocess
  * contract, which is why every provider and shell driver uses this one class. With a `full` target, the
  * whole output also streams to a file once it passes the cap (everything before included), so nothing the
- * note says was cut is lost.
+ * note says was cut is lost. With `onText`, every chunk is also handed on as it arrives, decoded (a character
+ * split across chunks waits for its last byte), for a live display; the cap does not apply to it.
  */
 export class CappedOutput {
   private readonly headLimit: number
@@ -16,10 +18,12 @@ export class CappedOutput {
   private tailBytes = 0
   private total = 0
   private readonly full: FullOutputFile | undefined
+  private readonly decoder = new StringDecoder('utf8')
 
   constructor(
     readonly capBytes: number,
     full?: FullOutputTarget,
+    private readonly onText?: (text: string) => void,
   ) {
     this.headLimit = Math.ceil(capBytes / 2)
     this.tailLimit = capBytes - this.headLimit
@@ -36,6 +40,10 @@ export class CappedOutput {
 
   push(chunk: Buffer | string): void {
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    if (this.onText && bytes.length) {
+      const text = this.decoder.write(bytes)
+      if (text) this.onText(text)
+    }
     if (this.full && this.total + bytes.length > this.capBytes) {
       // Up to the cap nothing was dropped yet: head and tail together are everything before this chunk.
       if (this.total <= this.capBytes) for (const kept of [...this.head, ...this.tail]) this.full.write(kept)

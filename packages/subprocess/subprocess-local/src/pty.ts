@@ -66,7 +66,7 @@ export function runOnTerminal(argv: string[], options: RunOptions, size: Termina
   const script = `"$@"; s=$?; printf '\\n%s%d\\n' '${tag}' "$s"; IFS= read -r _; exit "$s"`
   const terminal = openTerminal(['/bin/sh', '-c', script, 'dsh-pty', ...argv], options.cwd, options.env, size, limits)
   live.terminate = terminal.terminate
-  const output = new CappedOutput(limits.outputCapBytes, options.fullOutput && { ...options.fullOutput, fromTerminal: true })
+  const output = new CappedOutput(limits.outputCapBytes, options.fullOutput && { ...options.fullOutput, fromTerminal: true }, options.onOutput)
   const markerPattern = new RegExp(`\\r?\\n?${tag}(\\d+)\\r?\\n`)
   let pending = ''
   let status: number | undefined

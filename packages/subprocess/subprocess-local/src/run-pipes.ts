@@ -11,7 +11,7 @@ import type { LiveRun, RunLimits } from './limits.ts'
  */
 export function runPipes(argv: string[], options: RunOptions, limits: RunLimits, live: LiveRun): Promise<RunResult> {
   const started = performance.now()
-  const output = new CappedOutput(limits.outputCapBytes, options.fullOutput)
+  const output = new CappedOutput(limits.outputCapBytes, options.fullOutput, options.onOutput)
   const errors = options.stderr === 'separate' ? new CappedOutput(limits.outputCapBytes) : output
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: options.cwd,

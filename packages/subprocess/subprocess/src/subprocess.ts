@@ -46,6 +46,12 @@ export interface RunOptions {
    * callers that read a protocol on stdout (hooks). Default `merged` (pipes only).
    */
   stderr?: 'merged' | 'separate'
+  /**
+   * Output handed on as it arrives (decoded text; stdout and stderr merged, or stdout alone with `stderr:
+   * 'separate'`; a terminal's line ends as it sends them), for a live display. Not capped: the caller
+   * bounds what it keeps. The result still carries the capped output.
+   */
+  onOutput?: (text: string) => void
 }
 
 /** One child's outcome. Output is stdout and stderr interleaved in arrival order. */

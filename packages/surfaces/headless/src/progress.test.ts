@@ -91,3 +91,22 @@ test('a command that exited 1 is a failure line, and a call its turn ended witho
   events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
   expect(lines).toEqual(['→ bash: false', '  ✗ exit 1', '→ bash: sleep 9', '  ⊘ interrupted: bash: sleep 9'])
 })
+
+test("a running command's printed lines are shown as they arrive, up to the limit, then one note", () => {
+  const lines: string[] = []
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name, args) => `${name}: ${(args as { command: string }).command}`,
+    80,
+    2,
+  )
+  const events: [string, unknown][] = [
+    ['tool/call', { callId: 'b', name: 'bash', arguments: { command: 'make' } }],
+    ['tool/dispatched', { callId: 'b' }],
+    ['tool/output', { callId: 'b', index: 0, text: 'compiling a\ncompil' }],
+    ['tool/output', { callId: 'b', index: 1, text: 'ing b\nlinking\n', raw: 'ing b\n\x1b[1mlinking\x1b[0m\n' }],
+    ['tool/output', { callId: 'b', index: 2, text: 'done\n' }],
+  ]
+  events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
+  expect(lines).toEqual(['→ bash: make', '  │ compiling a', '  │ compiling b', '  │ … (the rest is in the session log)'])
+})

@@ -7,7 +7,8 @@ const TODO_MARKS = { pending: '[ ]', in_progress: '[~]', completed: '[x]' } as c
 /**
  * What the agent is doing, as lines for a person watching a terminal (stderr, only when it is a TTY):
  * "thinking…" once per answer that reasons, each tool call with a short summary of its arguments, failed
- * tool results, model requests that failed and will be retried, and the tokens used so far in this run.
+ * tool results, the first lines a running command prints, model requests that failed and will be retried,
+ * and the tokens used so far in this run.
  * The events are folded by the display fold every surface shares (@dsh/session-view); lines come from the
  * changes it reports.
  */
@@ -22,7 +23,12 @@ export class Progress {
     /** A short summary of one call (`bash: npm test`). */
     private readonly describeCall: (name: string, args: unknown) => string,
     private readonly previewChars: number,
+    /** Lines of a running call's printed output shown, per call. */
+    private readonly outputLines = 0,
   ) {}
+
+  /** Per call: printed characters already split into lines, and the lines shown. */
+  private readonly printed = new Map<string, { consumed: number; shown: number }>()
 
   event(event: SessionEvent): void {
     for (const change of this.view.apply(event)) this.show(change)
@@ -42,6 +48,7 @@ export class Progress {
         break
       case 'tool':
         if (change.op === 'added' && change.cause === 'tool/call') this.write(`→ ${this.describeCall(item.name, item.args)}`)
+        if (change.cause === 'tool/output' && item.printed) this.printedLines(item.callId, item.printed.text)
         if (change.cause === 'tool/result' && item.error) this.write(`  ✗ ${item.error.code}: ${oneLine(item.error.message, this.previewChars)}`)
         else if (change.cause === 'tool/result' && item.ending) this.write(`  ✗ ${item.ending}`)
         // A call the turn ended without: cut, not failed and not done.
@@ -50,6 +57,20 @@ export class Progress {
       case 'notice':
         if (change.op === 'added' && item.retry) this.retry(item.retry)
         break
+    }
+  }
+
+  /** The complete lines a running call printed since the last piece, up to `outputLines` per call, then one note. */
+  private printedLines(callId: string, text: string): void {
+    const state = this.printed.get(callId) ?? { consumed: 0, shown: 0 }
+    this.printed.set(callId, state)
+    const end = text.lastIndexOf('\n') + 1
+    if (end <= state.consumed) return
+    const lines = text.slice(state.consumed, end).split('\n').slice(0, -1)
+    state.consumed = end
+    for (const line of lines) {
+      if (state.shown > this.outputLines) return
+      this.write(state.shown++ < this.outputLines ? `  │ ${oneLine(line, this.previewChars)}` : '  │ … (the rest is in the session log)')
     }
   }
 

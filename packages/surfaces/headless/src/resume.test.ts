@@ -1,6 +1,7 @@
 // End to end, like run.test.ts: a run cut by SIGINT or SIGKILL, then resumed; resume and fork of stored
 // sessions.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { processesWith } from '@dsh/test-harness/world'
 import { conversation, dsh, dshOk, launchDsh, makeWorld, storedEvents, storedSessionIds, waitFor, type World } from './test-support/dsh.ts'
 
 let world: World
@@ -86,4 +87,30 @@ describe('resume and fork', () => {
     expect(code).toBe(2)
     expect(stderr).toMatch(/^dsh: cannot fork \S+ at seq 2: a turn is open there \(it ends at seq \d+\); fork at a turn boundary\n$/)
   })
+})
+
+describe('a crash mid-command', () => {
+  test('kill -9 while a command prints: the lines it printed are in the log, and `sessions show` shows them', async () => {
+    const marker = `live-output-${process.pid}-${Date.now()}`
+    const command = `echo first line; sleep 0.6; echo second line; sleep 2 # ${marker}`
+    world.llm.enqueue({ toolCalls: [{ id: 'b', name: 'bash', arguments: { command } }] })
+    const run = launchDsh(world, ['run the build'])
+    const printed = () => {
+      const [id] = storedSessionIds(world)
+      return id
+        ? storedEvents(world, id)
+            .flatMap((event) => (event.type === 'tool/output' ? [event.data.text as string] : []))
+            .join('')
+        : ''
+    }
+    await waitFor(() => printed().includes('second line'), 'the second line in the log', 40_000) // a loaded machine boots slowly
+    run.child.kill('SIGKILL')
+    await run.exited
+    expect(printed()).toBe('first line\nsecond line\n')
+    const { code, stdout } = await dsh(world, ['sessions', 'show', onlySession()])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/#\d+ {2}printed {4}first line\n/)
+    expect(stdout).toMatch(/#\d+ {2}printed {4}second line\n/)
+    await waitFor(() => processesWith(marker).length === 0, 'the orphaned command to end', 10_000) // before the world's folders go
+  }, 90_000)
 })

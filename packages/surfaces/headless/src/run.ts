@@ -86,6 +86,7 @@ export class HeadlessRun {
             (text) => io.stderr.write(`${text}\n`),
             (name, args) => this.describeCall(name, args),
             this.config.summaryChars,
+            this.config.progressOutputLines,
           )
         : undefined
     // First among the listeners: others may append to a new session from theirs (model-routes logs its route).

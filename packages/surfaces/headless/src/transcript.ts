@@ -1,4 +1,5 @@
 import type { AnySessionEvent, SessionEvent, SessionHeader } from '@dsh/session'
+import type {} from '@dsh/tools'
 import { localTime, oneLine, summarizeArguments, textOf } from './text.ts'
 
 export interface RenderLimits {
@@ -18,11 +19,13 @@ export function headerLines(header: SessionHeader): string[] {
 
 /**
  * The conversation as a person reads it: prompts, answers, tool calls with their results, route changes,
- * turn ends (the event numbers of `turn/end` are where a fork may start). Chunks, headers and bookkeeping
+ * turn ends (the event numbers of `turn/end` are where a fork may start), and what a command printed before
+ * a crash cut it (its `tool/output` pieces, where no result says how it ended). Chunks, headers and bookkeeping
  * events are left out: `--json` shows everything.
  */
 export function transcriptLines(events: readonly SessionEvent[], limits: RenderLimits): string[] {
   const out: string[] = []
+  const finished = new Set((events as readonly AnySessionEvent[]).flatMap((event) => (event.type === 'tool/result' ? [event.data.callId] : [])))
   const preview = (text: string) => oneLine(text, limits.previewChars)
   for (const raw of events) {
     const event = raw as AnySessionEvent
@@ -44,6 +47,10 @@ export function transcriptLines(events: readonly SessionEvent[], limits: RenderL
         out.push(line(event.seq, 'result', event.data.error ? `${event.data.error.code}: ${text || preview(event.data.error.message)}` : text))
         break
       }
+      case 'tool/output':
+        if (finished.has(event.data.callId)) break
+        for (const printed of event.data.text.split('\n').filter((text) => text.trim())) out.push(line(event.seq, 'printed', preview(printed)))
+        break
       case 'model/route': {
         const { provider, model, effort } = event.data.route
         out.push(line(event.seq, 'route', `${provider}/${model}${effort ? ` (effort ${effort})` : ''}`))

@@ -89,3 +89,17 @@ test("the shell's PTY colours and a progress bar reach the model as plain text: 
   expect(toolMessages).toHaveLength(1)
   expect(JSON.stringify(toolMessages)).not.toMatch(/\\u001b|\\r/)
 })
+
+test("the shell's printed output is logged while it runs, raw colours kept for the UI, and none of the shell's markers", async () => {
+  const command = String.raw`printf '\033[1;31mFAIL\033[0m one\n'; sleep 0.8; echo two`
+  const h = await boot([bash('live', { command }), { text: 'done' }])
+  await h.run('print')
+  const pieces = h.events('tool/output')
+  const result = h.events('tool/result')[0]!
+  expect(pieces.length).toBeGreaterThanOrEqual(2)
+  expect(pieces[0]!.time).toBeLessThan(result.time - 400) // the first line before the command ended
+  expect(pieces.map((piece) => piece.data.text).join('')).toBe('FAIL one\ntwo\n')
+  expect(pieces.map((piece) => piece.data.raw ?? piece.data.text).join('')).toBe('\x1b[1;31mFAIL\x1b[0m one\r\ntwo\r\n')
+  expect(JSON.stringify(pieces)).not.toMatch(/DSH[0-9a-f]{16}/) // the marker protocol stays inside the shell driver
+  expect(h.toolText('live')).toBe('FAIL one\ntwo')
+})

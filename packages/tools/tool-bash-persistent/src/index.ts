@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { BASH_GUIDANCE, bashArguments, fullOutputPath, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { BASH_GUIDANCE, bashArguments, fullOutputPath, liveOutput, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
 import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult, shellQuote } from './format.ts'
 
@@ -38,7 +38,14 @@ export function apply(ctx: Context, config: Config) {
   const runUnconfined = async (args: BashArgs, context: ToolContext, timeoutMs: number) => {
     const { writableRoots } = await ctx.sandboxPolicy.authority(context.session)
     const cwd = await workingDirectory(ctx, shells.cwd(context.agentId) ?? context.cwd, args.workdir ?? '.')
-    const result = await ctx.shell.run(args.command, { cwd, timeoutMs, signal: context.signal, authority: { mode: 'danger-full-access', writableRoots }, fullOutputPath: fullOutputPath(ctx, context) })
+    const result = await ctx.shell.run(args.command, {
+      cwd,
+      timeoutMs,
+      signal: context.signal,
+      authority: { mode: 'danger-full-access', writableRoots },
+      fullOutputPath: fullOutputPath(ctx, context),
+      ...liveOutput(context),
+    })
     return formatResult(result, { timeoutMs, unconfined: true, before: [] })
   }
 
@@ -79,7 +86,7 @@ export function apply(ctx: Context, config: Config) {
           const { shell, notes } = await shells.get(context, authority)
           // A group in the shell itself, so that `cd`, variables and functions of the command persist.
           const command = args.workdir ? `cd -- ${shellQuote(await workingDirectory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
-          const result = await shell.run(command, { timeoutMs, signal: context.signal, fullOutputPath: fullOutputPath(ctx, context) })
+          const result = await shell.run(command, { timeoutMs, signal: context.signal, fullOutputPath: fullOutputPath(ctx, context), ...liveOutput(context) })
           return formatResult(result, { timeoutMs, unconfined: false, before: notes })
         } catch (error) {
           throw refusal(error)

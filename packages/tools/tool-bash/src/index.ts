@@ -3,7 +3,7 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { BASH_GUIDANCE, bashArguments, fullOutputPath, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import { BASH_GUIDANCE, bashArguments, fullOutputPath, liveOutput, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
 import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 import { withWritableGit, writeGitReason } from './git.ts'
@@ -89,7 +89,7 @@ export function apply(ctx: Context, config: Config) {
         if (args.run_in_background) return startInBackground(ctx, args.command, context, cwd, authority)
         const timeoutMs = args.timeout ?? config.defaultTimeoutMs
         const result = await ctx.shell
-          .run(args.command, { cwd, timeoutMs, signal: context.signal, authority, fullOutputPath: fullOutputPath(ctx, context) })
+          .run(args.command, { cwd, timeoutMs, signal: context.signal, authority, fullOutputPath: fullOutputPath(ctx, context), ...liveOutput(context) })
           .catch((error) => Promise.reject(refusal(error)))
         return formatResult(result, { timeoutMs, unconfined: args.sandbox === false, writableGit: args.writeGit === true && args.sandbox !== false })
       },

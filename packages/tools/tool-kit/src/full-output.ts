@@ -11,6 +11,11 @@ export function fullOutputPath(ctx: Context, context: ToolContext): string | und
   return ctx.get('spillStore')?.fileFor(context.session.id, context.callId)
 }
 
+/** The shell option that streams a call's printed output to the pipeline's live log (`tool/output`), when it is on. */
+export function liveOutput(context: ToolContext): { onOutput?: (text: string) => void } {
+  return context.liveOutput ? { onOutput: context.liveOutput } : {}
+}
+
 /** The note of a capped output: where every byte is when the shell saved it, else how to keep it. */
 export function truncationNote(saved: SavedOutput | undefined): string {
   if (!saved) return '[Output truncated: only its head and tail are shown, the middle is marked "bytes cut". Redirect long output to a file and read or grep it.]'
