@@ -273,8 +273,15 @@ export const WEB_METHOD_SCHEMAS = {
   'credentials.remove': { params: Type.Object({ name: Type.String() }), result: Type.Object({ credential: CredentialViewSchema }) },
   'composition.get': { params: Empty, result: Type.Object({ text: Type.String(), header: Type.Array(Type.String()), rows: Type.Array(CompositionRowSchema) }) },
   'files.list': {
-    params: Type.Object({ path: Type.Optional(Type.String()) }),
-    result: Type.Object({ path: Type.String(), root: Type.String(), parent: Type.Optional(Type.String()), entries: Type.Array(DirectoryEntrySchema) }),
+    params: Type.Object({ path: Type.Optional(Type.String({ description: 'Absolute, `~`, `~/x`, or relative to the home.' })) }),
+    result: Type.Object({
+      path: Type.String(),
+      root: Type.String({ description: 'The openable root holding `path`.' }),
+      home: Type.String({ description: "The user's home (what the picker's Home opens)." }),
+      roots: Type.Array(Type.String(), { description: 'Every folder a tab may open (home, launch folder, --allow-root).' }),
+      parent: Type.Optional(Type.String()),
+      entries: Type.Array(DirectoryEntrySchema),
+    }),
   },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 
