@@ -4,6 +4,7 @@ import { navigate, useRoute } from '../lib/router.ts'
 import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
 import { SettingsPage } from '../views/SettingsPage.tsx'
+import { ConnectionBanner } from './ConnectionBanner.tsx'
 import { Sidebar } from './Sidebar.tsx'
 
 export function App() {
@@ -25,6 +26,7 @@ export function App() {
             <Plus size={18} />
           </button>
         </header>
+        <ConnectionBanner />
         <main className="main">
           {route.page === 'session' ? <SessionPage key={route.id} id={route.id} atSeq={route.seq} /> : route.page === 'settings' ? <SettingsPage tab={route.tab} /> : <NewSession />}
         </main>
