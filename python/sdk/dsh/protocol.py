@@ -25,6 +25,10 @@ SERVER_REQUESTS = ("approval/request",)
 APPROVAL_ANSWERS = ("allow_once", "allow_session", "allow_always", "reject")
 
 
+class AbsentFileState(TypedDict):
+    absent: Literal[True]
+
+
 ApprovalAnswer = Literal["allow_once", "allow_session", "allow_always", "reject"]
 
 
@@ -85,6 +89,40 @@ Effort = Literal["off", "low", "high", "max"]
 
 class Empty(TypedDict):
     pass
+
+
+FileChangeStatus = Literal["added", "deleted", "modified", "unrecorded"]
+
+
+class StoredFileState(TypedDict):
+    sha256: str
+    bytes: int
+
+
+class UnrecordedFileState(TypedDict):
+    #: Why the content was not kept (too large, not read).
+    unrecorded: str
+
+
+FileState = Union[StoredFileState, AbsentFileState, UnrecordedFileState]
+
+
+class _FileChangeRequired(TypedDict):
+    #: Relative to the session folder when inside it.
+    path: str
+    status: FileChangeStatus
+    before: FileState
+    after: FileState
+    added: int
+    removed: int
+
+
+class FileChange(_FileChangeRequired, total=False):
+    beforeText: str
+    afterText: str
+    #: A unified diff, when both sides are text.
+    patch: str
+    note: str
 
 
 class Highlight(TypedDict):
@@ -188,6 +226,16 @@ class TextContent(TypedDict):
 
 
 PromptContent = Union[str, List[Union[TextContent, ImageContent]]]
+
+
+class RestoredFile(TypedDict):
+    path: str
+    state: FileState
+
+
+class RewindProblem(TypedDict):
+    path: str
+    reason: str
 
 
 class _RouteRequired(TypedDict):
@@ -299,6 +347,24 @@ class SearchHit(_SearchHitRequired, total=False):
 class SessionCancelResult(TypedDict):
     #: Whether a turn was running and was asked to stop.
     wasRunning: bool
+
+
+class _SessionChangesParamsRequired(TypedDict):
+    sessionId: str
+
+
+class SessionChangesParams(_SessionChangesParamsRequired, total=False):
+    #: Compare against the state before this turn (default 1: before the session).
+    fromTurn: int
+
+
+class SessionChangesResult(TypedDict):
+    sessionId: str
+    fromTurn: int
+    turns: int
+    files: List[FileChange]
+    #: What the review does not cover (commands outside a git repository, …).
+    notes: List[str]
 
 
 class SessionCommandParams(TypedDict):
@@ -462,6 +528,32 @@ class _SessionResumeParamsRequired(TypedDict):
 
 class SessionResumeParams(_SessionResumeParamsRequired, total=False):
     route: RouteParam
+
+
+class _SessionRewindParamsRequired(TypedDict):
+    sessionId: str
+    #: Restore every file the session touched to its state before this turn.
+    toTurn: int
+
+
+class SessionRewindParams(_SessionRewindParamsRequired, total=False):
+    #: Overwrite files changed since by someone else (else they are reported as conflicts).
+    force: bool
+    #: Also fork the conversation at the turn's start (`forkedTo`).
+    fork: bool
+
+
+class _SessionRewindResultRequired(TypedDict):
+    toTurn: int
+    forced: bool
+    restored: List[RestoredFile]
+    conflicts: List[RewindProblem]
+    skipped: List[RewindProblem]
+    actor: str
+
+
+class SessionRewindResult(_SessionRewindResultRequired, total=False):
+    forkedTo: str
 
 
 class _SessionSearchParamsRequired(TypedDict):

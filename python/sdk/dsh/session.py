@@ -71,6 +71,25 @@ class Session:
         reply = await self._harness.request("session/commands", {"sessionId": self.id})
         return list(reply["commands"])
 
+    async def changes(self, from_turn: Optional[int] = None) -> Dict[str, Any]:
+        """The files this session changed, each with its diff (``files``: ``path``, ``status``, ``patch``, …),
+        against the state before turn ``from_turn`` (default: before the session)."""
+        params: Dict[str, Any] = {"sessionId": self.id}
+        if from_turn is not None:
+            params["fromTurn"] = from_turn
+        return dict(await self._harness.request("session/changes", params))
+
+    async def rewind(self, to_turn: int, force: bool = False, fork: bool = False) -> Dict[str, Any]:
+        """Restores every file this session touched to its state before turn ``to_turn``; a file changed since
+        by someone else is listed in ``conflicts`` and left alone unless ``force``. ``fork`` also forks the
+        conversation there (``forkedTo``)."""
+        params: Dict[str, Any] = {"sessionId": self.id, "toTurn": to_turn}
+        if force:
+            params["force"] = True
+        if fork:
+            params["fork"] = True
+        return dict(await self._harness.request("session/rewind", params))
+
     async def stream(self, prompt: Prompt) -> AsyncIterator[Event]:
         """Sends a prompt and yields each committed event as it arrives, until the session is idle again.
         Leaving the loop early (``break``) cancels the turn: the session's next run (or ``aclose()``) waits

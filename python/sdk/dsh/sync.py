@@ -71,6 +71,12 @@ class SyncSession:
     def commands(self) -> List[Dict[str, Any]]:
         return self._loop.run(self._session.commands())
 
+    def changes(self, from_turn: Optional[int] = None) -> Dict[str, Any]:
+        return self._loop.run(self._session.changes(from_turn))
+
+    def rewind(self, to_turn: int, force: bool = False, fork: bool = False) -> Dict[str, Any]:
+        return self._loop.run(self._session.rewind(to_turn, force=force, fork=fork))
+
     def cancel(self) -> bool:
         return self._loop.run(self._session.cancel())
 

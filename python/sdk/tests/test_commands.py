@@ -57,6 +57,25 @@ class CommandsTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual((unknown.handled, unknown.unknown), (False, "nosuch"))
         self.assertEqual(self.llm.requests(), [])
 
+    async def test_changes_lists_the_files_and_rewind_restores_them_on_disk(self) -> None:
+        path = os.path.join(self.dirs.workspace, "notes.txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("before\n")
+        self.llm.enqueue(
+            {"toolCalls": [{"id": "r", "name": "read", "arguments": {"path": "notes.txt"}}]},
+            {"toolCalls": [{"id": "e", "name": "edit", "arguments": {"path": "notes.txt", "old_string": "before", "new_string": "after"}}]},
+            {"text": "Done."},
+        )
+        session = await (await self.start()).session()
+        await session.run("edit the notes")
+        changes = await session.changes()
+        self.assertEqual([(file["path"], file["status"]) for file in changes["files"]], [("notes.txt", "modified")])
+        self.assertIn("-before\n+after", changes["files"][0]["patch"])
+        done = await session.rewind(1)
+        self.assertEqual((done["conflicts"], done["actor"]), ([], "client:sdk"))
+        with open(path, encoding="utf-8") as handle:
+            self.assertEqual(handle.read(), "before\n")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,6 +5,7 @@ import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
 import { SettingsPage } from '../views/SettingsPage.tsx'
 import { UsagePage } from '../views/UsagePage.tsx'
+import { ConnectionBanner } from './ConnectionBanner.tsx'
 import { Sidebar } from './Sidebar.tsx'
 
 export function App() {
@@ -26,6 +27,7 @@ export function App() {
             <Plus size={18} />
           </button>
         </header>
+        <ConnectionBanner />
         <main className="main">
           {route.page === 'session' ? (
             <SessionPage key={route.id} id={route.id} atSeq={route.seq} />

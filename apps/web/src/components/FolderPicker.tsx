@@ -6,30 +6,56 @@ import { call, messageOf } from '../lib/api.ts'
 interface Listing {
   path: string
   root: string
+  home: string
+  roots: string[]
   parent?: string
   entries: DirectoryEntry[]
 }
 
-/** Browses folders on the machine dsh runs on (inside the user's home) and picks one. */
+/**
+ * Browses folders on the machine dsh runs on and picks one. The host decides what may be opened (the home,
+ * the launch folder, `--allow-root` folders; symlinks resolved) and names a refusal; the page only shows it.
+ */
 export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPick: (path: string) => void; onCancel: () => void }) {
   const [listing, setListing] = useState<Listing>()
   const [error, setError] = useState<string>()
+  const [typed, setTyped] = useState('')
+  const [completions, setCompletions] = useState<string[]>([])
   const open = (path?: string) => {
     call('files.list', path ? { path } : {}).then(
       (result) => {
         setListing(result)
+        setTyped(result.path)
         setError(undefined)
       },
       (failure) => setError(messageOf(failure)),
     )
   }
   useEffect(() => open(start), [start])
+  // Completion: the folders of the typed path's parent whose names start with its last part.
+  useEffect(() => {
+    const cut = typed.lastIndexOf('/')
+    if (cut < 0 || typed === listing?.path) {
+      setCompletions([])
+      return
+    }
+    const parent = typed.slice(0, cut) || '/'
+    const prefix = typed.slice(cut + 1)
+    let current = true
+    call('files.list', { path: parent }).then(
+      (result) => current && setCompletions(result.entries.filter((entry) => entry.name.startsWith(prefix)).map((entry) => entry.path)),
+      () => current && setCompletions([]),
+    )
+    return () => {
+      current = false
+    }
+  }, [typed, listing?.path])
 
   const crumbs = listing ? crumbsOf(listing.root, listing.path) : []
   return (
     <div className="picker" role="dialog" aria-label="Choose a workspace folder">
       <div className="picker-bar">
-        <button className="icon-btn" onClick={() => listing && open(listing.root)} title="Home" aria-label="Home folder">
+        <button className="icon-btn" onClick={() => open('~')} title="Home" aria-label="Home folder">
           <Home size={15} />
         </button>
         <button className="icon-btn" disabled={!listing?.parent} onClick={() => listing?.parent && open(listing.parent)} title="Up" aria-label="Parent folder">
@@ -46,7 +72,37 @@ export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPi
           ))}
         </div>
       </div>
-      {error && <div className="inline-error">{error}</div>}
+      <form
+        className="picker-path"
+        onSubmit={(event) => {
+          event.preventDefault()
+          if (typed.trim()) open(typed.trim())
+        }}
+      >
+        <input
+          className="mono"
+          aria-label="Folder path"
+          list="picker-completions"
+          value={typed}
+          spellCheck={false}
+          autoComplete="off"
+          placeholder="/path/to/folder or ~/folder"
+          onChange={(event) => setTyped(event.target.value)}
+        />
+        <datalist id="picker-completions">
+          {completions.map((path) => (
+            <option key={path} value={path} />
+          ))}
+        </datalist>
+        <button className="btn" type="submit">
+          Go
+        </button>
+      </form>
+      {error && (
+        <div className="inline-error" role="alert">
+          {error}
+        </div>
+      )}
       <ul className="picker-list">
         {listing?.entries.length === 0 && <li className="muted pad">No folders here.</li>}
         {listing?.entries.map((entry) => (

@@ -107,7 +107,10 @@ export function Sidebar({ route }: { route: Route }) {
           </svg>
         </span>
         <span className="brand-name">dsh</span>
-        <span className={`conn conn-${stream.state}`} title={stream.state === 'open' ? 'Connected' : stream.state === 'connecting' ? 'Connecting…' : 'Disconnected: retrying'} />
+        <span
+          className={`conn conn-${stream.state}`}
+          title={stream.state === 'open' ? 'Connected' : stream.state === 'connecting' ? 'Connecting…' : stream.state === 'signed-out' ? 'Signed out: dsh was restarted' : 'Disconnected: retrying'}
+        />
       </div>
       <button className="btn btn-primary new-session" onClick={() => navigate('/')}>
         <Plus size={16} /> New session

@@ -1,4 +1,5 @@
 import type { ApiResponse, MethodName, Methods } from '@dsh/web-protocol'
+import { stream } from './stream.ts'
 
 export class ApiError extends Error {
   constructor(
@@ -12,7 +13,7 @@ export class ApiError extends Error {
 /**
  * Calls `POST /api/<method>`; the browser adds the sign-in cookie (HttpOnly: this script never sees it). A
  * refusal or failure throws ApiError with its code; a sign-in the host no longer knows (dsh web was restarted)
- * reloads the page, which the host then answers with how to sign in again.
+ * puts the tab in `signed-out`, whose banner says how to sign in again (the draft and the page stay).
  */
 export async function call<K extends MethodName>(method: K, params: Methods[K]['params']): Promise<Methods[K]['result']> {
   let response: Response
@@ -27,7 +28,7 @@ export async function call<K extends MethodName>(method: K, params: Methods[K]['
   }
   const body = (await response.json().catch(() => undefined)) as ApiResponse<Methods[K]['result']> | undefined
   if (!body) throw new ApiError(`HTTP_${response.status}`, `dsh answered ${response.status} ${response.statusText}`)
-  if (!body.ok && body.error.code.startsWith('SIGN_IN_')) location.reload()
+  if (!body.ok && body.error.code.startsWith('SIGN_IN_')) stream.signedOut()
   if (!body.ok) throw new ApiError(body.error.code, body.error.message)
   return body.result
 }

@@ -1,7 +1,8 @@
 import { WS_PROTOCOL, type ClientMessage, type Frame } from '@dsh/web-protocol'
 import { Emitter } from './emitter.ts'
 
-export type StreamState = 'connecting' | 'open' | 'offline'
+/** `signed-out`: the host answers but no longer knows this browser's sign-in (it was restarted). */
+export type StreamState = 'connecting' | 'open' | 'offline' | 'signed-out'
 
 interface Subscription {
   ch: string
@@ -12,10 +13,29 @@ interface Subscription {
 }
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000]
+/** How often a signed-out tab asks whether this browser has signed in again (in another tab, from the new link). */
+const SIGN_IN_POLL_MS = 2000
+
+/**
+ * Whether the host answers and knows this browser's sign-in. A WebSocket upgrade refused with 401 looks like
+ * any other drop to a script, so a cheap API call tells the two apart.
+ */
+async function probe(): Promise<'ok' | 'offline' | 'signed-out'> {
+  try {
+    const response = await fetch('/api/host.info', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    const body = (await response.json().catch(() => undefined)) as { ok: boolean; error?: { code: string } } | undefined
+    return body?.ok === false && body.error?.code.startsWith('SIGN_IN_') ? 'signed-out' : body ? 'ok' : 'offline'
+  } catch {
+    return 'offline'
+  }
+}
 
 /**
  * The one WebSocket of this tab. Subscriptions outlive the socket: after a drop it reconnects with backoff
  * and subscribes again, each with fresh params, so a session resumes from the seq after its last event.
+ * After a restart of dsh web the old sign-in is gone: the tab says so (`signed-out`) and waits until this
+ * browser signs in again (the new link, in any tab: the cookie is shared), then resumes. The auth is not
+ * bypassed: only a new sign-in brings the tab back.
  */
 class Stream {
   state: StreamState = 'connecting'
@@ -23,6 +43,7 @@ class Stream {
   private socket: WebSocket | undefined
   private readonly subs = new Set<Subscription>()
   private attempt = 0
+  private pollTimer: ReturnType<typeof setInterval> | undefined
 
   start(): void {
     if (this.socket) return
@@ -63,10 +84,36 @@ class Stream {
     socket.addEventListener('close', () => {
       if (this.socket !== socket) return
       this.socket = undefined
-      this.setState('offline')
-      const delay = RETRY_MS[Math.min(this.attempt++, RETRY_MS.length - 1)]
-      setTimeout(() => this.connect(), delay)
+      void probe().then((answer) => {
+        if (answer === 'signed-out') return this.waitForSignIn()
+        this.setState('offline')
+        const delay = RETRY_MS[Math.min(this.attempt++, RETRY_MS.length - 1)]
+        setTimeout(() => this.connect(), delay)
+      })
     })
+  }
+
+  /** An API call was refused for the sign-in: the socket will be too; say so now. */
+  signedOut(): void {
+    if (this.state !== 'signed-out') this.socket?.close()
+  }
+
+  /** Checks at once (the banner's button) instead of at the next poll. */
+  recheck(): void {
+    if (this.state === 'signed-out') void this.pollSignIn()
+  }
+
+  private waitForSignIn(): void {
+    this.setState('signed-out')
+    this.pollTimer ??= setInterval(() => void this.pollSignIn(), SIGN_IN_POLL_MS)
+  }
+
+  private async pollSignIn(): Promise<void> {
+    if ((await probe()) !== 'ok' || this.state !== 'signed-out') return
+    clearInterval(this.pollTimer)
+    this.pollTimer = undefined
+    this.attempt = 0
+    this.connect()
   }
 
   private send(message: ClientMessage): void {

@@ -1,22 +1,13 @@
-import { fileURLToPath } from 'node:url'
 import type { ContentBlock } from '@agentclientprotocol/sdk'
 import type { ImageBlock, TextBlock } from '@dsh/llm'
 import { AcpError } from './errors.ts'
-
-/** A `file://` URI as a path the model can pass to its tools; anything else stays a URI. */
-function readableUri(uri: string): string {
-  if (!uri.startsWith('file://')) return uri
-  try {
-    return fileURLToPath(uri)
-  } catch {
-    return uri
-  }
-}
+import { contextText, linkText, mentionOf } from './mentions.ts'
 
 /**
  * An editor's prompt as the model's user message. Images pass only when the route accepts them (the
- * capability advertised at initialize says so too); a linked file is named so the model reads it with its
- * tools; an embedded resource is given inline, marked with where it came from.
+ * capability advertised at initialize says so too); a linked file is named (with a selection's line range
+ * and the link's title) so the model reads it with its tools; an embedded resource is given inline, marked
+ * with where it came from (mentions.ts).
  */
 export function promptToBlocks(prompt: ContentBlock[], acceptsImages: boolean, model: string): (TextBlock | ImageBlock)[] {
   const blocks: (TextBlock | ImageBlock)[] = []
@@ -32,13 +23,14 @@ export function promptToBlocks(prompt: ContentBlock[], acceptsImages: boolean, m
       case 'audio':
         throw new AcpError('PROMPT_UNSUPPORTED', 'the prompt has audio, which dsh does not accept (promptCapabilities.audio is false)')
       case 'resource_link':
-        blocks.push({ type: 'text', text: `[referenced: ${readableUri(block.uri)}${block.name && !block.uri.endsWith(block.name) ? ` (${block.name})` : ''}]` })
+        blocks.push({ type: 'text', text: linkText(mentionOf(block.uri, block.title ?? block.name)) })
         break
       case 'resource': {
         const resource = block.resource
-        const where = readableUri(resource.uri)
+        const mention = mentionOf(resource.uri)
+        const where = mention.where
         if ('text' in resource) {
-          blocks.push({ type: 'text', text: `<context source="${where}">\n${resource.text}\n</context>` })
+          blocks.push({ type: 'text', text: contextText(mention, resource.text) })
         } else if (acceptsImages && resource.mimeType?.startsWith('image/')) {
           blocks.push({ type: 'image', mediaType: resource.mimeType, data: resource.blob })
         } else {

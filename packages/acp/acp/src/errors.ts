@@ -70,3 +70,15 @@ export function toRequestError(error: unknown): RequestError {
   const code = typeof (error as any)?.code === 'string' ? (error as any).code : 'INTERNAL'
   return new RequestError(-32603, String((error as any)?.message ?? error), { code })
 }
+
+/**
+ * A request to the editor that it answered with an error, as an Error whose message is the editor's own
+ * words: the SDK turns a client's thrown error into JSON-RPC "Internal error" with the words in
+ * `data.details`, and "Internal error" tells neither the model nor the user what went wrong.
+ */
+export function editorFailure(method: string, error: unknown): Error {
+  const data = (error as { data?: unknown })?.data
+  const said = data && typeof data === 'object' ? ((data as Record<string, unknown>).details ?? (data as Record<string, unknown>).message) : undefined
+  const message = typeof said === 'string' && said ? said : error instanceof Error ? error.message : String(error)
+  return new Error(`the editor refused ${method}: ${message}`, { cause: error })
+}

@@ -22,7 +22,7 @@ import type { Route } from '@dsh/llm'
 import type {} from '@dsh/tools'
 import type {} from '@dsh/usage-prices'
 import { AcpSession } from './acp-session.ts'
-import { AcpError } from './errors.ts'
+import { AcpError, editorFailure } from './errors.ts'
 import { registerMethods } from './methods.ts'
 import { modeState, type PresetSource } from './options.ts'
 import { stdioStream } from './stdio.ts'
@@ -147,18 +147,30 @@ export class Acp extends Service {
 
   /** Reads a file as the editor has it (unsaved changes included). */
   async readTextFile(sessionId: string, path: string, range: { line?: number; limit?: number } = {}): Promise<string> {
-    const response = await this.client().request('fs/read_text_file', { sessionId, path, ...range })
+    const response = await this.client()
+      .request('fs/read_text_file', { sessionId, path, ...range })
+      .catch((error: unknown) => {
+        throw editorFailure('fs/read_text_file', error)
+      })
     return response.content
   }
 
   /** Writes a file through the editor (the caller has checked its authority). */
   async writeTextFile(sessionId: string, path: string, content: string): Promise<void> {
-    await this.client().request('fs/write_text_file', { sessionId, path, content })
+    await this.client()
+      .request('fs/write_text_file', { sessionId, path, content })
+      .catch((error: unknown) => {
+        throw editorFailure('fs/write_text_file', error)
+      })
   }
 
   /** Starts a command in a terminal of the editor. */
   createTerminal(params: CreateTerminalRequest): Promise<TerminalHandle> {
-    return this.client().createTerminal(params)
+    return this.client()
+      .createTerminal(params)
+      .catch((error: unknown) => {
+        throw editorFailure('terminal/create', error)
+      })
   }
 
   /** Shows a terminal as the output of a tool call (before the terminal is released). */

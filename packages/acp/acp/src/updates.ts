@@ -2,6 +2,7 @@ import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallLocation, To
 import type { SessionEvent } from '@dsh/session'
 import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, type ViewChange } from '@dsh/session-view'
 import { sessionUsage, type PriceTable } from '@dsh/usage-kit'
+import { mentionBlock } from './mentions.ts'
 import { locationsOf, proposedDiff, readBefore, targetPath } from './tool-calls.ts'
 
 /** What the translator needs to know about tools and limits. */
@@ -101,7 +102,8 @@ export class UpdateTranslator {
         // Live, the editor already shows what its user typed; a replay tells it again.
         if (mode !== 'replay' || change.op !== 'added' || (item.source !== 'user' && item.source !== 'steer')) return []
         return item.content.flatMap((block) => {
-          const content = toAcpBlock(block, Number.MAX_SAFE_INTEGER)
+          // A mention the editor sent comes back as the link it was, not as the markup the model read.
+          const content = (block.type === 'text' && block.text !== undefined ? mentionBlock(block.text) : undefined) ?? toAcpBlock(block, Number.MAX_SAFE_INTEGER)
           return content ? [{ sessionUpdate: 'user_message_chunk', content } as SessionUpdate] : []
         })
       case 'tool':
@@ -120,6 +122,8 @@ export class UpdateTranslator {
     if (cause === 'tool/dispatched') return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
     if (cause === 'tool/result') return [this.finished(item)]
     if (cause === 'tool/output' && mode === 'live') return this.printing(item)
+    // Cut without a result (a cancel, a crash, a turn that ended first): it failed, and says why.
+    if (item.status === 'interrupted') return [this.interrupted(item, cause)]
     return []
   }
 
@@ -193,17 +197,35 @@ export class UpdateTranslator {
     }
   }
 
+  private interrupted(item: ToolItem, cause: string): SessionUpdate {
+    const state = this.calls.get(item.callId)!
+    const reason = item.error?.message ?? (cause === 'turn/ended' ? 'the turn ended (cancelled or failed) before the call finished' : 'the session stopped before the call finished')
+    const content: ToolCallContent[] = [
+      ...(state.terminalId ? [{ type: 'terminal' as const, terminalId: state.terminalId }] : []),
+      { type: 'content', content: { type: 'text', text: `Interrupted: ${reason}` } },
+    ]
+    return { sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'failed', content }
+  }
+
   private finished(result: ToolItem): SessionUpdate {
     const state = this.calls.get(result.callId)!
     const blocks = result.content ?? []
     const content: ToolCallContent[] = []
-    if (state.terminalId) content.push({ type: 'terminal', terminalId: state.terminalId })
-    else {
+    // `rawOutput` repeats nothing `content` shows: it carries the output only when the editor would not
+    // otherwise have all of it (a terminal shows it instead, or a block was shortened), and the error only
+    // when no content block states it.
+    let shortened = false
+    if (state.terminalId) {
+      content.push({ type: 'terminal', terminalId: state.terminalId })
+      // The terminal shows the output, not why the call failed (a cancel, a timeout).
+      if (result.error) content.push({ type: 'content', content: { type: 'text', text: result.error.message } })
+    } else {
       // A refused or failed edit changed nothing: its diff would mislead.
       if (state.diff && result.changeState === 'applied') content.push(state.diff)
       for (const block of blocks) {
         const acp = toAcpBlock(block, this.options.toolOutputMaxChars)
         if (!acp) continue
+        if (block.type === 'text' && (block.text?.length ?? 0) > this.options.toolOutputMaxChars) shortened = true
         // Command output reads best as a preformatted block.
         const shown = acp.type === 'text' && state.kind === 'execute' && !result.error ? { type: 'text' as const, text: `\`\`\`\n${acp.text}\n\`\`\`` } : acp
         content.push({ type: 'content', content: shown })
@@ -215,7 +237,8 @@ export class UpdateTranslator {
       // The display fold's status: an error, an unclean command exit and an interrupted call all failed.
       status: result.status === 'done' ? 'completed' : 'failed',
       content,
-      rawOutput: result.error ? { error: result.error } : { content: blocks.filter((block) => block.type === 'text') },
+      ...(result.error && !state.terminalId && !(result.output ?? '').includes(result.error.message) ? { rawOutput: { error: result.error } } : {}),
+      ...(!result.error && (shortened || state.terminalId) ? { rawOutput: { content: blocks.filter((block) => block.type === 'text') } } : {}),
     }
   }
 }

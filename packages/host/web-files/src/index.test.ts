@@ -5,49 +5,85 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { signInWithLink } from '@dsh/webserver'
 
-// The picker's root is a temp "home" holding the workspace; a folder beside it stands for the rest of the disk.
+// A temp "home" holds the workspace; dsh is started in a launch folder outside it (as on a server, or from
+// /srv); one more folder is named with --allow-root; a last one stands for the rest of the disk.
 let h: Harness
+let home: string
+let launch: string
+let extra: string
 let outside: string
 let cookie: string
-let root: string
 
 beforeAll(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-picker-')))
-  outside = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-outside-')))
-  const workspace = join(root, 'work')
-  mkdirSync(join(workspace, 'src/app'), { recursive: true })
-  mkdirSync(join(workspace, '.git'))
-  mkdirSync(join(workspace, 'docs'))
-  symlinkSync(outside, join(workspace, 'escape'))
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-picker-')))
+  ;[home, launch, extra, outside] = ['home', 'launch', 'extra', 'outside'].map((name) => join(base, name))
+  mkdirSync(join(home, 'work/src/app'), { recursive: true })
+  mkdirSync(join(home, 'work/.git'))
+  mkdirSync(join(home, 'work/docs'))
+  mkdirSync(join(launch, 'proj'), { recursive: true })
+  mkdirSync(join(extra, 'data'), { recursive: true })
+  mkdirSync(outside)
+  symlinkSync(outside, join(home, 'work/escape'))
+  symlinkSync('/etc', join(home, 'etc-link'))
+  symlinkSync(join(extra, 'data'), join(home, 'to-extra'))
   h = await bootComposition({
     profile: 'web',
-    argv: ['--port', '0'],
-    workspace,
-    patch: `- id: webserver\n  config: { announce: false, open: false }\n- id: web-files\n  config: { root: '${root}' }\n`,
+    argv: ['--port', '0', '--allow-root', extra],
+    workspace: launch,
+    patch: `- id: webserver\n  config: { announce: false, open: false, home: '${home}' }\n`,
   })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
 })
 afterAll(async () => {
   await h?.dispose()
-  rmSync(root, { recursive: true, force: true })
-  rmSync(outside, { recursive: true, force: true })
+  rmSync(join(home, '..'), { recursive: true, force: true })
 })
 
-async function list(path?: string) {
-  const response = await fetch(`${h.root.webserver.url}/api/files.list`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(path ? { path } : {}) })
+async function call(method: string, params: object) {
+  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
   return (await response.json()) as any
 }
+const list = (path?: string) => call('files.list', path ? { path } : {})
 
-test('the picker opens at the launch folder and lists its folders, hidden ones and escaping links left out', async () => {
+test('started outside the home, the picker opens at the launch folder and names the home and every root', async () => {
   const { result } = await list()
-  expect(result.path).toBe(join(root, 'work'))
-  expect(result.parent).toBe(root)
-  expect(result.entries.map((entry: { name: string }) => entry.name)).toEqual(['docs', 'src'])
+  expect(result).toMatchObject({ path: launch, root: launch, home, roots: [home, launch, extra] })
+  expect(result.parent).toBeUndefined()
+  expect(result.entries.map((entry: { name: string }) => entry.name)).toEqual(['proj'])
 })
 
-test('a folder outside the root is refused, also through a symlink', async () => {
+test('Home (~) lists the home; hidden folders and links leading out of every root are left out', async () => {
+  const { result } = await list('~')
+  expect(result.path).toBe(home)
+  expect(result.entries.map((entry: { name: string }) => entry.name)).toEqual(['to-extra', 'work'])
+  expect((await list('~/work')).result.entries.map((entry: { name: string }) => entry.name)).toEqual(['docs', 'src'])
+})
+
+test('a folder named with --allow-root opens; /etc, a folder outside, and links to them are refused', async () => {
+  expect((await list(join(extra, 'data'))).result.root).toBe(extra)
+  expect((await list('/etc')).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('outside the folders the web app may open') })
   expect((await list(outside)).error.code).toBe('BAD_PARAMS')
-  expect((await list(join(root, 'work/escape'))).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('outside') })
-  expect((await list(join(root, 'nope'))).error.code).toBe('NOT_FOUND')
+  expect((await list(join(home, 'etc-link'))).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('really /etc') })
+  expect((await list(join(home, 'work/escape'))).error.code).toBe('BAD_PARAMS')
+  expect((await list(join(home, 'nope'))).error.code).toBe('NOT_FOUND')
+})
+
+test('a session is created only inside the roots: /etc and a symlink to it are refused, nothing is logged', async () => {
+  const before = (await h.root.sessions.list()).length
+  for (const cwd of ['/etc', join(home, 'etc-link'), outside]) expect((await call('sessions.create', { cwd })).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('outside') })
+  expect((await h.root.sessions.list()).length).toBe(before)
+  const created = await call('sessions.create', { cwd: join(home, 'work') })
+  expect(created.result.sessionId).toEqual(expect.any(String))
+})
+
+test('an --allow-root that does not exist stops the launch with a usage error naming it', async () => {
+  await expect(
+    bootComposition({
+      profile: 'web',
+      argv: ['--port', '0', '--allow-root', join(outside, 'missing')],
+      workspace: launch,
+      patch: `- id: webserver\n  config: { announce: false, open: false, home: '${home}' }\n`,
+    }),
+  ).rejects.toThrow(/--allow-root .*missing does not exist/)
 })

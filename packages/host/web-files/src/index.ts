@@ -1,21 +1,19 @@
-// The directory picker of the web app's "new session" (DESIGN §10): browse folders inside one root.
+// The directory picker of the web app's "new session" (DESIGN §10): browse folders inside the openable roots
+// (`ctx.webserver.folders`: the home, the launch folder, `--allow-root`).
 import { readdir, realpath, stat } from 'node:fs/promises'
-import { homedir } from 'node:os'
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
 import type { DirectoryEntry, Methods } from '@dsh/web-protocol'
-import { WebError } from '@dsh/webserver'
+import type { OpenableFolders } from '@dsh/webserver'
 
 export interface Config {
-  root: string
   showHidden: boolean
   maxEntries: number
 }
 
 export const Config: Schema<Config> = Schema.object({
-  root: Schema.string().default('').description("The folder the picker may browse (empty: the user's home). Nothing outside it is listed."),
   showHidden: Schema.boolean().default(false).description('List folders whose names start with a dot.'),
   maxEntries: Schema.natural().min(1).default(1000).description('Folders listed per directory at most.'),
 })
@@ -23,21 +21,13 @@ export const Config: Schema<Config> = Schema.object({
 export const name = 'web-files'
 export const inject = ['app', 'webserver']
 
-const inside = (root: string, path: string) => {
-  const rel = relative(root, path)
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
-}
-
-/** Lists the folders of one directory inside the root (symlinks followed, but never out of the root). */
-export async function listFolders(root: string, path: string, config: Pick<Config, 'showHidden' | 'maxEntries'>): Promise<{ path: string; parent?: string; entries: DirectoryEntry[] }> {
-  let real: string
-  try {
-    real = await realpath(path)
-  } catch {
-    throw new WebError('NOT_FOUND', `${path} does not exist`)
-  }
-  if (!inside(root, real)) throw new WebError('BAD_PARAMS', `${path} is outside ${root}, the folder the picker may browse`)
-  if (!(await stat(real)).isDirectory()) throw new WebError('BAD_PARAMS', `${path} is not a folder`)
+/** Lists the folders of one directory inside an openable root (symlinks followed, but never out of every root). */
+export async function listFolders(
+  folders: OpenableFolders,
+  path: string,
+  config: Pick<Config, 'showHidden' | 'maxEntries'>,
+): Promise<{ path: string; root: string; parent?: string; entries: DirectoryEntry[] }> {
+  const { real, root } = await folders.folder(path)
   const entries: DirectoryEntry[] = []
   for (const entry of await readdir(real, { withFileTypes: true })) {
     if (!config.showHidden && entry.name.startsWith('.')) continue
@@ -45,23 +35,23 @@ export async function listFolders(root: string, path: string, config: Pick<Confi
     let folder = entry.isDirectory()
     if (entry.isSymbolicLink())
       folder = await realpath(full).then(
-        async (target) => inside(root, target) && (await stat(target)).isDirectory(),
+        async (target) => folders.rootOf(target) !== undefined && (await stat(target)).isDirectory(),
         () => false,
       )
     if (folder) entries.push({ name: entry.name, path: full, isDirectory: true })
   }
   entries.sort((a, b) => a.name.localeCompare(b.name))
-  return { path: real, ...(real !== root ? { parent: dirname(real) } : {}), entries: entries.slice(0, config.maxEntries) }
+  return { path: real, root, ...(real !== root ? { parent: dirname(real) } : {}), entries: entries.slice(0, config.maxEntries) }
 }
 
 export function apply(ctx: Context, config: Config) {
   type M<K extends keyof Methods> = Methods[K]
+  const folders = ctx.webserver.folders
   ctx.webserver.method<M<'files.list'>['params'], M<'files.list'>['result']>(ctx, 'files.list', {
     handle: async ({ path }) => {
-      const root = await realpath(config.root || homedir())
-      const launch = await realpath(ctx.app.cwd).catch(() => root)
-      const start = path ? resolve(root, path) : inside(root, launch) ? launch : root
-      return { root, ...(await listFolders(root, start, config)) }
+      const launch = await realpath(ctx.app.cwd).catch(() => folders.home)
+      const start = path || (folders.rootOf(launch) ? launch : folders.home)
+      return { home: folders.home, roots: [...folders.roots], ...(await listFolders(folders, start, config)) }
     },
   })
 }

@@ -340,8 +340,15 @@ export const WEB_METHOD_SCHEMAS = {
   },
   'usage.session': { params: SessionRef, result: UsageSumsSchema },
   'files.list': {
-    params: Type.Object({ path: Type.Optional(Type.String()) }),
-    result: Type.Object({ path: Type.String(), root: Type.String(), parent: Type.Optional(Type.String()), entries: Type.Array(DirectoryEntrySchema) }),
+    params: Type.Object({ path: Type.Optional(Type.String({ description: 'Absolute, `~`, `~/x`, or relative to the home.' })) }),
+    result: Type.Object({
+      path: Type.String(),
+      root: Type.String({ description: 'The openable root holding `path`.' }),
+      home: Type.String({ description: "The user's home (what the picker's Home opens)." }),
+      roots: Type.Array(Type.String(), { description: 'Every folder a tab may open (home, launch folder, --allow-root).' }),
+      parent: Type.Optional(Type.String()),
+      entries: Type.Array(DirectoryEntrySchema),
+    }),
   },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 

@@ -12,6 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import { serveAsset } from './assets.ts'
 import { describeFailure, WebError } from './errors.ts'
 import { readFlags, type Listen } from './flags.ts'
+import { OpenableFolders } from './folders.ts'
 import { checkHost, checkOrigin, isLoopbackAddress } from './guard.ts'
 import { defaultBrowserCommand, openBrowser, overSsh } from './open.ts'
 import { basicPassword, checkSession, cookieName, LINK_PATH, LINK_REFUSED_HINT, LINK_USER, linkFor, readCookie, sessionCookie, SignIns } from './sign-in.ts'
@@ -52,6 +53,8 @@ export interface Config {
   browserCommand: string[]
   codeTtlMs: number
   newLinkOnEnter: boolean
+  home: string
+  allowRoots: string[]
 }
 
 /**
@@ -83,9 +86,13 @@ export class Webserver extends Service {
     browserCommand: Schema.array(Schema.string()).default([]).description('Command that opens a URL (empty: open / xdg-open / start by platform).'),
     codeTtlMs: Schema.natural().default(60_000).description('How long the single-use code of a sign-in link is accepted.'),
     newLinkOnEnter: Schema.boolean().default(true).description('When stdin is a terminal, Enter prints a fresh sign-in link (for a second browser, or after the first link expired).'),
+    home: Schema.string().default('').description("The user's home folder as the web app offers it (empty: the operating system's)."),
+    allowRoots: Schema.array(Schema.string()).default([]).description('Folders a tab may browse and open sessions in besides the home and the launch folder (`--allow-root <dir>` adds more).'),
   })
 
   private readonly listen: Listen
+  /** What a tab may browse and open a session in (the picker, `sessions.create`). */
+  readonly folders: OpenableFolders
   private readonly signIns: SignIns
   private readonly methods = new Map<string, MethodSpec>()
   private readonly channels = new Map<string, ChannelSpec>()
@@ -104,6 +111,7 @@ export class Webserver extends Service {
     super(ctx, 'webserver')
     this.signIns = new SignIns(config.codeTtlMs)
     this.listen = readFlags(ctx.cmdlineArgs, { host: config.host, port: config.port, open: config.open }, config.trustedHosts)
+    this.folders = new OpenableFolders(config.home, ctx.app.cwd, [...config.allowRoots, ...this.listen.allowRoots])
     // The surface starts once every row has settled (not under `--check`, not in a tree a test boots): no
     // request can then reach a half-mounted tree, and `--check` neither binds the port nor opens a browser.
     ctx.on('app/launched', () => {

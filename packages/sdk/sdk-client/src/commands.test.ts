@@ -1,6 +1,6 @@
 // `session.command()` of the TypeScript SDK against the real runtime (`dsh --profile sdk` from dist) and the
 // mock model server; the workspace holds a Claude Code command file.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -51,4 +51,42 @@ test('a built-in answers without a turn, /clear gives the new session, and an un
   expect(await session.command('/nosuch x')).toEqual({ handled: false, unknown: 'nosuch' })
   expect(await session.command('/model nowhere/x')).toMatchObject({ handled: true, error: { code: 'COMMAND_BAD_ARGS' } })
   expect(llm.requests.length).toBe(before)
+})
+
+test("session.changes() lists the session's files with diffs, and rewind(1) restores them on disk; a file changed since is reported, not overwritten", async () => {
+  writeFileSync(join(workspace, 'kept.txt'), 'before\n')
+  writeFileSync(join(workspace, 'theirs.txt'), 'base\n')
+  const session = await harness.session()
+  llm.enqueue(
+    {
+      toolCalls: [
+        { id: 'w', name: 'write', arguments: { path: 'made.txt', content: 'new\n' } },
+        { id: 'r1', name: 'read', arguments: { path: 'kept.txt' } },
+        { id: 'r2', name: 'read', arguments: { path: 'theirs.txt' } },
+      ],
+    },
+    {
+      toolCalls: [
+        { id: 'e1', name: 'edit', arguments: { path: 'kept.txt', old_string: 'before', new_string: 'after' } },
+        { id: 'e2', name: 'edit', arguments: { path: 'theirs.txt', old_string: 'base', new_string: 'ours' } },
+      ],
+    },
+    { text: 'Done.' },
+  )
+  await session.run('change things')
+  const changes = await session.changes()
+  expect(changes.files.map((file) => [file.path, file.status]).sort()).toEqual([
+    ['kept.txt', 'modified'],
+    ['made.txt', 'added'],
+    ['theirs.txt', 'modified'],
+  ])
+  expect(changes.files.find((file) => file.path === 'kept.txt')!.patch).toContain('-before\n+after')
+
+  writeFileSync(join(workspace, 'theirs.txt'), 'someone else\n')
+  const done = await session.rewind(1)
+  expect(done.conflicts).toEqual([expect.objectContaining({ path: expect.stringContaining('theirs.txt') })])
+  expect(readFileSync(join(workspace, 'kept.txt'), 'utf8')).toBe('before\n')
+  expect(existsSync(join(workspace, 'made.txt'))).toBe(false)
+  expect(readFileSync(join(workspace, 'theirs.txt'), 'utf8')).toBe('someone else\n')
+  expect(done.actor).toBe('client:sdk')
 })

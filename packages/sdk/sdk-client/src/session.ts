@@ -1,4 +1,4 @@
-import type { AnySessionEvent, CommandInfo, PromptContent, RouteParam, Route, SessionCommandResult, TurnEndReason } from '@dsh/sdk-protocol'
+import type { AnySessionEvent, CommandInfo, PromptContent, RouteParam, Route, SessionChangesResult, SessionCommandResult, SessionRewindResult, TurnEndReason } from '@dsh/sdk-protocol'
 import { SessionView, type TurnEndItem } from '@dsh/session-view'
 import { AsyncQueue } from './queue.ts'
 import type { ApprovalCallback, Harness } from './harness.ts'
@@ -82,6 +82,19 @@ export class Session {
   /** The slash commands of this session's workspace (built-ins, plugins', user Markdown commands). */
   async commands(): Promise<CommandInfo[]> {
     return (await this.harness.request('session/commands', { sessionId: this.id })).commands
+  }
+
+  /** The files this session changed, each with its diff, against the state before turn `fromTurn` (default: before the session). */
+  async changes(options: { fromTurn?: number } = {}): Promise<SessionChangesResult> {
+    return this.harness.request('session/changes', { sessionId: this.id, ...(options.fromTurn !== undefined ? { fromTurn: options.fromTurn } : {}) })
+  }
+
+  /**
+   * Restores every file this session touched to its state before turn `toTurn`. A file changed since by
+   * someone else is reported in `conflicts`, not overwritten, unless `force`; `fork` also forks the conversation there.
+   */
+  async rewind(toTurn: number, options: { force?: boolean; fork?: boolean } = {}): Promise<SessionRewindResult> {
+    return this.harness.request('session/rewind', { sessionId: this.id, toTurn, ...options })
   }
 
   /**

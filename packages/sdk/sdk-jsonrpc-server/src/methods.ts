@@ -1,6 +1,8 @@
 import type { Context } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
+import type {} from '@dsh/checkpoints'
 import type {} from '@dsh/commands'
+import type {} from '@dsh/session-changes'
 import type { Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
 import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
@@ -179,6 +181,22 @@ export class Methods {
     if ('error' in outcome) return { handled: true, name: outcome.name, error: outcome.error }
     const messageId = outcome.prompt !== undefined ? agent.followup([{ type: 'text', text: outcome.prompt }]) : undefined
     return { handled: true, name: outcome.name, output: outcome.output, ...(messageId ? { messageId } : {}), ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}) }
+  }
+
+  /** The files a session changed, with their diffs (the same review as `dsh sessions diff`); a stored session need not be open. */
+  async 'session/changes'(params: Params<'session/changes'>): Result<'session/changes'> {
+    const changes = this.ctx.get('sessionChanges')
+    if (!changes) throw requestFailed('CHANGES_UNAVAILABLE', 'this runtime mounts no session-changes row (ctx.sessionChanges)')
+    return changes.changes(params.sessionId, params.fromTurn !== undefined ? { fromTurn: params.fromTurn } : {})
+  }
+
+  /** Restores the session's files to their state before a turn (logged as `rewind/done`, actor `client:sdk`). */
+  async 'session/rewind'(params: Params<'session/rewind'>): Result<'session/rewind'> {
+    const checkpoints = this.ctx.get('checkpoints')
+    if (!checkpoints) throw requestFailed('REWIND_UNAVAILABLE', 'this runtime mounts no checkpoints row (ctx.checkpoints)')
+    const agent = this.ctx.agents.bySession(params.sessionId) ?? (await this.ctx.agents.resume(params.sessionId))
+    if (agent.running) throw requestFailed('SESSION_BUSY', `session ${params.sessionId} is running a turn: cancel it, then rewind`, 'sessionId')
+    return checkpoints.rewind(agent.session, { toTurn: params.toTurn, force: !!params.force, fork: !!params.fork, actor: 'client:sdk' })
   }
 
   async shutdown(): Result<'shutdown'> {

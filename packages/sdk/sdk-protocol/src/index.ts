@@ -43,6 +43,12 @@ import {
   type SessionCommandParamsSchema,
   type SessionCommandResultSchema,
   type CommandInfoSchema,
+  type FileStateSchema,
+  type FileChangeSchema,
+  type SessionChangesParamsSchema,
+  type SessionChangesResultSchema,
+  type SessionRewindParamsSchema,
+  type SessionRewindResultSchema,
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
@@ -128,6 +134,12 @@ export type SessionSetPlanModeParams = Static<typeof SessionSetPlanModeParamsSch
 export type SessionCommandParams = Static<typeof SessionCommandParamsSchema>
 export type SessionCommandResult = Static<typeof SessionCommandResultSchema>
 export type CommandInfo = Static<typeof CommandInfoSchema>
+export type FileState = Static<typeof FileStateSchema>
+export type FileChange = Static<typeof FileChangeSchema>
+export type SessionChangesParams = Static<typeof SessionChangesParamsSchema>
+export type SessionChangesResult = Static<typeof SessionChangesResultSchema>
+export type SessionRewindParams = Static<typeof SessionRewindParamsSchema>
+export type SessionRewindResult = Static<typeof SessionRewindResultSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>

@@ -367,6 +367,77 @@ export const CommandInfoSchema = Type.Object(
 
 export const SessionCommandsResultSchema = Type.Object({ commands: Type.Array(CommandInfoSchema, { description: 'Sorted by name.' }) }, { title: 'SessionCommandsResult' })
 
+// ── Review and rewind (docs/architecture.md, "Review and rewind") ────────────────────────────────────────
+
+/** A file's state in the checkpoint store (`@dsh/checkpoints`' FileState). */
+export const FileStateSchema = Type.Union(
+  [
+    Type.Object({ sha256: Type.String(), bytes: Type.Integer({ minimum: 0 }) }, { title: 'StoredFileState' }),
+    Type.Object({ absent: Type.Literal(true) }, { title: 'AbsentFileState' }),
+    Type.Object({ unrecorded: Type.String({ description: 'Why the content was not kept (too large, not read).' }) }, { title: 'UnrecordedFileState' }),
+  ],
+  { title: 'FileState' },
+)
+
+export const SessionChangesParamsSchema = Type.Object(
+  { sessionId: SessionId, fromTurn: Type.Optional(Type.Integer({ minimum: 1, description: 'Compare against the state before this turn (default 1: before the session).' })) },
+  { title: 'SessionChangesParams', ...closed },
+)
+
+/** One file a session changed (`@dsh/session-changes`' FileChange). */
+export const FileChangeSchema = Type.Object(
+  {
+    path: Type.String({ description: 'Relative to the session folder when inside it.' }),
+    status: stringEnum(['added', 'deleted', 'modified', 'unrecorded'] as const, { title: 'FileChangeStatus' }),
+    before: FileStateSchema,
+    after: FileStateSchema,
+    beforeText: Type.Optional(Type.String()),
+    afterText: Type.Optional(Type.String()),
+    patch: Type.Optional(Type.String({ description: 'A unified diff, when both sides are text.' })),
+    added: Type.Integer(),
+    removed: Type.Integer(),
+    note: Type.Optional(Type.String()),
+  },
+  { title: 'FileChange' },
+)
+
+export const SessionChangesResultSchema = Type.Object(
+  {
+    sessionId: Type.String(),
+    fromTurn: Type.Integer(),
+    turns: Type.Integer(),
+    files: Type.Array(FileChangeSchema),
+    notes: Type.Array(Type.String(), { description: 'What the review does not cover (commands outside a git repository, …).' }),
+  },
+  { title: 'SessionChangesResult' },
+)
+
+export const SessionRewindParamsSchema = Type.Object(
+  {
+    sessionId: SessionId,
+    toTurn: Type.Integer({ minimum: 1, description: 'Restore every file the session touched to its state before this turn.' }),
+    force: Type.Optional(Type.Boolean({ description: 'Overwrite files changed since by someone else (else they are reported as conflicts).' })),
+    fork: Type.Optional(Type.Boolean({ description: "Also fork the conversation at the turn's start (`forkedTo`)." })),
+  },
+  { title: 'SessionRewindParams', ...closed },
+)
+
+const RewindProblemSchema = Type.Object({ path: Type.String(), reason: Type.String() }, { title: 'RewindProblem' })
+
+/** What a rewind did (`@dsh/checkpoints`' RewindDone, as logged in `rewind/done`). */
+export const SessionRewindResultSchema = Type.Object(
+  {
+    toTurn: Type.Integer(),
+    forced: Type.Boolean(),
+    restored: Type.Array(Type.Object({ path: Type.String(), state: FileStateSchema }, { title: 'RestoredFile' })),
+    conflicts: Type.Array(RewindProblemSchema),
+    skipped: Type.Array(RewindProblemSchema),
+    forkedTo: Type.Optional(Type.String()),
+    actor: Type.String(),
+  },
+  { title: 'SessionRewindResult' },
+)
+
 export const EmptySchema = Type.Object({}, { title: 'Empty', ...closed })
 
 /** Every request the client sends: its params and its result. The order is the spec's. */
@@ -385,6 +456,8 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/setPlanMode': { params: SessionSetPlanModeParamsSchema, result: SessionSetPlanModeResultSchema },
   'session/commands': { params: SessionRefSchema, result: SessionCommandsResultSchema },
   'session/command': { params: SessionCommandParamsSchema, result: SessionCommandResultSchema },
+  'session/changes': { params: SessionChangesParamsSchema, result: SessionChangesResultSchema },
+  'session/rewind': { params: SessionRewindParamsSchema, result: SessionRewindResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 

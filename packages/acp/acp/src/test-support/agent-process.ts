@@ -48,6 +48,8 @@ export interface AgentProcessOptions {
   permission?: (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>
   /** The editor's open buffers, by absolute path: served to `fs/read_text_file` before the disk. */
   buffers?: Map<string, string>
+  /** Asked at each `terminal/create`: a message makes the editor refuse it with that error (as a real client would). */
+  refuseTerminal?: () => string | undefined
 }
 
 /** A command the test editor runs in one of its terminals (a real child process, in its own group). */
@@ -185,6 +187,8 @@ export async function startAgent(options: AgentProcessOptions): Promise<AgentPro
       return {}
     })
     .onRequest('terminal/create', async ({ params }) => {
+      const refusal = options.refuseTerminal?.()
+      if (refusal) throw new Error(refusal)
       const id = `term-${terminals.length + 1}`
       terminals.push({ command: params.command, args: params.args ?? [], cwd: params.cwd, killed: false, released: false })
       const env = Object.fromEntries((params.env ?? []).map((variable) => [variable.name, variable.value]))
