@@ -20,7 +20,7 @@ CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
-SERVER_REQUESTS = ("approval/request",)
+SERVER_REQUESTS = ("approval/request", "tool/call")
 #: What a client may answer to approval/request.
 APPROVAL_ANSWERS = ("allow_once", "allow_session", "allow_always", "reject")
 
@@ -42,10 +42,19 @@ class ApprovalRequestParams(_ApprovalRequestParamsRequired, total=False):
     callId: str
     #: The grant rule `allow_session` / `allow_always` would keep (`unconfined(npm test *)`); absent: only `allow_once` or `reject`.
     rule: str
+    #: The call's arguments as the model gave them (valid against the tool's schema).
+    arguments: Dict[str, Any]
 
 
-class ApprovalResult(TypedDict):
+class _ApprovalResultRequired(TypedDict):
     answer: ApprovalAnswer
+
+
+class ApprovalResult(_ApprovalResultRequired, total=False):
+    #: With `reject`: what the model reads about the refusal.
+    message: str
+    #: With `allow_once` only: the arguments the call runs with instead of the model's (validated again; logged as `tool/edited`).
+    arguments: Dict[str, Any]
 
 
 class ClientCapabilities(TypedDict, total=False):
@@ -59,6 +68,20 @@ class _ClientInfoRequired(TypedDict):
 
 class ClientInfo(_ClientInfoRequired, total=False):
     version: str
+
+
+class _ClientToolRequired(TypedDict):
+    #: Unique in the session: a name a built-in, plugin or MCP tool already has is refused.
+    name: str
+    #: What the model reads about the tool.
+    description: str
+    #: JSON Schema of the arguments (`type: "object"`); calls are validated against it before they reach the client.
+    parameters: Dict[str, Any]
+
+
+class ClientTool(_ClientToolRequired, total=False):
+    #: true: every call is an approval request first (answered like any other).
+    approval: bool
 
 
 class CommandError(TypedDict):
@@ -425,6 +448,12 @@ class SessionNewParams(TypedDict, total=False):
     systemPrompt: str
     #: MCP servers for this session, by name (stdio; added to $DSH_HOME/mcp.yaml and the workspace .mcp.json, replacing a same name). Their tools are `mcp__<name>__<tool>`.
     mcpServers: Dict[str, McpStdioServerParam]
+    #: Tools the client implements: each call of the model is sent back as `tool/call` (a logged `sdk/client-tools`; the tools live as long as this runtime holds the session).
+    tools: List[ClientTool]
+    #: Only these tools are offered to the model and may run (a logged `sdk/tool-filter`; the request's tool list changes).
+    allowedTools: List[str]
+    #: These tools are neither offered nor run (applied after `allowedTools`).
+    disallowedTools: List[str]
 
 
 class SessionOpenedResult(TypedDict):
@@ -440,6 +469,12 @@ class _SessionPromptParamsRequired(TypedDict):
 class SessionPromptParams(_SessionPromptParamsRequired, total=False):
     #: An open or stored session; an unknown id (or none) starts a new session.
     sessionId: str
+    #: Steps (model requests) this prompt's turn may take, below the `agent.maxSteps` setting.
+    maxSteps: int
+    #: Only these tools are offered to the model and may run (a logged `sdk/tool-filter`; the request's tool list changes).
+    allowedTools: List[str]
+    #: These tools are neither offered nor run (applied after `allowedTools`).
+    disallowedTools: List[str]
 
 
 class SessionPromptResult(TypedDict):
@@ -501,3 +536,22 @@ SessionStatus = Literal["running", "idle"]
 class SessionStatusNotification(TypedDict):
     sessionId: str
     status: SessionStatus
+
+
+class ToolCallParams(TypedDict):
+    sessionId: str
+    callId: str
+    #: A tool this client registered on `session/new`.
+    tool: str
+    #: Already valid against the tool's `parameters`.
+    arguments: Dict[str, Any]
+
+
+class _ToolCallResultRequired(TypedDict):
+    #: What the model reads: text, or text and image blocks.
+    content: Union[str, List[Union[TextContent, ImageContent]]]
+
+
+class ToolCallResult(_ToolCallResultRequired, total=False):
+    #: true: the call failed (the model reads `content` as the error; code TOOL_FAILED).
+    isError: bool

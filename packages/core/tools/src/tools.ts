@@ -49,6 +49,10 @@ export class Tools extends Service {
   ) {
     super(ctx, 'tools')
     contributeToolUseSection(ctx)
+    ctx.sessions.defineKind(ctx, 'tool/edited', {
+      validate: (data) =>
+        typeof data?.callId === 'string' && typeof data.arguments === 'object' && data.arguments !== null && !Array.isArray(data.arguments) ? undefined : 'needs a callId and an arguments object',
+    })
   }
 
   /**

@@ -44,6 +44,10 @@ import {
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
+  type ClientToolSchema,
+  type ToolCallParamsSchema,
+  type ToolCallResultSchema,
+  type ApprovalResultSchema,
 } from './schema.ts'
 
 export type { AnySessionEvent, ModelInfo, Route, SearchHit, SessionSummary, TurnEndReason }
@@ -127,6 +131,10 @@ export type CommandInfo = Static<typeof CommandInfoSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>
+export type ApprovalResult = Static<typeof ApprovalResultSchema>
+export type ClientTool = Static<typeof ClientToolSchema>
+export type ToolCallParams = Static<typeof ToolCallParamsSchema>
+export type ToolCallResult = Static<typeof ToolCallResultSchema>
 
 type MethodTable<T extends Record<string, { params: TSchema; result: TSchema }>> = { [M in keyof T]: { params: Static<T[M]['params']>; result: Static<T[M]['result']> } }
 
