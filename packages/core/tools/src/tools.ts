@@ -78,6 +78,15 @@ export class Tools extends Service {
     }, `tool ${tool.name}`)
   }
 
+  /**
+   * Throws, naming the tool, when `parameters` is no JSON Schema of type "object" or does not compile: lets a
+   * caller refuse a tool someone else declared (an SDK client's) before anything is registered.
+   */
+  checkParameters(name: string, parameters: Record<string, unknown>): void {
+    if (parameters.type !== 'object') throw new Error(`tool "${name}" must declare its parameters as a JSON Schema of type "object"`)
+    compileParameters(name, parameters)
+  }
+
   /** The tool an agent would get for `name`. */
   resolve(name: string, agentId: string): { tool: ToolDefinition; validate: ValidateFunction } | undefined {
     const list = this.registered.get(name)

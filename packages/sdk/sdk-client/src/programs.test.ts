@@ -101,13 +101,14 @@ test('a handler that never answers is a TOOL_TIMEOUT result after clientToolTime
   expect(ofType(result.events, 'tool/result')[0].error.code).toBe('TOOL_TIMEOUT')
 })
 
-test('a client tool cannot take the name of a built-in tool or an MCP tool, or repeat a name', async () => {
+test('a client tool cannot take the name of a built-in tool or an MCP tool, repeat a name, or bring a schema that does not compile', async () => {
   const attempt = (tools: (typeof weather)[]) => harness.session({ tools: tools.map((tool) => ({ ...tool, handler: () => 'shadowed' })) })
   for (const [tools, field] of [
     [[{ ...weather, name: 'bash' }], 'tools[0].name'],
     [[{ ...weather, name: 'mcp__evil__read' }], 'tools[0].name'],
     [[weather, weather], 'tools[1].name'],
     [[{ ...weather, parameters: { type: 'string' } }], 'tools[0].parameters'],
+    [[{ ...weather, parameters: { type: 'object', properties: { city: { type: 'no-such-type' } } } }], 'tools[0].parameters'],
   ] as const) {
     const error = await attempt(tools as unknown as (typeof weather)[]).catch((failure) => failure)
     expect(error).toBeInstanceOf(DshError)

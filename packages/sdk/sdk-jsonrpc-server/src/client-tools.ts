@@ -33,7 +33,7 @@ const NO_AGENT = ''
 
 /**
  * Refuses, by field, a tool list that repeats a name, takes a name every session already has or the MCP
- * prefix (`mcp__`, whose tools attach per session), or has no object schema.
+ * prefix (`mcp__`, whose tools attach per session), or has a schema that is no object schema or does not compile.
  */
 export function checkClientTools(ctx: Context, tools: ClientTool[]): void {
   const seen = new Set<string>()
@@ -43,7 +43,11 @@ export function checkClientTools(ctx: Context, tools: ClientTool[]): void {
     seen.add(tool.name)
     if (tool.name.startsWith('mcp__')) throw invalidParams(`${field}.name`, `"${tool.name}" uses the prefix of MCP tools (mcp__)`)
     if (ctx.tools.resolve(tool.name, NO_AGENT)) throw invalidParams(`${field}.name`, `"${tool.name}" is already a tool of this session (a client tool cannot replace a built-in, plugin or MCP tool)`)
-    if (tool.parameters.type !== 'object') throw invalidParams(`${field}.parameters`, 'must be a JSON Schema of type "object"')
+    try {
+      ctx.tools.checkParameters(tool.name, tool.parameters)
+    } catch (error) {
+      throw invalidParams(`${field}.parameters`, error instanceof Error ? error.message : String(error))
+    }
   })
 }
 
