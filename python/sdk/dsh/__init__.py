@@ -12,6 +12,7 @@ from .session import Prompt, Session
 from .sync import SyncHarness, SyncSession
 from .types import (
     ApprovalRequest,
+    ClientTool,
     CloseResult,
     CloseTimeouts,
     Event,
@@ -21,12 +22,14 @@ from .types import (
     RunResult,
     ServerInfo,
     SessionSummary,
+    ToolCall,
 )
 
 __all__ = [
     "ApprovalCallback",
     "ApprovalRequest",
     "CLOSED",
+    "ClientTool",
     "CloseResult",
     "CloseTimeouts",
     "DshError",
@@ -49,5 +52,6 @@ __all__ = [
     "SessionSummary",
     "SyncHarness",
     "SyncSession",
+    "ToolCall",
     "find_runtime",
 ]

@@ -202,12 +202,12 @@ class Connection:
 
     async def _answer(self, request_id: Any, method: str, params: Dict[str, Any]) -> None:
         try:
-            if method != "approval/request":
+            if method not in ("approval/request", "tool/call"):
                 raise _Unserved(f'the SDK does not serve "{method}"')
             reply: Dict[str, Any] = {"result": await self._serve(method, params)}
         except _Unserved as error:
             reply = {"error": {"code": METHOD_NOT_FOUND, "message": str(error)}}
-        except Exception as error:  # the callback's failure is the client's answer: a rejection
+        except Exception as error:  # the callback's failure is the client's answer: a rejection (a tool: TOOL_FAILED)
             reply = {"error": {"code": INTERNAL_ERROR, "message": str(error) or type(error).__name__}}
         self._write({"jsonrpc": "2.0", "id": request_id, **reply})
 

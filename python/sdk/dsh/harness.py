@@ -11,9 +11,10 @@ from .errors import CLOSED, PROTOCOL_MISMATCH, DshError
 from .protocol import PROTOCOL_VERSION, SearchHit
 from .runtime import find_runtime
 from .session import Session
-from .types import ApprovalRequest, CloseResult, CloseTimeouts, Event, EventsPage, ServerInfo, SessionSummary
+from .types import ApprovalRequest, ClientTool, CloseResult, CloseTimeouts, Event, EventsPage, ServerInfo, SessionSummary, ToolCall
 
-Answer = Union[str, bool]
+#: A choice (``"allow_once"``, True, …) or ``{"answer", "message"?, "arguments"?}`` (see ``ApprovalRequest``).
+Answer = Union[str, bool, Dict[str, Any]]
 #: The answers the runtime takes (``approval/request``), as the protocol defines them.
 APPROVAL_ANSWERS = ("allow_once", "allow_session", "allow_always", "reject")
 
@@ -121,10 +122,15 @@ class Harness:
         plan_mode: bool = False,
         system_prompt: Optional[str] = None,
         mcp_servers: Optional[Dict[str, Dict[str, Any]]] = None,
+        tools: Sequence[ClientTool] = (),
+        allowed_tools: Optional[Sequence[str]] = None,
+        disallowed_tools: Optional[Sequence[str]] = None,
         on_approval: Optional[ApprovalCallback] = None,
     ) -> Session:
         """Opens a new session. ``model``: ``provider/model`` or a bare model; an explicit one beats the default.
-        ``mcp_servers``: stdio MCP servers by name (``{"command": ..., "args": [...], "env": {...}, "trust": "ask"}``)."""
+        ``mcp_servers``: stdio MCP servers by name (``{"command": ..., "args": [...], "env": {...}, "trust": "ask"}``).
+        ``tools``: tools this program implements (a name the session already has is refused).
+        ``allowed_tools`` / ``disallowed_tools``: only these / not these tools are offered and run (logged)."""
         params: Dict[str, Any] = {}
         route = model or self._model
         if cwd:
@@ -141,8 +147,13 @@ class Harness:
             params["systemPrompt"] = system_prompt
         if mcp_servers:
             params["mcpServers"] = mcp_servers
+        if tools:
+            params["tools"] = [tool.to_wire() for tool in tools]
+        params.update(_tool_filter(allowed_tools, disallowed_tools))
         reply = await self.request("session/new", params)
-        return self._adopt(reply["sessionId"], on_approval)
+        session = self._adopt(reply["sessionId"], on_approval)
+        session.tools.update({tool.name: tool for tool in tools})
+        return session
 
     async def resume(self, session_id: str, *, model: Optional[str] = None, on_approval: Optional[ApprovalCallback] = None) -> Session:
         """Continues a stored session (repaired if its runtime crashed)."""
@@ -221,6 +232,8 @@ class Harness:
         return session
 
     async def _serve(self, method: str, params: Dict[str, Any]) -> Any:
+        if method == "tool/call":
+            return await self._call_tool(ToolCall.from_wire(params))  # type: ignore[arg-type]
         request = ApprovalRequest.from_wire(params)
         session = self._sessions.get(request.session_id)
         callback = (session.on_approval if session else None) or self.on_approval
@@ -231,4 +244,26 @@ class Harness:
             answer = await answer
         if answer is True:
             return {"answer": "allow_once"}
+        if isinstance(answer, dict):
+            return dict(answer)  # the runtime checks it against the protocol (a malformed one refuses)
         return {"answer": answer if answer in APPROVAL_ANSWERS else "reject"}
+
+    async def _call_tool(self, call: ToolCall) -> Dict[str, Any]:
+        """A client tool's call: the session's handler answers; a raise becomes an error reply (TOOL_FAILED in the log)."""
+        session = self._sessions.get(call.session_id)
+        tool = session.tools.get(call.tool) if session else None
+        if tool is None:
+            raise RuntimeError(f"this program registered no tool {call.tool!r} for session {call.session_id}")
+        result = tool.handler(call.arguments, call)
+        if inspect.isawaitable(result):
+            result = await result
+        return {"content": result} if isinstance(result, str) else dict(result)
+
+
+def _tool_filter(allowed: Optional[Sequence[str]], disallowed: Optional[Sequence[str]]) -> Dict[str, List[str]]:
+    params: Dict[str, List[str]] = {}
+    if allowed is not None:
+        params["allowedTools"] = list(allowed)
+    if disallowed is not None:
+        params["disallowedTools"] = list(disallowed)
+    return params

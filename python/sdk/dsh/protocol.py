@@ -20,7 +20,7 @@ CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
-SERVER_REQUESTS = ("approval/request",)
+SERVER_REQUESTS = ("approval/request", "tool/call")
 #: What a client may answer to approval/request.
 APPROVAL_ANSWERS = ("allow_once", "allow_session", "allow_always", "reject")
 
@@ -46,10 +46,19 @@ class ApprovalRequestParams(_ApprovalRequestParamsRequired, total=False):
     callId: str
     #: The grant rule `allow_session` / `allow_always` would keep (`unconfined(npm test *)`); absent: only `allow_once` or `reject`.
     rule: str
+    #: The call's arguments as the model gave them (valid against the tool's schema).
+    arguments: Dict[str, Any]
 
 
-class ApprovalResult(TypedDict):
+class _ApprovalResultRequired(TypedDict):
     answer: ApprovalAnswer
+
+
+class ApprovalResult(_ApprovalResultRequired, total=False):
+    #: With `reject`: what the model reads about the refusal.
+    message: str
+    #: With `allow_once` only: the arguments the call runs with instead of the model's (validated again; logged as `tool/edited`).
+    arguments: Dict[str, Any]
 
 
 class ClientCapabilities(TypedDict, total=False):
@@ -63,6 +72,20 @@ class _ClientInfoRequired(TypedDict):
 
 class ClientInfo(_ClientInfoRequired, total=False):
     version: str
+
+
+class _ClientToolRequired(TypedDict):
+    #: Unique in the session: a name a built-in, plugin or MCP tool already has is refused.
+    name: str
+    #: What the model reads about the tool.
+    description: str
+    #: JSON Schema of the arguments (`type: "object"`); calls are validated against it before they reach the client.
+    parameters: Dict[str, Any]
+
+
+class ClientTool(_ClientToolRequired, total=False):
+    #: true: every call is an approval request first (answered like any other).
+    approval: bool
 
 
 class CommandError(TypedDict):
@@ -495,6 +518,12 @@ class SessionNewParams(TypedDict, total=False):
     systemPrompt: str
     #: MCP servers for this session, by name (stdio; added to $DSH_HOME/mcp.yaml and the workspace .mcp.json, replacing a same name). Their tools are `mcp__<name>__<tool>`.
     mcpServers: Dict[str, McpStdioServerParam]
+    #: Tools the client implements: each call of the model is sent back as `tool/call` (a logged `sdk/client-tools`; the tools live as long as this runtime holds the session).
+    tools: List[ClientTool]
+    #: Only these tools are offered to the model and may run (a logged `sdk/tool-filter`; the request's tool list changes).
+    allowedTools: List[str]
+    #: These tools are neither offered nor run (applied after `allowedTools`).
+    disallowedTools: List[str]
 
 
 class SessionOpenedResult(TypedDict):
@@ -510,6 +539,12 @@ class _SessionPromptParamsRequired(TypedDict):
 class SessionPromptParams(_SessionPromptParamsRequired, total=False):
     #: An open or stored session; an unknown id (or none) starts a new session.
     sessionId: str
+    #: Steps (model requests) this prompt's turn may take, below the `agent.maxSteps` setting.
+    maxSteps: int
+    #: Only these tools are offered to the model and may run (a logged `sdk/tool-filter`; the request's tool list changes).
+    allowedTools: List[str]
+    #: These tools are neither offered nor run (applied after `allowedTools`).
+    disallowedTools: List[str]
 
 
 class SessionPromptResult(TypedDict):

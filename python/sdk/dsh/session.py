@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Dict, List, Optional, Sequence, Union
 
 from .errors import DshError
-from .types import CommandResult, Event, RunResult
+from .types import ClientTool, CommandResult, Event, RunResult
 
 if TYPE_CHECKING:
     from .harness import ApprovalCallback, Harness
@@ -25,17 +25,29 @@ class Session:
         self.id = session_id
         #: Answers approvals of this session (instead of the harness's callback).
         self.on_approval: Optional["ApprovalCallback"] = None
+        #: The tools this program registered for the session, by name.
+        self.tools: Dict[str, ClientTool] = {}
         self._lock = asyncio.Lock()
         #: The stream last handed out: a caller that left it early is closed before the next run starts.
         self._open_stream: Optional[AsyncIterator[Event]] = None
 
-    async def run(self, prompt: Prompt) -> RunResult:
-        """Sends a prompt; returns once the session is idle again, with the final text, the events and the reason."""
+    async def run(
+        self,
+        prompt: Prompt,
+        *,
+        max_steps: Optional[int] = None,
+        allowed_tools: Optional[Sequence[str]] = None,
+        disallowed_tools: Optional[Sequence[str]] = None,
+    ) -> RunResult:
+        """Sends a prompt; returns once the session is idle again, with the final text, the events and the reason.
+        ``max_steps``: model requests this run's turn may take (below the runtime's ``agent.maxSteps``).
+        ``allowed_tools`` / ``disallowed_tools``: from this run on, only these / not these tools (a logged filter)."""
         started = time.monotonic()
         events: List[Event] = []
         receipt: Dict[str, str] = {}
         await self._close_open_stream()
-        async for event in self._turn(self._send_prompt(prompt), receipt):
+        options = _prompt_options(max_steps, allowed_tools, disallowed_tools)
+        async for event in self._turn(self._send_prompt(prompt, options), receipt):
             events.append(event)
         return _summarize(self.id, receipt.get("messageId", ""), events, (time.monotonic() - started) * 1000)
 
@@ -90,12 +102,19 @@ class Session:
             params["fork"] = True
         return dict(await self._harness.request("session/rewind", params))
 
-    async def stream(self, prompt: Prompt) -> AsyncIterator[Event]:
+    async def stream(
+        self,
+        prompt: Prompt,
+        *,
+        max_steps: Optional[int] = None,
+        allowed_tools: Optional[Sequence[str]] = None,
+        disallowed_tools: Optional[Sequence[str]] = None,
+    ) -> AsyncIterator[Event]:
         """Sends a prompt and yields each committed event as it arrives, until the session is idle again.
         Leaving the loop early (``break``) cancels the turn: the session's next run (or ``aclose()``) waits
         until it has ended, so none of its events reach that run."""
         await self._close_open_stream()
-        turn = self._turn(self._send_prompt(prompt), {})
+        turn = self._turn(self._send_prompt(prompt, _prompt_options(max_steps, allowed_tools, disallowed_tools)), {})
         self._open_stream = turn
         async for event in turn:
             yield event
@@ -136,8 +155,8 @@ class Session:
     async def fork(self, at_seq: int) -> "Session":
         return await self._harness.fork(self.id, at_seq)
 
-    async def _send_prompt(self, prompt: Prompt) -> Optional[str]:
-        reply = await self._harness.request("session/prompt", {"sessionId": self.id, "content": prompt})
+    async def _send_prompt(self, prompt: Prompt, options: Dict[str, Any]) -> Optional[str]:
+        reply = await self._harness.request("session/prompt", {"sessionId": self.id, "content": prompt, **options})
         return reply["messageId"]
 
     async def _turn(self, send: Awaitable[Optional[str]], receipt: Dict[str, Any]) -> AsyncIterator[Event]:
@@ -194,6 +213,17 @@ class Session:
             await self.cancel()
         except DshError:
             pass
+
+
+def _prompt_options(max_steps: Optional[int], allowed: Optional[Sequence[str]], disallowed: Optional[Sequence[str]]) -> Dict[str, Any]:
+    options: Dict[str, Any] = {}
+    if max_steps is not None:
+        options["maxSteps"] = max_steps
+    if allowed is not None:
+        options["allowedTools"] = list(allowed)
+    if disallowed is not None:
+        options["disallowedTools"] = list(disallowed)
+    return options
 
 
 def _summarize(session_id: str, message_id: str, events: List[Event], duration_ms: float) -> RunResult:

@@ -9,7 +9,7 @@ from typing import Any, Coroutine, Dict, Iterator, List, Optional, TypeVar
 from .harness import Harness
 from .protocol import SearchHit
 from .session import Prompt, Session
-from .types import CloseResult, CommandResult, Event, RunResult, ServerInfo, SessionSummary
+from .types import CloseResult, CommandResult, Event, EventsPage, RunResult, ServerInfo, SessionSummary
 
 T = TypeVar("T")
 _DONE = object()
@@ -40,17 +40,18 @@ class SyncSession:
         self._session = session
         self.id = session.id
 
-    def run(self, prompt: Prompt) -> RunResult:
-        return self._loop.run(self._session.run(prompt))
+    def run(self, prompt: Prompt, **options: Any) -> RunResult:
+        """See ``Session.run`` (``max_steps``, ``allowed_tools``, ``disallowed_tools``)."""
+        return self._loop.run(self._session.run(prompt, **options))
 
-    def stream(self, prompt: Prompt) -> Iterator[Event]:
+    def stream(self, prompt: Prompt, **options: Any) -> Iterator[Event]:
         """Yields events as they arrive. Leaving early detaches: the turn runs to its end in the background and
         the session's next run waits for it, so none of its events reach that run."""
         items: "queue.Queue[Any]" = queue.Queue()
 
         async def pump() -> None:
             try:
-                async for event in self._session.stream(prompt):
+                async for event in self._session.stream(prompt, **options):
                     items.put(event)
                 items.put(_DONE)
             except BaseException as error:  # handed to the reading thread, which raises it
@@ -92,10 +93,14 @@ class SyncSession:
     def events(self) -> List[Event]:
         return self._loop.run(self._session.events())
 
+    def fork(self, at_seq: int) -> "SyncSession":
+        """A new session holding this one's events up to ``at_seq`` (a turn boundary)."""
+        return SyncSession(self._loop, self._loop.run(self._session.fork(at_seq)))
+
 
 class SyncHarness:
     """``with SyncHarness(...) as h: s = h.session(); r = s.run("...")`` — the same options as ``Harness``.
-    Approval callbacks run on the harness's loop thread."""
+    Approval callbacks and client tools' handlers run on the harness's loop thread."""
 
     def __init__(self, **options: Any) -> None:
         self._loop = _Loop()
@@ -117,6 +122,17 @@ class SyncHarness:
 
     def resume(self, session_id: str, **options: Any) -> SyncSession:
         return SyncSession(self._loop, self._loop.run(self._harness.resume(session_id, **options)))
+
+    def fork(self, session_id: str, at_seq: int, **options: Any) -> SyncSession:
+        return SyncSession(self._loop, self._loop.run(self._harness.fork(session_id, at_seq, **options)))
+
+    def events(self, session_id: str, *, from_seq: int = 0, limit: Optional[int] = None) -> EventsPage:
+        """One page of a stored log."""
+        return self._loop.run(self._harness.events(session_id, from_seq=from_seq, limit=limit))
+
+    def request(self, method: str, params: Dict[str, Any]) -> Any:
+        """Sends any protocol request."""
+        return self._loop.run(self._harness.request(method, params))
 
     def list(self, cwd: Optional[str] = None) -> List[SessionSummary]:
         return self._loop.run(self._harness.list(cwd))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from . import protocol
 
@@ -25,9 +25,12 @@ class Event:
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A tool call that needs a person's approval. Answer ``"allow_once"`` (or True) to let it run;
-    ``"allow_session"`` / ``"allow_always"`` also keep ``rule`` (when there is one) for the session / the
-    workspace; anything else refuses it."""
+    """A tool call that needs a person's approval: ``tool``, ``arguments``, ``reason`` (why), ``rule`` (the
+    offered standing rule). Answer ``"allow_once"`` (or True) to let it run; ``"allow_session"`` /
+    ``"allow_always"`` also keep ``rule`` (when there is one) for the session / the workspace;
+    ``{"answer": "reject", "message": "..."}`` refuses it and the model reads the message;
+    ``{"answer": "allow_once", "arguments": {...}}`` runs it with those arguments instead (validated again,
+    logged as ``tool/edited``); anything else refuses it."""
 
     request_id: str
     session_id: str
@@ -37,6 +40,8 @@ class ApprovalRequest:
     call_id: Optional[str] = None
     #: The grant rule a standing answer keeps (``bash(npm test *)``); None: only once or reject.
     rule: Optional[str] = None
+    #: The call's arguments as the model gave them.
+    arguments: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_wire(cls, raw: protocol.ApprovalRequestParams) -> "ApprovalRequest":
@@ -48,6 +53,7 @@ class ApprovalRequest:
             reason=raw["reason"],
             call_id=raw.get("callId"),
             rule=raw.get("rule"),
+            arguments=dict(raw.get("arguments") or {}),
         )
 
 
@@ -176,3 +182,40 @@ class CloseResult:
 
     stage: str
     returncode: Optional[int] = field(default=None)
+
+
+#: What a client tool's handler returns: text, or ``{"content": str | blocks, "isError": bool}``. May be async.
+ToolHandler = Callable[[Dict[str, Any], "ToolCall"], Any]
+
+
+@dataclass(frozen=True)
+class ClientTool:
+    """A tool the program implements: the model's calls (arguments valid against ``parameters``, a JSON
+    Schema of type ``object``) come to ``handler``; a raise is a TOOL_FAILED result carrying its message."""
+
+    name: str
+    description: str
+    parameters: Dict[str, Any]
+    handler: ToolHandler
+    #: True: every call is an approval request first.
+    approval: bool = False
+
+    def to_wire(self) -> protocol.ClientTool:
+        wire: protocol.ClientTool = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        if self.approval:
+            wire["approval"] = True
+        return wire
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call of a client tool (``tool/call``)."""
+
+    session_id: str
+    call_id: str
+    tool: str
+    arguments: Dict[str, Any]
+
+    @classmethod
+    def from_wire(cls, raw: protocol.ToolCallParams) -> "ToolCall":
+        return cls(session_id=raw["sessionId"], call_id=raw["callId"], tool=raw["tool"], arguments=dict(raw["arguments"]))

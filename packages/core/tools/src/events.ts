@@ -10,3 +10,10 @@ declare module '@dsh/cordis' {
     'tools/post-execute'(invocation: ToolInvocation, next: () => Promise<ToolResultData>): Promise<ToolResultData>
   }
 }
+
+declare module '@dsh/session' {
+  interface SessionEventMap {
+    /** An approver allowed the call with these arguments instead of the model's (validated); the call ran with them. */
+    'tool/edited': { callId: string; arguments: Record<string, unknown> }
+  }
+}

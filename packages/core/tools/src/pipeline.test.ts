@@ -229,3 +229,44 @@ function logFilesOf(home: string, sessionId: string): string[] {
     .map((name) => join(home, String(name)))
     .filter((path) => path.includes(sessionId) && /\.jsonl?$/.test(path))
 }
+
+test("an approver's edited arguments are validated, logged as tool/edited, asked of the policy again, and are what runs", async () => {
+  await boot()
+  const replies: Record<string, unknown> = {
+    edit: { answer: 'allow_once', arguments: { path: 'protected/edited.txt', text: 'edited' } },
+    invalid: { answer: 'allow_once', arguments: { path: 'protected/bad.txt' } },
+    denied: { answer: 'allow_once', arguments: { path: 'protected/denied.txt', text: 'x' } },
+    standing: { answer: 'allow_session', arguments: { path: 'protected/standing.txt', text: 'x' } },
+    refused: { answer: 'reject', message: 'use the staging folder instead' },
+  }
+  h.root.approval.answerer(h.root, async (request) => replies[request.callId!] as any, { actor: 'client:sdk' })
+  // A deny rule no edit may get round: the edited path is refused like the model's would be.
+  h.root.on('tools/pre-execute', async (invocation, next) =>
+    (invocation.arguments as { path: string }).path === 'protected/denied.txt' ? { action: 'deny', reason: 'that path is off limits' } : next(),
+  )
+  const write = (id: string) => ({ id, name: 'write_file', arguments: { path: `protected/${id}-model.txt`, text: 'model' } })
+  h.root.scriptedLlm.enqueue(...script(write('edit'), write('invalid'), write('denied'), write('standing'), write('refused')))
+  await h.run('go')
+  expect(readFileSync(join(h.workspace, 'protected/edited.txt'), 'utf8')).toBe('edited')
+  expect(readdirSync(join(h.workspace, 'protected'))).toEqual(['edited.txt'])
+  expect(h.toolText('edit')).toContain('it ran with: {"path":"protected/edited.txt","text":"edited"}')
+  expect(h.events('tool/edited').map((event) => event.data)).toEqual([
+    { callId: 'edit', arguments: { path: 'protected/edited.txt', text: 'edited' } },
+    { callId: 'denied', arguments: { path: 'protected/denied.txt', text: 'x' } },
+  ])
+  expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by, event.data.edited ?? false])).toEqual([
+    ['allow_once', 'user', true],
+    ['allow_once', 'user', true], // the edit was allowed; the schema then refused it (INVALID_ARGS before tool/edited)
+    ['allow_once', 'user', true],
+    ['reject', 'error', false],
+    ['reject', 'user', false],
+  ])
+  expect(errorOf('invalid')).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining("The approver's edited arguments for write_file are invalid") })
+  expect(errorOf('denied')).toEqual({ code: 'DENIED', message: 'The edited call was denied: that path is off limits' })
+  expect(h.events('approval/decided')[3]!.data.note).toContain('edited arguments may only be allowed once')
+  expect(errorOf('refused')).toMatchObject({ code: 'APPROVAL_REJECTED', message: expect.stringContaining('Their message: use the staging folder instead') })
+  // The model's next request carries the edit note and the refusal message (derived from the log).
+  const lastRequest = JSON.stringify(h.root.scriptedLlm.requests.at(-1))
+  expect(lastRequest).toContain('it ran with:')
+  expect(lastRequest).toContain('use the staging folder instead')
+})

@@ -2,6 +2,7 @@ import type { ImageBlock, TextBlock } from '@dsh/llm'
 import type { Context } from '@dsh/cordis'
 import type { Tools } from './tools.ts'
 import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolErrorCode, type ToolErrorData, type ToolOutput, type ToolResultData } from './types.ts'
+import type { ValidateFunction } from 'ajv'
 import { describeErrors } from './validate.ts'
 import { redactResult, redactText } from './redaction.ts'
 import { LiveOutputRecorder } from './live-output.ts'
@@ -99,9 +100,10 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
     const invocation: ToolInvocation = { callId: call.callId, name: call.name, arguments: args, tool: found.tool, context }
 
     const decision = await decide(ctx, invocation, options.signal)
-    if (decision) {
+    const refusal = decision.refusal ?? (decision.edited ? await applyEdit(ctx, invocation, decision.edited, found.validate, options.signal) : undefined)
+    if (refusal) {
       options.signal.removeEventListener('abort', onAbort)
-      settle(decision)
+      settle(refusal)
       continue
     }
     session.append('tool/dispatched', { callId: call.callId })
@@ -111,7 +113,7 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
     const task = execute(tools, ctx, invocation, controller).then((result) => {
       options.signal.removeEventListener('abort', onAbort)
       live?.finish() // every piece before its result
-      settle(result)
+      settle(decision.edited ? withEditNote(result, invocation.arguments) : result)
     })
     const tracked = task.finally(() => running.delete(tracked))
     running.add(tracked)
@@ -124,30 +126,47 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
 
 const liveLimits = (tools: Tools) => ({ chunkChars: tools.config.liveOutputChunkChars, intervalMs: tools.config.liveOutputIntervalMs, maxChars: tools.config.liveOutputMaxChars })
 
-/** Pre-execute policy, then approval when asked. Returns an error result when the call may not run. */
-async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSignal): Promise<ToolResultData | undefined> {
+/** Pre-execute policy: allow, ask, deny — or an error result when the policy check itself failed. */
+async function preExecute(ctx: Context, invocation: ToolInvocation): Promise<Decision | ToolResultData> {
   const { context, tool } = invocation
-  let decision: Decision
   try {
-    decision = await ctx.waterfall('tools/pre-execute', invocation, async (): Promise<Decision> => {
+    return await ctx.waterfall('tools/pre-execute', invocation, async (): Promise<Decision> => {
       const reason = await tool!.needsApproval?.(invocation.arguments, context)
       return reason ? { action: 'ask', reason } : { action: 'allow' }
     })
   } catch (error) {
     return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error instanceof Error ? error.message : error}).`)
   }
-  if (decision.action === 'allow') return undefined
-  if (decision.action === 'deny') return errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`)
+}
+
+/** What the policy and approval came to: a refusal, or a go — with the approver's arguments when they edited the call. */
+type Verdict = { refusal?: ToolResultData; edited?: Record<string, unknown> }
+
+/** Pre-execute policy, then approval when asked. */
+async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSignal): Promise<Verdict> {
+  const { context, tool } = invocation
+  const decision = await preExecute(ctx, invocation)
+  if (!('action' in decision)) return { refusal: decision }
+  if (decision.action === 'allow') return {}
+  if (decision.action === 'deny') return { refusal: errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`) }
   const approval = ctx.get('approval')
   const summary = redactText(ctx, tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`)
   const verdict = approval
     ? await approval.request(
         context.session,
-        { agentId: context.agentId, callId: invocation.callId, tool: invocation.name, summary, reason: redactText(ctx, decision.reason), ...(decision.rule ? { rule: decision.rule } : {}) },
+        {
+          agentId: context.agentId,
+          callId: invocation.callId,
+          tool: invocation.name,
+          summary,
+          reason: redactText(ctx, decision.reason),
+          ...(decision.rule ? { rule: decision.rule } : {}),
+          arguments: invocation.arguments as Record<string, unknown>,
+        },
         signal,
       )
-    : { answer: 'reject' as const, by: 'no-answerer' as const, note: 'no approval service is mounted' }
-  if (verdict.answer !== 'reject') return undefined
+    : { answer: 'reject' as const, by: 'no-answerer' as const, note: 'no approval service is mounted', message: undefined, arguments: undefined }
+  if (verdict.answer !== 'reject') return verdict.arguments ? { edited: verdict.arguments } : {}
   const why =
     verdict.by === 'user'
       ? 'the user rejected it'
@@ -160,7 +179,30 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
             : verdict.by === 'cancelled'
               ? 'the turn was cancelled'
               : 'nobody can answer approvals here'
-  return errorResult(invocation.callId, 'APPROVAL_REJECTED', `This call needed approval (${decision.reason}) and was not approved: ${why}.`)
+  const said = verdict.message ? ` Their message: ${redactText(ctx, verdict.message)}` : ''
+  return { refusal: errorResult(invocation.callId, 'APPROVAL_REJECTED', `This call needed approval (${decision.reason}) and was not approved: ${why}.${said}`) }
+}
+
+/**
+ * The approver allowed the call with other arguments: they are validated like the model's, logged
+ * (`tool/edited`), and the policy is asked again so that no edit runs what a deny rule or ceiling refuses
+ * (an `ask` is already answered: the approver allowed this very call). Returns a refusal, or undefined to run.
+ */
+async function applyEdit(ctx: Context, invocation: ToolInvocation, edited: Record<string, unknown>, validate: ValidateFunction, signal: AbortSignal): Promise<ToolResultData | undefined> {
+  const args = structuredClone(edited)
+  if (!validate(args)) return errorResult(invocation.callId, 'INVALID_ARGS', `The approver's edited arguments for ${invocation.name} are invalid: ${describeErrors(validate)}.`)
+  invocation.context.session.append('tool/edited', { callId: invocation.callId, arguments: args as any })
+  invocation.arguments = args
+  if (signal.aborted) return errorResult(invocation.callId, 'ABORTED_BEFORE_DISPATCH', 'The turn was cancelled before this call ran.')
+  const again = await preExecute(ctx, invocation)
+  if (!('action' in again)) return again
+  return again.action === 'deny' ? errorResult(invocation.callId, 'DENIED', `The edited call was denied: ${again.reason}`) : undefined
+}
+
+/** The model reads that its call ran with the approver's arguments, and which (the log's tool/result says so). */
+function withEditNote(result: ToolResultData, args: unknown): ToolResultData {
+  const note = { type: 'text' as const, text: `The approver edited this call's arguments before it ran; it ran with: ${JSON.stringify(args)}` }
+  return { ...result, content: [note, ...result.content] }
 }
 
 async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, controller: AbortController): Promise<ToolResultData> {

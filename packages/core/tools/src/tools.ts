@@ -63,6 +63,10 @@ export class Tools extends Service {
     super(ctx, 'tools')
     ctx.sessions.defineKind(ctx, 'tool/output', { ignorable: true, validate: toolOutputProblem })
     contributeToolUseSection(ctx)
+    ctx.sessions.defineKind(ctx, 'tool/edited', {
+      validate: (data) =>
+        typeof data?.callId === 'string' && typeof data.arguments === 'object' && data.arguments !== null && !Array.isArray(data.arguments) ? undefined : 'needs a callId and an arguments object',
+    })
   }
 
   /**
@@ -97,6 +101,15 @@ export class Tools extends Service {
       this.filters.add(filter)
       return () => this.filters.delete(filter)
     }, 'tool filter')
+  }
+
+  /**
+   * Throws, naming the tool, when `parameters` is no JSON Schema of type "object" or does not compile: lets a
+   * caller refuse a tool someone else declared (an SDK client's) before anything is registered.
+   */
+  checkParameters(name: string, parameters: Record<string, unknown>): void {
+    if (parameters.type !== 'object') throw new Error(`tool "${name}" must declare its parameters as a JSON Schema of type "object"`)
+    compileParameters(name, parameters)
   }
 
   /** The tool an agent would get for `name`. */

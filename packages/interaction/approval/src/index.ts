@@ -36,6 +36,21 @@ export interface ApprovalRequest {
    * stores. Absent: only `allow_once` and `reject` may be offered.
    */
   rule?: string
+  /**
+   * The call's arguments, for answerers that show (or edit) the structured call. Not copied into
+   * `approval/asked`: the log holds them once, in `tool/call`.
+   */
+  arguments?: Record<string, unknown>
+}
+
+/**
+ * An answer with more than the choice: `message` (with `reject`) is what the model reads about the refusal;
+ * `arguments` (with `allow_once` only) are the arguments the call runs with instead of the model's.
+ */
+export interface ApprovalReply {
+  answer: ApprovalAnswer
+  message?: string
+  arguments?: Record<string, unknown>
 }
 
 export interface ApprovalDecision {
@@ -44,6 +59,10 @@ export interface ApprovalDecision {
   note?: string
   /** Who answered, when a person or client did (the answerer's registered actor). */
   actor?: AuthorityActor
+  /** The answerer's words to the model about a refusal. */
+  message?: string
+  /** The arguments the answerer allowed the call with, replacing the model's (allow_once only). */
+  arguments?: Record<string, unknown>
 }
 
 /** A standing grant an answer asks to store. */
@@ -76,12 +95,13 @@ export interface AnswererOptions {
 export type ApprovalRouter = (request: ApprovalRequest) => ApprovalRequest | string | undefined
 
 /** Asks someone (a terminal, a browser tab, an SDK client, an editor). Must settle or honour `signal`. */
-export type Answerer = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>
+export type Answerer = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer | ApprovalReply>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
     'approval/asked': Omit<ApprovalRequest, 'sessionId'>
-    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string; actor?: AuthorityActor }
+    /** `message`: the answerer's words to the model; `edited`: the call runs with the answerer's arguments (`tool/edited` holds them). */
+    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string; actor?: AuthorityActor; message?: string; edited?: true }
     /** `actor` is absent only in logs written before actors were recorded (the audit shows `unknown`). */
     'approval/policy': { policy: ApprovalPolicy; actor: AuthorityActor }
   }
@@ -196,7 +216,7 @@ export default class Approval extends Service {
   /** Asks for approval. Never throws and never allows by accident: every anomaly is a logged rejection. */
   async request(session: Session, input: Omit<ApprovalRequest, 'requestId' | 'sessionId'>, signal: AbortSignal): Promise<ApprovalDecision> {
     const request: ApprovalRequest = { requestId: randomUUID(), sessionId: session.id, ...input }
-    const { sessionId: _omit, ...asked } = request
+    const { sessionId: _omit, arguments: _logged, ...asked } = request
     session.append('approval/asked', asked)
     const decision = await this.decide(session, request, signal)
     const stored = await this.storeGrant(session, request, decision)
@@ -206,6 +226,8 @@ export default class Approval extends Service {
       by: stored.by,
       ...(stored.note ? { note: stored.note } : {}),
       ...(stored.actor ? { actor: stored.actor } : {}),
+      ...(stored.message ? { message: stored.message } : {}),
+      ...(stored.arguments ? { edited: true as const } : {}),
     })
     await session.flush()
     return stored
@@ -248,12 +270,7 @@ export default class Approval extends Service {
         if (this.config.timeoutMs > 0) timer = setTimeout(() => resolve({ answer: 'reject', by: 'timeout', note: `no answer within ${this.config.timeoutMs} ms` }), this.config.timeoutMs)
         local.signal.addEventListener('abort', () => resolve({ answer: 'reject', by: 'cancelled' }), { once: true })
         answerer.answer(routed, local.signal).then(
-          (answer) =>
-            resolve(
-              APPROVAL_ANSWERS.includes(answer) && answer !== 'reject'
-                ? { answer, by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) }
-                : { answer: 'reject', by: 'user', ...(answerer.actor ? { actor: answerer.actor } : {}) },
-            ),
+          (reply) => resolve(decisionOf(reply, answerer.actor)),
           (error) => resolve({ answer: 'reject', by: 'error', note: String(error?.message ?? error) }),
         )
       })
@@ -278,4 +295,16 @@ export default class Approval extends Service {
     }
     return undefined
   }
+}
+
+/** An answerer's reply as a decision; anything malformed is a rejection, never an allow. */
+function decisionOf(reply: ApprovalAnswer | ApprovalReply, actor: AuthorityActor | undefined): ApprovalDecision {
+  const by = { by: 'user' as const, ...(actor ? { actor } : {}) }
+  const { answer, message, arguments: edited } = typeof reply === 'string' ? { answer: reply, message: undefined, arguments: undefined } : (reply ?? ({} as ApprovalReply))
+  if (!APPROVAL_ANSWERS.includes(answer) || answer === 'reject') return { answer: 'reject', ...by, ...(typeof message === 'string' && message ? { message } : {}) }
+  if (edited === undefined) return { answer, ...by }
+  if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) return { answer: 'reject', by: 'error', note: 'the edited arguments are not a JSON object' }
+  // A standing grant would cover calls the edit never showed: edited arguments allow this call only.
+  if (answer !== 'allow_once') return { answer: 'reject', by: 'error', note: `edited arguments may only be allowed once (the answer was ${answer})` }
+  return { answer, ...by, arguments: edited }
 }

@@ -3,6 +3,7 @@ import {
   PROTOCOL_VERSION,
   type ApprovalAnswer,
   type ApprovalRequestParams,
+  type ApprovalResult,
   type ClientMethod,
   type ClientMethods,
   type InitializeResult,
@@ -11,6 +12,8 @@ import {
   type SessionEventsResult,
   type SessionNewParams,
   type SessionSummary,
+  type ToolCallParams,
+  type ToolCallResult,
 } from '@dsh/sdk-protocol'
 import { Connection } from './connection.ts'
 import { DshError } from './errors.ts'
@@ -19,10 +22,25 @@ import { CLOSE_DEFAULTS, RuntimeProcess, type CloseStage, type CloseTimeouts, ty
 import { Session } from './session.ts'
 
 /**
- * Answers one approval: `allow_once` (or true) lets the call run; `allow_session` / `allow_always` let it run
- * and keep the request's `rule` for the session / the workspace; anything else refuses it.
+ * Answers one approval, given the structured call (`tool`, `arguments`, `reason`, the offered `rule`):
+ * `allow_once` (or true) lets the call run; `allow_session` / `allow_always` let it run and keep the request's
+ * `rule` for the session / the workspace; `{ answer: 'reject', message }` refuses it and the model reads the
+ * message; `{ answer: 'allow_once', arguments }` runs the call with those arguments instead (validated again
+ * and logged as `tool/edited`); anything else refuses it.
  */
-export type ApprovalCallback = (request: ApprovalRequestParams) => ApprovalAnswer | boolean | Promise<ApprovalAnswer | boolean>
+export type ApprovalCallback = (request: ApprovalRequestParams) => ApprovalAnswer | boolean | ApprovalResult | Promise<ApprovalAnswer | boolean | ApprovalResult>
+
+/** A tool the program implements: the model's calls (arguments valid against `parameters`) come to `handler`. */
+export interface ClientToolSpec {
+  name: string
+  description: string
+  /** JSON Schema of the arguments (`type: "object"`). */
+  parameters: Record<string, unknown>
+  /** Every call is an approval request first. */
+  approval?: boolean
+  /** What the model reads: text, blocks, or `{ content, isError: true }`. A throw is a TOOL_FAILED result carrying its message. */
+  handler: (args: Record<string, unknown>, call: ToolCallParams) => string | ToolCallResult | Promise<string | ToolCallResult>
+}
 
 export interface HarnessOptions {
   /** The runtime to launch, as `[program, ...args]`; default: `dsh` on PATH, else this checkout's launcher. */
@@ -65,6 +83,12 @@ export interface SessionOptions {
   systemPrompt?: string
   /** MCP servers (stdio) for this session, by name; their tools are `mcp__<name>__<tool>`. */
   mcpServers?: SessionNewParams['mcpServers']
+  /** Tools this program implements for the session (a name the session already has is refused). */
+  tools?: ClientToolSpec[]
+  /** Only these tools are offered and run (logged; a run may set another filter). */
+  allowedTools?: string[]
+  /** These tools are neither offered nor run. */
+  disallowedTools?: string[]
   onApproval?: ApprovalCallback
 }
 
@@ -105,7 +129,10 @@ export class Harness {
       ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
     })
     let harness: Harness | undefined
-    const connection = new Connection(runtime, async (_method, params) => harness!.approve(params))
+    const connection = new Connection(
+      runtime,
+      async (method, params) => (method === 'tool/call' ? harness!.callTool(params as ToolCallParams) : harness!.approve(params as ApprovalRequestParams)) as any,
+    )
     try {
       const info = await connection.request('initialize', {
         protocolVersion: PROTOCOL_VERSION,
@@ -139,8 +166,13 @@ export class Harness {
       ...(options.planMode ? { planMode: true } : {}),
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+      ...(options.tools?.length ? { tools: options.tools.map(({ handler: _handler, ...declared }) => declared) } : {}),
+      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+      ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
     })
-    return this.adopt(sessionId, options.onApproval)
+    const session = this.adopt(sessionId, options.onApproval)
+    for (const tool of options.tools ?? []) session.tools.set(tool.name, tool)
+    return session
   }
 
   /** Continues a stored session (repaired if its runtime crashed). */
@@ -212,10 +244,19 @@ export class Harness {
     return session
   }
 
-  private async approve(request: ApprovalRequestParams): Promise<{ answer: ApprovalAnswer }> {
+  /** A client tool's call: the session's handler answers; a throw becomes an error reply (TOOL_FAILED in the log). */
+  private async callTool(call: ToolCallParams): Promise<ToolCallResult> {
+    const tool = this.sessions.get(call.sessionId)?.tools.get(call.tool)
+    if (!tool) throw new Error(`this program registered no tool "${call.tool}" for session ${call.sessionId}`)
+    const result = await tool.handler(call.arguments, call)
+    return typeof result === 'string' ? { content: result } : result
+  }
+
+  private async approve(request: ApprovalRequestParams): Promise<ApprovalResult> {
     const callback = this.sessions.get(request.sessionId)?.onApproval ?? this.options.onApproval
     if (!callback) throw new Error('no onApproval callback is set in the SDK, so the call is refused')
     const answer = await callback(request)
+    if (typeof answer === 'object' && answer !== null) return answer // the runtime checks it against the protocol (a malformed one refuses)
     return { answer: answer === true ? 'allow_once' : APPROVAL_ANSWERS.includes(answer as ApprovalAnswer) ? (answer as ApprovalAnswer) : 'reject' }
   }
 }

@@ -1,7 +1,7 @@
 import type { AnySessionEvent, CommandInfo, PromptContent, RouteParam, Route, SessionChangesResult, SessionCommandResult, SessionRewindResult, TurnEndReason } from '@dsh/sdk-protocol'
 import { SessionView, type TurnEndItem } from '@dsh/session-view'
 import { AsyncQueue } from './queue.ts'
-import type { ApprovalCallback, Harness } from './harness.ts'
+import type { ApprovalCallback, ClientToolSpec, Harness } from './harness.ts'
 
 /** What one prompt came to. */
 export interface RunResult {
@@ -38,12 +38,20 @@ export interface CommandResult extends SessionCommandResult {
 export interface RunOptions {
   /** Aborting cancels the running turn (the run still resolves, with reason `aborted`). */
   signal?: AbortSignal
+  /** Steps (model requests) this run's turn may take, below the runtime's `agent.maxSteps` setting. */
+  maxSteps?: number
+  /** From this run on, only these tools are offered and run (a logged filter that stays until another is set). */
+  allowedTools?: string[]
+  /** From this run on, these tools are neither offered nor run. */
+  disallowedTools?: string[]
 }
 
 /** One session of the runtime. Runs on one Session object are serialized: each waits for the one before. */
 export class Session {
   /** Answers approvals of this session (instead of the harness's callback). */
   onApproval: ApprovalCallback | undefined
+  /** The handlers of the tools this program registered for the session, by name. */
+  readonly tools = new Map<string, ClientToolSpec>()
   private queue: Promise<void> = Promise.resolve()
 
   constructor(
@@ -56,7 +64,7 @@ export class Session {
     const started = performance.now()
     const receipt: { messageId?: string } = {}
     const events: AnySessionEvent[] = []
-    for await (const event of this.turn(() => this.sendPrompt(prompt), options, receipt)) events.push(event)
+    for await (const event of this.turn(() => this.sendPrompt(prompt, options), options, receipt)) events.push(event)
     return summarize(this.id, receipt.messageId!, events, performance.now() - started)
   }
 
@@ -103,7 +111,7 @@ export class Session {
    * the session's next run.
    */
   stream(prompt: PromptContent, options: RunOptions = {}): AsyncGenerator<AnySessionEvent> {
-    return this.turn(() => this.sendPrompt(prompt), options, {})
+    return this.turn(() => this.sendPrompt(prompt, options), options, {})
   }
 
   /** Cancels the running turn; resolves whether one was running. */
@@ -142,8 +150,16 @@ export class Session {
     return this.harness.fork(this.id, atSeq)
   }
 
-  private async sendPrompt(prompt: PromptContent): Promise<string> {
-    return (await this.harness.request('session/prompt', { sessionId: this.id, content: prompt })).messageId
+  private async sendPrompt(prompt: PromptContent, options: RunOptions): Promise<string> {
+    const { maxSteps, allowedTools, disallowedTools } = options
+    const params = {
+      sessionId: this.id,
+      content: prompt,
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      ...(allowedTools ? { allowedTools } : {}),
+      ...(disallowedTools ? { disallowedTools } : {}),
+    }
+    return (await this.harness.request('session/prompt', params)).messageId
   }
 
   /** Sends (`send` resolves with the receipt, or undefined when nothing was queued) and yields the run's events. */

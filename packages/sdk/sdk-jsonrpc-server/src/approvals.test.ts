@@ -36,7 +36,15 @@ test('an approval is asked of the client as a request; allow_once lets the call 
   const sessionId = await prompt(answering, 'write it')
   const asked = await askedIn(answering, sessionId)
   expect(asked.id).toEqual(expect.any(String))
-  expect(asked.params).toEqual({ requestId: expect.any(String), sessionId, callId: 'w1', tool: 'write_file', summary: 'write protected/a.txt', reason: 'it writes under protected/ (protected/a.txt)' })
+  expect(asked.params).toEqual({
+    requestId: expect.any(String),
+    sessionId,
+    callId: 'w1',
+    tool: 'write_file',
+    summary: 'write protected/a.txt',
+    reason: 'it writes under protected/ (protected/a.txt)',
+    arguments: { path: 'protected/a.txt', text: 'approved text' },
+  })
   answering.send({ jsonrpc: '2.0', id: asked.id, result: { answer: 'allow_once' } })
   await idle(answering, sessionId)
   expect(readFileSync(join(answering.workspace, 'protected/a.txt'), 'utf8')).toBe('approved text')

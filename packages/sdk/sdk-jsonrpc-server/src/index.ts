@@ -8,13 +8,15 @@ import type {} from '@dsh/llm'
 import type {} from '@dsh/session'
 import { Config } from './config.ts'
 import { SdkServer } from './server.ts'
+import { defineClientToolsKind } from './client-tools.ts'
+import { applyToolFilter } from './tool-filter.ts'
 
 export { Config } from './config.ts'
 export { SdkServer, type Stdio } from './server.ts'
 export { LineSplitter, RpcPeer } from '@dsh/jsonrpc-lines'
 
 export const name = 'sdk-jsonrpc-server'
-export const inject = ['app', 'cmdlineArgs', 'agents', 'sessions', 'llm', 'approval']
+export const inject = ['app', 'cmdlineArgs', 'agents', 'sessions', 'llm', 'approval', 'tools']
 
 /** Serves the protocol on this process's stdin and stdout for as long as the row is mounted. */
 export function apply(ctx: Context, config: Config) {
@@ -22,6 +24,8 @@ export function apply(ctx: Context, config: Config) {
   // that starts the runtime) is refused at boot (exit 2) rather than ignored.
   const { positionals } = ctx.cmdlineArgs.parse({})
   if (positionals.length) throw new UsageError(`the sdk profile takes no arguments; it speaks JSON-RPC on stdin and stdout (got "${positionals.join(' ')}")`)
+  defineClientToolsKind(ctx)
+  applyToolFilter(ctx)
   const server = new SdkServer(ctx, config, { input: process.stdin, output: process.stdout })
   ctx.effect(() => server.start(), 'sdk stdio server')
 }

@@ -13,6 +13,8 @@ import type { McpServerConfig } from '@dsh/mcp'
 import { directory, parseRoute, toBlocks, type RouteInput } from './params.ts'
 import type { Config } from './config.ts'
 import { applyAgentModes, checkAgentPreset, setPlanMode } from './agent-modes.ts'
+import { checkClientTools, registerClientTools, type AskClient } from './client-tools.ts'
+import { logToolFilter } from './tool-filter.ts'
 
 type Params<M extends keyof ClientMethods> = ClientMethods[M]['params']
 type Result<M extends keyof ClientMethods> = Promise<ClientMethods[M]['result']>
@@ -25,6 +27,8 @@ export interface MethodHost {
   initialized(approvals: boolean): void
   /** Called by `shutdown`: cancels, drains and flushes; resolves once the logs are durable. */
   drain(): Promise<void>
+  /** Sends a request to the client (a client tool's call). */
+  callClient: AskClient
 }
 
 /**
@@ -64,8 +68,11 @@ export class Methods {
     if (route?.provider) this.checkProvider(route.provider, 'route')
     if (params.agentPreset !== undefined) checkAgentPreset(this.ctx, params.agentPreset)
     const servers = this.mcpServers(params.mcpServers)
+    if (params.tools?.length) checkClientTools(this.ctx, params.tools)
     const agent = await this.ctx.agents.create({ cwd, ...(systemPrompt !== undefined ? { systemPrompt } : {}) })
     if (servers.length) this.ctx.get('mcp')!.attach(agent.session, servers)
+    if (params.tools?.length) registerClientTools(this.ctx, agent, params.tools, this.host.callClient, this.host.config.clientToolTimeoutMs)
+    logToolFilter(agent.session, params)
     if (route) agent.setRoute(this.completeRoute(agent, route))
     if (presets && permission) this.applyPreset(presets, agent, permission, 'permission')
     applyAgentModes(this.ctx, agent, params)
@@ -88,6 +95,9 @@ export class Methods {
     const blocks = toBlocks(params.content)
     const { sessionId } = params
     const agent = sessionId === undefined ? await this.ctx.agents.create({ cwd: this.ctx.app.cwd }) : await this.openOrCreate(sessionId)
+    logToolFilter(agent.session, params)
+    // The step limit of this prompt's turn (the loop reads it at every step; absent: the setting alone).
+    agent.maxSteps = params.maxSteps
     const messageId = agent.followup(blocks)
     return { sessionId: agent.session.id, messageId }
   }

@@ -1,7 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import { LineSplitter, RpcPeer } from '@dsh/jsonrpc-lines'
 import type { Agent, AgentStatus } from '@dsh/agent'
-import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
+import type { ApprovalReply, ApprovalRequest } from '@dsh/approval'
 import {
   APPROVAL_ANSWERS,
   CLIENT_METHOD_SCHEMAS,
@@ -19,6 +19,7 @@ import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { RpcError, invalidParams, toRpcError } from './errors.ts'
 import { METHOD_NOT_FOUND, Methods, type MethodHost } from './methods.ts'
+import type { AskClient } from './client-tools.ts'
 
 export interface Stdio {
   input: NodeJS.ReadableStream
@@ -120,6 +121,8 @@ export class SdkServer implements MethodHost {
     }
   }
 
+  readonly callClient: AskClient = (method, params, signal) => this.peer.request(method, params, signal)
+
   initialized(approvals: boolean): void {
     if (this.state === 'initializing') this.state = 'ready'
     if (approvals && !this.answering) {
@@ -176,7 +179,7 @@ export class SdkServer implements MethodHost {
   }
 
   /** Asks the client; a missing or malformed answer, a timeout or a cancelled turn all end in a rejection. */
-  private async askClient(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  private async askClient(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalReply> {
     const controller = new AbortController()
     const onAbort = () => controller.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
@@ -190,6 +193,7 @@ export class SdkServer implements MethodHost {
       reason: request.reason,
       ...(request.callId ? { callId: request.callId } : {}),
       ...(request.rule ? { rule: request.rule } : {}),
+      ...(request.arguments ? { arguments: request.arguments } : {}),
     }
     try {
       const result = await this.peer.request('approval/request', params, controller.signal)
@@ -198,7 +202,7 @@ export class SdkServer implements MethodHost {
         throw new Error(
           `the SDK client answered approval/request with ${JSON.stringify(result)}: ${problem.field || 'the result'} ${problem.problem} (expected { "answer": ${APPROVAL_ANSWERS.map((answer) => `"${answer}"`).join(' | ')} })`,
         )
-      return (result as ServerRequests['approval/request']['result']).answer
+      return result as ServerRequests['approval/request']['result']
     } finally {
       if (timer) clearTimeout(timer)
       signal.removeEventListener('abort', onAbort)

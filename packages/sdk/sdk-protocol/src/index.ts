@@ -53,6 +53,10 @@ import {
   type SESSION_STATUSES,
   type EffortSchema,
   type ToolOutputDataSchema,
+  type ClientToolSchema,
+  type ToolCallParamsSchema,
+  type ToolCallResultSchema,
+  type ApprovalResultSchema,
 } from './schema.ts'
 
 export type { AnySessionEvent, ModelInfo, Route, SearchHit, SessionSummary, ToolOutputData, TurnEndReason }
@@ -143,6 +147,10 @@ export type SessionRewindResult = Static<typeof SessionRewindResultSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>
+export type ApprovalResult = Static<typeof ApprovalResultSchema>
+export type ClientTool = Static<typeof ClientToolSchema>
+export type ToolCallParams = Static<typeof ToolCallParamsSchema>
+export type ToolCallResult = Static<typeof ToolCallResultSchema>
 
 type MethodTable<T extends Record<string, { params: TSchema; result: TSchema }>> = { [M in keyof T]: { params: Static<T[M]['params']>; result: Static<T[M]['result']> } }
 

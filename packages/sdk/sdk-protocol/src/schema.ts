@@ -214,6 +214,23 @@ export const McpStdioServerParamSchema = Type.Object(
   { title: 'McpStdioServerParam', ...closed },
 )
 
+const ToolNameList = (description: string) => Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true, description })
+
+export const ToolFilterFields = {
+  allowedTools: Type.Optional(ToolNameList("Only these tools are offered to the model and may run (a logged `sdk/tool-filter`; the request's tool list changes).")),
+  disallowedTools: Type.Optional(ToolNameList('These tools are neither offered nor run (applied after `allowedTools`).')),
+}
+
+export const ClientToolSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$', description: 'Unique in the session: a name a built-in, plugin or MCP tool already has is refused.' }),
+    description: Type.String({ minLength: 1, description: 'What the model reads about the tool.' }),
+    parameters: Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the arguments (`type: "object"`); calls are validated against it before they reach the client.' }),
+    approval: Type.Optional(Type.Boolean({ description: 'true: every call is an approval request first (answered like any other).' })),
+  },
+  { title: 'ClientTool', ...closed },
+)
+
 export const SessionNewParamsSchema = Type.Object(
   {
     cwd: Type.Optional(Type.String({ minLength: 1, description: "Absolute path of an existing directory (default: the runtime's cwd)." })),
@@ -232,6 +249,12 @@ export const SessionNewParamsSchema = Type.Object(
         description: 'MCP servers for this session, by name (stdio; added to $DSH_HOME/mcp.yaml and the workspace .mcp.json, replacing a same name). Their tools are `mcp__<name>__<tool>`.',
       }),
     ),
+    tools: Type.Optional(
+      Type.Array(ClientToolSchema, {
+        description: 'Tools the client implements: each call of the model is sent back as `tool/call` (a logged `sdk/client-tools`; the tools live as long as this runtime holds the session).',
+      }),
+    ),
+    ...ToolFilterFields,
   },
   { title: 'SessionNewParams', ...closed },
 )
@@ -242,6 +265,8 @@ export const SessionPromptParamsSchema = Type.Object(
   {
     sessionId: Type.Optional(Type.String({ minLength: 1, description: 'An open or stored session; an unknown id (or none) starts a new session.' })),
     content: PromptContentSchema,
+    maxSteps: Type.Optional(Type.Integer({ minimum: 1, description: "Steps (model requests) this prompt's turn may take, below the `agent.maxSteps` setting." })),
+    ...ToolFilterFields,
   },
   { title: 'SessionPromptParams', ...closed },
 )
@@ -483,16 +508,48 @@ export const ApprovalRequestParamsSchema = Type.Object(
     summary: Type.String({ description: "A short human summary of the call's arguments (`bash: rm -rf build`)." }),
     reason: Type.String({ description: 'Why approval is needed.' }),
     rule: Type.Optional(Type.String({ description: 'The grant rule `allow_session` / `allow_always` would keep (`unconfined(npm test *)`); absent: only `allow_once` or `reject`.' })),
+    arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The call's arguments as the model gave them (valid against the tool's schema)." })),
   },
   { title: 'ApprovalRequestParams' },
 )
 
 export const ApprovalAnswerSchema = stringEnum(APPROVAL_ANSWERS, { title: 'ApprovalAnswer' })
 
-export const ApprovalResultSchema = Type.Object({ answer: ApprovalAnswerSchema }, { title: 'ApprovalResult' })
+export const ApprovalResultSchema = Type.Object(
+  {
+    answer: ApprovalAnswerSchema,
+    message: Type.Optional(Type.String({ minLength: 1, description: 'With `reject`: what the model reads about the refusal.' })),
+    arguments: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: "With `allow_once` only: the arguments the call runs with instead of the model's (validated again; logged as `tool/edited`).",
+      }),
+    ),
+  },
+  { title: 'ApprovalResult' },
+)
+
+export const ToolCallParamsSchema = Type.Object(
+  {
+    sessionId: Type.String(),
+    callId: Type.String(),
+    tool: Type.String({ description: 'A tool this client registered on `session/new`.' }),
+    arguments: Type.Record(Type.String(), Type.Unknown(), { description: "Already valid against the tool's `parameters`." }),
+  },
+  { title: 'ToolCallParams' },
+)
+
+export const ToolCallResultSchema = Type.Object(
+  {
+    content: Type.Union([Type.String(), Type.Array(Type.Union([TextContentSchema, ImageContentSchema]))], { description: 'What the model reads: text, or text and image blocks.' }),
+    isError: Type.Optional(Type.Boolean({ description: 'true: the call failed (the model reads `content` as the error; code TOOL_FAILED).' })),
+  },
+  { title: 'ToolCallResult', ...closed },
+)
 
 export const SERVER_REQUEST_SCHEMAS = {
   'approval/request': { params: ApprovalRequestParamsSchema, result: ApprovalResultSchema },
+  /** The model called a client tool: the answer is its result (an error reply, a timeout or a malformed answer is a TOOL_FAILED / TOOL_TIMEOUT result). */
+  'tool/call': { params: ToolCallParamsSchema, result: ToolCallResultSchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 
 export type { Static, TSchema }

@@ -123,6 +123,8 @@ export interface ToolItem extends ItemBase {
    * failed or never ran (nothing changed), `unknown` when it was cut while running.
    */
   changeState?: ChangeState
+  /** `args` are not the model's: a PreToolUse hook (`hook/updated-input`) or the approver (`tool/edited`) rewrote them. */
+  editedBy?: 'hook' | 'approver'
   /** The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole. */
   pruned?: { seq: number; note?: string }
   /**

@@ -249,12 +249,23 @@ test('hooks: a rewritten call shows what ran, a block is a warning, context and 
   )
   for (const event of events) view.apply(event)
   const items = view.items
-  expect(items.find((item) => item.kind === 'tool')).toMatchObject({ args: { command: 'echo rewritten' } })
+  expect(items.find((item) => item.kind === 'tool')).toMatchObject({ args: { command: 'echo rewritten' }, editedBy: 'hook' })
   expect(items.filter((item) => item.kind === 'notice')).toEqual([
     expect.objectContaining({ cause: 'hook', tone: 'warn', text: 'PreToolUse hook "guard.sh": block — rm is not allowed' }),
     expect.objectContaining({ cause: 'hook', tone: 'muted', text: 'Context from a SessionStart hook:\nbranch main' }),
   ])
   expect(items.some((item) => item.kind === 'user')).toBe(false)
+  expect(view.skipped.size).toBe(0)
+})
+
+test("an approver's edit: the card shows the arguments that ran and that the approver edited them", () => {
+  const view = SessionView.fold(
+    log(
+      ['tool/call', { callId: 'c1', name: 'str_replace_editor', arguments: { command: 'create', path: 'a.txt', file_text: 'model' } }],
+      ['tool/edited', { callId: 'c1', arguments: { command: 'create', path: 'b.txt', file_text: 'approver' } }],
+    ),
+  )
+  expect(view.items[0]).toMatchObject({ kind: 'tool', args: { path: 'b.txt' }, editedBy: 'approver', change: { kind: 'write', path: 'b.txt', content: 'approver' } })
   expect(view.skipped.size).toBe(0)
 })
 

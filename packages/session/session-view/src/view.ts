@@ -212,11 +212,13 @@ export class SessionView {
         this.toolKeys.set(data.callId, key)
         return this.add({ kind: 'tool', key, seq, callId: data.callId, name: 'tool', args: undefined, startedAt: event.time, ...result })
       }
-      case 'hook/updated-input': {
-        // A PreToolUse hook rewrote the call: the card shows what ran.
+      case 'hook/updated-input':
+      case 'tool/edited': {
+        // A PreToolUse hook or the approver rewrote the call: the card shows what ran, and says who edited it.
         const item = this.tool(data.callId)
         const change = proposedChange(data.arguments)
-        if (item) this.update(item, { args: data.arguments, version: seq, ...(change ? { change } : {}) })
+        const editedBy = event.type === 'tool/edited' ? ('approver' as const) : ('hook' as const)
+        if (item) this.update(item, { args: data.arguments, version: seq, editedBy, ...(change ? { change } : {}) })
         return
       }
       case 'hook/run':
