@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -642,6 +642,25 @@ SessionStatus = Literal["running", "idle"]
 class SessionStatusNotification(TypedDict):
     sessionId: str
     status: SessionStatus
+
+
+class ToolCallParams(TypedDict):
+    sessionId: str
+    callId: str
+    #: A tool this client registered on `session/new`.
+    tool: str
+    #: Already valid against the tool's `parameters`.
+    arguments: Dict[str, Any]
+
+
+class _ToolCallResultRequired(TypedDict):
+    #: What the model reads: text, or text and image blocks.
+    content: Union[str, List[Union[TextContent, ImageContent]]]
+
+
+class ToolCallResult(_ToolCallResultRequired, total=False):
+    #: true: the call failed (the model reads `content` as the error; code TOOL_FAILED).
+    isError: bool
 
 
 class _ToolOutputDataRequired(TypedDict):

@@ -25,7 +25,7 @@ test('mcp_resource lists a server resources and reads text, an image (as an atta
   )
   await h.run('read the resources')
   const header = h.events('request/header')[0]!.data.tools.find((tool: { name: string }) => tool.name === 'mcp_resource')!
-  expect(header.parameters.properties.server.enum).toEqual(['t'])
+  expect((header.parameters as { properties: { server: { enum: string[] } } }).properties.server.enum).toEqual(['t'])
   expect(h.toolText('list')).toContain('mem://docs/readme — readme (text/markdown: The readme.)')
   expect(h.toolText('list')).toContain('mem://img/dot.png — dot (image/png)')
   expect(h.toolText('text')).toBe('[resource mem://docs/readme (text/markdown)]\n# Readme\nhello from a resource')

@@ -40,7 +40,7 @@ const weather = {
   description: 'The weather in a city.',
   parameters: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
 }
-const call = (id: string, name: string, args: unknown) => ({ toolCalls: [{ id, name, arguments: args }] })
+const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: args }] })
 const sentTools = (index: number): string[] => llm.requests[index]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)
 const ofType = (events: AnySessionEvent[], type: string) => events.filter((event) => (event.type as string) === type).map((event) => event.data as any)
 
