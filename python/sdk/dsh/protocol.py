@@ -493,9 +493,15 @@ class _SessionSummaryRequired(TypedDict):
 
 
 class SessionSummary(_SessionSummaryRequired, total=False):
-    #: The first user prompt, shortened.
+    #: The first user prompt, mention markup removed, shortened: the title until one is logged.
     firstPrompt: str
     title: str
+    #: Who named the session; a user title is never replaced by a generated one.
+    titleSource: Literal["user", "model"]
+    #: Archived (`session/archived`): hidden from default lists.
+    archived: bool
+    #: Why the stored log cannot be opened (file, line, field); the session cannot be resumed.
+    damaged: str
     parent: SessionSummaryParent
 
 

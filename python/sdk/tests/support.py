@@ -60,6 +60,10 @@ class TempDirs:
     def __init__(self) -> None:
         self.home = os.path.realpath(tempfile.mkdtemp(prefix="dsh-py-home-"))
         self.workspace = os.path.realpath(tempfile.mkdtemp(prefix="dsh-py-ws-"))
+        # Titles off, as in every test composition: the title request after a first turn would take a
+        # scripted answer meant for the next turn (WITHOUT_AUTO_TITLE of @dsh/test-harness).
+        with open(os.path.join(self.home, "settings.yaml"), "w", encoding="utf-8") as handle:
+            handle.write("sessions.autoTitle: false\n")
 
     def fixture_tools_patch(self) -> str:
         path = os.path.join(self.home, "fixture-tools.patch.yml")

@@ -85,15 +85,19 @@ export function Sidebar({ route }: { route: Route }) {
   useEmitter(sessions.changed)
   useEmitter(stream.changed)
   const [query, setQuery] = useState('')
+  const [showArchived, setShowArchived] = useState(false)
+  const archivedCount = sessions.items.filter((item) => item.archived).length
   const { hits, searching } = useTextSearch(query)
   const needle = query.trim().toLowerCase()
   const activeId = route.page === 'session' ? route.id : undefined
 
   const groups = useMemo(() => {
-    if (!needle) return groupByWorkspace(sessions.items)
+    // Archived sessions (`session/archived`) are hidden until the toggle shows them.
+    const shown = showArchived ? sessions.items : sessions.items.filter((item) => !item.archived)
+    if (!needle) return groupByWorkspace(shown)
     const matched = new Set(hits.map((hit) => hit.sessionId))
-    return groupByWorkspace(sessions.items.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)))
-  }, [sessions.items, needle, hits])
+    return groupByWorkspace(shown.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)))
+  }, [sessions.items, needle, hits, showArchived])
   const snippets = new Map(hits.filter((hit) => hit.field === 'text').map((hit) => [hit.sessionId, hit]))
 
   return (
@@ -124,6 +128,11 @@ export function Sidebar({ route }: { route: Route }) {
           </button>
         )}
       </label>
+      {archivedCount > 0 && (
+        <button className="btn archived-toggle" aria-pressed={showArchived} onClick={() => setShowArchived(!showArchived)}>
+          {showArchived ? 'Hide archived' : `Show archived (${archivedCount})`}
+        </button>
+      )}
       <div className="session-groups">
         {!sessions.loaded && !sessions.error && <div className="muted pad">Loading sessions…</div>}
         {sessions.error && <div className="inline-error pad">{sessions.error}</div>}
@@ -159,6 +168,12 @@ export function Sidebar({ route }: { route: Route }) {
                         </span>
                       )}
                       {item.lockedElsewhere && <Lock size={11} aria-label="open in another dsh" />}
+                      {item.damaged && (
+                        <span className="badge badge-warn damaged" title={`Damaged, cannot be resumed: ${item.damaged}`}>
+                          damaged
+                        </span>
+                      )}
+                      {item.archived && <span className="badge archived">archived</span>}
                       <span>{ago(item.updatedAt)}</span>
                       <span className="dot">·</span>
                       <span>{item.turns === 1 ? '1 turn' : `${item.turns} turns`}</span>

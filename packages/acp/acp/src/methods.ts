@@ -211,7 +211,8 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const start = cursor ? Number(cursor) : 0
         if (!Number.isInteger(start) || start < 0) throw new AcpError('CURSOR_INVALID', `invalid cursor "${cursor}" (pass the nextCursor of a previous page)`)
         const wanted = cwd ? resolve(cwd) : undefined
-        const all = (await ctx.sessions.list()).filter((summary) => !wanted || resolve(summary.cwd) === wanted).sort((a, b) => b.updatedAt - a.updatedAt)
+        // Archived sessions (`session/archived`) are left out: the protocol has no way to ask for them.
+        const all = (await ctx.sessions.list()).filter((summary) => !summary.archived && (!wanted || resolve(summary.cwd) === wanted)).sort((a, b) => b.updatedAt - a.updatedAt)
         const end = start + acp.config.listPageSize
         const sessions: SessionInfo[] = all.slice(start, end).map((summary) => ({
           sessionId: summary.id,

@@ -3,8 +3,9 @@ import type {} from '@dsh/llm'
 import type {} from '@dsh/session'
 import { compareRequest, findDrift } from './check.ts'
 import { findCompactionDrift } from './compaction.ts'
+import { findTitleDrift } from './title.ts'
 
-export { compareRequest, findCompactionDrift, findDrift }
+export { compareRequest, findCompactionDrift, findDrift, findTitleDrift }
 
 export const name = 'invariants'
 export const inject = ['sessions', 'llm']
@@ -27,7 +28,9 @@ export function apply(ctx: Context) {
           ? findDrift(session, request)
           : origin.purpose === 'compaction'
             ? findCompactionDrift(session, request)
-            : `unknown request purpose ${JSON.stringify(origin.purpose)}`
+            : origin.purpose === 'title'
+              ? findTitleDrift(session, request)
+              : `unknown request purpose ${JSON.stringify(origin.purpose)}`
       if (drift) logger.error('session %s: %s', origin.sessionId, drift)
       return drift
     },

@@ -11,6 +11,10 @@ export interface SessionSummary {
   /** The first user prompt, shortened. */
   firstPrompt?: string
   title?: string
+  /** Who named it (`user` titles are never replaced by generated ones). */
+  titleSource?: 'user' | 'model'
+  /** Hidden from default lists (`session/archived`). */
+  archived?: boolean
   /** `open` when the last turn never ended (a crash or a live writer). */
   status: 'idle' | 'open'
   /** Whether another process holds the writer lease right now. */

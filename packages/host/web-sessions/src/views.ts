@@ -1,5 +1,6 @@
 import type { Context } from '@dsh/cordis'
-import type { SessionEvent } from '@dsh/session'
+import type { SessionEvent, SessionEventMap } from '@dsh/session'
+import { foldTitle, type TitleSource } from '@dsh/session-admin'
 import type { AgentState, SessionListItem, SessionView, WireRoute } from '@dsh/web-protocol'
 import type { PendingApprovals } from './approvals.ts'
 import type { SessionReader } from './reader.ts'
@@ -34,6 +35,8 @@ export async function listSessions(ctx: Context, approvals: PendingApprovals): P
     turns: summary.turns,
     ...(summary.title ? { title: summary.title } : {}),
     ...(summary.firstPrompt ? { firstPrompt: summary.firstPrompt } : {}),
+    ...(summary.archived ? { archived: true } : {}),
+    ...(summary.damaged ? { damaged: summary.damaged } : {}),
     status: summary.status,
     lockedElsewhere: summary.live && !ctx.sessions.get(summary.id),
     agent: agentState(ctx, summary.id),
@@ -54,7 +57,10 @@ export async function viewSession(ctx: Context, reader: SessionReader, approvals
   }
   let lockedElsewhere = false
   if (!live) lockedElsewhere = !!(await ctx.sessions.list()).find((summary) => summary.id === sessionId)?.live
-  const title = (lastOf(events, 'session/title')?.data as { title?: string } | undefined)?.title
+  const title = events.reduce<{ title?: string; titleSource?: TitleSource }>(
+    (named, event) => (event.type === 'session/title' ? foldTitle(named, event.data as SessionEventMap['session/title']) : named),
+    {},
+  ).title
   const agentPreset = (lastOf(events, 'agent/preset')?.data as { name?: string } | undefined)?.name
   const planMode = (lastOf(events, 'plan/mode')?.data as { active?: boolean } | undefined)?.active
   return {

@@ -100,11 +100,12 @@ export interface LlmRequest {
 }
 
 /**
- * A request is a step of a session's turn, a compaction summary of a session, or declared session-less
+ * A request is a step of a session's turn, a compaction summary of a session, a session's title (the
+ * auxiliary request `@dsh/session-admin` logs as `title/request`), or declared session-less
  * (with why: an adapter's wire test); a session-less request is only checked against itself as the caller
  * made it, so `llm/stream` listeners still cannot change it.
  */
-export type RequestOrigin = { sessionId: string; purpose: 'turn' | 'compaction' } | { sessionless: string }
+export type RequestOrigin = { sessionId: string; purpose: 'turn' | 'compaction' | 'title' } | { sessionless: string }
 
 /** The sampling fields of a request: logged with the request header, so the check can compare them. */
 export const SAMPLING_FIELDS = ['maxOutputTokens', 'temperature', 'toolChoice'] as const

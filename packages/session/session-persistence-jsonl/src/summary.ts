@@ -1,4 +1,5 @@
 import type { AnySessionEvent, SessionEvent, SessionHeader, SessionSummary } from '@dsh/session'
+import { foldTitle, promptText, shorten } from '@dsh/session-admin'
 import { leaseIsLive } from './lease.ts'
 
 const PROMPT_PREVIEW = 120
@@ -22,15 +23,12 @@ export class SummaryFold {
       s.status = 'open'
     } else if (event.type === 'turn/end') s.status = 'idle'
     else if (event.type === 'user/message' && s.firstPrompt === undefined && event.data.source === 'user') {
-      const text = event.data.content
-        .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-        .join(' ')
-        .replace(/\s+/g, ' ')
-        .trim()
-      s.firstPrompt = text.length > PROMPT_PREVIEW ? `${text.slice(0, PROMPT_PREVIEW - 1)}…` : text
-    } else if ((event.type as string) === 'session/title') {
-      const title = (event.data as any)?.title
-      if (typeof title === 'string') s.title = title
+      // Mention markup (`[referenced: …]`, `<context source=…>`) is left out: the prompt stands in for a title.
+      s.firstPrompt = shorten(promptText(event.data.content), PROMPT_PREVIEW)
+    } else if (event.type === 'session/title') Object.assign(s, foldTitle(s, event.data))
+    else if (event.type === 'session/archived') {
+      if (event.data.archived) s.archived = true
+      else delete s.archived
     }
   }
 

@@ -1,3 +1,4 @@
+import { foldTitle, promptText, shorten, type TitleSource } from '@dsh/session-admin'
 import type { HitSource } from '@dsh/session-query'
 
 /** One searchable piece of one event. */
@@ -9,6 +10,8 @@ export interface IndexedText {
 /** The facts about a session the listing columns need, picked up while its events are indexed. */
 export interface SessionFacts {
   title?: string
+  /** Who named it, within one pass over the log (a `model` title never replaces a `user` one). */
+  titleSource?: TitleSource
   firstPrompt?: string
 }
 
@@ -48,13 +51,12 @@ export function indexedText(event: { type: string; data?: any }, maxChars: numbe
   return { source, text: text.length > maxChars ? text.slice(0, maxChars) : text }
 }
 
-/** Updates the listing facts from one event: the first user prompt, and the last title logged. */
+/** Updates the listing facts from one event: the first user prompt (mention markup removed), and the title as `foldTitle` reads it. */
 export function foldFacts(facts: SessionFacts, event: { type: string; data?: any }, promptChars: number): void {
   const data = event.data ?? {}
   if (event.type === 'user/message' && data.source === 'user' && facts.firstPrompt === undefined) {
-    const text = textOf(data.content).replace(/\s+/g, ' ').trim()
-    facts.firstPrompt = text.length > promptChars ? `${text.slice(0, promptChars - 1)}…` : text
-  } else if (event.type === 'session/title' && typeof data.title === 'string') facts.title = data.title
+    facts.firstPrompt = shorten(promptText(Array.isArray(data.content) ? data.content : [{ type: 'text', text: textOf(data.content) }]), promptChars)
+  } else if (event.type === 'session/title' && typeof data.title === 'string') Object.assign(facts, foldTitle(facts, { title: data.title, source: data.source === 'user' ? 'user' : 'model' }))
 }
 
 function textOf(content: unknown): string {

@@ -41,3 +41,18 @@ test('cache writes cost the cacheWrite price, or the input price without one', (
   expect(costOf(tokens, { input: 3, cachedInput: 0.3, output: 15, cacheWrite: 3.75 })).toBe(3.75)
   expect(costOf(tokens, undefined)).toBeNull()
 })
+
+test("a session's title request counts on the route it logged; one refused before it was sent does not", () => {
+  const titled = [
+    at(1, 'request/context', { provider: 'anthropic', model: 'opus', contextWindow: 1000 }),
+    at(2, 'assistant/message', { content: [], usage: usage(100, 10), finish: 'stop' }),
+    at(3, 'title/request', { route: { provider: 'anthropic', model: 'haiku' }, system: 's', prompt: 'p', maxOutputTokens: 32 }),
+    at(4, 'title/response', { requestSeq: 2, ok: true, title: 'T', usage: usage(30, 5) }),
+    at(5, 'title/request', { route: { provider: 'anthropic', model: 'haiku' }, system: 's', prompt: 'p', maxOutputTokens: 32 }),
+    at(6, 'title/response', { requestSeq: 4, ok: false, reason: 'refused', usage: usage(0, 0) }),
+  ]
+  expect(sessionRequests('s1', '/w', titled).map((record) => [record.model, record.requests, record.tokens.input, record.tokens.output])).toEqual([
+    ['anthropic/opus', 1, 100, 10],
+    ['anthropic/haiku', 1, 30, 5],
+  ])
+})

@@ -60,16 +60,20 @@ function tokensOf(usage: any): TokenCounts {
  * Every model request of one session with its usage. The model is the route in force: the last
  * `request/context` (what the request was sent to) or, before one, the last `model/route`. Compaction's
  * summary requests count too (`compaction/end` carries their number and summed usage). `fromSeq` counts only
- * the requests logged at or after that seq.
+ * the requests logged at or after that seq. A session's title request counts too (`title/response`, on the
+ * route its `title/request` logged).
  */
 export function sessionRequests(sessionId: string, workspace: string, events: readonly LoggedEvent[], fromSeq = 0): RequestRecord[] {
   let model = 'unknown'
+  /** The route of the last title request (`@dsh/session-admin`): an auxiliary call, maybe on a cheaper model. */
+  let titleModel: string | undefined
   const records: RequestRecord[] = []
   for (const event of events) {
     // Earlier events still set the route in force; only their requests are left out (a resumed run's own usage).
     const counted = (event.seq ?? Infinity) >= fromSeq
     if (event.type === 'request/context') model = `${event.data.provider}/${event.data.model}`
     else if (event.type === 'model/route') model = `${event.data.route.provider}/${event.data.route.model}`
+    else if (event.type === 'title/request') titleModel = `${event.data.route.provider}/${event.data.route.model}`
     else if (!counted) continue
     else if (event.type === 'assistant/message') {
       const tokens = tokensOf(event.data.usage)
@@ -78,6 +82,11 @@ export function sessionRequests(sessionId: string, workspace: string, events: re
       records.push({ sessionId, workspace, time: event.time, model, requests: 1, tokens })
     } else if (event.type === 'compaction/end' && count(event.data?.requests) > 0) {
       records.push({ sessionId, workspace, time: event.time, model, requests: count(event.data.requests), tokens: tokensOf(event.data.usage) })
+    } else if (event.type === 'title/response') {
+      const tokens = tokensOf(event.data?.usage)
+      // A title request refused at the boundary or never answered reached no model and cost nothing.
+      if (event.data?.ok || tokens.input || tokens.cacheRead || tokens.cacheWrite || tokens.output)
+        records.push({ sessionId, workspace, time: event.time, model: titleModel ?? model, requests: 1, tokens })
     }
   }
   return records

@@ -10,11 +10,14 @@ import type { RunIO } from './run.ts'
 import { sessionRow } from './text.ts'
 import { headerLines, transcriptLines } from './transcript.ts'
 
-/** `dsh sessions list [--cwd <dir> | --all] [--json]`: the sessions of a directory, most recent first. */
+/**
+ * `dsh sessions list [--cwd <dir> | --all] [--archived] [--json]`: the sessions of a directory, most recent
+ * first; archived ones only with `--archived`.
+ */
 export async function listSessions(ctx: Context, config: Config, invocation: ListInvocation, io: RunIO): Promise<number> {
   if (invocation.all && invocation.cwd !== undefined) throw new UsageError('--all and --cwd cannot be combined')
   const dir = invocation.all ? undefined : canonical(resolve(ctx.app.cwd, invocation.cwd ?? '.'))
-  const sessions = (await ctx.sessions.list()).filter((summary) => dir === undefined || canonical(summary.cwd) === dir)
+  const sessions = (await ctx.sessions.list()).filter((summary) => (dir === undefined || canonical(summary.cwd) === dir) && (invocation.archived || !summary.archived))
   for (const summary of sessions) {
     if (invocation.json) io.stdout.write(JSON.stringify(summary) + '\n')
     else io.stdout.write(`${sessionRow(summary, config.titleChars)}${invocation.all ? `  ${summary.cwd}` : ''}\n`)

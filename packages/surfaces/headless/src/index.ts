@@ -8,6 +8,7 @@ import { SessionError } from '@dsh/session'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
+import { archiveSession, renameSession } from './manage.ts'
 import { reindexSessions, searchSessions } from './search.ts'
 import { diffSession, rewindSession } from './review.ts'
 import { listGrants, revokeGrant } from './grants.ts'
@@ -36,7 +37,7 @@ export {
 } from './options.ts'
 
 export const name = 'headless'
-export const inject = ['app', 'cmdlineArgs', 'sessions', 'agents', 'llm', 'approval', 'tools', 'settings', 'usagePrices']
+export const inject = ['app', 'cmdlineArgs', 'sessions', 'sessionAdmin', 'agents', 'llm', 'approval', 'tools', 'settings', 'usagePrices']
 
 /** Session errors that mean the user named something that is not there (or a seq that cannot be forked). */
 const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE'])
@@ -97,6 +98,8 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'mcp-test') return await testMcpServer(ctx, invocation, io)
       if (invocation.command === 'sessions-diff') return await diffSession(ctx, invocation, io)
       if (invocation.command === 'rewind') return await rewindSession(ctx, invocation, io)
+      if (invocation.command === 'sessions-rename') return await renameSession(ctx, invocation, io)
+      if (invocation.command === 'sessions-archive') return await archiveSession(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       json = invocation.json
       const code = await run.execute()

@@ -3,6 +3,7 @@ import { EFFORTS, type Effort } from '@dsh/llm'
 import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-options.ts'
 import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
 import { MCP_ADD_OPTIONS, readMcpAdd, type McpAddInvocation } from './mcp-options.ts'
+import { readManageCommand, type ArchiveInvocation, type RenameInvocation } from './manage-options.ts'
 import { DIFF_OPTIONS, readDiffCommand, readRewindCommand, type DiffInvocation, type RewindInvocation } from './review-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
@@ -26,7 +27,7 @@ export const RUN_OPTIONS = {
   'mcp-config': { type: 'string' },
 } as const satisfies OptionSpec
 
-const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, archived: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_REVOKE_OPTIONS = { cwd: { type: 'string' } } as const satisfies OptionSpec
@@ -75,6 +76,8 @@ export interface ListInvocation {
   command: 'sessions-list'
   cwd?: string
   all: boolean
+  /** Archived sessions are listed too. */
+  archived: boolean
   json: boolean
 }
 
@@ -131,6 +134,8 @@ export type Invocation =
   | McpTestInvocation
   | DiffInvocation
   | RewindInvocation
+  | RenameInvocation
+  | ArchiveInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
@@ -193,7 +198,7 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
   if (sub === 'list') {
     const { values } = parse(LIST_OPTIONS, argv)
     if (more.length) throw new UsageError(`dsh sessions list takes no arguments (got "${more.join(' ')}")`)
-    return { command: 'sessions-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), all: !!values.all, json: !!values.json }
+    return { command: 'sessions-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), all: !!values.all, archived: !!values.archived, json: !!values.json }
   }
   if (sub === 'show') {
     const { values } = parse(SHOW_OPTIONS, argv)
@@ -204,7 +209,8 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
   }
   if (sub === 'search' || sub === 'reindex') return readSearchCommand(sub, more, argv, parse)
   if (sub === 'diff') return readDiffCommand(more, argv, parse)
-  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, diff, search or reindex)`)
+  if (sub === 'rename' || sub === 'archive' || sub === 'unarchive') return readManageCommand(sub, more, argv, parse)
+  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, diff, search, reindex, rename, archive or unarchive)`)
 }
 
 function readGrants(rest: string[], argv: readonly string[], parse: Parser): Invocation {

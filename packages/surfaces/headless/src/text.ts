@@ -30,7 +30,7 @@ export function summarizeArguments(args: unknown, max: number): string {
 /** The listing row of one session: id, last activity, turns, status, title or first prompt. */
 export function sessionRow(summary: SessionSummary, titleChars: number): string {
   const status = summary.damaged ? 'damaged' : summary.live ? 'running' : summary.status === 'open' ? 'interrupted' : 'idle'
-  const title = summary.title ?? summary.firstPrompt ?? '(no prompt)'
+  const title = `${summary.archived ? '[archived] ' : ''}${summary.title ?? summary.firstPrompt ?? '(no prompt)'}`
   const turns = `${summary.turns} turn${summary.turns === 1 ? '' : 's'}`
   return [summary.id, localTime(summary.updatedAt), turns.padStart(9), status.padEnd(11), oneLine(title, titleChars)].join('  ')
 }

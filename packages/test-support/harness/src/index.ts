@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url'
 import { bootTree, type BootedTree } from '@dsh/app-boot'
 import type {} from '@dsh/agent'
 import { agentHarness, type AgentHarness } from './agent.ts'
+import { WITHOUT_AUTO_TITLE } from './scripted.ts'
 
 export type { AgentHarness }
-export { scriptedPatch, toolCall, WITHOUT_RUNTIME_CONTEXT, type ScriptedPatchOptions } from './scripted.ts'
+export { scriptedPatch, toolCall, WITHOUT_AUTO_TITLE, WITHOUT_RUNTIME_CONTEXT, type ScriptedPatchOptions } from './scripted.ts'
 export { ECHO_TOOL, streamOnce } from './stream.ts'
 
 export interface CompositionOptions {
@@ -63,7 +64,9 @@ export async function bootComposition(options: CompositionOptions = {}): Promise
   const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ws-')))
   writeTree(home, options.homeFiles)
   writeTree(workspace, options.workspaceFiles)
-  const patches = [...(options.patches ?? [])]
+  const withoutAutoTitle = join(home, 'without-auto-title.patch.yml')
+  writeFileSync(withoutAutoTitle, WITHOUT_AUTO_TITLE)
+  const patches = [withoutAutoTitle, ...(options.patches ?? [])]
   if (options.patch !== undefined) {
     const file = join(home, 'test.patch.yml')
     writeFileSync(file, options.patch)

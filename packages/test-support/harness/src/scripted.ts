@@ -22,6 +22,13 @@ export interface ScriptedPatchOptions {
 export const WITHOUT_RUNTIME_CONTEXT = '- id: runtime-context\n  disabled: true\n'
 
 /**
+ * Every test composition starts with this layer: the title request after a first turn is an extra model
+ * request that would take a scripted response meant for the next turn. A test about titles turns it back on
+ * with the `sessions.autoTitle: true` setting.
+ */
+export const WITHOUT_AUTO_TITLE = '- id: session-admin\n  config: { autoTitle: false }\n'
+
+/**
  * The patch most whole-product tests start from: the scripted model mounted and the `agents` row routed
  * to it, then `rows` (more YAML rows of the same list, written as in a `cordis.patch.yml`).
  */

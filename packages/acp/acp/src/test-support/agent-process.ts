@@ -111,7 +111,8 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
   const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-ws-')))
   writeTree(workspace, options.workspaceFiles)
   const patchFile = join(home, 'acp-test.patch.yml')
-  writeFileSync(patchFile, options.patch)
+  // The title request after a first turn is off, as in every test composition (@dsh/test-harness WITHOUT_AUTO_TITLE).
+  writeFileSync(patchFile, `- id: session-admin\n  config: { autoTitle: false }\n${options.patch}`)
 
   // A clean environment: nothing of the test runner's (a real API key, say) leaks into the agent.
   const child = spawn(process.execPath, [DSH_BIN, 'acp', '--patch', patchFile, ...(options.args ?? [])], {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { appDir } from '@dsh/test-harness'
+import { appDir, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 import { cookieName, signInWithLink } from '@dsh/webserver'
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../../..')
@@ -64,9 +64,11 @@ export function tempHome(): { home: string; dshHome: string; workspace: string }
 export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
   const folders = options.home ? { home: options.home, dshHome: join(options.home, '.dsh'), workspace: options.workspace ?? join(options.home, 'projects', 'demo') } : tempHome()
   const args = [cliBin, '--profile', 'web', '--no-open', '--port', '0', ...(options.args ?? [])]
-  if (options.patch) {
+  {
+    // The title request is off, as in every test composition (WITHOUT_AUTO_TITLE).
     const file = join(folders.dshHome, 'test.patch.yml')
-    writeFileSync(file, options.patch)
+    mkdirSync(folders.dshHome, { recursive: true })
+    writeFileSync(file, WITHOUT_AUTO_TITLE + (options.patch ?? ''))
     args.splice(1, 0, '--patch', file)
   }
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: folders.home, DSH_HOME: folders.dshHome, ...options.env }

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { appDir } from '@dsh/test-harness'
+import { appDir, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 import type { MockServer } from '@dsh/llm-mock-server'
 
 const require = createRequire(import.meta.url)
@@ -72,10 +72,11 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   const home = options.home ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-home-')))
   const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-ws-')))
   const args = [launcher, '--profile', 'sdk', ...(options.args ?? [])]
-  if (options.patch !== undefined) {
+  {
+    // The title request is off, as in every test composition (WITHOUT_AUTO_TITLE).
     const file = join(home, `test-${Date.now()}-${Math.random().toString(36).slice(2)}.patch.yml`)
     mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(file, options.patch)
+    writeFileSync(file, WITHOUT_AUTO_TITLE + (options.patch ?? ''))
     args.push('--patch', file)
   }
   const model = options.llm ? { DEEPSEEK_BASE_URL: options.llm.url, DEEPSEEK_API_KEY: 'test' } : {}

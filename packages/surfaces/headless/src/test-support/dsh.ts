@@ -3,16 +3,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { appDir } from '@dsh/test-harness'
+import { appDir, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 
 /** The real launcher, run from dist (build first), exactly as a user runs it. */
 export const dshBin = join(appDir, 'bin/dsh.js')
 
 /**
- * Rows the product does not mount, added as a `--patch` layer to every run (empty: bundle-base mounts the
- * DeepSeek adapter and the coding tools). Kept in one place so a missing row is one edit.
+ * Rows added as a `--patch` layer to every run (bundle-base mounts the DeepSeek adapter and the coding
+ * tools; the title request is off, as in every test composition). Kept in one place so a missing row is one edit.
  */
-const EXTRA_PATCH = ''
+const EXTRA_PATCH = WITHOUT_AUTO_TITLE
 
 export interface World {
   /** The temp `DSH_HOME`. */

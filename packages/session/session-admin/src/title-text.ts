@@ -1,0 +1,41 @@
+// Pure helpers over prompt and answer text: what a list shows as a session's name.
+
+/** A file an editor attached to the prompt (`@dsh/acp` writes it: `<context source="…">…</context>`). */
+const CONTEXT_BLOCK = /<context source="[^"]*">[\s\S]*?<\/context>/g
+/** A mention an editor could not inline (`[referenced: path (name)]`). */
+const REFERENCE = /\[referenced: [^\]\n]*\]/g
+
+/** The text blocks of a user message joined, with mention markup removed and whitespace folded to one line. */
+export function promptText(content: readonly { type: string; text?: string }[]): string {
+  return content
+    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .join(' ')
+    .replace(CONTEXT_BLOCK, ' ')
+    .replace(REFERENCE, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/** `text` cut to `maxChars` with an ellipsis. */
+export function shorten(text: string, maxChars: number): string {
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text
+}
+
+/**
+ * A model's answer made a title: its first non-empty line, without quotes, a `Title:` lead or closing
+ * punctuation, cut to `maxChars`. Empty when nothing is left.
+ */
+export function titleFromAnswer(answer: string, maxChars: number): string {
+  const line = answer
+    .split('\n')
+    .map((part) => part.trim())
+    .find(Boolean)
+  if (!line) return ''
+  const bare = line
+    .replace(/^(title|titel)\s*:\s*/i, '')
+    .replace(/^["'`*#\s]+|["'`*\s]+$/g, '')
+    .replace(/[.。]+$/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+  return shorten(bare, maxChars)
+}

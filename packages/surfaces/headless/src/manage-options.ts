@@ -1,0 +1,33 @@
+import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
+
+export const MANAGE_OPTIONS = {} as const satisfies OptionSpec
+
+/** `dsh sessions rename <id> "title"` */
+export interface RenameInvocation {
+  command: 'sessions-rename'
+  id: string
+  title: string
+}
+
+/** `dsh sessions archive <id>` / `dsh sessions unarchive <id>` */
+export interface ArchiveInvocation {
+  command: 'sessions-archive'
+  id: string
+  archived: boolean
+}
+
+type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
+
+/** Reads `sessions rename|archive|unarchive` (the words after `sessions <sub>` are `more`). */
+export function readManageCommand(sub: 'rename' | 'archive' | 'unarchive', more: string[], argv: readonly string[], parse: Parser): RenameInvocation | ArchiveInvocation {
+  parse(MANAGE_OPTIONS, argv) // refuses any flag, by name
+  const [id, ...rest] = more
+  if (id === undefined) throw new UsageError(`dsh sessions ${sub} needs a session id (see dsh sessions list)`)
+  if (sub === 'rename') {
+    const title = rest.join(' ').trim()
+    if (!title) throw new UsageError('dsh sessions rename needs the new title (dsh sessions rename <id> "title")')
+    return { command: 'sessions-rename', id, title }
+  }
+  if (rest.length) throw new UsageError(`dsh sessions ${sub} takes one session id (got "${more.join(' ')}")`)
+  return { command: 'sessions-archive', id, archived: sub === 'archive' }
+}

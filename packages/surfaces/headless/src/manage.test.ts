@@ -1,0 +1,45 @@
+// End to end: a title made after the first run, `dsh sessions rename`, `archive` and `list --archived`, on the real binary.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { dsh, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+
+let world: World
+beforeAll(async () => {
+  world = await makeWorld()
+  // Test worlds start with titles off (WITHOUT_AUTO_TITLE); the setting turns them on, as a user would.
+  writeFileSync(join(world.home, 'settings.yaml'), 'sessions.autoTitle: true\n')
+})
+afterAll(async () => world?.dispose())
+
+test('a one-shot run is titled before it exits; rename wins over it; archive hides it from the list until --archived', async () => {
+  world.llm.enqueue({ text: 'it is the cache' }, { text: 'Flaky CI cache' })
+  await dshOk(world, ['why does CI fail? [referenced: /repo/ci.log]'])
+  const [id] = storedSessionIds(world)
+  expect(world.llm.requests).toHaveLength(2)
+  const titleBody = world.llm.requests[1]!.body
+  expect(titleBody.tools ?? []).toEqual([])
+  expect(JSON.stringify(titleBody.messages)).toContain('why does CI fail?')
+  expect(JSON.stringify(titleBody.messages)).not.toContain('referenced')
+  expect(JSON.stringify(titleBody.messages)).not.toContain('it is the cache')
+  expect((await dshOk(world, ['sessions', 'list'])).stdout).toMatch(new RegExp(`^${id}  .* 1 turn  idle +Flaky CI cache$`, 'm'))
+
+  await dshOk(world, ['sessions', 'rename', id!, 'My own name'])
+  expect(
+    storedEvents(world, id!)
+      .filter((event) => event.type === 'session/title')
+      .map((event) => event.data),
+  ).toEqual([
+    { title: 'Flaky CI cache', source: 'model' },
+    { title: 'My own name', source: 'user' },
+  ])
+  const empty = await dsh(world, ['sessions', 'rename', id!, '   '])
+  expect(empty.code).toBe(2)
+  expect(empty.stderr).toContain('dsh sessions rename needs the new title')
+
+  await dshOk(world, ['sessions', 'archive', id!])
+  const hidden = await dsh(world, ['sessions', 'list'])
+  expect(hidden.stdout).toBe('')
+  const shown = await dshOk(world, ['sessions', 'list', '--archived', '--json'])
+  expect(JSON.parse(shown.stdout.trim())).toMatchObject({ id, title: 'My own name', titleSource: 'user', archived: true })
+})
