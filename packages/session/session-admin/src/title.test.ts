@@ -93,7 +93,7 @@ describe('the title after the first turn', () => {
   test('a failed title request is logged with why, and the first prompt stands in', async () => {
     h = await bootComposition({ patch: scriptedPatch(), homeFiles: TITLES_ON })
     h.root.scriptedLlm.enqueue({ text: 'the answer' })
-    h.root.scriptedLlm.enqueue({ error: { code: 'OVERLOADED', message: 'busy' } })
+    h.root.scriptedLlm.enqueue({ error: { code: 'SERVER', message: 'busy' } })
     expect((await h.run('first words')).reason).toBe('completed')
     expect(h.events('title/response')[0]!.data).toMatchObject({ ok: false, reason: expect.stringContaining('busy') })
     expect(h.events('session/title')).toHaveLength(0)
