@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import WebSocket from 'ws'
-import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { WS_PROTOCOL, type Frame, type WireEvent } from '@dsh/web-protocol'
 import { signInWithLink } from '@dsh/webserver'
@@ -310,4 +310,27 @@ test('closing every tab leaves a running turn running; its agent is released onl
   const result = await h.root.agents.bySession(sessionId)!.whenIdle()
   expect(result).toMatchObject({ reason: 'completed', text: 'finished' })
   await released(sessionId)
+})
+
+test('a scripted model calls an MCP server tool through the web surface: the tab sees the call and the server answer', async () => {
+  const server = join(import.meta.dirname, '../../../mcp/mcp-client/src/fixtures/test-server.mjs')
+  h = await bootComposition({
+    profile: 'web',
+    argv: ['--port', '0'],
+    patch: PATCH,
+    homeFiles: { 'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(server)}], trust: allow }\n` },
+  })
+  await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
+  h.root.scriptedLlm.enqueue(toolCall('m1', 'mcp__t__echo', { text: 'from the web' }), { text: 'echoed' })
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const watcher = await tab()
+  watcher.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'echo something' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const results = () => watcher.events(sessionId).filter((event) => event.type === 'tool/result')
+  await watcher.until(() => results().length > 0, 'the MCP tool result on the tab')
+  expect(results()[0]!.data).toMatchObject({ callId: 'm1', content: [{ type: 'text', text: 'echo: from the web' }] })
+  expect(eventsOf(sessionId).find((event) => event.type === 'tool/call')?.data).toMatchObject({ name: 'mcp__t__echo' })
+  await watcher.close()
 })

@@ -18,6 +18,8 @@ beforeAll(async () => {
   llm = await startMockServer()
   home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-home-')))
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-ws-')))
+  // No title request after a first turn: these tests count the requests the model gets.
+  writeFileSync(join(home, 'settings.yaml'), 'sessions.autoTitle: false\n')
 })
 beforeEach(() => llm.reset())
 afterAll(async () => {

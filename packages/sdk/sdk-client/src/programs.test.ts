@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
+import { WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 import { DshError, Harness, type AnySessionEvent, type ApprovalRequestParams, type ToolCallParams } from './index.ts'
 
 /** The client tools' deadline in this runtime (the `clientToolTimeoutMs` of the sdk-server row). */
@@ -24,7 +25,7 @@ beforeAll(async () => {
     .resolve('@dsh/test-harness/fixture-tools')
     .replace(/\/src\/(.*)\.ts$/, '/dist/$1.js')
   const patch = join(home, 'programs.patch.yml')
-  writeFileSync(patch, `- insert: [{ id: fixture-tools, name: ${JSON.stringify(fixtureTools)} }]\n- id: sdk-server\n  config: { clientToolTimeoutMs: ${CLIENT_TOOL_TIMEOUT_MS} }\n`)
+  writeFileSync(patch, `- insert: [{ id: fixture-tools, name: ${JSON.stringify(fixtureTools)} }]\n- id: sdk-server\n  config: { clientToolTimeoutMs: ${CLIENT_TOOL_TIMEOUT_MS} }\n${WITHOUT_AUTO_TITLE}`)
   harness = await Harness.start({ cwd: workspace, patches: [patch], env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
 })
 beforeEach(() => llm.reset())

@@ -55,7 +55,7 @@ describe('bad usage names what was wrong', () => {
     [['--effort', 'extreme', 'x'], '--effort must be one of off, low, high, max, got "extreme"'],
     [['resume'], 'resume needs a session id (dsh resume <id> "more")'],
     [['sessions', 'show'], 'dsh sessions show needs a session id (see dsh sessions list)'],
-    [['sessions', 'remove', 'x'], 'unknown sessions command "remove" (expected list, show, diff, search or reindex)'],
+    [['sessions', 'remove', 'x'], 'unknown sessions command "remove" (expected list, show, diff, search, reindex, rename, archive or unarchive)'],
     [['sessions', 'list', '--approve'], "Unknown option '--approve'"],
     [['--audit', 'x'], "Unknown option '--audit'"],
   ])('%j', (argv, message) => {
@@ -65,8 +65,8 @@ describe('bad usage names what was wrong', () => {
 
 describe('sessions commands', () => {
   test('`sessions` alone lists; list and show take their own flags', () => {
-    expect(read('sessions')).toEqual({ command: 'sessions-list', all: false, json: false })
-    expect(read('sessions', 'list', '--cwd', '/x', '--json')).toEqual({ command: 'sessions-list', cwd: '/x', all: false, json: true })
+    expect(read('sessions')).toEqual({ command: 'sessions-list', all: false, archived: false, json: false })
+    expect(read('sessions', 'list', '--cwd', '/x', '--json')).toEqual({ command: 'sessions-list', cwd: '/x', all: false, archived: false, json: true })
     expect(read('sessions', 'show', 'abc', '--audit', '--json')).toEqual({ command: 'sessions-show', id: 'abc', audit: true, json: true })
   })
 })

@@ -112,7 +112,9 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
   writeTree(workspace, options.workspaceFiles)
   const patchFile = join(home, 'acp-test.patch.yml')
   // The title request after a first turn is off, as in every test composition (@dsh/test-harness WITHOUT_AUTO_TITLE).
-  writeFileSync(patchFile, `- id: session-admin\n  config: { autoTitle: false }\n${options.patch}`)
+  // `[]` (no rows) is a whole YAML document of its own, so it adds nothing after the title row.
+  const rows = options.patch.trim() === '[]' ? '' : options.patch
+  writeFileSync(patchFile, `- id: session-admin\n  config: { autoTitle: false }\n${rows}`)
 
   // A clean environment: nothing of the test runner's (a real API key, say) leaks into the agent.
   const child = spawn(process.execPath, [DSH_BIN, 'acp', '--patch', patchFile, ...(options.args ?? [])], {
