@@ -206,7 +206,7 @@ export async function bundleCli(out = join(cliDir, 'pkg')) {
     plugins: [dshPlugin(virtualEntries(plugins), ownerOf, urlUsers)],
     logLevel: 'warn',
   })
-  await build.write({ dir: join(out, 'dist'), format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs', sourcemap: false })
+  await build.write({ dir: join(out, 'dist'), format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false })
   await build.close()
   for (const asset of ASSETS) cpSync(join(repo, asset), join(out, 'dist', asset), { recursive: true })
   writeBundles(bundles, out)
