@@ -53,11 +53,15 @@ interface BundleInfo {
 }
 
 function readBundle(app: AppManifest, name: string): BundleInfo {
-  let manifestPath: string
-  try {
-    manifestPath = createRequire(join(app.dir, 'package.json')).resolve(`${name}/package.json`)
-  } catch {
-    throw new CompositionError(`bundle "${name}" is not installed next to the launcher (${app.dir})`)
+  // A packaged launcher ships its bundles in `bundles/<name>/` (scripts/bundle-cli.mjs); a checkout's
+  // launcher finds them as installed dependencies.
+  let manifestPath = join(app.dir, 'bundles', name, 'package.json')
+  if (!existsSync(manifestPath)) {
+    try {
+      manifestPath = createRequire(join(app.dir, 'package.json')).resolve(`${name}/package.json`)
+    } catch {
+      throw new CompositionError(`bundle "${name}" is not installed next to the launcher (${app.dir})`)
+    }
   }
   const dir = dirname(manifestPath)
   const bundle = JSON.parse(readFileSync(manifestPath, 'utf8')).dsh?.bundle

@@ -26,9 +26,15 @@ function onPath(name: string, path: string | undefined): string | undefined {
   return undefined
 }
 
+/** A launcher script (`.js`/`.mjs`) runs under this Node; anything else is a program. */
+function programOrScript(file: string): RuntimeCommand {
+  return /\.m?js$/.test(file) ? { file: process.execPath, args: [file] } : { file, args: [] }
+}
+
 /**
- * Finds the runtime: the given command, else `dsh` on PATH, else this checkout's launcher (run by this
- * Node). Throws RUNTIME_NOT_FOUND naming every place it looked.
+ * Finds the runtime, in the Python SDK's order (`dsh/runtime.py`): the given command, else `$DSH_BIN` (a
+ * program, or a launcher script run by this Node), else `dsh` on PATH, else this checkout's launcher (run
+ * by this Node). Throws RUNTIME_NOT_FOUND naming every place it looked.
  */
 export function findRuntime(command: string[] | undefined, env: NodeJS.ProcessEnv = process.env): RuntimeCommand {
   if (command?.length) {
@@ -37,8 +43,12 @@ export function findRuntime(command: string[] | undefined, env: NodeJS.ProcessEn
     if (!resolved) throw new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime: the command "${file}" was not found${file.includes('/') ? '' : ' on PATH'}`)
     return { file: resolved, args }
   }
+  if (env.DSH_BIN) {
+    if (!existsSync(env.DSH_BIN)) throw new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime: DSH_BIN is "${env.DSH_BIN}", which does not exist`)
+    return programOrScript(env.DSH_BIN)
+  }
   const installed = onPath('dsh', env.PATH)
   if (installed) return { file: installed, args: [] }
   if (existsSync(repositoryLauncher)) return { file: process.execPath, args: [repositoryLauncher] }
-  throw new DshError('RUNTIME_NOT_FOUND', `cannot find the dsh runtime: no "dsh" on PATH and no launcher at ${repositoryLauncher}; install dsh or pass { command: [...] }`)
+  throw new DshError('RUNTIME_NOT_FOUND', `cannot find the dsh runtime: DSH_BIN is not set, no "dsh" on PATH and no launcher at ${repositoryLauncher}; install dsh or pass { command: [...] }`)
 }
