@@ -99,13 +99,14 @@ test(
     expect(spawnSync(installed, ['--version'], { env: runEnv(), encoding: 'utf8' }).stdout).toBe(`dsh ${JSON.parse(readFileSync(join(repo, 'apps/cli/package.json'), 'utf8')).version}\n`)
     llm.reset()
     writeFileSync(join(workspace, 'notes.txt'), 'a line only the read tool can see\n')
-    llm.enqueue({ toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }] }, { text: 'Read it.' })
+    // The third answer is the session's title (the auxiliary request after a first turn).
+    llm.enqueue({ toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }] }, { text: 'Read it.' }, { text: 'Reading the notes' })
     const result = await runChild(installed, ['read notes.txt'], { cwd: workspace, env: runEnv() })
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('Read it.')
     // The tool ran in the installed tree: its result reached the model in the second request.
-    expect(llm.requests).toHaveLength(2)
+    expect(llm.requests).toHaveLength(3)
     expect(JSON.stringify(llm.requests[1]!.body)).toContain('a line only the read tool can see')
     // The installed tree is the bundle: no workspace package was installed beside it.
     expect(readdirSync(join(prefix, 'lib/node_modules/dsh/node_modules'))).not.toContain('@dsh')

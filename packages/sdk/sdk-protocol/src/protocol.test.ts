@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, expect, test } from 'vitest'
-import { CLIENT_METHOD_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue } from './index.ts'
+import type { ToolOutputData as LoggedToolOutput } from '@dsh/tools'
+import { CLIENT_METHOD_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue, type ToolOutputData } from './index.ts'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const gate = join(repo, 'scripts/gates/protocol-generated.mjs')
@@ -77,4 +78,9 @@ test('an approval answer outside the protocol is refused', () => {
   expect(checkValue(answer, { answer: 'allow_once' })).toBeUndefined()
   expect(checkValue(answer, { answer: 'allow_forever' })?.field).toBe('answer')
   expect(checkValue(answer, null)?.field).toBe('')
+})
+
+test('the wire form of tool/output is the type @dsh/tools logs (a drift is a type error in the test type check)', () => {
+  const agree: [LoggedToolOutput] extends [ToolOutputData] ? ([ToolOutputData] extends [LoggedToolOutput] ? true : false) : false = true
+  expect(agree).toBe(true)
 })
