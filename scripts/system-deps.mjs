@@ -43,7 +43,9 @@ export function ensureSystemPackages() {
 function fail(missing, reason) {
   const list = missing.map((tool) => `  ${tool.command} (${tool.debian.join(' ')}): ${tool.why}`).join('\n')
   const command =
-    process.platform === 'linux' ? `sudo apt-get install -y ${missing.flatMap((tool) => tool.debian).join(' ')}` : `install ${missing.flatMap((tool) => tool.debian).join(', ')} with your package manager`
+    process.platform === 'linux'
+      ? `sudo apt-get install -y ${missing.flatMap((tool) => tool.debian).join(' ')}`
+      : `install ${missing.flatMap((tool) => tool.debian).join(', ')} with your package manager`
   console.error(`system: the tests need these, and ${reason}:\n${list}\nRun:\n  ${command}\nthen run npm test again.`)
   process.exit(1)
 }

@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -648,6 +648,28 @@ SessionStatus = Literal["running", "idle"]
 class SessionStatusNotification(TypedDict):
     sessionId: str
     status: SessionStatus
+
+
+class _SessionUsageParamsRequired(TypedDict):
+    sessionId: str
+
+
+class SessionUsageParams(_SessionUsageParamsRequired, total=False):
+    #: Count the requests logged from this seq on (default 0: the whole session).
+    fromSeq: int
+
+
+class SessionUsageResult(TypedDict):
+    requests: int
+    #: Input tokens, cache reads and writes excluded.
+    input: int
+    cacheRead: int
+    cacheWrite: int
+    output: int
+    #: USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.
+    cost: Union[float, None]
+    #: The `provider/model`s without a price.
+    unpriced: List[str]
 
 
 class ToolCallParams(TypedDict):

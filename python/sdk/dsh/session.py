@@ -49,7 +49,7 @@ class Session:
         options = _prompt_options(max_steps, allowed_tools, disallowed_tools)
         async for event in self._turn(self._send_prompt(prompt, options), receipt):
             events.append(event)
-        return _summarize(self.id, receipt.get("messageId", ""), events, (time.monotonic() - started) * 1000)
+        return await self._summarize(receipt.get("messageId", ""), events, (time.monotonic() - started) * 1000)
 
     async def command(self, line: str) -> CommandResult:
         """Runs a slash command as a user types it (``/fix-issue 123``). A user command's expanded prompt runs
@@ -67,7 +67,7 @@ class Session:
         async for event in self._turn(send(), receipt):
             events.append(event)
         reply = receipt["reply"]
-        run = _summarize(self.id, receipt["messageId"], events, (time.monotonic() - started) * 1000) if receipt.get("messageId") else None
+        run = await self._summarize(receipt["messageId"], events, (time.monotonic() - started) * 1000) if receipt.get("messageId") else None
         return CommandResult(
             handled=reply["handled"],
             name=reply.get("name"),
@@ -77,6 +77,16 @@ class Session:
             new_session_id=reply.get("newSessionId"),
             run=run,
         )
+
+    async def _summarize(self, message_id: str, events: List[Event], duration_ms: float) -> RunResult:
+        """The run's text and reason from its events; usage and cost as the runtime folds the log
+        (``session/usage``, the numbers of ``dsh usage``), so this client sums no tokens its own way."""
+        usage: Dict[str, Any] = {"requests": 0, "input": 0, "cacheRead": 0, "cacheWrite": 0, "output": 0, "cost": 0, "unpriced": []}
+        if events:
+            usage = dict(await self._harness.request("session/usage", {"sessionId": self.id, "fromSeq": events[0].seq}))
+        cost = usage.pop("cost")
+        unpriced = list(usage.pop("unpriced"))
+        return _outcome(self.id, message_id, events, duration_ms, usage, cost, unpriced)
 
     async def commands(self) -> List[Dict[str, Any]]:
         """The slash commands of this session's workspace: ``name``, ``description``, ``argumentHint``, ``origin``."""
@@ -226,22 +236,11 @@ def _prompt_options(max_steps: Optional[int], allowed: Optional[Sequence[str]], 
     return options
 
 
-def _summarize(session_id: str, message_id: str, events: List[Event], duration_ms: float) -> RunResult:
+def _outcome(session_id: str, message_id: str, events: List[Event], duration_ms: float, usage: Dict[str, int], cost: Optional[float], unpriced: List[str]) -> RunResult:
     text = ""
     reason = "interrupted"
     error: Optional[Dict[str, str]] = None
-    usage = {"requests": 0, "input": 0, "cacheRead": 0, "cacheWrite": 0, "output": 0}
-
-    def add(counted: Optional[Dict[str, Any]], requests: int) -> None:
-        usage["requests"] += requests
-        for key in ("input", "cacheRead", "cacheWrite", "output"):
-            usage[key] += int((counted or {}).get(key, 0))
-
     for event in events:
-        if event.type == "assistant/message" and (event.data.get("usage") or not event.data.get("interrupted")):
-            add(event.data.get("usage"), 1)
-        elif event.type == "compaction/end" and event.data.get("requests", 0) > 0:
-            add(event.data.get("usage"), event.data["requests"])
         if event.type == "assistant/message":
             written = "".join(block.get("text", "") for block in event.data.get("content", []) if block.get("type") == "text")
             if written:
@@ -249,4 +248,6 @@ def _summarize(session_id: str, message_id: str, events: List[Event], duration_m
         elif event.type == "turn/end":
             reason = event.data["reason"]
             error = event.data.get("error")
-    return RunResult(session_id=session_id, message_id=message_id, text=text, reason=reason, events=events, error=error, usage=usage, duration_ms=round(duration_ms))
+    return RunResult(
+        session_id=session_id, message_id=message_id, text=text, reason=reason, events=events, error=error, usage=usage, cost=cost, unpriced=unpriced, duration_ms=round(duration_ms)
+    )

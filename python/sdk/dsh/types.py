@@ -70,6 +70,10 @@ class RunResult:
     #: Tokens of the run's model requests as logged: ``requests``, ``input`` (cache reads and writes excluded),
     #: ``cacheRead``, ``cacheWrite``, ``output``.
     usage: Dict[str, int] = field(default_factory=dict)
+    #: USD from the runtime's price table (``usage.prices`` over the shipped prices); None when a model had no price.
+    cost: Optional[float] = 0
+    #: The ``provider/model``s of the run without a price.
+    unpriced: List[str] = field(default_factory=list)
     #: From sending the prompt to the session being idle again.
     duration_ms: int = 0
 

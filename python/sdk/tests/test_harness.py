@@ -64,6 +64,10 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         harness = await self.start()
         result = await (await harness.session()).run("count me")
         self.assertEqual(result.usage, {"requests": 1, "input": 120, "cacheRead": 0, "cacheWrite": 0, "output": 7})
+        # The runtime prices the run with its table (here the shipped price of the default model).
+        self.assertEqual(result.unpriced, [])
+        self.assertIsNotNone(result.cost)
+        self.assertGreater(result.cost, 0)
         self.assertGreater(result.duration_ms, 0)
 
     async def test_a_request_over_the_line_limit_fails_at_once_and_the_harness_goes_on(self) -> None:

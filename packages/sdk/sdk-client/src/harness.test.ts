@@ -19,7 +19,8 @@ beforeAll(async () => {
   home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-home-')))
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-ws-')))
   // No title request after a first turn: these tests count the requests the model gets.
-  writeFileSync(join(home, 'settings.yaml'), 'sessions.autoTitle: false\n')
+  // A price of our own for the default model, so the cost a result carries is checked against known numbers.
+  writeFileSync(join(home, 'settings.yaml'), 'sessions.autoTitle: false\nusage.prices:\n  deepseek/deepseek-v4-flash: { input: 2, cachedInput: 0.5, output: 10 }\n')
 })
 beforeEach(() => llm.reset())
 afterAll(async () => {
@@ -220,12 +221,18 @@ test('close shuts the runtime down through the protocol and it exits 0', async (
   await expect(harness.session()).rejects.toMatchObject({ code: 'CLOSED' })
 })
 
-test('a result carries the usage the run logged and how long it took', async () => {
+test('a result carries the usage the run logged, its cost at the configured prices, and how long it took', async () => {
   llm.enqueue({ text: 'counted', usage: { input: 120, output: 7 } })
   const session = await (await sharedHarness()).session()
   const result = await session.run('count me')
   expect(result.usage).toEqual({ requests: 1, input: 120, cacheRead: 0, cacheWrite: 0, output: 7 })
+  expect(result.cost).toBeCloseTo((120 * 2 + 7 * 10) / 1e6, 12)
+  expect(result.unpriced).toEqual([])
   expect(result.durationMs).toBeGreaterThan(0)
+  // A model without a price: tokens, and no invented cost.
+  llm.enqueue({ text: 'free?', usage: { input: 5, output: 1 } })
+  const unpriced = await (await (await sharedHarness()).session({ model: 'deepseek/unpriced-model' })).run('and this?')
+  expect(unpriced).toMatchObject({ cost: null, unpriced: ['deepseek/unpriced-model'], usage: { requests: 1, input: 5, output: 1 } })
 })
 
 test('a request over the runtime line limit fails at once with REQUEST_TOO_LARGE, and the harness goes on working', async () => {

@@ -25,7 +25,10 @@ beforeAll(async () => {
     .resolve('@dsh/test-harness/fixture-tools')
     .replace(/\/src\/(.*)\.ts$/, '/dist/$1.js')
   const patch = join(home, 'programs.patch.yml')
-  writeFileSync(patch, `- insert: [{ id: fixture-tools, name: ${JSON.stringify(fixtureTools)} }]\n- id: sdk-server\n  config: { clientToolTimeoutMs: ${CLIENT_TOOL_TIMEOUT_MS} }\n${WITHOUT_AUTO_TITLE}`)
+  writeFileSync(
+    patch,
+    `- insert: [{ id: fixture-tools, name: ${JSON.stringify(fixtureTools)} }]\n- id: sdk-server\n  config: { clientToolTimeoutMs: ${CLIENT_TOOL_TIMEOUT_MS} }\n${WITHOUT_AUTO_TITLE}`,
+  )
   harness = await Harness.start({ cwd: workspace, patches: [patch], env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
 })
 beforeEach(() => llm.reset())

@@ -15,8 +15,12 @@ export interface RunResult {
   error?: { code: string; message: string }
   /** Every event the run committed, in log order. */
   events: AnySessionEvent[]
-  /** Tokens of the run's model requests as logged (turns and compaction; `input` excludes cache reads and writes). */
+  /** Tokens of the run's model requests as logged (turns, compaction, the title; `input` excludes cache reads and writes). */
   usage: RunUsage
+  /** USD from the runtime's price table (`usage.prices` over the shipped prices); null when a model had no price. */
+  cost: number | null
+  /** The `provider/model`s of the run without a price. */
+  unpriced: string[]
   /** From sending the prompt to the session being idle again. */
   durationMs: number
 }
@@ -65,7 +69,7 @@ export class Session {
     const receipt: { messageId?: string } = {}
     const events: AnySessionEvent[] = []
     for await (const event of this.turn(() => this.sendPrompt(prompt, options), options, receipt)) events.push(event)
-    return summarize(this.id, receipt.messageId!, events, performance.now() - started)
+    return this.summarize(receipt.messageId!, events, performance.now() - started)
   }
 
   /**
@@ -82,9 +86,20 @@ export class Session {
     const result = receipt.result!
     return {
       ...result,
-      ...(receipt.messageId ? { run: summarize(this.id, receipt.messageId, events, performance.now() - started) } : {}),
+      ...(receipt.messageId ? { run: await this.summarize(receipt.messageId, events, performance.now() - started) } : {}),
       ...(result.newSessionId ? { newSession: this.harness.attach(result.newSessionId) } : {}),
     }
+  }
+
+  /**
+   * The run's result: text and reason as the shared display fold shows them, usage and cost as the runtime
+   * folds the log (`session/usage`, the numbers of `dsh usage`), so no client sums tokens its own way.
+   */
+  private async summarize(messageId: string, events: AnySessionEvent[], durationMs: number): Promise<RunResult> {
+    const fromSeq = events[0]?.seq
+    const { cost, unpriced, ...usage } =
+      fromSeq === undefined ? { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] } : await this.harness.request('session/usage', { sessionId: this.id, fromSeq })
+    return { ...outcome(this.id, messageId, events), usage, cost, unpriced, durationMs: Math.round(durationMs) }
   }
 
   /** The slash commands of this session's workspace (built-ins, plugins', user Markdown commands). */
@@ -217,8 +232,8 @@ export class Session {
   }
 }
 
-/** The run's result as the display fold every surface shares (@dsh/session-view) shows it. */
-function summarize(sessionId: string, messageId: string, events: AnySessionEvent[], durationMs: number): RunResult {
+/** The run's text, reason and error as the display fold every surface shares (@dsh/session-view) shows them. */
+function outcome(sessionId: string, messageId: string, events: AnySessionEvent[]): Pick<RunResult, 'sessionId' | 'messageId' | 'text' | 'reason' | 'error' | 'events'> {
   const view = SessionView.fold(events)
   let text = ''
   let end: TurnEndItem | undefined
@@ -228,23 +243,5 @@ function summarize(sessionId: string, messageId: string, events: AnySessionEvent
     else if (item.kind === 'turn-end' && !end) end = item
   }
   const error = end?.loggedError
-  return { sessionId, messageId, text, reason: (end?.reason ?? 'interrupted') as TurnEndReason, ...(error ? { error } : {}), events, usage: usageOf(events), durationMs: Math.round(durationMs) }
-}
-
-/** Sums the usage the run's events logged: each `assistant/message` with usage, and compaction's requests. */
-function usageOf(events: readonly AnySessionEvent[]): RunUsage {
-  const total: RunUsage = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
-  const add = (usage: Partial<Record<'input' | 'cacheRead' | 'cacheWrite' | 'output', number>> | undefined, requests: number) => {
-    total.requests += requests
-    total.input += usage?.input ?? 0
-    total.cacheRead += usage?.cacheRead ?? 0
-    total.cacheWrite += usage?.cacheWrite ?? 0
-    total.output += usage?.output ?? 0
-  }
-  for (const event of events) {
-    const data = event.data as { usage?: Partial<RunUsage>; interrupted?: boolean; requests?: number }
-    if (event.type === 'assistant/message' && (data.usage || !data.interrupted)) add(data.usage, 1)
-    else if ((event.type as string) === 'compaction/end' && (data.requests ?? 0) > 0) add(data.usage, data.requests!)
-  }
-  return total
+  return { sessionId, messageId, text, reason: (end?.reason ?? 'interrupted') as TurnEndReason, ...(error ? { error } : {}), events }
 }

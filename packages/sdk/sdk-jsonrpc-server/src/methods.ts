@@ -12,6 +12,8 @@ import { RpcError, invalidParams, requestFailed } from './errors.ts'
 import type { McpServerConfig } from '@dsh/mcp'
 import { directory, parseRoute, toBlocks, type RouteInput } from './params.ts'
 import type { Config } from './config.ts'
+import type {} from '@dsh/usage-prices'
+import { sessionUsage } from '@dsh/usage-kit'
 import { applyAgentModes, checkAgentPreset, setPlanMode } from './agent-modes.ts'
 import { checkClientTools, registerClientTools, type AskClient } from './client-tools.ts'
 import { logToolFilter } from './tool-filter.ts'
@@ -207,6 +209,13 @@ export class Methods {
     const agent = this.ctx.agents.bySession(params.sessionId) ?? (await this.ctx.agents.resume(params.sessionId))
     if (agent.running) throw requestFailed('SESSION_BUSY', `session ${params.sessionId} is running a turn: cancel it, then rewind`, 'sessionId')
     return checkpoints.rewind(agent.session, { toTurn: params.toTurn, force: !!params.force, fork: !!params.fork, actor: 'client:sdk' })
+  }
+
+  /** What the session's requests used and cost from `fromSeq` on: `@dsh/usage-kit` over the log, priced by `ctx.usagePrices`. */
+  async 'session/usage'(params: Params<'session/usage'>): Result<'session/usage'> {
+    const live = this.ctx.sessions.get(params.sessionId)
+    const events = live ? live.events : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
+    return sessionUsage(events, this.ctx.get('usagePrices')?.table() ?? {}, params.fromSeq ?? 0)
   }
 
   async shutdown(): Result<'shutdown'> {

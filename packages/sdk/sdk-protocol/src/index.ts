@@ -48,6 +48,7 @@ import {
   type SessionChangesResultSchema,
   type SessionRewindParamsSchema,
   type SessionRewindResultSchema,
+  type SessionUsageResultSchema,
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
@@ -145,6 +146,7 @@ export type SessionChangesParams = Static<typeof SessionChangesParamsSchema>
 export type SessionChangesResult = Static<typeof SessionChangesResultSchema>
 export type SessionRewindParams = Static<typeof SessionRewindParamsSchema>
 export type SessionRewindResult = Static<typeof SessionRewindResultSchema>
+export type SessionUsageResult = Static<typeof SessionUsageResultSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>

@@ -440,6 +440,27 @@ export const SessionChangesResultSchema = Type.Object(
   { title: 'SessionChangesResult' },
 )
 
+export const SessionUsageParamsSchema = Type.Object(
+  { sessionId: SessionId, fromSeq: Type.Optional(Type.Integer({ minimum: 0, description: 'Count the requests logged from this seq on (default 0: the whole session).' })) },
+  { title: 'SessionUsageParams', ...closed },
+)
+
+/** What a session's model requests used and cost, folded from its log by `@dsh/usage-kit` (the numbers of `dsh usage`). */
+export const SessionUsageResultSchema = Type.Object(
+  {
+    requests: Type.Integer({ minimum: 0 }),
+    input: Type.Integer({ minimum: 0, description: 'Input tokens, cache reads and writes excluded.' }),
+    cacheRead: Type.Integer({ minimum: 0 }),
+    cacheWrite: Type.Integer({ minimum: 0 }),
+    output: Type.Integer({ minimum: 0 }),
+    cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: 'USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.',
+    }),
+    unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s without a price.' }),
+  },
+  { title: 'SessionUsageResult' },
+)
+
 export const SessionRewindParamsSchema = Type.Object(
   {
     sessionId: SessionId,
@@ -486,6 +507,7 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/command': { params: SessionCommandParamsSchema, result: SessionCommandResultSchema },
   'session/changes': { params: SessionChangesParamsSchema, result: SessionChangesResultSchema },
   'session/rewind': { params: SessionRewindParamsSchema, result: SessionRewindResultSchema },
+  'session/usage': { params: SessionUsageParamsSchema, result: SessionUsageResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 
