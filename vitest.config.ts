@@ -21,8 +21,10 @@ export default defineConfig({
         test: {
           name: 'packages',
           include: ['packages/*/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'vendor/*/src/**/*.test.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          // Generous: with several workers on 2 cores, a test that spawns dsh seven times can take 30 s
+          // without anything being wrong; a hang still fails, only later.
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
         },
       },
       // The repository's own scripts (the gates), tested on fixture workspaces.

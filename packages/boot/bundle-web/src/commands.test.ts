@@ -1,41 +1,33 @@
 // Slash commands in the web app, in Debian's Chromium: the composer completes on `/` and a Claude Code
 // command from `.claude/commands/` runs with its argument (the real `dsh --profile web`, the mock model).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { adoptBrowserSignIn, api, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import type { Page } from 'playwright-core'
+import type { MockServer } from '@dsh/llm-mock-server'
+import { api, openWebApp, screenshot, type WebApp, type WebProcess } from './test-support/web.ts'
 
 const WAIT = { timeout: 20_000 }
+let app: WebApp
 let llm: MockServer
 let web: WebProcess
-let browser: Browser
 let page: Page
 let sessionId: string
 
 beforeAll(async () => {
-  if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
-  llm = await startMockServer()
-  const folders = tempHome()
-  mkdirSync(join(folders.workspace, '.claude/commands'), { recursive: true })
-  writeFileSync(join(folders.workspace, '.claude/commands/greet.md'), '---\ndescription: Greet someone by name\nargument-hint: <name>\n---\nSay hello to $1, politely.\n')
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
-  browser = await launchBrowser()
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
-  await page.goto(web.link)
-  await adoptBrowserSignIn(web, page.context())
-  sessionId = (await api(web, 'sessions.create', { cwd: folders.workspace })).sessionId
+  app = await openWebApp({
+    prepare: (folders) => {
+      mkdirSync(join(folders.workspace, '.claude/commands'), { recursive: true })
+      writeFileSync(join(folders.workspace, '.claude/commands/greet.md'), '---\ndescription: Greet someone by name\nargument-hint: <name>\n---\nSay hello to $1, politely.\n')
+    },
+  })
+  ;({ llm, web, page } = app)
+  sessionId = (await api(web, 'sessions.create', { cwd: web.workspace })).sessionId
   await page.goto(`${web.origin}/s/${sessionId}`)
   await page.getByLabel('Message').waitFor(WAIT)
 }, 60_000)
 
-afterAll(async () => {
-  await browser?.close()
-  await web?.stop()
-  await llm?.close()
-  if (web) removeHome(web)
-})
+afterAll(() => app?.close())
 
 test('typing / offers the commands; picking the user command and giving its argument runs it as the prompt', async () => {
   const box = page.getByLabel('Message')

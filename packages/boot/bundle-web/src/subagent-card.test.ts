@@ -1,34 +1,21 @@
-import { existsSync, mkdirSync } from 'node:fs'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { adoptBrowserSignIn, launchBrowser, removeHome, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import type { Page } from 'playwright-core'
+import type { MockServer } from '@dsh/llm-mock-server'
+import { openWebApp, type WebApp, type WebProcess } from './test-support/web.ts'
 
 // A subagent as the web shows it: the real `dsh --profile web` (mock model), Debian's Chromium.
 const WAIT = { timeout: 20_000 }
+let app: WebApp
 let llm: MockServer
 let web: WebProcess
-let browser: Browser
 let page: Page
 
 beforeAll(async () => {
-  if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
-  llm = await startMockServer()
-  const folders = tempHome()
-  mkdirSync(folders.workspace, { recursive: true })
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, patch: '- id: llm-retry\n  config: { maxRetries: 0 }\n', env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
-  browser = await launchBrowser()
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
-  await page.goto(web.link)
-  await adoptBrowserSignIn(web, page.context())
+  app = await openWebApp({ patch: '- id: llm-retry\n  config: { maxRetries: 0 }\n' })
+  ;({ llm, web, page } = app)
 }, 60_000)
 
-afterAll(async () => {
-  await browser?.close()
-  await web?.stop()
-  await llm?.close()
-  if (web) removeHome(web)
-})
+afterAll(() => app?.close())
 
 test("a child agent is a card naming it and its status, linking the child's session", async () => {
   await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)

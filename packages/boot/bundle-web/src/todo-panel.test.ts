@@ -1,34 +1,21 @@
-import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { adoptBrowserSignIn, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import type { Page } from 'playwright-core'
+import type { MockServer } from '@dsh/llm-mock-server'
+import { openWebApp, screenshot, type WebApp } from './test-support/web.ts'
 
 // The agent's task list in the real `dsh --profile web` process, driven in Chromium: each todo_write the
 // model makes shows in the panel above the composer, live.
 const WAIT = { timeout: 20_000 }
+let app: WebApp
 let llm: MockServer
-let web: WebProcess
-let browser: Browser
 let page: Page
 
 beforeAll(async () => {
-  if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
-  llm = await startMockServer()
-  const folders = tempHome()
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
-  browser = await launchBrowser()
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
-  await page.goto(web.link)
-  await adoptBrowserSignIn(web, page.context())
+  app = await openWebApp()
+  ;({ llm, page } = app)
 }, 60_000)
 
-afterAll(async () => {
-  await browser?.close()
-  await web?.stop()
-  await llm?.close()
-  if (web) removeHome(web)
-})
+afterAll(() => app?.close())
 
 const todo = (todos: unknown[]) => ({ toolCalls: [{ name: 'todo_write', arguments: { todos } }] })
 

@@ -1,39 +1,27 @@
 import { execFile } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { adoptBrowserSignIn, cliBin, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import type { Page } from 'playwright-core'
+import type { MockServer } from '@dsh/llm-mock-server'
+import { cliBin, openWebApp, screenshot, type WebApp, type WebProcess } from './test-support/web.ts'
 
 // Usage in the real `dsh --profile web` process, driven in Chromium: the session header shows the session's
 // tokens and cost, and the usage page shows the same numbers as `dsh usage --json` on the same home.
 const WAIT = { timeout: 20_000 }
 const PRICE = { input: 2, cachedInput: 0.5, output: 8 }
+let app: WebApp
 let llm: MockServer
 let web: WebProcess
-let browser: Browser
 let page: Page
 
 beforeAll(async () => {
-  if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
-  llm = await startMockServer()
-  const folders = tempHome()
-  writeFileSync(join(folders.dshHome, 'settings.yaml'), `usage.prices:\n  deepseek/deepseek-v4-flash: ${JSON.stringify(PRICE)}\n`)
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
-  browser = await launchBrowser()
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
-  await page.goto(web.link)
-  await adoptBrowserSignIn(web, page.context())
+  app = await openWebApp({ prepare: (folders) => writeFileSync(join(folders.dshHome, 'settings.yaml'), `usage.prices:\n  deepseek/deepseek-v4-flash: ${JSON.stringify(PRICE)}\n`) })
+  ;({ llm, web, page } = app)
 }, 60_000)
 
-afterAll(async () => {
-  await browser?.close()
-  await web?.stop()
-  await llm?.close()
-  if (web) removeHome(web)
-})
+afterAll(() => app?.close())
 
 test('the session header shows its usage and cost; the usage page matches dsh usage --json', async () => {
   await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { appDir, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 import { cookieName, signInWithLink } from '@dsh/webserver'
 
@@ -149,4 +150,42 @@ export async function api<T = any>(web: Pick<WebProcess, 'origin' | 'cookie'>, m
   const body = (await response.json()) as { ok: boolean; result?: T; error?: { code: string; message: string } }
   if (!body.ok) throw Object.assign(new Error(`${method}: ${body.error?.code} ${body.error?.message}`), { code: body.error?.code })
   return body.result as T
+}
+
+/** What most Chromium tests start from: the mock model, the real web process on a temp home, a signed-in page. */
+export interface WebApp {
+  llm: MockServer
+  web: WebProcess
+  browser: Browser
+  page: Page
+  /** Closes the browser, stops dsh and the mock server, and removes the temp home. */
+  close(): Promise<void>
+}
+
+/**
+ * Starts the mock model and `dsh --profile web` on a fresh temp home pointed at it (`prepare` may write into
+ * the folders first, `patch` adds a layer), then Chromium on a 1280×860 page that opened the sign-in link.
+ */
+export async function openWebApp(options: { prepare?: (folders: ReturnType<typeof tempHome>) => void; patch?: string } = {}): Promise<WebApp> {
+  if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
+  const llm = await startMockServer()
+  const folders = tempHome()
+  options.prepare?.(folders)
+  const web = await startWeb({ home: folders.home, workspace: folders.workspace, ...(options.patch ? { patch: options.patch } : {}), env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  const browser = await launchBrowser()
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
+  await page.goto(web.link)
+  await adoptBrowserSignIn(web, page.context())
+  return {
+    llm,
+    web,
+    browser,
+    page,
+    async close() {
+      await browser.close()
+      await web.stop()
+      await llm.close()
+      removeHome(web)
+    },
+  }
 }
