@@ -7,7 +7,7 @@ import { type EventKind, type Session, type SessionEvent, type SessionEventMap }
 import type {} from '@dsh/session-persistence'
 import type {} from '@dsh/settings'
 import { archivedProblem, titleProblem, titleRequestProblem, titleResponseProblem } from './events.ts'
-import { promptText, shorten } from './title-text.ts'
+import { labelText, promptText, shorten } from './title-text.ts'
 import { requestTitle } from './auto-title.ts'
 
 export { foldTitle, type TitleSource } from './events.ts'
@@ -92,7 +92,7 @@ export class SessionAdmin extends Service {
 
   /** Names a session as its user chose (trimmed, one line). A user's title is never replaced by a generated one. */
   async rename(id: string, title: string): Promise<void> {
-    const clean = title.replace(/\s+/g, ' ').trim()
+    const clean = labelText(title)
     if (!clean) throw new SessionAdminError('INVALID_TITLE', `the title of session ${id} cannot be empty`)
     if (clean.length > this.config.maxUserTitleChars)
       throw new SessionAdminError('INVALID_TITLE', `the title of session ${id} has ${clean.length} characters; at most ${this.config.maxUserTitleChars}`)

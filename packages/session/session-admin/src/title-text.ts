@@ -1,4 +1,5 @@
 // Pure helpers over prompt and answer text: what a list shows as a session's name.
+import { stripVTControlCharacters } from 'node:util'
 
 /** A file an editor attached to the prompt (`@dsh/acp` writes it: `<context source="…">…</context>`). */
 const CONTEXT_BLOCK = /<context source="[^"]*">[\s\S]*?<\/context>/g
@@ -16,6 +17,15 @@ export function promptText(content: readonly { type: string; text?: string }[]):
     .trim()
 }
 
+/**
+ * A name fit for any list: terminal escape sequences and other control characters removed (a title a
+ * prompt-injected model wrote is printed by `dsh sessions list` to a terminal), whitespace folded to one line.
+ */
+export function labelText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').replace(/\s+/g, ' ').trim()
+}
+
 /** `text` cut to `maxChars` with an ellipsis. */
 export function shorten(text: string, maxChars: number): string {
   return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text
@@ -26,7 +36,7 @@ export function shorten(text: string, maxChars: number): string {
  * punctuation, cut to `maxChars`. Empty when nothing is left.
  */
 export function titleFromAnswer(answer: string, maxChars: number): string {
-  const line = answer
+  const line = stripVTControlCharacters(answer)
     .split('\n')
     .map((part) => part.trim())
     .find(Boolean)
@@ -35,7 +45,5 @@ export function titleFromAnswer(answer: string, maxChars: number): string {
     .replace(/^(title|titel)\s*:\s*/i, '')
     .replace(/^["'`*#\s]+|["'`*\s]+$/g, '')
     .replace(/[.。]+$/, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-  return shorten(bare, maxChars)
+  return shorten(labelText(bare), maxChars)
 }

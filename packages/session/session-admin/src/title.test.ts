@@ -3,7 +3,7 @@ import type { LlmRequest } from '@dsh/llm'
 import type {} from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type {} from './index.ts'
-import { promptText, titleFromAnswer } from './title-text.ts'
+import { labelText, promptText, titleFromAnswer } from './title-text.ts'
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -139,6 +139,9 @@ describe('title text', () => {
     ).toBe('look at please')
     expect(titleFromAnswer('Title: "Refactor the parser."', 60)).toBe('Refactor the parser')
     expect(titleFromAnswer('\n\n', 60)).toBe('')
+    // A hostile model's title cannot drive the terminal that `dsh sessions list` prints it to.
+    expect(titleFromAnswer('\x1b]0;owned\x07Fix \x1b[31mthe\x1b[0m parser\x1b[2J\x07\x00', 60)).toBe('Fix the parser')
+    expect(labelText('a\x1b[1Ab\u0085c\td')).toBe('abc d')
     expect(titleFromAnswer('a'.repeat(100), 10)).toBe(`${'a'.repeat(9)}…`)
   })
 })
