@@ -23,7 +23,10 @@ export function promptText(content: readonly { type: string; text?: string }[]):
  */
 export function labelText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return stripVTControlCharacters(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').replace(/\s+/g, ' ').trim()
+  return stripVTControlCharacters(text)
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
 }
 
 /** `text` cut to `maxChars` with an ellipsis. */
