@@ -3,6 +3,9 @@ import { stripVTControlCharacters } from 'node:util'
 
 /** A file an editor attached to the prompt (`@dsh/acp` writes it: `<context source="…">…</context>`). */
 const CONTEXT_BLOCK = /<context source="[^"]*">[\s\S]*?<\/context>/g
+/** C0 and C1 control characters but tab and newline (folded to spaces after). */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 /** A mention an editor could not inline (`[referenced: path (name)]`). */
 const REFERENCE = /\[referenced: [^\]\n]*\]/g
 
@@ -22,11 +25,7 @@ export function promptText(content: readonly { type: string; text?: string }[]):
  * prompt-injected model wrote is printed by `dsh sessions list` to a terminal), whitespace folded to one line.
  */
 export function labelText(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return stripVTControlCharacters(text)
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
+  return stripVTControlCharacters(text).replace(CONTROL, '').replace(/\s+/g, ' ').trim()
 }
 
 /** `text` cut to `maxChars` with an ellipsis. */
