@@ -61,14 +61,16 @@ test('a confined command reaches neither the model endpoint nor an outside serve
   const modelPort = Number(new URL(llm.url).port)
   const home = tempDir('dsh-home-')
   const request = (path: string) => `GET /${path} HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n`
+  // `{ …; } 2>&1`: one pipe for both streams, so what a command prints and the `exit` lines keep their order
+  // (separate stdout and stderr pipes reach the tool in whatever order the kernel delivers them).
   const attacks = {
     proxied: `curl -sS --max-time 10 http://127.0.0.1:${modelPort}/from-sandbox-curl`,
-    around: `curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${modelPort}/from-sandbox-noproxy; echo "exit $?"`,
-    devtcp: `(exec 3<>/dev/tcp/127.0.0.1/${modelPort} && printf '${request('from-sandbox-devtcp')}' >&3 && cat <&3); echo "exit $?"`,
-    python: `python3 -c "import socket; s = socket.create_connection(('127.0.0.1', ${modelPort}), 3); s.sendall(b'${request('from-sandbox-python')}'); print(s.recv(100))"; echo "exit $?"`,
-    node: `node -e "require('net').connect(${modelPort}, '127.0.0.1').on('connect', function () { this.write('${request('from-sandbox-node')}'); console.log('connected') }).on('error', (e) => { console.log(e.code); process.exit(1) })"; echo "exit $?"`,
+    around: `{ curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${modelPort}/from-sandbox-noproxy; echo "exit $?"; } 2>&1`,
+    devtcp: `{ (exec 3<>/dev/tcp/127.0.0.1/${modelPort} && printf '${request('from-sandbox-devtcp')}' >&3 && cat <&3); echo "exit $?"; } 2>&1`,
+    python: `{ python3 -c "import socket; s = socket.create_connection(('127.0.0.1', ${modelPort}), 3); s.sendall(b'${request('from-sandbox-python')}'); print(s.recv(100))"; echo "exit $?"; } 2>&1`,
+    node: `{ node -e "require('net').connect(${modelPort}, '127.0.0.1').on('connect', function () { this.write('${request('from-sandbox-node')}'); console.log('connected') }).on('error', (e) => { console.log(e.code); process.exit(1) })"; echo "exit $?"; } 2>&1`,
     named: `curl -sS --max-time 10 http://outside.test:${outside.port}/; curl -sS --max-time 10 --proxytunnel http://outside.test:${outside.port}/`,
-    direct: `curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${outside.port}/; echo "exit $?"; (exec 3<>/dev/tcp/127.0.0.1/${outside.port}); echo "exit $?"`,
+    direct: `{ curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${outside.port}/; echo "exit $?"; (exec 3<>/dev/tcp/127.0.0.1/${outside.port}); echo "exit $?"; } 2>&1`,
     dns: `getent hosts outside.test example.com; echo "getent $?"; python3 -c "import socket; socket.getaddrinfo('example.com', 443)" 2>&1 | tail -1`,
   }
   const h = await bootAgainst(llm, home, attacks)
