@@ -264,7 +264,6 @@ describe('the web app in Chromium', () => {
     await screenshot(page, '10-stored-10k-session')
     await page.getByTestId('conversation').evaluate((element) => (element.scrollTop = 0))
     await expect.poll(() => page.getByTestId('user-message').count(), WAIT).toBeGreaterThan(rendered)
-    expect(openMs).toBeLessThan(10_000)
   })
 
   test('a message to a stored session resumes it and continues the conversation', async () => {

@@ -60,9 +60,7 @@ describe('a turn', () => {
 
   test('parallel safe calls finish out of order but their results are logged in model order', async () => {
     await boot([{ toolCalls: [call('wait', { ms: 150, label: 'slow' }, 's'), call('wait', { ms: 10, label: 'fast' }, 'f'), call('echo', { text: 'x' }, 'e')] }, { text: 'ok' }])
-    const started = Date.now()
     await h.run('go')
-    expect(Date.now() - started).toBeLessThan(1000)
     expect(h.events('tool/result').map((event) => event.data.callId)).toEqual(['s', 'f', 'e'])
     expect(h.events('tool/result').map((event) => event.data.content[0])).toEqual([
       { type: 'text', text: 'slow done' },

@@ -66,8 +66,8 @@ test("cancel ends the running turn as aborted, and a parent's cancel reaches its
   const parent = await h.agent()
   const child = await h.root.agents.create({ cwd: h.workspace, parent })
   expect(parent.children.has(child)).toBe(true)
-  // Calls that would wait 20 s: ending well before that shows the cancel stopped them (not how fast it did).
-  h.root.scriptedLlm.enqueue(busy(20_000), busy(20_000))
+  // Calls that would wait 120 s: ending well before that shows the cancel stopped them (not how fast it did).
+  h.root.scriptedLlm.enqueue(busy(120_000), busy(120_000))
   parent.followup('long job')
   child.followup('long job too')
   await new Promise((resolve) => setTimeout(resolve, 200))
@@ -75,7 +75,7 @@ test("cancel ends the running turn as aborted, and a parent's cancel reaches its
   parent.cancel()
   expect(await parent.whenIdle()).toMatchObject({ reason: 'aborted' })
   expect(await child.whenIdle()).toMatchObject({ reason: 'aborted' })
-  expect(Date.now() - started).toBeLessThan(15_000)
+  expect(Date.now() - started).toBeLessThan(40_000)
   expect(turnEnds(parent)).toEqual(['aborted'])
   expect(turnEnds(child)).toEqual(['aborted'])
 })

@@ -147,12 +147,12 @@ test('a call past its deadline is stopped as TOOL_TIMEOUT, even when its body ig
     description: 'Never returns in time.',
     parameters: { type: 'object', properties: {} },
     timeoutMs: 60,
-    execute: () => new Promise((resolve) => setTimeout(() => resolve('too late'), 5_000).unref()),
+    execute: () => new Promise((resolve) => setTimeout(() => resolve('too late'), 120_000).unref()),
   })
   h.root.scriptedLlm.enqueue(...script(toolCallOf('s', 'stuck')))
   const started = Date.now()
   await h.run('go')
-  expect(Date.now() - started).toBeLessThan(3_000)
+  expect(Date.now() - started).toBeLessThan(40_000) // the body would take 120 s
   expect(errorOf('s')).toMatchObject({ code: 'TOOL_TIMEOUT', message: expect.stringContaining('stuck did not finish within 60 ms and was stopped.') })
 })
 
@@ -269,4 +269,19 @@ test("an approver's edited arguments are validated, logged as tool/edited, asked
   const lastRequest = JSON.stringify(h.root.scriptedLlm.requests.at(-1))
   expect(lastRequest).toContain('it ran with:')
   expect(lastRequest).toContain('use the staging folder instead')
+})
+
+test('a cancel that comes while the policy decides stops the call before its effect, and the turn ends at once', async () => {
+  await boot()
+  const agent = await h.agent()
+  // The policy is still deciding when the user cancels; it then allows. The write must not happen.
+  h.root.on('tools/pre-execute', async (invocation, next) => (agent.cancel(), next()))
+  h.root.scriptedLlm.enqueue(...script({ id: 'late', name: 'write_file', arguments: { path: 'late.txt', text: 'x' } }, { id: 'slow', name: 'wait', arguments: { ms: 60_000, label: 'slow' } }))
+  agent.followup('go')
+  const started = Date.now()
+  expect(await agent.whenIdle()).toMatchObject({ reason: 'aborted' })
+  expect(Date.now() - started).toBeLessThan(50_000) // the 60 s wait never held the turn
+  expect(errorOf('late')).toMatchObject({ code: 'ABORTED_BEFORE_DISPATCH' })
+  expect(readdirSync(h.workspace)).not.toContain('late.txt')
+  expect(h.events('tool/dispatched')).toEqual([])
 })

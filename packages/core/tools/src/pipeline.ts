@@ -101,9 +101,11 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
 
     const decision = await decide(ctx, invocation, options.signal)
     const refusal = decision.refusal ?? (decision.edited ? await applyEdit(ctx, invocation, decision.edited, found.validate, options.signal) : undefined)
-    if (refusal) {
+    // A cancel that came while the policy or the approver was deciding stops the call before its effect.
+    const stopped = refusal ?? (options.signal.aborted ? errorResult(call.callId, 'ABORTED_BEFORE_DISPATCH', 'The turn was cancelled before this call ran.') : undefined)
+    if (stopped) {
       options.signal.removeEventListener('abort', onAbort)
-      settle(refusal)
+      settle(stopped)
       continue
     }
     session.append('tool/dispatched', { callId: call.callId })
@@ -214,9 +216,12 @@ async function execute(tools: Tools, ctx: Context, invocation: ToolInvocation, c
     const body = async (): Promise<ToolResultData> => {
       const pending = tool!.execute(invocation.arguments, invocation.context).then((output) => normalize(callId, output))
       // A body that ignores its signal must not hold the turn past the deadline or the cancel.
-      const aborted = new Promise<ToolResultData>((resolve) =>
-        controller.signal.addEventListener('abort', () => setTimeout(() => resolve(errorResult(callId, 'ABORTED', 'The call was stopped.')), tools.config.abortGraceMs).unref(), { once: true }),
-      )
+      // (An already-aborted signal fires no 'abort' event, so that case starts the grace at once.)
+      const aborted = new Promise<ToolResultData>((resolve) => {
+        const grace = () => setTimeout(() => resolve(errorResult(callId, 'ABORTED', 'The call was stopped.')), tools.config.abortGraceMs).unref()
+        if (controller.signal.aborted) grace()
+        else controller.signal.addEventListener('abort', grace, { once: true })
+      })
       return Promise.race([pending, aborted])
     }
     // Redacted before the transforms too, so that none of them (spill writes a file) sees a secret value.

@@ -125,7 +125,7 @@ test("a child's approval is refused when nobody answers for its parent", async (
 test('cancelling the parent mid-child leaves both logs ending aborted', async () => {
   await boot()
   const parent = await h.agent()
-  h.root.scriptedLlm.enqueue(task('t1', {}), toolCall('w', 'wait', { ms: 10_000, label: 'busy' }))
+  h.root.scriptedLlm.enqueue(task('t1', {}), toolCall('w', 'wait', { ms: 120_000, label: 'busy' }))
   parent.followup('go')
   await expect.poll(() => parent.children.size && [...parent.children][0]!.running, { timeout: 5_000 }).toBe(true)
   await new Promise((resolve) => setTimeout(resolve, 200))
@@ -133,7 +133,7 @@ test('cancelling the parent mid-child leaves both logs ending aborted', async ()
   parent.cancel()
   expect(await parent.whenIdle()).toMatchObject({ reason: 'aborted' })
   const child = childOf(parent)
-  expect(Date.now() - started).toBeLessThan(5_000)
+  expect(Date.now() - started).toBeLessThan(40_000) // the child's call would wait 120 s
   expect(turnEnds(parent)).toEqual(['aborted'])
   expect(turnEnds(child)).toEqual(['aborted'])
   expect(h.events('subagent/end').at(-1)?.data).toMatchObject({ childSessionId: child.session.id, status: 'aborted' })

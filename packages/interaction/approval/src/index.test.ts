@@ -79,7 +79,7 @@ test('an unanswered request is rejected after timeoutMs, and the answerer is tol
   const { seen } = await answerer(() => new Promise(() => {}))
   const started = Date.now()
   expect(await h.root.approval.request(session, ask, never())).toEqual({ answer: 'reject', by: 'timeout', note: 'no answer within 60 ms' })
-  expect(Date.now() - started).toBeLessThan(2_000)
+  expect(Date.now() - started).toBeLessThan(30_000) // without the timeout it would never end
   expect(seen[0]!.signal.aborted).toBe(true)
 })
 

@@ -221,7 +221,7 @@ describe('failures end the turn with a typed error', () => {
     const result = await h!.run('go')
     expect(result.error?.code).toBe('TIMEOUT')
     expect(result.error?.message).toContain('300 ms')
-    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(Date.now() - started).toBeLessThan(30_000) // the stalled stream would never end
   })
 
   test('a 429 with Retry-After is retried after the wait the server asked for', async () => {

@@ -118,7 +118,7 @@ test('a server that does not answer initialize in time is a clear error naming i
   const started = Date.now()
   const result = await h.run('go')
   expect(result.reason).toBe('completed')
-  expect(Date.now() - started).toBeLessThan(5_000)
+  expect(Date.now() - started).toBeLessThan(40_000) // the server never answers
   expect(h.events('mcp/status')[0]!.data).toMatchObject({ server: 't', state: 'failed' })
   expect(h.events('mcp/status')[0]!.data.message).toContain('MCP server "t" did not answer initialize within 500 ms')
   expect(lastTools(h).filter((name: string) => name.startsWith('mcp__'))).toEqual([])
@@ -136,13 +136,13 @@ test('tools/list_changed updates the catalog: logged as mcp/catalog, and the nex
 })
 
 test('a slow call past callTimeoutMs is a typed error naming the tool, and the server keeps serving', async () => {
-  const h = await boot([toolCall('slow', 'mcp__t__slow', { ms: 5_000 }), toolCall('after', 'mcp__t__echo', { text: 'still here' }), { text: 'done' }], {
+  const h = await boot([toolCall('slow', 'mcp__t__slow', { ms: 120_000 }), toolCall('after', 'mcp__t__echo', { text: 'still here' }), { text: 'done' }], {
     homeFiles: { 'mcp.yaml': userFile('trust: allow') },
     mcpConfig: '{ initializeTimeoutMs: 5000, callTimeoutMs: 300 }',
   })
   const started = Date.now()
   await h.run('go')
-  expect(Date.now() - started).toBeLessThan(4_500)
+  expect(Date.now() - started).toBeLessThan(40_000) // the call would take 120 s
   const error = h.toolResult('slow').error!
   expect(error.code).toBe('MCP_SERVER_FAILED')
   expect(error.message).toMatch(/MCP server "t" failed the call of slow: .*timed out/i)

@@ -243,7 +243,7 @@ test('a request over the runtime line limit fails at once with REQUEST_TOO_LARGE
   const error = await session.run('x'.repeat(20 * 1024 * 1024)).catch((caught: unknown) => caught)
   expect(error).toBeInstanceOf(DshError)
   expect(error).toMatchObject({ code: 'REQUEST_TOO_LARGE', message: expect.stringMatching(/session\/prompt: the request is \d+ bytes, over the 16777216-byte line limit/) })
-  expect(Date.now() - started).toBeLessThan(5_000)
+  expect(Date.now() - started).toBeLessThan(20_000)
   expect(llm.requests).toHaveLength(0)
   llm.enqueue({ text: 'still here' })
   expect((await session.run('small')).text).toBe('still here')

@@ -23,6 +23,7 @@ const tools: ToolDefinition[] = [
     concurrencySafe: true,
     execute: (args, context) =>
       new Promise((done) => {
+        if (context.signal.aborted) return done(`${args.label} stopped`)
         const timer = setTimeout(() => done(`${args.label} done`), args.ms)
         context.signal.addEventListener('abort', () => (clearTimeout(timer), done(`${args.label} stopped`)), { once: true })
       }),

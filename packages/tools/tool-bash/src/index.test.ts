@@ -78,7 +78,7 @@ test('a runaway command is killed with its whole process group at its timeout', 
   const h = await boot([bash({ command: `sleep ${tag}1 & sleep ${tag}2; echo never`, timeout: 300 }), { text: 'ok' }], "- id: shell\n  name: '@dsh/bash-local'\n")
   const started = Date.now()
   await h.run('run away')
-  expect(Date.now() - started).toBeLessThan(10_000)
+  expect(Date.now() - started).toBeLessThan(40_000) // the sleeps would run for weeks
   expect(h.toolResult('b').error?.code).toBe('COMMAND_TIMEOUT')
   expect(h.toolText('b')).toContain('[Timed out after 300 ms: the command and every process it started were killed.]')
   expect(processesWith(`sleep ${tag}`)).toEqual([])
