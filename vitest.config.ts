@@ -25,6 +25,9 @@ export default defineConfig({
           // without anything being wrong; a hang still fails, only later.
           testTimeout: 90_000,
           hookTimeout: 90_000,
+          // A poll without its own timeout waits as long as a loaded CI machine may need (vitest's 1 s is
+          // an idle laptop's): a poll only takes this long when its test is failing anyway.
+          expect: { poll: { timeout: 30_000, interval: 20 } },
         },
       },
       // The repository's own scripts (the gates), tested on fixture workspaces.

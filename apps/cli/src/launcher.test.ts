@@ -336,7 +336,7 @@ describe('the launch handed to surfaces', () => {
   })
 })
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000) {
+async function waitFor(condition: () => boolean, timeoutMs = 40_000) {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out waiting')

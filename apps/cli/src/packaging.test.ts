@@ -122,7 +122,7 @@ test(
     try {
       let out = ''
       const link = await new Promise<URL>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`dsh web printed no link: ${out}`)), 20_000)
+        const timer = setTimeout(() => reject(new Error(`dsh web printed no link: ${out}`)), 40_000)
         child.stdout.on('data', (chunk) => {
           out += chunk
           const match = /(http:\/\/dsh:\S+\/auth\/link)\s/.exec(out)

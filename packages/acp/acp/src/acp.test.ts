@@ -57,7 +57,7 @@ const processesRunning = (text: string) =>
     }
   })
 /** Resolves once `test` holds (checked every 20 ms); fails after 10 s. */
-const until = (test: () => boolean) => vi.waitUntil(test, { timeout: 10_000, interval: 20 })
+const until = (test: () => boolean) => vi.waitUntil(test, { timeout: 30_000, interval: 20 })
 const selected = (optionId: string): RequestPermissionResponse => ({ outcome: { outcome: 'selected', optionId } })
 
 describe('initialize and session setup', () => {

@@ -21,7 +21,7 @@ function lines(spawned: SpawnedAgent) {
     next: () =>
       new Promise<any>((resolve, reject) => {
         if (queue.length) return resolve(queue.shift())
-        const timer = setTimeout(() => reject(new Error(`no frame within 10 s; stderr:\n${spawned.stderr()}`)), 10_000)
+        const timer = setTimeout(() => reject(new Error(`no frame within 40 s; stderr:\n${spawned.stderr()}`)), 40_000)
         waiting.push((frame) => (clearTimeout(timer), resolve(frame)))
       }),
   }
@@ -62,6 +62,6 @@ test('an argument dsh acp does not take stops the start with a message naming it
   // Without the check the agent would serve (and wait for the editor) with the typo silently ignored.
   expect(await agent.exited).not.toBe(0)
   // stderr may still be draining when the exit is reported.
-  await expect.poll(() => agent!.stderr(), { timeout: 5_000 }).toContain("Unknown option '--modle'")
+  await expect.poll(() => agent!.stderr(), { timeout: 30_000 }).toContain("Unknown option '--modle'")
   expect(stdout).toBe('')
 })

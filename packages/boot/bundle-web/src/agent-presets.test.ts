@@ -30,7 +30,7 @@ const toolNames = (request: RecordedRequest): string[] => (request.body.tools ??
 async function send(sessionId: string, text: string): Promise<void> {
   const before = await turnEnds(sessionId)
   await api(web, 'agent.send', { sessionId, text })
-  const deadline = Date.now() + 15_000
+  const deadline = Date.now() + 40_000
   while ((await turnEnds(sessionId)) === before) {
     if (Date.now() > deadline) throw new Error(`no turn/end in ${sessionId}`)
     await new Promise((resolve) => setTimeout(resolve, 50))

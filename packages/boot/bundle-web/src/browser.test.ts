@@ -9,7 +9,7 @@ import { adoptBrowserSignIn, api, cliBin, launchBrowser, removeHome, screenshot,
 
 // The product as a user meets it: the real `dsh --profile web` process (DeepSeek adapter pointed at the mock
 // model server), driven in Debian's Chromium. One process, one browser, tests in order on one session.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 // The DeepSeek catalogue plus one model that reads images, so the attach flow can reach the model; retries
 // of a failed model request after tens of milliseconds, not seconds. Only DeepSeek has a key.
 const PATCH = `

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core'
 import type { MockServer } from '@dsh/llm-mock-server'
 import { api, openWebApp, screenshot, type WebApp, type WebProcess } from './test-support/web.ts'
 
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 let app: WebApp
 let llm: MockServer
 let web: WebProcess

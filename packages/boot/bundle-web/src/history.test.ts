@@ -11,7 +11,7 @@ import { adoptBrowserSignIn, api, launchBrowserWithProfile, removeHome, startWeb
 // What a prompt-injected model could read afterwards: the browser's profile on disk and dsh's own files.
 // The printed link is opened in Chromium on a fresh profile, the app is used in two tabs, the browser is
 // closed, and then the profile, the logs and the output are searched for the link's code and the cookie.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 
 let llm: MockServer
 let web: WebProcess

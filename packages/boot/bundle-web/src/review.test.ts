@@ -8,7 +8,7 @@ import { adoptBrowserSignIn, api, launchBrowser, removeHome, screenshot, startWe
 
 // Truthful cards, the Changes panel and rewind, as a user meets them: the real `dsh --profile web` process
 // (DeepSeek adapter pointed at the mock model server) in Debian's Chromium, checked on disk.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 
 let llm: MockServer
 let web: WebProcess

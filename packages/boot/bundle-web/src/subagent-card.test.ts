@@ -4,7 +4,7 @@ import type { MockServer } from '@dsh/llm-mock-server'
 import { openWebApp, type WebApp, type WebProcess } from './test-support/web.ts'
 
 // A subagent as the web shows it: the real `dsh --profile web` (mock model), Debian's Chromium.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 let app: WebApp
 let llm: MockServer
 let web: WebProcess

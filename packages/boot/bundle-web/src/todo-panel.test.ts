@@ -5,7 +5,7 @@ import { openWebApp, screenshot, type WebApp } from './test-support/web.ts'
 
 // The agent's task list in the real `dsh --profile web` process, driven in Chromium: each todo_write the
 // model makes shows in the panel above the composer, live.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 let app: WebApp
 let llm: MockServer
 let page: Page

@@ -9,7 +9,7 @@ import { adoptBrowserSignIn, api, launchBrowser, removeHome, screenshot, startWe
 // A web surface a user can trust, in Chromium against the real `dsh --profile web` process: the folder
 // picker's path field (and what it refuses), numbered diffs side by side, the narrow layout, and a tab left
 // open across a restart of dsh web.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 let llm: MockServer
 let web: WebProcess
 let browser: Browser

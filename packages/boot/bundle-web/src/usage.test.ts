@@ -9,7 +9,7 @@ import { cliBin, openWebApp, screenshot, type WebApp, type WebProcess } from './
 
 // Usage in the real `dsh --profile web` process, driven in Chromium: the session header shows the session's
 // tokens and cost, and the usage page shows the same numbers as `dsh usage --json` on the same home.
-const WAIT = { timeout: 20_000 }
+const WAIT = { timeout: 40_000 }
 const PRICE = { input: 2, cachedInput: 0.5, output: 8 }
 let app: WebApp
 let llm: MockServer

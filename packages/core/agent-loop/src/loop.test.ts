@@ -18,7 +18,7 @@ async function boot(script: ScriptedResponse[], extra = '', homeFiles: Record<st
 }
 
 const call = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) })
-const waitFor = (condition: () => boolean) => vi.waitUntil(condition, { timeout: 5000, interval: 5 })
+const waitFor = (condition: () => boolean) => vi.waitUntil(condition, { timeout: 30_000, interval: 5 })
 
 describe('a turn', () => {
   test('a text answer is logged as chunks and one message, and the turn completes', async () => {

@@ -60,7 +60,7 @@ test('an ACP child runs its turn in `dsh acp`; its updates are logged in the chi
   await h!.dispose()
   h = undefined
   // The agent process ends with its child's scope: nothing is left running.
-  expect(await eventually(() => processesWith(remotePatchFile).length === 0, 10_000)).toBe(true)
+  expect(await eventually(() => processesWith(remotePatchFile).length === 0, 30_000)).toBe(true)
 })
 
 test('an ACP child runs in the mode of its ceiling and cannot write outside the workspace, whoever answers for the parent', async () => {

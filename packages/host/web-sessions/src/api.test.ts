@@ -52,7 +52,7 @@ async function tab() {
   })
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
   const until = async (check: () => boolean, what: string) => {
-    const deadline = Date.now() + 10_000
+    const deadline = Date.now() + 30_000
     while (!check()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
       await new Promise<void>((wake) => {
@@ -263,7 +263,7 @@ const RELEASE_SOON = '- id: web-sessions\n  config: { idleReleaseMs: 100 }\n'
 
 /** Waits until `sessionId` has no live agent in this composition (its log closed, its lease freed). */
 async function released(sessionId: string) {
-  const deadline = Date.now() + 10_000
+  const deadline = Date.now() + 30_000
   while (h.root.sessions.get(sessionId)) {
     if (Date.now() > deadline) throw new Error(`the agent of ${sessionId} was not released`)
     await new Promise((resolve) => setTimeout(resolve, 20))

@@ -46,7 +46,7 @@ test('every method result and every frame of a session with an approval matches 
   socket.send(JSON.stringify({ op: 'sub', ch: 'session', key: sessionId, params: { since: 0 } }))
   socket.send(JSON.stringify({ op: 'sub', ch: 'sessions', key: '*' }))
   await api('agent.send', { sessionId, text: 'write the protected file' })
-  const deadline = Date.now() + 10_000
+  const deadline = Date.now() + 30_000
   let requestId: string | undefined
   while (!(requestId = (await api('sessions.open', { sessionId })).pendingApprovals[0])) {
     if (Date.now() > deadline) throw new Error('no approval was asked')

@@ -35,7 +35,7 @@ test('mcp.servers shows the servers of a workspace with origin, state and tools 
   ])
 
   const agent = await h.agent()
-  expect(await eventually(() => agent.session.all('mcp/status').some((event) => event.data.state === 'started'), 15_000)).toBe(true)
+  expect(await eventually(() => agent.session.all('mcp/status').some((event) => event.data.state === 'started'), 30_000)).toBe(true)
   const live = await call('mcp.servers', { cwd: h.workspace, sessionId: agent.session.id })
   const t = live.result.servers.find((server: { name: string }) => server.name === 't')
   expect(t).toMatchObject({ origin: 'user', transport: 'stdio', trust: 'allow', state: 'started' })

@@ -32,10 +32,10 @@ async function startChild(preset: string, command: string) {
 test.each(['workspace-write', 'danger-full-access'])('kill -9 of dsh leaves no process of a %s job, and the resumed log records the job as lost', async (preset) => {
   const tag = `http.server ${20_000 + Math.floor(Math.random() * 20_000)}`
   const run = await startChild(preset, `python3 -m ${tag} --bind 127.0.0.1`)
-  expect(await eventually(() => processesWith(tag).length > 0, 10_000), `${processesWith(tag)}`).toBe(true)
+  expect(await eventually(() => processesWith(tag).length > 0, 30_000), `${processesWith(tag)}`).toBe(true)
   run.proc.kill('SIGKILL')
   await run.exited
-  expect(await eventually(() => processesWith(tag).length === 0, 5_000)).toBe(true)
+  expect(await eventually(() => processesWith(tag).length === 0, 30_000)).toBe(true)
 
   const h = await bootComposition({ home: run.home, workspace: run.workspace, patch: scriptedPatch() })
   onTestFinished(() => h.dispose())
@@ -48,8 +48,8 @@ test.each(['workspace-write', 'danger-full-access'])('kill -9 of dsh leaves no p
 test('kill -9 of dsh also ends an unconfined job that ignores the hang-up, and all its group', async () => {
   const tag = String(6_000_000 + Math.floor(Math.random() * 1_000_000))
   const run = await startChild('danger-full-access', `trap "" HUP; sleep ${tag}1 & sleep ${tag}2`)
-  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 3, 10_000), `${processesWith(`sleep ${tag}`)}`).toBe(true) // bash and both sleeps
+  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 3, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true) // bash and both sleeps
   run.proc.kill('SIGKILL')
   await run.exited
-  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 0, 5_000), `${processesWith(`sleep ${tag}`)}`).toBe(true)
+  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 0, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true)
 })

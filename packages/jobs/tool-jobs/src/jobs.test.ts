@@ -30,7 +30,7 @@ const port = () => 20_000 + Math.floor(Math.random() * 20_000)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls `url` until it answers 200 (a server job needs a moment to bind). */
-async function answers(url: string, timeoutMs = 10_000): Promise<boolean> {
+async function answers(url: string, timeoutMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (
@@ -66,7 +66,7 @@ test('a python http.server job started by one step is fetched and polled by the 
   await h.run('start a server')
   expect(h.toolText('start')).toMatch(/^Started background job job-1 \(pid \d+\)/)
   // The python process itself: a launcher shim (pyenv's is a bash script) may run before it, naming the same command.
-  expect(await eventually(() => pythonServers(server).length === 1, 10_000)).toBe(true)
+  expect(await eventually(() => pythonServers(server).length === 1, 30_000)).toBe(true)
   const url = `http://127.0.0.1:${at}/hello.txt`
   expect(await answers(url)).toBe(true)
 
@@ -88,7 +88,7 @@ test('a background job in workspace-write still cannot write outside the workspa
   const outside = outsideDir()
   const h = await boot([background('job', `sleep 1; echo in > inside.txt; echo out > ${outside}/pwned.txt; echo finished`), { text: 'started' }])
   await h.run('start it')
-  expect(await eventually(() => h.events('job/ended').length === 1, 10_000)).toBe(true)
+  expect(await eventually(() => h.events('job/ended').length === 1, 30_000)).toBe(true)
   expect(readFileSync(join(h.workspace, 'inside.txt'), 'utf8')).toBe('in\n')
   expect(existsSync(join(outside, 'pwned.txt'))).toBe(false)
   expect(h.events('job/started')[0]!.data).toMatchObject({ jobId: 'job-1', callId: 'job', mode: 'workspace-write' })
@@ -106,7 +106,7 @@ test('a job still running when its session ends is killed with its whole group, 
   const tag = String(5_000_000 + Math.floor(Math.random() * 1_000_000))
   const h = await boot([background('job', `sleep ${tag}1 & sleep ${tag}2`), { text: 'started' }])
   await h.run('start it')
-  expect(await eventually(() => sleepers(tag).length === 2, 5_000)).toBe(true)
+  expect(await eventually(() => sleepers(tag).length === 2, 30_000)).toBe(true)
   const agent = await h.agent()
   await agent.dispose()
   expect(processesWith(`sleep ${tag}`)).toEqual([])

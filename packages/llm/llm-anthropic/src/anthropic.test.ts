@@ -53,7 +53,7 @@ ${WITHOUT_RUNTIME_CONTEXT}- id: agents
 }
 
 /** How long a test waits for the stream to reach a point (polling every 10 ms). */
-const WAIT = { timeout: 10_000, interval: 10 }
+const WAIT = { timeout: 30_000, interval: 10 }
 const body = (index: number) => llm.requests[index]!.body
 const data = <K extends EventKind>(type: K) => h!.events(type).map((event) => event.data)
 

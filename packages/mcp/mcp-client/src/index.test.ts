@@ -138,7 +138,7 @@ test('tools/list_changed updates the catalog: logged as mcp/catalog, and the nex
 test('a slow call past callTimeoutMs is a typed error naming the tool, and the server keeps serving', async () => {
   const h = await boot([toolCall('slow', 'mcp__t__slow', { ms: 120_000 }), toolCall('after', 'mcp__t__echo', { text: 'still here' }), { text: 'done' }], {
     homeFiles: { 'mcp.yaml': userFile('trust: allow') },
-    mcpConfig: '{ initializeTimeoutMs: 5000, callTimeoutMs: 300 }',
+    mcpConfig: '{ initializeTimeoutMs: 30000, callTimeoutMs: 1500 }',
   })
   const started = Date.now()
   await h.run('go')

@@ -69,7 +69,7 @@ test("a workspace .mcp.json server does not start before approval; after 'always
   expect(processesWith(marker).length).toBeGreaterThan(0) // the server (and, confined, its bwrap)
   await approved.dispose()
   // Stopped with the session's agent.
-  expect(await eventually(() => processesWith(marker).length === 0, 5_000)).toBe(true)
+  expect(await eventually(() => processesWith(marker).length === 0, 30_000)).toBe(true)
 
   // The next session: the held grants answer, nobody is asked.
   const later = await boot([toolCall('echo', 'mcp__repo__echo', { text: 'again' }), { text: 'done' }], { home, workspace })

@@ -5,7 +5,7 @@ import { boot, userFile } from './fixtures/boot.ts'
 test("a server's prompts are slash commands: its text becomes the user message, the use is logged as mcp/prompt, a missing argument is named", async () => {
   const h = await boot([{ text: 'reviewed' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow, start: eager') } })
   const agent = await h.agent()
-  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.state === 'started'), 10_000)).toBe(true)
+  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.state === 'started'), 30_000)).toBe(true)
   expect(await h.root.commands.list(agent.cwd)).toContainEqual({
     name: 'mcp__t__review',
     description: 'Asks for a review of a topic. (MCP server "t")',
@@ -31,7 +31,7 @@ test("a server's prompts are slash commands: its text becomes the user message, 
 test('no running server offers prompts in another workspace: its commands are not listed there', async () => {
   const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow, start: eager') } })
   const agent = await h.agent()
-  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.state === 'started'), 10_000)).toBe(true)
+  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.state === 'started'), 30_000)).toBe(true)
   expect((await h.root.commands.list(agent.cwd)).map((command) => command.name)).toContain('mcp__t__review')
   expect((await h.root.commands.list('/somewhere/else')).map((command) => command.name)).not.toContain('mcp__t__review')
 })

@@ -13,7 +13,7 @@ test('start: eager starts a server when the session starts, before any turn; a l
     homeFiles: { 'mcp.yaml': `mcpServers:\n${server('e', eager, ', start: eager')}${server('l', lazy)}` },
   })
   await h.agent()
-  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.server === 'e' && event.data.state === 'started'), 10_000)).toBe(true)
+  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.server === 'e' && event.data.state === 'started'), 30_000)).toBe(true)
   expect(h.events('request/header')).toEqual([])
   expect(processesWith(eager).length).toBeGreaterThan(0)
   expect(processesWith(lazy)).toEqual([])
@@ -34,7 +34,7 @@ test('the mcp.start setting makes every server without its own start eager; a se
     settings: 'mcp.start: eager\n',
   })
   await h.agent()
-  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.server === 'e' && event.data.state === 'started'), 10_000)).toBe(true)
+  expect(await eventually(() => h.events('mcp/status').some((event) => event.data.server === 'e' && event.data.state === 'started'), 30_000)).toBe(true)
   expect(processesWith(lazy)).toEqual([])
   await h.run('go')
   expect(h.events('mcp/status').map((event) => `${event.data.server} ${event.data.state}`)).toEqual(['e started', 'l started'])

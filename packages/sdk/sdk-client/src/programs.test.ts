@@ -10,7 +10,7 @@ import { WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 import { DshError, Harness, type AnySessionEvent, type ApprovalRequestParams, type ToolCallParams } from './index.ts'
 
 /** The client tools' deadline in this runtime (the `clientToolTimeoutMs` of the sdk-server row). */
-const CLIENT_TOOL_TIMEOUT_MS = 1500
+const CLIENT_TOOL_TIMEOUT_MS = 5_000
 
 let llm: MockServer
 let home: string

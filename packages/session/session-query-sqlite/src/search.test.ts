@@ -178,6 +178,6 @@ describe('sessions search on SQLite FTS5', () => {
     const session = await h.root.sessions.create({ cwd: h.workspace })
     writeTurn(session, 'live one', 'echo', 'live kumquat output')
     await session.flush()
-    await expect.poll(async () => (await h!.root.sessionQuery.search('kumquat', { limit: 5 })).map((hit) => hit.sessionId), { timeout: 5_000 }).toEqual([session.id])
+    await expect.poll(async () => (await h!.root.sessionQuery.search('kumquat', { limit: 5 })).map((hit) => hit.sessionId), { timeout: 30_000 }).toEqual([session.id])
   })
 })

@@ -26,7 +26,7 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
     const env = { PATH: process.env.PATH, HOME: cwd, TERM: 'dumb', HISTFILE: '/dev/null' }
     const child = spawn('/usr/bin/script', ['-qfec', 'bash --norc --noprofile', '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
     let out = ''
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no marker within 10 s:\n${out}`))), 10_000)
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no marker within 30 s:\n${out}`))), 30_000)
     child.stdout.on('data', (chunk) => {
       out += chunk
       if (findMarker(out, NONCE)) {

@@ -42,7 +42,7 @@ test('a command reports its output and exit code and says it was not confined', 
 
 test('a runaway command is killed with its whole process group at its deadline', async () => {
   const shell = await mount()
-  const result = await shell.run('sleep 1000 & echo pid=$!; sleep 1000', { cwd: workspace, timeoutMs: 300, signal: signal(), authority: authority() })
+  const result = await shell.run('sleep 1000 & echo pid=$!; sleep 1000', { cwd: workspace, timeoutMs: 1_500, signal: signal(), authority: authority() })
   expect(result.timedOut).toBe(true)
   const pid = Number(/pid=(\d+)/.exec(result.output)![1])
   expect(await eventually(() => !running(pid))).toBe(true)
@@ -99,7 +99,7 @@ test('a session command past its deadline is interrupted and the session stays u
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: authority() })
   await session.run('export KEPT=yes', { signal: signal() })
-  const result = await session.run('echo started; sleep 1000', { timeoutMs: 300, signal: signal() })
+  const result = await session.run('echo started; sleep 1000', { timeoutMs: 1_500, signal: signal() })
   expect(result).toMatchObject({ timedOut: true, exitCode: 130, output: expect.stringContaining('started') })
   expect(await session.run('echo $KEPT', { signal: signal() })).toMatchObject({ exitCode: 0, output: 'yes\n' })
 })
@@ -118,7 +118,7 @@ test('aborting a session command interrupts it', async () => {
 test('a command that ignores the interrupt costs the session', async () => {
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: authority() })
-  const result = await session.run("trap '' INT; sleep 1000", { timeoutMs: 200, signal: signal() })
+  const result = await session.run("trap '' INT; sleep 1000", { timeoutMs: 1_500, signal: signal() })
   expect(result.timedOut).toBe(true)
   expect(result.exitCode).toBe(null)
   expect(session.closed).toBe(true)

@@ -133,7 +133,7 @@ test('a sandboxed session command past its deadline is interrupted and the sessi
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: workspaceWrite() })
   await session.run('export KEPT=yes', { signal: signal() })
-  expect(await session.run('sleep 1000', { timeoutMs: 300, signal: signal() })).toMatchObject({ timedOut: true, exitCode: 130 })
+  expect(await session.run('sleep 1000', { timeoutMs: 1_500, signal: signal() })).toMatchObject({ timedOut: true, exitCode: 130 })
   expect(await session.run('echo $KEPT', { signal: signal() })).toMatchObject({ output: 'yes\n' })
 })
 

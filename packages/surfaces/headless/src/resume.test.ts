@@ -23,7 +23,7 @@ describe('signals and crashes', () => {
   async function stalledRun() {
     world.llm.enqueue({ text: 'Partial answer that never ends', stallAfterChunks: 3 })
     const run = launchDsh(world, ['a long task'])
-    await world.llm.waitForRequests(1, 15_000)
+    await world.llm.waitForRequests(1, 40_000)
     await waitFor(() => storedSessionIds(world).length === 1 && storedEvents(world, storedSessionIds(world)[0]!).some((event) => event.type === 'assistant/chunk'), 'the first chunk in the log')
     return { run, id: storedSessionIds(world)[0]! }
   }

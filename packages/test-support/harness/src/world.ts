@@ -43,7 +43,7 @@ export function processRunning(pid: number): boolean {
 }
 
 /** Polls `check` until it holds or `timeoutMs` passes; resolves with its last answer, for `expect(…).toBe(true)`. */
-export async function eventually(check: () => boolean, timeoutMs = 2_000, intervalMs = 20): Promise<boolean> {
+export async function eventually(check: () => boolean, timeoutMs = 20_000, intervalMs = 20): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
   while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, intervalMs))
   return check()

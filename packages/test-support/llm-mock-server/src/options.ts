@@ -31,7 +31,7 @@ export const MockServerOptions: Schema<MockServerOptions> = Schema.object({
   openaiDialect: Schema.union(['by-path', 'deepseek', 'openai'] as const)
     .default('by-path')
     .description('Which OpenAI-compatible dialect the chat-completions endpoints speak.'),
-  waitTimeoutMs: Schema.natural().default(5_000).description('Default deadline of waitForRequests().'),
+  waitTimeoutMs: Schema.natural().default(30_000).description('Default deadline of waitForRequests().'),
 })
 
 /** Validates options (unknown keys are a mistake, not something to ignore) and fills the defaults. */

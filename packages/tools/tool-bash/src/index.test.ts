@@ -75,12 +75,12 @@ test('sandbox: false without a justification is refused before anyone is asked',
 
 test('a runaway command is killed with its whole process group at its timeout', async () => {
   const tag = String(4_000_000 + Math.floor(Math.random() * 1_000_000))
-  const h = await boot([bash({ command: `sleep ${tag}1 & sleep ${tag}2; echo never`, timeout: 300 }), { text: 'ok' }], "- id: shell\n  name: '@dsh/bash-local'\n")
+  const h = await boot([bash({ command: `sleep ${tag}1 & sleep ${tag}2; echo never`, timeout: 1_500 }), { text: 'ok' }], "- id: shell\n  name: '@dsh/bash-local'\n")
   const started = Date.now()
   await h.run('run away')
   expect(Date.now() - started).toBeLessThan(40_000) // the sleeps would run for weeks
   expect(h.toolResult('b').error?.code).toBe('COMMAND_TIMEOUT')
-  expect(h.toolText('b')).toContain('[Timed out after 300 ms: the command and every process it started were killed.]')
+  expect(h.toolText('b')).toContain('[Timed out after 1500 ms: the command and every process it started were killed.]')
   expect(processesWith(`sleep ${tag}`)).toEqual([])
 })
 

@@ -255,7 +255,7 @@ export async function startAgent(options: AgentProcessOptions): Promise<AgentPro
     terminals,
     stderr,
     updates,
-    waitForUpdate(sessionId, test, timeoutMs = 10_000) {
+    waitForUpdate(sessionId, test, timeoutMs = 40_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = updates(sessionId).find(test)

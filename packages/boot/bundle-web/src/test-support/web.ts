@@ -80,7 +80,7 @@ export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
   child.stderr!.on('data', (chunk) => (err += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const link = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dsh web printed no URL within ${options.startTimeoutMs ?? 20_000} ms\nstdout: ${out}\nstderr: ${err}`)), options.startTimeoutMs ?? 20_000)
+    const timer = setTimeout(() => reject(new Error(`dsh web printed no URL within ${options.startTimeoutMs ?? 40_000} ms\nstdout: ${out}\nstderr: ${err}`)), options.startTimeoutMs ?? 40_000)
     const look = () => {
       const match = /(http:\/\/dsh:\S+\/auth\/link)\s/.exec(out)
       if (match) {

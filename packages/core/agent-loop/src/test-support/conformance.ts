@@ -40,7 +40,7 @@ function random(seed: number): () => number {
   }
 }
 
-const waitFor = (condition: () => boolean) => vi.waitUntil(condition, { timeout: 5000, interval: 5 })
+const waitFor = (condition: () => boolean) => vi.waitUntil(condition, { timeout: 30_000, interval: 5 })
 const sessionFile = (h: Harness, id: string) => {
   const root = join(h.home, 'sessions')
   for (const key of readdirSync(root)) if (existsSync(join(root, key, id, 'session.jsonl'))) return join(root, key, id, 'session.jsonl')

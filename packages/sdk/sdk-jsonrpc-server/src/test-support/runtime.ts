@@ -108,7 +108,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
   })
   let nextId = 1
 
-  const waitFor = (test: (message: Message) => boolean, what = 'a message', timeoutMs = 15_000) =>
+  const waitFor = (test: (message: Message) => boolean, what = 'a message', timeoutMs = 40_000) =>
     new Promise<Message>((resolve, reject) => {
       const check = () => {
         const found = messages.find(test)
@@ -137,7 +137,7 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     messages,
     junk,
     stderr: () => stderr,
-    async waitForStderr(text, timeoutMs = 15_000) {
+    async waitForStderr(text, timeoutMs = 40_000) {
       const deadline = Date.now() + timeoutMs
       while (!stderr.includes(text)) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for stderr to contain ${JSON.stringify(text)}; stderr:\n${stderr}`)

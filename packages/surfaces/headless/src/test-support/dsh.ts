@@ -140,7 +140,7 @@ export function storedSessionIds(world: World): string[] {
 }
 
 /** Polls until `condition` holds (the child's progress is only visible in files and streams). */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
