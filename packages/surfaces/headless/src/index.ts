@@ -62,7 +62,7 @@ export function apply(ctx: Context, config: Config) {
     return () => void process.stdout.off('error', onStdoutError)
   }, 'stdout errors')
   const io: RunIO = {
-    stdout: { write: (text) => stdoutClosed || process.stdout.write(text) },
+    stdout: { write: (text) => stdoutClosed || process.stdout.write(text), isTTY: process.stdout.isTTY },
     stderr: process.stderr,
     readStdin: (signal) => readAll(process.stdin, signal),
   }

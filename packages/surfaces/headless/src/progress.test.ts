@@ -30,6 +30,21 @@ test('on a terminal, stderr shows thinking, each tool call with its summary, and
   expect(lines).toEqual(['thinking…', '  tokens: 150 in (50 cached), 20 out', '→ read notes.txt', '  tokens: 310 in (200 cached), 25 out', 'Remember the milk.', ''])
 })
 
+test('on a terminal, escape sequences in what the model wrote reach the screen as text only', async () => {
+  // A prompt injection steers the model to write sequences that clear the screen, retitle the window,
+  // write the clipboard (OSC 52) or overwrite a shown line with a carriage return.
+  const hostile = 'Done.\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07 all\rOK'
+  world.llm.enqueue({ reasoning: 'x', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'a\x1b[8mhidden.txt' } }] }, { text: hostile })
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'go'], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  let screen = ''
+  terminal.onData((data) => (screen += data))
+  expect(await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))).toBe(0)
+  expect(screen).not.toContain('\x1b')
+  expect(screen).not.toContain('\x07')
+  expect(screen).toContain('→ read ahidden.txt')
+  expect(screen).toContain('Done. all\\x0dOK')
+})
+
 test('on a terminal, a model request that failed and will be retried says so instead of going silent', async () => {
   // Retries come quickly here; by default the first waits about a second and later ones longer.
   writeFileSync(join(world.home, 'cordis.patch.yml'), '- id: llm-retry\n  config: { baseDelayMs: 20, jitter: 0 }\n')

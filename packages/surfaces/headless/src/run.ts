@@ -20,11 +20,11 @@ import { resultLine } from './result-line.ts'
 import type { PriceTable } from '@dsh/usage-kit'
 import type { RunInvocation } from './options.ts'
 import { Progress } from './progress.ts'
-import { oneLine, summarizeArguments } from './text.ts'
+import { oneLine, summarizeArguments, terminalText } from './text.ts'
 
 /** Where a run writes: stdout gets the answer (or `--json` lines), stderr everything for people. */
 export interface RunIO {
-  stdout: { write(text: string): unknown }
+  stdout: { write(text: string): unknown; isTTY?: boolean }
   stderr: { write(text: string): unknown; isTTY?: boolean }
   /** The task from stdin, or undefined when stdin is a terminal. Rejects when `signal` aborts. */
   readStdin(signal: AbortSignal): Promise<string | undefined>
@@ -83,7 +83,7 @@ export class HeadlessRun {
     const progress =
       io.stderr.isTTY && !invocation.quiet
         ? new Progress(
-            (text) => io.stderr.write(`${text}\n`),
+            (text) => io.stderr.write(`${terminalText(text)}\n`),
             (name, args) => this.describeCall(name, args),
             this.config.summaryChars,
             this.config.progressOutputLines,
@@ -131,7 +131,9 @@ export class HeadlessRun {
         result = await this.structuredAnswer(agent, outputSchema, result)
         if (this.interruptedBy) return this.interrupted()
       }
-      if (!invocation.json && result.text) io.stdout.write(result.text.endsWith('\n') ? result.text : `${result.text}\n`)
+      // On a terminal the answer is shown as text only; a pipe gets the model's bytes as they are.
+      const answer = io.stdout.isTTY ? terminalText(result.text) : result.text
+      if (!invocation.json && answer) io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`)
       if (result.reason !== 'completed') {
         const why = result.error ? `${result.error.message} (${result.error.code})` : 'no error was recorded'
         throw new RunFailure(1, `the turn ended ${result.reason}: ${why}; session ${agent.session.id}`)

@@ -5,7 +5,7 @@ import type { SearchHit, SessionQuery } from '@dsh/session-query'
 import type { Config } from './config.ts'
 import type { ReindexInvocation, SearchInvocation } from './search-options.ts'
 import type { RunIO } from './run.ts'
-import { localTime, oneLine } from './text.ts'
+import { localTime, oneLine, terminalText } from './text.ts'
 
 /**
  * `dsh sessions search "query"`: sessions of this directory (or every one) whose messages, tool calls or
@@ -41,12 +41,14 @@ function sessionQuery(ctx: Context): SessionQuery {
 function hitLines(hit: SearchHit, config: Config, withCwd: boolean, tty: boolean): string[] {
   const name = oneLine(hit.title ?? hit.firstPrompt ?? '(no prompt)', config.titleChars)
   const [open, close] = tty ? ['\x1b[1m', '\x1b[22m'] : ['«', '»']
+  // The snippet is a log's text (a model's words, a command's output): shown as text, our marks added after.
+  const shown = (from: number, to?: number) => terminalText(hit.snippet.text.slice(from, to))
   let snippet = ''
   let at = 0
   for (const { start, end } of hit.snippet.highlights) {
-    snippet += hit.snippet.text.slice(at, start) + open + hit.snippet.text.slice(start, end) + close
+    snippet += shown(at, start) + open + shown(start, end) + close
     at = end
   }
-  snippet += hit.snippet.text.slice(at)
+  snippet += shown(at)
   return [`${hit.sessionId}  ${localTime(hit.time)}  ${name}${withCwd ? `  ${hit.cwd}` : ''}`, `    #${hit.seq} ${hit.source}${hit.matches > 1 ? ` (+${hit.matches - 1} more)` : ''}: ${snippet}`]
 }

@@ -1,8 +1,21 @@
+import { stripVTControlCharacters } from 'node:util'
 import type { SessionSummary } from '@dsh/session'
+
+/** C0 and C1 control characters other than newline and tab (a carriage return could overwrite a shown line). */
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * Text a terminal shows as text and nothing else. What a model wrote (or a file, or a command printed) is
+ * untrusted: escape sequences could move the cursor over earlier lines, retitle the window or write the
+ * clipboard (OSC 52), so they are removed, and any other control character is shown as `\xNN`.
+ */
+export function terminalText(text: string): string {
+  return stripVTControlCharacters(text).replace(CONTROL_CHARACTERS, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+}
 
 /** One line of at most `max` characters: whitespace collapsed, cut with an ellipsis. */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+  const flat = terminalText(text.replace(/\s+/g, ' ')).trim()
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat
 }
 
