@@ -2,7 +2,7 @@ import type { Context } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import { unknownCommandNotice } from '@dsh/commands'
 import type { RunIO } from './run.ts'
-import { terminalText } from './text.ts'
+import { printable } from './text.ts'
 
 /** What to do with a task after the command registry saw it: send this text as the prompt, or stop here. */
 export type TaskRouting = { send: string } | { done: true; failed?: string }
@@ -24,8 +24,8 @@ export async function routeTask(ctx: Context, agent: Agent, task: string, io: Ru
   if (options.json) io.stdout.write(JSON.stringify({ type: 'command', name: outcome.name, output: outcome.output, ...(outcome.sessionId ? { sessionId: outcome.sessionId } : {}) }) + '\n')
   else if (outcome.prompt === undefined && outcome.output) {
     // A command's output can carry a repository's text (server names, descriptions): text only on a terminal.
-    const output = io.stdout.isTTY ? terminalText(outcome.output) : outcome.output
+    const output = io.stdout.isTTY ? printable(outcome.output) : outcome.output
     io.stdout.write(output.endsWith('\n') ? output : `${output}\n`)
-  } else if (outcome.output && !options.quiet) io.stderr.write(`${terminalText(outcome.output)}\n`)
+  } else if (outcome.output && !options.quiet) io.stderr.write(`${printable(outcome.output)}\n`)
   return outcome.prompt !== undefined ? { send: outcome.prompt } : { done: true }
 }

@@ -20,7 +20,7 @@ import { resultLine } from './result-line.ts'
 import type { PriceTable } from '@dsh/usage-kit'
 import type { RunInvocation } from './options.ts'
 import { Progress } from './progress.ts'
-import { oneLine, summarizeArguments, terminalText } from './text.ts'
+import { oneLine, summarizeArguments, printable } from './text.ts'
 
 /** Where a run writes: stdout gets the answer (or `--json` lines), stderr everything for people. */
 export interface RunIO {
@@ -83,7 +83,7 @@ export class HeadlessRun {
     const progress =
       io.stderr.isTTY && !invocation.quiet
         ? new Progress(
-            (text) => io.stderr.write(`${terminalText(text)}\n`),
+            (text) => io.stderr.write(`${printable(text)}\n`),
             (name, args) => this.describeCall(name, args),
             this.config.summaryChars,
             this.config.progressOutputLines,
@@ -132,7 +132,7 @@ export class HeadlessRun {
         if (this.interruptedBy) return this.interrupted()
       }
       // On a terminal the answer is shown as text only; a pipe gets the model's bytes as they are.
-      const answer = io.stdout.isTTY ? terminalText(result.text) : result.text
+      const answer = io.stdout.isTTY ? printable(result.text) : result.text
       if (!invocation.json && answer) io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`)
       if (result.reason !== 'completed') {
         const why = result.error ? `${result.error.message} (${result.error.code})` : 'no error was recorded'

@@ -5,7 +5,7 @@ import type { SearchHit, SessionQuery } from '@dsh/session-query'
 import type { Config } from './config.ts'
 import type { ReindexInvocation, SearchInvocation } from './search-options.ts'
 import type { RunIO } from './run.ts'
-import { localTime, oneLine, terminalText } from './text.ts'
+import { localTime, oneLine, printable } from './text.ts'
 
 /**
  * `dsh sessions search "query"`: sessions of this directory (or every one) whose messages, tool calls or
@@ -42,7 +42,7 @@ function hitLines(hit: SearchHit, config: Config, withCwd: boolean, tty: boolean
   const name = oneLine(hit.title ?? hit.firstPrompt ?? '(no prompt)', config.titleChars)
   const [open, close] = tty ? ['\x1b[1m', '\x1b[22m'] : ['«', '»']
   // The snippet is a log's text (a model's words, a command's output): shown as text, our marks added after.
-  const shown = (from: number, to?: number) => terminalText(hit.snippet.text.slice(from, to))
+  const shown = (from: number, to?: number) => printable(hit.snippet.text.slice(from, to))
   let snippet = ''
   let at = 0
   for (const { start, end } of hit.snippet.highlights) {

@@ -1,12 +1,12 @@
 import { expect, test } from 'vitest'
 import type { SessionEvent } from '@dsh/session'
-import { oneLine, terminalText } from './text.ts'
+import { oneLine, printable } from './text.ts'
 import { transcriptLines } from './transcript.ts'
 
 test('terminal text keeps words, newlines and tabs, drops escape sequences and shows other control characters', () => {
-  expect(terminalText('a\tb\nc')).toBe('a\tb\nc')
-  expect(terminalText('\x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b]52;c;ZXZpbA==\x1b\\ done')).toBe('red   done')
-  expect(terminalText('over\rwrite \x08 \x9b2J. \x1b')).toBe('over\\x0dwrite \\x08 . \\x1b')
+  expect(printable('a\tb\nc')).toBe('a\tb\nc')
+  expect(printable('\x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b]52;c;ZXZpbA==\x1b\\ done')).toBe('red   done')
+  expect(printable('over\rwrite \x08 \x9b2J. \x1b')).toBe('over\\x0dwrite \\x08 . \\x1b')
   expect(oneLine('a\x1b[2Jb\nc', 10)).toBe('ab c')
 })
 
@@ -20,6 +20,6 @@ test('sessions show prints a hostile tool name, answer and output as text only',
     ],
     { previewChars: 200 },
   )
-  expect(lines.join('\n')).not.toMatch(/[\x1b\x07\r]/)
+  for (const char of ['\x1b', '\x07', '\r']) expect(lines.join('\n')).not.toContain(char)
   expect(lines).toEqual(['    #1  tool       x hidden', '    #2  printed    printed', '    #3  assistant  fine OK'])
 })

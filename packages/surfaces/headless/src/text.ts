@@ -2,6 +2,7 @@ import { stripVTControlCharacters } from 'node:util'
 import type { SessionSummary } from '@dsh/session'
 
 /** C0 and C1 control characters other than newline and tab (a carriage return could overwrite a shown line). */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
 
 /**
@@ -9,13 +10,13 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
  * untrusted: escape sequences could move the cursor over earlier lines, retitle the window or write the
  * clipboard (OSC 52), so they are removed, and any other control character is shown as `\xNN`.
  */
-export function terminalText(text: string): string {
+export function printable(text: string): string {
   return stripVTControlCharacters(text).replace(CONTROL_CHARACTERS, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
 /** One line of at most `max` characters: whitespace collapsed, cut with an ellipsis. */
 export function oneLine(text: string, max: number): string {
-  const flat = terminalText(text.replace(/\s+/g, ' ')).trim()
+  const flat = printable(text.replace(/\s+/g, ' ')).trim()
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat
 }
 

@@ -1,6 +1,6 @@
 import type { AnySessionEvent, SessionEvent, SessionHeader } from '@dsh/session'
 import type {} from '@dsh/tools'
-import { localTime, oneLine, summarizeArguments, terminalText, textOf } from './text.ts'
+import { localTime, oneLine, summarizeArguments, printable, textOf } from './text.ts'
 
 export interface RenderLimits {
   /** Characters of a message, argument or result preview. */
@@ -8,7 +8,7 @@ export interface RenderLimits {
 }
 
 /** `#12  label  text`, with the event number people pass to `fork --at`. */
-const line = (seq: number, label: string, text: string) => terminalText(`${`#${seq}`.padStart(6)}  ${label.padEnd(10)} ${text}`.trimEnd())
+const line = (seq: number, label: string, text: string) => printable(`${`#${seq}`.padStart(6)}  ${label.padEnd(10)} ${text}`.trimEnd())
 
 /** The header lines of `sessions show`: id, directory, creation, parentage. */
 export function headerLines(header: SessionHeader): string[] {
