@@ -124,6 +124,23 @@ test('a new file written through the editor shows no old side; a refused edit sh
   expect(readFileSync(join(editor.workspace, 'unread.md'), 'utf8')).toBe('keep\n')
 })
 
+test('an insert, which proposes no diff, shows the whole buffer before and after once it is applied', async () => {
+  const file = join(editor.workspace, 'list.md')
+  writeFileSync(file, '- saved\n')
+  editor.buffers.set(file, '- saved\n- unsaved\n')
+  const sessionId = await newSession(editor)
+  llm.enqueue(call('v4', 'str_replace_editor', { command: 'view', path: 'list.md' }), call('i4', 'str_replace_editor', { command: 'insert', path: 'list.md', insert_line: 2, new_str: '- inserted' }), {
+    text: 'Done.',
+  })
+  await prompt(editor, sessionId, 'add an item')
+  const written = editor.fsWrites.at(-1)!
+  expect(written.path).toBe(file)
+  expect(written.content).toContain('- unsaved\n- inserted')
+  const updates = callUpdates(editor, sessionId, 'i4')
+  expect(diffsOf(updates[0])).toEqual([])
+  expect(diffsOf(updates.at(-1))).toEqual([{ type: 'diff', path: file, oldText: '- saved\n- unsaved\n', newText: written.content }])
+})
+
 test('a buffer larger than diffMaxBytes shows the replaced fragment, and the card says why', async () => {
   const file = join(editor.workspace, 'big.txt')
   const big = `start\n${'x'.repeat(DIFF_MAX_BYTES)}\nend\n`

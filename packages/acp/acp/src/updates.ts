@@ -233,13 +233,15 @@ export class UpdateTranslator {
       // The terminal shows the output, not why the call failed (a cancel, a timeout).
       if (result.error) content.push({ type: 'content', content: { type: 'text', text: result.error.message } })
     } else {
-      // A refused or failed edit changed nothing: its diff would mislead. An applied one is shown on the
-      // whole file as its checkpoints recorded it, when they did and it fits.
-      if (state.diff && result.changeState === 'applied') {
+      // A refused or failed edit changed nothing: its diff would mislead. An applied one (an insert too, which
+      // has no diff before it runs) is shown on the whole file as its checkpoints recorded it, when they did
+      // and it fits.
+      const path = result.change ? targetPath(result.args, this.options.cwd) : undefined
+      if (path && state.kind === 'edit' && result.changeState === 'applied') {
         const text = this.options.checkpointText
-        const shown = wholeFileDiff(result, state.diff, text ? { maxBytes: this.options.diffMaxBytes, text } : undefined)
+        const shown = wholeFileDiff(result, path, state.diff, text ? { maxBytes: this.options.diffMaxBytes, text } : undefined)
         state.diff = shown.diff
-        content.push(shown.diff)
+        if (shown.diff) content.push(shown.diff)
         if (shown.note) content.push({ type: 'content', content: { type: 'text', text: shown.note } })
       }
       for (const block of blocks) {

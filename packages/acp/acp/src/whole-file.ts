@@ -15,8 +15,8 @@ export interface WholeFileSource {
   text(sha256: string): string | undefined
 }
 
-/** The diff to show for an applied change, and why it is not the whole file when it cannot be. */
-export type Shown = { diff: Diff; note?: string }
+/** The diff to show for an applied change (none: nothing to show), and why it is not the whole file when it cannot be. */
+export type Shown = { diff?: Diff; note?: string }
 
 const UNRECORDED: Record<string, string> = {
   secret: 'it is a secret path (never read)',
@@ -37,17 +37,18 @@ function sideOf(snapshot: FileSnapshot | undefined, source: WholeFileSource): Si
 }
 
 /**
- * The whole file before and after `item` when both were recorded and fit, else `fallback` (the fragment the
- * arguments propose) with a note saying why. Without any checkpoint of the call (no checkpoints row, a file
- * outside the workspace) the fallback is shown as it is.
+ * The whole file `path` before and after `item` when both were recorded and fit, else `fallback` (the
+ * fragment the arguments propose; none for an insert) with a note saying why. Without any checkpoint of the
+ * call (no checkpoints row, a file outside the workspace) the fallback is shown as it is.
  */
-export function wholeFileDiff(item: ToolItem, fallback: Diff, source: WholeFileSource | undefined): Shown {
+export function wholeFileDiff(item: ToolItem, path: string, fallback: Diff | undefined, source: WholeFileSource | undefined): Shown {
   // An editing tool names one file; a call that touched several is not an edit of one file.
   const touch = item.files?.length === 1 ? item.files[0] : undefined
-  if (!source || !touch) return { diff: fallback }
+  if (!source || !touch) return fallback ? { diff: fallback } : {}
   const before = sideOf(touch.before, source)
   const after = sideOf(touch.after, source)
-  if ('text' in before && 'text' in after && after.text !== null) return { diff: { type: 'diff', path: fallback.path, oldText: before.text, newText: after.text } }
+  if ('text' in before && 'text' in after && after.text !== null) return { diff: { type: 'diff', path, oldText: before.text, newText: after.text } }
   const why = 'why' in before ? `before the call ${before.why}` : 'why' in after ? `after the call ${after.why}` : 'the file is gone after the call'
-  return { diff: fallback, note: `Not the whole file: ${why}; the change is shown from the call's arguments.` }
+  const shown = fallback ? "the change is shown from the call's arguments" : 'no diff is shown'
+  return { ...(fallback ? { diff: fallback } : {}), note: `Not the whole file: ${why}; ${shown}.` }
 }
