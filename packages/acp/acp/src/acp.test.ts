@@ -423,13 +423,13 @@ describe('a stored session', () => {
       // Each answered request is a usage_update (@dsh/usage-kit), on replay too.
       expect(replayed.map((u) => u.sessionUpdate)).toEqual([
         'user_message_chunk',
-        'usage_update',
         'agent_thought_chunk',
+        'usage_update',
         'tool_call',
         'tool_call_update',
         'tool_call_update',
-        'usage_update',
         'agent_message_chunk',
+        'usage_update',
       ])
       expect(textOf(replayed, 'user_message_chunk')).toBe('What is 2+2?')
       expect(of(replayed, 'tool_call')[0]).toMatchObject({ toolCallId: 'n1', kind: 'edit', title: 'write answer.txt' })

@@ -21,6 +21,7 @@ import type {} from '@dsh/permission-presets'
 import type { Route } from '@dsh/llm'
 import type {} from '@dsh/tools'
 import type {} from '@dsh/usage-prices'
+import type { Checkpoints } from '@dsh/checkpoints'
 import { AcpSession } from './acp-session.ts'
 import { AcpError, editorFailure } from './errors.ts'
 import { registerMethods } from './methods.ts'
@@ -99,10 +100,16 @@ export class Acp extends Service {
     if (positionals.length) throw new UsageError(`dsh acp takes no arguments; the editor speaks to it on stdin and stdout (got "${positionals.join(' ')}")`)
     ctx.on('session/event', (session, event) => this.sessions.get(session.id)?.tell(event, 'live'))
     // A tool body for an editor session runs in its scope, so providers can route its I/O through the editor.
-    ctx.on('tools/execute', (invocation, next) => {
-      const sessionId = invocation.context.session.id
-      return this.sessions.has(sessionId) ? this.scopes.run({ sessionId, callId: invocation.callId }, next) : next()
-    })
+    // Outermost (prepend): what the other listeners read around the body (the checkpoints of its file) is
+    // read through the editor too, so a diff's old side is the buffer the tool edited.
+    ctx.on(
+      'tools/execute',
+      (invocation, next) => {
+        const sessionId = invocation.context.session.id
+        return this.sessions.has(sessionId) ? this.scopes.run({ sessionId, callId: invocation.callId }, next) : next()
+      },
+      { prepend: true },
+    )
     ctx.approval.answerer(ctx, (request, signal) => this.askPermission(request, signal), { actor: 'client:acp' })
     ctx.effect(() => {
       const { stream, release } = stdioStream()
@@ -191,6 +198,8 @@ export class Acp extends Service {
       {
         describe: (name, args) => ({ kind: kindOf(name, args, this.config.toolKinds), title: this.titleOf(agent, name, args) }),
         diffMaxBytes: this.config.diffMaxBytes,
+        ...this.checkpointReader(agent),
+        editorFiles: () => this.canReadFiles,
         toolOutputMaxChars: this.config.toolOutputMaxChars,
         notices: !!this.clientCapabilities?.session?.notices,
         currentMode: () => modeState(this.presets, agent.session, this.ctx.get('planMode'))?.currentModeId,
@@ -201,6 +210,25 @@ export class Acp extends Service {
     )
     this.sessions.set(session.id, session)
     return session
+  }
+
+  /** Stored file contents of the session's checkpoints, when the row is mounted (whole-file diffs from the log). */
+  private checkpointReader(agent: Agent): { checkpointText?(sha256: string): string | undefined } {
+    const checkpoints = this.ctx.get('checkpoints') as Checkpoints | undefined
+    if (!checkpoints) return {}
+    const store = checkpoints.store(agent.session.header)
+    const decoder = new TextDecoder('utf-8', { fatal: true })
+    return {
+      checkpointText: (sha256) => {
+        try {
+          const data = store.getSync(sha256)
+          return data ? decoder.decode(data) : undefined
+        } catch (error) {
+          this.ctx.logger('acp').warn('checkpoint %s: not shown as text: %s', sha256, (error as Error)?.message ?? error)
+          return undefined
+        }
+      },
+    }
   }
 
   forget(sessionId: string): void {

@@ -4,14 +4,22 @@ import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, typ
 import { sessionUsage, type PriceTable } from '@dsh/usage-kit'
 import { mentionBlock } from './mentions.ts'
 import { locationsOf, proposedDiff, readBefore, targetPath } from './tool-calls.ts'
+import { wholeFileDiff } from './whole-file.ts'
 
 /** What the translator needs to know about tools and limits. */
 export interface TranslatorOptions {
   cwd: string
   /** Kind and human title of a call (the tool's own summary where it has one). */
   describe(name: string, args: unknown): { kind: ToolKind; title: string }
-  /** Largest file read for the old side of a diff. */
+  /** Largest file (either side) whose whole text a diff shows. */
   diffMaxBytes: number
+  /**
+   * A checkpoint's stored text by sha256 (@dsh/checkpoints): an applied edit's diff is then the whole file
+   * before and after, from the log. Absent (no checkpoints row), the diff is built from the arguments.
+   */
+  checkpointText?(sha256: string): string | undefined
+  /** The editor owns the files (fs-acp reads its buffers): the disk, which may be older, is no old side. */
+  editorFiles?(): boolean
   /** Longest tool output text sent to the editor (the log keeps it whole). */
   toolOutputMaxChars: number
   /** The client presents `notice` updates (it advertised `session.notices`); else notices go as thoughts. */
@@ -122,6 +130,8 @@ export class UpdateTranslator {
     if (cause === 'tool/dispatched') return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
     if (cause === 'tool/result') return [this.finished(item)]
     if (cause === 'tool/output' && mode === 'live') return this.printing(item)
+    // What the files held is shown with the result, not as a change of its own.
+    if (cause === 'checkpoint/before' || cause === 'checkpoint/after') return []
     // Cut without a result (a cancel, a crash, a turn that ended first): it failed, and says why.
     if (item.status === 'interrupted') return [this.interrupted(item, cause)]
     return []
@@ -180,8 +190,11 @@ export class UpdateTranslator {
     let diff: CallState['diff']
     if (kind === 'edit') {
       const path = targetPath(call.args, this.options.cwd)
-      // Live, the call has not run yet, so the file on disk is the old side; a replay cannot know it.
-      const before = mode === 'live' && path && call.change ? readBefore(path, this.options.diffMaxBytes) : undefined
+      // Live, the call has not run yet, so the file on disk is the old side, unless the editor holds the file
+      // (its buffer may differ from the disk: the result's diff comes from what the tool read); a replay
+      // cannot know it before the call's checkpoints.
+      const fromDisk = mode === 'live' && !this.options.editorFiles?.()
+      const before = fromDisk && path && call.change ? readBefore(path, this.options.diffMaxBytes) : undefined
       diff = proposedDiff(call.change, this.options.cwd, before)
     }
     this.calls.set(call.callId, { kind, diff })
@@ -220,8 +233,17 @@ export class UpdateTranslator {
       // The terminal shows the output, not why the call failed (a cancel, a timeout).
       if (result.error) content.push({ type: 'content', content: { type: 'text', text: result.error.message } })
     } else {
-      // A refused or failed edit changed nothing: its diff would mislead.
-      if (state.diff && result.changeState === 'applied') content.push(state.diff)
+      // A refused or failed edit changed nothing: its diff would mislead. An applied one (an insert too, which
+      // has no diff before it runs) is shown on the whole file as its checkpoints recorded it, when they did
+      // and it fits.
+      const path = result.change ? targetPath(result.args, this.options.cwd) : undefined
+      if (path && state.kind === 'edit' && result.changeState === 'applied') {
+        const text = this.options.checkpointText
+        const shown = wholeFileDiff(result, path, state.diff, text ? { maxBytes: this.options.diffMaxBytes, text } : undefined)
+        state.diff = shown.diff
+        if (shown.diff) content.push(shown.diff)
+        if (shown.note) content.push({ type: 'content', content: { type: 'text', text: shown.note } })
+      }
       for (const block of blocks) {
         const acp = toAcpBlock(block, this.options.toolOutputMaxChars)
         if (!acp) continue

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { linkOrCopyOnce, pathExists } from '@dsh/fs-disk'
@@ -32,6 +33,22 @@ export class BlobStore {
     let data: Buffer
     try {
       data = await readFile(join(this.dir, sha256))
+    } catch {
+      return undefined
+    }
+    if (sha256Of(data) !== sha256) throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
+    return data
+  }
+
+  /**
+   * `get`, synchronously, for a reader that must answer in the order of the log (ACP turns each event into
+   * updates as it comes). Only for contents known to be small: the caller checks `bytes` first.
+   */
+  getSync(sha256: string): Buffer | undefined {
+    if (!SHA.test(sha256)) throw new Error(`"${sha256}" is not a sha256 hex digest`)
+    let data: Buffer
+    try {
+      data = readFileSync(join(this.dir, sha256))
     } catch {
       return undefined
     }

@@ -5,6 +5,8 @@ export type {
   Block,
   ChangeState,
   ErrorInfo,
+  FileSnapshot,
+  FileTouch,
   ImageRef,
   Item,
   LogEvent,

@@ -133,6 +133,22 @@ export interface ToolItem extends ItemBase {
    * at its cap (the result holds the rest).
    */
   printed?: PrintedOutput
+  /**
+   * What the files this call touched held before and after it (`checkpoint/before` / `checkpoint/after` of
+   * @dsh/checkpoints), in the order first seen. `before` is the call's own checkpoint or, for a later call in
+   * the same turn, what the last call left the file as; the content is in the session's checkpoint store.
+   */
+  files?: readonly FileTouch[]
+}
+
+/** A file's recorded content at one moment (stored by sha256), no file, or not recorded and why. */
+export type FileSnapshot = { sha256: string; bytes: number } | { absent: true } | { unrecorded: string }
+
+export interface FileTouch {
+  /** Relative to the session's workspace, `/`-separated, as the checkpoint logged it. */
+  path: string
+  before?: FileSnapshot
+  after?: FileSnapshot
 }
 
 export interface PrintedOutput {

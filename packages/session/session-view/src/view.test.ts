@@ -145,14 +145,14 @@ test('a cancelled answer stops streaming, and a repaired turn shows its unstarte
 test('each event reports exactly what it changed', () => {
   const view = new SessionView()
   const ops = realistic.map((event) => view.apply(event).map((change) => (change.op === 'usage' || change.op === 'session' ? change.op : `${change.op} ${change.item.key}`)))
-  expect(ops[5]).toEqual(['usage', 'session', 'added a5']) // the failed request
+  expect(ops[5]).toEqual(['added a5', 'usage', 'session']) // the failed request, then what it used
   expect(ops[6]).toEqual(['removed a5', 'added n6']) // its retry replaces it
   expect(ops[8]).toEqual(['updated a7'])
-  expect(ops[9]).toEqual(['usage', 'session', 'updated a7'])
+  expect(ops[9]).toEqual(['updated a7', 'usage', 'session'])
   expect(ops[13]).toEqual(['updated tc2']) // the approval joins its call
   expect(ops[14]).toEqual([]) // fs/observed shows nothing
   expect(ops[29]).toEqual([]) // an unknown kind, counted
-  expect(ops[34]).toEqual(['usage', 'session', 'updated a33'])
+  expect(ops[34]).toEqual(['updated a33', 'usage', 'session'])
   expect(ops[35]).toEqual(['session', 'added e35'])
 })
 

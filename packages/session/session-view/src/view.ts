@@ -1,4 +1,4 @@
-import type { ApprovalInfo, AssistantItem, Block, ChangeState, ErrorInfo, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
+import type { ApprovalInfo, AssistantItem, Block, ChangeState, ErrorInfo, FileSnapshot, FileTouch, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
 import { proposedChange } from './change.ts'
 import { retryInfoOf, retryText } from './retry.ts'
 import { commandEnding } from './ending.ts'
@@ -47,6 +47,14 @@ function rewindText(data: any): string {
   return `Files rewound to their state before turn ${data.toTurn}: ${parts.join(', ')}${data.forkedTo ? `; the conversation was forked (${data.forkedTo})` : ''}.`
 }
 
+/** A checkpoint's file state by shape (`{ sha256, bytes }`, `{ absent }`, `{ unrecorded }`); anything else is no state. */
+function snapshotOf(state: any): FileSnapshot | undefined {
+  if (!state || typeof state !== 'object') return undefined
+  if (typeof state.sha256 === 'string' && typeof state.bytes === 'number') return { sha256: state.sha256, bytes: state.bytes }
+  if (state.absent === true) return { absent: true }
+  return typeof state.unrecorded === 'string' ? { unrecorded: state.unrecorded } : undefined
+}
+
 const sameError = (a: ErrorInfo | undefined, b: ErrorInfo | undefined) => !!a && !!b && a.code === b.code && a.message === b.message
 
 /**
@@ -81,6 +89,8 @@ export class SessionView {
   /** Tool cards without a result yet: a turn's end (or `settle`) shows them interrupted. */
   private readonly openCalls = new Set<string>()
   private lastSeq = -1
+  /** What each checkpointed file was last recorded as: the old side of a later call in the same turn. */
+  private readonly lastSnapshots = new Map<string, FileSnapshot>()
   private streamingKey: string | undefined
   private turnUsage: Usage = ZERO
   private turnStart: number | undefined
@@ -221,6 +231,9 @@ export class SessionView {
         if (item) this.update(item, { args: data.arguments, version: seq, editedBy, ...(change ? { change } : {}) })
         return
       }
+      case 'checkpoint/before':
+      case 'checkpoint/after':
+        return this.checkpoint(event)
       case 'hook/run':
         return this.hookRun(event)
       case 'tool/pruned': {
@@ -318,6 +331,26 @@ export class SessionView {
     }
   }
 
+  /**
+   * A file a call touched, before or after it (@dsh/checkpoints): the card keeps both sides, so a surface can
+   * show the whole file's change from the log (its content is in the checkpoint store). A call without its
+   * own `checkpoint/before` (the file was already touched this turn) starts from what the file was left as.
+   */
+  private checkpoint({ type, seq, data }: LogEvent): void {
+    const snapshot = snapshotOf(data?.state)
+    if (typeof data?.path !== 'string' || !snapshot) return
+    const { path } = data
+    const earlier = this.lastSnapshots.get(path)
+    this.lastSnapshots.set(path, snapshot)
+    const item = typeof data.callId === 'string' ? this.tool(data.callId) : undefined
+    if (!item) return
+    const files = item.files ?? []
+    const at = files.findIndex((touch) => touch.path === path)
+    const touched = at < 0 ? { path, ...(earlier ? { before: earlier } : {}) } : files[at]!
+    const next: FileTouch = type === 'checkpoint/before' ? { ...touched, before: snapshot } : { ...touched, after: snapshot }
+    this.update(item, { files: at < 0 ? [...files, next] : files.map((touch, index) => (index === at ? next : touch)), version: seq })
+  }
+
   /** A hook's run is shown when it changed something: a block, a refusal, a question, a stop, a failure. */
   private hookRun({ seq, data }: LogEvent): void {
     if (!HOOK_SHOWN.has(data.decision)) return
@@ -346,13 +379,15 @@ export class SessionView {
     this.lastUsage = data.usage
     this.lastFailure = data.error
     if (data.error) this.shownError = data.error
-    this.changes.push({ op: 'usage', usage: { ...ZERO, ...data.usage }, cause: this.cause })
-    this.sessionChanged()
     const final = { text, reasoning, streaming: false, version: seq, ...(data.error ? { error: data.error } : {}), ...(data.interrupted ? { interrupted: true } : {}) }
     const streaming = this.streamingKey ? this.get(this.streamingKey) : undefined
     this.streamingKey = undefined
     if (streaming) this.update(streaming, final)
     else if (text || reasoning || data.error) this.add({ kind: 'assistant', key: `a${seq}`, seq, ...final })
+    // Reported in the order of what happened: the answer, then what its request used (a replay that turns
+    // changes into messages tells the thought and text before the usage, as the live stream did).
+    this.changes.push({ op: 'usage', usage: { ...ZERO, ...data.usage }, cause: this.cause })
+    this.sessionChanged()
   }
 
   private approvalAsked({ seq, data }: LogEvent): void {
