@@ -3,11 +3,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ToolListChangedNotificationSchema, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { ToolError } from '@dsh/tools'
+import { allPages } from './pages.ts'
 import type { McpCallResult } from './results.ts'
 
 export interface ConnectionOptions {
   initializeTimeoutMs: number
   callTimeoutMs: number
+  /** Pages of one listing before the server is taken for broken (an endless cursor chain). */
+  maxListPages: number
   restartBackoffMs: number
   restartBackoffMaxMs: number
   clientVersion: string
@@ -93,16 +96,12 @@ export class ServerConnection {
 
   /** Every resource the server lists (all pages), started on demand like a call. */
   listResources(signal: AbortSignal): Promise<Resource[]> {
-    return this.use('listing its resources', signal, async (client) => {
-      const resources: Resource[] = []
-      let cursor: string | undefined
-      do {
+    return this.use('listing its resources', signal, (client) =>
+      this.pages('resources', async (cursor) => {
         const page = await client.listResources(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
-        resources.push(...page.resources)
-        cursor = page.nextCursor
-      } while (cursor)
-      return resources
-    })
+        return { items: page.resources, nextCursor: page.nextCursor }
+      }),
+    )
   }
 
   get callTimeoutMs(): number {
@@ -116,16 +115,12 @@ export class ServerConnection {
 
   /** Every prompt the server lists (all pages). */
   prompts(signal: AbortSignal): Promise<Prompt[]> {
-    return this.use('listing its prompts', signal, async (client) => {
-      const prompts: Prompt[] = []
-      let cursor: string | undefined
-      do {
+    return this.use('listing its prompts', signal, (client) =>
+      this.pages('prompts', async (cursor) => {
         const page = await client.listPrompts(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
-        prompts.push(...page.prompts)
-        cursor = page.nextCursor
-      } while (cursor)
-      return prompts
-    })
+        return { items: page.prompts, nextCursor: page.nextCursor }
+      }),
+    )
   }
 
   prompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
@@ -244,13 +239,13 @@ export class ServerConnection {
 
   private async listTools(client: Client): Promise<Tool[]> {
     if (!client.getServerCapabilities()?.tools) return []
-    const tools: Tool[] = []
-    let cursor: string | undefined
-    do {
+    return this.pages('tools', async (cursor) => {
       const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.options.initializeTimeoutMs })
-      tools.push(...page.tools)
-      cursor = page.nextCursor
-    } while (cursor)
-    return tools
+      return { items: page.tools, nextCursor: page.nextCursor }
+    })
+  }
+
+  private pages<T>(what: string, fetch: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+    return allPages(this.server.name, what, this.options.maxListPages, fetch)
   }
 }

@@ -160,3 +160,11 @@ test('/mcp lists the session servers with origin, state and tool count, and neve
   expect(listed).not.toContain('value-that-must-not-be-listed')
   expect(listed).not.toContain(process.execPath)
 })
+
+test('a server that pages its tool list without end is a failed start naming it, never a hang or an endless catalog', async () => {
+  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow', ['--endless-pages']) }, mcpConfig: '{ maxListPages: 20, restartBackoffMs: 50 }' })
+  expect((await h.run('go')).reason).toBe('completed')
+  expect(h.events('mcp/status')[0]!.data).toMatchObject({ server: 't', state: 'failed', message: expect.stringContaining('MCP server "t" listed more than 20 pages of tools') })
+  expect(h.events('mcp/catalog')).toEqual([])
+  expect(lastTools(h).filter((name: string) => name.startsWith('mcp__'))).toEqual([])
+})

@@ -43,6 +43,7 @@ export interface Config {
   workspaceFile: string
   initializeTimeoutMs: number
   callTimeoutMs: number
+  maxListPages: number
   restartBackoffMs: number
   restartBackoffMaxMs: number
   stderrTailBytes: number
@@ -80,6 +81,7 @@ export default class McpClient extends Mcp {
     workspaceFile: Schema.string().default('.mcp.json').description("The workspace's MCP servers file (the Claude Code format), relative to the session's cwd; its servers start only once approved."),
     initializeTimeoutMs: Schema.natural().min(1).default(15_000).description('How long a server may take to answer `initialize` (and each `tools/list` page) before it is a failed start.'),
     callTimeoutMs: Schema.natural().min(1).default(600_000).description('Deadline of one MCP tool call (the tools pipeline still applies its own).'),
+    maxListPages: Schema.natural().min(1).default(100).description('Pages of one tools/resources/prompts listing before the server is taken for broken (a cursor chain without end).'),
     restartBackoffMs: Schema.natural().default(1_000).description('Wait before restarting a server that exited or failed to start; doubles with each consecutive failure.'),
     restartBackoffMaxMs: Schema.natural().default(30_000).description('The longest wait before a restart.'),
     stderrTailBytes: Schema.natural().default(4_000).description("Bytes of a stdio server's stderr kept for the message of a failed start or an exit."),
@@ -240,6 +242,7 @@ export default class McpClient extends Mcp {
     const connection = new ServerConnection(server, {
       initializeTimeoutMs: this.config.initializeTimeoutMs,
       callTimeoutMs: this.config.callTimeoutMs,
+      maxListPages: this.config.maxListPages,
       restartBackoffMs: this.config.restartBackoffMs,
       restartBackoffMaxMs: this.config.restartBackoffMaxMs,
       clientVersion: this.ctx.app.version,
