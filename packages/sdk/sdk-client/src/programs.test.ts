@@ -143,12 +143,12 @@ test('maxSteps of one run ends its turn with max-steps after that many model req
   expect(llm.requests).toHaveLength(3)
 })
 
-test('allowedTools changes the tool list the model gets, and a filtered tool the model names anyway is denied', async () => {
+test('allowedTools changes the tool list the model gets, and a filtered tool the model names anyway does not exist for it', async () => {
   const session = await harness.session({ allowedTools: ['write_file'] })
   llm.enqueue(call('b1', 'bash', { command: 'touch escaped.txt' }), { text: 'ok' })
   const result = await session.run('try bash')
   expect(sentTools(0)).toEqual(['write_file'])
-  expect(ofType(result.events, 'tool/result')[0].error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('does not allow the tool bash') })
+  expect(ofType(result.events, 'tool/result')[0].error).toMatchObject({ code: 'UNKNOWN_TOOL', message: 'There is no tool named "bash". Available tools: write_file.' })
   expect(existsSync(join(workspace, 'escaped.txt'))).toBe(false)
   const stored = await session.events()
   expect(ofType(stored, 'sdk/tool-filter')).toEqual([{ allowed: ['write_file'] }])
@@ -204,4 +204,21 @@ test('a refusal with a message: the model reads the message', async () => {
   expect(ofType(result.events, 'approval/decided')[0]).toMatchObject({ answer: 'reject', by: 'user', message: 'write under staging/ instead' })
   expect(llm.requests[1]!.body.messages.at(-1).content).toContain('write under staging/ instead')
   expect(existsSync(join(workspace, 'protected/no.txt'))).toBe(false)
+})
+
+test("a subagent is bounded by its parent's tool filter: a program that forbids bash does not get it through task", async () => {
+  const session = await harness.session({ disallowedTools: ['bash'] })
+  llm.enqueue(
+    call('t1', 'task', { description: 'touch a file', prompt: 'run touch child-escaped.txt with bash' }),
+    call('b1', 'bash', { command: 'touch child-escaped.txt' }),
+    { text: 'could not' },
+    { text: 'ok' },
+  )
+  const result = await session.run('delegate it')
+  expect(result.reason).toBe('completed')
+  expect(existsSync(join(workspace, 'child-escaped.txt'))).toBe(false)
+  // The child's own request offered no bash, and its call of it anyway did not exist for it.
+  expect(sentTools(1)).not.toContain('bash')
+  expect(sentTools(1).length).toBeGreaterThan(0)
+  expect(JSON.stringify(llm.requests[2]!.body.messages)).toContain('There is no tool named \\"bash\\"')
 })

@@ -1,6 +1,7 @@
 // Which tools a program lets an SDK session use (docs/architecture.md, "Surfaces"). The filter is a logged
-// fact (`sdk/tool-filter`), so the request's tool list — logged in `request/header` — follows from the log;
-// the same filter refuses a call of a filtered tool the model names anyway.
+// fact (`sdk/tool-filter`) read through `ctx.tools.useFilter`, like an agent preset: the request's tool list
+// (logged in `request/header`), the system prompt's tool names and the pipeline agree, so a filtered tool the
+// model names anyway is UNKNOWN_TOOL before any grant, approval or policy runs.
 import type { Context } from '@dsh/cordis'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/agent'
@@ -44,16 +45,10 @@ export function logToolFilter(session: Session, params: { allowedTools?: string[
 export function applyToolFilter(ctx: Context): void {
   // Ignorable: a session an SDK program filtered still opens in a composition without this surface.
   ctx.sessions.defineKind(ctx, 'sdk/tool-filter', { ignorable: true, validate: filterProblem })
-  ctx.on('agent/request', async (draft, next) => {
-    const session = draft.agent.session
-    if (session.last('sdk/tool-filter')) draft.request.tools = draft.request.tools?.filter((tool) => permits(session, tool.name))
-    return next()
+  // A subagent is bounded by its ancestors' filters too: a program that forbids bash but allows `task` must
+  // not get bash through a child.
+  ctx.tools.useFilter(ctx, (agentId, name) => {
+    for (let agent = ctx.agents.get(agentId); agent; agent = agent.parent) if (!permits(agent.session, name)) return false
+    return true
   })
-  // First in the chain: no grant or approval may run what the program filtered out.
-  ctx.on(
-    'tools/pre-execute',
-    async (invocation, next) =>
-      permits(invocation.context.session, invocation.name) ? next() : { action: 'deny', reason: `the program that runs this session does not allow the tool ${invocation.name} (sdk/tool-filter)` },
-    { prepend: true },
-  )
 }
