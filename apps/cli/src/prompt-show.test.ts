@@ -98,6 +98,11 @@ test('--preset lists the tools a new session of that agent preset is offered; an
   const report = JSON.parse((await show('--json', '--preset', 'minimal')).stdout) as PromptReport
   expect(toolsOf(report)).toEqual(['bash', 'str_replace_editor'])
   expect(report.agentPreset).toBe('minimal')
+  const explore = JSON.parse((await show('--json', '--preset', 'explore')).stdout) as PromptReport
+  const sections = sectionsOf(explore).map((part) => part.name)
+  expect(sections).toEqual(expect.arrayContaining(['persona', 'files', 'search']))
+  expect(sections.filter((name) => ['shell', 'files-change', 'editor'].includes(name))).toEqual([])
+  expect(toolsOf(explore)).not.toContain('bash')
   const { code, stderr } = await show('--preset', 'everything')
   expect(code).toBe(2)
   expect(stderr).toContain('dsh: dsh prompt show: there is no agent preset "everything"')

@@ -16,6 +16,11 @@ export interface PromptSection {
   owner?: string
   /** Text with `{{variable}}` placeholders, or a function of the variables (empty: left out). */
   text: string | ((vars: PromptVariables) => string)
+  /**
+   * The tools this section describes: it is left out of the prompt of an agent that is not offered every one
+   * of them (an agent preset that hides `bash` hides the shell advice too). Absent: always kept.
+   */
+  tools?: string[]
 }
 
 /** One section as it will be sent: rendered, trimmed, never empty. */
@@ -30,6 +35,7 @@ export interface RenderedSection {
 export interface AssembleInput {
   cwd: string
   route: Route
+  /** The tools the agent is offered: sections describing other tools are left out. */
   tools: string[]
   override?: string
   vars?: Record<string, string>
@@ -150,7 +156,9 @@ export class SystemPrompt extends Service {
       ...input.vars,
     }
     const override = input.override ?? this.config.override
-    const initial: PromptDraft = { sections: [...this.sections].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name)), vars }
+    const offered = new Set(input.tools)
+    const kept = this.sections.filter((section) => !section.tools || section.tools.every((tool) => offered.has(tool)))
+    const initial: PromptDraft = { sections: kept.sort((a, b) => a.order - b.order || a.name.localeCompare(b.name)), vars }
     if (override !== undefined) initial.override = override
     const draft = await this.ctx.waterfall('system-prompt/assemble', initial, async () => initial)
     if (draft.override !== undefined) return { override: render(draft.override, draft.vars), sections: [] }
