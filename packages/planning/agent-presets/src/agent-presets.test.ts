@@ -117,7 +117,7 @@ test('a bad user preset file is one error naming the file and the line', async (
   const agent = await h.root.agents.create({ cwd: h.workspace })
   const file = join(h.home, 'presets', 'broken.yaml')
   expect(() => h.root.agentPresets.choose(agent.session, 'explore', 'user:cli-flag')).toThrow(AgentPresetFileError)
-  expect(() => h.root.agentPresets.list()).toThrow(`${file}:4: "compation" is not a field of an agent preset (description, tools, compaction)`)
+  expect(() => h.root.agentPresets.list()).toThrow(`${file}:4: "compation" is not a field of an agent preset (description, tools, compaction, plugins)`)
   expect(agent.session.last('agent/preset')).toBeUndefined()
 })
 
