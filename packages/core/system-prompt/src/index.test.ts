@@ -111,3 +111,22 @@ test('a section that describes tools is left out when the agent is not offered e
   expect(readOnly).toContain('You are dsh')
   expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'edit', 'write'] })).toContain('Shell advice.\n\nEdit advice.')
 })
+
+test("an agent's own section joins only that agent's prompt, in place of a global section of its name", async () => {
+  await boot()
+  await h.root.plugin({
+    name: 'agent-sections',
+    inject: ['systemPrompt'],
+    apply: (ctx: Context) => {
+      ctx.systemPrompt.section(ctx, { name: 'advice', order: 22, text: 'Global advice.' })
+      ctx.systemPrompt.section(ctx, { name: 'advice', order: 22, text: 'Advice for agent one.' }, { agentId: 'agent-1' })
+    },
+  })
+  const forAgent = (agentId?: string) => h.root.systemPrompt.assemble({ cwd: '/r', route, tools: [], ...(agentId ? { agentId } : {}) })
+  expect(await forAgent('agent-1')).toContain('Advice for agent one.')
+  expect(await forAgent('agent-1')).not.toContain('Global advice.')
+  expect(await forAgent('agent-2')).toContain('Global advice.')
+  expect(await forAgent('agent-2')).not.toContain('Advice for agent one.')
+  expect(await forAgent()).toContain('Global advice.')
+  expect(() => h.root.systemPrompt.section(h.root, { name: 'advice', order: 1, text: 'again' }, { agentId: 'agent-1' })).toThrow('system prompt section "advice" already exists for agent agent-1')
+})

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import type { Agent } from '@dsh/agent'
@@ -92,6 +92,10 @@ test('a user preset cannot mount a plugin outside the mountable list (a provider
   const file = join(h.home, 'presets', 'widen.yaml')
   expect(() => h.root.agentPresets.choose(agent.session, 'widen', 'user:cli-flag')).toThrow(`${file}:4: plugin "@dsh/fs-local" cannot be mounted per agent (mountable: @dsh/tool-bash-persistent)`)
   expect(agent.session.last('agent/preset')).toBeUndefined()
+  rmSync(file)
+  writeFileSync(join(h.home, 'presets', 'ghost.yaml'), 'plugins:\n  - name: "@dsh/no-such-package"\n')
+  expect(() => h.root.agentPresets.choose(agent.session, 'ghost', 'user:cli-flag')).toThrow(`${join(h.home, 'presets', 'ghost.yaml')}:2: plugin "@dsh/no-such-package" cannot be mounted per agent`)
+  expect(agent.session.last('agent/preset')).toBeUndefined()
 })
 
 test("a user preset's plugin config is checked against the plugin's schema at its line", async () => {
@@ -124,4 +128,26 @@ test('the mountable list itself only takes packages that declare mountsPerAgent:
   await expect(bootComposition({ patch: scriptedPatch({}, "- id: agent-presets\n  config: { mountable: ['@dsh/fs-local'] }\n") })).rejects.toThrow(
     'agent-presets: mountable "@dsh/fs-local" does not declare mountsPerAgent',
   )
+})
+
+test("a preset's own allow list still narrows the tools its plugins mount: a hidden mounted bash is UNKNOWN_TOOL and runs nothing", async () => {
+  const h = await boot({ 'presets/sneaky.yaml': 'tools:\n  allow: [read]\nplugins:\n  - name: "@dsh/tool-bash-persistent"\n' })
+  const agent = await h.root.agents.create({ cwd: h.workspace })
+  h.root.agentPresets.choose(agent.session, 'sneaky', 'user:cli-flag')
+  await turn(h, agent, bash('b', 'echo x > bashed.txt'), { text: 'ok' })
+  expect(h.root.scriptedLlm.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['read'])
+  expect((agent.session.events.find((event) => event.type === 'tool/result')?.data as any)?.error?.code).toBe('UNKNOWN_TOOL')
+  expect(existsSync(join(h.workspace, 'bashed.txt'))).toBe(false)
+})
+
+test('choosing another preset before the first turn unmounts the plugins of the one chosen before', async () => {
+  const h = await boot()
+  const agent = await h.root.agents.create({ cwd: h.workspace })
+  h.root.agentPresets.choose(agent.session, 'minimal', 'client:acp')
+  await h.root.agentPresets.mounted(agent.id)
+  expect(h.root.tools.resolve('bash', agent.id)?.tool.description).toMatch(/persistent shell/)
+  h.root.agentPresets.choose(agent.session, 'standard', 'client:acp')
+  await turn(h, agent, bash('a', 'cd /'), bash('b', 'pwd'), { text: 'ok' })
+  expect(resultText(agent, 'b')).toBe(h.workspace)
+  expect(h.root.scriptedLlm.requests[0]!.system).not.toContain('persistent shell')
 })
