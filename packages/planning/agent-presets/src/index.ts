@@ -1,4 +1,5 @@
 // Agent presets (docs/architecture.md, "Agent presets"): per-session capability sets, not permission presets.
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { type Context, FIBER_STATE, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
@@ -165,7 +166,7 @@ export class AgentPresets extends Service {
    */
   async preview(name: string, where: { cwd: string; route: Route }): Promise<{ tools: ToolSchema[]; prompt: { override?: string; sections: RenderedSection[] } }> {
     const preset = this.get(name)
-    const agentId = `preview:${preset.name}`
+    const agentId = `preview:${randomUUID()}` // two previews at once must not share registrations
     let scope: Context | undefined
     const fiber = this.ctx.plugin({ name: agentId, apply: (inner: Context) => void (scope = inner) })
     await fiber
