@@ -98,6 +98,14 @@ test('--preset lists the tools a new session of that agent preset is offered; an
   const report = JSON.parse((await show('--json', '--preset', 'minimal')).stdout) as PromptReport
   expect(toolsOf(report)).toEqual(['bash', 'str_replace_editor'])
   expect(report.agentPreset).toBe('minimal')
+  // minimal mounts the persistent bash for its agent: the preview shows that bash and its shell section.
+  expect(sectionsOf(report).find((part) => part.name === 'shell')?.owner).toBe('@dsh/tool-bash-persistent')
+  expect(report.parts.find((part) => part.kind === 'tool' && part.name === 'bash')?.text).toMatch(/^Run a bash command in your persistent shell/)
+  const explore = JSON.parse((await show('--json', '--preset', 'explore')).stdout) as PromptReport
+  const sections = sectionsOf(explore).map((part) => part.name)
+  expect(sections).toEqual(expect.arrayContaining(['persona', 'files', 'search']))
+  expect(sections.filter((name) => ['shell', 'files-change', 'editor'].includes(name))).toEqual([])
+  expect(toolsOf(explore)).not.toContain('bash')
   const { code, stderr } = await show('--preset', 'everything')
   expect(code).toBe(2)
   expect(stderr).toContain('dsh: dsh prompt show: there is no agent preset "everything"')

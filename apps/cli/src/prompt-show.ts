@@ -1,6 +1,5 @@
 // `dsh prompt show`: what the model is sent before any conversation, section by section (docs/prompt.md).
 import { realpathSync } from 'node:fs'
-import { offersTool } from '@dsh/agent-presets'
 import { bootTree } from '@dsh/app-boot'
 import { LauncherUsageError } from './args.ts'
 
@@ -64,9 +63,7 @@ export async function promptReport(options: { appDir: string; profile: string; p
     const root = tree.root as any
     const estimate: (text: string) => number = root.get('tokenMeter') ? (text) => root.tokenMeter.estimateText(text) : (text) => Math.ceil(text.length / 4)
     const route = root.agents.defaultRoute()
-    const offered = agentPresetFilter(root, choice.agentPreset)
-    const tools = (root.tools.schemas('') as { name: string; description: string; parameters: object }[]).filter((tool) => offered(tool.name))
-    const rendered = await root.systemPrompt.render({ cwd: options.cwd, route, tools: tools.map((tool) => tool.name) })
+    const { tools, rendered } = await offered(root, choice.agentPreset, { cwd: options.cwd, route })
     const parts: PromptPart[] = rendered.sections.map((section: { name: string; owner: string; text: string }) => ({ kind: 'section', ...section, tokens: estimate(section.text) }))
     for (const tool of tools) {
       const text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
@@ -91,17 +88,26 @@ export async function promptReport(options: { appDir: string; profile: string; p
   }
 }
 
-/** Which tools a new session of the agent preset `name` is offered (every tool without one). */
-function agentPresetFilter(root: any, name: string | undefined): (tool: string) => boolean {
-  if (!name) return () => true
+type ToolSchema = { name: string; description: string; parameters: object }
+
+/**
+ * The tools and system prompt a new session is offered: of the agent preset `name` (its plugins mounted for the
+ * preview, so `minimal` shows its persistent bash), else every tool mounted.
+ */
+async function offered(root: any, name: string | undefined, where: { cwd: string; route: object }): Promise<{ tools: ToolSchema[]; rendered: any }> {
+  if (!name) {
+    const tools = root.tools.schemas('') as ToolSchema[]
+    return { tools, rendered: await root.systemPrompt.render({ ...where, tools: tools.map((tool) => tool.name) }) }
+  }
   const presets = root.get('agentPresets')
   if (!presets) throw new LauncherUsageError('dsh prompt show: --preset needs an agent-presets row')
   try {
-    const { tools } = presets.get(name)
-    return (tool) => offersTool(tools, tool)
+    presets.get(name)
   } catch (error) {
     throw new LauncherUsageError(`dsh prompt show: ${(error as Error).message}`)
   }
+  const preview: { tools: ToolSchema[]; prompt: unknown } = await presets.preview(name, where)
+  return { tools: preview.tools, rendered: preview.prompt }
 }
 
 /**

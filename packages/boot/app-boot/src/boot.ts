@@ -6,7 +6,7 @@ import { compose, walkRows, type ComposedRow, type Composition } from './compose
 import { dumpComposition, llmRows, requestCheckMarks } from './dump.ts'
 import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Profile } from './layers.ts'
 import { mapJs } from './js-expr.ts'
-import { resolvePlugins } from './resolve.ts'
+import { bareNameResolver, resolvePlugins } from './resolve.ts'
 import { validateConfigs } from './validate.ts'
 
 export interface ComposeOptions {
@@ -125,6 +125,7 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
     argv: options.argv ?? [],
     dumpConfig: composed.dump,
     requestExit: (code) => options.onExitRequest?.(code),
+    resolvePlugin: bareNameResolver(composed.sources, options.extraImporters),
   }
   ;(root as any).reflect.provide('app', info)
 

@@ -21,21 +21,65 @@ export function unwrapPlugin(exports: any): any {
   return value?.__esModule ? (value.default ?? value) : value
 }
 
+/** Imports bare names through importer modules in order, each module loaded once. */
+class ImporterChain {
+  private readonly importers = new Map<string, Importer>()
+
+  private async importerOf(file: string): Promise<Importer> {
+    let importer = this.importers.get(file)
+    if (!importer) {
+      importer = unwrapPlugin(await import(pathToFileURL(file).href)) as Importer
+      this.importers.set(file, importer)
+    }
+    return importer
+  }
+
+  /** The module of the first importer that has `name`; `{ error }` when none does (or one failed to load it). */
+  async import(name: string, order: string[]): Promise<{ exports: any } | { error: any }> {
+    let lastError: any
+    for (const file of order) {
+      try {
+        return { exports: await (await this.importerOf(file))(name) }
+      } catch (error) {
+        lastError = error
+        if (!isNotFound(error, name)) break
+      }
+    }
+    return { error: lastError }
+  }
+}
+
+/**
+ * A resolver of bare package names after boot, in the order composition uses for a bare name no layer's own
+ * bundle claims: every bundle of the profile, then `extraImporters` (`ctx.app.resolvePlugin`). Only what the
+ * install has can be found.
+ */
+export function bareNameResolver(sources: LayerSource[], extraImporters: string[] = []): (name: string) => Promise<unknown> {
+  const chain = new ImporterChain()
+  const order = [...new Set([...sources.flatMap((source) => (source.bundle ? [source.bundle.importer] : [])), ...extraImporters])]
+  return async (name) => {
+    if (name.startsWith('.') || isAbsolute(name)) throw new Error(`plugin "${name}" is a path: only an installed package can be resolved here`)
+    const found = await chain.import(name, order)
+    if ('error' in found) {
+      throw new Error(
+        found.error && !isNotFound(found.error, name)
+          ? `plugin "${name}" failed to load: ${found.error?.message ?? found.error}`
+          : `plugin "${name}" cannot be found (no bundle of this profile has it)`,
+      )
+    }
+    const plugin = unwrapPlugin(found.exports)
+    if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function')) throw new Error(`module "${name}" does not export a plugin`)
+    return plugin
+  }
+}
+
 /**
  * Resolves every row's `name` to its plugin, from the place of the layer that set the name: a relative path
  * from that layer's directory; a bare name from that layer's bundle first, then from every bundle of the
  * profile in order, then `extraImporters` (test support). Unknown names are errors at the line that set them.
  */
 export async function resolvePlugins(composition: Composition, sources: LayerSource[], extraImporters: string[] = []): Promise<Map<string, any>> {
-  const importers = new Map<string, Importer>()
-  const importerOf = async (file: string): Promise<Importer> => {
-    let importer = importers.get(file)
-    if (!importer) {
-      importer = unwrapPlugin(await import(pathToFileURL(file).href)) as Importer
-      importers.set(file, importer)
-    }
-    return importer
-  }
+  const chain = new ImporterChain()
   const bundleImporters = sources.flatMap((source) => (source.bundle ? [source.bundle.importer] : []))
   const plugins = new Map<string, any>()
   for (const [row] of walkRows(composition.rows)) {
@@ -53,15 +97,9 @@ export async function resolvePlugins(composition: Composition, sources: LayerSou
       }
     } else {
       const order = [...new Set([...(source.bundle ? [source.bundle.importer] : []), ...bundleImporters, ...extraImporters])]
-      for (const file of order) {
-        try {
-          exports = await (await importerOf(file))(row.name)
-          break
-        } catch (error) {
-          lastError = error
-          if (!isNotFound(error, row.name)) break
-        }
-      }
+      const found = await chain.import(row.name, order)
+      if ('exports' in found) exports = found.exports
+      else lastError = found.error
     }
     if (!exports) {
       const why =

@@ -22,6 +22,12 @@ export interface AppInfo {
    * (headless after its task); the launcher owns the process.
    */
   requestExit(code: number): void
+  /**
+   * The plugin of an installed package, resolved the way composition resolves a row's bare name (each bundle
+   * of the profile in order): for a plugin that mounts rows after boot (an agent preset's per-agent plugins).
+   * Rejects, naming the package, when no bundle has it; a path is refused.
+   */
+  resolvePlugin(name: string): Promise<unknown>
 }
 
 /**

@@ -149,7 +149,7 @@ export default class DefaultAgentLoop extends AgentLoop {
     const route = agent.route
     const info = this.ctx.llm.describe(route)
     const tools = this.ctx.tools.schemas(agent.id)
-    const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), override: agent.systemPrompt })
+    const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), agentId: agent.id, override: agent.systemPrompt })
     const draft: RequestDraft = { agent, turnId, step, request: { route, system, messages: [], tools, signal } }
     if (info.maxOutputTokens) draft.request.maxOutputTokens = info.maxOutputTokens
     await this.ctx.waterfall('agent/request', draft, async () => {})

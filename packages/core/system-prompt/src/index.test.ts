@@ -81,7 +81,7 @@ test('a section names its owner, or the plugin that added it, and render gives e
   await boot()
   await sectionPlugin('unowned', 30, 'No owner given.')
   await h.root.plugin({ name: 'owned-plugin', inject: ['systemPrompt'], apply: (ctx: Context) => ctx.systemPrompt.section(ctx, { name: 'owned', order: 31, owner: '@dsh/example', text: 'Owned.' }) })
-  const { sections } = await h.root.systemPrompt.render({ cwd: '/work/repo', route, tools: ['bash'] })
+  const { sections } = await h.root.systemPrompt.render({ cwd: '/work/repo', route, tools: ['bash', 'read'] })
   expect(sections.find((section) => section.name === 'unowned')).toEqual({ name: 'unowned', order: 30, owner: 'section-unowned', text: 'No owner given.' })
   expect(sections.find((section) => section.name === 'owned')?.owner).toBe('@dsh/example')
   expect(await assemble()).toBe(sections.map((section) => section.text).join('\n\n'))
@@ -91,4 +91,42 @@ test('the persona names the todo tool only when one is offered', async () => {
   await boot()
   expect(await assemble()).toContain('make a short plan first, then keep to it')
   expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'todo_write'] })).toContain('make a short plan first with the todo_write tool, then keep to it')
+})
+
+test('a section that describes tools is left out when the agent is not offered every one of them', async () => {
+  await boot()
+  await h.root.plugin({
+    name: 'tool-sections',
+    inject: ['systemPrompt'],
+    apply: (ctx: Context) => {
+      ctx.systemPrompt.section(ctx, { name: 'shell-advice', order: 22, text: 'Shell advice.', tools: ['bash'] })
+      ctx.systemPrompt.section(ctx, { name: 'edit-advice', order: 23, text: 'Edit advice.', tools: ['edit', 'write'] })
+    },
+  })
+  const withBash = await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'edit'] })
+  expect(withBash).toContain('Shell advice.')
+  expect(withBash).not.toContain('Edit advice.')
+  const readOnly = await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['read'] })
+  expect(readOnly).not.toContain('Shell advice.')
+  expect(readOnly).toContain('You are dsh')
+  expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'edit', 'write'] })).toContain('Shell advice.\n\nEdit advice.')
+})
+
+test("an agent's own section joins only that agent's prompt, in place of a global section of its name", async () => {
+  await boot()
+  await h.root.plugin({
+    name: 'agent-sections',
+    inject: ['systemPrompt'],
+    apply: (ctx: Context) => {
+      ctx.systemPrompt.section(ctx, { name: 'advice', order: 22, text: 'Global advice.' })
+      ctx.systemPrompt.section(ctx, { name: 'advice', order: 22, text: 'Advice for agent one.' }, { agentId: 'agent-1' })
+    },
+  })
+  const forAgent = (agentId?: string) => h.root.systemPrompt.assemble({ cwd: '/r', route, tools: [], ...(agentId ? { agentId } : {}) })
+  expect(await forAgent('agent-1')).toContain('Advice for agent one.')
+  expect(await forAgent('agent-1')).not.toContain('Global advice.')
+  expect(await forAgent('agent-2')).toContain('Global advice.')
+  expect(await forAgent('agent-2')).not.toContain('Advice for agent one.')
+  expect(await forAgent()).toContain('Global advice.')
+  expect(() => h.root.systemPrompt.section(h.root, { name: 'advice', order: 1, text: 'again' }, { agentId: 'agent-1' })).toThrow('system prompt section "advice" already exists for agent agent-1')
 })

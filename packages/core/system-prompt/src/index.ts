@@ -16,6 +16,11 @@ export interface PromptSection {
   owner?: string
   /** Text with `{{variable}}` placeholders, or a function of the variables (empty: left out). */
   text: string | ((vars: PromptVariables) => string)
+  /**
+   * The tools this section describes: it is left out of the prompt of an agent that is not offered every one
+   * of them (an agent preset that hides `bash` hides the shell advice too). Absent: always kept.
+   */
+  tools?: string[]
 }
 
 /** One section as it will be sent: rendered, trimmed, never empty. */
@@ -30,7 +35,10 @@ export interface RenderedSection {
 export interface AssembleInput {
   cwd: string
   route: Route
+  /** The tools the agent is offered: sections describing other tools are left out. */
   tools: string[]
+  /** The agent it is for: its own sections join (and shadow global ones of the same name). */
+  agentId?: string
   override?: string
   vars?: Record<string, string>
 }
@@ -110,7 +118,7 @@ export class SystemPrompt extends Service {
     override: Schema.string().role('textarea').description('A whole system prompt replacing every section (variables still apply).'),
   })
 
-  private readonly sections: (PromptSection & { owner: string })[] = []
+  private readonly sections: (PromptSection & { owner: string; agentId?: string })[] = []
 
   constructor(
     ctx: Context,
@@ -120,11 +128,16 @@ export class SystemPrompt extends Service {
     this.section(ctx, { name: 'persona', order: 0, owner: '@dsh/system-prompt', text: config.persona })
   }
 
-  /** Adds a section for as long as `ctx` lives. */
-  section(ctx: Context, section: PromptSection): void {
-    const owned = { ...section, owner: section.owner ?? pluginName(ctx) }
+  /**
+   * Adds a section for as long as `ctx` lives. With `agentId`, only that agent's prompt has it (a plugin its
+   * agent preset mounted), in place of a global section of the same name. A name is taken once per visibility.
+   */
+  section(ctx: Context, section: PromptSection, options: { agentId?: string } = {}): void {
+    const owned = { ...section, owner: section.owner ?? pluginName(ctx), agentId: options.agentId }
     ctx.effect(() => {
-      if (this.sections.some((other) => other.name === section.name)) throw new Error(`system prompt section "${section.name}" already exists`)
+      if (this.sections.some((other) => other.name === section.name && other.agentId === options.agentId)) {
+        throw new Error(`system prompt section "${section.name}" already exists${options.agentId ? ` for agent ${options.agentId}` : ''}`)
+      }
       this.sections.push(owned)
       return () => this.sections.splice(this.sections.indexOf(owned), 1)
     }, `prompt section ${section.name}`)
@@ -150,7 +163,11 @@ export class SystemPrompt extends Service {
       ...input.vars,
     }
     const override = input.override ?? this.config.override
-    const initial: PromptDraft = { sections: [...this.sections].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name)), vars }
+    const offered = new Set(input.tools)
+    const own = new Set(this.sections.flatMap((section) => (section.agentId !== undefined && section.agentId === input.agentId ? [section.name] : [])))
+    const inScope = this.sections.filter((section) => (section.agentId === undefined ? !own.has(section.name) : section.agentId === input.agentId))
+    const kept = inScope.filter((section) => !section.tools || section.tools.every((tool) => offered.has(tool)))
+    const initial: PromptDraft = { sections: kept.sort((a, b) => a.order - b.order || a.name.localeCompare(b.name)), vars }
     if (override !== undefined) initial.override = override
     const draft = await this.ctx.waterfall('system-prompt/assemble', initial, async () => initial)
     if (draft.override !== undefined) return { override: render(draft.override, draft.vars), sections: [] }

@@ -30,6 +30,28 @@ test('two sessions of one process, explore and standard, send different tool lis
   expect(standard.session.last('agent/preset')).toBeUndefined()
 })
 
+test("an explore session's system prompt leaves out the sections of tools it is not offered, and is what its log derives", async () => {
+  const h = await boot()
+  const explore = await h.root.agents.create({ cwd: h.workspace })
+  h.root.agentPresets.choose(explore.session, 'explore', 'user:cli-flag')
+  const standard = await h.root.agents.create({ cwd: h.workspace })
+  h.root.scriptedLlm.enqueue({ text: 'looked' }, { text: 'did' })
+  explore.followup('look around')
+  await explore.whenIdle()
+  standard.followup('do it')
+  await standard.whenIdle()
+  const [exploreSystem, standardSystem] = h.root.scriptedLlm.requests.map((request) => request.system ?? '')
+  for (const advice of ['Shell: ', 'Change part of a file with edit', 'Editor: str_replace_editor']) {
+    expect(standardSystem).toContain(advice)
+    expect(exploreSystem).not.toContain(advice)
+  }
+  expect(exploreSystem).toContain('Files: read shows numbered lines')
+  expect(exploreSystem).toContain('Searching: glob finds files')
+  // The request check compared each request with the log: both turns completed, and the log holds the narrowed prompt.
+  expect(explore.session.last('turn/end')?.data.reason).toBe('completed')
+  expect(explore.session.last('request/header')?.data.system).toBe(exploreSystem)
+})
+
 test('an explore session that calls write and bash anyway gets UNKNOWN_TOOL and no file is made', async () => {
   const h = await boot()
   const agent = await h.root.agents.create({ cwd: h.workspace })
@@ -95,7 +117,7 @@ test('a bad user preset file is one error naming the file and the line', async (
   const agent = await h.root.agents.create({ cwd: h.workspace })
   const file = join(h.home, 'presets', 'broken.yaml')
   expect(() => h.root.agentPresets.choose(agent.session, 'explore', 'user:cli-flag')).toThrow(AgentPresetFileError)
-  expect(() => h.root.agentPresets.list()).toThrow(`${file}:4: "compation" is not a field of an agent preset (description, tools, compaction)`)
+  expect(() => h.root.agentPresets.list()).toThrow(`${file}:4: "compation" is not a field of an agent preset (description, tools, compaction, plugins)`)
   expect(agent.session.last('agent/preset')).toBeUndefined()
 })
 

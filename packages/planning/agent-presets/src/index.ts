@@ -1,17 +1,22 @@
 // Agent presets (docs/architecture.md, "Agent presets"): per-session capability sets, not permission presets.
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import { type Context, Service } from '@dsh/cordis'
+import { type Context, FIBER_STATE, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/app'
 import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import Schema from '@dsh/schemastery'
+import type { Route, ToolSchema } from '@dsh/llm'
 import type { Session } from '@dsh/session'
+import type { RenderedSection } from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
-import { BUILT_IN_AGENT_PRESETS, offersTool, plainPreset, presetProblem, type AgentPreset, type ChosenAgentPreset } from './presets.ts'
-import { readUserPresets } from './user-presets.ts'
+import { configProblem, mountForAgent, MOUNTS_PER_AGENT, type ResolvedPlugin } from './agent-mounts.ts'
+import { BUILT_IN_AGENT_PRESETS, offersTool, plainPreset, presetProblem, type AgentPreset, type ChosenAgentPreset, type PresetPlugin } from './presets.ts'
+import { AgentPresetFileError, pluginLinesOf, readUserPresets } from './user-presets.ts'
 
-export { BUILT_IN_AGENT_PRESETS, offersTool, type AgentPreset, type ChosenAgentPreset, type ToolPatterns } from './presets.ts'
+export { BUILT_IN_AGENT_PRESETS, offersTool, type AgentPreset, type ChosenAgentPreset, type PresetPlugin, type ToolPatterns } from './presets.ts'
 export { AgentPresetFileError, parsePresetFile } from './user-presets.ts'
+export { MOUNTS_PER_AGENT } from './agent-mounts.ts'
 
 declare module '@dsh/session' {
   interface SessionEventMap {
@@ -40,6 +45,15 @@ export class AgentPresetError extends Error {
 export interface Config {
   builtIns: AgentPreset[]
   folder: string
+  mountable: string[]
+}
+
+/** A preset's plugins being mounted for one agent: which `agent/preset` event, and how it went. */
+interface AgentMount {
+  seq: number
+  fiber?: { dispose(): unknown }
+  /** Resolves to why the plugins could not be mounted, or undefined once they are active. */
+  ready: Promise<string | undefined>
 }
 
 // An absent list means "every tool" (allow) or "none removed" (deny), so it must stay absent, not become [].
@@ -50,11 +64,15 @@ const PresetSchema: Schema<AgentPreset> = Schema.object({
   description: Schema.string().default(''),
   tools: Schema.object({ allow: toolNames, deny: toolNames }).default({ allow: undefined, deny: undefined }),
   compaction: Schema.boolean().default(true),
+  plugins: Schema.array(Schema.object({ name: Schema.string().required(), config: Schema.dict(Schema.any()) })),
 }) as Schema<AgentPreset>
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   builtIns: Schema.array(PresetSchema).default(BUILT_IN_AGENT_PRESETS).description('The agent presets every user has (a user file of the same name replaces one).'),
   folder: Schema.string().default('presets').description('Folder of user agent presets (`<name>.yaml`), relative to $DSH_HOME.'),
+  mountable: Schema.array(Schema.string())
+    .default(['@dsh/tool-bash-persistent'])
+    .description(`Packages a preset's \`plugins\` may mount for one agent; each must also declare \`${MOUNTS_PER_AGENT}\` (loaded at boot).`),
 })
 
 /**
@@ -66,6 +84,10 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 export class AgentPresets extends Service {
   static inject = ['sessions', 'tools', 'agents', 'app']
   static Config = Config
+
+  /** The `mountable` packages' plugins, loaded at boot so a preset is checked whole when it is read. */
+  private readonly mountable = new Map<string, unknown>()
+  private readonly mounts = new Map<string, AgentMount>()
 
   constructor(
     ctx: Context,
@@ -79,12 +101,38 @@ export class AgentPresets extends Service {
     // Not ignorable: a session made read-only must not be opened, and run with every tool, where nothing reads it.
     ctx.sessions.defineKind(ctx, 'agent/preset', { validate: (data) => presetProblem(data) ?? (typeof data.source === 'string' ? actorProblem(data.actor) : 'source must be a string') })
     ctx.tools.useFilter(ctx, (agentId, name) => this.offers(ctx.agents.get(agentId), name))
+    // A resumed or forked session mounts what its logged preset names; a first step waits for the mount.
+    ctx.on('agent/created', (agent) => this.syncMounts(agent))
+    ctx.on('agent/status', (agent, status) => void (status === 'disposed' && this.mounts.delete(agent.id)))
+    ctx.on('agent/pre-step', async (step, next) => {
+      const problem = await this.mounts.get(step.agent.id)?.ready
+      return problem ? { action: 'reject', reason: problem } : next()
+    })
+  }
+
+  async [Service.init](): Promise<void> {
+    for (const name of this.config.mountable) {
+      const plugin = await this.ctx.app.resolvePlugin(name)
+      if ((plugin as Record<string, unknown>)[MOUNTS_PER_AGENT] !== true) {
+        throw new Error(`agent-presets: mountable "${name}" does not declare ${MOUNTS_PER_AGENT}: only a plugin made to live in one agent's scope can be mounted per agent`)
+      }
+      this.mountable.set(name, plugin)
+    }
+    for (const preset of this.config.builtIns) {
+      const problem = this.pluginsProblem(preset.plugins)
+      if (problem) throw new Error(`agent-presets: built-in preset ${JSON.stringify(preset.name)}: ${problem.message}`)
+    }
   }
 
   /** Built-ins, then the user's files (a file replaces a built-in of its name). A bad file throws naming file and line. */
   list(): ChosenAgentPreset[] {
     const byName = new Map<string, ChosenAgentPreset>(this.config.builtIns.map((preset) => [preset.name, plainPreset({ ...preset, source: 'built-in' })]))
-    for (const preset of readUserPresets(join(this.ctx.app.home, this.config.folder))) byName.set(preset.name, plainPreset(preset))
+    for (const preset of readUserPresets(join(this.ctx.app.home, this.config.folder))) {
+      const problem = this.pluginsProblem(preset.plugins)
+      const line = problem && pluginLinesOf(preset)?.[problem.index]?.[problem.field]
+      if (problem) throw new AgentPresetFileError(preset.source, line ?? 1, problem.message)
+      byName.set(preset.name, plainPreset(preset))
+    }
     return [...byName.values()]
   }
 
@@ -101,13 +149,86 @@ export class AgentPresets extends Service {
     const preset = this.get(name)
     if (session.last('turn/start')) throw new AgentPresetError('AGENT_PRESET_TOO_LATE', `session ${session.id} has already run a turn: an agent preset is chosen when a session is created`)
     session.append('agent/preset', { ...preset, actor })
+    const agent = this.ctx.agents.bySession(session.id)
+    if (agent) this.syncMounts(agent)
     return preset
   }
 
   /** The preset in force: the session's logged one, else none (every tool). */
   current(session: Session): ChosenAgentPreset | undefined {
     const data = session.last('agent/preset')?.data
-    return data && { name: data.name, description: data.description, tools: data.tools, compaction: data.compaction, source: data.source }
+    return data && { name: data.name, description: data.description, tools: data.tools, compaction: data.compaction, source: data.source, ...(data.plugins ? { plugins: data.plugins } : {}) }
+  }
+
+  /**
+   * What a new agent of the preset `name` would be offered in `cwd` on `route` — its tools and its system prompt,
+   * with the preset's plugins mounted for the moment under a preview id (`dsh prompt show --preset`).
+   */
+  async preview(name: string, where: { cwd: string; route: Route }): Promise<{ tools: ToolSchema[]; prompt: { override?: string; sections: RenderedSection[] } }> {
+    const preset = this.get(name)
+    const agentId = `preview:${randomUUID()}` // two previews at once must not share registrations
+    let scope: Context | undefined
+    const fiber = this.ctx.plugin({ name: agentId, apply: (inner: Context) => void (scope = inner) })
+    await fiber
+    try {
+      if (preset.plugins?.length) {
+        const resolved = preset.plugins.map(({ name: plugin, config }) => ({ name: plugin, plugin: this.mountable.get(plugin), config }))
+        await mountForAgent(scope!, agentId, preset.name, resolved)
+      }
+      const tools = this.ctx.tools.schemas(agentId).filter((tool) => offersTool(preset.tools, tool.name))
+      const prompt = await this.ctx.get('systemPrompt')?.render({ ...where, agentId, tools: tools.map((tool) => tool.name) })
+      return { tools, prompt: prompt ?? { sections: [] } }
+    } finally {
+      await fiber.dispose()
+    }
+  }
+
+  /** Resolves once the agent's preset plugins are mounted (undefined), or to why they could not be. */
+  mounted(agentId: string): Promise<string | undefined> {
+    return this.mounts.get(agentId)?.ready ?? Promise.resolve(undefined)
+  }
+
+  /** The first of `plugins` that cannot be mounted per agent: which one, which field, and why. */
+  private pluginsProblem(plugins: PresetPlugin[] = []): { index: number; field: 'name' | 'config'; message: string } | undefined {
+    for (const [index, { name, config }] of plugins.entries()) {
+      const plugin = this.mountable.get(name)
+      if (!plugin) return { index, field: 'name', message: `plugin "${name}" cannot be mounted per agent (mountable: ${[...this.mountable.keys()].join(', ') || 'none'})` }
+      const problem = configProblem(plugin, config)
+      if (problem) return { index, field: 'config', message: `plugins[${index}] (${name}): ${problem}` }
+    }
+    return undefined
+  }
+
+  /**
+   * Mounts the plugins the agent's logged preset names (after unmounting those of a preset chosen before it),
+   * in the agent's scope; a log naming one this process cannot mount leaves the agent unable to take a step.
+   */
+  private syncMounts(agent: Agent): void {
+    const event = agent.session.last('agent/preset')
+    const seq = event?.seq ?? -1
+    const previous = this.mounts.get(agent.id)
+    if ((previous?.seq ?? -1) === seq) return
+    this.mounts.delete(agent.id)
+    const plugins = event?.data.plugins ?? []
+    if (!plugins.length && !previous) return
+    const presetName = event?.data.name ?? 'standard'
+    const problem = this.pluginsProblem(plugins)
+    const mount: AgentMount = { seq, ready: Promise.resolve(undefined) }
+    const unmounted = Promise.resolve(previous?.fiber?.dispose()).catch(() => {})
+    mount.ready = unmounted.then(async () => {
+      if (problem) return `agent preset "${presetName}": ${problem.message}`
+      if (!plugins.length) return undefined
+      const resolved: ResolvedPlugin[] = plugins.map(({ name, config }) => ({ name, plugin: this.mountable.get(name), config }))
+      const fiber = mountForAgent(agent.scope, agent.id, presetName, resolved)
+      mount.fiber = fiber
+      try {
+        await fiber
+        return fiber.state === FIBER_STATE.ACTIVE ? undefined : `agent preset "${presetName}": its plugins did not start (a service they need is not mounted)`
+      } catch (error) {
+        return `agent preset "${presetName}": its plugins did not start: ${error instanceof Error ? error.message : String(error)}`
+      }
+    })
+    this.mounts.set(agent.id, mount)
   }
 
   /** Whether the session's history may be compacted. */

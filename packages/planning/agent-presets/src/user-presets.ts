@@ -1,7 +1,7 @@
 // User agent presets: `$DSH_HOME/presets/<name>.yaml`, read afresh when asked (small files, rarely many).
 import { readdirSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml'
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
 import { NAME_PATTERN, presetProblem, type ChosenAgentPreset } from './presets.ts'
 
 /** A user preset file that cannot be used: the message names the file and the line. */
@@ -17,7 +17,21 @@ export class AgentPresetFileError extends Error {
   }
 }
 
-const FIELDS = ['description', 'tools', 'compaction'] as const
+const FIELDS = ['description', 'tools', 'compaction', 'plugins'] as const
+
+/** Where each of a user preset's `plugins` is written: the line of its name and of its config. */
+export interface PluginLines {
+  name: number
+  config: number
+}
+
+// Kept beside the parsed preset (not in it: the preset is logged as the user wrote it) for errors found later.
+const PLUGIN_LINES = new WeakMap<object, PluginLines[]>()
+
+/** The lines of a parsed user preset's plugins (undefined for a built-in or a logged preset). */
+export function pluginLinesOf(preset: object): PluginLines[] | undefined {
+  return PLUGIN_LINES.get(preset)
+}
 
 /** Parses one preset file; every problem is an AgentPresetFileError at the line it is on. */
 export function parsePresetFile(file: string, text: string): ChosenAgentPreset {
@@ -35,6 +49,13 @@ export function parsePresetFile(file: string, text: string): ChosenAgentPreset {
     preset[key] = (pair.value as Node | null)?.toJSON() ?? null
     const problem = presetProblem(preset)
     if (problem) throw new AgentPresetFileError(file, lineOf(pair.value ?? pair.key), problem)
+    if (key === 'plugins' && isSeq(pair.value)) {
+      const lines = pair.value.items.map((item) => {
+        const at = (field: string) => (isMap(item) ? item.items.find((entry) => isScalar(entry.key) && entry.key.value === field) : undefined)
+        return { name: lineOf(at('name')?.value ?? item), config: lineOf(at('config')?.value ?? item) }
+      })
+      PLUGIN_LINES.set(preset, lines)
+    }
   }
   return preset as unknown as ChosenAgentPreset
 }

@@ -23,6 +23,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 export const name = 'tool-bash-persistent'
+/**
+ * May be mounted for one agent (an agent preset's `plugins`, docs/architecture.md "Agent presets"): it only
+ * registers `bash` and its prompt section, which the agent's scope makes the agent's own, and its shells
+ * already live in the agent's scope.
+ */
+export const mountsPerAgent = true
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
 
 /**

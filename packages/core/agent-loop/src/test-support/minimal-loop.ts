@@ -29,7 +29,7 @@ export default class MinimalLoop extends AgentLoop {
         input = []
         const route = agent.route
         const tools = this.ctx.tools.schemas(agent.id)
-        const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), override: agent.systemPrompt })
+        const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), agentId: agent.id, override: agent.systemPrompt })
         logRequestHeader(session, { route, system, tools }, this.ctx.llm.describe(route).contextWindow)
         await session.flush()
         const request: LlmRequest = { route, system, tools, messages: [...session.messages()], signal, origin: { sessionId: session.id, purpose: 'turn' } }
