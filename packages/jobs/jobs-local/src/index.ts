@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import { Jobs, JobsError, jobEndedProblem, jobLostProblem, jobsOfLog, jobStartedProblem, type JobInfo, type JobOutput, type JobReadOptions, type JobStartRequest } from '@dsh/jobs'
@@ -7,6 +8,7 @@ import type {} from '@dsh/shell'
 import type {} from '@dsh/spill'
 import { LiveJob } from './live-job.ts'
 import { Reaper } from './reaper.ts'
+import { JOB_TAG_VARIABLE } from './tagged.ts'
 
 export interface Config {
   maxRunningPerSession: number
@@ -57,17 +59,18 @@ export default class LocalJobs extends Jobs {
     if (running >= this.config.maxRunningPerSession)
       throw new JobsError('JOBS_LIMIT', `${running} jobs are already running in this session (at most ${this.config.maxRunningPerSession}); kill one with job_kill first`)
     this.reaper.ensureRunning()
-    const process = await this.ctx.shell.start(request.command, { cwd: request.cwd, authority: request.authority })
+    const tag = randomUUID()
+    const process = await this.ctx.shell.start(request.command, { cwd: request.cwd, authority: request.authority, env: { [JOB_TAG_VARIABLE]: tag } })
     const jobId = `job-${jobsOfLog(session.events).length + 1}`
     const dir = this.ctx.get('spillStore')?.readableDir(session.id)
     const logPath = dir ? join(dir, 'jobs', `${jobId}.log`) : undefined
-    const job = new LiveJob({ jobId, command: request.command, cwd: request.cwd, startedAt: Date.now(), logPath }, process, this.config)
+    const job = new LiveJob({ jobId, command: request.command, cwd: request.cwd, startedAt: Date.now(), logPath, tag }, process, this.config)
     jobs.set(jobId, job)
-    this.reaper.watch(process.pid)
+    this.reaper.watch(process.pid, tag)
     session.append('job/started', { jobId, callId: request.callId, command: request.command, cwd: request.cwd, mode: request.authority.mode, pid: process.pid, ...(logPath && { logPath }) })
     const key = `${session.id}\0${jobId}`
     void job.ended.then(({ reason, exit }) => {
-      this.reaper.forget(process.pid)
+      this.reaper.forget(process.pid, tag)
       this.ended.set(key, job)
       jobs.delete(jobId)
       if (!session.closed) session.append('job/ended', { jobId, reason, exitCode: exit.exitCode, signal: exit.signal, outputChars: job.output.total })

@@ -45,10 +45,10 @@ test.each(['workspace-write', 'danger-full-access'])('kill -9 of dsh leaves no p
   expect(h.root.jobs.list(agent.session)).toMatchObject([{ jobId: 'job-1', status: 'lost', command: `python3 -m ${tag} --bind 127.0.0.1` }])
 })
 
-test('kill -9 of dsh also ends an unconfined job that ignores the hang-up, and all its group', async () => {
+test('kill -9 of dsh also ends an unconfined job that ignores the hang-up, all its group, and what it started outside it', async () => {
   const tag = String(6_000_000 + Math.floor(Math.random() * 1_000_000))
-  const run = await startChild('danger-full-access', `trap "" HUP; sleep ${tag}1 & sleep ${tag}2`)
-  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 3, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true) // bash and both sleeps
+  const run = await startChild('danger-full-access', `trap "" HUP; setsid sleep ${tag}3 & sleep ${tag}1 & sleep ${tag}2`)
+  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 4, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true) // bash, both sleeps, the setsid one
   run.proc.kill('SIGKILL')
   await run.exited
   expect(await eventually(() => processesWith(`sleep ${tag}`).length === 0, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true)

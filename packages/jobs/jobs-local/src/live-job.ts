@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import type { JobEndReason, JobInfo } from '@dsh/jobs'
 import type { ShellExit, ShellProcess } from '@dsh/shell'
 import { JobOutputBuffer, type OutputLimits } from './job-output.ts'
+import { killTagged } from './tagged.ts'
 
 export interface LiveJobLimits extends OutputLimits {
   logChars: number
@@ -15,6 +16,8 @@ export interface LiveJobInit {
   cwd: string
   startedAt: number
   logPath: string | undefined
+  /** The value of the job's DSH_JOB_TAG: what it started outside its group is found by it. */
+  tag: string
 }
 
 /**
@@ -43,6 +46,7 @@ export class LiveJob {
       await new Promise((resolve) => setTimeout(resolve, limits.exitDrainMs))
       stopData()
       await process.terminate() // what the command left behind in its group goes with it
+      killTagged(init.tag) // and what it started outside its group (setsid, a daemonizing server)
       this.exit = exit
       this.reason ??= 'exited'
       await new Promise<void>((resolve) => (this.log ? this.log.end(resolve) : resolve()))

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { JOB_TAG_VARIABLE } from './tagged.ts'
 
 // Runs in a separate node process that outlives a dsh killed by SIGKILL (it leads its own process group,
 // so a terminal's ^C reaches only dsh). dsh tells it on stdin which job groups are live (`+<pgid>` when a
-// job starts, `-<pgid>` once it is gone, so a reused group id is never hit). Its stdin ends when dsh exits
-// in whatever way; then it kills every group still listed.
+// job starts, `-<pgid>` once it is gone, so a reused group id is never hit; each with the job's tag).
+// Its stdin ends when dsh exits in whatever way; then it kills every group still listed, and every process
+// whose environment carries a listed job's tag (what a job started outside its group, tagged.ts).
 const REAPER = `
-const groups = new Set()
+const { readdirSync, readFileSync } = require('node:fs')
+const groups = new Map()
 let pending = ''
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (data) => {
@@ -13,13 +16,22 @@ process.stdin.on('data', (data) => {
   for (let at = pending.indexOf('\\n'); at !== -1; at = pending.indexOf('\\n')) {
     const line = pending.slice(0, at)
     pending = pending.slice(at + 1)
-    const group = Number(line.slice(1))
-    if (line[0] === '+') groups.add(group)
-    else groups.delete(group)
+    const [group, tag] = line.slice(1).split(' ')
+    if (line[0] === '+') groups.set(Number(group), tag)
+    else groups.delete(Number(group))
   }
 })
 process.stdin.on('end', () => {
-  for (const group of groups) try { process.kill(-group, 'SIGKILL') } catch {}
+  for (const group of groups.keys()) try { process.kill(-group, 'SIGKILL') } catch {}
+  const tags = [...groups.values()].map((tag) => Buffer.from('${JOB_TAG_VARIABLE}=' + tag + '\\0'))
+  let names = []
+  try { if (tags.length) names = readdirSync('/proc').filter((name) => /^\\d+$/.test(name)) } catch {}
+  for (const name of names) {
+    try {
+      const environ = Buffer.concat([Buffer.from('\\0'), readFileSync('/proc/' + name + '/environ')])
+      if (tags.some((entry) => environ.includes(Buffer.concat([Buffer.from('\\0'), entry])))) process.kill(Number(name), 'SIGKILL')
+    } catch {}
+  }
   process.exit(0)
 })
 `
@@ -37,12 +49,12 @@ export class Reaper {
     this.child ??= this.spawnReaper()
   }
 
-  watch(group: number): void {
-    this.send(`+${group}`)
+  watch(group: number, tag: string): void {
+    this.send(`+${group} ${tag}`)
   }
 
-  forget(group: number): void {
-    this.send(`-${group}`)
+  forget(group: number, tag: string): void {
+    this.send(`-${group} ${tag}`)
   }
 
   /** Ends the reaper (its stdin closes: it kills what is still listed, nothing when every job is gone). */

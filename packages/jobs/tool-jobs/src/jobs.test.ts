@@ -113,6 +113,16 @@ test('a job still running when its session ends is killed with its whole group, 
   expect(agent.session.events.filter((event) => event.type === 'job/ended').map((event) => event.data)).toMatchObject([{ jobId: 'job-1', reason: 'session-ended' }])
 })
 
+test('an unconfined job that starts a process in a new session (setsid) loses it with the job too', async () => {
+  const tag = String(5_000_000 + Math.floor(Math.random() * 1_000_000))
+  const h = await boot([background('job', `setsid sleep ${tag}3 & sleep ${tag}1`), { text: 'started' }], '- id: permission-presets\n  config: { default: danger-full-access }\n')
+  await h.run('start it')
+  expect(await eventually(() => sleepers(tag).length === 2, 30_000)).toBe(true)
+  await (await h.agent()).dispose()
+  // The setsid sleep left the job's process group: the group kill alone would have missed it.
+  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 0, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true)
+})
+
 test('job tools name an unknown job, and list what the session has', async () => {
   const h = await boot([toolCall('none', 'job_list', {}), toolCall('missing', 'job_output', { job_id: 'job-9' }), background('one', 'echo hi'), toolCall('list', 'job_list', {}), { text: 'ok' }])
   await h.run('look')
