@@ -8,7 +8,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequ
 
 from .connection import Connection, Listener
 from .errors import CLOSED, PROTOCOL_MISMATCH, DshError
-from .protocol import PROTOCOL_VERSION, SearchHit
+from .protocol import PROTOCOL_VERSION, SearchHit, SessionViewResult
 from .runtime import find_runtime
 from .session import Session
 from .types import ApprovalRequest, ClientTool, CloseResult, CloseTimeouts, Event, EventsPage, ServerInfo, SessionSummary, ToolCall
@@ -193,6 +193,15 @@ class Harness:
             params["limit"] = limit
         reply = await self.request("session/events", params)
         return EventsPage([Event.from_wire(raw) for raw in reply["events"]], reply["nextSeq"], reply["length"])
+
+    async def view(self, session_id: str, *, from_seq: Optional[int] = None) -> SessionViewResult:
+        """What a session shows (open or stored), folded by the runtime with the display fold every surface
+        shares (``session/view``): ``items``, ``todos``, ``length``. ``from_seq``: only the items created from there on."""
+        params: Dict[str, Any] = {"sessionId": session_id}
+        if from_seq is not None:
+            params["fromSeq"] = from_seq
+        reply: SessionViewResult = await self.request("session/view", params)
+        return reply
 
     async def request(self, method: str, params: Dict[str, Any]) -> Any:
         """Sends any protocol request (the methods above cover them all)."""

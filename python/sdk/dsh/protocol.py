@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "session/view", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -25,11 +25,52 @@ SERVER_REQUESTS = ("approval/request", "tool/call")
 APPROVAL_ANSWERS = ("allow_once", "allow_session", "allow_always", "reject")
 
 
+class AbsentFileSnapshot(TypedDict):
+    absent: Literal[True]
+
+
 class AbsentFileState(TypedDict):
     absent: Literal[True]
 
 
 ApprovalAnswer = Literal["allow_once", "allow_session", "allow_always", "reject"]
+
+
+ApprovalDecision = Literal["allow_once", "allow_session", "allow_always", "reject"]
+
+
+class _ApprovalDecidedRequired(TypedDict):
+    answer: ApprovalDecision
+    by: str
+
+
+class ApprovalDecided(_ApprovalDecidedRequired, total=False):
+    note: str
+
+
+class _ApprovalInfoRequired(TypedDict):
+    requestId: str
+    tool: str
+    summary: str
+    reason: str
+
+
+class ApprovalInfo(_ApprovalInfoRequired, total=False):
+    callId: str
+    #: The grant rule an "allow for this session / always" answer keeps; absent: only once or reject.
+    rule: str
+    decided: ApprovalDecided
+
+
+class ApprovalItem(TypedDict):
+    kind: Literal["approval"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    approval: ApprovalInfo
 
 
 class _ApprovalRequestParamsRequired(TypedDict):
@@ -59,6 +100,50 @@ class ApprovalResult(_ApprovalResultRequired, total=False):
     message: str
     #: With `allow_once` only: the arguments the call runs with instead of the model's (validated again; logged as `tool/edited`).
     arguments: Dict[str, Any]
+
+
+class ErrorInfo(TypedDict):
+    code: str
+    message: str
+
+
+class _AssistantItemRequired(TypedDict):
+    kind: Literal["assistant"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    text: str
+    reasoning: str
+    #: Chunks are arriving; the message that ends them is not logged yet.
+    streaming: bool
+
+
+class AssistantItem(_AssistantItemRequired, total=False):
+    error: ErrorInfo
+    interrupted: bool
+
+
+class _BlockRequired(TypedDict):
+    #: `text` or `image`.
+    type: str
+
+
+class Block(_BlockRequired, total=False):
+    """A content block of a user message or a tool result, as logged (text, or an image stored or inline)."""
+    text: str
+    mediaType: str
+    #: A stored image, by hash.
+    sha256: str
+    #: An inline image, as base64.
+    data: str
+    description: str
+
+
+ChangeState = Literal["proposed", "applied", "refused", "unknown"]
+"""Whether `change` happened: `proposed` until the result, `applied` on success, `refused` when the call failed or never ran, `unknown` when it was cut while running."""
 
 
 class ClientCapabilities(TypedDict, total=False):
@@ -148,6 +233,30 @@ class FileChange(_FileChangeRequired, total=False):
     note: str
 
 
+class StoredFileSnapshot(TypedDict):
+    sha256: str
+    bytes: int
+
+
+class UnrecordedFileSnapshot(TypedDict):
+    #: Why the content was not recorded.
+    unrecorded: str
+
+
+FileSnapshot = Union[StoredFileSnapshot, AbsentFileSnapshot, UnrecordedFileSnapshot]
+"""A file's recorded content at one moment (stored by sha256 in the session's checkpoint store), no file, or not recorded and why."""
+
+
+class _FileTouchRequired(TypedDict):
+    #: Relative to the session's workspace, `/`-separated, as the checkpoint logged it.
+    path: str
+
+
+class FileTouch(_FileTouchRequired, total=False):
+    before: FileSnapshot
+    after: FileSnapshot
+
+
 class Highlight(TypedDict):
     """A stretch of `snippet.text` that matched, as UTF-16 offsets (`text.slice(start, end)`)."""
     start: int
@@ -163,6 +272,16 @@ class ImageContent(TypedDict):
     #: An image media type such as "image/png".
     mediaType: str
     #: The image as base64.
+    data: str
+
+
+class _ImageRefRequired(TypedDict):
+    mediaType: str
+
+
+class ImageRef(_ImageRefRequired, total=False):
+    """An image of a user message: stored (by hash) or, before the attachments plugin took it, inline."""
+    sha256: str
     data: str
 
 
@@ -226,6 +345,221 @@ class InitializeResult(TypedDict):
     #: The runtime's working directory: the default `cwd` of new sessions.
     cwd: str
     limits: ServerLimits
+
+
+class _InsertChangeRequired(TypedDict):
+    kind: Literal["insert"]
+    path: str
+    text: str
+
+
+class InsertChange(_InsertChangeRequired, total=False):
+    """Text inserted after a line (`str_replace_editor insert`), nothing replaced."""
+    line: int
+
+
+class UserItem(TypedDict):
+    kind: Literal["user"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    text: str
+    source: str
+    images: List[ImageRef]
+    #: The message's blocks as logged.
+    content: List[Block]
+
+
+ToolStatus = Literal["pending", "running", "done", "error", "interrupted"]
+"""`error`: the result carries an error, or a command ended unclean (`ending`); `interrupted`: the call was cut (cancel, a crash, a turn that ended without its result, a session nobody is running)."""
+
+
+class Replacement(TypedDict):
+    oldText: str
+    newText: str
+
+
+class ReplaceChange(TypedDict):
+    """Fragments replaced in order (`replaceAll`: every occurrence of a single one)."""
+    kind: Literal["replace"]
+    path: str
+    edits: List[Replacement]
+    replaceAll: bool
+
+
+class WriteChange(TypedDict):
+    """The whole file written."""
+    kind: Literal["write"]
+    path: str
+    content: str
+
+
+ProposedChange = Union[ReplaceChange, WriteChange, InsertChange]
+"""What an editing call proposes to change, read from its arguments."""
+
+
+class _PrunedMarkRequired(TypedDict):
+    seq: int
+
+
+class PrunedMark(_PrunedMarkRequired, total=False):
+    """The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole."""
+    note: str
+
+
+class PrintedOutput(TypedDict):
+    """What a call printed while it ran (`tool/output`), kept after its result and after a crash cut it."""
+    #: As a terminal shows it.
+    text: str
+    #: The bytes as printed (colours).
+    raw: str
+    #: The live log stopped at its cap (the result holds the rest).
+    capped: bool
+
+
+class _ToolItemRequired(TypedDict):
+    kind: Literal["tool"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    callId: str
+    name: str
+    #: The call's arguments (the model's, or as a hook or the approver rewrote them: `editedBy`).
+    args: Any
+    status: ToolStatus
+    startedAt: int
+
+
+class ToolItem(_ToolItemRequired, total=False):
+    #: How a command ended when that was not a clean exit 0 (`exit 1`, `killed by SIGTERM`, `timed out`).
+    ending: str
+    #: The result's text blocks, joined.
+    output: str
+    #: The result's blocks as logged (text and images).
+    content: List[Block]
+    error: ErrorInfo
+    endedAt: int
+    approval: ApprovalInfo
+    change: ProposedChange
+    changeState: ChangeState
+    #: `args` are not the model's: a PreToolUse hook (`hook/updated-input`) or the approver (`tool/edited`) rewrote them.
+    editedBy: Literal["hook", "approver"]
+    pruned: PrunedMark
+    printed: PrintedOutput
+    #: What the files this call touched held before and after it (`checkpoint/before` / `checkpoint/after`), in the order first seen; `before` of a later call in the same turn is what the last call left.
+    files: List[FileTouch]
+
+
+NoticeTone = Literal["info", "warn", "muted"]
+
+
+NoticeCause = Literal["summary", "compaction", "route", "preset", "sandbox", "approval-policy", "retry", "hook", "subagent", "plan-mode", "agent-preset", "job", "rewind", "skills"]
+"""Why a notice is shown, for surfaces that present some notices and not others."""
+
+
+class RetryInfo(TypedDict, total=False):
+    """An `llm/retry`, its fields checked one by one (logs written before `maxRetries` existed lack it)."""
+    attempt: int
+    maxRetries: int
+    code: str
+    delayMs: float
+    failure: ErrorInfo
+
+
+class SeqRange(TypedDict):
+    """A summary: the seq range of the history it replaces in what the model sees."""
+    fromSeq: int
+    toSeq: int
+
+
+class _NoticeItemRequired(TypedDict):
+    kind: Literal["notice"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    text: str
+    tone: NoticeTone
+    cause: NoticeCause
+
+
+class NoticeItem(_NoticeItemRequired, total=False):
+    retry: RetryInfo
+    replaces: SeqRange
+
+
+class Usage(TypedDict):
+    """A model request's tokens as logged (`input` excludes cache reads and writes)."""
+    input: int
+    output: int
+    cacheRead: int
+    cacheWrite: int
+
+
+class _TurnEndItemRequired(TypedDict):
+    kind: Literal["turn-end"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    reason: str
+    usage: Usage
+    endedAt: int
+
+
+class TurnEndItem(_TurnEndItemRequired, total=False):
+    error: ErrorInfo
+    loggedError: ErrorInfo
+    startedAt: int
+
+
+SubagentStatus = Literal["running", "completed", "failed", "aborted"]
+
+
+class _SubagentItemRequired(TypedDict):
+    kind: Literal["subagent"]
+    #: Stable for the item's life (the React key, the ACP id).
+    key: str
+    #: The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.
+    version: float
+    #: The seq of the event that created it.
+    seq: int
+    #: The child's own session: open it to see what the child did.
+    childSessionId: str
+    description: str
+    agentType: str
+    #: How it was made: `spawn`, `fork` or `acp`.
+    via: str
+    #: The most authority the child runs under.
+    ceiling: str
+    status: SubagentStatus
+    #: Turns it ran (a follow-up adds one).
+    turns: int
+    startedAt: int
+
+
+class SubagentItem(_SubagentItemRequired, total=False):
+    """A child agent this session started (`subagent/start` … `subagent/end`): a card linking the child's session."""
+    #: The parent's call that started it.
+    callId: str
+    #: Its final text, as the parent's model was given it.
+    text: str
+    error: ErrorInfo
+    endedAt: int
+
+
+Item = Union[UserItem, AssistantItem, ToolItem, ApprovalItem, NoticeItem, TurnEndItem, SubagentItem]
+"""What the conversation shows, one entry per message, tool card, approval, notice, turn end or child agent."""
 
 
 class _McpStdioServerParamRequired(TypedDict):
@@ -670,6 +1004,38 @@ class SessionUsageResult(TypedDict):
     cost: Union[float, None]
     #: The `provider/model`s without a price.
     unpriced: List[str]
+
+
+class _SessionViewParamsRequired(TypedDict):
+    sessionId: str
+
+
+class SessionViewParams(_SessionViewParamsRequired, total=False):
+    #: Only the items created by an event from this seq on (the whole log is folded; default 0).
+    fromSeq: int
+
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+TodoPriority = Literal["high", "medium", "low"]
+
+
+class TodoEntry(TypedDict):
+    """One entry of the agent's task list (`todo/updated`), as ACP's plan entries have it too."""
+    content: str
+    status: TodoStatus
+    priority: TodoPriority
+
+
+class SessionViewResult(TypedDict):
+    sessionId: str
+    #: In log order: user and assistant messages, tool cards (with approvals and edits), notices, turn ends, subagents.
+    items: List[Item]
+    #: The agent's task list as its last `todo/updated` left it.
+    todos: List[TodoEntry]
+    #: Events folded: the log's length when it was read.
+    length: int
 
 
 class ToolCallParams(TypedDict):

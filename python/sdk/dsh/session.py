@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Dict, List, Optional, Sequence, Union
 
 from .errors import DshError
+from .protocol import Item, SessionViewResult
 from .types import ClientTool, CommandResult, Event, RunResult
 
 if TYPE_CHECKING:
@@ -79,14 +80,23 @@ class Session:
         )
 
     async def _summarize(self, message_id: str, events: List[Event], duration_ms: float) -> RunResult:
-        """The run's text and reason from its events; usage and cost as the runtime folds the log
-        (``session/usage``, the numbers of ``dsh usage``), so this client sums no tokens its own way."""
+        """The run's items, text and reason as the display fold every surface shares shows them
+        (``session/view``, @dsh/session-view); usage and cost as the runtime folds the log (``session/usage``,
+        the numbers of ``dsh usage``): this client folds nothing its own way."""
         usage: Dict[str, Any] = {"requests": 0, "input": 0, "cacheRead": 0, "cacheWrite": 0, "output": 0, "cost": 0, "unpriced": []}
+        items: List[Item] = []
         if events:
             usage = dict(await self._harness.request("session/usage", {"sessionId": self.id, "fromSeq": events[0].seq}))
+            items = (await self.view(from_seq=events[0].seq))["items"]
         cost = usage.pop("cost")
         unpriced = list(usage.pop("unpriced"))
-        return _outcome(self.id, message_id, events, duration_ms, usage, cost, unpriced)
+        return _outcome(self.id, message_id, events, items, duration_ms, usage, cost, unpriced)
+
+    async def view(self, from_seq: Optional[int] = None) -> SessionViewResult:
+        """What this session shows, folded by the runtime (``session/view``, the fold web, ACP, headless and the
+        TypeScript SDK use): ``items`` (``protocol.Item``: user, assistant, tool cards with approvals and edits,
+        notices, turn ends, subagents), ``todos``, ``length``. ``from_seq``: only the items created from there on."""
+        return await self._harness.view(self.id, from_seq=from_seq)
 
     async def commands(self) -> List[Dict[str, Any]]:
         """The slash commands of this session's workspace: ``name``, ``description``, ``argumentHint``, ``origin``."""
@@ -236,18 +246,31 @@ def _prompt_options(max_steps: Optional[int], allowed: Optional[Sequence[str]], 
     return options
 
 
-def _outcome(session_id: str, message_id: str, events: List[Event], duration_ms: float, usage: Dict[str, int], cost: Optional[float], unpriced: List[str]) -> RunResult:
+def _outcome(
+    session_id: str, message_id: str, events: List[Event], items: List[Item], duration_ms: float, usage: Dict[str, int], cost: Optional[float], unpriced: List[str]
+) -> RunResult:
+    """The last text an assistant item shows and the last turn end, read from the run's items as the TypeScript SDK reads them."""
     text = ""
-    reason = "interrupted"
-    error: Optional[Dict[str, str]] = None
-    for event in events:
-        if event.type == "assistant/message":
-            written = "".join(block.get("text", "") for block in event.data.get("content", []) if block.get("type") == "text")
-            if written:
-                text = written
-        elif event.type == "turn/end":
-            reason = event.data["reason"]
-            error = event.data.get("error")
+    end: Optional[Dict[str, Any]] = None
+    for item in reversed(items):
+        if item["kind"] == "assistant" and not text:
+            text = item["text"]
+        elif item["kind"] == "turn-end" and end is None:
+            end = dict(item)
+        if text and end is not None:
+            break
+    reason = end["reason"] if end else "interrupted"
+    error = end.get("loggedError") if end else None
     return RunResult(
-        session_id=session_id, message_id=message_id, text=text, reason=reason, events=events, error=error, usage=usage, cost=cost, unpriced=unpriced, duration_ms=round(duration_ms)
+        session_id=session_id,
+        message_id=message_id,
+        text=text,
+        reason=reason,
+        events=events,
+        items=items,
+        error=error,
+        usage=usage,
+        cost=cost,
+        unpriced=unpriced,
+        duration_ms=round(duration_ms),
     )

@@ -7,7 +7,7 @@ import threading
 from typing import Any, Coroutine, Dict, Iterator, List, Optional, TypeVar
 
 from .harness import Harness
-from .protocol import SearchHit
+from .protocol import SearchHit, SessionViewResult
 from .session import Prompt, Session
 from .types import CloseResult, CommandResult, Event, EventsPage, RunResult, ServerInfo, SessionSummary
 
@@ -93,6 +93,9 @@ class SyncSession:
     def events(self) -> List[Event]:
         return self._loop.run(self._session.events())
 
+    def view(self, from_seq: Optional[int] = None) -> SessionViewResult:
+        return self._loop.run(self._session.view(from_seq))
+
     def fork(self, at_seq: int) -> "SyncSession":
         """A new session holding this one's events up to ``at_seq`` (a turn boundary)."""
         return SyncSession(self._loop, self._loop.run(self._session.fork(at_seq)))
@@ -129,6 +132,9 @@ class SyncHarness:
     def events(self, session_id: str, *, from_seq: int = 0, limit: Optional[int] = None) -> EventsPage:
         """One page of a stored log."""
         return self._loop.run(self._harness.events(session_id, from_seq=from_seq, limit=limit))
+
+    def view(self, session_id: str, *, from_seq: Optional[int] = None) -> SessionViewResult:
+        return self._loop.run(self._harness.view(session_id, from_seq=from_seq))
 
     def request(self, method: str, params: Dict[str, Any]) -> Any:
         """Sends any protocol request."""

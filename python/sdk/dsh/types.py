@@ -67,6 +67,9 @@ class RunResult:
     reason: str
     events: List[Event]
     error: Optional[Dict[str, str]] = None
+    #: What the run shows, as the display fold every surface shares has it (``session/view`` from the run's
+    #: first event): ``protocol.Item`` dicts, told apart by ``kind`` (``user``, ``assistant``, ``tool``, …).
+    items: List[protocol.Item] = field(default_factory=list)
     #: Tokens of the run's model requests as logged: ``requests``, ``input`` (cache reads and writes excluded),
     #: ``cacheRead``, ``cacheWrite``, ``output``.
     usage: Dict[str, int] = field(default_factory=dict)

@@ -138,6 +138,10 @@ test('a stream applied event by event to the re-exported SessionView shows what 
   expect(stored.items[0]).toMatchObject({ cause: 'route' })
   expect(stored.items[3]).toMatchObject({ name: 'write_file', status: 'done', approval: { decided: { answer: 'allow_once', by: 'user' } } })
   expect(stored.items.at(-1)).toMatchObject({ reason: 'completed' })
+  // The runtime's fold (`session/view`, what the Python SDK reads) is this same fold: the same items, as JSON.
+  const served = await session.view()
+  expect(served.items).toEqual(JSON.parse(JSON.stringify(stored.items)))
+  expect(served.length).toBe((await session.events()).length)
   expect(readFileSync(join(workspace, 'protected/view.txt'), 'utf8')).toBe('seen')
 })
 

@@ -1,4 +1,15 @@
-import type { AnySessionEvent, CommandInfo, PromptContent, RouteParam, Route, SessionChangesResult, SessionCommandResult, SessionRewindResult, TurnEndReason } from '@dsh/sdk-protocol'
+import type {
+  AnySessionEvent,
+  CommandInfo,
+  PromptContent,
+  RouteParam,
+  Route,
+  SessionChangesResult,
+  SessionCommandResult,
+  SessionRewindResult,
+  SessionViewResult,
+  TurnEndReason,
+} from '@dsh/sdk-protocol'
 import { SessionView, type TurnEndItem } from '@dsh/session-view'
 import { AsyncQueue } from './queue.ts'
 import type { ApprovalCallback, ClientToolSpec, Harness } from './harness.ts'
@@ -108,6 +119,14 @@ export class Session {
   }
 
   /** The files this session changed, each with its diff, against the state before turn `fromTurn` (default: before the session). */
+  /**
+   * What the session shows, folded by the runtime (`session/view`): the same `SessionView` fold as folding
+   * `events()` here, settled when no turn runs; `fromSeq` keeps the items created from there on.
+   */
+  async view(options: { fromSeq?: number } = {}): Promise<SessionViewResult> {
+    return this.harness.request('session/view', { sessionId: this.id, ...(options.fromSeq !== undefined ? { fromSeq: options.fromSeq } : {}) })
+  }
+
   async changes(options: { fromTurn?: number } = {}): Promise<SessionChangesResult> {
     return this.harness.request('session/changes', { sessionId: this.id, ...(options.fromTurn !== undefined ? { fromTurn: options.fromTurn } : {}) })
   }

@@ -41,6 +41,22 @@ test('every result, notification and server request of a whole session matches i
   rt.send({ jsonrpc: '2.0', id: asked.id, result: { answer: 'allow_once' } })
   await rt.waitFor((m) => m.method === 'session.status' && m.params.status === 'idle', 'idle', 20_000)
   const { length } = await call('session/events', { sessionId, limit: 3 })
+  // The display fold's items, declared in the same schemas (closed objects: a field the fold adds undeclared fails).
+  const view = await call('session/view', { sessionId })
+  expect(view.length).toBe(length)
+  const kinds = view.items.map((item: { kind: string }) => item.kind)
+  expect(kinds).toEqual(expect.arrayContaining(['user', 'tool', 'assistant', 'turn-end']))
+  const card = view.items.find((item: { kind: string }) => item.kind === 'tool')
+  expect(card).toMatchObject({
+    name: 'write_file',
+    status: 'done',
+    change: { kind: 'write', path: 'protected/a.txt', content: 'hi' },
+    changeState: 'applied',
+    approval: { decided: { answer: 'allow_once' } },
+  })
+  const later = await call('session/view', { sessionId, fromSeq: card.seq + 1 })
+  expect(later.items.every((item: { seq: number }) => item.seq > card.seq)).toBe(true)
+  expect(later.items.length).toBeLessThan(view.items.length)
   await call('session/events', { sessionId, fromSeq: 3 })
   await call('session/list', {})
   const { hits } = await call('session/search', { query: 'write it', limit: 5 })

@@ -7,6 +7,7 @@ import type { Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
 import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
 import { SessionError } from '@dsh/session'
+import { SessionView } from '@dsh/session-view'
 import type { SessionQuery } from '@dsh/session-query'
 import { RpcError, invalidParams, requestFailed } from './errors.ts'
 import type { McpServerConfig } from '@dsh/mcp'
@@ -216,6 +217,20 @@ export class Methods {
     const live = this.ctx.sessions.get(params.sessionId)
     const events = live ? live.events : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
     return sessionUsage(events, this.ctx.get('usagePrices')?.table() ?? {}, params.fromSeq ?? 0)
+  }
+
+  /**
+   * What the session shows, folded by @dsh/session-view (the fold web, ACP and headless use), so a client in
+   * another language reads the same items instead of folding the log its own way. A session nobody runs is
+   * settled: a call left without its result shows interrupted, as the web shows it.
+   */
+  async 'session/view'(params: Params<'session/view'>): Result<'session/view'> {
+    const live = this.ctx.sessions.get(params.sessionId)
+    const events = live ? live.events : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
+    const view = SessionView.fold(events)
+    if (!this.ctx.agents.bySession(params.sessionId)?.running) view.settle()
+    const fromSeq = params.fromSeq ?? 0
+    return { sessionId: params.sessionId, items: view.items.filter((item) => item.seq >= fromSeq), todos: view.todos ?? [], length: events.length }
   }
 
   async shutdown(): Result<'shutdown'> {

@@ -49,6 +49,8 @@ import {
   type SessionRewindParamsSchema,
   type SessionRewindResultSchema,
   type SessionUsageResultSchema,
+  type SessionViewParamsSchema,
+  type SessionViewResultSchema,
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
@@ -147,6 +149,9 @@ export type SessionChangesResult = Static<typeof SessionChangesResultSchema>
 export type SessionRewindParams = Static<typeof SessionRewindParamsSchema>
 export type SessionRewindResult = Static<typeof SessionRewindResultSchema>
 export type SessionUsageResult = Static<typeof SessionUsageResultSchema>
+export type SessionViewParams = Static<typeof SessionViewParamsSchema>
+/** A session's display items (`session/view`); the item types are @dsh/session-view's own (`Item`, `ToolItem`, …). */
+export type SessionViewResult = Static<typeof SessionViewResultSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>

@@ -5,6 +5,7 @@
 // scripts/gates/protocol-generated.mjs. Every named schema has a `title`: the generators name types by it.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { AnySessionEvent } from '@dsh/session'
+import { ItemSchema, TodoEntrySchema } from '@dsh/session-view'
 
 /** A string that is one of `values` (a plain JSON Schema `enum`, typed as the union of the values). */
 export const stringEnum = <const T extends readonly string[]>(values: T, options: { title?: string; description?: string } = {}) =>
@@ -487,6 +488,27 @@ export const SessionRewindResultSchema = Type.Object(
   { title: 'SessionRewindResult' },
 )
 
+// ── The display fold (docs/architecture.md, "The display fold") ────────────────────────────────────────
+
+export const SessionViewParamsSchema = Type.Object(
+  {
+    sessionId: SessionId,
+    fromSeq: Type.Optional(Type.Integer({ minimum: 0, description: 'Only the items created by an event from this seq on (the whole log is folded; default 0).' })),
+  },
+  { title: 'SessionViewParams', ...closed },
+)
+
+/** What a session shows, folded from its log by `@dsh/session-view` (the items web, ACP, headless and the TypeScript SDK show). */
+export const SessionViewResultSchema = Type.Object(
+  {
+    sessionId: Type.String(),
+    items: Type.Array(ItemSchema, { description: 'In log order: user and assistant messages, tool cards (with approvals and edits), notices, turn ends, subagents.' }),
+    todos: Type.Array(TodoEntrySchema, { description: "The agent's task list as its last `todo/updated` left it." }),
+    length: Type.Integer({ minimum: 0, description: "Events folded: the log's length when it was read." }),
+  },
+  { title: 'SessionViewResult' },
+)
+
 export const EmptySchema = Type.Object({}, { title: 'Empty', ...closed })
 
 /** Every request the client sends: its params and its result. The order is the spec's. */
@@ -508,6 +530,7 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/changes': { params: SessionChangesParamsSchema, result: SessionChangesResultSchema },
   'session/rewind': { params: SessionRewindParamsSchema, result: SessionRewindResultSchema },
   'session/usage': { params: SessionUsageParamsSchema, result: SessionUsageResultSchema },
+  'session/view': { params: SessionViewParamsSchema, result: SessionViewResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 

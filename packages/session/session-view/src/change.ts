@@ -1,5 +1,8 @@
 // What an editing call proposes, read from its arguments alone, in the spellings tools use. The web app draws
 // it as a diff; ACP shows it to the editor, on the whole file when it can read the file first.
+import type { ProposedChange, Replacement } from './shapes.ts'
+
+export type { ProposedChange, Replacement } from './shapes.ts'
 
 /** Argument names that hold the file a tool acts on. */
 const PATH_KEYS = ['path', 'file_path', 'filePath', 'file'] as const
@@ -12,19 +15,6 @@ const REPLACE_KEYS = [
   ['old_str', 'new_str'],
   ['old', 'new'],
 ] as const
-
-export interface Replacement {
-  oldText: string
-  newText: string
-}
-
-export type ProposedChange =
-  /** Fragments replaced in order (`replaceAll`: every occurrence of a single one). */
-  | { kind: 'replace'; path: string; edits: Replacement[]; replaceAll: boolean }
-  /** The whole file written. */
-  | { kind: 'write'; path: string; content: string }
-  /** Text inserted after a line (`str_replace_editor insert`), nothing replaced. */
-  | { kind: 'insert'; path: string; text: string; line?: number }
 
 type Args = Record<string, unknown>
 

@@ -1,28 +1,7 @@
-export type {
-  ApprovalInfo,
-  ApprovalItem,
-  AssistantItem,
-  Block,
-  ChangeState,
-  ErrorInfo,
-  FileSnapshot,
-  FileTouch,
-  ImageRef,
-  Item,
-  LogEvent,
-  NoticeCause,
-  NoticeItem,
-  RetryInfo,
-  TodoEntry,
-  ToolItem,
-  PrintedOutput,
-  TurnEndItem,
-  SubagentItem,
-  UserItem,
-  Usage,
-  ViewChange,
-} from './items.ts'
-export { pathOf, proposedChange, type ProposedChange, type Replacement } from './change.ts'
+export type { LogEvent, ViewChange } from './items.ts'
+// The item shapes: their schemas (`…Schema`, for the SDK protocol) and their types (`Item`, `ToolItem`, …).
+export * from './shapes.ts'
+export { pathOf, proposedChange } from './change.ts'
 export { retryInfoOf, retryText, retryWords, waitText, type RetryWords } from './retry.ts'
 export { SessionView } from './view.ts'
 export { commandEnding } from './ending.ts'
