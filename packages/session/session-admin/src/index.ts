@@ -9,8 +9,12 @@ import type {} from '@dsh/settings'
 import { archivedProblem, titleProblem, titleRequestProblem, titleResponseProblem } from './events.ts'
 import { labelText, promptText, shorten } from './title-text.ts'
 import { requestTitle } from './auto-title.ts'
+import { deleteSession } from './delete.ts'
+import { SessionAdminError } from './errors.ts'
 
 export { foldTitle, type TitleSource } from './events.ts'
+export { SessionAdminError } from './errors.ts'
+export { childIds } from './delete.ts'
 export { promptText, shorten, titleFromAnswer } from './title-text.ts'
 
 declare module '@dsh/cordis' {
@@ -34,17 +38,6 @@ export interface Config {
   maxOutputTokens: number
   timeoutMs: number
   maxUserTitleChars: number
-}
-
-/** A rename or archive that cannot be done; `code` says why. */
-export class SessionAdminError extends Error {
-  override name = 'SessionAdminError'
-  constructor(
-    readonly code: 'INVALID_TITLE',
-    message: string,
-  ) {
-    super(message)
-  }
 }
 
 const KINDS = ['session/title', 'session/archived', 'title/request', 'title/response'] as const
@@ -102,6 +95,16 @@ export class SessionAdmin extends Service {
   /** Hides a session from default lists (`archived: true`) or shows it again. */
   async setArchived(id: string, archived: boolean): Promise<void> {
     await this.appendFact(id, 'session/archived', { archived })
+  }
+
+  /**
+   * Deletes a stored session with its subagent children (their logs, attachments, checkpoints, spilled output
+   * and search index entries); returns the ids deleted, the session first. A fork is not a child: it keeps
+   * its own copies (hard links) of what it shares. Refused while one of them runs here or another process
+   * holds it.
+   */
+  async delete(id: string): Promise<string[]> {
+    return deleteSession(this.ctx, id)
   }
 
   /**

@@ -28,6 +28,11 @@ export abstract class SessionPersistence extends Service implements SessionStora
   abstract flush(id: string): Promise<void>
   abstract release(id: string): Promise<void>
   abstract list(): Promise<SessionSummary[]>
+  /**
+   * Deletes everything stored for these sessions. Takes every lease first: when one is held (by another
+   * process, or open in this one) or an id is unknown, nothing is deleted and that session is named.
+   */
+  abstract remove(ids: readonly string[]): Promise<void>
 }
 
 /**

@@ -1,6 +1,7 @@
 import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 
 export const MANAGE_OPTIONS = {} as const satisfies OptionSpec
+export const DELETE_OPTIONS = { yes: { type: 'boolean' } } as const satisfies OptionSpec
 
 /** `dsh sessions rename <id> "title"` */
 export interface RenameInvocation {
@@ -16,7 +17,24 @@ export interface ArchiveInvocation {
   archived: boolean
 }
 
+/** `dsh sessions delete <id> [--yes]` */
+export interface DeleteInvocation {
+  command: 'sessions-delete'
+  id: string
+  /** Delete without asking (required when stdin is not a terminal). */
+  yes: boolean
+}
+
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
+
+/** Reads `sessions delete <id> [--yes]`. */
+export function readDeleteCommand(more: string[], argv: readonly string[], parse: Parser): DeleteInvocation {
+  const { values } = parse(DELETE_OPTIONS, argv)
+  const [id, ...rest] = more
+  if (id === undefined) throw new UsageError('dsh sessions delete needs a session id (see dsh sessions list)')
+  if (rest.length) throw new UsageError(`dsh sessions delete takes one session id (got "${more.join(' ')}")`)
+  return { command: 'sessions-delete', id, yes: !!values.yes }
+}
 
 /** Reads `sessions rename|archive|unarchive` (the words after `sessions <sub>` are `more`). */
 export function readManageCommand(sub: 'rename' | 'archive' | 'unarchive', more: string[], argv: readonly string[], parse: Parser): RenameInvocation | ArchiveInvocation {

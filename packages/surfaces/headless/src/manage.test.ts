@@ -43,3 +43,17 @@ test('a one-shot run is titled before it exits; rename wins over it; archive hid
   const shown = await dshOk(world, ['sessions', 'list', '--archived', '--json'])
   expect(JSON.parse(shown.stdout.trim())).toMatchObject({ id, title: 'My own name', titleSource: 'user', archived: true })
 })
+
+test('dsh sessions delete refuses without --yes when nobody can be asked, and deletes with it', async () => {
+  world.llm.enqueue({ text: 'short lived' }, { text: 'Short' })
+  await dshOk(world, ['a session to delete'])
+  const id = storedSessionIds(world).find((each) => storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to delete')))!
+  const unasked = await dsh(world, ['sessions', 'delete', id])
+  expect(unasked.code).toBe(2)
+  expect(unasked.stderr).toContain('pass --yes to confirm')
+  expect(storedSessionIds(world)).toContain(id)
+
+  const done = await dshOk(world, ['sessions', 'delete', id, '--yes'])
+  expect(done.stderr).toContain(`session ${id} deleted`)
+  expect(storedSessionIds(world)).not.toContain(id)
+})
