@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "session/rename", "session/delete", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -420,6 +420,11 @@ class SessionCommandsResult(TypedDict):
     commands: List[CommandInfo]
 
 
+class SessionDeleteResult(TypedDict):
+    #: The sessions deleted: the one asked for first, then its subagent children.
+    deleted: List[str]
+
+
 class _SessionEventRequired(TypedDict):
     #: The kind (`turn/start`, `assistant/chunk`, `tool/result`, …).
     type: str
@@ -561,6 +566,17 @@ class SessionPromptResult(TypedDict):
 
 class SessionRef(TypedDict):
     sessionId: str
+
+
+class SessionRenameParams(TypedDict):
+    sessionId: str
+    #: The user's title (one line; it is never replaced by a generated one).
+    title: str
+
+
+class SessionRenameResult(TypedDict):
+    #: The title as logged (whitespace folded to single spaces).
+    title: str
 
 
 class _SessionResumeParamsRequired(TypedDict):

@@ -49,6 +49,9 @@ import {
   type SessionRewindParamsSchema,
   type SessionRewindResultSchema,
   type SessionUsageResultSchema,
+  type SessionDeleteResultSchema,
+  type SessionRenameParamsSchema,
+  type SessionRenameResultSchema,
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
@@ -147,6 +150,9 @@ export type SessionChangesResult = Static<typeof SessionChangesResultSchema>
 export type SessionRewindParams = Static<typeof SessionRewindParamsSchema>
 export type SessionRewindResult = Static<typeof SessionRewindResultSchema>
 export type SessionUsageResult = Static<typeof SessionUsageResultSchema>
+export type SessionDeleteResult = Static<typeof SessionDeleteResultSchema>
+export type SessionRenameParams = Static<typeof SessionRenameParamsSchema>
+export type SessionRenameResult = Static<typeof SessionRenameResultSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>

@@ -487,6 +487,17 @@ export const SessionRewindResultSchema = Type.Object(
   { title: 'SessionRewindResult' },
 )
 
+export const SessionDeleteResultSchema = Type.Object(
+  { deleted: Type.Array(Type.String(), { description: 'The sessions deleted: the one asked for first, then its subagent children.' }) },
+  { title: 'SessionDeleteResult' },
+)
+
+export const SessionRenameParamsSchema = Type.Object(
+  { sessionId: SessionId, title: Type.String({ minLength: 1, description: "The user's title (one line; it is never replaced by a generated one)." }) },
+  { title: 'SessionRenameParams', ...closed },
+)
+export const SessionRenameResultSchema = Type.Object({ title: Type.String({ description: 'The title as logged (whitespace folded to single spaces).' }) }, { title: 'SessionRenameResult' })
+
 export const EmptySchema = Type.Object({}, { title: 'Empty', ...closed })
 
 /** Every request the client sends: its params and its result. The order is the spec's. */
@@ -508,6 +519,8 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/changes': { params: SessionChangesParamsSchema, result: SessionChangesResultSchema },
   'session/rewind': { params: SessionRewindParamsSchema, result: SessionRewindResultSchema },
   'session/usage': { params: SessionUsageParamsSchema, result: SessionUsageResultSchema },
+  'session/rename': { params: SessionRenameParamsSchema, result: SessionRenameResultSchema },
+  'session/delete': { params: SessionRefSchema, result: SessionDeleteResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 
