@@ -302,6 +302,10 @@ export const WEB_METHOD_SCHEMAS = {
     result: RewindDoneSchema,
   },
   'sessions.fork': { params: Type.Object({ sessionId: Type.String(), atSeq: Type.Integer({ minimum: 0 }) }), result: SessionRef },
+  /** A user title (`session/title`, source `user`; a generated one never replaces it); the result is the title as logged. */
+  'sessions.rename': { params: Type.Object({ sessionId: Type.String(), title: Type.String({ minLength: 1 }) }), result: Type.Object({ title: Type.String() }) },
+  /** Deletes a stored session with its subagent children; the result lists the ids deleted. */
+  'sessions.delete': { params: SessionRef, result: Type.Object({ deleted: Type.Array(Type.String()) }) },
   'agent.send': {
     params: Type.Object({ sessionId: Type.String(), text: Type.String(), mode: Type.Optional(stringEnum(['followup', 'steer'] as const)), images: Type.Optional(Type.Array(InlineImageSchema)) }),
     result: Type.Object({ messageId: Type.String() }),
