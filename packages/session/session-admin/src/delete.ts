@@ -26,7 +26,7 @@ export function childIds(events: readonly SessionEvent[]): string[] {
  * The session and every stored descendant, parents first. A child that is not stored here (an ACP
  * subagent's own session lives in another agent) is not followed.
  */
-async function withDescendants(ctx: Context, id: string): Promise<string[]> {
+export async function withDescendants(ctx: Context, id: string): Promise<string[]> {
   const stored = new Set((await ctx.sessions.list()).map((summary) => summary.id))
   const order: string[] = []
   const queue = [id]

@@ -10,11 +10,14 @@ import { archivedProblem, titleProblem, titleRequestProblem, titleResponseProble
 import { labelText, promptText, shorten } from './title-text.ts'
 import { requestTitle } from './auto-title.ts'
 import { deleteSession } from './delete.ts'
+import { exportSession, importSessions } from './archive.ts'
+import type { Manifest } from './archive-paths.ts'
 import { SessionAdminError } from './errors.ts'
 
 export { foldTitle, type TitleSource } from './events.ts'
 export { SessionAdminError } from './errors.ts'
 export { childIds } from './delete.ts'
+export type { Manifest as SessionArchiveManifest } from './archive-paths.ts'
 export { promptText, shorten, titleFromAnswer } from './title-text.ts'
 
 declare module '@dsh/cordis' {
@@ -38,6 +41,9 @@ export interface Config {
   maxOutputTokens: number
   timeoutMs: number
   maxUserTitleChars: number
+  maxArchiveBytes: number
+  maxUnpackedBytes: number
+  maxEntries: number
 }
 
 const KINDS = ['session/title', 'session/archived', 'title/request', 'title/response'] as const
@@ -49,7 +55,7 @@ const KINDS = ['session/title', 'session/archived', 'title/request', 'title/resp
  * folded (persistence and the index read the events) or the request check (`@dsh/invariants`, purpose `title`).
  */
 export class SessionAdmin extends Service {
-  static inject = ['sessions', 'sessionPersistence', 'settings', 'llm']
+  static inject = ['app', 'sessions', 'sessionPersistence', 'settings', 'llm']
   static Config: Schema<Config> = Schema.object({
     autoTitle: Schema.boolean().default(true).description('Default of the `sessions.autoTitle` setting: name a session with one cheap model request after its first turn.'),
     route: (Schema.union([Schema.object({ provider: Schema.string().required(), model: Schema.string().required() }), Schema.const(undefined)]) as unknown as Schema<Route | undefined>).description(
@@ -65,6 +71,15 @@ export class SessionAdmin extends Service {
     maxOutputTokens: Schema.natural().min(1).default(32).description('Output limit of a title request.'),
     timeoutMs: Schema.natural().min(1).default(15_000).description('Longest the end of a first turn waits for its title; then the first prompt stands in.'),
     maxUserTitleChars: Schema.natural().min(1).default(200).description('Longest title a rename accepts.'),
+    maxArchiveBytes: Schema.natural()
+      .min(1)
+      .default(2 * 1024 ** 3)
+      .description('Largest session archive (.tar.gz) an import reads.'),
+    maxUnpackedBytes: Schema.natural()
+      .min(1)
+      .default(8 * 1024 ** 3)
+      .description('Most bytes the entries of an imported archive may unpack to (their sizes summed before anything is written).'),
+    maxEntries: Schema.natural().min(1).default(200_000).description('Most entries (files and folders) an imported archive may hold.'),
   })
 
   constructor(
@@ -105,6 +120,23 @@ export class SessionAdmin extends Service {
    */
   async delete(id: string): Promise<string[]> {
     return deleteSession(this.ctx, id)
+  }
+
+  /**
+   * Writes the session with its subagent children (logs, attachments, checkpoints, spilled output) to `file`,
+   * a new .tar.gz; `importArchive` of another home unpacks it.
+   */
+  async exportArchive(id: string, file: string): Promise<Manifest> {
+    return exportSession(this.ctx, id, file)
+  }
+
+  /**
+   * Unpacks an export into this home. Refused as a whole for an entry that is not a plain file or folder at a
+   * session path, an archive past `maxArchiveBytes` / `maxUnpackedBytes` / `maxEntries`, a session id already
+   * stored here, or a log that does not load (named `archive:sessions/<id>/session.jsonl:<line>`).
+   */
+  async importArchive(file: string): Promise<Manifest> {
+    return importSessions(this.ctx, file, this.config)
   }
 
   /**

@@ -162,6 +162,21 @@ export default class JsonlPersistence extends SessionPersistence {
     }
   }
 
+  async folderOf(id: string): Promise<string> {
+    return this.locate(id)
+  }
+
+  async folderFor(header: SessionHeader): Promise<string> {
+    if (!/^[A-Za-z0-9_-]+$/.test(header.id)) throw new SessionError('SESSION_NOT_FOUND', `"${header.id}" is not a session id`)
+    const taken = await this.locate(header.id).then(
+      () => true,
+      () => false,
+    )
+    if (taken) throw new SessionError('SESSION_EXISTS', `session ${header.id} already exists under ${this.root}`)
+    this.located.delete(header.id)
+    return join(this.root, cwdKey(header.cwd), header.id)
+  }
+
   private async summaryFromDisk(id: string, dir: string): Promise<SummaryFold | undefined> {
     let meta: (SessionSummary & { bytes?: number }) | undefined
     try {

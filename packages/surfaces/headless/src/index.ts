@@ -8,7 +8,7 @@ import { SessionError } from '@dsh/session'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
-import { archiveSession, deleteSession, renameSession } from './manage.ts'
+import { archiveSession, deleteSession, renameSession, transferSessions } from './manage.ts'
 import { reindexSessions, searchSessions } from './search.ts'
 import { diffSession, rewindSession } from './review.ts'
 import { listGrants, revokeGrant } from './grants.ts'
@@ -102,6 +102,7 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'sessions-rename') return await renameSession(ctx, invocation, io)
       if (invocation.command === 'sessions-archive') return await archiveSession(ctx, invocation, io)
       if (invocation.command === 'sessions-delete') return await deleteSession(ctx, invocation, io)
+      if (invocation.command === 'sessions-export' || invocation.command === 'sessions-import') return await transferSessions(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       json = invocation.json
       const code = await run.execute()
