@@ -6,6 +6,7 @@ import type { Route } from '@dsh/llm'
 import { type EventKind, type Session, type SessionEvent, type SessionEventMap } from '@dsh/session'
 import type {} from '@dsh/session-persistence'
 import type {} from '@dsh/settings'
+import type {} from '@dsh/commands'
 import { archivedProblem, titleProblem, titleRequestProblem, titleResponseProblem } from './events.ts'
 import { labelText, promptText, shorten } from './title-text.ts'
 import { requestTitle } from './auto-title.ts'
@@ -94,6 +95,19 @@ export class SessionAdmin extends Service {
     ctx.settings.define('sessions.autoTitle', Schema.boolean().default(config.autoTitle), {
       description: 'Name each new session with one cheap model request after its first turn (false: the first prompt, mention markup removed, names it).',
     })
+    // `/rename <title>` wherever slash commands run (the web composer, ACP, the SDK's session/command).
+    ctx.inject(['commands'], (inner) =>
+      inner.commands.register(inner, {
+        name: 'rename',
+        description: 'Name this session (a title of yours is never replaced by a generated one).',
+        argumentHint: '<title>',
+        run: async (args, { agent }) => {
+          if (!args) throw new SessionAdminError('INVALID_TITLE', 'give the new title: /rename <title>')
+          await this.rename(agent.session.id, args)
+          return `Renamed this session to "${labelText(args)}".`
+        },
+      }),
+    )
     // Serial and awaited before `turn/end`: a one-shot `dsh -p` gets its title before the process exits.
     ctx.on('agent/turn-stopping', (agent, result) => this.titleAfterFirstTurn(agent, result))
   }
