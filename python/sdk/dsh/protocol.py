@@ -675,17 +675,23 @@ class SessionUsageParams(_SessionUsageParamsRequired, total=False):
     fromSeq: int
 
 
-class SessionUsageResult(TypedDict):
+class _SessionUsageResultRequired(TypedDict):
     requests: int
     #: Input tokens, cache reads and writes excluded.
     input: int
     cacheRead: int
     cacheWrite: int
+    #: Output tokens, reasoning included.
     output: int
     #: USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.
     cost: Union[float, None]
     #: The `provider/model`s without a price.
     unpriced: List[str]
+
+
+class SessionUsageResult(_SessionUsageResultRequired, total=False):
+    #: The reasoning part of `output`; absent when the provider reported no separate count.
+    reasoning: int
 
 
 class ToolCallParams(TypedDict):

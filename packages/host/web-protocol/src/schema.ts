@@ -258,7 +258,8 @@ const UsageSumsFields = {
   input: Type.Integer({ minimum: 0, description: 'Input tokens not read from or written to a cache.' }),
   cacheRead: Type.Integer({ minimum: 0 }),
   cacheWrite: Type.Integer({ minimum: 0 }),
-  output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included (providers report no separate count).' }),
+  output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included.' }),
+  reasoning: Type.Optional(Type.Integer({ minimum: 0, description: 'The reasoning part of `output`; absent when no provider of these requests reported one.' })),
   cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'USD; null when a model used has no price.' }),
   unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s without a price.' }),
 }

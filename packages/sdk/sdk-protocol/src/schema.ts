@@ -452,7 +452,8 @@ export const SessionUsageResultSchema = Type.Object(
     input: Type.Integer({ minimum: 0, description: 'Input tokens, cache reads and writes excluded.' }),
     cacheRead: Type.Integer({ minimum: 0 }),
     cacheWrite: Type.Integer({ minimum: 0 }),
-    output: Type.Integer({ minimum: 0 }),
+    output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included.' }),
+    reasoning: Type.Optional(Type.Integer({ minimum: 0, description: 'The reasoning part of `output`; absent when the provider reported no separate count.' })),
     cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
       description: 'USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.',
     }),

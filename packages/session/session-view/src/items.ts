@@ -16,6 +16,8 @@ export interface Usage {
   output: number
   cacheRead: number
   cacheWrite: number
+  /** The reasoning part of `output`; absent when the provider reports no separate count. */
+  reasoning?: number
 }
 
 export interface ErrorInfo {

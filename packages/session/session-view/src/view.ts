@@ -21,6 +21,8 @@ const addUsage = (a: Usage, b: Partial<Usage> | undefined): Usage => ({
   output: a.output + (b?.output ?? 0),
   cacheRead: a.cacheRead + (b?.cacheRead ?? 0),
   cacheWrite: a.cacheWrite + (b?.cacheWrite ?? 0),
+  // Reported by some providers only: absent stays absent (not 0).
+  ...(a.reasoning !== undefined || b?.reasoning !== undefined ? { reasoning: (a.reasoning ?? 0) + (b?.reasoning ?? 0) } : {}),
 })
 
 const routeText = (route: { provider: string; model: string; effort?: string }) => `${route.provider}/${route.model}${route.effort ? ` · ${route.effort} effort` : ''}`
