@@ -162,3 +162,12 @@ test('an id that is a path deletes nothing, inside or outside the sessions folde
   expect(existsSync(join(folderOf(victim), 'session.jsonl'))).toBe(true)
   await expect(h.root.sessionAdmin.delete('no-such-session')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
 })
+
+test('a session whose log no longer loads can still be deleted', async () => {
+  const id = (await storedSession('brokenword')).session.id
+  const log = join(folderOf(id), 'session.jsonl')
+  writeFileSync(log, readFileSync(log, 'utf8').replace('"type":"user/message"', '"type":"no/such-kind"'))
+  await expect(h.root.sessions.read(id)).rejects.toMatchObject({ code: 'UNKNOWN_KIND' })
+  expect(await h.root.sessionAdmin.delete(id)).toEqual([id])
+  expect(existsSync(folderOf(id))).toBe(false)
+})

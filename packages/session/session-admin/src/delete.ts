@@ -2,7 +2,7 @@
 import { rm } from 'node:fs/promises'
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/agent'
-import type { SessionEvent } from '@dsh/session'
+import { SessionError, type SessionEvent } from '@dsh/session'
 import type {} from '@dsh/session-persistence'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/spill'
@@ -22,11 +22,21 @@ export function childIds(events: readonly SessionEvent[]): string[] {
   return [...ids]
 }
 
+/** The children a stored log names; a damaged log (when `damagedAlone`) names none, so it can still be deleted. */
+async function childrenOf(ctx: Context, id: string, damagedAlone: boolean): Promise<string[]> {
+  try {
+    return childIds((await ctx.sessions.read(id)).events)
+  } catch (error) {
+    if (damagedAlone && error instanceof SessionError && (error.code === 'SESSION_CORRUPT' || error.code === 'UNKNOWN_KIND')) return []
+    throw error
+  }
+}
+
 /**
  * The session and every stored descendant, parents first. A child that is not stored here (an ACP
  * subagent's own session lives in another agent) is not followed.
  */
-export async function withDescendants(ctx: Context, id: string): Promise<string[]> {
+export async function withDescendants(ctx: Context, id: string, damagedAlone = false): Promise<string[]> {
   const stored = new Set((await ctx.sessions.list()).map((summary) => summary.id))
   const order: string[] = []
   const queue = [id]
@@ -34,8 +44,7 @@ export async function withDescendants(ctx: Context, id: string): Promise<string[
     const next = queue.shift()!
     if (order.includes(next)) continue
     order.push(next)
-    const { events } = await ctx.sessions.read(next)
-    queue.push(...childIds(events).filter((child) => stored.has(child)))
+    queue.push(...(await childrenOf(ctx, next, damagedAlone)).filter((child) => stored.has(child)))
   }
   return order
 }
@@ -47,7 +56,7 @@ export async function withDescendants(ctx: Context, id: string): Promise<string[
  */
 export async function deleteSession(ctx: Context, id: string): Promise<string[]> {
   if (!SESSION_ID.test(id)) throw new SessionAdminError('INVALID_ID', `"${id}" is not a session id`)
-  const ids = await withDescendants(ctx, id)
+  const ids = await withDescendants(ctx, id, true)
   const agents = ctx.get('agents')
   for (const each of ids) {
     if (agents?.bySession(each)?.running) throw new SessionAdminError('SESSION_RUNNING', `session ${each} is running a turn; stop it before deleting ${id}`)
