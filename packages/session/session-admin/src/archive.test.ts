@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -154,4 +154,12 @@ test('an archive that would unpack past the limits is refused before anything is
   const many = archiveOf([entry('dsh-export.json', { body: manifest([id]) }), ...Array.from({ length: 60 }, (_, i) => entry(`sessions/${id}/f${i}.txt`, { body: 'x' }))])
   await expect(into.root.sessionAdmin.importArchive(many)).rejects.toMatchObject({ code: 'ARCHIVE_TOO_LARGE', message: expect.stringContaining('more than 50 entries') })
   expect(await storedIds(into)).not.toContain(id)
+})
+
+test("an imported file gets the stores' owner-only modes, whatever mode the archive gave it", async () => {
+  const id = 'modes-1'
+  const log = `${JSON.stringify({ format: 'dsh-session', version: 1, id, cwd: from.workspace, createdAt: 1 })}\n`
+  await into.root.sessionAdmin.importArchive(archiveOf([entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}/session.jsonl`, { body: log })]))
+  const folder = await into.root.sessionPersistence.folderOf(id)
+  expect([statSync(folder).mode & 0o777, statSync(join(folder, 'session.jsonl')).mode & 0o777]).toEqual([0o700, 0o600])
 })

@@ -1,6 +1,6 @@
 // Export and import of a session with its children as one .tar.gz (docs/architecture.md, "Finding sessions").
 import { createReadStream, existsSync } from 'node:fs'
-import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { create, extract, Parser, type ReadEntry } from 'tar'
 import type { Context } from '@dsh/cordis'
@@ -94,6 +94,16 @@ async function checkEntries(file: string, limits: ArchiveLimits): Promise<void> 
   if (!entries) throw new SessionAdminError('ARCHIVE_INVALID', `${file}: an empty archive`)
 }
 
+/** The modes the stores write (logs and tool output may hold anything): an archive's own modes are not kept. */
+async function ownerOnly(dir: string): Promise<void> {
+  await chmod(dir, 0o700)
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) await ownerOnly(path)
+    else if (entry.isFile()) await chmod(path, 0o600)
+  }
+}
+
 /** The header line of an unpacked log, checked against the id its folder claims. */
 async function headerOf(folder: string, id: string, where: string): Promise<SessionHeader> {
   const text = await readFile(join(folder, 'session.jsonl'), 'utf8').catch(() => undefined)
@@ -121,6 +131,7 @@ export async function importSessions(ctx: Context, file: string, limits: Archive
   const placed: string[] = []
   try {
     await extract({ file, cwd: staging, strict: true, preservePaths: false, unlink: true, filter: (path, entry) => !entryProblem(path, (entry as ReadEntry).type) })
+    await ownerOnly(staging)
     const manifest = JSON.parse(await readFile(join(staging, MANIFEST), 'utf8').catch(() => 'null')) as Manifest
     const bad = manifestProblem(manifest)
     if (bad) throw new SessionAdminError('ARCHIVE_INVALID', `${file}: ${bad}`)
