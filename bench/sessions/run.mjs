@@ -1,5 +1,8 @@
 // Session search costs (docs/architecture.md, "Finding sessions"): building the FTS5 index of 1,000 logs
 // written by the real JSONL persistence, search latency, and what indexing adds to each appended event.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { cwdKey } from '@dsh/session-persistence'
 import { bootComposition } from '@dsh/test-harness'
 import { usageReport } from '@dsh/usage-kit'
 import { ms } from '../stats.mjs'
@@ -30,22 +33,38 @@ function quantile(samples, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 }
 
-async function writeLogs(h, say) {
+/**
+ * The fixture: JSONL logs written directly, line for line what the JSONL persistence writes (a header line,
+ * then one `{type, seq, time, data}` per line), one file write per session. Appending a million events
+ * through the session service validates and batches each one and took ~10 minutes; this takes seconds. Two
+ * logs are then loaded through the real session service, which checks every event against its kind, so a
+ * fixture that drifts from the log format fails here instead of measuring something else.
+ */
+function writeLogs(h, say) {
+  const folder = join(h.home, 'sessions', cwdKey(h.workspace))
+  const started = Date.now() - SESSIONS * TURNS * 6
+  let time = started
   let events = 0
+  const ids = []
   for (let s = 0; s < SESSIONS; s++) {
-    const session = await h.root.sessions.create({ cwd: h.workspace })
+    const id = `bench${String(s).padStart(5, '0')}-${((s * 2654435761) >>> 0).toString(16).padStart(8, '0')}`
+    const lines = [JSON.stringify({ format: 'dsh-session', version: 1, id, cwd: h.workspace, createdAt: time })]
+    let seq = 0
+    const add = (type, data) => lines.push(JSON.stringify({ type, seq: seq++, time: time++, data }))
     for (let t = 0; t < TURNS; t++) {
-      session.append('turn/start', { turnId: `t${t}` })
-      session.append('user/message', { content: text(say(12)), source: 'user' })
-      session.append('tool/call', { callId: `c${t}`, name: 'bash', arguments: { command: `grep -rn ${say(1)} src/${say(1)}.ts` } })
-      session.append('tool/result', { callId: `c${t}`, content: text(say(60)) })
-      session.append('assistant/message', { content: text(say(30)), usage: { input: 100, output: 30, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
-      session.append('turn/end', { turnId: `t${t}`, reason: 'completed' })
+      add('turn/start', { turnId: `t${t}` })
+      add('user/message', { content: text(say(12)), source: 'user' })
+      add('tool/call', { callId: `c${t}`, name: 'bash', arguments: { command: `grep -rn ${say(1)} src/${say(1)}.ts` } })
+      add('tool/result', { callId: `c${t}`, content: text(say(60)) })
+      add('assistant/message', { content: text(say(30)), usage: { input: 100, output: 30, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
+      add('turn/end', { turnId: `t${t}`, reason: 'completed' })
     }
-    events += session.length
-    await h.root.sessions.close(session.id)
+    mkdirSync(join(folder, id), { recursive: true, mode: 0o700 })
+    writeFileSync(join(folder, id, 'session.jsonl'), lines.join('\n') + '\n', { mode: 0o600 })
+    events += seq
+    ids.push(id)
   }
-  return events
+  return { events, ids }
 }
 
 async function appendCost(patch) {
@@ -66,7 +85,13 @@ async function appendCost(patch) {
 export default async function run() {
   const say = words(42)
   const h = await bootComposition({ patch: noLive })
-  const events = await writeLogs(h, say)
+  const writing = now()
+  const { events, ids } = writeLogs(h, say)
+  const writeMs = now() - writing
+  for (const id of [ids[0], ids.at(-1)]) {
+    const { events: loaded } = await h.root.sessions.read(id)
+    if (loaded.length !== TURNS * 6) throw new Error(`bench fixture: session ${id} loaded ${loaded.length} events, wrote ${TURNS * 6}`)
+  }
   const built = now()
   const report = await h.root.sessionQuery.reindex()
   const buildMs = now() - built
@@ -104,7 +129,7 @@ export default async function run() {
   return [
     '## Session search (bench/sessions)',
     '',
-    `${SESSIONS.toLocaleString('en')} sessions, ${events.toLocaleString('en')} events (${report.events.toLocaleString('en')} indexed texts), written by the JSONL persistence; SQLite FTS5 through better-sqlite3.`,
+    `${SESSIONS.toLocaleString('en')} sessions, ${events.toLocaleString('en')} events (${report.events.toLocaleString('en')} indexed texts) in JSONL logs written as the persistence writes them (${ms(writeMs)} to write the fixture); SQLite FTS5 through better-sqlite3.`,
     '',
     '| measurement | result | target |',
     '|---|---|---|',

@@ -89,6 +89,10 @@ Usage:
   dsh sessions list | show <id>        this directory's sessions (--all, --cwd <dir>, --json); show: --audit, --json
   dsh sessions search "words"          full-text search of stored sessions (--all-workspaces, --cwd, --limit n, --json)
   dsh sessions reindex                 rebuild the search index from the logs
+  dsh sessions rename <id> "title"     name a session (archive | unarchive <id>: hide it from the list or not)
+  dsh sessions delete <id> [--yes]     delete it with its subagent sessions and files (asks on a terminal)
+  dsh sessions export <id> -o <file>   write it with its children, attachments and spills to a .tar.gz
+  dsh sessions import <file>           unpack such an archive into this DSH_HOME
   dsh sessions diff <id> [--turn N]    the files a session changed, with diffs (since it started, or turn N)
   dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--force, --fork)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)

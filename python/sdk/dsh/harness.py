@@ -186,6 +186,16 @@ class Harness:
         reply = await self.request("session/search", params)
         return list(reply["hits"])
 
+    async def rename(self, session_id: str, title: str) -> str:
+        """Names a session as its user chose (``session/rename``); a generated title never replaces it. Returns the title as logged."""
+        reply = await self.request("session/rename", {"sessionId": session_id, "title": title})
+        return str(reply["title"])
+
+    async def delete(self, session_id: str) -> List[str]:
+        """Deletes a stored session with its subagent children (``session/delete``); returns the ids deleted."""
+        reply = await self.request("session/delete", {"sessionId": session_id})
+        return list(reply["deleted"])
+
     async def events(self, session_id: str, *, from_seq: int = 0, limit: Optional[int] = None) -> EventsPage:
         """One page of a stored log."""
         params: Dict[str, Any] = {"sessionId": session_id, "fromSeq": from_seq}

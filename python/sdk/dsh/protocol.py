@@ -16,7 +16,7 @@ REQUEST_FAILED = -32000
 NOT_INITIALIZED = -32002
 SHUTTING_DOWN = -32003
 #: The requests a client may send.
-CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "session/view", "shutdown")
+CLIENT_METHODS = ("initialize", "session/new", "session/prompt", "session/cancel", "session/resume", "session/fork", "session/list", "session/search", "session/events", "session/setModel", "session/setPermission", "session/setPlanMode", "session/commands", "session/command", "session/changes", "session/rewind", "session/usage", "session/view", "session/rename", "session/delete", "shutdown")
 #: The notifications the runtime sends.
 SERVER_NOTIFICATIONS = ("session.event", "session.status")
 #: The requests the runtime sends to the client.
@@ -496,12 +496,17 @@ class NoticeItem(_NoticeItemRequired, total=False):
     replaces: SeqRange
 
 
-class Usage(TypedDict):
-    """A model request's tokens as logged (`input` excludes cache reads and writes)."""
+class _UsageRequired(TypedDict):
     input: int
     output: int
     cacheRead: int
     cacheWrite: int
+
+
+class Usage(_UsageRequired, total=False):
+    """A model request's tokens as logged (`input` excludes cache reads and writes)."""
+    #: The reasoning part of `output`; absent when the provider reports no separate count.
+    reasoning: int
 
 
 class _TurnEndItemRequired(TypedDict):
@@ -754,6 +759,11 @@ class SessionCommandsResult(TypedDict):
     commands: List[CommandInfo]
 
 
+class SessionDeleteResult(TypedDict):
+    #: The sessions deleted: the one asked for first, then its subagent children.
+    deleted: List[str]
+
+
 class _SessionEventRequired(TypedDict):
     #: The kind (`turn/start`, `assistant/chunk`, `tool/result`, …).
     type: str
@@ -897,6 +907,17 @@ class SessionRef(TypedDict):
     sessionId: str
 
 
+class SessionRenameParams(TypedDict):
+    sessionId: str
+    #: The user's title (one line; it is never replaced by a generated one).
+    title: str
+
+
+class SessionRenameResult(TypedDict):
+    #: The title as logged (whitespace folded to single spaces).
+    title: str
+
+
 class _SessionResumeParamsRequired(TypedDict):
     sessionId: str
 
@@ -993,17 +1014,23 @@ class SessionUsageParams(_SessionUsageParamsRequired, total=False):
     fromSeq: int
 
 
-class SessionUsageResult(TypedDict):
+class _SessionUsageResultRequired(TypedDict):
     requests: int
     #: Input tokens, cache reads and writes excluded.
     input: int
     cacheRead: int
     cacheWrite: int
+    #: Output tokens, reasoning included.
     output: int
     #: USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.
     cost: Union[float, None]
     #: The `provider/model`s without a price.
     unpriced: List[str]
+
+
+class SessionUsageResult(_SessionUsageResultRequired, total=False):
+    #: The reasoning part of `output`; absent when the provider reported no separate count.
+    reasoning: int
 
 
 class _SessionViewParamsRequired(TypedDict):

@@ -146,6 +146,12 @@ class SyncHarness:
     def search(self, query: str, *, cwd: Optional[str] = None, limit: Optional[int] = None) -> List[SearchHit]:
         return self._loop.run(self._harness.search(query, cwd=cwd, limit=limit))
 
+    def rename(self, session_id: str, title: str) -> str:
+        return self._loop.run(self._harness.rename(session_id, title))
+
+    def delete(self, session_id: str) -> List[str]:
+        return self._loop.run(self._harness.delete(session_id))
+
     def close(self) -> CloseResult:
         if self._loop.loop.is_closed():
             return CloseResult("already-exited")

@@ -8,7 +8,7 @@ import signal
 import unittest
 from typing import Any, Dict, List
 
-from dsh import REQUEST_TOO_LARGE, RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
+from dsh import REQUEST_FAILED, REQUEST_TOO_LARGE, RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
 
 from .support import REPO, MockModel, TempDirs
 
@@ -106,6 +106,22 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertIn("quokkalith", hits[0]["snippet"]["text"])
         self.assertEqual((await session.events())[hits[0]["seq"]].type, "assistant/message")
         self.assertEqual(await harness.search("nothing-like-this-anywhere"), [])
+
+    async def test_rename_is_the_users_title_and_delete_leaves_no_log(self) -> None:
+        self.llm.enqueue({"text": "noted"})
+        harness = await self.start()
+        session = await harness.session()
+        await session.run("remember the wombatite")
+        self.assertEqual(await harness.rename(session.id, "  My\nwombat  "), "My wombat")
+        listed = [summary for summary in await harness.list() if summary.id == session.id]
+        self.assertEqual(listed[0].title, "My wombat")
+        self.assertEqual(await harness.delete(session.id), [session.id])
+        self.assertEqual([summary.id for summary in await harness.list()], [])
+        self.assertEqual(await harness.search("wombatite"), [])
+        with self.assertRaises(DshError) as refused:
+            await harness.delete("../../etc")
+        self.assertEqual(refused.exception.code, REQUEST_FAILED)
+        self.assertEqual((refused.exception.rpc or {})["data"]["code"], "INVALID_ID")
 
     async def test_a_tool_using_run_edits_a_file_in_the_minimal_composition(self) -> None:
         path = os.path.join(self.dirs.workspace, "greeting.txt")

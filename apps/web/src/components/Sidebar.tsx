@@ -7,6 +7,7 @@ import { ago, basename, shortPath } from '../lib/format.ts'
 import { navigate, type Route } from '../lib/router.ts'
 import { labelOf, sessions } from '../lib/sessions.ts'
 import { stream } from '../lib/stream.ts'
+import { SessionActions } from './SessionActions.tsx'
 
 const SEARCH_DELAY_MS = 200
 
@@ -144,7 +145,7 @@ export function Sidebar({ route }: { route: Route }) {
             </h3>
             <ul>
               {group.items.map((item) => (
-                <li key={item.id}>
+                <li key={item.id} className="session-item">
                   <a
                     href={hrefOf(item.id, snippets.get(item.id)?.seq)}
                     className={`session-link${item.id === activeId ? ' active' : ''}`}
@@ -179,6 +180,7 @@ export function Sidebar({ route }: { route: Route }) {
                       <span>{item.turns === 1 ? '1 turn' : `${item.turns} turns`}</span>
                     </span>
                   </a>
+                  <SessionActions item={item} active={item.id === activeId} />
                 </li>
               ))}
             </ul>

@@ -11,6 +11,6 @@ export function usageLine(usage: UsageSums): { text: string; title: string } {
   const inTokens = usage.input + usage.cacheRead + usage.cacheWrite
   return {
     text: `${compact(inTokens)} in${usage.cacheRead ? ` (${compact(usage.cacheRead)} cached)` : ''} · ${compact(usage.output)} out · ${usage.requests} req · ${costText(usage)}`,
-    title: `${usage.requests} model requests: ${usage.input} uncached input, ${usage.cacheRead} cached input, ${usage.cacheWrite} cache-write, ${usage.output} output tokens (reasoning included: providers report no separate count); ${costText(usage)}`,
+    title: `${usage.requests} model requests: ${usage.input} uncached input, ${usage.cacheRead} cached input, ${usage.cacheWrite} cache-write, ${usage.output} output tokens (${usage.reasoning !== undefined ? `${usage.reasoning} of them reasoning` : 'reasoning included; the provider reports no separate count'}); ${costText(usage)}`,
   }
 }

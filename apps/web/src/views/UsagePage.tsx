@@ -37,8 +37,8 @@ export function UsagePage({ by }: { by: UsageGrouping }) {
           {error && <p className="inline-error">{error}</p>}
           {report && (
             <p className="muted small">
-              {report.sessions} session{report.sessions === 1 ? '' : 's'} in every workspace. Output includes reasoning tokens. Prices: the <span className="mono">usage.prices</span> setting over the
-              shipped table.
+              {report.sessions} session{report.sessions === 1 ? '' : 's'} in every workspace. Output includes reasoning tokens; the reasoning column shows them where the provider reports them. Prices:
+              the <span className="mono">usage.prices</span> setting over the shipped table.
             </p>
           )}
           <table className="settings-table usage-table" data-testid="usage-table">
@@ -50,6 +50,7 @@ export function UsagePage({ by }: { by: UsageGrouping }) {
                 <th>cached</th>
                 <th>cache write</th>
                 <th>output</th>
+                <th title="The reasoning part of the output, where the provider reports it">reasoning</th>
                 <th>cost</th>
               </tr>
             </thead>
@@ -62,6 +63,7 @@ export function UsagePage({ by }: { by: UsageGrouping }) {
                   <td>{row.cacheRead}</td>
                   <td>{row.cacheWrite}</td>
                   <td>{row.output}</td>
+                  <td data-reasoning={row.reasoning ?? ''}>{row.reasoning ?? ''}</td>
                   <td data-cost={row.cost ?? ''}>{costText(row)}</td>
                 </tr>
               ))}

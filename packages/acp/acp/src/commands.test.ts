@@ -52,3 +52,19 @@ describe('slash commands over ACP', () => {
     expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: '/nosuch thing' })
   })
 })
+
+describe('naming a session over ACP', () => {
+  test('/rename logs the user title and the editor is told it as a session_info_update', async () => {
+    const sessionId = await newSession()
+    const before = llm.requests.length
+    expect((await prompt(sessionId, '/rename  Flaky\ncache  hunt')).stopReason).toBe('end_turn')
+    expect(messageText(agent.updates(sessionId))).toContain('Renamed this session to "Flaky cache hunt".')
+    const info = await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === 'session_info_update')
+    expect(info).toMatchObject({ sessionUpdate: 'session_info_update', title: 'Flaky cache hunt' })
+    expect(llm.requests.length).toBe(before)
+    const listed = await agent.agent.request('session/list', { cwd: agent.workspace })
+    expect(listed.sessions.find((session) => session.sessionId === sessionId)?.title).toBe('Flaky cache hunt')
+    await prompt(sessionId, '/rename')
+    expect(messageText(agent.updates(sessionId))).toContain('/rename failed: give the new title: /rename <title> (INVALID_TITLE)')
+  })
+})

@@ -97,6 +97,7 @@ export class UpdateTranslator {
     if (change.op === 'session' && change.cause === 'todo/updated') return [{ sessionUpdate: 'plan', entries: (this.view.todos ?? []).map((todo) => ({ ...todo })) }]
     const current = change.op === 'session' && change.cause === 'plan/mode' && mode === 'live' ? this.options.currentMode?.() : undefined
     if (current) return [{ sessionUpdate: 'current_mode_update', currentModeId: current }]
+    if (change.op === 'session' && change.cause === 'session/title' && this.view.title) return [{ sessionUpdate: 'session_info_update', title: this.view.title.title }]
     if (change.op === 'usage') return this.usageUpdate()
     if (change.op !== 'added' && change.op !== 'updated') return []
     const item: Item = change.item

@@ -77,7 +77,7 @@ const BLOCKS: Record<string, Check> = {
 
 const userContent = array(block(['text', 'image']))
 const error = object({ code: string, message: string })
-const usage = object({ input: optional(number), output: optional(number), cacheRead: optional(number), cacheWrite: optional(number) })
+const usage = object({ input: optional(number), output: optional(number), cacheRead: optional(number), cacheWrite: optional(number), reasoning: optional(number) })
 const tool = object({ name: string, description: string, parameters: object({}) })
 const sampling = object({ maxOutputTokens: optional(natural), temperature: optional(number), toolChoice: optional(oneOf(['auto', 'none'])) })
 

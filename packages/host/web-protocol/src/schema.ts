@@ -258,7 +258,8 @@ const UsageSumsFields = {
   input: Type.Integer({ minimum: 0, description: 'Input tokens not read from or written to a cache.' }),
   cacheRead: Type.Integer({ minimum: 0 }),
   cacheWrite: Type.Integer({ minimum: 0 }),
-  output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included (providers report no separate count).' }),
+  output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included.' }),
+  reasoning: Type.Optional(Type.Integer({ minimum: 0, description: 'The reasoning part of `output`; absent when no provider of these requests reported one.' })),
   cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'USD; null when a model used has no price.' }),
   unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s without a price.' }),
 }
@@ -302,6 +303,10 @@ export const WEB_METHOD_SCHEMAS = {
     result: RewindDoneSchema,
   },
   'sessions.fork': { params: Type.Object({ sessionId: Type.String(), atSeq: Type.Integer({ minimum: 0 }) }), result: SessionRef },
+  /** A user title (`session/title`, source `user`; a generated one never replaces it); the result is the title as logged. */
+  'sessions.rename': { params: Type.Object({ sessionId: Type.String(), title: Type.String({ minLength: 1 }) }), result: Type.Object({ title: Type.String() }) },
+  /** Deletes a stored session with its subagent children; the result lists the ids deleted. */
+  'sessions.delete': { params: SessionRef, result: Type.Object({ deleted: Type.Array(Type.String()) }) },
   'agent.send': {
     params: Type.Object({ sessionId: Type.String(), text: Type.String(), mode: Type.Optional(stringEnum(['followup', 'steer'] as const)), images: Type.Optional(Type.Array(InlineImageSchema)) }),
     result: Type.Object({ messageId: Type.String() }),

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import WebSocket from 'ws'
@@ -332,5 +332,35 @@ test('a scripted model calls an MCP server tool through the web surface: the tab
   await watcher.until(() => results().length > 0, 'the MCP tool result on the tab')
   expect(results()[0]!.data).toMatchObject({ callId: 'm1', content: [{ type: 'text', text: 'echo: from the web' }] })
   expect(eventsOf(sessionId).find((event) => event.type === 'tool/call')?.data).toMatchObject({ name: 'mcp__t__echo' })
+  await watcher.close()
+})
+
+test('the sidebar renames a session and deletes it: the list, the search and the disk forget it; a running one is refused', async () => {
+  await boot([{ text: 'the numbat answer' }, { text: 'working', hang: true }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  await api('agent.send', { sessionId, text: 'numbat question' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const watcher = await tab()
+  watcher.subscribe('sessions', '*')
+
+  expect(await api('sessions.rename', { sessionId, title: ' Numbats\n and more ' })).toEqual({ title: 'Numbats and more' })
+  expect((await api('sessions.list')).sessions.find((item: { id: string }) => item.id === sessionId)).toMatchObject({ title: 'Numbats and more' })
+  await expect(api('sessions.rename', { sessionId, title: ' ' })).rejects.toMatchObject({ code: 'INVALID_TITLE' })
+
+  const { sessionId: busy } = await api('sessions.create', { cwd: h.workspace })
+  await api('agent.send', { sessionId: busy, text: 'keep going' })
+  await expect.poll(() => h.root.agents.bySession(busy)?.running).toBe(true)
+  await expect(api('sessions.delete', { sessionId: busy })).rejects.toMatchObject({ code: 'SESSION_RUNNING' })
+  await api('agent.cancel', { sessionId: busy })
+
+  // The web app holds the idle agent of the session it created: the delete lets it go.
+  expect(await api('sessions.delete', { sessionId })).toEqual({ deleted: [sessionId] })
+  await watcher.until(() => watcher.frames.some((frame) => frame.ch === 'sessions' && frame.type === 'changed' && frame.sessionId === sessionId), 'the change frame')
+  expect((await api('sessions.list')).sessions.map((item: { id: string }) => item.id)).not.toContain(sessionId)
+  expect((await api('sessions.search', { query: 'numbat' })).hits).toEqual([])
+  const stores = join(h.home, 'sessions')
+  expect(readdirSync(stores).filter((key) => existsSync(join(stores, key, sessionId)))).toEqual([])
+  await expect(api('sessions.open', { sessionId })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
+  await expect(api('sessions.delete', { sessionId: '../../etc' })).rejects.toMatchObject({ code: 'INVALID_ID' })
   await watcher.close()
 })

@@ -9,6 +9,7 @@ import type {} from '@dsh/attachment'
 import { EFFORTS, type Route } from '@dsh/llm'
 import { PRESET_NAMES } from '@dsh/permission-presets'
 import type {} from '@dsh/session-query'
+import type {} from '@dsh/session-admin'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/token-meter'
 import type { Frame, Methods, WireRoute } from '@dsh/web-protocol'
@@ -83,6 +84,7 @@ export function apply(ctx: Context, config: Config) {
   const meter = optionalService(ctx, 'tokenMeter')
   const attachments = optionalService(ctx, 'attachments')
   const sessionQuery = optionalService(ctx, 'sessionQuery')
+  const sessionAdmin = optionalService(ctx, 'sessionAdmin')
   const reader = new SessionReader(ctx, config)
   ctx.settings.define('web.defaultPreset', Schema.union(['', ...PRESET_NAMES]).default(''), {
     description: "Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row's default.",
@@ -210,6 +212,31 @@ export function apply(ctx: Context, config: Config) {
 
   web.method<M<'sessions.fork'>['params'], M<'sessions.fork'>['result']>(ctx, 'sessions.fork', {
     handle: async ({ sessionId: id, atSeq }) => ({ sessionId: release.adopt(await ctx.agents.fork(id, atSeq)).session.id }),
+  })
+
+  const requireAdmin = () => {
+    const admin = sessionAdmin()
+    if (!admin) throw new WebError('UNAVAILABLE', 'no session-admin row is mounted in this profile')
+    return admin
+  }
+  web.method<M<'sessions.rename'>['params'], M<'sessions.rename'>['result']>(ctx, 'sessions.rename', {
+    handle: async ({ sessionId: id, title }) => {
+      await requireAdmin().rename(id, title)
+      reader.forget(id)
+      broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: id })
+      return { title: (await ctx.sessions.list()).find((summary) => summary.id === id)?.title ?? title }
+    },
+  })
+  // The sidebar asks before it calls this; an idle agent the web app holds is let go by ctx.sessionAdmin.
+  web.method<M<'sessions.delete'>['params'], M<'sessions.delete'>['result']>(ctx, 'sessions.delete', {
+    handle: async ({ sessionId: id }) => {
+      const deleted = await requireAdmin().delete(id)
+      for (const each of deleted) {
+        reader.forget(each)
+        broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: each })
+      }
+      return { deleted }
+    },
   })
 
   web.method<M<'agent.send'>['params'], M<'agent.send'>['result']>(ctx, 'agent.send', {

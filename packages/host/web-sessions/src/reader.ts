@@ -25,6 +25,11 @@ export class SessionReader {
     private readonly limits: ReadLimits,
   ) {}
 
+  /** Drops a deleted or renamed session's cached log. */
+  forget(id: string): void {
+    this.cache.delete(id)
+  }
+
   async read(id: string): Promise<{ header: SessionHeader; events: readonly SessionEvent[]; live: boolean }> {
     const live = this.ctx.sessions.get(id)
     if (live) {

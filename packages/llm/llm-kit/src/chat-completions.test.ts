@@ -41,6 +41,10 @@ test('the finish waits for usage that follows it in a chunk of its own', () => {
 test("cache hits count as reads, DeepSeek's field or OpenAI's, never as input", () => {
   expect(chatUsage({ prompt_tokens: 50, completion_tokens: 3, prompt_cache_hit_tokens: 20 })).toEqual({ input: 30, output: 3, cacheRead: 20, cacheWrite: 0 })
   expect(chatUsage(undefined)).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
+  // The reasoning part of the output when the server reports it (0 is a count); absent when it does not.
+  expect(chatUsage({ prompt_tokens: 5, completion_tokens: 40, completion_tokens_details: { reasoning_tokens: 32 } })).toEqual({ input: 5, output: 40, cacheRead: 0, cacheWrite: 0, reasoning: 32 })
+  expect(chatUsage({ prompt_tokens: 5, completion_tokens: 4, completion_tokens_details: { reasoning_tokens: 0 } })).toMatchObject({ reasoning: 0 })
+  expect(chatUsage({ prompt_tokens: 5, completion_tokens: 4 })).not.toHaveProperty('reasoning')
 })
 
 test('an overloaded finish is a SERVER error, an unknown one an INVALID_REQUEST error naming it', () => {

@@ -3,11 +3,15 @@ import { LlmError, type FinishReason, type StreamChunk, type Usage } from '@dsh/
 // The OpenAI chat-completions stream family (DeepSeek, OpenAI, and every compatible server: Ollama, vLLM, …):
 // one reader for the shared wire, so each adapter keeps only what differs (its request body).
 
-/** Chat-completions usage in our disjoint terms: cache hits (DeepSeek's or OpenAI's field) are cache reads. */
+/**
+ * Chat-completions usage in our disjoint terms: cache hits (DeepSeek's or OpenAI's field) are cache reads;
+ * `completion_tokens_details.reasoning_tokens`, when the server sends it, is the reasoning part of the output.
+ */
 export function chatUsage(usage: any): Usage {
   const prompt = Number(usage?.prompt_tokens ?? 0)
   const hit = Number(usage?.prompt_cache_hit_tokens ?? usage?.prompt_tokens_details?.cached_tokens ?? 0)
-  return { input: Math.max(0, prompt - hit), output: Number(usage?.completion_tokens ?? 0), cacheRead: hit, cacheWrite: 0 }
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens
+  return { input: Math.max(0, prompt - hit), output: Number(usage?.completion_tokens ?? 0), cacheRead: hit, cacheWrite: 0, ...(Number.isFinite(reasoning) ? { reasoning: Number(reasoning) } : {}) }
 }
 
 const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool-calls', function_call: 'tool-calls', length: 'max-tokens' }

@@ -61,6 +61,11 @@ export interface Usage {
   output: number
   cacheRead: number
   cacheWrite: number
+  /**
+   * Output tokens the model spent reasoning, already counted in `output`. Absent when the provider reports no
+   * separate count (Anthropic): absent is "not reported", never 0.
+   */
+  reasoning?: number
 }
 
 export const EFFORTS = ['off', 'low', 'high', 'max'] as const
@@ -130,8 +135,16 @@ export interface ModelInfo {
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
 
+/** The sum; `reasoning` only when either side reported it (a sum of unreported counts stays unreported). */
 export function addUsage(a: Usage, b: Partial<Usage>): Usage {
-  return { input: a.input + (b.input ?? 0), output: a.output + (b.output ?? 0), cacheRead: a.cacheRead + (b.cacheRead ?? 0), cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0) }
+  const reasoning = a.reasoning === undefined && b.reasoning === undefined ? undefined : (a.reasoning ?? 0) + (b.reasoning ?? 0)
+  return {
+    input: a.input + (b.input ?? 0),
+    output: a.output + (b.output ?? 0),
+    cacheRead: a.cacheRead + (b.cacheRead ?? 0),
+    cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0),
+    ...(reasoning !== undefined ? { reasoning } : {}),
+  }
 }
 
 export const LLM_ERROR_CODES = [

@@ -72,6 +72,19 @@ test('search finds a stored session by what the model said, with the seq to open
   expect(hits).toEqual([expect.objectContaining({ sessionId: session.id, seq: said.seq, source: 'assistant', firstPrompt: 'where did it go?' })])
 })
 
+test('rename names a stored session as its user chose, and delete removes it with its search hit', async () => {
+  llm.enqueue({ text: 'The pangolin rolled away.' })
+  const harness = await sharedHarness()
+  const session = await harness.session()
+  await session.run('what did it do?')
+  expect(await harness.rename(session.id, ' Pangolin\nnotes ')).toBe('Pangolin notes')
+  expect((await harness.list(workspace)).find((summary) => summary.id === session.id)).toMatchObject({ title: 'Pangolin notes', titleSource: 'user' })
+  expect(await harness.delete(session.id)).toEqual([session.id])
+  expect((await harness.list(workspace)).map((summary) => summary.id)).not.toContain(session.id)
+  expect(await harness.search('pangolin', { cwd: workspace })).toEqual([])
+  await expect(harness.delete('/etc')).rejects.toMatchObject({ code: 'REQUEST_FAILED' })
+})
+
 test('a tool-using run edits a file in the workspace (minimal composition)', async () => {
   writeFileSync(join(workspace, 'greeting.txt'), 'hello world\n')
   llm.enqueue({ toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'str_replace', path: 'greeting.txt', old_str: 'world', new_str: 'dsh' } }] }, { text: 'Edited.' })

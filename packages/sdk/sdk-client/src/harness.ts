@@ -202,6 +202,16 @@ export class Harness {
     return (await this.request('session/search', { query, ...options })).hits
   }
 
+  /** Names a session as its user chose (`session/rename`); a generated title never replaces it. Returns the title as logged. */
+  async rename(sessionId: string, title: string): Promise<string> {
+    return (await this.request('session/rename', { sessionId, title })).title
+  }
+
+  /** Deletes a stored session with its subagent children (`session/delete`); returns the ids deleted. */
+  async delete(sessionId: string): Promise<string[]> {
+    return (await this.request('session/delete', { sessionId })).deleted
+  }
+
   /** One page of a stored log. */
   events(sessionId: string, page: { fromSeq?: number; limit?: number } = {}): Promise<SessionEventsResult> {
     return this.request('session/events', { sessionId, ...page })

@@ -63,7 +63,9 @@ test('every result, notification and server request of a whole session matches i
   expect(hits.map((hit: { sessionId: string }) => hit.sessionId)).toEqual([sessionId])
   await call('session/setModel', { sessionId, route: { provider: 'deepseek', model: 'deepseek-v4-pro', effort: 'high' } })
   await call('session/cancel', { sessionId })
-  await call('session/fork', { sessionId, atSeq: length - 1 })
+  const forked = await call('session/fork', { sessionId, atSeq: length - 1 })
+  expect(await call('session/rename', { sessionId: forked.sessionId, title: 'the fork' })).toEqual({ title: 'the fork' })
+  expect(await call('session/delete', { sessionId: forked.sessionId })).toEqual({ deleted: [forked.sessionId] })
   // Errors are part of the wire too: a parameter, a refusal and an unknown method.
   for (const [method, params] of [
     ['session/fork', { sessionId }],

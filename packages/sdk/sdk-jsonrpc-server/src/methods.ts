@@ -9,6 +9,7 @@ import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult
 import { SessionError } from '@dsh/session'
 import { SessionView } from '@dsh/session-view'
 import type { SessionQuery } from '@dsh/session-query'
+import { foldTitle } from '@dsh/session-admin'
 import { RpcError, invalidParams, requestFailed } from './errors.ts'
 import type { McpServerConfig } from '@dsh/mcp'
 import { directory, parseRoute, toBlocks, type RouteInput } from './params.ts'
@@ -233,9 +234,32 @@ export class Methods {
     return { sessionId: params.sessionId, items: view.items.filter((item) => item.seq >= fromSeq), todos: view.todos ?? [], length: events.length }
   }
 
+  /** Names a session as its user chose (`session/title`, source `user`): `ctx.sessionAdmin`, open here or stored. */
+  async 'session/rename'(params: Params<'session/rename'>): Result<'session/rename'> {
+    await this.requireAdmin().rename(params.sessionId, params.title)
+    const { events } = await this.ctx.sessions.read(params.sessionId)
+    let named: ReturnType<typeof foldTitle> = {}
+    for (const event of events) if ((event.type as string) === 'session/title') named = foldTitle(named, event.data as Parameters<typeof foldTitle>[1])
+    return { title: named.title ?? params.title }
+  }
+
+  /**
+   * Deletes a stored session with its subagent children (`ctx.sessionAdmin`): an idle agent of this runtime is
+   * let go first; refused while a turn runs (`SESSION_RUNNING`) or another process holds one (`SESSION_LOCKED`).
+   */
+  async 'session/delete'(params: Params<'session/delete'>): Result<'session/delete'> {
+    return { deleted: await this.requireAdmin().delete(params.sessionId) }
+  }
+
   async shutdown(): Result<'shutdown'> {
     await this.host.drain()
     return {}
+  }
+
+  private requireAdmin() {
+    const admin = this.ctx.get('sessionAdmin')
+    if (!admin) throw requestFailed('ADMIN_UNAVAILABLE', 'this runtime mounts no session-admin row (ctx.sessionAdmin)')
+    return admin
   }
 
   private async providers(): Promise<ProviderInfo[]> {

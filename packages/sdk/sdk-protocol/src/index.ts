@@ -51,6 +51,9 @@ import {
   type SessionUsageResultSchema,
   type SessionViewParamsSchema,
   type SessionViewResultSchema,
+  type SessionDeleteResultSchema,
+  type SessionRenameParamsSchema,
+  type SessionRenameResultSchema,
   type SessionSummarySchema,
   type SESSION_STATUSES,
   type EffortSchema,
@@ -152,6 +155,9 @@ export type SessionUsageResult = Static<typeof SessionUsageResultSchema>
 export type SessionViewParams = Static<typeof SessionViewParamsSchema>
 /** A session's display items (`session/view`); the item types are @dsh/session-view's own (`Item`, `ToolItem`, …). */
 export type SessionViewResult = Static<typeof SessionViewResultSchema>
+export type SessionDeleteResult = Static<typeof SessionDeleteResultSchema>
+export type SessionRenameParams = Static<typeof SessionRenameParamsSchema>
+export type SessionRenameResult = Static<typeof SessionRenameResultSchema>
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 export type ApprovalRequestParams = Static<typeof ApprovalRequestParamsSchema>
 export type ApprovalAnswer = Static<typeof ApprovalAnswerSchema>

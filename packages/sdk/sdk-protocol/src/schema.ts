@@ -453,7 +453,8 @@ export const SessionUsageResultSchema = Type.Object(
     input: Type.Integer({ minimum: 0, description: 'Input tokens, cache reads and writes excluded.' }),
     cacheRead: Type.Integer({ minimum: 0 }),
     cacheWrite: Type.Integer({ minimum: 0 }),
-    output: Type.Integer({ minimum: 0 }),
+    output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included.' }),
+    reasoning: Type.Optional(Type.Integer({ minimum: 0, description: 'The reasoning part of `output`; absent when the provider reported no separate count.' })),
     cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
       description: 'USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.',
     }),
@@ -508,6 +509,16 @@ export const SessionViewResultSchema = Type.Object(
   },
   { title: 'SessionViewResult' },
 )
+export const SessionDeleteResultSchema = Type.Object(
+  { deleted: Type.Array(Type.String(), { description: 'The sessions deleted: the one asked for first, then its subagent children.' }) },
+  { title: 'SessionDeleteResult' },
+)
+
+export const SessionRenameParamsSchema = Type.Object(
+  { sessionId: SessionId, title: Type.String({ minLength: 1, description: "The user's title (one line; it is never replaced by a generated one)." }) },
+  { title: 'SessionRenameParams', ...closed },
+)
+export const SessionRenameResultSchema = Type.Object({ title: Type.String({ description: 'The title as logged (whitespace folded to single spaces).' }) }, { title: 'SessionRenameResult' })
 
 export const EmptySchema = Type.Object({}, { title: 'Empty', ...closed })
 
@@ -531,6 +542,8 @@ export const CLIENT_METHOD_SCHEMAS = {
   'session/rewind': { params: SessionRewindParamsSchema, result: SessionRewindResultSchema },
   'session/usage': { params: SessionUsageParamsSchema, result: SessionUsageResultSchema },
   'session/view': { params: SessionViewParamsSchema, result: SessionViewResultSchema },
+  'session/rename': { params: SessionRenameParamsSchema, result: SessionRenameResultSchema },
+  'session/delete': { params: SessionRefSchema, result: SessionDeleteResultSchema },
   shutdown: { params: EmptySchema, result: EmptySchema },
 } satisfies Record<string, { params: TSchema; result: TSchema }>
 

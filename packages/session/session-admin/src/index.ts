@@ -6,11 +6,19 @@ import type { Route } from '@dsh/llm'
 import { type EventKind, type Session, type SessionEvent, type SessionEventMap } from '@dsh/session'
 import type {} from '@dsh/session-persistence'
 import type {} from '@dsh/settings'
+import type {} from '@dsh/commands'
 import { archivedProblem, titleProblem, titleRequestProblem, titleResponseProblem } from './events.ts'
 import { labelText, promptText, shorten } from './title-text.ts'
 import { requestTitle } from './auto-title.ts'
+import { deleteSession } from './delete.ts'
+import { exportSession, importSessions } from './archive.ts'
+import type { Manifest } from './archive-paths.ts'
+import { SessionAdminError } from './errors.ts'
 
 export { foldTitle, type TitleSource } from './events.ts'
+export { SessionAdminError } from './errors.ts'
+export { childIds } from './delete.ts'
+export type { Manifest as SessionArchiveManifest } from './archive-paths.ts'
 export { promptText, shorten, titleFromAnswer } from './title-text.ts'
 
 declare module '@dsh/cordis' {
@@ -34,17 +42,9 @@ export interface Config {
   maxOutputTokens: number
   timeoutMs: number
   maxUserTitleChars: number
-}
-
-/** A rename or archive that cannot be done; `code` says why. */
-export class SessionAdminError extends Error {
-  override name = 'SessionAdminError'
-  constructor(
-    readonly code: 'INVALID_TITLE',
-    message: string,
-  ) {
-    super(message)
-  }
+  maxArchiveBytes: number
+  maxUnpackedBytes: number
+  maxEntries: number
 }
 
 const KINDS = ['session/title', 'session/archived', 'title/request', 'title/response'] as const
@@ -56,7 +56,7 @@ const KINDS = ['session/title', 'session/archived', 'title/request', 'title/resp
  * folded (persistence and the index read the events) or the request check (`@dsh/invariants`, purpose `title`).
  */
 export class SessionAdmin extends Service {
-  static inject = ['sessions', 'sessionPersistence', 'settings', 'llm']
+  static inject = ['app', 'sessions', 'sessionPersistence', 'settings', 'llm']
   static Config: Schema<Config> = Schema.object({
     autoTitle: Schema.boolean().default(true).description('Default of the `sessions.autoTitle` setting: name a session with one cheap model request after its first turn.'),
     route: (Schema.union([Schema.object({ provider: Schema.string().required(), model: Schema.string().required() }), Schema.const(undefined)]) as unknown as Schema<Route | undefined>).description(
@@ -72,6 +72,15 @@ export class SessionAdmin extends Service {
     maxOutputTokens: Schema.natural().min(1).default(32).description('Output limit of a title request.'),
     timeoutMs: Schema.natural().min(1).default(15_000).description('Longest the end of a first turn waits for its title; then the first prompt stands in.'),
     maxUserTitleChars: Schema.natural().min(1).default(200).description('Longest title a rename accepts.'),
+    maxArchiveBytes: Schema.natural()
+      .min(1)
+      .default(2 * 1024 ** 3)
+      .description('Largest session archive (.tar.gz) an import reads.'),
+    maxUnpackedBytes: Schema.natural()
+      .min(1)
+      .default(8 * 1024 ** 3)
+      .description('Most bytes the entries of an imported archive may unpack to (their sizes summed before anything is written).'),
+    maxEntries: Schema.natural().min(1).default(200_000).description('Most entries (files and folders) an imported archive may hold.'),
   })
 
   constructor(
@@ -86,6 +95,19 @@ export class SessionAdmin extends Service {
     ctx.settings.define('sessions.autoTitle', Schema.boolean().default(config.autoTitle), {
       description: 'Name each new session with one cheap model request after its first turn (false: the first prompt, mention markup removed, names it).',
     })
+    // `/rename <title>` wherever slash commands run (the web composer, ACP, the SDK's session/command).
+    ctx.inject(['commands'], (inner) =>
+      inner.commands.register(inner, {
+        name: 'rename',
+        description: 'Name this session (a title of yours is never replaced by a generated one).',
+        argumentHint: '<title>',
+        run: async (args, { agent }) => {
+          if (!args) throw new SessionAdminError('INVALID_TITLE', 'give the new title: /rename <title>')
+          await this.rename(agent.session.id, args)
+          return `Renamed this session to "${labelText(args)}".`
+        },
+      }),
+    )
     // Serial and awaited before `turn/end`: a one-shot `dsh -p` gets its title before the process exits.
     ctx.on('agent/turn-stopping', (agent, result) => this.titleAfterFirstTurn(agent, result))
   }
@@ -102,6 +124,33 @@ export class SessionAdmin extends Service {
   /** Hides a session from default lists (`archived: true`) or shows it again. */
   async setArchived(id: string, archived: boolean): Promise<void> {
     await this.appendFact(id, 'session/archived', { archived })
+  }
+
+  /**
+   * Deletes a stored session with its subagent children (their logs, attachments, checkpoints, spilled output
+   * and search index entries); returns the ids deleted, the session first. A fork is not a child: it keeps
+   * its own copies (hard links) of what it shares. Refused while one of them runs here or another process
+   * holds it.
+   */
+  async delete(id: string): Promise<string[]> {
+    return deleteSession(this.ctx, id)
+  }
+
+  /**
+   * Writes the session with its subagent children (logs, attachments, checkpoints, spilled output) to `file`,
+   * a new .tar.gz; `importArchive` of another home unpacks it.
+   */
+  async exportArchive(id: string, file: string): Promise<Manifest> {
+    return exportSession(this.ctx, id, file)
+  }
+
+  /**
+   * Unpacks an export into this home. Refused as a whole for an entry that is not a plain file or folder at a
+   * session path, an archive past `maxArchiveBytes` / `maxUnpackedBytes` / `maxEntries`, a session id already
+   * stored here, or a log that does not load (named `archive:sessions/<id>/session.jsonl:<line>`).
+   */
+  async importArchive(file: string): Promise<Manifest> {
+    return importSessions(this.ctx, file, this.config)
   }
 
   /**

@@ -1,6 +1,6 @@
 import { renameSync, statSync, writeFileSync } from 'node:fs'
-import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { access, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, sep } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
@@ -136,6 +136,45 @@ export default class JsonlPersistence extends SessionPersistence {
       }
     }
     return out.sort((a, b) => b.updatedAt - a.updatedAt)
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    const held: { id: string; dir: string }[] = []
+    try {
+      for (const id of ids) {
+        if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is open in this process; close it first`)
+        const dir = await this.locate(id)
+        // `locate` accepts only plain ids; this is the second lock on the door: nothing outside the root goes.
+        const inside = relative(this.root, dir)
+        if (!inside || inside.startsWith('..') || inside.split(sep).length !== 2) throw new SessionError('SESSION_NOT_FOUND', `session ${id} is not stored under ${this.root}`)
+        takeLease(join(dir, LEASE), id)
+        held.push({ id, dir })
+      }
+    } catch (error) {
+      for (const { dir } of held) dropLease(join(dir, LEASE))
+      throw error
+    }
+    for (const { id, dir } of held) {
+      // `rm` unlinks symlinks and hard links without following them: an attachment linked into a fork stays there.
+      await rm(dir, { recursive: true, force: true })
+      this.located.delete(id)
+      await rmdir(dirname(dir)).catch(() => undefined) // the workspace folder, when this was its last session
+    }
+  }
+
+  async folderOf(id: string): Promise<string> {
+    return this.locate(id)
+  }
+
+  async folderFor(header: SessionHeader): Promise<string> {
+    if (!/^[A-Za-z0-9_-]+$/.test(header.id)) throw new SessionError('SESSION_NOT_FOUND', `"${header.id}" is not a session id`)
+    const taken = await this.locate(header.id).then(
+      () => true,
+      () => false,
+    )
+    if (taken) throw new SessionError('SESSION_EXISTS', `session ${header.id} already exists under ${this.root}`)
+    this.located.delete(header.id)
+    return join(this.root, cwdKey(header.cwd), header.id)
   }
 
   private async summaryFromDisk(id: string, dir: string): Promise<SummaryFold | undefined> {

@@ -28,6 +28,21 @@ export abstract class SessionPersistence extends Service implements SessionStora
   abstract flush(id: string): Promise<void>
   abstract release(id: string): Promise<void>
   abstract list(): Promise<SessionSummary[]>
+  /**
+   * Deletes everything stored for these sessions. Takes every lease first: when one is held (by another
+   * process, or open in this one) or an id is unknown, nothing is deleted and that session is named.
+   */
+  abstract remove(ids: readonly string[]): Promise<void>
+  /**
+   * The local folder holding everything stored for a session (its log, attachments, checkpoints): what an
+   * export packs. Refuses an id that is not stored.
+   */
+  abstract folderOf(id: string): Promise<string>
+  /**
+   * The folder a new session with this header is stored in, for an import to fill (it does not exist yet).
+   * Refuses (`SESSION_EXISTS`) an id that is already stored.
+   */
+  abstract folderFor(header: SessionHeader): Promise<string>
 }
 
 /**

@@ -95,6 +95,11 @@ export default class SqliteSessionQuery extends SessionQuery {
     return store.indexer.syncAll()
   }
 
+  async forget(sessionId: string): Promise<void> {
+    this.waiting.delete(sessionId)
+    this.open().indexer.forgetSession(sessionId)
+  }
+
   /** The sessions that moved since the last pass, read from where the index left each. */
   private indexWaiting() {
     this.timer = undefined

@@ -92,6 +92,11 @@ export class Indexer {
     }
   }
 
+  /** Drops one session (it was deleted). */
+  forgetSession(id: string): void {
+    this.forget(id, emptyReport())
+  }
+
   /** Drops everything: the next `syncAll` reads every log from the start. */
   clear(): void {
     this.db

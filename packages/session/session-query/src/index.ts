@@ -71,4 +71,6 @@ export abstract class SessionQuery extends Service {
   abstract sync(): Promise<IndexReport>
   /** Throws the index away and builds it again from the logs. */
   abstract reindex(): Promise<IndexReport>
+  /** Drops a deleted session from the index at once (not at the next catch-up). */
+  abstract forget(sessionId: string): Promise<void>
 }

@@ -14,7 +14,13 @@ const closed = { additionalProperties: false } as const
 const described = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description })
 
 export const UsageSchema = Type.Object(
-  { input: Type.Integer(), output: Type.Integer(), cacheRead: Type.Integer(), cacheWrite: Type.Integer() },
+  {
+    input: Type.Integer(),
+    output: Type.Integer(),
+    cacheRead: Type.Integer(),
+    cacheWrite: Type.Integer(),
+    reasoning: optional(Type.Integer({ description: 'The reasoning part of `output`; absent when the provider reports no separate count.' })),
+  },
   { title: 'Usage', ...closed, description: "A model request's tokens as logged (`input` excludes cache reads and writes)." },
 )
 

@@ -364,3 +364,11 @@ test("a running command's card gathers what it printed, raw and plain, and keeps
   view.settle()
   expect(view.get('tc')).toMatchObject({ status: 'interrupted', printed: { text: 'one\ntwo\n' } })
 })
+
+test('the title is the latest user title, else the latest model title, and each change is a session change', () => {
+  const view = new SessionView()
+  expect(view.apply({ type: 'session/title', seq: 0, time: 1, data: { title: 'Flaky cache', source: 'model' } })).toEqual([{ op: 'session', cause: 'session/title' }])
+  view.apply({ type: 'session/title', seq: 1, time: 2, data: { title: 'My name', source: 'user' } })
+  expect(view.apply({ type: 'session/title', seq: 2, time: 3, data: { title: 'Late model idea', source: 'model' } })).toEqual([])
+  expect(view.title).toEqual({ title: 'My name', source: 'user' })
+})

@@ -21,6 +21,8 @@ const addUsage = (a: Usage, b: Partial<Usage> | undefined): Usage => ({
   output: a.output + (b?.output ?? 0),
   cacheRead: a.cacheRead + (b?.cacheRead ?? 0),
   cacheWrite: a.cacheWrite + (b?.cacheWrite ?? 0),
+  // Reported by some providers only: absent stays absent (not 0).
+  ...(a.reasoning !== undefined || b?.reasoning !== undefined ? { reasoning: (a.reasoning ?? 0) + (b?.reasoning ?? 0) } : {}),
 })
 
 const routeText = (route: { provider: string; model: string; effort?: string }) => `${route.provider}/${route.model}${route.effort ? ` · ${route.effort} effort` : ''}`
@@ -76,6 +78,8 @@ export class SessionView {
   todos: TodoEntry[] | undefined
   /** The session is in plan mode (its last `plan/mode`). */
   planMode = false
+  /** The session's name (`session/title`): a user's title is never replaced by a model's. */
+  title: { title: string; source: 'user' | 'model' } | undefined
   /** The agent preset the session was created with (its `agent/preset`; undefined: standard). */
   agentPreset: string | undefined
   /** Events applied, and those of kinds this view does not know, by kind. */
@@ -280,6 +284,11 @@ export class SessionView {
         return this.notice(seq, `Background job ${data.jobId} ${jobEnding(data)}`, data.reason === 'exited' && data.exitCode !== 0 ? 'warn' : 'info', { cause: 'job' })
       case 'job/lost':
         return this.notice(seq, `Background job ${data.jobId} was lost: dsh stopped while it ran`, 'warn', { cause: 'job' })
+      case 'session/title':
+        // The rule of `foldTitle` (@dsh/session-admin): a model title never replaces a user one.
+        if (typeof data.title !== 'string' || (data.source !== 'user' && this.title?.source === 'user')) return
+        this.title = { title: data.title, source: data.source === 'user' ? 'user' : 'model' }
+        return this.sessionChanged()
       case 'todo/updated':
         // The whole list each time: the latest replaces what was shown (web panel, ACP plan, headless line).
         this.todos = Array.isArray(data.items) ? data.items.map((item: TodoEntry) => ({ content: String(item.content), status: item.status, priority: item.priority })) : []

@@ -1,4 +1,4 @@
-import { costOf, sessionRequests, type PriceTable, type TokenCounts } from './summary.ts'
+import { addTokens, costOf, sessionRequests, type PriceTable, type TokenCounts } from './summary.ts'
 
 /** One session's (or one run's) usage: what a result line, a session header and an ACP usage update show. */
 export interface SessionUsage extends TokenCounts {
@@ -14,10 +14,7 @@ export function sessionUsage(events: readonly { type: string; seq?: number; time
   const usage: SessionUsage = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] }
   for (const record of sessionRequests('', '', events, fromSeq)) {
     usage.requests += record.requests
-    usage.input += record.tokens.input
-    usage.cacheRead += record.tokens.cacheRead
-    usage.cacheWrite += record.tokens.cacheWrite
-    usage.output += record.tokens.output
+    addTokens(usage, record.tokens)
     const priced = costOf(record.tokens, prices[record.model])
     if (priced === null) {
       usage.cost = null

@@ -56,3 +56,20 @@ test("a session's title request counts on the route it logged; one refused befor
     ['anthropic/haiku', 1, 30, 5],
   ])
 })
+
+test('reasoning tokens are summed where a provider reported them, and absent (not 0) where none did', () => {
+  const logged = [
+    at(1, 'model/route', { route: { provider: 'deepseek', model: 'chat' } }),
+    at(2, 'assistant/message', { content: [], usage: { ...usage(10, 40), reasoning: 30 }, finish: 'stop' }),
+    at(3, 'assistant/message', { content: [], usage: usage(10, 5), finish: 'stop' }),
+    at(4, 'request/context', { provider: 'anthropic', model: 'opus', contextWindow: 1000 }),
+    at(5, 'assistant/message', { content: [], usage: usage(10, 7), finish: 'stop' }),
+  ]
+  const groups = groupUsage(sessionRequests('s1', '/w', logged), 'model', {})
+  expect(groups.map((group) => [group.key, group.output, group.reasoning])).toEqual([
+    ['anthropic/opus', 7, undefined],
+    ['deepseek/chat', 45, 30],
+  ])
+  expect(totalUsage(groups)).toMatchObject({ output: 52, reasoning: 30 })
+  expect(totalUsage(groups.slice(0, 1))).not.toHaveProperty('reasoning')
+})

@@ -7,6 +7,8 @@ export interface TokenCounts {
   cacheRead: number
   cacheWrite: number
   output: number
+  /** The reasoning part of `output`; absent when no request summed here reported one (not 0). */
+  reasoning?: number
 }
 
 /** One model request as logged: an `assistant/message`, or the requests summed in a `compaction/end`. */
@@ -53,7 +55,23 @@ interface LoggedEvent {
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
 
 function tokensOf(usage: any): TokenCounts {
-  return { input: count(usage?.input), cacheRead: count(usage?.cacheRead), cacheWrite: count(usage?.cacheWrite), output: count(usage?.output) }
+  const reasoning = usage?.reasoning
+  return {
+    input: count(usage?.input),
+    cacheRead: count(usage?.cacheRead),
+    cacheWrite: count(usage?.cacheWrite),
+    output: count(usage?.output),
+    ...(typeof reasoning === 'number' && Number.isFinite(reasoning) ? { reasoning } : {}),
+  }
+}
+
+/** Adds `tokens` into `sums`; reasoning only when reported, so a sum of unreported counts stays absent. */
+export function addTokens(sums: TokenCounts, tokens: TokenCounts): void {
+  sums.input += tokens.input
+  sums.cacheRead += tokens.cacheRead
+  sums.cacheWrite += tokens.cacheWrite
+  sums.output += tokens.output
+  if (tokens.reasoning !== undefined) sums.reasoning = (sums.reasoning ?? 0) + tokens.reasoning
 }
 
 /**
@@ -124,13 +142,10 @@ export function groupUsage(records: readonly RequestRecord[], by: Grouping, pric
 
 /** The sum of groups, priced only when every group is. */
 export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key'> {
-  const total = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0 as number | null, unpriced: [] as string[] }
+  const total: Omit<UsageGroup, 'key'> = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] }
   for (const group of groups) {
     total.requests += group.requests
-    total.input += group.input
-    total.cacheRead += group.cacheRead
-    total.cacheWrite += group.cacheWrite
-    total.output += group.output
+    addTokens(total, group)
     total.cost = total.cost === null || group.cost === null ? null : total.cost + group.cost
     for (const model of group.unpriced) if (!total.unpriced.includes(model)) total.unpriced.push(model)
   }
@@ -139,8 +154,5 @@ export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key
 
 function addInto(group: UsageGroup, record: RequestRecord): void {
   group.requests += record.requests
-  group.input += record.tokens.input
-  group.cacheRead += record.tokens.cacheRead
-  group.cacheWrite += record.tokens.cacheWrite
-  group.output += record.tokens.output
+  addTokens(group, record.tokens)
 }

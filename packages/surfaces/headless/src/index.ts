@@ -8,7 +8,7 @@ import { SessionError } from '@dsh/session'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/tools'
 import { listSessions, showSession } from './commands.ts'
-import { archiveSession, renameSession } from './manage.ts'
+import { archiveSession, deleteSession, renameSession, transferSessions } from './manage.ts'
 import { reindexSessions, searchSessions } from './search.ts'
 import { diffSession, rewindSession } from './review.ts'
 import { listGrants, revokeGrant } from './grants.ts'
@@ -19,7 +19,7 @@ import { showUsage } from './usage.ts'
 import { Config } from './config.ts'
 import { readInvocation } from './options.ts'
 import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
-import { readAll } from './stdin.ts'
+import { askYesNo, readAll } from './stdin.ts'
 
 export { Config }
 export { jsonLine, type JsonLine } from './json-lines.ts'
@@ -65,6 +65,7 @@ export function apply(ctx: Context, config: Config) {
     stdout: { write: (text) => stdoutClosed || process.stdout.write(text), isTTY: process.stdout.isTTY },
     stderr: process.stderr,
     readStdin: (signal) => readAll(process.stdin, signal),
+    ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: (question: string) => askYesNo(question) } : {}),
   }
 
   let disposed = false
@@ -100,6 +101,8 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'rewind') return await rewindSession(ctx, invocation, io)
       if (invocation.command === 'sessions-rename') return await renameSession(ctx, invocation, io)
       if (invocation.command === 'sessions-archive') return await archiveSession(ctx, invocation, io)
+      if (invocation.command === 'sessions-delete') return await deleteSession(ctx, invocation, io)
+      if (invocation.command === 'sessions-export' || invocation.command === 'sessions-import') return await transferSessions(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       json = invocation.json
       const code = await run.execute()

@@ -1,5 +1,5 @@
 // End to end: a title made after the first run, `dsh sessions rename`, `archive` and `list --archived`, on the real binary.
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { dsh, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
@@ -42,4 +42,27 @@ test('a one-shot run is titled before it exits; rename wins over it; archive hid
   expect(hidden.stdout).toBe('')
   const shown = await dshOk(world, ['sessions', 'list', '--archived', '--json'])
   expect(JSON.parse(shown.stdout.trim())).toMatchObject({ id, title: 'My own name', titleSource: 'user', archived: true })
+})
+
+test('dsh sessions export, delete and import: the delete asks for --yes off a terminal; the imported session shows again', async () => {
+  world.llm.enqueue({ text: 'short lived' }, { text: 'Short' })
+  await dshOk(world, ['a session to carry'])
+  const id = storedSessionIds(world).find((each) => storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to carry')))!
+  const archive = join(world.repo, 'carried.tar.gz')
+  await dshOk(world, ['sessions', 'export', id, '-o', 'carried.tar.gz'])
+  expect(existsSync(archive)).toBe(true)
+
+  const unasked = await dsh(world, ['sessions', 'delete', id])
+  expect(unasked.code).toBe(2)
+  expect(unasked.stderr).toContain('pass --yes to confirm')
+  expect(storedSessionIds(world)).toContain(id)
+  const done = await dshOk(world, ['sessions', 'delete', id, '--yes'])
+  expect(done.stderr).toContain(`session ${id} deleted`)
+  expect(storedSessionIds(world)).not.toContain(id)
+
+  const imported = await dshOk(world, ['sessions', 'import', archive])
+  expect(imported.stdout.trim()).toBe(id)
+  const shown = await dshOk(world, ['sessions', 'show', id])
+  expect(shown.stdout).toContain('a session to carry')
+  expect(shown.stdout).toContain('short lived')
 })

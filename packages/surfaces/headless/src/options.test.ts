@@ -55,7 +55,7 @@ describe('bad usage names what was wrong', () => {
     [['--effort', 'extreme', 'x'], '--effort must be one of off, low, high, max, got "extreme"'],
     [['resume'], 'resume needs a session id (dsh resume <id> "more")'],
     [['sessions', 'show'], 'dsh sessions show needs a session id (see dsh sessions list)'],
-    [['sessions', 'remove', 'x'], 'unknown sessions command "remove" (expected list, show, diff, search, reindex, rename, archive or unarchive)'],
+    [['sessions', 'remove', 'x'], 'unknown sessions command "remove" (expected list, show, diff, search, reindex, rename, archive, unarchive, delete, export or import)'],
     [['sessions', 'list', '--approve'], "Unknown option '--approve'"],
     [['--audit', 'x'], "Unknown option '--audit'"],
   ])('%j', (argv, message) => {

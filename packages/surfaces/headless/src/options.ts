@@ -3,7 +3,17 @@ import { EFFORTS, type Effort } from '@dsh/llm'
 import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-options.ts'
 import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
 import { MCP_ADD_OPTIONS, readMcpAdd, type McpAddInvocation } from './mcp-options.ts'
-import { readManageCommand, type ArchiveInvocation, type RenameInvocation } from './manage-options.ts'
+import {
+  DELETE_OPTIONS,
+  EXPORT_OPTIONS,
+  readArchiveCommand,
+  readDeleteCommand,
+  readManageCommand,
+  type ArchiveInvocation,
+  type DeleteInvocation,
+  type RenameInvocation,
+  type TransferInvocation,
+} from './manage-options.ts'
 import { DIFF_OPTIONS, readDiffCommand, readRewindCommand, type DiffInvocation, type RewindInvocation } from './review-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
@@ -46,6 +56,8 @@ const ALL_OPTIONS = {
   ...USAGE_OPTIONS,
   ...DIFF_OPTIONS,
   ...MCP_ADD_OPTIONS,
+  ...DELETE_OPTIONS,
+  ...EXPORT_OPTIONS,
 } as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
@@ -136,6 +148,8 @@ export type Invocation =
   | RewindInvocation
   | RenameInvocation
   | ArchiveInvocation
+  | DeleteInvocation
+  | TransferInvocation
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
@@ -210,7 +224,9 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
   if (sub === 'search' || sub === 'reindex') return readSearchCommand(sub, more, argv, parse)
   if (sub === 'diff') return readDiffCommand(more, argv, parse)
   if (sub === 'rename' || sub === 'archive' || sub === 'unarchive') return readManageCommand(sub, more, argv, parse)
-  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, diff, search, reindex, rename, archive or unarchive)`)
+  if (sub === 'delete') return readDeleteCommand(more, argv, parse)
+  if (sub === 'export' || sub === 'import') return readArchiveCommand(sub, more, argv, parse)
+  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, diff, search, reindex, rename, archive, unarchive, delete, export or import)`)
 }
 
 function readGrants(rest: string[], argv: readonly string[], parse: Parser): Invocation {

@@ -28,6 +28,8 @@ export interface RunIO {
   stderr: { write(text: string): unknown; isTTY?: boolean }
   /** The task from stdin, or undefined when stdin is a terminal. Rejects when `signal` aborts. */
   readStdin(signal: AbortSignal): Promise<string | undefined>
+  /** Asks a yes/no question on the terminal; absent when stdin or stderr is not one (nobody to ask). */
+  confirm?(question: string): Promise<boolean>
 }
 
 /** A run ended for a reason the user must see: one line on stderr, then this exit code. */

@@ -22,3 +22,14 @@ export function readAll(stream: NodeJS.ReadStream, signal: AbortSignal): Promise
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }
+
+/** Asks `question` on the terminal (stderr) and reads one line: true for `y` or `yes`, in any case. */
+export async function askYesNo(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises')
+  const line = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    return /^\s*y(es)?\s*$/i.test(await line.question(question))
+  } finally {
+    line.close()
+  }
+}

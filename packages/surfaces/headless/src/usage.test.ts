@@ -36,7 +36,8 @@ async function usageJson(args: string[] = []) {
 
 describe('dsh usage', () => {
   test('the totals equal the sum of the logged usage of the sessions, and the cost is tokens × the configured prices', async () => {
-    world.llm.enqueue({ text: 'one', usage: { input: 1000, output: 200, cacheRead: 300 } }, { text: 'two', usage: { input: 4000, output: 50, cacheRead: 0 } })
+    // DeepSeek reports the reasoning part of the output (`completion_tokens_details.reasoning_tokens`) when there is one.
+    world.llm.enqueue({ text: 'one', usage: { input: 1000, output: 200, cacheRead: 300, reasoning: 120 } }, { text: 'two', usage: { input: 4000, output: 50, cacheRead: 0 } })
     await dshOk(world, ['the first session'])
     await dshOk(world, ['the second session'])
     const ids = storedSessionIds(world)
@@ -53,6 +54,12 @@ describe('dsh usage', () => {
     const expected = (logged.input * 2 + logged.cacheRead * 0.5 + logged.cacheWrite * 2 + logged.output * 10) / 1_000_000
     expect(report.total.cost).toBeCloseTo(expected, 12)
     expect(report.damaged).toEqual([])
+    // Logged with the message, summed, not priced on its own (it is part of the output).
+    expect(
+      ids.flatMap((id) => storedEvents(world, id).flatMap((event) => (event.type === 'assistant/message' && event.data.usage.reasoning !== undefined ? [event.data.usage.reasoning] : []))),
+    ).toEqual([120])
+    expect(report.total.reasoning).toBe(120)
+    expect((await dshOk(world, ['usage'])).stdout).toMatch(/^total  2 requests .* output 250 \(reasoning 120\)  \$/m)
   })
 
   test('a model without a price shows its tokens and "no price"', async () => {
@@ -63,8 +70,10 @@ describe('dsh usage', () => {
     expect(modelOf(id!)).toBe('deepseek/unpriced-model')
     const { report } = await usageJson()
     expect(report.total).toMatchObject({ ...loggedUsage([id!]), cost: null, unpriced: [modelOf(id!)] })
+    expect(report.total.reasoning).toBeUndefined()
     const { stdout } = await dshOk(world, ['usage'])
     expect(stdout).toContain(`no price (${modelOf(id!)})`)
+    expect(stdout).not.toContain('reasoning')
   })
 
   test('--by workspace and --by day group; the directory is the scope unless --all-workspaces', async () => {

@@ -35,7 +35,9 @@ export async function showUsage(ctx: Context, invocation: UsageInvocation, io: R
 
 function usageRow(key: string, group: Omit<UsageGroup, 'key'>): string {
   const cost = group.cost === null ? `no price (${group.unpriced.join(', ')})` : `$${group.cost.toFixed(4)}`
-  return `${key}  ${group.requests} requests  input ${group.input}  cached ${group.cacheRead}  cache-write ${group.cacheWrite}  output ${group.output}  ${cost}`
+  // Reasoning is part of the output, shown only when a provider reported it.
+  const reasoning = group.reasoning !== undefined ? ` (reasoning ${group.reasoning})` : ''
+  return `${key}  ${group.requests} requests  input ${group.input}  cached ${group.cacheRead}  cache-write ${group.cacheWrite}  output ${group.output}${reasoning}  ${cost}`
 }
 
 /** Paths compare by their real location (a temp dir reached through a symlink is the same directory). */
