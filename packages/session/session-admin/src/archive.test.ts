@@ -80,7 +80,14 @@ test('an export imported into another home shows, resumes and replays, with its 
   expect(result).toMatchObject({ session: parentId, sessions: [parentId, childId] })
 
   expect(await storedIds(into)).toEqual([parentId, childId].sort())
-  expect((await into.root.sessions.read(parentId)).events).toEqual(before.events)
+  // The exported log, then only this home's authority (import-authority.ts): nothing of the old one is lost.
+  const imported = (await into.root.sessions.read(parentId)).events
+  expect(imported.slice(0, before.events.length)).toEqual(before.events)
+  expect(imported.slice(before.events.length).map((event) => [event.type, (event.data as { actor?: string }).actor])).toEqual([
+    ['permission/preset', 'default'],
+    ['sandbox/mode', 'default'],
+    ['approval/policy', 'default'],
+  ])
   expect((await into.root.sessions.read(childId)).events.some((event) => (event.type as string) === 'subagent/parent')).toBe(true)
   expect(readFileSync(join(into.root.spillStore.readableDir(parentId)!, 'c9.txt'), 'utf8')).toBe('the whole long output')
   expect(into.root.spillStore.readableDir(parentId)!.startsWith(into.home)).toBe(true)
@@ -162,4 +169,28 @@ test("an imported file gets the stores' owner-only modes, whatever mode the arch
   await into.root.sessionAdmin.importArchive(archiveOf([entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}/session.jsonl`, { body: log })]))
   const folder = await into.root.sessionPersistence.folderOf(id)
   expect([statSync(folder).mode & 0o777, statSync(join(folder, 'session.jsonl')).mode & 0o777]).toEqual([0o700, 0o600])
+})
+
+test("authority does not travel: an imported session runs at this home's default preset, without the session grants it was given elsewhere", async () => {
+  const wide = await from.root.agents.create({ cwd: from.workspace })
+  from.root.permissionPresets.set(wide.session, 'danger-full-access', 'user:cli-flag')
+  await from.root.grants.add(wide.session, { rule: 'bash(curl *)', scope: 'session', actor: 'user:web-tab' })
+  await wide.session.flush()
+  expect(from.root.sandboxPolicy.mode(wide.session)).toBe('danger-full-access')
+  const file = join(exportDir, 'wide.tar.gz')
+  await from.root.sessionAdmin.exportArchive(wide.session.id, file)
+  await into.root.sessionAdmin.importArchive(file)
+
+  const session = await into.root.sessions.resume(wide.session.id)
+  try {
+    const home = into.root.permissionPresets.config.default
+    expect(home).not.toBe('danger-full-access')
+    expect(into.root.sandboxPolicy.mode(session)).toBe(into.root.permissionPresets.get(home).mode)
+    expect(into.root.approval.policy(session)).toBe(into.root.permissionPresets.get(home).approval)
+    expect(into.root.grants.sessionGrants(session)).toEqual([])
+    expect(session.last('permission/preset')?.data).toMatchObject({ preset: home, actor: 'default' })
+    expect(session.all('grant/revoked').map((event) => [event.data.rule, event.data.actor])).toEqual([['bash(curl *)', 'default']])
+  } finally {
+    await into.root.sessions.close(wide.session.id)
+  }
 })

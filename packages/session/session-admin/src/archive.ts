@@ -11,6 +11,7 @@ import type {} from '@dsh/spill'
 import { ARCHIVE_FORMAT, entryProblem, MANIFEST, manifestProblem, type Manifest } from './archive-paths.ts'
 import { SESSION_ID, withDescendants } from './delete.ts'
 import { SessionAdminError } from './errors.ts'
+import { resetImportedAuthority } from './import-authority.ts'
 
 export interface ArchiveLimits {
   /** Largest archive file read. */
@@ -161,6 +162,7 @@ export async function importSessions(ctx: Context, file: string, limits: Archive
         throw new SessionAdminError('ARCHIVE_INVALID', `${file}: ${error.message.replaceAll(join(where, 'session.jsonl'), `sessions/${id}/session.jsonl`)}; nothing was imported`)
       })
     }
+    for (const id of manifest.sessions) await resetImportedAuthority(ctx, id)
     return manifest
   } catch (error) {
     for (const folder of placed) await rm(folder, { recursive: true, force: true })
