@@ -92,7 +92,7 @@ Usage:
   dsh sessions rename <id> "title"     name a session (archive | unarchive <id>: hide it from the list or not)
   dsh sessions delete <id> [--yes]     delete it with its subagent sessions and files (asks on a terminal)
   dsh sessions export <id> -o <file>   write it with its children, attachments and spills to a .tar.gz
-  dsh sessions import <file>           unpack such an archive into this DSH_HOME
+  dsh sessions import <file>           unpack such an archive here (run it from the session's workspace)
   dsh sessions diff <id> [--turn N]    the files a session changed, with diffs (since it started, or turn N)
   dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--force, --fork)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -193,4 +193,18 @@ test("authority does not travel: an imported session runs at this home's default
   } finally {
     await into.root.sessions.close(wide.session.id)
   }
+})
+
+test('an archive whose session works in a folder other than the one the import runs from is refused: its workspace is where a resume may write', async () => {
+  // An archive someone sent names the workspace: ~/.config/autostart or / would become a writable root here.
+  const elsewhere = tempDir('dsh-elsewhere-')
+  const agent = await from.root.agents.create({ cwd: elsewhere })
+  await agent.session.flush()
+  const file = join(exportDir, 'elsewhere.tar.gz')
+  await from.root.sessionAdmin.exportArchive(agent.session.id, file)
+  await expect(into.root.sessionAdmin.importArchive(file)).rejects.toMatchObject({
+    code: 'ARCHIVE_WORKSPACE',
+    message: expect.stringContaining(`works in ${realpathSync(elsewhere)}; run the import from that folder`),
+  })
+  expect(await storedIds(into)).not.toContain(agent.session.id)
 })

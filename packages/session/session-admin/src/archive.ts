@@ -11,7 +11,7 @@ import type {} from '@dsh/spill'
 import { ARCHIVE_FORMAT, entryProblem, MANIFEST, manifestProblem, type Manifest } from './archive-paths.ts'
 import { SESSION_ID, withDescendants } from './delete.ts'
 import { SessionAdminError } from './errors.ts'
-import { resetImportedAuthority } from './import-authority.ts'
+import { checkImportedWorkspaces, resetImportedAuthority } from './import-authority.ts'
 
 export interface ArchiveLimits {
   /** Largest archive file read. */
@@ -137,8 +137,16 @@ export async function importSessions(ctx: Context, file: string, limits: Archive
     const bad = manifestProblem(manifest)
     if (bad) throw new SessionAdminError('ARCHIVE_INVALID', `${file}: ${bad}`)
     const moves: [from: string, to: string][] = []
-    for (const id of manifest.sessions) {
-      const header = await headerOf(join(staging, 'sessions', id), id, file)
+    const headers = await Promise.all(manifest.sessions.map((id) => headerOf(join(staging, 'sessions', id), id, file)))
+    const topCwd = headers[manifest.sessions.indexOf(manifest.session)]?.cwd ?? ''
+    checkImportedWorkspaces(
+      ctx,
+      file,
+      headers.map((header) => ({ id: header.id, cwd: header.cwd, top: header.id === manifest.session })),
+      topCwd,
+    )
+    for (const [index, id] of manifest.sessions.entries()) {
+      const header = headers[index]!
       // An id that is stored here is refused, not renamed: parents and children name each other by id.
       moves.push([join(staging, 'sessions', id), await ctx.sessionPersistence.folderFor(header)])
       const spillTo = ctx.get('spillStore')?.readableDir(id)

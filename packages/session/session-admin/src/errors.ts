@@ -2,7 +2,7 @@
 export class SessionAdminError extends Error {
   override name = 'SessionAdminError'
   constructor(
-    readonly code: 'INVALID_TITLE' | 'INVALID_ID' | 'SESSION_RUNNING' | 'ARCHIVE_INVALID' | 'ARCHIVE_TOO_LARGE' | 'ARCHIVE_EXISTS',
+    readonly code: 'INVALID_TITLE' | 'INVALID_ID' | 'SESSION_RUNNING' | 'ARCHIVE_INVALID' | 'ARCHIVE_TOO_LARGE' | 'ARCHIVE_EXISTS' | 'ARCHIVE_WORKSPACE',
     message: string,
   ) {
     super(message)
