@@ -116,6 +116,18 @@ test('a subagent child is deleted with its parent', async () => {
   expect(parent.status).toBe('disposed')
 })
 
+test('a log whose subagent/start names an unrelated session does not take it along: a child must name its parent back', async () => {
+  const victim = await h.root.agents.create({ cwd: h.workspace })
+  await victim.session.flush()
+  const forger = await h.root.agents.create({ cwd: h.workspace })
+  // What an imported or hand-edited log could hold: a start event naming someone else's session.
+  forger.session.append('subagent/start', { childSessionId: victim.session.id, kind: 'spawn', agentType: 'general', description: 'not mine', ceiling: 'workspace-write' })
+  await forger.session.flush()
+  expect(await h.root.sessionAdmin.delete(forger.session.id)).toEqual([forger.session.id])
+  expect(existsSync(join(folderOf(victim.session.id), 'session.jsonl'))).toBe(true)
+  expect(await listed(victim.session.id)).toBe(true)
+})
+
 test('a session running a turn here is not deleted', async () => {
   const agent = await h.root.agents.create({ cwd: h.workspace })
   h.root.scriptedLlm.enqueue({ text: 'thinking', hang: true })

@@ -32,9 +32,22 @@ async function childrenOf(ctx: Context, id: string, damagedAlone: boolean): Prom
   }
 }
 
+/** The parent a stored child's log names (`subagent/parent`); undefined for a damaged or parentless log. */
+async function parentOf(ctx: Context, id: string): Promise<string | undefined> {
+  try {
+    const events = (await ctx.sessions.read(id)).events
+    const link = events.findLast((event) => (event.type as string) === 'subagent/parent')
+    return (link?.data as { parentSessionId?: string } | undefined)?.parentSessionId
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The session and every stored descendant, parents first. A child that is not stored here (an ACP
- * subagent's own session lives in another agent) is not followed.
+ * subagent's own session lives in another agent) is not followed, nor one whose log does not name this
+ * parent back: a log (an imported one, say) whose `subagent/start` names an unrelated session must not take
+ * that session along in a delete or an export.
  */
 export async function withDescendants(ctx: Context, id: string, damagedAlone = false): Promise<string[]> {
   const stored = new Set((await ctx.sessions.list()).map((summary) => summary.id))
@@ -44,7 +57,7 @@ export async function withDescendants(ctx: Context, id: string, damagedAlone = f
     const next = queue.shift()!
     if (order.includes(next)) continue
     order.push(next)
-    queue.push(...(await childrenOf(ctx, next, damagedAlone)).filter((child) => stored.has(child)))
+    for (const child of await childrenOf(ctx, next, damagedAlone)) if (stored.has(child) && (await parentOf(ctx, child)) === next) queue.push(child)
   }
   return order
 }
