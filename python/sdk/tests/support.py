@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import urllib.request
 from pathlib import Path
+import unittest
 from typing import Any, Dict, List
 
 REPO = Path(__file__).resolve().parents[3]
@@ -74,3 +75,29 @@ class TempDirs:
     def cleanup(self) -> None:
         shutil.rmtree(self.home, ignore_errors=True)
         shutil.rmtree(self.workspace, ignore_errors=True)
+
+
+class SharedRuntimeTest(unittest.TestCase):
+    """One mock model and one `dsh --profile sdk` (with the fixture tools) for every test of the class."""
+
+    llm: MockModel
+    dirs: TempDirs
+    harness: Any
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        from dsh import SyncHarness
+
+        cls.llm = MockModel()
+        cls.dirs = TempDirs()
+        env = {"DSH_HOME": cls.dirs.home, "DEEPSEEK_BASE_URL": cls.llm.url, "DEEPSEEK_API_KEY": "test"}
+        cls.harness = SyncHarness(cwd=cls.dirs.workspace, env=env, patches=[cls.dirs.fixture_tools_patch()])
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.harness.close()
+        cls.llm.close()
+        cls.dirs.cleanup()
+
+    def setUp(self) -> None:
+        self.llm.reset()

@@ -6,9 +6,9 @@ import os
 import unittest
 from typing import Any, Dict, List
 
-from dsh import REQUEST_FAILED, ApprovalRequest, ClientTool, DshError, SyncHarness, ToolCall
+from dsh import REQUEST_FAILED, ApprovalRequest, ClientTool, DshError, ToolCall
 
-from .support import MockModel, TempDirs
+from .support import SharedRuntimeTest
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string", "minLength": 1}}, "required": ["city"], "additionalProperties": False}
 
@@ -17,22 +17,7 @@ def call(call_id: str, name: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
     return {"toolCalls": [{"id": call_id, "name": name, "arguments": arguments}]}
 
 
-class ProgramsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.llm = MockModel()
-        cls.dirs = TempDirs()
-        env = {"DSH_HOME": cls.dirs.home, "DEEPSEEK_BASE_URL": cls.llm.url, "DEEPSEEK_API_KEY": "test"}
-        cls.harness = SyncHarness(cwd=cls.dirs.workspace, env=env, patches=[cls.dirs.fixture_tools_patch()])
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.harness.close()
-        cls.llm.close()
-        cls.dirs.cleanup()
-
-    def setUp(self) -> None:
-        self.llm.reset()
+class ProgramsTest(SharedRuntimeTest):
 
     def sent_tools(self, index: int) -> List[str]:
         return [tool["function"]["name"] for tool in self.llm.requests()[index]["body"]["tools"]]

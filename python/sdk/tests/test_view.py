@@ -6,9 +6,9 @@ import os
 import unittest
 from typing import Any, Dict, List, Mapping
 
-from dsh import REQUEST_FAILED, ApprovalRequest, DshError, SyncHarness, protocol
+from dsh import REQUEST_FAILED, ApprovalRequest, DshError, protocol
 
-from .support import MockModel, TempDirs
+from .support import SharedRuntimeTest
 
 #: The generated TypedDict of each item kind (python/sdk/dsh/protocol.py, from the schema the fold's types come from).
 ITEM_TYPES: Dict[str, Any] = {
@@ -26,22 +26,7 @@ def write(call_id: str, path: str, text: str) -> Dict[str, Any]:
     return {"toolCalls": [{"id": call_id, "name": "write_file", "arguments": {"path": path, "text": text}}]}
 
 
-class ViewTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.llm = MockModel()
-        cls.dirs = TempDirs()
-        env = {"DSH_HOME": cls.dirs.home, "DEEPSEEK_BASE_URL": cls.llm.url, "DEEPSEEK_API_KEY": "test"}
-        cls.harness = SyncHarness(cwd=cls.dirs.workspace, env=env, patches=[cls.dirs.fixture_tools_patch()])
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.harness.close()
-        cls.llm.close()
-        cls.dirs.cleanup()
-
-    def setUp(self) -> None:
-        self.llm.reset()
+class ViewTest(SharedRuntimeTest):
 
     def assert_typed(self, items: List[Mapping[str, Any]]) -> None:
         """Every item has exactly the keys its generated TypedDict allows: all the required ones, no others."""

@@ -1,34 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { ImageBlock, LlmRequest } from '@dsh/llm'
 import { cwdKey } from '@dsh/session-persistence'
-import { tempDir } from '@dsh/test-harness/world'
+import { pngOfColour, tempDir } from '@dsh/test-harness/world'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 
-/** A real PNG of `width`×`height` pixels of one colour. */
-function png(width: number, height: number, rgb: [number, number, number]): Buffer {
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())])
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const length = Buffer.alloc(4)
-    length.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([length, body, crc])
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 2, 0, 0, 0], 8)
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
+const png = pngOfColour
 
 const PICTURE = png(3, 2, [200, 30, 30])
 const DATA = PICTURE.toString('base64')

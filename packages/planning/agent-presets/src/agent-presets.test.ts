@@ -13,7 +13,8 @@ async function boot(homeFiles: Record<string, string> = {}): Promise<Harness> {
 
 const toolNames = (request: { tools?: { name: string }[] }) => (request.tools ?? []).map((tool) => tool.name)
 
-test('two sessions of one process, explore and standard, send different tool lists; explore carries only reading tools', async () => {
+/** One turn of an `explore` session, then one of a session that chose no preset, in one process. */
+async function exploreThenStandard() {
   const h = await boot()
   const explore = await h.root.agents.create({ cwd: h.workspace })
   h.root.agentPresets.choose(explore.session, 'explore', 'user:cli-flag')
@@ -23,6 +24,11 @@ test('two sessions of one process, explore and standard, send different tool lis
   await explore.whenIdle()
   standard.followup('do it')
   await standard.whenIdle()
+  return { h, explore, standard }
+}
+
+test('two sessions of one process, explore and standard, send different tool lists; explore carries only reading tools', async () => {
+  const { h, explore, standard } = await exploreThenStandard()
   const [first, second] = h.root.scriptedLlm.requests.map(toolNames)
   expect(first).toEqual(['glob', 'grep', 'history_read', 'job_list', 'job_output', 'read', 'skill', 'todo_write'].filter((name) => second!.includes(name)))
   expect(second).toEqual(expect.arrayContaining(['bash', 'write', 'edit', 'str_replace_editor', 'task']))
@@ -31,15 +37,7 @@ test('two sessions of one process, explore and standard, send different tool lis
 })
 
 test("an explore session's system prompt leaves out the sections of tools it is not offered, and is what its log derives", async () => {
-  const h = await boot()
-  const explore = await h.root.agents.create({ cwd: h.workspace })
-  h.root.agentPresets.choose(explore.session, 'explore', 'user:cli-flag')
-  const standard = await h.root.agents.create({ cwd: h.workspace })
-  h.root.scriptedLlm.enqueue({ text: 'looked' }, { text: 'did' })
-  explore.followup('look around')
-  await explore.whenIdle()
-  standard.followup('do it')
-  await standard.whenIdle()
+  const { h, explore } = await exploreThenStandard()
   const [exploreSystem, standardSystem] = h.root.scriptedLlm.requests.map((request) => request.system ?? '')
   for (const advice of ['Shell: ', 'Change part of a file with edit', 'Editor: str_replace_editor']) {
     expect(standardSystem).toContain(advice)

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/llm-scripted'
@@ -11,6 +10,7 @@ import { cwdKey } from '@dsh/session-persistence'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/spill'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import { pngOfColour } from '@dsh/test-harness/world'
 import type {} from './index.ts'
 
 // Deleting on the real headless composition: jsonl logs, attachments, spills, the SQLite index and the
@@ -22,22 +22,7 @@ beforeAll(async () => {
 afterAll(async () => h?.dispose())
 
 /** A real 2×2 PNG of one colour. */
-function png(rgb: [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data])
-    const size = Buffer.alloc(4)
-    size.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([size, body, crc])
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(2, 0)
-  header.writeUInt32BE(2, 4)
-  header.set([8, 2, 0, 0, 0], 8)
-  const row = Buffer.from([0, ...rgb, ...rgb])
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.concat([row, row]))), chunk('IEND', Buffer.alloc(0))])
-}
+const png = (rgb: [number, number, number]) => pngOfColour(2, 2, rgb)
 
 const folderOf = (id: string) => join(h.home, 'sessions', cwdKey(h.workspace), id)
 const listed = async (id: string) => (await h.root.sessions.list()).some((summary) => summary.id === id)
