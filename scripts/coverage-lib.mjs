@@ -1,6 +1,6 @@
 // Per-file test coverage of the product packages (no threshold: a map of where tests are thin, not a gate).
-// Shared by `npm run coverage` (which writes it to docs/quality.md) and `DSH_TEST_COVERAGE=1 npm test` (which
-// prints it). Product packages are the workspace packages whose `dsh.role` is not test-support, bench
+// Shared by `npm run coverage` (which writes it to docs/quality.md) and `npm test` (which prints it at the end of
+// every run). Product packages are the workspace packages whose `dsh.role` is not test-support, bench
 // or bundle (no code), and not apps/web (a browser bundle the Node runs of vitest do not load).
 import { readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'

@@ -1,10 +1,11 @@
 // The session log (docs/architecture.md, "The session log"; DESIGN §5).
 export * from './events.ts'
 export { CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
+export { mapAtMost } from './at-most.ts'
 export { findNonPlain, deepFreeze } from './plain-json.ts'
 export { deriveTurnRequest, logRequestHeader, samplingOf, type DerivedRequest } from './request.ts'
 export { planRepair, type RepairStep } from './repair.ts'
 export { Session, openStepOf, openTurnAt } from './session.ts'
 export { Sessions, Sessions as default, newSessionId } from './sessions.ts'
-export { SessionError, type SessionStorage, type SessionSummary, type StoredLog } from './storage.ts'
+export { SessionError, type SessionStorage, type SessionSummary, type StoredCheck, type StoredLog } from './storage.ts'
 export { CORE_SPECS } from './validate.ts'

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { deriveMessages } from './derive.ts'
 import { deriveTurnRequest } from './request.ts'
@@ -201,6 +201,32 @@ describe('validation on load', () => {
     const listed = await h.root.sessions.list()
     expect(listed.find((summary) => summary.id === id)?.damaged).toContain('data.content must be an array')
     expect(listed.find((summary) => summary.id === intact.id)?.damaged).toBeUndefined()
+  })
+
+  test('a later process lists the damage it recorded without reading the log; a changed log or other event kinds are checked again', async () => {
+    const { id, file } = await storedWith({ type: 'tool/result', seq: 2, time: 1, data: { callId: 'c', content: 'not blocks' } })
+    const first = h
+    const damagedIn = async (list: Promise<{ id: string; damaged?: string }[]>) => (await list).find((summary) => summary.id === id)?.damaged
+    expect(await damagedIn(first.root.sessions.list())).toContain('data.content must be an array')
+
+    const later = await bootComposition({ home: first.home, workspace: first.workspace })
+    try {
+      const read = vi.spyOn(later.root.sessionPersistence, 'read')
+      expect(await damagedIn(later.root.sessions.list())).toContain(`${file}:4: session ${id}: event 2 (seq 2, tool/result): data.content must be an array`)
+      expect(read).not.toHaveBeenCalled()
+
+      // Another set of event kinds may judge the same bytes otherwise: read again.
+      later.root.sessions.defineKind(later.root, 'test/listing-kind')
+      expect(await damagedIn(later.root.sessions.list())).toContain('data.content must be an array')
+      expect(read).toHaveBeenCalledTimes(1)
+
+      // The bad line repaired behind dsh's back (meta.json now describes another log): read again, listed intact.
+      writeFileSync(file, readFileSync(file, 'utf8').replace('"content":"not blocks"', '"content":[{"type":"text","text":"ok"}]'))
+      expect(await damagedIn(later.root.sessions.list())).toBeUndefined()
+      expect(read).toHaveBeenCalledTimes(2)
+    } finally {
+      await later.dispose()
+    }
   })
 })
 

@@ -1,11 +1,12 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { type Context, Service } from '@dsh/cordis'
 import { CORE_KINDS, type KindSpec, type SessionEvent, type SessionHeader } from './events.ts'
 import { planRepair } from './repair.ts'
 import { CORE_SPECS } from './validate.ts'
 import { openTurnAt, Session, type SessionHost } from './session.ts'
 import { findNonPlain } from './plain-json.ts'
-import { SessionError, type SessionStorage, type SessionSummary, type StoredLog } from './storage.ts'
+import { mapAtMost } from './at-most.ts'
+import { SessionError, type SessionStorage, type SessionSummary, type StoredCheck, type StoredLog } from './storage.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -18,6 +19,9 @@ declare module '@dsh/cordis' {
     'session/opened'(session: Session, how: 'created' | 'resumed' | 'forked'): void
   }
 }
+
+/** Stored logs a listing reads and checks at once. */
+const LIST_CHECKS_AT_ONCE = 4
 
 /** Time-sortable, unguessable session id. */
 export function newSessionId(): string {
@@ -32,7 +36,7 @@ export function newSessionId(): string {
 export class Sessions extends Service {
   private readonly kinds = new Map<string, KindSpec>()
   private readonly live = new Map<string, Session>()
-  private readonly damage = new Map<string, { key: string; problem: string | undefined }>()
+  private readonly damage = new Map<string, StoredCheck>()
   private storage: SessionStorage | undefined
   private readonly host: SessionHost
 
@@ -148,7 +152,9 @@ export class Sessions extends Service {
   /** Stored sessions, most recent first; one whose log would not open is marked `damaged`. */
   async list(): Promise<SessionSummary[]> {
     if (!this.storage) return []
-    return Promise.all((await this.storage.list()).map((summary) => this.withDamage(summary)))
+    const kinds = this.kindsFingerprint()
+    // A few logs checked at a time: a first listing of a thousand sessions must not hold them all in memory.
+    return mapAtMost(await this.storage.list(), LIST_CHECKS_AT_ONCE, (summary) => this.withDamage(summary, kinds))
   }
 
   /** Flushes, releases the lease and forgets a live session. */
@@ -189,22 +195,37 @@ export class Sessions extends Service {
     })
   }
 
-  /** A stored session's summary says whether it would open (cached by its size, so a listing stays cheap). */
-  private async withDamage(summary: SessionSummary): Promise<SessionSummary> {
+  /**
+   * A stored session's summary says whether it would open. The verdict is kept per process and recorded
+   * with the storage (`recordCheck`), keyed by the log's size, length, last time and the mounted event kinds, so a
+   * listing in a new process reads only the logs that changed since (opening a session always checks it).
+   */
+  private async withDamage(stored: SessionSummary, kinds: string): Promise<SessionSummary> {
+    const { checked, storedBytes, ...summary } = stored
     if (this.live.has(summary.id)) return summary
-    const key = `${summary.events}:${summary.updatedAt}`
-    let cached = this.damage.get(summary.id)
-    if (cached?.key !== key) {
+    const key = `${storedBytes ?? '?'}:${summary.events}:${summary.updatedAt}:${kinds}`
+    let verdict = [this.damage.get(summary.id), checked].find((known) => known?.key === key)
+    if (!verdict) {
       let problem: string | undefined
       try {
         this.checkLoaded(summary.id, await this.storage!.read(summary.id))
       } catch (error) {
         problem = error instanceof Error ? error.message : String(error)
       }
-      cached = { key, problem }
-      this.damage.set(summary.id, cached)
+      verdict = problem === undefined ? { key } : { key, problem }
+      // A cache write that fails (a read-only home, a log that moved on) costs the next listing a read, no more.
+      if (!summary.live) await this.storage!.recordCheck?.(summary.id, verdict).catch(() => undefined)
     }
-    return cached.problem ? { ...summary, damaged: cached.problem } : summary
+    this.damage.set(summary.id, verdict)
+    return verdict.problem ? { ...summary, damaged: verdict.problem } : summary
+  }
+
+  /** Names the event kinds mounted now: a verdict recorded under other kinds is checked again. */
+  private kindsFingerprint(): string {
+    return createHash('sha256')
+      .update([...this.kinds.keys()].sort().join('\n'))
+      .digest('hex')
+      .slice(0, 16)
   }
 
   private async closeAll(): Promise<void> {

@@ -22,6 +22,20 @@ export interface SessionSummary {
   /** Set when the stored log fails the checks of opening it: what is wrong and where (it cannot be resumed). */
   damaged?: string
   parent?: { id: string; atSeq: number }
+  /** Storage-side only (never shown): the stored log's size, so a verdict is not reused for other bytes. */
+  storedBytes?: number
+  /**
+   * Storage-side only (never shown): the verdict `ctx.sessions` last recorded for this log with
+   * `recordCheck`. `key` names what it was checked against (its size, its last event and time, and the
+   * event kinds mounted then); a listing reuses it while the key still matches instead of reading the log.
+   */
+  checked?: StoredCheck
+}
+
+/** A recorded outcome of checking a stored log: `problem` when it would not open. */
+export interface StoredCheck {
+  key: string
+  problem?: string
 }
 
 /** A stored session as loaded: its events are checked by `ctx.sessions` before anyone reads them. */
@@ -50,6 +64,12 @@ export interface SessionStorage {
   /** Flushes and releases the lease. */
   release(id: string): Promise<void>
   list(): Promise<SessionSummary[]>
+  /**
+   * Remembers the outcome of checking a stored, idle session (what `list` returns as `checked` until the log
+   * changes), so the next process's listing need not read every log again. A cache: storage may decline
+   * (the log moved on, another process writes it), and a failure to record never fails a listing.
+   */
+  recordCheck?(id: string, check: StoredCheck): Promise<void>
 }
 
 /** A session could not be created, loaded or written; `code` says why. */

@@ -1,12 +1,13 @@
 import { renameSync, statSync, writeFileSync } from 'node:fs'
-import { access, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { access, mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, sep } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { SessionError, type SessionEvent, type SessionHeader, type SessionSummary, type StoredLog } from '@dsh/session'
+import { mapAtMost, SessionError, type SessionEvent, type SessionHeader, type SessionSummary, type StoredCheck, type StoredLog } from '@dsh/session'
 import { cwdKey, SessionPersistence } from '@dsh/session-persistence'
-import { dropLease, takeLease } from './lease.ts'
+import { dropLease, leaseIsLive, takeLease } from './lease.ts'
 import { LineWriter, parseLog, truncateTornTail } from './jsonl.ts'
 import { SummaryFold } from './summary.ts'
 
@@ -28,6 +29,8 @@ interface Open {
 const LOG = 'session.jsonl'
 const LEASE = 'lease'
 const META = 'meta.json'
+/** Session folders a listing reads at once (a log is folded only when its meta.json is missing or stale). */
+const LIST_READS_AT_ONCE = 16
 /** The header is line 1; event `seq` is on line `seq + 2`. */
 const FIRST_EVENT_LINE = 2
 
@@ -127,15 +130,17 @@ export default class JsonlPersistence extends SessionPersistence {
   }
 
   async list(): Promise<SessionSummary[]> {
-    const out: SessionSummary[] = []
+    const folders: { id: string; dir: string }[] = []
     for (const key of await readdirOrEmpty(this.root)) {
-      for (const id of await readdirOrEmpty(join(this.root, key))) {
-        const dir = join(this.root, key, id)
-        const summary = this.open.get(id)?.summary ?? (await this.summaryFromDisk(id, dir))
-        if (summary) out.push(await summary.withLive(join(dir, LEASE)))
-      }
+      for (const id of await readdirOrEmpty(join(this.root, key))) folders.push({ id, dir: join(this.root, key, id) })
     }
-    return out.sort((a, b) => b.updatedAt - a.updatedAt)
+    // Each folder costs a few small reads (meta.json, the log's size, the lease): several in flight at once, so a
+    // thousand sessions are not a thousand round trips one after the other.
+    const found = await mapAtMost(folders, LIST_READS_AT_ONCE, async ({ id, dir }) => {
+      const summary = this.open.get(id)?.summary ?? (await this.summaryFromDisk(id, dir))
+      return summary && (await summary.withLive(join(dir, LEASE)))
+    })
+    return found.filter((summary) => summary !== undefined).sort((a, b) => b.updatedAt - a.updatedAt)
   }
 
   async remove(ids: readonly string[]): Promise<void> {
@@ -162,6 +167,16 @@ export default class JsonlPersistence extends SessionPersistence {
     }
   }
 
+  async recordCheck(id: string, check: StoredCheck): Promise<void> {
+    if (this.open.has(id)) return // this process writes it: its meta.json follows the live fold
+    const dir = await this.locate(id)
+    if (await leaseIsLive(join(dir, LEASE))) return
+    const meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
+    // Only a meta.json that still describes the whole log may carry a verdict about it.
+    if (meta.bytes === undefined || meta.bytes !== (await stat(join(dir, LOG))).size) return
+    await replaceMeta(dir, { ...meta, checked: check })
+  }
+
   async folderOf(id: string): Promise<string> {
     return this.locate(id)
   }
@@ -184,14 +199,19 @@ export default class JsonlPersistence extends SessionPersistence {
       // A crash after the last meta.json write leaves it behind the log: fold the log instead.
       if (meta.bytes !== (await stat(join(dir, LOG))).size) throw new Error('stale meta.json')
       const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
-      const { bytes: _bytes, ...summary } = meta
-      Object.assign(fold.summary, summary)
+      const { bytes, ...summary } = meta
+      Object.assign(fold.summary, summary, { storedBytes: bytes })
       return fold
     } catch {
       try {
         const log = await parseLog(join(dir, LOG), id)
         const fold = new SummaryFold(log.header)
         for (const event of log.events) fold.add(event as SessionEvent)
+        // Written back (a crash left it stale, an import or a copy brought none) so the next listing reads no
+        // log; not while another process writes this session: its meta.json is that writer's to keep.
+        const bytes = log.validBytes + log.tornBytes
+        if (!this.open.has(id) && !(await leaseIsLive(join(dir, LEASE)))) await replaceMeta(dir, { ...fold.summary, bytes }).catch(() => undefined)
+        fold.summary.storedBytes = bytes
         return fold
       } catch (error) {
         if (!meta) return undefined
@@ -238,6 +258,21 @@ export default class JsonlPersistence extends SessionPersistence {
     open.writer.close()
     this.open.delete(id)
     dropLease(join(open.dir, LEASE))
+  }
+}
+
+/**
+ * Replaces meta.json from outside the session's writer: a temp file of its own, then a rename, so a racing
+ * writer's meta.json is never torn (whichever lands last wins, and a stale one is noticed by its `bytes`).
+ */
+async function replaceMeta(dir: string, meta: object): Promise<void> {
+  const temp = join(dir, `${META}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+  try {
+    await writeFile(temp, JSON.stringify(meta), { mode: 0o600 })
+    await rename(temp, join(dir, META))
+  } catch (error) {
+    await unlink(temp).catch(() => undefined)
+    throw error
   }
 }
 

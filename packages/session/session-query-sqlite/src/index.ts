@@ -23,6 +23,7 @@ export interface Config {
   busyTimeoutMs: number
   sessionsPerTransaction: number
   candidatesPerHit: number
+  rankedMatches: number
 }
 
 /**
@@ -42,6 +43,7 @@ export default class SqliteSessionQuery extends SessionQuery {
     snippetTokens: Schema.natural().min(1).max(64).default(12).description("Words in a hit's snippet."),
     busyTimeoutMs: Schema.natural().default(5000).description('How long to wait for another dsh process writing the index.'),
     candidatesPerHit: Schema.natural().min(1).default(50).description('Best-ranked matching events looked at per hit asked for (limit × this), before grouping them by session.'),
+    rankedMatches: Schema.natural().min(1).default(20_000).description('A query matching more events than this lists the newest matches instead of ranking them all by bm25 (a very common word).'),
     sessionsPerTransaction: Schema.natural().min(1).default(50).description('Changed logs read in one index transaction (larger: faster rebuilds, longer waits for other processes).'),
   })
 
@@ -121,7 +123,7 @@ export default class SqliteSessionQuery extends SessionQuery {
       this.store = {
         db,
         indexer: new Indexer(db, this.sessionsDir, { maxTextChars: this.config.maxTextChars, promptChars: this.config.promptChars, sessionsPerTransaction: this.config.sessionsPerTransaction }),
-        searcher: new Searcher(db, this.config.snippetTokens, this.config.candidatesPerHit),
+        searcher: new Searcher(db, this.config.snippetTokens, this.config.candidatesPerHit, this.config.rankedMatches),
       }
     }
     return this.store

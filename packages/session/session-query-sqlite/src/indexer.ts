@@ -57,12 +57,14 @@ export class Indexer {
   syncAll(): IndexReport {
     const report = emptyReport()
     const known = new Map(this.statements.rows.all().map((row) => [row.session, row]))
-    const changed: { id: string; file: string }[] = []
+    const changed: { id: string; file: string; mtimeMs: number }[] = []
     for (const log of this.logsOnDisk()) {
       const row = known.get(log.id)
       known.delete(log.id)
       if (!row || row.file !== log.file || row.bytes !== log.size || row.mtime !== log.mtimeMs) changed.push(log)
     }
+    // Oldest log first, so event rowids follow time (a search with too many matches to rank takes the highest).
+    changed.sort((a, b) => a.mtimeMs - b.mtimeMs)
     for (let i = 0; i < changed.length; i += this.limits.sessionsPerTransaction) {
       const batch = changed.slice(i, i + this.limits.sessionsPerTransaction)
       this.db

@@ -5,12 +5,13 @@ import { MARK_CLOSE, MARK_OPEN } from './extract.ts'
  * A user's query as an FTS5 expression that cannot be a syntax error: every whitespace-separated word with a
  * letter or digit in it becomes a quoted string (inner quotes doubled) matched as a prefix, and all of them
  * are required. `src/index.ts` stays one phrase (the tokenizer splits it the same way it split the log), so
- * it matches that path, not three words anywhere. Returns undefined when nothing is searchable.
+ * it matches that path, not three words anywhere. `whole` leaves the prefix mark out (the words as
+ * typed, for a snippet). Returns undefined when nothing is searchable.
  */
-export function ftsExpression(query: string): string | undefined {
+export function ftsExpression(query: string, match: 'prefix' | 'whole' = 'prefix'): string | undefined {
   const words = query.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word))
   if (!words.length) return undefined
-  return words.map((word) => `"${word.replace(/"/g, '""')}"*`).join(' ')
+  return words.map((word) => `"${word.replace(/"/g, '""')}"${match === 'prefix' ? '*' : ''}`).join(' ')
 }
 
 /** Turns FTS5 snippet markers into plain text plus the offsets of the marked stretches. */

@@ -107,6 +107,40 @@ describe('sessions search on SQLite FTS5', () => {
     expect(await ids('deploy nowhere')).toEqual([])
   })
 
+  test('a snippet marks the whole word where the event has it, and the longer word where only a prefix matched', async () => {
+    h = await bootComposition({ patch: patch() })
+    await makeSession(h.workspace, 'check the deploy script', 'ls', 'nothing here')
+    await makeSession(h.workspace, 'look at the deployment', 'ls', 'nothing here')
+    const marked = async (query: string) =>
+      (await h!.root.sessionQuery.search(query, { limit: 5 })).map((hit) => hit.snippet.highlights.map(({ start, end }) => hit.snippet.text.slice(start, end)).join(',')).sort()
+    // Each hit's snippet is its own event's text (a bound rowid once matched nothing, and every hit showed the first).
+    const hits = await h.root.sessionQuery.search('deploy', { limit: 5 })
+    expect(hits.map((hit) => [hit.snippet.text, hit.firstPrompt]).filter(([snippet, prompt]) => snippet !== prompt)).toEqual([])
+    expect(await marked('deploy')).toEqual(['deploy', 'deployment'])
+    expect(await marked('deploym')).toEqual(['deployment'])
+  })
+
+  test('bm25 ranks the matches of a query; past rankedMatches the newest matches are listed instead', async () => {
+    const sessionsWith = async () => {
+      // The older session says the word three times in a short text (bm25's favourite); the newer ones once.
+      const older = await makeSession(h!.workspace, 'quokka quokka quokka', 'ls', 'x')
+      const newer: string[] = []
+      for (let i = 0; i < 3; i++) newer.push((await makeSession(h!.workspace, `a long prompt that mentions a quokka only once among many other words ${i}`, 'ls', 'x')).id)
+      return { older: older.id, newest: newer.at(-1)! }
+    }
+    h = await bootComposition({ patch: patch() })
+    const ranked = await sessionsWith()
+    expect((await h.root.sessionQuery.search('quokka', { limit: 4 }))[0]!.sessionId).toBe(ranked.older)
+    await h.dispose()
+
+    h = await bootComposition({ patch: patch({ rankedMatches: 3 }) })
+    const listed = await sessionsWith()
+    const hits = await h.root.sessionQuery.search('quokka', { limit: 4, cwd: h.workspace })
+    expect(hits.map((hit) => hit.sessionId)[0]).toBe(listed.newest)
+    expect(hits.map((hit) => hit.sessionId).at(-1)).toBe(listed.older)
+    expect((await h.root.sessionQuery.search('quokka', { limit: 4 }))[0]!.sessionId).toBe(listed.newest)
+  })
+
   test("an edit behind the index's back is re-indexed, a grown log is read from where the index stopped", async () => {
     h = await bootComposition({ patch: patch() })
     const made = await makeSession(h.workspace, 'first words', 'echo hi', 'original marmalade output')

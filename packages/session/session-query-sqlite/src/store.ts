@@ -32,6 +32,9 @@ export function openStore(file: string, busyTimeoutMs: number): Database.Databas
   db.pragma('journal_mode = WAL')
   db.pragma(`busy_timeout = ${Math.floor(busyTimeoutMs)}`)
   db.pragma('synchronous = NORMAL')
+  // 64 MiB of page cache (SQLite's default is 2 MiB): a rebuild of a million events spends its time updating
+  // FTS5 b-trees, and a cache that holds them cut the 100k-event build by a sixth (bench/sessions).
+  db.pragma('cache_size = -65536')
   if (db.pragma('user_version', { simple: true }) !== INDEX_VERSION) {
     db.transaction(() => {
       db.exec('DROP TABLE IF EXISTS docs_fts; DROP TABLE IF EXISTS docs; DROP TABLE IF EXISTS logs;')

@@ -2,7 +2,8 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { dsh, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+import { spawn } from 'node-pty'
+import { dsh, dshBin, dshOk, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
 
 let world: World
 beforeAll(async () => {
@@ -65,4 +66,37 @@ test('dsh sessions export, delete and import: the delete asks for --yes off a te
   const shown = await dshOk(world, ['sessions', 'show', id])
   expect(shown.stdout).toContain('a session to carry')
   expect(shown.stdout).toContain('short lived')
+})
+
+/** `dsh sessions delete <id>` on a real terminal: answers `answer` once the question is on the screen. */
+async function deleteOnTerminal(id: string, answer: string) {
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'sessions', 'delete', id], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  let screen = ''
+  let answered = false
+  terminal.onData((data) => {
+    screen += data
+    if (!answered && screen.includes('[y/N]')) {
+      answered = true
+      terminal.write(`${answer}\r`)
+    }
+  })
+  const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
+  return { code, screen: screen.replace(/\r/g, '') }
+}
+
+test('on a terminal, dsh sessions delete asks first: anything but yes keeps the session, y deletes it', async () => {
+  world.llm.enqueue({ text: 'kept for now' }, { text: 'Kept' })
+  await dshOk(world, ['a session to delete by hand'])
+  const id = storedSessionIds(world).find((each) => storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to delete by hand')))!
+
+  const declined = await deleteOnTerminal(id, 'no')
+  expect(declined.screen).toContain(`Delete session ${id} (${world.repo}) and its subagent sessions for good? [y/N]`)
+  expect(declined.screen).toContain('dsh: nothing deleted')
+  expect(declined.code).toBe(1)
+  expect(storedSessionIds(world)).toContain(id)
+
+  const accepted = await deleteOnTerminal(id, 'y')
+  expect(accepted.screen).toContain(`dsh: session ${id} deleted`)
+  expect(accepted.code).toBe(0)
+  expect(storedSessionIds(world)).not.toContain(id)
 })

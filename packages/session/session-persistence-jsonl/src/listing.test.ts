@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { bootComposition, type Harness } from '@dsh/test-harness'
+
+const harnesses: Harness[] = []
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.dispose()
+})
+
+/** A composition; `from` shares its home and workspace, as a second dsh process on the same machine would. */
+async function boot(from?: Harness): Promise<Harness> {
+  const h = await bootComposition(from ? { home: from.home, workspace: from.workspace } : {})
+  harnesses.push(h)
+  return h
+}
+
+/** One stored, finished session: its folder, with meta.json removed (a copied-in log, or a crash before it). */
+async function storedWithoutMeta(h: Harness) {
+  const session = await h.root.sessions.create({ cwd: h.workspace })
+  session.append('turn/start', { turnId: 't' })
+  session.append('user/message', { content: [{ type: 'text', text: 'find the flaky test' }], source: 'user' })
+  session.append('turn/end', { turnId: 't', reason: 'completed' })
+  await h.root.sessions.close(session.id)
+  const dir = join(h.home, 'sessions', readdirSync(join(h.home, 'sessions'))[0]!, session.id)
+  rmSync(join(dir, 'meta.json'))
+  return { id: session.id, dir }
+}
+
+describe('listing stored sessions', () => {
+  test('a log without meta.json is read once: the listing writes it back, and the next process lists without reading any log', async () => {
+    const first = await boot()
+    const { id, dir } = await storedWithoutMeta(first)
+    const second = await boot(first)
+    const listed = await second.root.sessions.list()
+    expect(listed.map((s) => [s.id, s.events, s.firstPrompt, s.damaged])).toEqual([[id, 3, 'find the flaky test', undefined]])
+    const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'))
+    expect(meta.bytes).toBe(statSync(join(dir, 'session.jsonl')).size)
+    // The verdict names the bytes, events, last time and event kinds it was reached for; no problem was found.
+    expect(meta.checked).toEqual({ key: `${meta.bytes}:3:${meta.updatedAt}:${meta.checked.key.split(':').at(-1)}` })
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
+
+    const third = await boot(first)
+    const read = vi.spyOn(third.root.sessionPersistence, 'read')
+    const again = await third.root.sessions.list()
+    expect(read).not.toHaveBeenCalled()
+    expect(again).toEqual(listed)
+    expect(again[0]).not.toHaveProperty('checked') // the storage's cache, not part of what surfaces show
+  })
+
+  test('a session another live process holds keeps its meta.json: a listing neither writes one nor records a verdict', async () => {
+    const first = await boot()
+    const { id, dir } = await storedWithoutMeta(first)
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' })
+    try {
+      writeFileSync(join(dir, 'lease'), JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }))
+      const second = await boot(first)
+      const listed = await second.root.sessions.list()
+      expect(listed.map((s) => [s.id, s.live, s.damaged])).toEqual([[id, true, undefined]])
+      expect(existsSync(join(dir, 'meta.json'))).toBe(false)
+    } finally {
+      holder.kill('SIGKILL')
+    }
+  })
+})
