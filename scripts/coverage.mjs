@@ -34,7 +34,7 @@ const doc = [
   'instrumented, so those files read low here although tests run them.',
   '',
   'Every `npm test` run (and so every CI run) collects it and prints this report (total, least-covered, every file) at',
-  'the end of its log, for about 1 % more CPU over the whole suite (`DSH_TEST_COVERAGE=0` skips it:',
+  'the end of its log, for 1–4 % more CPU over the whole suite (`DSH_TEST_COVERAGE=0` skips it:',
   '`.agents/notes/implemented/decision/2026-12-01-coverage-on-by-default.md`).',
   '',
   `Tests ${run.status === 0 ? 'passed' : `failed (exit ${run.status}): the numbers below count only what ran`}.`,

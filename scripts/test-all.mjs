@@ -41,14 +41,14 @@ function runQuietly(title, command, args) {
   })
 }
 
-// The test type check (one core, ~17 s) runs while the gates do: neither reads what the other writes.
+// The test type check runs while the gates do (neither reads what the other writes): ~7 s of ~48 s back on 2 cores.
 const typeCheck = runQuietly('type check of tests', join(repo, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.tests.json'])
 count(run('gates', process.execPath, ['scripts/gates.mjs']))
 count(await typeCheck)
 
 const report = join(mkdtempSync(join(tmpdir(), 'dsh-vitest-')), 'report.json')
 // Per-file V8 coverage is collected in every run and printed into the run log at the end (docs/quality.md keeps
-// one such report): about 1 % more CPU over the whole suite, whose time goes mostly to spawned processes that are
+// one such report): 1–4 % more CPU over the whole suite, whose time goes mostly to spawned processes that are
 // not instrumented (.agents/notes/implemented/decision/2026-12-01-coverage-on-by-default.md). DSH_TEST_COVERAGE=0
 // skips it for a quicker local run.
 const coverage = process.env.DSH_TEST_COVERAGE === '0' ? undefined : mkdtempSync(join(tmpdir(), 'dsh-coverage-'))
