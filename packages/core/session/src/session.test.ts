@@ -203,26 +203,30 @@ describe('validation on load', () => {
     expect(listed.find((summary) => summary.id === intact.id)?.damaged).toBeUndefined()
   })
 
-  test('a later process lists the damage it recorded without reading the log; a changed log or other event kinds are checked again', async () => {
-    const { id, file } = await storedWith({ type: 'tool/result', seq: 2, time: 1, data: { callId: 'c', content: 'not blocks' } })
+  test('a later process lists the damage it recorded without reading the log; a changed log, or a kind it holds defined now, is checked again', async () => {
+    const { id, file } = await storedWith({ type: 'test/listing-kind', seq: 2, time: 1, data: {} })
     const first = h
     const damagedIn = async (list: Promise<{ id: string; damaged?: string }[]>) => (await list).find((summary) => summary.id === id)?.damaged
-    expect(await damagedIn(first.root.sessions.list())).toContain('data.content must be an array')
+    const unknown = 'has kind "test/listing-kind", which no mounted plugin defines'
+    expect(await damagedIn(first.root.sessions.list())).toContain(unknown)
 
     const later = await bootComposition({ home: first.home, workspace: first.workspace })
     try {
       const read = vi.spyOn(later.root.sessionPersistence, 'read')
-      expect(await damagedIn(later.root.sessions.list())).toContain(`${file}:4: session ${id}: event 2 (seq 2, tool/result): data.content must be an array`)
+      expect(await damagedIn(later.root.sessions.list())).toContain(`${file}:4: session ${id}: event 2 ${unknown}`)
+      // A kind the log does not hold (another profile's plugins) changes nothing about this log's verdict.
+      later.root.sessions.defineKind(later.root, 'test/another-profile-kind')
+      expect(await damagedIn(later.root.sessions.list())).toContain(unknown)
       expect(read).not.toHaveBeenCalled()
 
-      // Another set of event kinds may judge the same bytes otherwise: read again.
+      // The kind it holds is defined now: read again, and it opens.
       later.root.sessions.defineKind(later.root, 'test/listing-kind')
-      expect(await damagedIn(later.root.sessions.list())).toContain('data.content must be an array')
+      expect(await damagedIn(later.root.sessions.list())).toBeUndefined()
       expect(read).toHaveBeenCalledTimes(1)
 
-      // The bad line repaired behind dsh's back (meta.json now describes another log): read again, listed intact.
-      writeFileSync(file, readFileSync(file, 'utf8').replace('"content":"not blocks"', '"content":[{"type":"text","text":"ok"}]'))
-      expect(await damagedIn(later.root.sessions.list())).toBeUndefined()
+      // A bad line written behind dsh's back (meta.json now describes another log): read again, damaged.
+      writeFileSync(file, readFileSync(file, 'utf8') + JSON.stringify({ type: 'tool/result', seq: 3, time: 2, data: { callId: 'c', content: 'not blocks' } }) + '\n')
+      expect(await damagedIn(later.root.sessions.list())).toContain('data.content must be an array')
       expect(read).toHaveBeenCalledTimes(2)
     } finally {
       await later.dispose()

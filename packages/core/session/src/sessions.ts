@@ -152,9 +152,8 @@ export class Sessions extends Service {
   /** Stored sessions, most recent first; one whose log would not open is marked `damaged`. */
   async list(): Promise<SessionSummary[]> {
     if (!this.storage) return []
-    const kinds = this.kindsFingerprint()
     // A few logs checked at a time: a first listing of a thousand sessions must not hold them all in memory.
-    return mapAtMost(await this.storage.list(), LIST_CHECKS_AT_ONCE, (summary) => this.withDamage(summary, kinds))
+    return mapAtMost(await this.storage.list(), LIST_CHECKS_AT_ONCE, (summary) => this.withDamage(summary))
   }
 
   /** Flushes, releases the lease and forgets a live session. */
@@ -197,13 +196,13 @@ export class Sessions extends Service {
 
   /**
    * A stored session's summary says whether it would open. The verdict is kept per process and recorded
-   * with the storage (`recordCheck`), keyed by the log's size, length, last time and the mounted event kinds, so a
+   * with the storage (`recordCheck`), keyed by the log's size, length, last time and how the kinds it holds are mounted, so a
    * listing in a new process reads only the logs that changed since (opening a session always checks it).
    */
-  private async withDamage(stored: SessionSummary, kinds: string): Promise<SessionSummary> {
-    const { checked, storedBytes, ...summary } = stored
+  private async withDamage(stored: SessionSummary): Promise<SessionSummary> {
+    const { checked, storedBytes, storedKinds, ...summary } = stored
     if (this.live.has(summary.id)) return summary
-    const key = `${storedBytes ?? '?'}:${summary.events}:${summary.updatedAt}:${kinds}`
+    const key = `${storedBytes ?? '?'}:${summary.events}:${summary.updatedAt}:${this.kindsFingerprint(storedKinds ?? (summary.events === 0 ? [] : undefined))}`
     let verdict = [this.damage.get(summary.id), checked].find((known) => known?.key === key)
     if (!verdict) {
       let problem: string | undefined
@@ -220,12 +219,13 @@ export class Sessions extends Service {
     return verdict.problem ? { ...summary, damaged: verdict.problem } : summary
   }
 
-  /** Names the event kinds mounted now: a verdict recorded under other kinds is checked again. */
-  private kindsFingerprint(): string {
-    return createHash('sha256')
-      .update([...this.kinds.keys()].sort().join('\n'))
-      .digest('hex')
-      .slice(0, 16)
+  /**
+   * Names how the kinds a log holds are mounted now (every mounted kind when the storage does not say which it
+   * holds): a verdict recorded while one of them was defined differently, or not at all, is checked again.
+   */
+  private kindsFingerprint(held: readonly string[] | undefined): string {
+    const facts = held ? held.map((kind) => `${kind}=${this.kinds.has(kind) ? 'defined' : 'unknown'}`) : [...this.kinds.keys()].sort()
+    return createHash('sha256').update(facts.join('\n')).digest('hex').slice(0, 16)
   }
 
   private async closeAll(): Promise<void> {

@@ -25,9 +25,15 @@ export interface SessionSummary {
   /** Storage-side only (never shown): the stored log's size, so a verdict is not reused for other bytes. */
   storedBytes?: number
   /**
+   * Storage-side only (never shown): the event kinds the stored log holds, sorted. A verdict then depends on how
+   * those kinds are mounted, not on every kind of the profile (the SDK profile defines kinds the others do not:
+   * without this, each profile would check every log again after another one listed them).
+   */
+  storedKinds?: string[]
+  /**
    * Storage-side only (never shown): the verdict `ctx.sessions` last recorded for this log with
-   * `recordCheck`. `key` names what it was checked against (its size, its last event and time, and the
-   * event kinds mounted then); a listing reuses it while the key still matches instead of reading the log.
+   * `recordCheck`. `key` names what it was checked against (its size, its last event and time, and how the
+   * kinds it holds were mounted then); a listing reuses it while the key still matches instead of reading the log.
    */
   checked?: StoredCheck
 }

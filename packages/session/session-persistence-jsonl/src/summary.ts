@@ -16,6 +16,7 @@ export class SummaryFold {
   add(raw: SessionEvent): void {
     const event = raw as AnySessionEvent
     const s = this.summary
+    if (!s.storedKinds?.includes(event.type)) s.storedKinds = [...(s.storedKinds ?? []), event.type].sort()
     s.events = event.seq + 1
     s.updatedAt = event.time
     if (event.type === 'turn/start') {
