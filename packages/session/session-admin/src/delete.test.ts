@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { Agent } from '@dsh/agent'
@@ -10,7 +8,7 @@ import { cwdKey } from '@dsh/session-persistence'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/spill'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
-import { pngOfColour } from '@dsh/test-harness/world'
+import { leaseHeldElsewhere, pngOfColour } from '@dsh/test-harness/world'
 import type {} from './index.ts'
 
 // Deleting on the real headless composition: jsonl logs, attachments, spills, the SQLite index and the
@@ -30,6 +28,15 @@ const found = async (word: string) => (await h.root.sessionQuery.search(word, { 
 
 /** The session of the parent's first subagent, as its log names it. */
 const childOf = (parent: Agent) => (parent.session.events.find((event) => (event.type as string) === 'subagent/start')!.data as { childSessionId: string }).childSessionId
+
+/** A parent agent that delegated once through `task` (its child ran one turn), and the child's session id. */
+async function parentWithChild(): Promise<{ parent: Agent; childId: string }> {
+  const parent = await h.root.agents.create({ cwd: h.workspace })
+  h.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }), { text: 'hi from the child' }, { text: 'the child said hi' })
+  parent.followup('delegate')
+  await parent.whenIdle()
+  return { parent, childId: childOf(parent) }
+}
 
 /** A stored session (closed) that said `word`, with one spilled output. */
 async function storedSession(word: string): Promise<Agent> {
@@ -85,11 +92,7 @@ test("an image shared with a fork is kept in the fork's folder when the original
 })
 
 test('a subagent child is deleted with its parent', async () => {
-  const parent = await h.root.agents.create({ cwd: h.workspace })
-  h.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }), { text: 'hi from the child' }, { text: 'the child said hi' })
-  parent.followup('delegate')
-  await parent.whenIdle()
-  const childId = childOf(parent)
+  const { parent, childId } = await parentWithChild()
   expect(existsSync(join(folderOf(childId), 'session.jsonl'))).toBe(true)
 
   // The parent's idle agent (and its child's) in this process is let go first.
@@ -126,25 +129,14 @@ test('a session running a turn here is not deleted', async () => {
 })
 
 test('a session another process holds is not deleted, nor are any of its children', async () => {
-  const parent = await h.root.agents.create({ cwd: h.workspace })
-  h.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }), { text: 'hi' }, { text: 'done' })
-  parent.followup('delegate')
-  await parent.whenIdle()
-  const childId = childOf(parent)
+  const { parent, childId } = await parentWithChild()
   await parent.dispose()
-  const holder = spawn('sleep', ['30'], { stdio: 'ignore' })
-  const exited = new Promise((resolve) => holder.once('exit', resolve))
-  try {
-    // The child is held: the parent, whose lease is free, must not go either.
-    writeFileSync(join(folderOf(childId), 'lease'), JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }))
-    await expect(h.root.sessionAdmin.delete(parent.session.id)).rejects.toMatchObject({ code: 'SESSION_LOCKED', message: expect.stringContaining(`pid ${holder.pid}`) })
-    expect(existsSync(join(folderOf(parent.session.id), 'session.jsonl'))).toBe(true)
-    expect(existsSync(join(folderOf(childId), 'session.jsonl'))).toBe(true)
-    expect(existsSync(join(folderOf(parent.session.id), 'lease'))).toBe(false) // the lease taken for the attempt is given back
-  } finally {
-    holder.kill()
-    await exited
-  }
+  // The child is held: the parent, whose lease is free, must not go either.
+  const holder = leaseHeldElsewhere(folderOf(childId))
+  await expect(h.root.sessionAdmin.delete(parent.session.id)).rejects.toMatchObject({ code: 'SESSION_LOCKED', message: expect.stringContaining(`pid ${holder.pid}`) })
+  expect(existsSync(join(folderOf(parent.session.id), 'session.jsonl'))).toBe(true)
+  expect(existsSync(join(folderOf(childId), 'session.jsonl'))).toBe(true)
+  expect(existsSync(join(folderOf(parent.session.id), 'lease'))).toBe(false) // the lease taken for the attempt is given back
 })
 
 test('an id that is a path deletes nothing, inside or outside the sessions folder', async () => {

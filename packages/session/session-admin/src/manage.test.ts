@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type {} from '@dsh/llm-scripted'
 import { cwdKey } from '@dsh/session-persistence'
 import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
+import { leaseHeldElsewhere } from '@dsh/test-harness/world'
 import type {} from './index.ts'
 
 let h: Harness
@@ -55,18 +54,11 @@ test('an empty or overlong title is refused by name and nothing is logged', asyn
 
 test('a rename is refused while another live process holds the lease, and the log is untouched', async () => {
   const { id, log } = await storedSession('held elsewhere')
-  const holder = spawn('sleep', ['30'], { stdio: 'ignore' })
-  const exited = new Promise((resolve) => holder.once('exit', resolve))
-  try {
-    writeFileSync(join(log, '..', 'lease'), JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }))
-    const before = readFileSync(log, 'utf8')
-    await expect(h.root.sessionAdmin.rename(id, 'stolen')).rejects.toMatchObject({ code: 'SESSION_LOCKED', message: expect.stringContaining(`held by another dsh process (pid ${holder.pid}`) })
-    await expect(h.root.sessionAdmin.setArchived(id, true)).rejects.toMatchObject({ code: 'SESSION_LOCKED' })
-    expect(readFileSync(log, 'utf8')).toBe(before)
-  } finally {
-    holder.kill()
-    await exited
-  }
+  const holder = leaseHeldElsewhere(join(log, '..'))
+  const before = readFileSync(log, 'utf8')
+  await expect(h.root.sessionAdmin.rename(id, 'stolen')).rejects.toMatchObject({ code: 'SESSION_LOCKED', message: expect.stringContaining(`held by another dsh process (pid ${holder.pid}`) })
+  await expect(h.root.sessionAdmin.setArchived(id, true)).rejects.toMatchObject({ code: 'SESSION_LOCKED' })
+  expect(readFileSync(log, 'utf8')).toBe(before)
 })
 
 test('a damaged log is not appended to', async () => {

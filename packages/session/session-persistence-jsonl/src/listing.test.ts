@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { hostname } from 'node:os'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
+import { leaseHeldElsewhere } from '@dsh/test-harness/world'
 
 const harnesses: Harness[] = []
 afterEach(async () => {
@@ -53,15 +52,10 @@ describe('listing stored sessions', () => {
   test('a session another live process holds keeps its meta.json: a listing neither writes one nor records a verdict', async () => {
     const first = await boot()
     const { id, dir } = await storedWithoutMeta(first)
-    const holder = spawn('sleep', ['30'], { stdio: 'ignore' })
-    try {
-      writeFileSync(join(dir, 'lease'), JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }))
-      const second = await boot(first)
-      const listed = await second.root.sessions.list()
-      expect(listed.map((s) => [s.id, s.live, s.damaged])).toEqual([[id, true, undefined]])
-      expect(existsSync(join(dir, 'meta.json'))).toBe(false)
-    } finally {
-      holder.kill('SIGKILL')
-    }
+    leaseHeldElsewhere(dir)
+    const second = await boot(first)
+    const listed = await second.root.sessions.list()
+    expect(listed.map((s) => [s.id, s.live, s.damaged])).toEqual([[id, true, undefined]])
+    expect(existsSync(join(dir, 'meta.json'))).toBe(false)
   })
 })

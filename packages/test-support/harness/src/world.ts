@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawn } from 'node:child_process'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32, deflateSync } from 'node:zlib'
 import { onTestFinished } from 'vitest'
@@ -122,4 +123,21 @@ export function pngOfColour(width: number, height: number, rgb: [number, number,
     chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))),
     chunk('IEND', Buffer.alloc(0)),
   ])
+}
+
+/**
+ * A session folder whose `lease` names a live process on this host (a `sleep` started here), as a second dsh
+ * writing that session would leave it. `release()` (also run when the test finishes) ends the process and waits
+ * for it; the lease file stays, naming a dead pid, as after a crash.
+ */
+export function leaseHeldElsewhere(sessionFolder: string): { pid: number; release(): Promise<void> } {
+  const holder = spawn('sleep', ['60'], { stdio: 'ignore' })
+  const exited = new Promise<void>((resolve) => holder.once('exit', () => resolve()))
+  const release = async () => {
+    holder.kill()
+    await exited
+  }
+  onTestFinished(release)
+  writeFileSync(join(sessionFolder, 'lease'), JSON.stringify({ pid: holder.pid, host: hostname(), since: Date.now() }))
+  return { pid: holder.pid!, release }
 }
