@@ -7,15 +7,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { repo } from './lib.mjs'
 import { coverageArgs, readCoverage, renderCoverage } from './coverage-lib.mjs'
+import { failuresOf } from './failures-lib.mjs'
 import { ensureSystemPackages } from './system-deps.mjs'
 
 ensureSystemPackages()
+
+/** Steps that failed (gates, type check, vitest, coverage, Python), named again in the log's last block. */
+const failedSteps = []
 
 const run = (title, command, args, options = {}) => {
   console.error(`\n── ${title}`)
   const started = Date.now()
   const result = spawnSync(command, args, { cwd: repo, stdio: 'inherit', ...options })
   console.error(`── ${title}: ${result.status === 0 ? 'ok' : `failed (exit ${result.status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  if (result.status !== 0) failedSteps.push(`${title} (exit ${result.status}; its output is in the block headed "── ${title}")`)
   return result.status === 0
 }
 
@@ -36,6 +41,7 @@ function runQuietly(title, command, args) {
       console.error(`\n── ${title}`)
       if (output) process.stderr.write(output)
       console.error(`── ${title}: ${status === 0 ? 'ok' : `failed (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      if (status !== 0) failedSteps.push(`${title} (exit ${status}; its output is in the block headed "── ${title}")`)
       resolve(status === 0)
     })
   })
@@ -60,11 +66,14 @@ const vitestOk = run('vitest', join(repo, 'node_modules/.bin/vitest'), [
   ...(coverage ? coverageArgs(coverage) : []),
   ...process.argv.slice(2),
 ])
+// What failed, repeated as the log's last block: a CI log is often read from its end, after the coverage table.
+let failures = []
 if (existsSync(report)) {
   const json = JSON.parse(readFileSync(report, 'utf8'))
   passed += json.numPassedTests
   failed += json.numFailedTests
   if (!vitestOk && json.numFailedTests === 0) failed++ // a suite that failed to load, or an unhandled error
+  failures = failuresOf(json)
   rmSync(join(report, '..'), { recursive: true, force: true })
 } else if (!vitestOk) failed++
 
@@ -74,6 +83,7 @@ if (coverage) {
   } catch (error) {
     // The report is part of what a run delivers: a run that should have written one and did not fails, by name.
     console.error(`coverage: vitest wrote no summary: ${error.message}`)
+    failedSteps.push(`coverage: vitest wrote no summary (${error.message})`)
     failed++
   } finally {
     rmSync(coverage, { recursive: true, force: true })
@@ -85,5 +95,6 @@ if (existsSync(python) && spawnSync('python3', ['--version']).status === 0) {
   count(run('python unittest', 'python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], { cwd: join(python, 'sdk') }))
 }
 
+if (failedSteps.length || failures.length) console.log(`\n── what failed\n\n${[...failedSteps, ...failures].join('\n\n')}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

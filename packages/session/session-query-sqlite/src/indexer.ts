@@ -64,7 +64,9 @@ export class Indexer {
       if (!row || row.file !== log.file || row.bytes !== log.size || row.mtime !== log.mtimeMs) changed.push(log)
     }
     // Oldest log first, so event rowids follow time (a search with too many matches to rank takes the highest).
-    changed.sort((a, b) => a.mtimeMs - b.mtimeMs)
+    // File times tick in jiffies (4 ms here), so logs written in one tick tie; their session ids start with the
+    // creation time and break the tie (libuv happens to list a folder sorted by name; this does not rely on it).
+    changed.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     for (let i = 0; i < changed.length; i += this.limits.sessionsPerTransaction) {
       const batch = changed.slice(i, i + this.limits.sessionsPerTransaction)
       this.db

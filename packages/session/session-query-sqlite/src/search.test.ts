@@ -1,6 +1,6 @@
 // Search on real SQLite over logs written by the real JSONL persistence (docs/architecture.md, "Finding sessions").
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
@@ -135,6 +135,9 @@ describe('sessions search on SQLite FTS5', () => {
 
     h = await bootComposition({ patch: patch({ rankedMatches: 3 }) })
     const listed = await sessionsWith()
+    // Logs written within one tick of the file clock share a time: the session ids (creation time first) order them.
+    const tick = new Date()
+    for (const id of readdirSync(dirname(dirname(logOf(listed.older))))) utimesSync(logOf(id), tick, tick)
     const hits = await h.root.sessionQuery.search('quokka', { limit: 4, cwd: h.workspace })
     expect(hits.map((hit) => hit.sessionId)[0]).toBe(listed.newest)
     expect(hits.map((hit) => hit.sessionId).at(-1)).toBe(listed.older)
