@@ -44,11 +44,18 @@ export function processRunning(pid: number): boolean {
   }
 }
 
-/** Polls `check` until it holds or `timeoutMs` passes; resolves with its last answer, for `expect(…).toBe(true)`. */
+/**
+ * Polls `check` until it holds (true) or `timeoutMs` passes (false), for `expect(…).toBe(true)`. The answer that
+ * ended the wait is the one returned: asking again could see a passing moment undone (a `bash -c` found by its
+ * command line is mid-`exec` into its command a moment later, and /proc shows neither command line).
+ */
 export async function eventually(check: () => boolean, timeoutMs = 20_000, intervalMs = 20): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, intervalMs))
-  return check()
+  for (;;) {
+    if (check()) return true
+    if (Date.now() >= deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
 }
 
 /** A user's secrets planted for an attack test: a fake `HOME` and `DSH_HOME`, both outside /tmp. */
