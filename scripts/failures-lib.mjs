@@ -2,20 +2,18 @@
 // test's full name and the first lines of its error. A CI log is read from its end, and the per-file coverage
 // table printed after the tests would otherwise push the failure hundreds of lines up.
 import { relative } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { repo } from './lib.mjs'
 
 /** Lines of each failure message kept (the assertion and the first frames; the run log above has the rest). */
 export const FAILURE_LINES = 25
 
-// eslint-disable-next-line no-control-regex -- vitest's messages carry colour codes when it thinks it has a terminal
-const colours = /\u001b\[[0-9;]*m/g
-
 /** A stack frame inside node_modules or Node itself: the test's own frames are the ones that say where. */
 const libraryFrame = (line) => /^\s*at /.test(line) && /node_modules|node:internal|\(<anonymous>\)/.test(line)
 
+// vitest's messages carry colour codes when it thinks it has a terminal.
 const firstLines = (message) =>
-  message
-    .replace(colours, '')
+  stripVTControlCharacters(message)
     .split('\n')
     .filter((line) => !libraryFrame(line))
     .filter((line, index, lines) => line.trim() || (index > 0 && lines[index - 1].trim()))
