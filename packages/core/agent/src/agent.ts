@@ -89,7 +89,11 @@ export class Agent {
     return this.enqueue('followup', content, true)
   }
 
-  /** Queues a message for the next step (of the running turn, else a new one) and wakes the agent. */
+  /**
+   * Queues a message for the next step (of the running turn, else a new one) and wakes the agent. A steer the
+   * running turn no longer takes (it arrived after its last step: during the completion hooks, the title
+   * request or `turn/end`) starts the next turn as soon as that one ends (docs/architecture.md, "Agents and the turn").
+   */
   steer(content: UserContent): string {
     return this.enqueue(this.running ? 'steer' : 'followup', content, true)
   }
@@ -118,9 +122,9 @@ export class Agent {
     for (const child of this.children) child.cancel(reason)
   }
 
-  /** Resolves once no turn runs and no follow-up waits. */
+  /** Resolves once no turn runs and no follow-up or steer waits. */
   whenIdle(): Promise<TurnResult | undefined> {
-    if (this.status !== 'running' && !this.queues.followup.length) return Promise.resolve(this.lastResult)
+    if (this.status !== 'running' && !this.queues.followup.length && !this.queues.steer.length) return Promise.resolve(this.lastResult)
     return new Promise((resolve) => this.idleWaiters.push(() => resolve(this.lastResult)))
   }
 
@@ -128,6 +132,7 @@ export class Agent {
   async dispose(): Promise<void> {
     if (this.status === 'disposed') return
     this.queues.followup = []
+    this.queues.steer = []
     this.cancel('agent disposed')
     await this.whenIdle()
     await Promise.all([...this.children].map((child) => child.dispose()))
@@ -153,8 +158,7 @@ export class Agent {
 
   private async drive(): Promise<void> {
     try {
-      while (this.queues.followup.length && (this.status as AgentStatus) !== 'disposed') {
-        const first = this.queues.followup.shift()!
+      for (let first = this.nextTurnInput(); first && (this.status as AgentStatus) !== 'disposed'; first = this.nextTurnInput()) {
         this.turn = new AbortController()
         try {
           this.lastResult = await this.host.runTurn(this, first, this.turn.signal)
@@ -171,6 +175,17 @@ export class Agent {
       this.idleWaiters = []
       for (const resolve of waiters) resolve()
     }
+  }
+
+  /**
+   * What starts the next turn: a steer the last turn did not take comes first (it was meant for a step that
+   * has passed, so it is the most urgent input and must not wait for a later message; issue #28.1), as the
+   * turn's user message; the steers behind it join that turn's first step. Else the oldest follow-up.
+   */
+  private nextTurnInput(): QueuedInput | undefined {
+    const steer = this.queues.steer.shift()
+    if (steer) return { ...steer, mode: 'followup' }
+    return this.queues.followup.shift()
   }
 
   private setStatus(status: AgentStatus) {

@@ -132,3 +132,49 @@ test('a fork holds the events up to the chosen one, on a session of its own', as
   expect(userTexts(fork)).toEqual(['one'])
   expect(userTexts(agent)).toEqual(['one', 'two'])
 })
+
+/** A promise the test resolves, and a signal that the code under test reached it. */
+function gate() {
+  let open!: () => void
+  let reached!: () => void
+  const opened = new Promise<void>((resolve) => (open = resolve))
+  const arrived = new Promise<void>((resolve) => (reached = resolve))
+  return { open, opened, arrived, reached }
+}
+
+// Issue #28.1: after the last step the turn still runs agent/turn-complete, agent/turn-stopping (the title
+// request) and turn/end; a steer sent in that gap must start the next turn at once, not wait for a later message.
+for (const point of ['agent/turn-complete', 'agent/turn-stopping', 'turn/end'] as const) {
+  test(`a steer sent during ${point} of a finishing turn starts the next turn at once and is in the log`, async () => {
+    await boot()
+    h.root.scriptedLlm.enqueue({ text: 'first' }, { text: 'answers the steer' })
+    const agent = await h.agent()
+    const g = gate()
+    let armed = true
+    if (point === 'agent/turn-complete')
+      h.root.on('agent/turn-complete', async (completion, next) => {
+        if (armed && completion.agent === agent) (armed = false), g.reached(), await g.opened
+        return next()
+      })
+    if (point === 'agent/turn-stopping')
+      h.root.on('agent/turn-stopping', async (who) => {
+        if (armed && who === agent) (armed = false), g.reached(), await g.opened
+      })
+    if (point === 'turn/end')
+      // The steer arrives between turn/end and the loop handing its result back (the final flush).
+      h.root.on('session/event', (session, event) => {
+        if (armed && session === agent.session && event.type === 'turn/end') (armed = false), agent.steer('late steer'), g.reached(), g.open()
+      })
+    agent.followup('do it')
+    await g.arrived
+    if (point !== 'turn/end') agent.steer('late steer')
+    g.open()
+    const result = await agent.whenIdle()
+    expect(result).toMatchObject({ reason: 'completed', text: 'answers the steer' })
+    expect(userTexts(agent)).toEqual(['do it', 'late steer'])
+    expect(turnEnds(agent)).toEqual(['completed', 'completed'])
+    expect(h.root.scriptedLlm.requests.length).toBe(2)
+    expect(JSON.stringify(h.root.scriptedLlm.requests[1]!.messages)).toContain('late steer')
+    expect(agent.running).toBe(false)
+  })
+}
