@@ -2,6 +2,6 @@
 export * from './types.ts'
 export type {} from './events.ts'
 export { Tools, Tools as default, type Config, type ToolFilter } from './tools.ts'
-export type { BatchOptions } from './pipeline.ts'
+export { PRE_EXECUTE_PHASES, type BatchOptions } from './pipeline.ts'
 export { defineTool, Type, type DeclaredTool, type Static, type TObject, type TProperties } from './declare.ts'
 export { printedText, type ToolOutputData } from './live-output.ts'

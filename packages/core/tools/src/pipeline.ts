@@ -128,14 +128,24 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
 
 const liveLimits = (tools: Tools) => ({ chunkChars: tools.config.liveOutputChunkChars, intervalMs: tools.config.liveOutputIntervalMs, maxChars: tools.config.liveOutputMaxChars })
 
+/**
+ * The phases of the check before a call, outermost first (docs/architecture.md, "Tools"; decision
+ * `2026-12-02-pre-execute-phases.md`): the ceiling, then user hooks, then policy, then the tool's own
+ * `needsApproval`; approval comes after all of them. Each phase is a waterfall of its own, so the order is the
+ * pipeline's and not that of the rows whose listeners join a phase.
+ */
+export const PRE_EXECUTE_PHASES = ['tools/pre-execute/ceiling', 'tools/pre-execute/hooks', 'tools/pre-execute'] as const
+
 /** Pre-execute policy: allow, ask, deny — or an error result when the policy check itself failed. */
 async function preExecute(ctx: Context, invocation: ToolInvocation): Promise<Decision | ToolResultData> {
   const { context, tool } = invocation
+  const toolDefault = async (): Promise<Decision> => {
+    const reason = await tool!.needsApproval?.(invocation.arguments, context)
+    return reason ? { action: 'ask', reason } : { action: 'allow' }
+  }
+  const phase = (index: number): Promise<Decision> => (index === PRE_EXECUTE_PHASES.length ? toolDefault() : ctx.waterfall(PRE_EXECUTE_PHASES[index]!, invocation, () => phase(index + 1)))
   try {
-    return await ctx.waterfall('tools/pre-execute', invocation, async (): Promise<Decision> => {
-      const reason = await tool!.needsApproval?.(invocation.arguments, context)
-      return reason ? { action: 'ask', reason } : { action: 'allow' }
-    })
+    return await phase(0)
   } catch (error) {
     return errorResult(invocation.callId, 'DENIED', `The call was not allowed: the policy check failed (${error instanceof Error ? error.message : error}).`)
   }

@@ -62,15 +62,17 @@ export abstract class ChildAgents extends Subagents {
     ctx.sessions.defineKind(ctx, 'subagent/parent', { validate: parentProblem })
     ctx.settings.define('subagent.maxConcurrent', Schema.natural().min(1).default(config.maxConcurrent), { description: 'Subagents that may run at the same time in this process; the rest wait.' })
     this.slots = new Slots(() => ctx.settings.get('subagent.maxConcurrent'))
-    // First in the chain: no approval, grant or allow rule may answer what the ceiling refuses.
-    ctx.on(
-      'tools/pre-execute',
-      async (invocation, next) => {
-        const reason = await ceilingRefusal(ctx, config, invocation)
-        return reason ? { action: 'deny', reason } : next()
-      },
-      { prepend: true },
-    )
+    // The ceiling phase, first whatever the order of the rows (docs/architecture.md, "Tools"): no hook runs for
+    // a call the ceiling refuses, and no approval, grant or allow rule may answer what it refuses. A hook
+    // rewrites the arguments in a later phase, so they are checked again once the later phases have decided.
+    ctx.on('tools/pre-execute/ceiling', async (invocation, next) => {
+      const before = await ceilingRefusal(ctx, config, invocation)
+      if (before) return { action: 'deny', reason: before }
+      const seen = invocation.arguments
+      const decision = await next()
+      const after = decision.action !== 'deny' && invocation.arguments !== seen ? await ceilingRefusal(ctx, config, invocation) : undefined
+      return after ? { action: 'deny', reason: after } : decision
+    })
     ctx.on('agent/request', async (draft, next) => {
       const allowed = draft.agent.session.last('subagent/parent')?.data.tools
       if (allowed) draft.request.tools = draft.request.tools?.filter((tool) => allowed.includes(tool.name))

@@ -22,9 +22,10 @@ function stopTurn(ctx: Context, agentId: string, reason: string): void {
 }
 
 export function listen(ctx: Context, hooks: HooksCommand): void {
-  // Outermost (prepend): the rewritten input is what every other policy (grants, read-before-edit, the
-  // tool's own approval) then decides on, and no hook answer can skip what they decide.
-  ctx.on('tools/pre-execute', (invocation, next) => preToolUse(ctx, hooks, invocation, next), { prepend: true })
+  // The hooks phase (docs/architecture.md, "Tools"): after the ceiling, before policy, so the rewritten input
+  // is what every policy (grants, read-before-edit, the tool's own approval) then decides on, and no hook
+  // answer can skip what they or the ceiling decide — whatever the order of the rows.
+  ctx.on('tools/pre-execute/hooks', (invocation, next) => preToolUse(ctx, hooks, invocation, next))
   ctx.on('tools/post-execute', (invocation, next) => postToolUse(ctx, hooks, invocation, next))
   const started = new WeakSet<Session>()
   ctx.on('agent/pre-step', async (step, next) => {
