@@ -119,6 +119,21 @@ test('a chosen system prompt is a logged fact that a resumed session keeps, and 
   expect(resumed.systemPrompt).toBe('You only answer in haiku.')
 })
 
+// Issue #28.3: the web resumes a session released while idle, and an SDK client may resume it twice at once.
+test('two resumes of one stored session at once both get the one agent, with no SESSION_LOCKED', async () => {
+  await boot()
+  h.root.scriptedLlm.enqueue({ text: 'ok' }, { text: 'again' })
+  const agent = await h.agent()
+  await h.run('hi')
+  const id = agent.session.id
+  await agent.dispose()
+  const [first, second] = await Promise.all([h.root.agents.resume(id), h.root.agents.resume(id)])
+  expect(second).toBe(first)
+  expect(h.root.agents.list().filter((one) => one.session.id === id)).toEqual([first])
+  first.followup('more')
+  expect(await first.whenIdle()).toMatchObject({ reason: 'completed', text: 'again' })
+})
+
 test('a fork holds the events up to the chosen one, on a session of its own', async () => {
   await boot()
   h.root.scriptedLlm.enqueue({ text: 'first answer' }, { text: 'second answer' })

@@ -73,6 +73,7 @@ export class Agents extends Service {
   })
 
   private readonly agents = new Map<string, Agent>()
+  private readonly resuming = new Map<string, Promise<Agent>>()
   private readonly host: AgentHost
 
   constructor(
@@ -120,10 +121,23 @@ export class Agents extends Service {
     return agent
   }
 
-  /** An agent continuing a stored session (repaired if it crashed). */
+  /**
+   * An agent continuing a stored session (repaired if it crashed). A session has one agent: a caller while it
+   * is open, or while another caller is opening it, gets that agent (and its options do not apply).
+   */
   async resume(sessionId: string, options: AgentOptions = {}): Promise<Agent> {
-    const running = [...this.agents.values()].find((agent) => agent.session.id === sessionId)
+    const running = this.bySession(sessionId)
     if (running) return running
+    // The open awaits the lease, the load and the agent's scope: a second caller in that time must not open
+    // the session again (issue #28.3; the web resumes after an idle release, an SDK client may ask twice).
+    const inFlight = this.resuming.get(sessionId)
+    if (inFlight) return inFlight
+    const resuming = this.open(sessionId, options).finally(() => this.resuming.delete(sessionId))
+    this.resuming.set(sessionId, resuming)
+    return resuming
+  }
+
+  private async open(sessionId: string, options: AgentOptions): Promise<Agent> {
     const agent = await this.adopt(await this.ctx.sessions.resume(sessionId), options)
     if (options.route) agent.setRoute(options.route)
     return agent

@@ -131,6 +131,23 @@ describe('stored sessions', () => {
     expect(resumed.events.map((event) => event.type)).toEqual(['turn/start', 'turn/end', 'plugin/gone'])
   })
 
+  // Issue #28.3: the "already open?" check came before an await, so the second caller met its own lease.
+  test('two resumes of one stored session at once both get the one open session, with no SESSION_LOCKED', async () => {
+    const session = await newSession()
+    session.append('turn/start', { turnId: 't' })
+    session.append('turn/end', { turnId: 't', reason: 'completed' })
+    await h.root.sessions.close(session.id)
+    const [first, second, third] = await Promise.all([h.root.sessions.resume(session.id), h.root.sessions.resume(session.id), h.root.sessions.resume(session.id)])
+    expect(second).toBe(first)
+    expect(third).toBe(first)
+    expect(h.root.sessions.get(session.id)).toBe(first)
+    expect(first.events.map((event) => event.type)).toEqual(['turn/start', 'turn/end'])
+    // A failed open is not kept: the next resume tries again.
+    await h.root.sessions.close(session.id)
+    await expect(Promise.all([h.root.sessions.resume('no-such-session'), h.root.sessions.resume('no-such-session')])).rejects.toThrow()
+    expect(await h.root.sessions.resume(session.id)).not.toBe(first)
+  })
+
   test('fork copies a prefix ending at a turn boundary and records its parent', async () => {
     const session = await newSession()
     session.append('turn/start', { turnId: 'a' })

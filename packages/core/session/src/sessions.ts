@@ -36,6 +36,8 @@ export function newSessionId(): string {
 export class Sessions extends Service {
   private readonly kinds = new Map<string, KindSpec>()
   private readonly live = new Map<string, Session>()
+  /** Resumes under way, by session id: every caller of `resume` while one runs gets its promise. */
+  private readonly opening = new Map<string, Promise<Session>>()
   private readonly damage = new Map<string, StoredCheck>()
   private storage: SessionStorage | undefined
   private readonly host: SessionHost
@@ -101,6 +103,16 @@ export class Sessions extends Service {
   async resume(id: string): Promise<Session> {
     const existing = this.live.get(id)
     if (existing) return existing
+    // One open per session at a time: a second caller while the first awaits the lease and the load gets the
+    // same session (before, it met the first caller's lease as SESSION_LOCKED; issue #28.3).
+    const inFlight = this.opening.get(id)
+    if (inFlight) return inFlight
+    const opening = this.open(id).finally(() => this.opening.delete(id))
+    this.opening.set(id, opening)
+    return opening
+  }
+
+  private async open(id: string): Promise<Session> {
     if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} cannot be resumed: no session persistence is mounted`)
     const log = await this.storage.acquire(id)
     let session: Session

@@ -179,8 +179,10 @@ test('a session is resumed by a second runtime and forked at a turn boundary; a 
   await first.exited
 
   const second = await start([{ text: 'continued' }, { text: 'forked' }], { home, workspace })
-  const resumed = await second.request('session/resume', { sessionId })
+  // Two resumes at once (issue #28.3): both answer with the one open session, neither meets the other's lease.
+  const [resumed, again] = await Promise.all([second.request('session/resume', { sessionId }), second.request('session/resume', { sessionId })])
   expect(resumed.result).toEqual({ sessionId, length: turnEnd + 1 })
+  expect(again.result).toEqual({ sessionId, length: turnEnd + 1 })
   await second.request('session/prompt', { sessionId, content: 'and now?' })
   await idle(second, sessionId)
   const continued = second.events(sessionId, 'user/message').map((event) => event.data.content[0].text)
