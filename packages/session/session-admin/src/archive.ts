@@ -22,8 +22,12 @@ export interface ArchiveLimits {
   maxEntries: number
 }
 
-/** What the stores keep beside a log that an archive does not carry: the writer lease and the listing cache. */
+/**
+ * What the stores keep beside a log that an archive does not carry: the writer lease (with what a crash in
+ * the middle of taking it may leave: `lease.*` temp and takeover files) and the listing cache.
+ */
 const NOT_EXPORTED = new Set(['lease', 'meta.json', 'meta.json.tmp'])
+const notExported = (name: string) => NOT_EXPORTED.has(name) || name.startsWith('lease.')
 
 /**
  * Writes `file`: the session and its stored subagent children (logs, attachments, checkpoints) and their
@@ -39,7 +43,7 @@ export async function exportSession(ctx: Context, id: string, file: string): Pro
     for (const each of ids) {
       await ctx.sessions.get(each)?.flush()
       // Copied, not linked: a hard link would be packed as a link entry, which an import refuses.
-      await cp(await ctx.sessionPersistence.folderOf(each), join(staging, 'sessions', each), { recursive: true, verbatimSymlinks: true, filter: (source) => !NOT_EXPORTED.has(basename(source)) })
+      await cp(await ctx.sessionPersistence.folderOf(each), join(staging, 'sessions', each), { recursive: true, verbatimSymlinks: true, filter: (source) => !notExported(basename(source)) })
       const spilled = ctx.get('spillStore')?.readableDir(each)
       if (spilled && existsSync(spilled)) {
         await cp(spilled, join(staging, 'spill', each), { recursive: true, verbatimSymlinks: true })

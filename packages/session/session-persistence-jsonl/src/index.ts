@@ -7,7 +7,7 @@ import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
 import { mapAtMost, SessionError, type SessionEvent, type SessionHeader, type SessionSummary, type StoredCheck, type StoredLog } from '@dsh/session'
 import { cwdKey, SessionPersistence } from '@dsh/session-persistence'
-import { dropLease, leaseIsLive, takeLease } from './lease.ts'
+import { dropLease, leaseIsLive, takeLease, type LeaseToken } from './lease.ts'
 import { LineWriter, parseLog, truncateTornTail } from './jsonl.ts'
 import { SummaryFold } from './summary.ts'
 
@@ -21,6 +21,8 @@ interface Open {
   /** The status meta.json was last written with. */
   metaStatus: string | undefined
   dir: string
+  /** The token of the lease this process took: only that lease is dropped. */
+  lease: LeaseToken
   writer: LineWriter
   summary: SummaryFold
   timer: NodeJS.Timeout | undefined
@@ -82,25 +84,30 @@ export default class JsonlPersistence extends SessionPersistence {
     const dir = join(this.root, cwdKey(header.cwd), header.id)
     if (await exists(join(dir, LOG))) throw new SessionError('SESSION_EXISTS', `session ${header.id} already exists`)
     await mkdir(dir, { recursive: true, mode: 0o700 })
-    takeLease(join(dir, LEASE), header.id)
-    await writeFile(join(dir, LOG), JSON.stringify(header) + '\n', { mode: 0o600, flag: 'wx' })
+    const lease = takeLease(join(dir, LEASE), header.id)
+    try {
+      await writeFile(join(dir, LOG), JSON.stringify(header) + '\n', { mode: 0o600, flag: 'wx' })
+    } catch (error) {
+      dropLease(join(dir, LEASE), lease)
+      throw error
+    }
     this.located.set(header.id, dir)
-    this.track(header.id, dir, new SummaryFold(header))
+    this.track(header.id, dir, new SummaryFold(header), lease)
   }
 
   async acquire(id: string): Promise<StoredLog> {
     if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is already open in this process`)
     const dir = await this.locate(id)
-    takeLease(join(dir, LEASE), id) // before anything is read for writing or appended
+    const lease = takeLease(join(dir, LEASE), id) // before anything is read for writing or appended
     try {
       const log = await parseLog(join(dir, LOG), id)
       await truncateTornTail(join(dir, LOG), log)
       const summary = new SummaryFold(log.header)
       for (const event of log.events) summary.add(event as SessionEvent)
-      this.track(id, dir, summary)
+      this.track(id, dir, summary, lease)
       return { header: log.header, events: log.events, where: { file: join(dir, LOG), firstLine: FIRST_EVENT_LINE } }
     } catch (error) {
-      dropLease(join(dir, LEASE))
+      dropLease(join(dir, LEASE), lease)
       throw error
     }
   }
@@ -144,7 +151,7 @@ export default class JsonlPersistence extends SessionPersistence {
   }
 
   async remove(ids: readonly string[]): Promise<void> {
-    const held: { id: string; dir: string }[] = []
+    const held: { id: string; dir: string; lease: LeaseToken }[] = []
     try {
       for (const id of ids) {
         if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is open in this process; close it first`)
@@ -152,11 +159,10 @@ export default class JsonlPersistence extends SessionPersistence {
         // `locate` accepts only plain ids; this is the second lock on the door: nothing outside the root goes.
         const inside = relative(this.root, dir)
         if (!inside || inside.startsWith('..') || inside.split(sep).length !== 2) throw new SessionError('SESSION_NOT_FOUND', `session ${id} is not stored under ${this.root}`)
-        takeLease(join(dir, LEASE), id)
-        held.push({ id, dir })
+        held.push({ id, dir, lease: takeLease(join(dir, LEASE), id) })
       }
     } catch (error) {
-      for (const { dir } of held) dropLease(join(dir, LEASE))
+      for (const { dir, lease } of held) dropLease(join(dir, LEASE), lease)
       throw error
     }
     for (const { id, dir } of held) {
@@ -224,8 +230,8 @@ export default class JsonlPersistence extends SessionPersistence {
     }
   }
 
-  private track(id: string, dir: string, summary: SummaryFold) {
-    this.open.set(id, { dir, writer: new LineWriter(join(dir, LOG), this.config.fsync), summary, timer: undefined, metaStatus: undefined })
+  private track(id: string, dir: string, summary: SummaryFold, lease: LeaseToken) {
+    this.open.set(id, { dir, lease, writer: new LineWriter(join(dir, LOG), this.config.fsync), summary, timer: undefined, metaStatus: undefined })
   }
 
   private flushOpen(id: string) {
@@ -257,7 +263,7 @@ export default class JsonlPersistence extends SessionPersistence {
     this.writeMeta(open)
     open.writer.close()
     this.open.delete(id)
-    dropLease(join(open.dir, LEASE))
+    dropLease(join(open.dir, LEASE), open.lease)
   }
 }
 
