@@ -117,6 +117,8 @@ test('a chosen system prompt is a logged fact that a resumed session keeps, and 
   const resumed = await h.root.agents.resume(id)
   expect(resumed).not.toBe(agent)
   expect(resumed.systemPrompt).toBe('You only answer in haiku.')
+  // The kind is declared by its schema, which is its check too.
+  expect(() => resumed.session.append('agent/system-prompt', { text: 3 } as never)).toThrow('data.text must be a string')
 })
 
 // Issue #28.3: the web resumes a session released while idle, and an SDK client may resume it twice at once.
@@ -168,17 +170,30 @@ for (const point of ['agent/turn-complete', 'agent/turn-stopping', 'turn/end'] a
     let armed = true
     if (point === 'agent/turn-complete')
       h.root.on('agent/turn-complete', async (completion, next) => {
-        if (armed && completion.agent === agent) ((armed = false), g.reached(), await g.opened)
+        if (armed && completion.agent === agent) {
+          armed = false
+          g.reached()
+          await g.opened
+        }
         return next()
       })
     if (point === 'agent/turn-stopping')
       h.root.on('agent/turn-stopping', async (who) => {
-        if (armed && who === agent) ((armed = false), g.reached(), await g.opened)
+        if (armed && who === agent) {
+          armed = false
+          g.reached()
+          await g.opened
+        }
       })
     if (point === 'turn/end')
       // The steer arrives between turn/end and the loop handing its result back (the final flush).
       h.root.on('session/event', (session, event) => {
-        if (armed && session === agent.session && event.type === 'turn/end') ((armed = false), agent.steer('late steer'), g.reached(), g.open())
+        if (armed && session === agent.session && event.type === 'turn/end') {
+          armed = false
+          agent.steer('late steer')
+          g.reached()
+          g.open()
+        }
       })
     agent.followup('do it')
     await g.arrived

@@ -2,15 +2,17 @@ import { randomUUID } from 'node:crypto'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { EFFORTS, type Route } from '@dsh/llm'
-import type { Session } from '@dsh/session'
+import { Type, type Session, type Static } from '@dsh/session'
 import type {} from '@dsh/app'
 import { Agent, type AgentHost } from './agent.ts'
 import type { QueuedInput, TurnResult } from './types.ts'
 
+/** A whole system prompt chosen for this session (replacing the assembled one from the next request on). */
+const SystemPromptData = Type.Object({ text: Type.String() })
+
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** A whole system prompt chosen for this session (replacing the assembled one from the next request on). */
-    'agent/system-prompt': { text: string }
+    'agent/system-prompt': Static<typeof SystemPromptData>
   }
 }
 
@@ -81,7 +83,7 @@ export class Agents extends Service {
     private readonly config: Config,
   ) {
     super(ctx, 'agents')
-    ctx.sessions.defineKind(ctx, 'agent/system-prompt', { validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
+    ctx.sessions.defineKind(ctx, 'agent/system-prompt', { schema: SystemPromptData })
     this.host = {
       ctx,
       defaultRoute: () => this.defaultRoute(),

@@ -200,6 +200,22 @@ describe('validation on load', () => {
     ['a header with an unknown sampling field', { type: 'request/header', seq: 2, time: 1, data: { system: '', tools: [], sampling: { topP: 1 } } }, 'data.sampling.topP is not a sampling field'],
     ['an event that is not plain JSON data', { type: 'turn/start', seq: 2, time: 1 }, 'data is undefined'],
     ['an event with no time', { type: 'turn/start', seq: 2, data: { turnId: 'x' } }, 'time must be a number'],
+    // Issue #28.6: the type said every answer carries its usage and a model error code, the hand-written check
+    // let a log without them pass (and the token meter then read `undefined.input`). One schema says both now.
+    ['an answer without its usage', { type: 'assistant/message', seq: 2, time: 1, data: { content: [], finish: 'stop' } }, 'data.usage must be an object'],
+    ['an answer whose usage lacks a count', { type: 'assistant/message', seq: 2, time: 1, data: { content: [], usage: { input: 1 }, finish: 'stop' } }, 'data.usage.output must be a number'],
+    [
+      'an answer failing with a code no model error has',
+      { type: 'assistant/message', seq: 2, time: 1, data: { content: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: 'error', error: { code: 'MADE_UP', message: 'x' } } },
+      'data.error.code must be one of AUTH, QUOTA',
+    ],
+    [
+      'an image with neither bytes nor a reference',
+      { type: 'user/message', seq: 2, time: 1, data: { content: [{ type: 'image', mediaType: 'image/png' }], source: 'user' } },
+      'data.content[0] must carry data or sha256',
+    ],
+    ['a step numbered 1.5', { type: 'step/start', seq: 2, time: 1, data: { turnId: 't', step: 1.5 } }, 'data.step must be a whole number ≥ 0'],
+    ['runtime facts that are not all text', { type: 'runtime/context', seq: 2, time: 1, data: { text: 'x', facts: { os: 'linux', cores: 2 } } }, 'data.facts.cores must be a string'],
   ])('%s is refused on load', async (_name, line, problem) => {
     const { id, file } = await storedWith(line)
     await expect(h.root.sessions.resume(id)).rejects.toThrow(`${file}:4: session ${id}: event 2`)

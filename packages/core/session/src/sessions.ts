@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { type Context, Service } from '@dsh/cordis'
 import { CORE_KINDS, type KindSpec, type SessionEvent, type SessionHeader } from './events.ts'
 import { planRepair } from './repair.ts'
-import { CORE_SPECS } from './validate.ts'
+import { CORE_SPECS, withSchemaCheck } from './validate.ts'
 import { openTurnAt, Session, type SessionHost } from './session.ts'
 import { findNonPlain } from './plain-json.ts'
 import { mapAtMost } from './at-most.ts'
@@ -65,7 +65,7 @@ export class Sessions extends Service {
   defineKind(ctx: Context, kind: string, spec: KindSpec = {}): void {
     ctx.effect(() => {
       if (this.kinds.has(kind)) throw new Error(`session event kind "${kind}" is already defined`)
-      this.kinds.set(kind, spec)
+      this.kinds.set(kind, withSchemaCheck(spec))
       return () => this.kinds.delete(kind)
     }, `session kind ${kind}`)
   }

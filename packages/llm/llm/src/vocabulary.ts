@@ -78,7 +78,9 @@ export interface Route {
   effort?: Effort
 }
 
-export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'aborted' | 'error'
+/** How a model response ended; the list is what the session log's check accepts too (@dsh/session's schema). */
+export const FINISH_REASONS = ['stop', 'tool-calls', 'max-tokens', 'aborted', 'error'] as const
+export type FinishReason = (typeof FINISH_REASONS)[number]
 
 /** Whether the model may answer with tool calls: `auto` (it decides) or `none` (text only). */
 export type ToolChoice = 'auto' | 'none'
