@@ -12,6 +12,8 @@ export interface WorkspaceGrant {
   added: string
   /** The session that made it, if any. */
   session?: string
+  /** `hmac-sha256:<hex>` over the entry and its workspace, keyed by dsh's grant key (integrity.ts); absent or wrong: ignored. */
+  tag?: string
 }
 
 /** grants.yaml: `workspaces: { <real path>: [grant, …] }`. */
@@ -43,6 +45,7 @@ export async function readGrantsFile(file: string): Promise<GrantsFile> {
     if (!Array.isArray(grants)) throw new Error(`${file}: workspaces["${workspace}"] must be a list of grants`)
     grants.forEach((grant: any, index) => {
       const where = `${file}: workspaces["${workspace}"][${index}]`
+      // The tag is checked by the reader that holds the key: a missing or wrong one is ignored, not an error.
       const problem = typeof grant?.id !== 'string' ? 'id must be a string' : (ruleProblem(grant.rule, 'rule') ?? actorProblem(grant.actor))
       if (problem) throw new Error(`${where}: ${problem}`)
     })
