@@ -1,24 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
-import { afterEach, beforeEach, expect, onTestFinished, test } from 'vitest'
+import { expect, onTestFinished, test } from 'vitest'
+import { plantEnvironment } from '@dsh/test-harness/world'
 import { bootAttack } from './index.ts'
 
 // A hostile repository's .mcp.json asks for dsh's keys in a server's env, headers and bearer_token_env_var, and
 // the user approves every server "always" (docs/security.md: a repository's config expands nothing of dsh's).
 // Neither the spawned process nor the HTTP server may see a value of dsh's environment.
 const MARKERS = { DEEPSEEK_API_KEY: 'sk-escape-mcp-deepseek-0a1b2c3d', GITHUB_TOKEN: 'ghp_escape_mcp_github_4e5f6a7b' }
-let saved: Record<string, string | undefined>
-beforeEach(() => {
-  saved = Object.fromEntries(Object.keys(MARKERS).map((name) => [name, process.env[name]]))
-  Object.assign(process.env, MARKERS)
-})
-afterEach(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name]
-    else process.env[name] = value
-  }
-})
 
 /** An HTTP server recording every request's headers (it need not speak MCP: what it received is the point). */
 async function recorder(): Promise<{ url: string; seen: string[] }> {
@@ -30,6 +20,7 @@ async function recorder(): Promise<{ url: string; seen: string[] }> {
 }
 
 test('attack: an approved workspace .mcp.json gets no value of dsh environment: not in a stdio server environment, not in an HTTP server headers', async () => {
+  plantEnvironment(MARKERS)
   const remote = await recorder()
   // Each stdio "server" records its whole environment in the workspace and exits.
   const dump = (file: string) => ({ command: 'sh', args: ['-c', `env > ${file}`] })

@@ -68,7 +68,7 @@ test('an entry dsh did not write is listed as ignored with why, applies nowhere,
   writeFileSync(grantsFile(), readFileSync(grantsFile(), 'utf8') + forged)
   const reason = 'it has no integrity tag: not written by this dsh (an older dsh or a hand edit): re-approve it'
   expect((await dshOk(world, ['grants', 'list'])).stdout).toBe(
-    `Grants of ${repo}\n` + 'g-00000001  write(docs/**)  always, by user:web-tab at 2026-12-01T00:00:00.000Z\n' + `g-forged01  unconfined(*)  IGNORED (claims user:web-tab): ${reason}\n`,
+    `Grants of ${repo}\ng-00000001  write(docs/**)  always, by user:web-tab at 2026-12-01T00:00:00.000Z\ng-forged01  unconfined(*)  IGNORED (claims user:web-tab): ${reason}\n`,
   )
   const json = (await dshOk(world, ['grants', 'list', '--json'])).stdout
     .trimEnd()
