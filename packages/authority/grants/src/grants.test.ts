@@ -293,3 +293,21 @@ test('the grant key stays a secret path even for a workspace inside $DSH_HOME, w
   expect(rules).not.toContain('$DSH_HOME')
   expect(rules).toContain('$DSH_HOME/grants.key')
 })
+
+test('a malformed entry planted beside a genuine one is ignored, naming what is wrong; the genuine grant still applies', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  const genuine = await h.root.grants.add(session, { rule: 'bash(make *)', scope: 'workspace', actor: 'user:web-tab' })
+  const file = join(h.home, 'grants.yaml')
+  const workspace = realPath(h.workspace)
+  const entries = (await readGrantsFile(file)).workspaces[workspace]!
+  writeFileSync(file, JSON.stringify({ workspaces: { [workspace]: [...entries, { id: 'g-model001', rule: 'unconfined(*)', actor: 'model' }, 'not an entry'] } }))
+  const listing = await h.root.grants.list(h.workspace)
+  expect(listing.always.map((grant) => grant.id)).toEqual([genuine.id])
+  expect(listing.ignored.map((ignored) => ignored.reason)).toEqual([
+    expect.stringMatching(/^it is malformed \(workspaces\[".*"\]\[1\]: actor must be one of .* \(got "model"\)\): not written by this dsh/),
+    expect.stringMatching(/^it is malformed \(workspaces\[".*"\]\[2\]: an entry must be a mapping\)/),
+  ])
+  await h.root.grants.revoke('g-model001', { cwd: h.workspace, actor: 'user:cli-flag' })
+  expect((await h.root.grants.list(h.workspace)).ignored).toHaveLength(1)
+})

@@ -9,7 +9,7 @@ import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type { Decision, ToolInvocation } from '@dsh/tools'
 import type { Grant } from './events.ts'
-import { readGrantsFile, writeGrantsFile, type WorkspaceGrant } from './file.ts'
+import { entryProblem, readGrantsFile, writeGrantsFile, type WorkspaceGrant } from './file.ts'
 import { ensureGrantKey, grantTag, readGrantKey, tagProblem } from './integrity.ts'
 import { realPath, subjectOf, suggestRule } from './subject.ts'
 
@@ -144,8 +144,11 @@ export class Grants extends Service {
     const key = entries.length ? await readGrantKey(this.keyFile) : undefined
     const valid: WorkspaceGrant[] = []
     const ignored: IgnoredGrant[] = []
-    for (const grant of entries) {
-      const reason = tagProblem(key, this.keyFile, workspace, grant)
+    for (const [index, grant] of entries.entries()) {
+      const malformed = entryProblem(grant)
+      const reason = malformed
+        ? `it is malformed (workspaces["${workspace}"][${index}]: ${malformed}): not written by this dsh: remove it (dsh grants revoke <id>) or fix it`
+        : tagProblem(key, this.keyFile, workspace, grant)
       if (reason) ignored.push({ grant, reason })
       else valid.push(grant)
     }
@@ -179,9 +182,9 @@ export class Grants extends Service {
     if (!ignored.length || session.closed) return
     const logged = new Set(session.all('grant/ignored').map((event) => `${event.data.id}\0${event.data.rule}\0${event.data.reason}`))
     for (const { grant, reason } of ignored) {
-      if (logged.has(`${grant.id}\0${grant.rule}\0${reason}`)) continue
-      session.append('grant/ignored', { id: grant.id, rule: grant.rule, claimedActor: String(grant.actor), reason })
-      this.ctx.logger('grants').warn('%s: grant %s (%s) ignored: %s', this.file, grant.id, grant.rule, reason)
+      if (logged.has(`${String(grant?.id)}\0${String(grant?.rule)}\0${reason}`)) continue
+      session.append('grant/ignored', { id: String(grant?.id), rule: String(grant?.rule), claimedActor: String(grant?.actor), reason })
+      this.ctx.logger('grants').warn('%s: grant %s (%s) ignored: %s', this.file, String(grant?.id), String(grant?.rule), reason)
     }
   }
 
@@ -216,7 +219,7 @@ export class Grants extends Service {
    */
   async revoke(target: string, options: { cwd: string; actor: AuthorityActor; session?: Session }): Promise<(Grant | WorkspaceGrant)[]> {
     assertActor(options.actor, 'grants.revoke')
-    const matches = (grant: { id: string; rule: string }) => grant.id === target || grant.rule === target.trim()
+    const matches = (grant: { id: string; rule: string } | null) => grant?.id === target || grant?.rule === target.trim()
     const workspace = realPath(options.cwd)
     const removed: (Grant | WorkspaceGrant)[] = await this.exclusive(async () => {
       const content = await readGrantsFile(this.file)

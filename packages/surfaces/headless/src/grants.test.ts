@@ -82,11 +82,14 @@ test('an entry dsh did not write is listed as ignored with why, applies nowhere,
   expect(readFileSync(grantsFile(), 'utf8')).not.toContain('g-forged01')
 })
 
-test('a malformed grants.yaml is one clear error naming the file and the entry', async () => {
-  writeFileSync(grantsFile(), 'workspaces:\n  /x:\n    - { id: g-1, rule: "shell(ls)", actor: user:web-tab }\n')
-  const { code, stderr } = await dsh(world, ['grants', 'list'])
-  expect(code).toBe(1)
-  expect(stderr).toContain(`${grantsFile()}: workspaces["/x"][0]: rule: unknown rule kind "shell"`)
+test('a grants.yaml that is not YAML is one clear error naming the file; a malformed entry is listed as ignored, naming it', async () => {
+  writeFileSync(grantsFile(), 'workspaces: [unclosed\n')
+  const broken = await dsh(world, ['grants', 'list'])
+  expect(broken.code).toBe(1)
+  expect(broken.stderr).toContain(`${grantsFile()}: not valid YAML`)
+  const repo = realpathSync(world.repo)
+  writeFileSync(grantsFile(), `workspaces:\n  ${JSON.stringify(repo)}:\n    - { id: g-1, rule: "shell(ls)", actor: user:web-tab }\n`)
+  expect((await dshOk(world, ['grants', 'list'])).stdout).toContain(`g-1  shell(ls)  IGNORED (claims user:web-tab): it is malformed (workspaces["${repo}"][0]: rule: unknown rule kind "shell"`)
 })
 
 test('--approve answers once for everything asked: it stores no grant', async () => {

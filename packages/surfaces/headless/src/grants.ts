@@ -29,7 +29,7 @@ export async function listGrants(ctx: Context, invocation: GrantsListInvocation,
   if (!listing.always.length) lines.push('(no "always" grants in this workspace)')
   for (const grant of listing.always) lines.push(`${grant.id}  ${grant.rule}  always, by ${grant.actor} at ${grant.added}${grant.session ? ` in session ${grant.session}` : ''}`)
   // Never applied: an entry dsh did not write claims its actor, it does not prove it (docs/security.md).
-  for (const { grant, reason } of listing.ignored) lines.push(`${grant.id}  ${grant.rule}  IGNORED (claims ${String(grant.actor)}): ${reason}`)
+  for (const { grant, reason } of listing.ignored) lines.push(`${String(grant?.id)}  ${String(grant?.rule)}  IGNORED (claims ${String(grant?.actor)}): ${reason}`)
   for (const { effect, rule } of rules) lines.push(`setting permissions.${effect}  ${rule}`)
   io.stdout.write(lines.join('\n') + '\n')
   return 0
