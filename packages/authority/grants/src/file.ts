@@ -22,7 +22,7 @@ export interface GrantsFile {
 }
 
 const HEADER =
-  '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n'
+  '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n# Each entry carries dsh\'s integrity tag: an entry added or edited by hand is ignored (answer "always" instead).\n'
 
 /**
  * What is wrong with one entry's shape (undefined: nothing). Such an entry is not dsh's (dsh writes none): it is
