@@ -11,6 +11,7 @@ export const AUDITED_KINDS = [
   'approval/decided',
   'grant/added',
   'grant/revoked',
+  'grant/ignored',
   'network/decision',
   'network/grant',
 ] as const
@@ -95,6 +96,9 @@ export function auditSession(events: readonly AuditableEvent[]): AuditEntry[] {
         break
       case 'grant/revoked':
         summary = `grant ${text(data.id)} revoked by ${actorOf(data)}: ${text(data.rule)} ${SCOPES[text(data.scope)] ?? text(data.scope)}`
+        break
+      case 'grant/ignored':
+        summary = `grant ${text(data.id)} in grants.yaml IGNORED: ${text(data.rule)} (claims ${text(data.claimedActor)}): ${text(data.reason)}`
         break
       case 'network/decision':
         summary = `network ${text(data.host)}:${text(data.port)} ${text(data.decision).toUpperCase()} by ${text(data.rule)}${data.address ? ` (address ${text(data.address)})` : ''}`

@@ -18,5 +18,10 @@ declare module '@dsh/session' {
     'grant/added': Grant
     /** A grant of this session revoked (a session grant stops applying from here on). */
     'grant/revoked': { id: string; rule: string; scope: GrantScope; actor: AuthorityActor }
+    /**
+     * A grants.yaml entry of this session's workspace that dsh did not write (no valid integrity tag): never
+     * applied. `claimedActor` is what the entry says, not who wrote it.
+     */
+    'grant/ignored': { id: string; rule: string; claimedActor: string; reason: string }
   }
 }

@@ -12,6 +12,8 @@ export interface WorkspaceGrant {
   added: string
   /** The session that made it, if any. */
   session?: string
+  /** `hmac-sha256:<hex>` over the entry and its workspace, keyed by dsh's grant key (integrity.ts); absent or wrong: ignored. */
+  tag?: string
 }
 
 /** grants.yaml: `workspaces: { <real path>: [grant, …] }`. */
@@ -20,9 +22,23 @@ export interface GrantsFile {
 }
 
 const HEADER =
-  '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n'
+  '# Standing grants of dsh ("always allow in this workspace"), by workspace real path.\n# Written by dsh (0600); list with `dsh grants list`, remove with `dsh grants revoke <id|rule>`.\n# Each entry carries dsh\'s integrity tag: an entry added or edited by hand is ignored (answer "always" instead).\n'
 
-/** Reads grants.yaml (absent: no grants). A malformed file throws, naming the file and what is wrong: no grant is guessed. */
+/**
+ * What is wrong with one entry's shape (undefined: nothing). Such an entry is not dsh's (dsh writes none): it is
+ * ignored like an untagged one, so a planted line cannot make every genuine grant unusable.
+ */
+export function entryProblem(grant: unknown): string | undefined {
+  const entry = grant as Partial<WorkspaceGrant> | null
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return 'an entry must be a mapping'
+  return typeof entry.id !== 'string' ? 'id must be a string' : (ruleProblem(entry.rule, 'rule') ?? actorProblem(entry.actor))
+}
+
+/**
+ * Reads grants.yaml (absent: no grants). A file that is not YAML or not shaped `workspaces: { path: [entry…] }`
+ * throws, naming the file and what is wrong; a malformed entry is kept as it is (entryProblem says why it is
+ * ignored) so a rewrite does not drop it silently.
+ */
 export async function readGrantsFile(file: string): Promise<GrantsFile> {
   let text: string
   try {
@@ -41,11 +57,6 @@ export async function readGrantsFile(file: string): Promise<GrantsFile> {
   if (typeof workspaces !== 'object' || Array.isArray(workspaces)) throw new Error(`${file}: workspaces must be a mapping of workspace path to a list of grants`)
   for (const [workspace, grants] of Object.entries(workspaces)) {
     if (!Array.isArray(grants)) throw new Error(`${file}: workspaces["${workspace}"] must be a list of grants`)
-    grants.forEach((grant: any, index) => {
-      const where = `${file}: workspaces["${workspace}"][${index}]`
-      const problem = typeof grant?.id !== 'string' ? 'id must be a string' : (ruleProblem(grant.rule, 'rule') ?? actorProblem(grant.actor))
-      if (problem) throw new Error(`${where}: ${problem}`)
-    })
   }
   return { workspaces: workspaces as GrantsFile['workspaces'] }
 }

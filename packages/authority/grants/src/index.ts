@@ -1,5 +1,6 @@
 // Standing grants and permission rules (DESIGN §8; docs/architecture.md, "Authority").
 export type { Grant } from './events.ts'
 export { readGrantsFile, writeGrantsFile, type GrantsFile, type WorkspaceGrant } from './file.ts'
-export { Grants, Grants as default, GrantError, type Config, type GrantListing } from './service.ts'
+export { ensureGrantKey, grantTag, readGrantKey, tagProblem } from './integrity.ts'
+export { Grants, Grants as default, GrantError, type Config, type GrantListing, type IgnoredGrant } from './service.ts'
 export { realPath, subjectOf, suggestRule } from './subject.ts'

@@ -9,7 +9,8 @@ import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type { Decision, ToolInvocation } from '@dsh/tools'
 import type { Grant } from './events.ts'
-import { readGrantsFile, writeGrantsFile, type WorkspaceGrant } from './file.ts'
+import { entryProblem, readGrantsFile, writeGrantsFile, type WorkspaceGrant } from './file.ts'
+import { ensureGrantKey, grantTag, readGrantKey, tagProblem } from './integrity.ts'
 import { realPath, subjectOf, suggestRule } from './subject.ts'
 
 declare module '@dsh/settings' {
@@ -28,6 +29,7 @@ declare module '@dsh/cordis' {
 
 export interface Config {
   file: string
+  keyFile: string
 }
 
 const EFFECT_SETTINGS = { deny: 'permissions.deny', ask: 'permissions.ask', allow: 'permissions.allow' } as const
@@ -43,11 +45,18 @@ export class GrantError extends Error {
   }
 }
 
-/** What `list` shows: the grants in force for a session or a workspace, and the settings' rules. */
+/** A grants.yaml entry dsh did not write (no valid integrity tag): never applied, shown and logged with why. */
+export interface IgnoredGrant {
+  grant: WorkspaceGrant
+  reason: string
+}
+
+/** What `list` shows: the grants in force for a session or a workspace, the ignored entries, and the settings' rules. */
 export interface GrantListing {
   workspace: string
   session: Grant[]
   always: WorkspaceGrant[]
+  ignored: IgnoredGrant[]
   settings: { allow: string[]; ask: string[]; deny: string[] }
 }
 
@@ -64,9 +73,15 @@ export class Grants extends Service {
   static inject = ['sessions', 'approval', 'settings', 'app']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     file: Schema.string().default('grants.yaml').description('The workspace grants file, relative to $DSH_HOME (or absolute).'),
+    keyFile: Schema.string()
+      .default('grants.key')
+      .description(
+        "The secret keying each grant's integrity tag, made on first use (0600), relative to $DSH_HOME (or absolute). It must stay unreadable to confined commands: $DSH_HOME/grants.key is a built-in secret path; elsewhere, add it to sandbox.denyRead.",
+      ),
   })
 
   readonly file: string
+  readonly keyFile: string
   /** Read-modify-write of grants.yaml, one at a time in this process (two tabs answering "always" at once). */
   private fileTurn: Promise<unknown> = Promise.resolve()
 
@@ -76,6 +91,7 @@ export class Grants extends Service {
   ) {
     super(ctx, 'grants')
     this.file = join(ctx.app.home, config.file)
+    this.keyFile = join(ctx.app.home, config.keyFile)
     const grantProblem = (data: any) =>
       typeof data?.id !== 'string'
         ? 'id must be a string'
@@ -84,6 +100,12 @@ export class Grants extends Service {
           : (ruleProblem(data.rule, 'rule') ?? actorProblem(data.actor))
     ctx.sessions.defineKind(ctx, 'grant/added', { validate: grantProblem })
     ctx.sessions.defineKind(ctx, 'grant/revoked', { validate: grantProblem })
+    ctx.sessions.defineKind(ctx, 'grant/ignored', {
+      validate: (data: any) =>
+        typeof data?.id !== 'string' || typeof data.rule !== 'string' || typeof data.claimedActor !== 'string' || typeof data.reason !== 'string'
+          ? 'a grant/ignored has id, rule, claimedActor and reason (strings)'
+          : undefined,
+    })
     const rules = Schema.array(Schema.string()).default([])
     ctx.settings.define(EFFECT_SETTINGS.allow, rules, { description: 'Rules allowed without asking, e.g. bash(npm test *), write(docs/**); a compound command needs every part allowed.' })
     ctx.settings.define(EFFECT_SETTINGS.ask, rules, { description: 'Rules that always ask, even when allowed or granted (an answer to them allows once only).' })
@@ -110,23 +132,59 @@ export class Grants extends Service {
       .filter((grant) => grant.scope === 'session' && !revoked.has(grant.id))
   }
 
-  /** The "always" grants of a workspace (its real path), from grants.yaml. */
+  /** The "always" grants of a workspace (its real path) that dsh wrote, from grants.yaml; the others are ignored. */
   async workspaceGrants(cwd: string): Promise<WorkspaceGrant[]> {
-    return (await readGrantsFile(this.file)).workspaces[realPath(cwd)] ?? []
+    return (await this.standing(cwd)).valid
   }
 
-  /** Every rule in force for a session: settings, then its session grants and its workspace's grants as allow rules. */
+  /** A workspace's grants.yaml entries, split into those whose integrity tag is dsh's and those ignored (with why). */
+  async standing(cwd: string): Promise<{ valid: WorkspaceGrant[]; ignored: IgnoredGrant[] }> {
+    const workspace = realPath(cwd)
+    const entries = (await readGrantsFile(this.file)).workspaces[workspace] ?? []
+    const key = entries.length ? await readGrantKey(this.keyFile) : undefined
+    const valid: WorkspaceGrant[] = []
+    const ignored: IgnoredGrant[] = []
+    for (const [index, grant] of entries.entries()) {
+      const malformed = entryProblem(grant)
+      const reason = malformed
+        ? `it is malformed (workspaces["${workspace}"][${index}]: ${malformed}): not written by this dsh: remove it (dsh grants revoke <id>) or fix it`
+        : tagProblem(key, this.keyFile, workspace, grant)
+      if (reason) ignored.push({ grant, reason })
+      else valid.push(grant)
+    }
+    return { valid, ignored }
+  }
+
+  /**
+   * Every rule in force for a session: settings, then its session grants and its workspace's grants as allow
+   * rules. An entry of grants.yaml without dsh's tag is left out and logged once in the session (`grant/ignored`).
+   */
   async rules(session: Session): Promise<RuleSet> {
-    const granted = [...this.sessionGrants(session), ...(await this.workspaceGrants(session.cwd))].map((grant) => parseRule(grant.rule, `grant ${grant.id}`))
+    const { valid, ignored } = await this.standing(session.cwd)
+    this.logIgnored(session, ignored)
+    const granted = [...this.sessionGrants(session), ...valid].map((grant) => parseRule(grant.rule, `grant ${grant.id}`))
     return { deny: this.settingRules('deny'), ask: this.settingRules('ask'), allow: [...this.settingRules('allow'), ...granted] }
   }
 
   async list(cwd: string, session?: Session): Promise<GrantListing> {
+    const { valid, ignored } = await this.standing(cwd)
     return {
       workspace: realPath(cwd),
       session: session ? this.sessionGrants(session) : [],
-      always: await this.workspaceGrants(cwd),
+      always: valid,
+      ignored,
       settings: { allow: this.ctx.settings.get('permissions.allow'), ask: this.ctx.settings.get('permissions.ask'), deny: this.ctx.settings.get('permissions.deny') },
+    }
+  }
+
+  /** Each ignored entry once per session, for the audit (`dsh sessions show --audit`) and a warning. */
+  private logIgnored(session: Session, ignored: IgnoredGrant[]): void {
+    if (!ignored.length || session.closed) return
+    const logged = new Set(session.all('grant/ignored').map((event) => `${event.data.id}\0${event.data.rule}\0${event.data.reason}`))
+    for (const { grant, reason } of ignored) {
+      if (logged.has(`${String(grant?.id)}\0${String(grant?.rule)}\0${reason}`)) continue
+      session.append('grant/ignored', { id: String(grant?.id), rule: String(grant?.rule), claimedActor: String(grant?.actor), reason })
+      this.ctx.logger('grants').warn('%s: grant %s (%s) ignored: %s', this.file, String(grant?.id), String(grant?.rule), reason)
     }
   }
 
@@ -141,9 +199,11 @@ export class Grants extends Service {
     const added: Grant = { id: newId(), rule, scope: grant.scope, actor: grant.actor, ...(grant.requestId ? { requestId: grant.requestId } : {}) }
     if (grant.scope === 'workspace') {
       await this.exclusive(async () => {
+        const key = await ensureGrantKey(this.keyFile)
         const content = await readGrantsFile(this.file)
         const workspace = realPath(session.cwd)
         const entry: WorkspaceGrant = { id: added.id, rule, actor: grant.actor, added: new Date().toISOString(), session: session.id }
+        entry.tag = grantTag(key, workspace, entry)
         content.workspaces[workspace] = [...(content.workspaces[workspace] ?? []), entry]
         await writeGrantsFile(this.file, content)
       })
@@ -159,7 +219,7 @@ export class Grants extends Service {
    */
   async revoke(target: string, options: { cwd: string; actor: AuthorityActor; session?: Session }): Promise<(Grant | WorkspaceGrant)[]> {
     assertActor(options.actor, 'grants.revoke')
-    const matches = (grant: { id: string; rule: string }) => grant.id === target || grant.rule === target.trim()
+    const matches = (grant: { id: string; rule: string } | null) => grant?.id === target || grant?.rule === target.trim()
     const workspace = realPath(options.cwd)
     const removed: (Grant | WorkspaceGrant)[] = await this.exclusive(async () => {
       const content = await readGrantsFile(this.file)

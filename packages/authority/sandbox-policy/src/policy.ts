@@ -39,6 +39,9 @@ export interface Config {
 /** Secret paths of every session (DESIGN §8): credentials, keys, cloud and registry tokens, browser profiles. */
 export const DEFAULT_DENY_READ = [
   '$DSH_HOME',
+  // The grants' integrity key, named on its own so it stays hidden even where the rule above is left out
+  // (a workspace inside $DSH_HOME): a command that read it could forge grants (docs/security.md).
+  '$DSH_HOME/grants.key',
   '~/.ssh',
   '~/.gnupg',
   '~/.aws',

@@ -118,7 +118,7 @@ test('two tabs see one approval, the first answer decides it and the second is t
   await Promise.all([a.close(), b.close()])
 })
 
-test('a tab keeps a grant only when the request offers a rule, and the grant names the web tab as its actor', async () => {
+test('a tab keeps a grant only when the request offers a rule, and the grant names the web tab as its actor (an actor the answer claims is not taken)', async () => {
   await boot([
     { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'x' } }] },
     { toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: 'true', sandbox: false, justification: 'show the grant' } }] },
@@ -138,7 +138,7 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
   await api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once' })
   const second = await askedFor('b1')
   expect(second.data.rule).toBe('unconfined(true *)')
-  await api('approvals.answer', { requestId: second.data.requestId, answer: 'allow_session' })
+  await api('approvals.answer', { requestId: second.data.requestId, answer: 'allow_session', actor: 'client:acp', by: 'grant' })
   await h.root.agents.bySession(sessionId)!.whenIdle()
   const log = h.root.sessions.get(sessionId)!
   expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(true *)', scope: 'session', actor: 'user:web-tab' })])

@@ -1,5 +1,4 @@
 // Sessions, agents and approvals over the web host (docs/architecture.md, "Surfaces"; DESIGN §10).
-import { isAbsolute } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { unknownCommandNotice } from '@dsh/commands'
@@ -188,12 +187,9 @@ export function apply(ctx: Context, config: Config) {
   web.method<M<'sessions.create'>['params'], M<'sessions.create'>['result']>(ctx, 'sessions.create', {
     handle: async ({ cwd, route, preset: asked, agentPreset, planMode }) => {
       const preset = asked || (presets() ? ctx.settings.get('web.defaultPreset') : '')
-      if (!isAbsolute(cwd)) throw new WebError('BAD_PARAMS', `the workspace "${cwd}" is not an absolute path`)
       // Only inside the openable roots (home, launch folder, --allow-root), symlinks resolved: the same
       // rule as the picker, so a typed path cannot reach what browsing cannot.
-      await web.folders.folder(cwd).catch((error: unknown) => {
-        throw error instanceof WebError && error.code === 'NOT_FOUND' ? new WebError('BAD_PARAMS', `the workspace "${cwd}" is not an existing directory`) : error
-      })
+      await web.folders.workspace(cwd)
       const wanted = route && checkedRoute(route)
       if (wanted) ctx.llm.adapter(wanted.provider)
       if (preset) requirePresets().get(preset)

@@ -1,7 +1,9 @@
+import { symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
-import { eventually } from '@dsh/test-harness/world'
+import { eventually, outsideDir } from '@dsh/test-harness/world'
 import { signInWithLink } from '@dsh/webserver'
 
 const SERVER = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
@@ -44,4 +46,17 @@ test('mcp.servers shows the servers of a workspace with origin, state and tools 
 
   expect((await call('mcp.servers', { cwd: 'relative' })).error.code).toBe('BAD_PARAMS')
   expect((await call('mcp.servers', { cwd: h.workspace, sessionId: 'nope' })).error.code).toBe('NOT_FOUND')
+})
+
+test('attack: mcp.servers for a folder outside the openable folders (named, or through a link inside one) is refused before its .mcp.json is read', async () => {
+  const outside = outsideDir()
+  writeFileSync(join(outside, '.mcp.json'), JSON.stringify({ mcpServers: { 'outside-server-name': { command: 'outside-command-never-read', env: { K: 'outside-value' } } } }))
+  const link = join(h.workspace, 'to-outside')
+  symlinkSync(outside, link)
+  for (const cwd of [outside, link]) {
+    const answer = await call('mcp.servers', { cwd })
+    expect(answer.error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('is outside the folders the web app may open') })
+    expect(answer.text).not.toMatch(/outside-server-name|outside-command-never-read|outside-value/)
+  }
+  expect((await call('mcp.servers', { cwd: join(h.workspace, 'missing') })).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('is not an existing directory') })
 })

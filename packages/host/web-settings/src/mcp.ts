@@ -1,4 +1,3 @@
-import { isAbsolute } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/mcp'
@@ -13,10 +12,11 @@ import { WebError } from '@dsh/webserver'
 export async function mcpServers(ctx: Context, cwd: string, sessionId: string | undefined): Promise<McpServerView[]> {
   const mcp = ctx.get('mcp')
   if (!mcp) return []
-  if (!isAbsolute(cwd)) throw new WebError('BAD_PARAMS', `cwd must be an absolute path, got "${cwd}"`)
+  // The openable folders' check, as sessions.create and files.list make it, before its .mcp.json is read.
+  const workspace = await ctx.webserver.folders.workspace(cwd)
   const session = sessionId ? ctx.get('agents')?.bySession(sessionId)?.session : undefined
   if (sessionId && !session) throw new WebError('NOT_FOUND', `no session ${sessionId} is open in this process`)
-  const servers = session ? await mcp.servers(session) : await mcp.configured(cwd)
+  const servers = session ? await mcp.servers(session) : await mcp.configured(workspace)
   return servers.map((server) => {
     const status = session?.all('mcp/status').findLast((event) => event.data.server === server.name)?.data
     const catalog = session?.all('mcp/catalog').findLast((event) => event.data.server === server.name)?.data

@@ -60,6 +60,20 @@ export class OpenableFolders {
     if (!(await stat(real)).isDirectory()) throw new WebError('BAD_PARAMS', `${path} is not a folder`)
     return { real, root }
   }
+
+  /**
+   * The check of every method that names a workspace (`sessions.create`, `mcp.servers`; docs/security.md,
+   * "Web host"): an absolute path to an existing folder inside a root, checked before anything in it is
+   * read. Returns its real path; otherwise one clear BAD_PARAMS naming it.
+   */
+  async workspace(path: string): Promise<string> {
+    if (!isAbsolute(path)) throw new WebError('BAD_PARAMS', `the workspace "${path}" is not an absolute path`)
+    try {
+      return (await this.folder(path)).real
+    } catch (error) {
+      throw error instanceof WebError && error.code === 'NOT_FOUND' ? new WebError('BAD_PARAMS', `the workspace "${path}" is not an existing directory`) : error
+    }
+  }
 }
 
 function realOrThrow(path: string, what: string): string {

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto'
 import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/approval'
 import type { Context } from '@dsh/cordis'
+import { isSecretName } from '@dsh/env-policy'
 import type { McpServerConfig } from '@dsh/mcp'
+import { referencedVariables } from './config.ts'
 
 /**
  * The rule approving one workspace server: its name and a digest of everything that decides what runs
@@ -15,7 +17,23 @@ export function serverRule(server: McpServerConfig): string {
   return `mcpserver(${server.name}@${digest})`
 }
 
-const describe = (server: McpServerConfig) => (server.transport === 'stdio' ? [server.command, ...server.args].join(' ') : `${server.transport} ${server.url}`)
+/** A name is flagged when it, or a variable its value refers to, looks like a secret (the subprocess seam's policy). */
+const flagged = (name: string, value: string) => (isSecretName(name) || referencedVariables(value).some(isSecretName) ? `${name} [secret-looking]` : name)
+
+/**
+ * What the approval shows (issue 27: a person approves what will be set, not only what runs): the command and
+ * its arguments or the URL, then every environment variable or header name the server gets, secret-looking
+ * ones flagged. Values are never shown (a header may hold a token).
+ */
+export function describeServer(server: McpServerConfig): string {
+  if (server.transport === 'stdio') {
+    const env = Object.entries(server.env).map(([name, value]) => flagged(name, value))
+    return `${[server.command, ...server.args].map((word) => JSON.stringify(word)).join(' ')}; env: ${env.join(', ') || 'none'}`
+  }
+  const headers = Object.entries(server.headers).map(([name, value]) => flagged(name, value))
+  if (server.bearerTokenEnvVar) headers.push(`Authorization [secret-looking: bearer_token_env_var ${server.bearerTokenEnvVar}]`)
+  return `${server.transport} ${server.url}; headers: ${headers.join(', ') || 'none'}`
+}
 
 /**
  * Asks once whether a workspace's server may start (a repository must never grant itself authority). The
@@ -31,7 +49,7 @@ export async function approveWorkspaceServer(ctx: Context, agent: Agent, server:
     {
       agentId: agent.id,
       tool: 'mcp',
-      summary: `start MCP server "${server.name}" from ${server.source}: ${describe(server)}`,
+      summary: `start MCP server "${server.name}" from ${server.source}: ${describeServer(server)}`,
       reason: `the workspace's ${server.source} asks to start an MCP server; it runs only once you approve it (always: for this workspace, until the file changes it)`,
       rule,
     },

@@ -77,15 +77,23 @@ export function mergeServers(...lists: McpServerConfig[][]): McpServerConfig[] {
   return [...byName.values()]
 }
 
+const VARIABLE_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+
+/** Why a variable has no value, for the error naming it (`which is not set`, or where a workspace server's values come from). */
+export type UnsetReason = (name: string) => string
+
 /**
- * `${VAR}` and `${VAR:-default}` from dsh's environment (the Claude Code expansion). An unset variable with
+ * `${VAR}` and `${VAR:-default}` from `environment` (the Claude Code expansion). An unset variable with
  * no default is an error naming the server and the variable: a server started without its key fails late.
  */
-export function expandVariables(text: string, environment: Readonly<Record<string, string | undefined>>, where: string): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_whole, name: string, fallback: string | undefined) => {
+export function expandVariables(text: string, environment: Readonly<Record<string, string | undefined>>, where: string, unset: UnsetReason = () => 'which is not set'): string {
+  return text.replace(VARIABLE_REFERENCE, (_whole, name: string, fallback: string | undefined) => {
     const value = environment[name]
     if (value !== undefined && value !== '') return value
     if (fallback !== undefined) return fallback
-    throw new McpError('MCP_CONFIG_INVALID', `${where} refers to \${${name}}, which is not set`)
+    throw new McpError('MCP_CONFIG_INVALID', `${where} refers to \${${name}}, ${unset(name)}`)
   })
 }
+
+/** The variables `text` refers to (`${VAR}`, `${VAR:-default}`). */
+export const referencedVariables = (text: string): string[] => [...text.matchAll(VARIABLE_REFERENCE)].map((match) => match[1]!)

@@ -21,6 +21,7 @@ import { readConfigured, userFilePath } from './sources.ts'
 import { addUserServer, removeUserServer } from './user-file.ts'
 import { openRemote } from './remote.ts'
 import { openStdio } from './stdio.ts'
+import { checkVariables } from './variables.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
 import { resourceTool } from './resources.ts'
 import { validCatalog, validPrompt, validStatus } from './validate.ts'
@@ -29,7 +30,7 @@ import type { Prompt } from '@modelcontextprotocol/sdk/types.js'
 import type { CommandDefinition } from '@dsh/commands'
 
 export { expandVariables, mergeServers, parseServer, parseServers } from './config.ts'
-export { serverRule } from './approval.ts'
+export { describeServer, serverRule } from './approval.ts'
 export { mapCallResult } from './results.ts'
 
 declare module '@dsh/settings' {
@@ -235,6 +236,13 @@ export default class McpClient extends Mcp {
 
   private async open(agent: Agent, entry: AgentServers, server: McpServerConfig): Promise<void> {
     if (server.origin === 'workspace') {
+      // Fail closed before anyone is asked: a variable the user declared nothing for is never taken from dsh's environment.
+      try {
+        checkVariables(server, process.env)
+      } catch (error) {
+        this.ctx.logger('mcp').warn('%s', (error as Error).message)
+        return this.status(agent.session, { server: server.name, state: 'failed', message: (error as Error).message })
+      }
       const refusal = await approveWorkspaceServer(this.ctx, agent, server, entry.stop.signal)
       if (refusal) return this.status(agent.session, { server: server.name, state: 'refused', message: refusal })
     }

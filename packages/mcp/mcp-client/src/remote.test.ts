@@ -1,44 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { expect, onTestFinished, test } from 'vitest'
 import { toolCall } from '@dsh/test-harness'
 import { boot } from './fixtures/boot.ts'
+import { remoteServer } from './fixtures/remote-server.ts'
 
 const TOKEN = 'remote-bearer-value-9f8e7d'
-
-/** An MCP server (the SDK's) over streamable HTTP at /mcp and legacy SSE at /sse, recording the headers it saw. */
-async function remoteServer(): Promise<{ url: string; seen: { authorization?: string; team?: string }[] }> {
-  const seen: { authorization?: string; team?: string }[] = []
-  const make = () => {
-    const server = new McpServer({ name: 'remote-test', version: '1.0.0' })
-    server.registerTool('hello', { description: 'Says hello.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'hello over the network' }] }))
-    return server
-  }
-  const sse = new Map<string, SSEServerTransport>()
-  const http: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    seen.push({ authorization: req.headers.authorization, team: req.headers['x-team'] as string | undefined })
-    const url = new URL(req.url!, 'http://localhost')
-    if (url.pathname === '/mcp') {
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
-      await make().connect(transport)
-      return transport.handleRequest(req, res)
-    }
-    if (url.pathname === '/sse' && req.method === 'GET') {
-      const transport = new SSEServerTransport('/messages', res)
-      sse.set(transport.sessionId, transport)
-      return make().connect(transport)
-    }
-    if (url.pathname === '/messages') return sse.get(url.searchParams.get('sessionId') ?? '')?.handlePostMessage(req, res)
-    res.writeHead(404).end()
-  })
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-  onTestFinished(() => new Promise<void>((resolve) => (http.closeAllConnections(), http.close(() => resolve()))))
-  return { url: `http://127.0.0.1:${(http.address() as { port: number }).port}`, seen }
-}
 
 test('streamable HTTP and legacy SSE servers: headers get ${VAR} expanded, the bearer token reaches the server and no log line', async () => {
   process.env.DSH_TEST_REMOTE_BEARER = TOKEN

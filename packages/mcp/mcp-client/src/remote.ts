@@ -4,24 +4,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import { fetch as undiciFetch, Pool, ProxyAgent } from 'undici'
 import type { SandboxNetwork } from '@dsh/sandbox'
 import { McpError, type McpRemoteServer } from '@dsh/mcp'
-import { expandVariables } from './config.ts'
-
-/**
- * The headers a remote server gets, resolved when connecting and held only by the transport: `${VAR}`
- * expanded from dsh's environment (not for an editor's values), and `Authorization: Bearer` from the
- * variable `bearer_token_env_var` names. Nothing here is logged: events carry the server's name only.
- */
-export function remoteHeaders(server: McpRemoteServer, environment: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const literal = server.origin === 'acp'
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(server.headers)) headers[name] = literal ? value : expandVariables(value, environment, `${server.source}: MCP server "${server.name}": header ${name}`)
-  if (server.bearerTokenEnvVar) {
-    const token = environment[server.bearerTokenEnvVar]
-    if (!token) throw new McpError('MCP_CONFIG_INVALID', `${server.source}: MCP server "${server.name}": bearer_token_env_var names ${server.bearerTokenEnvVar}, which is not set`)
-    headers.Authorization = `Bearer ${token}`
-  }
-  return headers
-}
+import { remoteHeaders } from './variables.ts'
 
 /**
  * How a remote server is reached, from the session's authority (docs/architecture.md, "Authority: network"):

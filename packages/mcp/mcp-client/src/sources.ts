@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path'
 import { parse } from 'yaml'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { mergeServers, parseServers } from './config.ts'
+import { parseWorkspaceVariables } from './variables.ts'
 
 async function readIfPresent(file: string): Promise<string | undefined> {
   try {
@@ -27,14 +28,20 @@ export const userFilePath = (home: string, userFile: string) => (isAbsolute(user
 /**
  * The configured servers of a workspace, merged in order: the user's `$DSH_HOME/mcp.yaml` (may set `trust`
  * and `sandbox`), then the workspace's `.mcp.json` read as Claude Code writes it (every server asks and is
- * confined; each needs approval before it starts). A bad file is an error naming it and the server.
+ * confined; each needs approval before it starts, and its `${VAR}` come only from the user file's
+ * `workspaceVariables` for its name). A bad file is an error naming it and the server.
  */
 export async function readConfigured(home: string, cwd: string, files: { userFile: string; workspaceFile: string }): Promise<McpServerConfig[]> {
   const userFile = userFilePath(home, files.userFile)
   const workspaceFile = join(cwd, files.workspaceFile)
   const userText = await readIfPresent(userFile)
   const workspaceText = await readIfPresent(workspaceFile)
-  const user = userText === undefined ? [] : parseServers(parseText(userText, userFile, false), { origin: 'user', source: userFile, userKeys: true })
-  const workspace = workspaceText === undefined ? [] : parseServers(parseText(workspaceText, workspaceFile, true), { origin: 'workspace', source: workspaceFile, userKeys: false })
+  const userDocument = userText === undefined ? undefined : parseText(userText, userFile, false)
+  const user = parseServers(userDocument, { origin: 'user', source: userFile, userKeys: true })
+  const declared = parseWorkspaceVariables(userDocument, userFile)
+  const workspace = (workspaceText === undefined ? [] : parseServers(parseText(workspaceText, workspaceFile, true), { origin: 'workspace', source: workspaceFile, userKeys: false })).map((server) => ({
+    ...server,
+    userVariables: { source: userFile, values: declared[server.name] ?? {} },
+  }))
   return mergeServers(user, workspace)
 }

@@ -5,14 +5,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { McpStdioServer } from '@dsh/mcp'
 import type { SandboxAuthority } from '@dsh/sandbox'
-import { expandVariables } from './config.ts'
+import { serverEnvironment } from './variables.ts'
 
 export interface StdioPlan {
   server: McpStdioServer
   cwd: string
   /** The scrubbed environment of ctx.subprocess (the seam's policy), before the server's own variables. */
   baseEnvironment: Record<string, string>
-  /** dsh's own environment, read only for the `${VAR}` the server's configuration names. */
+  /** dsh's own environment, read only for the `${VAR}` the server's configuration names (a workspace server: only through the user's declared values). */
   processEnvironment: Readonly<Record<string, string | undefined>>
   /** The session's authority, or undefined to run unconfined (`sandbox: false`, danger-full-access). */
   authority?: SandboxAuthority
@@ -42,12 +42,9 @@ export function hiddenByPrivateTmp(argv: readonly string[]): string[] {
  */
 export async function openStdio(plan: StdioPlan): Promise<{ transport: Transport; diagnostics: () => string }> {
   const { server } = plan
-  const env = { ...plan.baseEnvironment }
-  // An editor passes values as the user typed them there; files and programs may refer to dsh's variables.
-  const literal = server.origin === 'acp'
-  for (const [name, value] of Object.entries(server.env)) {
-    env[name] = literal ? value : expandVariables(value, plan.processEnvironment, `${server.source}: MCP server "${server.name}": env ${name}`)
-  }
+  // An editor passes values as the user typed them there; the user's files and programs may refer to dsh's
+  // variables; a workspace's file only to what the user declared for it (variables.ts).
+  const env = { ...plan.baseEnvironment, ...serverEnvironment(server, plan.processEnvironment) }
   let argv = [server.command, ...server.args]
   if (plan.authority) {
     if (!plan.confine) throw new Error('a confined mode is in force and no sandbox row is mounted (set sandbox: false in the server configuration to run it unconfined)')

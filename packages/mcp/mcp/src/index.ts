@@ -22,6 +22,12 @@ interface ServerCommon {
    * `lazy`: at the agent's first step. Unset: the `mcp.start` setting decides.
    */
   start?: McpStart
+  /**
+   * A workspace server's only source of variables (docs/security.md: a repository's config expands nothing
+   * of dsh's): the values the user's file declares for this server name (`workspaceVariables`), as written
+   * there (their own `${VAR}` are the user's, expanded from dsh's environment). Absent for other origins.
+   */
+  userVariables?: { source: string; values: Record<string, string> }
 }
 
 export type McpStart = 'eager' | 'lazy'
@@ -33,7 +39,7 @@ export interface McpStdioServer extends ServerCommon {
   args: string[]
   /**
    * Variables the server gets on top of the scrubbed environment, `${VAR}` expanded from dsh's environment
-   * (except for `acp`: an editor passes values).
+   * (except for `acp`: an editor passes values; and `workspace`: only from `userVariables`).
    * The only way a secret reaches a server: by being named here.
    */
   env: Record<string, string>

@@ -65,6 +65,20 @@ test('allow_session keeps the offered rule under client:sdk: the same command is
   expect(answering.events(sessionId, 'grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(touch *)', scope: 'session', actor: 'client:sdk' })])
 })
 
+test('attack: an answer claiming another actor is recorded under client:sdk, the only actor this surface has', async () => {
+  const unconfined = { toolCalls: [{ id: 'c1', name: 'bash', arguments: { command: 'touch claimed.txt', sandbox: false, justification: 'the test needs it' } }] }
+  llm.enqueue(unconfined, { text: 'done' })
+  const sessionId = await prompt(answering, 'touch a file')
+  const asked = await askedIn(answering, sessionId)
+  answering.send({ jsonrpc: '2.0', id: asked.id, result: { answer: 'allow_always', actor: 'user:web-tab', by: 'user' } })
+  await idle(answering, sessionId)
+  expect(decided(answering, sessionId)).toEqual([expect.objectContaining({ answer: 'allow_always', actor: 'client:sdk' })])
+  expect(answering.events(sessionId, 'grant/added').map((event) => event.data.actor)).toEqual(['client:sdk'])
+  const stored = readFileSync(join(answering.home, 'grants.yaml'), 'utf8')
+  expect(stored).toContain('actor: client:sdk')
+  expect(stored).not.toContain('user:web-tab')
+})
+
 test('reject refuses the call and the file is absent', async () => {
   scriptWrite('protected/b.txt')
   const sessionId = await prompt(answering, 'write it')

@@ -12,20 +12,24 @@ function grantsOf(ctx: Context): Grants {
 }
 
 /**
- * `dsh grants list [--cwd <dir>] [--json]`: the "always" grants of a workspace (grants.yaml) and the
- * permission rules of the settings. `--json` prints one object per grant or rule.
+ * `dsh grants list [--cwd <dir>] [--json]`: the "always" grants of a workspace (grants.yaml), the entries
+ * ignored for want of dsh's integrity tag (with why), and the permission rules of the settings. `--json`
+ * prints one object per grant or rule (an ignored one has `ignored: <reason>`).
  */
 export async function listGrants(ctx: Context, invocation: GrantsListInvocation, io: RunIO): Promise<number> {
   const listing = await grantsOf(ctx).list(resolve(ctx.app.cwd, invocation.cwd ?? '.'))
   const rules = (['deny', 'ask', 'allow'] as const).flatMap((effect) => listing.settings[effect].map((rule) => ({ effect, rule })))
   if (invocation.json) {
     for (const grant of listing.always) io.stdout.write(JSON.stringify({ scope: 'workspace', workspace: listing.workspace, ...grant }) + '\n')
+    for (const { grant, reason } of listing.ignored) io.stdout.write(JSON.stringify({ scope: 'workspace', workspace: listing.workspace, ...grant, ignored: reason }) + '\n')
     for (const rule of rules) io.stdout.write(JSON.stringify({ scope: 'settings', ...rule }) + '\n')
     return 0
   }
   const lines = [`Grants of ${listing.workspace}`]
   if (!listing.always.length) lines.push('(no "always" grants in this workspace)')
   for (const grant of listing.always) lines.push(`${grant.id}  ${grant.rule}  always, by ${grant.actor} at ${grant.added}${grant.session ? ` in session ${grant.session}` : ''}`)
+  // Never applied: an entry dsh did not write claims its actor, it does not prove it (docs/security.md).
+  for (const { grant, reason } of listing.ignored) lines.push(`${String(grant?.id)}  ${String(grant?.rule)}  IGNORED (claims ${String(grant?.actor)}): ${reason}`)
   for (const { effect, rule } of rules) lines.push(`setting permissions.${effect}  ${rule}`)
   io.stdout.write(lines.join('\n') + '\n')
   return 0

@@ -94,6 +94,18 @@ export function secretWorld(): SecretWorld {
   return { home, dshHome, sshKey, credentials, secret }
 }
 
+/** Sets variables of dsh's own environment (the user's keys an attack hunts for) until the current test finishes. */
+export function plantEnvironment(values: Record<string, string>): void {
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
+  Object.assign(process.env, values)
+  onTestFinished(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  })
+}
+
 /** The files under `dir` whose bytes contain `needle` (a secret that must not have reached a log). */
 export function filesContaining(dir: string, needle: string): string[] {
   if (!existsSync(dir)) return []
