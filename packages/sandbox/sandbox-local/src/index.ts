@@ -1,9 +1,12 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
-import { isAbsolute } from 'node:path'
+import { tmpdir } from 'node:os'
+import { isAbsolute, join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
+import { within } from '@dsh/sandbox-rules'
 import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
-import { bubblewrapArgs, type BubblewrapNetwork } from './bubblewrap.ts'
+import { bubblewrapArgs, bubblewrapMounts, type BubblewrapNetwork } from './bubblewrap.ts'
+import { tidiedArgv } from './fences.ts'
 import { findExecutable } from './find-executable.ts'
 import { closedArgv } from './descriptors.ts'
 import { bridgedArgv, checkedNetwork } from './network.ts'
@@ -16,6 +19,8 @@ export interface Config {
   proxyPort: number
   bash: string
   perl: string
+  fenceLock: string
+  fenceLockWaitMs: number
 }
 
 interface Backend {
@@ -23,6 +28,8 @@ interface Backend {
   executable: string
   /** How it is named in messages. */
   label: string
+  /** flock (util-linux), which lets the mount points of missing paths be removed safely; absent: they stay. */
+  flock?: string
 }
 
 const BACKENDS: Partial<Record<NodeJS.Platform, Omit<Backend, 'executable'> & { file: string }>> = {
@@ -54,10 +61,19 @@ export default class SandboxLocal extends Sandbox {
       .default(3_128)
       .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
     bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
+    fenceLock: Schema.string()
+      .default('')
+      .description(
+        'Lock file confined commands share, so an empty mount point made for a missing protected path is removed only once none runs (empty: $XDG_RUNTIME_DIR/dsh-sandbox-fences.lock, else one per user in the OS temp folder).',
+      ),
+    fenceLockWaitMs: Schema.natural().min(1).default(10_000).description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
     perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
+  /** Mount points for missing paths that commands of this process had bwrap make (see fences.ts). */
+  private readonly mountPoints = new Set<string>()
+  private warnedNoFlock = false
 
   constructor(
     ctx: Context,
@@ -85,12 +101,27 @@ export default class SandboxLocal extends Sandbox {
     }
     const cwd = realpathSync(options.cwd)
     const planned: BubblewrapNetwork = network.kind === 'proxy' ? { ...network, port: this.config.proxyPort } : network
-    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}
+    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit, ours: this.mountPoints } } : {}
     // Only existing folders, by their real path: bwrap fails on a missing source.
     const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
-    const args = bubblewrapArgs({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
+    const { args, mountPoints } = bubblewrapMounts({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
     const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
-    return { argv: [backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
+    const confined = [backend.executable, ...args, '--', ...command]
+    for (const point of mountPoints) this.mountPoints.add(point)
+    return { argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined, enforcement: 'full', backend: backend.name }
+  }
+
+  /** `confined` wrapped so the mount points bwrap makes for missing paths are removed after it (fences.ts). */
+  private tidied(mountPoints: string[], confined: string[], backend: Backend, writableRoots: string[]): string[] {
+    if (!backend.flock) {
+      if (!this.warnedNoFlock) this.ctx.logger('sandbox').warn('flock (util-linux) not found on PATH: empty folders bubblewrap makes for missing protected paths stay in the workspace')
+      this.warnedNoFlock = true
+      return confined
+    }
+    const lock = this.config.fenceLock || (process.env.XDG_RUNTIME_DIR && isAbsolute(process.env.XDG_RUNTIME_DIR) ? join(process.env.XDG_RUNTIME_DIR, 'dsh-sandbox-fences.lock') : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}.lock`))
+    // A lock the command could replace would let another command's tidying open its fences: then leave them.
+    if (writableRoots.some((root) => within(lock, root))) return confined
+    return tidiedArgv({ bash: this.config.bash, flock: backend.flock, lock, waitSeconds: this.config.fenceLockWaitMs / 1000, fences: mountPoints }, confined)
   }
 
   private detect() {
@@ -110,6 +141,7 @@ export default class SandboxLocal extends Sandbox {
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
       : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
-    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label } : undefined }
+    const flock = findExecutable('flock', process.env.PATH)
+    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(flock ? { flock } : {}) } : undefined }
   }
 }
