@@ -41,24 +41,46 @@ export function fencePoint(path: string, writableRoots: readonly string[], ours:
 }
 
 /**
- * Runs bubblewrap's argv under a bash (outside the sandbox) that removes the mount points `fences` once it
- * has ended, unless another confined command still runs: each holds a shared lock on `lock` for its whole
- * life, and the folders are removed only under the exclusive lock. Removing a mount point from outside
- * detaches that mount in every namespace holding it (measured, Linux 6.18), which would open the fence of a
- * command still running; a process killed with SIGKILL releases its lock with its descriptors. Only empty
- * folders are removed (`rmdir`): nothing a person put there since. A lock that cannot be opened or taken
- * in time refuses the command (fail closed: no command runs whose fences another could remove).
+ * Perl (one process: it starts in milliseconds and has flock and rmdir built in) outside the sandbox: takes
+ * a shared lock on the lock file for the command's life, runs bubblewrap's argv as its child, then removes
+ * the empty mount points only under the exclusive lock. A signal to the group ends bubblewrap (its default
+ * action); this process waits, tidies, and ends the same way. bwrap dies with this process
+ * (`--die-with-parent`), so a fence never outlives the lock that guards it.
  */
-export function tidiedArgv(options: { bash: string; flock: string; lock: string; waitSeconds: number; fences: readonly string[] }, argv: readonly string[]): string[] {
-  const script = [
-    'lock=$1 flock=$2 wait=$3 n=$4; shift 4; fences=("${@:1:$n}"); shift "$n"',
-    // A signal to the group ends bubblewrap (default action after exec); this shell waits and tidies.
-    'trap : TERM INT HUP',
-    // Unlocked, another command's tidying could remove this one's fences while it runs: then it does not run.
-    'if ! { exec 9>>"$lock" && "$flock" -s -w "$wait" 9; } 2>/dev/null; then echo "dsh: the command was not run: the sandbox fence lock $lock cannot be taken" >&2; exit 126; fi',
-    '"$@"; rc=$?',
-    'if "$flock" -xn 9 2>/dev/null; then for p in "${fences[@]}"; do rmdir -- "$p" 2>/dev/null; done; fi',
-    'exit $rc',
-  ].join('\n')
-  return [options.bash, '-c', script, 'dsh-fences', options.lock, options.flock, String(options.waitSeconds), String(options.fences.length), ...options.fences, ...argv]
+const TIDY = `use Fcntl qw(:flock);
+my ($lock, $wait, $n) = splice(@ARGV, 0, 3);
+my @fences = splice(@ARGV, 0, $n);
+$SIG{$_} = sub {} for qw(TERM INT HUP);
+my $fh;
+my $locked = open($fh, '>>', $lock);
+if ($locked) {
+  my $deadline = time + $wait;
+  until (flock($fh, LOCK_SH | LOCK_NB)) {
+    if (time >= $deadline) { $locked = 0; last }
+    select(undef, undef, undef, 0.01);
+  }
+}
+unless ($locked) { print STDERR "dsh: the command was not run: the sandbox fence lock $lock cannot be taken\n"; exit 126 }
+my $pid = fork;
+defined $pid or do { print STDERR "dsh: the command was not run: fork failed: $!\n"; exit 126 };
+if (!$pid) { exec { $ARGV[0] } @ARGV; print STDERR "dsh: cannot run $ARGV[0]: $!\n"; exit 127 }
+my $r;
+do { $r = waitpid($pid, 0) } while ($r == -1 && $!{EINTR});
+my $status = $?;
+rmdir $_ for (flock($fh, LOCK_EX | LOCK_NB) ? @fences : ());
+if ($status & 127) { $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP); kill($status & 127, $$); exit(128 + ($status & 127)) }
+exit($status >> 8);
+`
+
+/**
+ * Runs bubblewrap's argv so that the mount points `fences` are removed once it has ended, unless another
+ * confined command still runs: each holds a shared lock on `lock` for its whole life, and the folders are
+ * removed only under the exclusive lock. Removing a mount point from outside detaches that mount in every
+ * namespace holding it (measured, Linux 6.18), which would open the fence of a command still running; a
+ * process killed with SIGKILL releases its lock with its descriptors. Only empty folders are removed
+ * (`rmdir`): nothing a person put there since. A lock that cannot be opened or taken in `waitSeconds`
+ * refuses the command (exit 126; fail closed: no command runs whose fences another could remove).
+ */
+export function tidiedArgv(options: { perl: string; lock: string; waitSeconds: number; fences: readonly string[] }, argv: readonly string[]): string[] {
+  return [options.perl, '-e', TIDY, options.lock, String(options.waitSeconds), String(options.fences.length), ...options.fences, ...argv]
 }

@@ -28,8 +28,8 @@ interface Backend {
   executable: string
   /** How it is named in messages. */
   label: string
-  /** flock (util-linux), which lets the mount points of missing paths be removed safely; absent: they stay. */
-  flock?: string
+  /** perl, which removes the mount points of missing paths under a lock (fences.ts); absent: they stay. */
+  perl?: string
 }
 
 const BACKENDS: Partial<Record<NodeJS.Platform, Omit<Backend, 'executable'> & { file: string }>> = {
@@ -67,13 +67,15 @@ export default class SandboxLocal extends Sandbox {
         'Lock file confined commands share, so an empty mount point made for a missing protected path is removed only once none runs (empty: $XDG_RUNTIME_DIR/dsh-sandbox-fences.lock, else one per user in the OS temp folder).',
       ),
     fenceLockWaitMs: Schema.natural().min(1).default(10_000).description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
-    perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
+    perl: Schema.string()
+      .default('perl')
+      .description('The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.'),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
   /** Mount points for missing paths that commands of this process had bwrap make (see fences.ts). */
   private readonly mountPoints = new Set<string>()
-  private warnedNoFlock = false
+  private warnedNoPerl = false
 
   constructor(
     ctx: Context,
@@ -113,15 +115,15 @@ export default class SandboxLocal extends Sandbox {
 
   /** `confined` wrapped so the mount points bwrap makes for missing paths are removed after it (fences.ts). */
   private tidied(mountPoints: string[], confined: string[], backend: Backend, writableRoots: string[]): string[] {
-    if (!backend.flock) {
-      if (!this.warnedNoFlock) this.ctx.logger('sandbox').warn('flock (util-linux) not found on PATH: empty folders bubblewrap makes for missing protected paths stay in the workspace')
-      this.warnedNoFlock = true
+    if (!backend.perl) {
+      if (!this.warnedNoPerl) this.ctx.logger('sandbox').warn('%s not found on PATH: the empty folders bubblewrap makes for missing protected paths stay in the workspace', this.config.perl)
+      this.warnedNoPerl = true
       return confined
     }
     const lock = this.config.fenceLock || (process.env.XDG_RUNTIME_DIR && isAbsolute(process.env.XDG_RUNTIME_DIR) ? join(process.env.XDG_RUNTIME_DIR, 'dsh-sandbox-fences.lock') : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}.lock`))
     // A lock the command could replace would let another command's tidying open its fences: then leave them.
     if (writableRoots.some((root) => within(lock, root))) return confined
-    return tidiedArgv({ bash: this.config.bash, flock: backend.flock, lock, waitSeconds: this.config.fenceLockWaitMs / 1000, fences: mountPoints }, confined)
+    return tidiedArgv({ perl: backend.perl, lock, waitSeconds: this.config.fenceLockWaitMs / 1000, fences: mountPoints }, confined)
   }
 
   private detect() {
@@ -141,7 +143,7 @@ export default class SandboxLocal extends Sandbox {
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
       : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
-    const flock = findExecutable('flock', process.env.PATH)
-    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(flock ? { flock } : {}) } : undefined }
+    const perl = isAbsolute(this.config.perl) ? this.config.perl : findExecutable(this.config.perl, process.env.PATH)
+    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(perl ? { perl } : {}) } : undefined }
   }
 }

@@ -102,3 +102,17 @@ test('a glob rule is expanded to what exists: every match is hidden, the rest st
   expect(result.output).toContain('public')
   expect(result.output).not.toMatch(/PEM-A|PEM-B/)
 })
+
+test('a command ended by SIGTERM to its process group (the kill ladder) still leaves nothing behind, and ends by that signal', async () => {
+  const workspace = tempDir('dsh-ws-')
+  const sandbox = await mount()
+  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc')), rule(join(workspace, '.husky'))] } }
+  const { argv } = await sandbox.confine(['bash', '-c', 'echo started; sleep 60'], { cwd: workspace, authority })
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: workspace, detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)))
+  await new Promise((resolve) => child.stdout.once('data', resolve))
+  expect(readdirSync(workspace).sort()).toEqual(['.envrc', '.husky']) // the fences, while it runs
+  process.kill(-child.pid!, 'SIGTERM')
+  expect(await ended).toBe('SIGTERM')
+  expect(readdirSync(workspace)).toEqual([])
+})
