@@ -41,46 +41,59 @@ export function fencePoint(path: string, writableRoots: readonly string[], ours:
 }
 
 /**
- * Perl (one process: it starts in milliseconds and has flock and rmdir built in) outside the sandbox: takes
- * a shared lock on the lock file for the command's life, runs bubblewrap's argv as its child, then removes
- * the empty mount points only under the exclusive lock. A signal to the group ends bubblewrap (its default
+ * Perl (one process: it starts in milliseconds and has flock and rmdir built in) outside the sandbox. For each
+ * writable root with fences it takes a shared lock on that root's lock file and appends the mount points to
+ * it (the file is also the list of what is left to remove), runs bubblewrap's argv as its child, then, for
+ * each lock it can turn exclusive (no other confined command runs in that root), removes every empty folder
+ * the file lists and empties it. So a command ending while another runs leaves its folders to whichever
+ * command of that root ends last, also after a SIGKILL. A signal to the group ends bubblewrap (its default
  * action); this process waits, tidies, and ends the same way. bwrap dies with this process
  * (`--die-with-parent`), so a fence never outlives the lock that guards it.
  */
 const TIDY = `use Fcntl qw(:flock);
-my ($lock, $wait, $n) = splice(@ARGV, 0, 3);
-my @fences = splice(@ARGV, 0, $n);
+my ($wait, $groups) = splice(@ARGV, 0, 2);
+sub refuse { print STDERR "dsh: the command was not run: the sandbox fence lock $_[0] cannot be taken\n"; exit 126 }
 $SIG{$_} = sub {} for qw(TERM INT HUP);
-my $fh;
-my $locked = open($fh, '>>', $lock);
-if ($locked) {
+my @held;
+for (1 .. $groups) {
+  my ($lock, $n) = splice(@ARGV, 0, 2);
+  my @points = splice(@ARGV, 0, $n);
+  open(my $fh, '+>>', $lock) or refuse($lock);
   my $deadline = time + $wait;
   until (flock($fh, LOCK_SH | LOCK_NB)) {
-    if (time >= $deadline) { $locked = 0; last }
+    refuse($lock) if time >= $deadline;
     select(undef, undef, undef, 0.01);
   }
+  syswrite($fh, join('', map { "$_\n" } @points));
+  push @held, $fh;
 }
-unless ($locked) { print STDERR "dsh: the command was not run: the sandbox fence lock $lock cannot be taken\n"; exit 126 }
 my $pid = fork;
 defined $pid or do { print STDERR "dsh: the command was not run: fork failed: $!\n"; exit 126 };
 if (!$pid) { exec { $ARGV[0] } @ARGV; print STDERR "dsh: cannot run $ARGV[0]: $!\n"; exit 127 }
 my $r;
 do { $r = waitpid($pid, 0) } while ($r == -1 && $!{EINTR});
 my $status = $?;
-rmdir $_ for (flock($fh, LOCK_EX | LOCK_NB) ? @fences : ());
+for my $fh (@held) {
+  next unless flock($fh, LOCK_EX | LOCK_NB);
+  seek($fh, 0, 0);
+  my %listed = map { chomp; ($_ => 1) } <$fh>;
+  rmdir $_ for sort { length($b) <=> length($a) } keys %listed;
+  truncate($fh, 0);
+}
 if ($status & 127) { $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP); kill($status & 127, $$); exit(128 + ($status & 127)) }
 exit($status >> 8);
 `
 
 /**
- * Runs bubblewrap's argv so that the mount points `fences` are removed once it has ended, unless another
- * confined command still runs: each holds a shared lock on `lock` for its whole life, and the folders are
- * removed only under the exclusive lock. Removing a mount point from outside detaches that mount in every
- * namespace holding it (measured, Linux 6.18), which would open the fence of a command still running; a
- * process killed with SIGKILL releases its lock with its descriptors. Only empty folders are removed
- * (`rmdir`): nothing a person put there since. A lock that cannot be opened or taken in `waitSeconds`
- * refuses the command (exit 126; fail closed: no command runs whose fences another could remove).
+ * Runs bubblewrap's argv so that the mount points it makes are removed once no confined command runs in their
+ * writable root any more: `groups` pairs each root's lock file with the mount points under that root. Removing
+ * a mount point from outside detaches that mount in every namespace holding it (measured, Linux 6.18), which
+ * would open the fence of a command still running, so it happens only under the exclusive lock; a process
+ * killed with SIGKILL releases its locks with its descriptors. Only empty folders are removed (`rmdir`):
+ * nothing a person put there since. A lock that cannot be opened or taken in `waitSeconds` refuses the command
+ * (exit 126; fail closed: no command runs whose fences another could remove).
  */
-export function tidiedArgv(options: { perl: string; lock: string; waitSeconds: number; fences: readonly string[] }, argv: readonly string[]): string[] {
-  return [options.perl, '-e', TIDY, options.lock, String(options.waitSeconds), String(options.fences.length), ...options.fences, ...argv]
+export function tidiedArgv(options: { perl: string; waitSeconds: number; groups: readonly { lock: string; points: readonly string[] }[] }, argv: readonly string[]): string[] {
+  const groups = options.groups.flatMap(({ lock, points }) => [lock, String(points.length), ...points])
+  return [options.perl, '-e', TIDY, String(options.waitSeconds), String(options.groups.length), ...groups, ...argv]
 }

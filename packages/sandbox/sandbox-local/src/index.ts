@@ -1,4 +1,5 @@
-import { existsSync, realpathSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import type { Context } from '@dsh/cordis'
@@ -19,7 +20,7 @@ export interface Config {
   proxyPort: number
   bash: string
   perl: string
-  fenceLock: string
+  fenceLockDir: string
   fenceLockWaitMs: number
 }
 
@@ -61,10 +62,10 @@ export default class SandboxLocal extends Sandbox {
       .default(3_128)
       .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
     bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
-    fenceLock: Schema.string()
+    fenceLockDir: Schema.string()
       .default('')
       .description(
-        'Lock file confined commands share, so an empty mount point made for a missing protected path is removed only once none runs (empty: $XDG_RUNTIME_DIR/dsh-sandbox-fences.lock, else one per user in the OS temp folder).',
+        'Folder of the lock files (one per writable root) confined commands share, so an empty mount point made for a missing protected path is removed only once none runs in that root (empty: $XDG_RUNTIME_DIR/dsh-sandbox-fences, else dsh-sandbox-fences-<uid> in the OS temp folder).',
       ),
     fenceLockWaitMs: Schema.natural().min(1).default(10_000).description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
     perl: Schema.string()
@@ -76,6 +77,8 @@ export default class SandboxLocal extends Sandbox {
   /** Mount points for missing paths that commands of this process had bwrap make (see fences.ts). */
   private readonly mountPoints = new Set<string>()
   private warnedNoPerl = false
+  /** The fence lock folder once made ('' when it could not be). */
+  private fenceLockDir?: string
 
   constructor(
     ctx: Context,
@@ -120,10 +123,33 @@ export default class SandboxLocal extends Sandbox {
       this.warnedNoPerl = true
       return confined
     }
-    const lock = this.config.fenceLock || (process.env.XDG_RUNTIME_DIR && isAbsolute(process.env.XDG_RUNTIME_DIR) ? join(process.env.XDG_RUNTIME_DIR, 'dsh-sandbox-fences.lock') : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}.lock`))
+    const dir = this.lockDir()
     // A lock the command could replace would let another command's tidying open its fences: then leave them.
-    if (writableRoots.some((root) => within(lock, root))) return confined
-    return tidiedArgv({ perl: backend.perl, lock, waitSeconds: this.config.fenceLockWaitMs / 1000, fences: mountPoints }, confined)
+    if (!dir || writableRoots.some((root) => within(dir, root))) return confined
+    const byRoot = new Map<string, string[]>()
+    for (const point of mountPoints) {
+      const root = writableRoots.find((candidate) => within(point, candidate) && point !== candidate)!
+      byRoot.set(root, [...(byRoot.get(root) ?? []), point])
+    }
+    const groups = [...byRoot].map(([root, points]) => ({ lock: join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 32)}.lock`), points }))
+    return tidiedArgv({ perl: backend.perl, waitSeconds: this.config.fenceLockWaitMs / 1000, groups }, confined)
+  }
+
+  /** The folder of the per-root fence locks (0700, made once), or undefined when it cannot be made. */
+  private lockDir(): string | undefined {
+    if (this.fenceLockDir !== undefined) return this.fenceLockDir || undefined
+    const runtime = process.env.XDG_RUNTIME_DIR
+    const dir = this.config.fenceLockDir || (runtime && isAbsolute(runtime) ? join(runtime, 'dsh-sandbox-fences') : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}`))
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      // Another user's folder (made first in a shared temp folder) would let that user tidy under our commands.
+      if (process.getuid && statSync(dir).uid !== process.getuid()) throw new Error(`${dir} belongs to another user`)
+      this.fenceLockDir = dir
+    } catch (error) {
+      this.ctx.logger('sandbox').warn('no fence lock folder (%s): the empty folders bubblewrap makes for missing protected paths stay in the workspace', error instanceof Error ? error.message : error)
+      this.fenceLockDir = ''
+    }
+    return this.fenceLockDir || undefined
   }
 
   private detect() {

@@ -73,7 +73,7 @@ test('missing protected names, files or folders, nested or not, cannot be create
   expect(readFileSync(join(workspace, 'src.txt'), 'utf8')).toBe('kept\nok\n')
 })
 
-test('a fence stays while another confined command runs: the first to end removes nothing under the one still running', async () => {
+test('a fence stays while another confined command runs: the first to end removes nothing under the one still running, which tidies for both', async () => {
   const workspace = tempDir('dsh-ws-')
   const sandbox = await mount()
   const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.husky'))] } }
