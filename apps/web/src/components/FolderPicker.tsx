@@ -115,8 +115,8 @@ export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPi
       </ul>
       {listing && listing.path === listing.home && (
         <div className="inline-warning picker-home-warning" role="status">
-          This is your home folder. The model may change any file in it except secret and protected ones (shell startup files, git config, ~/.local/bin, editor and
-          tool config; see docs/security.md). Pick a project folder unless you mean it.
+          This is your home folder. The model may change any file in it except secret and protected ones (shell startup files, git config, ~/.local/bin, editor and tool config; see docs/security.md).
+          Pick a project folder unless you mean it.
         </div>
       )}
       <div className="picker-actions">

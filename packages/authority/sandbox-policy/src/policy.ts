@@ -103,21 +103,7 @@ export const DEFAULT_HOME_PROTECT = [
  * `.agents/`). `AGENTS.md` and `CLAUDE.md` are instructions, not configuration, and stay writable. A missing
  * one is fenced in the sandbox too (an empty read-only folder mounted while a command runs, removed after).
  */
-export const DEFAULT_PROTECT = [
-  '.git/',
-  '.dsh/',
-  '.claude/',
-  '.agents/skills/',
-  '.vscode/',
-  '.mcp.json',
-  '.idea',
-  '.cursor',
-  '.zed',
-  '.envrc',
-  '.husky',
-  '.devcontainer',
-  ...DEFAULT_HOME_PROTECT,
-]
+export const DEFAULT_PROTECT = ['.git/', '.dsh/', '.claude/', '.agents/skills/', '.vscode/', '.mcp.json', '.idea', '.cursor', '.zed', '.envrc', '.husky', '.devcontainer', ...DEFAULT_HOME_PROTECT]
 
 /** Said once when a session starts in the user's home (the CLI's stderr; the web picker shows its own). */
 export const HOME_WARNING =

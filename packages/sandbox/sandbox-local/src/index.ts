@@ -67,10 +67,15 @@ export default class SandboxLocal extends Sandbox {
       .description(
         'Folder of the lock files (one per writable root) confined commands share, so an empty mount point made for a missing protected path is removed only once none runs in that root (empty: $XDG_RUNTIME_DIR/dsh-sandbox-fences, else dsh-sandbox-fences-<uid> in the OS temp folder).',
       ),
-    fenceLockWaitMs: Schema.natural().min(1).default(10_000).description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
+    fenceLockWaitMs: Schema.natural()
+      .min(1)
+      .default(10_000)
+      .description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
     perl: Schema.string()
       .default('perl')
-      .description('The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.'),
+      .description(
+        'The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.',
+      ),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>

@@ -64,9 +64,13 @@ test('missing protected names, files or folders, nested or not, cannot be create
   const workspace = tempDir('dsh-ws-')
   writeFileSync(join(workspace, 'src.txt'), 'kept\n')
   const names = ['.mcp.json', '.envrc', '.husky', '.cursor/mcp.json', '.config/git/config']
-  const result = await run('echo x > .mcp.json; echo x > .envrc; mkdir -p .husky && echo x > .husky/pre-commit; mkdir -p .cursor; echo x > .cursor/mcp.json; mkdir -p .config/git; ls -A; echo ok >> src.txt', workspace, {
-    protect: names.map((name) => rule(join(workspace, name))),
-  })
+  const result = await run(
+    'echo x > .mcp.json; echo x > .envrc; mkdir -p .husky && echo x > .husky/pre-commit; mkdir -p .cursor; echo x > .cursor/mcp.json; mkdir -p .config/git; ls -A; echo ok >> src.txt',
+    workspace,
+    {
+      protect: names.map((name) => rule(join(workspace, name))),
+    },
+  )
   expect(result.code).toBe(0)
   expect(result.output).toMatch(/Read-only file system|Is a directory/)
   expect(readdirSync(workspace)).toEqual(['src.txt'])
@@ -106,7 +110,11 @@ test('a glob rule is expanded to what exists: every match is hidden, the rest st
 test('a command ended by SIGTERM to its process group (the kill ladder) still leaves nothing behind, and ends by that signal', async () => {
   const workspace = tempDir('dsh-ws-')
   const sandbox = await mount()
-  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc')), rule(join(workspace, '.husky'))] } }
+  const authority = {
+    mode: 'workspace-write' as const,
+    writableRoots: [workspace],
+    paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc')), rule(join(workspace, '.husky'))] },
+  }
   const { argv } = await sandbox.confine(['bash', '-c', 'echo started; sleep 60'], { cwd: workspace, authority })
   const child = spawn(argv[0]!, argv.slice(1), { cwd: workspace, detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
   const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)))
