@@ -113,6 +113,12 @@ export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPi
           </li>
         ))}
       </ul>
+      {listing && listing.path === listing.home && (
+        <div className="inline-warning picker-home-warning" role="status">
+          This is your home folder. The model may change any file in it except secret and protected ones (shell startup files, git config, ~/.local/bin, editor and tool config; see docs/security.md).
+          Pick a project folder unless you mean it.
+        </div>
+      )}
       <div className="picker-actions">
         <span className="muted mono picker-current">{listing?.path}</span>
         <button className="btn" onClick={onCancel}>

@@ -68,11 +68,28 @@ test('a secret rule that covers the workspace is left out (the user works there)
   const base = tempDir()
   mkdirSync(join(base, 'real-home'))
   symlinkSync(join(base, 'real-home'), join(base, 'home-link'))
-  mkdirSync(join(base, 'real-home', 'work'))
-  const h = await boot({ home: join(base, 'home-link'), workspace: join(base, 'real-home', 'work') })
+  mkdirSync(join(base, 'vault', 'work'), { recursive: true })
+  const h = await boot({ home: join(base, 'home-link'), workspace: join(base, 'vault', 'work'), homeFiles: { 'settings.yaml': `sandbox.denyRead: ['${join(base, 'vault')}']\n` } })
   const { session } = await h.agent()
   const { paths } = await h.root.sandboxPolicy.authority(session)
-  expect(paths!.denyRead.filter((rule) => rule.rule === '$DSH_HOME')).toEqual([])
-  expect(coveringRule(paths!.denyRead, join(base, 'real-home', 'work', 'main.ts'))).toBeUndefined()
+  expect(paths!.denyRead.filter((rule) => rule.pattern.startsWith(join(base, 'vault')))).toEqual([])
+  expect(coveringRule(paths!.denyRead, join(base, 'vault', 'work', 'main.ts'))).toBeUndefined()
+  expect(coveringRule(paths!.denyRead, join(base, 'real-home', 'grants.yaml'))?.rule).toBe('$DSH_HOME')
   expect(paths!.readExceptions).toEqual([join(base, 'home-link', 'spill', session.id), join(realpathSync(base), 'real-home', 'spill', session.id)])
+})
+
+test("dsh's home is a secret path whatever the row's list says, and no session may work in it or inside it, by either of its paths", async () => {
+  const base = tempDir()
+  mkdirSync(join(base, 'real-home', 'skills'), { recursive: true })
+  symlinkSync(join(base, 'real-home'), join(base, 'home-link'))
+  const h = await boot({ home: join(base, 'home-link'), patch: '- id: sandbox-policy\n  config: { denyRead: [] }\n' })
+  const session = await h.root.sessions.create({ cwd: h.workspace })
+  expect(coveringRule((await h.root.sandboxPolicy.authority(session)).paths!.denyRead, join(base, 'real-home', 'settings.yaml'))?.rule).toBe('$DSH_HOME')
+  for (const cwd of [join(base, 'home-link'), join(base, 'real-home'), join(base, 'home-link', 'skills')]) {
+    await expect(h.root.sessions.create({ cwd })).rejects.toMatchObject({
+      code: 'WORKSPACE_REFUSED',
+      message: expect.stringMatching(/is dsh's home \(\$DSH_HOME.*or inside it.*dsh web.*edit the files in \$DSH_HOME yourself, outside a session/),
+    })
+  }
+  await expect(h.root.sessions.create({ cwd: join(base, 'real-home-sibling') })).resolves.toBeDefined()
 })

@@ -5,7 +5,7 @@ import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-r
 import { type Context, Service } from '@dsh/cordis'
 import type {} from '@dsh/network'
 import { SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
-import { coveringRule } from '@dsh/sandbox-rules'
+import { coveringRule, within } from '@dsh/sandbox-rules'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
@@ -65,12 +65,52 @@ export const DEFAULT_DENY_READ = [
 ]
 
 /**
+ * Files in the user's home that something unconfined runs later (docs/security.md, "The user's home"): shell
+ * startup files, git's config, the user's own bin folders, autostart entries and systemd user units, editor
+ * and language-tool config that executes. They matter when the home (or a folder holding them) is a writable
+ * root; `~/.npmrc` and `~/.pypirc` are secret paths already (DEFAULT_DENY_READ).
+ */
+export const DEFAULT_HOME_PROTECT = [
+  '~/.bashrc',
+  '~/.bash_profile',
+  '~/.bash_login',
+  '~/.bash_logout',
+  '~/.profile',
+  '~/.zshrc',
+  '~/.zshenv',
+  '~/.zprofile',
+  '~/.zlogin',
+  '~/.zlogout',
+  '~/.config/fish',
+  '~/.gitconfig',
+  '~/.config/git',
+  '~/.local/bin',
+  '~/bin',
+  '~/.config/autostart',
+  '~/.config/systemd',
+  '~/.vimrc',
+  '~/.vim',
+  '~/.config/nvim',
+  '~/.emacs',
+  '~/.emacs.d',
+  '~/.config/pip/pip.conf',
+  '~/.pip',
+  '~/.cargo/config',
+  '~/.cargo/config.toml',
+]
+
+/**
  * Protected paths of every writable root: what something unconfined later runs or obeys (git's hooks and
  * config, dsh's and other agents' and editors' workspace config, direnv's `.envrc`, husky's hooks).
- * `AGENTS.md` and `CLAUDE.md` are instructions, not configuration, and stay writable. A trailing `/` marks the
- * folders fenced in the sandbox even before they exist (an empty read-only folder is mounted there).
+ * Every folder dsh loads skills, commands, agents or hooks from by default is among them (`.dsh/`, `.claude/`,
+ * `.agents/`). `AGENTS.md` and `CLAUDE.md` are instructions, not configuration, and stay writable. A missing
+ * one is fenced in the sandbox too (an empty read-only folder mounted while a command runs, removed after).
  */
-export const DEFAULT_PROTECT = ['.git/', '.dsh/', '.claude/', '.vscode/', '.mcp.json', '.idea', '.cursor', '.zed', '.envrc', '.husky']
+export const DEFAULT_PROTECT = ['.git/', '.dsh/', '.claude/', '.agents/skills/', '.vscode/', '.mcp.json', '.idea', '.cursor', '.zed', '.envrc', '.husky', '.devcontainer', ...DEFAULT_HOME_PROTECT]
+
+/** Said once when a session starts in the user's home (the CLI's stderr; the web picker shows its own). */
+export const HOME_WARNING =
+  'the workspace %s is your home folder: the model may change any file in it except secret and protected ones (shell startup files, git config, ~/.local/bin, editor and tool config: docs/security.md); start dsh in a project folder unless you mean it'
 
 const isMode = (value: unknown): value is SandboxMode => SANDBOX_MODES.includes(value as SandboxMode)
 
@@ -94,6 +134,8 @@ export class SandboxPolicy extends Service {
   })
 
   private readonly defaults: (() => SandboxMode | undefined)[] = []
+  /** Protect rules of the folders and files mounted plugins load instructions from (see `protectLoaded`). */
+  private readonly loaded: { rules: readonly string[]; source: string }[] = []
   private readonly probes = new WeakMap<Session, Promise<SandboxProbe | undefined>>()
   /** Rules left out for covering a writable root, warned about once each. */
   private readonly warned = new Set<string>()
@@ -126,8 +168,55 @@ export class SandboxPolicy extends Service {
     ctx.settings.define('sandbox.protect', Schema.array(Schema.string()).default([]), {
       description: 'More read-only paths inside the writable roots, besides .git, .dsh and the agent and editor config folders (relative to each writable root, or absolute).',
     })
+    ctx.on('session/workspace-refused', (cwd) => this.workspaceRefusal(cwd))
+    ctx.on('session/opened', (session, how) => {
+      if (how !== 'resumed') this.warnHome(session.cwd)
+    })
     // Fail loud at start: a rule that cannot be applied stops the boot, naming it, rather than every later call.
     this.pathRules(ctx.app.cwd ? [ctx.app.cwd] : [])
+  }
+
+  /**
+   * Why no session may work in `cwd`: it is dsh's home or inside it, where the model could rewrite the
+   * settings, grants and patch layers the next session obeys (docs/security.md). Asked by ctx.sessions before
+   * every create, resume and fork, so the CLI, the web host, the SDK and ACP refuse alike.
+   */
+  workspaceRefusal(cwd: string): string | undefined {
+    const home = realPathOf(this.ctx.app.home)
+    if (!within(realPathOf(cwd), home)) return undefined
+    return (
+      `"${cwd}" is dsh's home ($DSH_HOME, ${home}) or inside it: a session there could rewrite dsh's own settings, grants and patch layers, so none is started. ` +
+      'Start dsh in another folder; change settings in `dsh web` (Settings), or edit the files in $DSH_HOME yourself, outside a session.'
+    )
+  }
+
+  /**
+   * Whether `cwd` is the user's home: then every file in it is writable by the model except the secret and
+   * protected ones (shell startup files, git config, …; DEFAULT_HOME_PROTECT), which a person should know.
+   */
+  isHome(cwd: string): boolean {
+    return realPathOf(cwd) === realPathOf(currentHome())
+  }
+
+  private readonly warnedHomes = new Set<string>()
+  private warnHome(cwd: string): void {
+    if (!this.isHome(cwd) || this.warnedHomes.has(cwd)) return
+    this.warnedHomes.add(cwd)
+    this.ctx.logger('sandbox-policy').warn(HOME_WARNING, cwd)
+  }
+
+  /**
+   * Protects `rules` (relative to each writable root, or `~/…`, absolute) for as long as `ctx` lives: the
+   * folders and files a plugin loads skills, commands, agents or hooks from, as its config names them, so a
+   * folder a user adds is protected by construction, not only the defaults (docs/security.md).
+   */
+  protectLoaded(ctx: Context, rules: readonly string[], source: string): void {
+    resolveRules(rules, { home: currentHome(), dshHome: this.ctx.app.home, roots: [] }, source) // fail loud at start
+    const entry = { rules, source }
+    ctx.effect(() => {
+      this.loaded.push(entry)
+      return () => void this.loaded.splice(this.loaded.indexOf(entry), 1)
+    }, `protected folders of ${source}`)
   }
 
   /**
@@ -223,6 +312,8 @@ export class SandboxPolicy extends Service {
     }
     const bases: RuleBases = { home: currentHome(), dshHome, roots }
     const denyRead = [
+      // dsh's own home whatever the row's list says: what the next session obeys is never the model's to write.
+      ...resolveRules(['$DSH_HOME'], bases, 'the sandbox policy'),
       ...resolveRules(this.config.denyRead, bases, "the sandbox-policy row's denyRead"),
       ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead'),
     ]
@@ -239,7 +330,11 @@ export class SandboxPolicy extends Service {
         return !holds
       }),
       readExceptions: [],
-      protect: [...resolveRules(this.config.protect, bases, "the sandbox-policy row's protect"), ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect')],
+      protect: [
+        ...resolveRules(this.config.protect, bases, "the sandbox-policy row's protect"),
+        ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect'),
+        ...this.loaded.flatMap(({ rules, source }) => resolveRules(rules, bases, source)),
+      ],
     }
   }
 

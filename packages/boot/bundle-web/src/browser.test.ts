@@ -126,9 +126,13 @@ describe('the web app in Chromium', () => {
 
   test('a session started in a folder picked on disk streams reasoning and text, and shows bash with its output', async () => {
     await page.getByTestId('workspace').click()
-    await page.getByRole('button', { name: 'Parent folder' }).click()
-    await page.locator('.picker-entry', { hasText: 'demo' }).click()
+    await page.getByRole('button', { name: 'Home folder' }).click()
+    // The home as a workspace is said before it is picked (docs/security.md, "The user's home").
+    await expect.poll(() => page.locator('.picker-home-warning').textContent(), WAIT).toContain('This is your home folder')
+    await page.getByLabel('Folder path').fill(web.workspace)
+    await page.getByRole('button', { name: 'Go' }).click()
     await expect.poll(() => page.locator('.picker-current').textContent(), WAIT).toBe(web.workspace)
+    expect(await page.locator('.picker-home-warning').count()).toBe(0)
     await screenshot(page, '01-new-session-folder-picker')
     await page.getByRole('button', { name: 'Use this folder' }).click()
     expect(await page.getByTestId('workspace').textContent()).toContain(web.workspace)

@@ -17,6 +17,11 @@ declare module '@dsh/cordis' {
     'session/event'(session: Session, event: SessionEvent): void
     /** @mode emit — a session was created, opened (resumed) or forked in this process. */
     'session/opened'(session: Session, how: 'created' | 'resumed' | 'forked'): void
+    /**
+     * @mode bail — why no session may work in `cwd` (the sandbox policy: dsh's own home), or undefined. Asked
+     * before every create, resume and fork, so every surface refuses the same way (docs/security.md).
+     */
+    'session/workspace-refused'(cwd: string): string | undefined
   }
 }
 
@@ -90,6 +95,7 @@ export class Sessions extends Service {
   }
 
   async create(options: { cwd: string; id?: string }): Promise<Session> {
+    this.checkWorkspace(options.cwd)
     const header: SessionHeader = { format: 'dsh-session', version: 1, id: options.id ?? newSessionId(), cwd: options.cwd, createdAt: Date.now() }
     if (this.live.has(header.id)) throw new SessionError('SESSION_EXISTS', `session ${header.id} is already open`)
     await this.storage?.create(header)
@@ -117,6 +123,7 @@ export class Sessions extends Service {
     const log = await this.storage.acquire(id)
     let session: Session
     try {
+      this.checkWorkspace(log.header.cwd)
       session = new Session(this.host, log.header, this.checkLoaded(id, log))
     } catch (error) {
       await this.storage.release(id)
@@ -151,7 +158,9 @@ export class Sessions extends Service {
       const end = events.findIndex((event, index) => index > atSeq && event.type === 'turn/end')
       throw new SessionError('FORK_INSIDE_TURN', `cannot fork ${id} at seq ${atSeq}: a turn is open there${end >= 0 ? ` (it ends at seq ${end})` : ''}; fork at a turn boundary`)
     }
-    const header: SessionHeader = { format: 'dsh-session', version: 1, id: newSessionId(), cwd: (await this.read(id)).header.cwd, createdAt: Date.now(), parent: { id, atSeq } }
+    const cwd = (await this.read(id)).header.cwd
+    this.checkWorkspace(cwd)
+    const header: SessionHeader = { format: 'dsh-session', version: 1, id: newSessionId(), cwd, createdAt: Date.now(), parent: { id, atSeq } }
     await this.storage?.create(header)
     const prefix = events.slice(0, atSeq + 1)
     for (const event of prefix) this.storage?.append(header.id, event)
@@ -175,6 +184,12 @@ export class Sessions extends Service {
     this.live.delete(id)
     await this.storage?.release(id)
     session.closed = true
+  }
+
+  /** Throws WORKSPACE_REFUSED with the reason a listener gives for `cwd`, if one does. */
+  private checkWorkspace(cwd: string): void {
+    const why = this.ctx.bail('session/workspace-refused', cwd)
+    if (why) throw new SessionError('WORKSPACE_REFUSED', why)
   }
 
   private adopt(session: Session, how: 'created' | 'resumed' | 'forked'): Session {

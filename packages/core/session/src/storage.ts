@@ -82,7 +82,17 @@ export interface SessionStorage {
 export class SessionError extends Error {
   override name = 'SessionError'
   constructor(
-    readonly code: 'SESSION_NOT_FOUND' | 'SESSION_LOCKED' | 'SESSION_CORRUPT' | 'SESSION_EXISTS' | 'SESSION_CLOSED' | 'INVALID_EVENT' | 'UNKNOWN_KIND' | 'FORK_INSIDE_TURN' | 'FORK_OUT_OF_RANGE',
+    readonly code:
+      | 'SESSION_NOT_FOUND'
+      | 'SESSION_LOCKED'
+      | 'SESSION_CORRUPT'
+      | 'SESSION_EXISTS'
+      | 'SESSION_CLOSED'
+      | 'INVALID_EVENT'
+      | 'UNKNOWN_KIND'
+      | 'FORK_INSIDE_TURN'
+      | 'FORK_OUT_OF_RANGE'
+      | 'WORKSPACE_REFUSED',
     message: string,
   ) {
     super(message)

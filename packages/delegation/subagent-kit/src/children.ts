@@ -62,6 +62,8 @@ export abstract class ChildAgents extends Subagents {
     ctx.sessions.defineKind(ctx, 'subagent/parent', { validate: parentProblem })
     ctx.settings.define('subagent.maxConcurrent', Schema.natural().min(1).default(config.maxConcurrent), { description: 'Subagents that may run at the same time in this process; the rest wait.' })
     this.slots = new Slots(() => ctx.settings.get('subagent.maxConcurrent'))
+    // Agent type files are instructions the next session obeys: never the model's to write (docs/security.md).
+    ctx.sandboxPolicy.protectLoaded(ctx, config.agentFolders, `the ${this.constructor.name} row's agentFolders`)
     // The ceiling phase, first whatever the order of the rows (docs/architecture.md, "Tools"): no hook runs for
     // a call the ceiling refuses, and no approval, grant or allow rule may answer what it refuses. A hook
     // rewrites the arguments in a later phase, so they are checked again once the later phases have decided.

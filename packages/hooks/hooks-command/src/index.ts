@@ -72,6 +72,8 @@ export default class HooksCommand extends Hooks {
     // this row still reads the log.
     ctx.sessions.defineKind(ctx, 'hook/run', { ignorable: true, validate: runProblem })
     ctx.sessions.defineKind(ctx, 'hook/updated-input', { ignorable: true, validate: updatedProblem })
+    // A workspace's hooks files are the model's to write only through an approval (docs/security.md).
+    ctx.sandboxPolicy.protectLoaded(ctx, config.workspaceFiles, "the hooks-command row's workspaceFiles")
     listen(ctx, this)
   }
 

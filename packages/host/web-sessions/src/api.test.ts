@@ -1,6 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, expect, test } from 'vitest'
+import { afterEach, expect, onTestFinished, test } from 'vitest'
+import { tempDir } from '@dsh/test-harness/world'
 import WebSocket from 'ws'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
@@ -363,4 +364,18 @@ test('the sidebar renames a session and deletes it: the list, the search and the
   await expect(api('sessions.open', { sessionId })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
   await expect(api('sessions.delete', { sessionId: '../../etc' })).rejects.toMatchObject({ code: 'INVALID_ID' })
   await watcher.close()
+})
+
+test("a new session in dsh's home or inside it is refused, even where the picker may browse (docs/security.md)", async () => {
+  // The home is made openable (as when DSH_HOME lies under the user's home): the session service still refuses.
+  const home = tempDir('dsh-home-')
+  mkdirSync(join(home, 'skills'))
+  onTestFinished(() => rmSync(home, { recursive: true, force: true }))
+  h = await bootComposition({ profile: 'web', home, argv: ['--port', '0', '--allow-root', home], patch: PATCH })
+  await h.root.webserver.start()
+  cookie = await signInWithLink(h.root.webserver.newLink())
+  for (const cwd of [home, join(home, 'skills')]) {
+    await expect(api('sessions.create', { cwd })).rejects.toMatchObject({ code: 'WORKSPACE_REFUSED', message: expect.stringContaining("is dsh's home ($DSH_HOME") })
+  }
+  expect(await h.root.sessions.list()).toEqual([])
 })

@@ -41,6 +41,8 @@ const FILE_NAME = /^([a-z][a-z0-9_-]*)\.md$/
  * a command file linked to `~/.ssh/id_rsa` is refused like the model's own read.
  */
 export function apply(ctx: Context, config: Config) {
+  // Command files become the user's prompts: never the model's to write (docs/security.md).
+  ctx.sandboxPolicy.protectLoaded(ctx, config.workspaceDirs, "the commands-markdown row's workspaceDirs")
   ctx.commands.useSource(ctx, { list: (cwd) => listCommands(ctx, config, cwd) })
 }
 

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs'
-import { dirname, sep } from 'node:path'
+import { sep } from 'node:path'
 import type { PathAuthority } from '@dsh/sandbox'
 import { expandRule } from '@dsh/sandbox-rules'
+import { fencePoint } from './fences.ts'
 import { BRIDGE_SCRIPTS, INNER_PROXY_SOCKET, NO_PROXY_VARIABLES, PROXY_VARIABLES } from './network.ts'
 
 /** The network of one command: the host's, none (a private namespace), or the proxy bridged on `port`. */
@@ -15,8 +16,11 @@ export interface BubblewrapPlan {
   cwd: string
   terminal: boolean
   network: BubblewrapNetwork
-  /** Secret paths to hide and protected paths to bind read-only, and the most paths one glob expands to (absent: none). */
-  pathRules?: { paths: PathAuthority; matchLimit: number }
+  /**
+   * Secret paths to hide and protected paths to bind read-only, the most paths one glob expands to, and the
+   * mount points earlier commands of this process left behind (absent: no path rules).
+   */
+  pathRules?: { paths: PathAuthority; matchLimit: number; ours?: ReadonlySet<string> }
 }
 
 const within = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
@@ -28,12 +32,18 @@ const within = (path: string, root: string) => path === root || path.startsWith(
  * later mounts cover earlier ones.
  */
 export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
+  return bubblewrapMounts(plan).args
+}
+
+/** bwrap arguments for one command, and the mount points for missing paths bwrap will make on the disk. */
+export function bubblewrapMounts(plan: BubblewrapPlan): { args: string[]; mountPoints: string[] } {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp']
   const hiddenByTmp = plan.cwd !== '/tmp' && within(plan.cwd, '/tmp')
   if (hiddenByTmp && !plan.writableRoots.some((root) => within(plan.cwd, root))) args.push('--ro-bind', plan.cwd, plan.cwd)
   for (const root of plan.readableRoots ?? []) args.push('--ro-bind', root, root)
   for (const root of plan.writableRoots) args.push('--bind', root, root)
-  if (plan.pathRules) args.push(...pathRuleArgs(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit))
+  const rules = plan.pathRules && pathRuleMounts(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit, plan.pathRules.ours ?? new Set())
+  if (rules) args.push(...rules.args)
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
   args.push(...networkArgs(plan.network))
@@ -42,7 +52,7 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
   // keystrokes into (TIOCSTI). A private PTY stays the controlling terminal: its input is ours alone.
   if (!plan.terminal) args.push('--new-session')
   args.push('--chdir', plan.cwd)
-  return args
+  return { args, mountPoints: rules?.mountPoints ?? [] }
 }
 
 const isDirectory = (path: string) => {
@@ -55,40 +65,50 @@ const isDirectory = (path: string) => {
 
 /**
  * Mounts for the path rules, after the writable binds so they cover them (DESIGN §8):
- * - a protected path inside a writable root is bound read-only over itself; a missing one written as a
- *   directory (`.dsh/`) whose parent exists gets an empty read-only tmpfs, so it cannot be created (bwrap
- *   leaves the empty mount point behind on the disk);
+ * - a protected path inside a writable root is bound read-only over itself; a missing one (a protected or a
+ *   secret path not there yet, `.husky`, `.mcp.json`, `~/.bash_login`) gets an empty read-only tmpfs at its
+ *   first missing folder below the root, so nothing can be created there; bwrap makes that mount point on the
+ *   disk, and it is returned so it can be removed after the command (`fences.ts`);
  * - a secret directory becomes an empty read-only tmpfs and a secret file `/dev/null` (bound without device
  *   access, so reading it fails), last, so nothing re-exposes them; a secret path that holds a writable root
  *   is left visible (it is the workspace);
  * - then each read exception (the session's spill folder) is bound read-only again inside its hidden parent.
  */
 export function pathRuleArgs(paths: PathAuthority, writableRoots: string[], limit: number): string[] {
-  const args: string[] = []
-  for (const rule of paths.protect) {
-    const { found, missing } = expandRule(rule.pattern, limit)
-    for (const path of found) if (writableRoots.some((root) => within(path, root))) args.push('--ro-bind', path, path)
-    if (missing && rule.directory && writableRoots.some((root) => within(missing, root) && missing !== root) && isDirectory(dirname(missing))) {
-      args.push('--tmpfs', missing, '--remount-ro', missing)
-    }
+  return pathRuleMounts(paths, writableRoots, limit, new Set()).args
+}
+
+function pathRuleMounts(paths: PathAuthority, writableRoots: string[], limit: number, ours: ReadonlySet<string>): { args: string[]; mountPoints: string[] } {
+  const protect = paths.protect.map((rule) => expandRule(rule.pattern, limit))
+  const secret = paths.denyRead.map((rule) => expandRule(rule.pattern, limit))
+  // Mount points an earlier command left (it was killed before removing them) are fenced again, not bound.
+  const leftOver = (path: string) => ours.has(path) && fencePoint(path, writableRoots, ours) === path
+  const readOnly = protect.flatMap(({ found }) => found.filter((path) => !leftOver(path) && writableRoots.some((root) => within(path, root))))
+  const args = readOnly.flatMap((path) => ['--ro-bind', path, path])
+  const mountPoints: string[] = []
+  for (const missing of [...protect, ...secret].flatMap(({ found, missing }) => [...found.filter(leftOver), ...(missing ? [missing] : [])])) {
+    const point = fencePoint(missing, writableRoots, ours)
+    // Nothing can be made inside a read-only bind or a fence already planned (bwrap would fail to mount), and
+    // inside a hidden secret folder nothing shows anyway.
+    if (!point || [...readOnly, ...mountPoints, ...secret.flatMap(({ found }) => found)].some((made) => within(point, made))) continue
+    mountPoints.push(point)
+    args.push('--tmpfs', point, '--remount-ro', point)
   }
   const hidden: string[] = []
   const remounts: string[] = []
-  for (const rule of paths.denyRead) {
-    for (const path of expandRule(rule.pattern, limit).found) {
-      if (hidden.includes(path) || writableRoots.some((root) => within(root, path))) continue
-      hidden.push(path)
-      if (isDirectory(path)) {
-        args.push('--tmpfs', path)
-        remounts.push('--remount-ro', path)
-      } else args.push('--ro-bind', '/dev/null', path)
-    }
+  for (const path of secret.flatMap(({ found }) => found)) {
+    if (hidden.includes(path) || mountPoints.includes(path) || writableRoots.some((root) => within(root, path))) continue
+    hidden.push(path)
+    if (isDirectory(path)) {
+      args.push('--tmpfs', path)
+      remounts.push('--remount-ro', path)
+    } else args.push('--ro-bind', '/dev/null', path)
   }
   // Exceptions are bound while the tmpfs above them is still writable (bwrap makes their mount points there).
   for (const exception of paths.readExceptions) {
     if (existsSync(exception) && isDirectory(exception) && hidden.some((path) => within(exception, path) && exception !== path)) args.push('--ro-bind', exception, exception)
   }
-  return [...args, ...remounts]
+  return { args: [...args, ...remounts], mountPoints }
 }
 
 /**

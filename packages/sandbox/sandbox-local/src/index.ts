@@ -1,9 +1,13 @@
-import { existsSync, realpathSync, statSync } from 'node:fs'
-import { isAbsolute } from 'node:path'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { isAbsolute, join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
+import { within } from '@dsh/sandbox-rules'
 import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
-import { bubblewrapArgs, type BubblewrapNetwork } from './bubblewrap.ts'
+import { bubblewrapArgs, bubblewrapMounts, type BubblewrapNetwork } from './bubblewrap.ts'
+import { tidiedArgv } from './fences.ts'
 import { findExecutable } from './find-executable.ts'
 import { closedArgv } from './descriptors.ts'
 import { bridgedArgv, checkedNetwork } from './network.ts'
@@ -16,6 +20,8 @@ export interface Config {
   proxyPort: number
   bash: string
   perl: string
+  fenceLockDir: string
+  fenceLockWaitMs: number
 }
 
 interface Backend {
@@ -23,6 +29,8 @@ interface Backend {
   executable: string
   /** How it is named in messages. */
   label: string
+  /** perl, which removes the mount points of missing paths under a lock (fences.ts); absent: they stay. */
+  perl?: string
 }
 
 const BACKENDS: Partial<Record<NodeJS.Platform, Omit<Backend, 'executable'> & { file: string }>> = {
@@ -54,10 +62,28 @@ export default class SandboxLocal extends Sandbox {
       .default(3_128)
       .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
     bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
-    perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
+    fenceLockDir: Schema.string()
+      .default('')
+      .description(
+        'Folder of the lock files (one per writable root) confined commands share, so an empty mount point made for a missing protected path is removed only once none runs in that root (empty: $XDG_RUNTIME_DIR/dsh-sandbox-fences, else dsh-sandbox-fences-<uid> in the OS temp folder).',
+      ),
+    fenceLockWaitMs: Schema.natural()
+      .min(1)
+      .default(10_000)
+      .description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
+    perl: Schema.string()
+      .default('perl')
+      .description(
+        'The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.',
+      ),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
+  /** Mount points for missing paths that commands of this process had bwrap make (see fences.ts). */
+  private readonly mountPoints = new Set<string>()
+  private warnedNoPerl = false
+  /** The fence lock folder once made ('' when it could not be). */
+  private fenceLockDir?: string
 
   constructor(
     ctx: Context,
@@ -85,12 +111,50 @@ export default class SandboxLocal extends Sandbox {
     }
     const cwd = realpathSync(options.cwd)
     const planned: BubblewrapNetwork = network.kind === 'proxy' ? { ...network, port: this.config.proxyPort } : network
-    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit } } : {}
+    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit, ours: this.mountPoints } } : {}
     // Only existing folders, by their real path: bwrap fails on a missing source.
     const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
-    const args = bubblewrapArgs({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
+    const { args, mountPoints } = bubblewrapMounts({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
     const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
-    return { argv: [backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
+    const confined = [backend.executable, ...args, '--', ...command]
+    for (const point of mountPoints) this.mountPoints.add(point)
+    return { argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined, enforcement: 'full', backend: backend.name }
+  }
+
+  /** `confined` wrapped so the mount points bwrap makes for missing paths are removed after it (fences.ts). */
+  private tidied(mountPoints: string[], confined: string[], backend: Backend, writableRoots: string[]): string[] {
+    if (!backend.perl) {
+      if (!this.warnedNoPerl) this.ctx.logger('sandbox').warn('%s not found on PATH: the empty folders bubblewrap makes for missing protected paths stay in the workspace', this.config.perl)
+      this.warnedNoPerl = true
+      return confined
+    }
+    const dir = this.lockDir()
+    // A lock the command could replace would let another command's tidying open its fences: then leave them.
+    if (!dir || writableRoots.some((root) => within(dir, root))) return confined
+    const byRoot = new Map<string, string[]>()
+    for (const point of mountPoints) {
+      const root = writableRoots.find((candidate) => within(point, candidate) && point !== candidate)!
+      byRoot.set(root, [...(byRoot.get(root) ?? []), point])
+    }
+    const groups = [...byRoot].map(([root, points]) => ({ lock: join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 32)}.lock`), points }))
+    return tidiedArgv({ perl: backend.perl, waitSeconds: this.config.fenceLockWaitMs / 1000, groups }, confined)
+  }
+
+  /** The folder of the per-root fence locks (0700, made once), or undefined when it cannot be made. */
+  private lockDir(): string | undefined {
+    if (this.fenceLockDir !== undefined) return this.fenceLockDir || undefined
+    const runtime = process.env.XDG_RUNTIME_DIR
+    const dir = this.config.fenceLockDir || (runtime && isAbsolute(runtime) ? join(runtime, 'dsh-sandbox-fences') : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}`))
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      // Another user's folder (made first in a shared temp folder) would let that user tidy under our commands.
+      if (process.getuid && statSync(dir).uid !== process.getuid()) throw new Error(`${dir} belongs to another user`)
+      this.fenceLockDir = dir
+    } catch (error) {
+      this.ctx.logger('sandbox').warn('no fence lock folder (%s): the empty folders bubblewrap makes for missing protected paths stay in the workspace', error instanceof Error ? error.message : error)
+      this.fenceLockDir = ''
+    }
+    return this.fenceLockDir || undefined
   }
 
   private detect() {
@@ -110,6 +174,7 @@ export default class SandboxLocal extends Sandbox {
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
       : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
-    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label } : undefined }
+    const perl = isAbsolute(this.config.perl) ? this.config.perl : findExecutable(this.config.perl, process.env.PATH)
+    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(perl ? { perl } : {}) } : undefined }
   }
 }

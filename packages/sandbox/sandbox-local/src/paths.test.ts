@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
@@ -55,9 +55,45 @@ test('a protected folder inside the workspace is read-only; a missing one writte
   expect(result.output.match(/Read-only file system/g)?.length).toBeGreaterThanOrEqual(3)
   expect(existsSync(join(workspace, '.git/hooks/post-commit'))).toBe(false)
   expect(readFileSync(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n')
-  // bwrap leaves the empty mount point behind: an empty folder, nothing in it.
-  expect(readdirSync(join(workspace, '.dsh'))).toEqual([])
+  // The mount point bwrap made for the missing `.dsh` is removed once the command has ended.
+  expect(existsSync(join(workspace, '.dsh'))).toBe(false)
   expect(readFileSync(join(workspace, 'src.txt'), 'utf8')).toBe('ok\n')
+})
+
+test('missing protected names, files or folders, nested or not, cannot be created, and nothing is left behind', async () => {
+  const workspace = tempDir('dsh-ws-')
+  writeFileSync(join(workspace, 'src.txt'), 'kept\n')
+  const names = ['.mcp.json', '.envrc', '.husky', '.cursor/mcp.json', '.config/git/config']
+  const result = await run(
+    'echo x > .mcp.json; echo x > .envrc; mkdir -p .husky && echo x > .husky/pre-commit; mkdir -p .cursor; echo x > .cursor/mcp.json; mkdir -p .config/git; ls -A; echo ok >> src.txt',
+    workspace,
+    {
+      protect: names.map((name) => rule(join(workspace, name))),
+    },
+  )
+  expect(result.code).toBe(0)
+  expect(result.output).toMatch(/Read-only file system|Is a directory/)
+  expect(readdirSync(workspace)).toEqual(['src.txt'])
+  expect(readFileSync(join(workspace, 'src.txt'), 'utf8')).toBe('kept\nok\n')
+})
+
+test('a fence stays while another confined command runs: the first to end removes nothing under the one still running, which tidies for both', async () => {
+  const workspace = tempDir('dsh-ws-')
+  const sandbox = await mount()
+  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.husky'))] } }
+  const long = await sandbox.confine(['bash', '-c', 'sleep 2; mkdir -p .husky/x 2>&1; echo > .husky/pre-commit 2>&1; echo long-done'], { cwd: workspace, authority })
+  const short = await sandbox.confine(['bash', '-c', 'true'], { cwd: workspace, authority })
+  const running = spawn(long.argv[0]!, long.argv.slice(1), { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  running.stdout.on('data', (chunk) => (output += chunk))
+  running.stderr.on('data', (chunk) => (output += chunk))
+  const ended = new Promise((resolve) => running.on('close', resolve))
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  expect(spawnSync(short.argv[0]!, short.argv.slice(1), { cwd: workspace }).status).toBe(0)
+  await ended
+  expect(output).toContain('long-done')
+  expect(output).toMatch(/Read-only file system/)
+  expect(readdirSync(workspace)).toEqual([])
 })
 
 test('a glob rule is expanded to what exists: every match is hidden, the rest stays visible', async () => {
@@ -69,4 +105,22 @@ test('a glob rule is expanded to what exists: every match is hidden, the rest st
   const result = await run('cat certs/a.pem certs/b.pem certs/README', workspace, { denyRead: [rule(join(workspace, 'certs/*.pem'))] })
   expect(result.output).toContain('public')
   expect(result.output).not.toMatch(/PEM-A|PEM-B/)
+})
+
+test('a command ended by SIGTERM to its process group (the kill ladder) still leaves nothing behind, and ends by that signal', async () => {
+  const workspace = tempDir('dsh-ws-')
+  const sandbox = await mount()
+  const authority = {
+    mode: 'workspace-write' as const,
+    writableRoots: [workspace],
+    paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc')), rule(join(workspace, '.husky'))] },
+  }
+  const { argv } = await sandbox.confine(['bash', '-c', 'echo started; sleep 60'], { cwd: workspace, authority })
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: workspace, detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)))
+  await new Promise((resolve) => child.stdout.once('data', resolve))
+  expect(readdirSync(workspace).sort()).toEqual(['.envrc', '.husky']) // the fences, while it runs
+  process.kill(-child.pid!, 'SIGTERM')
+  expect(await ended).toBe('SIGTERM')
+  expect(readdirSync(workspace)).toEqual([])
 })

@@ -40,7 +40,7 @@ export const name = 'headless'
 export const inject = ['app', 'cmdlineArgs', 'sessions', 'sessionAdmin', 'agents', 'llm', 'approval', 'tools', 'settings', 'usagePrices']
 
 /** Session errors that mean the user named something that is not there (or a seq that cannot be forked). */
-const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE'])
+const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE', 'WORKSPACE_REFUSED'])
 
 /**
  * The headless surface (docs/architecture.md, "Boot and the process"): when the launcher hands over the
