@@ -80,9 +80,10 @@ export class Snapshots {
     private readonly options: SnapshotOptions,
   ) {}
 
-  async tree(hashable: (path: string) => boolean): Promise<string> {
+  /** `hashable` is asked for only when something changed (it costs a look at the session's authority). */
+  async tree(hashable: () => Promise<(path: string) => boolean>): Promise<string> {
     if (this.last && this.unchanged()) return this.last
-    return (this.last = await this.rescan(hashable))
+    return (this.last = await this.rescan(await hashable()))
   }
 
   /** Every file hashed and every folder walked has the stat it had: nothing was written since. */

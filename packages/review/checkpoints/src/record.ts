@@ -114,12 +114,13 @@ export class Recorder {
       })
       return { kind: 'none' }
     }
-    return { kind: 'git', snapshots, workspace: snapshots.workspace, tree: await snapshots.tree(await this.hashable(session)) }
+    return { kind: 'git', snapshots, workspace: snapshots.workspace, tree: await snapshots.tree(() => this.hashable(session)) }
   }
 
   private async finishGit(invocation: ToolInvocation, session: Session, plan: Extract<Plan, { kind: 'git' }>): Promise<void> {
     const options: GitOptions = { timeoutMs: this.config.gitTimeoutMs }
-    const after = await plan.snapshots.tree(await this.hashable(session))
+    const after = await plan.snapshots.tree(() => this.hashable(session))
+    if (after === plan.tree) return // nothing changed: no git, no authority to look at
     const changes = await changedFiles(plan.workspace, plan.tree, after, options)
     const { callId } = invocation.context
     if (changes.length > this.config.maxGitFiles) {
