@@ -73,6 +73,10 @@ function gaps(spans) {
       else if ((s.kind === 'process' || s.kind === 'fsync') && s.end > from && s.start < to) add(`${s.kind} ${s.label}`, Math.min(s.end, to) - Math.max(s.start, from))
       if (s.kind === 'process' && s.firstOutput && s.start >= from && s.firstOutput <= to) add(`process ${s.label}: spawn → first output`, s.firstOutput - s.start)
     }
+    // What no row covers: the loop, the log, building and checking the request, the tool's own JavaScript.
+    // git runs inside the Checkpoints listener's own time, so only the other processes are taken off.
+    const covered = [...by].filter(([key]) => key.startsWith('listener ') || (key.startsWith('process ') && !key.startsWith('process git') && !key.includes('→'))).reduce((sum, [, entry]) => sum + entry.ms, 0)
+    by.set('the rest (loop, log, request, tool code)', { ms: Math.max(0, to - from - covered), count: 1 })
     out.push({ total: to - from, by })
   }
   return out
@@ -109,7 +113,7 @@ export default async function run() {
   return [
     '## Where a step goes (bench/step)',
     '',
-    `\`dsh "task"\` from \`dist\` with default settings (workspace-write, bubblewrap, the network proxy on) in a git workspace of ${FILES + 1} committed files, against \`@dsh/llm-mock-server\` answering instantly: ${STEPS} steps each running \`echo\` through \`bash\`, ${RUNS} runs after a warm-up, ${count} gaps. A gap is the end of one model answer to the start of the next request; \`bench/step/trace.mjs\` (preloaded into the child) times what runs inside it. Listener rows are a listener's own time (a waterfall's \`next()\` left out); process rows are wall time inside the gap (they overlap the listener that awaits them); the spawn → first output row is how long a process took to start doing its work.`,
+    `\`dsh "task"\` from \`dist\` with default settings (workspace-write, bubblewrap, the network proxy on) in a git workspace of ${FILES + 1} committed files, against \`@dsh/llm-mock-server\` answering instantly: ${STEPS} steps each running \`echo\` through \`bash\`, ${RUNS} runs after a warm-up, ${count} gaps. A gap is the end of one model answer to the start of the next request; \`bench/step/trace.mjs\` (preloaded into the child) times what runs inside it. Listener rows are a listener's own time (a waterfall's \`next()\` left out); process rows are wall time inside the gap (they overlap the listener that awaits them); the spawn → first output row is how long a process took to start doing its work (for \`bwrap\`: the namespaces, the network bridge's start, then the command); \"the rest\" is the gap less every listener and every process but git (which runs inside the Checkpoints listener's own time).`,
     '',
     `Per-step gap: median ${ms(gap.median)}, p90 ${ms(gap.p90)}, min ${ms(gap.min)}.`,
     '',
