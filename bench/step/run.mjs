@@ -3,7 +3,7 @@
 // workspace against the mock DeepSeek server. The child is preloaded with ./trace.mjs, which times every
 // Cordis listener, child process, fsync and model request; each step's gap (the end of one answer to the
 // start of the next request) is cut out of that timeline and what ran inside it is summed by name.
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,10 +31,10 @@ function gitWorkspace(dir) {
 async function runOnce(llm, home, workspace) {
   const traceFile = join(home, `trace-${Date.now()}.jsonl`)
   llm.reset()
-  llm.enqueue(
-    ...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'bash', arguments: { command: `echo step ${i}` } }], usage: { input: 50, output: 10 } })),
-    { text: 'Done.', usage: { input: 50, output: 2 } },
-  )
+  llm.enqueue(...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'bash', arguments: { command: `echo step ${i}` } }], usage: { input: 50, output: 10 } })), {
+    text: 'Done.',
+    usage: { input: 50, output: 2 },
+  })
   const env = { PATH: process.env.PATH, HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server', DSH_BENCH_TRACE_FILE: traceFile }
   const child = spawn(process.execPath, ['--import', join(here, 'trace.mjs'), dshBin, 'run the benchmark task'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
@@ -75,11 +75,25 @@ function gaps(spans) {
     }
     // What no row covers: the loop, the log, building and checking the request, the tool's own JavaScript.
     // git runs inside the Checkpoints listener's own time, so only the other processes are taken off.
-    const covered = [...by].filter(([key]) => key.startsWith('listener ') || (key.startsWith('process ') && !key.startsWith('process git') && !key.includes('→'))).reduce((sum, [, entry]) => sum + entry.ms, 0)
+    const covered = [...by]
+      .filter(([key]) => key.startsWith('listener ') || (key.startsWith('process ') && !key.startsWith('process git') && !key.includes('→')))
+      .reduce((sum, [, entry]) => sum + entry.ms, 0)
     by.set('the rest (loop, log, request, tool code)', { ms: Math.max(0, to - from - covered), count: 1 })
     out.push({ total: to - from, by })
   }
   return out
+}
+
+/** The load of the moment, in the same run: a bare confined `true` (bwrap's namespaces, no bridge), spawned and waited for. */
+function bareBwrap() {
+  const times = []
+  for (let i = 0; i < 20; i++) {
+    const started = performance.now()
+    const run = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session', '--', 'true'])
+    if (run.status !== 0) throw new Error(`bwrap cannot run here: ${run.stderr}`)
+    times.push(performance.now() - started)
+  }
+  return summarize(times).median
 }
 
 export async function profile() {
@@ -96,11 +110,16 @@ export async function profile() {
     const rows = keys
       .map((key) => {
         const per = all.map((gap) => gap.by.get(key) ?? { ms: 0, count: 0 })
-        return { key, median: summarize(per.map((entry) => entry.ms)).median, mean: per.reduce((sum, entry) => sum + entry.ms, 0) / per.length, count: per.reduce((sum, entry) => sum + entry.count, 0) / per.length }
+        return {
+          key,
+          median: summarize(per.map((entry) => entry.ms)).median,
+          mean: per.reduce((sum, entry) => sum + entry.ms, 0) / per.length,
+          count: per.reduce((sum, entry) => sum + entry.count, 0) / per.length,
+        }
       })
       .filter((row) => row.mean >= 0.05)
       .sort((a, b) => b.mean - a.mean)
-    return { gap: summarize(all.map((gap) => gap.total)), rows, gaps: all.length }
+    return { gap: summarize(all.map((gap) => gap.total)), rows, gaps: all.length, bwrap: bareBwrap() }
   } finally {
     await llm.close()
     rmSync(home, { recursive: true, force: true })
@@ -109,13 +128,13 @@ export async function profile() {
 }
 
 export default async function run() {
-  const { gap, rows, gaps: count } = await profile()
+  const { gap, rows, gaps: count, bwrap } = await profile()
   return [
     '## Where a step goes (bench/step)',
     '',
     `\`dsh "task"\` from \`dist\` with default settings (workspace-write, bubblewrap, the network proxy on) in a git workspace of ${FILES + 1} committed files, against \`@dsh/llm-mock-server\` answering instantly: ${STEPS} steps each running \`echo\` through \`bash\`, ${RUNS} runs after a warm-up, ${count} gaps. A gap is the end of one model answer to the start of the next request; \`bench/step/trace.mjs\` (preloaded into the child) times what runs inside it. Listener rows are a listener's own time (a waterfall's \`next()\` left out); process rows are wall time inside the gap (they overlap the listener that awaits them); the spawn → first output row is how long a process took to start doing its work (for \`bwrap\`: the namespaces, the network bridge's start, then the command); \"the rest\" is the gap less every listener and every process but git (which runs inside the Checkpoints listener's own time).`,
     '',
-    `Per-step gap: median ${ms(gap.median)}, p90 ${ms(gap.p90)}, min ${ms(gap.min)}.`,
+    `Per-step gap: median ${ms(gap.median)}, p90 ${ms(gap.p90)}, min ${ms(gap.min)}; a bare confined \`true\` (\`bwrap … -- true\`, no bridge, spawned from the bench in the same run, a measure of the machine's load) took ${ms(bwrap)}, so the gap is ${(gap.median / bwrap).toFixed(1)}× it.`,
     '',
     '| in the gap | per step (mean) | median | calls per step |',
     '|---|---|---|---|',

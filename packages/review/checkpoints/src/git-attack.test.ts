@@ -13,7 +13,8 @@ import { bootComposition, scriptedPatch, toolCall as call } from '@dsh/test-harn
 import { outsideDir } from '@dsh/test-harness/world'
 import type {} from './index.ts'
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
 
 /** Plants, in `.git/config` and `.git/hooks`, a program for every way a repository can make git run one. */
 function plantTraps(workspace: string, traps: string) {

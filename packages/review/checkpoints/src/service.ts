@@ -43,7 +43,9 @@ export class Checkpoints extends Service {
     gitTimeoutMs: Schema.natural().default(20_000).description('Longest one git step of a snapshot may take.'),
     racyWindowMs: Schema.natural()
       .default(1_000)
-      .description('A file or folder changed this recently when a snapshot is taken is looked at again by the next one (a second write within one clock tick can leave its stat equal); older ones unchanged since are not re-read.'),
+      .description(
+        'A file or folder changed this recently when a snapshot is taken is looked at again by the next one (a second write within one clock tick can leave its stat equal); older ones unchanged since are not re-read.',
+      ),
     maxGitFiles: Schema.natural().default(500).description('A command changing more files than this is noted as not covered instead of checkpointed.'),
   })
 

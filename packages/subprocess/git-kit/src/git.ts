@@ -1,4 +1,4 @@
-// The one way dsh runs git itself (docs/security.md, "Git that dsh runs"; docs/architecture.md, "Review and
+// The one way dsh runs git itself (docs/security.md, "Defences and the tests that show them"; docs/architecture.md, "Review and
 // rewind"). A repository is the model's to write (`.gitattributes`) and a hostile clone's to configure
 // (`.git/config`): every setting through which git would start a program — hooks, fsmonitor, clean/smudge
 // filters, textconv, an external diff, a pager, ssh, askpass, credential helpers, any network transport — is
@@ -92,7 +92,8 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
       argv[0]!,
       argv.slice(1),
       { cwd: options.cwd, encoding: 'buffer', timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBytes ?? 256 * 1024 * 1024, env: gitEnvironment(options.env) },
-      (error, stdout, stderr) => (error ? reject(new GitError(`git ${args[0]}: ${stderr.toString().trim() || error.message}`, typeof error.code === 'number' ? error.code : undefined)) : resolve(stdout)),
+      (error, stdout, stderr) =>
+        error ? reject(new GitError(`git ${args[0]}: ${stderr.toString().trim() || error.message}`, typeof error.code === 'number' ? error.code : undefined)) : resolve(stdout),
     )
     child.stdin?.on('error', () => undefined) // git may exit before reading all of it; the exit code tells
     child.stdin?.end(options.input ?? '')
