@@ -11,7 +11,7 @@ import type {} from '@dsh/llm-scripted'
 import type {} from '@dsh/session-changes'
 import { bootComposition, scriptedPatch, toolCall as call } from '@dsh/test-harness'
 import { outsideDir } from '@dsh/test-harness/world'
-import type {} from './index.ts'
+import type {} from '@dsh/checkpoints'
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
