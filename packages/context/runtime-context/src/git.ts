@@ -46,9 +46,14 @@ function summarize(porcelain: string, maxFiles: number): string {
   return `${[...counts].map(([name, count]) => `${count} ${name}`).join(', ')}: ${files.join(', ')}${more}`
 }
 
+/** The branch checked out in the repository at `cwd`, or undefined outside one (one confined git). */
+export async function gitBranch(ctx: Context, cwd: string, config: Config): Promise<string | undefined> {
+  return (await git(ctx, cwd, ['rev-parse', '--abbrev-ref', 'HEAD'], config))?.trim() || undefined
+}
+
 /** The branch, status summary and recent commits of the repository at `cwd`, or undefined outside one. */
-export async function gitFacts(ctx: Context, cwd: string, config: Config): Promise<GitFacts | undefined> {
-  const branch = (await git(ctx, cwd, ['rev-parse', '--abbrev-ref', 'HEAD'], config))?.trim()
+export async function gitFacts(ctx: Context, cwd: string, config: Config, knownBranch?: string): Promise<GitFacts | undefined> {
+  const branch = knownBranch ?? (await gitBranch(ctx, cwd, config))
   if (!branch) return undefined
   // `status` may compare contents (through a filter): each filter driver the repository defines is switched off.
   const filters = await filterDrivers({ cwd, timeoutMs: config.gitTimeoutMs, confine: confineReadOnly(ctx, cwd) }).catch(() => undefined)
