@@ -23,6 +23,7 @@ export interface RecordConfig {
   gitSnapshots: boolean
   gitTimeoutMs: number
   racyWindowMs: number
+  maxSnapshotSessions: number
   maxGitFiles: number
 }
 
@@ -87,11 +88,22 @@ export class Recorder {
   /** The session's snapshots, or undefined outside a repository. */
   private async snapshotsOf(session: Session): Promise<Snapshots | undefined> {
     const known = this.workspaces.get(session.id)
-    if (known && known.cwd === session.cwd && (known.snapshots || !gitAbove(session.cwd))) return known.snapshots
+    if (known && known.cwd === session.cwd && (known.snapshots || !gitAbove(session.cwd))) {
+      this.workspaces.delete(session.id) // most recently used last
+      this.workspaces.set(session.id, known)
+      return known.snapshots
+    }
     await known?.snapshots?.dispose()
     const workspace = await gitWorkspace(session.cwd, { timeoutMs: this.config.gitTimeoutMs })
     const snapshots = workspace ? new Snapshots(workspace, { timeoutMs: this.config.gitTimeoutMs, racyWindowMs: this.config.racyWindowMs }) : undefined
+    this.workspaces.delete(session.id)
     this.workspaces.set(session.id, { cwd: session.cwd, ...(snapshots ? { snapshots } : {}) })
+    // The longest-unused sessions' private indexes go first (a web host runs many sessions in one process).
+    for (const [id, entry] of this.workspaces) {
+      if (this.workspaces.size <= this.config.maxSnapshotSessions) break
+      this.workspaces.delete(id)
+      await entry.snapshots?.dispose()
+    }
     return snapshots
   }
 

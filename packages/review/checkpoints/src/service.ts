@@ -46,6 +46,10 @@ export class Checkpoints extends Service {
       .description(
         'A file or folder changed this recently when a snapshot is taken is looked at again by the next one (a second write within one clock tick can leave its stat equal); older ones unchanged since are not re-read.',
       ),
+    maxSnapshotSessions: Schema.natural()
+      .min(1)
+      .default(16)
+      .description("Sessions whose snapshot state (a private index, the files' stats) is kept; the longest unused is dropped first and its next snapshot starts over."),
     maxGitFiles: Schema.natural().default(500).description('A command changing more files than this is noted as not covered instead of checkpointed.'),
   })
 
