@@ -5,7 +5,7 @@
 // bundled launcher (scripts/bundle-cli.mjs, the one `npm pack` ships), built here into a temp folder; wall
 // times and the CPU seconds of each run (GNU time).
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -61,6 +61,8 @@ export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'dsh-bench-boot-'))
   const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-boot-ws-'))
   const packaged = mkdtempSync(join(tmpdir(), 'dsh-bench-boot-pkg-'))
+  // One request per run: no title request after the turn (it is not the run being measured).
+  writeFileSync(join(home, 'settings.yaml'), 'sessions.autoTitle: false\n')
   const env = { ...process.env, DSH_HOME: home }
   const llm = await startMockServer()
   try {

@@ -42,8 +42,8 @@ function series(samples) {
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'dsh-bench-headless-home-'))
   const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-headless-ws-'))
-  // 200 tool steps exceed the loop's default limit (the agent.maxSteps setting).
-  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${LOOP_STEPS + 10}\n`)
+  // No title request after the turn (not the run being measured). 200 tool steps exceed the loop's default limit (the agent.maxSteps setting).
+  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${LOOP_STEPS + 10}\nsessions.autoTitle: false\n`)
   writeFileSync(join(workspace, 'notes.txt'), 'a short file the loop reads at every step\n')
   const llm = await startMockServer()
   try {

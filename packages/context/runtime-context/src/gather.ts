@@ -5,7 +5,7 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import type { Session } from '@dsh/session'
 import type { Config } from './config.ts'
-import { gitFacts } from './git.ts'
+import { gitBranch, gitFacts } from './git.ts'
 import { overview, projectCommands } from './project.ts'
 
 /** What the model is told, and the stable facts whose change makes it worth telling again. */
@@ -30,18 +30,29 @@ export async function sessionFor(ctx: Context, session: Session): Promise<Gather
 }
 
 /**
- * Gathers the runtime context of a session working in `cwd` (`where`: its mode and read rules). The facts (working directory, OS, date, shell,
- * mode, branch) change rarely; the status, commits, overview and commands are told with them but do not by
- * themselves log a new context (they change with every edit).
+ * The stable facts alone (working directory, OS, date, shell, mode, branch): whether a new context is worth
+ * logging. The branch costs one confined git; status, commits, overview and commands are left for
+ * `gatherContext`, so a turn whose facts did not change gathers nothing more.
  */
-export async function gatherContext(ctx: Context, cwd: string, config: Config, where: GatherFor, now = new Date()): Promise<RuntimeContext> {
+export async function gatherFacts(ctx: Context, cwd: string, config: Config, where: GatherFor, now = new Date()): Promise<Record<string, string>> {
   const facts: Record<string, string> = { cwd }
   if (config.os) facts.os = `${platform()} ${release()}`
   if (config.date) facts.date = now.toISOString().slice(0, 10)
   if (config.shell) facts.shell = basename(process.env.SHELL ?? 'bash')
   if (config.sandbox && where.mode) facts.mode = where.mode
-  const git = config.git ? await gitFacts(ctx, cwd, config) : undefined
-  if (git) facts.branch = git.branch
+  const branch = config.git ? await gitBranch(ctx, cwd, config) : undefined
+  if (branch) facts.branch = branch
+  return facts
+}
+
+/**
+ * Gathers the runtime context of a session working in `cwd` (`where`: its mode and read rules). The facts (working directory, OS, date, shell,
+ * mode, branch) change rarely; the status, commits, overview and commands are told with them but do not by
+ * themselves log a new context (they change with every edit). `known`: the facts just gathered.
+ */
+export async function gatherContext(ctx: Context, cwd: string, config: Config, where: GatherFor, now = new Date(), known?: Record<string, string>): Promise<RuntimeContext> {
+  const facts = known ?? (await gatherFacts(ctx, cwd, config, where, now))
+  const git = config.git && facts.branch ? await gitFacts(ctx, cwd, config, facts.branch) : undefined
 
   const lines = [`Runtime context (gathered by dsh when the session started or these facts changed; the files may have changed since):`, `- Working directory: ${cwd}`]
   const system = [facts.os && `OS: ${facts.os}`, facts.shell && `shell: ${facts.shell}`, facts.date && `date: ${facts.date}`].filter(Boolean)

@@ -1,14 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox'
-import type {} from '@dsh/subprocess'
+import { filterDrivers, runGit } from '@dsh/git-kit'
 import type { Config } from './config.ts'
-
-/**
- * Options that keep a hostile repository's configuration from running anything while dsh reads it:
- * `core.fsmonitor` (a program git runs on status), hooks, pagers and external diff drivers. Git still reads
- * the repository's config otherwise, so it also runs confined read-only, without network.
- */
-const SAFE = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.pager=cat', '-c', 'diff.external=', '-c', 'color.ui=never', '--no-optional-locks']
 
 export interface GitFacts {
   branch: string
@@ -16,20 +9,29 @@ export interface GitFacts {
   commits: string[]
 }
 
-/** One git command, confined read-only; undefined when it fails or nothing can confine it. */
-async function git(ctx: Context, cwd: string, args: string[], config: Config): Promise<string | undefined> {
+/** Wraps git confined read-only without network; undefined (git not run) when nothing can confine it. */
+const confineReadOnly = (ctx: Context, cwd: string) => async (argv: string[]) => {
   const sandbox = ctx.get('sandbox')
   if (!sandbox) return undefined
-  let argv: string[]
   try {
-    const confined = await sandbox.confine(['git', ...SAFE, ...args], { cwd, authority: { mode: 'read-only', writableRoots: [] } })
-    if (confined.enforcement !== 'full') return undefined
-    argv = confined.argv
+    const confined = await sandbox.confine(argv, { cwd, authority: { mode: 'read-only', writableRoots: [] } })
+    return confined.enforcement === 'full' ? confined.argv : undefined
   } catch {
     return undefined // no working backend: the facts leave git out rather than run it bare
   }
-  const result = await ctx.subprocess.run(argv, { cwd, timeoutMs: config.gitTimeoutMs, outputCapBytes: 64_000 }).catch(() => undefined)
-  return result && result.exitCode === 0 && !result.timedOut ? result.output : undefined
+}
+
+/**
+ * One git command through @dsh/git-kit (scrubbed environment, no system or global config, every program a
+ * repository's config could make git run switched off, each filter driver it defines among them), confined
+ * read-only without network besides; undefined when it fails or cannot be confined.
+ */
+async function git(ctx: Context, cwd: string, args: string[], config: Config, drivers: readonly string[] = []): Promise<string | undefined> {
+  try {
+    return (await runGit(args, { cwd, timeoutMs: config.gitTimeoutMs, confine: confineReadOnly(ctx, cwd), maxBytes: 64_000, filterDrivers: drivers })).toString('utf8')
+  } catch {
+    return undefined
+  }
 }
 
 /** `2 modified, 1 added, 3 untracked: a.ts, b.ts, …` from `git status --porcelain` lines. */
@@ -44,11 +46,18 @@ function summarize(porcelain: string, maxFiles: number): string {
   return `${[...counts].map(([name, count]) => `${count} ${name}`).join(', ')}: ${files.join(', ')}${more}`
 }
 
+/** The branch checked out in the repository at `cwd`, or undefined outside one (one confined git). */
+export async function gitBranch(ctx: Context, cwd: string, config: Config): Promise<string | undefined> {
+  return (await git(ctx, cwd, ['rev-parse', '--abbrev-ref', 'HEAD'], config))?.trim() || undefined
+}
+
 /** The branch, status summary and recent commits of the repository at `cwd`, or undefined outside one. */
-export async function gitFacts(ctx: Context, cwd: string, config: Config): Promise<GitFacts | undefined> {
-  const branch = (await git(ctx, cwd, ['rev-parse', '--abbrev-ref', 'HEAD'], config))?.trim()
+export async function gitFacts(ctx: Context, cwd: string, config: Config, knownBranch?: string): Promise<GitFacts | undefined> {
+  const branch = knownBranch ?? (await gitBranch(ctx, cwd, config))
   if (!branch) return undefined
-  const status = await git(ctx, cwd, ['status', '--porcelain', '--untracked-files=normal'], config)
+  // `status` may compare contents (through a filter): each filter driver the repository defines is switched off.
+  const filters = await filterDrivers({ cwd, timeoutMs: config.gitTimeoutMs, confine: confineReadOnly(ctx, cwd) }).catch(() => undefined)
+  const status = filters ? await git(ctx, cwd, ['status', '--porcelain', '--untracked-files=normal'], config, filters) : undefined
   const log = config.commits ? await git(ctx, cwd, ['log', '--oneline', '--no-decorate', `-n${config.commits}`], config) : ''
   return {
     branch,

@@ -2,7 +2,7 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/agent'
 import { Config } from './config.ts'
-import { gatherContext, sessionFor, type GatherFor, type RuntimeContext } from './gather.ts'
+import { gatherContext, gatherFacts, sessionFor, type GatherFor, type RuntimeContext } from './gather.ts'
 
 export { Config }
 export { gatherContext, sessionFor, type GatherFor, type RuntimeContext } from './gather.ts'
@@ -44,9 +44,12 @@ export function apply(ctx: Context, config: Config) {
     const decision = await next()
     if (decision.action !== 'enter' || step.step !== 0) return decision
     const session = step.agent.session
-    const context = await gatherContext(ctx, step.agent.cwd, config, await sessionFor(ctx, session))
+    const where = await sessionFor(ctx, session)
+    const now = new Date()
+    // The facts first: when they are the last context's, nothing more is gathered (docs/performance.md).
+    const facts = await gatherFacts(ctx, step.agent.cwd, config, where, now)
     const last = session.last('runtime/context')
-    if (!last || !sameFacts(last.data.facts, context.facts)) session.append('runtime/context', context)
+    if (!last || !sameFacts(last.data.facts, facts)) session.append('runtime/context', await gatherContext(ctx, step.agent.cwd, config, where, now, facts))
     return decision
   })
 }

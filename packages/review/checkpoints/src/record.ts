@@ -1,7 +1,7 @@
 // Recording: before the first effect on a file in a turn its prior content is stored and logged
 // (`checkpoint/before`), and after every call what it left (`checkpoint/after`). Editing tools name their
 // file; a command's changes are found by comparing git snapshots of the workspace around it.
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
@@ -11,7 +11,9 @@ import { pathOf } from '@dsh/session-view'
 import type { ToolInvocation } from '@dsh/tools'
 import type { FileState } from './events.ts'
 import { fileHistories, turnStarts } from './fold.ts'
-import { blobSize, changedFiles, gitWorkspace, readBlob, snapshotTree, type GitOptions, type TreeChange, type Workspace } from './git.ts'
+import { existsSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { blobSize, changedFiles, gitWorkspace, readBlob, Snapshots, type GitOptions, type TreeChange, type Workspace } from './git.ts'
 import type { BlobStore } from './store.ts'
 
 export interface RecordConfig {
@@ -20,15 +22,28 @@ export interface RecordConfig {
   shellTools: string[]
   gitSnapshots: boolean
   gitTimeoutMs: number
+  racyWindowMs: number
+  maxSnapshotSessions: number
   maxGitFiles: number
 }
 
 /** What `prepare` found before the call ran, for `finish` after it. */
-export type Plan = { kind: 'files'; paths: string[] } | { kind: 'git'; workspace: Workspace; tree: string } | { kind: 'none' }
+export type Plan = { kind: 'files'; paths: string[] } | { kind: 'git'; snapshots: Snapshots; workspace: Workspace; tree: string } | { kind: 'none' }
 
 export const within = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 
+/** Whether a `.git` is in `dir` or a folder above it (a repository may have been made since the last look). */
+function gitAbove(dir: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return true
+    if (dirname(at) === at) return false
+  }
+}
+
 export class Recorder {
+  /** Per session: its workspace's repository (found once; looked for again only once a `.git` appears) and snapshots. */
+  private readonly workspaces = new Map<string, { cwd: string; snapshots?: Snapshots }>()
+
   constructor(
     private readonly ctx: Context,
     private readonly config: RecordConfig,
@@ -70,10 +85,38 @@ export class Recorder {
     return { kind: 'files', paths: [path] }
   }
 
+  /** The session's snapshots, or undefined outside a repository. */
+  private async snapshotsOf(session: Session): Promise<Snapshots | undefined> {
+    const known = this.workspaces.get(session.id)
+    if (known && known.cwd === session.cwd && (known.snapshots || !gitAbove(session.cwd))) {
+      this.workspaces.delete(session.id) // most recently used last
+      this.workspaces.set(session.id, known)
+      return known.snapshots
+    }
+    await known?.snapshots?.dispose()
+    const workspace = await gitWorkspace(session.cwd, { timeoutMs: this.config.gitTimeoutMs })
+    const snapshots = workspace ? new Snapshots(workspace, { timeoutMs: this.config.gitTimeoutMs, racyWindowMs: this.config.racyWindowMs }) : undefined
+    this.workspaces.delete(session.id)
+    this.workspaces.set(session.id, { cwd: session.cwd, ...(snapshots ? { snapshots } : {}) })
+    // The longest-unused sessions' private indexes go first (a web host runs many sessions in one process).
+    for (const [id, entry] of this.workspaces) {
+      if (this.workspaces.size <= this.config.maxSnapshotSessions) break
+      this.workspaces.delete(id)
+      await entry.snapshots?.dispose()
+    }
+    return snapshots
+  }
+
+  /** Removes every session's private index. */
+  async dispose(): Promise<void> {
+    const all = [...this.workspaces.values()]
+    this.workspaces.clear()
+    await Promise.all(all.map((entry) => entry.snapshots?.dispose()))
+  }
+
   private async prepareGit(invocation: ToolInvocation, session: Session): Promise<Plan> {
-    const options: GitOptions = { timeoutMs: this.config.gitTimeoutMs }
-    const workspace = this.config.gitSnapshots ? await gitWorkspace(session.cwd, options) : undefined
-    if (!workspace) {
+    const snapshots = this.config.gitSnapshots ? await this.snapshotsOf(session) : undefined
+    if (!snapshots) {
       session.append('checkpoint/uncovered', {
         callId: invocation.callId,
         turn: currentTurn(session),
@@ -83,12 +126,13 @@ export class Recorder {
       })
       return { kind: 'none' }
     }
-    return { kind: 'git', workspace, tree: await snapshotTree(workspace, options, await this.hashable(session)) }
+    return { kind: 'git', snapshots, workspace: snapshots.workspace, tree: await snapshots.tree(() => this.hashable(session)) }
   }
 
   private async finishGit(invocation: ToolInvocation, session: Session, plan: Extract<Plan, { kind: 'git' }>): Promise<void> {
     const options: GitOptions = { timeoutMs: this.config.gitTimeoutMs }
-    const after = await snapshotTree(plan.workspace, options, await this.hashable(session))
+    const after = await plan.snapshots.tree(() => this.hashable(session))
+    if (after === plan.tree) return // nothing changed: no git, no authority to look at
     const changes = await changedFiles(plan.workspace, plan.tree, after, options)
     const { callId } = invocation.context
     if (changes.length > this.config.maxGitFiles) {

@@ -41,6 +41,15 @@ export class Checkpoints extends Service {
     shellTools: Schema.array(Schema.string()).default(['bash']).description('Tools whose changes are found by a git snapshot of the workspace before and after the call.'),
     gitSnapshots: Schema.boolean().default(true).description('Compare git snapshots around commands (a private index; the user index, stash and refs are untouched).'),
     gitTimeoutMs: Schema.natural().default(20_000).description('Longest one git step of a snapshot may take.'),
+    racyWindowMs: Schema.natural()
+      .default(1_000)
+      .description(
+        'A file or folder changed this recently when a snapshot is taken is looked at again by the next one (a second write within one clock tick can leave its stat equal); older ones unchanged since are not re-read.',
+      ),
+    maxSnapshotSessions: Schema.natural()
+      .min(1)
+      .default(16)
+      .description("Sessions whose snapshot state (a private index, the files' stats) is kept; the longest unused is dropped first and its next snapshot starts over."),
     maxGitFiles: Schema.natural().default(500).description('A command changing more files than this is noted as not covered instead of checkpointed.'),
   })
 
@@ -55,6 +64,7 @@ export class Checkpoints extends Service {
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
     for (const [kind, validate] of Object.entries(validators)) ctx.sessions.defineKind(ctx, kind, { ignorable: true, validate })
     this.recorder = new Recorder(ctx, config, (session) => this.store(session.header))
+    ctx.effect(() => () => this.recorder.dispose(), 'remove the private snapshot indexes')
     ctx.on('tools/execute', async (invocation, next) => {
       const plan: Plan = await this.recorder.prepare(invocation).catch((error) => {
         ctx.logger('checkpoints').warn('call %s: no checkpoint: %s', invocation.callId, error instanceof Error ? error.message : error)
