@@ -1,4 +1,4 @@
-import type { Message, TextBlock } from '@dsh/llm'
+import { seal, type Message, type TextBlock } from '@dsh/llm'
 import type { AnySessionEvent, SessionEvent, SessionEventMap, UserMessageSource } from './events.ts'
 
 /** One message of the derived history, with the seq of the event it came from. */
@@ -92,14 +92,16 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldSt
  * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call), `runtime/context`
  * (as a user message); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
  * `tool/pruned` shows one tool result shorter. Incremental: `update()` folds only events it has not seen.
+ * Every message it returns is sealed (`seal` of @dsh/llm: deeply frozen) and the list is frozen, so no caller
+ * can change the history it shares with the request check (docs/architecture.md, "The session log").
  */
 export class MessageFold {
   private entries: HistoryEntry[] = []
   private state: FoldState = { droppedCalls: new Set() }
   private folded = 0
-  private cache: Message[] | undefined
+  private cache: readonly Message[] | undefined
 
-  update(events: readonly SessionEvent[]): Message[] {
+  update(events: readonly SessionEvent[]): readonly Message[] {
     if (events.length < this.folded) {
       this.entries = []
       this.state = { droppedCalls: new Set() }
@@ -108,7 +110,7 @@ export class MessageFold {
     }
     for (let i = this.folded; i < events.length; i++) if (foldInto(this.entries, events[i] as AnySessionEvent, this.state)) this.cache = undefined
     this.folded = events.length
-    return (this.cache ??= this.entries.map((entry) => entry.message))
+    return (this.cache ??= Object.freeze(this.entries.map((entry) => seal(entry.message))))
   }
 }
 
