@@ -11,6 +11,7 @@ import { findDrift, findDriftAfresh } from './index.ts'
 let h: Harness
 let session: Session
 const route = { provider: 'scripted', model: 'scripted-1' }
+const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 const tools = [{ name: 'read', description: 'Read a file.', parameters: { type: 'object' } }]
 
 beforeAll(async () => {
@@ -21,7 +22,7 @@ beforeAll(async () => {
   for (let step = 0; step < 600; step++) {
     if (step % 50 === 0) session.append('user/message', { content: [{ type: 'text', text: `task ${step}` }], source: 'user' })
     const callId = `call_${step}`
-    session.append('assistant/message', { content: [{ type: 'tool-call', callId, name: 'read', arguments: { path: `f${step}` } }], finish: 'tool-calls' })
+    session.append('assistant/message', { content: [{ type: 'tool-call', callId, name: 'read', arguments: { path: `f${step}` } }], usage, finish: 'tool-calls' })
     session.append('tool/call', { callId, name: 'read', arguments: { path: `f${step}` } })
     session.append('tool/result', { callId, content: [{ type: 'text', text: `contents of f${step}` }] })
     session.messages() // as the loop does before every request: the fold advances step by step

@@ -1,6 +1,6 @@
 // The session log (docs/architecture.md, "The session log"; DESIGN §5).
 export * from './events.ts'
-export { CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
+export { ARGUMENTS_PRUNED_KIND, CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
 export { mapAtMost } from './at-most.ts'
 export { findNonPlain, deepFreeze } from './plain-json.ts'
 export { deriveTurnRequest, logRequestHeader, samplingOf, sessionTurnRequest, type DerivedRequest } from './request.ts'
