@@ -20,7 +20,13 @@ let call = 0
 function step(session, turnId, n) {
   const callId = `call_${call++}`
   session.append('step/start', { turnId, step: n })
-  session.append('assistant/message', { content: [{ type: 'text', text: 'Reading.' }, { type: 'tool-call', callId, name: 'read', arguments: { path: `src/f${callId}.ts` } }], finish: 'tool-calls' })
+  session.append('assistant/message', {
+    content: [
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool-call', callId, name: 'read', arguments: { path: `src/f${callId}.ts` } },
+    ],
+    finish: 'tool-calls',
+  })
   session.append('tool/call', { callId, name: 'read', arguments: { path: `src/f${callId}.ts` } })
   session.append('tool/result', { callId, content: [{ type: 'text', text: `export const v = ${'x'.repeat(600)}\n` }] })
   session.append('step/end', { turnId, step: n, finish: 'tool-calls' })

@@ -49,7 +49,7 @@ test('each answered request is a usage_update: the context it filled, the window
   expect(meta.turn.cacheHitShare).toBe(1500 / 2540)
   expect(meta.turn.cacheSaved).toBeCloseTo(saved, 12)
   expect(meta.turn.cost).toBeCloseTo(cost, 12)
-  expect((updates[0]!._meta?.['dsh/usage'] as Record<string, any>).cacheHitShare).toBe(200 / 1200)
+  expect(updates[0]!._meta!['dsh/usage']).toMatchObject({ cacheHitShare: 200 / 1200 })
 })
 
 test('a model the settings do not name is priced at its shipped price', async () => {

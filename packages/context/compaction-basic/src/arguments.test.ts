@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
-import { startMockServer, type MockServer, type RecordedRequest } from '@dsh/llm-mock-server'
+import { expect, test } from 'vitest'
+import type { Harness } from '@dsh/test-harness'
+import { useMockProvider } from './test-support/deepseek-mock.ts'
+import type { RecordedRequest } from '@dsh/llm-mock-server'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/compaction'
 import type {} from '@dsh/tool-result-pruner'
@@ -21,33 +22,10 @@ const BIG = 'a line of a generated file, repeated until it is 8 MiB\n'.repeat(Ma
 const NEEDLE = JSON.stringify(BIG.slice(0, 4096)).slice(1, -1)
 const providerTokens = (request: RecordedRequest) => Math.ceil(JSON.stringify(request.body.messages).length / PROVIDER_CHARS_PER_TOKEN)
 
-let llm: MockServer
+const mock = useMockProvider(REAL_WINDOW)
 let h: Harness | undefined
-beforeAll(async () => {
-  llm = await startMockServer({ contextWindowTokens: REAL_WINDOW })
-})
-afterEach(async () => {
-  await h?.dispose()
-  h = undefined
-  llm.reset()
-  llm.respondWith(undefined)
-})
-afterAll(() => llm.close())
 
-async function boot(): Promise<Harness> {
-  const harness = await bootComposition({
-    patch: `
-- id: agents
-  config: { route: { provider: deepseek, model: deepseek-v4-flash } }
-- id: llm-deepseek
-  config: { baseUrl: '${llm.url}' }
-- id: llm-retry
-  config: { maxRetries: 0 }
-`,
-  })
-  await harness.root.credentials.set('DEEPSEEK_API_KEY', 'sk-arguments-test-key')
-  return harness
-}
+const boot = mock.boot
 
 /** What an older dsh wrote: a turn whose one step wrote an 8 MiB file, the call's arguments whole. */
 async function craftedSession(harness: Harness): Promise<string> {
@@ -56,7 +34,14 @@ async function craftedSession(harness: Harness): Promise<string> {
   session.append('turn/start', { turnId: 't0' })
   session.append('user/message', { content: [{ type: 'text', text: 'generate big.txt' }], source: 'user' })
   session.append('step/start', { turnId: 't0', step: 0 })
-  session.append('assistant/message', { content: [{ type: 'text', text: 'Writing it.' }, { type: 'tool-call', ...call }], usage: { input: 40, output: 2_100_000, cacheRead: 0, cacheWrite: 0 }, finish: 'tool-calls' })
+  session.append('assistant/message', {
+    content: [
+      { type: 'text', text: 'Writing it.' },
+      { type: 'tool-call', ...call },
+    ],
+    usage: { input: 40, output: 2_100_000, cacheRead: 0, cacheWrite: 0 },
+    finish: 'tool-calls',
+  })
   session.append('tool/call', call)
   session.append('tool/result', { callId: call.callId, content: [{ type: 'text', text: `Created big.txt (${BIG.length} bytes, 152521 lines).` }] })
   session.append('step/end', { turnId: 't0', step: 0, finish: 'tool-calls' })
@@ -72,14 +57,14 @@ async function craftedSession(harness: Harness): Promise<string> {
 test('a resumed session whose log holds an 8 MiB write argument continues: the request fits, the log keeps it whole', async () => {
   h = await boot()
   const id = await craftedSession(h)
-  llm.respondWith((request) => (providerTokens(request) > REAL_WINDOW ? { contextOverflow: true } : { text: 'continued' }))
+  mock.llm.respondWith((request) => (providerTokens(request) > REAL_WINDOW ? { contextOverflow: true } : { text: 'continued' }))
   const agent = await h.root.agents.resume(id)
   agent.followup('now summarize what you did')
   const result = await agent.whenIdle()
   expect(result).toMatchObject({ reason: 'completed', text: 'continued' })
 
   // Every request that went out after the first refusal fits the provider's window, without the content.
-  for (const request of llm.requests) {
+  for (const request of mock.llm.requests) {
     expect(providerTokens(request)).toBeLessThanOrEqual(REAL_WINDOW)
     expect(JSON.stringify(request.body)).not.toContain(NEEDLE)
   }
@@ -91,12 +76,11 @@ test('a resumed session whose log holds an 8 MiB write argument continues: the r
   const call = stored.events[3]!.data as { content: { type: string; arguments?: { content?: string } }[] }
   expect(call.content[1]!.arguments!.content).toBe(BIG)
   expect(readFileSync(agentLogPath(h, id), 'utf8')).toContain(NEEDLE)
-
 })
 
 test('a write of 8 MiB is refused before it runs with a message the model can act on, and its arguments leave the request', async () => {
   h = await boot()
-  llm.respondWith((request) => {
+  mock.llm.respondWith((request) => {
     if (providerTokens(request) > REAL_WINDOW) return { contextOverflow: true }
     const last = request.body.messages.at(-1)
     return last.role === 'user' ? { toolCalls: [{ name: 'write', arguments: { path: 'big.txt', content: BIG } }] } : { text: 'I will write it in parts.' }
@@ -109,14 +93,15 @@ test('a write of 8 MiB is refused before it runs with a message the model can ac
   const refusal = h.toolResult(call!.data.callId)
   expect(refusal.error).toMatchObject({
     code: 'INVALID_ARGS',
-    message: 'write: content is 8.0 MiB (8.1 MiB of arguments as JSON), over tools.maxArgumentBytes (1.0 MiB); the call did not run. Send less in one call: split the content over several calls under that size (write a first part, then add the rest with edit), or produce it with a command or script.',
+    message:
+      'write: content is 8.0 MiB (8.1 MiB of arguments as JSON), over tools.maxArgumentBytes (1.0 MiB); the call did not run. Send less in one call: split the content over several calls under that size (write a first part, then add the rest with edit), or produce it with a command or script.',
   })
   // The arguments stay in the log whole, and in the request as a stub with their size and hash.
   const [pruned] = h.events('tool/arguments-pruned')
   expect(pruned!.data).toMatchObject({ callId: call!.data.callId, arguments: { path: 'big.txt', content: `[left out of the history: 8.0 MiB (${BIG.length} bytes), sha256 ${sha256(BIG)}]` } })
   const logged = h.events('assistant/message').find((event) => event.seq === pruned!.data.seq)!
   expect(logged.data.content.find((block) => block.type === 'tool-call')).toMatchObject({ arguments: { content: BIG } })
-  const last = llm.requests.at(-1)!
+  const last = mock.llm.requests.at(-1)!
   expect(providerTokens(last)).toBeLessThanOrEqual(REAL_WINDOW)
   expect(JSON.stringify(last.body)).not.toContain(NEEDLE)
   expect(JSON.stringify(last.body)).toContain(sha256(BIG))

@@ -2,7 +2,8 @@
 // provider that caches by prefix hits on everything already sent. Over a 200-step session with one
 // compaction, on the wire the mock DeepSeek server sees: at most one prefix break, exactly at the compaction.
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
+import type { Harness } from '@dsh/test-harness'
+import { bootOnMock } from './test-support/deepseek-mock.ts'
 import { startMockServer, type MockServer, type RecordedRequest } from '@dsh/llm-mock-server'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/compaction'
@@ -14,22 +15,10 @@ let llm: MockServer
 let h: Harness
 beforeAll(async () => {
   llm = await startMockServer()
-  h = await bootComposition({
-    patch: `
-- insert:
-    - id: fixture-tools
-      name: '@dsh/test-harness/fixture-tools'
-- id: agents
-  config: { route: { provider: deepseek, model: deepseek-v4-flash } }
-- id: llm-deepseek
-  config:
-    baseUrl: '${llm.url}'
-    models: [{ id: deepseek-v4-flash, contextWindow: 56000, maxOutputTokens: 2000 }]
-- id: llm-retry
-  config: { maxRetries: 0 }
-`,
+  h = await bootOnMock(llm, {
+    rows: "- insert:\n    - id: fixture-tools\n      name: '@dsh/test-harness/fixture-tools'",
+    deepseekConfig: 'models: [{ id: deepseek-v4-flash, contextWindow: 56000, maxOutputTokens: 2000 }]',
   })
-  await h.root.credentials.set('DEEPSEEK_API_KEY', 'sk-prefix-test-key')
 })
 afterAll(async () => {
   await h?.dispose()

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto'
 import type { ToolCallBlock } from '@dsh/llm'
 import { formatBytes } from '@dsh/tools'
 
-
 /** What stands in the history for a long argument string: its size and hash; the log keeps it whole. */
 export function argumentStub(text: string): string {
   const bytes = Buffer.byteLength(text)

@@ -30,7 +30,14 @@ beforeAll(async () => {
 })
 afterAll(() => h?.dispose())
 
-const request = (messages: readonly Message[]): LlmRequest => ({ route, system: 'You are dsh.', tools, messages: [...messages], signal: new AbortController().signal, origin: { sessionId: session.id, purpose: 'turn' } })
+const request = (messages: readonly Message[]): LlmRequest => ({
+  route,
+  system: 'You are dsh.',
+  tools,
+  messages: [...messages],
+  signal: new AbortController().signal,
+  origin: { sessionId: session.id, purpose: 'turn' },
+})
 
 async function send(messages: readonly Message[]) {
   h.root.scriptedLlm.enqueue({ text: 'ok' })

@@ -55,7 +55,9 @@ export class Tools extends Service {
     maxArgumentBytes: Schema.natural()
       .min(1)
       .default(1024 * 1024)
-      .description("A call whose arguments (as JSON) are larger than this many bytes is refused before it runs, with a message telling the model to send the content in parts: one huge argument would otherwise ride in every later request."),
+      .description(
+        'A call whose arguments (as JSON) are larger than this many bytes is refused before it runs, with a message telling the model to send the content in parts: one huge argument would otherwise ride in every later request.',
+      ),
   })
 
   private readonly registered = new Map<string, Registered[]>()

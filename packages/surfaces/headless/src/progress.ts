@@ -92,7 +92,9 @@ export class Progress {
     this.tokens.output += usage.output
     const { input, cached, output } = this.tokens
     const share = formatCacheShare(input > 0 ? cached / input : null)
-    this.write(`  tokens: ${input.toLocaleString('en')} in (${cached.toLocaleString('en')} cached${share ? `, ${share.replace(' cached', '')}` : ''}), ${output.toLocaleString('en')} out${this.money()}`)
+    this.write(
+      `  tokens: ${input.toLocaleString('en')} in (${cached.toLocaleString('en')} cached${share ? `, ${share.replace(' cached', '')}` : ''}), ${output.toLocaleString('en')} out${this.money()}`,
+    )
   }
 
   /** `· $0.0123, cache saved $0.0040` for this run's requests when every model it used has a price. */

@@ -65,7 +65,9 @@ describe('dsh usage', () => {
     const share = Math.round((100 * logged.cacheRead) / (logged.input + logged.cacheRead + logged.cacheWrite))
     const text = (await dshOk(world, ['usage'])).stdout
     expect(text).toMatch(/^total  2 requests .* output 250 \(reasoning 120\)  \$/m)
-    expect(text).toMatch(new RegExp(`^total  2 requests  input \\d+  cached ${logged.cacheRead} \\(${share}% cached\\) .* cache saved \\$${((logged.cacheRead * 1.5) / 1e6).toFixed(4).replace('.', '\\.')}$`, 'm'))
+    expect(text).toMatch(
+      new RegExp(`^total  2 requests  input \\d+  cached ${logged.cacheRead} \\(${share}% cached\\) .* cache saved \\$${((logged.cacheRead * 1.5) / 1e6).toFixed(4).replace('.', '\\.')}$`, 'm'),
+    )
   })
 
   test('a model without a price shows its tokens and "no price"', async () => {
