@@ -1024,6 +1024,10 @@ class _SessionUsageResultRequired(TypedDict):
     output: int
     #: USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.
     cost: Union[float, None]
+    #: Cached input tokens / all input tokens (uncached, cache reads and writes), as the provider reported them; null with no input.
+    cacheHitShare: Union[float, None]
+    #: USD the provider's prompt cache saved (cache reads at the input price less their cached price); null when a request ran on a model without a price.
+    cacheSaved: Union[float, None]
     #: The `provider/model`s without a price.
     unpriced: List[str]
 

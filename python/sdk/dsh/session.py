@@ -83,14 +83,15 @@ class Session:
         """The run's items, text and reason as the display fold every surface shares shows them
         (``session/view``, @dsh/session-view); usage and cost as the runtime folds the log (``session/usage``,
         the numbers of ``dsh usage``): this client folds nothing its own way."""
-        usage: Dict[str, Any] = {"requests": 0, "input": 0, "cacheRead": 0, "cacheWrite": 0, "output": 0, "cost": 0, "unpriced": []}
+        usage: Dict[str, Any] = {"requests": 0, "input": 0, "cacheRead": 0, "cacheWrite": 0, "output": 0, "cacheHitShare": None, "cost": 0, "cacheSaved": 0, "unpriced": []}
         items: List[Item] = []
         if events:
             usage = dict(await self._harness.request("session/usage", {"sessionId": self.id, "fromSeq": events[0].seq}))
             items = (await self.view(from_seq=events[0].seq))["items"]
         cost = usage.pop("cost")
+        cache_saved = usage.pop("cacheSaved", None)
         unpriced = list(usage.pop("unpriced"))
-        return _outcome(self.id, message_id, events, items, duration_ms, usage, cost, unpriced)
+        return _outcome(self.id, message_id, events, items, duration_ms, usage, cost, unpriced, cache_saved)
 
     async def view(self, from_seq: Optional[int] = None) -> SessionViewResult:
         """What this session shows, folded by the runtime (``session/view``, the fold web, ACP, headless and the
@@ -247,7 +248,15 @@ def _prompt_options(max_steps: Optional[int], allowed: Optional[Sequence[str]], 
 
 
 def _outcome(
-    session_id: str, message_id: str, events: List[Event], items: List[Item], duration_ms: float, usage: Dict[str, int], cost: Optional[float], unpriced: List[str]
+    session_id: str,
+    message_id: str,
+    events: List[Event],
+    items: List[Item],
+    duration_ms: float,
+    usage: Dict[str, Any],
+    cost: Optional[float],
+    unpriced: List[str],
+    cache_saved: Optional[float] = 0,
 ) -> RunResult:
     """The last text an assistant item shows and the last turn end, read from the run's items as the TypeScript SDK reads them."""
     text = ""
@@ -271,6 +280,7 @@ def _outcome(
         error=error,
         usage=usage,
         cost=cost,
+        cache_saved=cache_saved,
         unpriced=unpriced,
         duration_ms=round(duration_ms),
     )

@@ -71,10 +71,12 @@ class RunResult:
     #: first event): ``protocol.Item`` dicts, told apart by ``kind`` (``user``, ``assistant``, ``tool``, …).
     items: List[protocol.Item] = field(default_factory=list)
     #: Tokens of the run's model requests as logged: ``requests``, ``input`` (cache reads and writes excluded),
-    #: ``cacheRead``, ``cacheWrite``, ``output``.
-    usage: Dict[str, int] = field(default_factory=dict)
+    #: ``cacheRead``, ``cacheWrite``, ``output``, and ``cacheHitShare`` (cached input / all input; None with no input).
+    usage: Dict[str, Any] = field(default_factory=dict)
     #: USD from the runtime's price table (``usage.prices`` over the shipped prices); None when a model had no price.
     cost: Optional[float] = 0
+    #: USD the provider's prompt cache saved in the run (cache reads at the input price less their cached price); None when unpriced.
+    cache_saved: Optional[float] = 0
     #: The ``provider/model``s of the run without a price.
     unpriced: List[str] = field(default_factory=list)
     #: From sending the prompt to the session being idle again.

@@ -60,10 +60,12 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertFalse(await session.set_plan_mode(False))
 
     async def test_a_result_carries_the_logged_usage_and_the_duration(self) -> None:
-        self.llm.enqueue({"text": "counted", "usage": {"input": 120, "output": 7}})
+        self.llm.enqueue({"text": "counted", "usage": {"input": 120, "cacheRead": 360, "output": 7}})
         harness = await self.start()
         result = await (await harness.session()).run("count me")
-        self.assertEqual(result.usage, {"requests": 1, "input": 120, "cacheRead": 0, "cacheWrite": 0, "output": 7})
+        self.assertEqual(result.usage, {"requests": 1, "input": 120, "cacheRead": 360, "cacheWrite": 0, "output": 7, "cacheHitShare": 0.75})
+        self.assertIsNotNone(result.cache_saved)
+        self.assertGreater(result.cache_saved, 0)
         # The runtime prices the run with its table (here the shipped price of the default model).
         self.assertEqual(result.unpriced, [])
         self.assertIsNotNone(result.cost)

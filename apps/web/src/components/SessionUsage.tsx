@@ -9,7 +9,7 @@ import { usageLine } from '../lib/usage.ts'
  * session opens and again each time `revision` changes (a request was answered).
  */
 export function SessionUsage({ sessionId, revision }: { sessionId: string; revision: unknown }) {
-  const [usage, setUsage] = useState<UsageSums>()
+  const [usage, setUsage] = useState<UsageSums & { turn?: UsageSums }>()
   useEffect(() => {
     let current = true
     call('usage.session', { sessionId }).then(

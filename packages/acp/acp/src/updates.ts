@@ -1,7 +1,7 @@
 import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk'
 import type { SessionEvent } from '@dsh/session'
 import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, type ViewChange } from '@dsh/session-view'
-import { sessionUsage, type PriceTable } from '@dsh/usage-kit'
+import { lastTurnUsage, sessionUsage, type PriceTable } from '@dsh/usage-kit'
 import { mentionBlock } from './mentions.ts'
 import { locationsOf, proposedDiff, readBefore, targetPath } from './tool-calls.ts'
 import { wholeFileDiff } from './whole-file.ts'
@@ -56,7 +56,7 @@ function toAcpBlock(block: Block, maxChars: number): ContentBlock | undefined {
 }
 
 /** The kinds `sessionUsage` reads: the route in force and the logged requests. */
-const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end'])
+const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end', 'turn/start'])
 
 const chunk = (kind: 'text' | 'reasoning', text: string): SessionUpdate => ({ sessionUpdate: kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk', content: { type: 'text', text } })
 
@@ -142,20 +142,23 @@ export class UpdateTranslator {
    * ACP's `usage_update` after each answered request: `used` is what the last request put in the context
    * (prompt, cache reads and writes, answer), `size` the logged window, `cost` the session's USD so far when
    * every model it used has a price. The token sums ride in `_meta["dsh/usage"]` (the protocol has no field
-   * for them). Nothing before a window is logged: `size` is required.
+   * for them), with the cache-hit share and what the cache saved, the session's and the last turn's (`turn`). Nothing before a window is logged: `size` is required.
    */
   private usageUpdate(): SessionUpdate[] {
     const last = this.view.lastUsage
     const size = this.view.window
     if (!last || !size) return []
-    const { cost, unpriced, ...tokens } = sessionUsage(this.usageEvents, this.options.prices?.() ?? {})
+    const prices = this.options.prices?.() ?? {}
+    const { cost, unpriced, ...tokens } = sessionUsage(this.usageEvents, prices)
+    // The turn's own figures beside the session's: the cache-hit share and its money per turn (issue #29 part 5).
+    const { cacheHitShare, cacheSaved, cost: turnCost } = lastTurnUsage(this.usageEvents, prices)
     return [
       {
         sessionUpdate: 'usage_update',
         used: last.input + last.cacheRead + last.cacheWrite + last.output,
         size,
         ...(cost !== null && this.options.prices ? { cost: { amount: cost, currency: 'USD' } } : {}),
-        _meta: { 'dsh/usage': { ...tokens, unpriced } },
+        _meta: { 'dsh/usage': { ...tokens, unpriced, turn: { cacheHitShare, cacheSaved, cost: turnCost } } },
       },
     ]
   }

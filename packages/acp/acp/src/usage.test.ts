@@ -41,7 +41,15 @@ test('each answered request is a usage_update: the context it filled, the window
   const cost = (1040 * PRICE.input + 1500 * PRICE.cachedInput + 35 * PRICE.output) / 1_000_000
   expect(updates[1]!.cost?.currency).toBe('USD')
   expect(updates[1]!.cost?.amount).toBeCloseTo(cost, 12)
-  expect(updates[1]!._meta?.['dsh/usage']).toEqual({ requests: 2, input: 1040, cacheRead: 1500, cacheWrite: 0, output: 35, unpriced: [] })
+  // The cache-hit share and what the cache saved, the session's and the turn's (one turn here: the same).
+  const saved = (1500 * (PRICE.input - PRICE.cachedInput)) / 1_000_000
+  const meta = updates[1]!._meta?.['dsh/usage'] as Record<string, any>
+  expect(meta).toMatchObject({ requests: 2, input: 1040, cacheRead: 1500, cacheWrite: 0, output: 35, unpriced: [], cacheHitShare: 1500 / 2540 })
+  expect(meta.cacheSaved).toBeCloseTo(saved, 12)
+  expect(meta.turn.cacheHitShare).toBe(1500 / 2540)
+  expect(meta.turn.cacheSaved).toBeCloseTo(saved, 12)
+  expect(meta.turn.cost).toBeCloseTo(cost, 12)
+  expect(updates[0]!._meta!['dsh/usage']).toMatchObject({ cacheHitShare: 200 / 1200 })
 })
 
 test('a model the settings do not name is priced at its shipped price', async () => {

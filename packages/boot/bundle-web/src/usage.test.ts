@@ -31,7 +31,9 @@ test('the session header shows its usage and cost; the usage page matches dsh us
   const badge = page.getByTestId('session-usage')
   await badge.filter({ hasText: '1 req' }).waitFor(WAIT)
   const cost = (12_000 * PRICE.input + 3_000 * PRICE.cachedInput + 450 * PRICE.output) / 1_000_000
-  expect(await badge.textContent()).toContain(`15k in (3.0k cached) · 450 out · 1 req · $${cost.toFixed(4)}`)
+  // The prompt cache's share (3,000 of 15,000 input tokens) and what it saved, the session's and the last turn's.
+  const saved = ((3_000 * (PRICE.input - PRICE.cachedInput)) / 1_000_000).toFixed(4)
+  expect(await badge.textContent()).toContain(`15k in (3.0k cached) · 450 out · 1 req · $${cost.toFixed(4)} · 20% cached, saved $${saved} (last turn 20% cached, saved $${saved}, $${cost.toFixed(4)})`)
   expect(await badge.getAttribute('title')).toContain('12000 uncached input, 3000 cached input, 0 cache-write, 450 output tokens')
   await screenshot(page, 'usage-header')
 

@@ -3,9 +3,10 @@
 // densely than dsh's estimate (2 characters a token) and refuses, in DeepSeek's words, a request past its
 // real window, which is far smaller than the catalog's.
 import { readFileSync } from 'node:fs'
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
-import { bootComposition, type Harness } from '@dsh/test-harness'
-import { startMockServer, type MockReply, type MockServer, type RecordedRequest } from '@dsh/llm-mock-server'
+import { expect, test } from 'vitest'
+import type { Harness } from '@dsh/test-harness'
+import { useMockProvider } from './test-support/deepseek-mock.ts'
+import type { MockReply, RecordedRequest } from '@dsh/llm-mock-server'
 import { SessionView } from '@dsh/session-view'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/compaction'
@@ -13,18 +14,8 @@ import type {} from '@dsh/compaction'
 const REAL_WINDOW = 65_536
 const PROVIDER_CHARS_PER_TOKEN = 2
 
-let llm: MockServer
+const mock = useMockProvider(REAL_WINDOW)
 let h: Harness | undefined
-beforeAll(async () => {
-  llm = await startMockServer({ contextWindowTokens: REAL_WINDOW })
-})
-afterEach(async () => {
-  await h?.dispose()
-  h = undefined
-  llm.reset()
-  llm.respondWith(undefined)
-})
-afterAll(() => llm.close())
 
 // About 49 KB of numbered lines: under the bash cap and spill-policy's threshold, so all of it is history.
 const bigOutput = (tag: string) => `seq -f '${tag} line %06g of a long command output' 1 1100`
@@ -41,7 +32,7 @@ const providerTokens = (request: RecordedRequest) => Math.ceil(JSON.stringify(re
  */
 function provider(commandsPerTurn: number) {
   let refusals = 0
-  llm.respondWith((request): MockReply => {
+  mock.llm.respondWith((request): MockReply => {
     if (providerTokens(request) > REAL_WINDOW) {
       refusals++
       return { contextOverflow: true }
@@ -57,20 +48,7 @@ function provider(commandsPerTurn: number) {
   return () => refusals
 }
 
-async function boot(): Promise<Harness> {
-  const harness = await bootComposition({
-    patch: `
-- id: agents
-  config: { route: { provider: deepseek, model: deepseek-v4-flash } }
-- id: llm-deepseek
-  config: { baseUrl: '${llm.url}' }
-- id: llm-retry
-  config: { maxRetries: 0 }
-`,
-  })
-  await harness.root.credentials.set('DEEPSEEK_API_KEY', 'sk-recovery-test-key')
-  return harness
-}
+const boot = mock.boot
 
 test('three ~50 KB outputs that overflow the real window are relieved, the step is retried, and the turn completes', async () => {
   h = await boot()
@@ -94,8 +72,8 @@ test('three ~50 KB outputs that overflow the real window are relieved, the step 
   const original = h.events('tool/result').find((event) => event.seq === pruned[0]!.data.seq)!
   expect(readFileSync(path, 'utf8')).toBe(original.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'))
   // Every request that went out after the relief fit the provider's window.
-  const answered = llm.requests.filter((request) => providerTokens(request) <= REAL_WINDOW)
-  expect(answered.at(-1)!.index).toBe(llm.requests.length - 1)
+  const answered = mock.llm.requests.filter((request) => providerTokens(request) <= REAL_WINDOW)
+  expect(answered.at(-1)!.index).toBe(mock.llm.requests.length - 1)
 })
 
 test('three successive overflows in one session each recover, and the session keeps the learned window', async () => {
@@ -119,7 +97,7 @@ test('three successive overflows in one session each recover, and the session ke
 test('when nothing can be cut, the turn fails and the log says what was tried', async () => {
   h = await boot()
   // One user message alone over the window: no tool result to prune or shorten, no older turn to summarize.
-  llm.respondWith(() => ({ contextOverflow: true }))
+  mock.llm.respondWith(() => ({ contextOverflow: true }))
   const result = await h.run(`please read this: ${'x'.repeat(20_000)}`)
   expect(result).toMatchObject({ reason: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } })
   const [failed] = h.events('context/relief-failed')

@@ -3,6 +3,7 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent } from '@dsh/agent'
 import { defineTool, toSchema, Type, type Static } from '@dsh/tools'
+import type { ToolSchema } from '@dsh/llm'
 import { page } from './page.ts'
 import { hasSummary, summarizedEvents } from './summarized.ts'
 
@@ -72,8 +73,22 @@ export function apply(ctx: Context, config: Config) {
         offered.add(agent)
         ctx.tools.register(agent.scope, tool, { agentId: agent.id })
       }
-      if (offered.has(agent) && !draft.request.tools.some((schema) => schema.name === tool.name)) draft.request.tools = [...draft.request.tools, toSchema(tool)]
+      if (offered.has(agent) && !draft.request.tools.some((schema) => schema.name === tool.name)) draft.request.tools = withTool(draft.request.tools, toSchema(tool), ctx.tools.schemas(agent.id))
     },
     { prepend: true },
   )
+}
+
+/**
+ * `tools` with `schema` where the registry lists it among the agent's tools, so this request's tool list is
+ * the next one's: appended at the end, the next request (which has it in the registry's order) would break
+ * the provider's cached prefix a second time (docs/architecture.md, "Usage and cost").
+ */
+function withTool(tools: readonly ToolSchema[], schema: ToolSchema, registry: readonly ToolSchema[]): ToolSchema[] {
+  const order = registry.map((other) => other.name)
+  const later = new Set(order.slice(order.indexOf(schema.name) + 1))
+  const at = tools.findIndex((other) => later.has(other.name))
+  const out = [...tools]
+  out.splice(at === -1 ? out.length : at, 0, schema)
+  return out
 }

@@ -1,7 +1,7 @@
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Message, ToolResultBlock, ToolSchema } from '@dsh/llm'
-import { isInterruptedAnswer, type AnySessionEvent, type Session } from '@dsh/session'
+import { ARGUMENTS_PRUNED_KIND, isInterruptedAnswer, type AnySessionEvent, type Session } from '@dsh/session'
 import { estimateHeader, estimateMessage, estimateText, type EstimateOptions } from './estimate.ts'
 
 /** How full a session's context is, as the next request would carry it. */
@@ -135,6 +135,8 @@ export class TokenMeter extends Service {
       const event = events[i]!
       // A summary replaced part of the history after the last count: the count no longer describes it.
       if (event.type === 'user/message' && event.data.replaces) break
+      // So did a shortened call's arguments (their view is the pruner's, the count is of the whole).
+      if ((event.type as string) === ARGUMENTS_PRUNED_KIND) break
       const counted = usageTokens(event)
       if (!counted) continue
       const estimate = this.forEvent

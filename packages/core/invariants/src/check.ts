@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import { SAMPLING_FIELDS, type LlmRequest, type Message, type ToolSchema } from '@dsh/llm'
-import { deriveTurnRequest, type DerivedRequest, type Session } from '@dsh/session'
+import { deriveTurnRequest, sessionTurnRequest, type DerivedRequest, type Session, type SessionEvent } from '@dsh/session'
 
 /** Fields of a request that are not sent to the model: not derived, not compared. */
 const UNSENT = new Set(['signal', 'origin'])
@@ -8,11 +8,19 @@ const UNSENT = new Set(['signal', 'origin'])
 const show = (value: unknown) => (value === undefined ? 'none' : JSON.stringify(value))
 
 /**
- * Compares a turn's request with what the log derives afresh (DESIGN §5): `deriveTurnRequest` over the
- * session's events. Returns the first difference, named, or undefined.
+ * Compares a turn's request with what the log derives (DESIGN §5): `sessionTurnRequest`, the session's
+ * incremental fold, whose messages are sealed, so a message the request shares with it is the same object and
+ * costs one comparison (docs/architecture.md, "The session log"). Returns the first difference, named.
  */
 export function findDrift(session: Session, request: Readonly<LlmRequest>): string | undefined {
-  const expected = deriveTurnRequest(session.events)
+  const expected = sessionTurnRequest(session)
+  if (typeof expected === 'string') return expected
+  return compareRequest(expected, request)
+}
+
+/** The same check against the log folded afresh: the reference the incremental check is tested against. */
+export function findDriftAfresh(events: readonly SessionEvent[], request: Readonly<LlmRequest>): string | undefined {
+  const expected = deriveTurnRequest(events)
   if (typeof expected === 'string') return expected
   return compareRequest(expected, request)
 }
@@ -61,6 +69,7 @@ function compareMessages(expected: readonly Message[], got: unknown): string | u
 }
 
 function sameMessage(a: Message, b: Message): boolean {
+  if (a === b) return true // the fold's own sealed message: nothing in it can differ
   if (!b || a.role !== b.role || !Array.isArray(b.content) || a.content.length !== b.content.length) return false
   for (let i = 0; i < a.content.length; i++) if (!isDeepStrictEqual(a.content[i], b.content[i])) return false
   return Object.keys(b).length === 2

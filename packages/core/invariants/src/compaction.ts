@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { ContentBlock, LlmRequest, Message } from '@dsh/llm'
-import { deriveEntries, deriveTurnRequest, type Session } from '@dsh/session'
+import { deriveEntries, sessionTurnRequest, type Session } from '@dsh/session'
 import type {} from '@dsh/compaction'
 import { compareRequest } from './check.ts'
 
@@ -17,7 +17,7 @@ export function findCompactionDrift(session: Session, request: Readonly<LlmReque
   const start = session.last('compaction/start')
   const end = session.last('compaction/end')
   if (!start || (end && end.seq > start.seq)) return 'a summary request with no open compaction/start in the log'
-  const base = deriveTurnRequest(session.events)
+  const base = sessionTurnRequest(session)
   if (typeof base === 'string') return base
   const { maxOutputTokens } = start.data
   const expected = { route: base.route, system: base.system, tools: base.tools, messages: request.messages, toolChoice: 'none' as const, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) }

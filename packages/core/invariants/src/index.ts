@@ -1,11 +1,11 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/llm'
 import type {} from '@dsh/session'
-import { compareRequest, findDrift } from './check.ts'
+import { compareRequest, findDrift, findDriftAfresh } from './check.ts'
 import { findCompactionDrift } from './compaction.ts'
 import { findTitleDrift } from './title.ts'
 
-export { compareRequest, findCompactionDrift, findDrift, findTitleDrift }
+export { compareRequest, findCompactionDrift, findDrift, findDriftAfresh, findTitleDrift }
 
 export const name = 'invariants'
 export const inject = ['sessions', 'llm']

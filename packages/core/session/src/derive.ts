@@ -1,4 +1,4 @@
-import type { Message, TextBlock } from '@dsh/llm'
+import { seal, type Message, type TextBlock } from '@dsh/llm'
 import type { AnySessionEvent, SessionEvent, SessionEventMap, UserMessageSource } from './events.ts'
 
 /** One message of the derived history, with the seq of the event it came from. */
@@ -61,8 +61,28 @@ function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undef
   }
 }
 
+/**
+ * A shorter view of one logged tool call's arguments (`{ seq, callId, arguments, note? }`: the
+ * `assistant/message` at `seq`, its call `callId`, shown with `arguments` from then on), declared with its
+ * validator by @dsh/tool-result-pruner, which decides it. The fold applies it here so the request check derives
+ * it too; read defensively, as the kind is ignorable (docs/architecture.md, "Context").
+ */
+export const ARGUMENTS_PRUNED_KIND = 'tool/arguments-pruned'
+
+function pruneArguments(entries: HistoryEntry[], data: { seq?: unknown; callId?: unknown; arguments?: unknown }): boolean {
+  if (typeof data.seq !== 'number' || typeof data.callId !== 'string' || data.arguments === undefined) return false
+  const at = entries.findIndex((entry) => entry.seq === data.seq)
+  const entry = entries[at]
+  if (!entry || entry.message.role !== 'assistant') return false
+  let found = false
+  const content = entry.message.content.map((block) => (block.type === 'tool-call' && block.callId === data.callId ? ((found = true), { ...block, arguments: data.arguments }) : block))
+  if (found) entries[at] = { ...entry, message: { role: 'assistant', content } }
+  return found
+}
+
 /** Applies one event to the entries; returns whether the history changed. */
 function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldState): boolean {
+  if ((event.type as string) === ARGUMENTS_PRUNED_KIND) return pruneArguments(entries, event.data as object)
   if (event.type === 'tool/pruned') {
     // A shorter view of one logged tool result: the call keeps its result, the model sees less of it.
     const at = entries.findIndex((entry) => entry.seq === event.data.seq)
@@ -91,15 +111,17 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldSt
  * The model's history as a fold over the log (DESIGN §5): `user/message`, `assistant/message` (non-empty,
  * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call), `runtime/context`
  * (as a user message); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
- * `tool/pruned` shows one tool result shorter. Incremental: `update()` folds only events it has not seen.
+ * `tool/pruned` shows one tool result shorter, `tool/arguments-pruned` one call's arguments. Incremental: `update()` folds only events it has not seen.
+ * Every message it returns is sealed (`seal` of @dsh/llm: deeply frozen) and the list is frozen, so no caller
+ * can change the history it shares with the request check (docs/architecture.md, "The session log").
  */
 export class MessageFold {
   private entries: HistoryEntry[] = []
   private state: FoldState = { droppedCalls: new Set() }
   private folded = 0
-  private cache: Message[] | undefined
+  private cache: readonly Message[] | undefined
 
-  update(events: readonly SessionEvent[]): Message[] {
+  update(events: readonly SessionEvent[]): readonly Message[] {
     if (events.length < this.folded) {
       this.entries = []
       this.state = { droppedCalls: new Set() }
@@ -108,7 +130,7 @@ export class MessageFold {
     }
     for (let i = this.folded; i < events.length; i++) if (foldInto(this.entries, events[i] as AnySessionEvent, this.state)) this.cache = undefined
     this.folded = events.length
-    return (this.cache ??= this.entries.map((entry) => entry.message))
+    return (this.cache ??= Object.freeze(this.entries.map((entry) => seal(entry.message))))
   }
 }
 

@@ -1,9 +1,9 @@
 // The session log (docs/architecture.md, "The session log"; DESIGN §5).
 export * from './events.ts'
-export { CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
+export { ARGUMENTS_PRUNED_KIND, CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
 export { mapAtMost } from './at-most.ts'
 export { findNonPlain, deepFreeze } from './plain-json.ts'
-export { deriveTurnRequest, logRequestHeader, samplingOf, type DerivedRequest } from './request.ts'
+export { deriveTurnRequest, logRequestHeader, samplingOf, sessionTurnRequest, type DerivedRequest } from './request.ts'
 export { planRepair, type RepairStep } from './repair.ts'
 export { Session, openStepOf, openTurnAt } from './session.ts'
 export { Sessions, Sessions as default, newSessionId } from './sessions.ts'

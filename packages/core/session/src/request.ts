@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
-import { SAMPLING_FIELDS, type LlmRequest, type Sampling } from '@dsh/llm'
+import { SAMPLING_FIELDS, type LlmRequest, type Message, type Sampling } from '@dsh/llm'
 import { deriveMessages } from './derive.ts'
-import type { SessionEvent } from './events.ts'
+import type { SessionEvent, SessionEventMap } from './events.ts'
 import type { Session } from './session.ts'
 
 /** A request as the log derives it: everything but the signal and the origin. */
@@ -22,16 +22,27 @@ export function samplingOf(sampling: Sampling | undefined): Sampling {
 /**
  * The next request of a turn, from the log alone (DESIGN §5): the route, system prompt, tools and sampling of
  * the last `request/header` and `request/context`, and the history folded afresh. A string names what is
- * missing. Pure: the loop builds its request with it and the request check compares with it.
+ * missing. Pure: for replay, tests, and as the reference the incremental form is checked against.
  */
 export function deriveTurnRequest(events: readonly SessionEvent[]): DerivedRequest | string {
-  const header = last(events, 'request/header')?.data
+  return requestOf(last(events, 'request/header')?.data, last(events, 'request/context')?.data, () => deriveMessages(events))
+}
+
+/**
+ * `deriveTurnRequest` of the session's log, from what the session keeps up to date as events are appended
+ * (its incremental, sealed fold and the last event of each kind): what the request check runs before every
+ * model call, at a cost that does not grow with the log (docs/architecture.md, "The session log").
+ */
+export function sessionTurnRequest(session: Session): DerivedRequest | string {
+  return requestOf(session.last('request/header')?.data, session.last('request/context')?.data, () => session.messages() as Message[])
+}
+
+function requestOf(header: SessionEventMap['request/header'] | undefined, context: SessionEventMap['request/context'] | undefined, messages: () => Message[]): DerivedRequest | string {
   if (!header) return 'no request/header event precedes the request'
-  const context = last(events, 'request/context')?.data
   if (!context) return 'no request/context event precedes the request'
   const route: LlmRequest['route'] = { provider: context.provider, model: context.model }
   if (context.effort) route.effort = context.effort as NonNullable<LlmRequest['route']['effort']>
-  return { route, system: header.system, messages: deriveMessages(events), tools: header.tools, ...samplingOf(header.sampling) }
+  return { route, system: header.system, messages: messages(), tools: header.tools, ...samplingOf(header.sampling) }
 }
 
 /**

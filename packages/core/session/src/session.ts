@@ -20,6 +20,8 @@ export interface SessionHost {
 export class Session {
   private readonly log: SessionEvent[] = []
   private readonly fold = new MessageFold()
+  /** The last event of each kind: `last()` is asked before every request and must not scan the log. */
+  private readonly lastOfKind = new Map<string, SessionEvent>()
   closed = false
 
   constructor(
@@ -27,7 +29,10 @@ export class Session {
     readonly header: SessionHeader,
     restored: SessionEvent[] = [],
   ) {
-    for (const event of restored) this.log.push(deepFreeze(event))
+    for (const event of restored) {
+      this.log.push(deepFreeze(event))
+      this.lastOfKind.set(event.type, event)
+    }
   }
 
   get id(): string {
@@ -54,6 +59,7 @@ export class Session {
     if (this.host.isIgnorable(type)) event.ignorable = true
     deepFreeze(event)
     this.log.push(event)
+    this.lastOfKind.set(type, event)
     this.host.stored(this, event)
     this.host.committed(this, event)
     return event
@@ -64,14 +70,13 @@ export class Session {
     return this.host.flush(this)
   }
 
-  /** The model's history, derived from the log (cached, incremental). */
-  messages(): Message[] {
+  /** The model's history, derived from the log (cached, incremental; sealed, the list frozen). */
+  messages(): readonly Message[] {
     return this.fold.update(this.log)
   }
 
   last<K extends EventKind>(type: K): SessionEvent<K> | undefined {
-    for (let i = this.log.length - 1; i >= 0; i--) if (this.log[i]!.type === type) return this.log[i] as SessionEvent<K>
-    return undefined
+    return this.lastOfKind.get(type) as SessionEvent<K> | undefined
   }
 
   all<K extends EventKind>(type: K): SessionEvent<K>[] {

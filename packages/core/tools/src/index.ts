@@ -5,3 +5,4 @@ export { Tools, Tools as default, type Config, type ToolFilter } from './tools.t
 export { PRE_EXECUTE_PHASES, type BatchOptions } from './pipeline.ts'
 export { defineTool, Type, type DeclaredTool, type Static, type TObject, type TProperties } from './declare.ts'
 export { printedText, type ToolOutputData } from './live-output.ts'
+export { formatBytes, oversizedArguments } from './validate.ts'

@@ -3,7 +3,7 @@ import type { Context } from '@dsh/cordis'
 import type { Tools } from './tools.ts'
 import { ToolError, type Decision, type ToolCallRequest, type ToolContext, type ToolInvocation, type ToolErrorCode, type ToolErrorData, type ToolOutput, type ToolResultData } from './types.ts'
 import type { ValidateFunction } from 'ajv'
-import { describeErrors } from './validate.ts'
+import { describeErrors, oversizedArguments } from './validate.ts'
 import { redactResult, redactText } from './redaction.ts'
 import { LiveOutputRecorder } from './live-output.ts'
 
@@ -77,6 +77,11 @@ export async function runBatch(tools: Tools, ctx: Context, calls: ToolCallReques
           `Arguments of ${call.name} must be a JSON object; received ${typeof call.arguments === 'string' ? `unparseable text: ${String(call.arguments).slice(0, 200)}` : JSON.stringify(call.arguments)}.`,
         ),
       )
+      continue
+    }
+    const oversized = oversizedArguments(call.name, call.arguments as Record<string, unknown>, tools.config.maxArgumentBytes)
+    if (oversized) {
+      settle(errorResult(call.callId, 'INVALID_ARGS', oversized))
       continue
     }
     const args = structuredClone(call.arguments)

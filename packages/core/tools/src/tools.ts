@@ -22,6 +22,7 @@ export interface Config {
   liveOutputChunkChars: number
   liveOutputIntervalMs: number
   liveOutputMaxChars: number
+  maxArgumentBytes: number
 }
 
 /** Whether the agent `agentId` may see and call the tool `name`. */
@@ -51,6 +52,12 @@ export class Tools extends Service {
     liveOutputMaxChars: Schema.natural()
       .default(1_000_000)
       .description('Characters of printed output logged per call (`tool/output`); past it the rest is left to the result and its spill file. 0: no live output.'),
+    maxArgumentBytes: Schema.natural()
+      .min(1)
+      .default(1024 * 1024)
+      .description(
+        'A call whose arguments (as JSON) are larger than this many bytes is refused before it runs, with a message telling the model to send the content in parts: one huge argument would otherwise ride in every later request.',
+      ),
   })
 
   private readonly registered = new Map<string, Registered[]>()

@@ -261,11 +261,15 @@ const UsageSumsFields = {
   output: Type.Integer({ minimum: 0, description: 'Output tokens, reasoning included.' }),
   reasoning: Type.Optional(Type.Integer({ minimum: 0, description: 'The reasoning part of `output`; absent when no provider of these requests reported one.' })),
   cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'USD; null when a model used has no price.' }),
+  cacheHitShare: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Cached input tokens / all input tokens; null with no input.' }),
+  cacheSaved: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: "USD the provider's prompt cache saved; null when a model used has no price." }),
   unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s without a price.' }),
 }
 
 /** Summed logged usage (`@dsh/usage-kit`), priced by `ctx.usagePrices`. */
 export const UsageSumsSchema = Type.Object(UsageSumsFields, { title: 'UsageSums' })
+/** A session's usage with its last turn's beside it (the session header shows both). */
+export const SessionUsageSchema = Type.Object({ ...UsageSumsFields, turn: Type.Optional(UsageSumsSchema) }, { title: 'SessionUsage' })
 export const UsageGroupSchema = Type.Object({ key: Type.String(), ...UsageSumsFields }, { title: 'UsageGroup' })
 /** The same report as `dsh usage --json` (without its `scope`/`by`/`since` echo). */
 export const UsageReportSchema = Type.Object(
@@ -345,7 +349,7 @@ export const WEB_METHOD_SCHEMAS = {
     }),
     result: UsageReportSchema,
   },
-  'usage.session': { params: SessionRef, result: UsageSumsSchema },
+  'usage.session': { params: SessionRef, result: SessionUsageSchema },
   'files.list': {
     params: Type.Object({ path: Type.Optional(Type.String({ description: 'Absolute, `~`, `~/x`, or relative to the home.' })) }),
     result: Type.Object({

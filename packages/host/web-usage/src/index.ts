@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs'
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/session'
-import { sessionUsage, usageReport } from '@dsh/usage-kit'
+import { lastTurnUsage, sessionUsage, usageReport } from '@dsh/usage-kit'
 import type {} from '@dsh/usage-prices'
 import type { Methods } from '@dsh/web-protocol'
 import { WebError } from '@dsh/webserver'
@@ -33,7 +33,8 @@ export function apply(ctx: Context) {
       } catch (error) {
         throw new WebError('NOT_FOUND', `session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`)
       }
-      return sessionUsage(events, ctx.usagePrices.table())
+      const prices = ctx.usagePrices.table()
+      return { ...sessionUsage(events, prices), turn: lastTurnUsage(events, prices) }
     },
   })
 

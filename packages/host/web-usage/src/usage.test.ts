@@ -50,7 +50,12 @@ test('usage.session is the logged tokens of the session and their cost at the co
     cacheWrite: 100,
     output: 940,
     cost: expect.closeTo((1700 * 3 + 300 * 0.3 + 100 * 3.75 + 940 * 15) / 1_000_000, 12),
+    // The header's cache figures: the share of input read from the provider's cache and what it saved.
+    cacheHitShare: 300 / 2100,
+    cacheSaved: expect.closeTo((300 * (3 - 0.3)) / 1_000_000, 12),
     unpriced: [],
+    // The last turn's own: no cache hit in it.
+    turn: { requests: 1, input: 500, cacheRead: 0, cacheWrite: 0, output: 900, cost: expect.closeTo((500 * 3 + 900 * 15) / 1_000_000, 12), cacheHitShare: 0, cacheSaved: 0, unpriced: [] },
   })
 })
 

@@ -23,12 +23,48 @@ export interface RequestEncoder {
 export const violation = (problem: string, options?: ErrorOptions) =>
   new LlmError('INVARIANT_VIOLATION', `request refused: ${problem} (model-visible input must come from the session log)`, {}, options)
 
-/** A deep, frozen copy of what will be sent (the signal is shared, not copied). */
+/**
+ * Values known to be plain data, deeply frozen, with no accessors: what `seal` checked. A sealed value cannot
+ * change, so a copy of a request may share it instead of cloning it (docs/architecture.md, "The session log":
+ * the request check costs what changed since the last request, not the whole history).
+ */
+const sealedValues = new WeakSet<object>()
+
+/**
+ * Deep-freezes plain data and remembers it as unchangeable. Refuses what freezing cannot make constant: a
+ * getter or setter (it could answer the check one thing and the adapter another), a class instance, symbol keys.
+ */
+export function seal<T>(value: T): T {
+  if (!value || typeof value !== 'object' || sealedValues.has(value)) return value
+  const proto = Object.getPrototypeOf(value)
+  if (!(Array.isArray(value) ? proto === Array.prototype : proto === Object.prototype || proto === null)) throw new TypeError('only plain objects and arrays can be sealed')
+  if (Object.getOwnPropertySymbols(value).length) throw new TypeError('a sealed value has no symbol keys')
+  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(value))) {
+    if (!('value' in descriptor)) throw new TypeError('a sealed value has no getters or setters')
+    seal(descriptor.value)
+  }
+  Object.freeze(value)
+  sealedValues.add(value)
+  return value
+}
+
+/** Whether `value` went through `seal` (or is a primitive): it can be shared rather than copied. */
+export const isSealed = (value: unknown): boolean => !value || typeof value !== 'object' || sealedValues.has(value)
+
+function copySealed<T>(value: T): T {
+  return isSealed(value) ? value : seal(structuredClone(value))
+}
+
+/**
+ * A deep, frozen copy of what will be sent (the signal is shared, not copied). Sealed messages (the session's
+ * fold seals the history it derives) are shared, not cloned: only what is new since the last request is copied.
+ */
 export function frozenCopy(request: LlmRequest): LlmRequest {
-  const { signal, ...rest } = request
+  const { signal, messages, ...rest } = request
   let copy: Omit<LlmRequest, 'signal'>
   try {
-    copy = structuredClone(rest)
+    const list = Array.isArray(messages) ? messages.map(copySealed) : copySealed(messages)
+    copy = { ...structuredClone(rest), messages: list }
   } catch (error) {
     throw violation(`the request holds a value that is not plain data (${error instanceof Error ? error.message : error})`, { cause: error })
   }

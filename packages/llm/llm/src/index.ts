@@ -2,4 +2,4 @@
 export * from './vocabulary.ts'
 export { BlockAssembler, type AssembledMessage } from './assemble.ts'
 export { Llm, Llm as default, type Config as LlmConfig, type LlmAdapter } from './service.ts'
-export { findEncodingDrift, type RequestEncoder, type RequestGuard } from './boundary.ts'
+export { findEncodingDrift, frozenCopy, isSealed, seal, type RequestEncoder, type RequestGuard } from './boundary.ts'

@@ -239,11 +239,12 @@ test('close shuts the runtime down through the protocol and it exits 0', async (
 })
 
 test('a result carries the usage the run logged, its cost at the configured prices, and how long it took', async () => {
-  llm.enqueue({ text: 'counted', usage: { input: 120, output: 7 } })
+  llm.enqueue({ text: 'counted', usage: { input: 120, cacheRead: 360, output: 7 } })
   const session = await (await sharedHarness()).session()
   const result = await session.run('count me')
-  expect(result.usage).toEqual({ requests: 1, input: 120, cacheRead: 0, cacheWrite: 0, output: 7 })
-  expect(result.cost).toBeCloseTo((120 * 2 + 7 * 10) / 1e6, 12)
+  expect(result.usage).toEqual({ requests: 1, input: 120, cacheRead: 360, cacheWrite: 0, output: 7, cacheHitShare: 0.75 })
+  expect(result.cost).toBeCloseTo((120 * 2 + 360 * 0.5 + 7 * 10) / 1e6, 12)
+  expect(result.cacheSaved).toBeCloseTo((360 * (2 - 0.5)) / 1e6, 12)
   expect(result.unpriced).toEqual([])
   expect(result.durationMs).toBeGreaterThan(0)
   // A model without a price: tokens, and no invented cost.

@@ -30,6 +30,8 @@ export interface RunResult {
   usage: RunUsage
   /** USD from the runtime's price table (`usage.prices` over the shipped prices); null when a model had no price. */
   cost: number | null
+  /** USD the provider's prompt cache saved in this run (cache reads at the input price less their cached price); null when unpriced. */
+  cacheSaved: number | null
   /** The `provider/model`s of the run without a price. */
   unpriced: string[]
   /** From sending the prompt to the session being idle again. */
@@ -42,6 +44,8 @@ export interface RunUsage {
   cacheRead: number
   cacheWrite: number
   output: number
+  /** Cached input tokens / all input tokens, as the provider reported them; null with no input. */
+  cacheHitShare: number | null
 }
 
 /** What a slash command came to (`session/command`), with the run of a user command's prompt. */
@@ -108,9 +112,11 @@ export class Session {
    */
   private async summarize(messageId: string, events: AnySessionEvent[], durationMs: number): Promise<RunResult> {
     const fromSeq = events[0]?.seq
-    const { cost, unpriced, ...usage } =
-      fromSeq === undefined ? { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] } : await this.harness.request('session/usage', { sessionId: this.id, fromSeq })
-    return { ...outcome(this.id, messageId, events), usage, cost, unpriced, durationMs: Math.round(durationMs) }
+    const { cost, cacheSaved, unpriced, ...usage } =
+      fromSeq === undefined
+        ? { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cacheHitShare: null, cost: 0, cacheSaved: 0, unpriced: [] }
+        : await this.harness.request('session/usage', { sessionId: this.id, fromSeq })
+    return { ...outcome(this.id, messageId, events), usage, cost, cacheSaved, unpriced, durationMs: Math.round(durationMs) }
   }
 
   /** The slash commands of this session's workspace (built-ins, plugins', user Markdown commands). */

@@ -458,6 +458,12 @@ export const SessionUsageResultSchema = Type.Object(
     cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
       description: 'USD from the price table (`usage.prices` over the shipped prices); null when a request ran on a model without a price.',
     }),
+    cacheHitShare: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'Cached input tokens / all input tokens (uncached, cache reads and writes), as the provider reported them; null with no input.',
+    }),
+    cacheSaved: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: "USD the provider's prompt cache saved (cache reads at the input price less their cached price); null when a request ran on a model without a price.",
+    }),
     unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s without a price.' }),
   },
   { title: 'SessionUsageResult' },

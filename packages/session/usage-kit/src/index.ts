@@ -1,3 +1,17 @@
-export { costOf, groupUsage, sessionRequests, totalUsage, GROUPINGS, type Grouping, type ModelPrice, type PriceTable, type RequestRecord, type TokenCounts, type UsageGroup } from './summary.ts'
-export { sessionUsage, type SessionUsage } from './session-usage.ts'
+export {
+  cacheHitShare,
+  cacheSavings,
+  costOf,
+  groupUsage,
+  sessionRequests,
+  totalUsage,
+  GROUPINGS,
+  type Grouping,
+  type ModelPrice,
+  type PriceTable,
+  type RequestRecord,
+  type TokenCounts,
+  type UsageGroup,
+} from './summary.ts'
+export { formatCacheShare, lastTurnUsage, sessionUsage, type SessionUsage } from './session-usage.ts'
 export { usageReport, type UsageQuery, type UsageReport, type UsageSource } from './report.ts'

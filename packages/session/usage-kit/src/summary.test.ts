@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest'
-import { costOf, groupUsage, sessionRequests, totalUsage } from './summary.ts'
+import { cacheHitShare, cacheSavings, costOf, groupUsage, sessionRequests, totalUsage } from './summary.ts'
+import { formatCacheShare, lastTurnUsage, sessionUsage } from './session-usage.ts'
 
 const at = (time: number, type: string, data: any) => ({ type, time, data })
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input, output, cacheRead, cacheWrite })
@@ -72,4 +73,28 @@ test('reasoning tokens are summed where a provider reported them, and absent (no
   ])
   expect(totalUsage(groups)).toMatchObject({ output: 52, reasoning: 30 })
   expect(totalUsage(groups.slice(0, 1))).not.toHaveProperty('reasoning')
+})
+
+test('the cache-hit share is cache reads over all input, and the cache saved the reads at the input price less the cached one', () => {
+  const price = { input: 2, cachedInput: 0.5, output: 8 }
+  expect(cacheHitShare({ input: 250, cacheRead: 700, cacheWrite: 50, output: 9 })).toBe(0.7)
+  expect(cacheHitShare({ input: 0, cacheRead: 0, cacheWrite: 0, output: 9 })).toBeNull()
+  expect(cacheSavings({ input: 250, cacheRead: 700, cacheWrite: 50, output: 9 }, price)).toBeCloseTo((700 * 1.5) / 1e6, 15)
+  expect(cacheSavings({ input: 1, cacheRead: 1, cacheWrite: 0, output: 0 }, undefined)).toBeNull()
+  // Per turn and per session, from the same log; an unpriced model makes the money null, not zero.
+  const events = [
+    { type: 'request/context', seq: 0, time: 0, data: { provider: 'p', model: 'm' } },
+    { type: 'turn/start', seq: 1, time: 0, data: { turnId: 't1' } },
+    { type: 'assistant/message', seq: 2, time: 0, data: { usage: { input: 1000, cacheRead: 0, cacheWrite: 0, output: 10 } } },
+    { type: 'turn/start', seq: 3, time: 0, data: { turnId: 't2' } },
+    { type: 'assistant/message', seq: 4, time: 0, data: { usage: { input: 100, cacheRead: 900, cacheWrite: 0, output: 10 } } },
+  ]
+  const session = sessionUsage(events, { 'p/m': price })
+  expect(session.cacheHitShare).toBe(900 / 2000)
+  expect(session.cacheSaved).toBeCloseTo((900 * 1.5) / 1e6, 15)
+  const turn = lastTurnUsage(events, { 'p/m': price })
+  expect(turn).toMatchObject({ requests: 1, cacheHitShare: 0.9 })
+  expect(sessionUsage(events, {})).toMatchObject({ cost: null, cacheSaved: null, cacheHitShare: 900 / 2000, unpriced: ['p/m'] })
+  expect(formatCacheShare(0.9)).toBe('90% cached')
+  expect(formatCacheShare(null)).toBe('')
 })

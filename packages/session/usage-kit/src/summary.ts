@@ -41,6 +41,10 @@ export interface UsageGroup extends TokenCounts {
   requests: number
   /** USD; null when a request in the group ran on a model the price table does not name. */
   cost: number | null
+  /** Cached input tokens / all input tokens (`cacheHitShare`); null with no input. */
+  cacheHitShare: number | null
+  /** USD the provider's cache saved (`cacheSavings`); null when a request ran on a model without a price. */
+  cacheSaved: number | null
   /** The `provider/model`s of the group without a price. */
   unpriced: string[]
 }
@@ -117,6 +121,36 @@ export function costOf(tokens: TokenCounts, price: ModelPrice | undefined): numb
   return tokens.input * perToken(price.input) + tokens.cacheRead * perToken(price.cachedInput) + tokens.cacheWrite * perToken(price.cacheWrite ?? price.input) + tokens.output * perToken(price.output)
 }
 
+/**
+ * The share of input the provider read from its prompt cache: cache reads over all input tokens (uncached,
+ * cache reads and cache writes), as the providers report them (DeepSeek `prompt_cache_hit_tokens`, Anthropic
+ * `cache_read_input_tokens`, OpenAI `prompt_tokens_details.cached_tokens`). Null when there was no input.
+ */
+export function cacheHitShare(tokens: TokenCounts): number | null {
+  const all = tokens.input + tokens.cacheRead + tokens.cacheWrite
+  return all > 0 ? tokens.cacheRead / all : null
+}
+
+/** USD the cache saved: the cache reads at the input price less what they cost at the cached price; null without a price. */
+export function cacheSavings(tokens: TokenCounts, price: ModelPrice | undefined): number | null {
+  if (!price) return null
+  return (tokens.cacheRead * Math.max(0, price.input - price.cachedInput)) / 1_000_000
+}
+
+/** Adds one priced record's cost and savings into sums that turn null at the first unpriced model. */
+export function addPriced(sums: { cost: number | null; cacheSaved: number | null; unpriced: string[] }, record: RequestRecord, prices: PriceTable): void {
+  const price = prices[record.model]
+  const cost = costOf(record.tokens, price)
+  if (cost === null) {
+    sums.cost = null
+    sums.cacheSaved = null
+    if (!sums.unpriced.includes(record.model)) sums.unpriced.push(record.model)
+    return
+  }
+  if (sums.cost !== null) sums.cost += cost
+  if (sums.cacheSaved !== null) sums.cacheSaved += cacheSavings(record.tokens, price)!
+}
+
 function keyOf(record: RequestRecord, by: Grouping): string {
   if (by === 'model') return record.model
   if (by === 'workspace') return record.workspace
@@ -128,27 +162,26 @@ export function groupUsage(records: readonly RequestRecord[], by: Grouping, pric
   const groups = new Map<string, UsageGroup>()
   for (const record of records) {
     const key = keyOf(record, by)
-    const group = groups.get(key) ?? { key, requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] }
+    const group = groups.get(key) ?? { key, requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, cacheHitShare: null, cacheSaved: 0, unpriced: [] }
     groups.set(key, group)
     addInto(group, record)
-    const cost = costOf(record.tokens, prices[record.model])
-    if (cost === null) {
-      group.cost = null
-      if (!group.unpriced.includes(record.model)) group.unpriced.push(record.model)
-    } else if (group.cost !== null) group.cost += cost
+    addPriced(group, record, prices)
   }
+  for (const group of groups.values()) group.cacheHitShare = cacheHitShare(group)
   return [...groups.values()].sort((a, b) => a.key.localeCompare(b.key))
 }
 
 /** The sum of groups, priced only when every group is. */
 export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key'> {
-  const total: Omit<UsageGroup, 'key'> = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, unpriced: [] }
+  const total: Omit<UsageGroup, 'key'> = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, cacheHitShare: null, cacheSaved: 0, unpriced: [] }
   for (const group of groups) {
     total.requests += group.requests
     addTokens(total, group)
     total.cost = total.cost === null || group.cost === null ? null : total.cost + group.cost
+    total.cacheSaved = total.cacheSaved === null || group.cacheSaved === null ? null : total.cacheSaved + group.cacheSaved
     for (const model of group.unpriced) if (!total.unpriced.includes(model)) total.unpriced.push(model)
   }
+  total.cacheHitShare = cacheHitShare(total)
   return total
 }
 

@@ -38,15 +38,16 @@ describe('the --json result line', () => {
     // Prices are USD per million tokens: 1_000_000 input tokens at 2 USD would be 2 USD.
     writeFileSync(join(world.home, 'settings.yaml'), 'usage.prices:\n  deepseek/deepseek-v4-flash:\n    input: 2\n    cachedInput: 0.5\n    output: 8\n')
     world.write('a.txt', 'alpha\n')
-    world.llm.enqueue({ toolCalls: [call('read', { path: 'a.txt' }, 'r1')], usage: { input: 100, output: 10 } }, { text: 'It says alpha.', usage: { input: 300, output: 20 } })
+    world.llm.enqueue({ toolCalls: [call('read', { path: 'a.txt' }, 'r1')], usage: { input: 100, output: 10 } }, { text: 'It says alpha.', usage: { input: 300, cacheRead: 600, output: 20 } })
     const { code, stdout } = await dsh(world, ['--json', '--model', 'deepseek-v4-flash', 'read a.txt'])
     expect(code).toBe(0)
     const { events, result } = linesOf(stdout)
     const id = storedSessionIds(world)[0]!
     expect(events.map((line) => line.seq)).toEqual(storedEvents(world, id).map((event) => event.seq))
     expect(result).toMatchObject({ type: 'result', version: 1, sessionId: id, exitCode: 0, reason: 'completed', text: 'It says alpha.', turns: 1, steps: 2, refusals: [], unpriced: [] })
-    expect(result.usage).toEqual({ requests: 2, input: 400, cacheRead: 0, cacheWrite: 0, output: 30 })
-    expect(result.cost).toBeCloseTo((400 * 2 + 30 * 8) / 1_000_000, 12)
+    expect(result.usage).toEqual({ requests: 2, input: 400, cacheRead: 600, cacheWrite: 0, output: 30, cacheHitShare: 0.6 })
+    expect(result.cost).toBeCloseTo((400 * 2 + 600 * 0.5 + 30 * 8) / 1_000_000, 12)
+    expect(result.cacheSaved).toBeCloseTo((600 * (2 - 0.5)) / 1_000_000, 12)
     expect(result.durationMs).toBeGreaterThan(0)
   })
 
@@ -57,7 +58,7 @@ describe('the --json result line', () => {
     const { result } = linesOf(stdout)
     expect(result).toMatchObject({ exitCode: 1, reason: 'error', error: { code: expect.any(String), message: expect.stringContaining('malformed') } })
     // The failed request was sent (and is counted), but it used no tokens.
-    expect(result.usage).toEqual({ requests: 1, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 })
+    expect(result.usage).toEqual({ requests: 1, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cacheHitShare: null })
   })
 
   test('a refused approval is listed with who refused it', async () => {

@@ -28,6 +28,9 @@ export const RunUsageSchema = Type.Object(
     cacheRead: count(),
     cacheWrite: count(),
     output: count(),
+    cacheHitShare: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'Cached input tokens / all input tokens (uncached, cache reads and writes), as the provider reported them; null with no input.',
+    }),
   },
   { ...closed, title: 'RunUsage', description: "Tokens of this run's model requests (turns and compaction), as logged: input excludes cache reads and writes; output includes reasoning." },
 )
@@ -50,6 +53,9 @@ export const ResultLineSchema = Type.Object(
     steps: count(),
     usage: RunUsageSchema,
     cost: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'USD from the `usage.prices` setting; null when a request ran on a model without a price.' }),
+    cacheSaved: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+      description: "USD the provider's prompt cache saved in this run (cache reads at the input price less their cached price); null when a request ran on a model without a price.",
+    }),
     unpriced: Type.Array(Type.String(), { description: 'The `provider/model`s the price table does not name.' }),
     durationMs: count(),
     refusals: Type.Array(RunRefusalSchema),

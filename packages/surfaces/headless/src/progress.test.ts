@@ -15,8 +15,9 @@ afterEach(async () => {
   await world.dispose()
 })
 
-test('on a terminal, stderr shows thinking, each tool call with its summary, and the tokens used', async () => {
+test('on a terminal, stderr shows thinking, each tool call with its summary, and the tokens used with the cache share and money', async () => {
   world.write('notes.txt', 'remember the milk\n')
+  writeFileSync(join(world.home, 'settings.yaml'), 'usage.prices:\n  deepseek/deepseek-v4-flash: { input: 2000, cachedInput: 500, output: 8000 }\n')
   world.llm.enqueue(
     { reasoning: 'Read the notes first.', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }], usage: { input: 100, output: 20, cacheRead: 50 } },
     { text: 'Remember the milk.', usage: { input: 10, output: 5, cacheRead: 150 } },
@@ -27,7 +28,15 @@ test('on a terminal, stderr shows thinking, each tool call with its summary, and
   const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
   const lines = screen.replace(/\r/g, '').split('\n')
   expect(code).toBe(0)
-  expect(lines).toEqual(['thinking…', '  tokens: 150 in (50 cached), 20 out', '→ read notes.txt', '  tokens: 310 in (200 cached), 25 out', 'Remember the milk.', ''])
+  // Cost (100×2000 + 50×500 + 20×8000)/1e6 = 0.385 and saved 50×1500/1e6 = 0.075; then 0.52 and 0.3 over the run.
+  expect(lines).toEqual([
+    'thinking…',
+    '  tokens: 150 in (50 cached, 33%), 20 out · $0.3850, cache saved $0.0750',
+    '→ read notes.txt',
+    '  tokens: 310 in (200 cached, 65%), 25 out · $0.5200, cache saved $0.3000',
+    'Remember the milk.',
+    '',
+  ])
 })
 
 test('on a terminal, escape sequences in what the model wrote reach the screen as text only', async () => {
@@ -56,7 +65,7 @@ test('on a terminal, a model request that failed and will be retried says so ins
   const lines = screen.replace(/\r/g, '').split('\n')
   expect(code).toBe(0)
   expect(world.llm.requests).toHaveLength(2)
-  expect(lines).toEqual(['  model request failed (SERVER); retrying in 20 ms (retry 1 of 4)', '  tokens: 10 in (0 cached), 2 out', 'Recovered.', ''])
+  expect(lines).toEqual(['  model request failed (SERVER); retrying in 20 ms (retry 1 of 4)', '  tokens: 10 in (0 cached, 0%), 2 out · $0.0000, cache saved $0.0000', 'Recovered.', ''])
 })
 
 test('a retry line counts from the event numbers, not from its reason text', () => {

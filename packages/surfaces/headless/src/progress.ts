@@ -1,6 +1,10 @@
 import type { SessionEvent } from '@dsh/session'
 import { retryWords, SessionView, type RetryInfo, type ViewChange } from '@dsh/session-view'
+import { formatCacheShare, sessionUsage, type PriceTable } from '@dsh/usage-kit'
 import { oneLine } from './text.ts'
+
+/** The kinds `sessionUsage` reads: the route in force and the logged requests. */
+const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end', 'title/request', 'title/response'])
 
 const TODO_MARKS = { pending: '[ ]', in_progress: '[~]', completed: '[x]' } as const
 
@@ -25,12 +29,18 @@ export class Progress {
     private readonly previewChars: number,
     /** Lines of a running call's printed output shown, per call. */
     private readonly outputLines = 0,
+    /** Prices (`ctx.usagePrices`): the tokens line adds the run's cost and what the prompt cache saved. */
+    private readonly prices: PriceTable = {},
   ) {}
+
+  /** The events this run's usage is priced from (the route in force and the logged requests). */
+  private readonly usageEvents: SessionEvent[] = []
 
   /** Per call: printed characters already split into lines, and the lines shown. */
   private readonly printed = new Map<string, { consumed: number; shown: number }>()
 
   event(event: SessionEvent): void {
+    if (USAGE_KINDS.has(event.type)) this.usageEvents.push(event)
     for (const change of this.view.apply(event)) this.show(change)
   }
 
@@ -81,7 +91,16 @@ export class Progress {
     this.tokens.cached += usage.cacheRead
     this.tokens.output += usage.output
     const { input, cached, output } = this.tokens
-    this.write(`  tokens: ${input.toLocaleString('en')} in (${cached.toLocaleString('en')} cached), ${output.toLocaleString('en')} out`)
+    const share = formatCacheShare(input > 0 ? cached / input : null)
+    this.write(
+      `  tokens: ${input.toLocaleString('en')} in (${cached.toLocaleString('en')} cached${share ? `, ${share.replace(' cached', '')}` : ''}), ${output.toLocaleString('en')} out${this.money()}`,
+    )
+  }
+
+  /** `· $0.0123, cache saved $0.0040` for this run's requests when every model it used has a price. */
+  private money(): string {
+    const { cost, cacheSaved } = sessionUsage(this.usageEvents, this.prices)
+    return cost === null || cacheSaved === null || !Object.keys(this.prices).length ? '' : ` · $${cost.toFixed(4)}, cache saved $${cacheSaved.toFixed(4)}`
   }
 
   /** The agent's task list after each todo_write: counts, then one line per entry with its mark. */

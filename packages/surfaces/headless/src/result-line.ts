@@ -21,9 +21,9 @@ export interface RunOutcome {
 export function resultLine(outcome: RunOutcome): ResultLine {
   const own = outcome.events.filter((event) => event.seq >= outcome.fromSeq)
   const ended = own.findLast((event) => event.type === 'turn/end') as SessionEvent<'turn/end'> | undefined
-  const { cost, unpriced, ...usage } = outcome.sessionId
+  const { cost, cacheSaved, unpriced, ...usage } = outcome.sessionId
     ? sessionUsage(outcome.events, outcome.prices, outcome.fromSeq)
-    : { cost: 0, unpriced: [], requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
+    : { cost: 0, cacheSaved: 0, unpriced: [], requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cacheHitShare: null }
   return {
     type: 'result',
     version: HEADLESS_LINES_VERSION,
@@ -36,6 +36,7 @@ export function resultLine(outcome: RunOutcome): ResultLine {
     steps: own.filter((event) => event.type === 'step/start').length,
     usage,
     cost,
+    cacheSaved,
     unpriced,
     durationMs: Math.max(0, Math.round(outcome.durationMs)),
     refusals: [...outcome.refusals],

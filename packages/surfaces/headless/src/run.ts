@@ -89,6 +89,7 @@ export class HeadlessRun {
             (name, args) => this.describeCall(name, args),
             this.config.summaryChars,
             this.config.progressOutputLines,
+            this.ctx.get('usagePrices')?.table() ?? {},
           )
         : undefined
     // First among the listeners: others may append to a new session from theirs (model-routes logs its route).

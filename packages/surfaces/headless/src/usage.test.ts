@@ -59,7 +59,15 @@ describe('dsh usage', () => {
       ids.flatMap((id) => storedEvents(world, id).flatMap((event) => (event.type === 'assistant/message' && event.data.usage.reasoning !== undefined ? [event.data.usage.reasoning] : []))),
     ).toEqual([120])
     expect(report.total.reasoning).toBe(120)
-    expect((await dshOk(world, ['usage'])).stdout).toMatch(/^total  2 requests .* output 250 \(reasoning 120\)  \$/m)
+    // The cache's share of the input and what it saved, in the JSON report and the text rows.
+    expect(report.total.cacheHitShare).toBe(logged.cacheRead / (logged.input + logged.cacheRead + logged.cacheWrite))
+    expect(report.total.cacheSaved).toBeCloseTo((logged.cacheRead * 1.5) / 1_000_000, 12)
+    const share = Math.round((100 * logged.cacheRead) / (logged.input + logged.cacheRead + logged.cacheWrite))
+    const text = (await dshOk(world, ['usage'])).stdout
+    expect(text).toMatch(/^total  2 requests .* output 250 \(reasoning 120\)  \$/m)
+    expect(text).toMatch(
+      new RegExp(`^total  2 requests  input \\d+  cached ${logged.cacheRead} \\(${share}% cached\\) .* cache saved \\$${((logged.cacheRead * 1.5) / 1e6).toFixed(4).replace('.', '\\.')}$`, 'm'),
+    )
   })
 
   test('a model without a price shows its tokens and "no price"', async () => {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import type { RunIO } from './run.ts'
 import type { UsageInvocation } from './usage-options.ts'
-import { usageReport, type UsageGroup } from '@dsh/usage-kit'
+import { formatCacheShare, usageReport, type UsageGroup } from '@dsh/usage-kit'
 import type {} from '@dsh/usage-prices'
 
 /**
@@ -37,7 +37,9 @@ function usageRow(key: string, group: Omit<UsageGroup, 'key'>): string {
   const cost = group.cost === null ? `no price (${group.unpriced.join(', ')})` : `$${group.cost.toFixed(4)}`
   // Reasoning is part of the output, shown only when a provider reported it.
   const reasoning = group.reasoning !== undefined ? ` (reasoning ${group.reasoning})` : ''
-  return `${key}  ${group.requests} requests  input ${group.input}  cached ${group.cacheRead}  cache-write ${group.cacheWrite}  output ${group.output}${reasoning}  ${cost}`
+  const share = formatCacheShare(group.cacheHitShare)
+  const saved = group.cacheSaved === null ? '' : `  cache saved $${group.cacheSaved.toFixed(4)}`
+  return `${key}  ${group.requests} requests  input ${group.input}  cached ${group.cacheRead}${share ? ` (${share})` : ''}  cache-write ${group.cacheWrite}  output ${group.output}${reasoning}  ${cost}${saved}`
 }
 
 /** Paths compare by their real location (a temp dir reached through a symlink is the same directory). */
