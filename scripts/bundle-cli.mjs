@@ -89,11 +89,21 @@ function dshPlugin(entries, ownerOf, urlUsers) {
     },
     load: (id) => (id.startsWith('\0') && id.slice(1) in entries ? entries[id.slice(1)] : null),
     transform(code, id) {
-      if (id.startsWith('\0') || !code.includes('import.meta.url')) return null
+      if (id.startsWith('\0')) return null
+      // A CommonJS module inlined into an ES module chunk has no `__filename` or `__dirname` (write-file-atomic
+      // hashes `__filename` into its temp names: grants.yaml could not be written by the bundled launcher). Each
+      // gets its path at build time, declared inside the module's own CommonJS wrapper.
+      const free = ['__filename', '__dirname'].filter((name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`\\b(var|let|const)\\s+${name}\\b`).test(code))
+      if (free.length && !/\bimport\s*[{*\w]|\bexport\s/.test(code)) {
+        const values = { __filename: id, __dirname: dirname(id) }
+        code = `${free.map((name) => `var ${name} = ${JSON.stringify(values[name])};`).join(' ')}\n${code}`
+        if (!code.includes('import.meta.url')) return { code, map: null }
+      }
+      if (!code.includes('import.meta.url')) return null
       const rel = relative(repo, id)
       if (rel.startsWith('..') || rel.split('/').includes('node_modules')) {
         urlUsers.push(`${id} (third-party)`)
-        return null
+        return free.length ? { code, map: null } : null
       }
       urlUsers.push(rel)
       // Chunks sit in <out>/dist; this module's files are copied under <out>/dist/<its repository path>.
