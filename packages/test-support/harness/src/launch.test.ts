@@ -28,9 +28,14 @@ test('the environment of a launch is the process environment while it runs, and 
   expect(process.env).toEqual(before)
 })
 
-test('two launches side by side with different environments are refused, loudly', async () => {
+test('two launches side by side with different environments are refused, loudly; a home of its own each is not a difference', async () => {
   const home = tempDir('dsh-in-process-')
+  const other = tempDir('dsh-in-process-')
   const first = launchInProcess(['--check'], { env: baseEnv(home), cwd: home })
   expect(() => launchInProcess(['--check'], { env: { ...baseEnv(home), DSH_IN_PROCESS_PROBE: '1' }, cwd: home })).toThrow(/different environments/)
+  // DSH_HOME is read by the launcher from its own env, never by a plugin from process.env (two SDK runtimes).
+  const second = launchInProcess(['--dump-config'], { env: { ...baseEnv(home), DSH_HOME: other }, cwd: other })
   expect(await first.exited).toBe(0)
+  expect(await second.exited).toBe(0)
+  expect(second.stdout()).toContain(`home ${other}`)
 })

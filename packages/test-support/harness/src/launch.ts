@@ -14,6 +14,8 @@ export interface InProcessLaunch {
   stderr(): string
   /** Standard input: a pipe the test may write to and end (ended already when `stdin` text was given). */
   stdin: PassThrough
+  /** The output pipes themselves, for a test that reads them as they are written (utf8 text). */
+  streams: { stdout: PassThrough; stderr: PassThrough }
 }
 
 export interface InProcessOptions {
@@ -25,16 +27,24 @@ export interface InProcessOptions {
 }
 
 let active: { env: Record<string, string>; count: number } | undefined
+
+/**
+ * Variables only the launcher reads, and from its own `env` (`LauncherIO.env`), never a plugin from `process.env`:
+ * launches side by side may differ in these (two SDK runtimes, each with its own home).
+ */
+const LAUNCHER_KEYS = ['DSH_HOME', 'DSH_DRAIN_TIMEOUT_MS']
+const withoutLauncherKeys = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([key]) => !LAUNCHER_KEYS.includes(key)))
 let saved: NodeJS.ProcessEnv | undefined
 
 /**
  * Makes `env` the process's environment until the returned function is called. The plugins of a tree read
  * `process.env` (credentials, proxies, the shell's environment), so a launch in this process sees exactly `env`,
- * as a spawned one would. Launches side by side must share one environment; a second one is refused, loudly.
+ * as a spawned one would. Launches side by side must share one environment, but for LAUNCHER_KEYS; a second one is
+ * refused, loudly.
  */
 function enterEnv(env: Record<string, string>): () => void {
   if (active) {
-    if (JSON.stringify(active.env) !== JSON.stringify(env)) throw new Error('two in-process dsh launches with different environments at once')
+    if (JSON.stringify(withoutLauncherKeys(active.env)) !== JSON.stringify(withoutLauncherKeys(env))) throw new Error('two in-process dsh launches with different environments at once')
     active.count++
   } else {
     saved = { ...process.env }
@@ -76,7 +86,7 @@ export function launchInProcess(args: string[], options: InProcessOptions): InPr
       await new Promise((resolve) => setImmediate(resolve))
     }
   })()
-  return { exited, stdout: () => out, stderr: () => err, stdin }
+  return { exited, stdout: () => out, stderr: () => err, stdin, streams: { stdout, stderr } }
 }
 
 /** Runs `dsh <args>` in this process to its end. */
