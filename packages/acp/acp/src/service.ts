@@ -112,8 +112,8 @@ export class Acp extends Service {
     )
     ctx.approval.answerer(ctx, (request, signal) => this.askPermission(request, signal), { actor: 'client:acp' })
     ctx.effect(() => {
-      const { stream, release } = stdioStream()
-      if (process.stdin.isTTY) ctx.logger('acp').warn('dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)')
+      const { stream, release } = stdioStream(ctx.app.stdio)
+      if (ctx.app.stdio.stdin.isTTY) ctx.logger('acp').warn('dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)')
       this.connect(stream)
       return () => {
         const connection = this.connection
