@@ -2,11 +2,13 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
+import type { SettingsService } from '@dsh/settings'
 import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
 import { bubblewrapArgs, type BubblewrapNetwork } from './bubblewrap.ts'
 import { findExecutable } from './find-executable.ts'
 import { closedArgv } from './descriptors.ts'
 import { bridgedArgv, checkedNetwork } from './network.ts'
+import { CommandCgroups, LIMIT_DESCRIPTIONS, LIMIT_SETTINGS, LimitsConfig, limitedArgv, type ResourceLimits } from './limits.ts'
 import { runProbe } from './run-probe.ts'
 import { seatbeltArgs } from './seatbelt.ts'
 
@@ -16,6 +18,7 @@ export interface Config {
   proxyPort: number
   bash: string
   perl: string
+  limits: ResourceLimits
 }
 
 interface Backend {
@@ -55,15 +58,27 @@ export default class SandboxLocal extends Sandbox {
       .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
     bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
     perl: Schema.string().default('perl').description('The perl that runs the network bridge (starts in milliseconds); when the sandbox has none, the bridge runs on this node.'),
+    limits: LimitsConfig.description('Resource limits of each confined command (bubblewrap), the defaults of the sandbox.limits.* settings.'),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
+  private readonly cgroups = new CommandCgroups()
+  private settings?: SettingsService
 
   constructor(
     ctx: Context,
     public config: Config,
   ) {
     super(ctx)
+    // Optional: a sandbox mounted alone (tests, an SDK composition) has no settings and uses the row's limits.
+    ctx.inject(['settings'], (ctx) => {
+      for (const [field, key] of Object.entries(LIMIT_SETTINGS) as [keyof ResourceLimits, string][]) {
+        ctx.settings.define(key, Schema.natural().default(config.limits[field]), { description: LIMIT_DESCRIPTIONS[field] })
+      }
+      this.settings = ctx.settings
+      ctx.effect(() => () => (this.settings = undefined), 'forget the settings')
+    })
+    ctx.effect(() => () => this.cgroups.dispose(), 'remove command cgroups')
   }
 
   async probe(): Promise<SandboxProbe> {
@@ -89,8 +104,23 @@ export default class SandboxLocal extends Sandbox {
     // Only existing folders, by their real path: bwrap fails on a missing source.
     const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
     const args = bubblewrapArgs({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
-    const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
-    return { argv: [backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
+    const { inner, outer, closes } = this.limited(argv)
+    const command =
+      network.kind === 'proxy'
+        ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, inner)
+        : closes
+          ? inner
+          : closedArgv(this.config.bash, inner)
+    return { argv: [...outer, backend.executable, ...args, '--', ...command], enforcement: 'full', backend: backend.name }
+  }
+
+  /** The command inside its limits (the settings win over the row's), and the prefix that joins its cgroups. */
+  private limited(argv: string[]) {
+    const limits = Object.fromEntries(
+      Object.entries(LIMIT_SETTINGS).map(([field, key]) => [field, this.settings ? this.settings.get(key) : this.config.limits[field as keyof ResourceLimits]]),
+    ) as unknown as ResourceLimits
+    const wanted = { ...(limits.processes ? { pids: limits.processes } : {}), ...(limits.memory ? { memory: limits.memory } : {}) }
+    return limitedArgv(this.config.bash, limits, this.cgroups.create(wanted), argv)
   }
 
   private detect() {
