@@ -10,7 +10,7 @@ import { findHierarchy, type ResourceLimits } from './limits.ts'
 
 async function mount(limits: Partial<ResourceLimits>): Promise<Sandbox> {
   const root = new Context()
-  const fiber = root.plugin(SandboxLocal, SandboxLocal.Config({ limits }))
+  const fiber = root.plugin(SandboxLocal, SandboxLocal.Config({ limits: limits as ResourceLimits }))
   await fiber
   onTestFinished(() => fiber.dispose())
   return root.get('sandbox')!
@@ -63,7 +63,7 @@ test('every limit 0 leaves the command as it was: no launcher, no cgroup', async
 
 test('the command cgroups are reused once idle and removed when the row is disposed', async () => {
   const root = new Context()
-  const fiber = root.plugin(SandboxLocal, SandboxLocal.Config({ limits: { processes: 100 } }))
+  const fiber = root.plugin(SandboxLocal, SandboxLocal.Config({ limits: { processes: 100 } as ResourceLimits }))
   await fiber
   const sandbox = root.get('sandbox')!
   for (let i = 0; i < 6; i++) {
