@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
-import { eventually } from '@dsh/test-harness/world'
+import { eventually, outsideDir } from '@dsh/test-harness/world'
 import { bash, bootAttack } from './index.ts'
 
 // Resource limits of confined commands (docs/security.md, "Resource limits"), on the default composition
@@ -66,4 +66,21 @@ test('a background job is under the same limits: its file stops at the limit', a
   expect(await eventually(() => sizeOf() >= FILE_LIMIT)).toBe(true)
   await new Promise((resolve) => setTimeout(resolve, 500)) // a write past the limit would show by now
   expect(sizeOf()).toBe(FILE_LIMIT)
+})
+
+test('no capability is left to remount the host or the cgroup files writable (dsh running as root keeps none inside)', async () => {
+  const outside = outsideDir()
+  const h = await bootAttack(
+    [
+      bash(
+        'remount',
+        `mount -o remount,bind,rw / ; mount -o remount,bind,rw /sys/fs/cgroup/pids ; echo x > ${outside}/pwned; echo $$ > /sys/fs/cgroup/pids/cgroup.procs; grep CapEff /proc/self/status`,
+      ),
+    ],
+    { homeFiles: { 'settings.yaml': settings } },
+  )
+  onTestFinished(() => h.dispose())
+  expect((await h.run('remount')).reason).toBe('completed')
+  expect(existsSync(join(outside, 'pwned'))).toBe(false)
+  expect(h.toolText('remount')).toContain('CapEff:\t0000000000000000')
 })

@@ -113,12 +113,19 @@ const isEmpty = (file: string) => {
   }
 }
 
-const removeTree = (dir: string) => {
+// A cgroup whose last process exited a moment ago can still be busy; after this the next dsh removes it.
+const DISPOSE_ATTEMPTS = 20
+const DISPOSE_RETRY_MS = 50
+
+/** Removes a cgroup folder and those below it: true when it is gone. */
+const removeTree = (dir: string): boolean => {
   try {
     for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeTree(join(dir, entry.name))
     rmdirSync(dir)
-  } catch {
-    // Still populated (a command lives on) or already gone: the next dsh to start removes what is left.
+    return true
+  } catch (error) {
+    // Still populated (a command lives on): the next dsh to start removes what is left.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
   }
 }
 
@@ -165,8 +172,13 @@ export class CommandCgroups {
     return { procs, events }
   }
 
-  dispose(): void {
-    for (const found of this.parents.values()) if ('parent' in found) removeTree(found.parent)
+  /** Removes every cgroup made; one whose last process is still being torn down is tried again for a moment. */
+  async dispose(): Promise<void> {
+    const parents = [...this.parents.values()].flatMap((found) => ('parent' in found ? [found.parent] : []))
+    for (let attempt = 0; attempt < DISPOSE_ATTEMPTS; attempt++) {
+      if (parents.every((parent) => removeTree(parent))) return
+      await new Promise((resolve) => setTimeout(resolve, DISPOSE_RETRY_MS))
+    }
   }
 
   private parent(controller: Controller) {
