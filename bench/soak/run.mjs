@@ -103,7 +103,7 @@ export default async function run() {
       await new Promise((resolve) => setTimeout(resolve, 50))
       running = leftBehind(paths, new Set([killed.child.pid]))
     }
-    const sleepsBefore = running.filter((line) => / sleep 120$/.test(line)).length
+    const sleepsBefore = running.filter((line) => line.endsWith(' sleep 120')).length
     killed.child.kill('SIGKILL')
     await killed.closed
     const afterKill = await settle(paths)
