@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs'
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/session'
-import { lastTurnUsage, sessionUsage, usageReport } from '@dsh/usage-kit'
+import { lastTurnUsage, sessionUsage, storedUsageSource, usageReport } from '@dsh/usage-kit'
 import type {} from '@dsh/usage-prices'
 import type { Methods } from '@dsh/web-protocol'
 import { WebError } from '@dsh/webserver'
@@ -41,7 +41,12 @@ export function apply(ctx: Context) {
   ctx.webserver.method<M<'usage.report'>['params'], M<'usage.report'>['result']>(ctx, 'usage.report', {
     handle: async ({ by, cwd, since }) => {
       const dir = cwd === undefined ? undefined : canonical(cwd)
-      return usageReport(ctx.sessions, { by, ...(dir !== undefined ? { dir } : {}), ...(since !== undefined ? { since } : {}) }, ctx.usagePrices.table(), (a, b) => canonical(a) === b)
+      return usageReport(
+        storedUsageSource(ctx.sessions, ctx.get('sessionPersistence')),
+        { by, ...(dir !== undefined ? { dir } : {}), ...(since !== undefined ? { since } : {}) },
+        ctx.usagePrices.table(),
+        (a, b) => canonical(a) === b,
+      )
     },
   })
 }

@@ -47,7 +47,9 @@ export function bubblewrapMounts(plan: BubblewrapPlan): { args: string[]; mountP
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
   args.push(...networkArgs(plan.network))
-  args.push('--die-with-parent')
+  // As root bubblewrap keeps every capability, so `mount -o remount,bind,rw /` would undo the read-only binds
+  // (and free a command from its cgroup limits: docs/security.md, "Resource limits"). Unprivileged, it drops them already.
+  args.push('--die-with-parent', '--cap-drop', 'ALL')
   // Without a terminal of its own, a new session leaves the command no controlling terminal to inject
   // keystrokes into (TIOCSTI). A private PTY stays the controlling terminal: its input is ours alone.
   if (!plan.terminal) args.push('--new-session')

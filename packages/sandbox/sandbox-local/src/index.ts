@@ -5,12 +5,14 @@ import { isAbsolute, join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { within } from '@dsh/sandbox-rules'
+import type { SettingsService } from '@dsh/settings'
 import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
 import { bubblewrapArgs, bubblewrapMounts, type BubblewrapNetwork } from './bubblewrap.ts'
 import { tidiedArgv } from './fences.ts'
 import { findExecutable } from './find-executable.ts'
 import { closedArgv } from './descriptors.ts'
 import { bridgedArgv, checkedNetwork } from './network.ts'
+import { CommandCgroups, LIMIT_DESCRIPTIONS, LIMIT_SETTINGS, LimitsConfig, limitedArgv, type ResourceLimits } from './limits.ts'
 import { runProbe } from './run-probe.ts'
 import { seatbeltArgs } from './seatbelt.ts'
 
@@ -22,6 +24,7 @@ export interface Config {
   perl: string
   fenceLockDir: string
   fenceLockWaitMs: number
+  limits: ResourceLimits
 }
 
 interface Backend {
@@ -76,6 +79,7 @@ export default class SandboxLocal extends Sandbox {
       .description(
         'The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.',
       ),
+    limits: LimitsConfig.description('Resource limits of each confined command (bubblewrap), the defaults of the sandbox.limits.* settings.'),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
@@ -84,12 +88,23 @@ export default class SandboxLocal extends Sandbox {
   private warnedNoPerl = false
   /** The fence lock folder once made ('' when it could not be). */
   private fenceLockDir?: string
+  private readonly cgroups = new CommandCgroups()
+  private settings?: SettingsService
 
   constructor(
     ctx: Context,
     public config: Config,
   ) {
     super(ctx)
+    // Optional: a sandbox mounted alone (tests, an SDK composition) has no settings and uses the row's limits.
+    ctx.inject(['settings'], (ctx) => {
+      for (const [field, key] of Object.entries(LIMIT_SETTINGS) as [keyof ResourceLimits, string][]) {
+        ctx.settings.define(key, Schema.natural().default(config.limits[field]), { description: LIMIT_DESCRIPTIONS[field] })
+      }
+      this.settings = ctx.settings
+      ctx.effect(() => () => (this.settings = undefined), 'forget the settings')
+    })
+    ctx.effect(() => () => this.cgroups.dispose(), 'remove command cgroups')
   }
 
   async probe(): Promise<SandboxProbe> {
@@ -115,8 +130,16 @@ export default class SandboxLocal extends Sandbox {
     // Only existing folders, by their real path: bwrap fails on a missing source.
     const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
     const { args, mountPoints } = bubblewrapMounts({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
-    const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
-    const confined = [backend.executable, ...args, '--', ...command]
+    const { inner, outer, closes } = this.limited(argv)
+    const command =
+      network.kind === 'proxy'
+        ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, inner)
+        : closes
+          ? inner
+          : closedArgv(this.config.bash, inner)
+    // The cgroup prefix joins bwrap to the command's cgroups; the tidier stays outside them, so a command its
+    // memory limit kills cannot take the removal of its mount points with it (fences.ts, limits.ts).
+    const confined = [...outer, backend.executable, ...args, '--', ...command]
     for (const point of mountPoints) this.mountPoints.add(point)
     return { argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined, enforcement: 'full', backend: backend.name }
   }
@@ -155,6 +178,15 @@ export default class SandboxLocal extends Sandbox {
       this.fenceLockDir = ''
     }
     return this.fenceLockDir || undefined
+  }
+
+  /** The command inside its limits (the settings win over the row's), and the prefix that joins its cgroups. */
+  private limited(argv: string[]) {
+    const limits = Object.fromEntries(
+      Object.entries(LIMIT_SETTINGS).map(([field, key]) => [field, this.settings ? this.settings.get(key) : this.config.limits[field as keyof ResourceLimits]]),
+    ) as unknown as ResourceLimits
+    const wanted = { ...(limits.processes ? { pids: limits.processes } : {}), ...(limits.memory ? { memory: limits.memory } : {}) }
+    return limitedArgv(this.config.bash, limits, this.cgroups.create(wanted), argv)
   }
 
   private detect() {

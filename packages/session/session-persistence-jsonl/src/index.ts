@@ -51,6 +51,8 @@ export default class JsonlPersistence extends SessionPersistence {
   private readonly root: string
   private readonly open = new Map<string, Open>()
   private readonly located = new Map<string, string>()
+  /** The fresh meta.json each idle session was last listed with: a report right after a listing reads it no second time. */
+  private readonly listedMeta = new Map<string, StoredMeta>()
 
   constructor(
     ctx: Context,
@@ -145,6 +147,7 @@ export default class JsonlPersistence extends SessionPersistence {
     // thousand sessions are not a thousand round trips one after the other.
     const found = await mapAtMost(folders, LIST_READS_AT_ONCE, async ({ id, dir }) => {
       const summary = this.open.get(id)?.summary ?? (await this.summaryFromDisk(id, dir))
+      if (summary) this.located.set(id, dir) // a report right after (usage digests) finds each folder without a search
       return summary && (await summary.withLive(join(dir, LEASE)))
     })
     return found.filter((summary) => summary !== undefined).sort((a, b) => b.updatedAt - a.updatedAt)
@@ -183,6 +186,33 @@ export default class JsonlPersistence extends SessionPersistence {
     await replaceMeta(dir, { ...meta, checked: check })
   }
 
+  /**
+   * A derived value of an idle session, kept in its meta.json under `derived.<name>` with the key the listing
+   * verdict is checked against (bytes, events, last time) and `version`: while the log is what it was, no
+   * log is read. A session open here or held by another live process is derived from its log, not kept.
+   */
+  override async derived<T>(id: string, name: string, version: string, derive: (events: readonly SessionEvent[]) => T): Promise<T> {
+    const dir = await this.locate(id)
+    const meta = this.open.has(id) ? undefined : (this.listedMeta.get(id) ?? (await readMeta(dir)))
+    const key = meta && `${version}:${meta.bytes}:${meta.events}:${meta.updatedAt}`
+    const kept = meta?.derived?.[name]
+    if (meta && kept && kept.key === key && meta.bytes === (await stat(join(dir, LOG))).size) return kept.value as T
+    this.open.get(id)?.writer.flush()
+    const log = await parseLog(join(dir, LOG), id)
+    const value = derive(log.events as SessionEvent[])
+    // Kept only against a meta.json that describes exactly these bytes, and not while a live writer owns it;
+    // read again (not the listed copy) so a verdict recorded since is kept too.
+    const current = meta && (await readMeta(dir))
+    if (current && current.bytes === log.validBytes + log.tornBytes && `${version}:${current.bytes}:${current.events}:${current.updatedAt}` === key && !(await leaseIsLive(join(dir, LEASE)))) {
+      const updated: StoredMeta = { ...current, derived: { ...current.derived, [name]: { key, value } } }
+      await replaceMeta(dir, updated).then(
+        () => this.listedMeta.set(id, updated),
+        () => undefined,
+      )
+    }
+    return value
+  }
+
   async folderOf(id: string): Promise<string> {
     return this.locate(id)
   }
@@ -204,8 +234,9 @@ export default class JsonlPersistence extends SessionPersistence {
       meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
       // A crash after the last meta.json write leaves it behind the log: fold the log instead.
       if (meta.bytes !== (await stat(join(dir, LOG))).size) throw new Error('stale meta.json')
+      this.listedMeta.set(id, meta as StoredMeta)
       const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
-      const { bytes, ...summary } = meta
+      const { bytes, derived: _derived, ...summary } = meta as StoredMeta
       Object.assign(fold.summary, summary, { storedBytes: bytes })
       return fold
     } catch {
@@ -223,7 +254,7 @@ export default class JsonlPersistence extends SessionPersistence {
         if (!meta) return undefined
         // A log that no longer parses is still listed, marked damaged, under what meta.json last knew.
         const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
-        const { bytes: _bytes, ...summary } = meta
+        const { bytes: _bytes, derived: _derived, ...summary } = meta as StoredMeta
         Object.assign(fold.summary, summary, { damaged: error instanceof Error ? error.message : String(error) })
         return fold
       }
@@ -264,6 +295,17 @@ export default class JsonlPersistence extends SessionPersistence {
     open.writer.close()
     this.open.delete(id)
     dropLease(join(open.dir, LEASE), open.lease)
+  }
+}
+
+/** meta.json as stored: the listing facts, the log's size they describe, and values derived from the log (see `derived`). */
+type StoredMeta = SessionSummary & { bytes?: number; derived?: Record<string, { key: string; value: unknown }> }
+
+async function readMeta(dir: string): Promise<StoredMeta | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, META), 'utf8')) as StoredMeta
+  } catch {
+    return undefined
   }
 }
 

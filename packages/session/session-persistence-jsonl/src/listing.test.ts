@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { leaseHeldElsewhere } from '@dsh/test-harness/world'
+import { storedUsageSource, usageDigest as usageDigestOf, usageReport, USAGE_DIGEST_VERSION, type UsageSource } from '@dsh/usage-kit'
 
 const harnesses: Harness[] = []
 afterEach(async () => {
@@ -57,5 +58,49 @@ describe('listing stored sessions', () => {
     const listed = await second.root.sessions.list()
     expect(listed.map((s) => [s.id, s.live, s.damaged])).toEqual([[id, true, undefined]])
     expect(existsSync(join(dir, 'meta.json'))).toBe(false)
+  })
+
+  test("a usage report keeps each session's digest in meta.json: the next process reads no log, and a changed log is read again", async () => {
+    const usage = { input: 100, output: 20, cacheRead: 30, cacheWrite: 0 }
+    const first = await boot()
+    const session = await first.root.sessions.create({ cwd: first.workspace })
+    session.append('turn/start', { turnId: 't' })
+    session.append('assistant/message', { content: [{ type: 'text', text: 'one' }], usage, finish: 'stop' })
+    session.append('turn/end', { turnId: 't', reason: 'completed' })
+    await first.root.sessions.close(session.id)
+    type Derive = Parameters<NonNullable<UsageSource['digest']>>[1]
+    /** As `dsh usage` reads them (packages/surfaces/headless/src/usage.ts); `derive` stands in for the digest, which runs only on a log read. */
+    const report = async (h: Harness, derive: Derive, since?: number) => {
+      const source = storedUsageSource(h.root.sessions, h.root.sessionPersistence)
+      return usageReport({ ...source, digest: (id) => source.digest!(id, derive) }, { by: 'model', ...(since !== undefined ? { since } : {}) }, {})
+    }
+
+    const second = await boot(first)
+    expect((await report(second, usageDigestOf)).total).toMatchObject({ requests: 1, input: 100, output: 20, cacheRead: 30 })
+    const dir = join(second.home, 'sessions', readdirSync(join(second.home, 'sessions'))[0]!, session.id)
+    const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'))
+    expect(meta.derived.usage.key).toBe(`${USAGE_DIGEST_VERSION}:${meta.bytes}:${meta.events}:${meta.updatedAt}`)
+
+    const third = await boot(first)
+    const read = vi.spyOn(third.root.sessionPersistence, 'read')
+    const parsed = vi.spyOn(third.root.sessions, 'read')
+    const unread = vi.fn(usageDigestOf)
+    expect((await report(third, unread)).total).toMatchObject({ requests: 1, input: 100, output: 20, cacheRead: 30 })
+    expect((await report(third, unread, 0)).total.requests).toBe(1) // a since before every request needs no log either
+    expect(unread).not.toHaveBeenCalled()
+    expect(read).not.toHaveBeenCalled()
+    expect(parsed).not.toHaveBeenCalled()
+    expect((await third.root.sessions.list())[0]).not.toHaveProperty('derived') // the storage's cache, not shown
+
+    // The session goes on in another process: its log changed, so its digest is made again from the log.
+    const resumed = await third.root.sessions.resume(session.id)
+    resumed.append('turn/start', { turnId: 'u' })
+    resumed.append('assistant/message', { content: [{ type: 'text', text: 'two' }], usage, finish: 'stop' })
+    resumed.append('turn/end', { turnId: 'u', reason: 'completed' })
+    await third.root.sessions.close(session.id)
+    const fourth = await boot(first)
+    const derive = vi.fn(usageDigestOf)
+    expect((await report(fourth, derive)).total).toMatchObject({ requests: 2, input: 200 })
+    expect(derive).toHaveBeenCalledTimes(1)
   })
 })

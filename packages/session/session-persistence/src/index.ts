@@ -43,6 +43,12 @@ export abstract class SessionPersistence extends Service implements SessionStora
    * Refuses (`SESSION_EXISTS`) an id that is already stored.
    */
   abstract folderFor(header: SessionHeader): Promise<string>
+  /**
+   * A value derived from a stored session's events (a usage digest), kept beside its listing facts until the
+   * log changes, so a later process need not read the log again. `version` names the derivation: a value kept
+   * by another one is derived again. A cache: a storage without it leaves the caller to read the log.
+   */
+  derived?<T>(id: string, name: string, version: string, derive: (events: readonly SessionEvent[]) => T): Promise<T>
 }
 
 /**

@@ -98,3 +98,21 @@ test('the cache-hit share is cache reads over all input, and the cache saved the
   expect(formatCacheShare(0.9)).toBe('90% cached')
   expect(formatCacheShare(null)).toBe('')
 })
+
+test('a digest sums requests per model and UTC day; a since inside a bucket asks for the log', async () => {
+  const { digestRecords, usageDigest } = await import('./digest.ts')
+  const day = 86_400_000
+  const digest = usageDigest([
+    at(1, 'model/route', { route: { provider: 'deepseek', model: 'chat' } }),
+    at(10, 'assistant/message', { content: [], usage: usage(100, 10), finish: 'stop' }),
+    at(20, 'assistant/message', { content: [], usage: usage(50, 5), finish: 'stop' }),
+    at(day + 5, 'assistant/message', { content: [], usage: usage(7, 1), finish: 'stop' }),
+  ])
+  expect(digest.buckets.map((bucket) => [bucket.model, bucket.day, bucket.first, bucket.last, bucket.requests, bucket.tokens.input])).toEqual([
+    ['deepseek/chat', '1970-01-01', 10, 20, 2, 150],
+    ['deepseek/chat', '1970-01-02', day + 5, day + 5, 1, 7],
+  ])
+  expect(digestRecords(digest, 's', '/w', undefined)?.map((record) => record.requests)).toEqual([2, 1])
+  expect(digestRecords(digest, 's', '/w', 21)?.map((record) => record.requests)).toEqual([1]) // after the first day's last request
+  expect(digestRecords(digest, 's', '/w', 15)).toBeUndefined() // between two requests of one bucket: only the log knows
+})

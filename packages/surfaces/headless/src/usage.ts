@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import type { RunIO } from './run.ts'
 import type { UsageInvocation } from './usage-options.ts'
-import { formatCacheShare, usageReport, type UsageGroup } from '@dsh/usage-kit'
+import { formatCacheShare, storedUsageSource, usageReport, type UsageGroup } from '@dsh/usage-kit'
 import type {} from '@dsh/usage-prices'
 
 /**
@@ -14,7 +14,8 @@ export async function showUsage(ctx: Context, invocation: UsageInvocation, io: R
   const dir = invocation.allWorkspaces ? undefined : canonical(resolve(ctx.app.cwd, invocation.cwd ?? '.'))
   const prices = ctx.usagePrices.table()
   const { sessions, groups, total, damaged } = await usageReport(
-    ctx.sessions,
+    // Not injected: a composition without persistence lists nothing anyway.
+    storedUsageSource(ctx.sessions, ctx.get('sessionPersistence')),
     { by: invocation.by, ...(dir !== undefined ? { dir } : {}), ...(invocation.since !== undefined ? { since: invocation.since } : {}) },
     prices,
     (cwd, wanted) => canonical(cwd) === wanted,

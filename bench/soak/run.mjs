@@ -1,0 +1,131 @@
+// Long sessions stay small (issue 29 §4): one `dsh "task"` run of SOAK_STEPS tool steps, each a shell `echo`
+// through the bash tool in the default mode (workspace-write, bubblewrap, the network proxy) in a git
+// workspace, against the mock DeepSeek server answering at once. Measures the per-step gap (the mock's answer
+// ended → the next request arrived) of the first and last 100 steps, the peak RSS of the dsh process, and
+// looks for processes left behind: after the run ends, and after `kill -9` of a dsh that is running a
+// foreground command and a background job. Loads the machine for minutes: run it on its own.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startMockServer } from '@dsh/llm-mock-server'
+import { ms, summarize } from '../stats.mjs'
+
+const repo = join(fileURLToPath(import.meta.url), '../../..')
+const dshBin = join(repo, 'apps/cli/bin/dsh.js')
+const peakRss = join(fileURLToPath(import.meta.url), '../../headless/peak-rss.mjs')
+// DSH_BENCH_SOAK_STEPS makes a shorter run while working on the benchmark itself.
+const SOAK_STEPS = Number(process.env.DSH_BENCH_SOAK_STEPS ?? 2000)
+const WINDOW = Math.min(100, Math.floor(SOAK_STEPS / 4))
+
+/** Processes whose command line or working directory names one of `paths` (bwrap's arguments name the workspace). */
+function leftBehind(paths, except = new Set()) {
+  const found = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || except.has(Number(entry)) || Number(entry) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+      let cwd = ''
+      try {
+        cwd = readlinkSync(`/proc/${entry}/cwd`)
+      } catch {
+        // gone, or not ours to read
+      }
+      if (paths.some((path) => cmdline.includes(path) || cwd.startsWith(path))) found.push(`${entry} ${cmdline.slice(0, 120)}`)
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found
+}
+
+const settle = async (paths) => {
+  // The sandbox's pid namespace is torn down by the kernel after its parent dies: give it a moment.
+  for (let i = 0; i < 50; i++) {
+    if (leftBehind(paths).length === 0) return []
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return leftBehind(paths)
+}
+
+function startDsh(llm, home, workspace, task) {
+  const rssFile = join(home, 'rss')
+  const env = { PATH: process.env.PATH, HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server', DSH_BENCH_RSS_FILE: rssFile }
+  const child = spawn(process.execPath, ['--import', peakRss, dshBin, task], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  child.stdout.resume()
+  const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })))
+  return { child, closed, stderr: () => stderr, rssMiB: () => Number(readFileSync(rssFile, 'utf8')) / 1024 }
+}
+
+export default async function run() {
+  const home = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-home-'))
+  const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-ws-'))
+  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${SOAK_STEPS + 10}\n`)
+  writeFileSync(join(workspace, 'notes.txt'), 'a file in a git workspace\n')
+  const git = (...args) => spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: workspace, stdio: 'ignore' })
+  git('init', '-q')
+  git('add', '-A')
+  git('commit', '-qm', 'start')
+  const llm = await startMockServer()
+  const paths = [workspace, home]
+  try {
+    const steps = Array.from({ length: SOAK_STEPS }, (_, i) => ({ toolCalls: [{ id: `s${i}`, name: 'bash', arguments: { command: `echo step ${i}` } }], usage: { input: 50, output: 10 } }))
+    llm.enqueue(...steps, { text: 'Done.', usage: { input: 50, output: 2 } })
+    const started = performance.now()
+    const soak = startDsh(llm, home, workspace, 'run the soak')
+    const { code } = await soak.closed
+    const wall = performance.now() - started
+    if (code !== 0) throw new Error(`dsh exited ${code}: ${soak.stderr()}`)
+    // The agent's requests offer tools; the session's title request (an auxiliary call) does not.
+    const loop = llm.requests.filter((request) => request.body?.tools?.length)
+    if (loop.length !== SOAK_STEPS + 1) throw new Error(`expected ${SOAK_STEPS + 1} agent requests, the mock saw ${loop.length} (of ${llm.requests.length})`)
+    const rss = soak.rssMiB()
+    const gaps = loop.slice(1).map((request, i) => request.timing.receivedAt - loop[i].timing.endedAt)
+    const first = summarize(gaps.slice(0, WINDOW))
+    const last = summarize(gaps.slice(-WINDOW))
+    const afterEnd = await settle(paths)
+    const bodies = [loop[WINDOW].body, loop.at(-1).body].map((body) => JSON.stringify(body).length)
+
+    // kill -9 while a foreground command and a background job run inside the sandbox.
+    llm.reset()
+    llm.enqueue(
+      { toolCalls: [{ id: 'job', name: 'bash', arguments: { command: 'sleep 120', run_in_background: true } }] },
+      { toolCalls: [{ id: 'fg', name: 'bash', arguments: { command: 'sleep 120' } }] },
+      { text: 'never reached' },
+    )
+    const killed = startDsh(llm, home, workspace, 'start and wait')
+    for (let i = 0; i < 600 && llm.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    let running = []
+    for (let i = 0; i < 100 && running.filter((line) => line.includes('sleep 120')).length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      running = leftBehind(paths, new Set([killed.child.pid]))
+    }
+    const sleepsBefore = running.filter((line) => line.endsWith(' sleep 120')).length
+    killed.child.kill('SIGKILL')
+    await killed.closed
+    const afterKill = await settle(paths)
+
+    const row = (label, s) => `| ${label} | ${ms(s.median)} | ${ms(s.p90)} | ${ms(s.max)} |`
+    return [
+      '## Long sessions (bench/soak)',
+      '',
+      `One \`dsh "task"\` run of ${SOAK_STEPS.toLocaleString('en')} tool steps, each \`echo\` through the bash tool in the default mode (workspace-write: bubblewrap and the network proxy), in a git workspace, against \`@dsh/llm-mock-server\` answering at once; ${(wall / 1000).toFixed(1)} s in all. The gap is from the mock's answer ending to the next request arriving (the tool call, its events, the next request built and sent).`,
+      '',
+      '| steps | gap median | gap p90 | gap max |',
+      '|---|---|---|---|',
+      row(`first ${WINDOW}`, first),
+      row(`last ${WINDOW}`, last),
+      '',
+      `Last ${WINDOW} against the first ${WINDOW} (medians): ${(last.median / first.median).toFixed(2)}×. Peak RSS of the dsh process: ${rss.toFixed(1)} MiB. Request body at step ${WINDOW}: ${(bodies[0] / 1024).toFixed(0)} KiB, at the last step: ${(bodies[1] / 1024).toFixed(0)} KiB.`,
+      '',
+      `Processes left behind (command line or working directory in the run's workspace or home): after the run ended, ${afterEnd.length}${afterEnd.length ? ` (${afterEnd.join('; ')})` : ''}; after \`kill -9\` of a dsh running a foreground \`sleep 120\` and a background job \`sleep 120\` (${sleepsBefore} sleeps seen running before the kill), ${afterKill.length}${afterKill.length ? ` (${afterKill.join('; ')})` : ''}.`,
+    ].join('\n')
+  } finally {
+    await llm.close()
+    rmSync(home, { recursive: true, force: true })
+    rmSync(workspace, { recursive: true, force: true })
+  }
+}
