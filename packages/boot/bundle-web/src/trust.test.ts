@@ -138,7 +138,7 @@ test('a tab left open across a restart stays signed in and keeps its draft; Sign
   expect(await signedOut.textContent()).toContain('run dsh web')
   // The browser forgot the cookie (Max-Age=0); the host also lists the sign-in as signed out (sign-in-restart.test.ts).
   expect(await signedOut.textContent()).toContain('not signed in to this dsh web')
-  expect(await page.locator('main').evaluate((element) => getComputedStyle(element).borderRadius)).toBe('10px')
+  expect(await page.locator('main').evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(element).borderRadius)).toBe('10px')
   await screenshot(page, 'trust-04-signed-out-page')
 
   // The printed link (Enter in the terminal prints another) signs this browser in again.
