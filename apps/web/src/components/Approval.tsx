@@ -22,8 +22,7 @@ const BY: Record<string, string> = {
 }
 
 /** Whether a key press belongs to a field being typed in (the composer, the rule editor), not to the card. */
-const typing = (target: EventTarget | null) =>
-  target instanceof HTMLElement && (target.isContentEditable || target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')
+const typing = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')
 
 /**
  * Allow once / Allow for this session / Always allow in this workspace / Reject; the two standing answers

@@ -123,7 +123,15 @@ export function Sidebar({ route }: { route: Route }) {
         <span className="brand-name">dsh</span>
         <span
           className={`conn conn-${stream.state}`}
-          title={stream.state === 'open' ? 'Connected' : stream.state === 'connecting' ? 'Connecting…' : stream.state === 'signed-out' ? 'Signed out: open the link dsh web prints' : 'Disconnected: retrying'}
+          title={
+            stream.state === 'open'
+              ? 'Connected'
+              : stream.state === 'connecting'
+                ? 'Connecting…'
+                : stream.state === 'signed-out'
+                  ? 'Signed out: open the link dsh web prints'
+                  : 'Disconnected: retrying'
+          }
         />
       </div>
       <button className="btn btn-primary new-session" onClick={() => navigate('/')}>

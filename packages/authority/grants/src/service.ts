@@ -2,7 +2,20 @@ import { randomUUID } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import type { ApprovalRequest, GrantRequest } from '@dsh/approval'
 import type {} from '@dsh/app'
-import { actorProblem, assertActor, checkEditedRule, evaluateRules, parseRule, RuleError, ruleProblem, suggestRule, type AuthorityActor, type Rule, type RuleSet, type RuleSubject } from '@dsh/authority-rules'
+import {
+  actorProblem,
+  assertActor,
+  checkEditedRule,
+  evaluateRules,
+  parseRule,
+  RuleError,
+  ruleProblem,
+  suggestRule,
+  type AuthorityActor,
+  type Rule,
+  type RuleSet,
+  type RuleSubject,
+} from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'

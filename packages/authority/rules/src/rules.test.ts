@@ -151,7 +151,7 @@ test('a chained or substituted command is offered only as itself, never as a pat
   expect(suggestRule({ kind: 'write', value: '/w/docs/guide/a.md', cwd: '/w' })).toBe('write(docs/guide/**)')
 })
 
-test('an edited rule is kept only when it parses, is of the call\'s kind and covers the call', () => {
+test("an edited rule is kept only when it parses, is of the call's kind and covers the call", () => {
   const call = bash('git commit -m "first"')
   expect(checkEditedRule('bash(git *)', call).text).toBe('bash(git *)')
   expect(checkEditedRule('  bash(git commit -m first)  ', call).text).toBe('bash(git commit -m first)')

@@ -14,7 +14,11 @@ afterAll(async () => {
 })
 
 async function get(origin: string, path: string, cookie: string) {
-  const response = await fetch(`${origin}${path}`, { method: path.startsWith('/api/') ? 'POST' : 'GET', headers: { cookie, 'content-type': 'application/json' }, body: path.startsWith('/api/') ? '{}' : undefined })
+  const response = await fetch(`${origin}${path}`, {
+    method: path.startsWith('/api/') ? 'POST' : 'GET',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: path.startsWith('/api/') ? '{}' : undefined,
+  })
   return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text() }
 }
 

@@ -123,7 +123,10 @@ test('a tab left open across a restart stays signed in and keeps its draft; Sign
   web = await startWeb({ home: web.home, workspace: web.workspace, args: ['--port', port], env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
   // The sign-in is signed with the key kept in DSH_HOME, so the new process accepts it: no new link.
   await adoptBrowserSignIn(web, context)
-  await page.getByRole('status').filter({ hasText: 'not answering' }).waitFor({ state: 'detached', ...WAIT })
+  await page
+    .getByRole('status')
+    .filter({ hasText: 'not answering' })
+    .waitFor({ state: 'detached', ...WAIT })
   expect(page.url()).toBe(url)
   expect(await page.getByLabel('Message').inputValue()).toBe('a draft worth keeping')
   llm.enqueue({ text: 'Back again.' })

@@ -70,6 +70,13 @@ async function tab() {
   }
 }
 
+/** The `approval/asked` of one call, once the tab has it. */
+async function approvalAsked(t: Awaited<ReturnType<typeof tab>>, sessionId: string, callId: string) {
+  const find = () => t.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)
+  await t.until(() => !!find(), `the approval of ${callId}`)
+  return find()!
+}
+
 const eventsOf = (sessionId: string) => h.root.sessions.get(sessionId)!.events
 
 test('a tab subscribed from a seq receives every later event exactly once, also after reconnecting', async () => {
@@ -128,10 +135,7 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
   const a = await tab()
   a.subscribe('session', sessionId, { since: 0 })
   await api('agent.send', { sessionId, text: 'go' })
-  const askedFor = (callId: string) =>
-    a
-      .until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`)
-      .then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
+  const askedFor = (callId: string) => approvalAsked(a, sessionId, callId)
   const first = await askedFor('w1')
   expect(first.data.rule).toBeUndefined()
   await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' })).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
@@ -156,10 +160,7 @@ test('a tab may edit the suggested rule before keeping it: an edit that does not
   const a = await tab()
   a.subscribe('session', sessionId, { since: 0 })
   await api('agent.send', { sessionId, text: 'go' })
-  const askedFor = (callId: string) =>
-    a
-      .until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`)
-      .then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
+  const askedFor = (callId: string) => approvalAsked(a, sessionId, callId)
   // approval/asked is logged before the grants are checked, so a tab may see it before it can be answered.
   const waiting = async (requestId: string) => {
     for (let tries = 0; !(await api('sessions.open', { sessionId })).pendingApprovals.includes(requestId); tries++) {

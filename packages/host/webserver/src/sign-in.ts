@@ -47,8 +47,7 @@ export class SignOuts {
     }
     if (this.seen && this.seen.mtimeMs === stat.mtimeMs && this.seen.size === stat.size) return this.seen.ids
     const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'))
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((value) => typeof value !== 'number'))
-      throw new Error('not a map of session ids to expiry times')
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((value) => typeof value !== 'number')) throw new Error('not a map of session ids to expiry times')
     this.seen = { mtimeMs: stat.mtimeMs, size: stat.size, ids: parsed as Record<string, number> }
     return this.seen.ids
   }

@@ -18,21 +18,7 @@ import { defaultBrowserCommand, openBrowser, overSsh } from './open.ts'
 import { join } from 'node:path'
 import { ensureSecretKey } from '@dsh/secret-key'
 import { signedOutPage } from './signed-out.ts'
-import {
-  basicPassword,
-  checkSession,
-  clearedCookie,
-  cookieName,
-  LINK_PATH,
-  LINK_REFUSED_HINT,
-  LINK_USER,
-  linkFor,
-  readCookie,
-  sessionCookie,
-  SIGN_OUT_PATH,
-  SignIns,
-  SignOuts,
-} from './sign-in.ts'
+import { basicPassword, checkSession, clearedCookie, cookieName, LINK_PATH, LINK_REFUSED_HINT, LINK_USER, linkFor, readCookie, sessionCookie, SIGN_OUT_PATH, SignIns, SignOuts } from './sign-in.ts'
 import { SocketClient, type ChannelSpec } from './socket-client.ts'
 
 declare module '@dsh/cordis' {
@@ -114,7 +100,7 @@ export class Webserver extends Service {
     keyFile: Schema.string()
       .default('web.key')
       .description(
-        "The secret that signs sign-in cookies, so a sign-in survives a restart on loopback; made on first use (0600), relative to $DSH_HOME (or absolute). It must stay unreadable to confined commands: $DSH_HOME/web.key is a built-in secret path; elsewhere, add it to sandbox.denyRead. Deleting it signs every browser out.",
+        'The secret that signs sign-in cookies, so a sign-in survives a restart on loopback; made on first use (0600), relative to $DSH_HOME (or absolute). It must stay unreadable to confined commands: $DSH_HOME/web.key is a built-in secret path; elsewhere, add it to sandbox.denyRead. Deleting it signs every browser out.',
       ),
     signOutsFile: Schema.string().default('web-signouts.json').description('The sign-ins signed out before they expired, relative to $DSH_HOME (or absolute).'),
     allowRoots: Schema.array(Schema.string()).default([]).description('Folders a tab may browse and open sessions in besides the home and the launch folder (`--allow-root <dir>` adds more).'),

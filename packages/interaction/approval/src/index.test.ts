@@ -130,5 +130,9 @@ test('an answerer that sends an edited rule past the web check: one that does no
   const kept = await h.root.approval.request(session, commit, never())
   expect(kept).toMatchObject({ answer: 'allow_session', rule: 'bash(git *)' })
   expect(session.all('grant/added').map((event) => event.data.rule)).toEqual(['bash(git *)'])
-  expect(logged(session).filter((event) => event.type === 'approval/decided').map((event) => event.data.rule)).toEqual([undefined, 'bash(git *)'])
+  expect(
+    logged(session)
+      .filter((event) => event.type === 'approval/decided')
+      .map((event) => event.data.rule),
+  ).toEqual([undefined, 'bash(git *)'])
 })
