@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react'
-import { Coins, Folder, GitBranch, Loader2, Lock, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
+import { Coins, Folder, GitBranch, Loader2, Lock, LogOut, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
 import type { SearchHit, SessionListItem } from '@dsh/web-protocol'
 import { call } from '../lib/api.ts'
 import { useEmitter } from '../lib/emitter.ts'
@@ -81,6 +81,15 @@ function useClock(): void {
   }, [])
 }
 
+/**
+ * Ends this browser's sign-in (the host lists it as signed out and clears the cookie), then reloads: the host
+ * answers the reload with its signed-out page, which says how to sign in again.
+ */
+async function signOut(): Promise<void> {
+  await fetch('/auth/sign-out', { method: 'POST' }).catch(() => undefined)
+  window.location.reload()
+}
+
 export function Sidebar({ route }: { route: Route }) {
   useClock()
   useEmitter(sessions.changed)
@@ -114,7 +123,15 @@ export function Sidebar({ route }: { route: Route }) {
         <span className="brand-name">dsh</span>
         <span
           className={`conn conn-${stream.state}`}
-          title={stream.state === 'open' ? 'Connected' : stream.state === 'connecting' ? 'Connecting…' : stream.state === 'signed-out' ? 'Signed out: dsh was restarted' : 'Disconnected: retrying'}
+          title={
+            stream.state === 'open'
+              ? 'Connected'
+              : stream.state === 'connecting'
+                ? 'Connecting…'
+                : stream.state === 'signed-out'
+                  ? 'Signed out: open the link dsh web prints'
+                  : 'Disconnected: retrying'
+          }
         />
       </div>
       <button className="btn btn-primary new-session" onClick={() => navigate('/')}>
@@ -208,6 +225,9 @@ export function Sidebar({ route }: { route: Route }) {
         >
           <Settings size={15} /> Settings
         </a>
+        <button className="foot-link" title="Ends this browser's sign-in, in every dsh web on this DSH_HOME" onClick={() => void signOut()}>
+          <LogOut size={15} /> Sign out
+        </button>
       </div>
     </nav>
   )

@@ -12,7 +12,7 @@ export class ApiError extends Error {
 
 /**
  * Calls `POST /api/<method>`; the browser adds the sign-in cookie (HttpOnly: this script never sees it). A
- * refusal or failure throws ApiError with its code; a sign-in the host no longer knows (dsh web was restarted)
+ * refusal or failure throws ApiError with its code; a sign-in the host no longer accepts (expired, signed out)
  * puts the tab in `signed-out`, whose banner says how to sign in again (the draft and the page stay).
  */
 export async function call<K extends MethodName>(method: K, params: Methods[K]['params']): Promise<Methods[K]['result']> {

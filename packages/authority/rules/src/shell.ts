@@ -10,6 +10,11 @@ const SEPARATORS = new Set(['&&', '||', ';', '|', '|&', '&'])
  * than `N>&M` and `> /dev/null`. Callers treat undefined as "matches no allow rule" (fail closed).
  */
 export function splitCommand(command: string): string[] | undefined {
+  return splitCommandWords(command)?.map((words) => words.join(' '))
+}
+
+/** `splitCommand`, keeping each simple command's words apart (a quoted `'git commit'` is one word, not two). */
+export function splitCommandWords(command: string): string[][] | undefined {
   // shell-quote keeps backticks and `$(` inside words and reads a newline as a space: refuse them raw.
   if (/[`\n\r]|\$\(|\$\{|[<>]\(/.test(command)) return undefined
   let tokens: ReturnType<typeof parse>
@@ -49,10 +54,9 @@ export function splitCommand(command: string): string[] | undefined {
     }
     return undefined
   }
-  const simple = parts.map((words) => words.join(' '))
   // An empty part (`a && && b`, a trailing `;`) is a syntax the shell would refuse or ignore: only a final one is dropped.
-  if (simple.at(-1) === '' && simple.length > 1) simple.pop()
-  return simple.length && simple.every((part) => part !== '') ? simple : undefined
+  if (parts.at(-1)!.length === 0 && parts.length > 1) parts.pop()
+  return parts.length && parts.every((words) => words.length > 0 && words.join(' ') !== '') ? parts : undefined
 }
 
 /**

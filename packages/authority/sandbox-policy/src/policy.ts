@@ -42,6 +42,8 @@ export const DEFAULT_DENY_READ = [
   // The grants' integrity key, named on its own so it stays hidden even where the rule above is left out
   // (a workspace inside $DSH_HOME): a command that read it could forge grants (docs/security.md).
   '$DSH_HOME/grants.key',
+  // The web sign-in key, for the same reason: a command that read it could sign a browser in (docs/security.md).
+  '$DSH_HOME/web.key',
   '~/.ssh',
   '~/.gnupg',
   '~/.aws',

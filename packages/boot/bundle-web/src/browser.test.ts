@@ -198,9 +198,17 @@ describe('the web app in Chromium', () => {
       expect(await banner.textContent()).toContain('It must run unconfined')
       // The request offers the exact command as its rule (a redirection cannot be split), so all three allow buttons show.
       for (const name of ['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Reject']) expect(await banner.getByRole('button', { name }).isVisible()).toBe(true)
-      expect(await banner.getByTestId('approval-rule').textContent()).toBe('unconfined(echo approved > outside-check.txt)')
+      const rule = banner.getByTestId('approval-rule')
+      expect(await rule.inputValue()).toBe('unconfined(echo approved > outside-check.txt)')
+      // The rule is editable before it is kept; one that does not cover this call is refused on the card and the request keeps waiting.
+      await rule.fill('unconfined(echo other *)')
+      await banner.getByRole('button', { name: 'Allow for this session' }).click()
+      expect(await banner.getByTestId('approval-error').textContent()).toContain('does not cover this call')
       await screenshot(second, '05-approval-second-tab')
-      await banner.getByRole('button', { name: 'Allow once' }).click()
+      // Esc in the field puts the suggestion back; then the card's keys answer (1: allow once).
+      await rule.press('Escape')
+      expect(await rule.inputValue()).toBe('unconfined(echo approved > outside-check.txt)')
+      await second.keyboard.press('1')
 
       await expect.poll(() => turnEnds(page), WAIT).toBe(3)
       await page.getByTestId('approval-banner').waitFor({ state: 'detached', ...WAIT })
@@ -208,6 +216,7 @@ describe('the web app in Chromium', () => {
       expect(readFileSync(join(web.workspace, 'outside-check.txt'), 'utf8')).toBe('approved\n')
       const decided = (await logOf(sessionId)).filter((event) => event.type === 'approval/decided')
       expect(decided.map((event) => event.data)).toEqual([expect.objectContaining({ answer: 'allow_once', by: 'user' })])
+      expect((await logOf(sessionId)).filter((event) => event.type === 'grant/added')).toEqual([])
       await screenshot(page, '06-approval-decided-first-tab')
     } finally {
       await second.close()

@@ -323,7 +323,12 @@ export const WEB_METHOD_SCHEMAS = {
   'attachments.get': { params: Type.Object({ sessionId: Type.String(), sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }), result: InlineImageSchema },
   'host.info': { params: Empty, result: HostInfoSchema },
   'approvals.answer': {
-    params: Type.Object({ requestId: Type.String(), answer: stringEnum(WEB_APPROVAL_ANSWERS, { title: 'WebApprovalAnswer' }) }),
+    params: Type.Object({
+      requestId: Type.String(),
+      answer: stringEnum(WEB_APPROVAL_ANSWERS, { title: 'WebApprovalAnswer' }),
+      /** With allow_session / allow_always: the rule to keep, as the person edited the suggestion (it must cover this call). */
+      rule: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    }),
     result: Type.Object({ answered: Type.Literal(true) }),
   },
   'models.list': { params: Empty, result: Type.Object({ providers: Type.Array(ProviderModelsSchema), defaultRoute: WireRouteSchema }) },

@@ -71,6 +71,13 @@ async function tab() {
   }
 }
 
+/** The `approval/asked` of one call, once the tab has it. */
+async function approvalAsked(t: Awaited<ReturnType<typeof tab>>, sessionId: string, callId: string) {
+  const find = () => t.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)
+  await t.until(() => !!find(), `the approval of ${callId}`)
+  return find()!
+}
+
 const eventsOf = (sessionId: string) => h.root.sessions.get(sessionId)!.events
 
 test('a tab subscribed from a seq receives every later event exactly once, also after reconnecting', async () => {
@@ -129,10 +136,7 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
   const a = await tab()
   a.subscribe('session', sessionId, { since: 0 })
   await api('agent.send', { sessionId, text: 'go' })
-  const askedFor = (callId: string) =>
-    a
-      .until(() => a.events(sessionId).some((event) => event.type === 'approval/asked' && event.data.callId === callId), `the approval of ${callId}`)
-      .then(() => a.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)!)
+  const askedFor = (callId: string) => approvalAsked(a, sessionId, callId)
   const first = await askedFor('w1')
   expect(first.data.rule).toBeUndefined()
   await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' })).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
@@ -147,6 +151,44 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
     ['allow_once', 'user:web-tab'],
     ['allow_session', 'user:web-tab'],
   ])
+  await a.close()
+})
+
+test('a tab may edit the suggested rule before keeping it: an edit that does not parse or does not cover the call is refused and the request keeps waiting; the kept rule covers the next call but not one with a command chained to it', async () => {
+  const unconfined = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command, sandbox: false, justification: 'the edited rule' } }] })
+  await boot([unconfined('b1', 'git status --short'), unconfined('b2', 'git log -1'), unconfined('b3', 'git status; touch pwned'), { text: 'done' }])
+  const { sessionId } = await api('sessions.create', { cwd: h.workspace })
+  const a = await tab()
+  a.subscribe('session', sessionId, { since: 0 })
+  await api('agent.send', { sessionId, text: 'go' })
+  const askedFor = (callId: string) => approvalAsked(a, sessionId, callId)
+  // approval/asked is logged before the grants are checked, so a tab may see it before it can be answered.
+  const waiting = async (requestId: string) => {
+    for (let tries = 0; !(await api('sessions.open', { sessionId })).pendingApprovals.includes(requestId); tries++) {
+      if (tries > 300) throw new Error(`${requestId} never waited for an answer`)
+      await new Promise((wake) => setTimeout(wake, 100))
+    }
+  }
+  const first = await askedFor('b1')
+  expect(first.data.rule).toBe('unconfined(git status *)')
+  await waiting(first.data.requestId)
+  const answer = (rule: string) => api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_always', rule })
+  await expect(answer('unconfined(git log *)')).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('does not cover this call') })
+  await expect(answer('bash(git *)')).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('needs a unconfined(…) rule') })
+  await expect(answer('git *')).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('is not a rule') })
+  await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once', rule: 'unconfined(git *)' })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
+  expect((await api('sessions.open', { sessionId })).pendingApprovals).toEqual([first.data.requestId])
+  await answer(' unconfined(git *) ')
+  // b2 runs on the kept grant without asking; b3 chains a command to git status, so it is asked about.
+  const third = await askedFor('b3')
+  await waiting(third.data.requestId)
+  await api('approvals.answer', { requestId: third.data.requestId, answer: 'reject' })
+  await h.root.agents.bySession(sessionId)!.whenIdle()
+  const log = h.root.sessions.get(sessionId)!
+  expect(log.all('approval/asked').map((event) => event.data.callId)).toEqual(['b1', 'b3'])
+  expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(git *)', scope: 'workspace', actor: 'user:web-tab' })])
+  expect(log.all('approval/decided')[0]!.data).toMatchObject({ answer: 'allow_always', rule: 'unconfined(git *)' })
+  expect(existsSync(join(h.workspace, 'pwned'))).toBe(false)
   await a.close()
 })
 

@@ -1,9 +1,9 @@
-import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
+import type { ApprovalAnswer, ApprovalReply, ApprovalRequest } from '@dsh/approval'
 import { WebError } from '@dsh/webserver'
 
 interface Pending {
   request: ApprovalRequest
-  resolve: (answer: ApprovalAnswer) => void
+  resolve: (answer: ApprovalReply) => void
 }
 
 /**
@@ -16,7 +16,7 @@ export class PendingApprovals {
 
   constructor(private readonly changed: (sessionId: string) => void) {}
 
-  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalReply> {
     return new Promise((resolve) => {
       const withdraw = () => {
         if (this.pending.delete(request.requestId)) this.changed(request.sessionId)
@@ -33,13 +33,28 @@ export class PendingApprovals {
     })
   }
 
-  answer(requestId: string, answer: ApprovalAnswer): void {
+  /**
+   * Answers a waiting request. `rule` (with a standing answer) replaces the suggested rule; `checkRule` must
+   * accept it (it parses and covers this call) or the answer is refused with its reason and the request keeps
+   * waiting, so the card can show the error and the person can correct the rule.
+   */
+  answer(requestId: string, answer: ApprovalAnswer, rule?: string, checkRule?: (request: ApprovalRequest, rule: string) => string): void {
     const entry = this.pending.get(requestId)
     if (!entry) throw new WebError('CONFLICT', 'this approval is no longer waiting: another tab answered it first, or its turn ended')
-    if ((answer === 'allow_session' || answer === 'allow_always') && !entry.request.rule)
-      throw new WebError('BAD_PARAMS', `this approval offers no rule to keep, so it can only be answered allow_once or reject (got ${answer})`)
+    const standing = answer === 'allow_session' || answer === 'allow_always'
+    if (standing && !entry.request.rule) throw new WebError('BAD_PARAMS', `this approval offers no rule to keep, so it can only be answered allow_once or reject (got ${answer})`)
+    let kept: string | undefined
+    if (rule !== undefined) {
+      if (!standing) throw new WebError('BAD_PARAMS', `an edited rule comes with allow_session or allow_always, not ${answer}`)
+      if (!checkRule) throw new WebError('UNAVAILABLE', 'no grant store is mounted, so an edited rule cannot be checked or kept')
+      try {
+        kept = checkRule(entry.request, rule)
+      } catch (error) {
+        throw new WebError('BAD_PARAMS', error instanceof Error ? error.message : String(error))
+      }
+    }
     this.pending.delete(requestId)
-    entry.resolve(answer)
+    entry.resolve(kept === undefined ? { answer } : { answer, rule: kept })
     this.changed(entry.request.sessionId)
   }
 

@@ -332,8 +332,12 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'approvals.answer'>['params'], M<'approvals.answer'>['result']>(ctx, 'approvals.answer', {
-    handle: ({ requestId, answer }) => {
-      approvals.answer(requestId, answer)
+    handle: ({ requestId, answer, rule }) => {
+      approvals.answer(requestId, answer, rule, (request, edited) => {
+        const session = ctx.sessions.get(request.sessionId)
+        if (!session) throw new Error(`session ${request.sessionId} is not open`)
+        return ctx.approval.checkRule(session, request, edited)
+      })
       return { answered: true }
     },
   })

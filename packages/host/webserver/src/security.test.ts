@@ -123,7 +123,8 @@ describe('the web host on loopback', () => {
   test('the page and its files are served only to a signed-in browser', async () => {
     const stranger = await http(`${origin}/`, { method: 'GET', headers: { host } })
     expect(stranger.status).toBe(401)
-    expect(stranger.body).toContain('open the link dsh web printed')
+    expect(stranger.headers['content-type']).toContain('text/html')
+    expect(stranger.body).toContain('Open the sign-in link it prints')
     expect((await http(`${origin}/favicon.svg`, { method: 'GET', headers: { host } })).status).toBe(401)
   })
 
@@ -151,13 +152,15 @@ describe('the web host on loopback', () => {
     expect(first.status).toBe(303)
     expect(first.headers.location).toBe(`${origin}/`)
     const [setCookie] = first.headers['set-cookie'] as string[]
-    expect(setCookie).toMatch(new RegExp(`^${cookieName(h.root.webserver.port)}=[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
+    expect(setCookie).toMatch(new RegExp(`^${cookieName(h.root.webserver.port)}=[\\w-]{22}\\.\\d+\\.[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000$`))
     const signedIn = setCookie!.split(';')[0]!
     expect((await http(`${origin}/api/sessions.list`, { headers: { cookie: signedIn, origin }, body: {} })).status).toBe(200)
     const again = await openLink(link)
     expect(again.status).toBe(403)
     expect(again.headers['set-cookie']).toBeUndefined()
-    expect(again.body).toBe('dsh: this link was used; run `dsh web` again, or press Enter in the terminal running it, for a new link\n')
+    // A person sees this page: styled HTML saying what to do.
+    expect(again.headers['content-type']).toContain('text/html')
+    expect(again.body).toContain('this link was used; run <code>dsh web</code> again, or press Enter in the terminal running it, for a new link')
   })
 
   test('a link without its code is challenged for it; a made-up code is refused', async () => {

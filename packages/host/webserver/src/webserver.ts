@@ -13,9 +13,12 @@ import { serveAsset } from './assets.ts'
 import { describeFailure, WebError } from './errors.ts'
 import { readFlags, type Listen } from './flags.ts'
 import { OpenableFolders } from './folders.ts'
-import { checkHost, checkOrigin, isLoopbackAddress } from './guard.ts'
+import { checkHost, checkOrigin, isLoopbackAddress, isLoopbackName } from './guard.ts'
 import { defaultBrowserCommand, openBrowser, overSsh } from './open.ts'
-import { basicPassword, checkSession, cookieName, LINK_PATH, LINK_REFUSED_HINT, LINK_USER, linkFor, readCookie, sessionCookie, SignIns } from './sign-in.ts'
+import { join } from 'node:path'
+import { ensureSecretKey } from '@dsh/secret-key'
+import { signedOutPage } from './signed-out.ts'
+import { basicPassword, checkSession, clearedCookie, cookieName, LINK_PATH, LINK_REFUSED_HINT, LINK_USER, linkFor, readCookie, sessionCookie, SIGN_OUT_PATH, SignIns, SignOuts } from './sign-in.ts'
 import { SocketClient, type ChannelSpec } from './socket-client.ts'
 
 declare module '@dsh/cordis' {
@@ -55,6 +58,9 @@ export interface Config {
   newLinkOnEnter: boolean
   home: string
   allowRoots: string[]
+  sessionTtlMs: number
+  keyFile: string
+  signOutsFile: string
 }
 
 /**
@@ -87,6 +93,16 @@ export class Webserver extends Service {
     codeTtlMs: Schema.natural().default(60_000).description('How long the single-use code of a sign-in link is accepted.'),
     newLinkOnEnter: Schema.boolean().default(true).description('When stdin is a terminal, Enter prints a fresh sign-in link (for a second browser, or after the first link expired).'),
     home: Schema.string().default('').description("The user's home folder as the web app offers it (empty: the operating system's)."),
+    sessionTtlMs: Schema.natural()
+      .min(60_000)
+      .default(30 * 24 * 3600_000)
+      .description('How long a browser stays signed in (30 days); it then needs a new link. Sign out ends it sooner, in every dsh web on this DSH_HOME.'),
+    keyFile: Schema.string()
+      .default('web.key')
+      .description(
+        'The secret that signs sign-in cookies, so a sign-in survives a restart on loopback; made on first use (0600), relative to $DSH_HOME (or absolute). It must stay unreadable to confined commands: $DSH_HOME/web.key is a built-in secret path; elsewhere, add it to sandbox.denyRead. Deleting it signs every browser out.',
+      ),
+    signOutsFile: Schema.string().default('web-signouts.json').description('The sign-ins signed out before they expired, relative to $DSH_HOME (or absolute).'),
     allowRoots: Schema.array(Schema.string()).default([]).description('Folders a tab may browse and open sessions in besides the home and the launch folder (`--allow-root <dir>` adds more).'),
   })
 
@@ -109,7 +125,7 @@ export class Webserver extends Service {
     private readonly config: Config,
   ) {
     super(ctx, 'webserver')
-    this.signIns = new SignIns(config.codeTtlMs)
+    this.signIns = new SignIns(config.codeTtlMs, config.sessionTtlMs, new SignOuts(join(ctx.app.home, config.signOutsFile)))
     this.listen = readFlags(ctx.cmdlineArgs, { host: config.host, port: config.port, open: config.open }, config.trustedHosts)
     this.folders = new OpenableFolders(config.home, ctx.app.cwd, [...config.allowRoots, ...this.listen.allowRoots])
     // The surface starts once every row has settled (not under `--check`, not in a tree a test boots): no
@@ -140,6 +156,9 @@ export class Webserver extends Service {
   }
 
   private async open(): Promise<void> {
+    // On loopback a sign-in outlives this process: cookies are signed with the key kept under $DSH_HOME.
+    // Elsewhere (a trusted host) each launch keeps its own random key, so a restart signs every browser out.
+    if (isLoopbackName(this.listen.host)) this.signIns.useKey(await ensureSecretKey(join(this.ctx.app.home, this.config.keyFile), 'every browser is then signed out'))
     const server = createServer((req, res) => void this.onRequest(req, res))
     const sockets = new WebSocketServer({ noServer: true, maxPayload: this.config.maxMessageBytes, handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false) })
     server.on('upgrade', (req, socket, head) => this.onUpgrade(sockets, req, socket, head))
@@ -239,6 +258,7 @@ export class Webserver extends Service {
     try {
       checkHost(req.headers.host, this.port, this.config.trustedHosts)
       if (pathname === LINK_PATH) return this.onLink(req, res)
+      if (pathname === SIGN_OUT_PATH) return this.onSignOut(req, res)
       if (api) return await this.onApi(pathname.slice('/api/'.length), req, res)
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new WebError('METHOD_NOT_ALLOWED', `${req.method} is not served here`)
       checkSession(this.signIns, req.headers.cookie, this.port)
@@ -253,6 +273,11 @@ export class Webserver extends Service {
       if (api) {
         res.setHeader('Content-Type', 'application/json; charset=utf-8')
         res.end(JSON.stringify({ ok: false, error: { code: failure.code, message: failure.message } }))
+      } else if (failure.code.startsWith('SIGN_IN_') || failure.code === 'LINK_REFUSED') {
+        // A page a person sees (a reload of a signed-out tab, a used link): say what to do, styled, no script.
+        res.setHeader('Content-Type', 'text/html; charset=utf-8')
+        res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        res.end(signedOutPage(failure.message))
       } else {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8')
         res.end(`dsh: ${failure.message}\n`)
@@ -283,8 +308,24 @@ export class Webserver extends Service {
     if (redeemed === 'used') throw new WebError('LINK_REFUSED', `this link was used; ${LINK_REFUSED_HINT}`)
     if (redeemed === 'expired') throw new WebError('LINK_REFUSED', `this link has expired (a link is good for ${Math.round(this.config.codeTtlMs / 1000)} s); ${LINK_REFUSED_HINT}`)
     if (redeemed === 'unknown') throw new WebError('LINK_REFUSED', `this link is not from this launch of dsh web; ${LINK_REFUSED_HINT}`)
-    res.setHeader('Set-Cookie', sessionCookie(this.port, this.signIns.openSession()))
+    res.setHeader('Set-Cookie', sessionCookie(this.port, this.signIns.openSession(), this.signIns.ttlMs))
     redirect(res, app)
+  }
+
+  /**
+   * `POST /auth/sign-out` from the app's own page: the sign-in is listed as signed out (for every dsh web on
+   * this DSH_HOME, until it would have expired) and the browser is told to forget the cookie.
+   */
+  private onSignOut(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'POST') throw new WebError('METHOD_NOT_ALLOWED', `sign out with POST, not ${req.method}`)
+    checkOrigin(req.headers, true)
+    checkSession(this.signIns, req.headers.cookie, this.port)
+    this.signIns.signOut(readCookie(req.headers.cookie, cookieName(this.port)))
+    res.statusCode = 200
+    res.setHeader('Set-Cookie', clearedCookie(this.port))
+    res.setHeader('Content-Type', 'application/json; charset=utf-8')
+    res.setHeader('Cache-Control', 'no-store')
+    res.end(JSON.stringify({ ok: true, result: { signedOut: true } }))
   }
 
   private async onApi(name: string, req: IncomingMessage, res: ServerResponse): Promise<void> {

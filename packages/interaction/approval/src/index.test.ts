@@ -115,3 +115,24 @@ test('a router shows the answerer another session and summary, or refuses; the l
   await h.root.approval.request(session, ask, never())
   expect(seen.at(-1)).toEqual({ sessionId: session.id, summary: 'bash: rm -rf build' })
 })
+
+test('an answerer that sends an edited rule past the web check: one that does not cover the call is a rejection and keeps nothing; one that covers it is kept', async () => {
+  const session = await boot()
+  const replies = [
+    { answer: 'allow_session' as const, rule: 'bash(git push *)' },
+    { answer: 'allow_session' as const, rule: 'bash(git *)' },
+  ]
+  await h.root.plugin({ name: 'editor', inject: ['approval'], apply: (ctx: Context) => ctx.approval.answerer(ctx, async () => replies.shift()!, { actor: 'client:sdk' }) })
+  const commit = { ...ask, summary: 'bash: git commit -m x', rule: 'bash(git commit *)', arguments: { command: 'git commit -m x' } }
+  const refused = await h.root.approval.request(session, commit, never())
+  expect(refused).toMatchObject({ answer: 'reject', by: 'error', note: expect.stringContaining('does not cover this call') })
+  expect(session.all('grant/added')).toEqual([])
+  const kept = await h.root.approval.request(session, commit, never())
+  expect(kept).toMatchObject({ answer: 'allow_session', rule: 'bash(git *)' })
+  expect(session.all('grant/added').map((event) => event.data.rule)).toEqual(['bash(git *)'])
+  expect(
+    logged(session)
+      .filter((event) => event.type === 'approval/decided')
+      .map((event) => event.data.rule),
+  ).toEqual([undefined, 'bash(git *)'])
+})

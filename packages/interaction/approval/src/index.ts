@@ -51,6 +51,11 @@ export interface ApprovalReply {
   answer: ApprovalAnswer
   message?: string
   arguments?: Record<string, unknown>
+  /**
+   * With `allow_session` / `allow_always`: the rule to keep instead of the request's (a person edited the
+   * suggestion). It is kept only if the grant store finds it parses and covers this very call.
+   */
+  rule?: string
 }
 
 export interface ApprovalDecision {
@@ -63,6 +68,8 @@ export interface ApprovalDecision {
   message?: string
   /** The arguments the answerer allowed the call with, replacing the model's (allow_once only). */
   arguments?: Record<string, unknown>
+  /** The rule the answerer wrote in place of the request's (a grant answer only). */
+  rule?: string
 }
 
 /** A standing grant an answer asks to store. */
@@ -80,6 +87,11 @@ export interface GrantRequest {
 export interface GrantStore {
   check(session: Session, request: ApprovalRequest): 'allow' | 'deny' | undefined | Promise<'allow' | 'deny' | undefined>
   store(session: Session, grant: GrantRequest): Promise<void>
+  /**
+   * Checks a rule a person wrote in place of the request's: returns it normalized, or throws saying why it
+   * cannot be kept (it does not parse, or does not cover the call being approved).
+   */
+  checkRule(session: Session, request: ApprovalRequest, rule: string): string
 }
 
 export interface AnswererOptions {
@@ -100,8 +112,8 @@ export type Answerer = (request: ApprovalRequest, signal: AbortSignal) => Promis
 declare module '@dsh/session' {
   interface SessionEventMap {
     'approval/asked': Omit<ApprovalRequest, 'sessionId'>
-    /** `message`: the answerer's words to the model; `edited`: the call runs with the answerer's arguments (`tool/edited` holds them). */
-    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string; actor?: AuthorityActor; message?: string; edited?: true }
+    /** `message`: the answerer's words to the model; `edited`: the call runs with the answerer's arguments (`tool/edited` holds them); `rule`: the rule the answerer wrote in place of the request's, as kept. */
+    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string; actor?: AuthorityActor; message?: string; edited?: true; rule?: string }
     /** `actor` is absent only in logs written before actors were recorded (the audit shows `unknown`). */
     'approval/policy': { policy: ApprovalPolicy; actor: AuthorityActor }
   }
@@ -192,6 +204,16 @@ export default class Approval extends Service {
     return routed
   }
 
+  /**
+   * Checks an edited rule for a request before it is answered (the web card shows the error): the normalized
+   * rule, or an Error saying why it cannot be kept. Without a grant store nothing can be kept.
+   */
+  checkRule(session: Session, request: ApprovalRequest, rule: string): string {
+    const store = this.grantStores.at(-1)
+    if (!store) throw new Error('no grant store is mounted, so no rule can be kept')
+    return store.checkRule(session, request, rule)
+  }
+
   /** Whether an answer to this request may store a grant (it has a rule and a store is mounted). */
   canGrant(request: Pick<ApprovalRequest, 'rule'>): boolean {
     return !!request.rule && this.grantStores.length > 0
@@ -228,6 +250,7 @@ export default class Approval extends Service {
       ...(stored.actor ? { actor: stored.actor } : {}),
       ...(stored.message ? { message: stored.message } : {}),
       ...(stored.arguments ? { edited: true as const } : {}),
+      ...(stored.rule ? { rule: stored.rule } : {}),
     })
     await session.flush()
     return stored
@@ -244,11 +267,21 @@ export default class Approval extends Service {
     if (!request.rule) return once(`${decision.answer} asked, but the request offered no rule: allowed once`)
     if (!store) return once(`${decision.answer} asked, but no grant store is mounted: allowed once`)
     if (!decision.actor) return once(`${decision.answer} asked by an answerer that names no actor: allowed once`)
+    let rule = request.rule
+    if (decision.rule !== undefined && decision.rule !== request.rule) {
+      // Fail closed: an edited rule that does not cover this call is not kept, and the call is not allowed.
+      try {
+        rule = store.checkRule(session, request, decision.rule)
+      } catch (error) {
+        return { answer: 'reject', by: 'error', note: `the edited rule was refused: ${error instanceof Error ? error.message : error}` }
+      }
+    }
     try {
-      await store.store(session, { rule: request.rule, scope: decision.answer === 'allow_session' ? 'session' : 'workspace', actor: decision.actor, requestId: request.requestId })
-      return decision
+      await store.store(session, { rule, scope: decision.answer === 'allow_session' ? 'session' : 'workspace', actor: decision.actor, requestId: request.requestId })
+      const { rule: _asked, ...kept } = decision
+      return rule === request.rule ? kept : { ...kept, rule }
     } catch (error) {
-      return once(`the grant ${request.rule} could not be stored (${error instanceof Error ? error.message : error}): allowed once`)
+      return once(`the grant ${rule} could not be stored (${error instanceof Error ? error.message : error}): allowed once`)
     }
   }
 
@@ -300,8 +333,14 @@ export default class Approval extends Service {
 /** An answerer's reply as a decision; anything malformed is a rejection, never an allow. */
 function decisionOf(reply: ApprovalAnswer | ApprovalReply, actor: AuthorityActor | undefined): ApprovalDecision {
   const by = { by: 'user' as const, ...(actor ? { actor } : {}) }
-  const { answer, message, arguments: edited } = typeof reply === 'string' ? { answer: reply, message: undefined, arguments: undefined } : (reply ?? ({} as ApprovalReply))
+  const { answer, message, arguments: edited, rule } = typeof reply === 'string' ? { answer: reply, message: undefined, arguments: undefined, rule: undefined } : (reply ?? ({} as ApprovalReply))
   if (!APPROVAL_ANSWERS.includes(answer) || answer === 'reject') return { answer: 'reject', ...by, ...(typeof message === 'string' && message ? { message } : {}) }
+  if (rule !== undefined) {
+    if (typeof rule !== 'string') return { answer: 'reject', by: 'error', note: 'the edited rule is not a string' }
+    if (answer === 'allow_once') return { answer: 'reject', by: 'error', note: 'an edited rule comes with allow_session or allow_always, not allow_once' }
+    if (edited !== undefined) return { answer: 'reject', by: 'error', note: 'a grant answer cannot also edit the arguments' }
+    return { answer, ...by, rule }
+  }
   if (edited === undefined) return { answer, ...by }
   if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) return { answer: 'reject', by: 'error', note: 'the edited arguments are not a JSON object' }
   // A standing grant would cover calls the edit never showed: edited arguments allow this call only.
