@@ -75,7 +75,10 @@ test('path rules read relative patterns against the workspace and never match ou
 test('the suggested pattern is the program and its subcommand, or the exact command when it is compound', () => {
   expect(suggestCommandPattern('npm test')).toBe('npm test *')
   expect(suggestCommandPattern('git commit -m "x"')).toBe('git commit *')
-  expect(suggestCommandPattern('ls -la')).toBe('ls *')
+  expect(suggestCommandPattern('ls -la')).toBe('ls -la')
+  expect(suggestCommandPattern('ls')).toBe('ls *')
+  // An option before the subcommand: `git *` would cover `git -c core.pager=… log`; only the exact line.
+  expect(suggestCommandPattern('git -C sub status')).toBe('git -C sub status')
   expect(suggestCommandPattern('make lint && make test')).toBe('make lint && make test')
   expect(suggestCommandPattern('sh test.sh')).toBe('sh test.sh')
   expect(suggestCommandPattern('npx vitest run')).toBe('npx vitest run')
