@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { isAbsolute, join } from 'node:path'
 import { parse } from 'yaml'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
@@ -9,7 +9,11 @@ async function readIfPresent(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    // While a confined command runs, a missing protected file such as `.mcp.json` is an empty mount point
+    // (docs/security.md, "missing protected names"): that is the file being absent, not a broken config.
+    if (code === 'EISDIR' && (await readdir(file).catch(() => ['?'])).length === 0) return undefined
     throw new McpError('MCP_CONFIG_INVALID', `${file}: cannot be read: ${(error as Error).message}`)
   }
 }
