@@ -115,7 +115,10 @@ export default class SandboxLocal extends Sandbox {
     // Only existing folders, by their real path: bwrap fails on a missing source.
     const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
     const { args, mountPoints } = bubblewrapMounts({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
-    const command = network.kind === 'proxy' ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, argv) : closedArgv(this.config.bash, argv)
+    const command =
+      network.kind === 'proxy'
+        ? bridgedArgv({ bash: this.config.bash, node: process.execPath, ...(backend.perl ? { perl: backend.perl } : {}) }, this.config.proxyPort, argv)
+        : closedArgv(this.config.bash, argv)
     const confined = [backend.executable, ...args, '--', ...command]
     for (const point of mountPoints) this.mountPoints.add(point)
     return { argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined, enforcement: 'full', backend: backend.name }
@@ -174,7 +177,7 @@ export default class SandboxLocal extends Sandbox {
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
       : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
-    const perl = isAbsolute(this.config.perl) ? this.config.perl : findExecutable(this.config.perl, process.env.PATH)
+    const perl = isAbsolute(this.config.perl) ? (existsSync(this.config.perl) ? this.config.perl : undefined) : findExecutable(this.config.perl, process.env.PATH)
     return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(perl ? { perl } : {}) } : undefined }
   }
 }
