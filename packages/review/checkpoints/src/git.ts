@@ -133,7 +133,7 @@ export class Snapshots {
     const since = Date.now() - this.options.racyWindowMs
     const racy = (stat: BigIntStats) => Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     let trusted = true
-    this.walk(join(root, prefix), new Set([...ignored, ...listed.filter((path) => path.endsWith('/'))].map((path) => join(root, path.slice(0, -1)))), racy, () => (trusted = false))
+    this.walk(join(root, prefix), new Set([...ignored, ...listed.filter((path) => path.endsWith('/'))].map((path) => join(root, path.slice(0, -1)))), racy)
 
     const seen = new Set<string>()
     const removed: string[] = []
@@ -166,7 +166,7 @@ export class Snapshots {
   }
 
   /** Records the stat of every folder under `from` but `.git` and the ignored or nested-repository ones. */
-  private walk(from: string, skip: Set<string>, racy: (stat: BigIntStats) => boolean, untrust: () => void): void {
+  private walk(from: string, skip: Set<string>, racy: (stat: BigIntStats) => boolean): void {
     this.dirs.clear()
     const pending = [from]
     while (pending.length) {
@@ -177,7 +177,8 @@ export class Snapshots {
       } catch {
         continue
       }
-      if (racy(stat)) untrust()
+      // A stat too recent to trust is kept as none: the folder's names are compared instead (sameNames), which
+      // sees what its stat would (the fences' mount points change the root's stat just before each snapshot).
       let names: { name: string; isDirectory(): boolean }[]
       try {
         names = readdirSync(dir, { withFileTypes: true })
@@ -185,7 +186,7 @@ export class Snapshots {
         continue
       }
       this.dirs.set(dir, {
-        key: statKey(stat),
+        ...(racy(stat) ? {} : { key: statKey(stat) }),
         names: names
           .map((entry) => entry.name)
           .sort()

@@ -61,7 +61,9 @@ export default class SandboxLocal extends Sandbox {
       .max(65_535)
       .default(3_128)
       .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
-    bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
+    bash: Schema.string()
+      .default('bash')
+      .description('The bash that closes inherited descriptors before a command without the proxy, and starts the node bridge when no perl is found (looked up on PATH).'),
     fenceLockDir: Schema.string()
       .default('')
       .description(
@@ -74,7 +76,7 @@ export default class SandboxLocal extends Sandbox {
     perl: Schema.string()
       .default('perl')
       .description(
-        'The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.',
+        'The perl that starts a proxied command with its network bridge (one process, in milliseconds; when there is none, bash and this node do) and removes the mount points of missing protected paths after a command.',
       ),
   })
 
