@@ -151,7 +151,7 @@ export default async function run() {
     '',
     'Under bubblewrap each `bash` call also sets up new pid, ipc, uts and cgroup namespaces, a fresh /dev and /proc and a private /tmp; the difference between the bare and the confined `bash` rows is that price. ' +
       `A private network namespace alone (a confined \`true\` spawned from \`ctx.sandbox\`, no tool) costs ${ms(none.median - host.median)} at the median (${ms(host.median)} with the host network, ${ms(none.median)} without). ` +
-      'With the proxy, each command first starts the bridge (a small Node script) inside the namespace and waits for it to listen: the difference between the "no network" and "proxy bridged in" rows; the `curl` row adds curl itself, the proxy\'s decision (logged as `network/decision`) and the forwarded request. ' +
+      'With the proxy, each command starts under one perl process inside the namespace (`bridge/bridge.pl`: it closes inherited descriptors, listens, forks the bridge and becomes the command; a bash launcher and a Node bridge where there is no perl), and without it under a bash launcher that closes inherited descriptors: the difference between the "no network" and "proxy bridged in" rows; the `curl` row adds curl itself, the proxy\'s decision (logged as `network/decision`) and the forwarded request. ' +
       'A `read` scans the whole file for its line count whatever range it returns; an `edit` reads the whole file and writes it back atomically (temp file, fsync, rename).',
   ].join('\n')
 }

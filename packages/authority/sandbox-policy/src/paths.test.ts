@@ -93,3 +93,45 @@ test("dsh's home is a secret path whatever the row's list says, and no session m
   }
   await expect(h.root.sessions.create({ cwd: join(base, 'real-home-sibling') })).resolves.toBeDefined()
 })
+
+test('the memoized rules are never stale: a setting, a mode change, a plugin protecting a folder and a link the model makes in the workspace count from the next call', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  const policy = h.root.sandboxPolicy
+  const fresh = async () => {
+    const { paths, ...rest } = await policy.authority(session)
+    // Every call agrees with a derivation from scratch (no memo): the memo can only ever save work.
+    const scratch = policy.pathRules(rest.writableRoots.length ? rest.writableRoots : await policy.writableRoots(session))
+    expect({ denyRead: paths!.denyRead, protect: paths!.protect }).toEqual({ denyRead: scratch.denyRead, protect: scratch.protect })
+    return { paths: paths!, ...rest }
+  }
+  const first = await fresh()
+  expect(coveringRule(first.paths.protect, join(h.workspace, 'deploy/run.sh'))).toBeUndefined()
+  // Callers may add to what they get (authority() adds the spill folder) without touching the next caller's.
+  first.paths.readExceptions.push('/everything')
+  expect((await fresh()).paths.readExceptions).not.toContain('/everything')
+
+  await h.root.settings.set('sandbox.protect', ['deploy/**'])
+  expect(coveringRule((await fresh()).paths.protect, join(h.workspace, 'deploy/run.sh'))?.rule).toBe('deploy/**')
+  await h.root.settings.set('sandbox.denyRead', ['/srv/tokens'])
+  expect(coveringRule((await fresh()).paths.denyRead, '/srv/tokens/a')?.rule).toBe('/srv/tokens')
+
+  policy.setMode(session, 'read-only', 'user:cli-flag')
+  expect(await fresh()).toMatchObject({ mode: 'read-only', writableRoots: [] })
+  policy.setMode(session, 'workspace-write', 'user:cli-flag')
+  expect((await fresh()).mode).toBe('workspace-write')
+
+  const plugin = h.root.plugin({ name: 'loads-prompts', apply: (ctx) => policy.protectLoaded(ctx, ['prompts/'], 'a test plugin') })
+  await plugin
+  expect(coveringRule((await fresh()).paths.protect, join(h.workspace, 'prompts/x.md'))?.rule).toBe('prompts/')
+  plugin.dispose()
+  expect(coveringRule((await fresh()).paths.protect, join(h.workspace, 'prompts/x.md'))).toBeUndefined()
+
+  // The attacker's angle: `.agents` is not protected, `.agents/skills` is. The model makes `.agents` a link to
+  // a folder elsewhere; a rule set kept from before would protect only the lexical path, so a write through
+  // the link's real path would pass. The next authority protects the real path too.
+  const elsewhere = tempDir('dsh-elsewhere-')
+  mkdirSync(join(elsewhere, 'skills'))
+  symlinkSync(elsewhere, join(h.workspace, '.agents'))
+  expect(coveringRule((await fresh()).paths.protect, join(realpathSync(elsewhere), 'skills/evil/SKILL.md'))?.rule).toBe('.agents/skills/')
+})

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { PathRule } from '@dsh/sandbox'
@@ -20,15 +20,20 @@ export interface RuleBases {
 
 const GLOB_CHARS = /[*?[\]{}]/
 
-/** The real path of the part before the first glob segment, where it exists; the rest appended as written. */
-function realPrefix(pattern: string): string {
+/**
+ * The real path of the part before the first glob segment, where it exists; the rest appended as written.
+ * `existsSync` first and the native realpath: a missing path throws no error, which made this most of an
+ * authority's cost (docs/performance.md).
+ */
+export function realPrefix(pattern: string): string {
   const segments = pattern.split('/')
   const firstGlob = segments.findIndex((segment) => GLOB_CHARS.test(segment))
   const literal = (firstGlob === -1 ? segments : segments.slice(0, firstGlob)).join('/') || '/'
   const rest = firstGlob === -1 ? [] : segments.slice(firstGlob)
   let real: string
   try {
-    real = realpathSync(literal)
+    if (!existsSync(literal)) return pattern
+    real = realpathSync.native(literal)
   } catch {
     return pattern
   }
@@ -47,9 +52,10 @@ function expandWritten(written: string, bases: RuleBases): string[] {
 /**
  * Resolves written rules (`~/.ssh`, `$DSH_HOME`, `/etc/shadow`, `.git`, `*.pem`) into absolute patterns, the
  * lexical form and the real one when they differ, so a link to a secret folder is covered either way.
- * Throws PathRuleError naming the rule and `source` when one cannot be a rule.
+ * Throws PathRuleError naming the rule and `source` when one cannot be a rule. `reals`, when given, records
+ * each lexical pattern's real form, so a memo can tell whether the disk still gives the same rules.
  */
-export function resolveRules(written: readonly string[], bases: RuleBases, source: string): PathRule[] {
+export function resolveRules(written: readonly string[], bases: RuleBases, source: string, reals?: Map<string, string>): PathRule[] {
   const rules: PathRule[] = []
   const seen = new Set<string>()
   for (const rule of written) {
@@ -59,7 +65,9 @@ export function resolveRules(written: readonly string[], bases: RuleBases, sourc
     for (const lexical of expandWritten(rule, bases)) {
       const problem = ruleProblem(lexical)
       if (problem) throw new PathRuleError(`${source}: the path rule "${rule}" cannot be applied: ${problem}`)
-      for (const pattern of [lexical, realPrefix(lexical)]) {
+      const real = realPrefix(lexical)
+      reals?.set(lexical, real)
+      for (const pattern of [lexical, real]) {
         if (seen.has(pattern)) continue
         seen.add(pattern)
         rules.push({ rule, pattern, ...(/\/(\*\*)?\/?$/.test(rule.trim()) ? { directory: true } : {}) })

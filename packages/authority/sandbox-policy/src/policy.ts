@@ -11,7 +11,7 @@ import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/spill'
 import './events.ts'
-import { currentHome, realPathOf, resolveRules, type RuleBases } from './paths.ts'
+import { currentHome, realPathOf, realPrefix, resolveRules, type RuleBases } from './paths.ts'
 import { resolveWritableRoots } from './roots.ts'
 import { contributeAuthoritySection } from './prompt.ts'
 
@@ -141,6 +141,13 @@ export class SandboxPolicy extends Service {
   private readonly probes = new WeakMap<Session, Promise<SandboxProbe | undefined>>()
   /** Rules left out for covering a writable root, warned about once each. */
   private readonly warned = new Set<string>()
+  /** Bumped whenever a plugin's loaded folders are protected or released (a key of the rules memo). */
+  private loadedRevision = 0
+  /**
+   * Per session, the path rules last derived (frozen), the inputs they came from, and the real form each
+   * lexical pattern had on the disk: a call with the same inputs and the same real forms gets them again.
+   */
+  private readonly rulesMemo = new WeakMap<Session, { key: string; rules: PathAuthority; reals: Map<string, string> }>()
 
   constructor(
     ctx: Context,
@@ -217,7 +224,11 @@ export class SandboxPolicy extends Service {
     const entry = { rules, source }
     ctx.effect(() => {
       this.loaded.push(entry)
-      return () => void this.loaded.splice(this.loaded.indexOf(entry), 1)
+      this.loadedRevision++
+      return () => {
+        this.loaded.splice(this.loaded.indexOf(entry), 1)
+        this.loadedRevision++
+      }
     }, `protected folders of ${source}`)
   }
 
@@ -294,7 +305,7 @@ export class SandboxPolicy extends Service {
     await this.probe(session)
     const mode = this.mode(session)
     const roots = await this.writableRoots(session)
-    const paths = this.pathRules(roots)
+    const paths = this.sessionPathRules(session, roots)
     const spill = this.ctx.get('spillStore')?.readableDir(session.id)
     // As written and as its real path: the read fence compares real paths.
     if (spill) paths.readExceptions.push(...new Set([spill, realPathOf(spill)]))
@@ -302,22 +313,51 @@ export class SandboxPolicy extends Service {
   }
 
   /**
-   * The secret and protected paths, resolved under `roots` (the real session cwd first, even in read-only:
-   * a relative rule means the same place in every mode). Throws PathRuleError naming a bad rule and where.
+   * `pathRules(roots)` for the session's next authority, memoized (docs/performance.md: deriving them was
+   * most of an authority's ~2 ms, asked for on every tool call). Never stale: the memo is keyed by every
+   * input the rules derive from but the disk (the roots, both homes, the two settings' values, this row's
+   * loaded folders), and the disk is asked again each time: every lexical pattern's real form must be the one
+   * the rules were built with (a link made since, by the model in a writable root or by anyone elsewhere,
+   * derives them anew). The mode, the roots and the network are derived on every call, so a mode change, a
+   * setting and a grant count from the next call on.
    */
-  pathRules(roots: string[]): PathAuthority {
+  private sessionPathRules(session: Session, roots: string[]): PathAuthority {
+    const bases = this.ruleBases(roots)
+    const key = JSON.stringify([bases, this.ctx.settings.get('sandbox.denyRead'), this.ctx.settings.get('sandbox.protect'), this.loadedRevision])
+    let memo = this.rulesMemo.get(session)
+    if (!memo || memo.key !== key || ![...memo.reals].every(([lexical, real]) => realPrefix(lexical) === real)) {
+      const reals = new Map<string, string>()
+      const rules = this.pathRules(roots, reals)
+      for (const rule of [...rules.denyRead, ...rules.protect]) Object.freeze(rule)
+      memo = { key, rules, reals }
+      this.rulesMemo.set(session, memo)
+    }
+    // Fresh arrays: a caller adds its read exceptions (authority() the spill folder) to its own copy.
+    return { denyRead: [...memo.rules.denyRead], readExceptions: [...memo.rules.readExceptions], protect: [...memo.rules.protect] }
+  }
+
+  private ruleBases(roots: string[]): RuleBases {
     let dshHome = this.ctx.app.home
     try {
-      dshHome = realpathSync(dshHome)
+      dshHome = realpathSync.native(dshHome)
     } catch {
       // not created yet: the written path is the only one
     }
-    const bases: RuleBases = { home: currentHome(), dshHome, roots }
+    return { home: currentHome(), dshHome, roots }
+  }
+
+  /**
+   * The secret and protected paths, resolved under `roots` (the real session cwd first, even in read-only:
+   * a relative rule means the same place in every mode). Throws PathRuleError naming a bad rule and where.
+   * `reals` records each lexical pattern's real form (see `sessionPathRules`).
+   */
+  pathRules(roots: string[], reals?: Map<string, string>): PathAuthority {
+    const bases = this.ruleBases(roots)
     const denyRead = [
       // dsh's own home whatever the row's list says: what the next session obeys is never the model's to write.
-      ...resolveRules(['$DSH_HOME'], bases, 'the sandbox policy'),
-      ...resolveRules(this.config.denyRead, bases, "the sandbox-policy row's denyRead"),
-      ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead'),
+      ...resolveRules(['$DSH_HOME'], bases, 'the sandbox policy', reals),
+      ...resolveRules(this.config.denyRead, bases, "the sandbox-policy row's denyRead", reals),
+      ...resolveRules(this.ctx.settings.get('sandbox.denyRead'), bases, 'the setting sandbox.denyRead', reals),
     ]
     return {
       // A secret rule covering a writable root would hide the workspace itself: the user chose to work there.
@@ -333,9 +373,9 @@ export class SandboxPolicy extends Service {
       }),
       readExceptions: [],
       protect: [
-        ...resolveRules(this.config.protect, bases, "the sandbox-policy row's protect"),
-        ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect'),
-        ...this.loaded.flatMap(({ rules, source }) => resolveRules(rules, bases, source)),
+        ...resolveRules(this.config.protect, bases, "the sandbox-policy row's protect", reals),
+        ...resolveRules(this.ctx.settings.get('sandbox.protect'), bases, 'the setting sandbox.protect', reals),
+        ...this.loaded.flatMap(({ rules, source }) => resolveRules(rules, bases, source, reals)),
       ],
     }
   }

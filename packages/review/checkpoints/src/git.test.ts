@@ -92,3 +92,32 @@ test('a link is stored as its target text, never followed; ignored files and pat
   expect(await diff(workspace, before, after)).toEqual([{ path: 'link', after: join(outside, 'secret.txt'), mode: '120000' }])
   expect(statSync(join(root, '.git/index')).isFile()).toBe(true) // the user's index is left where it was
 })
+
+test("empty folders made and removed again in the root (a sandboxed command's fences) change no tree and cost no rescan; a name left behind is seen", async () => {
+  const { workspace, root } = await repository({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' })
+  const quick = new Snapshots(workspace, { ...options, racyWindowMs: 50 })
+  live.push(quick)
+  let rescans = 0
+  const counted = async () => (rescans++, () => true)
+  const first = await quick.tree(counted)
+  await new Promise((resolve) => setTimeout(resolve, 120))
+  for (let round = 0; round < 2; round++) {
+    // What bubblewrap and the fence wrapper do around each confined command: the root's stat changes.
+    for (const name of ['.husky', '.vscode', '.mcp.json']) mkdirSync(join(root, name))
+    for (const name of ['.husky', '.vscode', '.mcp.json']) rmSync(join(root, name), { recursive: true })
+    expect(await quick.tree(counted)).toBe(first)
+  }
+  expect(rescans).toBe(1)
+  // A new name in the root, and a folder replaced under the same name with other content: both seen.
+  writeFileSync(join(root, 'new.txt'), 'new\n')
+  const second = await quick.tree(counted)
+  expect(await diff(workspace, first, second)).toEqual([{ path: 'new.txt', after: 'new\n', mode: '100644' }])
+  rmSync(join(root, 'src'), { recursive: true })
+  mkdirSync(join(root, 'src'))
+  writeFileSync(join(root, 'src', 'c.txt'), 'c\n')
+  const third = await quick.tree(counted)
+  expect(await diff(workspace, second, third)).toEqual([
+    { path: 'src/b.txt', after: undefined, mode: undefined },
+    { path: 'src/c.txt', after: 'c\n', mode: '100644' },
+  ])
+})

@@ -71,7 +71,8 @@ const lstatKey = (path: string) => {
 export class Snapshots {
   private dir?: string
   private readonly files = new Map<string, Entry>()
-  private readonly dirs = new Map<string, string>()
+  /** Each folder walked: its stat (undefined when too recent to trust) and the names it held. */
+  private readonly dirs = new Map<string, { key?: string; names: string }>()
   private last?: string
   private trusted = false
 
@@ -90,7 +91,30 @@ export class Snapshots {
   private unchanged(): boolean {
     if (!this.trusted) return false
     for (const [path, entry] of this.files) if (lstatKey(join(this.workspace.root, path)) !== entry.key) return false
-    for (const [dir, key] of this.dirs) if (lstatKey(dir) !== key) return false
+    for (const [dir, seen] of this.dirs) if (lstatKey(dir) !== seen.key && !this.sameNames(dir, seen)) return false
+    return true
+  }
+
+  /**
+   * Whether a folder whose stat changed still holds the names it held: a sandboxed command's fences make and
+   * remove empty mount points in the workspace root around every command (sandbox-local's fences.ts), which
+   * changes the root's stat though nothing was written. Each file and folder below has its own stat checked,
+   * so the same names mean the same snapshot. The new stat is kept only when it is old enough to trust.
+   */
+  private sameNames(dir: string, seen: { key?: string; names: string }): boolean {
+    let stat: BigIntStats
+    let names: string
+    try {
+      stat = lstatSync(dir, { bigint: true })
+      names = readdirSync(dir).sort().join('\0')
+    } catch {
+      return false
+    }
+    if (names !== seen.names) return false
+    const since = Date.now() - this.options.racyWindowMs
+    const racy = Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
+    if (racy) delete seen.key
+    else seen.key = statKey(stat)
     return true
   }
 
@@ -109,7 +133,7 @@ export class Snapshots {
     const since = Date.now() - this.options.racyWindowMs
     const racy = (stat: BigIntStats) => Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     let trusted = true
-    this.walk(join(root, prefix), new Set([...ignored, ...listed.filter((path) => path.endsWith('/'))].map((path) => join(root, path.slice(0, -1)))), racy, () => (trusted = false))
+    this.walk(join(root, prefix), new Set([...ignored, ...listed.filter((path) => path.endsWith('/'))].map((path) => join(root, path.slice(0, -1)))), racy)
 
     const seen = new Set<string>()
     const removed: string[] = []
@@ -142,7 +166,7 @@ export class Snapshots {
   }
 
   /** Records the stat of every folder under `from` but `.git` and the ignored or nested-repository ones. */
-  private walk(from: string, skip: Set<string>, racy: (stat: BigIntStats) => boolean, untrust: () => void): void {
+  private walk(from: string, skip: Set<string>, racy: (stat: BigIntStats) => boolean): void {
     this.dirs.clear()
     const pending = [from]
     while (pending.length) {
@@ -153,14 +177,21 @@ export class Snapshots {
       } catch {
         continue
       }
-      if (racy(stat)) untrust()
-      this.dirs.set(dir, statKey(stat))
+      // A stat too recent to trust is kept as none: the folder's names are compared instead (sameNames), which
+      // sees what its stat would (the fences' mount points change the root's stat just before each snapshot).
       let names: { name: string; isDirectory(): boolean }[]
       try {
         names = readdirSync(dir, { withFileTypes: true })
       } catch {
         continue
       }
+      this.dirs.set(dir, {
+        ...(racy(stat) ? {} : { key: statKey(stat) }),
+        names: names
+          .map((entry) => entry.name)
+          .sort()
+          .join('\0'),
+      })
       for (const entry of names) {
         const path = dir + sep + entry.name
         if (entry.isDirectory() && entry.name !== '.git' && !skip.has(path)) pending.push(path)

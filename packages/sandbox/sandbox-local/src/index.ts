@@ -64,7 +64,9 @@ export default class SandboxLocal extends Sandbox {
       .max(65_535)
       .default(3_128)
       .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
-    bash: Schema.string().default('bash').description('The bash that closes inherited descriptors and starts the network bridge before the command (looked up on PATH).'),
+    bash: Schema.string()
+      .default('bash')
+      .description('The bash that closes inherited descriptors before a command without the proxy, and starts the node bridge when no perl is found (looked up on PATH).'),
     fenceLockDir: Schema.string()
       .default('')
       .description(
@@ -77,7 +79,7 @@ export default class SandboxLocal extends Sandbox {
     perl: Schema.string()
       .default('perl')
       .description(
-        'The perl that runs the network bridge (starts in milliseconds; when the sandbox has none, the bridge runs on this node) and removes the mount points of missing protected paths after a command.',
+        'The perl that starts a proxied command with its network bridge (one process, in milliseconds; when there is none, bash and this node do) and removes the mount points of missing protected paths after a command.',
       ),
     limits: LimitsConfig.description('Resource limits of each confined command (bubblewrap), the defaults of the sandbox.limits.* settings.'),
   })
@@ -133,7 +135,7 @@ export default class SandboxLocal extends Sandbox {
     const { inner, outer, closes } = this.limited(argv)
     const command =
       network.kind === 'proxy'
-        ? bridgedArgv({ bash: this.config.bash, perl: this.config.perl, node: process.execPath }, this.config.proxyPort, inner)
+        ? bridgedArgv({ bash: this.config.bash, node: process.execPath, ...(backend.perl ? { perl: backend.perl } : {}) }, this.config.proxyPort, inner)
         : closes
           ? inner
           : closedArgv(this.config.bash, inner)
@@ -206,7 +208,7 @@ export default class SandboxLocal extends Sandbox {
     const probe: SandboxProbe = run.ok
       ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
       : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
-    const perl = isAbsolute(this.config.perl) ? this.config.perl : findExecutable(this.config.perl, process.env.PATH)
+    const perl = isAbsolute(this.config.perl) ? (existsSync(this.config.perl) ? this.config.perl : undefined) : findExecutable(this.config.perl, process.env.PATH)
     return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(perl ? { perl } : {}) } : undefined }
   }
 }

@@ -30,13 +30,12 @@ export function checkedNetwork(network: SandboxNetwork | undefined): SandboxNetw
   return network
 }
 
-// Closes the descriptors the command would inherit, runs the bridge (perl if found, else node), waits for its `ready` line (fail closed when it does not
-// come), then becomes the command.
+// The fallback launcher, when no perl was found: bash closes the descriptors the command would inherit, runs
+// the node bridge, waits for its `ready` line (fail closed when it does not come), then becomes the command.
 const LAUNCHER = [
   CLOSE_INHERITED,
-  'perl=$1 perl_bridge=$2 node=$3 node_bridge=$4 socket=$5 port=$6; shift 6',
-  'if command -v "$perl" >/dev/null 2>&1; then set -- "$perl" "$perl_bridge" "$socket" "$port" -- "$@"; else set -- "$node" "$node_bridge" "$socket" "$port" -- "$@"; fi',
-  'exec 3< <(exec "$1" "$2" "$3" "$4" </dev/null 2>/dev/null); shift 5',
+  'node=$1 node_bridge=$2 socket=$3 port=$4; shift 4',
+  'exec 3< <(exec "$node" "$node_bridge" "$socket" "$port" </dev/null 2>/dev/null)',
   'IFS= read -r ready <&3; exec 3<&-',
   'if [ "$ready" != ready ]; then echo "dsh: the network proxy bridge did not start inside the sandbox" >&2; exit 125; fi',
   'exec "$@"',
@@ -44,13 +43,18 @@ const LAUNCHER = [
 
 export interface BridgeRuntimes {
   bash: string
-  /** Preferred when it is on the sandbox's PATH (or an absolute path that exists). */
-  perl: string
+  /** The perl found on the host's PATH (the sandbox sees the host's disk read-only); absent: bash and node. */
+  perl?: string
   /** The fallback: the node running dsh. */
   node: string
 }
 
-/** The argv (run inside the sandbox) that starts the bridge on `port` and then execs `argv`. */
+/**
+ * The argv (run inside the sandbox) that starts the bridge on `port` and then execs `argv`: with perl, one
+ * process (`bridge/bridge.pl` closes inherited descriptors, listens, forks the bridge and becomes the
+ * command), so no bash runs before the command's own; else a bash launcher and the node bridge.
+ */
 export function bridgedArgv(runtimes: BridgeRuntimes, port: number, argv: string[]): string[] {
-  return [runtimes.bash, '-c', LAUNCHER, 'dsh-network-bridge', runtimes.perl, BRIDGE_SCRIPTS.perl, runtimes.node, BRIDGE_SCRIPTS.node, INNER_PROXY_SOCKET, String(port), ...argv]
+  if (runtimes.perl) return [runtimes.perl, BRIDGE_SCRIPTS.perl, INNER_PROXY_SOCKET, String(port), '--', ...argv]
+  return [runtimes.bash, '-c', LAUNCHER, 'dsh-network-bridge', runtimes.node, BRIDGE_SCRIPTS.node, INNER_PROXY_SOCKET, String(port), ...argv]
 }
