@@ -211,7 +211,9 @@ function describe(schema: TSchema): string {
 /** A value of one of a union's members (`Type.Union([Type.Integer(), Type.Null()])`). */
 function checkEither(members: TSchema[], value: any, path: string): string | undefined {
   if (members.some((member) => checkShape(member, value, path) === undefined)) return undefined
-  if (members.length === 2 && members.some((member) => member.type === 'null')) return checkShape(members.find((member) => member.type !== 'null')!, value, path)!.concat(' or null')
+  // `a whole number or null`: the other member's own message (it may name a field within), then the null.
+  const other = members.length === 2 && members.some((member) => member.type === 'null') ? members.find((member) => member.type !== 'null') : undefined
+  if (other) return `${checkShape(other, value, path)} or null`
   return `${path} must be ${members.map(describe).join(' or ')}`
 }
 

@@ -159,7 +159,9 @@ test('a record with a value, or not a list of names, is refused, naming the fiel
   const h = await boot([])
   const session = (await h.agent()).session
   const record = { inherited: ['PATH'], set: [], include: [], exclude: [], dropped: [] }
-  expect(() => session.append('shell/env-policy', { ...record, values: { PATH: '/bin' } } as never)).toThrow('data.values is not a field of an environment policy record (inherited, set, include, exclude, dropped)')
+  expect(() => session.append('shell/env-policy', { ...record, values: { PATH: '/bin' } } as never)).toThrow(
+    'data.values is not a field of an environment policy record (inherited, set, include, exclude, dropped)',
+  )
   expect(() => session.append('shell/env-policy', { ...record, dropped: [1] as never })).toThrow('data.dropped[0] must be a string')
   expect(h.events('shell/env-policy')).toEqual([])
 })
