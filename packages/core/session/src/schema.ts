@@ -205,12 +205,17 @@ function describe(schema: TSchema): string {
   if (schema.enum) return `one of ${schema.enum.join(', ')}`
   if (schema.const !== undefined) return JSON.stringify(schema.const)
   const nouns: Record<string, string> = { null: 'null', string: 'a string', boolean: 'a boolean', number: 'a number', integer: 'a whole number', array: 'an array', object: 'an object' }
+  if (schema.type === 'object' && schema.required?.length) return `an object with ${schema.required.join(', ')}`
   return nouns[schema.type as string] ?? 'a value'
 }
 
 /** A value of one of a union's members (`Type.Union([Type.Integer(), Type.Null()])`). */
 function checkEither(members: TSchema[], value: any, path: string): string | undefined {
   if (members.some((member) => checkShape(member, value, path) === undefined)) return undefined
+  // Objects told apart by the fields they carry (`{ sha256, bytes } | { absent: true }`): the one whose required
+  // fields are all there names its own problem.
+  const carried = members.filter((member) => member.type === 'object' && isObject(value) && (member.required ?? []).length > 0 && member.required.every((key: string) => value[key] !== undefined))
+  if (carried.length === 1) return checkShape(carried[0]!, value, path)
   // `a whole number or null`: the other member's own message (it may name a field within), then the null.
   const other = members.length === 2 && members.some((member) => member.type === 'null') ? members.find((member) => member.type !== 'null') : undefined
   if (other) return `${checkShape(other, value, path)} or null`
