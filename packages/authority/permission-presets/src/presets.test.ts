@@ -132,3 +132,13 @@ test('/preset shows the preset in force and switches it, logged with the actor u
   await h.run('write it')
   expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false)
 })
+
+test('a permission/preset not of its schema is refused, naming the field', async () => {
+  const h = await boot()
+  const session = await h.root.sessions.create({ cwd: h.workspace })
+  const chosen = { preset: 'read-only' as const, mode: 'read-only' as const, approval: 'ask' as const, actor: 'user:cli-flag' as const }
+  expect(() => session.append('permission/preset', { ...chosen, mode: 'root' as never })).toThrow('data.mode must be one of read-only, workspace-write, danger-full-access')
+  const { actor: _, ...older } = chosen // as logs before actors were recorded: refused on append (they are read on load)
+  expect(() => session.append('permission/preset', older as never)).toThrow('data.actor must be one of ')
+  expect(session.events.filter((event) => event.type === 'permission/preset')).toEqual([])
+})

@@ -1,24 +1,23 @@
-import type { ApprovalPolicy } from '@dsh/approval'
-import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
+import { APPROVAL_POLICIES, type ApprovalPolicy } from '@dsh/approval'
+import { assertActor, AUTHORITY_ACTORS, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
-import type { SandboxMode } from '@dsh/sandbox'
+import { SANDBOX_MODES, type SandboxMode } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
-import type { Session } from '@dsh/session'
+import { checkShape, oneOf, Type, type Session, type Static } from '@dsh/session'
 import type {} from '@dsh/commands'
 import { presetCommand } from './command.ts'
 import { PERMISSION_PRESETS, PRESET_NAMES, type Preset, type PresetName } from './presets.ts'
 
+/** A preset was chosen; the `sandbox/mode` and `approval/policy` it implies follow it in the log. Its type and its check (issue #28.6). */
+const PresetFields = { preset: oneOf(PRESET_NAMES), mode: oneOf(SANDBOX_MODES), approval: oneOf(APPROVAL_POLICIES), actor: oneOf(AUTHORITY_ACTORS) }
+const PermissionPresetData = Type.Object(PresetFields)
+/** Who chose it is absent only in logs written before actors were recorded (the audit shows `unknown`). */
+const StoredPermissionPresetData = Type.Object({ ...PresetFields, actor: Type.Optional(PresetFields.actor) })
+
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** A preset was chosen; the `sandbox/mode` and `approval/policy` it implies follow it in the log. */
-    'permission/preset': {
-      preset: PresetName
-      mode: SandboxMode
-      approval: ApprovalPolicy
-      /** Who chose it (absent only in logs written before actors were recorded: the audit shows `unknown`). */
-      actor: AuthorityActor
-    }
+    'permission/preset': Static<typeof PermissionPresetData>
   }
 }
 
@@ -66,9 +65,8 @@ export class PermissionPresets extends Service {
   ) {
     super(ctx, 'permissionPresets')
     ctx.sessions.defineKind(ctx, 'permission/preset', {
-      validate: (data) => (isPreset(data?.preset) ? actorProblem(data.actor) : `preset must be one of ${PRESET_NAMES.join(', ')}`),
-      // Logs written before actors were recorded hold none; everything else is checked as on append.
-      validateStored: (data) => (isPreset(data?.preset) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `preset must be one of ${PRESET_NAMES.join(', ')}`),
+      schema: PermissionPresetData,
+      validateStored: (data) => checkShape(StoredPermissionPresetData, data, 'data'),
     })
     ctx.sandboxPolicy.useDefault(ctx, () => PERMISSION_PRESETS[this.config.default].mode)
     // `/preset` where a commands registry is mounted: the person typing it is the actor.

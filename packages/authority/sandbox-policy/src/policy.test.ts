@@ -122,7 +122,7 @@ test('a ceiling caps every mode logged before or after it, is the mode of a sess
   policy.setCeiling(agent.session, 'danger-full-access', 'a later, higher ceiling changes nothing')
   expect(policy.mode(agent.session)).toBe('read-only')
   expect(() => policy.setCeiling(agent.session, 'all' as never, 'x')).toThrow(/unknown sandbox mode "all"/)
-  expect(() => agent.session.append('sandbox/ceiling', { mode: 'read-only', why: '' })).toThrow(/why must be a non-empty string/)
+  expect(() => agent.session.append('sandbox/ceiling', { mode: 'read-only', why: '' })).toThrow('data.why must be a non-empty string')
   const id = agent.session.id
   await agent.session.flush()
   await first.dispose()

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type {} from '@dsh/app'
-import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
+import { assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import type {} from '@dsh/network'
 import { SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
@@ -10,7 +10,7 @@ import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/spill'
-import './events.ts'
+import { SandboxCeilingData, SandboxModeData, SandboxProbeData, storedModeProblem } from './events.ts'
 import { currentHome, realPathOf, realPrefix, resolveRules, type RuleBases } from './paths.ts'
 import { resolveWritableRoots } from './roots.ts'
 import { contributeAuthoritySection } from './prompt.ts'
@@ -155,21 +155,9 @@ export class SandboxPolicy extends Service {
   ) {
     super(ctx, 'sandboxPolicy')
     contributeAuthoritySection(ctx)
-    ctx.sessions.defineKind(ctx, 'sandbox/mode', {
-      validate: (data) => (isMode(data?.mode) ? actorProblem(data.actor) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
-      // Logs written before actors were recorded hold none; the mode is checked as on append.
-      validateStored: (data) => (isMode(data?.mode) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `mode must be one of ${SANDBOX_MODES.join(', ')}`),
-    })
-    ctx.sessions.defineKind(ctx, 'sandbox/ceiling', {
-      validate: (data) => (!isMode(data?.mode) ? `mode must be one of ${SANDBOX_MODES.join(', ')}` : typeof data.why === 'string' && data.why ? undefined : 'why must be a non-empty string'),
-    })
-    ctx.sessions.defineKind(ctx, 'sandbox/probe', {
-      ignorable: true,
-      validate: (data) =>
-        typeof data?.backend === 'string' && typeof data.available === 'boolean' && typeof data.reason === 'string'
-          ? undefined
-          : 'a probe has backend (string), available (boolean) and reason (string)',
-    })
+    ctx.sessions.defineKind(ctx, 'sandbox/mode', { schema: SandboxModeData, validateStored: storedModeProblem })
+    ctx.sessions.defineKind(ctx, 'sandbox/ceiling', { schema: SandboxCeilingData })
+    ctx.sessions.defineKind(ctx, 'sandbox/probe', { ignorable: true, schema: SandboxProbeData })
     ctx.settings.define('sandbox.denyRead', Schema.array(Schema.string()).default([]), {
       description:
         'More secret paths, besides the built-in list: unreadable by the file tools, hidden from confined commands (~/…, $DSH_HOME/…, absolute, or relative to the workspace; globs per segment).',

@@ -2,7 +2,7 @@
 import { type Context, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import type { LlmRequest, Message, Usage } from '@dsh/llm'
-import type {} from '@dsh/session'
+import { oneOf, Type, type Static } from '@dsh/session'
 export { shortenMessage, shortenText } from './shorten.ts'
 
 /** One section of a structured summary: the model's (by the headings it was asked for), the log's, or a hook's. */
@@ -30,7 +30,8 @@ export interface SummaryDraft {
 }
 
 /** What started a compaction. */
-export type CompactionTrigger = 'threshold' | 'overflow' | 'manual'
+export const COMPACTION_TRIGGERS = ['threshold', 'overflow', 'manual'] as const
+export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number]
 
 export type CompactionErrorCode = 'NOTHING_TO_COMPACT' | 'SUMMARY_FAILED' | 'SUMMARY_EMPTY' | 'SUMMARY_TOO_LARGE' | 'ABORTED' | 'BUSY'
 
@@ -93,6 +94,23 @@ export interface ReliefInput {
   estimate(messages: readonly Message[]): number
 }
 
+// The kinds checked on append and load are declared by one TypeBox schema, their type and their check (issue #28.6).
+
+/** A text a summary request carries besides the summarized history (an instruction, a part intro, a part's summary). */
+const CompactionTextData = Type.Object({ text: Type.String() })
+/**
+ * The window a provider says a model really has (from its refusal's text), smaller than the catalog's:
+ * used for the rest of the session (and offered to the process's catalog, `ctx.llm.offerWindow`).
+ */
+const ContextWindowData = Type.Object({ provider: Type.String(), model: Type.String(), contextWindow: Type.Integer({ minimum: 1 }), source: Type.Literal('provider-error'), text: Type.String() })
+/**
+ * A relief round did not find room: what was tried, in order, and why the request still does not fit.
+ * The turn then fails with this reason.
+ */
+const ReliefFailedData = Type.Object({ trigger: oneOf(COMPACTION_TRIGGERS), tried: Type.Array(Type.String()), tokens: Type.Number(), targetTokens: Type.Number(), reason: Type.String() })
+/** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
+const CompactionRequestedData = Type.Object({ focus: Type.Optional(Type.String()) })
+
 declare module '@dsh/session' {
   interface SessionEventMap {
     /**
@@ -100,20 +118,10 @@ declare module '@dsh/session' {
      * of its summary requests, logged so the request check can derive them.
      */
     'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number; focus?: string; maxOutputTokens?: number }
-    /** A text a summary request carries besides the summarized history (an instruction, a part intro, a part's summary). */
-    'compaction/text': { text: string }
-    /**
-     * The window a provider says a model really has (from its refusal's text), smaller than the catalog's:
-     * used for the rest of the session (and offered to the process's catalog, `ctx.llm.offerWindow`).
-     */
-    'context/window': { provider: string; model: string; contextWindow: number; source: 'provider-error'; text: string }
-    /**
-     * A relief round did not find room: what was tried, in order, and why the request still does not fit.
-     * The turn then fails with this reason.
-     */
-    'context/relief-failed': { trigger: CompactionTrigger; tried: string[]; tokens: number; targetTokens: number; reason: string }
-    /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
-    'compaction/requested': { focus?: string }
+    'compaction/text': Static<typeof CompactionTextData>
+    'context/window': Static<typeof ContextWindowData>
+    'context/relief-failed': Static<typeof ReliefFailedData>
+    'compaction/requested': Static<typeof CompactionRequestedData>
     /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
     'compaction/end': {
       ok: boolean
@@ -169,14 +177,10 @@ export abstract class Compaction extends Service {
     super(ctx, 'compaction')
     ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
     ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
-    ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, validate: (data) => (typeof data?.text === 'string' ? undefined : 'text must be a string') })
-    ctx.sessions.defineKind(ctx, 'context/window', { ignorable: true, validate: windowProblem })
-    ctx.sessions.defineKind(ctx, 'context/relief-failed', {
-      ignorable: true,
-      validate: (data) =>
-        Array.isArray(data?.tried) && data.tried.every((step: unknown) => typeof step === 'string') && typeof data.reason === 'string' ? undefined : 'tried must be strings and reason a string',
-    })
-    ctx.sessions.defineKind(ctx, 'compaction/requested', { ignorable: true, validate: (data) => (data?.focus === undefined || typeof data.focus === 'string' ? undefined : 'focus must be a string') })
+    ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, schema: CompactionTextData })
+    ctx.sessions.defineKind(ctx, 'context/window', { ignorable: true, schema: ContextWindowData })
+    ctx.sessions.defineKind(ctx, 'context/relief-failed', { ignorable: true, schema: ReliefFailedData })
+    ctx.sessions.defineKind(ctx, 'compaction/requested', { ignorable: true, schema: CompactionRequestedData })
   }
 
   /**
@@ -184,13 +188,6 @@ export abstract class Compaction extends Service {
    * log says why (`compaction/end { ok: false }`) and the session stays as it was.
    */
   abstract compact(agent: Agent, options: CompactOptions): Promise<CompactionResult>
-}
-
-/** The shape check of a `context/window` event. */
-export function windowProblem(data: any): string | undefined {
-  if (typeof data?.provider !== 'string' || typeof data.model !== 'string') return 'provider and model must be strings'
-  if (!Number.isInteger(data.contextWindow) || data.contextWindow <= 0) return 'contextWindow must be a positive integer'
-  return data.source === 'provider-error' && typeof data.text === 'string' ? undefined : "source must be 'provider-error' and text a string"
 }
 
 export default Compaction

@@ -31,10 +31,13 @@ export interface KindSpec {
   ignorable?: boolean
   /**
    * The kind's data as a TypeBox schema (`Type` of @dsh/session), the source of its type too (declare the kind
-   * as `Static<typeof schema>`): without `validate`, the check is `checkShape(schema, data, 'data')`.
+   * as `Static<typeof schema>`): the check is `checkShape(schema, data, 'data')`, then `validate` if given.
    */
   schema?: TSchema
-  /** Extra validation of `data`; returns a problem or undefined. Checked on append and, unless `validateStored` is given, on load. */
+  /**
+   * Extra validation of `data` (after the schema's, if any); returns a problem or undefined. Checked on append
+   * and, unless `validateStored` is given, on load.
+   */
   validate?(data: any): string | undefined
   /**
    * The check of a stored event of this kind when older logs may hold less than an append now requires (a

@@ -53,19 +53,19 @@ const ToolCallBlockSchema = Type.Object({ type: Type.Literal('tool-call'), callI
 /** A user's (or a tool result's) content: text and images. */
 const UserContent = Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema]))
 /** A typed failure carried by a `tool/result` or a `turn/end`, readable by the model and by people. */
-const ErrorSchema = Type.Object({ code: Type.String(), message: Type.String() })
+export const ErrorSchema = Type.Object({ code: Type.String(), message: Type.String() })
 export type ErrorData = Static<typeof ErrorSchema>
 
 /** A model failure as the loop logs it with the answer (`LlmError.toJSON()`). */
 const LlmErrorSchema = Type.Object({ code: oneOf(LLM_ERROR_CODES), message: Type.String(), status: Type.Optional(Type.Number()), retryAfterMs: Type.Optional(Type.Number()) })
 /** Disjoint token counts of one answer (`reasoning` absent when the provider reports no separate count). */
-const UsageSchema = Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), reasoning: Type.Optional(Type.Number()) })
+export const UsageSchema = Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), reasoning: Type.Optional(Type.Number()) })
 const ToolSchemaSchema = Type.Object({ name: Type.String(), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) })
 const SamplingSchema = Type.Object(
   { maxOutputTokens: Type.Optional(natural), temperature: Type.Optional(Type.Number()), toolChoice: Type.Optional(oneOf(['auto', 'none'] as const)) },
   { additionalProperties: false, fieldIs: 'sampling field' },
 )
-const RouteSchema = Type.Object({ provider: Type.String(), model: Type.String(), effort: Type.Optional(oneOf(EFFORTS)) })
+export const RouteSchema = Type.Object({ provider: Type.String(), model: Type.String(), effort: Type.Optional(oneOf(EFFORTS)) })
 
 /** The data of each core kind. A kind's description is what it records. */
 export const CORE_EVENT_SCHEMAS = {
@@ -118,8 +118,9 @@ export type CoreEventData = { [K in CoreEventKind]: Static<(typeof CORE_EVENT_SC
 
 // The blocks, route, tool schema and sampling are @dsh/llm's vocabulary: the build fails if a schema here and
 // the type there stop describing the same values.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const agrees = <T extends true>(_: T): void => undefined
+/** `agrees<Same<Static<typeof schema>, Type>>(true)` fails the build when a schema and a type it mirrors part. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+export const agrees = <T extends true>(_: T): void => undefined
 agrees<Same<Static<typeof TextBlockSchema>, TextBlock>>(true)
 agrees<Same<Static<typeof ReasoningBlockSchema>, ReasoningBlock>>(true)
 agrees<Same<Static<typeof ImageBlockSchema>, ImageBlock>>(true)
@@ -135,17 +136,23 @@ const isObject = (value: unknown): value is Record<string, unknown> => !!value &
 
 /**
  * The first way `value` breaks `schema`, naming the field (`data.content[0].text must be a string`), or
- * undefined. Reads the JSON Schema a TypeBox schema is: the subset the event schemas use (string, number,
- * integer ≥ 0, boolean, enum and const, arrays, objects with required and optional fields, records, unions of
- * blocks told apart by `type`), plus `carriesOneOf` and `fieldIs` for the two rules JSON Schema says badly.
+ * undefined. Reads the JSON Schema a TypeBox schema is: the subset the event schemas use (string, non-empty
+ * string, null, number, integer ≥ 0, boolean, enum and const, arrays, objects with required and optional
+ * fields, records, unions of blocks told apart by `type` and unions of other values, `a whole number or
+ * null`), plus `carriesOneOf` and `fieldIs` for the two rules JSON Schema says badly, and `is`, the noun of a
+ * string's `pattern` (`data.skills[0].name must be a skill name`).
  */
 export function checkShape(schema: TSchema, value: any, path: string): string | undefined {
   if (schema.enum) return schema.enum.includes(value) ? undefined : `${path} must be one of ${schema.enum.join(', ')}`
   if (schema.const !== undefined) return value === schema.const ? undefined : `${path} must be ${JSON.stringify(schema.const)}`
-  if (schema.anyOf) return checkBlock(schema.anyOf, value, path)
+  if (schema.anyOf) return isBlockUnion(schema.anyOf) ? checkBlock(schema.anyOf, value, path) : checkEither(schema.anyOf, value, path)
   switch (schema.type) {
+    case 'null':
+      return value === null ? undefined : `${path} must be null`
     case 'string':
-      return typeof value === 'string' ? undefined : `${path} must be a string`
+      if (typeof value !== 'string') return `${path} must be a string`
+      if (value.length < (schema.minLength ?? 0)) return `${path} must be ${schema.minLength === 1 ? 'a non-empty string' : `a string of at least ${schema.minLength} characters`}`
+      return schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(value) ? undefined : `${path} must be ${schema.is ?? `a string matching ${schema.pattern}`}`
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `${path} must be a boolean`
     case 'number':
@@ -189,6 +196,30 @@ function checkObject(schema: TSchema, value: any, path: string): string | undefi
   const either: string[] | undefined = schema.carriesOneOf
   if (either && either.every((key) => value[key] === undefined)) return `${path} must carry ${either.join(' or ')}`
   return undefined
+}
+
+const isBlockUnion = (members: TSchema[]): boolean => members.every((member) => member.properties?.type?.const !== undefined)
+
+/** What a value of `schema` is, for a message: `a string`, `null`, `one of a, b`. */
+function describe(schema: TSchema): string {
+  if (schema.enum) return `one of ${schema.enum.join(', ')}`
+  if (schema.const !== undefined) return JSON.stringify(schema.const)
+  const nouns: Record<string, string> = { null: 'null', string: 'a string', boolean: 'a boolean', number: 'a number', integer: 'a whole number', array: 'an array', object: 'an object' }
+  if (schema.type === 'object' && schema.required?.length) return `an object with ${schema.required.join(', ')}`
+  return nouns[schema.type as string] ?? 'a value'
+}
+
+/** A value of one of a union's members (`Type.Union([Type.Integer(), Type.Null()])`). */
+function checkEither(members: TSchema[], value: any, path: string): string | undefined {
+  if (members.some((member) => checkShape(member, value, path) === undefined)) return undefined
+  // Objects told apart by the fields they carry (`{ sha256, bytes } | { absent: true }`): the one whose required
+  // fields are all there names its own problem.
+  const carried = members.filter((member) => member.type === 'object' && isObject(value) && (member.required ?? []).length > 0 && member.required.every((key: string) => value[key] !== undefined))
+  if (carried.length === 1) return checkShape(carried[0]!, value, path)
+  // `a whole number or null`: the other member's own message (it may name a field within), then the null.
+  const other = members.length === 2 && members.some((member) => member.type === 'null') ? members.find((member) => member.type !== 'null') : undefined
+  if (other) return `${checkShape(other, value, path)} or null`
+  return `${path} must be ${members.map(describe).join(' or ')}`
 }
 
 /** A block of a union told apart by its `type` literal: a wrong `type` is named with the ones allowed. */

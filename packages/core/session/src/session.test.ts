@@ -224,7 +224,7 @@ describe('validation on load', () => {
 
   test('a stored sandbox/mode no policy knows is refused, not obeyed', async () => {
     const { id } = await storedWith({ type: 'sandbox/mode', seq: 2, time: 1, data: { mode: 'yolo' } })
-    await expect(h.root.sessions.resume(id)).rejects.toThrow('event 2 (seq 2, sandbox/mode): data: mode must be one of read-only, workspace-write, danger-full-access')
+    await expect(h.root.sessions.resume(id)).rejects.toThrow('event 2 (seq 2, sandbox/mode): data.mode must be one of read-only, workspace-write, danger-full-access')
   })
 
   test('a damaged session is listed as damaged with the reason, an intact one is not', async () => {

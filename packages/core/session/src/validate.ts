@@ -9,8 +9,12 @@ import type { EventKind, KindSpec } from './events.ts'
  */
 export const CORE_SPECS = Object.fromEntries(Object.entries(CORE_EVENT_SCHEMAS).map(([kind, schema]) => [kind, withSchemaCheck({ schema })])) as Partial<Record<EventKind, KindSpec>>
 
-/** A kind declared by its schema is checked against it, unless the owner gives its own `validate`. */
+/**
+ * A kind declared by its schema is checked against it first; the owner's `validate`, if any, then checks what a
+ * schema does not say (a rule across fields), on data already of the schema's shape.
+ */
 export function withSchemaCheck(spec: KindSpec): KindSpec {
-  const { schema } = spec
-  return schema && !spec.validate ? { ...spec, validate: (data: unknown) => checkShape(schema, data, 'data') } : spec
+  const { schema, validate } = spec
+  if (!schema) return spec
+  return { ...spec, validate: (data: unknown) => checkShape(schema, data, 'data') ?? validate?.(data) }
 }

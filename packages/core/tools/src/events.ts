@@ -1,3 +1,4 @@
+import { Type, type Static } from '@dsh/session'
 import type { Decision, ToolInvocation, ToolResultData } from './types.ts'
 
 declare module '@dsh/cordis' {
@@ -22,9 +23,11 @@ declare module '@dsh/cordis' {
   }
 }
 
+/** An approver allowed the call with these arguments instead of the model's (validated); the call ran with them. */
+export const ToolEditedSchema = Type.Object({ callId: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) })
+
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** An approver allowed the call with these arguments instead of the model's (validated); the call ran with them. */
-    'tool/edited': { callId: string; arguments: Record<string, unknown> }
+    'tool/edited': Static<typeof ToolEditedSchema>
   }
 }

@@ -1,23 +1,24 @@
 import { stripVTControlCharacters } from 'node:util'
 import type { Context } from '@dsh/cordis'
-import type { Session } from '@dsh/session'
+import { Type, type Session, type Static } from '@dsh/session'
 import { redactText } from './redaction.ts'
 
 // A running call's output, logged as it is printed (docs/architecture.md, "The session log"): a display fact
 // for the surfaces and for the story after a crash. The model never reads it: `deriveMessages` folds only
 // the kinds it knows, and the call's `tool/result` stays the model's whole view of the call.
 
-/** One piece of a running call's output, in order (`index` 0, 1, …). */
-export interface ToolOutputData {
-  callId: string
-  index: number
+/** One piece of a running call's output, in order (`index` 0, 1, …). Its type and its check (issue #28.6). */
+export const ToolOutputSchema = Type.Object({
+  callId: Type.String({ minLength: 1 }),
+  index: Type.Integer({ minimum: 0 }),
   /** The printed text as a terminal would show it: CRLF as LF, no escape sequences. Credentials redacted. */
-  text: string
+  text: Type.String(),
   /** The bytes as printed (colours, cursor moves), when they differ from `text`. Credentials redacted. */
-  raw?: string
+  raw: Type.Optional(Type.String()),
   /** This is the last piece logged for the call: it reached the live-output cap (the result still has its output). */
-  capped?: true
-}
+  capped: Type.Optional(Type.Literal(true)),
+})
+export type ToolOutputData = Static<typeof ToolOutputSchema>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
@@ -32,14 +33,6 @@ export interface LiveOutputLimits {
   intervalMs: number
   /** Characters logged per call at most; past it the rest is left to the result. */
   maxChars: number
-}
-
-export function toolOutputProblem(data: any): string | undefined {
-  if (typeof data?.callId !== 'string' || !data.callId) return 'callId must be a non-empty string'
-  if (!Number.isInteger(data.index) || data.index < 0) return 'index must be a natural number'
-  if (typeof data.text !== 'string') return 'text must be a string'
-  if (data.raw !== undefined && typeof data.raw !== 'string') return 'raw must be a string'
-  return data.capped === undefined || data.capped === true ? undefined : 'capped must be true when present'
 }
 
 /** Display text of printed bytes: CRLF as LF, escape sequences removed (a lone ESC too). */

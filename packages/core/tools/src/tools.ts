@@ -2,12 +2,12 @@ import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { ToolSchema } from '@dsh/llm'
 import type { ValidateFunction } from 'ajv'
-import './events.ts'
 import { runBatch, type BatchOptions } from './pipeline.ts'
 import { toSchema, type ToolCallRequest, type ToolContext, type ToolDefinition, type ToolResultData } from './types.ts'
 import { compileParameters } from './validate.ts'
 import { contributeToolUseSection } from './prompt.ts'
-import { toolOutputProblem } from './live-output.ts'
+import { ToolEditedSchema } from './events.ts'
+import { ToolOutputSchema } from './live-output.ts'
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -68,12 +68,9 @@ export class Tools extends Service {
     readonly config: Config,
   ) {
     super(ctx, 'tools')
-    ctx.sessions.defineKind(ctx, 'tool/output', { ignorable: true, validate: toolOutputProblem })
+    ctx.sessions.defineKind(ctx, 'tool/output', { ignorable: true, schema: ToolOutputSchema })
     contributeToolUseSection(ctx)
-    ctx.sessions.defineKind(ctx, 'tool/edited', {
-      validate: (data) =>
-        typeof data?.callId === 'string' && typeof data.arguments === 'object' && data.arguments !== null && !Array.isArray(data.arguments) ? undefined : 'needs a callId and an arguments object',
-    })
+    ctx.sessions.defineKind(ctx, 'tool/edited', { schema: ToolEditedSchema })
   }
 
   /**

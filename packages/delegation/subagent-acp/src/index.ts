@@ -8,16 +8,21 @@ import type { Context } from '@dsh/cordis'
 import type { Route, TextBlock } from '@dsh/llm'
 import type { SandboxMode } from '@dsh/sandbox'
 import Schema from '@dsh/schemastery'
-import type { ErrorData, TurnEndReason } from '@dsh/session'
+import { Type, type ErrorData, type Static, type TurnEndReason } from '@dsh/session'
 import type {} from '@dsh/subprocess'
 import type { SubagentKind } from '@dsh/subagent'
 import { ChildAgents, ChildConfig } from '@dsh/subagent-kit'
 import { startRemote, type RemoteAgent } from './remote.ts'
 
+/**
+ * In an ACP child: one `session/update` its agent process sent, as received. Its type is the ACP SDK's; the
+ * log checks only what tells the variants apart (issue #28.6).
+ */
+const AcpUpdateData = Type.Object({ update: Type.Unsafe<SessionUpdate>(Type.Object({ sessionUpdate: Type.String() })) })
+
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** In an ACP child: one `session/update` its agent process sent, as received. */
-    'subagent/acp-update': { update: SessionUpdate }
+    'subagent/acp-update': Static<typeof AcpUpdateData>
   }
 }
 
@@ -56,10 +61,7 @@ export default class SubagentAcp extends ChildAgents {
     private readonly options: Config,
   ) {
     super(ctx, options)
-    ctx.sessions.defineKind(ctx, 'subagent/acp-update', {
-      ignorable: true,
-      validate: (data) => (data?.update && typeof data.update.sessionUpdate === 'string' ? undefined : 'update must be an ACP session update'),
-    })
+    ctx.sessions.defineKind(ctx, 'subagent/acp-update', { ignorable: true, schema: AcpUpdateData })
   }
 
   protected async open(parent: Agent, _request: unknown, _type: unknown, route: Route, ceiling: SandboxMode): Promise<Agent> {

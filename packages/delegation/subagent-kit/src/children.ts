@@ -6,7 +6,7 @@ import { SANDBOX_MODES, type SandboxMode } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/settings'
-import { endProblem, parentProblem, startProblem, SubagentError, Subagents, type AgentType, type SubagentKind, type SubagentRequest, type SubagentResult } from '@dsh/subagent'
+import { SubagentEndData, SubagentError, SubagentParentData, SubagentStartData, Subagents, type AgentType, type SubagentKind, type SubagentRequest, type SubagentResult } from '@dsh/subagent'
 import type {} from '@dsh/tools'
 import { loadAgentTypes } from './agent-types.ts'
 import { ceilingRefusal } from './guard.ts'
@@ -57,9 +57,9 @@ export abstract class ChildAgents extends Subagents {
     protected readonly config: ChildConfig,
   ) {
     super(ctx)
-    ctx.sessions.defineKind(ctx, 'subagent/start', { validate: startProblem })
-    ctx.sessions.defineKind(ctx, 'subagent/end', { validate: endProblem })
-    ctx.sessions.defineKind(ctx, 'subagent/parent', { validate: parentProblem })
+    ctx.sessions.defineKind(ctx, 'subagent/start', { schema: SubagentStartData })
+    ctx.sessions.defineKind(ctx, 'subagent/end', { schema: SubagentEndData })
+    ctx.sessions.defineKind(ctx, 'subagent/parent', { schema: SubagentParentData })
     ctx.settings.define('subagent.maxConcurrent', Schema.natural().min(1).default(config.maxConcurrent), { description: 'Subagents that may run at the same time in this process; the rest wait.' })
     this.slots = new Slots(() => ctx.settings.get('subagent.maxConcurrent'))
     // Agent type files are instructions the next session obeys: never the model's to write (docs/security.md).

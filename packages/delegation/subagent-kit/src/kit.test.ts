@@ -4,6 +4,8 @@ import { expect, test } from 'vitest'
 import { tempDir } from '@dsh/test-harness/world'
 import { loadAgentTypes, parseAgentFile } from './agent-types.ts'
 import { Slots } from './slots.ts'
+import { checkShape } from '@dsh/session'
+import { SubagentEndData, SubagentParentData, SubagentStartData } from '@dsh/subagent'
 
 test('an agent file gives its front matter and its body as instructions; `model: inherit` is the parent model', () => {
   const type = parseAgentFile('---\nname: reviewer\ndescription: Reviews\ntools: [read, grep]\nmodel: inherit\nceiling: read-only\n---\n\nReview carefully.\n', 'a.md')
@@ -47,4 +49,14 @@ test('slots run at most the limit at once, in arrival order, and a waiter whose 
   release()
   await Promise.all([first, third])
   expect(order).toEqual(['first', 'third'])
+})
+
+test('the subagent kinds are declared by their schemas: a bad field is named', () => {
+  const parent = { parentSessionId: 'p', kind: 'spawn' as const, agentType: 'general', description: 'd', depth: 1 }
+  expect(checkShape(SubagentParentData, parent, 'data')).toBeUndefined()
+  expect(checkShape(SubagentParentData, { ...parent, depth: 0 }, 'data')).toBe('data.depth must be a whole number ≥ 1')
+  expect(checkShape(SubagentParentData, { ...parent, tools: ['read', 3] }, 'data')).toBe('data.tools[1] must be a string')
+  const start = { childSessionId: 'c', kind: 'fork', agentType: 'general', description: 'd', ceiling: 'root' }
+  expect(checkShape(SubagentStartData, start, 'data')).toBe('data.ceiling must be one of read-only, workspace-write, danger-full-access')
+  expect(checkShape(SubagentEndData, { childSessionId: 'c', status: 'failed', text: '', error: { code: 'X' } }, 'data')).toBe('data.error.message must be a string')
 })

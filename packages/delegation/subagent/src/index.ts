@@ -1,8 +1,8 @@
 // Subagents: delegation to a child agent (docs/architecture.md, "Subagents"; issue #16).
 import { type Context, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
-import type { SandboxMode } from '@dsh/sandbox'
-import type { ErrorData } from '@dsh/session'
+import { SANDBOX_MODES, type SandboxMode } from '@dsh/sandbox'
+import { ErrorSchema, oneOf, Type, type Static } from '@dsh/session'
 
 /** How a child came to be: a fresh session, a fork of the parent's history, or a turn in an ACP agent. */
 export const SUBAGENT_KINDS = ['spawn', 'fork', 'acp'] as const
@@ -42,25 +42,45 @@ export interface SubagentRequest {
   callId?: string
 }
 
-/** What the parent is told: the child's final text, or a typed failure. */
-export interface SubagentResult {
-  childSessionId: string
-  status: SubagentStatus
-  text: string
-  error?: ErrorData
-}
+// Each subagent kind's type and its check are one TypeBox schema (issue #28.6).
+const sessionId = Type.String({ minLength: 1 })
+
+/** In the parent: a child started (its session id names its log). */
+export const SubagentStartData = Type.Object({
+  childSessionId: sessionId,
+  kind: oneOf(SUBAGENT_KINDS),
+  agentType: Type.String(),
+  description: Type.String(),
+  ceiling: oneOf(SANDBOX_MODES),
+  callId: Type.Optional(Type.String()),
+  followup: Type.Optional(Type.Literal(true)),
+})
+
+/** In the parent: a child's turn ended; `text` is what the parent's model was given (a typed failure in `error`). */
+export const SubagentEndData = Type.Object({ childSessionId: sessionId, status: oneOf(SUBAGENT_STATUSES), text: Type.String(), error: Type.Optional(ErrorSchema) })
+
+/**
+ * In the child, before its first turn: whose child it is, how deep (1: a child of a top-level session) and,
+ * when its type restricts them, the only tools it is offered and may call.
+ */
+export const SubagentParentData = Type.Object({
+  parentSessionId: sessionId,
+  kind: oneOf(SUBAGENT_KINDS),
+  agentType: Type.String(),
+  description: Type.String(),
+  depth: Type.Integer({ minimum: 1 }),
+  callId: Type.Optional(Type.String()),
+  tools: Type.Optional(Type.Array(Type.String())),
+})
+
+/** What the parent is told: the child's final text, or a typed failure (as `subagent/end` logs it). */
+export type SubagentResult = Static<typeof SubagentEndData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** In the parent: a child started (its session id names its log). */
-    'subagent/start': { childSessionId: string; kind: SubagentKind; agentType: string; description: string; ceiling: SandboxMode; callId?: string; followup?: true }
-    /** In the parent: a child's turn ended; `text` is what the parent's model was given. */
-    'subagent/end': { childSessionId: string; status: SubagentStatus; text: string; error?: ErrorData }
-    /**
-     * In the child, before its first turn: whose child it is, how deep (1: a child of a top-level session) and,
-     * when its type restricts them, the only tools it is offered and may call.
-     */
-    'subagent/parent': { parentSessionId: string; kind: SubagentKind; agentType: string; description: string; depth: number; callId?: string; tools?: string[] }
+    'subagent/start': Static<typeof SubagentStartData>
+    'subagent/end': Static<typeof SubagentEndData>
+    'subagent/parent': Static<typeof SubagentParentData>
   }
 }
 
@@ -72,30 +92,6 @@ declare module '@dsh/cordis' {
     /** @mode serial — a child's turn ended and its result is about to reach the parent (a `SubagentStop` hook). */
     'subagent/stopped'(parent: Agent, result: SubagentResult): Promise<void>
   }
-}
-
-/** The validator of `subagent/start`: a problem, or undefined. */
-export function startProblem(data: any): string | undefined {
-  if (typeof data?.childSessionId !== 'string' || !data.childSessionId) return 'childSessionId must be a non-empty string'
-  if (!SUBAGENT_KINDS.includes(data.kind)) return `kind must be one of ${SUBAGENT_KINDS.join(', ')}`
-  if (typeof data.agentType !== 'string' || typeof data.description !== 'string') return 'agentType and description must be strings'
-  return typeof data.ceiling === 'string' ? undefined : 'ceiling must be a sandbox mode'
-}
-
-/** The validator of `subagent/end`. */
-export function endProblem(data: any): string | undefined {
-  if (typeof data?.childSessionId !== 'string' || !data.childSessionId) return 'childSessionId must be a non-empty string'
-  if (!SUBAGENT_STATUSES.includes(data.status)) return `status must be one of ${SUBAGENT_STATUSES.join(', ')}`
-  return typeof data.text === 'string' ? undefined : 'text must be a string'
-}
-
-/** The validator of `subagent/parent`. */
-export function parentProblem(data: any): string | undefined {
-  if (typeof data?.parentSessionId !== 'string' || !data.parentSessionId) return 'parentSessionId must be a non-empty string'
-  if (!SUBAGENT_KINDS.includes(data.kind)) return `kind must be one of ${SUBAGENT_KINDS.join(', ')}`
-  if (!Number.isInteger(data.depth) || data.depth < 1) return 'depth must be a positive integer'
-  if (data.tools !== undefined && (!Array.isArray(data.tools) || data.tools.some((name: unknown) => typeof name !== 'string'))) return 'tools must be a list of tool names'
-  return typeof data.agentType === 'string' && typeof data.description === 'string' ? undefined : 'agentType and description must be strings'
 }
 
 /**

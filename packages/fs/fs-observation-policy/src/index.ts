@@ -4,7 +4,7 @@ import { FsError, type FsVersion } from '@dsh/fs'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type { ToolInvocation } from '@dsh/tools'
-import { ObservationFold } from './observations.ts'
+import { FsObservedData, ObservationFold } from './observations.ts'
 
 export { ObservationFold, type Observation } from './observations.ts'
 
@@ -36,7 +36,7 @@ const sameVersion = (a: FsVersion, b: FsVersion) => a.mtimeMs === b.mtimeMs && a
  * it survives resume; the version each read saw is logged as `fs/observed` next to the call.
  */
 export function apply(ctx: Context, config: Config) {
-  ctx.sessions.defineKind(ctx, 'fs/observed', { ignorable: true })
+  ctx.sessions.defineKind(ctx, 'fs/observed', { ignorable: true, schema: FsObservedData })
   const folds = new WeakMap<Session, ObservationFold>()
   const foldOf = (session: Session) => {
     let fold = folds.get(session)

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
-import type { SessionEvent } from '@dsh/session'
-import { ObservationFold } from './observations.ts'
+import { checkShape, type SessionEvent } from '@dsh/session'
+import { FsObservedData, ObservationFold } from './observations.ts'
 
 const version = { mtimeMs: 1000, size: 10 }
 const log = (...events: [string, unknown][]) => events.map(([type, data], seq) => ({ type, seq, time: 5000 + seq, data }) as SessionEvent)
@@ -31,4 +31,9 @@ test('the latest successful observation of a file wins, folded incrementally', (
   const fold = new ObservationFold()
   expect(fold.update(events.slice(0, 5)).last('/w/a')).toEqual({ callId: 'r1', tool: 'read', path: '/w/a', version, seq: 2, time: 5002 })
   expect(fold.update(events).last('/w/a')).toEqual({ callId: 'e1', tool: 'edit', path: '/w/a', version: { mtimeMs: 2000, size: 12 }, seq: 5, time: 5005 })
+})
+
+test('fs/observed is declared by its schema: a version without its size fails the check, naming the field', () => {
+  expect(checkShape(FsObservedData, { callId: 'r1', path: '/w/a', version }, 'data')).toBeUndefined()
+  expect(checkShape(FsObservedData, { callId: 'r1', path: '/w/a', version: { mtimeMs: 1 } }, 'data')).toBe('data.version.size must be a number')
 })

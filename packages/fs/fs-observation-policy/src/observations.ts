@@ -1,13 +1,19 @@
 import type { FsVersion } from '@dsh/fs'
-import type { AnySessionEvent, SessionEvent } from '@dsh/session'
+import { agrees, Type, type AnySessionEvent, type Same, type SessionEvent, type Static } from '@dsh/session'
+
+const FsVersionData = Type.Object({ mtimeMs: Type.Number(), size: Type.Number() })
+agrees<Same<Static<typeof FsVersionData>, FsVersion>>(true) // @dsh/fs's type: the build fails if they part
+
+/**
+ * A file tool call saw a file at this version: before a read (so a change during the read counts as a
+ * change) or after a successful write. It counts only once the call's `tool/result` is a success. Its type
+ * and its check (issue #28.6).
+ */
+export const FsObservedData = Type.Object({ callId: Type.String(), path: Type.String(), version: FsVersionData })
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /**
-     * A file tool call saw a file at this version: before a read (so a change during the read counts as a
-     * change) or after a successful write. It counts only once the call's `tool/result` is a success.
-     */
-    'fs/observed': { callId: string; path: string; version: FsVersion }
+    'fs/observed': Static<typeof FsObservedData>
   }
 }
 

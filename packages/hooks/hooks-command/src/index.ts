@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path'
 import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type { Context } from '@dsh/cordis'
-import { HOOK_EVENTS, Hooks, type HookCommand, type HookEventName, type HookOutcome, type HookTrigger } from '@dsh/hooks'
+import { HookRunSchema, HookUpdatedInputSchema, Hooks, type HookCommand, type HookEventName, type HookOutcome, type HookTrigger } from '@dsh/hooks'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import { cwdKey } from '@dsh/session-persistence'
@@ -19,26 +19,6 @@ export interface Config {
   outputCapBytes: number
   stopContinuations: number
 }
-
-const runProblem = (data: any): string | undefined =>
-  !HOOK_EVENTS.includes(data?.event)
-    ? 'event must be a hook event'
-    : typeof data.command !== 'string' || typeof data.file !== 'string'
-      ? 'command and file must be strings'
-      : data.origin !== 'user' && data.origin !== 'workspace'
-        ? 'origin must be user or workspace'
-        : typeof data.inputDigest !== 'string' || typeof data.decision !== 'string' || typeof data.stdout !== 'string' || typeof data.stderr !== 'string'
-          ? 'inputDigest, decision, stdout and stderr must be strings'
-          : data.exitCode !== null && typeof data.exitCode !== 'number'
-            ? 'exitCode must be a number or null'
-            : undefined
-
-const updatedProblem = (data: any): string | undefined =>
-  typeof data?.callId !== 'string' || typeof data.file !== 'string'
-    ? 'callId and file must be strings'
-    : typeof data.arguments !== 'object' || data.arguments === null
-      ? 'arguments must be an object'
-      : undefined
 
 /**
  * ctx.hooks with command hooks: reads `$DSH_HOME/hooks.json` and the workspace's `.claude/settings.json` and
@@ -70,8 +50,8 @@ export default class HooksCommand extends Hooks {
     super(ctx)
     // Ignorable: what a hook gave the model is in core events (tool/result, user/message); a tree without
     // this row still reads the log.
-    ctx.sessions.defineKind(ctx, 'hook/run', { ignorable: true, validate: runProblem })
-    ctx.sessions.defineKind(ctx, 'hook/updated-input', { ignorable: true, validate: updatedProblem })
+    ctx.sessions.defineKind(ctx, 'hook/run', { ignorable: true, schema: HookRunSchema })
+    ctx.sessions.defineKind(ctx, 'hook/updated-input', { ignorable: true, schema: HookUpdatedInputSchema })
     // A workspace's hooks files are the model's to write only through an approval (docs/security.md).
     ctx.sandboxPolicy.protectLoaded(ctx, config.workspaceFiles, "the hooks-command row's workspaceFiles")
     listen(ctx, this)

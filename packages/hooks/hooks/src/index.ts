@@ -1,13 +1,14 @@
 // Hooks: user commands run at points of a session, in Claude Code's configuration shape (docs/extending.md#hooks).
 import { type Context, Service } from '@dsh/cordis'
-import type { Session } from '@dsh/session'
+import { oneOf, Type, type Session, type Static } from '@dsh/session'
 
 /** The events a hook may be configured for (`SubagentStop`: after a child agent's turn, in its parent's session). */
 export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'PreCompact'] as const
 export type HookEventName = (typeof HOOK_EVENTS)[number]
 
 /** Where a hook was configured: the user's `$DSH_HOME/hooks.json`, or a workspace file (which needs approval). */
-export type HookOrigin = 'user' | 'workspace'
+export const HOOK_ORIGINS = ['user', 'workspace'] as const
+export type HookOrigin = (typeof HOOK_ORIGINS)[number]
 
 /** One configured command hook. */
 export interface HookCommand {
@@ -57,28 +58,33 @@ export interface HookTrigger {
 }
 
 /** A hook's verdict as logged: how its exit code and stdout were read. */
-export type HookDecision = 'pass' | 'block' | 'allow' | 'ask' | 'deny' | 'context' | 'stop' | 'error'
+export const HOOK_DECISIONS = ['pass', 'block', 'allow', 'ask', 'deny', 'context', 'stop', 'error'] as const
+export type HookDecision = (typeof HOOK_DECISIONS)[number]
 
 /** One invocation, as the `hook/run` event records it (so a replayed session is explained by its log). */
-export interface HookRunData {
-  event: HookEventName
-  command: string
-  file: string
-  origin: HookOrigin
-  matcher?: string
-  callId?: string
+export const HookRunSchema = Type.Object({
+  event: oneOf(HOOK_EVENTS),
+  command: Type.String(),
+  file: Type.String(),
+  origin: oneOf(HOOK_ORIGINS),
+  matcher: Type.Optional(Type.String()),
+  callId: Type.Optional(Type.String()),
   /** `sha256:<hex>` of the JSON written to the hook's stdin. */
-  inputDigest: string
-  exitCode: number | null
-  timedOut: boolean
-  durationMs: number
+  inputDigest: Type.String(),
+  exitCode: Type.Union([Type.Number(), Type.Null()]),
+  timedOut: Type.Boolean(),
+  durationMs: Type.Number(),
   /** Redacted and capped. */
-  stdout: string
-  stderr: string
-  decision: HookDecision
-  reason?: string
-  updatedInput?: Record<string, unknown>
-}
+  stdout: Type.String(),
+  stderr: Type.String(),
+  decision: oneOf(HOOK_DECISIONS),
+  reason: Type.Optional(Type.String()),
+  updatedInput: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+})
+export type HookRunData = Static<typeof HookRunSchema>
+
+/** A PreToolUse hook rewrote a call's input: these arguments (dsh's names) are what ran. */
+export const HookUpdatedInputSchema = Type.Object({ callId: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()), file: Type.String() })
 
 /**
  * Claude Code's names for dsh's tools, and the argument names that differ (`file_path` for dsh's `path`;
@@ -101,8 +107,7 @@ declare module '@dsh/session' {
   interface SessionEventMap {
     /** One hook command ran: what it was given (digest), what it said, and how dsh read it. */
     'hook/run': HookRunData
-    /** A PreToolUse hook rewrote a call's input: these arguments (dsh's names) are what ran. */
-    'hook/updated-input': { callId: string; arguments: Record<string, unknown>; file: string }
+    'hook/updated-input': Static<typeof HookUpdatedInputSchema>
   }
 }
 

@@ -62,7 +62,7 @@ test('the "never" policy rejects without asking anyone; a policy is logged once 
   expect(h.root.approval.policy(session)).toBe('never')
   expect(await h.root.approval.request(session, ask, never())).toMatchObject({ answer: 'reject', by: 'policy' })
   expect(seen).toHaveLength(0)
-  expect(() => session.append('approval/policy', { policy: 'always' as never, actor: 'user:cli-flag' })).toThrow(/policy must be ask or never/)
+  expect(() => session.append('approval/policy', { policy: 'always' as never, actor: 'user:cli-flag' })).toThrow('data.policy must be one of ask, never')
 })
 
 test('an answerer that throws is a logged rejection naming the error', async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { actorProblem, assertActor, ruleProblem, type AuthorityActor } from '@dsh/authority-rules'
+import { assertActor, AUTHORITY_ACTORS, ruleProblem, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import type { Session } from '@dsh/session'
+import { checkShape, oneOf, Type, type Session, type Static } from '@dsh/session'
 import { contributeApprovalsSection } from './prompt.ts'
 
 export const APPROVAL_POLICIES = ['ask', 'never'] as const
@@ -19,23 +19,47 @@ export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number]
 export type GrantScope = 'session' | 'workspace'
 
 /** Who or what decided: a person, the policy, a timeout, nobody able to answer, or a cancelled turn. */
-export type DecidedBy = 'user' | 'policy' | 'grant' | 'timeout' | 'no-answerer' | 'cancelled' | 'error'
+export const DECIDED_BY = ['user', 'policy', 'grant', 'timeout', 'no-answerer', 'cancelled', 'error'] as const
+export type DecidedBy = (typeof DECIDED_BY)[number]
 
-export interface ApprovalRequest {
-  requestId: string
-  sessionId: string
-  agentId: string
-  callId?: string
-  tool: string
+// The approval kinds' types and checks are one TypeBox schema each (issue #28.6).
+const actor = oneOf(AUTHORITY_ACTORS)
+
+/** A request as `approval/asked` logs it (`rule` is also checked to parse). */
+const ApprovalAskedData = Type.Object({
+  requestId: Type.String(),
+  agentId: Type.String(),
+  callId: Type.Optional(Type.String()),
+  tool: Type.String(),
   /** Short human summary of what would happen (`bash: rm -rf build`). */
-  summary: string
+  summary: Type.String(),
   /** Why approval is needed (the tool's or the policy's words). */
-  reason: string
+  reason: Type.String(),
   /**
    * The grant rule (`bash(npm test *)`, `network(api.example.org)`) an `allow_session` / `allow_always` answer
    * stores. Absent: only `allow_once` and `reject` may be offered.
    */
-  rule?: string
+  rule: Type.Optional(Type.String()),
+})
+
+/** `message`: the answerer's words to the model; `edited`: the call runs with the answerer's arguments (`tool/edited` holds them). */
+const ApprovalDecidedData = Type.Object({
+  requestId: Type.String(),
+  answer: oneOf(APPROVAL_ANSWERS),
+  by: oneOf(DECIDED_BY),
+  note: Type.Optional(Type.String()),
+  actor: Type.Optional(actor),
+  message: Type.Optional(Type.String()),
+  edited: Type.Optional(Type.Literal(true)),
+  rule: Type.Optional(Type.String()),
+})
+
+const ApprovalPolicyData = Type.Object({ policy: oneOf(APPROVAL_POLICIES), actor })
+/** Logs written before actors were recorded hold none (the audit shows `unknown`); the policy is checked as on append. */
+const StoredApprovalPolicyData = Type.Object({ policy: oneOf(APPROVAL_POLICIES), actor: Type.Optional(actor) })
+
+export interface ApprovalRequest extends Static<typeof ApprovalAskedData> {
+  sessionId: string
   /**
    * The call's arguments, for answerers that show (or edit) the structured call. Not copied into
    * `approval/asked`: the log holds them once, in `tool/call`.
@@ -111,11 +135,11 @@ export type Answerer = (request: ApprovalRequest, signal: AbortSignal) => Promis
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    'approval/asked': Omit<ApprovalRequest, 'sessionId'>
+    'approval/asked': Static<typeof ApprovalAskedData>
     /** `message`: the answerer's words to the model; `edited`: the call runs with the answerer's arguments (`tool/edited` holds them); `rule`: the rule the answerer wrote in place of the request's, as kept. */
-    'approval/decided': { requestId: string; answer: ApprovalAnswer; by: DecidedBy; note?: string; actor?: AuthorityActor; message?: string; edited?: true; rule?: string }
+    'approval/decided': Static<typeof ApprovalDecidedData>
     /** `actor` is absent only in logs written before actors were recorded (the audit shows `unknown`). */
-    'approval/policy': { policy: ApprovalPolicy; actor: AuthorityActor }
+    'approval/policy': Static<typeof ApprovalPolicyData>
   }
 }
 
@@ -153,15 +177,9 @@ export default class Approval extends Service {
   ) {
     super(ctx, 'approval')
     contributeApprovalsSection(ctx)
-    ctx.sessions.defineKind(ctx, 'approval/asked', { validate: (data) => (data?.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')) })
-    ctx.sessions.defineKind(ctx, 'approval/decided', {
-      validate: (data) => (!APPROVAL_ANSWERS.includes(data?.answer) ? `answer must be one of ${APPROVAL_ANSWERS.join(', ')}` : data.actor === undefined ? undefined : actorProblem(data.actor)),
-    })
-    ctx.sessions.defineKind(ctx, 'approval/policy', {
-      validate: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? actorProblem(data.actor) : `policy must be ${APPROVAL_POLICIES.join(' or ')}`),
-      // Logs written before actors were recorded hold none; the policy is checked as on append.
-      validateStored: (data) => (APPROVAL_POLICIES.includes(data?.policy) ? (data.actor === undefined ? undefined : actorProblem(data.actor)) : `policy must be ${APPROVAL_POLICIES.join(' or ')}`),
-    })
+    ctx.sessions.defineKind(ctx, 'approval/asked', { schema: ApprovalAskedData, validate: (data) => (data.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')) })
+    ctx.sessions.defineKind(ctx, 'approval/decided', { schema: ApprovalDecidedData })
+    ctx.sessions.defineKind(ctx, 'approval/policy', { schema: ApprovalPolicyData, validateStored: (data) => checkShape(StoredApprovalPolicyData, data, 'data') })
   }
 
   /**

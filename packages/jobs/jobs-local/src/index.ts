@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
-import { Jobs, JobsError, jobEndedProblem, jobLostProblem, jobsOfLog, jobStartedProblem, type JobInfo, type JobOutput, type JobReadOptions, type JobStartRequest } from '@dsh/jobs'
+import { Jobs, JobsError, JobEndedData, JobLostData, jobsOfLog, JobStartedData, type JobInfo, type JobOutput, type JobReadOptions, type JobStartRequest } from '@dsh/jobs'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/shell'
@@ -45,9 +45,9 @@ export default class LocalJobs extends Jobs {
   ) {
     super(ctx)
     // Ignorable: a composition without this row still opens a session that ran jobs (it shows none).
-    ctx.sessions.defineKind(ctx, 'job/started', { ignorable: true, validate: jobStartedProblem })
-    ctx.sessions.defineKind(ctx, 'job/ended', { ignorable: true, validate: jobEndedProblem })
-    ctx.sessions.defineKind(ctx, 'job/lost', { ignorable: true, validate: jobLostProblem })
+    ctx.sessions.defineKind(ctx, 'job/started', { ignorable: true, schema: JobStartedData })
+    ctx.sessions.defineKind(ctx, 'job/ended', { ignorable: true, schema: JobEndedData })
+    ctx.sessions.defineKind(ctx, 'job/lost', { ignorable: true, schema: JobLostData })
     ctx.on('session/opened', (session, how) => how !== 'created' && this.recordLost(session))
     ctx.effect(() => () => Promise.all([...this.live.values()].flatMap((jobs) => [...jobs.values()].map((job) => job.stop('session-ended')))).then(() => this.reaper.close()), 'kill background jobs')
   }

@@ -1,35 +1,42 @@
-import type { SandboxMode } from '@dsh/sandbox'
+import { SANDBOX_MODES } from '@dsh/sandbox'
+import { oneOf, Type, type Static } from '@dsh/session'
+
+// Each job kind's type and its check are one TypeBox schema (issue #28.6).
 
 /** Why a job stopped: it ended by itself, the model killed it (`job_kill`), or its session (or dsh) ended. */
 export const JOB_END_REASONS = ['exited', 'killed', 'session-ended'] as const
 export type JobEndReason = (typeof JOB_END_REASONS)[number]
 
+const text = Type.String({ minLength: 1 })
+const count = Type.Integer({ minimum: 0 })
+
 /** A background command was started by the tool call `callId` (logged before the call's result). */
-export interface JobStarted {
-  jobId: string
-  callId: string
-  command: string
-  cwd: string
+export const JobStartedData = Type.Object({
+  jobId: text,
+  callId: text,
+  command: text,
+  cwd: text,
   /** The sandbox mode it runs under for its whole life. */
-  mode: SandboxMode
-  pid: number
+  mode: oneOf(SANDBOX_MODES),
+  pid: count,
   /** Where its whole output is kept (readable by the model's `read`), when the spill store keeps files. */
-  logPath?: string
-}
+  logPath: Type.Optional(text),
+})
+export type JobStarted = Static<typeof JobStartedData>
 
 /** A job stopped. `outputChars`: all it printed. */
-export interface JobEnded {
-  jobId: string
-  reason: JobEndReason
-  exitCode: number | null
-  signal: string | null
-  outputChars: number
-}
+export const JobEndedData = Type.Object({
+  jobId: text,
+  reason: oneOf(JOB_END_REASONS),
+  exitCode: Type.Union([Type.Integer(), Type.Null()]),
+  signal: Type.Union([text, Type.Null()]),
+  outputChars: count,
+})
+export type JobEnded = Static<typeof JobEndedData>
 
 /** A job this log started that no process holds any more (dsh stopped without ending it): found on resume. */
-export interface JobLost {
-  jobId: string
-}
+export const JobLostData = Type.Object({ jobId: text })
+export type JobLost = Static<typeof JobLostData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
@@ -38,21 +45,3 @@ declare module '@dsh/session' {
     'job/lost': JobLost
   }
 }
-
-const isText = (value: unknown) => typeof value === 'string' && value.length > 0
-const isCount = (value: unknown) => Number.isInteger(value) && (value as number) >= 0
-
-export function jobStartedProblem(data: any): string | undefined {
-  if (![data?.jobId, data?.callId, data?.command, data?.cwd, data?.mode].every(isText)) return 'jobId, callId, command, cwd and mode must be non-empty strings'
-  if (!isCount(data.pid)) return 'pid must be a natural number'
-  return data.logPath === undefined || isText(data.logPath) ? undefined : 'logPath must be a non-empty string'
-}
-
-export function jobEndedProblem(data: any): string | undefined {
-  if (!isText(data?.jobId)) return 'jobId must be a non-empty string'
-  if (!(JOB_END_REASONS as readonly unknown[]).includes(data.reason)) return `reason must be one of ${JOB_END_REASONS.join(', ')}`
-  if (!(data.exitCode === null || Number.isInteger(data.exitCode)) || !(data.signal === null || isText(data.signal))) return 'exitCode must be an integer or null, signal a string or null'
-  return isCount(data.outputChars) ? undefined : 'outputChars must be a natural number'
-}
-
-export const jobLostProblem = (data: any): string | undefined => (isText(data?.jobId) ? undefined : 'jobId must be a non-empty string')

@@ -2,17 +2,27 @@
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { RequestFailure, RetryDecision } from '@dsh/agent'
-import type { LlmErrorCode } from '@dsh/llm'
-import type {} from '@dsh/session'
+import { LLM_ERROR_CODES, type LlmErrorCode } from '@dsh/llm'
+import { checkShape, oneOf, Type, type Static } from '@dsh/session'
+
+/**
+ * A failed model request is tried again after `delayMs` (`attempt` counts retries from 1, of at most
+ * `maxRetries`). Readers format notices from the numbers, not from `reason`. Its type and its check (issue #28.6).
+ */
+const RetryFields = {
+  attempt: Type.Integer({ minimum: 1 }),
+  maxRetries: Type.Integer({ minimum: 0 }),
+  code: oneOf(LLM_ERROR_CODES),
+  delayMs: Type.Number(),
+  reason: Type.String(),
+}
+const LlmRetryData = Type.Object(RetryFields)
+/** Logs written before `maxRetries` existed lack it. */
+const StoredLlmRetryData = Type.Object({ ...RetryFields, maxRetries: Type.Optional(RetryFields.maxRetries) })
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /**
-     * A failed model request is tried again after `delayMs` (`attempt` counts retries from 1, of at most
-     * `maxRetries`). Readers format notices from the numbers, not from `reason`; logs written before
-     * `maxRetries` existed lack it.
-     */
-    'llm/retry': { attempt: number; maxRetries: number; code: string; delayMs: number; reason: string }
+    'llm/retry': Static<typeof LlmRetryData>
   }
 }
 
@@ -67,7 +77,8 @@ export function apply(ctx: Context, config: Config) {
   // Not model-visible: a reader without this plugin may keep the events uninterpreted.
   ctx.sessions.defineKind(ctx, 'llm/retry', {
     ignorable: true,
-    validate: (data) => (Number.isInteger(data?.attempt) && typeof data?.code === 'string' && Number.isFinite(data?.delayMs) ? undefined : 'llm/retry needs attempt, code and delayMs'),
+    schema: LlmRetryData,
+    validateStored: (data) => checkShape(StoredLlmRetryData, data, 'data'),
   })
   ctx.on('agent/request-error', async (failure, next) => {
     const decision = decide(config, failure)

@@ -92,6 +92,17 @@ describe('llm-retry', () => {
   })
 })
 
+test('an llm/retry not of its schema is refused, naming the field', async () => {
+  await boot([])
+  const session = (await h!.agent()).session
+  const retry = { attempt: 1, maxRetries: 4, code: 'SERVER' as const, delayMs: 5, reason: 'SERVER: retry 1 of 4' }
+  expect(() => session.append('llm/retry', { ...retry, code: 'SOMETIMES' as never })).toThrow('data.code must be one of ')
+  expect(() => session.append('llm/retry', { ...retry, attempt: 0 })).toThrow('data.attempt must be a whole number ≥ 1')
+  const { maxRetries: _, ...older } = retry // as logs before maxRetries existed: refused on append, read on load
+  expect(() => session.append('llm/retry', older as never)).toThrow('data.maxRetries must be a whole number ≥ 0')
+  expect(session.events.filter((event) => event.type === 'llm/retry')).toEqual([])
+})
+
 describe('backoffMs', () => {
   const config = Config({ baseDelayMs: 100, maxDelayMs: 1000, jitter: 0.5 } as Partial<Config> as Config)
 

@@ -6,7 +6,7 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/credentials'
 import type { Context } from '@dsh/cordis'
-import { Mcp, McpError, type McpProbe, type McpServerConfig, type McpStart, type McpStatus } from '@dsh/mcp'
+import { Mcp, McpCatalogData, McpError, McpPromptUseData, McpStatusData, type McpProbe, type McpServerConfig, type McpStart, type McpStatus } from '@dsh/mcp'
 import type {} from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import type {} from '@dsh/settings'
@@ -24,7 +24,6 @@ import { openStdio } from './stdio.ts'
 import { checkVariables } from './variables.ts'
 import { catalogOf, toolDefinitions } from './tools.ts'
 import { resourceTool } from './resources.ts'
-import { validCatalog, validPrompt, validStatus } from './validate.ts'
 import { promptCommand } from './prompts.ts'
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js'
 import type { CommandDefinition } from '@dsh/commands'
@@ -96,9 +95,9 @@ export default class McpClient extends Mcp {
     public config: Config,
   ) {
     super(ctx)
-    ctx.sessions.defineKind(ctx, 'mcp/catalog', { ignorable: true, validate: validCatalog })
-    ctx.sessions.defineKind(ctx, 'mcp/status', { ignorable: true, validate: validStatus })
-    ctx.sessions.defineKind(ctx, 'mcp/prompt', { ignorable: true, validate: validPrompt })
+    ctx.sessions.defineKind(ctx, 'mcp/catalog', { ignorable: true, schema: McpCatalogData })
+    ctx.sessions.defineKind(ctx, 'mcp/status', { ignorable: true, schema: McpStatusData })
+    ctx.sessions.defineKind(ctx, 'mcp/prompt', { ignorable: true, schema: McpPromptUseData })
     ctx.on('agent/pre-step', async (step, next) => {
       await this.prepare(step.agent)
       return next()

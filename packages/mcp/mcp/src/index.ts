@@ -2,10 +2,11 @@
 // use, where each came from, and how their tools are named. Nothing here runs; `@dsh/mcp-client` does.
 import { type Context, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
-import type { Session } from '@dsh/session'
+import { oneOf, Type, type Session, type Static } from '@dsh/session'
 
 /** Where a server's configuration came from (shown by `dsh mcp list`; a workspace server needs approval once). */
-export type McpOrigin = 'user' | 'workspace' | 'acp' | 'sdk' | 'cli'
+export const MCP_ORIGINS = ['user', 'workspace', 'acp', 'sdk', 'cli'] as const
+export type McpOrigin = (typeof MCP_ORIGINS)[number]
 
 /** `ask`: every call of the server's tools is an approval request (grants may answer it); `allow`: no question. */
 export type McpTrust = 'ask' | 'allow'
@@ -59,35 +60,34 @@ export interface McpRemoteServer extends ServerCommon {
 
 export type McpServerConfig = McpStdioServer | McpRemoteServer
 
+// Each MCP kind's type and its check are one TypeBox schema (issue #28.6).
+
 /** One tool a server listed, as the catalog event keeps it (its full schema is in the next `request/header`). */
-export interface McpCatalogTool {
+const McpCatalogToolData = Type.Object({
   /** The dsh tool name (`mcp__<server>__<tool>`). */
-  name: string
+  name: Type.String(),
   /** The server's own name for it. */
-  tool: string
-  description: string
-}
+  tool: Type.String(),
+  description: Type.String(),
+})
+export type McpCatalogTool = Static<typeof McpCatalogToolData>
+
+export const MCP_CATALOG_REASONS = ['connected', 'restarted', 'list_changed'] as const
 
 /**
  * `mcp/catalog`: the tools a server offers an agent, logged when they were first listed, after a restart
  * and on `notifications/tools/list_changed`. The request derives its tools from `request/header`; this
  * says why they changed.
  */
-export interface McpCatalog {
-  server: string
-  origin: McpOrigin
-  reason: 'connected' | 'restarted' | 'list_changed'
-  tools: McpCatalogTool[]
-}
+export const McpCatalogData = Type.Object({ server: Type.String(), origin: oneOf(MCP_ORIGINS), reason: oneOf(MCP_CATALOG_REASONS), tools: Type.Array(McpCatalogToolData) })
+export type McpCatalog = Static<typeof McpCatalogData>
 
-export type McpServerState = 'started' | 'failed' | 'crashed' | 'stopped' | 'refused'
+export const MCP_SERVER_STATES = ['started', 'failed', 'crashed', 'stopped', 'refused'] as const
+export type McpServerState = (typeof MCP_SERVER_STATES)[number]
 
 /** `mcp/status`: a server's life in a session (never a configuration value: no command line, no header). */
-export interface McpStatus {
-  server: string
-  state: McpServerState
-  message?: string
-}
+export const McpStatusData = Type.Object({ server: Type.String(), state: oneOf(MCP_SERVER_STATES), message: Type.Optional(Type.String()) })
+export type McpStatus = Static<typeof McpStatusData>
 
 /** What `dsh mcp test` reports of one server: started, listed and stopped as an agent would, with timings. */
 export interface McpProbe {
@@ -109,11 +109,8 @@ export interface McpProbe {
  * `mcp/prompt`: a person ran a server's prompt as a slash command (`/mcp__<server>__<prompt> …`); the user
  * message that follows is that prompt's text. Not model-visible itself (the user message is).
  */
-export interface McpPromptUse {
-  server: string
-  prompt: string
-  arguments: Record<string, string>
-}
+export const McpPromptUseData = Type.Object({ server: Type.String(), prompt: Type.String(), arguments: Type.Record(Type.String(), Type.String()) })
+export type McpPromptUse = Static<typeof McpPromptUseData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {

@@ -245,3 +245,12 @@ test('"always in this workspace" keeps network(<host>) in grants.yaml: a new ses
   expect(elsewhere.toolText('other')).toContain('network not allowed: new.test')
   expect(server.connections()).toBe(2)
 })
+
+test('a network decision or grant not of its schema is refused, naming the field, and grants nothing', async () => {
+  const h = await boot([])
+  const session = (await h.agent()).session
+  expect(() => session.append('network/decision', { host: 'a.example', port: 443, decision: 'maybe' as never, rule: 'x' })).toThrow('data.decision must be one of allowed, refused, approved')
+  expect(() => session.append('network/decision', { host: 'a.example', port: 44.3, decision: 'allowed', rule: 'x' })).toThrow('data.port must be a whole number')
+  expect(() => session.append('network/grant', { host: '', requestId: 'r1' })).toThrow('data.host must be a non-empty string')
+  expect(session.events.filter((event) => event.type.startsWith('network/'))).toEqual([])
+})

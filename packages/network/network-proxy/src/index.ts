@@ -5,7 +5,7 @@ import type {} from '@dsh/agent'
 import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type { Context } from '@dsh/cordis'
-import { Network, type NetworkDecision } from '@dsh/network'
+import { Network, NetworkDecisionData, NetworkGrantData, type NetworkDecision } from '@dsh/network'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
@@ -33,13 +33,6 @@ export interface Config {
 
 const patterns = () => Schema.array(Schema.string().pattern(HOST_PATTERN))
 const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: false })).map((entry) => entry.address)
-
-const VERDICTS = ['allowed', 'refused', 'approved']
-const validDecision = (data: any) =>
-  typeof data?.host === 'string' && Number.isInteger(data.port) && VERDICTS.includes(data.decision) && typeof data.rule === 'string' && (data.address === undefined || typeof data.address === 'string')
-    ? undefined
-    : 'a network decision has host (string), port (integer), decision (allowed, refused or approved), rule (string) and maybe address (string)'
-const validGrant = (data: any) => (typeof data?.host === 'string' && data.host && typeof data.requestId === 'string' ? undefined : 'a network grant has host (non-empty string) and requestId (string)')
 
 /**
  * ctx.network: one HTTP proxy per session on a Unix socket, started by the first `endpoint(session)` and
@@ -70,9 +63,9 @@ export default class NetworkProxy extends Network {
     public config: Config,
   ) {
     super(ctx)
-    ctx.sessions.defineKind(ctx, 'network/decision', { ignorable: true, validate: validDecision })
+    ctx.sessions.defineKind(ctx, 'network/decision', { ignorable: true, schema: NetworkDecisionData })
     // Ignorable: dropping a grant only narrows what a session may reach.
-    ctx.sessions.defineKind(ctx, 'network/grant', { ignorable: true, validate: validGrant })
+    ctx.sessions.defineKind(ctx, 'network/grant', { ignorable: true, schema: NetworkGrantData })
     ctx.settings.define('network.allow', patterns().default(config.allow), {
       description:
         "Hosts confined commands may reach through dsh's proxy: `api.example.com`, `*.example.org` (subdomains), `*`. A loopback or private address (or a name resolving to one) needs an exact entry.",

@@ -1,25 +1,27 @@
 import { type Context, Service } from '@dsh/cordis'
-import type { Session } from '@dsh/session'
+import { oneOf, Type, type Session, type Static } from '@dsh/session'
 
 /** How one connection attempt was decided: by a rule, by a refusal, or by a person's approval just now. */
-export type NetworkVerdict = 'allowed' | 'refused' | 'approved'
+export const NETWORK_VERDICTS = ['allowed', 'refused', 'approved'] as const
+export type NetworkVerdict = (typeof NETWORK_VERDICTS)[number]
+
+// Each network kind's type and its check are one TypeBox schema (issue #28.6).
 
 /** One network decision of a session's proxy, as it is logged (`network/decision`). */
-export interface NetworkDecision {
-  host: string
-  port: number
-  decision: NetworkVerdict
+export const NetworkDecisionData = Type.Object({
+  host: Type.String(),
+  port: Type.Integer(),
+  decision: oneOf(NETWORK_VERDICTS),
   /** What decided, readable: `network.allow "api.example.com"`, `network.deny "*.evil.org"`, `session grant`, `nobody can approve`… */
-  rule: string
+  rule: Type.String(),
   /** The address connected to (or that made the refusal), when the name was resolved. */
-  address?: string
-}
+  address: Type.Optional(Type.String()),
+})
+export type NetworkDecision = Static<typeof NetworkDecisionData>
 
 /** A host a person approved for the rest of the session (`network/grant`), with the approval that did it. */
-export interface NetworkGrant {
-  host: string
-  requestId: string
-}
+export const NetworkGrantData = Type.Object({ host: Type.String({ minLength: 1 }), requestId: Type.String() })
+export type NetworkGrant = Static<typeof NetworkGrantData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {

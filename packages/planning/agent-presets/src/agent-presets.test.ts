@@ -128,3 +128,13 @@ test('an unknown preset and a preset chosen after the first turn are refused by 
   await agent.whenIdle()
   expect(() => h.root.agentPresets.choose(agent.session, 'explore', 'user:cli-flag')).toThrow('has already run a turn')
 })
+
+test('a preset file or an agent/preset not of the schema is refused, naming the field', async () => {
+  const h = await boot({ 'presets/bad-tools.yaml': 'description: fine\ntools:\n  allow: [read, 3]\n' })
+  const agent = await h.agent()
+  expect(() => h.root.agentPresets.choose(agent.session, 'bad-tools', 'user:cli-flag')).toThrow(`${join(h.home, 'presets', 'bad-tools.yaml')}:3: preset.tools.allow[1] must be a string`)
+  const chosen = { name: 'explore', description: 'd', tools: { allow: ['read'] }, compaction: true, source: 'built-in', actor: 'user:cli-flag' as const }
+  expect(() => agent.session.append('agent/preset', { ...chosen, tools: { only: ['read'] } as never })).toThrow('data.tools.only is not a field of tools (allow, deny)')
+  expect(() => agent.session.append('agent/preset', { ...chosen, plugins: [{ name: 'Not A Package' }] })).toThrow('data.plugins[0].name must be a package name')
+  expect(agent.session.events.filter((event) => event.type === 'agent/preset')).toEqual([])
+})

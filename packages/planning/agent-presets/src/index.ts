@@ -4,14 +4,14 @@ import { join } from 'node:path'
 import { type Context, FIBER_STATE, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/app'
-import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
+import { assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import Schema from '@dsh/schemastery'
 import type { Route, ToolSchema } from '@dsh/llm'
-import type { Session } from '@dsh/session'
+import type { Session, Static } from '@dsh/session'
 import type { RenderedSection } from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
 import { configProblem, mountForAgent, MOUNTS_PER_AGENT, type ResolvedPlugin } from './agent-mounts.ts'
-import { BUILT_IN_AGENT_PRESETS, offersTool, plainPreset, presetProblem, type AgentPreset, type ChosenAgentPreset, type PresetPlugin } from './presets.ts'
+import { AgentPresetEventData, BUILT_IN_AGENT_PRESETS, offersTool, plainPreset, presetProblem, type AgentPreset, type ChosenAgentPreset, type PresetPlugin } from './presets.ts'
 import { AgentPresetFileError, pluginLinesOf, readUserPresets } from './user-presets.ts'
 
 export { BUILT_IN_AGENT_PRESETS, offersTool, type AgentPreset, type ChosenAgentPreset, type PresetPlugin, type ToolPatterns } from './presets.ts'
@@ -21,7 +21,7 @@ export { MOUNTS_PER_AGENT } from './agent-mounts.ts'
 declare module '@dsh/session' {
   interface SessionEventMap {
     /** The agent preset a session was created with: the whole definition, so resume needs no file. */
-    'agent/preset': ChosenAgentPreset & { actor: AuthorityActor }
+    'agent/preset': Static<typeof AgentPresetEventData>
   }
 }
 
@@ -99,7 +99,7 @@ export class AgentPresets extends Service {
       if (problem) throw new Error(`agent-presets: built-in preset ${JSON.stringify(preset.name)}: ${problem}`)
     }
     // Not ignorable: a session made read-only must not be opened, and run with every tool, where nothing reads it.
-    ctx.sessions.defineKind(ctx, 'agent/preset', { validate: (data) => presetProblem(data) ?? (typeof data.source === 'string' ? actorProblem(data.actor) : 'source must be a string') })
+    ctx.sessions.defineKind(ctx, 'agent/preset', { schema: AgentPresetEventData })
     ctx.tools.useFilter(ctx, (agentId, name) => this.offers(ctx.agents.get(agentId), name))
     // A resumed or forked session mounts what its logged preset names; a first step waits for the mount.
     ctx.on('agent/created', (agent) => this.syncMounts(agent))

@@ -1,17 +1,14 @@
 import { type Context, Service } from '@dsh/cordis'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/approval'
-import { actorProblem, assertActor, type AuthorityActor } from '@dsh/authority-rules'
+import { assertActor, AUTHORITY_ACTORS, type AuthorityActor } from '@dsh/authority-rules'
 import Schema from '@dsh/schemastery'
-import type { Session } from '@dsh/session'
+import { oneOf, type Session, type Static } from '@dsh/session'
 import { defineTool, ToolError, Type, type Decision, type ToolInvocation } from '@dsh/tools'
 
-/** Plan mode switched on or off, and by whom (`requestId`: the approved `exit_plan_mode` that ended it). */
-export interface PlanModeChange {
-  active: boolean
-  actor: AuthorityActor
-  requestId?: string
-}
+/** Plan mode switched on or off, and by whom (`requestId`: the approved `exit_plan_mode` that ended it). Its type and its check. */
+const PlanModeData = Type.Object({ active: Type.Boolean(), actor: oneOf(AUTHORITY_ACTORS), requestId: Type.Optional(Type.String()) })
+export type PlanModeChange = Static<typeof PlanModeData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
@@ -37,12 +34,6 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   editorReadCommands: Schema.array(Schema.string()).default(['view']).description('`str_replace_editor` commands that run in plan mode.'),
 })
 
-const problem = (data: any): string | undefined => {
-  if (typeof data?.active !== 'boolean') return 'active must be a boolean'
-  if (data.requestId !== undefined && typeof data.requestId !== 'string') return 'requestId must be a string'
-  return actorProblem(data.actor)
-}
-
 /**
  * Plan mode (docs/architecture.md, "Todo and plan mode"): while a session is in it, only reading tools run;
  * every other call (writes, edits, bash, job_kill, any tool not listed) is refused in `tools/pre-execute`
@@ -60,7 +51,7 @@ export default class PlanMode extends Service {
   ) {
     super(ctx, 'planMode')
     // Not ignorable: a session in plan mode must not be opened, and run freely, where nothing enforces it.
-    ctx.sessions.defineKind(ctx, 'plan/mode', { validate: problem })
+    ctx.sessions.defineKind(ctx, 'plan/mode', { schema: PlanModeData })
     ctx.on('tools/pre-execute', (invocation, next) => this.preExecute(invocation, next))
     this.registerExitTool()
   }

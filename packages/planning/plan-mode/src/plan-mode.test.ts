@@ -69,3 +69,12 @@ test('a rejected plan stays in plan mode, and an answer from an answerer naming 
   expect(h.root.planMode.active(session)).toBe(true)
   expect(h.events('plan/mode')).toHaveLength(1)
 })
+
+test('a plan/mode not of its schema is refused, naming the field, and the mode is unchanged', async () => {
+  const h = await bootComposition({ patch: scriptedPatch() })
+  onTestFinished(() => h.dispose())
+  const session = (await h.agent()).session
+  expect(() => session.append('plan/mode', { active: 'yes' as never, actor: 'user:cli-flag' })).toThrow('data.active must be a boolean')
+  expect(() => session.append('plan/mode', { active: true, actor: 'model' as never })).toThrow('data.actor must be one of ')
+  expect(h.root.planMode.active(session)).toBe(false)
+})

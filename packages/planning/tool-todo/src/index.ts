@@ -1,10 +1,10 @@
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import type {} from '@dsh/session'
+import { checkShape } from '@dsh/session'
 import { defineTool, ToolError, Type } from '@dsh/tools'
-import { TODO_PRIORITIES, TODO_STATUSES, todoUpdatedProblem, type TodoItem } from './todo.ts'
+import { TODO_PRIORITIES, TODO_STATUSES, TodoItemData, TodoUpdatedData, type TodoItem } from './todo.ts'
 
-export { currentTodos, TODO_PRIORITIES, TODO_STATUSES, todoUpdatedProblem, type TodoItem, type TodoUpdated } from './todo.ts'
+export { currentTodos, TODO_PRIORITIES, TODO_STATUSES, TodoItemData, TodoUpdatedData, type TodoItem, type TodoUpdated } from './todo.ts'
 
 export interface Config {
   maxItems: number
@@ -34,7 +34,7 @@ export function renderTodos(items: readonly TodoItem[]): string {
  */
 export function apply(ctx: Context, config: Config) {
   // Ignorable: a composition without this row still opens the session (it just shows no list).
-  ctx.sessions.defineKind(ctx, 'todo/updated', { ignorable: true, validate: todoUpdatedProblem })
+  ctx.sessions.defineKind(ctx, 'todo/updated', { ignorable: true, schema: TodoUpdatedData })
   const item = Type.Object(
     {
       content: Type.String({ minLength: 1, maxLength: config.maxContentChars, description: 'What is to be done, in a few words.' }),
@@ -56,7 +56,7 @@ export function apply(ctx: Context, config: Config) {
       summarize: (args) => `todo_write (${args.todos.length} entries)`,
       async execute(args, context) {
         const items = args.todos.map(({ content, status, priority }) => ({ content: content.trim(), status, priority }))
-        const problem = todoUpdatedProblem({ callId: context.callId, items })
+        const problem = checkShape(Type.Array(TodoItemData), items, 'todos') // what the log would refuse, named as the model wrote it
         if (problem) throw new ToolError('INVALID_ARGS', problem)
         context.session.append('todo/updated', { callId: context.callId, items })
         return renderTodos(items)

@@ -34,7 +34,7 @@ test('a list with an unknown status or an empty entry is refused naming the fiel
   const h = await boot([todo('bad', [{ content: 'x', status: 'done', priority: 'high' }]), todo('blank', [{ content: '   ', status: 'pending', priority: 'low' }]), { text: 'ok' }])
   await h.run('plan')
   expect(h.toolResult('bad').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('status') })
-  expect(h.toolResult('blank').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('items[0] must have a non-empty content') })
+  expect(h.toolResult('blank').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('todos[0].content must be text that is not blank') })
   expect(h.events('todo/updated')).toEqual([])
 })
 

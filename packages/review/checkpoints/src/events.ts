@@ -1,55 +1,63 @@
 // The kinds checkpoints own (docs/architecture.md, "Review and rewind"). Display-only facts: the model never
 // sees them, so they are ignorable (a log stays readable where this row is not mounted).
+import { oneOf, Type, type KindSpec, type Static } from '@dsh/session'
+
+// Each kind's type and its check are one TypeBox schema (issue #28.6); a workspace path's segments are checked
+// after it (`relativePathProblem`, which rewind also uses).
+
+export const UNRECORDED_REASONS = ['secret', 'too-large', 'not-a-file', 'unreadable'] as const
+export type UnrecordedReason = (typeof UNRECORDED_REASONS)[number]
 
 /**
  * What a file held at one moment: stored content (by sha256 of its bytes, in the checkpoint store), no file,
  * or not recorded and why (a secret path is never read; a file over the size limit is not copied).
  */
-export type FileState = { sha256: string; bytes: number } | { absent: true } | { unrecorded: UnrecordedReason }
-export type UnrecordedReason = 'secret' | 'too-large' | 'not-a-file' | 'unreadable'
+const FileStateData = Type.Union([
+  Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$', is: 'a sha256 hex digest' }), bytes: Type.Integer({ minimum: 0 }) }),
+  Type.Object({ absent: Type.Literal(true) }),
+  Type.Object({ unrecorded: oneOf(UNRECORDED_REASONS) }),
+])
+export type FileState = Static<typeof FileStateData>
 
-export interface CheckpointBefore {
-  callId: string
+const turn = Type.Integer({ minimum: 1 })
+const path = Type.String()
+
+const CheckpointBeforeData = Type.Object({
+  callId: Type.String(),
   /** 1-based: the turn (counted by `turn/start`) whose first effect on the file this precedes. */
-  turn: number
+  turn,
   /** Relative to the session's workspace, with `/` separators. */
-  path: string
-  state: FileState
+  path,
+  state: FileStateData,
   /** How the change was seen: an editing tool's path argument, or a git comparison around a command. */
-  via: 'tool' | 'git'
-}
+  via: oneOf(['tool', 'git'] as const),
+})
+export type CheckpointBefore = Static<typeof CheckpointBeforeData>
 
-export interface CheckpointAfter {
-  callId: string
-  path: string
-  state: FileState
-}
+const CheckpointAfterData = Type.Object({ callId: Type.String(), path, state: FileStateData })
+export type CheckpointAfter = Static<typeof CheckpointAfterData>
 
 /** A command ran where its file changes could not be compared (no git repository): rewind does not cover them. */
-export interface CheckpointUncovered {
-  callId: string
-  turn: number
-  reason: string
-}
+const CheckpointUncoveredData = Type.Object({ callId: Type.String(), turn, reason: Type.String() })
+export type CheckpointUncovered = Static<typeof CheckpointUncoveredData>
 
-export interface RewindProblem {
-  path: string
-  reason: string
-}
+const RewindProblemData = Type.Object({ path: Type.String(), reason: Type.String() })
+export type RewindProblem = Static<typeof RewindProblemData>
 
-export interface RewindDone {
+const RewindDoneData = Type.Object({
   /** Files were restored to their state before this turn (1-based). */
-  toTurn: number
-  forced: boolean
-  restored: { path: string; state: FileState }[]
+  toTurn: turn,
+  forced: Type.Boolean(),
+  restored: Type.Array(Type.Object({ path, state: FileStateData })),
   /** Changed since the session last wrote them (by someone else): left as they are. */
-  conflicts: RewindProblem[]
+  conflicts: Type.Array(RewindProblemData),
   /** Could not be restored (no recorded state, outside the workspace, a symlink now). */
-  skipped: RewindProblem[]
+  skipped: Type.Array(RewindProblemData),
   /** The conversation forked at the turn's start into this session. */
-  forkedTo?: string
-  actor: string
-}
+  forkedTo: Type.Optional(Type.String()),
+  actor: Type.String(),
+})
+export type RewindDone = Static<typeof RewindDoneData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
@@ -60,17 +68,6 @@ declare module '@dsh/session' {
   }
 }
 
-const SHA = /^[0-9a-f]{64}$/
-const REASONS = new Set<string>(['secret', 'too-large', 'not-a-file', 'unreadable'])
-
-export function stateProblem(state: any, field = 'state'): string | undefined {
-  if (!state || typeof state !== 'object') return `${field} must be an object`
-  if (state.absent === true) return undefined
-  if (typeof state.unrecorded === 'string') return REASONS.has(state.unrecorded) ? undefined : `${field}.unrecorded must be one of ${[...REASONS].join(', ')}`
-  if (typeof state.sha256 !== 'string' || !SHA.test(state.sha256)) return `${field}.sha256 must be a sha256 hex digest`
-  return Number.isInteger(state.bytes) && state.bytes >= 0 ? undefined : `${field}.bytes must be a natural number`
-}
-
 /** A workspace-relative path as the log may hold it: not absolute, no `..`, no empty or `.` segment. */
 export function relativePathProblem(path: unknown, field = 'path'): string | undefined {
   if (typeof path !== 'string' || !path) return `${field} must be a non-empty string`
@@ -78,30 +75,13 @@ export function relativePathProblem(path: unknown, field = 'path'): string | und
   return path.split('/').some((part) => part === '' || part === '.' || part === '..') ? `${field} must not contain empty, . or .. segments` : undefined
 }
 
-const turnProblem = (turn: unknown) => (Number.isInteger(turn) && (turn as number) >= 1 ? undefined : 'turn must be a positive integer')
-const callProblem = (callId: unknown) => (typeof callId === 'string' ? undefined : 'callId must be a string')
-
-export const validators = {
-  'checkpoint/before': (data: any) =>
-    callProblem(data?.callId) ??
-    turnProblem(data.turn) ??
-    relativePathProblem(data.path) ??
-    stateProblem(data.state) ??
-    (data.via === 'tool' || data.via === 'git' ? undefined : 'via must be tool or git'),
-  'checkpoint/after': (data: any) => callProblem(data?.callId) ?? relativePathProblem(data.path) ?? stateProblem(data.state),
-  'checkpoint/uncovered': (data: any) => callProblem(data?.callId) ?? turnProblem(data.turn) ?? (typeof data.reason === 'string' ? undefined : 'reason must be a string'),
-  'rewind/done': (data: any) => {
-    if (!data || typeof data !== 'object') return 'must be an object'
-    if (turnProblem(data.toTurn)) return 'toTurn must be a positive integer'
-    if (typeof data.forced !== 'boolean') return 'forced must be a boolean'
-    if (typeof data.actor !== 'string') return 'actor must be a string'
-    if (!Array.isArray(data.restored) || !Array.isArray(data.conflicts) || !Array.isArray(data.skipped)) return 'restored, conflicts and skipped must be arrays'
-    for (const [at, entry] of data.restored.entries()) {
-      const problem = relativePathProblem(entry?.path, `restored[${at}].path`) ?? stateProblem(entry?.state, `restored[${at}].state`)
-      if (problem) return problem
-    }
-    for (const list of ['conflicts', 'skipped'] as const)
-      for (const [at, entry] of data[list].entries()) if (typeof entry?.path !== 'string' || typeof entry?.reason !== 'string') return `${list}[${at}] must have a path and a reason`
-    return data.forkedTo === undefined || typeof data.forkedTo === 'string' ? undefined : 'forkedTo must be a string'
+/** The kinds as `defineKind` takes them: the schema, then the path rule on data of its shape. */
+export const CHECKPOINT_KINDS: Record<string, Pick<KindSpec, 'schema' | 'validate'>> = {
+  'checkpoint/before': { schema: CheckpointBeforeData, validate: (data: CheckpointBefore) => relativePathProblem(data.path, 'data.path') },
+  'checkpoint/after': { schema: CheckpointAfterData, validate: (data: CheckpointAfter) => relativePathProblem(data.path, 'data.path') },
+  'checkpoint/uncovered': { schema: CheckpointUncoveredData },
+  'rewind/done': {
+    schema: RewindDoneData,
+    validate: (data: RewindDone) => data.restored.map((entry, at) => relativePathProblem(entry.path, `data.restored[${at}].path`)).find((problem) => problem !== undefined),
   },
-} as const
+}

@@ -81,6 +81,20 @@ test('a log cannot name a path outside the workspace: absolute and .. paths are 
   expect(() => session.append('rewind/done', { toTurn: 1, forced: false, restored: [{ path: '/etc/passwd', state }], conflicts: [], skipped: [], actor: 'x' })).toThrow(/relative/)
 })
 
+test('checkpoint events not of their schema are refused, naming the field: a file state is told by the fields it carries', async () => {
+  const h = await boot()
+  const { session } = await h.agent()
+  const before = { callId: 'x', turn: 1, path: 'a.txt', via: 'tool' as const }
+  expect(() => session.append('checkpoint/before', { ...before, state: { sha256: 'not-hex', bytes: 1 } })).toThrow('data.state.sha256 must be a sha256 hex digest')
+  expect(() => session.append('checkpoint/before', { ...before, state: { unrecorded: 'lost' as never } })).toThrow('data.state.unrecorded must be one of secret, too-large, not-a-file, unreadable')
+  expect(() => session.append('checkpoint/before', { ...before, state: {} as never })).toThrow('data.state must be an object with sha256, bytes or an object with absent or an object with unrecorded')
+  expect(() => session.append('checkpoint/before', { ...before, turn: 0, state: { absent: true } })).toThrow('data.turn must be a whole number ≥ 1')
+  expect(() => session.append('rewind/done', { toTurn: 1, forced: false, restored: [], conflicts: [{ path: 'a' } as never], skipped: [], actor: 'x' })).toThrow(
+    'data.conflicts[0].reason must be a string',
+  )
+  expect(session.events.filter((event) => event.type.startsWith('checkpoint/') || event.type === 'rewind/done')).toEqual([])
+})
+
 test('a file swapped for a symlink out of the workspace since is not followed: the target stays as it was', async () => {
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
   await threeTurns(h)

@@ -8,7 +8,7 @@ import type {} from '@dsh/sandbox-policy'
 import { cwdKey } from '@dsh/session-persistence'
 import type { Session, SessionHeader } from '@dsh/session'
 import type {} from '@dsh/tools'
-import { validators, type RewindDone } from './events.ts'
+import { CHECKPOINT_KINDS, type RewindDone } from './events.ts'
 import { Recorder, type Plan, type RecordConfig } from './record.ts'
 import { rewindFiles, type RewindOptions } from './rewind.ts'
 import { BlobStore } from './store.ts'
@@ -62,7 +62,7 @@ export class Checkpoints extends Service {
   ) {
     super(ctx, 'checkpoints')
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
-    for (const [kind, validate] of Object.entries(validators)) ctx.sessions.defineKind(ctx, kind, { ignorable: true, validate })
+    for (const [kind, spec] of Object.entries(CHECKPOINT_KINDS)) ctx.sessions.defineKind(ctx, kind, { ignorable: true, ...spec })
     this.recorder = new Recorder(ctx, config, (session) => this.store(session.header))
     ctx.effect(() => () => this.recorder.dispose(), 'remove the private snapshot indexes')
     ctx.on('tools/execute', async (invocation, next) => {

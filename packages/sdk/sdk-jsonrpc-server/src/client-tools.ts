@@ -3,29 +3,26 @@
 // request to the client. Their declarations are a logged fact (`sdk/client-tools`).
 import type { Context } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
-import { SERVER_REQUEST_SCHEMAS, checkValue, type ClientTool, type ToolCallResult } from '@dsh/sdk-protocol'
+import { ClientToolSchema, SERVER_REQUEST_SCHEMAS, checkValue, type ClientTool, type ToolCallResult } from '@dsh/sdk-protocol'
+import { Type, type Static } from '@dsh/session'
 import { ToolError, type ToolDefinition, type ToolOutput } from '@dsh/tools'
 import { invalidParams } from './errors.ts'
 
+/** Tools the SDK client implements in this session (each call is a `tool/call` request to it), as the protocol declares them. */
+const ClientToolsData = Type.Object({ tools: Type.Array(ClientToolSchema) })
+
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** Tools the SDK client implements in this session (each call is a `tool/call` request to it). */
-    'sdk/client-tools': { tools: ClientTool[] }
+    'sdk/client-tools': Static<typeof ClientToolsData>
   }
 }
 
 /** Sends a request to the client and resolves with its (unchecked) result. */
 export type AskClient = (method: 'tool/call', params: unknown, signal: AbortSignal) => Promise<unknown>
 
-function toolsProblem(data: any): string | undefined {
-  if (!Array.isArray(data?.tools)) return 'tools must be a list'
-  const bad = data.tools.findIndex((tool: any) => typeof tool?.name !== 'string' || typeof tool.description !== 'string' || typeof tool.parameters !== 'object' || tool.parameters === null)
-  return bad === -1 ? undefined : `tools[${bad}] needs a name, a description and parameters`
-}
-
 export function defineClientToolsKind(ctx: Context): void {
   // Ignorable: the log stays readable where no SDK surface is mounted (the tools are gone there anyway).
-  ctx.sessions.defineKind(ctx, 'sdk/client-tools', { ignorable: true, validate: toolsProblem })
+  ctx.sessions.defineKind(ctx, 'sdk/client-tools', { ignorable: true, schema: ClientToolsData })
 }
 
 /** Before any session exists: no agent has an id yet, so only tools every agent sees resolve. */

@@ -3,29 +3,20 @@
 // (logged in `request/header`), the system prompt's tool names and the pipeline agree, so a filtered tool the
 // model names anyway is UNKNOWN_TOOL before any grant, approval or policy runs.
 import type { Context } from '@dsh/cordis'
-import type { Session } from '@dsh/session'
+import { Type, type Session, type Static } from '@dsh/session'
 import type {} from '@dsh/agent'
 import type {} from '@dsh/tools'
 
-export interface ToolFilter {
-  allowed?: string[]
-  disallowed?: string[]
-}
+const toolNames = Type.Array(Type.String({ minLength: 1 }))
+
+/** The tools a program allows (`allowed`: only these) and forbids in this session, from this event on. Its type and its check (issue #28.6). */
+const ToolFilterData = Type.Object({ allowed: Type.Optional(toolNames), disallowed: Type.Optional(toolNames) }, { additionalProperties: false, fieldIs: 'field of a tool filter' })
+export type ToolFilter = Static<typeof ToolFilterData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** The tools a program allows (`allowed`: only these) and forbids in this session, from this event on. */
     'sdk/tool-filter': ToolFilter
   }
-}
-
-const names = (value: unknown) => Array.isArray(value) && value.every((name) => typeof name === 'string' && name.length > 0)
-
-function filterProblem(data: any): string | undefined {
-  if (typeof data !== 'object' || data === null) return 'must be an object'
-  if (data.allowed !== undefined && !names(data.allowed)) return 'allowed must be a list of tool names'
-  if (data.disallowed !== undefined && !names(data.disallowed)) return 'disallowed must be a list of tool names'
-  return Object.keys(data).every((key) => key === 'allowed' || key === 'disallowed') ? undefined : 'has a key other than allowed and disallowed'
 }
 
 /** Whether the session's filter in force lets `tool` be offered and run. */
@@ -44,7 +35,7 @@ export function logToolFilter(session: Session, params: { allowedTools?: string[
 
 export function applyToolFilter(ctx: Context): void {
   // Ignorable: a session an SDK program filtered still opens in a composition without this surface.
-  ctx.sessions.defineKind(ctx, 'sdk/tool-filter', { ignorable: true, validate: filterProblem })
+  ctx.sessions.defineKind(ctx, 'sdk/tool-filter', { ignorable: true, schema: ToolFilterData })
   // A subagent is bounded by its ancestors' filters too: a program that forbids bash but allows `task` must
   // not get bash through a child.
   ctx.tools.useFilter(ctx, (agentId, name) => {

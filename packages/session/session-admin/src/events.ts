@@ -1,48 +1,36 @@
-import type { Route, Usage } from '@dsh/llm'
+import { oneOf, RouteSchema, Type, UsageSchema, type Static } from '@dsh/session'
 
 /** Who named a session: the user (rename) or the auxiliary title request. A user's title always wins. */
-export type TitleSource = 'user' | 'model'
+export const TITLE_SOURCES = ['user', 'model'] as const
+export type TitleSource = (typeof TITLE_SOURCES)[number]
+
+// Each session-admin kind's type and its check are one TypeBox schema (issue #28.6).
+
+/** A session's name. A `model` title never replaces a `user` one, whichever was logged last. */
+export const SessionTitleData = Type.Object({ title: Type.String({ pattern: '\\S', is: 'a title that is not blank' }), source: oneOf(TITLE_SOURCES) })
+/** Hidden from default session lists (`archived: true`) or shown again. */
+export const SessionArchivedData = Type.Object({ archived: Type.Boolean() })
+/**
+ * The title request about to be sent, logged before it is paid for so the request check at the
+ * `llm/stream` boundary derives it: exactly this route, system prompt and one user text, no tools.
+ */
+export const TitleRequestData = Type.Object({ route: RouteSchema, system: Type.String(), prompt: Type.String(), maxOutputTokens: Type.Integer({ minimum: 1 }) })
+/** The title request ended: its usage (an auxiliary call, counted like any other) and the title or why none. */
+export const TitleResponseData = Type.Object({
+  requestSeq: Type.Integer({ minimum: 0 }),
+  ok: Type.Boolean(),
+  usage: UsageSchema,
+  title: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String()),
+})
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /** A session's name. A `model` title never replaces a `user` one, whichever was logged last. */
-    'session/title': { title: string; source: TitleSource }
-    /** Hidden from default session lists (`archived: true`) or shown again. */
-    'session/archived': { archived: boolean }
-    /**
-     * The title request about to be sent, logged before it is paid for so the request check at the
-     * `llm/stream` boundary derives it: exactly this route, system prompt and one user text, no tools.
-     */
-    'title/request': { route: Route; system: string; prompt: string; maxOutputTokens: number }
-    /** The title request ended: its usage (an auxiliary call, counted like any other) and the title or why none. */
-    'title/response': { requestSeq: number; ok: boolean; usage: Usage; title?: string; reason?: string }
+    'session/title': Static<typeof SessionTitleData>
+    'session/archived': Static<typeof SessionArchivedData>
+    'title/request': Static<typeof TitleRequestData>
+    'title/response': Static<typeof TitleResponseData>
   }
-}
-
-const isString = (value: unknown): value is string => typeof value === 'string'
-const isCount = (value: unknown) => Number.isInteger(value) && (value as number) >= 0
-
-export function titleProblem(data: any): string | undefined {
-  if (!isString(data?.title) || !data.title.trim()) return 'title must be a non-empty string'
-  return data.source === 'user' || data.source === 'model' ? undefined : "source must be 'user' or 'model'"
-}
-
-export function archivedProblem(data: any): string | undefined {
-  return typeof data?.archived === 'boolean' ? undefined : 'archived must be a boolean'
-}
-
-export function titleRequestProblem(data: any): string | undefined {
-  if (!isString(data?.route?.provider) || !isString(data.route.model)) return 'route must name a provider and a model'
-  if (!isString(data.system) || !isString(data.prompt)) return 'system and prompt must be strings'
-  return isCount(data.maxOutputTokens) && data.maxOutputTokens > 0 ? undefined : 'maxOutputTokens must be a positive integer'
-}
-
-export function titleResponseProblem(data: any): string | undefined {
-  if (!isCount(data?.requestSeq) || typeof data.ok !== 'boolean') return 'requestSeq must be a seq and ok a boolean'
-  const usage = data.usage
-  if (!usage || !['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => isCount(usage[key]))) return 'usage must hold input, output, cacheRead and cacheWrite counts'
-  if (data.title !== undefined && !isString(data.title)) return 'title must be a string'
-  return data.reason === undefined || isString(data.reason) ? undefined : 'reason must be a string'
 }
 
 /**

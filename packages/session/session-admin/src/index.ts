@@ -7,7 +7,7 @@ import { type EventKind, type Session, type SessionEvent, type SessionEventMap }
 import type {} from '@dsh/session-persistence'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/commands'
-import { archivedProblem, titleProblem, titleRequestProblem, titleResponseProblem } from './events.ts'
+import { SessionArchivedData, SessionTitleData, TitleRequestData, TitleResponseData } from './events.ts'
 import { labelText, promptText, shorten } from './title-text.ts'
 import { requestTitle } from './auto-title.ts'
 import { deleteSession } from './delete.ts'
@@ -88,10 +88,10 @@ export class SessionAdmin extends Service {
     private readonly config: Config,
   ) {
     super(ctx, 'sessionAdmin')
-    ctx.sessions.defineKind(ctx, 'session/title', { ignorable: true, validate: titleProblem })
-    ctx.sessions.defineKind(ctx, 'session/archived', { ignorable: true, validate: archivedProblem })
-    ctx.sessions.defineKind(ctx, 'title/request', { ignorable: true, validate: titleRequestProblem })
-    ctx.sessions.defineKind(ctx, 'title/response', { ignorable: true, validate: titleResponseProblem })
+    ctx.sessions.defineKind(ctx, 'session/title', { ignorable: true, schema: SessionTitleData })
+    ctx.sessions.defineKind(ctx, 'session/archived', { ignorable: true, schema: SessionArchivedData })
+    ctx.sessions.defineKind(ctx, 'title/request', { ignorable: true, schema: TitleRequestData })
+    ctx.sessions.defineKind(ctx, 'title/response', { ignorable: true, schema: TitleResponseData })
     ctx.settings.define('sessions.autoTitle', Schema.boolean().default(config.autoTitle), {
       description: 'Name each new session with one cheap model request after its first turn (false: the first prompt, mention markup removed, names it).',
     })

@@ -145,3 +145,14 @@ describe('title text', () => {
     expect(titleFromAnswer('a'.repeat(100), 10)).toBe(`${'a'.repeat(9)}…`)
   })
 })
+
+test('title events not of their schema are refused, naming the field', async () => {
+  h = await bootComposition({ patch: scriptedPatch() })
+  const session = await h.root.sessions.create({ cwd: h.workspace })
+  expect(() => session.append('session/title', { title: '   ', source: 'user' })).toThrow('data.title must be a title that is not blank')
+  expect(() => session.append('session/title', { title: 'x', source: 'someone' as never })).toThrow('data.source must be one of user, model')
+  const request = { route: { provider: 'p', model: 'm' }, system: 's', prompt: 'q', maxOutputTokens: 0 }
+  expect(() => session.append('title/request', request)).toThrow('data.maxOutputTokens must be a whole number ≥ 1')
+  expect(() => session.append('title/response', { requestSeq: 1, ok: false, usage: { input: 1 } as never })).toThrow('data.usage.output must be a number')
+  expect(session.events.filter((event) => event.type.includes('title'))).toEqual([])
+})

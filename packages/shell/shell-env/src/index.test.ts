@@ -154,3 +154,14 @@ test('a resumed session whose policy did not change does not log it again', asyn
   expect(resumed.session.all('shell/env-policy')).toHaveLength(1)
   expect(resumed.session.all('tool/result')).toHaveLength(2)
 })
+
+test('a record with a value, or not a list of names, is refused, naming the field', async () => {
+  const h = await boot([])
+  const session = (await h.agent()).session
+  const record = { inherited: ['PATH'], set: [], include: [], exclude: [], dropped: [] }
+  expect(() => session.append('shell/env-policy', { ...record, values: { PATH: '/bin' } } as never)).toThrow(
+    'data.values is not a field of an environment policy record (inherited, set, include, exclude, dropped)',
+  )
+  expect(() => session.append('shell/env-policy', { ...record, dropped: [1] as never })).toThrow('data.dropped[0] must be a string')
+  expect(h.events('shell/env-policy')).toEqual([])
+})

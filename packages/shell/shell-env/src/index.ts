@@ -6,7 +6,7 @@ import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/subprocess'
 import type { ToolInvocation } from '@dsh/tools'
-import { checkRecord, policyRecord } from './record.ts'
+import { EnvPolicyRecordData, policyRecord } from './record.ts'
 
 export type { EnvPolicyRecord } from './record.ts'
 
@@ -58,7 +58,7 @@ export function apply(ctx: Context, config: Config) {
   })
   ctx.settings.define('shell.env.exclude', ExcludePatterns.default(config.exclude), { description: 'Variable names or globs never passed to commands, even when included or set by a shell.' })
   ctx.settings.define('shell.env.set', SetVariables.default(config.set), { description: 'Variables (name: value) set for every command. Shown in clear: a secret-looking name is refused.' })
-  ctx.sessions.defineKind(ctx, 'shell/env-policy', { ignorable: true, validate: checkRecord })
+  ctx.sessions.defineKind(ctx, 'shell/env-policy', { ignorable: true, schema: EnvPolicyRecordData })
 
   const policy = (): EnvPolicy => ({ include: ctx.settings.get('shell.env.include'), exclude: ctx.settings.get('shell.env.exclude'), set: ctx.settings.get('shell.env.set') })
   ctx.subprocess.usePolicy(ctx, policy)

@@ -1,17 +1,27 @@
+import { Type, type Static } from '@dsh/session'
 import type { EnvPolicy, ScrubbedEnvironment } from '@dsh/env-policy'
 
-/** The environment policy a session's commands run under, by name only: a value is never logged. */
-export interface EnvPolicyRecord {
-  /** Names inherited from dsh's environment. */
-  inherited: string[]
-  /** Names the `shell.env.set` setting adds. */
-  set: string[]
-  /** The `shell.env.include` and `shell.env.exclude` patterns. */
-  include: string[]
-  exclude: string[]
-  /** Names in dsh's environment withheld as secret-looking or excluded. */
-  dropped: string[]
-}
+const names = Type.Array(Type.String())
+
+/**
+ * The environment policy a session's commands run under, by name only: a value is never logged, and a record
+ * holds no other field. Its type and its check (issue #28.6).
+ */
+export const EnvPolicyRecordData = Type.Object(
+  {
+    /** Names inherited from dsh's environment. */
+    inherited: names,
+    /** Names the `shell.env.set` setting adds. */
+    set: names,
+    /** The `shell.env.include` and `shell.env.exclude` patterns. */
+    include: names,
+    exclude: names,
+    /** Names in dsh's environment withheld as secret-looking or excluded. */
+    dropped: names,
+  },
+  { additionalProperties: false, fieldIs: 'field of an environment policy record' },
+)
+export type EnvPolicyRecord = Static<typeof EnvPolicyRecordData>
 
 declare module '@dsh/session' {
   interface SessionEventMap {
@@ -20,18 +30,6 @@ declare module '@dsh/session' {
   }
 }
 
-const FIELDS = ['inherited', 'set', 'include', 'exclude', 'dropped'] as const
-
 export function policyRecord(policy: EnvPolicy, scrubbed: ScrubbedEnvironment): EnvPolicyRecord {
   return { inherited: scrubbed.inherited, set: Object.keys(policy.set).sort(), include: [...policy.include], exclude: [...policy.exclude], dropped: scrubbed.dropped }
-}
-
-/** The problem with a logged record, or undefined (a record holds lists of names, nothing else). */
-export function checkRecord(data: any): string | undefined {
-  if (typeof data !== 'object' || data === null) return 'an environment policy record is an object'
-  for (const field of FIELDS) {
-    if (!Array.isArray(data[field]) || data[field].some((name: unknown) => typeof name !== 'string')) return `${field} must be a list of names`
-  }
-  const extra = Object.keys(data).find((key) => !(FIELDS as readonly string[]).includes(key))
-  return extra ? `unexpected field "${extra}" (a record holds names only)` : undefined
 }

@@ -1,8 +1,7 @@
 // Agent Skills (issue #15; docs/architecture.md, "Skills and commands").
 import { type Context, Service } from '@dsh/cordis'
-import type { TextBlock } from '@dsh/llm'
 import type { SandboxAuthority } from '@dsh/sandbox'
-import type {} from '@dsh/session'
+import { oneOf, Type, type Static } from '@dsh/session'
 
 /** A skill's name as the Agent Skills format defines it: lower-case letters, digits and single inner hyphens. */
 export const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
@@ -11,7 +10,8 @@ export const SKILL_DESCRIPTION_MAX = 1024
 export const SKILL_COMPATIBILITY_MAX = 500
 
 /** Where a skill was found: the workspace's folders or the user's `$DSH_HOME/skills`. */
-export type SkillScope = 'workspace' | 'home'
+export const SKILL_SCOPES = ['workspace', 'home'] as const
+export type SkillScope = (typeof SKILL_SCOPES)[number]
 
 /** One valid skill: its front matter and where its `SKILL.md` is. The body is read only when loaded. */
 export interface Skill {
@@ -30,11 +30,8 @@ export interface Skill {
 }
 
 /** Why a `SKILL.md` was left out: the file and the front-matter field at fault. */
-export interface SkillProblem {
-  file: string
-  field: string
-  message: string
-}
+const SkillProblemSchema = Type.Object({ file: Type.String(), field: Type.String(), message: Type.String() })
+export type SkillProblem = Static<typeof SkillProblemSchema>
 
 export interface SkillDiscovery {
   /** Valid skills, first found first (workspace folders in their configured order, then home); names unique. */
@@ -43,21 +40,28 @@ export interface SkillDiscovery {
 }
 
 /** The catalog entry the log keeps: what the model is told (name, description) and where it came from. */
-export interface SkillCatalogEntry {
-  name: string
-  description: string
-  file: string
-  scope: SkillScope
-}
+const SkillCatalogEntrySchema = Type.Object({
+  name: Type.String({ pattern: SKILL_NAME.source, is: 'a skill name' }),
+  description: Type.String(),
+  file: Type.String(),
+  scope: oneOf(SKILL_SCOPES),
+})
+export type SkillCatalogEntry = Static<typeof SkillCatalogEntrySchema>
+
+/**
+ * The skills on offer from here on (written at a turn's first step when they changed, or when an earlier
+ * catalog was summarized away). The model reads `content`, as a user-role message (`deriveMessages`);
+ * `skills` and `problems` are for people and surfaces. Its type and its check (issue #28.6).
+ */
+export const SkillCatalogData = Type.Object({
+  skills: Type.Array(SkillCatalogEntrySchema),
+  problems: Type.Array(SkillProblemSchema),
+  content: Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() })),
+})
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /**
-     * The skills on offer from here on (written at a turn's first step when they changed, or when an earlier
-     * catalog was summarized away). The model reads `content`, as a user-role message (`deriveMessages`);
-     * `skills` and `problems` are for people and surfaces.
-     */
-    'skill/catalog': { skills: SkillCatalogEntry[]; problems: SkillProblem[]; content: TextBlock[] }
+    'skill/catalog': Static<typeof SkillCatalogData>
   }
 }
 

@@ -4,10 +4,9 @@ import Schema from '@dsh/schemastery'
 import type { Agent } from '@dsh/agent'
 import type {} from '@dsh/commands'
 import type {} from '@dsh/credentials'
-import type {} from '@dsh/skill'
+import { SkillCatalogData } from '@dsh/skill'
 import { readAuthority } from './authority.ts'
 import { catalogChanged, catalogOf, catalogText, visibleCatalog, type CatalogTexts } from './catalog.ts'
-import { catalogProblem } from './validate.ts'
 import { skillTool } from './tool.ts'
 import { skillsCommand } from './command.ts'
 
@@ -38,7 +37,7 @@ export const Config: Schema<Config> = Schema.object({
  */
 export function apply(ctx: Context, config: Config) {
   // Ignorable: a composition without this row (`--patch minimal`) still opens the log; the history folds it either way.
-  ctx.sessions.defineKind(ctx, 'skill/catalog', { ignorable: true, validate: catalogProblem })
+  ctx.sessions.defineKind(ctx, 'skill/catalog', { ignorable: true, schema: SkillCatalogData })
   ctx.on('agent/request', async (draft, next) => {
     if (draft.step === 0) await logCatalog(ctx, config, draft.agent)
     await next()

@@ -193,3 +193,13 @@ describe('skills from a hostile repository', () => {
     expect(existsSync(target)).toBe(false)
   })
 })
+
+test('a skill/catalog not of its schema is refused, naming the field', async () => {
+  await boot({})
+  const session = await h.root.sessions.create({ cwd: h.workspace })
+  const entry = { name: 'lint-fix', description: 'Fix lint errors.', file: '/x/SKILL.md', scope: 'workspace' as const }
+  expect(() => session.append('skill/catalog', { skills: [{ ...entry, name: 'Two Words' }], problems: [], content: [] })).toThrow('data.skills[0].name must be a skill name')
+  expect(() => session.append('skill/catalog', { skills: [{ ...entry, scope: 'elsewhere' as never }], problems: [], content: [] })).toThrow('data.skills[0].scope must be one of workspace, home')
+  expect(() => session.append('skill/catalog', { skills: [entry], problems: [{ file: 'a' } as never], content: [] })).toThrow('data.problems[0].field must be a string')
+  expect(session.events.some((event) => event.type === 'skill/catalog')).toBe(false)
+})

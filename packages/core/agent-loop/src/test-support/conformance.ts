@@ -5,7 +5,7 @@ import type { Agent } from '@dsh/agent'
 import type { LlmRequest } from '@dsh/llm'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
-import type {} from '@dsh/tools'
+import { PRE_EXECUTE_PHASES } from '@dsh/tools'
 import { turnStructureProblems } from './structure.ts'
 
 export { turnStructureProblems }
@@ -16,14 +16,14 @@ export interface LoopUnderTest {
   patch: string
 }
 
-/** Hooks the failure property throws from, and how each is called. */
+/** Hooks the failure property throws from, and how each is called: every phase of the check before a call too. */
 const HOOKS = [
   ['agent/pre-step', 'waterfall'],
   ['agent/request', 'waterfall'],
   ['agent/before-model-call', 'serial'],
   ['llm/stream', 'waterfall'],
   ['agent/request-error', 'waterfall'],
-  ['tools/pre-execute', 'waterfall'],
+  ...PRE_EXECUTE_PHASES.map((phase) => [phase, 'waterfall'] as const),
   ['tools/execute', 'waterfall'],
   ['tools/post-execute', 'waterfall'],
   ['agent/turn-complete', 'waterfall'],
