@@ -458,7 +458,8 @@ describe('a stored session', () => {
 
 describe('the connection', () => {
   test("without the route's key, initialize offers the key as an auth method and session/new asks for it", async () => {
-    const keyless = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url } })
+    // Spawned: its environment lacks the key the in-process agent of this file has (in-process launches share one).
+    const keyless = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url }, process: true })
     try {
       expect(keyless.initialized.authMethods?.map((method) => method.id)).toContain('DEEPSEEK_API_KEY')
       const error = await rpcError(keyless.agent.request('session/new', { cwd: keyless.workspace, mcpServers: [] }))
@@ -471,7 +472,7 @@ describe('the connection', () => {
   })
 
   test('the process exits 0 when the editor closes its stdin', async () => {
-    const short = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY } })
+    const short = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, process: true })
     try {
       expect(await short.stop()).toBe(0)
     } finally {

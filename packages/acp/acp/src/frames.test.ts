@@ -2,14 +2,15 @@ import { createInterface } from 'node:readline'
 import { afterEach, expect, test } from 'vitest'
 import { spawnAgent, type SpawnedAgent } from './test-support/agent-process.ts'
 
-// Raw newline-delimited JSON on the real process's stdio: what an editor with a bug would send.
+// Raw newline-delimited JSON on the agent's stdio (in-process; the last test spawns it): what an editor with a bug
+// would send.
 let agent: SpawnedAgent | undefined
 afterEach(async () => agent?.cleanup())
 
 function lines(spawned: SpawnedAgent) {
   const queue: unknown[] = []
   const waiting: ((value: unknown) => void)[] = []
-  createInterface({ input: spawned.child.stdout! }).on('line', (line) => {
+  createInterface({ input: spawned.output }).on('line', (line) => {
     // Every stdout line must be a JSON-RPC frame: JSON.parse throws (and fails the test) on anything else.
     const frame = JSON.parse(line)
     const next = waiting.shift()
@@ -17,7 +18,7 @@ function lines(spawned: SpawnedAgent) {
     else queue.push(frame)
   })
   return {
-    send: (text: string) => spawned.child.stdin!.write(`${text}\n`),
+    send: (text: string) => spawned.input.write(`${text}\n`),
     next: () =>
       new Promise<any>((resolve, reject) => {
         if (queue.length) return resolve(queue.shift())
@@ -56,9 +57,9 @@ test('a request before initialize is refused and initialize still works after it
 })
 
 test('an argument dsh acp does not take stops the start with a message naming it, and nothing on stdout', async () => {
-  agent = spawnAgent({ patch: '[]', env: { DEEPSEEK_API_KEY: 'test-key-0123456789' }, args: ['--modle', 'x'] })
+  agent = spawnAgent({ patch: '[]', env: { DEEPSEEK_API_KEY: 'test-key-0123456789' }, args: ['--modle', 'x'], process: true })
   let stdout = ''
-  agent.child.stdout!.on('data', (chunk) => (stdout += chunk))
+  agent.output.on('data', (chunk) => (stdout += chunk))
   // Without the check the agent would serve (and wait for the editor) with the typo silently ignored.
   expect(await agent.exited).not.toBe(0)
   // stderr may still be draining when the exit is reported.

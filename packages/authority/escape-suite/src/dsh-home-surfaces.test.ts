@@ -1,15 +1,15 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { startMockServer } from '@dsh/llm-mock-server'
-import { appDir } from '@dsh/test-harness'
+import { dshInProcess, launchInProcess } from '@dsh/test-harness'
 import { outsideDir } from '@dsh/test-harness/world'
 
 // A session whose workspace is dsh's home or inside it could rewrite the settings, grants and patch layers
 // the next session obeys: every surface refuses it, with the same message, because every one creates its
 // session through ctx.sessions, which asks the sandbox policy first (session/workspace-refused). Each
-// surface is the real launcher in a clean environment with a fake HOME; the model is the mock server.
+// surface is the real launcher (in this process: the refusal, not the process boundary, is the subject) in a
+// clean environment with a fake HOME; the model is the mock server.
 
 const REFUSAL = /is dsh's home \(\$DSH_HOME.*or inside it.*none is started.*edit the files in \$DSH_HOME yourself, outside a session/
 
@@ -23,24 +23,21 @@ async function world() {
   return { llm, home, dshHome, env }
 }
 
-function run(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
-}
+const run = (args: string[], cwd: string, env: Record<string, string>) => dshInProcess(args, { cwd, env })
 
 /** A JSON-RPC peer over newline-delimited stdio (the SDK's and ACP's framing). */
 function rpc(args: string[], cwd: string, env: Record<string, string>) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], { cwd, env })
-  onTestFinished(() => void child.kill('SIGKILL'))
+  const launch = launchInProcess(args, { cwd, env })
+  let ended = false
+  void launch.exited.then(() => (ended = true))
+  // The editor (or program) goes away: stdin ends, and the launch must end with it.
+  onTestFinished(async () => {
+    launch.stdin.end()
+    await launch.exited
+  })
   const replies = new Map<number, (reply: any) => void>()
   let buffered = ''
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+  launch.streams.stdout.on('data', (chunk: string) => {
     buffered += chunk
     for (let newline; (newline = buffered.indexOf('\n')) !== -1;) {
       const line = buffered.slice(0, newline)
@@ -53,10 +50,12 @@ function rpc(args: string[], cwd: string, env: Record<string, string>) {
   return {
     request(method: string, params: unknown): Promise<any> {
       const id = next++
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
+      launch.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
       return new Promise((resolve, reject) => {
         replies.set(id, resolve)
-        child.on('close', () => reject(new Error(`dsh ${args.join(' ')} exited before answering ${method}; stderr:\n${stderr}`)))
+        const exitedFirst = () => reject(new Error(`dsh ${args.join(' ')} exited before answering ${method}; stderr:\n${launch.stderr()}`))
+        if (ended) exitedFirst()
+        else void launch.exited.then(exitedFirst)
       })
     },
   }

@@ -1,9 +1,14 @@
+// Runs the real `dsh acp` (the launcher's `run()` with the `acp` profile) in a temp home and workspace with the ACP
+// SDK's own client on its stdio: in the test's own process over a stream pair (@dsh/test-harness `launchInProcess`;
+// the agent reads the launch's streams, `ctx.app.stdio`), or, with `process: true`, spawned (`bin/dsh.js`) for tests
+// whose subject is the process: its exit, an environment unlike its neighbours', its real stdout. Only the model is
+// fake (the mock model server of the test process). docs/architecture.md, "Tests".
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { Readable, Writable } from 'node:stream'
+import { PassThrough, Readable, Writable } from 'node:stream'
 import {
   client,
   ndJsonStream,
@@ -16,6 +21,7 @@ import {
   type SessionNotification,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk'
+import { launchInProcess } from '@dsh/test-harness'
 
 const require = createRequire(import.meta.url)
 /** The launcher as users run it (from `dist`: the tests need a build first). */
@@ -62,11 +68,12 @@ interface EditorTerminal {
   exitStatus?: { exitCode: number | null; signal: string | null }
 }
 
-/** A real `dsh acp` process with the ACP SDK's own client connected to its stdio. */
+/** A real `dsh acp` (in this process, or spawned) with the ACP SDK's own client connected to its stdio. */
 export interface AgentProcess {
   home: string
   workspace: string
-  child: ChildProcess
+  /** The spawned process (`process: true` only). */
+  child?: ChildProcess
   connection: ClientConnection
   agent: ClientContext
   /** Every `session/update` received, in order. */
@@ -95,29 +102,86 @@ function writeTree(root: string, files: Record<string, string> = {}) {
   }
 }
 
-/** A spawned `dsh acp` process in temp folders (or given ones), before anyone speaks to it. */
+/** A `dsh acp` in temp folders (or given ones), before anyone speaks to it. */
 export interface SpawnedAgent {
   home: string
   workspace: string
-  child: ChildProcess
+  /** The spawned process (`process: true` only). */
+  child?: ChildProcess
+  /** The agent's standard input and output: the editor's side of the connection. */
+  input: Writable
+  output: Readable
   exited: Promise<number | null>
   stderr(): string
-  /** Ends the process (stdin first, SIGKILL after a grace) and removes the temp folders it made. */
+  /** Ends the agent (stdin first; a process gets SIGKILL after a grace) and removes the temp folders it made. */
   cleanup(): Promise<void>
 }
 
-export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 'home' | 'workspace' | 'workspaceFiles'> & { args?: string[] }): SpawnedAgent {
+export interface StartOptions {
+  /** Extra arguments after `dsh acp --patch <file>`. */
+  args?: string[]
+  /** Spawn `dsh acp` as a process (its exit, its environment, its real stdout are the subject); in-process otherwise. */
+  process?: boolean
+}
+
+/**
+ * The `HOME` of every in-process agent of this worker. In-process launches side by side share one environment
+ * (`launchInProcess`), and `HOME` is read by plugins, so it cannot differ per agent as a spawned one's does; each
+ * agent still has its own `DSH_HOME`, where everything dsh keeps lives.
+ */
+let sharedHome: string | undefined
+function inProcessHome(): string {
+  if (!sharedHome) {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-user-')))
+    process.once('exit', () => rmSync(home, { recursive: true, force: true }))
+    sharedHome = home
+  }
+  return sharedHome
+}
+
+export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 'home' | 'workspace' | 'workspaceFiles'> & StartOptions): SpawnedAgent {
   const home = options.home ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-home-')))
   const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-ws-')))
   writeTree(workspace, options.workspaceFiles)
-  const patchFile = join(home, 'acp-test.patch.yml')
+  const patchFile = join(home, `acp-test-${Date.now()}-${Math.random().toString(36).slice(2)}.patch.yml`)
   // The title request after a first turn is off, as in every test composition (@dsh/test-harness WITHOUT_AUTO_TITLE).
   // `[]` (no rows) is a whole YAML document of its own, so it adds nothing after the title row.
   const rows = options.patch.trim() === '[]' ? '' : options.patch
   writeFileSync(patchFile, `- id: session-admin\n  config: { autoTitle: false }\n${rows}`)
+  const args = ['acp', '--patch', patchFile, ...(options.args ?? [])]
+  const removeFolders = () => {
+    if (!options.home) rmSync(home, { recursive: true, force: true })
+    if (!options.workspace) rmSync(workspace, { recursive: true, force: true })
+  }
+
+  if (!options.process) {
+    // A clean environment: nothing of the test runner's (a real API key, say) reaches the agent's plugins.
+    const launch = launchInProcess(args, { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: inProcessHome(), DSH_HOME: home, ...options.env } })
+    // The launch's stdout is utf8 text (its stdout() collects it); the ACP connection reads bytes.
+    const output = new PassThrough()
+    launch.streams.stdout.on('data', (chunk: string) => output.write(Buffer.from(chunk, 'utf8')))
+    launch.streams.stdout.on('end', () => output.end())
+    let done = false
+    const exited = launch.exited.then((code) => ((done = true), output.end(), code))
+    return {
+      home,
+      workspace,
+      input: launch.stdin,
+      output,
+      exited,
+      stderr: launch.stderr,
+      async cleanup() {
+        if (!done) {
+          launch.stdin.end()
+          await exited
+        }
+        removeFolders()
+      },
+    }
+  }
 
   // A clean environment: nothing of the test runner's (a real API key, say) leaks into the agent.
-  const child = spawn(process.execPath, [DSH_BIN, 'acp', '--patch', patchFile, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [DSH_BIN, ...args], {
     cwd: workspace,
     env: { PATH: process.env.PATH ?? '', HOME: home, DSH_HOME: home, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -129,6 +193,8 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
     home,
     workspace,
     child,
+    input: child.stdin!,
+    output: child.stdout!,
     exited,
     stderr: () => stderr,
     async cleanup() {
@@ -138,16 +204,15 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
         await exited
         clearTimeout(timer)
       }
-      if (!options.home) rmSync(home, { recursive: true, force: true })
-      if (!options.workspace) rmSync(workspace, { recursive: true, force: true })
+      removeFolders()
     },
   }
 }
 
-/** Spawns `dsh acp` in temp folders, connects a client, and sends `initialize`. */
-export async function startAgent(options: AgentProcessOptions): Promise<AgentProcess & { initialized: InitializeResponse }> {
+/** Starts `dsh acp` in temp folders (in-process unless `process: true`), connects a client, and sends `initialize`. */
+export async function startAgent(options: AgentProcessOptions & StartOptions): Promise<AgentProcess & { initialized: InitializeResponse }> {
   const spawned = spawnAgent(options)
-  const { home, workspace, child, exited } = spawned
+  const { home, workspace, exited } = spawned
   const stderr = () => spawned.stderr()
 
   const notifications: SessionNotification[] = []
@@ -236,7 +301,7 @@ export async function startAgent(options: AgentProcessOptions): Promise<AgentPro
       return {}
     })
 
-  const stream = ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>)
+  const stream = ndJsonStream(Writable.toWeb(spawned.input) as WritableStream<Uint8Array>, Readable.toWeb(spawned.output) as unknown as ReadableStream<Uint8Array>)
   const connection = app.connect(stream)
   const agent = connection.agent
 
@@ -244,7 +309,7 @@ export async function startAgent(options: AgentProcessOptions): Promise<AgentPro
   const process_: AgentProcess = {
     home,
     workspace,
-    child,
+    child: spawned.child,
     connection,
     agent,
     notifications,
@@ -270,7 +335,7 @@ export async function startAgent(options: AgentProcessOptions): Promise<AgentPro
       })
     },
     async stop() {
-      child.stdin!.end()
+      spawned.input.end()
       return exited
     },
     async dispose() {
