@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { defaultServerConditions } from 'vite'
 import { defineConfig } from 'vitest/config'
 
@@ -10,6 +11,8 @@ const conditions = ['@dsh/source', ...defaultServerConditions]
 // Twice the cores: most tests wait on real processes (bash, bubblewrap, dsh, Chromium, MCP servers), so one
 // worker per core left the CPU half idle (vitest's default on 2 cores is a single worker; 1,026 s → 690 s).
 const maxWorkers = Number(process.env.DSH_TEST_WORKERS) || availableParallelism() * 2
+// Each file's CPU and dsh launches, when scripts/test-all.mjs asks for them (DSH_TEST_PROFILE_DIR).
+const setupFiles = [fileURLToPath(new URL('scripts/file-profile-setup.mjs', import.meta.url))]
 
 export default defineConfig({
   test: {
@@ -21,6 +24,7 @@ export default defineConfig({
         test: {
           name: 'packages',
           include: ['packages/*/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'vendor/*/src/**/*.test.ts'],
+          setupFiles,
           // Generous: with several workers on 2 cores, a test that spawns dsh seven times can take 30 s
           // without anything being wrong; a hang still fails, only later.
           testTimeout: 90_000,
@@ -31,7 +35,7 @@ export default defineConfig({
         },
       },
       // The repository's own scripts (the gates), tested on fixture workspaces.
-      { test: { name: 'scripts', root: 'scripts', include: ['*.test.mjs'], testTimeout: 60_000 } },
+      { test: { name: 'scripts', root: 'scripts', include: ['*.test.mjs'], setupFiles, testTimeout: 60_000 } },
     ],
   },
 })

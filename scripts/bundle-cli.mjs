@@ -4,12 +4,14 @@
 // Native addons stay external and become the package's dependencies. Needs `pnpm build` and the web app
 // build first (`npm run setup` does both). Usage: node scripts/bundle-cli.mjs [--out <dir>]
 // See .agents/notes/implemented/decision/2026-12-01-bundled-launcher.md.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, relative, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { rolldown } from 'rolldown'
 import { parse as parseYaml } from 'yaml'
 import { repo } from './lib.mjs'
+import { INPUTS_FILE, launcherBundleIsFresh } from '../apps/cli/bin/freshness.js'
 
 /** Packages that cannot be inlined: native addons, found at run time from the installed package. */
 export const EXTERNAL = ['better-sqlite3', 'node-pty']
@@ -66,7 +68,8 @@ function virtualEntries(plugins) {
     // The package root holds package.json (profiles), settings-keys.json and bundles/.
     `const code = await run(process.argv.slice(2), { appDir: fileURLToPath(new URL('..', import.meta.url)) })`,
     `process.exitCode = code`,
-    `setTimeout(() => process.exit(code), 2000).unref()`,
+    // As apps/cli/src/bin.ts: a handle left open after the tree drained must not keep the process alive.
+    `setTimeout(() => (process.stderr.write('dsh: a handle was still open 2 s after the end; exiting anyway\\n'), process.exit(code)), 2000).unref()`,
   ].join('\n')
   const table = plugins.map((name) => `  ${JSON.stringify(name)}: () => import(${JSON.stringify(name)}),`).join('\n')
   return { 'dsh:main': main, 'dsh:plugins': `export const plugins = {\n${table}\n}\n` }
@@ -86,11 +89,21 @@ function dshPlugin(entries, ownerOf, urlUsers) {
     },
     load: (id) => (id.startsWith('\0') && id.slice(1) in entries ? entries[id.slice(1)] : null),
     transform(code, id) {
-      if (id.startsWith('\0') || !code.includes('import.meta.url')) return null
+      if (id.startsWith('\0')) return null
+      // A CommonJS module inlined into an ES module chunk has no `__filename` or `__dirname` (write-file-atomic
+      // hashes `__filename` into its temp names: grants.yaml could not be written by the bundled launcher). Each
+      // gets its path at build time, declared inside the module's own CommonJS wrapper.
+      const free = ['__filename', '__dirname'].filter((name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`\\b(var|let|const)\\s+${name}\\b`).test(code))
+      if (free.length && !/\bimport\s*[{*\w]|\bexport\s/.test(code)) {
+        const values = { __filename: id, __dirname: dirname(id) }
+        code = `${free.map((name) => `var ${name} = ${JSON.stringify(values[name])};`).join(' ')}\n${code}`
+        if (!code.includes('import.meta.url')) return { code, map: null }
+      }
+      if (!code.includes('import.meta.url')) return null
       const rel = relative(repo, id)
       if (rel.startsWith('..') || rel.split('/').includes('node_modules')) {
         urlUsers.push(`${id} (third-party)`)
-        return null
+        return free.length ? { code, map: null } : null
       }
       urlUsers.push(rel)
       // Chunks sit in <out>/dist; this module's files are copied under <out>/dist/<its repository path>.
@@ -188,16 +201,57 @@ function writeBundles(bundles, out) {
   }
 }
 
+/** Every file under `dir`, recursively (an asset folder's files are inputs of the bundle). */
+function filesIn(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+}
+
+/**
+ * The record `apps/cli/bin/freshness.js` checks: each file the bundle was made from (every module rolldown read,
+ * the copied assets, patch files and manifests, this script) with its size and modification time.
+ */
+function writeInputs(out, moduleIds, bundles) {
+  const files = new Set([
+    // A third-party package changes only as a whole, by an install: its manifest stands for its files (a few
+    // hundred stats fewer on every start).
+    ...moduleIds.filter((id) => !id.startsWith('\0') && isAbsolute(id)).map((id) => id.replace(/(.*\/node_modules\/(?:@[^/]+\/)?[^/]+\/).*/, '$1package.json')),
+    ...ASSETS.flatMap((asset) => filesIn(join(repo, asset))),
+    ...bundles.flatMap((bundle) => [join(bundle.dir, 'package.json'), ...bundle.patchFiles.map((file) => join(bundle.dir, file))]),
+    ...['package.json', 'settings-keys.json', 'README.md'].map((file) => join(cliDir, file)),
+    fileURLToPath(import.meta.url),
+  ])
+  const inputs = {}
+  for (const file of [...files].sort()) {
+    const stat = statSync(file)
+    inputs[file] = [stat.size, stat.mtimeMs]
+  }
+  writeFileSync(join(out, INPUTS_FILE), `${JSON.stringify({ inputs })}\n`)
+  return files.size
+}
+
+/**
+ * Builds the package folder at `out`. The folder is written beside it and swapped in by two renames, so a `dsh`
+ * starting meanwhile finds the old folder or none (and then runs from dist: apps/cli/bin/dsh.js), never half of
+ * one; the replaced folder is deleted by the next build, not this one, since a running `dsh` may still import a
+ * plugin chunk from it.
+ */
 export async function bundleCli(out = join(cliDir, 'pkg')) {
   const started = Date.now()
   const cli = readJson(join(cliDir, 'package.json'))
   for (const asset of ASSETS) if (!existsSync(join(repo, asset))) fail(`${asset} is missing: run \`npm run setup\` first`)
   if (!existsSync(join(cliDir, 'dist/index.js'))) fail('apps/cli/dist is missing: run `pnpm build` first')
+  const parent = dirname(out)
+  const replacedPrefix = `.${basename(out)}.replaced-`
+  mkdirSync(parent, { recursive: true })
+  for (const name of readdirSync(parent)) if (name.startsWith(replacedPrefix)) rmSync(join(parent, name), { recursive: true, force: true })
+  const building = join(parent, `.${basename(out)}.building-${process.pid}`)
+  rmSync(building, { recursive: true, force: true })
   const bundles = bundlesOf(cli)
   const plugins = [...new Set(bundles.flatMap((bundle) => bundle.plugins))].sort()
   const ownerOf = new Map(bundles.flatMap((bundle) => bundle.plugins.map((plugin) => [plugin, bundle.dir])))
   const urlUsers = []
-  rmSync(out, { recursive: true, force: true })
   const build = await rolldown({
     input: { dsh: 'dsh:main', plugins: 'dsh:plugins' },
     platform: 'node',
@@ -206,21 +260,42 @@ export async function bundleCli(out = join(cliDir, 'pkg')) {
     plugins: [dshPlugin(virtualEntries(plugins), ownerOf, urlUsers)],
     logLevel: 'warn',
   })
-  await build.write({ dir: join(out, 'dist'), format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false })
+  const written = await build.write({ dir: join(building, 'dist'), format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false })
   await build.close()
-  for (const asset of ASSETS) cpSync(join(repo, asset), join(out, 'dist', asset), { recursive: true })
-  writeBundles(bundles, out)
-  mkdirSync(join(out, 'bin'), { recursive: true })
-  writeFileSync(join(out, 'bin/dsh.js'), `#!/usr/bin/env node\nimport '../dist/dsh.mjs'\n`, { mode: 0o755 })
-  cpSync(join(cliDir, 'settings-keys.json'), join(out, 'settings-keys.json'))
-  cpSync(join(cliDir, 'README.md'), join(out, 'README.md'))
-  writeFileSync(join(out, 'package.json'), `${JSON.stringify(packageManifest(cli), null, 2)}\n`)
-  linkNatives(out)
-  return { out, plugins: plugins.length, urlUsers, ms: Date.now() - started }
+  for (const asset of ASSETS) cpSync(join(repo, asset), join(building, 'dist', asset), { recursive: true })
+  writeBundles(bundles, building)
+  mkdirSync(join(building, 'bin'), { recursive: true })
+  writeFileSync(join(building, 'bin/dsh.js'), `#!/usr/bin/env node\nimport '../dist/dsh.mjs'\n`, { mode: 0o755 })
+  cpSync(join(cliDir, 'settings-keys.json'), join(building, 'settings-keys.json'))
+  cpSync(join(cliDir, 'README.md'), join(building, 'README.md'))
+  writeFileSync(join(building, 'package.json'), `${JSON.stringify(packageManifest(cli), null, 2)}\n`)
+  linkNatives(building)
+  const inputs = writeInputs(
+    building,
+    written.output.flatMap((chunk) => (chunk.type === 'chunk' ? chunk.moduleIds : [])),
+    bundles,
+  )
+  if (existsSync(out)) renameSync(out, join(parent, `${replacedPrefix}${process.pid}`))
+  renameSync(building, out)
+  return { out, plugins: plugins.length, inputs, urlUsers, ms: Date.now() - started }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const at = process.argv.indexOf('--out')
-  const result = await bundleCli(at > 0 ? resolve(process.argv[at + 1]) : undefined)
-  console.error(`bundle-cli: ${relative(process.cwd(), result.out) || '.'} (${result.plugins} plugins) in ${result.ms} ms; import.meta.url rewritten in: ${result.urlUsers.join(', ')}`)
+  const out = at > 0 ? resolve(process.argv[at + 1]) : join(cliDir, 'pkg')
+  // `--if-stale` (npm run build, npm run setup): nothing to do when the folder was built from the files there are now.
+  if (process.argv.includes('--if-stale')) {
+    if (launcherBundleIsFresh(out)) process.exit(0)
+    // `pnpm build` on a fresh clone runs before the web app is built: apps/cli/bin/dsh.js runs from dist until
+    // `npm run setup` (or the next build) makes the bundle.
+    const missing = [...ASSETS, 'apps/cli/dist/index.js'].filter((path) => !existsSync(join(repo, path)))
+    if (missing.length) {
+      console.error(`bundle-cli: not bundling the launcher yet (${missing.join(', ')} missing); bin/dsh.js runs from dist`)
+      process.exit(0)
+    }
+  }
+  const result = await bundleCli(out)
+  console.error(
+    `bundle-cli: ${relative(process.cwd(), result.out) || '.'} (${result.plugins} plugins, ${result.inputs} input files) in ${result.ms} ms; import.meta.url rewritten in: ${result.urlUsers.join(', ')}`,
+  )
 }

@@ -2,7 +2,7 @@
 // docs/quality.md (`npm test` prints the same report at the end of every run log).
 // e.g. `npm run coverage -- packages/core/tools/` for a part (only what those test files loaded is listed).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { coverageArgs, readCoverage, renderCoverage } from './coverage-lib.mjs'
@@ -29,9 +29,10 @@ const doc = [
   "only, the product packages' `src` as one include glob (scripts/coverage-lib.mjs). Per file of the product packages,",
   'test files and test support left out; no threshold: it shows where tests are thin.',
   '',
-  '**Not counted**: code that runs only inside a spawned `dsh` process (the end-to-end tests of the headless, SDK and',
-  "ACP surfaces, the CLI launcher). V8 coverage is taken in vitest's workers; the processes tests spawn are not",
-  'instrumented, so those files read low here although tests run them.',
+  '**Not counted**: code that runs only inside a spawned `dsh` process (the end-to-end tests of the SDK and ACP',
+  "surfaces, the tests of the process boundary). V8 coverage is taken in vitest's workers; the processes tests spawn",
+  'are not instrumented, so those files read low here although tests run them. The headless tests run the launcher',
+  'in their worker (`dshInProcess`, @dsh/test-harness), so the headless surface and the launcher are counted.',
   '',
   'Every `npm test` run (and so every CI run) collects it and prints this report (total, least-covered, every file) at',
   'the end of its log, for 1–4 % more CPU over the whole suite (`DSH_TEST_COVERAGE=0` skips it:',
@@ -41,6 +42,10 @@ const doc = [
   '',
   renderCoverage(coverage),
 ].join('\n')
-writeFileSync(join(repo, 'docs/quality.md'), doc)
+// The suite's own measurements (where its time goes, before and after a change) are written by hand between
+// these markers and kept when the coverage part is rewritten.
+const docPath = join(repo, 'docs/quality.md')
+const kept = existsSync(docPath) ? /<!-- suite-time -->[\s\S]*?<!-- \/suite-time -->/.exec(readFileSync(docPath, 'utf8'))?.[0] : undefined
+writeFileSync(docPath, kept ? `${doc.trimEnd()}\n\n${kept}\n` : doc)
 console.error(`coverage: docs/quality.md written (${coverage.rows.length} files, ${seconds} s)`)
 process.exit(run.status ?? 1)

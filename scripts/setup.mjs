@@ -1,6 +1,6 @@
 // Installs and builds dsh on a machine that has only Node 20.19+ and npm: pnpm at the pinned version,
 // the workspace (native addons built against this Node's own headers when they are installed locally),
-// then `tsc -b` and any package build steps. Safe to rerun: every step is incremental.
+// then `tsc -b`, the package build steps and the bundled launcher. Safe to rerun: every step is incremental.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -37,3 +37,6 @@ const step = (title, command, args) => {
 step('install', 'pnpm', ['install', '--frozen-lockfile', '--reporter=append-only'])
 step('build', 'pnpm', ['run', '--silent', 'build'])
 step('web app', 'pnpm', ['--filter', '@dsh/web-app', 'run', '--silent', 'build'])
+// The checkout's launcher (apps/cli/bin/dsh.js) starts from this bundle, as the installed package does; rebuilt only
+// when one of its inputs changed (.agents/notes/implemented/decision/2026-12-02-one-launcher.md).
+step('launcher bundle', process.execPath, ['scripts/bundle-cli.mjs', '--if-stale'])

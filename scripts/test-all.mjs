@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { repo } from './lib.mjs'
 import { coverageArgs, readCoverage, renderCoverage } from './coverage-lib.mjs'
 import { failuresOf } from './failures-lib.mjs'
+import { readProfiles, renderProfiles } from './file-profile.mjs'
 import { ensureSystemPackages } from './system-deps.mjs'
 
 ensureSystemPackages()
@@ -58,14 +59,14 @@ const report = join(mkdtempSync(join(tmpdir(), 'dsh-vitest-')), 'report.json')
 // not instrumented (.agents/notes/implemented/decision/2026-12-01-coverage-on-by-default.md). DSH_TEST_COVERAGE=0
 // skips it for a quicker local run.
 const coverage = process.env.DSH_TEST_COVERAGE === '0' ? undefined : mkdtempSync(join(tmpdir(), 'dsh-coverage-'))
-const vitestOk = run('vitest', join(repo, 'node_modules/.bin/vitest'), [
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${report}`,
-  ...(coverage ? coverageArgs(coverage) : []),
-  ...process.argv.slice(2),
-])
+// Each test file's CPU and dsh launches, written by scripts/file-profile-setup.mjs in the workers, printed at the end.
+const profiles = mkdtempSync(join(tmpdir(), 'dsh-file-profile-'))
+const vitestOk = run(
+  'vitest',
+  join(repo, 'node_modules/.bin/vitest'),
+  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...(coverage ? coverageArgs(coverage) : []), ...process.argv.slice(2)],
+  { env: { ...process.env, DSH_TEST_PROFILE_DIR: profiles } },
+)
 // What failed, repeated as the log's last block: a CI log is often read from its end, after the coverage table.
 let failures = []
 if (existsSync(report)) {
@@ -88,6 +89,14 @@ if (coverage) {
   } finally {
     rmSync(coverage, { recursive: true, force: true })
   }
+}
+
+const profiled = readProfiles(profiles)
+rmSync(profiles, { recursive: true, force: true })
+if (profiled.length) {
+  console.log(
+    `\n── the 30 test files with the most CPU (cpu = worker + children; worker = the vitest worker process while the file ran, imports included; children = processes it started and reaped by the file's end, their own children included; dsh = dsh processes the file started)\n\n${renderProfiles(profiled, repo)}`,
+  )
 }
 
 const python = join(repo, 'python')

@@ -3,7 +3,8 @@
 // model request: `dsh "say hi"` against the mock server, from process start to the request's arrival, for
 // the checkout's launcher (`apps/cli/bin/dsh.js`, ~80 packages of module loading from `dist`) and for the
 // bundled launcher (scripts/bundle-cli.mjs, the one `npm pack` ships), built here into a temp folder; wall
-// times and the CPU seconds of each run (GNU time).
+// times and the CPU seconds of each run (GNU time). The checkout's launcher starts from apps/cli/pkg when that bundle
+// is fresh (decision note 2026-12-02-one-launcher), so the two should be within 10 % of each other (issue #29).
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -42,7 +43,8 @@ async function firstRequest(launcher, llm, home, workspace) {
   const code = await new Promise((resolve) => child.on('close', resolve))
   const wall = performance.now() - started
   if (code !== 0) throw new Error(`${launcher} exited ${code}: ${stderr}`)
-  if (llm.requests.length !== 1) throw new Error(`expected one model request, the mock saw ${llm.requests.length}`)
+  // The first request is the task's; a second one may be the session's title request (auto-title is on by default).
+  if (llm.requests.length < 1) throw new Error(`expected a model request, the mock saw none`)
   const [user, system] = readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).map(Number)
   return { request: llm.requests[0].timing.receivedAt - started, wall, cpu: (user + system) * 1000 }
 }
@@ -78,7 +80,7 @@ export default async function run() {
     return [
       '## Boot (bench/boot)',
       '',
-      `Wall time from process start to a settled tree and exit, ${RUNS} runs each, empty \`DSH_HOME\` (the checkout's launcher, from \`dist\`).`,
+      `Wall time from process start to a settled tree and exit, ${RUNS} runs each, empty \`DSH_HOME\` (the checkout's launcher: the bundle in \`apps/cli/pkg\` when fresh, else \`dist\`).`,
       '',
       '| command | median | p90 | vs baseline |',
       '|---|---|---|---|',
@@ -88,10 +90,10 @@ export default async function run() {
       '',
       '| launcher | first request (median) | first request (p90) | exit (median) | CPU user+sys, whole run (median) |',
       '|---|---|---|---|---|',
-      oneShot('checkout (`apps/cli/bin/dsh.js`, ~80 packages from `dist`)', before),
+      oneShot('checkout (`apps/cli/bin/dsh.js`: `apps/cli/pkg` when fresh, else `dist`)', before),
       oneShot('bundled (`bin/dsh.js` of the packed `dsh`)', after),
       '',
-      `Bundled is ${(before.request.median / after.request.median).toFixed(1)}× faster to the first request (target: 2×) and uses ${(before.cpu.median / after.cpu.median).toFixed(1)}× less CPU per run. Compare the baseline row with \`node -e 0\` on an idle machine (~60 ms): when it is far above, the machine was busy and wall times are inflated; the CPU column is the steadier figure.`,
+      `The checkout's launcher takes ${(before.request.median / after.request.median).toFixed(2)}× the packed one's time to the first request and ${(before.cpu.median / after.cpu.median).toFixed(2)}× its CPU per run (target: within 10 %; 1.5× and 1.7× in the last run from \`dist\`, 2026-12-02). Compare the baseline row with \`node -e 0\` on an idle machine (~60 ms): when it is far above, the machine was busy and wall times are inflated; the CPU column is the steadier figure.`,
     ].join('\n')
   } finally {
     await llm.close()

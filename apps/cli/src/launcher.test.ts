@@ -24,7 +24,9 @@ afterEach(() => {
 
 function sink() {
   let text = ''
-  return { stream: { write: (chunk: string) => ((text += chunk), true) } as any, text: () => text }
+  // A writable as far as the tree uses one: write, and listeners for its errors (the headless surface's EPIPE).
+  const stream = { write: (chunk: string) => ((text += chunk), true), on: () => stream, off: () => stream }
+  return { stream: stream as any, text: () => text }
 }
 
 async function launch(argv: string[]) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fiberStateName } from '@dsh/cordis'
-import { BootError, bootTree, composeProfile, CompositionError, walkRows, type BootedTree } from '@dsh/app-boot'
+import { BootError, bootTree, composeProfile, CompositionError, defaultHome, walkRows, type BootedTree } from '@dsh/app-boot'
 import type { SettingsService } from '@dsh/settings'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
 import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
@@ -10,11 +10,20 @@ import { promptCommand } from './prompt-show.ts'
 import { evalCommand } from './eval.ts'
 
 export interface LauncherIO {
-  stdout: NodeJS.WritableStream
-  stderr: NodeJS.WritableStream
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  stdout: NodeJS.WritableStream & { isTTY?: boolean }
+  stderr: NodeJS.WritableStream & { isTTY?: boolean }
   cwd: string
+  /** The environment the launcher itself reads (`DSH_HOME`, `DSH_DRAIN_TIMEOUT_MS`). */
+  env: NodeJS.ProcessEnv
   /** Where the launcher's package.json (profiles, bundles) lives. */
   appDir: string
+  /**
+   * Whether this launch owns the process (bin.ts): it then ends the launch on SIGINT/SIGTERM and exits the
+   * process when draining hangs. An in-process driver (a test) passes false: no process listeners, no exit;
+   * a hung drain returns its code.
+   */
+  ownsProcess: boolean
 }
 
 const defaultAppDir = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -29,7 +38,7 @@ const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIG
  * lifetime and signals (docs/architecture.md, "Boot"). Returns the exit code.
  */
 export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise<number> {
-  const { stdout = process.stdout, stderr = process.stderr, cwd = process.cwd(), appDir = defaultAppDir } = io
+  const { stdin = process.stdin, stdout = process.stdout, stderr = process.stderr, cwd = process.cwd(), env = process.env, appDir = defaultAppDir, ownsProcess = true } = io
   const fail = (code: number, message: string) => {
     stderr.write(`dsh: ${message}\n`)
     return code
@@ -46,11 +55,11 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     return 0
   }
   // No arguments on a terminal is a request for help; with piped input it is a headless task (`echo task | dsh`).
-  if (args.help || (argv.length === 0 && process.stdin.isTTY)) {
+  if (args.help || (argv.length === 0 && stdin.isTTY)) {
     stdout.write(HELP)
     return 0
   }
-  const options = { appDir, profile: args.profile ?? 'headless', patches: args.patches, cwd, argv: args.rest }
+  const options = { appDir, profile: args.profile ?? 'headless', patches: args.patches, cwd, argv: args.rest, home: defaultHome(env), stdio: { stdin, stdout, stderr } }
   try {
     if (args.dumpConfig) {
       stdout.write(composeProfile(options).dump())
@@ -58,7 +67,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     }
     if (args.rest[0] === 'prompt') return await promptCommand(args.rest, options, stdout)
     if (args.rest[0] === 'eval') return await evalCommand(args.rest, join(appDir, 'bin', 'dsh.js'), stdout)
-    return await runTree(options, args.check, stdout, stderr)
+    return await runTree(options, args.check, { stdout, stderr, env, ownsProcess })
   } catch (error) {
     if (error instanceof LauncherUsageError) return fail(2, error.message)
     if (error instanceof CompositionError) return fail(2, error.message)
@@ -68,7 +77,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
   }
 }
 
-async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<number> {
+async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, { stdout, stderr, env, ownsProcess }: Pick<LauncherIO, 'stdout' | 'stderr' | 'env' | 'ownsProcess'>): Promise<number> {
   let finish!: (code: number) => void
   const finished = new Promise<number>((resolve) => (finish = resolve))
   let tree: BootedTree | undefined
@@ -84,10 +93,12 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
     finish(code)
   }
   const onBeforeExit = () => finish(0)
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  // The loop emptied: nothing in the tree holds the process, so the launch is over.
-  process.on('beforeExit', onBeforeExit)
+  if (ownsProcess) {
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    // The loop emptied: nothing in the tree holds the process, so the launch is over.
+    process.on('beforeExit', onBeforeExit)
+  }
   try {
     tree = await bootTree({ ...options, onExitRequest: (code) => finish(code) })
     // Every plugin has defined its settings now: a key in settings.yaml nobody defines is a typo, unless a
@@ -111,22 +122,29 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
     }
     const code = await finished
     // Draining holds the process (a teardown may wait on nothing Node can see) but not forever.
-    const drainMs = Number(process.env.DSH_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_MS)
+    const drainMs = Number(env.DSH_DRAIN_TIMEOUT_MS ?? DEFAULT_DRAIN_MS)
+    let hung!: (code: number) => void
+    const drainHung = new Promise<number>((resolve) => (hung = resolve))
     const guard = setTimeout(() => {
       stderr.write(`dsh: the plugin tree did not finish draining within ${drainMs} ms; exiting\n`)
-      process.exit(code || 1)
+      if (ownsProcess) process.exit(code || 1)
+      hung(code || 1)
     }, drainMs)
-    try {
+    const booted = tree
+    const drain = async () => {
       // Disposal undoes every plugin at once, so surfaces make their running work durable first (a
       // cancelled turn's `turn/end` logged and flushed), while every service is still up.
-      await (tree.root as any)
+      await (booted.root as any)
         .serial('app/draining', { code, ...(endedBy ? { signal: endedBy } : {}) })
         .catch((error: unknown) => stderr.write(`dsh: a plugin failed while draining: ${error instanceof Error ? error.message : String(error)}\n`))
-      await tree.stop()
+      await booted.stop()
+      return code
+    }
+    try {
+      return await Promise.race([drain(), drainHung])
     } finally {
       clearTimeout(guard)
     }
-    return code
   } finally {
     process.off('beforeExit', onBeforeExit)
     if (!signalled) {

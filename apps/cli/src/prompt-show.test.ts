@@ -20,7 +20,11 @@ afterEach(() => {
 async function show(...argv: string[]) {
   let stdout = ''
   let stderr = ''
-  const sink = (add: (text: string) => void) => ({ write: (chunk: string) => (add(chunk), true) }) as unknown as NodeJS.WritableStream
+  // A writable as far as the tree uses one: write, and listeners for its errors (the headless surface's EPIPE).
+  const sink = (add: (text: string) => void) => {
+    const stream = { write: (chunk: string) => (add(chunk), true), on: () => stream, off: () => stream }
+    return stream as unknown as NodeJS.WritableStream
+  }
   const code = await run(['prompt', 'show', ...argv], { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)), cwd: home.dir, appDir })
   return { code, stdout, stderr }
 }

@@ -88,8 +88,8 @@ export class Acp extends Service {
     )
     ctx.approval.answerer(ctx, async (request, signal) => (this.connection ? this.connection.askPermission(request, signal) : 'reject'), { actor: 'client:acp' })
     ctx.effect(() => {
-      const { stream, release } = stdioStream()
-      if (process.stdin.isTTY) ctx.logger('acp').warn('dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)')
+      const { stream, release } = stdioStream(ctx.app.stdio)
+      if (ctx.app.stdio.stdin.isTTY) ctx.logger('acp').warn('dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)')
       this.connect(stream)
       return () => {
         // Our own teardown is not the editor going away: no exit request for it.

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url'
 import { Context, FIBER_STATE } from '@dsh/cordis'
 import { deferJs, mountLoader, toEntryOptions, type HostRow, type LoaderHost } from '@dsh/cordis-loader'
-import { REPORTED_BY_LAUNCHER, type AppInfo } from '@dsh/app'
+import { REPORTED_BY_LAUNCHER, type AppInfo, type LaunchStdio } from '@dsh/app'
 import { compose, walkRows, type ComposedRow, type Composition } from './compose.ts'
 import { dumpComposition, llmRows, requestCheckMarks } from './dump.ts'
 import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Profile } from './layers.ts'
@@ -26,6 +26,8 @@ export interface BootOptions extends ComposeOptions {
   extraImporters?: string[]
   /** Called when a surface asks to end the process (`ctx.app.requestExit`). */
   onExitRequest?: (code: number) => void
+  /** The launch's standard streams (`ctx.app.stdio`); the process's own when absent. */
+  stdio?: LaunchStdio
 }
 
 export interface ComposedProfile {
@@ -123,6 +125,7 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
     home: composed.home,
     cwd: options.cwd ?? process.cwd(),
     argv: options.argv ?? [],
+    stdio: options.stdio ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     dumpConfig: composed.dump,
     requestExit: (code) => options.onExitRequest?.(code),
     resolvePlugin: bareNameResolver(composed.sources, options.extraImporters),

@@ -15,6 +15,11 @@ export interface AppInfo {
   cwd: string
   /** Arguments left after the launcher's own options: they belong to the tree. */
   argv: string[]
+  /**
+   * The launch's standard streams: the process's own, or an in-process driver's (a test running `dsh` without a
+   * process). A surface and the logger read and write these, never `process.std*` directly.
+   */
+  stdio: LaunchStdio
   /** The composed tree as YAML with layer comments (what `--dump-config` prints). */
   dumpConfig(): string
   /**
@@ -28,6 +33,13 @@ export interface AppInfo {
    * Rejects, naming the package, when no bundle has it; a path is refused.
    */
   resolvePlugin(name: string): Promise<unknown>
+}
+
+/** Standard input, output and error of one launch. */
+export interface LaunchStdio {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  stdout: NodeJS.WritableStream & { isTTY?: boolean }
+  stderr: NodeJS.WritableStream & { isTTY?: boolean }
 }
 
 /**

@@ -1,4 +1,4 @@
-// Protocol tests against the real runtime (`dsh --profile sdk` from dist: build first): approvals as
+// Protocol tests against the real runtime (`dsh --profile sdk`, in-process: test-support/runtime.ts): approvals as
 // server-to-client requests, fail-closed. The fixture tool `write_file` asks before writing under protected/.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

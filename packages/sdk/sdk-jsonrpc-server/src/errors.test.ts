@@ -1,4 +1,4 @@
-// Protocol tests against the real runtime (`dsh --profile sdk` from dist: build first): every error code.
+// Protocol tests against the real runtime (`dsh --profile sdk`, in-process: test-support/runtime.ts): every error code.
 import { mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'

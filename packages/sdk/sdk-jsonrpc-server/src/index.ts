@@ -26,6 +26,7 @@ export function apply(ctx: Context, config: Config) {
   if (positionals.length) throw new UsageError(`the sdk profile takes no arguments; it speaks JSON-RPC on stdin and stdout (got "${positionals.join(' ')}")`)
   defineClientToolsKind(ctx)
   applyToolFilter(ctx)
-  const server = new SdkServer(ctx, config, { input: process.stdin, output: process.stdout })
+  // The launch's streams: the process's, or an in-process driver's (`ctx.app.stdio`).
+  const server = new SdkServer(ctx, config, { input: ctx.app.stdio.stdin, output: ctx.app.stdio.stdout })
   ctx.effect(() => server.start(), 'sdk stdio server')
 }

@@ -1,4 +1,4 @@
-// Protocol tests against the real runtime (`dsh --profile sdk` from dist: build first): how it ends.
+// Protocol tests against the real runtime (`dsh --profile sdk`, spawned: the process is the subject): how it ends.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest'
@@ -29,7 +29,7 @@ const storedTypes = (home: string, sessionId: string) =>
 
 test('shutdown replies, refuses what comes after it, releases the session and exits 0', async () => {
   llm.enqueue({ text: 'bye' })
-  rt = await startInitialized({ llm })
+  rt = await startInitialized({ llm, process: true })
   const { sessionId } = (await rt.request('session/prompt', { content: 'hi' })).result
   await rt.waitFor((m) => m.method === 'session.status' && m.params.status === 'idle', 'idle')
   rt.write(JSON.stringify({ jsonrpc: '2.0', id: 'stop', method: 'shutdown' }) + '\n' + JSON.stringify({ jsonrpc: '2.0', id: 'late', method: 'session/list' }))
@@ -42,10 +42,10 @@ test('shutdown replies, refuses what comes after it, releases the session and ex
 
 test('EOF on stdin mid-turn cancels the turn, flushes the log and exits 0', async () => {
   llm.enqueue({ text: ['an answer ', 'that never ends'], stallAfterChunks: 3 })
-  rt = await startInitialized({ llm })
+  rt = await startInitialized({ llm, process: true })
   const { sessionId } = (await rt.request('session/prompt', { content: 'talk' })).result
   await rt.waitFor((m) => m.method === 'session.event' && m.params.event.type === 'assistant/chunk', 'a chunk')
-  rt.child.stdin.end()
+  rt.child!.stdin.end()
   expect(await rt.exited).toEqual({ code: 0, signal: null })
   const types = storedTypes(rt.home, sessionId)
   expect(types.slice(-3)).toEqual(['assistant/message', 'step/end', 'turn/end'])
@@ -61,15 +61,15 @@ test('EOF on stdin mid-turn cancels the turn, flushes the log and exits 0', asyn
 })
 
 test('EOF on an idle runtime exits 0 at once', async () => {
-  rt = await startInitialized({ llm })
-  rt.child.stdin.end()
+  rt = await startInitialized({ llm, process: true })
+  rt.child!.stdin.end()
   expect(await rt.exited).toEqual({ code: 0, signal: null })
   // The launcher force-exits (and says so) 2 s after the end when a handle is left open: a clean exit never says it.
   expect(rt.stderr()).not.toContain('a handle was still open')
 })
 
 test('an argument the sdk profile does not take is bad usage: exit 2 naming it, nothing on stdout', async () => {
-  rt = await startRuntime({ llm, args: ['--modle', 'deepseek-v4-pro'] })
+  rt = await startRuntime({ llm, args: ['--modle', 'deepseek-v4-pro'], process: true })
   // Without the check the runtime would serve (and wait for requests) with the typo silently ignored.
   expect(await rt.exited).toEqual({ code: 2, signal: null })
   await rt.waitForStderr("Unknown option '--modle'")

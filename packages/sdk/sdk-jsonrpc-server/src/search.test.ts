@@ -1,4 +1,4 @@
-// session/search against the real runtime (`dsh --profile sdk` from dist: build first), on the real index.
+// session/search against the real runtime (`dsh --profile sdk`, in-process: test-support/runtime.ts), on the real index.
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { RPC_ERRORS } from '@dsh/sdk-protocol'

@@ -1,4 +1,4 @@
-// Protocol tests against the real runtime (`dsh --profile sdk` from dist: build first): the session methods.
+// Protocol tests against the real runtime (`dsh --profile sdk`, in-process: test-support/runtime.ts): the session methods.
 import { existsSync, realpathSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +24,7 @@ afterAll(async () => {
   await llm.close()
 })
 
-async function start(replies: MockReply[], options?: { home?: string; workspace?: string; patch?: string }) {
+async function start(replies: MockReply[], options?: { home?: string; workspace?: string; patch?: string; process?: boolean }) {
   llm.enqueue(...replies)
   if (!options) return (shared ??= startInitialized({ llm }))
   const rt = await startInitialized({ llm, ...options })
@@ -201,7 +201,8 @@ test('a session is resumed by a second runtime and forked at a turn boundary; a 
 
 test('a plugin writing to stdout does not corrupt the protocol: its text goes to stderr', async () => {
   const noisy = new URL('./fixtures/noisy-plugin.mjs', import.meta.url).pathname
-  const rt = await start([{ text: 'ok' }], { patch: `- insert: [{ id: noisy, name: ${JSON.stringify(noisy)} }]\n` })
+  // The process's real stdout is the subject: spawned.
+  const rt = await start([{ text: 'ok' }], { patch: `- insert: [{ id: noisy, name: ${JSON.stringify(noisy)} }]\n`, process: true })
   const { sessionId } = (await rt.request('session/prompt', { content: 'hi' })).result
   await idle(rt, sessionId)
   await rt.waitForStderr('noisy plugin: agent is idle')

@@ -1,4 +1,4 @@
-// End to end with the real `dsh` binary (from dist: build first): a task that starts with a command.
+// End to end with the real launcher (in-process: test-support/dsh.ts): a task that starts with a command.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { conversation, dsh, makeWorld, type World } from './test-support/dsh.ts'
 

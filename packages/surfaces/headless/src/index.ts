@@ -57,15 +57,17 @@ export function apply(ctx: Context, config: Config) {
     if (error.code !== 'EPIPE') ctx.logger('headless').warn(`stdout: ${error.message}`)
     stdoutClosed = true
   }
+  // The launch's streams: the process's, or those of an in-process driver (`ctx.app.stdio`).
+  const { stdin, stdout, stderr } = ctx.app.stdio
   ctx.effect(() => {
-    process.stdout.on('error', onStdoutError)
-    return () => void process.stdout.off('error', onStdoutError)
+    stdout.on('error', onStdoutError)
+    return () => void stdout.off('error', onStdoutError)
   }, 'stdout errors')
   const io: RunIO = {
-    stdout: { write: (text) => stdoutClosed || process.stdout.write(text), isTTY: process.stdout.isTTY },
-    stderr: process.stderr,
-    readStdin: (signal) => readAll(process.stdin, signal),
-    ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: (question: string) => askYesNo(question) } : {}),
+    stdout: { write: (text) => stdoutClosed || stdout.write(text), isTTY: stdout.isTTY },
+    stderr,
+    readStdin: (signal) => readAll(stdin, signal),
+    ...(stdin.isTTY && stderr.isTTY ? { confirm: (question: string) => askYesNo(question, stdin, stderr) } : {}),
   }
 
   let disposed = false

@@ -1,4 +1,4 @@
-// End to end: the real `dsh --json` binary against the mock model; every stdout line of several real runs
+// End to end: the real launcher's `dsh --json` (in-process: test-support/dsh.ts) against the mock model; every stdout line of several real runs
 // is validated against the published schema (docs/headless-lines.schema.json), and the result line's
 // numbers are checked against the log and the configured prices.
 import { readFileSync, writeFileSync } from 'node:fs'

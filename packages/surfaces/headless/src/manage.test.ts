@@ -1,4 +1,4 @@
-// End to end: a title made after the first run, `dsh sessions rename`, `archive` and `list --archived`, on the real binary.
+// End to end: a title made after the first run, `dsh sessions rename`, `archive` and `list --archived`, on the real launcher (in-process; the terminal prompt under a real PTY).
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'

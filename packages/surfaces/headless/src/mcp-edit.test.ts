@@ -1,4 +1,4 @@
-// `dsh mcp add | remove | test` through the real binary (from dist: build first); one world for the file.
+// `dsh mcp add | remove | test` through the real launcher (in-process: test-support/dsh.ts); one world for the file.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -1,4 +1,4 @@
-// The real `dsh` binary (from dist: build first) with `--mcp-config` and `dsh mcp list`; only the model is fake.
+// The real launcher (in-process: test-support/dsh.ts) with `--mcp-config` and `dsh mcp list`; only the model is fake.
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect, test } from 'vitest'

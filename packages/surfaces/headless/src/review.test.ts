@@ -1,4 +1,4 @@
-// End to end: `dsh sessions diff` and `dsh rewind` on sessions made by real runs of the binary, in a plain
+// End to end: `dsh sessions diff` and `dsh rewind` on sessions made by real runs of the launcher (in-process: test-support/dsh.ts), in a plain
 // folder and in a git repository (where files changed by commands are covered too).
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'

@@ -1,9 +1,9 @@
-// End to end: the real `dsh` binary (from dist: build first) in a temp home and repository, its model a
+// End to end: the real launcher (in-process: test-support/dsh.ts; the two tests of what reaches the real stdout and stderr spawn the bundled `dsh`) in a temp home and repository, its model a
 // local server speaking DeepSeek's wire format. Only the model is fake.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { conversation, dsh, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+import { conversation, dsh, dshProcess, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
 
 let world: World
 beforeEach(async () => {
@@ -23,7 +23,7 @@ const onlySession = () => {
 describe('a run', () => {
   test('prints the final answer on stdout, nothing on a non-terminal stderr, and exits 0', async () => {
     world.llm.enqueue({ reasoning: 'A greeting is asked for.', text: 'Hello from the model.', usage: { input: 20, output: 6 } })
-    const { code, stdout, stderr } = await dsh(world, ['say hello'])
+    const { code, stdout, stderr } = await dshProcess(world, ['say hello'])
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'Hello from the model.\n', stderr: '' })
     expect(conversation(world.llm.requests[0]!.body)).toEqual(['user: say hello'])
     // The runtime context came before the task, in the same request.
@@ -59,7 +59,7 @@ describe('a run', () => {
   test('--json prints every event of the session as one line each, in the documented shape', async () => {
     world.write('ping.txt', 'pong\n')
     world.llm.enqueue({ reasoning: 'Look at the file.', toolCalls: [call('read', { path: 'ping.txt' }, 'r1')] }, { text: 'It says pong.' })
-    const { code, stdout } = await dsh(world, ['--json', 'what does ping.txt say?'])
+    const { code, stdout } = await dshProcess(world, ['--json', 'what does ping.txt say?'])
     expect(code).toBe(0)
     const lines = stdout
       .trimEnd()

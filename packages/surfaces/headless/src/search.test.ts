@@ -1,4 +1,4 @@
-// End to end: `dsh sessions search|reindex` on sessions made by real runs of the binary (real index).
+// End to end: `dsh sessions search|reindex` on sessions made by real runs of the launcher (in-process: test-support/dsh.ts) (real index).
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'

@@ -1,4 +1,4 @@
-// End to end: `dsh sessions list/show` and `--permission`, on sessions made by real runs of the binary.
+// End to end: `dsh sessions list/show` and `--permission`, on sessions made by real runs of the launcher (in-process: test-support/dsh.ts).
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'

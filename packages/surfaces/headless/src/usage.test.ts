@@ -1,4 +1,4 @@
-// End to end: `dsh usage` over sessions made by real runs of the binary against the mock DeepSeek server.
+// End to end: `dsh usage` over sessions made by real runs of the launcher (in-process: test-support/dsh.ts) against the mock DeepSeek server.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'

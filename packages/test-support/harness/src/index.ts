@@ -11,6 +11,7 @@ import { WITHOUT_AUTO_TITLE } from './scripted.ts'
 export type { AgentHarness }
 export { scriptedPatch, toolCall, WITHOUT_AUTO_TITLE, WITHOUT_RUNTIME_CONTEXT, type ScriptedPatchOptions } from './scripted.ts'
 export { ECHO_TOOL, streamOnce } from './stream.ts'
+export { dshInProcess, launchInProcess, type InProcessLaunch, type InProcessOptions } from './launch.ts'
 
 export interface CompositionOptions {
   /** Profile to boot (default `headless`): its real bundles are the first layers. */

@@ -1,5 +1,7 @@
-// Spawns the real SDK runtime (`node apps/cli/bin/dsh.js --profile sdk`, from dist: build first) in a temp
-// home and workspace and speaks raw JSON lines to it. Only the model is fake: the real DeepSeek adapter talks
+// Runs the real SDK runtime (`dsh --profile sdk`) in a temp home and workspace and speaks raw JSON lines to it:
+// in the test's own process (the launcher's `run()` over a stream pair, @dsh/test-harness `launchInProcess`), or,
+// with `process: true`, spawned (`node apps/cli/bin/dsh.js`, the bundle) for tests whose subject is the process:
+// its exit, its signals, what reaches its real stdout. Only the model is fake: the real DeepSeek adapter talks
 // to the mock model server (`@dsh/llm-mock-server`) of the test process.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
@@ -7,7 +9,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { appDir, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
+import { appDir, launchInProcess, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 import type { MockServer } from '@dsh/llm-mock-server'
 
 const require = createRequire(import.meta.url)
@@ -31,6 +33,8 @@ export interface RuntimeOptions {
   workspace?: string
   env?: Record<string, string>
   args?: string[]
+  /** Spawn the runtime as a process (its exit, signals and real stdout are the subject); in-process otherwise. */
+  process?: boolean
 }
 
 export interface Message {
@@ -43,7 +47,8 @@ export interface Message {
 }
 
 export interface Runtime {
-  child: ChildProcessWithoutNullStreams
+  /** The spawned process (`process: true` only). */
+  child?: ChildProcessWithoutNullStreams
   home: string
   workspace: string
   /** Every message the runtime wrote to stdout, in order. */
@@ -79,15 +84,32 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     writeFileSync(file, WITHOUT_AUTO_TITLE + (options.patch ?? ''))
     args.push('--patch', file)
   }
-  const model = options.llm ? { DEEPSEEK_BASE_URL: options.llm.url, DEEPSEEK_API_KEY: 'test' } : {}
-  const child = spawn(process.execPath, args, { cwd: workspace, env: { ...process.env, DSH_HOME: home, ...model, ...options.env } })
+  const model: Record<string, string> = options.llm ? { DEEPSEEK_BASE_URL: options.llm.url, DEEPSEEK_API_KEY: 'test' } : {}
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), DSH_HOME: home, ...model, ...options.env }
+  let child: ChildProcessWithoutNullStreams | undefined
+  let stdin: NodeJS.WritableStream
+  let stdout: NodeJS.ReadableStream
+  let stderrStream: NodeJS.ReadableStream
+  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  if (options.process) {
+    child = spawn(process.execPath, args, { cwd: workspace, env })
+    ;({ stdin, stdout, stderr: stderrStream } = child)
+    exited = new Promise((resolve) => child!.once('exit', (code, signal) => resolve({ code, signal })))
+  } else {
+    const launch = launchInProcess(args.slice(1), { env, cwd: workspace })
+    ;({ stdin } = launch)
+    ;({ stdout, stderr: stderrStream } = launch.streams)
+    exited = launch.exited.then((code) => ({ code, signal: null }))
+  }
+  let ended = false
+  let endedWith: number | string | null = null
   const messages: Message[] = []
   const junk: string[] = []
   const waiters = new Set<() => void>()
   let stderr = ''
   let buffered = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
+  stdout.setEncoding('utf8')
+  stdout.on('data', (chunk: string) => {
     buffered += chunk
     let newline: number
     while ((newline = buffered.indexOf('\n')) !== -1) {
@@ -101,9 +123,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     }
     for (const wake of waiters) wake()
   })
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  void exited.then(() => {
+  stderrStream.on('data', (chunk) => (stderr += chunk))
+  void exited.then((result) => {
+    ended = true
+    endedWith = result.code ?? result.signal
     for (const wake of waiters) wake()
   })
   let nextId = 1
@@ -116,10 +139,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
           waiters.delete(check)
           clearTimeout(timer)
           resolve(found)
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (ended) {
           waiters.delete(check)
           clearTimeout(timer)
-          reject(new Error(`the runtime exited (${child.exitCode ?? child.signalCode}) before ${what}; stderr:\n${stderr}`))
+          reject(new Error(`the runtime exited (${endedWith}) before ${what}; stderr:\n${stderr}`))
         }
       }
       const timer = setTimeout(() => {
@@ -144,8 +167,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
     },
-    write: (line) => void child.stdin.write(line + '\n'),
-    send: (message) => void child.stdin.write(JSON.stringify(message) + '\n'),
+    write: (line) => void stdin.write(line + '\n'),
+    send: (message) => void stdin.write(JSON.stringify(message) + '\n'),
     request(method, params) {
       const id = nextId++
       runtime.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) })
@@ -156,8 +179,10 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     events: (sessionId, type) => messages.filter((m) => m.method === 'session.event' && m.params.sessionId === sessionId && (!type || m.params.event.type === type)).map((m) => m.params.event),
     exited,
     async dispose() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL')
+      if (!ended) {
+        // In-process, the server ends the launch when its input ends (as a spawned one does).
+        if (child) child.kill('SIGKILL')
+        else stdin.end()
         await exited
       }
       if (!options.home) rmSync(home, { recursive: true, force: true })

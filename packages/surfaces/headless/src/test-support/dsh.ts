@@ -3,9 +3,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { appDir, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
+import { appDir, dshInProcess, WITHOUT_AUTO_TITLE } from '@dsh/test-harness'
 
-/** The real launcher, run from dist (build first), exactly as a user runs it. */
+/**
+ * The real launcher as a user runs it: the bundle `npm run setup` builds (apps/cli/bin/dsh.js), for the tests
+ * whose subject is the process (signals, the real stdout, a child that is killed).
+ */
 export const dshBin = join(appDir, 'bin/dsh.js')
 
 /**
@@ -97,8 +100,17 @@ export function launchDsh(world: World, args: string[], options: LaunchOptions =
   return { child, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
-/** Runs `dsh <args>` to its end. */
-export async function dsh(world: World, args: string[], options: LaunchOptions = {}) {
+/**
+ * Runs `dsh <args>` to its end, in this process (the launcher's `run()` with the world's environment, cwd and
+ * streams: @dsh/test-harness `dshInProcess`): the same composition and output as a spawned `dsh`, without a
+ * process start and its module loading.
+ */
+export async function dsh(world: World, args: string[], options: LaunchOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return dshInProcess([...world.patchArgs, ...args], { env: options.env ?? world.env, cwd: options.cwd ?? world.repo, ...(options.stdin !== undefined ? { stdin: options.stdin } : {}) })
+}
+
+/** Runs `dsh <args>` as a process to its end: for a test whose subject is the process boundary. */
+export async function dshProcess(world: World, args: string[], options: LaunchOptions = {}) {
   const launch = launchDsh(world, args, options)
   const code = await launch.exited
   return { code, stdout: launch.stdout(), stderr: launch.stderr() }
