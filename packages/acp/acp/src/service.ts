@@ -117,12 +117,12 @@ export class Acp extends Service {
   }
 
   /** Reads a file as the editor has it (unsaved changes included). */
-  readTextFile(sessionId: string, path: string, range: { line?: number; limit?: number } = {}): Promise<string> {
+  async readTextFile(sessionId: string, path: string, range: { line?: number; limit?: number } = {}): Promise<string> {
     return this.opened().readTextFile(sessionId, path, range)
   }
 
   /** Writes a file through the editor (the caller has checked its authority). */
-  writeTextFile(sessionId: string, path: string, content: string): Promise<void> {
+  async writeTextFile(sessionId: string, path: string, content: string): Promise<void> {
     return this.opened().writeTextFile(sessionId, path, content)
   }
 
