@@ -10,8 +10,8 @@ import type { AcpSession } from './acp-session.ts'
 import { AcpCommands } from './commands.ts'
 import { promptToBlocks } from './content.ts'
 import { AcpError, AUTH_FAILURE_CODES, toRequestError } from './errors.ts'
-import { AGENT_PRESET_OPTION, configOptions, MODE_OPTION, MODEL_OPTION, modelCatalog, modeState, routeFor, setAgentPreset, setMode } from './options.ts'
-import type { Acp } from './service.ts'
+import { AGENT_PRESET_OPTION, configOptions, MODE_OPTION, MODEL_OPTION, modeState, routeFor, setAgentPreset, setMode } from './options.ts'
+import type { AcpConnection } from './connection.ts'
 
 /** Runs a handler and sends every failure as a JSON-RPC error that names what was wrong. */
 function guarded<P, R>(handler: (params: P) => Promise<R>) {
@@ -63,9 +63,13 @@ const attachServers = (ctx: Context, agent: Agent, servers: McpServerConfig[]) =
   if (servers.length) ctx.get('mcp')!.attach(agent.session, servers)
 }
 
-/** Registers every ACP method dsh serves on the app (one place to read the whole surface). */
-export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
-  let catalog = modelCatalog(ctx, acp.config.authKeys)
+/**
+ * Registers every ACP method dsh serves on the app (one place to read the whole surface), over one
+ * connection: a handler reads and changes only the connection, never the `acp` service (docs/architecture.md,
+ * "Surfaces").
+ */
+export function registerMethods(app: AgentApp, connection: AcpConnection): void {
+  const { ctx } = connection
   const commands = new AcpCommands(ctx)
   // After the response that tells the editor the session id, so it knows which session the list is for.
   const announceLater = (session: AcpSession) => void setImmediate(() => void commands.announce(session).catch((error) => ctx.logger('acp').warn('the commands were not sent: %s', error)))
@@ -93,8 +97,8 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
 
   /** Keys missing for mounted providers; none when the default route's own key is present. */
   const authMethods = async (): Promise<AuthMethod[]> => {
-    const keys = acp.config.authKeys
-    const primary = keys[acp.defaultRoute().provider]
+    const keys = connection.config.authKeys
+    const primary = keys[connection.defaultRoute().provider]
     if (primary && (await ctx.credentials.describe(primary)).set) return []
     const methods: AuthMethod[] = []
     for (const provider of ctx.llm.providers()) {
@@ -106,8 +110,8 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
   }
 
   const sessionState = async (session: AcpSession) => ({
-    modes: modeState(acp.presets, session.agent.session, ctx.get('planMode')) ?? null,
-    configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route),
+    modes: modeState(connection.presets, session.agent.session, ctx.get('planMode')) ?? null,
+    configOptions: await configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route),
   })
 
   /** Opens a stored session for this connection, checking it belongs to `cwd`. */
@@ -129,13 +133,13 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
     .onRequest(
       'initialize',
       guarded(async (params) => {
-        acp.clientCapabilities = params.clientCapabilities ?? {}
+        connection.clientCapabilities = params.clientCapabilities ?? {}
         return {
           // dsh speaks ACP v1; a client asking for another version decides whether to go on.
           protocolVersion: PROTOCOL_VERSION,
           agentCapabilities: {
             loadSession: true,
-            promptCapabilities: { image: acceptsImages(acp.defaultRoute()), audio: false, embeddedContext: true },
+            promptCapabilities: { image: acceptsImages(connection.defaultRoute()), audio: false, embeddedContext: true },
             // @dsh/mcp-client speaks streamable HTTP and the legacy SSE transport besides stdio.
             mcpCapabilities: { http: true, sse: true },
             sessionCapabilities: { list: {}, resume: {}, close: {} },
@@ -148,12 +152,11 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
     .onRequest(
       'authenticate',
       guarded(async ({ methodId }) => {
-        const names = Object.values(acp.config.authKeys)
+        const names = Object.values(connection.config.authKeys)
         if (!names.includes(methodId)) throw new AcpError('AUTH_METHOD_UNKNOWN', `unknown authentication method "${methodId}" (methods: ${names.join(', ')})`)
         // dsh never receives a key over the protocol: the user sets it where credentials live, then retries.
         if (!(await ctx.credentials.describe(methodId)).set) throw new AcpError('AUTH_REQUIRED', `${methodId} is still not set: ${ctx.credentials.howToSet(methodId)}`)
-        // A provider that had no key offered no models: ask again.
-        catalog = modelCatalog(ctx, acp.config.authKeys)
+        connection.refreshCatalog()
         return {}
       }),
     )
@@ -162,10 +165,10 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
       guarded(async (params) => {
         const cwd = checkCwd(params.cwd)
         const servers = editorServers(ctx, params.mcpServers, 'session/new')
-        await requireReady(acp.defaultRoute())
+        await requireReady(connection.defaultRoute())
         const agent = await ctx.agents.create({ cwd })
         attachServers(ctx, agent, servers)
-        const session = acp.adopt(agent)
+        const session = connection.adopt(agent)
         announceLater(session)
         return { sessionId: session.id, ...(await sessionState(session)) }
       }),
@@ -177,7 +180,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const servers = editorServers(ctx, params.mcpServers, 'session/load')
         const agent = await openStored(params.sessionId, cwd)
         attachServers(ctx, agent, servers)
-        const session = acp.adopt(agent)
+        const session = connection.adopt(agent)
         await session.replay()
         announceLater(session)
         return sessionState(session)
@@ -190,7 +193,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const servers = editorServers(ctx, params.mcpServers, 'session/resume')
         const agent = await openStored(params.sessionId, cwd)
         attachServers(ctx, agent, servers)
-        const session = acp.adopt(agent)
+        const session = connection.adopt(agent)
         announceLater(session)
         return sessionState(session)
       }),
@@ -198,8 +201,8 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
     .onRequest(
       'session/close',
       guarded(async ({ sessionId }) => {
-        const session = acp.session(sessionId)
-        acp.forget(sessionId)
+        const session = connection.session(sessionId)
+        connection.forget(sessionId)
         session.cancel()
         await session.agent.dispose()
         return {}
@@ -213,7 +216,7 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
         const wanted = cwd ? resolve(cwd) : undefined
         // Archived sessions (`session/archived`) are left out: the protocol has no way to ask for them.
         const all = (await ctx.sessions.list()).filter((summary) => !summary.archived && (!wanted || resolve(summary.cwd) === wanted)).sort((a, b) => b.updatedAt - a.updatedAt)
-        const end = start + acp.config.listPageSize
+        const end = start + connection.config.listPageSize
         const sessions: SessionInfo[] = all.slice(start, end).map((summary) => ({
           sessionId: summary.id,
           cwd: summary.cwd,
@@ -226,43 +229,43 @@ export function registerMethods(app: AgentApp, acp: Acp, ctx: Context): void {
     .onRequest(
       'session/set_mode',
       guarded(async ({ sessionId, modeId }) => {
-        const session = acp.session(sessionId)
-        setMode(acp.presets, session.agent.session, modeId, ctx.get('planMode'))
-        session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }])
+        const session = connection.session(sessionId)
+        setMode(connection.presets, session.agent.session, modeId, ctx.get('planMode'))
+        session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route) }])
         return {}
       }),
     )
     .onRequest(
       'session/set_config_option',
       guarded(async (params) => {
-        const session = acp.session(params.sessionId)
+        const session = connection.session(params.sessionId)
         const value = String(params.value)
         if (params.configId === MODE_OPTION) {
-          setMode(acp.presets, session.agent.session, value, ctx.get('planMode'))
+          setMode(connection.presets, session.agent.session, value, ctx.get('planMode'))
           session.send([{ sessionUpdate: 'current_mode_update', currentModeId: value }])
         } else if (params.configId === MODEL_OPTION) {
-          const route = await routeFor(ctx, catalog, value, session.agent.route)
+          const route = await routeFor(ctx, connection.catalog, value, session.agent.route)
           await requireReady(route)
           session.agent.setRoute(route)
         } else if (params.configId === AGENT_PRESET_OPTION && ctx.get('agentPresets')) {
           setAgentPreset(ctx, session.agent.session, value)
         } else {
-          const known = [...(acp.presets ? [MODE_OPTION] : []), MODEL_OPTION, ...(ctx.get('agentPresets') ? [AGENT_PRESET_OPTION] : [])]
+          const known = [...(connection.presets ? [MODE_OPTION] : []), MODEL_OPTION, ...(ctx.get('agentPresets') ? [AGENT_PRESET_OPTION] : [])]
           throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${known.join(', ')})`)
         }
-        return { configOptions: await configOptions(ctx, catalog, acp.presets, session.agent.session, session.agent.route) }
+        return { configOptions: await configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route) }
       }),
     )
     .onRequest(
       'session/prompt',
       guarded(async ({ sessionId, prompt }) => {
-        const session = acp.session(sessionId)
+        const session = connection.session(sessionId)
         const route = session.agent.route
         const content = promptToBlocks(prompt, acceptsImages(route), `${route.provider}/${route.model}`)
         return { stopReason: await commands.prompt(session, content) }
       }),
     )
     .onNotification('session/cancel', ({ params }) => {
-      acp.sessions.get(params.sessionId)?.cancel()
+      connection.sessions.get(params.sessionId)?.cancel()
     })
 }
