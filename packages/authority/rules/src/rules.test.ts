@@ -77,6 +77,7 @@ test('the suggested pattern is the program and its subcommand, or the exact comm
   expect(suggestCommandPattern('git commit -m "x"')).toBe('git commit *')
   expect(suggestCommandPattern('ls -la')).toBe('ls -la')
   expect(suggestCommandPattern('ls')).toBe('ls *')
+  expect(suggestCommandPattern('touch p1.txt')).toBe('touch *')
   // An option before the subcommand: `git *` would cover `git -c core.pager=… log`; only the exact line.
   expect(suggestCommandPattern('git -C sub status')).toBe('git -C sub status')
   expect(suggestCommandPattern('make lint && make test')).toBe('make lint && make test')

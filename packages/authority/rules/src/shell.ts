@@ -94,7 +94,7 @@ const RUNNERS = new Set([
 /**
  * The rule an "allow for the session / always" answer to a command stores: a single simple command gives
  * its program and, when the next word looks like a subcommand (`npm test`, `git commit`), that word, then ` *`
- * (a program alone: `ls *`); a next word that is an option or anything else (`git -C dir status`, `ls -la`),
+ * (`touch *` when the next word is not one); a next word that is an option (`git -C dir status`, `ls -la`),
  * a program that runs other commands (`sh`, `npx`, `env`, …), a compound command and anything else give the exact command (which matches only itself). Undefined when even that is not one line.
  */
 export function suggestCommandPattern(command: string): string | undefined {
@@ -105,9 +105,10 @@ export function suggestCommandPattern(command: string): string | undefined {
   const words = parts[0]!.split(' ')
   const program = words[0]!
   if (!/^[\w./@+-]+$/.test(program) || RUNNERS.has(program.split('/').at(-1)!)) return trimmed
-  if (words.length === 1) return `${program} *`
+  const next = words[1]
   // An option before any subcommand (`git -C dir status`, `git -c core.pager=… log`) changes what every later
   // word means: `git *` would cover every git command, so only the exact line is offered.
-  if (!/^[a-z][\w:-]*$/.test(words[1]!)) return trimmed
-  return `${program} ${words[1]} *`
+  if (next?.startsWith('-')) return trimmed
+  const sub = next && /^[a-z][\w:-]*$/.test(next) ? ` ${next}` : ''
+  return `${program}${sub} *`
 }
