@@ -1,5 +1,5 @@
 // The system packages the tests need (real bubblewrap, Chromium, ripgrep, and a Python that builds wheels;
-// DESIGN: real parts only).
+// AGENTS.md rule 7: real parts in tests).
 // `npm test` calls this before anything else: as root with apt-get it installs what is missing; otherwise it
 // stops at once with the exact command to run, so a run never spends minutes before failing on a missing tool.
 import { spawnSync } from 'node:child_process'

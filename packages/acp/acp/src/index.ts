@@ -1,4 +1,4 @@
-// dsh as an Agent Client Protocol agent (DESIGN §10; docs/architecture.md, "Surfaces").
+// dsh as an Agent Client Protocol agent (docs/architecture.md, "Surfaces").
 export { Acp, Acp as default, type Config, type ToolScope } from './service.ts'
 export { AcpError, type AcpErrorCode } from './errors.ts'
 export { stopReasonOf } from './acp-session.ts'

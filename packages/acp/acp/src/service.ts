@@ -30,7 +30,7 @@ export interface ToolScope {
 const TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other'] as const
 
 /**
- * dsh as an Agent Client Protocol agent on stdio (DESIGN §10; docs/architecture.md, "Surfaces"). Owns: the
+ * dsh as an Agent Client Protocol agent on stdio (docs/architecture.md, "Surfaces"). Owns: the
  * stdio connection's lifetime, the tool scope, the approval answerer, and the API the providers that route
  * through the editor consult (fs-acp, shell-acp), each delegated to the `AcpConnection`; the connection owns
  * the editor's sessions and the methods are registered over it, so nothing calls this service back. Must not

@@ -4,7 +4,7 @@ import type { LaunchStdio } from '@dsh/app'
 
 /**
  * The launch's stdio (`ctx.app.stdio`: the process's, or an in-process driver's streams) as an ACP stream.
- * Stdout carries only protocol (DESIGN §10): while the stream lives, any other write to `process.stdout` (a stray
+ * Stdout carries only protocol (docs/architecture.md, "Surfaces"): while the stream lives, any other write to `process.stdout` (a stray
  * `console.log` in some plugin) is sent to stderr instead, so it can never corrupt a frame. `release()` gives
  * stdout back and lets stdin go.
  */

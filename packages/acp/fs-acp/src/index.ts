@@ -21,7 +21,7 @@ async function localState(path: string): Promise<{ exists: boolean; directory: b
 const sameVersion = (a: FsVersion, b: FsVersion) => a.size === b.size && a.mtimeMs === b.mtimeMs
 
 /**
- * ctx.fs for editor sessions (DESIGN §10): while a tool runs for an ACP session whose editor offers
+ * ctx.fs for editor sessions (docs/architecture.md, "Surfaces"): while a tool runs for an ACP session whose editor offers
  * `fs/read_text_file` and `fs/write_text_file`, text reads and writes go through the editor, so the agent
  * sees unsaved buffers and the editor sees every change; everything else, and every call outside an editor
  * session, uses the local disk (`DiskFs`). Every write, the editor's included, passes the write fence of the

@@ -17,7 +17,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
 ]) as any
 
 /**
- * ctx.shell for editor sessions (DESIGN §10): while a tool runs for an ACP session whose editor offers
+ * ctx.shell for editor sessions (docs/architecture.md, "Surfaces"): while a tool runs for an ACP session whose editor offers
  * terminals, a one-shot command runs in a terminal of the editor, shown live as the tool call's output; the
  * argv is confined by ctx.sandbox first, exactly as a local command would be, so the editor runs the
  * bubblewrapped command. Persistent sessions and every command outside an editor session run locally.
@@ -42,7 +42,7 @@ export default class EditorShell extends BashShell {
     const { argv, enforcement } = await this.wrap([this.config.bash, '-c', command], { cwd: options.cwd, authority: options.authority })
     const started = Date.now()
     // The editor's terminal would start the command with the editor's whole environment: `env -i` replaces
-    // it with exactly the one ctx.subprocess gives a local child (DESIGN §8), so no key of the editor's leaks.
+    // it with exactly the one ctx.subprocess gives a local child (docs/security.md), so no key of the editor's leaks.
     const { env } = this.ctx.subprocess.environment(this.variables(options.env))
     const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`)
     const terminal = await this.ctx.acp.createTerminal({

@@ -1,4 +1,4 @@
-// Standing grants and permission rules (DESIGN §8; docs/architecture.md, "Authority").
+// Standing grants and permission rules (docs/architecture.md, "Authority").
 export type { Grant } from './events.ts'
 export { readGrantsFile, writeGrantsFile, type GrantsFile, type WorkspaceGrant } from './file.ts'
 export { ensureGrantKey, grantTag, readGrantKey, tagProblem } from './integrity.ts'

@@ -76,7 +76,7 @@ export interface GrantListing {
 const newId = () => `g-${randomUUID().slice(0, 8)}`
 
 /**
- * Standing grants and rules (DESIGN §8; docs/architecture.md, "Authority"). Owns: the `grant/added` and
+ * Standing grants and rules (docs/architecture.md, "Authority"). Owns: the `grant/added` and
  * `grant/revoked` kinds, `$DSH_HOME/grants.yaml` (workspace grants), the `permissions.allow|ask|deny`
  * settings, and their application in `tools/pre-execute` (deny > ask > allow) and to approval requests that
  * carry a rule. Must not own: asking (ctx.approval), what a tool may do once allowed (the sandbox still

@@ -9,7 +9,7 @@ export interface Preset {
 }
 
 /**
- * The presets of DESIGN §8. They are definitions, not tunables: each is named for its sandbox mode, and all
+ * The presets of docs/security.md. They are definitions, not tunables: each is named for its sandbox mode, and all
  * of them ask before anything needs more than the mode allows.
  */
 export const PERMISSION_PRESETS = {

@@ -48,7 +48,7 @@ export class PresetError extends Error {
 const isPreset = (name: unknown): name is PresetName => PRESET_NAMES.includes(name as PresetName)
 
 /**
- * Permission presets (DESIGN §8). Owns: the presets, the `permission/preset` kind, switching (one logged
+ * Permission presets (docs/security.md). Owns: the presets, the `permission/preset` kind, switching (one logged
  * choice followed by the mode and policy it implies), the default preset's mode for sessions that chose
  * none. Must not own: the mode or the policy themselves (ctx.sandboxPolicy and ctx.approval derive them from
  * the log, so a resumed session is under what it last chose).

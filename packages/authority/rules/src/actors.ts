@@ -1,5 +1,5 @@
 /**
- * Who changed a session's authority (DESIGN §8: "authority changes carry their actor"). Only people and the
+ * Who changed a session's authority (docs/security.md: every authority change names its actor). Only people and the
  * clients acting for them appear here, never the agent: nothing the model runs can name itself as an actor.
  * `default` is the configured default written at a session's start; `user:slash-command` a command a person
  * typed (`/preset`): surfaces run commands only from what their user sends, never from model output.

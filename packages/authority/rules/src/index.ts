@@ -1,4 +1,4 @@
-// Actors and grant rules (DESIGN §8; docs/architecture.md, "Authority"): pure, shared by the authority plugins,
+// Actors and grant rules (docs/architecture.md, "Authority"): pure, shared by the authority plugins,
 // the surfaces and the audit.
 export { AUTHORITY_ACTORS, UNKNOWN_ACTOR, actorOf, actorProblem, assertActor, isActor, type AuthorityActor } from './actors.ts'
 export { RULE_KINDS, RuleError, parseRule, ruleProblem, type Rule, type RuleKind } from './rule.ts'

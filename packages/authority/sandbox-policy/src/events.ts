@@ -13,7 +13,7 @@ const StoredSandboxModeData = Type.Object({ mode, actor: Type.Optional(actor) })
 export const storedModeProblem = (data: unknown): string | undefined => checkShape(StoredSandboxModeData, data, 'data')
 
 /**
- * The most this session may ever run under (a subagent's parent authority, DESIGN §8): every mode in force
+ * The most this session may ever run under (a subagent's parent authority, docs/security.md): every mode in force
  * is clamped to the lowest ceiling of the log, and a session with ceilings but no `sandbox/mode` runs at it.
  * A ceiling only lowers, so it names no actor; `why` says whose authority it is (`subagent of <session>`).
  */

@@ -36,7 +36,7 @@ export interface Config {
   protect: string[]
 }
 
-/** Secret paths of every session (DESIGN §8): credentials, keys, cloud and registry tokens, browser profiles. */
+/** Secret paths of every session (docs/security.md): credentials, keys, cloud and registry tokens, browser profiles. */
 export const DEFAULT_DENY_READ = [
   '$DSH_HOME',
   // The grants' integrity key, named on its own so it stays hidden even where the rule above is left out
@@ -117,7 +117,7 @@ export const HOME_WARNING =
 const isMode = (value: unknown): value is SandboxMode => SANDBOX_MODES.includes(value as SandboxMode)
 
 /**
- * The authority an agent acts under (DESIGN §8), derived from its session log every time it is asked, so a
+ * The authority an agent acts under (docs/security.md), derived from its session log every time it is asked, so a
  * switch takes effect at the next call and a resumed session keeps what it chose. Owns: the `sandbox/mode`
  * and `sandbox/probe` kinds, the mode in force, the writable roots, the record of the backend probe. Must not
  * own: enforcing the authority (ctx.fs, ctx.shell and ctx.sandbox do), approval policy (ctx.approval), or
@@ -370,7 +370,7 @@ export class SandboxPolicy extends Service {
 
   /**
    * The network of a mode: the host's when unconfined; in a confined mode the session's allow-list proxy
-   * when a network row is mounted, else none at all (DESIGN §8: confined modes have no network).
+   * when a network row is mounted, else none at all (docs/security.md: confined modes have no network).
    */
   async network(session: Session, mode: SandboxMode = this.mode(session)): Promise<SandboxNetwork> {
     if (mode === 'danger-full-access') return { kind: 'host' }

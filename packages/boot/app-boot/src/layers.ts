@@ -72,7 +72,7 @@ function readBundle(app: AppManifest, name: string): BundleInfo {
 }
 
 /**
- * The layers of DESIGN §3, in order: each bundle of the profile, the home profile patch, the home patch, then
+ * The layers of docs/architecture.md, "Composition", in order: each bundle of the profile, the home profile patch, the home patch, then
  * each `--patch`. A `--patch` argument without a path separator or YAML extension names a patch shipped by
  * one of the profile's bundles (e.g. `--patch minimal`).
  */

@@ -1,4 +1,4 @@
-// AGENTS.md / CLAUDE.md as instructions to the model (DESIGN §9; docs/architecture.md, "Context").
+// AGENTS.md / CLAUDE.md as instructions to the model (docs/architecture.md, "Context").
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'

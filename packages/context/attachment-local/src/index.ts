@@ -1,4 +1,4 @@
-// Images beside the session log (DESIGN §9; docs/architecture.md, "Context").
+// Images beside the session log (docs/architecture.md, "Context").
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
@@ -28,7 +28,7 @@ const hasImage = (message: Message) =>
     : message.role === 'tool' && message.content.some((result) => result.content.some((block) => block.type === 'image'))
 
 /**
- * Attachments on local disk (DESIGN §9): `<sessions dir>/<cwd-key>/<session>/attachments/<sha256>.<ext>`,
+ * Attachments on local disk (docs/architecture.md, "Context"): `<sessions dir>/<cwd-key>/<session>/attachments/<sha256>.<ext>`,
  * beside the JSONL log. Inline images entering the log (user input at `agent/pre-step`, tool results at
  * `tools/post-execute`) are stored and replaced by `{ type: 'image', sha256, mediaType }`; the request being
  * sent gets them, as an encoder of `ctx.llm` after its last check, inline for a route whose model accepts

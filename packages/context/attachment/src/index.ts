@@ -1,4 +1,4 @@
-// Attachments (DESIGN §9; docs/architecture.md, "Context").
+// Attachments (docs/architecture.md, "Context").
 import { type Context, Service } from '@dsh/cordis'
 import type { ImageBlock } from '@dsh/llm'
 import type { Session } from '@dsh/session'
@@ -35,7 +35,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Images kept by content hash beside a session's log and referenced from its events (DESIGN §9). Owns: the
+ * Images kept by content hash beside a session's log and referenced from its events (docs/architecture.md, "Context"). Owns: the
  * bytes, their checks (type, size) and reading them back. Must not own: which routes may see images or
  * what a text-only model is told instead (the provider's request transform decides that).
  */

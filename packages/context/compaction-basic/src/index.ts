@@ -1,4 +1,4 @@
-// The shipped compaction (DESIGN §9; docs/architecture.md, "Context").
+// The shipped compaction (docs/architecture.md, "Context").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
@@ -44,7 +44,7 @@ export interface Config {
 type Header = Pick<LlmRequest, 'route' | 'system' | 'tools'> & Sampling
 
 /**
- * Compaction at step boundaries (DESIGN §9). Before each model request (`agent/request`, after the other
+ * Compaction at step boundaries (docs/architecture.md, "Context"). Before each model request (`agent/request`, after the other
  * listeners settled the route), a session whose pressure passed `threshold` of the route's window is first
  * relieved (`compaction/relieve`: the pruner) and compacted only if it is still over; a request the provider
  * refuses as too long (`agent/request-error` with `CONTEXT_WINDOW_EXCEEDED`) is compacted and retried once;

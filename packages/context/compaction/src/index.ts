@@ -1,4 +1,4 @@
-// Compaction (DESIGN §9; docs/architecture.md, "Context").
+// Compaction (docs/architecture.md, "Context").
 import { type Context, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import type { LlmRequest, Message, Usage } from '@dsh/llm'
@@ -165,7 +165,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Replaces the oldest history of a session with a summary (DESIGN §9). Owns: `compact()`, the
+ * Replaces the oldest history of a session with a summary (docs/architecture.md, "Context"). Owns: `compact()`, the
  * `compaction/start|end` events (ignorable: a reader without compaction still folds the summary, a core
  * `user/message` with `replaces`), the `compaction/relieve` and `compaction/prepare` waterfalls. Must not
  * own: the pressure number (ctx.tokenMeter) or the fold (`deriveMessages` in `@dsh/session`).

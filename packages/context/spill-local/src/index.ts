@@ -1,4 +1,4 @@
-// The spill store on local disk (DESIGN §9; docs/architecture.md, "Context").
+// The spill store on local disk (docs/architecture.md, "Context").
 import { chmod, mkdir, open, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'

@@ -1,4 +1,4 @@
-// When tool output is spilled and what the model is shown instead (DESIGN §9; docs/architecture.md, "Context").
+// When tool output is spilled and what the model is shown instead (docs/architecture.md, "Context").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { SpilledText } from '@dsh/spill'

@@ -1,4 +1,4 @@
-// The spill store (DESIGN §9; docs/architecture.md, "Context").
+// The spill store (docs/architecture.md, "Context").
 import { type Context, Service } from '@dsh/cordis'
 
 /** One tool result moved out of the log. */
@@ -49,7 +49,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Keeps texts too large for the log (DESIGN §9). Owns: where a spilled text is written and that only its
+ * Keeps texts too large for the log (docs/architecture.md, "Context"). Owns: where a spilled text is written and that only its
  * owner may read it. Must not own: when a result is spilled or what the model is shown (spill-policy).
  */
 export abstract class SpillStore extends Service {

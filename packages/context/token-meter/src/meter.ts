@@ -46,7 +46,7 @@ function usageTokens(event: AnySessionEvent): number {
 }
 
 /**
- * Context pressure per session (D+P; DESIGN §9), a fold over the log: the last answered request's provider
+ * Context pressure per session (D+P), a fold over the log: the last answered request's provider
  * usage (prompt plus answer) and an estimate of what was appended since (less what `tool/pruned` events
  * cut from results since), or a whole estimate when no provider counted, or when a compaction rewrote the
  * history after the last count. Owns: the estimate and

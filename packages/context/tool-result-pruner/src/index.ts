@@ -1,4 +1,4 @@
-// The tool-result pruner (DESIGN §9; docs/architecture.md, "Context").
+// The tool-result pruner (docs/architecture.md, "Context").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/compaction'

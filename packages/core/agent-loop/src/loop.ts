@@ -24,7 +24,7 @@ declare module '@dsh/settings' {
 }
 
 /**
- * The shipped turn driver (DESIGN §6; docs/architecture.md, "The turn"). Each step: claim input, pre-step,
+ * The shipped turn driver (docs/architecture.md, "The turn"). Each step: claim input, pre-step,
  * log the input, assemble the request from the log, let listeners adjust it, log what changed, flush,
  * stream the answer into the log (`ctx.llm` checks the request against the log at its boundary), run its
  * tool calls through ctx.tools. Every turn ends with `turn/end`, whatever a listener throws.

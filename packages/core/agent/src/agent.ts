@@ -23,7 +23,7 @@ export interface AgentInit {
 }
 
 /**
- * One agent: a session log, an inbox, a scope, and at most one running turn (DESIGN §6). Cancellation by
+ * One agent: a session log, an inbox, a scope, and at most one running turn (docs/architecture.md, "Agents and the turn"). Cancellation by
  * the caller, by the parent and by teardown all go through `cancel()`.
  */
 export class Agent {

@@ -24,7 +24,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * The driver of one turn (DESIGN §6), a replaceable plugin: `@dsh/agent-loop` is the shipped one. Owns: the
+ * The driver of one turn (docs/architecture.md, "Agents and the turn"), a replaceable plugin: `@dsh/agent-loop` is the shipped one. Owns: the
  * turn/step sequence and its events. Must not own: agent lifecycle or the inbox (ctx.agents).
  */
 export abstract class AgentLoop extends Service {

@@ -1,4 +1,4 @@
-// Agents and the loop contract (docs/architecture.md, "Agents"; DESIGN §6).
+// Agents and the loop contract (docs/architecture.md, "Agents").
 export * from './types.ts'
 export type {} from './events.ts'
 export { Agent } from './agent.ts'

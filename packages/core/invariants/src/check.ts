@@ -8,7 +8,7 @@ const UNSENT = new Set(['signal', 'origin'])
 const show = (value: unknown) => (value === undefined ? 'none' : JSON.stringify(value))
 
 /**
- * Compares a turn's request with what the log derives (DESIGN §5): `sessionTurnRequest`, the session's
+ * Compares a turn's request with what the log derives (docs/architecture.md, "The session log"): `sessionTurnRequest`, the session's
  * incremental fold, whose messages are sealed, so a message the request shares with it is the same object and
  * costs one comparison (docs/architecture.md, "The session log"). Returns the first difference, named.
  */

@@ -108,7 +108,7 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldSt
 }
 
 /**
- * The model's history as a fold over the log (DESIGN §5): `user/message`, `assistant/message` (non-empty,
+ * The model's history as a fold over the log (docs/architecture.md, "The session log"): `user/message`, `assistant/message` (non-empty,
  * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call), `runtime/context`
  * (as a user message); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
  * `tool/pruned` shows one tool result shorter, `tool/arguments-pruned` one call's arguments. Incremental: `update()` folds only events it has not seen.

@@ -1,4 +1,4 @@
-// The session log (docs/architecture.md, "The session log"; DESIGN §5).
+// The session log (docs/architecture.md, "The session log").
 export * from './events.ts'
 export { ARGUMENTS_PRUNED_KIND, CONTEXT_KINDS, deriveEntries, deriveMessages, isInterruptedAnswer, MessageFold, type HistoryEntry } from './derive.ts'
 export { mapAtMost } from './at-most.ts'

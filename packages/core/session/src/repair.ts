@@ -3,7 +3,7 @@ import type { AnySessionEvent, EventKind, SessionEvent, SessionEventMap } from '
 export type RepairStep = { [K in EventKind]: [K, SessionEventMap[K]] }[EventKind]
 
 /**
- * What a log left by a crash needs before it can continue (DESIGN §5, "Crash repair"), as events to append:
+ * What a log left by a crash needs before it can continue (docs/architecture.md, "The session log", "Crash repair"), as events to append:
  * the text of a cut stream as an interrupted `assistant/message`; a synthetic `tool/result` for every call
  * with no durable result (`TOOL_NOT_STARTED` if it was never dispatched, else `TOOL_OUTCOME_UNKNOWN`); and
  * `turn/end { interrupted }` for an open turn. Pure; an intact log needs nothing.

@@ -20,7 +20,7 @@ export function samplingOf(sampling: Sampling | undefined): Sampling {
 }
 
 /**
- * The next request of a turn, from the log alone (DESIGN §5): the route, system prompt, tools and sampling of
+ * The next request of a turn, from the log alone (docs/architecture.md, "The session log"): the route, system prompt, tools and sampling of
  * the last `request/header` and `request/context`, and the history folded afresh. A string names what is
  * missing. Pure: for replay, tests, and as the reference the incremental form is checked against.
  */

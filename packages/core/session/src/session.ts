@@ -14,7 +14,7 @@ export interface SessionHost {
 }
 
 /**
- * One append-only log (DESIGN §5). `seq === index`; data is validated as plain JSON, copied and frozen at
+ * One append-only log (docs/architecture.md, "The session log"). `seq === index`; data is validated as plain JSON, copied and frozen at
  * append; listeners hear of an event only after it is committed.
  */
 export class Session {

@@ -104,7 +104,7 @@ export class Sessions extends Service {
 
   /**
    * Opens a stored session to continue it: takes the writer lease, checks every event, and appends what
-   * crash repair requires (DESIGN §5). The returned log is ready for a new turn.
+   * crash repair requires (docs/architecture.md, "The session log"). The returned log is ready for a new turn.
    */
   async resume(id: string): Promise<Session> {
     const existing = this.live.get(id)

@@ -2,7 +2,7 @@ import { CORE_EVENT_SCHEMAS, checkShape } from './schema.ts'
 import type { EventKind, KindSpec } from './events.ts'
 
 /**
- * The shapes of the core kinds, checked on append and on load (DESIGN §5): whatever a fold, repair or a
+ * The shapes of the core kinds, checked on append and on load (docs/architecture.md, "The session log"): whatever a fold, repair or a
  * surface reads from an event is there with its type, so a stored log that passes cannot make them throw.
  * Each check is the kind's schema (`schema.ts`, the source of its type too) and returns the first problem,
  * naming the field (`data.content[0].text must be a string`).

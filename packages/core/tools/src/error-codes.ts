@@ -1,4 +1,4 @@
-// Every code a tool result's error may carry (DESIGN §6). Closed on purpose: the model and the surfaces
+// Every code a tool result's error may carry (docs/architecture.md, "Agents and the turn"). Closed on purpose: the model and the surfaces
 // branch on these, so a new failure is added here, where it is named once, not invented inside a tool.
 // The fs, sandbox, shell and subprocess codes are repeated (this core package depends on none of them):
 // a tool passing an `FsError`'s code on compiles only while every `FsErrorCode` is listed here.

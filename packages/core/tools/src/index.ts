@@ -1,4 +1,4 @@
-// The tool registry and pipeline (docs/architecture.md, "Tools"; DESIGN §6).
+// The tool registry and pipeline (docs/architecture.md, "Tools").
 export * from './types.ts'
 export type {} from './events.ts'
 export { Tools, Tools as default, type Config, type ToolFilter } from './tools.ts'

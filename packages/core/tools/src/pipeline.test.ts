@@ -5,7 +5,7 @@ import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { ToolError, type ToolDefinition } from './index.ts'
 
-// The pipeline of DESIGN §6 in the real headless composition: the scripted model asks for calls, real tools
+// The pipeline of docs/architecture.md, "Agents and the turn" in the real headless composition: the scripted model asks for calls, real tools
 // run, and the session log is what the tests read.
 let h: Harness
 afterEach(async () => h?.dispose())

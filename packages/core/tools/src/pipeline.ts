@@ -32,7 +32,7 @@ function capText(blocks: (TextBlock | ImageBlock)[], max: number): (TextBlock | 
 }
 
 /**
- * One batch of calls (DESIGN §6): decisions (validation, pre-execute, approval) in model order just before
+ * One batch of calls (docs/architecture.md, "Agents and the turn"): decisions (validation, pre-execute, approval) in model order just before
  * each dispatch; a safe call may start while earlier safe calls run; an unsafe call waits for everything
  * before it and blocks everything after it; results are appended in model order. On cancel, running calls
  * drain and keep their results and undispatched calls get `ABORTED_BEFORE_DISPATCH`.

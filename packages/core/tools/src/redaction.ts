@@ -12,7 +12,7 @@ export function redactText(ctx: Context, text: string): string {
 
 /**
  * A result with every known credential value replaced by its marker, in text and in the error message,
- * plus REDACTION_NOTE when something was replaced (DESIGN §8: secret values never reach the model or the
+ * plus REDACTION_NOTE when something was replaced (docs/security.md: secret values never reach the model or the
  * log). The pipeline applies it to every result before it is logged, whatever path produced it.
  */
 export function redactResult(ctx: Context, result: ToolResultData): ToolResultData {

@@ -38,7 +38,7 @@ interface Registered {
 
 /**
  * The tool registry and pipeline (D+P; docs/architecture.md, "Tools"). Owns: which tools each agent sees,
- * argument validation, the guarded pipeline of DESIGN §6 with results in model order. Must not own: what any
+ * argument validation, the guarded pipeline of docs/architecture.md, "Agents and the turn" with results in model order. Must not own: what any
  * tool does, or the approval policy (ctx.approval) and sandbox mode (the authority seam).
  */
 export class Tools extends Service {

@@ -46,7 +46,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
 const STOP_REASONS: Record<string, TurnEndReason> = { end_turn: 'completed', cancelled: 'aborted', max_tokens: 'max-tokens', max_turn_requests: 'max-steps', refusal: 'blocked' }
 
 /**
- * A child is a session of this process whose turns run in an ACP agent (DESIGN §6): the agent's session is
+ * A child is a session of this process whose turns run in an ACP agent (docs/architecture.md, "Agents and the turn"): the agent's session is
  * put in the mode named by the child's ceiling, every `session/update` is logged in the child as
  * `subagent/acp-update`, and each permission it asks for is an approval of the child (refused below
  * `danger-full-access` by the kit's router: the agent asks only for more than its mode allows).

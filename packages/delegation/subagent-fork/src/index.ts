@@ -25,7 +25,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
 ]) as Schema<Partial<Config>, Config>
 
 /**
- * A child starts with its parent's history up to the delegating call (DESIGN §5, §6): its first request
+ * A child starts with its parent's history up to the delegating call (docs/architecture.md, "The session log"; docs/architecture.md, "Agents and the turn"): its first request
  * repeats the parent's messages byte for byte, so a provider's prompt cache serves the shared prefix.
  */
 export default class SubagentFork extends ChildAgents {

@@ -12,7 +12,7 @@ export interface GuardConfig {
 }
 
 /**
- * Why a child may not make this call, or undefined (DESIGN §8: a child's authority is a ceiling). Checked
+ * Why a child may not make this call, or undefined (docs/security.md: a child's authority is a ceiling). Checked
  * before every other pre-execute policy, so no approval, grant or allow rule can answer it: a tool its type
  * does not offer; below `danger-full-access`, a command asking to leave the sandbox or write `.git`; a write
  * the child's fence refuses (outside the writable roots or on a protected path), which a parent-less session

@@ -95,7 +95,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Child agents for a parent (DESIGN §6, §8). Owns: starting a child on a session of its own linked both
+ * Child agents for a parent (docs/architecture.md, "Agents and the turn"; docs/security.md). Owns: starting a child on a session of its own linked both
  * ways, running its turn, continuing it, the ceiling it runs under, and the agent types. Must not own: the
  * model-facing tool (tool-subagent) or how a turn runs (ctx.agentLoop).
  */

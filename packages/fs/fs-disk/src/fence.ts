@@ -44,7 +44,7 @@ export function secretEntry(authority: SandboxAuthority, path: string): boolean 
 }
 
 /**
- * The read fence (DESIGN §8): refuses, with FS_READ_DENIED naming the rule, a read for the model of a path
+ * The read fence (docs/security.md): refuses, with FS_READ_DENIED naming the rule, a read for the model of a path
  * whose real path (or the path as given) a secret rule covers, in every mode. A link into a secret folder is
  * resolved first, so it is refused too. Returns the real path that may be opened.
  */
@@ -86,7 +86,7 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * The write fence (DESIGN §8), shared by every fenced fs provider (fs-sandbox, fs-acp) so the security check
+ * The write fence (docs/security.md), shared by every fenced fs provider (fs-sandbox, fs-acp) so the security check
  * exists once. Decides whether `authority` lets `kind` touch `path`, before anything is changed. In workspace-write the
  * path is resolved the way the kernel will resolve it (links and `..` included) and must land inside a
  * writable root; the returned guard repeats the check on each directory right before the effect in it.

@@ -30,7 +30,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 const sameVersion = (a: FsVersion, b: FsVersion) => a.mtimeMs === b.mtimeMs && a.size === b.size
 
 /**
- * Read before edit (DESIGN §4): an edit or overwrite of an existing file the agent has not read in this
+ * Read before edit (docs/architecture.md, "Layers"): an edit or overwrite of an existing file the agent has not read in this
  * session, or that changed on disk since it last read it, is denied in `tools/pre-execute`, before any
  * effect, telling the model to read it first. What was read is derived from the log (ObservationFold), so
  * it survives resume; the version each read saw is logged as `fs/observed` next to the call.

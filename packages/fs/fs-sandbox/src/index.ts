@@ -5,7 +5,7 @@ export type Config = FsIoConfig
 export { admit, type Admission, type Reach, type WriteKind } from '@dsh/fs-disk'
 
 /**
- * ctx.fs on the local disk with every write fenced by the authority it carries (DESIGN §8): read-only
+ * ctx.fs on the local disk with every write fenced by the authority it carries (docs/security.md): read-only
  * refuses, workspace-write admits only real paths inside the writable roots, danger-full-access admits all.
  * The refusal comes before any effect; reads are not fenced. The fence is `DiskFs`'s own (`admit` in @dsh/fs).
  */

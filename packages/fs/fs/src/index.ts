@@ -1,4 +1,4 @@
-// The fs seam (DESIGN §4, §8; docs/architecture.md "What is mounted today").
+// The fs seam (docs/architecture.md "What is mounted today").
 export { Fs } from './fs.ts'
 export type * from './types.ts'
 export { FsError, toFsError, type FenceReason, type FsErrorCode } from './errors.ts'

@@ -93,7 +93,7 @@ export interface WalkOptions extends ReadOptions {
   skip?: (entry: FsEntry) => boolean
 }
 
-/** Every operation that changes the disk says under which authority it acts (DESIGN §8). */
+/** Every operation that changes the disk says under which authority it acts (docs/security.md). */
 export interface WriteOptions {
   authority: SandboxAuthority
 }

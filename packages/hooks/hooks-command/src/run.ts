@@ -14,7 +14,7 @@ export interface RunLimits {
 }
 
 /**
- * Runs one hook as `bash -c <command>` the way the model's commands run (DESIGN §8): confined by
+ * Runs one hook as `bash -c <command>` the way the model's commands run (docs/security.md): confined by
  * ctx.sandbox under the session's authority (so a workspace hook in `workspace-write` cannot write outside
  * the workspace or read secret paths) and spawned by ctx.subprocess (its environment policy, its own process
  * group killed at the deadline). The input JSON goes to stdin; stdout and stderr are read apart.

@@ -118,7 +118,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Runs the hooks configured for an event (DESIGN §8: they are processes dsh starts, so they run under the
+ * Runs the hooks configured for an event (docs/security.md: they are processes dsh starts, so they run under the
  * session's environment policy and sandbox). Owns: reading the hooks files, which hooks match, running them,
  * reading their answers, the `hook/run` kind and the approval of a workspace's hooks. Must not own: what a
  * caller does with the outcome beyond its own listeners, or any authority (a hook's `allow` never widens it).

@@ -1,4 +1,4 @@
-// The directory picker of the web app's "new session" (DESIGN §10): browse folders inside the openable roots
+// The directory picker of the web app's "new session" (docs/architecture.md, "Surfaces"): browse folders inside the openable roots
 // (`ctx.webserver.folders`: the home, the launch folder, `--allow-root`).
 import { readdir, realpath, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'

@@ -1,4 +1,4 @@
-// The web surface's wire contract (DESIGN §10): the JSON API methods (`POST /api/<method>`) and the frames
+// The web surface's wire contract (docs/architecture.md, "Surfaces"): the JSON API methods (`POST /api/<method>`) and the frames
 // of the WebSocket stream, shared by the host plugins and the browser app, so both sides change together.
 // The one description is schema.ts (TypeBox, i.e. JSON Schema; also `@dsh/web-protocol/schema`); the types
 // here are derived from it with type-only imports, so the browser bundle carries no schema code.

@@ -1,4 +1,4 @@
-// The web surface's wire contract, declared once (DESIGN §10; docs/architecture.md, "Surfaces"): TypeBox
+// The web surface's wire contract, declared once (docs/architecture.md, "Surfaces"): TypeBox
 // schemas are JSON Schema; index.ts derives the TypeScript types from them (type-only, so the browser
 // bundle carries no schema code), and `npm run generate:protocol` writes web-protocol.schema.json (checked
 // by scripts/gates/protocol-generated.mjs). Every named schema has a `title`: the generator names it so.

@@ -1,4 +1,4 @@
-// Sessions, agents and approvals over the web host (docs/architecture.md, "Surfaces"; DESIGN §10).
+// Sessions, agents and approvals over the web host (docs/architecture.md, "Surfaces").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { unknownCommandNotice } from '@dsh/commands'

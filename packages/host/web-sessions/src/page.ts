@@ -9,7 +9,7 @@ export function toWire(event: WireEvent): WireEvent {
 }
 
 /**
- * One page of a log, read backwards from `before` (DESIGN §10: the page renders the log by page).
+ * One page of a log, read backwards from `before` (docs/architecture.md, "Surfaces": the page renders the log by page).
  * Stream chunks of a step that has its `assistant/message` are dropped (the message holds the same text),
  * so a finished conversation pages at its real size. A page extends back to the `turn/start` of the turn it
  * ends in (at most `limit` more events), so turns are not split between pages.

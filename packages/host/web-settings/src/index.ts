@@ -1,4 +1,4 @@
-// Settings, credentials and the composition over the web host (DESIGN §10).
+// Settings, credentials and the composition over the web host (docs/architecture.md, "Surfaces").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'

@@ -1,4 +1,4 @@
-// The checks every request passes before anything else reads it (DESIGN §10): DNS rebinding (Host),
+// The checks every request passes before anything else reads it (docs/architecture.md, "Surfaces"): DNS rebinding (Host),
 // cross-site requests (Origin, Sec-Fetch-Site) and where the peer is (the sign-in is sign-in.ts). Pure
 // functions over header values, so each rule reads on its own.
 import { isIP } from 'node:net'

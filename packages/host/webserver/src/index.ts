@@ -1,4 +1,4 @@
-// The web surface's host (docs/architecture.md, "Surfaces"; DESIGN §10).
+// The web surface's host (docs/architecture.md, "Surfaces").
 export { Webserver, Webserver as default, type CallInfo, type Config, type MethodSpec } from './webserver.ts'
 export type { ChannelSpec, WebClient } from './socket-client.ts'
 export { isInside, OpenableFolders } from './folders.ts'

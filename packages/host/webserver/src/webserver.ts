@@ -64,7 +64,7 @@ export interface Config {
 }
 
 /**
- * The web surface's host (D+P; DESIGN §10): one HTTP server on loopback with a JSON API
+ * The web surface's host (D+P): one HTTP server on loopback with a JSON API
  * (`POST /api/<method>`), a WebSocket stream (`/ws`) and the app's files. Owns: listening, the sign-in
  * (single-use link codes, session cookies), the Host/Origin/sign-in/loopback checks every call passes, and
  * the registries plugins fill (methods, channels, assets). Must not own: what any method does (the web-*

@@ -155,7 +155,7 @@ export interface Config {
 }
 
 /**
- * Approvals (DESIGN §8; docs/architecture.md, "Authority"). Owns: the request/decision protocol, the policy
+ * Approvals (docs/architecture.md, "Authority"). Owns: the request/decision protocol, the policy
  * in force (from the log), answerers, and fail-closed semantics: no answerer, a timeout, a cancelled turn or
  * a throwing answerer is a rejection. Every request and decision is a log event. Must not own: when to ask
  * (tools and the pre-execute policy decide that).

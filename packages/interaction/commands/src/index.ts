@@ -1,4 +1,4 @@
-// Slash commands (DESIGN §4, interaction; docs/architecture.md, "Skills and commands").
+// Slash commands (docs/architecture.md, "Skills and commands").
 import { type Context, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import { builtinCommands } from './builtins.ts'

@@ -19,7 +19,7 @@ let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined
 const loadSdk = () => (sdk ??= import('@anthropic-ai/sdk'))
 
 /**
- * Anthropic messages on the official SDK (DESIGN §7): streaming, thinking blocks with their signatures
+ * Anthropic messages on the official SDK (docs/architecture.md, "Models"): streaming, thinking blocks with their signatures
  * (sent back only to this provider), tool use and cache usage. One call is one attempt (`maxRetries: 0`);
  * the key is resolved on every request and passed explicitly, so the SDK reads no key, profile or base URL
  * of its own.

@@ -1,4 +1,4 @@
-// The Anthropic model adapter (DESIGN §7; docs/architecture.md, "Models").
+// The Anthropic model adapter (docs/architecture.md, "Models").
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/llm'
 import { AnthropicAdapter } from './adapter.ts'

@@ -15,7 +15,7 @@ export const BASE_URL_ENV = 'DEEPSEEK_BASE_URL'
 const LABEL = 'DeepSeek'
 
 /**
- * DeepSeek's `POST {base}/chat/completions` stream (DESIGN §7). One call is one attempt: retries belong to
+ * DeepSeek's `POST {base}/chat/completions` stream (docs/architecture.md, "Models"). One call is one attempt: retries belong to
  * llm-retry. The key is resolved on every request and never leaves this object except in the
  * `authorization` header; every error message is redacted before it is returned.
  */

@@ -1,4 +1,4 @@
-// The DeepSeek model adapter (DESIGN §7; docs/architecture.md, "Models").
+// The DeepSeek model adapter (docs/architecture.md, "Models").
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/llm'
 import { DeepSeekAdapter } from './adapter.ts'

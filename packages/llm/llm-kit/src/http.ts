@@ -69,7 +69,7 @@ const STAINLESS_PLATFORM_HEADERS = ['Lang', 'Package-Version', 'OS', 'Arch', 'Ru
 /**
  * Default headers for a Stainless-generated SDK client (Anthropic's, OpenAI's): its platform headers (OS,
  * architecture, runtime and package versions, retry counters) removed and a `user-agent` naming dsh, so
- * nothing beyond the request itself leaves the machine (DESIGN §7).
+ * nothing beyond the request itself leaves the machine (docs/architecture.md, "Models").
  */
 export function sdkHeaders(version: string): Record<string, string | null> {
   return { ...Object.fromEntries(STAINLESS_PLATFORM_HEADERS.map((name) => [name, null])), 'User-Agent': `dsh/${version}` }

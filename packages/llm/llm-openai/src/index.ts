@@ -1,4 +1,4 @@
-// The OpenAI-compatible model adapter (DESIGN §7; docs/architecture.md, "Models").
+// The OpenAI-compatible model adapter (docs/architecture.md, "Models").
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/llm'
 import { OpenAIAdapter } from './adapter.ts'

@@ -1,4 +1,4 @@
-// Retry of model requests that may succeed later (DESIGN §7; docs/architecture.md, "Agents and the turn").
+// Retry of model requests that may succeed later (docs/architecture.md, "Agents and the turn").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { RequestFailure, RetryDecision } from '@dsh/agent'

@@ -1,4 +1,4 @@
-// The model seam (docs/architecture.md, "Models"; DESIGN §7): a service. What adapters share is @dsh/llm-kit.
+// The model seam (docs/architecture.md, "Models"): a service. What adapters share is @dsh/llm-kit.
 export * from './vocabulary.ts'
 export { BlockAssembler, type AssembledMessage } from './assemble.ts'
 export { Llm, Llm as default, type Config as LlmConfig, type LlmAdapter } from './service.ts'

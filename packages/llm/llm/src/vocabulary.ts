@@ -1,5 +1,5 @@
 /**
- * The provider-neutral vocabulary every adapter speaks (DESIGN §7). Plain JSON only: these values are stored
+ * The provider-neutral vocabulary every adapter speaks (docs/architecture.md, "Models"). Plain JSON only: these values are stored
  * in the session log as they are.
  */
 

@@ -1,4 +1,4 @@
-// Routes as settings and as promises kept (DESIGN §7; docs/architecture.md, "Models").
+// Routes as settings and as promises kept (docs/architecture.md, "Models").
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { RequestDraft } from '@dsh/agent'

@@ -37,7 +37,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * The network confined commands may reach (DESIGN §8; docs/architecture.md, "Authority: network"). Owns:
+ * The network confined commands may reach (docs/architecture.md, "Authority: network"). Owns:
  * each session's proxy endpoint, started on demand and closed when the session's agent ends, and the
  * decision of which host:port a connection through it may reach. Must not own: the namespace the command
  * runs in and the bridge into it (ctx.sandbox), or which mode gets which network (ctx.sandboxPolicy).

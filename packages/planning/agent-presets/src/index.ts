@@ -76,7 +76,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 })
 
 /**
- * Agent presets (DESIGN §6). Owns: the presets (built-in and `$DSH_HOME/presets/*.yaml`), the `agent/preset`
+ * Agent presets (docs/architecture.md, "Agents and the turn"). Owns: the presets (built-in and `$DSH_HOME/presets/*.yaml`), the `agent/preset`
  * kind and what it narrows per agent: the tools its requests carry and run (a `ctx.tools` filter, so a hidden
  * tool is unknown when called) and whether its history is compacted. Must not own: authority (permission
  * presets and the sandbox mode decide what an offered tool may do) or which rows the profile mounts.

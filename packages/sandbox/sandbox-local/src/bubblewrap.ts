@@ -66,7 +66,7 @@ const isDirectory = (path: string) => {
 }
 
 /**
- * Mounts for the path rules, after the writable binds so they cover them (DESIGN §8):
+ * Mounts for the path rules, after the writable binds so they cover them (docs/security.md):
  * - a protected path inside a writable root is bound read-only over itself; a missing one (a protected or a
  *   secret path not there yet, `.husky`, `.mcp.json`, `~/.bash_login`) gets an empty read-only tmpfs at its
  *   first missing folder below the root, so nothing can be created there; bwrap makes that mount point on the

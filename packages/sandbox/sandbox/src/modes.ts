@@ -1,6 +1,6 @@
 import type { PathAuthority } from './paths.ts'
 
-/** The three sandbox modes of DESIGN §8, from least to most authority. */
+/** The three sandbox modes of docs/security.md, from least to most authority. */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const
 export type SandboxMode = (typeof SANDBOX_MODES)[number]
 
@@ -24,7 +24,7 @@ export interface SandboxAuthority {
 }
 
 /**
- * The network of a command (DESIGN §8): `none`, a private namespace with only its own loopback; `proxy`,
+ * The network of a command (docs/security.md): `none`, a private namespace with only its own loopback; `proxy`,
  * the same namespace with the host's allow-list proxy reachable through `socket` (a Unix socket path on the
  * host); `host`, the host's network, loopback services included. Unconfined modes always have the host's.
  */

@@ -16,7 +16,7 @@ export interface PathRule {
 }
 
 /**
- * The path parts of an authority (DESIGN §8), resolved by the sandbox policy for one session:
+ * The path parts of an authority (docs/security.md), resolved by the sandbox policy for one session:
  * - `denyRead`: secret paths, never read by a tool for the model nor visible to a confined command;
  * - `readExceptions`: absolute directories inside a secret path that stay readable (the session's own spill
  *   folder under `$DSH_HOME`), never writable;

@@ -61,7 +61,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Confinement as a spawn wrapper (DESIGN §8). Owns: turning an argv and an authority into a confined argv,
+ * Confinement as a spawn wrapper (docs/security.md). Owns: turning an argv and an authority into a confined argv,
  * and the probe of its backend. Must not own: which mode is in force (the sandbox policy derives it from
  * the log), spawning (ctx.subprocess), or approval. Fails closed: a confined mode without a working backend
  * is a SandboxError, never an unconfined argv.

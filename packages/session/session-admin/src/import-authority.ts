@@ -1,4 +1,4 @@
-// Authority does not travel with an archive (DESIGN §8). A log's permission preset, sandbox mode, approval
+// Authority does not travel with an archive (docs/security.md). A log's permission preset, sandbox mode, approval
 // policy and session grants were chosen by a person on the machine that wrote it; resumed here they would
 // apply again, so an archive someone sent could carry `danger-full-access` and a `bash(*)` grant into this
 // home. Each imported session is given this home's default preset and has its session grants revoked,

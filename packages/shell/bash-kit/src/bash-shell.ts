@@ -50,7 +50,7 @@ export abstract class BashShell extends Shell {
 
   /**
    * The variables this shell adds for a command: its config's, then the caller's. They are only added: the
-   * base is ctx.subprocess's scrubbed environment, never this process's (DESIGN §8), and the subprocess
+   * base is ctx.subprocess's scrubbed environment, never this process's (docs/security.md), and the subprocess
    * seam drops secret-looking names from these too.
    */
   protected variables(extra: Record<string, string> | undefined): Record<string, string> {

@@ -1,4 +1,4 @@
-// The user's environment policy for model-started processes (DESIGN §8; docs/architecture.md, "Authority").
+// The user's environment policy for model-started processes (docs/architecture.md, "Authority").
 import type { Context } from '@dsh/cordis'
 import { checkEnvPolicy, type EnvPolicy } from '@dsh/env-policy'
 import Schema from '@dsh/schemastery'

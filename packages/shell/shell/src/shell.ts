@@ -123,7 +123,7 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Runs commands for an agent (DESIGN §4). Owns: the execution of one command, and persistent shell sessions.
+ * Runs commands for an agent (docs/architecture.md, "Layers"). Owns: the execution of one command, and persistent shell sessions.
  * Must not own: what the model is told, whether a command is allowed (approval and the sandbox policy),
  * which authority is in force (callers pass it), or where long output is stored.
  */

@@ -1,3 +1,3 @@
-// The environment of model-started processes (DESIGN §8; docs/architecture.md, "Execution world").
+// The environment of model-started processes (docs/architecture.md, "Execution world").
 export { DEFAULT_INHERITED, isSecretName, NAME_GLOB, nameMatcher, SECRET_NAME_PATTERNS, VARIABLE_NAME } from './names.ts'
 export { checkEnvPolicy, EMPTY_POLICY, type EnvPolicy, scrubEnvironment, type ScrubbedEnvironment } from './policy.ts'

@@ -40,7 +40,7 @@ export function checkEnvPolicy(policy: EnvPolicy): string | undefined {
 }
 
 /**
- * The environment of a process the model can start (DESIGN §8: commands get a scrubbed environment).
+ * The environment of a process the model can start (docs/security.md: commands get a scrubbed environment).
  * From `source` (dsh's own environment) only DEFAULT_INHERITED and `policy.include` are inherited; then
  * `policy.set`, then the caller's `extra` (the caller wins: a persistent shell's empty prompts are its
  * protocol). Exclusion wins over everything offered by name or pattern: a secret-looking or excluded name

@@ -120,12 +120,12 @@ declare module '@dsh/cordis' {
 }
 
 /**
- * Runs child processes for the rest of the tree (DESIGN §4). Owns: starting a child, bounding its output
+ * Runs child processes for the rest of the tree (docs/architecture.md, "Layers"). Owns: starting a child, bounding its output
  * and its time, and killing its whole process group. Must not own: which commands are allowed (approval),
  * confinement (ctx.sandbox wraps argv before it gets here), or what anyone is told about the result.
  * Every child a provider starts is an effect: disposing the provider kills the children still running.
  *
- * Every child gets `environment(options.env)`, never this process's whole environment (DESIGN §8): a
+ * Every child gets `environment(options.env)`, never this process's whole environment (docs/security.md): a
  * prompt-injected `env` must not print the user's keys. The policy is supplied by a plugin (`usePolicy`,
  * e.g. @dsh/shell-env from the user's settings); without one the default applies (the allow-list only).
  * A caller that hands an argv to someone else to run (an editor's terminal) asks `environment()` itself.

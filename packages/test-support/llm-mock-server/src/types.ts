@@ -7,7 +7,7 @@ export interface MockToolCall {
   pieces?: number
 }
 
-/** Token usage of one scripted reply, disjoint like the `llm` seam's (DESIGN §7). */
+/** Token usage of one scripted reply, disjoint like the `llm` seam's (docs/architecture.md, "Models"). */
 export interface MockUsage {
   /** uncached input */
   input: number

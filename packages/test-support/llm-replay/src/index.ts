@@ -41,7 +41,7 @@ export const Config: Schema<Config> = Schema.object({
 
 /**
  * Replays the answers of a stored log (each `assistant/message` with the `assistant/chunk` deltas before it),
- * one per request, in order (DESIGN §5: a stored
+ * one per request, in order (docs/architecture.md, "The session log": a stored
  * log as a test of the session that wrote it). Interrupted messages are skipped: they were cut, not answered.
  */
 export function apply(ctx: Context, config: Config) {

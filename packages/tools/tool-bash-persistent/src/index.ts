@@ -32,7 +32,7 @@ export const mountsPerAgent = true
 export const inject = ['tools', 'shell', 'sandboxPolicy', 'fs']
 
 /**
- * The `bash` tool backed by one persistent shell per agent (DESIGN §4): `cd`, exported variables and
+ * The `bash` tool backed by one persistent shell per agent (docs/architecture.md, "Layers"): `cd`, exported variables and
  * functions carry over between calls. Mounted instead of tool-bash by a patch (same tool name). The shell
  * runs under the authority in force when it opened; when the session's mode changes, the next call gets a
  * new shell. A call approved to run outside the sandbox runs once, unconfined, in the shell's directory.

@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import { ToolError } from '@dsh/tools'
 
-// `writeGit: true` (DESIGN §8): `.git` is protected (read-only) inside the writable roots, because git runs
+// `writeGit: true` (docs/security.md): `.git` is protected (read-only) inside the writable roots, because git runs
 // its hooks and obeys its config unconfined the next time the user runs it. A command that must commit asks
 // for approval to run with `.git` writable; everything else stays as confined as the session's mode says.
 

@@ -65,7 +65,7 @@ async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolC
 }
 
 /**
- * The one-shot `bash` tool (DESIGN §4, §8): each call is a fresh `bash -c` through ctx.shell, under the
+ * The one-shot `bash` tool (docs/architecture.md, "Layers"; docs/security.md): each call is a fresh `bash -c` through ctx.shell, under the
  * authority ctx.sandboxPolicy derives from the session log. A call may ask to run unconfined, or with `.git`
  * writable; it then needs approval and gets that for the one call only.
  */

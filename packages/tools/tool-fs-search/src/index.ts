@@ -13,7 +13,7 @@ export const name = 'tool-fs-search'
 export const inject = ['tools', 'fs', 'subprocess', 'sandboxPolicy']
 
 /**
- * The search tools (DESIGN §4): `glob` and `grep`. The system ripgrep runs through ctx.subprocess when it is
+ * The search tools (docs/architecture.md, "Layers"): `glob` and `grep`. The system ripgrep runs through ctx.subprocess when it is
  * found (it honours .gitignore and is fast), confined read-only by ctx.sandbox so secret paths are hidden
  * from it; otherwise (no ripgrep, no working sandbox) a built-in search walks ctx.fs under the session's
  * authority, which leaves secret paths out. Results read relative to the session's working directory,

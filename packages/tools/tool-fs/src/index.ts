@@ -14,7 +14,7 @@ export const name = 'tool-fs'
 export const inject = ['tools', 'fs', 'sandboxPolicy']
 
 /**
- * The file tools (DESIGN §4): `read`, `write`, `edit`, over ctx.fs. Relative paths resolve against the
+ * The file tools (docs/architecture.md, "Layers"): `read`, `write`, `edit`, over ctx.fs. Relative paths resolve against the
  * session's working directory; every write carries the authority ctx.sandboxPolicy derives from the log, so
  * a fenced fs refuses what the mode does not allow (FS_SANDBOX_DENIED) before any effect.
  */

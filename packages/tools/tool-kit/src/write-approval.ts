@@ -9,7 +9,7 @@ import type {} from '@dsh/sandbox-policy'
 import type { Session } from '@dsh/session'
 
 // A write the authority refuses for where it lands (outside the writable roots, or on a protected path) is
-// asked about instead, when a person can answer (DESIGN §8). Secret paths and the read-only mode are never
+// asked about instead, when a person can answer (docs/security.md). Secret paths and the read-only mode are never
 // asked about: those refusals stand. The approval itself is in the log (approval/asked + approval/decided).
 
 /** Why writing `file` needs a person's approval, or undefined when it does not (allowed, or refused outright). */

@@ -13,7 +13,7 @@ export const name = 'tool-str-replace-editor'
 export const inject = ['tools', 'fs', 'sandboxPolicy']
 
 /**
- * `str_replace_editor` (DESIGN §4), the editor shape many models are trained on: view a file or directory,
+ * `str_replace_editor` (docs/architecture.md, "Layers"), the editor shape many models are trained on: view a file or directory,
  * create a file, replace a unique string, insert after a line, undo the last change of a file. Over ctx.fs, with the agent's authority on
  * every write; relative paths resolve against the session's working directory.
  */

@@ -1,7 +1,7 @@
 import type { AnySessionEvent, SessionEvent } from '@dsh/session'
 
 /**
- * What every loop's log must look like, whatever failed (DESIGN §6): every `turn/start` has exactly one
+ * What every loop's log must look like, whatever failed (docs/architecture.md, "Agents and the turn"): every `turn/start` has exactly one
  * `turn/end` and turns do not overlap; steps open and close inside their turn; every `tool/call`, and every
  * call an `assistant/message` made, has exactly one `tool/result`; every `assistant/message` follows a logged
  * `request/header` and `request/context`. Returns the problems found, empty for a well-formed log.
