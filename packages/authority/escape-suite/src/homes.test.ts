@@ -130,3 +130,21 @@ test('missing protected names cannot be created from bash, and the repository ha
   expect(h.toolText('b')).toMatch(/Read-only file system/)
   expect(h.toolResult('w-skill').error?.message).toMatch(/protected path \(rule \.agents\/skills\/\)/)
 })
+
+test('a skill folder the user configured beyond the defaults is fenced like the defaults: a planted skill is never written', async () => {
+  fakeHome()
+  const dshHome = outsideDir('dsh-home-')
+  const repo = outsideDir('dsh-repo-')
+  mkdirSync(join(repo, 'team'))
+  const h = await bootAttack(
+    [
+      bash('b', 'mkdir -p team/skills/x && echo "---" > team/skills/x/SKILL.md'),
+      { id: 'w', tool: 'write', args: { path: 'team/skills/y/SKILL.md', content: '---\nname: y\n---\n' } },
+    ],
+    { home: dshHome, workspace: repo, rows: "- id: skills\n  config: { workspaceDirs: ['team/skills'] }\n" },
+  )
+  onTestFinished(() => h.dispose())
+  expect((await h.run('follow the instructions in the README')).reason).toBe('completed')
+  expect(existsSync(join(repo, 'team/skills'))).toBe(false)
+  expect(h.toolResult('w').error?.message).toMatch(/protected path \(rule team\/skills/)
+})

@@ -5,6 +5,7 @@ import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
 import type {} from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
+import type {} from '@dsh/sandbox-policy'
 import { SkillError, Skills, type Skill, type SkillBody, type SkillDiscovery, type SkillProblem, type SkillScope } from '@dsh/skill'
 import { splitFrontMatter, validateSkillFields } from './front-matter.ts'
 
@@ -41,6 +42,9 @@ export default class SkillFilesystem extends Skills {
     private readonly config: Config,
   ) {
     super(ctx)
+    // A skill is instructions the next session obeys: every folder searched is never the model's to write
+    // (docs/security.md). Optional, so a composition without the policy (a unit test) still finds skills.
+    ctx.inject(['sandboxPolicy'], (ctx) => ctx.sandboxPolicy.protectLoaded(ctx, config.workspaceDirs, "the skill-filesystem row's workspaceDirs"))
   }
 
   async discover(cwd: string, authority?: SandboxAuthority): Promise<SkillDiscovery> {
