@@ -50,12 +50,14 @@ export function fencePoint(path: string, writableRoots: readonly string[], ours:
  * the file lists and empties it. So a command ending while another runs leaves its folders to whichever
  * command of that root ends last, also after a SIGKILL. A signal to the group ends bubblewrap (its default
  * action); this process waits, tidies, and ends the same way. bwrap dies with this process
- * (`--die-with-parent`), so a fence never outlives the lock that guards it.
+ * (`--die-with-parent`), so a fence never outlives the lock that guards it; and this process kills bwrap once
+ * its own parent (dsh) is gone, so a dsh killed with SIGKILL leaves no command running (checked every second).
  */
 const TIDY = `my ($LOCK_SH, $LOCK_EX, $LOCK_NB, $EINTR) = (1, 2, 4, 4);
 my ($wait, $groups) = splice(@ARGV, 0, 2);
 sub refuse { print STDERR "dsh: the command was not run: the sandbox fence lock $_[0] cannot be taken\n"; exit 126 }
 $SIG{$_} = sub {} for qw(TERM INT HUP);
+my $parent = getppid();
 my @held;
 for (1 .. $groups) {
   my ($lock, $n) = splice(@ARGV, 0, 2);
@@ -72,8 +74,13 @@ for (1 .. $groups) {
 my $pid = fork;
 defined $pid or do { print STDERR "dsh: the command was not run: fork failed: $!\n"; exit 126 };
 if (!$pid) { exec { $ARGV[0] } @ARGV; print STDERR "dsh: cannot run $ARGV[0]: $!\n"; exit 127 }
+# bwrap dies with its parent (--die-with-parent), and its parent is this process now: so end it once dsh,
+# our parent, is gone (killed with SIGKILL: no signal reaches us), checked every second; then tidy as usual.
+$SIG{ALRM} = sub { if (getppid() != $parent) { kill 'KILL', $pid } else { alarm 1 } };
+alarm 1;
 my $r;
 do { $r = waitpid($pid, 0) } while ($r == -1 && $! == $EINTR);
+alarm 0;
 my $status = $?;
 for my $fh (@held) {
   next unless flock($fh, $LOCK_EX | $LOCK_NB);

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { PathAuthority, PathRule, Sandbox } from '@dsh/sandbox'
-import { outsideDir, tempDir } from '@dsh/test-harness/world'
+import { eventually, outsideDir, processesWith, tempDir } from '@dsh/test-harness/world'
 import SandboxLocal from './index.ts'
 
 async function mount(): Promise<Sandbox> {
@@ -123,4 +123,20 @@ test('a command ended by SIGTERM to its process group (the kill ladder) still le
   process.kill(-child.pid!, 'SIGTERM')
   expect(await ended).toBe('SIGTERM')
   expect(readdirSync(workspace)).toEqual([])
+})
+
+test('a command whose starter is killed with SIGKILL (dsh killed -9) ends with it, and its fences are tidied', async () => {
+  const workspace = tempDir('dsh-ws-')
+  const sandbox = await mount()
+  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc'))] } }
+  const tag = `dsh-orphan-${process.pid}-${Date.now()}`
+  const { argv } = await sandbox.confine(['bash', '-c', `echo started; exec -a ${tag} sleep 120`], { cwd: workspace, authority })
+  // The starter stands for dsh: the confined argv is its child, as ctx.subprocess spawns it.
+  const starter = spawn('bash', ['-c', '"$@" & wait', 'starter', ...argv], { cwd: workspace, stdio: ['ignore', 'pipe', 'ignore'] })
+  onTestFinished(() => void spawnSync('pkill', ['-KILL', '-f', tag]))
+  await new Promise((resolve) => starter.stdout.once('data', resolve))
+  expect(await eventually(() => processesWith(tag).length > 0, 20_000)).toBe(true)
+  starter.kill('SIGKILL')
+  expect(await eventually(() => processesWith(tag).length === 0, 20_000), processesWith(tag).join('\n')).toBe(true)
+  expect(await eventually(() => readdirSync(workspace).length === 0, 20_000), readdirSync(workspace).join(' ')).toBe(true)
 })
