@@ -6,6 +6,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, expect } from 'vitest'
 import { isDshLaunch } from './file-profile.mjs'
 
@@ -57,10 +58,14 @@ function patchLaunches() {
   const childProcess = require('node:child_process')
   for (const name of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork']) {
     const original = childProcess[name]
-    childProcess[name] = function counted(command, args, ...rest) {
+    const counted = function counted(command, args, ...rest) {
       if (isDshLaunch(command, Array.isArray(args) ? args : [])) counter.launches++
       return original.call(this, command, args, ...rest)
     }
+    // `promisify(execFile)` resolves `{ stdout, stderr }` through this symbol; without it, only stdout.
+    const custom = original[promisify.custom]
+    if (custom) counted[promisify.custom] = (...args) => (isDshLaunch(args[0], Array.isArray(args[1]) ? args[1] : []) && counter.launches++, custom(...args))
+    childProcess[name] = counted
   }
   // The ES module bindings (`import { spawn } from 'node:child_process'`) follow the patched functions.
   syncBuiltinESMExports()

@@ -42,9 +42,13 @@ test('a vitest run with DSH_TEST_PROFILE_DIR leaves one record per file with its
     writeFileSync(
       join(root, 'launches.test.mjs'),
       [
-        `import { spawnSync, execFileSync } from 'node:child_process'`,
-        `import { test } from 'vitest'`,
-        `test('launches', () => {`,
+        `import { execFile, spawnSync, execFileSync } from 'node:child_process'`,
+        `import { promisify } from 'node:util'`,
+        `import { expect, test } from 'vitest'`,
+        `test('launches', async () => {`,
+        // The count must not change what a test sees: promisify(execFile) still resolves { stdout, stderr }.
+        `  const { stdout } = await promisify(execFile)(process.execPath, ['-e', 'process.stdout.write("out")', ${JSON.stringify(join(root, 'fake/bin/dsh.js'))}])`,
+        `  expect(stdout).toBe('out')`,
         `  spawnSync(process.execPath, [${JSON.stringify(join(root, 'fake/bin/dsh.js'))}])`,
         `  execFileSync(process.execPath, [${JSON.stringify(join(root, 'fake/bin/dsh.js'))}])`,
         `  spawnSync(process.execPath, ['-e', '0'])`,
@@ -61,7 +65,7 @@ test('a vitest run with DSH_TEST_PROFILE_DIR leaves one record per file with its
     const [record, ...others] = readProfiles(profiles)
     expect(others).toEqual([])
     expect(record.file).toBe(join(root, 'launches.test.mjs'))
-    expect(record.dshLaunches).toBe(2)
+    expect(record.dshLaunches).toBe(3) // spawnSync, execFileSync and the promisified execFile
     expect(record.childCpuMs).toBeGreaterThan(0)
     expect(record.workerCpuMs).toBeGreaterThan(0)
   } finally {
