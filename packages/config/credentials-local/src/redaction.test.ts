@@ -71,6 +71,8 @@ test('an approval request built from a call that names a credential value is log
   const [asked] = h.events('approval/asked')
   expect(JSON.stringify(asked!.data)).toContain('«redacted:GITHUB_TOKEN»')
   expect(JSON.stringify(asked!.data)).not.toContain(ENV_VALUE)
+  // No standing rule is offered for a line that carries a secret: it would be written into grants.yaml.
+  expect(asked!.data.rule).toBeUndefined()
 })
 
 test('a long result is spilled to disk with the markers: the spill file holds no value either', async () => {

@@ -168,6 +168,9 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
   if (decision.action === 'deny') return { refusal: errorResult(invocation.callId, 'DENIED', `The call was denied: ${decision.reason}`) }
   const approval = ctx.get('approval')
   const summary = redactText(ctx, tool!.summarize?.(invocation.arguments) ?? `${invocation.name} ${JSON.stringify(invocation.arguments).slice(0, 200)}`)
+  // A rule naming a credential value (the exact line of `curl -H 'auth: …'`) is offered to nobody: a standing
+  // grant would write the secret into grants.yaml, and a redacted rule would match nothing (docs/security.md).
+  const rule = decision.rule && redactText(ctx, decision.rule) === decision.rule ? decision.rule : undefined
   const verdict = approval
     ? await approval.request(
         context.session,
@@ -177,7 +180,7 @@ async function decide(ctx: Context, invocation: ToolInvocation, signal: AbortSig
           tool: invocation.name,
           summary,
           reason: redactText(ctx, decision.reason),
-          ...(decision.rule ? { rule: decision.rule } : {}),
+          ...(rule ? { rule } : {}),
           arguments: invocation.arguments as Record<string, unknown>,
         },
         signal,
