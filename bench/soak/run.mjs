@@ -15,8 +15,15 @@ import { ms, summarize } from '../stats.mjs'
 const repo = join(fileURLToPath(import.meta.url), '../../..')
 const dshBin = join(repo, 'apps/cli/bin/dsh.js')
 const peakRss = join(fileURLToPath(import.meta.url), '../../headless/peak-rss.mjs')
-// DSH_BENCH_SOAK_STEPS makes a shorter run while working on the benchmark itself.
+// DSH_BENCH_SOAK_STEPS makes a shorter run while working on the benchmark itself; DSH_BENCH_SOAK_PROF=DIR
+// runs the dsh child with `--cpu-prof --heap-prof` writing its profiles into DIR, and its
+// `process.memoryUsage()` once a second into DIR/memory.jsonl.
 const SOAK_STEPS = Number(process.env.DSH_BENCH_SOAK_STEPS ?? 2000)
+const PROFILE_DIR = process.env.DSH_BENCH_SOAK_PROF
+// Each step's output (`seq`, ~1.5 KB), so that with the mock estimating input tokens from the request size
+// (characters / 4) and the unknown-model window (128k tokens) the default compaction threshold is passed and
+// a summary runs several times in 2,000 steps, as it would for a real model.
+const OUTPUT_NUMBERS = 300
 const WINDOW = Math.min(100, Math.floor(SOAK_STEPS / 4))
 
 /** Processes whose command line or working directory names one of `paths` (bwrap's arguments name the workspace). */
@@ -51,8 +58,17 @@ const settle = async (paths) => {
 
 function startDsh(llm, home, workspace, task) {
   const rssFile = join(home, 'rss')
-  const env = { PATH: process.env.PATH, HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server', DSH_BENCH_RSS_FILE: rssFile }
-  const child = spawn(process.execPath, ['--import', peakRss, dshBin, task], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server',
+    DSH_BENCH_RSS_FILE: rssFile,
+    ...(PROFILE_DIR ? { DSH_BENCH_MEMORY_FILE: join(PROFILE_DIR, 'memory.jsonl') } : {}),
+  }
+  const prof = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--heap-prof', `--heap-prof-dir=${PROFILE_DIR}`] : []
+  const child = spawn(process.execPath, [...prof, '--import', peakRss, dshBin, task], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   child.stdout.resume()
@@ -63,7 +79,8 @@ function startDsh(llm, home, workspace, task) {
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-home-'))
   const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-ws-'))
-  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${SOAK_STEPS + 10}\n`)
+  // A model the catalog does not list: its window is the adapter's `unknownModel` (128k tokens).
+  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${SOAK_STEPS + 10}\nmodel.name: soak-model\n`)
   writeFileSync(join(workspace, 'notes.txt'), 'a file in a git workspace\n')
   const git = (...args) => spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: workspace, stdio: 'ignore' })
   git('init', '-q')
@@ -72,15 +89,26 @@ export default async function run() {
   const llm = await startMockServer()
   const paths = [workspace, home]
   try {
-    const steps = Array.from({ length: SOAK_STEPS }, (_, i) => ({ toolCalls: [{ id: `s${i}`, name: 'bash', arguments: { command: `echo step ${i}` } }], usage: { input: 50, output: 10 } }))
-    llm.enqueue(...steps, { text: 'Done.', usage: { input: 50, output: 2 } })
+    // No scripted usage: the mock estimates it from the request's size, so the token meter sees the history
+    // grow. A summary request (tools with tool_choice none) gets a summary; the title request a title.
+    let step = 0
+    const summary = ['Goal and constraints', 'Decisions', 'Done', 'Next', 'Open questions'].map((title) => `## ${title}\nRun echo steps until told to stop.`).join('\n\n')
+    llm.respondWith((request) => {
+      const body = request.body ?? {}
+      if (!body.tools?.length) return { text: 'Soak' }
+      if (body.tool_choice === 'none') return { text: summary }
+      if (step === SOAK_STEPS) return { text: 'Done.' }
+      const i = step++
+      return { toolCalls: [{ id: `s${i}`, name: 'bash', arguments: { command: `echo step ${i}; seq -s ' ' ${i} ${i + OUTPUT_NUMBERS}` } }] }
+    })
     const started = performance.now()
     const soak = startDsh(llm, home, workspace, 'run the soak')
     const { code } = await soak.closed
     const wall = performance.now() - started
     if (code !== 0) throw new Error(`dsh exited ${code}: ${soak.stderr()}`)
     // The agent's requests offer tools; the session's title request (an auxiliary call) does not.
-    const loop = llm.requests.filter((request) => request.body?.tools?.length)
+    const loop = llm.requests.filter((request) => request.body?.tools?.length && request.body.tool_choice !== 'none')
+    const summaries = llm.requests.filter((request) => request.body?.tools?.length && request.body.tool_choice === 'none').length
     if (loop.length !== SOAK_STEPS + 1) throw new Error(`expected ${SOAK_STEPS + 1} agent requests, the mock saw ${loop.length} (of ${llm.requests.length})`)
     const rss = soak.rssMiB()
     const gaps = loop.slice(1).map((request, i) => request.timing.receivedAt - loop[i].timing.endedAt)
@@ -91,6 +119,7 @@ export default async function run() {
 
     // kill -9 while a foreground command and a background job run inside the sandbox.
     llm.reset()
+    llm.respondWith(undefined)
     llm.enqueue(
       { toolCalls: [{ id: 'job', name: 'bash', arguments: { command: 'sleep 120', run_in_background: true } }] },
       { toolCalls: [{ id: 'fg', name: 'bash', arguments: { command: 'sleep 120' } }] },
@@ -112,7 +141,7 @@ export default async function run() {
     return [
       '## Long sessions (bench/soak)',
       '',
-      `One \`dsh "task"\` run of ${SOAK_STEPS.toLocaleString('en')} tool steps, each \`echo\` through the bash tool in the default mode (workspace-write: bubblewrap and the network proxy), in a git workspace, against \`@dsh/llm-mock-server\` answering at once; ${(wall / 1000).toFixed(1)} s in all. The gap is from the mock's answer ending to the next request arriving (the tool call, its events, the next request built and sent).`,
+      `One \`dsh "task"\` run of ${SOAK_STEPS.toLocaleString('en')} tool steps, each \`echo; seq\` (~1.5 KB of output) through the bash tool in the default mode (workspace-write: bubblewrap and the network proxy), in a git workspace, against \`@dsh/llm-mock-server\` answering at once with usage estimated from the request size (characters / 4), a model with a 128k-token window and the default compaction settings: ${summaries} summary requests; ${(wall / 1000).toFixed(1)} s in all. The gap is from the mock's answer ending to the next request arriving (the tool call, its events, the next request built and sent).`,
       '',
       '| steps | gap median | gap p90 | gap max |',
       '|---|---|---|---|',
