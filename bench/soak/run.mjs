@@ -16,8 +16,7 @@ const repo = join(fileURLToPath(import.meta.url), '../../..')
 const dshBin = join(repo, 'apps/cli/bin/dsh.js')
 const peakRss = join(fileURLToPath(import.meta.url), '../../headless/peak-rss.mjs')
 // DSH_BENCH_SOAK_STEPS makes a shorter run while working on the benchmark itself; DSH_BENCH_SOAK_PROF=DIR
-// runs the dsh child with `--cpu-prof --heap-prof` writing its profiles into DIR, and its
-// `process.memoryUsage()` once a second into DIR/memory.jsonl.
+// runs the dsh child with `--cpu-prof --heap-prof` writing its profiles into DIR (and keeps its samples there).
 const SOAK_STEPS = Number(process.env.DSH_BENCH_SOAK_STEPS ?? 2000)
 const PROFILE_DIR = process.env.DSH_BENCH_SOAK_PROF
 // Each step's output (`seq`, ~1.5 KB), so that with the mock estimating input tokens from the request size
@@ -65,7 +64,7 @@ function startDsh(llm, home, workspace, task) {
     DEEPSEEK_BASE_URL: llm.url,
     DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server',
     DSH_BENCH_RSS_FILE: rssFile,
-    ...(PROFILE_DIR ? { DSH_BENCH_MEMORY_FILE: join(PROFILE_DIR, 'memory.jsonl') } : {}),
+    DSH_BENCH_MEMORY_FILE: join(PROFILE_DIR ?? home, `samples-${task.replaceAll(' ', '-')}.jsonl`),
   }
   const prof = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--heap-prof', `--heap-prof-dir=${PROFILE_DIR}`] : []
   const child = spawn(process.execPath, [...prof, '--import', peakRss, dshBin, task], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -73,14 +72,19 @@ function startDsh(llm, home, workspace, task) {
   child.stderr.on('data', (chunk) => (stderr += chunk))
   child.stdout.resume()
   const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })))
-  return { child, closed, stderr: () => stderr, rssMiB: () => Number(readFileSync(rssFile, 'utf8')) / 1024 }
+  const samples = () =>
+    readFileSync(join(PROFILE_DIR ?? home, `samples-${task.replaceAll(' ', '-')}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+  return { child, closed, stderr: () => stderr, samples, rssMiB: () => Number(readFileSync(rssFile, 'utf8')) / 1024 }
 }
 
 export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-home-'))
   const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-ws-'))
   // A model the catalog does not list: its window is the adapter's `unknownModel` (128k tokens).
-  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${SOAK_STEPS + 10}\nmodel.name: soak-model\n`)
+  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${SOAK_STEPS + 10}\nmodel.provider: deepseek\nmodel.name: soak-model\n`)
   writeFileSync(join(workspace, 'notes.txt'), 'a file in a git workspace\n')
   const git = (...args) => spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: workspace, stdio: 'ignore' })
   git('init', '-q')
@@ -108,12 +112,29 @@ export default async function run() {
     if (code !== 0) throw new Error(`dsh exited ${code}: ${soak.stderr()}`)
     // The agent's requests offer tools; the session's title request (an auxiliary call) does not.
     const loop = llm.requests.filter((request) => request.body?.tools?.length && request.body.tool_choice !== 'none')
+    if (loop[0].body.model !== 'soak-model') throw new Error(`the run used model ${loop[0].body.model}, not the 128k-token soak-model the settings name`)
     const summaries = llm.requests.filter((request) => request.body?.tools?.length && request.body.tool_choice === 'none').length
     if (loop.length !== SOAK_STEPS + 1) throw new Error(`expected ${SOAK_STEPS + 1} agent requests, the mock saw ${loop.length} (of ${llm.requests.length})`)
     const rss = soak.rssMiB()
     const gaps = loop.slice(1).map((request, i) => request.timing.receivedAt - loop[i].timing.endedAt)
     const first = summarize(gaps.slice(0, WINDOW))
     const last = summarize(gaps.slice(-WINDOW))
+    // CPU time of the dsh process per step over a window (the samples nearest its first and last request):
+    // less changed by the other load on the machine than the wall-clock gap. The mock's times are this
+    // process's performance.now(); the samples carry the wall clock.
+    const samples = soak.samples()
+    const wallOf = (request) => performance.timeOrigin + request.timing.receivedAt
+    const nearest = (wall) => samples.reduce((best, sample) => (Math.abs(sample.wall - wall) < Math.abs(best.wall - wall) ? sample : best))
+    const cpuMs = (sample) => (sample.cpu.user + sample.cpu.system) / 1000
+    const perStep = (from, to) => (cpuMs(nearest(wallOf(loop[to]))) - cpuMs(nearest(wallOf(loop[from])))) / (to - from)
+    const cpuFirst = perStep(0, WINDOW)
+    const cpuLast = perStep(SOAK_STEPS - WINDOW, SOAK_STEPS)
+    const memAt = (i) => nearest(wallOf(loop[i]))
+    const mib = (bytes) => `${(bytes / 1048576).toFixed(0)}`
+    const memory = [WINDOW, SOAK_STEPS - WINDOW].map((i) => {
+      const m = memAt(i)
+      return `step ${i}: RSS ${mib(m.rss)} MiB, heap used ${mib(m.heapUsed)} MiB, external ${mib(m.external)} MiB, array buffers ${mib(m.arrayBuffers)} MiB`
+    })
     const afterEnd = await settle(paths)
     const bodies = [loop[WINDOW].body, loop.at(-1).body].map((body) => JSON.stringify(body).length)
 
@@ -149,6 +170,8 @@ export default async function run() {
       row(`last ${WINDOW}`, last),
       '',
       `Last ${WINDOW} against the first ${WINDOW} (medians): ${(last.median / first.median).toFixed(2)}×. Peak RSS of the dsh process: ${rss.toFixed(1)} MiB. Request body at step ${WINDOW}: ${(bodies[0] / 1024).toFixed(0)} KiB, at the last step: ${(bodies[1] / 1024).toFixed(0)} KiB.`,
+      '',
+      `CPU time of the dsh process per step (user + system, from once-a-second samples): first ${WINDOW} ${cpuFirst.toFixed(1)} ms, last ${WINDOW} ${cpuLast.toFixed(1)} ms (${(cpuLast / cpuFirst).toFixed(2)}×). Memory (${memory.join('; ')}).`,
       '',
       `Processes left behind (command line or working directory in the run's workspace or home): after the run ended, ${afterEnd.length}${afterEnd.length ? ` (${afterEnd.join('; ')})` : ''}; after \`kill -9\` of a dsh running a foreground \`sleep 120\` and a background job \`sleep 120\` (${sleepsBefore} sleeps seen running before the kill), ${afterKill.length}${afterKill.length ? ` (${afterKill.join('; ')})` : ''}.`,
     ].join('\n')
