@@ -38,7 +38,7 @@ function leftBehind(paths, except = new Set()) {
       } catch {
         // gone, or not ours to read
       }
-      if (paths.some((path) => cmdline.includes(path) || cwd.startsWith(path))) found.push(`${entry} ${cmdline.slice(0, 120)}`)
+      if (paths.some((path) => cmdline.includes(path) || cwd.startsWith(path))) found.push(`${entry} ${cmdline.replace(/\s+/g, ' ').slice(0, 120)}`)
     } catch {
       // the process ended while we looked
     }
