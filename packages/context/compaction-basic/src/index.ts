@@ -339,12 +339,12 @@ async function* summaryStream(ctx: Context, session: Session, request: LlmReques
 
 /** A `/compact` asked for while a turn ran, not yet started: the last `compaction/requested` after the last `compaction/start`. */
 function requestedCompaction(session: Session): { seq: number; data: { focus?: string } } | undefined {
-  for (let i = session.events.length - 1; i >= 0; i--) {
-    const event = session.events[i]!
-    if (event.type === 'compaction/start') return undefined
-    if (event.type === 'compaction/requested') return { seq: event.seq, data: event.data as { focus?: string } }
-  }
-  return undefined
+  // Asked at every step boundary: the session's per-kind index, not a scan back through a log that may
+  // never have held a compaction (docs/performance.md, Long sessions).
+  const requested = session.last('compaction/requested')
+  const started = session.last('compaction/start')
+  if (!requested || (started && started.seq > requested.seq)) return undefined
+  return { seq: requested.seq, data: requested.data as { focus?: string } }
 }
 
 /** The fold's own messages (so estimates and the request reuse them) with the seqs and sources a cut needs. */

@@ -1,5 +1,5 @@
 import type { Llm, Route } from '@dsh/llm'
-import type { AnySessionEvent, Session } from '@dsh/session'
+import type { Session } from '@dsh/session'
 import type {} from '@dsh/compaction'
 
 // The window a provider states in its "too long" refusal (issue #18: dsh kept assuming 1,000,000 tokens
@@ -24,8 +24,9 @@ export function statedWindow(text: string): number | undefined {
 /** The smallest window the session's log learned for `route` (`context/window`), if any. */
 export function learnedWindow(session: Session, route: Route): number | undefined {
   let smallest: number | undefined
-  for (const event of session.events as readonly AnySessionEvent[]) {
-    if (event.type !== 'context/window' || event.data.provider !== route.provider || event.data.model !== route.model) continue
+  // Asked at every step boundary: the session's index of this kind, not a scan of the log (docs/performance.md).
+  for (const event of session.all('context/window')) {
+    if (event.data.provider !== route.provider || event.data.model !== route.model) continue
     smallest = Math.min(smallest ?? Infinity, event.data.contextWindow)
   }
   return smallest

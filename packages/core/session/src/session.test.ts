@@ -64,6 +64,47 @@ describe('the log', () => {
     expect(refusal(() => session.append('turn/start', cyclic)).message).toContain('data.self is a cycle')
     expect(refusal(() => session.append('made/up' as any, {} as any)).message).toContain('unknown event kind "made/up"')
   })
+  // docs/performance.md (Long sessions): last(), all() and openTurn() are kept per kind as events arrive
+  // instead of scanning the log on every step; they must still say what a scan of the log says.
+  test('last(), all() and openTurn() agree with a scan of the log, on a new and on a resumed session', async () => {
+    const session = await newSession()
+    const scan = (events: readonly SessionEvent[]) => {
+      let open: string | undefined
+      for (const event of events as readonly any[]) {
+        if (event.type === 'turn/start') open = event.data.turnId
+        else if (event.type === 'turn/end') open = undefined
+      }
+      const starts = events.filter((event) => event.type === 'turn/start')
+      return { open, starts: starts.map((event) => event.seq), last: starts.at(-1)?.seq }
+    }
+    const agree = (s: typeof session) => {
+      const expected = scan(s.events)
+      expect(s.openTurn()).toBe(expected.open)
+      expect(s.all('turn/start').map((event) => event.seq)).toEqual(expected.starts)
+      expect(s.last('turn/start')?.seq).toBe(expected.last)
+    }
+    agree(session)
+    session.append('turn/start', { turnId: 't1' })
+    agree(session)
+    session.append('user/message', { content: text('hi'), source: 'user' })
+    session.append('turn/end', { turnId: 't1', reason: 'completed' })
+    agree(session)
+    session.append('turn/start', { turnId: 't2' })
+    agree(session)
+    expect(session.openTurn()).toBe('t2')
+    // all() hands out a new array each time: a caller changing it changes nothing in the session.
+    session.all('turn/start').pop()
+    expect(session.all('turn/start')).toHaveLength(2)
+    session.append('turn/end', { turnId: 't2', reason: 'completed' })
+    await h.root.sessions.close(session.id)
+    const resumed = await h.root.sessions.resume(session.id)
+    agree(resumed)
+    expect(resumed.openTurn()).toBeUndefined()
+    expect(resumed.all('turn/start').map((event) => event.data.turnId)).toEqual(['t1', 't2'])
+    resumed.append('turn/start', { turnId: 't3' })
+    agree(resumed)
+    expect(resumed.last('turn/start')?.data.turnId).toBe('t3')
+  })
 })
 
 describe('deriveMessages', () => {

@@ -20,8 +20,14 @@ export interface SessionHost {
 export class Session {
   private readonly log: SessionEvent[] = []
   private readonly fold = new MessageFold()
-  /** The last event of each kind: `last()` is asked before every request and must not scan the log. */
-  private readonly lastOfKind = new Map<string, SessionEvent>()
+  /**
+   * The events of each kind, in order: `last()` and `all()` are asked on every step (the authority reads
+   * its grants and ceilings, the request its header) and must not scan the log, whose length grows with the
+   * session (docs/performance.md, Long sessions). One reference per event.
+   */
+  private readonly byKind = new Map<string, SessionEvent[]>()
+  /** The turn open after the last event (`openTurnAt` over the whole log, kept as events arrive). */
+  private open: string | undefined
   closed = false
 
   constructor(
@@ -31,8 +37,16 @@ export class Session {
   ) {
     for (const event of restored) {
       this.log.push(deepFreeze(event))
-      this.lastOfKind.set(event.type, event)
+      this.index(event)
     }
+  }
+
+  private index(event: SessionEvent): void {
+    const ofKind = this.byKind.get(event.type)
+    if (ofKind) ofKind.push(event)
+    else this.byKind.set(event.type, [event])
+    if (event.type === 'turn/start') this.open = (event as SessionEvent<'turn/start'>).data.turnId
+    else if (event.type === 'turn/end') this.open = undefined
   }
 
   get id(): string {
@@ -59,7 +73,7 @@ export class Session {
     if (this.host.isIgnorable(type)) event.ignorable = true
     deepFreeze(event)
     this.log.push(event)
-    this.lastOfKind.set(type, event)
+    this.index(event)
     this.host.stored(this, event)
     this.host.committed(this, event)
     return event
@@ -76,16 +90,17 @@ export class Session {
   }
 
   last<K extends EventKind>(type: K): SessionEvent<K> | undefined {
-    return this.lastOfKind.get(type) as SessionEvent<K> | undefined
+    return this.byKind.get(type)?.at(-1) as SessionEvent<K> | undefined
   }
 
+  /** The events of one kind in log order (a new array: the caller may keep or change it). */
   all<K extends EventKind>(type: K): SessionEvent<K>[] {
-    return this.log.filter((event): event is SessionEvent<K> => event.type === type)
+    return [...((this.byKind.get(type) ?? []) as SessionEvent<K>[])]
   }
 
   /** The turn id of a turn that started and has not ended, if any. */
   openTurn(): string | undefined {
-    return openTurnAt(this.log, this.log.length - 1)
+    return this.open
   }
 }
 
