@@ -4,7 +4,18 @@
 // Native addons stay external and become the package's dependencies. Needs `pnpm build` and the web app
 // build first (`npm run setup` does both). Usage: node scripts/bundle-cli.mjs [--out <dir>]
 // See .agents/notes/implemented/decision/2026-12-01-bundled-launcher.md.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -42,7 +53,8 @@ function bundlesOf(cli) {
     const plugins = Object.keys(manifest.dependencies ?? {}).filter((dep) => !EXTERNAL.includes(dep))
     for (const file of patchFiles) {
       for (const plugin of pluginNamesIn(parseYaml(readFileSync(join(dir, file), 'utf8'), { customTags: [jsTag] }))) {
-        if (!plugin.startsWith('.') && !plugins.includes(plugin)) fail(`${name}/${file} names "${plugin}", which is not a dependency of ${name}`)
+        if (!plugin.startsWith('.') && !plugins.includes(plugin))
+          fail(`${name}/${file} names "${plugin}", which is not a dependency of ${name}`)
       }
     }
     return { name, dir, manifest, patchFiles, plugins }
@@ -84,7 +96,8 @@ function dshPlugin(entries, ownerOf, urlUsers) {
       // The generated modules import workspace packages the way their owners do: the launcher from
       // apps/cli, a plugin from the bundle that depends on it.
       if (importer === '\0dsh:main') return this.resolve(id, join(cliDir, 'package.json'), { skipSelf: true })
-      if (importer === '\0dsh:plugins') return this.resolve(id, join(ownerOf.get(id), 'package.json'), { skipSelf: true })
+      if (importer === '\0dsh:plugins')
+        return this.resolve(id, join(ownerOf.get(id), 'package.json'), { skipSelf: true })
       return null
     },
     load: (id) => (id.startsWith('\0') && id.slice(1) in entries ? entries[id.slice(1)] : null),
@@ -93,7 +106,9 @@ function dshPlugin(entries, ownerOf, urlUsers) {
       // A CommonJS module inlined into an ES module chunk has no `__filename` or `__dirname` (write-file-atomic
       // hashes `__filename` into its temp names: grants.yaml could not be written by the bundled launcher). Each
       // gets its path at build time, declared inside the module's own CommonJS wrapper.
-      const free = ['__filename', '__dirname'].filter((name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`\\b(var|let|const)\\s+${name}\\b`).test(code))
+      const free = ['__filename', '__dirname'].filter(
+        (name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`\\b(var|let|const)\\s+${name}\\b`).test(code),
+      )
       if (free.length && !/\bimport\s*[{*\w]|\bexport\s/.test(code)) {
         const values = { __filename: id, __dirname: dirname(id) }
         code = `${free.map((name) => `var ${name} = ${JSON.stringify(values[name])};`).join(' ')}\n${code}`
@@ -107,7 +122,10 @@ function dshPlugin(entries, ownerOf, urlUsers) {
       }
       urlUsers.push(rel)
       // Chunks sit in <out>/dist; this module's files are copied under <out>/dist/<its repository path>.
-      return { code: code.replaceAll('import.meta.url', `new URL(${JSON.stringify(`./${rel}`)}, import.meta.url).href`), map: null }
+      return {
+        code: code.replaceAll('import.meta.url', `new URL(${JSON.stringify(`./${rel}`)}, import.meta.url).href`),
+        map: null,
+      }
     },
   }
 }
@@ -149,7 +167,8 @@ function nativeUsers(name) {
       if (spec) users.push(join(packages, group, pkg))
     }
   }
-  if (versions.size !== 1) fail(`expected one pinned version of ${name} in the workspace, found ${[...versions].join(', ') || 'none'}`)
+  if (versions.size !== 1)
+    fail(`expected one pinned version of ${name} in the workspace, found ${[...versions].join(', ') || 'none'}`)
   const [version] = versions
   if (!/^\d+\.\d+\.\d+$/.test(version)) fail(`${name} is not pinned to an exact version (${version})`)
   return { version, users }
@@ -183,7 +202,10 @@ function writeBundles(bundles, out) {
     mkdirSync(dir, { recursive: true })
     for (const file of bundle.patchFiles) cpSync(join(bundle.dir, file), join(dir, file))
     const { name, version, type, dsh } = bundle.manifest
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, version, type, dsh: { ...dsh, bundle: { ...dsh.bundle, import: './import.js' } } }, null, 2)}\n`)
+    writeFileSync(
+      join(dir, 'package.json'),
+      `${JSON.stringify({ name, version, type, dsh: { ...dsh, bundle: { ...dsh.bundle, import: './import.js' } } }, null, 2)}\n`,
+    )
     const toTable = relative(dir, join(out, 'dist/plugins.mjs'))
     writeFileSync(
       join(dir, 'import.js'),
@@ -216,9 +238,14 @@ function writeInputs(out, moduleIds, bundles) {
   const files = new Set([
     // A third-party package changes only as a whole, by an install: its manifest stands for its files (a few
     // hundred stats fewer on every start).
-    ...moduleIds.filter((id) => !id.startsWith('\0') && isAbsolute(id)).map((id) => id.replace(/(.*\/node_modules\/(?:@[^/]+\/)?[^/]+\/).*/, '$1package.json')),
+    ...moduleIds
+      .filter((id) => !id.startsWith('\0') && isAbsolute(id))
+      .map((id) => id.replace(/(.*\/node_modules\/(?:@[^/]+\/)?[^/]+\/).*/, '$1package.json')),
     ...ASSETS.flatMap((asset) => filesIn(join(repo, asset))),
-    ...bundles.flatMap((bundle) => [join(bundle.dir, 'package.json'), ...bundle.patchFiles.map((file) => join(bundle.dir, file))]),
+    ...bundles.flatMap((bundle) => [
+      join(bundle.dir, 'package.json'),
+      ...bundle.patchFiles.map((file) => join(bundle.dir, file)),
+    ]),
     ...['package.json', 'settings-keys.json', 'README.md'].map((file) => join(cliDir, file)),
     fileURLToPath(import.meta.url),
   ])
@@ -240,12 +267,14 @@ function writeInputs(out, moduleIds, bundles) {
 export async function bundleCli(out = join(cliDir, 'pkg')) {
   const started = Date.now()
   const cli = readJson(join(cliDir, 'package.json'))
-  for (const asset of ASSETS) if (!existsSync(join(repo, asset))) fail(`${asset} is missing: run \`npm run setup\` first`)
+  for (const asset of ASSETS)
+    if (!existsSync(join(repo, asset))) fail(`${asset} is missing: run \`npm run setup\` first`)
   if (!existsSync(join(cliDir, 'dist/index.js'))) fail('apps/cli/dist is missing: run `pnpm build` first')
   const parent = dirname(out)
   const replacedPrefix = `.${basename(out)}.replaced-`
   mkdirSync(parent, { recursive: true })
-  for (const name of readdirSync(parent)) if (name.startsWith(replacedPrefix)) rmSync(join(parent, name), { recursive: true, force: true })
+  for (const name of readdirSync(parent))
+    if (name.startsWith(replacedPrefix)) rmSync(join(parent, name), { recursive: true, force: true })
   const building = join(parent, `.${basename(out)}.building-${process.pid}`)
   rmSync(building, { recursive: true, force: true })
   const bundles = bundlesOf(cli)
@@ -260,7 +289,13 @@ export async function bundleCli(out = join(cliDir, 'pkg')) {
     plugins: [dshPlugin(virtualEntries(plugins), ownerOf, urlUsers)],
     logLevel: 'warn',
   })
-  const written = await build.write({ dir: join(building, 'dist'), format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false })
+  const written = await build.write({
+    dir: join(building, 'dist'),
+    format: 'esm',
+    entryFileNames: '[name].mjs',
+    chunkFileNames: '[name]-[hash].mjs',
+    sourcemap: false,
+  })
   await build.close()
   for (const asset of ASSETS) cpSync(join(repo, asset), join(building, 'dist', asset), { recursive: true })
   writeBundles(bundles, building)
@@ -290,7 +325,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     // `npm run setup` (or the next build) makes the bundle.
     const missing = [...ASSETS, 'apps/cli/dist/index.js'].filter((path) => !existsSync(join(repo, path)))
     if (missing.length) {
-      console.error(`bundle-cli: not bundling the launcher yet (${missing.join(', ')} missing); bin/dsh.js runs from dist`)
+      console.error(
+        `bundle-cli: not bundling the launcher yet (${missing.join(', ')} missing); bin/dsh.js runs from dist`,
+      )
       process.exit(0)
     }
   }

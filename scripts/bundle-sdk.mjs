@@ -29,7 +29,8 @@ function packageManifest(sdk) {
 
 export async function bundleSdk(out = join(sdkDir, 'pkg')) {
   const started = Date.now()
-  if (!existsSync(join(sdkDir, 'dist/index.js'))) throw new Error('bundle-sdk: packages/sdk/sdk-client/dist is missing: run `pnpm build` first')
+  if (!existsSync(join(sdkDir, 'dist/index.js')))
+    throw new Error('bundle-sdk: packages/sdk/sdk-client/dist is missing: run `pnpm build` first')
   rmSync(out, { recursive: true, force: true })
   const build = await rolldown({
     input: { index: join(sdkDir, 'src/index.ts') },
@@ -48,10 +49,19 @@ export async function bundleSdk(out = join(sdkDir, 'pkg')) {
       handler(level, log)
     },
   })
-  await build.write({ dir: join(out, 'dist'), format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs', sourcemap: false })
+  await build.write({
+    dir: join(out, 'dist'),
+    format: 'esm',
+    entryFileNames: '[name].mjs',
+    chunkFileNames: '[name]-[hash].mjs',
+    sourcemap: false,
+  })
   await build.close()
   cpSync(join(sdkDir, 'README.md'), join(out, 'README.md'))
-  writeFileSync(join(out, 'package.json'), `${JSON.stringify(packageManifest(readJson(join(sdkDir, 'package.json'))), null, 2)}\n`)
+  writeFileSync(
+    join(out, 'package.json'),
+    `${JSON.stringify(packageManifest(readJson(join(sdkDir, 'package.json'))), null, 2)}\n`,
+  )
   return { out, ms: Date.now() - started }
 }
 

@@ -18,7 +18,9 @@ export const LEAST_COVERED = 15
  * 2026-12-01-coverage-in-every-run.md).
  */
 export function coverageArgs(reports) {
-  const others = workspacePackages().filter((pkg) => pkg.rel.startsWith('packages/') && NOT_PRODUCT.has(pkg.manifest.dsh?.role))
+  const others = workspacePackages().filter(
+    (pkg) => pkg.rel.startsWith('packages/') && NOT_PRODUCT.has(pkg.manifest.dsh?.role),
+  )
   return [
     '--coverage.enabled',
     '--coverage.provider=v8',

@@ -10,7 +10,11 @@ import { repo } from './lib.mjs'
 
 const reports = mkdtempSync(join(tmpdir(), 'dsh-coverage-'))
 const started = Date.now()
-const run = spawnSync(join(repo, 'node_modules/.bin/vitest'), ['run', ...coverageArgs(reports), ...process.argv.slice(2)], { cwd: repo, stdio: 'inherit' })
+const run = spawnSync(
+  join(repo, 'node_modules/.bin/vitest'),
+  ['run', ...coverageArgs(reports), ...process.argv.slice(2)],
+  { cwd: repo, stdio: 'inherit' },
+)
 const seconds = Math.round((Date.now() - started) / 1000)
 let coverage
 try {
@@ -45,7 +49,9 @@ const doc = [
 // The suite's own measurements (where its time goes, before and after a change) are written by hand between
 // these markers and kept when the coverage part is rewritten.
 const docPath = join(repo, 'docs/quality.md')
-const kept = existsSync(docPath) ? /<!-- suite-time -->[\s\S]*?<!-- \/suite-time -->/.exec(readFileSync(docPath, 'utf8'))?.[0] : undefined
+const kept = existsSync(docPath)
+  ? /<!-- suite-time -->[\s\S]*?<!-- \/suite-time -->/.exec(readFileSync(docPath, 'utf8'))?.[0]
+  : undefined
 writeFileSync(docPath, kept ? `${doc.trimEnd()}\n\n${kept}\n` : doc)
 console.error(`coverage: docs/quality.md written (${coverage.rows.length} files, ${seconds} s)`)
 process.exit(run.status ?? 1)

@@ -12,7 +12,8 @@ import ts from 'typescript'
  */
 export const MAX_HELPER_STATEMENTS = 12
 
-const hasModifier = (node, kind) => (ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : []).some((m) => m.kind === kind)
+const hasModifier = (node, kind) =>
+  (ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : []).some((m) => m.kind === kind)
 
 function countStatements(node) {
   let count = 0
@@ -34,19 +35,30 @@ function implementationReason(fn, { method = false } = {}) {
   if (!method && fn.asteriskToken) return 'is a generator'
   if (!fn.body) return undefined
   const statements = ts.isBlock(fn.body) ? countStatements(fn.body) : 1 + countStatements(fn.body)
-  if (statements > MAX_HELPER_STATEMENTS) return `has ${statements} statements (a definition's helper has at most ${MAX_HELPER_STATEMENTS})`
+  if (statements > MAX_HELPER_STATEMENTS)
+    return `has ${statements} statements (a definition's helper has at most ${MAX_HELPER_STATEMENTS})`
   return undefined
 }
 
 const isErrorSubclass = (cls) =>
-  (cls.heritageClauses ?? []).some((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword && clause.types.some((type) => /(^|\.)\w*Error$/.test(type.expression.getText())))
+  (cls.heritageClauses ?? []).some(
+    (clause) =>
+      clause.token === ts.SyntaxKind.ExtendsKeyword &&
+      clause.types.some((type) => /(^|\.)\w*Error$/.test(type.expression.getText())),
+  )
 
 /** Local names a file exports through `export { a as b }` and `export default a`. */
 function exportedByList(source) {
   const names = new Set()
   for (const statement of source.statements) {
-    if (ts.isExportDeclaration(statement) && !statement.moduleSpecifier && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
-      for (const element of statement.exportClause.elements) if (!element.isTypeOnly) names.add((element.propertyName ?? element.name).text)
+    if (
+      ts.isExportDeclaration(statement) &&
+      !statement.moduleSpecifier &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
+      for (const element of statement.exportClause.elements)
+        if (!element.isTypeOnly) names.add((element.propertyName ?? element.name).text)
     }
     if (ts.isExportAssignment(statement) && ts.isIdentifier(statement.expression)) names.add(statement.expression.text)
   }
@@ -58,12 +70,17 @@ export function definitionFileProblems(file, root) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
   const listed = exportedByList(source)
   const problems = []
-  const where = (node) => `${relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`
-  const isExported = (node, name) => hasModifier(node, ts.SyntaxKind.ExportKeyword) || (name !== undefined && listed.has(name))
+  const where = (node) =>
+    `${relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`
+  const isExported = (node, name) =>
+    hasModifier(node, ts.SyntaxKind.ExportKeyword) || (name !== undefined && listed.has(name))
 
   const checkFunction = (fn, symbol) => {
     const reason = implementationReason(fn)
-    if (reason) problems.push(`${where(fn)}: exported function ${symbol} ${reason}; a definition exports types and small pure helpers only — move it to a service, a provider or a library`)
+    if (reason)
+      problems.push(
+        `${where(fn)}: exported function ${symbol} ${reason}; a definition exports types and small pure helpers only — move it to a service, a provider or a library`,
+      )
   }
   const checkClass = (cls, symbol) => {
     if (isErrorSubclass(cls)) return
@@ -74,9 +91,13 @@ export function definitionFileProblems(file, root) {
       return
     }
     for (const member of cls.members) {
-      if (!(ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) || !member.body) continue
+      if (!(ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) || !member.body)
+        continue
       const reason = implementationReason(member, { method: true })
-      if (reason) problems.push(`${where(member)}: method ${symbol}.${member.name.getText(source)} ${reason}; an abstract service in a definition declares, it does not implement`)
+      if (reason)
+        problems.push(
+          `${where(member)}: method ${symbol}.${member.name.getText(source)} ${reason}; an abstract service in a definition declares, it does not implement`,
+        )
     }
   }
 
@@ -84,7 +105,8 @@ export function definitionFileProblems(file, root) {
   const checkObject = (object, symbol) => {
     for (const property of object.properties) {
       const key = property.name ? property.name.getText(source) : '…'
-      if (ts.isMethodDeclaration(property) || ts.isGetAccessor(property) || ts.isSetAccessor(property)) checkFunction(property, `${symbol}.${key}`)
+      if (ts.isMethodDeclaration(property) || ts.isGetAccessor(property) || ts.isSetAccessor(property))
+        checkFunction(property, `${symbol}.${key}`)
       else if (ts.isPropertyAssignment(property)) {
         const value = property.initializer
         if (ts.isArrowFunction(value) || ts.isFunctionExpression(value)) checkFunction(value, `${symbol}.${key}`)
@@ -105,7 +127,8 @@ export function definitionFileProblems(file, root) {
       for (const declaration of statement.declarationList.declarations) {
         if (!ts.isIdentifier(declaration.name) || !isExported(statement, declaration.name.text)) continue
         const init = declaration.initializer
-        if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) checkFunction(init, declaration.name.text)
+        if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)))
+          checkFunction(init, declaration.name.text)
         else if (init && ts.isClassExpression(init)) checkClass(init, declaration.name.text)
         else if (init && ts.isObjectLiteralExpression(init)) checkObject(init, declaration.name.text)
       }

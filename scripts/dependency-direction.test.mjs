@@ -51,13 +51,16 @@ test('the gate rejects an implementation class exported from a definition, namin
       deps: ['@dsh/cordis'],
       files: {
         'index.ts': abstractService,
-        'disk.ts': "import { Fs } from './index.ts'\n\nexport class DiskFs extends Fs {\n  async read(path: string) { return path }\n}\n",
+        'disk.ts':
+          "import { Fs } from './index.ts'\n\nexport class DiskFs extends Fs {\n  async read(path: string) { return path }\n}\n",
       },
     },
   })
   const { status, output } = runGate(root)
   expect(status).toBe(1)
-  expect(output).toContain('packages/fs/fs/src/disk.ts:3: exported class DiskFs is an implementation (neither abstract nor an Error subclass)')
+  expect(output).toContain(
+    'packages/fs/fs/src/disk.ts:3: exported class DiskFs is an implementation (neither abstract nor an Error subclass)',
+  )
   expect(output).not.toContain('index.ts')
 })
 
@@ -68,7 +71,8 @@ test('the gate rejects an async helper, a long helper, an object of helpers and 
       role: 'definition',
       deps: ['@dsh/cordis'],
       files: {
-        'io.ts': "import { readFile } from 'node:fs/promises'\nexport async function load(path: string) { return readFile(path, 'utf8') }\n",
+        'io.ts':
+          "import { readFile } from 'node:fs/promises'\nexport async function load(path: string) { return readFile(path, 'utf8') }\n",
         'long.ts': `export const sum = () => {\n  let total = 0\n${long}\n  return total\n}\n`,
         'listed.ts': 'class Cache { map = new Map() }\nexport { Cache }\n',
         'default.ts': 'export default class Runner { run() { return 1 } }\n',
@@ -93,8 +97,10 @@ test('a definition may hold an abstract service, Error classes, types, constants
       files: {
         'index.ts': abstractService,
         'errors.ts': 'export class DefError extends Error {}\nexport class DefMissingError extends DefError {}\n',
-        'types.ts': "export interface Thing { id: string }\nexport type Kind = 'a' | 'b'\nexport const KINDS = ['a', 'b'] as const\n",
-        'validate.ts': "export function isKind(value: unknown): value is 'a' | 'b' {\n  return value === 'a' || value === 'b'\n}\n",
+        'types.ts':
+          "export interface Thing { id: string }\nexport type Kind = 'a' | 'b'\nexport const KINDS = ['a', 'b'] as const\n",
+        'validate.ts':
+          "export function isKind(value: unknown): value is 'a' | 'b' {\n  return value === 'a' || value === 'b'\n}\n",
         'index.test.ts': 'export class Fixture { run() { return 1 } }\n',
       },
     },
@@ -106,12 +112,17 @@ test('a definition may hold an abstract service, Error classes, types, constants
 
 test('a provider may stand on a service but not on another provider', () => {
   const root = workspace({
-    'packages/core/session': { role: 'service', files: { 'index.ts': 'export class Sessions { list() { return [] } }\n' } },
+    'packages/core/session': {
+      role: 'service',
+      files: { 'index.ts': 'export class Sessions { list() { return [] } }\n' },
+    },
     'packages/fs/fs-local': { role: 'provider', files: { 'index.ts': 'export default class LocalFs {}\n' } },
     'packages/fs/fs-other': {
       role: 'provider',
       deps: ['@dsh/session', '@dsh/fs-local'],
-      files: { 'index.ts': "import type {} from '@dsh/session'\nimport LocalFs from '@dsh/fs-local'\nexport default LocalFs\n" },
+      files: {
+        'index.ts': "import type {} from '@dsh/session'\nimport LocalFs from '@dsh/fs-local'\nexport default LocalFs\n",
+      },
     },
   })
   const { status, output } = runGate(root)

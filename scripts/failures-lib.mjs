@@ -30,8 +30,12 @@ export function failuresOf(report, root = repo) {
   for (const file of report.testResults ?? []) {
     const name = relative(root, file.name)
     const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed')
-    for (const test of failedTests) blocks.push(`FAIL ${name} > ${test.fullName}\n${firstLines((test.failureMessages ?? []).join('\n') || '(no message)')}`)
-    if (!failedTests.length && file.status === 'failed') blocks.push(`FAIL ${name} (the file failed outside its tests)\n${firstLines(file.message || '(no message)')}`)
+    for (const test of failedTests)
+      blocks.push(
+        `FAIL ${name} > ${test.fullName}\n${firstLines((test.failureMessages ?? []).join('\n') || '(no message)')}`,
+      )
+    if (!failedTests.length && file.status === 'failed')
+      blocks.push(`FAIL ${name} (the file failed outside its tests)\n${firstLines(file.message || '(no message)')}`)
   }
   return blocks
 }

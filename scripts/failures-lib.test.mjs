@@ -20,11 +20,17 @@ test('each failed test is named with its file and its error, colours removed; pa
           { fullName: 'lists > passes', status: 'passed', failureMessages: [] },
         ],
       },
-      { name: '/repo/packages/a/b/src/y.test.ts', status: 'passed', assertionResults: [{ fullName: 'fine', status: 'passed' }] },
+      {
+        name: '/repo/packages/a/b/src/y.test.ts',
+        status: 'passed',
+        assertionResults: [{ fullName: 'fine', status: 'passed' }],
+      },
     ]),
     '/repo',
   )
-  expect(blocks).toEqual(['FAIL packages/a/b/src/x.test.ts > lists > keeps order\n    AssertionError: expected 1 to be 2\n    \n        at x.test.ts:3:5'])
+  expect(blocks).toEqual([
+    'FAIL packages/a/b/src/x.test.ts > lists > keeps order\n    AssertionError: expected 1 to be 2\n    \n        at x.test.ts:3:5',
+  ])
 })
 
 test('a file that failed with no failed test (it did not load) is named with its message; a long error is cut', () => {
@@ -32,7 +38,11 @@ test('a file that failed with no failed test (it did not load) is named with its
   const blocks = failuresOf(
     report([
       { name: '/repo/a.test.ts', status: 'failed', message: 'Cannot find module ./gone.ts', assertionResults: [] },
-      { name: '/repo/b.test.ts', status: 'failed', assertionResults: [{ fullName: 'long', status: 'failed', failureMessages: [long] }] },
+      {
+        name: '/repo/b.test.ts',
+        status: 'failed',
+        assertionResults: [{ fullName: 'long', status: 'failed', failureMessages: [long] }],
+      },
     ]),
     '/repo',
   )

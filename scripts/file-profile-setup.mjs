@@ -64,7 +64,11 @@ function patchLaunches() {
     }
     // `promisify(execFile)` resolves `{ stdout, stderr }` through this symbol; without it, only stdout.
     const custom = original[promisify.custom]
-    if (custom) counted[promisify.custom] = (...args) => (isDshLaunch(args[0], Array.isArray(args[1]) ? args[1] : []) && counter.launches++, custom(...args))
+    if (custom)
+      counted[promisify.custom] = (...args) => (
+        isDshLaunch(args[0], Array.isArray(args[1]) ? args[1] : []) && counter.launches++,
+        custom(...args)
+      )
     childProcess[name] = counted
   }
   // The ES module bindings (`import { spawn } from 'node:child_process'`) follow the patched functions.

@@ -10,7 +10,10 @@ const LAUNCHER = /(^|\/)(bin\/dsh\.js|apps\/cli\/dist\/bin\.js|dist\/dsh\.mjs)$/
 export function isDshLaunch(command, args) {
   if (typeof command !== 'string') return false
   if (basename(command) === 'dsh' || LAUNCHER.test(command)) return true
-  return args.some((arg) => typeof arg === 'string' && (LAUNCHER.test(arg) || /(^|[\s/'"])(bin\/dsh\.js|dist\/dsh\.mjs)(['"\s]|$)/.test(arg)))
+  return args.some(
+    (arg) =>
+      typeof arg === 'string' && (LAUNCHER.test(arg) || /(^|[\s/'"])(bin\/dsh\.js|dist\/dsh\.mjs)(['"\s]|$)/.test(arg)),
+  )
 }
 
 /** The records the workers wrote into `dir`, one per test file that reached its end. */
@@ -29,11 +32,19 @@ export function renderProfiles(records, root, limit = 30) {
   const sorted = [...records].sort((a, b) => cpuOf(b) - cpuOf(a))
   const rows = sorted
     .slice(0, limit)
-    .map((record) => [seconds(cpuOf(record)), seconds(record.workerCpuMs), seconds(record.childCpuMs), seconds(record.wallMs), String(record.dshLaunches), relative(root, record.file)])
+    .map((record) => [
+      seconds(cpuOf(record)),
+      seconds(record.workerCpuMs),
+      seconds(record.childCpuMs),
+      seconds(record.wallMs),
+      String(record.dshLaunches),
+      relative(root, record.file),
+    ])
   const total = (pick) => records.reduce((sum, record) => sum + (pick(record) ?? 0), 0)
   const header = ['cpu s', 'worker s', 'children s', 'wall s', 'dsh', 'file']
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)))
-  const line = (row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padStart(widths[column]))).join('  ')
+  const line = (row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padStart(widths[column]))).join('  ')
   return [
     line(header),
     ...rows.map(line),

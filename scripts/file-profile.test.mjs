@@ -38,7 +38,10 @@ test('a vitest run with DSH_TEST_PROFILE_DIR leaves one record per file with its
     mkdirSync(profiles)
     mkdirSync(join(root, 'fake/bin'), { recursive: true })
     // A stand-in launcher that burns a little CPU, so the children's CPU is above zero.
-    writeFileSync(join(root, 'fake/bin/dsh.js'), 'let x = 0; const end = Date.now() + 300; while (Date.now() < end) x++\n')
+    writeFileSync(
+      join(root, 'fake/bin/dsh.js'),
+      'let x = 0; const end = Date.now() + 300; while (Date.now() < end) x++\n',
+    )
     writeFileSync(
       join(root, 'launches.test.mjs'),
       [
@@ -55,12 +58,19 @@ test('a vitest run with DSH_TEST_PROFILE_DIR leaves one record per file with its
         `})`,
       ].join('\n'),
     )
-    writeFileSync(join(root, 'vitest.config.mjs'), `export default { test: { include: ['*.test.mjs'], setupFiles: [${JSON.stringify(join(repo, 'scripts/file-profile-setup.mjs'))}] } }\n`)
-    const run = spawnSync(join(repo, 'node_modules/.bin/vitest'), ['run', '--root', root, '--config', join(root, 'vitest.config.mjs')], {
-      cwd: root,
-      env: { ...process.env, DSH_TEST_PROFILE_DIR: profiles },
-      encoding: 'utf8',
-    })
+    writeFileSync(
+      join(root, 'vitest.config.mjs'),
+      `export default { test: { include: ['*.test.mjs'], setupFiles: [${JSON.stringify(join(repo, 'scripts/file-profile-setup.mjs'))}] } }\n`,
+    )
+    const run = spawnSync(
+      join(repo, 'node_modules/.bin/vitest'),
+      ['run', '--root', root, '--config', join(root, 'vitest.config.mjs')],
+      {
+        cwd: root,
+        env: { ...process.env, DSH_TEST_PROFILE_DIR: profiles },
+        encoding: 'utf8',
+      },
+    )
     expect(run.status, run.stdout + run.stderr).toBe(0)
     const [record, ...others] = readProfiles(profiles)
     expect(others).toEqual([])

@@ -11,6 +11,10 @@ for (const gate of readdirSync(join(repo, 'scripts/gates'))
   const result = spawnSync(process.execPath, [join(repo, 'scripts/gates', gate)], { stdio: 'inherit' })
   if (result.status !== 0) failed++
 }
-const lint = spawnSync(join(repo, 'node_modules/.bin/oxlint'), ['--deny-warnings', '-c', join(repo, '.oxlintrc.json'), 'vendor', 'packages', 'apps', 'scripts', 'bench'], { stdio: 'inherit' })
+const lint = spawnSync(
+  join(repo, 'node_modules/.bin/oxlint'),
+  ['--deny-warnings', '-c', join(repo, '.oxlintrc.json'), 'vendor', 'packages', 'apps', 'scripts', 'bench'],
+  { stdio: 'inherit' },
+)
 if (lint.status !== 0) failed++
 process.exit(failed ? 1 : 0)

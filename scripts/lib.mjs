@@ -10,7 +10,8 @@ export function workspacePackages(root = repo) {
   const roots = [['vendor'], ['apps'], ...readdirSync(join(root, 'packages')).map((group) => ['packages', group])]
   const out = []
   const bench = join(root, 'bench/package.json')
-  if (existsSync(bench)) out.push({ dir: join(root, 'bench'), rel: 'bench', manifest: JSON.parse(readFileSync(bench, 'utf8')) })
+  if (existsSync(bench))
+    out.push({ dir: join(root, 'bench'), rel: 'bench', manifest: JSON.parse(readFileSync(bench, 'utf8')) })
   for (const parts of roots) {
     const base = join(root, ...parts)
     if (!existsSync(base) || !statSync(base).isDirectory()) continue
@@ -42,7 +43,12 @@ export function filesUnder(dir, pattern) {
 /** Module specifiers a source file imports (static, dynamic, re-exports, require). */
 export function importsOf(text) {
   const specs = []
-  const patterns = [/\bfrom\s+['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g, /\bimport\s+['"]([^'"]+)['"]/g, /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g]
+  const patterns = [
+    /\bfrom\s+['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\bimport\s+['"]([^'"]+)['"]/g,
+    /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ]
   for (const pattern of patterns) for (const match of text.matchAll(pattern)) specs.push(match[1])
   return specs
 }

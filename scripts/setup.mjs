@@ -13,10 +13,14 @@ if (major < 20 || (major === 20 && minor < 19)) {
 }
 
 const pinned = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).packageManager.split('@')[1]
-const pnpmVersion = () => spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' }).stdout?.trim()
+const pnpmVersion = () =>
+  spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' }).stdout?.trim()
 if (pnpmVersion() !== pinned) {
   console.error(`setup: installing pnpm ${pinned} with npm`)
-  execFileSync('npm', ['install', '--global', '--save-exact', `pnpm@${pinned}`], { stdio: 'inherit', shell: process.platform === 'win32' })
+  execFileSync('npm', ['install', '--global', '--save-exact', `pnpm@${pinned}`], {
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  })
 }
 
 const env = { ...process.env }

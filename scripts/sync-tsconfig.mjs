@@ -23,4 +23,7 @@ for (const pkg of packages) {
   write(file, config)
 }
 const rootFile = join(repo, 'tsconfig.json')
-write(rootFile, { files: [], references: packages.map((pkg) => ({ path: pkg.rel })).sort((a, b) => a.path.localeCompare(b.path)) })
+write(rootFile, {
+  files: [],
+  references: packages.map((pkg) => ({ path: pkg.rel })).sort((a, b) => a.path.localeCompare(b.path)),
+})

@@ -7,13 +7,21 @@ import { spawnSync } from 'node:child_process'
 const has = (command) => spawnSync('/bin/sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0
 // The packaging test builds the Python SDK's wheel offline (no build backend download): a python3 on PATH or
 // Debian's own must import these (apps/cli/src/packaging.test.ts picks the first that does).
-const pythonBuildsWheels = () => ['python3', '/usr/bin/python3'].some((python) => spawnSync(python, ['-c', 'import setuptools, wheel, venv, pip'], { stdio: 'ignore' }).status === 0)
+const pythonBuildsWheels = () =>
+  ['python3', '/usr/bin/python3'].some(
+    (python) => spawnSync(python, ['-c', 'import setuptools, wheel, venv, pip'], { stdio: 'ignore' }).status === 0,
+  )
 
 const NEEDED = [
   { command: 'bwrap', debian: ['bubblewrap'], why: 'the sandbox and escape tests' },
   { command: 'chromium', debian: ['chromium'], why: 'the web app browser tests' },
   { command: 'rg', debian: ['ripgrep'], why: 'the grep tool tests' },
-  { command: 'python3 (setuptools, wheel, venv, pip)', present: pythonBuildsWheels, debian: ['python3-setuptools', 'python3-wheel', 'python3-venv', 'python3-pip'], why: 'the Python SDK wheel test' },
+  {
+    command: 'python3 (setuptools, wheel, venv, pip)',
+    present: pythonBuildsWheels,
+    debian: ['python3-setuptools', 'python3-wheel', 'python3-venv', 'python3-pip'],
+    why: 'the Python SDK wheel test',
+  },
 ]
 
 const present = (tool) => (tool.present ? tool.present() : has(tool.command))

@@ -20,8 +20,11 @@ const run = (title, command, args, options = {}) => {
   console.error(`\n── ${title}`)
   const started = Date.now()
   const result = spawnSync(command, args, { cwd: repo, stdio: 'inherit', ...options })
-  console.error(`── ${title}: ${result.status === 0 ? 'ok' : `failed (exit ${result.status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  if (result.status !== 0) failedSteps.push(`${title} (exit ${result.status}; its output is in the block headed "── ${title}")`)
+  console.error(
+    `── ${title}: ${result.status === 0 ? 'ok' : `failed (exit ${result.status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  )
+  if (result.status !== 0)
+    failedSteps.push(`${title} (exit ${result.status}; its output is in the block headed "── ${title}")`)
   return result.status === 0
 }
 
@@ -41,7 +44,9 @@ function runQuietly(title, command, args) {
     child.on('close', (status) => {
       console.error(`\n── ${title}`)
       if (output) process.stderr.write(output)
-      console.error(`── ${title}: ${status === 0 ? 'ok' : `failed (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      console.error(
+        `── ${title}: ${status === 0 ? 'ok' : `failed (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      )
       if (status !== 0) failedSteps.push(`${title} (exit ${status}; its output is in the block headed "── ${title}")`)
       resolve(status === 0)
     })
@@ -64,7 +69,14 @@ const profiles = mkdtempSync(join(tmpdir(), 'dsh-file-profile-'))
 const vitestOk = run(
   'vitest',
   join(repo, 'node_modules/.bin/vitest'),
-  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...(coverage ? coverageArgs(coverage) : []), ...process.argv.slice(2)],
+  [
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
+    ...(coverage ? coverageArgs(coverage) : []),
+    ...process.argv.slice(2),
+  ],
   { env: { ...process.env, DSH_TEST_PROFILE_DIR: profiles } },
 )
 // What failed, repeated as the log's last block: a CI log is often read from its end, after the coverage table.
@@ -80,7 +92,9 @@ if (existsSync(report)) {
 
 if (coverage) {
   try {
-    console.log(`\n── coverage of the product packages (per file; \`npm run coverage\` keeps it in docs/quality.md)\n\n${renderCoverage(readCoverage(coverage))}`)
+    console.log(
+      `\n── coverage of the product packages (per file; \`npm run coverage\` keeps it in docs/quality.md)\n\n${renderCoverage(readCoverage(coverage))}`,
+    )
   } catch (error) {
     // The report is part of what a run delivers: a run that should have written one and did not fails, by name.
     console.error(`coverage: vitest wrote no summary: ${error.message}`)
@@ -101,9 +115,14 @@ if (profiled.length) {
 
 const python = join(repo, 'python')
 if (existsSync(python) && spawnSync('python3', ['--version']).status === 0) {
-  count(run('python unittest', 'python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], { cwd: join(python, 'sdk') }))
+  count(
+    run('python unittest', 'python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
+      cwd: join(python, 'sdk'),
+    }),
+  )
 }
 
-if (failedSteps.length || failures.length) console.log(`\n── what failed\n\n${[...failedSteps, ...failures].join('\n\n')}`)
+if (failedSteps.length || failures.length)
+  console.log(`\n── what failed\n\n${[...failedSteps, ...failures].join('\n\n')}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

@@ -7,7 +7,15 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const inputs = ['src', 'index.html', 'vite.config.ts', 'tsconfig.app.json', 'package.json', '../../packages/host/web-protocol/src', '../../packages/session/session-view/src']
+const inputs = [
+  'src',
+  'index.html',
+  'vite.config.ts',
+  'tsconfig.app.json',
+  'package.json',
+  '../../packages/host/web-protocol/src',
+  '../../packages/session/session-view/src',
+]
 const stampFile = join(here, 'dist/.inputs')
 
 function files(path) {
@@ -21,7 +29,8 @@ function files(path) {
 }
 
 const hash = createHash('sha256')
-for (const file of inputs.flatMap(files)) hash.update(`${file}\0${readFileSync(file).length}\0`).update(readFileSync(file))
+for (const file of inputs.flatMap(files))
+  hash.update(`${file}\0${readFileSync(file).length}\0`).update(readFileSync(file))
 const digest = hash.digest('hex')
 if (!process.argv.includes('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === digest) {
   console.error('web app: up to date')

@@ -33,11 +33,21 @@ function time(args, env) {
 async function firstRequest(launcher, llm, home, workspace) {
   llm.reset()
   llm.enqueue({ text: 'hi', usage: { input: 20, output: 1 } })
-  const env = { PATH: process.env.PATH, HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server' }
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server',
+  }
   // GNU time records the child's CPU seconds: unlike wall time, they barely move when the machine is busy.
   const cpuFile = join(home, 'cpu')
   const started = performance.now()
-  const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', cpuFile, process.execPath, launcher, 'say hi'], { cwd: workspace, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', cpuFile, process.execPath, launcher, 'say hi'], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const code = await new Promise((resolve) => child.on('close', resolve))
@@ -54,9 +64,14 @@ async function firstRequestSeries(launchers, llm, home, workspace) {
   for (const launcher of launchers) await firstRequest(launcher, llm, home, workspace) // warm-up (file cache)
   const samples = launchers.map(() => [])
   for (let i = 0; i < FIRST_REQUEST_RUNS; i++) {
-    for (const [index, launcher] of launchers.entries()) samples[index].push(await firstRequest(launcher, llm, home, workspace))
+    for (const [index, launcher] of launchers.entries())
+      samples[index].push(await firstRequest(launcher, llm, home, workspace))
   }
-  return samples.map((series) => ({ request: summarize(series.map((s) => s.request)), wall: summarize(series.map((s) => s.wall)), cpu: summarize(series.map((s) => s.cpu)) }))
+  return samples.map((series) => ({
+    request: summarize(series.map((s) => s.request)),
+    wall: summarize(series.map((s) => s.wall)),
+    cpu: summarize(series.map((s) => s.cpu)),
+  }))
 }
 
 export default async function run() {
@@ -72,11 +87,19 @@ export default async function run() {
     const rows = [`| \`node -e 0\` (baseline) | ${ms(baseline.median)} | ${ms(baseline.p90)} | 1.0× |`]
     for (const profile of ['headless', 'web', 'sdk', 'acp']) {
       const s = time([join(repo, 'apps/cli/bin/dsh.js'), '--profile', profile, '--check'], env)
-      rows.push(`| \`dsh --profile ${profile} --check\` | ${ms(s.median)} | ${ms(s.p90)} | ${(s.median / baseline.median).toFixed(1)}× |`)
+      rows.push(
+        `| \`dsh --profile ${profile} --check\` | ${ms(s.median)} | ${ms(s.p90)} | ${(s.median / baseline.median).toFixed(1)}× |`,
+      )
     }
     const bundle = await bundleCli(packaged)
-    const [before, after] = await firstRequestSeries([join(repo, 'apps/cli/bin/dsh.js'), join(packaged, 'bin/dsh.js')], llm, home, workspace)
-    const oneShot = (label, s) => `| ${label} | ${ms(s.request.median)} | ${ms(s.request.p90)} | ${ms(s.wall.median)} | ${ms(s.cpu.median)} |`
+    const [before, after] = await firstRequestSeries(
+      [join(repo, 'apps/cli/bin/dsh.js'), join(packaged, 'bin/dsh.js')],
+      llm,
+      home,
+      workspace,
+    )
+    const oneShot = (label, s) =>
+      `| ${label} | ${ms(s.request.median)} | ${ms(s.request.p90)} | ${ms(s.wall.median)} | ${ms(s.cpu.median)} |`
     return [
       '## Boot (bench/boot)',
       '',

@@ -9,20 +9,42 @@ import { ms, summarize } from '../stats.mjs'
 
 const ROUNDS = 60
 const COMMAND = ['bash', '-c', 'echo hi']
-const BARE = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session', '--']
+const BARE = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--tmpfs',
+  '/tmp',
+  '--unshare-pid',
+  '--unshare-net',
+  '--die-with-parent',
+  '--new-session',
+  '--',
+]
 
 export default async function run() {
   const h = await bootComposition({})
   try {
     const { session } = await h.agent()
     const authority = await h.root.sandboxPolicy.authority(session)
-    const confine = async (changed) => (await h.root.sandbox.confine(COMMAND, { cwd: h.workspace, authority: { ...authority, ...changed } })).argv
+    const confine = async (changed) =>
+      (await h.root.sandbox.confine(COMMAND, { cwd: h.workspace, authority: { ...authority, ...changed } })).argv
     const full = await confine({})
     const bwrap = full.find((arg) => arg.endsWith('/bwrap'))
     const variants = [
-      ['the default: fence wrapper (perl, outside) → bwrap with the path rules → perl launcher and bridge → bash', full],
+      [
+        'the default: fence wrapper (perl, outside) → bwrap with the path rules → perl launcher and bridge → bash',
+        full,
+      ],
       ['no path rules: nothing fenced, so no fence wrapper', await confine({ paths: undefined })],
-      ['no path rules, no network: the bash launcher closes descriptors', await confine({ paths: undefined, network: { kind: 'none' } })],
+      [
+        'no path rules, no network: the bash launcher closes descriptors',
+        await confine({ paths: undefined, network: { kind: 'none' } }),
+      ],
       ['bare bwrap → bash (reference)', [bwrap, ...BARE, ...COMMAND]],
       ['bare bwrap → true (the load)', [bwrap, ...BARE, 'true']],
     ]

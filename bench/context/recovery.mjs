@@ -13,7 +13,10 @@ function fill(session) {
   for (let turn = 0; turn < 20; turn++) {
     const turnId = `t${turn}`
     session.append('turn/start', { turnId })
-    session.append('user/message', { content: [{ type: 'text', text: `Task ${turn}: fix module ${turn}.` }], source: 'user' })
+    session.append('user/message', {
+      content: [{ type: 'text', text: `Task ${turn}: fix module ${turn}.` }],
+      source: 'user',
+    })
     for (let step = 0; step < STEPS / 20; step++) {
       session.append('step/start', { turnId, step })
       const callId = `call_${call++}`
@@ -26,10 +29,17 @@ function fill(session) {
         finish: 'tool-calls',
       })
       session.append('tool/call', { callId, name: 'echo', arguments: { text: 'x' } })
-      session.append('tool/result', { callId, content: [{ type: 'text', text: `output ${callId}\n`.padEnd(call % 7 === 0 ? 12_000 : 1_000, 'o') }] })
+      session.append('tool/result', {
+        callId,
+        content: [{ type: 'text', text: `output ${callId}\n`.padEnd(call % 7 === 0 ? 12_000 : 1_000, 'o') }],
+      })
       session.append('step/end', { turnId, step, finish: 'tool-calls' })
     }
-    session.append('assistant/message', { content: [{ type: 'text', text: `Module ${turn} fixed.` }], usage, finish: 'stop' })
+    session.append('assistant/message', {
+      content: [{ type: 'text', text: `Module ${turn} fixed.` }],
+      usage,
+      finish: 'stop',
+    })
     session.append('turn/end', { turnId, reason: 'completed' })
   }
 }
@@ -47,8 +57,14 @@ export async function recovery(runs = 5) {
     let retriedAt = 0
     const stop = h.root.on('llm/stream', (request, next) => {
       const last = JSON.stringify(request.messages.at(-1))
-      if (last.includes('write a summary of the conversation so far')) h.root.scriptedLlm.enqueue({ text: '## Goal and constraints\nFix the modules.\n## Done\nAll twenty.\n## Next\nNothing.' })
-      else if (!refusedAt) h.root.scriptedLlm.enqueue({ error: { code: 'CONTEXT_WINDOW_EXCEEDED', message: "This model's maximum context length is 65536 tokens." } })
+      if (last.includes('write a summary of the conversation so far'))
+        h.root.scriptedLlm.enqueue({
+          text: '## Goal and constraints\nFix the modules.\n## Done\nAll twenty.\n## Next\nNothing.',
+        })
+      else if (!refusedAt)
+        h.root.scriptedLlm.enqueue({
+          error: { code: 'CONTEXT_WINDOW_EXCEEDED', message: "This model's maximum context length is 65536 tokens." },
+        })
       else {
         retriedAt ||= performance.now()
         h.root.scriptedLlm.enqueue({ text: 'done' })
@@ -56,14 +72,16 @@ export async function recovery(runs = 5) {
       return next()
     })
     const onEvent = (session, event) => {
-      if (session === agent.session && event.type === 'assistant/message' && event.data.error && !refusedAt) refusedAt = performance.now()
+      if (session === agent.session && event.type === 'assistant/message' && event.data.error && !refusedAt)
+        refusedAt = performance.now()
     }
     const off = h.root.on('session/event', onEvent)
     agent.followup('one more thing')
     const result = await agent.whenIdle()
     stop()
     off()
-    if (result.reason !== 'completed') throw new Error(`the benchmark session did not recover: ${result.reason} ${result.error?.message}`)
+    if (result.reason !== 'completed')
+      throw new Error(`the benchmark session did not recover: ${result.reason} ${result.error?.message}`)
     samples.push(retriedAt - refusedAt)
     const types = agent.session.events.map((event) => event.type)
     outcome = `${types.filter((type) => type === 'tool/pruned').length} results pruned or shortened, ${types.filter((type) => type === 'compaction/end').length} summary`

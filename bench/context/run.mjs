@@ -18,17 +18,32 @@ function fill(session, count) {
   while (session.length < count) {
     const turnId = `t${turn++}`
     session.append('turn/start', { turnId })
-    session.append('user/message', { content: [{ type: 'text', text: `Please look at module ${turn} and fix what is broken in it.` }], source: 'user' })
+    session.append('user/message', {
+      content: [{ type: 'text', text: `Please look at module ${turn} and fix what is broken in it.` }],
+      source: 'user',
+    })
     for (let step = 0; step < 4 && session.length < count; step++) {
       session.append('step/start', { turnId, step })
       const ids = Array.from({ length: 1 + (step % 2) }, () => `call_${call++}`)
       session.append('assistant/message', {
-        content: [{ type: 'text', text: 'Reading the files.' }, ...ids.map((callId) => ({ type: 'tool-call', callId, name: 'read', arguments: { path: `src/module${turn}/file${callId}.ts` } }))],
+        content: [
+          { type: 'text', text: 'Reading the files.' },
+          ...ids.map((callId) => ({
+            type: 'tool-call',
+            callId,
+            name: 'read',
+            arguments: { path: `src/module${turn}/file${callId}.ts` },
+          })),
+        ],
         usage,
         finish: 'tool-calls',
       })
       for (const callId of ids) session.append('tool/call', { callId, name: 'read', arguments: { path: 'x' } })
-      for (const callId of ids) session.append('tool/result', { callId, content: [{ type: 'text', text: `export const value${callId} = ${'x'.repeat(600)}\n` }] })
+      for (const callId of ids)
+        session.append('tool/result', {
+          callId,
+          content: [{ type: 'text', text: `export const value${callId} = ${'x'.repeat(600)}\n` }],
+        })
       session.append('step/end', { turnId, step, finish: 'tool-calls' })
     }
     session.append('assistant/message', { content: [{ type: 'text', text: 'Fixed it.' }], usage, finish: 'stop' })

@@ -8,4 +8,12 @@ import { appendFileSync, writeFileSync } from 'node:fs'
 const file = process.env.DSH_BENCH_RSS_FILE
 if (file) process.on('exit', () => writeFileSync(file, String(process.resourceUsage().maxRSS)))
 const samples = process.env.DSH_BENCH_MEMORY_FILE
-if (samples) setInterval(() => appendFileSync(samples, JSON.stringify({ wall: Date.now(), cpu: process.cpuUsage(), ...process.memoryUsage() }) + '\n'), 1000).unref()
+if (samples)
+  setInterval(
+    () =>
+      appendFileSync(
+        samples,
+        JSON.stringify({ wall: Date.now(), cpu: process.cpuUsage(), ...process.memoryUsage() }) + '\n',
+      ),
+    1000,
+  ).unref()

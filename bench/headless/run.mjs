@@ -20,17 +20,34 @@ async function measure(llm, home, workspace, replies) {
   llm.reset()
   llm.enqueue(...replies)
   const rssFile = join(home, 'rss')
-  const env = { PATH: process.env.PATH, HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server', DSH_BENCH_RSS_FILE: rssFile }
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server',
+    DSH_BENCH_RSS_FILE: rssFile,
+  }
   const started = performance.now()
-  const child = spawn(process.execPath, ['--import', peakRss, dshBin, 'run the benchmark task'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', peakRss, dshBin, 'run the benchmark task'], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   child.stdout.resume()
   const code = await new Promise((resolve) => child.on('close', resolve))
   const wall = performance.now() - started
   if (code !== 0) throw new Error(`dsh exited ${code}: ${stderr}`)
-  if (llm.requests.length !== replies.length) throw new Error(`expected ${replies.length} model requests, the mock saw ${llm.requests.length}`)
-  return { wall, rssMiB: Number(readFileSync(rssFile, 'utf8')) / 1024, server: serverTimeMs(llm.requests), steps: replies.length }
+  if (llm.requests.length !== replies.length)
+    throw new Error(`expected ${replies.length} model requests, the mock saw ${llm.requests.length}`)
+  return {
+    wall,
+    rssMiB: Number(readFileSync(rssFile, 'utf8')) / 1024,
+    server: serverTimeMs(llm.requests),
+    steps: replies.length,
+  }
 }
 
 function series(samples) {
@@ -49,7 +66,10 @@ export default async function run() {
   try {
     const oneStep = [{ text: 'Done.', usage: { input: 50, output: 2 } }]
     const loop = [
-      ...Array.from({ length: LOOP_STEPS }, (_, i) => ({ toolCalls: [{ id: `r${i}`, name: 'read', arguments: { path: 'notes.txt' } }], usage: { input: 50, output: 10 } })),
+      ...Array.from({ length: LOOP_STEPS }, (_, i) => ({
+        toolCalls: [{ id: `r${i}`, name: 'read', arguments: { path: 'notes.txt' } }],
+        usage: { input: 50, output: 10 },
+      })),
       { text: 'Done.', usage: { input: 50, output: 2 } },
     ]
     await measure(llm, home, workspace, oneStep) // warm-up (file cache, first compile)
@@ -60,7 +80,8 @@ export default async function run() {
     const a = series(one)
     const b = series(many)
     const marginal = (b.wall - b.server - (a.wall - a.server)) / (b.steps - a.steps)
-    const row = (label, s) => `| ${label} | ${ms(s.wall)} | ${s.rss.toFixed(1)} MiB | ${ms(s.server)} | ${s.steps} | ${ms(s.overhead)} |`
+    const row = (label, s) =>
+      `| ${label} | ${ms(s.wall)} | ${s.rss.toFixed(1)} MiB | ${ms(s.server)} | ${s.steps} | ${ms(s.overhead)} |`
     return [
       '## Headless runs (bench/headless)',
       '',

@@ -19,7 +19,14 @@ async function measure(h, agent, mode) {
   const polls = []
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
     const t0 = performance.now()
-    const job = await h.root.jobs.start({ session: agent.session, scope: agent.scope, callId: `${mode}-${i}`, command: 'echo ready', cwd: h.workspace, authority })
+    const job = await h.root.jobs.start({
+      session: agent.session,
+      scope: agent.scope,
+      callId: `${mode}-${i}`,
+      command: 'echo ready',
+      cwd: h.workspace,
+      authority,
+    })
     const t1 = performance.now()
     let reads = 0
     for (;;) {
@@ -30,7 +37,8 @@ async function measure(h, agent, mode) {
     }
     const t2 = performance.now()
     // Each job ends before the next starts, so the session's running-jobs limit never counts in.
-    while (h.root.jobs.list(agent.session).some((other) => other.jobId === job.jobId && other.status === 'running')) await sleep(5)
+    while (h.root.jobs.list(agent.session).some((other) => other.jobId === job.jobId && other.status === 'running'))
+      await sleep(5)
     if (i < WARMUP) continue
     total.push(t2 - t0)
     started.push(t1 - t0)
@@ -45,7 +53,8 @@ export default async function run() {
     const agent = await h.root.agents.create({ cwd: h.workspace })
     const confined = await measure(h, agent, 'workspace-write')
     const unconfined = await measure(h, agent, 'danger-full-access')
-    const row = (name, r) => `| ${name} | ${ms(r.total.median)} | ${ms(r.total.p90)} | ${ms(r.started.median)} | ${r.polls.median} |`
+    const row = (name, r) =>
+      `| ${name} | ${ms(r.total.median)} | ${ms(r.total.p90)} | ${ms(r.started.median)} | ${r.polls.median} |`
     return [
       '## Background jobs (bench/jobs)',
       '',

@@ -18,7 +18,8 @@ const patch = scriptedPatch(
 `,
 )
 
-const userFile = (sandbox) => `mcpServers:\n  t: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], trust: allow, sandbox: ${sandbox} }\n`
+const userFile = (sandbox) =>
+  `mcpServers:\n  t: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(SERVER)}], trust: allow, sandbox: ${sandbox} }\n`
 
 /** One turn of a fresh agent calling `name` once per step; per-call times of the measured calls and the server's start. */
 async function measure(h, name) {
@@ -36,7 +37,10 @@ async function measure(h, name) {
       else if (measured.has(event.data.callId)) calls.push(performance.now() - dispatched.get(event.data.callId))
     }
   })
-  const steps = Array.from({ length: SAMPLES + WARMUP }, (_, i) => ({ id: `${name}-${i}`, response: { toolCalls: [{ id: `${name}-${i}`, name, arguments: { text: 'hi' } }], pieces: 1 } }))
+  const steps = Array.from({ length: SAMPLES + WARMUP }, (_, i) => ({
+    id: `${name}-${i}`,
+    response: { toolCalls: [{ id: `${name}-${i}`, name, arguments: { text: 'hi' } }], pieces: 1 },
+  }))
   for (const { id } of steps.slice(WARMUP)) measured.add(id)
   h.root.scriptedLlm.enqueue(...steps.map((step) => step.response), { text: 'done', pieces: 1 })
   const agent = await h.root.agents.create({ cwd: h.workspace })
@@ -45,7 +49,8 @@ async function measure(h, name) {
   const result = await agent.whenIdle()
   stop()
   await agent.dispose()
-  if (result.reason !== 'completed' || failures.length) throw new Error(`${name} bench failed (${result.reason}): ${failures[0] ?? JSON.stringify(result.error)}`)
+  if (result.reason !== 'completed' || failures.length)
+    throw new Error(`${name} bench failed (${result.reason}): ${failures[0] ?? JSON.stringify(result.error)}`)
   return { call: summarize(calls), serverStart }
 }
 
@@ -62,7 +67,8 @@ export default async function run() {
   const native = await withComposition({}, (h) => measure(h, 'echo'))
   const unconfined = await withComposition({ 'mcp.yaml': userFile(false) }, (h) => measure(h, 'mcp__t__echo'))
   const confined = await withComposition({ 'mcp.yaml': userFile(true) }, (h) => measure(h, 'mcp__t__echo'))
-  const row = (label, { call, serverStart }) => `| ${label} | ${ms(call.median)} | ${ms(call.p90)} | ${serverStart === undefined ? '—' : ms(serverStart)} |`
+  const row = (label, { call, serverStart }) =>
+    `| ${label} | ${ms(call.median)} | ${ms(call.p90)} | ${serverStart === undefined ? '—' : ms(serverStart)} |`
   return [
     '## MCP tool calls (bench/mcp)',
     '',

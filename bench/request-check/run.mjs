@@ -12,7 +12,13 @@ const SIZES = [100, 1_000, 5_000]
 const SAMPLES = 40
 const now = () => performance.now()
 const route = { provider: 'scripted', model: 'scripted-1' }
-const tools = [{ name: 'read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } }]
+const tools = [
+  {
+    name: 'read',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+]
 const system = 'You are dsh.'.repeat(200)
 
 let call = 0
@@ -43,7 +49,8 @@ function before(session, request) {
 
 /** The boundary's check now: `frozenCopy` shares the fold's sealed messages; `findDrift` reads the shared fold. */
 function after(session, request) {
-  for (let pass = 0; pass < 2; pass++) if (findDrift(session, frozenCopy(request))) throw new Error('the check refused a derived request')
+  for (let pass = 0; pass < 2; pass++)
+    if (findDrift(session, frozenCopy(request))) throw new Error('the check refused a derived request')
 }
 
 function deepFreeze(value) {
@@ -72,7 +79,14 @@ export default async function run() {
         step(session, 't0', n++) // a live session: every request follows a new step
         let started = now()
         // The request as the loop builds it; the fold's update belongs to the check's cost here.
-        const request = { route, system, tools, messages: [...session.messages()], signal: new AbortController().signal, origin: { sessionId: session.id, purpose: 'turn' } }
+        const request = {
+          route,
+          system,
+          tools,
+          messages: [...session.messages()],
+          signal: new AbortController().signal,
+          origin: { sessionId: session.id, purpose: 'turn' },
+        }
         after(session, request)
         times.after.push(now() - started)
         started = now()
@@ -81,7 +95,9 @@ export default async function run() {
       }
       const b = summarize(times.before).median
       const a = summarize(times.after).median
-      rows.push(`| ${size.toLocaleString('en')} | ${session.messages().length} | ${b.toFixed(3)} ms | ${a.toFixed(3)} ms | ${(a / b).toFixed(3)}× |`)
+      rows.push(
+        `| ${size.toLocaleString('en')} | ${session.messages().length} | ${b.toFixed(3)} ms | ${a.toFixed(3)} ms | ${(a / b).toFixed(3)}× |`,
+      )
     }
   } finally {
     await h.dispose()

@@ -19,7 +19,11 @@ export default async function run() {
   const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bench-sdk-ws-')))
   const llm = await startMockServer()
   const startedAt = now()
-  const harness = await Harness.start({ cwd: workspace, minimal: true, env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench' } })
+  const harness = await Harness.start({
+    cwd: workspace,
+    minimal: true,
+    env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench' },
+  })
   const startup = now() - startedAt
   try {
     const session = await harness.session()
@@ -31,7 +35,8 @@ export default async function run() {
       const started = now()
       const result = await session.run(`ping ${i}`)
       const elapsed = now() - started
-      if (result.reason !== 'completed') throw new Error(`bench sdk: a prompt ended ${result.reason}: ${JSON.stringify(result.error)}`)
+      if (result.reason !== 'completed')
+        throw new Error(`bench sdk: a prompt ended ${result.reason}: ${JSON.stringify(result.error)}`)
       if (i < WARMUP) continue
       roundTrips.push(elapsed)
       overheads.push(elapsed - serverTimeMs(llm.requests))
@@ -47,7 +52,8 @@ export default async function run() {
       events++
       first ??= now()
       last = now()
-      if (event.type === 'turn/end' && event.data.reason !== 'completed') throw new Error(`bench sdk: the flood ended ${event.data.reason}`)
+      if (event.type === 'turn/end' && event.data.reason !== 'completed')
+        throw new Error(`bench sdk: the flood ended ${event.data.reason}`)
     }
     const floodMs = last - first
     const serverMs = serverTimeMs(llm.requests)

@@ -16,15 +16,32 @@ function log(count) {
   const push = (type, data) => events.push({ type, seq: events.length, time: 1_700_000_000_000 + events.length, data })
   for (let turn = 0; events.length < count; turn++) {
     push('turn/start', { turnId: `t${turn}` })
-    push('user/message', { content: [{ type: 'text', text: `task ${turn}: fix the failing test in module ${turn}` }], source: 'user' })
+    push('user/message', {
+      content: [{ type: 'text', text: `task ${turn}: fix the failing test in module ${turn}` }],
+      source: 'user',
+    })
     for (let step = 0; step < 4; step++) {
       push('step/start', { turnId: `t${turn}`, step })
-      for (let chunk = 0; chunk < 8; chunk++) push('assistant/chunk', { kind: chunk < 3 ? 'reasoning' : 'text', text: 'some streamed words ' })
-      push('assistant/message', { content: [{ type: 'text', text: 'some streamed words '.repeat(5) }], usage, finish: step < 3 ? 'tool-calls' : 'stop' })
+      for (let chunk = 0; chunk < 8; chunk++)
+        push('assistant/chunk', { kind: chunk < 3 ? 'reasoning' : 'text', text: 'some streamed words ' })
+      push('assistant/message', {
+        content: [{ type: 'text', text: 'some streamed words '.repeat(5) }],
+        usage,
+        finish: step < 3 ? 'tool-calls' : 'stop',
+      })
       if (step === 3) break
-      for (const call of ['a', 'b']) push('tool/call', { callId: `${turn}-${step}-${call}`, name: 'bash', arguments: { command: `npm test -- ${call}` } })
+      for (const call of ['a', 'b'])
+        push('tool/call', {
+          callId: `${turn}-${step}-${call}`,
+          name: 'bash',
+          arguments: { command: `npm test -- ${call}` },
+        })
       for (const call of ['a', 'b']) push('tool/dispatched', { callId: `${turn}-${step}-${call}` })
-      for (const call of ['a', 'b']) push('tool/result', { callId: `${turn}-${step}-${call}`, content: [{ type: 'text', text: 'PASS\n'.repeat(40) }] })
+      for (const call of ['a', 'b'])
+        push('tool/result', {
+          callId: `${turn}-${step}-${call}`,
+          content: [{ type: 'text', text: 'PASS\n'.repeat(40) }],
+        })
       push('step/end', { turnId: `t${turn}`, step, finish: 'tool-calls' })
     }
     push('turn/end', { turnId: `t${turn}`, reason: 'completed' })

@@ -3,9 +3,15 @@
 import { bootComposition, scriptedPatch } from '@dsh/test-harness'
 import { ms } from '../stats.mjs'
 
-const PATCH = scriptedPatch({ config: '{ record: false }', fixtureTools: true }, '- id: agent-loop\n  config: { maxSteps: 10000 }\n')
+const PATCH = scriptedPatch(
+  { config: '{ record: false }', fixtureTools: true },
+  '- id: agent-loop\n  config: { maxSteps: 10000 }\n',
+)
 const now = () => performance.now()
-const message = (i) => ({ content: [{ type: 'text', text: `message number ${i} with a little text in it` }], source: 'user' })
+const message = (i) => ({
+  content: [{ type: 'text', text: `message number ${i} with a little text in it` }],
+  source: 'user',
+})
 
 async function fill(h, count) {
   const session = await h.root.sessions.create({ cwd: h.workspace })
@@ -29,12 +35,16 @@ async function resumeTime(home, workspace, id) {
 
 async function loopOverhead(steps) {
   const h = await bootComposition({ patch: PATCH })
-  const script = Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ name: 'echo', arguments: { text: `step ${i}` } }], pieces: 1 }))
+  const script = Array.from({ length: steps }, (_, i) => ({
+    toolCalls: [{ name: 'echo', arguments: { text: `step ${i}` } }],
+    pieces: 1,
+  }))
   h.root.scriptedLlm.enqueue(...script, { text: 'done', pieces: 1 })
   const started = now()
   const result = await h.run('loop')
   const elapsed = now() - started
-  if (result.reason !== 'completed') throw new Error(`loop bench ended ${result.reason}: ${JSON.stringify(result.error)}`)
+  if (result.reason !== 'completed')
+    throw new Error(`loop bench ended ${result.reason}: ${JSON.stringify(result.error)}`)
   const events = h.events().length
   await h.dispose()
   return { perStep: elapsed / (steps + 1), events }

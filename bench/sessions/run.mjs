@@ -56,7 +56,11 @@ function writeLogs(h, say) {
       add('user/message', { content: text(say(12)), source: 'user' })
       add('tool/call', { callId: `c${t}`, name: 'bash', arguments: { command: `grep -rn ${say(1)} src/${say(1)}.ts` } })
       add('tool/result', { callId: `c${t}`, content: text(say(60)) })
-      add('assistant/message', { content: text(say(30)), usage: { input: 100, output: 30, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
+      add('assistant/message', {
+        content: text(say(30)),
+        usage: { input: 100, output: 30, cacheRead: 0, cacheWrite: 0 },
+        finish: 'stop',
+      })
       add('turn/end', { turnId: `t${t}`, reason: 'completed' })
     }
     mkdirSync(join(folder, id), { recursive: true, mode: 0o700 })
@@ -71,7 +75,8 @@ async function appendCost(patch) {
   const h = await bootComposition({ patch })
   const session = await h.root.sessions.create({ cwd: h.workspace })
   const started = now()
-  for (let i = 0; i < APPENDS; i++) session.append('user/message', { content: text(`message number ${i} with a little text in it`), source: 'user' })
+  for (let i = 0; i < APPENDS; i++)
+    session.append('user/message', { content: text(`message number ${i} with a little text in it`), source: 'user' })
   await session.flush()
   const elapsed = now() - started
   await h.root.sessions.close(session.id)
@@ -90,7 +95,8 @@ export default async function run() {
   const writeMs = now() - writing
   for (const id of [ids[0], ids.at(-1)]) {
     const { events: loaded } = await h.root.sessions.read(id)
-    if (loaded.length !== TURNS * 6) throw new Error(`bench fixture: session ${id} loaded ${loaded.length} events, wrote ${TURNS * 6}`)
+    if (loaded.length !== TURNS * 6)
+      throw new Error(`bench fixture: session ${id} loaded ${loaded.length} events, wrote ${TURNS * 6}`)
   }
   const built = now()
   const report = await h.root.sessionQuery.reindex()
@@ -105,7 +111,8 @@ export default async function run() {
     const started = now()
     const listed = await process.root.sessions.list()
     const elapsed = now() - started
-    if (listed.length !== SESSIONS || listed.some((summary) => summary.damaged)) throw new Error(`bench: listed ${listed.length} sessions, some damaged`)
+    if (listed.length !== SESSIONS || listed.some((summary) => summary.damaged))
+      throw new Error(`bench: listed ${listed.length} sessions, some damaged`)
     return { process, elapsed }
   }
   const firstList = await listing()
@@ -115,7 +122,11 @@ export default async function run() {
   // first report reads every log and keeps each one's usage digest in meta.json; a later process reads none.
   const usageReportMs = async (process) => {
     const started = now()
-    const report = await usageReport(storedUsageSource(process.root.sessions, process.root.sessionPersistence), { by: 'model' }, process.root.usagePrices.table())
+    const report = await usageReport(
+      storedUsageSource(process.root.sessions, process.root.sessionPersistence),
+      { by: 'model' },
+      process.root.usagePrices.table(),
+    )
     return { report, elapsed: now() - started }
   }
   const firstUsage = await usageReportMs(laterList.process)
@@ -124,7 +135,8 @@ export default async function run() {
   const laterUsage = await usageReportMs(usageProcess)
   await usageProcess.dispose()
   const usage = laterUsage.report
-  if (usage.total.requests !== firstUsage.report.total.requests) throw new Error('bench: the later usage report counted other requests')
+  if (usage.total.requests !== firstUsage.report.total.requests)
+    throw new Error('bench: the later usage report counted other requests')
   // `dsh sessions search` looks in the current workspace (every fixture session is in it); `--all-workspaces`
   // asks the FTS5 table alone.
   const common = []
@@ -143,7 +155,11 @@ export default async function run() {
     everywhere.push(now() - startedEverywhere)
   }
   // The query alone: a composition that trusts the index (live indexing keeps its own sessions current).
-  const trusting = await bootComposition({ home: h.home, workspace: h.workspace, patch: '- id: session-query\n  config: { syncBeforeSearch: false }\n' })
+  const trusting = await bootComposition({
+    home: h.home,
+    workspace: h.workspace,
+    patch: '- id: session-query\n  config: { syncBeforeSearch: false }\n',
+  })
   const queryOnly = []
   for (let i = 0; i < QUERIES; i++) {
     const query = i % 2 ? say.rare() : say(1)

@@ -38,7 +38,8 @@ function leftBehind(paths, except = new Set()) {
       } catch {
         // gone, or not ours to read
       }
-      if (paths.some((path) => cmdline.includes(path) || cwd.startsWith(path))) found.push(`${entry} ${cmdline.replace(/\s+/g, ' ').slice(0, 120)}`)
+      if (paths.some((path) => cmdline.includes(path) || cwd.startsWith(path)))
+        found.push(`${entry} ${cmdline.replace(/\s+/g, ' ').slice(0, 120)}`)
     } catch {
       // the process ended while we looked
     }
@@ -66,8 +67,14 @@ function startDsh(llm, home, workspace, task) {
     DSH_BENCH_RSS_FILE: rssFile,
     DSH_BENCH_MEMORY_FILE: join(PROFILE_DIR ?? home, `samples-${task.replaceAll(' ', '-')}.jsonl`),
   }
-  const prof = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--heap-prof', `--heap-prof-dir=${PROFILE_DIR}`] : []
-  const child = spawn(process.execPath, [...prof, '--import', peakRss, dshBin, task], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const prof = PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, '--heap-prof', `--heap-prof-dir=${PROFILE_DIR}`]
+    : []
+  const child = spawn(process.execPath, [...prof, '--import', peakRss, dshBin, task], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   child.stdout.resume()
@@ -84,9 +91,16 @@ export default async function run() {
   const home = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-home-'))
   const workspace = mkdtempSync(join(tmpdir(), 'dsh-bench-soak-ws-'))
   // A model the catalog does not list: its window is the adapter's `unknownModel` (128k tokens).
-  writeFileSync(join(home, 'settings.yaml'), `agent.maxSteps: ${SOAK_STEPS + 10}\nmodel.provider: deepseek\nmodel.name: soak-model\n`)
+  writeFileSync(
+    join(home, 'settings.yaml'),
+    `agent.maxSteps: ${SOAK_STEPS + 10}\nmodel.provider: deepseek\nmodel.name: soak-model\n`,
+  )
   writeFileSync(join(workspace, 'notes.txt'), 'a file in a git workspace\n')
-  const git = (...args) => spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: workspace, stdio: 'ignore' })
+  const git = (...args) =>
+    spawnSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+      cwd: workspace,
+      stdio: 'ignore',
+    })
   git('init', '-q')
   git('add', '-A')
   git('commit', '-qm', 'start')
@@ -96,14 +110,24 @@ export default async function run() {
     // No scripted usage: the mock estimates it from the request's size, so the token meter sees the history
     // grow. A summary request (tools with tool_choice none) gets a summary; the title request a title.
     let step = 0
-    const summary = ['Goal and constraints', 'Decisions', 'Done', 'Next', 'Open questions'].map((title) => `## ${title}\nRun echo steps until told to stop.`).join('\n\n')
+    const summary = ['Goal and constraints', 'Decisions', 'Done', 'Next', 'Open questions']
+      .map((title) => `## ${title}\nRun echo steps until told to stop.`)
+      .join('\n\n')
     llm.respondWith((request) => {
       const body = request.body ?? {}
       if (!body.tools?.length) return { text: 'Soak' }
       if (body.tool_choice === 'none') return { text: summary }
       if (step === SOAK_STEPS) return { text: 'Done.' }
       const i = step++
-      return { toolCalls: [{ id: `s${i}`, name: 'bash', arguments: { command: `echo step ${i}; seq -s ' ' ${i} ${i + OUTPUT_NUMBERS}` } }] }
+      return {
+        toolCalls: [
+          {
+            id: `s${i}`,
+            name: 'bash',
+            arguments: { command: `echo step ${i}; seq -s ' ' ${i} ${i + OUTPUT_NUMBERS}` },
+          },
+        ],
+      }
     })
     const started = performance.now()
     const soak = startDsh(llm, home, workspace, 'run the soak')
@@ -112,9 +136,15 @@ export default async function run() {
     if (code !== 0) throw new Error(`dsh exited ${code}: ${soak.stderr()}`)
     // The agent's requests offer tools; the session's title request (an auxiliary call) does not.
     const loop = llm.requests.filter((request) => request.body?.tools?.length && request.body.tool_choice !== 'none')
-    if (loop[0].body.model !== 'soak-model') throw new Error(`the run used model ${loop[0].body.model}, not the 128k-token soak-model the settings name`)
-    const summaries = llm.requests.filter((request) => request.body?.tools?.length && request.body.tool_choice === 'none').length
-    if (loop.length !== SOAK_STEPS + 1) throw new Error(`expected ${SOAK_STEPS + 1} agent requests, the mock saw ${loop.length} (of ${llm.requests.length})`)
+    if (loop[0].body.model !== 'soak-model')
+      throw new Error(`the run used model ${loop[0].body.model}, not the 128k-token soak-model the settings name`)
+    const summaries = llm.requests.filter(
+      (request) => request.body?.tools?.length && request.body.tool_choice === 'none',
+    ).length
+    if (loop.length !== SOAK_STEPS + 1)
+      throw new Error(
+        `expected ${SOAK_STEPS + 1} agent requests, the mock saw ${loop.length} (of ${llm.requests.length})`,
+      )
     const rss = soak.rssMiB()
     const gaps = loop.slice(1).map((request, i) => request.timing.receivedAt - loop[i].timing.endedAt)
     const first = summarize(gaps.slice(0, WINDOW))
@@ -124,7 +154,8 @@ export default async function run() {
     // process's performance.now(); the samples carry the wall clock.
     const samples = soak.samples()
     const wallOf = (request) => performance.timeOrigin + request.timing.receivedAt
-    const nearest = (wall) => samples.reduce((best, sample) => (Math.abs(sample.wall - wall) < Math.abs(best.wall - wall) ? sample : best))
+    const nearest = (wall) =>
+      samples.reduce((best, sample) => (Math.abs(sample.wall - wall) < Math.abs(best.wall - wall) ? sample : best))
     const cpuMs = (sample) => (sample.cpu.user + sample.cpu.system) / 1000
     const perStep = (from, to) => (cpuMs(nearest(wallOf(loop[to]))) - cpuMs(nearest(wallOf(loop[from])))) / (to - from)
     const cpuFirst = perStep(0, WINDOW)

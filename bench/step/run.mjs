@@ -22,7 +22,11 @@ function gitWorkspace(dir) {
   mkdirSync(join(dir, 'src'))
   for (let i = 0; i < FILES; i++) writeFileSync(join(dir, 'src', `file${i}.ts`), `export const value${i} = ${i}\n`)
   writeFileSync(join(dir, 'README.md'), '# bench\n')
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: dir, stdio: 'ignore' })
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+      cwd: dir,
+      stdio: 'ignore',
+    })
   git('init', '-q', '-b', 'main')
   git('add', '-A')
   git('commit', '-q', '-m', 'initial')
@@ -31,20 +35,39 @@ function gitWorkspace(dir) {
 async function runOnce(llm, home, workspace) {
   const traceFile = join(home, `trace-${Date.now()}.jsonl`)
   llm.reset()
-  llm.enqueue(...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'bash', arguments: { command: `echo step ${i}` } }], usage: { input: 50, output: 10 } })), {
-    text: 'Done.',
-    usage: { input: 50, output: 2 },
+  llm.enqueue(
+    ...Array.from({ length: STEPS }, (_, i) => ({
+      toolCalls: [{ id: `c${i}`, name: 'bash', arguments: { command: `echo step ${i}` } }],
+      usage: { input: 50, output: 10 },
+    })),
+    {
+      text: 'Done.',
+      usage: { input: 50, output: 2 },
+    },
+  )
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server',
+    DSH_BENCH_TRACE_FILE: traceFile,
+  }
+  const child = spawn(process.execPath, ['--import', join(here, 'trace.mjs'), dshBin, 'run the benchmark task'], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  const env = { PATH: process.env.PATH, HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'bench-key-for-the-mock-server', DSH_BENCH_TRACE_FILE: traceFile }
-  const child = spawn(process.execPath, ['--import', join(here, 'trace.mjs'), dshBin, 'run the benchmark task'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   child.stdout.resume()
   const code = await new Promise((resolve) => child.on('close', resolve))
   if (code !== 0) throw new Error(`dsh exited ${code}: ${stderr}`)
-  if (llm.requests.length < STEPS + 1) throw new Error(`expected ${STEPS + 1} model requests, the mock saw ${llm.requests.length}: ${stderr}`)
+  if (llm.requests.length < STEPS + 1)
+    throw new Error(`expected ${STEPS + 1} model requests, the mock saw ${llm.requests.length}: ${stderr}`)
   const bodies = llm.requests.slice(1, STEPS + 1).map((request) => JSON.stringify(request.body.messages.at(-1)))
-  if (!bodies.every((body, i) => body.includes(`step ${i}`))) throw new Error(`a command did not run: ${bodies.find((body, i) => !body.includes(`step ${i}`))}`)
+  if (!bodies.every((body, i) => body.includes(`step ${i}`)))
+    throw new Error(`a command did not run: ${bodies.find((body, i) => !body.includes(`step ${i}`))}`)
   return readFileSync(traceFile, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -70,13 +93,19 @@ function gaps(spans) {
     }
     for (const s of spans) {
       if (s.kind === 'listener' && s.start >= from && s.end <= to) add(`listener ${s.label}`, s.end - s.start - s.inner)
-      else if ((s.kind === 'process' || s.kind === 'fsync') && s.end > from && s.start < to) add(`${s.kind} ${s.label}`, Math.min(s.end, to) - Math.max(s.start, from))
-      if (s.kind === 'process' && s.firstOutput && s.start >= from && s.firstOutput <= to) add(`process ${s.label}: spawn → first output`, s.firstOutput - s.start)
+      else if ((s.kind === 'process' || s.kind === 'fsync') && s.end > from && s.start < to)
+        add(`${s.kind} ${s.label}`, Math.min(s.end, to) - Math.max(s.start, from))
+      if (s.kind === 'process' && s.firstOutput && s.start >= from && s.firstOutput <= to)
+        add(`process ${s.label}: spawn → first output`, s.firstOutput - s.start)
     }
     // What no row covers: the loop, the log, building and checking the request, the tool's own JavaScript.
     // git runs inside the Checkpoints listener's own time, so only the other processes are taken off.
     const covered = [...by]
-      .filter(([key]) => key.startsWith('listener ') || (key.startsWith('process ') && !key.startsWith('process git') && !key.includes('→')))
+      .filter(
+        ([key]) =>
+          key.startsWith('listener ') ||
+          (key.startsWith('process ') && !key.startsWith('process git') && !key.includes('→')),
+      )
       .reduce((sum, [, entry]) => sum + entry.ms, 0)
     by.set('the rest (loop, log, request, tool code)', { ms: Math.max(0, to - from - covered), count: 1 })
     out.push({ total: to - from, by })
@@ -89,7 +118,23 @@ function bareBwrap() {
   const times = []
   for (let i = 0; i < 20; i++) {
     const started = performance.now()
-    const run = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session', '--', 'true'])
+    const run = spawnSync('bwrap', [
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+      '--unshare-pid',
+      '--unshare-net',
+      '--die-with-parent',
+      '--new-session',
+      '--',
+      'true',
+    ])
     if (run.status !== 0) throw new Error(`bwrap cannot run here: ${run.stderr}`)
     times.push(performance.now() - started)
   }
@@ -138,6 +183,8 @@ export default async function run() {
     '',
     '| in the gap | per step (mean) | median | calls per step |',
     '|---|---|---|---|',
-    ...rows.map((row) => `| ${row.key.replace(/\|/g, '\\|')} | ${ms(row.mean)} | ${ms(row.median)} | ${row.count.toFixed(1)} |`),
+    ...rows.map(
+      (row) => `| ${row.key.replace(/\|/g, '\\|')} | ${ms(row.mean)} | ${ms(row.median)} | ${row.count.toFixed(1)} |`,
+    ),
   ].join('\n')
 }

@@ -21,20 +21,31 @@ const now = () => performance.now()
 // Model requests: creation, and the end of the response (the whole streamed body received).
 const started = new WeakMap()
 // A request without tools (the session title's) is not a step: `step` tells them apart.
-const bodyText = (body) => (typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : '')
+const bodyText = (body) =>
+  typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : ''
 diagnostics.channel('undici:request:create').subscribe(({ request }) => {
   const step = bodyText(request.body).includes('"tools"')
   started.set(request, { at: now(), step })
   span('request', `${request.method} ${request.path}`, now(), now(), { step })
 })
-diagnostics.channel('undici:request:trailers').subscribe(({ request }) => span('answer', request.path, started.get(request)?.at ?? now(), now(), { step: started.get(request)?.step }))
+diagnostics
+  .channel('undici:request:trailers')
+  .subscribe(({ request }) =>
+    span('answer', request.path, started.get(request)?.at ?? now(), now(), { step: started.get(request)?.step }),
+  )
 
 // Child processes: everything (spawn, execFile, exec) goes through ChildProcess.prototype.spawn.
 const label = (command, args) => {
   const name = command.split('/').at(-1)
   if (name === 'git') {
     const rest = args.slice(1)
-    while (rest[0] === '-c' || rest[0] === '--no-pager' || rest[0] === '--no-optional-locks' || rest[0]?.startsWith('--git-dir')) rest.splice(0, rest[0] === '-c' ? 2 : 1)
+    while (
+      rest[0] === '-c' ||
+      rest[0] === '--no-pager' ||
+      rest[0] === '--no-optional-locks' ||
+      rest[0]?.startsWith('--git-dir')
+    )
+      rest.splice(0, rest[0] === '-c' ? 2 : 1)
     return `git ${rest[0] ?? ''}`
   }
   // A confined command: bwrap, under the fence wrapper (perl outside the sandbox) when it fences missing names.
@@ -99,11 +110,14 @@ for (const key of ['sync', 'datasync']) {
 syncBuiltinESMExports()
 
 // Cordis listeners: each registered callback timed; a waterfall listener's `next()` is not its own time.
-const cordis = await import(pathToFileURL(join(fileURLToPath(import.meta.url), '../../../vendor/cordis/dist/index.js')).href)
+const cordis = await import(
+  pathToFileURL(join(fileURLToPath(import.meta.url), '../../../vendor/cordis/dist/index.js')).href
+)
 const register = cordis.EventsService.prototype.register
 const owner = (ctx) => ctx?.fiber?.runtime?.name || ctx?.fiber?.name || ctx?.name || '?'
 cordis.EventsService.prototype.register = function (labelText, name, callback, options) {
-  if (typeof name !== 'string' || name.startsWith('internal/')) return register.call(this, labelText, name, callback, options)
+  if (typeof name !== 'string' || name.startsWith('internal/'))
+    return register.call(this, labelText, name, callback, options)
   const who = `${name} ← ${owner(this.ctx)}`
   const timed = function (...args) {
     const start = now()

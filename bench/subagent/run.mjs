@@ -35,7 +35,10 @@ async function measure(provider, llm) {
       })
       const before = llm.requests.length
       llm.enqueue(
-        { toolCalls: [{ id: `t${i}`, name: 'task', arguments: { description: 'bench', prompt: 'say ok' } }], usage: { input: 10, output: 5 } },
+        {
+          toolCalls: [{ id: `t${i}`, name: 'task', arguments: { description: 'bench', prompt: 'say ok' } }],
+          usage: { input: 10, output: 5 },
+        },
         { text: 'ok', usage: { input: 10, output: 1 } },
         { text: 'done', usage: { input: 10, output: 1 } },
       )
@@ -44,7 +47,8 @@ async function measure(provider, llm) {
       const result = await agent.whenIdle()
       stop()
       await agent.dispose()
-      if (result?.reason !== 'completed') throw new Error(`subagent bench (${provider}) failed: ${JSON.stringify(result)}`)
+      if (result?.reason !== 'completed')
+        throw new Error(`subagent bench (${provider}) failed: ${JSON.stringify(result)}`)
       const childRequest = llm.requests[before + 1].timing.receivedAt
       if (i < WARMUP) continue
       total.push(childRequest - marks.dispatched)
@@ -62,7 +66,8 @@ export default async function run() {
   try {
     const spawn = await measure('@dsh/subagent-spawn', llm)
     const fork = await measure('@dsh/subagent-fork', llm)
-    const row = (name, r) => `| ${name} | ${ms(r.total.median)} | ${ms(r.total.p90)} | ${ms(r.made.median)} | ${ms(r.firstStep.median)} |`
+    const row = (name, r) =>
+      `| ${name} | ${ms(r.total.median)} | ${ms(r.total.p90)} | ${ms(r.made.median)} | ${ms(r.firstStep.median)} |`
     return [
       '## Subagents (bench/subagent)',
       '',

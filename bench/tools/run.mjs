@@ -27,7 +27,11 @@ ${rows}`,
 
 /** About 1 MB of source-like text (10,000 lines of ~100 bytes) with one marker line in the middle. */
 function megabyte() {
-  const lines = Array.from({ length: 10_000 }, (_, i) => `export const value${String(i).padStart(5, '0')} = compute(${i}, 'some fairly ordinary text to fill the line up')`)
+  const lines = Array.from(
+    { length: 10_000 },
+    (_, i) =>
+      `export const value${String(i).padStart(5, '0')} = compute(${i}, 'some fairly ordinary text to fill the line up')`,
+  )
   lines[5_000] = 'export const marker = "MARKER-A"'
   return lines.join('\n') + '\n'
 }
@@ -55,7 +59,11 @@ async function measure(h, name, args, count, prelude = []) {
   }
   const steps = Array.from({ length: count }, (_, i) => step(name, args(i)))
   for (const { id } of steps.slice(WARMUP)) measured.add(id)
-  h.root.scriptedLlm.enqueue(...prelude.map(([tool, toolArgs]) => step(tool, toolArgs).response), ...steps.map((s) => s.response), { text: 'done', pieces: 1 })
+  h.root.scriptedLlm.enqueue(
+    ...prelude.map(([tool, toolArgs]) => step(tool, toolArgs).response),
+    ...steps.map((s) => s.response),
+    { text: 'done', pieces: 1 },
+  )
   const agent = await h.root.agents.create({ cwd: h.workspace })
   const started = performance.now()
   agent.followup(`run ${name}`)
@@ -63,7 +71,8 @@ async function measure(h, name, args, count, prelude = []) {
   const elapsed = performance.now() - started
   stop()
   await agent.dispose()
-  if (result.reason !== 'completed' || failures.length) throw new Error(`${name} bench failed (${result.reason}): ${failures[0] ?? JSON.stringify(result.error)}`)
+  if (result.reason !== 'completed' || failures.length)
+    throw new Error(`${name} bench failed (${result.reason}): ${failures[0] ?? JSON.stringify(result.error)}`)
   return { call: summarize(calls), perStep: elapsed / (prelude.length + count + 1) }
 }
 
@@ -87,7 +96,10 @@ async function localServer() {
 async function namespacePrice(h) {
   const times = {}
   for (const network of [{ kind: 'host' }, { kind: 'none' }]) {
-    const { argv } = await h.root.sandbox.confine(['true'], { cwd: h.workspace, authority: { mode: 'workspace-write', writableRoots: [h.workspace], network } })
+    const { argv } = await h.root.sandbox.confine(['true'], {
+      cwd: h.workspace,
+      authority: { mode: 'workspace-write', writableRoots: [h.workspace], network },
+    })
     const samples = []
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
       const started = performance.now()
@@ -121,11 +133,19 @@ export default async function run() {
     '@dsh/bash-sandbox',
     async (h) => {
       const bash = await measure(h, 'bash', () => ({ command: 'echo hi' }), count)
-      const request = await measure(h, 'bash', () => ({ command: `curl -sS --max-time 10 http://127.0.0.1:${server.port}/` }), count)
+      const request = await measure(
+        h,
+        'bash',
+        () => ({ command: `curl -sS --max-time 10 http://127.0.0.1:${server.port}/` }),
+        count,
+      )
       writeFileSync(join(h.workspace, 'big.ts'), megabyte())
       const slice = await measure(h, 'read', () => ({ path: 'big.ts', offset: 5_000, limit: 100 }), count)
       const head = await measure(h, 'read', () => ({ path: 'big.ts' }), count)
-      const swap = (i) => (i % 2 ? { path: 'big.ts', old_string: 'MARKER-B', new_string: 'MARKER-A' } : { path: 'big.ts', old_string: 'MARKER-A', new_string: 'MARKER-B' })
+      const swap = (i) =>
+        i % 2
+          ? { path: 'big.ts', old_string: 'MARKER-B', new_string: 'MARKER-A' }
+          : { path: 'big.ts', old_string: 'MARKER-A', new_string: 'MARKER-B' }
       const edit = await measure(h, 'edit', swap, count, [['read', { path: 'big.ts', offset: 5_000, limit: 1 }]])
       return { bash, request, slice, head, edit }
     },
@@ -142,7 +162,10 @@ export default async function run() {
     '|---|---|---|---|',
     row('fixture `echo` (the loop alone, for reference)', bare.loop),
     row('`bash` `echo hi`, bare (bash-local)', bare.bash),
-    row('`bash` `echo hi`, under bubblewrap, no network (bash-sandbox, workspace-write, network row off)', noNetwork.bash),
+    row(
+      '`bash` `echo hi`, under bubblewrap, no network (bash-sandbox, workspace-write, network row off)',
+      noNetwork.bash,
+    ),
     row('`bash` `echo hi`, under bubblewrap with the proxy bridged in (the default)', confined.bash),
     row('`bash` `curl` of a local server through the proxy (`network.allow: [127.0.0.1]`)', confined.request),
     row('`read` 1 MB file, lines 5000–5099 (the whole file is scanned for its line count)', confined.slice),

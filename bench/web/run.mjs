@@ -17,7 +17,15 @@ const LAUNCHES = 7
 const PAINTS = 7
 const SESSION_EVENTS = 5000
 const STREAM_CHARS = 60_000
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const now = () => performance.now()
 
 function folders() {
@@ -67,7 +75,11 @@ async function signedIn(browser, web) {
 }
 
 async function call(web, method, params = {}) {
-  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: web.cookie }, body: JSON.stringify(params) })
+  const response = await fetch(`${web.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: web.cookie },
+    body: JSON.stringify(params),
+  })
   const body = await response.json()
   if (!body.ok) throw new Error(`${method}: ${body.error.message}`)
   return body.result
@@ -75,11 +87,20 @@ async function call(web, method, params = {}) {
 
 /** A stored session of `count` events (4 per turn), written through the real session service. */
 async function storedSession({ dshHome, workspace }, count) {
-  const h = await bootComposition({ profile: 'web', home: dshHome, workspace, argv: ['--port', '0'], patch: '- id: webserver\n  config: { announce: false, open: false }\n' })
+  const h = await bootComposition({
+    profile: 'web',
+    home: dshHome,
+    workspace,
+    argv: ['--port', '0'],
+    patch: '- id: webserver\n  config: { announce: false, open: false }\n',
+  })
   const session = await h.root.sessions.create({ cwd: workspace })
   for (let i = 0; i < count / 4; i++) {
     session.append('turn/start', { turnId: `t${i}` })
-    session.append('user/message', { content: [{ type: 'text', text: `Question ${i}: what does this function do?` }], source: 'user' })
+    session.append('user/message', {
+      content: [{ type: 'text', text: `Question ${i}: what does this function do?` }],
+      source: 'user',
+    })
     session.append('assistant/message', {
       content: [{ type: 'text', text: `It parses the **input** and returns \`${i}\`.\n\n- first\n- second` }],
       usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 },
@@ -171,7 +192,11 @@ async function fanOut(browser) {
 
 export default async function run() {
   const launchStats = await launchTimes()
-  const browser = await chromium.launch({ executablePath: process.env.DSH_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS })
+  const browser = await chromium.launch({
+    executablePath: process.env.DSH_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  })
   let paint
   let fan
   try {
@@ -193,7 +218,10 @@ export default async function run() {
     '',
     '| tab | events received | WebSocket messages | events/s |',
     '|---|---|---|---|',
-    ...fan.tabs.map((tab, index) => `| ${index + 1} | ${tab.events.toLocaleString('en')} | ${tab.messages.toLocaleString('en')} | ${rate(tab).toLocaleString('en')} |`),
+    ...fan.tabs.map(
+      (tab, index) =>
+        `| ${index + 1} | ${tab.events.toLocaleString('en')} | ${tab.messages.toLocaleString('en')} | ${rate(tab).toLocaleString('en')} |`,
+    ),
     '',
     `The turn took ${ms(fan.wall)} wall time, of which the mock server streamed for ${ms(fan.modelMs)} (${(fan.wall / Math.max(1, fan.modelMs)).toFixed(2)}×).`,
   ].join('\n')

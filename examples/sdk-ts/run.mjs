@@ -8,7 +8,9 @@ import { Harness } from '../../packages/sdk/sdk-client/dist/index.js'
 
 const args = process.argv.slice(2)
 const minimal = args.includes('--minimal')
-const task = args.filter((arg) => arg !== '--minimal').join(' ') || 'List the files in this directory and say in one sentence what the project is.'
+const task =
+  args.filter((arg) => arg !== '--minimal').join(' ') ||
+  'List the files in this directory and say in one sentence what the project is.'
 
 const harness = await Harness.start({
   minimal,
@@ -35,7 +37,8 @@ try {
       midLine = false
     }
     if (event.type === 'model/route') console.error(`[model] ${event.data.route.provider}/${event.data.route.model}`)
-    if (event.type === 'tool/call') console.error(`[tool] ${event.data.name} ${JSON.stringify(event.data.arguments).slice(0, 120)}`)
+    if (event.type === 'tool/call')
+      console.error(`[tool] ${event.data.name} ${JSON.stringify(event.data.arguments).slice(0, 120)}`)
     if (event.type === 'turn/end') end = event.data
   }
   // A missing key is such an error: its message says which variable to set and where dsh looked for it.

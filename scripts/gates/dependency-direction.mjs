@@ -32,7 +32,9 @@ const TEST_FILE = /\.test\.tsx?$|[\\/](test-support|fixtures)[\\/]/
 
 const root = process.argv[2] ? resolve(process.argv[2]) : repo
 const packages = workspacePackages(root)
-const roleOf = new Map(packages.map((pkg) => [pkg.manifest.name, pkg.rel.startsWith('vendor/') ? 'vendor' : pkg.manifest.dsh?.role]))
+const roleOf = new Map(
+  packages.map((pkg) => [pkg.manifest.name, pkg.rel.startsWith('vendor/') ? 'vendor' : pkg.manifest.dsh?.role]),
+)
 const problems = []
 
 for (const pkg of packages) {
@@ -46,13 +48,17 @@ for (const pkg of packages) {
     continue
   }
   if (role === 'definition') {
-    for (const file of filesUnder(join(pkg.dir, 'src'), /\.tsx?$/)) if (!TEST_FILE.test(file)) problems.push(...definitionFileProblems(file, root))
+    for (const file of filesUnder(join(pkg.dir, 'src'), /\.tsx?$/))
+      if (!TEST_FILE.test(file)) problems.push(...definitionFileProblems(file, root))
   }
   const deps = Object.keys(pkg.manifest.dependencies ?? {})
   for (const dep of deps) {
     const depRole = roleOf.get(dep)
     if (depRole === undefined) continue
-    if (!ALLOWED[role].includes(depRole)) problems.push(`${pkg.rel}: a ${role} may not depend on ${dep} (a ${depRole}); depend on its definition or service instead`)
+    if (!ALLOWED[role].includes(depRole))
+      problems.push(
+        `${pkg.rel}: a ${role} may not depend on ${dep} (a ${depRole}); depend on its definition or service instead`,
+      )
   }
   const declared = new Set([...deps, ...Object.keys(pkg.manifest.peerDependencies ?? {})])
   const devDeclared = new Set(Object.keys(pkg.manifest.devDependencies ?? {}))
@@ -61,13 +67,18 @@ for (const pkg of packages) {
     for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
       if (specifier.startsWith('.')) {
         const target = resolve(dirname(file), specifier)
-        if (!isTest && !target.startsWith(pkg.dir + '/')) problems.push(`${relative(root, file)}: "${specifier}" reaches outside its package; import the package by name`)
+        if (!isTest && !target.startsWith(pkg.dir + '/'))
+          problems.push(
+            `${relative(root, file)}: "${specifier}" reaches outside its package; import the package by name`,
+          )
         continue
       }
       const name = packageOf(specifier)
       if (!name.startsWith('@dsh/')) continue
       if (declared.has(name) || (isTest && devDeclared.has(name)) || name === pkg.manifest.name) continue
-      problems.push(`${relative(root, file)}: imports ${name}, which ${pkg.rel}/package.json does not list in ${isTest ? 'dependencies or devDependencies' : 'dependencies'}`)
+      problems.push(
+        `${relative(root, file)}: imports ${name}, which ${pkg.rel}/package.json does not list in ${isTest ? 'dependencies or devDependencies' : 'dependencies'}`,
+      )
     }
   }
 }

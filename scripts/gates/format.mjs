@@ -4,10 +4,15 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { repo } from '../lib.mjs'
 
-const run = spawnSync(join(repo, 'node_modules/.bin/prettier'), ['--check', '--log-level', 'warn', '.'], { cwd: repo, encoding: 'utf8' })
+const run = spawnSync(join(repo, 'node_modules/.bin/prettier'), ['--check', '--log-level', 'warn', '.'], {
+  cwd: repo,
+  encoding: 'utf8',
+})
 if (run.status !== 0) {
   const files = `${run.stdout}${run.stderr}`.trim().replace(/^\[warn\] /gm, '')
-  console.error(`format: files not formatted by Prettier (run \`npm run format\`):\n  ${files.split('\n').join('\n  ')}`)
+  console.error(
+    `format: files not formatted by Prettier (run \`npm run format\`):\n  ${files.split('\n').join('\n  ')}`,
+  )
   process.exit(1)
 }
 console.log('format: ok')

@@ -14,7 +14,8 @@ for (const pkg of workspacePackages()) {
   }
   const text = readFileSync(file, 'utf8')
   for (const section of ['Owns', 'Config', 'Model sees', 'Limitations']) {
-    if (!new RegExp(`^##\\s+${section}`, 'm').test(text)) problems.push(`${pkg.rel}/README.md: no "## ${section}" section`)
+    if (!new RegExp(`^##\\s+${section}`, 'm').test(text))
+      problems.push(`${pkg.rel}/README.md: no "## ${section}" section`)
   }
 }
 const markdown = [...filesUnder(repo, /\.md$/), ...filesUnder(join(repo, '.agents'), /\.md$/)]
@@ -23,7 +24,8 @@ for (const file of markdown) {
   for (const match of text.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)) {
     const target = match[1].split('#')[0]
     if (!target || /^[a-z]+:/i.test(target)) continue
-    if (!existsSync(resolve(dirname(file), target))) problems.push(`${relative(repo, file)}: link to "${match[1]}" does not resolve`)
+    if (!existsSync(resolve(dirname(file), target)))
+      problems.push(`${relative(repo, file)}: link to "${match[1]}" does not resolve`)
   }
 }
 if (problems.length) {

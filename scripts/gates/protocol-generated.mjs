@@ -16,21 +16,30 @@ const out = mkdtempSync(join(tmpdir(), 'dsh-protocol-gate-'))
 const problems = []
 let compared = 0
 try {
-  const run = spawnSync(process.execPath, ['--conditions=@dsh/source', '--import', 'tsx', generator, '--out', out], { cwd: repo, encoding: 'utf8' })
+  const run = spawnSync(process.execPath, ['--conditions=@dsh/source', '--import', 'tsx', generator, '--out', out], {
+    cwd: repo,
+    encoding: 'utf8',
+  })
   if (run.status !== 0) problems.push(`the generator failed (exit ${run.status}):\n${run.stderr || run.stdout}`)
-  const walk = (dir) => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]))
+  const walk = (dir) =>
+    readdirSync(dir).flatMap((name) =>
+      statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)],
+    )
   for (const file of run.status === 0 ? walk(out) : []) {
     const path = relative(out, file)
     const checkedIn = join(root, path)
     compared++
     if (!existsSync(checkedIn)) problems.push(`${path} is missing`)
-    else if (readFileSync(checkedIn, 'utf8') !== readFileSync(file, 'utf8')) problems.push(`${path} differs from what the declarations generate (stale, or edited by hand)`)
+    else if (readFileSync(checkedIn, 'utf8') !== readFileSync(file, 'utf8'))
+      problems.push(`${path} differs from what the declarations generate (stale, or edited by hand)`)
   }
 } finally {
   rmSync(out, { recursive: true, force: true })
 }
 if (problems.length) {
-  console.error(`protocol generated files: ${problems.length} problem(s)\n  ${problems.join('\n  ')}\n  regenerate with: npm run generate:protocol`)
+  console.error(
+    `protocol generated files: ${problems.length} problem(s)\n  ${problems.join('\n  ')}\n  regenerate with: npm run generate:protocol`,
+  )
   process.exit(1)
 }
 console.log(`protocol generated files: ok (${compared} files)`)

@@ -32,14 +32,22 @@ const roots = [
   ...Object.values(serverRequests).flatMap((m) => [m.params, m.result]),
   ...Object.values(eventData),
 ]
-const definitions = new Map([...collectDefinitions(roots)].sort(([a], [b]) => a.localeCompare(b)).map(([title, schema]) => [title, referencing(schema, '#/$defs/')]))
+const definitions = new Map(
+  [...collectDefinitions(roots)]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([title, schema]) => [title, referencing(schema, '#/$defs/')]),
+)
 const ref = (schema: { title?: string }) => ({ $ref: `#/$defs/${schema.title}` })
-const pair = (entry: { params: { title?: string }; result: { title?: string } }) => ({ params: ref(entry.params), result: ref(entry.result) })
+const pair = (entry: { params: { title?: string }; result: { title?: string } }) => ({
+  params: ref(entry.params),
+  result: ref(entry.result),
+})
 
 const document: JsonObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'dsh SDK protocol',
-  description: 'Newline-delimited JSON-RPC 2.0 on stdio (the spec: packages/sdk/sdk-protocol/README.md). Generated from the TypeBox declarations of @dsh/sdk-protocol; do not edit.',
+  description:
+    'Newline-delimited JSON-RPC 2.0 on stdio (the spec: packages/sdk/sdk-protocol/README.md). Generated from the TypeBox declarations of @dsh/sdk-protocol; do not edit.',
   protocolVersion: protocol.PROTOCOL_VERSION,
   errors: { ...protocol.RPC_ERRORS },
   methods: Object.fromEntries(Object.entries(methods).map(([name, entry]) => [name, pair(entry)])),
@@ -63,25 +71,42 @@ const python = pythonModule({
 })
 
 const webMethods = web.WEB_METHOD_SCHEMAS
-const webRoots = [...Object.values(webMethods).flatMap((m) => [m.params, m.result]), web.ClientMessageSchema, web.FrameSchema]
-const webDefinitions = new Map([...collectDefinitions(webRoots)].sort(([a], [b]) => a.localeCompare(b)).map(([title, schema]) => [title, referencing(schema, '#/$defs/')]))
+const webRoots = [
+  ...Object.values(webMethods).flatMap((m) => [m.params, m.result]),
+  web.ClientMessageSchema,
+  web.FrameSchema,
+]
+const webDefinitions = new Map(
+  [...collectDefinitions(webRoots)]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([title, schema]) => [title, referencing(schema, '#/$defs/')]),
+)
 const webDocument: JsonObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'dsh web protocol',
-  description: 'POST /api/<method> params and results, and the WebSocket messages (@dsh/web-protocol). Generated from its TypeBox declarations; do not edit.',
+  description:
+    'POST /api/<method> params and results, and the WebSocket messages (@dsh/web-protocol). Generated from its TypeBox declarations; do not edit.',
   methods: Object.fromEntries(
-    Object.entries(webMethods).map(([name, entry]) => [name, { params: referencing(plain(entry.params), '#/$defs/'), result: referencing(plain(entry.result), '#/$defs/') }]),
+    Object.entries(webMethods).map(([name, entry]) => [
+      name,
+      { params: referencing(plain(entry.params), '#/$defs/'), result: referencing(plain(entry.result), '#/$defs/') },
+    ]),
   ),
   clientMessage: { $ref: '#/$defs/ClientMessage' },
   frame: { $ref: '#/$defs/Frame' },
   $defs: Object.fromEntries(webDefinitions),
 }
 
-const headlessDefinitions = new Map([...collectDefinitions([headless.HeadlessLineSchema])].sort(([a], [b]) => a.localeCompare(b)).map(([title, schema]) => [title, referencing(schema, '#/$defs/')]))
+const headlessDefinitions = new Map(
+  [...collectDefinitions([headless.HeadlessLineSchema])]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([title, schema]) => [title, referencing(schema, '#/$defs/')]),
+)
 const headlessDocument: JsonObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'dsh --json lines',
-  description: 'Each stdout line of `dsh --json "task"`: one EventLine per session event appended, then one ResultLine. Generated from @dsh/headless (src/line-schema.ts); do not edit.',
+  description:
+    'Each stdout line of `dsh --json "task"`: one EventLine per session event appended, then one ResultLine. Generated from @dsh/headless (src/line-schema.ts); do not edit.',
   version: headless.HEADLESS_LINES_VERSION,
   $ref: '#/$defs/HeadlessLine',
   $defs: Object.fromEntries(headlessDefinitions),

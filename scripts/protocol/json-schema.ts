@@ -19,7 +19,8 @@ export function collectDefinitions(roots: TSchema[]): Map<string, JsonObject> {
     if (title) {
       const { description: _d, ...shape } = node
       const known = found.get(title)
-      if (known && JSON.stringify(withoutDescription(known)) !== JSON.stringify(shape)) throw new Error(`two different schemas are titled "${title}" (at ${where})`)
+      if (known && JSON.stringify(withoutDescription(known)) !== JSON.stringify(shape))
+        throw new Error(`two different schemas are titled "${title}" (at ${where})`)
       if (!known) found.set(title, node)
     }
     for (const [key, value] of Object.entries(node)) visit(value, `${where}.${key}`)

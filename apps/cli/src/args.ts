@@ -19,7 +19,15 @@ const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
  * profile alias, stay in the tree's arguments (`dsh resume <id> "more"` is `dsh --profile headless resume <id>
  * "more"`; the headless surface reads the command word).
  */
-const COMMAND_PROFILES: Record<string, string> = { sessions: 'headless', resume: 'headless', fork: 'headless', grants: 'headless', usage: 'headless', mcp: 'headless', rewind: 'headless' }
+const COMMAND_PROFILES: Record<string, string> = {
+  sessions: 'headless',
+  resume: 'headless',
+  fork: 'headless',
+  grants: 'headless',
+  usage: 'headless',
+  mcp: 'headless',
+  rewind: 'headless',
+}
 
 /**
  * Takes the launcher's options from anywhere before `--`; `dsh web` (a profile name as the first argument)
@@ -34,7 +42,10 @@ export function parseLauncherArgs(argv: string[]): LauncherArgs {
       out.rest.push(...argv.slice(i))
       break
     }
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined]
     const value = (): string => {
       if (inline !== undefined) return inline
       const next = argv[++i]

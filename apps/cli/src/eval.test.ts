@@ -17,7 +17,11 @@ beforeEach(async () => {
   home = tempHome()
   llm = await startMockServer()
   // The eval's dsh processes inherit the environment: the mock provider stands in for DeepSeek.
-  Object.assign(process.env, { DSH_HOME: home.dir, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' })
+  Object.assign(process.env, {
+    DSH_HOME: home.dir,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'test-key-0123456789',
+  })
 })
 afterEach(async () => {
   process.env = { ...saved }
@@ -28,8 +32,14 @@ afterEach(async () => {
 async function launch(argv: string[]) {
   let stdout = ''
   let stderr = ''
-  const sink = (add: (text: string) => void) => ({ write: (chunk: string) => (add(chunk), true) }) as unknown as NodeJS.WritableStream
-  const code = await run(argv, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)), cwd: home.dir, appDir })
+  const sink = (add: (text: string) => void) =>
+    ({ write: (chunk: string) => (add(chunk), true) }) as unknown as NodeJS.WritableStream
+  const code = await run(argv, {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    cwd: home.dir,
+    appDir,
+  })
   return { code, stdout, stderr }
 }
 
@@ -37,10 +47,18 @@ async function launch(argv: string[]) {
 function scriptModel() {
   llm.respondWith((request) => {
     const body = JSON.stringify(request.body)
-    const toolResults = (request.body as { messages: { role: string }[] }).messages.filter((message) => message.role === 'tool').length
-    if (!body.includes('The test in test.js fails')) return { text: 'I will not do this one.', usage: { input: 100, output: 5 } }
-    if (toolResults === 0) return { toolCalls: [{ name: 'read', arguments: { path: 'sum.js' } }], usage: { input: 200, output: 10 } }
-    if (toolResults === 1) return { toolCalls: [{ name: 'edit', arguments: { path: 'sum.js', old_string: 'a - b', new_string: 'a + b' } }], usage: { input: 300, output: 20 } }
+    const toolResults = (request.body as { messages: { role: string }[] }).messages.filter(
+      (message) => message.role === 'tool',
+    ).length
+    if (!body.includes('The test in test.js fails'))
+      return { text: 'I will not do this one.', usage: { input: 100, output: 5 } }
+    if (toolResults === 0)
+      return { toolCalls: [{ name: 'read', arguments: { path: 'sum.js' } }], usage: { input: 200, output: 10 } }
+    if (toolResults === 1)
+      return {
+        toolCalls: [{ name: 'edit', arguments: { path: 'sum.js', old_string: 'a - b', new_string: 'a + b' } }],
+        usage: { input: 300, output: 20 },
+      }
     return { text: 'Fixed: sum subtracted instead of adding.', usage: { input: 400, output: 8 } }
   })
 }
@@ -59,7 +77,12 @@ test('dsh eval runs the shipped tasks in temporary copies, passes the one the mo
   expect(solved).toMatchObject({ passed: true, exitCode: 0, steps: 3, tokens: { input: 900, output: 38 } })
   expect(solved.seconds).toBeGreaterThan(0)
   const failed = report.results.find((result) => result.task === 'fix-off-by-one')!
-  expect(failed).toMatchObject({ passed: false, exitCode: 0, steps: 1, detail: expect.stringMatching(/^check failed \(1\)/) })
+  expect(failed).toMatchObject({
+    passed: false,
+    exitCode: 0,
+    steps: 1,
+    detail: expect.stringMatching(/^check failed \(1\)/),
+  })
   expect(stdout).toMatch(/^task +result +steps +input +output +cost +seconds\n/)
   expect(stdout).toMatch(/\nfix-failing-test +pass +3 +900 +38 /)
   expect(stdout).toContain('\npassed 1 of 10 (10%)\n')
@@ -72,5 +95,7 @@ test('a task folder without a check is a usage error naming the file', async () 
   home.write('tasks/broken/repo/a.txt', 'x')
   const { code, stderr } = await launch(['eval', join(home.dir, 'tasks')])
   expect(code).toBe(2)
-  expect(stderr).toBe(`dsh: dsh eval: ${join(home.dir, 'tasks', 'broken', 'task.json')}: "check" must be a non-empty string (a bash command; exit 0 passes)\n`)
+  expect(stderr).toBe(
+    `dsh: dsh eval: ${join(home.dir, 'tasks', 'broken', 'task.json')}: "check" must be a non-empty string (a bash command; exit 0 passes)\n`,
+  )
 })

@@ -60,13 +60,19 @@ function parseEvalArgs(rest: string[]): EvalArgs {
     else if (arg === '--out') args.out = value()
     else if (arg === '--timeout-ms') args.timeoutMs = Number(value())
     else if (arg === '--keep') args.keep = true
-    else if (arg === '--provider' || arg === '--model' || arg === '--effort' || arg === '--max-steps') args.extra.push(arg, value())
+    else if (arg === '--provider' || arg === '--model' || arg === '--effort' || arg === '--max-steps')
+      args.extra.push(arg, value())
     else if (!arg.startsWith('--') && !args.dir) args.dir = arg
-    else throw new LauncherUsageError(`dsh eval: unknown argument "${arg}" (dsh eval <dir> [--parallel n] [--out report.json] [--timeout-ms n] [--keep] [--provider p --model m --max-steps n])`)
+    else
+      throw new LauncherUsageError(
+        `dsh eval: unknown argument "${arg}" (dsh eval <dir> [--parallel n] [--out report.json] [--timeout-ms n] [--keep] [--provider p --model m --max-steps n])`,
+      )
   }
   if (!args.dir) throw new LauncherUsageError('dsh eval: name the folder of tasks (dsh eval <dir>)')
-  if (!Number.isInteger(args.parallel) || args.parallel < 1) throw new LauncherUsageError('dsh eval: --parallel must be a whole number ≥ 1')
-  if (!Number.isInteger(args.timeoutMs) || args.timeoutMs < 1) throw new LauncherUsageError('dsh eval: --timeout-ms must be a whole number ≥ 1')
+  if (!Number.isInteger(args.parallel) || args.parallel < 1)
+    throw new LauncherUsageError('dsh eval: --parallel must be a whole number ≥ 1')
+  if (!Number.isInteger(args.timeoutMs) || args.timeoutMs < 1)
+    throw new LauncherUsageError('dsh eval: --timeout-ms must be a whole number ≥ 1')
   return args
 }
 
@@ -86,19 +92,39 @@ export function loadTasks(dir: string): EvalTask[] {
     } catch (error) {
       throw new LauncherUsageError(`dsh eval: ${file}: not valid JSON (${(error as Error).message})`)
     }
-    if (typeof spec.instruction !== 'string' || !spec.instruction) throw new LauncherUsageError(`dsh eval: ${file}: "instruction" must be a non-empty string`)
-    if (typeof spec.check !== 'string' || !spec.check) throw new LauncherUsageError(`dsh eval: ${file}: "check" must be a non-empty string (a bash command; exit 0 passes)`)
-    if (!existsSync(join(folder, 'repo'))) throw new LauncherUsageError(`dsh eval: ${folder}: no repo/ folder (the fixture repository)`)
-    tasks.push({ name: entry.name, dir: folder, instruction: spec.instruction, check: spec.check, ...(typeof spec.timeoutMs === 'number' ? { timeoutMs: spec.timeoutMs } : {}) })
+    if (typeof spec.instruction !== 'string' || !spec.instruction)
+      throw new LauncherUsageError(`dsh eval: ${file}: "instruction" must be a non-empty string`)
+    if (typeof spec.check !== 'string' || !spec.check)
+      throw new LauncherUsageError(
+        `dsh eval: ${file}: "check" must be a non-empty string (a bash command; exit 0 passes)`,
+      )
+    if (!existsSync(join(folder, 'repo')))
+      throw new LauncherUsageError(`dsh eval: ${folder}: no repo/ folder (the fixture repository)`)
+    tasks.push({
+      name: entry.name,
+      dir: folder,
+      instruction: spec.instruction,
+      check: spec.check,
+      ...(typeof spec.timeoutMs === 'number' ? { timeoutMs: spec.timeoutMs } : {}),
+    })
   }
-  if (!tasks.length) throw new LauncherUsageError(`dsh eval: ${dir} holds no task folders (each needs task.json and repo/)`)
+  if (!tasks.length)
+    throw new LauncherUsageError(`dsh eval: ${dir} holds no task folders (each needs task.json and repo/)`)
   return tasks
 }
 
 /** Runs a process to its end (or its deadline), collecting stdout and the tail of stderr. */
-function runProcess(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runProcess(
+  argv: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
@@ -124,18 +150,26 @@ async function runTask(task: EvalTask, args: EvalArgs, dshBin: string): Promise<
   const started = Date.now()
   const timeoutMs = task.timeoutMs ?? args.timeoutMs
   try {
-    const run = await runProcess([process.execPath, dshBin, '--profile', 'headless', '--json', '--approve', ...args.extra, task.instruction], { cwd: work, env, timeoutMs })
+    const run = await runProcess(
+      [process.execPath, dshBin, '--profile', 'headless', '--json', '--approve', ...args.extra, task.instruction],
+      { cwd: work, env, timeoutMs },
+    )
     const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
     let steps = 0
     for (const line of run.stdout.split('\n')) {
       if (!line.startsWith('{')) continue
       const event = JSON.parse(line) as { type: string; data: { usage?: Partial<typeof tokens> } }
       if (event.type === 'step/start') steps++
-      if (event.type === 'assistant/message') for (const key of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[key] += event.data.usage?.[key] ?? 0
+      if (event.type === 'assistant/message')
+        for (const key of Object.keys(tokens) as (keyof typeof tokens)[]) tokens[key] += event.data.usage?.[key] ?? 0
     }
     const seconds = (Date.now() - started) / 1000
     const check = await runProcess(['bash', '-c', task.check], { cwd: work, env: { ...process.env }, timeoutMs })
-    const usage = await runProcess([process.execPath, dshBin, 'usage', '--json', '--cwd', work], { cwd: work, env, timeoutMs: 60_000 })
+    const usage = await runProcess([process.execPath, dshBin, 'usage', '--json', '--cwd', work], {
+      cwd: work,
+      env,
+      timeoutMs: 60_000,
+    })
     let cost: number | null = null
     try {
       cost = (JSON.parse(usage.stdout) as { total?: { cost?: number | null } }).total?.cost ?? null
@@ -183,7 +217,15 @@ export function formatReport(report: EvalReport): string {
       .join('  ')
       .trimEnd()
   const failures = report.results.filter((r) => r.detail).map((r) => `${r.task}: ${r.detail}`)
-  return [line(header), ...rows.map(line), '', `passed ${report.passed} of ${report.tasks} (${Math.round(report.passRate * 100)}%)`, ...failures].join('\n') + '\n'
+  return (
+    [
+      line(header),
+      ...rows.map(line),
+      '',
+      `passed ${report.passed} of ${report.tasks} (${Math.round(report.passRate * 100)}%)`,
+      ...failures,
+    ].join('\n') + '\n'
+  )
 }
 
 /** `dsh eval …`; exit 0 when the run finished (whatever the pass rate), 2 for bad usage. */

@@ -36,7 +36,8 @@ async function launch(argv: string[]) {
   return { code, stdout: stdout.text(), stderr: stderr.text() }
 }
 
-const journal = () => (existsSync(join(home.dir, 'journal')) ? readFileSync(join(home.dir, 'journal'), 'utf8').trim().split('\n') : [])
+const journal = () =>
+  existsSync(join(home.dir, 'journal')) ? readFileSync(join(home.dir, 'journal'), 'utf8').trim().split('\n') : []
 
 /** Three patches a user might write: disable a row, replace a config, insert a row into a group. */
 function writeUserPatches() {
@@ -44,17 +45,34 @@ function writeUserPatches() {
   // The headless surface reads its arguments through cmdline: disabling cmdline takes its dependent along.
   const disable = home.write('disable.yml', '- id: cmdline\n  disabled: true\n- id: headless\n  disabled: true\n')
   const config = home.write('config.yml', '- id: logger\n  config: { level: error }\n')
-  const insert = home.write('insert.yml', `- insert:\n    - id: probe\n      name: ${probe}\n      config: { journal: ${join(home.dir, 'journal')}, label: grouped }\n  into: extras\n`)
+  const insert = home.write(
+    'insert.yml',
+    `- insert:\n    - id: probe\n      name: ${probe}\n      config: { journal: ${join(home.dir, 'journal')}, label: grouped }\n  into: extras\n`,
+  )
   return { disable, config, insert }
 }
 
 describe('dump-config', () => {
   test('prints the composed tree with the layers that touched each row', async () => {
     const { disable, config, insert } = writeUserPatches()
-    const { code, stdout } = await launch(['--profile', 'headless', '--patch', disable, '--patch', config, '--patch', insert, '--dump-config'])
+    const { code, stdout } = await launch([
+      '--profile',
+      'headless',
+      '--patch',
+      disable,
+      '--patch',
+      config,
+      '--patch',
+      insert,
+      '--dump-config',
+    ])
     expect(code).toBe(0)
-    expect(stdout).toContain('# bundle @dsh/bundle-base:7 (insert, name); --patch ' + disable + ':1 (disabled)\n- id: cmdline')
-    expect(stdout).toMatch(/--patch .*config\.yml:1 \(config\)\n- id: logger\n  name: "@dsh\/logger"\n  config:\n    level: error\n/)
+    expect(stdout).toContain(
+      '# bundle @dsh/bundle-base:7 (insert, name); --patch ' + disable + ':1 (disabled)\n- id: cmdline',
+    )
+    expect(stdout).toMatch(
+      /--patch .*config\.yml:1 \(config\)\n- id: logger\n  name: "@dsh\/logger"\n  config:\n    level: error\n/,
+    )
     expect(stdout).toContain(`# home ${join(home.dir, 'cordis.patch.yml')}:2 (insert)\n- id: extras`)
     expect(stdout).toMatch(/children:\n {4}# --patch .*insert\.yml:2 \(insert, name, config\)\n {4}- id: probe/)
     expect(journal()).toEqual([]) // nothing booted
@@ -70,7 +88,13 @@ describe('booted tree', () => {
 
   test('shows the disabled row, the replaced config and the row inserted into a group', async () => {
     const { disable, config, insert } = writeUserPatches()
-    tree = await bootTree({ appDir, profile: 'headless', patches: [disable, config, insert], cwd: home.dir, home: home.dir })
+    tree = await bootTree({
+      appDir,
+      profile: 'headless',
+      patches: [disable, config, insert],
+      cwd: home.dir,
+      home: home.dir,
+    })
     const store = (tree.loader as any).store
     expect(store.cmdline.fiber).toBeUndefined()
     expect(tree.root.get('cmdlineArgs')).toBeUndefined()
@@ -80,7 +104,10 @@ describe('booted tree', () => {
   })
 
   test('disabling a row at runtime undoes its effects; enabling re-applies them', async () => {
-    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')} } }]\n`)
+    home.write(
+      'cordis.patch.yml',
+      `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')} } }]\n`,
+    )
     tree = await bootTree({ appDir, profile: 'headless', cwd: home.dir, home: home.dir })
     ;(tree.root as any).emit('probe/ping')
     expect(tree.root.get('probe')).toBeDefined()
@@ -119,13 +146,26 @@ describe('booted tree', () => {
 
 describe('user errors exit 2 with one message naming what was wrong and where', () => {
   test.each([
-    ['an unknown profile', () => ['--profile', 'desktop', '--check'], () => 'dsh: unknown profile "desktop" (expected one of: web, headless, sdk, acp)\n'],
-    ['a missing patch file', () => ['--patch', join(home.dir, 'nope.yml'), '--check'], () => `dsh: ${join(home.dir, 'nope.yml')}: patch file not found\n`],
-    ['a malformed patch file', () => ['--patch', home.write('bad.yml', '- id: logger\n  config: {level: [\n'), '--check'], () => new RegExp(`^dsh: ${home.dir}/bad\\.yml:\\d+: malformed YAML`)],
+    [
+      'an unknown profile',
+      () => ['--profile', 'desktop', '--check'],
+      () => 'dsh: unknown profile "desktop" (expected one of: web, headless, sdk, acp)\n',
+    ],
+    [
+      'a missing patch file',
+      () => ['--patch', join(home.dir, 'nope.yml'), '--check'],
+      () => `dsh: ${join(home.dir, 'nope.yml')}: patch file not found\n`,
+    ],
+    [
+      'a malformed patch file',
+      () => ['--patch', home.write('bad.yml', '- id: logger\n  config: {level: [\n'), '--check'],
+      () => new RegExp(`^dsh: ${home.dir}/bad\\.yml:\\d+: malformed YAML`),
+    ],
     [
       'a patch item of the wrong shape',
       () => ['--patch', home.write('shape.yml', '- id: logger\n  colour: red\n'), '--check'],
-      () => `dsh: ${home.dir}/shape.yml:2: unexpected key "colour" (a row change may set name, config, disabled, inject, isolate)\n`,
+      () =>
+        `dsh: ${home.dir}/shape.yml:2: unexpected key "colour" (a row change may set name, config, disabled, inject, isolate)\n`,
     ],
     [
       'an id that matches no row',
@@ -140,12 +180,14 @@ describe('user errors exit 2 with one message naming what was wrong and where', 
     [
       'a config key the plugin does not have',
       () => ['--patch', home.write('key.yml', '- id: logger\n  config: { level: warn, colour: red }\n'), '--check'],
-      () => `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors, stacks)\n`,
+      () =>
+        `dsh: ${home.dir}/key.yml:2: row "logger" (@dsh/logger): config.colour is not a setting of this plugin (known: level, colors, stacks)\n`,
     ],
     [
       'a plugin that cannot be found',
       () => ['--patch', home.write('name.yml', '- insert: [{ id: x, name: "@dsh/does-not-exist" }]\n'), '--check'],
-      () => `dsh: ${home.dir}/name.yml:1: plugin "@dsh/does-not-exist" of row "x" cannot be found (is the package a dependency of a bundle of this profile?)\n`,
+      () =>
+        `dsh: ${home.dir}/name.yml:1: plugin "@dsh/does-not-exist" of row "x" cannot be found (is the package a dependency of a bundle of this profile?)\n`,
     ],
     ['a launcher option without its value', () => ['--patch'], () => 'dsh: --patch needs a value (see dsh --help)\n'],
   ])('%s', async (_what, argv, expectedMessage) => {
@@ -163,11 +205,18 @@ describe('rows that fail to apply', () => {
   const throwing = join(appDir, 'src/fixtures/throwing-plugin.mjs')
 
   test('exit 1 naming the row and the error, in-process and from the real binary', async () => {
-    const patch = home.write('bad.yml', `- insert: [{ id: broken, name: ${throwing}, config: { message: 'cannot reach the thing' } }]\n`)
+    const patch = home.write(
+      'bad.yml',
+      `- insert: [{ id: broken, name: ${throwing}, config: { message: 'cannot reach the thing' } }]\n`,
+    )
     const { code, stderr } = await launch(['--patch', patch, '--check'])
     expect(code).toBe(1)
-    expect(stderr).toBe('dsh: the plugin tree did not boot:\n  row "broken" (' + throwing + '): cannot reach the thing\n')
-    const bin = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--patch', patch, '--check'], { env: { ...process.env, DSH_HOME: home.dir } })
+    expect(stderr).toBe(
+      'dsh: the plugin tree did not boot:\n  row "broken" (' + throwing + '): cannot reach the thing\n',
+    )
+    const bin = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--patch', patch, '--check'], {
+      env: { ...process.env, DSH_HOME: home.dir },
+    })
     let err = ''
     bin.stderr.on('data', (chunk) => (err += chunk))
     const exit = await new Promise((resolve) => bin.on('exit', resolve))
@@ -183,7 +232,10 @@ describe('rows that fail to apply', () => {
   })
 
   test('a plugin rejecting a file the user wrote is a user mistake: exit 2', async () => {
-    const patch = home.write('bad.yml', `- insert: [{ id: broken, name: ${throwing}, config: { message: 'settings.yaml:3: bad value', file: settings.yaml } }]\n`)
+    const patch = home.write(
+      'bad.yml',
+      `- insert: [{ id: broken, name: ${throwing}, config: { message: 'settings.yaml:3: bad value', file: settings.yaml } }]\n`,
+    )
     const { code, stderr } = await launch(['--patch', patch, '--check'])
     expect(code).toBe(2)
     expect(stderr).toContain('settings.yaml:3: bad value')
@@ -193,7 +245,10 @@ describe('rows that fail to apply', () => {
 describe('the dsh binary', () => {
   const bin = join(appDir, 'bin/dsh.js')
   function spawnDsh(args: string[]) {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: home.dir,
+      env: { ...process.env, DSH_HOME: home.dir },
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
@@ -212,7 +267,10 @@ describe('the dsh binary', () => {
   })
 
   test('the first SIGINT drains the tree and exits 130', async () => {
-    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true } }]\n`)
+    home.write(
+      'cordis.patch.yml',
+      `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true } }]\n`,
+    )
     const dsh = spawnDsh(['--profile', 'headless'])
     await waitFor(() => journal().length === 1)
     dsh.child.kill('SIGINT')
@@ -223,8 +281,14 @@ describe('the dsh binary', () => {
 
 describe('signals', () => {
   test('a second SIGINT exits at once when draining hangs', async () => {
-    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true, hangOnDispose: true } }]\n`)
-    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'headless'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    home.write(
+      'cordis.patch.yml',
+      `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true, hangOnDispose: true } }]\n`,
+    )
+    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'headless'], {
+      cwd: home.dir,
+      env: { ...process.env, DSH_HOME: home.dir },
+    })
     let stderr = ''
     child.stderr.on('data', (chunk) => (stderr += chunk))
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
@@ -237,8 +301,14 @@ describe('signals', () => {
   })
 
   test('a drain that never finishes ends at DSH_DRAIN_TIMEOUT_MS', async () => {
-    home.write('cordis.patch.yml', `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true, hangOnDispose: true } }]\n`)
-    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'headless'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir, DSH_DRAIN_TIMEOUT_MS: '300' } })
+    home.write(
+      'cordis.patch.yml',
+      `- insert: [{ id: probe, name: ${probe}, config: { journal: ${join(home.dir, 'journal')}, hold: true, hangOnDispose: true } }]\n`,
+    )
+    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'headless'], {
+      cwd: home.dir,
+      env: { ...process.env, DSH_HOME: home.dir, DSH_DRAIN_TIMEOUT_MS: '300' },
+    })
     let stderr = ''
     child.stderr.on('data', (chunk) => (stderr += chunk))
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
@@ -254,7 +324,9 @@ describe('settings keys', () => {
     home.write('settings.yaml', '# mine\npermisions.allow: [bash(npm test)]\n')
     const { code, stderr } = await launch(['--profile', 'sdk', '--check'])
     expect(code).toBe(2)
-    expect(stderr).toBe(`dsh: ${join(home.dir, 'settings.yaml')}:2: unknown setting "permisions.allow": no plugin of any profile defines it (did you mean "permissions.allow"?)\n`)
+    expect(stderr).toBe(
+      `dsh: ${join(home.dir, 'settings.yaml')}:2: unknown setting "permisions.allow": no plugin of any profile defines it (did you mean "permissions.allow"?)\n`,
+    )
   })
 
   test('a key of a plugin that only another profile mounts is accepted', async () => {
@@ -280,17 +352,34 @@ describe('help', () => {
   test('the help names every flag a headless run accepts, the exit codes and the key variables', () => {
     for (const flag of Object.keys(RUN_OPTIONS)) expect(HELP).toContain(`--${flag}`)
     for (const code of ['0 ', '1 ', '2 ', '130']) expect(HELP).toMatch(new RegExp(`^  ${code}`, 'm'))
-    for (const name of ['DSH_HOME', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DSH_DRAIN_TIMEOUT_MS']) expect(HELP).toContain(name)
+    for (const name of ['DSH_HOME', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DSH_DRAIN_TIMEOUT_MS'])
+      expect(HELP).toContain(name)
   })
 })
 
 describe('command words', () => {
   test('sessions, resume and fork as the first argument choose the headless profile and stay for the tree', () => {
-    expect(parseLauncherArgs(['sessions', 'list', '--json'])).toMatchObject({ profile: 'headless', rest: ['sessions', 'list', '--json'] })
-    expect(parseLauncherArgs(['grants', 'revoke', 'g-1234abcd'])).toMatchObject({ profile: 'headless', rest: ['grants', 'revoke', 'g-1234abcd'] })
-    expect(parseLauncherArgs(['usage', '--by', 'day'])).toMatchObject({ profile: 'headless', rest: ['usage', '--by', 'day'] })
-    expect(parseLauncherArgs(['resume', 'abc', 'more'])).toMatchObject({ profile: 'headless', rest: ['resume', 'abc', 'more'] })
-    expect(parseLauncherArgs(['fork', 'abc', '--at', '3', 'task', '--patch', 'p.yml'])).toMatchObject({ profile: 'headless', patches: ['p.yml'], rest: ['fork', 'abc', '--at', '3', 'task'] })
+    expect(parseLauncherArgs(['sessions', 'list', '--json'])).toMatchObject({
+      profile: 'headless',
+      rest: ['sessions', 'list', '--json'],
+    })
+    expect(parseLauncherArgs(['grants', 'revoke', 'g-1234abcd'])).toMatchObject({
+      profile: 'headless',
+      rest: ['grants', 'revoke', 'g-1234abcd'],
+    })
+    expect(parseLauncherArgs(['usage', '--by', 'day'])).toMatchObject({
+      profile: 'headless',
+      rest: ['usage', '--by', 'day'],
+    })
+    expect(parseLauncherArgs(['resume', 'abc', 'more'])).toMatchObject({
+      profile: 'headless',
+      rest: ['resume', 'abc', 'more'],
+    })
+    expect(parseLauncherArgs(['fork', 'abc', '--at', '3', 'task', '--patch', 'p.yml'])).toMatchObject({
+      profile: 'headless',
+      patches: ['p.yml'],
+      rest: ['fork', 'abc', '--at', '3', 'task'],
+    })
   })
 
   test('later in the line they are words of a task', () => {
@@ -321,7 +410,11 @@ describe('the launch handed to surfaces', () => {
   test('surfaces hear app/launched after boot, and app/draining before anything is disposed', async () => {
     const file = surface(join(home.dir, 'journal'))
     home.write('cordis.patch.yml', `- insert: [{ id: surface, name: ${file} }]\n`)
-    const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--profile', 'web', '--port', '0', '--no-open'], { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } })
+    const child = spawn(
+      process.execPath,
+      [join(appDir, 'bin/dsh.js'), '--profile', 'web', '--port', '0', '--no-open'],
+      { cwd: home.dir, env: { ...process.env, DSH_HOME: home.dir } },
+    )
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     await waitFor(() => journal().includes('launched'))
     child.kill('SIGINT')

@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fiberStateName } from '@dsh/cordis'
-import { BootError, bootTree, composeProfile, CompositionError, defaultHome, walkRows, type BootedTree } from '@dsh/app-boot'
+import {
+  BootError,
+  bootTree,
+  composeProfile,
+  CompositionError,
+  defaultHome,
+  walkRows,
+  type BootedTree,
+} from '@dsh/app-boot'
 import type { SettingsService } from '@dsh/settings'
 import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
 import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
@@ -38,7 +46,15 @@ const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIG
  * lifetime and signals (docs/architecture.md, "Boot"). Returns the exit code.
  */
 export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise<number> {
-  const { stdin = process.stdin, stdout = process.stdout, stderr = process.stderr, cwd = process.cwd(), env = process.env, appDir = defaultAppDir, ownsProcess = true } = io
+  const {
+    stdin = process.stdin,
+    stdout = process.stdout,
+    stderr = process.stderr,
+    cwd = process.cwd(),
+    env = process.env,
+    appDir = defaultAppDir,
+    ownsProcess = true,
+  } = io
   const fail = (code: number, message: string) => {
     stderr.write(`dsh: ${message}\n`)
     return code
@@ -59,7 +75,15 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     stdout.write(HELP)
     return 0
   }
-  const options = { appDir, profile: args.profile ?? 'headless', patches: args.patches, cwd, argv: args.rest, home: defaultHome(env), stdio: { stdin, stdout, stderr } }
+  const options = {
+    appDir,
+    profile: args.profile ?? 'headless',
+    patches: args.patches,
+    cwd,
+    argv: args.rest,
+    home: defaultHome(env),
+    stdio: { stdin, stdout, stderr },
+  }
   try {
     if (args.dumpConfig) {
       stdout.write(composeProfile(options).dump())
@@ -72,12 +96,19 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     if (error instanceof LauncherUsageError) return fail(2, error.message)
     if (error instanceof CompositionError) return fail(2, error.message)
     // A user mistake reported by a plugin (a bad flag, a bad settings file) reads as the mistake alone.
-    if (error instanceof BootError) return error.isUserError ? fail(2, error.failures.map((failure) => failure.problem).join('\ndsh: ')) : fail(1, error.message)
+    if (error instanceof BootError)
+      return error.isUserError
+        ? fail(2, error.failures.map((failure) => failure.problem).join('\ndsh: '))
+        : fail(1, error.message)
     throw error
   }
 }
 
-async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, { stdout, stderr, env, ownsProcess }: Pick<LauncherIO, 'stdout' | 'stderr' | 'env' | 'ownsProcess'>): Promise<number> {
+async function runTree(
+  options: Parameters<typeof bootTree>[0],
+  check: boolean,
+  { stdout, stderr, env, ownsProcess }: Pick<LauncherIO, 'stdout' | 'stderr' | 'env' | 'ownsProcess'>,
+): Promise<number> {
   let finish!: (code: number) => void
   const finished = new Promise<number>((resolve) => (finish = resolve))
   let tree: BootedTree | undefined
@@ -111,7 +142,11 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
     } else if (check) {
       for (const [row, parent] of walkRows(tree.composition.rows)) {
         const entry = (tree.loader as any).store[row.id]
-        const state = row.children ? 'group' : entry?.disabled ? 'disabled' : (fiberStateName(entry?.fiber?.state) ?? 'absent')
+        const state = row.children
+          ? 'group'
+          : entry?.disabled
+            ? 'disabled'
+            : (fiberStateName(entry?.fiber?.state) ?? 'absent')
         stdout.write(`${parent ? '  ' : ''}${row.id}\t${row.name ?? ''}\t${state}\n`)
       }
       finish(0)
@@ -136,7 +171,11 @@ async function runTree(options: Parameters<typeof bootTree>[0], check: boolean, 
       // cancelled turn's `turn/end` logged and flushed), while every service is still up.
       await (booted.root as any)
         .serial('app/draining', { code, ...(endedBy ? { signal: endedBy } : {}) })
-        .catch((error: unknown) => stderr.write(`dsh: a plugin failed while draining: ${error instanceof Error ? error.message : String(error)}\n`))
+        .catch((error: unknown) =>
+          stderr.write(
+            `dsh: a plugin failed while draining: ${error instanceof Error ? error.message : String(error)}\n`,
+          ),
+        )
       await booted.stop()
       return code
     }

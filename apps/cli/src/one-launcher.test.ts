@@ -39,18 +39,26 @@ function loadedBy(env: Record<string, string> = {}): string[] {
     `import { appendFileSync } from 'node:fs'\nexport async function resolve(specifier, context, next) {\n  const found = await next(specifier, context)\n  appendFileSync(${JSON.stringify(list)}, found.url + '\\n')\n  return found\n}\n`,
   )
   const register = join(root, 'register.mjs')
-  writeFileSync(register, `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`)
-  const result = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, join(copy, 'bin/dsh.js'), '--version'], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-  })
+  writeFileSync(
+    register,
+    `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`,
+  )
+  const result = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(register).href, join(copy, 'bin/dsh.js'), '--version'],
+    {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    },
+  )
   expect(result.stderr).toBe('')
   expect(result.stdout).toMatch(/^dsh \d+\.\d+\.\d+\n$/)
   return readFileSync(list, 'utf8').trim().split('\n')
 }
 
 const fromBundle = (urls: string[]) => urls.some((url) => url.endsWith('/pkg/dist/dsh.mjs'))
-const fromDist = (urls: string[]) => urls.some((url) => url.endsWith('/apps/cli/dist/bin.js') || url.endsWith('/cli/dist/bin.js'))
+const fromDist = (urls: string[]) =>
+  urls.some((url) => url.endsWith('/apps/cli/dist/bin.js') || url.endsWith('/cli/dist/bin.js'))
 
 test('a fresh bundle is what the checkout launcher runs: its entry, and no module of a package dist', () => {
   expect(launcherBundleIsFresh(join(copy, 'pkg'))).toBe(true)
@@ -67,14 +75,21 @@ test('DSH_LAUNCHER=dist runs the launcher from dist', () => {
 
 test('`--if-stale` leaves a fresh bundle alone', () => {
   const before = statSync(join(copy, 'pkg/dist/dsh.mjs')).mtimeMs
-  const fresh = spawnSync(process.execPath, [join(repo, 'scripts/bundle-cli.mjs'), '--if-stale', '--out', join(copy, 'pkg')], { encoding: 'utf8' })
+  const fresh = spawnSync(
+    process.execPath,
+    [join(repo, 'scripts/bundle-cli.mjs'), '--if-stale', '--out', join(copy, 'pkg')],
+    { encoding: 'utf8' },
+  )
   expect(fresh.status, fresh.stderr).toBe(0)
   expect(fresh.stderr).toBe('')
   expect(statSync(join(copy, 'pkg/dist/dsh.mjs')).mtimeMs).toBe(before)
 })
 
 test('a bundle older than one of its inputs is not run, and `--if-stale` builds it again; a missing one is not run either', () => {
-  const inputs = JSON.parse(readFileSync(join(copy, 'pkg', INPUTS_FILE), 'utf8')).inputs as Record<string, [number, number]>
+  const inputs = JSON.parse(readFileSync(join(copy, 'pkg', INPUTS_FILE), 'utf8')).inputs as Record<
+    string,
+    [number, number]
+  >
   const input = Object.keys(inputs).find((file) => file.startsWith(join(repo, 'packages')) && file.includes('/dist/'))!
   const { atime, mtime } = statSync(input)
   try {
@@ -84,7 +99,11 @@ test('a bundle older than one of its inputs is not run, and `--if-stale` builds 
     const urls = loadedBy()
     expect(fromBundle(urls)).toBe(false)
     expect(fromDist(urls)).toBe(true)
-    const rebuilt = spawnSync(process.execPath, [join(repo, 'scripts/bundle-cli.mjs'), '--if-stale', '--out', join(copy, 'pkg')], { encoding: 'utf8' })
+    const rebuilt = spawnSync(
+      process.execPath,
+      [join(repo, 'scripts/bundle-cli.mjs'), '--if-stale', '--out', join(copy, 'pkg')],
+      { encoding: 'utf8' },
+    )
     expect(rebuilt.status, rebuilt.stderr).toBe(0)
     expect(rebuilt.stderr).toContain('bundle-cli:')
     expect(fromBundle(loadedBy())).toBe(true)

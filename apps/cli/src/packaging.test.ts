@@ -31,7 +31,11 @@ let cliTarball: string
 let sdkTarball: string
 
 /** A child run to its end without blocking this process (the mock server answers from here). */
-function runChild(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runChild(
+  file: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -43,7 +47,13 @@ function runChild(file: string, args: string[], options: { cwd?: string; env?: N
   })
 }
 
-const npm = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) => execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+const npm = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 
 /**
  * better-sqlite3's install step takes a prebuilt addon from a local folder when given one (prebuild-install's
@@ -68,9 +78,16 @@ beforeAll(async () => {
   await bundleSdk(join(root, 'sdk-pkg'))
   cliTarball = join(root, npm(['pack', join(root, 'cli-pkg'), '--pack-destination', root, '--silent'], root).trim())
   sdkTarball = join(root, npm(['pack', join(root, 'sdk-pkg'), '--pack-destination', root, '--silent'], root).trim())
-  const env = { npm_config_nodedir: dirname(dirname(process.execPath)), npm_config_better_sqlite3_local_prebuilds: localPrebuilds(), npm_config_update_notifier: 'false' }
+  const env = {
+    npm_config_nodedir: dirname(dirname(process.execPath)),
+    npm_config_better_sqlite3_local_prebuilds: localPrebuilds(),
+    npm_config_update_notifier: 'false',
+  }
   npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', cliTarball], root, env)
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'outside-project', private: true, type: 'module' }))
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'outside-project', private: true, type: 'module' }),
+  )
   npm(['install', '--prefer-offline', '--no-audit', '--no-fund', sdkTarball], project, env)
 }, INSTALL_TIMEOUT_MS)
 
@@ -80,12 +97,21 @@ afterAll(async () => {
 })
 
 const sdkName = (): string => JSON.parse(readFileSync(join(root, 'sdk-pkg', 'package.json'), 'utf8')).name
-const runEnv = () => ({ PATH, HOME: home, DSH_HOME: join(home, '.dsh'), DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'packaging-test-key' })
+const runEnv = () => ({
+  PATH,
+  HOME: home,
+  DSH_HOME: join(home, '.dsh'),
+  DEEPSEEK_BASE_URL: llm.url,
+  DEEPSEEK_API_KEY: 'packaging-test-key',
+})
 
 test('the packed dsh declares its native addons at exact versions and no workspace package', () => {
   const manifest = JSON.parse(execFileSync('tar', ['-xOzf', cliTarball, 'package/package.json'], { encoding: 'utf8' }))
   expect(manifest.name).toBe('dsh')
-  expect(manifest.dependencies).toEqual({ 'better-sqlite3': expect.stringMatching(/^\d+\.\d+\.\d+$/), 'node-pty': expect.stringMatching(/^\d+\.\d+\.\d+$/) })
+  expect(manifest.dependencies).toEqual({
+    'better-sqlite3': expect.stringMatching(/^\d+\.\d+\.\d+$/),
+    'node-pty': expect.stringMatching(/^\d+\.\d+\.\d+$/),
+  })
   expect(JSON.stringify(manifest)).not.toContain('workspace:')
   const sdk = JSON.parse(execFileSync('tar', ['-xOzf', sdkTarball, 'package/package.json'], { encoding: 'utf8' }))
   expect(sdk).not.toHaveProperty('dependencies')
@@ -96,11 +122,17 @@ test(
   'the installed dsh prints its version and runs a scripted task against the mock server',
   async () => {
     const installed = join(prefix, 'bin', 'dsh')
-    expect(spawnSync(installed, ['--version'], { env: runEnv(), encoding: 'utf8' }).stdout).toBe(`dsh ${JSON.parse(readFileSync(join(repo, 'apps/cli/package.json'), 'utf8')).version}\n`)
+    expect(spawnSync(installed, ['--version'], { env: runEnv(), encoding: 'utf8' }).stdout).toBe(
+      `dsh ${JSON.parse(readFileSync(join(repo, 'apps/cli/package.json'), 'utf8')).version}\n`,
+    )
     llm.reset()
     writeFileSync(join(workspace, 'notes.txt'), 'a line only the read tool can see\n')
     // The third answer is the session's title (the auxiliary request after a first turn).
-    llm.enqueue({ toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }] }, { text: 'Read it.' }, { text: 'Reading the notes' })
+    llm.enqueue(
+      { toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }] },
+      { text: 'Read it.' },
+      { text: 'Reading the notes' },
+    )
     const result = await runChild(installed, ['read notes.txt'], { cwd: workspace, env: runEnv() })
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
@@ -117,7 +149,11 @@ test(
 test(
   'the installed dsh web serves the bundled app',
   async () => {
-    const child = spawn(join(prefix, 'bin', 'dsh'), ['web', '--no-open', '--port', '0'], { cwd: workspace, env: runEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(join(prefix, 'bin', 'dsh'), ['web', '--no-open', '--port', '0'], {
+      cwd: workspace,
+      env: runEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const exited = new Promise((resolve) => child.once('exit', resolve))
     try {
       let out = ''
@@ -132,7 +168,9 @@ test(
           }
         })
       })
-      const signIn = await get(link, { authorization: `Basic ${Buffer.from(`${decodeURIComponent(link.username)}:${decodeURIComponent(link.password)}`).toString('base64')}` })
+      const signIn = await get(link, {
+        authorization: `Basic ${Buffer.from(`${decodeURIComponent(link.username)}:${decodeURIComponent(link.password)}`).toString('base64')}`,
+      })
       const cookie = String(signIn.headers['set-cookie']?.[0] ?? '').split(';')[0]!
       expect(cookie).not.toBe('')
       const page = await get(new URL('/', link.origin), { cookie })
@@ -169,15 +207,28 @@ test(
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], typeRoots: [join(repo, 'node_modules/@types')] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          typeRoots: [join(repo, 'node_modules/@types')],
+        },
         files: ['main.ts'],
       }),
     )
     // A Node program's own @types/node (the checkout's copy; the SDK's declarations use Node's types).
-    const tsc = spawnSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8' })
+    const tsc = spawnSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      encoding: 'utf8',
+    })
     expect(tsc.stdout + tsc.stderr).toBe('')
     // Node 20 runs the same program as JavaScript (types stripped by hand: one annotation).
-    writeFileSync(join(project, 'main.mjs'), readFileSync(join(project, 'main.ts'), 'utf8').replace(', type RunResult', '').replace(': RunResult', ''))
+    writeFileSync(
+      join(project, 'main.mjs'),
+      readFileSync(join(project, 'main.ts'), 'utf8').replace(', type RunResult', '').replace(': RunResult', ''),
+    )
     llm.reset()
     llm.enqueue({ text: 'hi from the SDK' })
     const run = await runChild(process.execPath, ['main.mjs'], { cwd: project, env: runEnv() })
@@ -193,7 +244,9 @@ function wheelBuilder(): string {
   for (const python of ['python3', '/usr/bin/python3']) {
     if (spawnSync(python, ['-c', 'import setuptools, wheel, venv'], { stdio: 'ignore' }).status === 0) return python
   }
-  throw new Error('no python3 with setuptools, wheel and venv: install them (Debian: apt-get install python3-setuptools python3-wheel python3-venv)')
+  throw new Error(
+    'no python3 with setuptools, wheel and venv: install them (Debian: apt-get install python3-setuptools python3-wheel python3-venv)',
+  )
 }
 
 test(
@@ -203,16 +256,41 @@ test(
     const wheels = join(root, 'wheels')
     // Built from a copy: setuptools writes build/ and *.egg-info beside the sources it builds.
     const sources = join(root, 'python-sdk')
-    cpSync(join(repo, 'python/sdk'), sources, { recursive: true, filter: (path) => !/__pycache__|\.egg-info$|\/build$/.test(path) })
-    const build = spawnSync(python, ['-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '--no-index', '-w', wheels, sources], { encoding: 'utf8', cwd: root })
+    cpSync(join(repo, 'python/sdk'), sources, {
+      recursive: true,
+      filter: (path) => !/__pycache__|\.egg-info$|\/build$/.test(path),
+    })
+    const build = spawnSync(
+      python,
+      ['-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '--no-index', '-w', wheels, sources],
+      { encoding: 'utf8', cwd: root },
+    )
     expect(build.status, build.stderr).toBe(0)
     const [wheel] = readdirSync(wheels).filter((file) => file.endsWith('.whl'))
     expect(execFileSync('unzip', ['-l', join(wheels, wheel!)], { encoding: 'utf8' })).toContain('dsh/py.typed')
     // A fresh venv without its own pip (ensurepip alone takes a minute on 2 busy cores): the builder's pip installs into it.
     const venv = join(root, 'venv')
     execFileSync(python, ['-m', 'venv', '--without-pip', venv])
-    execFileSync(python, ['-m', 'pip', '--python', join(venv, 'bin/python'), 'install', '--no-deps', '--no-index', '--quiet', join(wheels, wheel!)], { cwd: root })
-    const typed = spawnSync(join(venv, 'bin/python'), ['-c', 'import dsh, pathlib; print(pathlib.Path(dsh.__file__).parent.joinpath("py.typed").exists())'], { cwd: root, encoding: 'utf8' })
+    execFileSync(
+      python,
+      [
+        '-m',
+        'pip',
+        '--python',
+        join(venv, 'bin/python'),
+        'install',
+        '--no-deps',
+        '--no-index',
+        '--quiet',
+        join(wheels, wheel!),
+      ],
+      { cwd: root },
+    )
+    const typed = spawnSync(
+      join(venv, 'bin/python'),
+      ['-c', 'import dsh, pathlib; print(pathlib.Path(dsh.__file__).parent.joinpath("py.typed").exists())'],
+      { cwd: root, encoding: 'utf8' },
+    )
     expect(typed.stdout).toBe('True\n')
     llm.reset()
     llm.enqueue({ text: 'hello from python' })
@@ -225,14 +303,20 @@ test(
   SLOW_CHECK_MS,
 )
 
-function get(url: URL, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, any>; body: string }> {
+function get(
+  url: URL,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, any>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { host: url.host, ...headers } }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-    })
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { host: url.host, ...headers } },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      },
+    )
     req.on('error', reject)
     req.end()
   })

@@ -25,7 +25,12 @@ async function show(...argv: string[]) {
     const stream = { write: (chunk: string) => (add(chunk), true), on: () => stream, off: () => stream }
     return stream as unknown as NodeJS.WritableStream
   }
-  const code = await run(['prompt', 'show', ...argv], { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)), cwd: home.dir, appDir })
+  const code = await run(['prompt', 'show', ...argv], {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    cwd: home.dir,
+    appDir,
+  })
   return { code, stdout, stderr }
 }
 
@@ -48,7 +53,9 @@ test('prompt show lists every section with its owner and token count, and the to
   })
   for (const part of report.parts) expect(part.tokens, part.name).toBeGreaterThan(0)
   expect(sectionsOf(report)[0]!.text).toContain(`in the repository at ${home.dir}`)
-  expect(toolsOf(report)).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'str_replace_editor']))
+  expect(toolsOf(report)).toEqual(
+    expect.arrayContaining(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'str_replace_editor']),
+  )
   expect(report.systemTokens).toBe(
     Math.ceil(
       sectionsOf(report)
@@ -72,16 +79,27 @@ test("disabling a tool's row removes its section and its tools from the prompt",
 test('the text form names each section, its owner and tokens, and the total', async () => {
   const { code, stdout } = await show()
   expect(code).toBe(0)
-  expect(stdout).toMatch(/^# system prompt for profile headless, route [\w-]+\/[\w.-]+\n# \d+ tokens in \d+ sections; tool schemas \d+ tokens \(\d+ tools\); total \d+ \(estimated\)\n/)
+  expect(stdout).toMatch(
+    /^# system prompt for profile headless, route [\w-]+\/[\w.-]+\n# \d+ tokens in \d+ sections; tool schemas \d+ tokens \(\d+ tools\); total \d+ \(estimated\)\n/,
+  )
   expect(stdout).toMatch(/\n## persona — @dsh\/system-prompt, \d+ tokens\nYou are dsh/)
   expect(stdout).toMatch(/\nstr_replace_editor +\d+\n/)
 })
 
 test('an unknown subcommand or argument is a usage error naming it', async () => {
-  expect(await run(['prompt', 'list'], { stdout: { write: () => true } as never, stderr: { write: () => true } as never, cwd: home.dir, appDir })).toBe(2)
+  expect(
+    await run(['prompt', 'list'], {
+      stdout: { write: () => true } as never,
+      stderr: { write: () => true } as never,
+      cwd: home.dir,
+      appDir,
+    }),
+  ).toBe(2)
   const { code, stderr } = await show('--verbose')
   expect(code).toBe(2)
-  expect(stderr).toBe('dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --permission <permission preset>, --preset <agent preset>, --json)\n')
+  expect(stderr).toBe(
+    'dsh: dsh prompt show: unknown argument "--verbose" (--profile, --patch, --permission <permission preset>, --preset <agent preset>, --json)\n',
+  )
 })
 
 test('the runtime context a new session here would log is shown, under the mode of --permission', async () => {
@@ -104,7 +122,9 @@ test('--preset lists the tools a new session of that agent preset is offered; an
   expect(report.agentPreset).toBe('minimal')
   // minimal mounts the persistent bash for its agent: the preview shows that bash and its shell section.
   expect(sectionsOf(report).find((part) => part.name === 'shell')?.owner).toBe('@dsh/tool-bash-persistent')
-  expect(report.parts.find((part) => part.kind === 'tool' && part.name === 'bash')?.text).toMatch(/^Run a bash command in your persistent shell/)
+  expect(report.parts.find((part) => part.kind === 'tool' && part.name === 'bash')?.text).toMatch(
+    /^Run a bash command in your persistent shell/,
+  )
   const explore = JSON.parse((await show('--json', '--preset', 'explore')).stdout) as PromptReport
   const sections = sectionsOf(explore).map((part) => part.name)
   expect(sections).toEqual(expect.arrayContaining(['persona', 'files', 'search']))

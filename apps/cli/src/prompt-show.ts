@@ -39,7 +39,8 @@ interface ShowArgs {
 const USAGE = '(--profile, --patch, --permission <permission preset>, --preset <agent preset>, --json)'
 
 function parseShowArgs(rest: string[]): ShowArgs {
-  if (rest[1] !== 'show') throw new LauncherUsageError(`dsh prompt: unknown command "${rest[1] ?? ''}" (dsh prompt show [--json])`)
+  if (rest[1] !== 'show')
+    throw new LauncherUsageError(`dsh prompt: unknown command "${rest[1] ?? ''}" (dsh prompt show [--json])`)
   const args: ShowArgs = { json: false }
   const words = rest.slice(2)
   for (let i = 0; i < words.length; i++) {
@@ -57,21 +58,38 @@ function parseShowArgs(rest: string[]): ShowArgs {
  * and the working directory as a turn would, and lists the tool schemas a request carries. Sizes are the
  * token meter's estimate (characters / its charsPerToken) when a token-meter row is mounted, else chars / 4.
  */
-export async function promptReport(options: { appDir: string; profile: string; patches: string[]; cwd: string }, choice: { permission?: string; agentPreset?: string } = {}): Promise<PromptReport> {
+export async function promptReport(
+  options: { appDir: string; profile: string; patches: string[]; cwd: string },
+  choice: { permission?: string; agentPreset?: string } = {},
+): Promise<PromptReport> {
   const tree = await bootTree({ ...options, argv: [], onExitRequest: () => {} })
   try {
     const root = tree.root as any
-    const estimate: (text: string) => number = root.get('tokenMeter') ? (text) => root.tokenMeter.estimateText(text) : (text) => Math.ceil(text.length / 4)
+    const estimate: (text: string) => number = root.get('tokenMeter')
+      ? (text) => root.tokenMeter.estimateText(text)
+      : (text) => Math.ceil(text.length / 4)
     const route = root.agents.defaultRoute()
     const { tools, rendered } = await offered(root, choice.agentPreset, { cwd: options.cwd, route })
-    const parts: PromptPart[] = rendered.sections.map((section: { name: string; owner: string; text: string }) => ({ kind: 'section', ...section, tokens: estimate(section.text) }))
+    const parts: PromptPart[] = rendered.sections.map((section: { name: string; owner: string; text: string }) => ({
+      kind: 'section',
+      ...section,
+      tokens: estimate(section.text),
+    }))
     for (const tool of tools) {
       const text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
       parts.push({ kind: 'tool', name: tool.name, tokens: estimate(text), text: tool.description })
     }
     const context = await runtimeContext(tree, options.cwd, choice.permission)
-    if (context) parts.push({ kind: 'context', name: 'runtime-context', owner: '@dsh/runtime-context', tokens: estimate(context.text), text: context.text })
-    const system: string = rendered.override ?? rendered.sections.map((section: { text: string }) => section.text).join('\n\n')
+    if (context)
+      parts.push({
+        kind: 'context',
+        name: 'runtime-context',
+        owner: '@dsh/runtime-context',
+        tokens: estimate(context.text),
+        text: context.text,
+      })
+    const system: string =
+      rendered.override ?? rendered.sections.map((section: { text: string }) => section.text).join('\n\n')
     const toolTokens = estimate(tools.map((tool) => JSON.stringify(tool)).join(''))
     return {
       profile: options.profile,
@@ -94,7 +112,11 @@ type ToolSchema = { name: string; description: string; parameters: object }
  * The tools and system prompt a new session is offered: of the agent preset `name` (its plugins mounted for the
  * preview, so `minimal` shows its persistent bash), else every tool mounted.
  */
-async function offered(root: any, name: string | undefined, where: { cwd: string; route: object }): Promise<{ tools: ToolSchema[]; rendered: any }> {
+async function offered(
+  root: any,
+  name: string | undefined,
+  where: { cwd: string; route: object },
+): Promise<{ tools: ToolSchema[]; rendered: any }> {
   if (!name) {
     const tools = root.tools.schemas('') as ToolSchema[]
     return { tools, rendered: await root.systemPrompt.render({ ...where, tools: tools.map((tool) => tool.name) }) }
@@ -115,7 +137,11 @@ async function offered(root: any, name: string | undefined, where: { cwd: string
  * own config (the `runtime-context/preview` event it declares) under the mode of `preset` (else the
  * default's): undefined when no such row is mounted.
  */
-async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: string, preset: string | undefined): Promise<{ text: string; mode?: string } | undefined> {
+async function runtimeContext(
+  tree: Awaited<ReturnType<typeof bootTree>>,
+  cwd: string,
+  preset: string | undefined,
+): Promise<{ text: string; mode?: string } | undefined> {
   const root = tree.root as any
   const policy = root.get('sandboxPolicy')
   let mode: string | undefined
@@ -128,8 +154,12 @@ async function runtimeContext(tree: Awaited<ReturnType<typeof bootTree>>, cwd: s
       throw new LauncherUsageError(`dsh prompt show: ${(error as Error).message}`)
     }
   } else if (policy) mode = policy.mode({ last: () => undefined, all: () => [] }) // a session that has logged nothing
-  const authority = policy && mode ? { mode, writableRoots: [], paths: policy.pathRules([realpathSync(cwd)]) } : undefined
-  const request: { cwd: string; where: object; result?: { text: string } } = { cwd, where: { ...(mode ? { mode } : {}), ...(authority ? { authority } : {}) } }
+  const authority =
+    policy && mode ? { mode, writableRoots: [], paths: policy.pathRules([realpathSync(cwd)]) } : undefined
+  const request: { cwd: string; where: object; result?: { text: string } } = {
+    cwd,
+    where: { ...(mode ? { mode } : {}), ...(authority ? { authority } : {}) },
+  }
   await root.serial('runtime-context/preview', request)
   return request.result ? { text: request.result.text, ...(mode ? { mode } : {}) } : undefined
 }
@@ -147,14 +177,25 @@ function format(report: PromptReport): string {
   out.push('## tools (name, tokens of its schema)')
   for (const part of tools) out.push(`${part.name.padEnd(20)} ${String(part.tokens).padStart(6)}`)
   for (const part of report.parts.filter((item) => item.kind === 'context'))
-    out.push('', `## runtime context — ${part.owner}, ${part.tokens} tokens (the first message of a new session here${report.mode ? `, mode ${report.mode}` : ''})`, part.text)
+    out.push(
+      '',
+      `## runtime context — ${part.owner}, ${part.tokens} tokens (the first message of a new session here${report.mode ? `, mode ${report.mode}` : ''})`,
+      part.text,
+    )
   return `${out.join('\n')}\n`
 }
 
 /** Runs `dsh prompt …`; returns the exit code. */
-export async function promptCommand(rest: string[], options: Parameters<typeof promptReport>[0], stdout: NodeJS.WritableStream): Promise<number> {
+export async function promptCommand(
+  rest: string[],
+  options: Parameters<typeof promptReport>[0],
+  stdout: NodeJS.WritableStream,
+): Promise<number> {
   const args = parseShowArgs(rest)
-  const report = await promptReport(options, { ...(args.permission ? { permission: args.permission } : {}), ...(args.agentPreset ? { agentPreset: args.agentPreset } : {}) })
+  const report = await promptReport(options, {
+    ...(args.permission ? { permission: args.permission } : {}),
+    ...(args.agentPreset ? { agentPreset: args.agentPreset } : {}),
+  })
   stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : format(report))
   return 0
 }

@@ -7,7 +7,14 @@ import type { FiberState } from 'cordis'
  * Cordis' fiber states at run time. Upstream's `FiberState` is an ambient const enum, which code built with
  * `verbatimModuleSyntax` cannot inline; the `satisfies` below fails the build if upstream renumbers a state.
  */
-export const FIBER_STATE = { PENDING: 0, LOADING: 1, ACTIVE: 2, FAILED: 3, DISPOSED: 4, UNLOADING: 5 } as const satisfies {
+export const FIBER_STATE = {
+  PENDING: 0,
+  LOADING: 1,
+  ACTIVE: 2,
+  FAILED: 3,
+  DISPOSED: 4,
+  UNLOADING: 5,
+} as const satisfies {
   PENDING: FiberState.PENDING
   LOADING: FiberState.LOADING
   ACTIVE: FiberState.ACTIVE

@@ -32,7 +32,10 @@ test('names resolve through the app resolver and groups through the builtin', as
       },
     },
   })
-  await loader.root.update([toEntryOptions({ id: 'g', name: 'group', children: [{ id: 'p', name: 'probe', config: { n: 1 } }] }), toEntryOptions({ id: 'x', name: 'missing' })])
+  await loader.root.update([
+    toEntryOptions({ id: 'g', name: 'group', children: [{ id: 'p', name: 'probe', config: { n: 1 } }] }),
+    toEntryOptions({ id: 'x', name: 'missing' }),
+  ])
   await loader.await()
   expect(seen).toEqual([{ n: 1 }])
   expect(errors).toEqual(['unknown plugin missing'])

@@ -24,7 +24,12 @@ export function deferJs(expression: string): Record<string, string> {
 }
 
 function isDeferred(value: unknown): value is Record<typeof DEFERRED_JS, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as any)[DEFERRED_JS] === 'string'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as any)[DEFERRED_JS] === 'string'
+  )
 }
 
 export function containsDeferred(value: unknown): boolean {
@@ -79,7 +84,13 @@ export function toEntryOptions(row: HostRow): any {
   if (row.inject !== undefined) base.inject = row.inject
   if (row.isolate !== undefined) base.isolate = row.isolate
   if (row.children) {
-    return { ...base, name: 'cordis:group', group: true, disabled: row.disabled ?? null, config: row.children.map(toEntryOptions) }
+    return {
+      ...base,
+      name: 'cordis:group',
+      group: true,
+      disabled: row.disabled ?? null,
+      config: row.children.map(toEntryOptions),
+    }
   }
   if (containsDeferred(row.disabled) || containsDeferred(row.config)) {
     return { ...base, name: DEFERRED_PREFIX + row.name, config: { config: row.config, disabled: row.disabled } }
@@ -122,13 +133,19 @@ function patchEntryInit() {
 export async function mountLoader(root: Context, options: LoaderHostOptions): Promise<LoaderHost> {
   patchEntryInit()
   await root.plugin(Loader as any, { baseUrl: options.baseUrl })
-  Object.defineProperty(root, 'baseUrl', { value: options.baseUrl, writable: true, configurable: true, enumerable: true })
+  Object.defineProperty(root, 'baseUrl', {
+    value: options.baseUrl,
+    writable: true,
+    configurable: true,
+    enumerable: true,
+  })
   const loader = (root as any).loader as LoaderHost
   loader.builtins.group = Group
   const upstreamImport = loader.import.bind(loader)
   loader.import = ((name: string, getOuterStack?: () => string[]) => {
     if (name.startsWith('cordis:')) return upstreamImport(name, getOuterStack)
-    if (name.startsWith(DEFERRED_PREFIX)) return options.resolve(name.slice(DEFERRED_PREFIX.length)).then(deferredPlugin)
+    if (name.startsWith(DEFERRED_PREFIX))
+      return options.resolve(name.slice(DEFERRED_PREFIX.length)).then(deferredPlugin)
     return options.resolve(name)
   }) as any
   return loader

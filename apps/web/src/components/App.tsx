@@ -19,7 +19,12 @@ export function App() {
       {menuOpen && <div className="scrim" onClick={() => setMenuOpen(false)} aria-hidden />}
       <div className="main-column">
         <header className="mobile-bar">
-          <button className="icon-btn" onClick={() => setMenuOpen(true)} aria-label="Show sessions and settings" aria-expanded={menuOpen}>
+          <button
+            className="icon-btn"
+            onClick={() => setMenuOpen(true)}
+            aria-label="Show sessions and settings"
+            aria-expanded={menuOpen}
+          >
             <Menu size={18} />
           </button>
           <span className="brand-name">dsh</span>

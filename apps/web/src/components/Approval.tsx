@@ -22,7 +22,12 @@ const BY: Record<string, string> = {
 }
 
 /** Whether a key press belongs to a field being typed in (the composer, the rule editor), not to the card. */
-const typing = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')
+const typing = (target: EventTarget | null) =>
+  target instanceof HTMLElement &&
+  (target.isContentEditable ||
+    target.tagName === 'INPUT' ||
+    target.tagName === 'TEXTAREA' ||
+    target.tagName === 'SELECT')
 
 /**
  * Allow once / Allow for this session / Always allow in this workspace / Reject; the two standing answers
@@ -32,7 +37,15 @@ const typing = (target: EventTarget | null) => target instanceof HTMLElement && 
  * With `keys`, 1 / 2 / 3 answer once / for the session / always and Esc rejects, unless a field has the focus.
  * Any tab may answer; if another tab already did, the log shows its answer.
  */
-export function ApprovalButtons({ approval, testId, keys = false }: { approval: ApprovalInfo; testId?: string; keys?: boolean }) {
+export function ApprovalButtons({
+  approval,
+  testId,
+  keys = false,
+}: {
+  approval: ApprovalInfo
+  testId?: string
+  keys?: boolean
+}) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string>()
   const [rule, setRule] = useState(approval.rule ?? '')
@@ -57,7 +70,15 @@ export function ApprovalButtons({ approval, testId, keys = false }: { approval: 
     const onKey = (event: KeyboardEvent) => {
       if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented || typing(event.target)) return
       const chosen: ApprovalAnswerValue | undefined =
-        event.key === '1' ? 'allow_once' : event.key === 'Escape' ? 'reject' : approval.rule && event.key === '2' ? 'allow_session' : approval.rule && event.key === '3' ? 'allow_always' : undefined
+        event.key === '1'
+          ? 'allow_once'
+          : event.key === 'Escape'
+            ? 'reject'
+            : approval.rule && event.key === '2'
+              ? 'allow_session'
+              : approval.rule && event.key === '3'
+                ? 'allow_always'
+                : undefined
       if (!chosen) return
       event.preventDefault()
       void answerRef.current(chosen)
@@ -73,10 +94,20 @@ export function ApprovalButtons({ approval, testId, keys = false }: { approval: 
       </button>
       {approval.rule && (
         <>
-          <button className="btn" disabled={busy} title={`Keeps ${rule.trim()} until this session ends`} onClick={() => void answer('allow_session')}>
+          <button
+            className="btn"
+            disabled={busy}
+            title={`Keeps ${rule.trim()} until this session ends`}
+            onClick={() => void answer('allow_session')}
+          >
             <CheckCheck size={14} /> Allow for this session {key('2')}
           </button>
-          <button className="btn" disabled={busy} title={`Keeps ${rule.trim()} for every session in this workspace`} onClick={() => void answer('allow_always')}>
+          <button
+            className="btn"
+            disabled={busy}
+            title={`Keeps ${rule.trim()} for every session in this workspace`}
+            onClick={() => void answer('allow_always')}
+          >
             <CheckCheck size={14} /> Always allow in this workspace {key('3')}
           </button>
           <label className="approval-rule-field">

@@ -12,7 +12,17 @@ const STATUS_LABEL = { added: 'added', deleted: 'deleted', modified: 'modified',
  * before the session or a chosen turn, and a rewind of every touched file to before a turn
  * (`sessions.rewind`). `logLength` reloads the list as the log grows.
  */
-export function ChangesPanel({ sessionId, logLength, running, onClose }: { sessionId: string; logLength: number; running: boolean; onClose: () => void }) {
+export function ChangesPanel({
+  sessionId,
+  logLength,
+  running,
+  onClose,
+}: {
+  sessionId: string
+  logLength: number
+  running: boolean
+  onClose: () => void
+}) {
   const [fromTurn, setFromTurn] = useState(1)
   const [changes, setChanges] = useState<SessionChanges>()
   const [error, setError] = useState<string>()
@@ -55,7 +65,11 @@ export function ChangesPanel({ sessionId, logLength, running, onClose }: { sessi
         <strong>Changes</strong>
         <label className="small">
           since{' '}
-          <select aria-label="Compare since" value={fromTurn} onChange={(event) => setFromTurn(Number(event.target.value))}>
+          <select
+            aria-label="Compare since"
+            value={fromTurn}
+            onChange={(event) => setFromTurn(Number(event.target.value))}
+          >
             {(turnOptions.length ? turnOptions : [1]).map((turn) => (
               <option key={turn} value={turn}>
                 {turn === 1 ? 'the session started' : `turn ${turn}`}
@@ -72,19 +86,31 @@ export function ChangesPanel({ sessionId, logLength, running, onClose }: { sessi
           {error}
         </div>
       )}
-      {changes && !changes.files.length && <p className="muted small">No file changed{fromTurn > 1 ? ` since turn ${fromTurn}` : ''}.</p>}
+      {changes && !changes.files.length && (
+        <p className="muted small">No file changed{fromTurn > 1 ? ` since turn ${fromTurn}` : ''}.</p>
+      )}
       {changes?.notes.map((note) => (
         <p key={note} className="muted small" data-testid="changes-note">
           {note}
         </p>
       ))}
       {changes?.files.map((file) => (
-        <div key={file.path} className="changed-file" data-testid="changed-file" data-path={file.path} data-status={file.status}>
+        <div
+          key={file.path}
+          className="changed-file"
+          data-testid="changed-file"
+          data-path={file.path}
+          data-status={file.status}
+        >
           <div className="changed-file-head">
             <code>{file.path}</code> <span className="badge">{STATUS_LABEL[file.status]}</span>
             {file.patch && <DiffStat stats={{ added: file.added, removed: file.removed }} />}
           </div>
-          {file.beforeText !== undefined && file.afterText !== undefined ? <Diff before={file.beforeText} after={file.afterText} numbered /> : <p className="muted small">{file.note}</p>}
+          {file.beforeText !== undefined && file.afterText !== undefined ? (
+            <Diff before={file.beforeText} after={file.afterText} numbered />
+          ) : (
+            <p className="muted small">{file.note}</p>
+          )}
         </div>
       ))}
       {turns > 0 && (
@@ -92,7 +118,11 @@ export function ChangesPanel({ sessionId, logLength, running, onClose }: { sessi
           <History size={14} />
           <label className="small">
             Rewind files to before{' '}
-            <select aria-label="Rewind to before turn" value={rewindTo} onChange={(event) => setRewindTo(Number(event.target.value))}>
+            <select
+              aria-label="Rewind to before turn"
+              value={rewindTo}
+              onChange={(event) => setRewindTo(Number(event.target.value))}
+            >
               {turnOptions.map((turn) => (
                 <option key={turn} value={turn}>
                   turn {turn}
@@ -101,12 +131,19 @@ export function ChangesPanel({ sessionId, logLength, running, onClose }: { sessi
             </select>
           </label>
           <label className="small">
-            <input type="checkbox" checked={force} onChange={(event) => setForce(event.target.checked)} /> overwrite files changed since
+            <input type="checkbox" checked={force} onChange={(event) => setForce(event.target.checked)} /> overwrite
+            files changed since
           </label>
           <label className="small">
-            <input type="checkbox" checked={fork} onChange={(event) => setFork(event.target.checked)} /> fork the conversation there
+            <input type="checkbox" checked={fork} onChange={(event) => setFork(event.target.checked)} /> fork the
+            conversation there
           </label>
-          <button className="btn" onClick={() => void rewind()} disabled={busy || running} title={running ? 'Stop the running turn first' : undefined}>
+          <button
+            className="btn"
+            onClick={() => void rewind()}
+            disabled={busy || running}
+            title={running ? 'Stop the running turn first' : undefined}
+          >
             Rewind
           </button>
         </div>
@@ -114,7 +151,8 @@ export function ChangesPanel({ sessionId, logLength, running, onClose }: { sessi
       {outcome && (
         <div className="rewind-outcome small" data-testid="rewind-outcome">
           <p>
-            Restored {outcome.restored.length} file{outcome.restored.length === 1 ? '' : 's'} to before turn {outcome.toTurn}.
+            Restored {outcome.restored.length} file{outcome.restored.length === 1 ? '' : 's'} to before turn{' '}
+            {outcome.toTurn}.
           </p>
           {outcome.conflicts.map((entry) => (
             <p key={entry.path} className="tone-error" data-testid="rewind-conflict" data-path={entry.path}>

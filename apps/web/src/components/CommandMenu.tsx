@@ -8,7 +8,15 @@ export function commandMatches(text: string, commands: readonly WebCommand[] | u
 }
 
 /** The completion list above the message box: click (or Tab / Enter on the highlighted one) completes. */
-export function CommandMenu({ matches, active, onPick }: { matches: WebCommand[]; active: number; onPick: (command: WebCommand) => void }) {
+export function CommandMenu({
+  matches,
+  active,
+  onPick,
+}: {
+  matches: WebCommand[]
+  active: number
+  onPick: (command: WebCommand) => void
+}) {
   if (!matches.length) return null
   return (
     <ul className="command-menu" role="listbox" aria-label="Commands">

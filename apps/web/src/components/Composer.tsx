@@ -82,13 +82,21 @@ export function Composer({
       }}
     >
       <CommandMenu matches={matches} active={Math.min(active, matches.length - 1)} onPick={pick} />
-      <PendingImages images={images} onRemove={(index) => setImages((current) => current.filter((_, at) => at !== index))} />
+      <PendingImages
+        images={images}
+        onRemove={(index) => setImages((current) => current.filter((_, at) => at !== index))}
+      />
       <textarea
         ref={area}
         rows={1}
         value={text}
         autoFocus={autoFocus}
-        placeholder={placeholder ?? (running ? 'Steer the running turn… (Enter to send)' : 'Ask dsh to do something… (Enter to send, Shift+Enter for a new line)')}
+        placeholder={
+          placeholder ??
+          (running
+            ? 'Steer the running turn… (Enter to send)'
+            : 'Ask dsh to do something… (Enter to send, Shift+Enter for a new line)')
+        }
         aria-label="Message"
         onChange={(event) => {
           setText(event.target.value)
@@ -108,7 +116,11 @@ export function Composer({
             return
           }
           // Tab, or Enter on a name not typed out yet, completes; Enter on a whole name sends it.
-          if (highlighted && (event.key === 'Tab' || (event.key === 'Enter' && text !== `/${highlighted.name}`)) && !event.shiftKey) {
+          if (
+            highlighted &&
+            (event.key === 'Tab' || (event.key === 'Enter' && text !== `/${highlighted.name}`)) &&
+            !event.shiftKey
+          ) {
             event.preventDefault()
             pick(highlighted)
             return
@@ -128,7 +140,12 @@ export function Composer({
           )}
           {canAttach && (
             <>
-              <button className="icon-btn attach" onClick={() => picker.current?.click()} title="Attach images (or paste, or drop them here)" aria-label="Attach images">
+              <button
+                className="icon-btn attach"
+                onClick={() => picker.current?.click()}
+                title="Attach images (or paste, or drop them here)"
+                aria-label="Attach images"
+              >
                 <ImagePlus size={16} />
               </button>
               <input

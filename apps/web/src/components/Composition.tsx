@@ -12,25 +12,52 @@ function splitTouch(touch: string): { layer: string; keys?: string } {
 
 function yamlish(value: unknown, indent = ''): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  if (Array.isArray(value)) return value.length ? value.map((entry) => `\n${indent}- ${yamlish(entry, `${indent}  `).trimStart()}`).join('') : '[]'
+  if (Array.isArray(value))
+    return value.length
+      ? value.map((entry) => `\n${indent}- ${yamlish(entry, `${indent}  `).trimStart()}`).join('')
+      : '[]'
   const entries = Object.entries(value as Record<string, unknown>)
   if ('js' in (value as object) && entries.length === 1) return `!!js ${JSON.stringify((value as { js: string }).js)}`
-  return entries.length ? entries.map(([key, entry]) => `\n${indent}${key}: ${yamlish(entry, `${indent}  `)}`).join('') : '{}'
+  return entries.length
+    ? entries.map(([key, entry]) => `\n${indent}${key}: ${yamlish(entry, `${indent}  `)}`).join('')
+    : '{}'
 }
 
 function Row({ row, depth = 0 }: { row: CompositionRow; depth?: number }) {
   const [open, setOpen] = useState(false)
-  const hasConfig = row.config !== undefined && !(typeof row.config === 'object' && row.config && !Object.keys(row.config).length)
+  const hasConfig =
+    row.config !== undefined && !(typeof row.config === 'object' && row.config && !Object.keys(row.config).length)
   const fromUser = row.setBy.some((touch) => !touch.startsWith('bundle '))
   return (
-    <li className={`comp-row${row.disabled ? ' disabled' : ''}${fromUser ? ' from-user' : ''}`} style={{ marginLeft: depth * 18 }} data-row-id={row.id}>
+    <li
+      className={`comp-row${row.disabled ? ' disabled' : ''}${fromUser ? ' from-user' : ''}`}
+      style={{ marginLeft: depth * 18 }}
+      data-row-id={row.id}
+    >
       <div className="comp-head">
-        <button className="icon-btn" onClick={() => setOpen(!open)} disabled={!hasConfig && !row.children} aria-label={open ? 'Collapse' : 'Expand'}>
-          {hasConfig || row.children ? open ? <ChevronDown size={14} /> : <ChevronRight size={14} /> : <span style={{ width: 14 }} />}
+        <button
+          className="icon-btn"
+          onClick={() => setOpen(!open)}
+          disabled={!hasConfig && !row.children}
+          aria-label={open ? 'Collapse' : 'Expand'}
+        >
+          {hasConfig || row.children ? (
+            open ? (
+              <ChevronDown size={14} />
+            ) : (
+              <ChevronRight size={14} />
+            )
+          ) : (
+            <span style={{ width: 14 }} />
+          )}
         </button>
         <code className="comp-id">{row.id}</code>
         <span className="comp-name">{row.children ? 'group' : row.name}</span>
-        {row.disabled !== undefined && <span className="badge badge-warn">disabled: {String(typeof row.disabled === 'object' ? yamlish(row.disabled) : row.disabled)}</span>}
+        {row.disabled !== undefined && (
+          <span className="badge badge-warn">
+            disabled: {String(typeof row.disabled === 'object' ? yamlish(row.disabled) : row.disabled)}
+          </span>
+        )}
         <span className="comp-layers">
           {row.setBy.map((touch) => {
             const { layer, keys } = splitTouch(touch)
@@ -72,7 +99,8 @@ export function Composition() {
           <Boxes size={16} /> The plugin tree of this launch
         </h3>
         <label className="toggle">
-          <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.target.checked)} /> YAML (as <code>dsh --dump-config</code>)
+          <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.target.checked)} /> YAML (as{' '}
+          <code>dsh --dump-config</code>)
         </label>
       </div>
       <ul className="comp-header">

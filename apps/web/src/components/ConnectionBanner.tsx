@@ -11,8 +11,8 @@ export function ConnectionBanner() {
   if (stream.state === 'signed-out')
     return (
       <div className="conn-banner conn-banner-signed-out" role="alert">
-        <strong>This tab is signed out.</strong> Run <code>dsh web</code> again (or press Enter in the terminal where it runs) and open the sign-in link it prints, in this browser. This tab continues
-        by itself once you are signed in.
+        <strong>This tab is signed out.</strong> Run <code>dsh web</code> again (or press Enter in the terminal where it
+        runs) and open the sign-in link it prints, in this browser. This tab continues by itself once you are signed in.
         <button className="btn" onClick={() => stream.recheck()}>
           I signed in
         </button>

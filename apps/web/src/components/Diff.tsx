@@ -71,7 +71,8 @@ function splitRows(rows: Row[]): SplitRow[] {
     const added: Row[] = []
     while (at < rows.length && rows[at]!.kind === 'del') removed.push(rows[at++]!)
     while (at < rows.length && rows[at]!.kind === 'add') added.push(rows[at++]!)
-    for (let pair = 0; pair < Math.max(removed.length, added.length); pair++) out.push({ left: removed[pair], right: added[pair] })
+    for (let pair = 0; pair < Math.max(removed.length, added.length); pair++)
+      out.push({ left: removed[pair], right: added[pair] })
   }
   return out
 }
@@ -82,7 +83,17 @@ function splitRows(rows: Row[]): SplitRow[] {
  * `muted`: a change that did not happen (refused, or cut), drawn without the colours of an applied one.
  * A numbered diff can be shown side by side (`split`, the choice shared by every diff of the page).
  */
-export function Diff({ before, after, numbered = true, muted = false }: { before: string; after: string; numbered?: boolean; muted?: boolean }) {
+export function Diff({
+  before,
+  after,
+  numbered = true,
+  muted = false,
+}: {
+  before: string
+  after: string
+  numbered?: boolean
+  muted?: boolean
+}) {
   const { hunks } = useMemo(() => diffOf(before, after), [before, after])
   const [all, setAll] = useState(false)
   const [layout, setLayout] = useDiffLayout()
@@ -98,7 +109,12 @@ export function Diff({ before, after, numbered = true, muted = false }: { before
     >
       {numbered && (
         <div className="diff-toolbar">
-          <button className="link-btn" onClick={() => setLayout(split ? 'unified' : 'split')} aria-pressed={split} data-testid="diff-layout">
+          <button
+            className="link-btn"
+            onClick={() => setLayout(split ? 'unified' : 'split')}
+            aria-pressed={split}
+            data-testid="diff-layout"
+          >
             {split ? 'Unified' : 'Split'}
           </button>
         </div>
@@ -120,7 +136,12 @@ export function Diff({ before, after, numbered = true, muted = false }: { before
             {(() => {
               const rows: Row[] = shown.map((line) => {
                 const kind = line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'ctx'
-                return { kind, text: line.slice(1), ...(kind === 'add' ? {} : { old: oldLine++ }), ...(kind === 'del' ? {} : { new: newLine++ }) }
+                return {
+                  kind,
+                  text: line.slice(1),
+                  ...(kind === 'add' ? {} : { old: oldLine++ }),
+                  ...(kind === 'del' ? {} : { new: newLine++ }),
+                }
               })
               if (split)
                 return splitRows(rows).map((row, at) => (

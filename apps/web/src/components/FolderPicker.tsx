@@ -16,7 +16,15 @@ interface Listing {
  * Browses folders on the machine dsh runs on and picks one. The host decides what may be opened (the home,
  * the launch folder, `--allow-root` folders; symlinks resolved) and names a refusal; the page only shows it.
  */
-export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPick: (path: string) => void; onCancel: () => void }) {
+export function FolderPicker({
+  start,
+  onPick,
+  onCancel,
+}: {
+  start?: string
+  onPick: (path: string) => void
+  onCancel: () => void
+}) {
   const [listing, setListing] = useState<Listing>()
   const [error, setError] = useState<string>()
   const [typed, setTyped] = useState('')
@@ -43,7 +51,9 @@ export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPi
     const prefix = typed.slice(cut + 1)
     let current = true
     call('files.list', { path: parent }).then(
-      (result) => current && setCompletions(result.entries.filter((entry) => entry.name.startsWith(prefix)).map((entry) => entry.path)),
+      (result) =>
+        current &&
+        setCompletions(result.entries.filter((entry) => entry.name.startsWith(prefix)).map((entry) => entry.path)),
       () => current && setCompletions([]),
     )
     return () => {
@@ -58,7 +68,13 @@ export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPi
         <button className="icon-btn" onClick={() => open('~')} title="Home" aria-label="Home folder">
           <Home size={15} />
         </button>
-        <button className="icon-btn" disabled={!listing?.parent} onClick={() => listing?.parent && open(listing.parent)} title="Up" aria-label="Parent folder">
+        <button
+          className="icon-btn"
+          disabled={!listing?.parent}
+          onClick={() => listing?.parent && open(listing.parent)}
+          title="Up"
+          aria-label="Parent folder"
+        >
           <CornerLeftUp size={15} />
         </button>
         <div className="crumbs">
@@ -115,8 +131,9 @@ export function FolderPicker({ start, onPick, onCancel }: { start?: string; onPi
       </ul>
       {listing && listing.path === listing.home && (
         <div className="inline-warning picker-home-warning" role="status">
-          This is your home folder. The model may change any file in it except secret and protected ones (shell startup files, git config, ~/.local/bin, editor and tool config; see docs/security.md).
-          Pick a project folder unless you mean it.
+          This is your home folder. The model may change any file in it except secret and protected ones (shell startup
+          files, git config, ~/.local/bin, editor and tool config; see docs/security.md). Pick a project folder unless
+          you mean it.
         </div>
       )}
       <div className="picker-actions">

@@ -8,13 +8,17 @@ const loaded = new Map<string, Promise<string>>()
 
 /** The image of a logged reference, read once per page load from the session's attachments. */
 function useImageUrl(sessionId: string, image: ImageRef): { url?: string; failed?: string } {
-  const [state, setState] = useState<{ url?: string; failed?: string }>(image.data ? { url: `data:${image.mediaType};base64,${image.data}` } : {})
+  const [state, setState] = useState<{ url?: string; failed?: string }>(
+    image.data ? { url: `data:${image.mediaType};base64,${image.data}` } : {},
+  )
   useEffect(() => {
     if (image.data || !image.sha256) return
     const key = `${sessionId}/${image.sha256}`
     let promise = loaded.get(key)
     if (!promise) {
-      promise = call('attachments.get', { sessionId, sha256: image.sha256 }).then((result) => `data:${result.mediaType};base64,${result.data}`)
+      promise = call('attachments.get', { sessionId, sha256: image.sha256 }).then(
+        (result) => `data:${result.mediaType};base64,${result.data}`,
+      )
       loaded.set(key, promise)
       promise.catch(() => loaded.delete(key))
     }

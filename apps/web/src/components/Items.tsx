@@ -1,5 +1,16 @@
 import { memo, useState } from 'react'
-import { AlertTriangle, Ban, Brain, CheckCircle2, ChevronDown, ChevronRight, GitBranch, Info, RefreshCw, User } from 'lucide-react'
+import {
+  AlertTriangle,
+  Ban,
+  Brain,
+  CheckCircle2,
+  ChevronDown,
+  ChevronRight,
+  GitBranch,
+  Info,
+  RefreshCw,
+  User,
+} from 'lucide-react'
 import type { Item } from '../lib/fold.ts'
 import { compact, duration } from '../lib/format.ts'
 import { ApprovalCard } from './Approval.tsx'
@@ -56,8 +67,19 @@ function AssistantMessage({ item }: { item: Of<'assistant'> }) {
 
 function Notice({ item }: { item: Of<'notice'> }) {
   return (
-    <div className={`notice notice-${item.tone}`} data-testid="notice" role={item.tone === 'muted' ? 'status' : undefined}>
-      {item.tone === 'warn' ? <AlertTriangle size={12} /> : item.tone === 'muted' ? <RefreshCw size={11} /> : <Info size={12} />} {item.text}
+    <div
+      className={`notice notice-${item.tone}`}
+      data-testid="notice"
+      role={item.tone === 'muted' ? 'status' : undefined}
+    >
+      {item.tone === 'warn' ? (
+        <AlertTriangle size={12} />
+      ) : item.tone === 'muted' ? (
+        <RefreshCw size={11} />
+      ) : (
+        <Info size={12} />
+      )}{' '}
+      {item.text}
     </div>
   )
 }
@@ -79,16 +101,30 @@ function TurnEnd({ item, onFork }: { item: Of<'turn-end'>; onFork?: (seq: number
     <div className={`turn-end turn-${ending.tone}`} data-testid="turn-end" data-reason={item.reason}>
       {item.error && <ErrorCallout error={item.error} />}
       <div className="turn-foot">
-        {ending.tone === 'ok' ? <CheckCircle2 size={13} /> : ending.tone === 'muted' ? <Ban size={13} /> : <AlertTriangle size={13} />}
+        {ending.tone === 'ok' ? (
+          <CheckCircle2 size={13} />
+        ) : ending.tone === 'muted' ? (
+          <Ban size={13} />
+        ) : (
+          <AlertTriangle size={13} />
+        )}
         <span>{ending.label}</span>
         {item.startedAt !== undefined && <span className="muted">· {duration(item.endedAt - item.startedAt)}</span>}
         {(tokens > 0 || item.usage.output > 0) && (
-          <span className="muted" title={`${item.usage.input} uncached input, ${item.usage.cacheRead} cached, ${item.usage.cacheWrite} cache writes, ${item.usage.output} output`}>
-            · {compact(tokens)} in{item.usage.cacheRead ? ` (${compact(item.usage.cacheRead)} cached)` : ''} · {compact(item.usage.output)} out
+          <span
+            className="muted"
+            title={`${item.usage.input} uncached input, ${item.usage.cacheRead} cached, ${item.usage.cacheWrite} cache writes, ${item.usage.output} output`}
+          >
+            · {compact(tokens)} in{item.usage.cacheRead ? ` (${compact(item.usage.cacheRead)} cached)` : ''} ·{' '}
+            {compact(item.usage.output)} out
           </span>
         )}
         {onFork && (
-          <button className="link-btn fork" onClick={() => onFork(item.seq)} title="Start a new session with the conversation up to here">
+          <button
+            className="link-btn fork"
+            onClick={() => onFork(item.seq)}
+            title="Start a new session with the conversation up to here"
+          >
             <GitBranch size={13} /> Fork from here
           </button>
         )}

@@ -13,12 +13,24 @@ const KEYS_PAGE = '/settings/models'
  * Models of a provider without a key say "(no key)" and stay pickable (the key may be added next); once
  * one is picked, a link leads to the keys.
  */
-export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; onChange: (route: WireRoute) => void; disabled?: boolean }) {
+export function ModelPicker({
+  route,
+  onChange,
+  disabled,
+}: {
+  route?: WireRoute
+  onChange: (route: WireRoute) => void
+  disabled?: boolean
+}) {
   const models = useModels()
   const current = route ?? models?.defaultRoute
   const providers = models?.providers ?? []
-  const known = providers.some((provider) => provider.models.some((model) => current && provider.provider === current.provider && model.id === current.model))
-  const info = providers.find((provider) => provider.provider === current?.provider)?.models.find((model) => model.id === current?.model)
+  const known = providers.some((provider) =>
+    provider.models.some((model) => current && provider.provider === current.provider && model.id === current.model),
+  )
+  const info = providers
+    .find((provider) => provider.provider === current?.provider)
+    ?.models.find((model) => model.id === current?.model)
   const noKey = notReadyReason(models, current?.provider)
   const page = useRoute()
   const onKeysPage = page.page === 'settings' && page.tab === 'models'
@@ -37,7 +49,10 @@ export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; 
         >
           {current && !known && <option value={routeKey(current)}>{routeKey(current)}</option>}
           {providers.map((provider) => (
-            <optgroup key={provider.provider} label={provider.ready ? provider.provider : `${provider.provider} (no key)`}>
+            <optgroup
+              key={provider.provider}
+              label={provider.ready ? provider.provider : `${provider.provider} (no key)`}
+            >
               {provider.models.map((model) => (
                 <option key={model.id} value={`${provider.provider}/${model.id}`} title={provider.notReady?.message}>
                   {provider.ready ? model.id : `${model.id} (no key)`}
@@ -53,7 +68,14 @@ export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; 
             aria-label="Reasoning effort"
             disabled={disabled}
             value={current?.effort ?? ''}
-            onChange={(event) => current && onChange({ provider: current.provider, model: current.model, ...(event.target.value ? { effort: event.target.value } : {}) })}
+            onChange={(event) =>
+              current &&
+              onChange({
+                provider: current.provider,
+                model: current.model,
+                ...(event.target.value ? { effort: event.target.value } : {}),
+              })
+            }
           >
             <option value="">default effort</option>
             {info.efforts.map((effort) => (
@@ -84,15 +106,31 @@ export function ModelPicker({ route, onChange, disabled }: { route?: WireRoute; 
 }
 
 /** The permission preset: what the agent may do without asking. */
-export function PresetPicker({ preset, onChange, disabled }: { preset?: string; onChange: (preset: string) => void; disabled?: boolean }) {
+export function PresetPicker({
+  preset,
+  onChange,
+  disabled,
+}: {
+  preset?: string
+  onChange: (preset: string) => void
+  disabled?: boolean
+}) {
   const presets = usePresets()
   if (!presets?.presets.length) return null
   const value = preset ?? presets.defaultPreset ?? ''
   const Icon = value === 'danger-full-access' ? ShieldAlert : value === 'read-only' ? ShieldCheck : Shield
   return (
-    <label className={`chip${value === 'danger-full-access' ? ' chip-danger' : ''}`} title={PRESET_HINTS[value] ?? 'Permission preset'}>
+    <label
+      className={`chip${value === 'danger-full-access' ? ' chip-danger' : ''}`}
+      title={PRESET_HINTS[value] ?? 'Permission preset'}
+    >
       <Icon size={13} />
-      <select aria-label="Permission preset" disabled={disabled} value={value} onChange={(event) => onChange(event.target.value)}>
+      <select
+        aria-label="Permission preset"
+        disabled={disabled}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+      >
         {presets.presets.map((name) => (
           <option key={name} value={name} title={PRESET_HINTS[name]}>
             {name}
@@ -107,7 +145,13 @@ export function PresetPicker({ preset, onChange, disabled }: { preset?: string; 
  * The agent preset of a new session (which tools it is offered: standard, explore, minimal, the user's
  * `$DSH_HOME/presets/*.yaml`); not the permission preset. Fixed once the session exists.
  */
-export function AgentPresetPicker({ agentPreset, onChange }: { agentPreset?: string; onChange: (name: string) => void }) {
+export function AgentPresetPicker({
+  agentPreset,
+  onChange,
+}: {
+  agentPreset?: string
+  onChange: (name: string) => void
+}) {
   const presets = useAgentPresets()
   if (!presets?.length) return null
   const value = agentPreset ?? 'standard'
@@ -126,14 +170,26 @@ export function AgentPresetPicker({ agentPreset, onChange }: { agentPreset?: str
 }
 
 /** Plan mode on or off: while on, only reading runs until the user approves the agent's plan. */
-export function PlanModeToggle({ active, onChange, disabled }: { active: boolean; onChange: (active: boolean) => void; disabled?: boolean }) {
+export function PlanModeToggle({
+  active,
+  onChange,
+  disabled,
+}: {
+  active: boolean
+  onChange: (active: boolean) => void
+  disabled?: boolean
+}) {
   return (
     <button
       type="button"
       className={`chip${active ? ' chip-active' : ''}`}
       aria-pressed={active}
       disabled={disabled}
-      title={active ? 'Plan mode: only reading runs until you approve the plan. Click to leave it.' : 'Plan mode: the agent reads and plans, and changes nothing until you approve its plan.'}
+      title={
+        active
+          ? 'Plan mode: only reading runs until you approve the plan. Click to leave it.'
+          : 'Plan mode: the agent reads and plans, and changes nothing until you approve its plan.'
+      }
       onClick={() => onChange(!active)}
     >
       <ClipboardList size={13} /> Plan

@@ -73,10 +73,22 @@ export function SessionActions({ item, active }: { item: SessionListItem; active
   return (
     <>
       <div className="session-actions">
-        <button className="icon-btn" aria-label="Rename session" title="Rename" disabled={mode.kind === 'busy'} onClick={() => setMode({ kind: 'renaming', title: labelOf(item) })}>
+        <button
+          className="icon-btn"
+          aria-label="Rename session"
+          title="Rename"
+          disabled={mode.kind === 'busy'}
+          onClick={() => setMode({ kind: 'renaming', title: labelOf(item) })}
+        >
           <Pencil size={12} />
         </button>
-        <button className="icon-btn" aria-label="Delete session" title="Delete" disabled={mode.kind === 'busy' || item.agent === 'running'} onClick={() => setMode({ kind: 'confirming' })}>
+        <button
+          className="icon-btn"
+          aria-label="Delete session"
+          title="Delete"
+          disabled={mode.kind === 'busy' || item.agent === 'running'}
+          onClick={() => setMode({ kind: 'confirming' })}
+        >
           <Trash2 size={12} />
         </button>
       </div>

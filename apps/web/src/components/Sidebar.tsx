@@ -106,7 +106,9 @@ export function Sidebar({ route }: { route: Route }) {
     const shown = showArchived ? sessions.items : sessions.items.filter((item) => !item.archived)
     if (!needle) return groupByWorkspace(shown)
     const matched = new Set(hits.map((hit) => hit.sessionId))
-    return groupByWorkspace(shown.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)))
+    return groupByWorkspace(
+      shown.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)),
+    )
   }, [sessions.items, needle, hits, showArchived])
   const snippets = new Map(hits.filter((hit) => hit.field === 'text').map((hit) => [hit.sessionId, hit]))
 
@@ -116,7 +118,14 @@ export function Sidebar({ route }: { route: Route }) {
         <span className="logo" aria-hidden>
           <svg viewBox="0 0 32 32" width="22" height="22">
             <rect width="32" height="32" rx="8" fill="currentColor" />
-            <path d="M9 11l5 5-5 5" fill="none" stroke="var(--logo-ink)" strokeWidth="2.6" strokeLinecap="round" strokeLinejoin="round" />
+            <path
+              d="M9 11l5 5-5 5"
+              fill="none"
+              stroke="var(--logo-ink)"
+              strokeWidth="2.6"
+              strokeLinecap="round"
+              strokeLinejoin="round"
+            />
             <path d="M16 21h7" stroke="var(--logo-ink)" strokeWidth="2.6" strokeLinecap="round" />
           </svg>
         </span>
@@ -139,7 +148,13 @@ export function Sidebar({ route }: { route: Route }) {
       </button>
       <label className="search">
         <Search size={15} />
-        <input type="search" placeholder="Search sessions" value={query} onChange={(event) => setQuery(event.target.value)} aria-label="Search sessions" />
+        <input
+          type="search"
+          placeholder="Search sessions"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          aria-label="Search sessions"
+        />
         {query && (
           <button className="icon-btn" onClick={() => setQuery('')} aria-label="Clear search">
             <X size={14} />
@@ -147,14 +162,22 @@ export function Sidebar({ route }: { route: Route }) {
         )}
       </label>
       {archivedCount > 0 && (
-        <button className="btn archived-toggle" aria-pressed={showArchived} onClick={() => setShowArchived(!showArchived)}>
+        <button
+          className="btn archived-toggle"
+          aria-pressed={showArchived}
+          onClick={() => setShowArchived(!showArchived)}
+        >
           {showArchived ? 'Hide archived' : `Show archived (${archivedCount})`}
         </button>
       )}
       <div className="session-groups">
         {!sessions.loaded && !sessions.error && <div className="muted pad">Loading sessions…</div>}
         {sessions.error && <div className="inline-error pad">{sessions.error}</div>}
-        {sessions.loaded && !groups.length && <div className="muted pad">{needle ? (searching ? 'Searching…' : 'No session matches.') : 'No sessions yet.'}</div>}
+        {sessions.loaded && !groups.length && (
+          <div className="muted pad">
+            {needle ? (searching ? 'Searching…' : 'No session matches.') : 'No sessions yet.'}
+          </div>
+        )}
         {groups.map((group) => (
           <section key={group.cwd} className="session-group">
             <h3 title={group.cwd}>
@@ -187,7 +210,10 @@ export function Sidebar({ route }: { route: Route }) {
                       )}
                       {item.lockedElsewhere && <Lock size={11} aria-label="open in another dsh" />}
                       {item.damaged && (
-                        <span className="badge badge-warn damaged" title={`Damaged, cannot be resumed: ${item.damaged}`}>
+                        <span
+                          className="badge badge-warn damaged"
+                          title={`Damaged, cannot be resumed: ${item.damaged}`}
+                        >
                           damaged
                         </span>
                       )}
@@ -225,7 +251,11 @@ export function Sidebar({ route }: { route: Route }) {
         >
           <Settings size={15} /> Settings
         </a>
-        <button className="foot-link" title="Ends this browser's sign-in, in every dsh web on this DSH_HOME" onClick={() => void signOut()}>
+        <button
+          className="foot-link"
+          title="Ends this browser's sign-in, in every dsh web on this DSH_HOME"
+          onClick={() => void signOut()}
+        >
           <LogOut size={15} /> Sign out
         </button>
       </div>

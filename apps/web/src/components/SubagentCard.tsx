@@ -6,13 +6,23 @@ import { ErrorCallout } from './ErrorCallout.tsx'
 
 type SubagentItem = Extract<Item, { kind: 'subagent' }>
 
-const STATUS: Record<SubagentItem['status'], string> = { running: 'Running…', completed: 'Done', failed: 'Failed', aborted: 'Cancelled' }
+const STATUS: Record<SubagentItem['status'], string> = {
+  running: 'Running…',
+  completed: 'Done',
+  failed: 'Failed',
+  aborted: 'Cancelled',
+}
 
 /** A child agent this session started: what it does, its status, and a link to its own session. */
 export function SubagentCard({ item }: { item: SubagentItem }) {
   const href = `/s/${item.childSessionId}`
   return (
-    <div className={`subagent-card subagent-${item.status}`} data-testid="subagent-card" data-status={item.status} data-child={item.childSessionId}>
+    <div
+      className={`subagent-card subagent-${item.status}`}
+      data-testid="subagent-card"
+      data-status={item.status}
+      data-child={item.childSessionId}
+    >
       <div className="subagent-head">
         <Bot size={14} /> <strong>{item.description}</strong> <span className="badge">{item.agentType}</span>
         <span className="muted small">

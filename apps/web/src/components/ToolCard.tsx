@@ -1,5 +1,18 @@
 import { memo, useEffect, useState, type ReactNode } from 'react'
-import { AlertTriangle, Ban, CheckCircle2, ChevronDown, ChevronRight, FilePen, FilePlus, FileText, Loader2, Search, Terminal, Wrench } from 'lucide-react'
+import {
+  AlertTriangle,
+  Ban,
+  CheckCircle2,
+  ChevronDown,
+  ChevronRight,
+  FilePen,
+  FilePlus,
+  FileText,
+  Loader2,
+  Search,
+  Terminal,
+  Wrench,
+} from 'lucide-react'
 import type { ToolItem } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
@@ -10,12 +23,24 @@ import { CopyButton } from './Markdown.tsx'
 const PREVIEW_LINES = 24
 
 /** Long output shows its head (a terminal: its tail, where results and failures are); the rest is one click away. */
-function Output({ text, className = 'tool-output', from = 'head' }: { text: string; className?: string; from?: 'head' | 'tail' }) {
+function Output({
+  text,
+  className = 'tool-output',
+  from = 'head',
+}: {
+  text: string
+  className?: string
+  from?: 'head' | 'tail'
+}) {
   const [all, setAll] = useState(false)
   const shown = preview(text, PREVIEW_LINES, from)
   const toggle = shown.hidden > 0 && (
     <button className="link-btn" onClick={() => setAll(!all)}>
-      {all ? 'Show less' : from === 'tail' ? `Show ${shown.hidden} earlier lines` : `Show all ${shown.hidden + PREVIEW_LINES} lines`}
+      {all
+        ? 'Show less'
+        : from === 'tail'
+          ? `Show ${shown.hidden} earlier lines`
+          : `Show all ${shown.hidden + PREVIEW_LINES} lines`}
     </button>
   )
   return (
@@ -53,7 +78,12 @@ function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?:
   const path = str(args.path) ?? str(args.file_path)
   switch (item.name) {
     case 'bash':
-      return { icon: <Terminal size={14} />, title: <code className="command">$ {str(args.command) ?? ''}</code>, detail: str(args.description), compact: false }
+      return {
+        icon: <Terminal size={14} />,
+        title: <code className="command">$ {str(args.command) ?? ''}</code>,
+        detail: str(args.description),
+        compact: false,
+      }
     case 'edit':
       return {
         icon: <FilePen size={14} />,
@@ -76,7 +106,10 @@ function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?:
       }
     case 'str_replace_editor': {
       const command = str(args.command) ?? 'view'
-      const verb = { view: 'View', create: 'Create', str_replace: 'Edit', insert: 'Insert into', undo_edit: 'Undo edit of' }[command] ?? command
+      const verb =
+        { view: 'View', create: 'Create', str_replace: 'Edit', insert: 'Insert into', undo_edit: 'Undo edit of' }[
+          command
+        ] ?? command
       return {
         icon: command === 'view' ? <FileText size={14} /> : <FilePen size={14} />,
         title: (
@@ -89,7 +122,9 @@ function describe(item: ToolItem): { icon: ReactNode; title: ReactNode; detail?:
     }
     case 'read': {
       const range =
-        typeof args.offset === 'number' || typeof args.limit === 'number' ? ` lines ${args.offset ?? 1}–${typeof args.limit === 'number' ? Number(args.offset ?? 1) + args.limit - 1 : 'end'}` : ''
+        typeof args.offset === 'number' || typeof args.limit === 'number'
+          ? ` lines ${args.offset ?? 1}–${typeof args.limit === 'number' ? Number(args.offset ?? 1) + args.limit - 1 : 'end'}`
+          : ''
       return {
         icon: <FileText size={14} />,
         title: (
@@ -134,7 +169,11 @@ function changeOf(item: ToolItem): { before: string; after: string; wholeFile: b
   const change = EDITING_TOOLS.has(item.name) ? item.change : undefined
   switch (change?.kind) {
     case 'replace':
-      return { before: change.edits.map((edit) => edit.oldText).join('\n…\n'), after: change.edits.map((edit) => edit.newText).join('\n…\n'), wholeFile: false }
+      return {
+        before: change.edits.map((edit) => edit.oldText).join('\n…\n'),
+        after: change.edits.map((edit) => edit.newText).join('\n…\n'),
+        wholeFile: false,
+      }
     case 'write':
       return { before: '', after: change.content, wholeFile: true }
     case 'insert':
@@ -151,7 +190,8 @@ const NOT_APPLIED = {
 } as const
 
 function StatusIcon({ item }: { item: ToolItem }) {
-  if (item.status === 'error') return <AlertTriangle size={14} className="tone-error" aria-label="failed" data-testid="status-failed" />
+  if (item.status === 'error')
+    return <AlertTriangle size={14} className="tone-error" aria-label="failed" data-testid="status-failed" />
   if (item.status === 'interrupted')
     return (
       <span className="badge badge-warn" data-testid="status-interrupted">
@@ -178,7 +218,11 @@ export const ToolCard = memo(
     const command = item.name === 'bash' ? str((item.args as Record<string, unknown> | undefined)?.command) : undefined
     const longCommand = command !== undefined && (command.includes('\n') || command.length > LONG_COMMAND_CHARS)
     return (
-      <div className={`tool-card tool-${item.name} status-${item.status}${waiting ? ' waiting' : ''}${compact ? ' compact' : ''}`} data-testid={`tool-${item.name}`} data-call-id={item.callId}>
+      <div
+        className={`tool-card tool-${item.name} status-${item.status}${waiting ? ' waiting' : ''}${compact ? ' compact' : ''}`}
+        data-testid={`tool-${item.name}`}
+        data-call-id={item.callId}
+      >
         <button className="tool-head" onClick={() => setOpen(!expanded)} aria-expanded={expanded}>
           {expanded ? <ChevronDown size={14} className="muted" /> : <ChevronRight size={14} className="muted" />}
           <span className="tool-icon">{icon}</span>
@@ -186,7 +230,9 @@ export const ToolCard = memo(
             {title}
           </span>
           {stats && <DiffStat stats={stats} />}
-          {notApplied && <span className="badge badge-error">{notApplied === 'refused' ? 'not applied' : 'outcome unknown'}</span>}
+          {notApplied && (
+            <span className="badge badge-error">{notApplied === 'refused' ? 'not applied' : 'outcome unknown'}</span>
+          )}
           {ending && <span className="badge badge-error">{ending}</span>}
           {ran && <span className="muted small">{ran}</span>}
           {item.status === 'running' && <Elapsed since={item.startedAt} />}
@@ -212,25 +258,36 @@ export const ToolCard = memo(
                 {NOT_APPLIED[notApplied]}
               </p>
             )}
-            {change && <Diff before={change.before} after={change.after} numbered={change.wholeFile} muted={!!notApplied} />}
+            {change && (
+              <Diff before={change.before} after={change.after} numbered={change.wholeFile} muted={!!notApplied} />
+            )}
             {item.error && (
               <div className="tool-error">
                 <strong>{item.error.code}</strong> {item.error.message}
               </div>
             )}
-            {item.output !== undefined && !(change && item.status === 'done') && outputAddsToError(item.output, item.error) && (
-              <Output text={item.output} className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'} from={item.name === 'bash' ? 'tail' : 'head'} />
-            )}
+            {item.output !== undefined &&
+              !(change && item.status === 'done') &&
+              outputAddsToError(item.output, item.error) && (
+                <Output
+                  text={item.output}
+                  className={item.name === 'bash' ? 'tool-output terminal' : 'tool-output'}
+                  from={item.name === 'bash' ? 'tail' : 'head'}
+                />
+              )}
             {item.printed && (item.output === undefined || item.status === 'interrupted') && (
               <div data-testid="tool-live-output">
                 {item.status === 'interrupted' && <p className="muted small">Printed before it was cut:</p>}
                 <Output text={item.printed.text} className="tool-output terminal" from="tail" />
               </div>
             )}
-            {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && <Output text={JSON.stringify(item.args, null, 2)} />}
+            {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && (
+              <Output text={JSON.stringify(item.args, null, 2)} />
+            )}
             {item.pruned && (
               <p className="muted small tool-pruned" data-testid="tool-pruned">
-                The model now sees a shortened copy of this output{item.pruned.note ? ` (${item.pruned.note})` : ''}; the session log keeps it whole.
+                The model now sees a shortened copy of this output{item.pruned.note ? ` (${item.pruned.note})` : ''};
+                the session log keeps it whole.
               </p>
             )}
           </div>

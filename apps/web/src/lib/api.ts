@@ -15,7 +15,10 @@ export class ApiError extends Error {
  * refusal or failure throws ApiError with its code; a sign-in the host no longer accepts (expired, signed out)
  * puts the tab in `signed-out`, whose banner says how to sign in again (the draft and the page stay).
  */
-export async function call<K extends MethodName>(method: K, params: Methods[K]['params']): Promise<Methods[K]['result']> {
+export async function call<K extends MethodName>(
+  method: K,
+  params: Methods[K]['params'],
+): Promise<Methods[K]['result']> {
   let response: Response
   try {
     response = await fetch(`/api/${method}`, {

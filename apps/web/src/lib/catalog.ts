@@ -102,8 +102,13 @@ export const PRESET_HINTS: Record<string, string> = {
 }
 
 /** Why the route's model cannot take images, or undefined when it can (or nothing is known yet). */
-export function imagesRefusedBy(models: Models | undefined, route: { provider: string; model: string } | undefined): string | undefined {
+export function imagesRefusedBy(
+  models: Models | undefined,
+  route: { provider: string; model: string } | undefined,
+): string | undefined {
   if (!models || !route) return undefined
-  const info = models.providers.find((provider) => provider.provider === route.provider)?.models.find((model) => model.id === route.model)
+  const info = models.providers
+    .find((provider) => provider.provider === route.provider)
+    ?.models.find((model) => model.id === route.model)
   return info && !info.images ? `${route.model} does not read images: pick a model that does to attach one` : undefined
 }

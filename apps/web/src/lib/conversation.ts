@@ -33,7 +33,10 @@ export class Conversation {
 
   async open(): Promise<void> {
     try {
-      const [view, page] = await Promise.all([call('sessions.open', { sessionId: this.id }), call('sessions.page', { sessionId: this.id, limit: FIRST_PAGE })])
+      const [view, page] = await Promise.all([
+        call('sessions.open', { sessionId: this.id }),
+        call('sessions.page', { sessionId: this.id, limit: FIRST_PAGE }),
+      ])
       if (this.disposed) return
       this.view = view
       this.pressure = view.pressure

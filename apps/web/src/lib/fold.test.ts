@@ -2,7 +2,8 @@ import { expect, test } from 'vitest'
 import type { WireEvent } from '@dsh/web-protocol'
 import { fold } from './fold.ts'
 
-const log = (...entries: [string, unknown][]): WireEvent[] => entries.map(([type, data], seq) => ({ type, seq, time: seq * 10, data }))
+const log = (...entries: [string, unknown][]): WireEvent[] =>
+  entries.map(([type, data], seq) => ({ type, seq, time: seq * 10, data }))
 const usage = { input: 10, output: 5, cacheRead: 20, cacheWrite: 0 }
 
 test('stream chunks show as one growing answer until the message replaces it', () => {
@@ -16,7 +17,12 @@ test('stream chunks show as one growing answer until the message replaces it', (
   )
   const live = fold(streaming)
   expect(live.openTurn).toBe(true)
-  expect(live.items.at(-1)).toMatchObject({ kind: 'assistant', reasoning: 'let me think', text: 'Hel', streaming: true })
+  expect(live.items.at(-1)).toMatchObject({
+    kind: 'assistant',
+    reasoning: 'let me think',
+    text: 'Hel',
+    streaming: true,
+  })
   const message: WireEvent = {
     type: 'assistant/message',
     seq: 6,
@@ -31,7 +37,9 @@ test('stream chunks show as one growing answer until the message replaces it', (
     },
   }
   const done = fold([...streaming, message])
-  expect(done.items.filter((item) => item.kind === 'assistant')).toEqual([expect.objectContaining({ text: 'Hello', streaming: false, key: 'a3' })])
+  expect(done.items.filter((item) => item.kind === 'assistant')).toEqual([
+    expect.objectContaining({ text: 'Hello', streaming: false, key: 'a3' }),
+  ])
 })
 
 test('a tool call gathers its approval, its decision and its result', () => {
@@ -39,7 +47,10 @@ test('a tool call gathers its approval, its decision and its result', () => {
     log(
       ['turn/start', { turnId: 't' }],
       ['tool/call', { callId: 'c1', name: 'bash', arguments: { command: 'rm -rf build' } }],
-      ['approval/asked', { requestId: 'r1', callId: 'c1', tool: 'bash', summary: 'bash: rm -rf build', reason: 'outside the sandbox' }],
+      [
+        'approval/asked',
+        { requestId: 'r1', callId: 'c1', tool: 'bash', summary: 'bash: rm -rf build', reason: 'outside the sandbox' },
+      ],
       ['approval/decided', { requestId: 'r1', answer: 'allow_once', by: 'user' }],
       ['tool/dispatched', { callId: 'c1' }],
       ['tool/result', { callId: 'c1', content: [{ type: 'text', text: 'removed' }] }],
@@ -47,19 +58,36 @@ test('a tool call gathers its approval, its decision and its result', () => {
       ['turn/end', { turnId: 't', reason: 'completed' }],
     ),
   )
-  expect(folded.items[0]).toMatchObject({ kind: 'tool', name: 'bash', status: 'done', output: 'removed', approval: { requestId: 'r1', decided: { answer: 'allow_once', by: 'user' } } })
+  expect(folded.items[0]).toMatchObject({
+    kind: 'tool',
+    name: 'bash',
+    status: 'done',
+    output: 'removed',
+    approval: { requestId: 'r1', decided: { answer: 'allow_once', by: 'user' } },
+  })
   expect(folded.pendingApprovals).toEqual([])
   expect(folded.items[1]).toMatchObject({ kind: 'turn-end', reason: 'completed', usage, startedAt: 0, endedAt: 70 })
 })
 
 test('an approval still waiting is listed as pending', () => {
-  const folded = fold(log(['tool/call', { callId: 'c', name: 'write', arguments: {} }], ['approval/asked', { requestId: 'r', callId: 'c', tool: 'write', summary: 'write x', reason: 'why' }]))
-  expect(folded.pendingApprovals).toEqual([{ requestId: 'r', callId: 'c', tool: 'write', summary: 'write x', reason: 'why' }])
+  const folded = fold(
+    log(
+      ['tool/call', { callId: 'c', name: 'write', arguments: {} }],
+      ['approval/asked', { requestId: 'r', callId: 'c', tool: 'write', summary: 'write x', reason: 'why' }],
+    ),
+  )
+  expect(folded.pendingApprovals).toEqual([
+    { requestId: 'r', callId: 'c', tool: 'write', summary: 'write x', reason: 'why' },
+  ])
 })
 
 test('a result whose call is on an unloaded page still shows, and unknown kinds are skipped', () => {
-  const folded = fold(log(['tool/result', { callId: 'gone', content: [{ type: 'text', text: 'ok' }] }], ['someone/else', { x: 1 }]))
-  expect(folded.items).toEqual([expect.objectContaining({ kind: 'tool', callId: 'gone', status: 'done', output: 'ok' })])
+  const folded = fold(
+    log(['tool/result', { callId: 'gone', content: [{ type: 'text', text: 'ok' }] }], ['someone/else', { x: 1 }]),
+  )
+  expect(folded.items).toEqual([
+    expect.objectContaining({ kind: 'tool', callId: 'gone', status: 'done', output: 'ok' }),
+  ])
 })
 
 test('route and preset switches become notices and set the current values', () => {
@@ -81,7 +109,13 @@ test('route and preset switches become notices and set the current values', () =
 
 test('a failed request shows its error once, on the answer, not again on the turn end', () => {
   const error = { code: 'AUTH', message: 'DeepSeek answered HTTP 401' }
-  const folded = fold(log(['turn/start', { turnId: 't' }], ['assistant/message', { content: [], usage, finish: 'error', error }], ['turn/end', { turnId: 't', reason: 'error', error }]))
+  const folded = fold(
+    log(
+      ['turn/start', { turnId: 't' }],
+      ['assistant/message', { content: [], usage, finish: 'error', error }],
+      ['turn/end', { turnId: 't', reason: 'error', error }],
+    ),
+  )
   expect(folded.items.map((item) => [item.kind, 'error' in item ? item.error : undefined])).toEqual([
     ['assistant', error],
     ['turn-end', undefined],
@@ -99,7 +133,11 @@ test('a retried request shows a muted notice counting the retries instead of the
       ['turn/end', { turnId: 't', reason: 'completed' }],
     ),
   )
-  expect(folded.items.map((item) => (item.kind === 'notice' ? [item.tone, item.text] : [item.kind, 'error' in item ? item.error : undefined]))).toEqual([
+  expect(
+    folded.items.map((item) =>
+      item.kind === 'notice' ? [item.tone, item.text] : [item.kind, 'error' in item ? item.error : undefined],
+    ),
+  ).toEqual([
     ['muted', 'Model request failed (SERVER); retrying in 2 s — retry 1 of 4'],
     ['assistant', undefined],
     ['turn-end', undefined],
@@ -110,17 +148,41 @@ test('a retry the provider timed keeps the partial answer and says the wait it a
   const folded = fold(
     log(
       ['assistant/chunk', { kind: 'text', text: 'Half an ans' }],
-      ['assistant/message', { content: [{ type: 'text', text: 'Half an ans' }], usage, finish: 'error', error: { code: 'RATE_LIMIT', message: 'slow down' } }],
-      ['llm/retry', { attempt: 2, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 250, reason: 'RATE_LIMIT: the provider asked to wait 250 ms' }],
+      [
+        'assistant/message',
+        {
+          content: [{ type: 'text', text: 'Half an ans' }],
+          usage,
+          finish: 'error',
+          error: { code: 'RATE_LIMIT', message: 'slow down' },
+        },
+      ],
+      [
+        'llm/retry',
+        {
+          attempt: 2,
+          maxRetries: 4,
+          code: 'RATE_LIMIT',
+          delayMs: 250,
+          reason: 'RATE_LIMIT: the provider asked to wait 250 ms',
+        },
+      ],
     ),
   )
   expect(folded.items).toEqual([
     expect.objectContaining({ kind: 'assistant', text: 'Half an ans', error: undefined }),
-    expect.objectContaining({ kind: 'notice', text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2 of 4' }),
+    expect.objectContaining({
+      kind: 'notice',
+      text: 'Model request failed (RATE_LIMIT); retrying in 250 ms — retry 2 of 4',
+    }),
   ])
 })
 
 test('a retry from a log written before maxRetries was recorded counts only the attempt, whatever its reason says', () => {
-  const folded = fold(log(['llm/retry', { attempt: 3, code: 'TIMEOUT', delayMs: 4000, reason: 'TIMEOUT: retry 3 of 9' }]))
-  expect(folded.items).toEqual([expect.objectContaining({ kind: 'notice', text: 'Model request failed (TIMEOUT); retrying in 4 s — retry 3' })])
+  const folded = fold(
+    log(['llm/retry', { attempt: 3, code: 'TIMEOUT', delayMs: 4000, reason: 'TIMEOUT: retry 3 of 9' }]),
+  )
+  expect(folded.items).toEqual([
+    expect.objectContaining({ kind: 'notice', text: 'Model request failed (TIMEOUT); retrying in 4 s — retry 3' }),
+  ])
 })

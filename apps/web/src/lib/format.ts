@@ -21,7 +21,11 @@ export function ago(time: number, now = Date.now()): string {
   if (hours < 24) return `${hours} h ago`
   const days = Math.round(hours / 24)
   if (days < 7) return `${days} d ago`
-  return new Date(time).toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: days > 300 ? 'numeric' : undefined })
+  return new Date(time).toLocaleDateString(undefined, {
+    month: 'short',
+    day: 'numeric',
+    year: days > 300 ? 'numeric' : undefined,
+  })
 }
 
 /** A workspace path shortened for a heading: its last two folders. */

@@ -1,13 +1,18 @@
 import { useSyncExternalStore } from 'react'
 
 /** `seq` (from `?seq=`): the event a search hit names, to open the session at. */
-export type Route = { page: 'new' } | { page: 'session'; id: string; seq?: number } | { page: 'settings'; tab: string } | { page: 'usage'; by: 'model' | 'workspace' | 'day' }
+export type Route =
+  | { page: 'new' }
+  | { page: 'session'; id: string; seq?: number }
+  | { page: 'settings'; tab: string }
+  | { page: 'usage'; by: 'model' | 'workspace' | 'day' }
 
 function parse(path: string): Route {
   const { pathname, searchParams } = new URL(path, location.origin)
   const session = /^\/s\/([A-Za-z0-9_-]+)\/?$/.exec(pathname)
   const seq = searchParams.get('seq')
-  if (session) return { page: 'session', id: session[1]!, ...(seq !== null && /^\d+$/.test(seq) ? { seq: Number(seq) } : {}) }
+  if (session)
+    return { page: 'session', id: session[1]!, ...(seq !== null && /^\d+$/.test(seq) ? { seq: Number(seq) } : {}) }
   const settings = /^\/settings(?:\/([a-z-]+))?\/?$/.exec(pathname)
   if (settings) return { page: 'settings', tab: settings[1] ?? 'models' }
   const usage = /^\/usage(?:\/(model|workspace|day))?\/?$/.exec(pathname)

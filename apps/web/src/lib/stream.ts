@@ -22,7 +22,11 @@ const SIGN_IN_POLL_MS = 2000
  */
 async function probe(): Promise<'ok' | 'offline' | 'signed-out'> {
   try {
-    const response = await fetch('/api/host.info', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    const response = await fetch('/api/host.info', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    })
     const body = (await response.json().catch(() => undefined)) as { ok: boolean; error?: { code: string } } | undefined
     return body?.ok === false && body.error?.code.startsWith('SIGN_IN_') ? 'signed-out' : body ? 'ok' : 'offline'
   } catch {
@@ -56,7 +60,8 @@ class Stream {
     if (this.state === 'open') this.send({ op: 'sub', ch, key, params: params() })
     return () => {
       this.subs.delete(sub)
-      if (this.state === 'open' && ![...this.subs].some((other) => other.ch === ch && other.key === key)) this.send({ op: 'unsub', ch, key })
+      if (this.state === 'open' && ![...this.subs].some((other) => other.ch === ch && other.key === key))
+        this.send({ op: 'unsub', ch, key })
     }
   }
 
@@ -79,7 +84,9 @@ class Stream {
         return
       }
       // An error frame names the key it is about (a session id); it goes to that subscription whatever its channel.
-      for (const frame of frames) for (const sub of this.subs) if (sub.key === frame.key && (sub.ch === frame.ch || frame.ch === 'error')) sub.onFrame(frame)
+      for (const frame of frames)
+        for (const sub of this.subs)
+          if (sub.key === frame.key && (sub.ch === frame.ch || frame.ch === 'error')) sub.onFrame(frame)
     })
     socket.addEventListener('close', () => {
       if (this.socket !== socket) return

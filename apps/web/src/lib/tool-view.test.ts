@@ -13,12 +13,17 @@ test('a failing exit status is read from the notes after the output, whatever th
 })
 
 test('a deadline is reported as timed out', () => {
-  expect(commandEnding('partial\n[Timed out after 1000 ms: the command and every process it started were killed.]')).toBe('timed out')
+  expect(
+    commandEnding('partial\n[Timed out after 1000 ms: the command and every process it started were killed.]'),
+  ).toBe('timed out')
 })
 
 test('a terminal preview keeps the last lines and a file preview the first, counting what is hidden', () => {
   const text = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')
-  expect(preview(text, 24, 'tail')).toEqual({ text: Array.from({ length: 24 }, (_, i) => `line ${i + 7}`).join('\n'), hidden: 6 })
+  expect(preview(text, 24, 'tail')).toEqual({
+    text: Array.from({ length: 24 }, (_, i) => `line ${i + 7}`).join('\n'),
+    hidden: 6,
+  })
   expect(preview(text, 24, 'head').text.split('\n').at(-1)).toBe('line 24')
   expect(preview('short', 24, 'tail')).toEqual({ text: 'short', hidden: 0 })
 })
@@ -26,7 +31,9 @@ test('a terminal preview keeps the last lines and a file preview the first, coun
 test('a failed call whose output only repeats its error shows the error once', () => {
   const error = { message: '"/w/missing.txt" does not exist. Find the right path with glob' }
   expect(outputAddsToError('"/w/missing.txt" does not exist. Find the right path with glob', error)).toBe(false)
-  expect(outputAddsToError('partial output\n[Timed out after 10 ms]', { message: '[Timed out after 10 ms]' })).toBe(true)
+  expect(outputAddsToError('partial output\n[Timed out after 10 ms]', { message: '[Timed out after 10 ms]' })).toBe(
+    true,
+  )
   expect(outputAddsToError('anything', undefined)).toBe(true)
   expect(outputAddsToError(undefined, undefined)).toBe(false)
 })

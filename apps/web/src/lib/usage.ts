@@ -9,7 +9,8 @@ export function costText(usage: Pick<UsageSums, 'cost' | 'unpriced'>): string {
 /** `73% cached, saved $0.0040`: the prompt cache's share of the input and its money; empty with no input. */
 export function cacheText(usage: Pick<UsageSums, 'cacheHitShare' | 'cacheSaved'>): string {
   if (usage.cacheHitShare === null || usage.cacheHitShare === undefined) return ''
-  const saved = usage.cacheSaved === null || usage.cacheSaved === undefined ? '' : `, saved $${usage.cacheSaved.toFixed(4)}`
+  const saved =
+    usage.cacheSaved === null || usage.cacheSaved === undefined ? '' : `, saved $${usage.cacheSaved.toFixed(4)}`
   return `${Math.round(usage.cacheHitShare * 100)}% cached${saved}`
 }
 

@@ -52,11 +52,19 @@ export function NewSession() {
         <div className="hero">
           <Sparkles size={22} />
           <h1>What should dsh work on?</h1>
-          <p className="muted">It reads, edits and runs commands in the folder you choose, within the permissions you set. Every step is logged.</p>
+          <p className="muted">
+            It reads, edits and runs commands in the folder you choose, within the permissions you set. Every step is
+            logged.
+          </p>
         </div>
         <div className="workspace-row">
           <span className="label">Workspace</span>
-          <button className="workspace-button mono" onClick={() => setPicking(!picking)} title="Choose another folder" data-testid="workspace">
+          <button
+            className="workspace-button mono"
+            onClick={() => setPicking(!picking)}
+            title="Choose another folder"
+            data-testid="workspace"
+          >
             <FolderOpen size={15} /> {workspace || '…'}
           </button>
         </div>

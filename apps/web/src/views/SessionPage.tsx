@@ -42,11 +42,14 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
     conversation.pressure ??
     (folded.lastUsage && folded.window
       ? (() => {
-          const tokens = folded.lastUsage.input + folded.lastUsage.cacheRead + folded.lastUsage.cacheWrite + folded.lastUsage.output
+          const tokens =
+            folded.lastUsage.input + folded.lastUsage.cacheRead + folded.lastUsage.cacheWrite + folded.lastUsage.output
           return { tokens, window: folded.window, ratio: tokens / folded.window, source: 'usage' as const }
         })()
       : undefined)
-  const title = listed ? labelOf(listed) : ((folded.items.find((item) => item.kind === 'user') as { text?: string } | undefined)?.text ?? 'Session')
+  const title = listed
+    ? labelOf(listed)
+    : ((folded.items.find((item) => item.kind === 'user') as { text?: string } | undefined)?.text ?? 'Session')
 
   const act = async (work: () => Promise<unknown>): Promise<boolean> => {
     setFailure(undefined)
@@ -54,7 +57,11 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
       await work()
       return true
     } catch (error) {
-      setFailure(error instanceof ApiError ? { code: error.code, message: error.message } : { code: 'ERROR', message: messageOf(error) })
+      setFailure(
+        error instanceof ApiError
+          ? { code: error.code, message: error.message }
+          : { code: 'ERROR', message: messageOf(error) },
+      )
       return false
     }
   }
@@ -71,7 +78,8 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
     [id],
   )
   useEffect(loadCommands, [loadCommands])
-  const sendText = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) => call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) })
+  const sendText = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) =>
+    call('agent.send', { sessionId: id, text, mode, ...(images.length ? { images } : {}) })
   const send = (text: string, mode: 'followup' | 'steer', images: InlineImage[]) =>
     act(async () => {
       // What was sent and its answer are what the reader wants next, wherever they had scrolled to.
@@ -144,7 +152,8 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
       return
     }
     let target: Element | undefined
-    for (const row of scroller.current?.querySelectorAll<HTMLElement>('[data-item-seq]') ?? []) if (Number(row.dataset.itemSeq) <= atSeq) target = row.firstElementChild ?? undefined
+    for (const row of scroller.current?.querySelectorAll<HTMLElement>('[data-item-seq]') ?? [])
+      if (Number(row.dataset.itemSeq) <= atSeq) target = row.firstElementChild ?? undefined
     if (!target) return
     jumped.current = atSeq
     setAtBottom(false)
@@ -167,7 +176,12 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         <div className="session-state">
           <ContextMeter pressure={pressure} />
           <SessionUsage sessionId={id} revision={folded.lastUsage} />
-          <button className={`badge badge-btn${showChanges ? ' active' : ''}`} onClick={() => setShowChanges(!showChanges)} aria-pressed={showChanges} data-testid="changes-toggle">
+          <button
+            className={`badge badge-btn${showChanges ? ' active' : ''}`}
+            onClick={() => setShowChanges(!showChanges)}
+            aria-pressed={showChanges}
+            data-testid="changes-toggle"
+          >
             <FileDiff size={11} /> Changes
           </button>
           {view?.parent && (
@@ -192,25 +206,49 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
               <Lock size={11} /> open elsewhere
             </span>
           ) : (
-            <span className="badge" data-testid="session-status" title={agent === null ? 'Saved on disk and not loaded: sending a message resumes it' : 'Loaded and waiting for your next message'}>
+            <span
+              className="badge"
+              data-testid="session-status"
+              title={
+                agent === null
+                  ? 'Saved on disk and not loaded: sending a message resumes it'
+                  : 'Loaded and waiting for your next message'
+              }
+            >
               {agent === null ? 'stored' : 'idle'}
             </span>
           )}
         </div>
       </header>
 
-      {showChanges && <ChangesPanel sessionId={id} logLength={conversation.end} running={running} onClose={() => setShowChanges(false)} />}
+      {showChanges && (
+        <ChangesPanel
+          sessionId={id}
+          logLength={conversation.end}
+          running={running}
+          onClose={() => setShowChanges(false)}
+        />
+      )}
 
       <div
         className="conversation"
         ref={scroller}
-        onScroll={(event) => setAtBottom(event.currentTarget.scrollHeight - event.currentTarget.scrollTop - event.currentTarget.clientHeight < STICK_PX)}
+        onScroll={(event) =>
+          setAtBottom(
+            event.currentTarget.scrollHeight - event.currentTarget.scrollTop - event.currentTarget.clientHeight <
+              STICK_PX,
+          )
+        }
         data-testid="conversation"
       >
         <div className="conversation-inner">
           <div ref={top} />
           {conversation.start > 0 && (
-            <button className="link-btn load-older" onClick={() => void conversation.loadOlder()} disabled={conversation.loadingOlder}>
+            <button
+              className="link-btn load-older"
+              onClick={() => void conversation.loadOlder()}
+              disabled={conversation.loadingOlder}
+            >
               {conversation.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
             </button>
           )}
@@ -220,10 +258,16 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
             </div>
           )}
           {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
-          {conversation.loaded && !folded.items.length && <div className="muted pad center">Nothing here yet. Write the first message below.</div>}
+          {conversation.loaded && !folded.items.length && (
+            <div className="muted pad center">Nothing here yet. Write the first message below.</div>
+          )}
           {folded.items.map((item) => (
             <div key={item.key} className="item-row" data-item-seq={item.seq}>
-              <ItemView item={item} sessionId={id} onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined} />
+              <ItemView
+                item={item}
+                sessionId={id}
+                onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined}
+              />
             </div>
           ))}
         </div>
@@ -231,13 +275,23 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
 
       <div className="dock">
         {!atBottom && (
-          <button className="to-bottom icon-btn" onClick={() => scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)} aria-label="Scroll to the latest">
+          <button
+            className="to-bottom icon-btn"
+            onClick={() => scroller.current && (scroller.current.scrollTop = scroller.current.scrollHeight)}
+            aria-label="Scroll to the latest"
+          >
             <ArrowDown size={16} />
           </button>
         )}
         <TodoPanel todos={folded.todos} />
         {pending.map((approval, index) => (
-          <div key={approval.requestId} className="approval-banner" data-testid="approval-banner" role="alertdialog" aria-label={`Approve ${approval.tool}?`}>
+          <div
+            key={approval.requestId}
+            className="approval-banner"
+            data-testid="approval-banner"
+            role="alertdialog"
+            aria-label={`Approve ${approval.tool}?`}
+          >
             <div className="approval-head">
               <ShieldAlert size={16} />
               <strong>Approval needed</strong>
@@ -256,7 +310,8 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         )}
         {readOnly ? (
           <div className="callout">
-            <Lock size={15} /> Another dsh process holds this session, so it is read-only here. Fork from a completed turn to continue it in this window.
+            <Lock size={15} /> Another dsh process holds this session, so it is read-only here. Fork from a completed
+            turn to continue it in this window.
           </div>
         ) : (
           <Composer
@@ -272,7 +327,11 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
                 <PresetPicker preset={preset} onChange={setPreset} />
                 <PlanModeToggle active={folded.planMode} onChange={setPlanMode} />
                 {agentPreset && (
-                  <span className="chip" title="Agent preset (chosen when the session was created)" data-testid="agent-preset">
+                  <span
+                    className="chip"
+                    title="Agent preset (chosen when the session was created)"
+                    data-testid="agent-preset"
+                  >
                     {agentPreset}
                   </span>
                 )}

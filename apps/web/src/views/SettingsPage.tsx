@@ -21,21 +21,48 @@ export function SettingsPage({ tab }: { tab: string }) {
         <h2>Settings</h2>
         <nav className="tabs" role="tablist">
           {TABS.map(({ id, label, icon: Icon }) => (
-            <button key={id} role="tab" aria-selected={tab === id} className={`tab${tab === id ? ' active' : ''}`} onClick={() => navigate(`/settings/${id}`)}>
+            <button
+              key={id}
+              role="tab"
+              aria-selected={tab === id}
+              className={`tab${tab === id ? ' active' : ''}`}
+              onClick={() => navigate(`/settings/${id}`)}
+            >
               <Icon size={14} /> {label}
             </button>
           ))}
         </nav>
       </header>
-      <div className="settings-body">{tab === 'settings' ? <AllSettings /> : tab === 'mcp' ? <McpServers /> : tab === 'composition' ? <Composition /> : <ModelsAndKeys />}</div>
+      <div className="settings-body">
+        {tab === 'settings' ? (
+          <AllSettings />
+        ) : tab === 'mcp' ? (
+          <McpServers />
+        ) : tab === 'composition' ? (
+          <Composition />
+        ) : (
+          <ModelsAndKeys />
+        )}
+      </div>
     </div>
   )
 }
 
-const SOURCES: Record<string, string> = { env: 'from the environment', 'home-file': 'saved in dsh', dotenv: 'from the workspace .env', missing: 'not set' }
+const SOURCES: Record<string, string> = {
+  env: 'from the environment',
+  'home-file': 'saved in dsh',
+  dotenv: 'from the workspace .env',
+  missing: 'not set',
+}
 
 /** A key is write-only: the page shows whether it is set and where from, and can replace or remove it. */
-function CredentialRow({ credential, onChange }: { credential: CredentialView; onChange: (next: CredentialView) => void }) {
+function CredentialRow({
+  credential,
+  onChange,
+}: {
+  credential: CredentialView
+  onChange: (next: CredentialView) => void
+}) {
   const [value, setValue] = useState('')
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
@@ -57,7 +84,9 @@ function CredentialRow({ credential, onChange }: { credential: CredentialView; o
       <div className="credential-head">
         <strong>{credential.provider ?? credential.name}</strong>
         <code className="muted">{credential.name}</code>
-        <span className={`badge ${credential.set ? 'badge-ok' : 'badge-warn'}`}>{credential.set ? `set · ${SOURCES[credential.source]}` : 'not set'}</span>
+        <span className={`badge ${credential.set ? 'badge-ok' : 'badge-warn'}`}>
+          {credential.set ? `set · ${SOURCES[credential.source]}` : 'not set'}
+        </span>
       </div>
       <form
         className="credential-form"
@@ -78,12 +107,19 @@ function CredentialRow({ credential, onChange }: { credential: CredentialView; o
           Save
         </button>
         {credential.source === 'home-file' && (
-          <button type="button" className="btn" disabled={busy} onClick={() => void run(() => call('credentials.remove', { name: credential.name }))}>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            onClick={() => void run(() => call('credentials.remove', { name: credential.name }))}
+          >
             Remove
           </button>
         )}
       </form>
-      {credential.source === 'env' && <p className="muted small">The environment variable wins over a saved key while dsh runs with it.</p>}
+      {credential.source === 'env' && (
+        <p className="muted small">The environment variable wins over a saved key while dsh runs with it.</p>
+      )}
       {!credential.set && <p className="muted small">{credential.howToSet}</p>}
       {error && <p className="inline-error">{error}</p>}
     </div>
@@ -133,7 +169,11 @@ function ModelsAndKeys() {
           <span className="label">Model</span>
           {provider && model ? (
             <ModelPicker
-              route={provider.value && model.value ? { provider: String(provider.value), model: String(model.value) } : undefined}
+              route={
+                provider.value && model.value
+                  ? { provider: String(provider.value), model: String(model.value) }
+                  : undefined
+              }
               onChange={(route) =>
                 void save([
                   ['model.provider', route.provider],
@@ -148,7 +188,12 @@ function ModelsAndKeys() {
         {preset && (
           <div className="field">
             <span className="label">Permission preset</span>
-            <select className="select" value={String(preset.value)} onChange={(event) => void save([['web.defaultPreset', event.target.value]])} aria-label="Default permission preset">
+            <select
+              className="select"
+              value={String(preset.value)}
+              onChange={(event) => void save([['web.defaultPreset', event.target.value]])}
+              aria-label="Default permission preset"
+            >
               <option value="">{presets?.defaultPreset ? `Default (${presets.defaultPreset})` : 'Default'}</option>
               {presets?.presets.map((name) => (
                 <option key={name} value={name}>
@@ -162,10 +207,19 @@ function ModelsAndKeys() {
       </section>
       <section className="card">
         <h3>Provider keys</h3>
-        <p className="muted small">Keys are write-only here: dsh says whether one is set, never what it is. Saved keys go to your dsh home with owner-only permissions.</p>
+        <p className="muted small">
+          Keys are write-only here: dsh says whether one is set, never what it is. Saved keys go to your dsh home with
+          owner-only permissions.
+        </p>
         {!credentials && !error && <p className="muted">Loading…</p>}
         {credentials?.map((credential) => (
-          <CredentialRow key={credential.name} credential={credential} onChange={(next) => setCredentials((list) => list?.map((entry) => (entry.name === next.name ? next : entry)))} />
+          <CredentialRow
+            key={credential.name}
+            credential={credential}
+            onChange={(next) =>
+              setCredentials((list) => list?.map((entry) => (entry.name === next.name ? next : entry)))
+            }
+          />
         ))}
       </section>
     </div>
@@ -205,7 +259,9 @@ function SettingEditor({ setting, onSaved }: { setting: SettingView; onSaved: (n
           <input
             type="checkbox"
             checked={setting.value === true}
-            onChange={(event) => void run(() => call('settings.set', { key: setting.key, value: event.target.checked }))}
+            onChange={(event) =>
+              void run(() => call('settings.set', { key: setting.key, value: event.target.checked }))
+            }
             aria-label={setting.key}
           />
         ) : (
@@ -216,7 +272,13 @@ function SettingEditor({ setting, onSaved }: { setting: SettingView; onSaved: (n
               void run(() => call('settings.set', { key: setting.key, value: parse() }))
             }}
           >
-            <input className="mono" value={draft} placeholder="(empty)" onChange={(event) => setDraft(event.target.value)} aria-label={setting.key} />
+            <input
+              className="mono"
+              value={draft}
+              placeholder="(empty)"
+              onChange={(event) => setDraft(event.target.value)}
+              aria-label={setting.key}
+            />
           </form>
         )}
       </td>
@@ -253,7 +315,11 @@ function AllSettings() {
       <table className="settings-table">
         <tbody>
           {settings?.map((setting) => (
-            <SettingEditor key={setting.key} setting={setting} onSaved={(next) => setSettings((list) => list?.map((entry) => (entry.key === next.key ? next : entry)))} />
+            <SettingEditor
+              key={setting.key}
+              setting={setting}
+              onSaved={(next) => setSettings((list) => list?.map((entry) => (entry.key === next.key ? next : entry)))}
+            />
           ))}
         </tbody>
       </table>
@@ -274,7 +340,10 @@ function McpServers() {
   return (
     <section className="card">
       <h3>MCP servers</h3>
-      <p className="muted small">From $DSH_HOME/mcp.yaml and the workspace .mcp.json (dsh mcp add | remove | test). A workspace server starts only once you approve it.</p>
+      <p className="muted small">
+        From $DSH_HOME/mcp.yaml and the workspace .mcp.json (dsh mcp add | remove | test). A workspace server starts
+        only once you approve it.
+      </p>
       {error && <p className="inline-error">{error}</p>}
       {servers && !servers.length && <p className="muted">No MCP servers are configured here.</p>}
       <table className="settings-table mcp-servers">
@@ -291,7 +360,13 @@ function McpServers() {
                 {server.state}
                 {server.message && <div className="muted small">{server.message}</div>}
               </td>
-              <td className="small">{server.tools.length ? server.tools.map((tool) => tool.name).join(', ') : <span className="muted">tools listed once a session starts it</span>}</td>
+              <td className="small">
+                {server.tools.length ? (
+                  server.tools.map((tool) => tool.name).join(', ')
+                ) : (
+                  <span className="muted">tools listed once a session starts it</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

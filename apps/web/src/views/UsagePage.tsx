@@ -26,7 +26,13 @@ export function UsagePage({ by }: { by: UsageGrouping }) {
         <h2>Usage</h2>
         <nav className="tabs" role="tablist">
           {GROUPINGS.map((grouping) => (
-            <button key={grouping.by} role="tab" aria-selected={by === grouping.by} className={`tab${by === grouping.by ? ' active' : ''}`} onClick={() => navigate(`/usage/${grouping.by}`)}>
+            <button
+              key={grouping.by}
+              role="tab"
+              aria-selected={by === grouping.by}
+              className={`tab${by === grouping.by ? ' active' : ''}`}
+              onClick={() => navigate(`/usage/${grouping.by}`)}
+            >
               {grouping.label}
             </button>
           ))}
@@ -37,8 +43,9 @@ export function UsagePage({ by }: { by: UsageGrouping }) {
           {error && <p className="inline-error">{error}</p>}
           {report && (
             <p className="muted small">
-              {report.sessions} session{report.sessions === 1 ? '' : 's'} in every workspace. Output includes reasoning tokens; the reasoning column shows them where the provider reports them. Prices:
-              the <span className="mono">usage.prices</span> setting over the shipped table.
+              {report.sessions} session{report.sessions === 1 ? '' : 's'} in every workspace. Output includes reasoning
+              tokens; the reasoning column shows them where the provider reports them. Prices: the{' '}
+              <span className="mono">usage.prices</span> setting over the shipped table.
             </p>
           )}
           <table className="settings-table usage-table" data-testid="usage-table">

@@ -20,8 +20,13 @@ export function stopReasonOf(result: TurnResult | undefined): StopReason {
       return 'refusal'
     default: {
       const error = result?.error
-      if (error && AUTH_FAILURE_CODES.has(error.code)) throw new AcpError('AUTH_REQUIRED', error.message, { cause: error.code })
-      throw new AcpError('TURN_FAILED', error ? `the turn failed: ${error.message}` : `the turn ended without a result (${result?.reason ?? 'none'})`, { cause: error?.code ?? result?.reason })
+      if (error && AUTH_FAILURE_CODES.has(error.code))
+        throw new AcpError('AUTH_REQUIRED', error.message, { cause: error.code })
+      throw new AcpError(
+        'TURN_FAILED',
+        error ? `the turn failed: ${error.message}` : `the turn ended without a result (${result?.reason ?? 'none'})`,
+        { cause: error?.code ?? result?.reason },
+      )
     }
   }
 }
@@ -55,7 +60,9 @@ export class AcpSession {
   /** Queues updates after every earlier one (the editor sees them in log order). */
   send(updates: SessionUpdate[]): void {
     for (const update of updates) {
-      this.sending = this.sending.then(() => this.client.notify('session/update', { sessionId: this.id, update })).catch(this.onSendError)
+      this.sending = this.sending
+        .then(() => this.client.notify('session/update', { sessionId: this.id, update }))
+        .catch(this.onSendError)
     }
   }
 

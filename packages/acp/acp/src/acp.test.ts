@@ -2,7 +2,12 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import type { InitializeResponse, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk'
+import type {
+  InitializeResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from '@agentclientprotocol/sdk'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { startAgent, type AgentProcess } from './test-support/agent-process.ts'
 
@@ -18,11 +23,17 @@ const KEY = 'test-key-0123456789'
 let llm: MockServer
 let agent: AgentProcess
 let init: InitializeResponse
-let answer: (request: RequestPermissionRequest) => RequestPermissionResponse = () => ({ outcome: { outcome: 'cancelled' } })
+let answer: (request: RequestPermissionRequest) => RequestPermissionResponse = () => ({
+  outcome: { outcome: 'cancelled' },
+})
 
 beforeAll(async () => {
   llm = await startMockServer()
-  const started = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, permission: (request) => answer(request) })
+  const started = await startAgent({
+    patch: PATCH,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY },
+    permission: (request) => answer(request),
+  })
   agent = started
   init = started.initialized
 })
@@ -32,11 +43,16 @@ afterAll(async () => {
 })
 afterEach(() => llm.reset())
 
-const newSession = async () => (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
-const prompt = (sessionId: string, text: string) => agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: args }] })
+const newSession = async () =>
+  (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
+const prompt = (sessionId: string, text: string) =>
+  agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: args }],
+})
 type Kind = SessionUpdate['sessionUpdate']
-const of = <K extends Kind>(updates: SessionUpdate[], kind: K) => updates.filter((u): u is Extract<SessionUpdate, { sessionUpdate: K }> => u.sessionUpdate === kind)
+const of = <K extends Kind>(updates: SessionUpdate[], kind: K) =>
+  updates.filter((u): u is Extract<SessionUpdate, { sessionUpdate: K }> => u.sessionUpdate === kind)
 const textOf = (updates: SessionUpdate[], kind: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk') =>
   of(updates, kind)
     .map((u) => (u.content.type === 'text' ? u.content.text : ''))
@@ -63,7 +79,10 @@ const selected = (optionId: string): RequestPermissionResponse => ({ outcome: { 
 describe('initialize and session setup', () => {
   test('initialize advertises protocol 1, session loading, and no images for a text-only route', () => {
     expect(init.protocolVersion).toBe(1)
-    expect(init.agentCapabilities).toMatchObject({ loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true } })
+    expect(init.agentCapabilities).toMatchObject({
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    })
     expect(init.agentCapabilities?.sessionCapabilities).toMatchObject({ list: {}, resume: {}, close: {} })
     // The route's key is present, so no authentication is needed.
     expect(init.authMethods).toEqual([])
@@ -79,11 +98,15 @@ describe('initialize and session setup', () => {
     const server = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
     const { sessionId } = await agent.agent.request('session/new', {
       cwd: agent.workspace,
-      mcpServers: [{ name: 'editor', command: process.execPath, args: [server], env: [{ name: 'GIVEN', value: 'by-editor' }] }],
+      mcpServers: [
+        { name: 'editor', command: process.execPath, args: [server], env: [{ name: 'GIVEN', value: 'by-editor' }] },
+      ],
     })
     const asked: RequestPermissionRequest[] = []
     answer = (request) => (asked.push(request), selected('allow_once'))
-    llm.enqueue(call('m1', 'mcp__editor__echo', { text: 'from zed' }), call('m2', 'mcp__editor__env', {}), { text: 'Done.' })
+    llm.enqueue(call('m1', 'mcp__editor__echo', { text: 'from zed' }), call('m2', 'mcp__editor__env', {}), {
+      text: 'Done.',
+    })
     await prompt(sessionId, 'use the editor server')
     answer = () => ({ outcome: { outcome: 'cancelled' } })
     expect(asked.map((request) => request.toolCall.toolCallId)).toEqual(['m1', 'm2'])
@@ -93,8 +116,16 @@ describe('initialize and session setup', () => {
   })
 
   test('an MCP server with a name dsh cannot use is refused by name before any session exists', async () => {
-    const error = await rpcError(agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [{ type: 'http', name: 'bad__name', url: 'http://127.0.0.1:1/mcp', headers: [] }] }))
-    expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/MCP server "bad__name": its name must be/) })
+    const error = await rpcError(
+      agent.agent.request('session/new', {
+        cwd: agent.workspace,
+        mcpServers: [{ type: 'http', name: 'bad__name', url: 'http://127.0.0.1:1/mcp', headers: [] }],
+      }),
+    )
+    expect(error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/MCP server "bad__name": its name must be/),
+    })
   })
 
   test('a new session offers the route as its model option', async () => {
@@ -132,7 +163,9 @@ describe('a prompt turn', () => {
     await prompt(sessionId, 'think first')
     const updates = agent.updates(sessionId)
     expect(textOf(updates, 'agent_thought_chunk')).toBe('Let me think.')
-    expect(updates.findIndex((u) => u.sessionUpdate === 'agent_thought_chunk')).toBeLessThan(updates.findIndex((u) => u.sessionUpdate === 'agent_message_chunk'))
+    expect(updates.findIndex((u) => u.sessionUpdate === 'agent_thought_chunk')).toBeLessThan(
+      updates.findIndex((u) => u.sessionUpdate === 'agent_message_chunk'),
+    )
   })
 
   test('a tool call is shown pending with its diff and location, then in progress, then completed', async () => {
@@ -143,7 +176,12 @@ describe('a prompt turn', () => {
     expect(readFileSync(file, 'utf8')).toBe('hello\n')
     const updates = agent.updates(sessionId)
     const started = of(updates, 'tool_call').find((u) => u.toolCallId === 'w1')!
-    expect(started).toMatchObject({ kind: 'edit', status: 'pending', title: 'write greeting.txt', locations: [{ path: file }] })
+    expect(started).toMatchObject({
+      kind: 'edit',
+      status: 'pending',
+      title: 'write greeting.txt',
+      locations: [{ path: file }],
+    })
     expect(started.content).toEqual([{ type: 'diff', path: file, oldText: null, newText: 'hello\n' }])
     const statuses = of(updates, 'tool_call_update')
       .filter((u) => u.toolCallId === 'w1')
@@ -155,13 +193,28 @@ describe('a prompt turn', () => {
     const sessionId = await newSession()
     const file = join(agent.workspace, 'poem.txt')
     writeFileSync(file, 'roses are red\nviolets are blue\n')
-    llm.enqueue(call('r1', 'read', { path: 'poem.txt' }), call('e1', 'edit', { path: 'poem.txt', old_string: 'blue', new_string: 'green' }), { text: 'Edited.' })
+    llm.enqueue(
+      call('r1', 'read', { path: 'poem.txt' }),
+      call('e1', 'edit', { path: 'poem.txt', old_string: 'blue', new_string: 'green' }),
+      { text: 'Edited.' },
+    )
     await prompt(sessionId, 'change the colour')
     expect(readFileSync(file, 'utf8')).toBe('roses are red\nviolets are green\n')
     const updates = agent.updates(sessionId)
-    expect(of(updates, 'tool_call').find((u) => u.toolCallId === 'r1')).toMatchObject({ kind: 'read', title: 'read poem.txt', content: [] })
+    expect(of(updates, 'tool_call').find((u) => u.toolCallId === 'r1')).toMatchObject({
+      kind: 'read',
+      title: 'read poem.txt',
+      content: [],
+    })
     const edit = of(updates, 'tool_call').find((u) => u.toolCallId === 'e1')!
-    expect(edit.content).toEqual([{ type: 'diff', path: file, oldText: 'roses are red\nviolets are blue\n', newText: 'roses are red\nviolets are green\n' }])
+    expect(edit.content).toEqual([
+      {
+        type: 'diff',
+        path: file,
+        oldText: 'roses are red\nviolets are blue\n',
+        newText: 'roses are red\nviolets are green\n',
+      },
+    ])
     expect(
       of(updates, 'tool_call_update')
         .filter((u) => u.toolCallId === 'e1')
@@ -178,12 +231,17 @@ describe('a prompt turn', () => {
       .at(-1)!
     expect(done.status).toBe('completed')
     expect(JSON.stringify(done.content)).toContain('from-the-shell')
-    expect(of(agent.updates(sessionId), 'tool_call').find((u) => u.toolCallId === 'b1')).toMatchObject({ kind: 'execute', title: 'bash: echo from-the-shell' })
+    expect(of(agent.updates(sessionId), 'tool_call').find((u) => u.toolCallId === 'b1')).toMatchObject({
+      kind: 'execute',
+      title: 'bash: echo from-the-shell',
+    })
   })
 
   test("a running command's printed lines reach the editor as the call's content before the command ends", async () => {
     const sessionId = await newSession()
-    llm.enqueue(call('live', 'bash', { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' }), { text: 'Printed.' })
+    llm.enqueue(call('live', 'bash', { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' }), {
+      text: 'Printed.',
+    })
     const pending = prompt(sessionId, 'print slowly')
     const live = () => of(agent.updates(sessionId), 'tool_call_update').filter((u) => u.toolCallId === 'live')
     await agent.waitForUpdate(sessionId, () => live().some((u) => JSON.stringify(u.content ?? []).includes('line 1')))
@@ -208,16 +266,27 @@ describe('a prompt turn', () => {
     llm.enqueue({ error: { status: 500, message: 'upstream overloaded' } }, { text: 'second time lucky' })
     expect(await prompt(sessionId, 'hello?')).toMatchObject({ stopReason: 'end_turn' })
     const updates = agent.updates(sessionId)
-    const thought = updates.findIndex((u) => u.sessionUpdate === 'agent_thought_chunk' && u.content.type === 'text' && u.content.text.includes('Model request failed'))
+    const thought = updates.findIndex(
+      (u) =>
+        u.sessionUpdate === 'agent_thought_chunk' &&
+        u.content.type === 'text' &&
+        u.content.text.includes('Model request failed'),
+    )
     expect(thought).toBeGreaterThanOrEqual(0)
-    expect(textOf(updates, 'agent_thought_chunk')).toMatch(/Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4/)
+    expect(textOf(updates, 'agent_thought_chunk')).toMatch(
+      /Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4/,
+    )
     expect(thought).toBeLessThan(updates.findIndex((u) => u.sessionUpdate === 'agent_message_chunk'))
     expect(textOf(updates, 'agent_message_chunk')).toBe('second time lucky')
     expect(of(updates, 'notice')).toEqual([])
   })
 
   test('an editor that presents notices gets the retry as a warning notice naming the failure', async () => {
-    const editor = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, capabilities: { session: { notices: {} } } })
+    const editor = await startAgent({
+      patch: PATCH,
+      env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY },
+      capabilities: { session: { notices: {} } },
+    })
     try {
       const sessionId = (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
       llm.enqueue({ error: { status: 500, message: 'upstream overloaded' } }, { text: 'second time lucky' })
@@ -238,7 +307,12 @@ describe('a prompt turn', () => {
 
   test('an image prompt is refused for a route without images', async () => {
     const sessionId = await newSession()
-    const error = await rpcError(agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' }] }))
+    const error = await rpcError(
+      agent.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+      }),
+    )
     expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('does not accept images') })
     expect(llm.requests).toHaveLength(0)
   })
@@ -253,13 +327,16 @@ describe('a prompt turn', () => {
         { type: 'resource', resource: { uri: `file://${agent.workspace}/a.ts`, text: 'const a = 1' } },
       ],
     })
-    expect(JSON.stringify(llm.requests[0]!.body.messages.at(-1))).toContain(`<context source=\\"${agent.workspace}/a.ts\\">\\nconst a = 1`)
+    expect(JSON.stringify(llm.requests[0]!.body.messages.at(-1))).toContain(
+      `<context source=\\"${agent.workspace}/a.ts\\">\\nconst a = 1`,
+    )
   })
 })
 
 describe('permissions', () => {
   // A command that asks to run outside the sandbox needs the user's approval.
-  const unconfined = (id: string) => call(id, 'bash', { command: `touch ${id}.txt`, sandbox: false, justification: 'the test needs it' })
+  const unconfined = (id: string) =>
+    call(id, 'bash', { command: `touch ${id}.txt`, sandbox: false, justification: 'the test needs it' })
 
   test('an allowed call runs: the editor was offered allow once, the two standing grants of its rule (allow_always) and reject once', async () => {
     answer = () => selected('allow_once')
@@ -286,12 +363,17 @@ describe('permissions', () => {
     answer = () => selected('allow_always')
     const sessionId = await newSession()
     // Its own program (dd), so the grant it keeps covers no other test's command in this shared workspace.
-    const dd = (id: string) => call(id, 'bash', { command: `dd if=/dev/null of=${id}.txt`, sandbox: false, justification: 'the test needs it' })
+    const dd = (id: string) =>
+      call(id, 'bash', { command: `dd if=/dev/null of=${id}.txt`, sandbox: false, justification: 'the test needs it' })
     llm.enqueue(dd('g1'), dd('g2'), { text: 'done' })
     await prompt(sessionId, 'touch two files')
     expect(existsSync(join(agent.workspace, 'g1.txt'))).toBe(true)
     expect(existsSync(join(agent.workspace, 'g2.txt'))).toBe(true)
-    expect(agent.permissionRequests.filter((r) => ['g1', 'g2'].includes(r.toolCall.toolCallId)).map((r) => r.toolCall.toolCallId)).toEqual(['g1'])
+    expect(
+      agent.permissionRequests
+        .filter((r) => ['g1', 'g2'].includes(r.toolCall.toolCallId))
+        .map((r) => r.toolCall.toolCallId),
+    ).toEqual(['g1'])
     const grants = readFileSync(join(agent.home, 'grants.yaml'), 'utf8')
     expect(grants).toContain('rule: unconfined(dd *)')
     expect(grants).toContain('actor: client:acp')
@@ -342,8 +424,14 @@ describe('cancel, modes and models', () => {
 
   test('choosing another model sends the next request to it', async () => {
     const sessionId = await newSession()
-    const response = await agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'deepseek/deepseek-v4-pro' })
-    expect(response.configOptions.find((option) => option.id === 'model')?.currentValue).toBe('deepseek/deepseek-v4-pro')
+    const response = await agent.agent.request('session/set_config_option', {
+      sessionId,
+      configId: 'model',
+      value: 'deepseek/deepseek-v4-pro',
+    })
+    expect(response.configOptions.find((option) => option.id === 'model')?.currentValue).toBe(
+      'deepseek/deepseek-v4-pro',
+    )
     llm.enqueue({ text: 'pro here' })
     await prompt(sessionId, 'who are you')
     expect(llm.requests[0]!.body.model).toBe('deepseek-v4-pro')
@@ -351,20 +439,33 @@ describe('cancel, modes and models', () => {
 
   test('the agent preset option, chosen before the first prompt, narrows the tools the request carries; after it, it is refused', async () => {
     const sessionId = await newSession()
-    const response = await agent.agent.request('session/set_config_option', { sessionId, configId: 'agent_preset', value: 'explore' })
-    expect(response.configOptions.find((option) => option.id === 'agent_preset')).toMatchObject({ currentValue: 'explore', name: 'Agent preset' })
+    const response = await agent.agent.request('session/set_config_option', {
+      sessionId,
+      configId: 'agent_preset',
+      value: 'explore',
+    })
+    expect(response.configOptions.find((option) => option.id === 'agent_preset')).toMatchObject({
+      currentValue: 'explore',
+      name: 'Agent preset',
+    })
     llm.enqueue({ text: 'looked' })
     await prompt(sessionId, 'look around')
     const tools = llm.requests[0]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)
     expect(tools).toContain('read')
-    expect(tools.filter((name: string) => ['bash', 'write', 'edit', 'str_replace_editor', 'task'].includes(name))).toEqual([])
-    const error = await rpcError(agent.agent.request('session/set_config_option', { sessionId, configId: 'agent_preset', value: 'standard' }))
+    expect(
+      tools.filter((name: string) => ['bash', 'write', 'edit', 'str_replace_editor', 'task'].includes(name)),
+    ).toEqual([])
+    const error = await rpcError(
+      agent.agent.request('session/set_config_option', { sessionId, configId: 'agent_preset', value: 'standard' }),
+    )
     expect(error).toMatchObject({ message: expect.stringContaining('has already run a turn') })
   })
 
   test('an unknown model is refused with the models that exist', async () => {
     const sessionId = await newSession()
-    const error = await rpcError(agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'deepseek/nope' }))
+    const error = await rpcError(
+      agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'deepseek/nope' }),
+    )
     expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('deepseek/deepseek-v4-flash') })
   })
 
@@ -373,7 +474,11 @@ describe('cancel, modes and models', () => {
     llm.enqueue({ text: 'listed' })
     await prompt(sessionId, 'remember this prompt')
     const { sessions } = await agent.agent.request('session/list', { cwd: agent.workspace })
-    expect(sessions[0]).toMatchObject({ sessionId, cwd: agent.workspace, title: expect.stringContaining('remember this prompt') })
+    expect(sessions[0]).toMatchObject({
+      sessionId,
+      cwd: agent.workspace,
+      title: expect.stringContaining('remember this prompt'),
+    })
   })
 })
 
@@ -381,7 +486,12 @@ describe('session modes', () => {
   test('a session starts in the workspace-write preset and offers the three presets and plan mode as modes', async () => {
     const response = await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })
     expect(response.modes?.currentModeId).toBe('workspace-write')
-    expect(response.modes?.availableModes.map((mode) => mode.id)).toEqual(['read-only', 'workspace-write', 'danger-full-access', 'plan'])
+    expect(response.modes?.availableModes.map((mode) => mode.id)).toEqual([
+      'read-only',
+      'workspace-write',
+      'danger-full-access',
+      'plan',
+    ])
   })
 
   test('set_mode to read-only makes the next write fail and leaves the file absent', async () => {
@@ -402,7 +512,10 @@ describe('session modes', () => {
   test('an unknown mode is refused with the modes that exist', async () => {
     const sessionId = await newSession()
     const error = await rpcError(agent.agent.request('session/set_mode', { sessionId, modeId: 'yolo' }))
-    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('read-only, workspace-write, danger-full-access') })
+    expect(error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('read-only, workspace-write, danger-full-access'),
+    })
   })
 })
 
@@ -412,11 +525,22 @@ describe('a stored session', () => {
     let second: AgentProcess | undefined
     try {
       const { sessionId } = await first.agent.request('session/new', { cwd: first.workspace, mcpServers: [] })
-      llm.enqueue({ reasoning: 'Simple.', toolCalls: [{ id: 'n1', name: 'write', arguments: { path: 'answer.txt', content: '4\n' } }] }, { text: 'Four.' })
+      llm.enqueue(
+        {
+          reasoning: 'Simple.',
+          toolCalls: [{ id: 'n1', name: 'write', arguments: { path: 'answer.txt', content: '4\n' } }],
+        },
+        { text: 'Four.' },
+      )
       await first.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'What is 2+2?' }] })
       expect(await first.stop()).toBe(0)
 
-      second = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, home: first.home, workspace: first.workspace })
+      second = await startAgent({
+        patch: PATCH,
+        env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY },
+        home: first.home,
+        workspace: first.workspace,
+      })
       const loaded = await second.agent.request('session/load', { sessionId, cwd: first.workspace, mcpServers: [] })
       expect(loaded.modes?.currentModeId).toBe('workspace-write')
       const replayed = second.updates(sessionId)
@@ -440,7 +564,14 @@ describe('a stored session', () => {
       await second.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'And 2+3?' }] })
       const history = llm.requests.at(-1)!.body.messages.filter((m: { role: string }) => m.role !== 'system')
       // The first user message is the runtime context (@dsh/runtime-context), logged before the first prompt.
-      expect(history.map((m: { role: string }) => m.role)).toEqual(['user', 'user', 'assistant', 'tool', 'assistant', 'user'])
+      expect(history.map((m: { role: string }) => m.role)).toEqual([
+        'user',
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'user',
+      ])
       expect(history[0].content).toMatch(/^Runtime context/)
       expect(history.at(-2)).toMatchObject({ role: 'assistant', content: 'Four.' })
       expect(history.at(-1)).toMatchObject({ role: 'user', content: 'And 2+3?' })
@@ -451,7 +582,9 @@ describe('a stored session', () => {
   })
 
   test('loading a session that does not exist is a resource-not-found error', async () => {
-    const error = await rpcError(agent.agent.request('session/load', { sessionId: 'no-such-session', cwd: agent.workspace, mcpServers: [] }))
+    const error = await rpcError(
+      agent.agent.request('session/load', { sessionId: 'no-such-session', cwd: agent.workspace, mcpServers: [] }),
+    )
     expect(error).toMatchObject({ code: -32002 })
   })
 })
@@ -472,7 +605,11 @@ describe('the connection', () => {
   })
 
   test('the process exits 0 when the editor closes its stdin', async () => {
-    const short = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, process: true })
+    const short = await startAgent({
+      patch: PATCH,
+      env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY },
+      process: true,
+    })
     try {
       expect(await short.stop()).toBe(0)
     } finally {

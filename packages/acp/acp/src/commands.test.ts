@@ -11,16 +11,25 @@ let agent: AgentProcess
 
 beforeAll(async () => {
   llm = await startMockServer()
-  agent = await startAgent({ patch: '[]', env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' }, workspaceFiles: { '.claude/commands/greet.md': GREET } })
+  agent = await startAgent({
+    patch: '[]',
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' },
+    workspaceFiles: { '.claude/commands/greet.md': GREET },
+  })
 })
 afterAll(async () => {
   await agent?.dispose()
   await llm?.close()
 })
 
-const newSession = async () => (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
-const prompt = (sessionId: string, text: string) => agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
-const messageText = (updates: SessionUpdate[]) => updates.flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : [])).join('')
+const newSession = async () =>
+  (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
+const prompt = (sessionId: string, text: string) =>
+  agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+const messageText = (updates: SessionUpdate[]) =>
+  updates
+    .flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : []))
+    .join('')
 
 describe('slash commands over ACP', () => {
   test('a new session is told the commands, a user command with its argument hint among them', async () => {
@@ -28,15 +37,24 @@ describe('slash commands over ACP', () => {
     const update = await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === 'available_commands_update')
     if (update.sessionUpdate !== 'available_commands_update') throw new Error('unreachable')
     const names = update.availableCommands.map((command) => command.name)
-    expect(names).toEqual(expect.arrayContaining(['help', 'compact', 'model', 'clear', 'fork', 'cost', 'skills', 'greet']))
-    expect(update.availableCommands.find((command) => command.name === 'greet')).toEqual({ name: 'greet', description: 'Greet someone by name', input: { hint: '<name>' } })
+    expect(names).toEqual(
+      expect.arrayContaining(['help', 'compact', 'model', 'clear', 'fork', 'cost', 'skills', 'greet']),
+    )
+    expect(update.availableCommands.find((command) => command.name === 'greet')).toEqual({
+      name: 'greet',
+      description: 'Greet someone by name',
+      input: { hint: '<name>' },
+    })
   })
 
   test('a .claude/commands command with arguments runs as the turn: the model gets the expanded prompt', async () => {
     const sessionId = await newSession()
     llm.enqueue({ text: 'Hello, Ada.' })
     expect((await prompt(sessionId, '/greet Ada')).stopReason).toBe('end_turn')
-    expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Say hello to Ada, politely.' })
+    expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: 'Say hello to Ada, politely.',
+    })
     expect(messageText(agent.updates(sessionId))).toContain('Hello, Ada.')
   })
 
@@ -48,7 +66,9 @@ describe('slash commands over ACP', () => {
     expect(llm.requests.length).toBe(before)
     llm.enqueue({ text: 'no idea' })
     await prompt(sessionId, '/nosuch thing')
-    expect(messageText(agent.updates(sessionId))).toContain('/nosuch is not a command here: it was sent to the model as text')
+    expect(messageText(agent.updates(sessionId))).toContain(
+      '/nosuch is not a command here: it was sent to the model as text',
+    )
     expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: '/nosuch thing' })
   })
 })
@@ -65,6 +85,8 @@ describe('naming a session over ACP', () => {
     const listed = await agent.agent.request('session/list', { cwd: agent.workspace })
     expect(listed.sessions.find((session) => session.sessionId === sessionId)?.title).toBe('Flaky cache hunt')
     await prompt(sessionId, '/rename')
-    expect(messageText(agent.updates(sessionId))).toContain('/rename failed: give the new title: /rename <title> (INVALID_TITLE)')
+    expect(messageText(agent.updates(sessionId))).toContain(
+      '/rename failed: give the new title: /rename <title> (INVALID_TITLE)',
+    )
   })
 })

@@ -1,4 +1,12 @@
-import type { AgentConnection, AgentContext, ClientCapabilities, CreateTerminalRequest, PermissionOption, TerminalHandle, ToolKind } from '@agentclientprotocol/sdk'
+import type {
+  AgentConnection,
+  AgentContext,
+  ClientCapabilities,
+  CreateTerminalRequest,
+  PermissionOption,
+  TerminalHandle,
+  ToolKind,
+} from '@agentclientprotocol/sdk'
 import type { Agent } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
 import type { Checkpoints } from '@dsh/checkpoints'
@@ -140,7 +148,10 @@ export class AcpConnection {
       agent,
       this.client(),
       {
-        describe: (name, args) => ({ kind: kindOf(name, args, this.config.toolKinds), title: this.titleOf(agent, name, args) }),
+        describe: (name, args) => ({
+          kind: kindOf(name, args, this.config.toolKinds),
+          title: this.titleOf(agent, name, args),
+        }),
         diffMaxBytes: this.config.diffMaxBytes,
         ...this.checkpointReader(agent),
         editorFiles: () => this.canReadFiles,
@@ -159,7 +170,12 @@ export class AcpConnection {
   /** A session of this connection, or `SESSION_UNKNOWN` naming how to get one. */
   session(sessionId: string): AcpSession {
     const session = this.sessions.get(sessionId)
-    if (!session) throw new AcpError('SESSION_UNKNOWN', `no session ${sessionId} on this connection (create it with session/new or open it with session/load)`, { sessionId })
+    if (!session)
+      throw new AcpError(
+        'SESSION_UNKNOWN',
+        `no session ${sessionId} on this connection (create it with session/new or open it with session/load)`,
+        { sessionId },
+      )
     return session
   }
 
@@ -173,7 +189,11 @@ export class AcpConnection {
     // Not an editor session: nobody on this connection can answer for it.
     if (!session || !this.sdk) return 'reject'
     await session.flush()
-    const toolCall = session.translator.permissionView(request.callId ?? request.requestId, request.summary, request.reason)
+    const toolCall = session.translator.permissionView(
+      request.callId ?? request.requestId,
+      request.summary,
+      request.reason,
+    )
     const response = await this.client().request(
       'session/request_permission',
       {
@@ -199,7 +219,9 @@ export class AcpConnection {
           const data = store.getSync(sha256)
           return data ? decoder.decode(data) : undefined
         } catch (error) {
-          this.ctx.logger('acp').warn('checkpoint %s: not shown as text: %s', sha256, (error as Error)?.message ?? error)
+          this.ctx
+            .logger('acp')
+            .warn('checkpoint %s: not shown as text: %s', sha256, (error as Error)?.message ?? error)
           return undefined
         }
       },
@@ -221,7 +243,12 @@ export class AcpConnection {
 }
 
 /** Option ids are the dsh answers themselves; anything else (or a cancel) is a rejection. */
-const ANSWERS_BY_OPTION: Record<string, ApprovalAnswer> = { allow_once: 'allow_once', allow_session: 'allow_session', allow_always: 'allow_always', reject_once: 'reject' }
+const ANSWERS_BY_OPTION: Record<string, ApprovalAnswer> = {
+  allow_once: 'allow_once',
+  allow_session: 'allow_session',
+  allow_always: 'allow_always',
+  reject_once: 'reject',
+}
 
 /**
  * Allow once and Reject always; with a rule to keep, also "for this session" and "always in this workspace".
@@ -234,5 +261,9 @@ function permissionOptions(request: ApprovalRequest, canGrant: boolean): Permiss
         { optionId: 'allow_always', name: `Always allow ${request.rule} in this workspace`, kind: 'allow_always' },
       ]
     : []
-  return [{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' }, ...grants, { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' }]
+  return [
+    { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+    ...grants,
+    { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+  ]
 }

@@ -9,7 +9,11 @@ import { contextText, linkText, mentionOf } from './mentions.ts'
  * and the link's title) so the model reads it with its tools; an embedded resource is given inline, marked
  * with where it came from (mentions.ts).
  */
-export function promptToBlocks(prompt: ContentBlock[], acceptsImages: boolean, model: string): (TextBlock | ImageBlock)[] {
+export function promptToBlocks(
+  prompt: ContentBlock[],
+  acceptsImages: boolean,
+  model: string,
+): (TextBlock | ImageBlock)[] {
   const blocks: (TextBlock | ImageBlock)[] = []
   for (const block of prompt) {
     switch (block.type) {
@@ -17,11 +21,18 @@ export function promptToBlocks(prompt: ContentBlock[], acceptsImages: boolean, m
         blocks.push({ type: 'text', text: block.text })
         break
       case 'image':
-        if (!acceptsImages) throw new AcpError('PROMPT_UNSUPPORTED', `the prompt has an image, but the model ${model} does not accept images`)
+        if (!acceptsImages)
+          throw new AcpError(
+            'PROMPT_UNSUPPORTED',
+            `the prompt has an image, but the model ${model} does not accept images`,
+          )
         blocks.push({ type: 'image', mediaType: block.mimeType, data: block.data })
         break
       case 'audio':
-        throw new AcpError('PROMPT_UNSUPPORTED', 'the prompt has audio, which dsh does not accept (promptCapabilities.audio is false)')
+        throw new AcpError(
+          'PROMPT_UNSUPPORTED',
+          'the prompt has audio, which dsh does not accept (promptCapabilities.audio is false)',
+        )
       case 'resource_link':
         blocks.push({ type: 'text', text: linkText(mentionOf(block.uri, block.title ?? block.name)) })
         break
@@ -34,7 +45,10 @@ export function promptToBlocks(prompt: ContentBlock[], acceptsImages: boolean, m
         } else if (acceptsImages && resource.mimeType?.startsWith('image/')) {
           blocks.push({ type: 'image', mediaType: resource.mimeType, data: resource.blob })
         } else {
-          blocks.push({ type: 'text', text: `[attached binary resource ${where}${resource.mimeType ? ` (${resource.mimeType})` : ''} was not included]` })
+          blocks.push({
+            type: 'text',
+            text: `[attached binary resource ${where}${resource.mimeType ? ` (${resource.mimeType})` : ''} was not included]`,
+          })
         }
         break
       }

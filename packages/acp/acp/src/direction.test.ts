@@ -8,7 +8,12 @@ import { expect, test } from 'vitest'
 const dir = fileURLToPath(new URL('.', import.meta.url))
 const modules = readdirSync(dir).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
 /** Each module's imports of its siblings (`… from './x.ts'`, type-only ones and re-exports included). */
-const imports = new Map(modules.map((name) => [name, [...readFileSync(`${dir}/${name}`, 'utf8').matchAll(/\bfrom '\.\/([\w-]+\.ts)'/g)].map((match) => match[1]!)]))
+const imports = new Map(
+  modules.map((name) => [
+    name,
+    [...readFileSync(`${dir}/${name}`, 'utf8').matchAll(/\bfrom '\.\/([\w-]+\.ts)'/g)].map((match) => match[1]!),
+  ]),
+)
 
 test('only the entry point imports the service: methods, connection and sessions never call it back', () => {
   expect(imports.get('methods.ts')).toContain('connection.ts')

@@ -22,21 +22,37 @@ let editor: AgentProcess
 
 beforeAll(async () => {
   llm = await startMockServer()
-  editor = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, capabilities: EDITOR })
+  editor = await startAgent({
+    patch: PATCH,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY },
+    capabilities: EDITOR,
+  })
 })
 afterAll(async () => {
   await editor?.dispose()
   await llm?.close()
 })
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: args }] })
-const newSession = async (agent: AgentProcess) => (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
-const prompt = (agent: AgentProcess, sessionId: string, text: string) => agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: args }],
+})
+const newSession = async (agent: AgentProcess) =>
+  (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
+const prompt = (agent: AgentProcess, sessionId: string, text: string) =>
+  agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
 type CallUpdate = Extract<SessionUpdate, { sessionUpdate: 'tool_call' | 'tool_call_update' }>
 const callUpdates = (agent: AgentProcess, sessionId: string, callId: string) =>
-  agent.updates(sessionId).filter((u): u is CallUpdate => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === callId)
+  agent
+    .updates(sessionId)
+    .filter(
+      (u): u is CallUpdate =>
+        (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === callId,
+    )
 const diffsOf = (update: CallUpdate | undefined) => (update?.content ?? []).filter((block) => block.type === 'diff')
-const textsOf = (update: CallUpdate | undefined) => (update?.content ?? []).flatMap((block) => (block.type === 'content' && block.content.type === 'text' ? [block.content.text] : []))
+const textsOf = (update: CallUpdate | undefined) =>
+  (update?.content ?? []).flatMap((block) =>
+    block.type === 'content' && block.content.type === 'text' ? [block.content.text] : [],
+  )
 
 /** The stored log of a session (`$DSH_HOME/sessions/<cwd-key>/<id>/session.jsonl`: a header line, then events). */
 function storedEvents(home: string, sessionId: string): SessionEvent[] {
@@ -69,7 +85,9 @@ test("an edit of an unsaved buffer shows the whole buffer before and after, live
 
   const live = callUpdates(editor, sessionId, 'e1')
   // Asked for before it ran: the disk is not the old side (it holds an older text), so the fragment is shown.
-  expect(diffsOf(live[0])).toEqual([{ type: 'diff', path: file, oldText: 'violets are blue', newText: 'violets are green' }])
+  expect(diffsOf(live[0])).toEqual([
+    { type: 'diff', path: file, oldText: 'violets are blue', newText: 'violets are green' },
+  ])
   const done = live.at(-1)!
   expect(done).toMatchObject({ status: 'completed' })
   expect(diffsOf(done)).toEqual([{ type: 'diff', path: file, oldText: buffer, newText: edited }])
@@ -78,7 +96,10 @@ test("an edit of an unsaved buffer shows the whole buffer before and after, live
   // and what the model is sent derives the same with or without them.
   expect(JSON.stringify(llm.requests.map((request) => request.body))).not.toContain(UNREAD)
   const events = storedEvents(editor.home, sessionId)
-  expect(events.filter((event) => event.type.startsWith('checkpoint/')).map((event) => event.type)).toEqual(['checkpoint/before', 'checkpoint/after'])
+  expect(events.filter((event) => event.type.startsWith('checkpoint/')).map((event) => event.type)).toEqual([
+    'checkpoint/before',
+    'checkpoint/after',
+  ])
   const without = events.filter((event) => !event.type.startsWith('checkpoint/'))
   expect(deriveMessages(events)).toEqual(deriveMessages(without))
   expect(deriveTurnRequest(events)).toEqual(deriveTurnRequest(without))
@@ -86,10 +107,18 @@ test("an edit of an unsaved buffer shows the whole buffer before and after, live
   // Another editor process loads the session: the same diff, from the log and the checkpoint store alone
   // (its buffers are empty and the disk still holds the older text).
   await editor.agent.request('session/close', { sessionId })
-  const second = await startAgent({ patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY }, capabilities: EDITOR, home: editor.home, workspace: editor.workspace })
+  const second = await startAgent({
+    patch: PATCH,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: KEY },
+    capabilities: EDITOR,
+    home: editor.home,
+    workspace: editor.workspace,
+  })
   try {
     await second.agent.request('session/load', { sessionId, cwd: editor.workspace, mcpServers: [] })
-    expect(diffsOf(callUpdates(second, sessionId, 'e1').at(-1))).toEqual([{ type: 'diff', path: file, oldText: buffer, newText: edited }])
+    expect(diffsOf(callUpdates(second, sessionId, 'e1').at(-1))).toEqual([
+      { type: 'diff', path: file, oldText: buffer, newText: edited },
+    ])
     expect(second.fsReads).toEqual([])
     // Replayed in the order of the log: each answer's thought and text, then what its request used.
     expect(second.updates(sessionId).map((update) => update.sessionUpdate)).toEqual([
@@ -115,9 +144,15 @@ test('a new file written through the editor shows no old side; a refused edit sh
   const file = join(editor.workspace, 'fresh.md')
   writeFileSync(join(editor.workspace, 'unread.md'), 'keep\n')
   const sessionId = await newSession(editor)
-  llm.enqueue(call('w1', 'write', { path: 'fresh.md', content: '# Fresh\n' }), call('e2', 'edit', { path: 'unread.md', old_string: 'keep', new_string: 'lost' }), { text: 'Done.' })
+  llm.enqueue(
+    call('w1', 'write', { path: 'fresh.md', content: '# Fresh\n' }),
+    call('e2', 'edit', { path: 'unread.md', old_string: 'keep', new_string: 'lost' }),
+    { text: 'Done.' },
+  )
   await prompt(editor, sessionId, 'write and edit')
-  expect(diffsOf(callUpdates(editor, sessionId, 'w1').at(-1))).toEqual([{ type: 'diff', path: file, oldText: null, newText: '# Fresh\n' }])
+  expect(diffsOf(callUpdates(editor, sessionId, 'w1').at(-1))).toEqual([
+    { type: 'diff', path: file, oldText: null, newText: '# Fresh\n' },
+  ])
   const refused = callUpdates(editor, sessionId, 'e2').at(-1)!
   expect(refused.status).toBe('failed')
   expect(diffsOf(refused)).toEqual([])
@@ -129,16 +164,22 @@ test('an insert, which proposes no diff, shows the whole buffer before and after
   writeFileSync(file, '- saved\n')
   editor.buffers.set(file, '- saved\n- unsaved\n')
   const sessionId = await newSession(editor)
-  llm.enqueue(call('v4', 'str_replace_editor', { command: 'view', path: 'list.md' }), call('i4', 'str_replace_editor', { command: 'insert', path: 'list.md', insert_line: 2, new_str: '- inserted' }), {
-    text: 'Done.',
-  })
+  llm.enqueue(
+    call('v4', 'str_replace_editor', { command: 'view', path: 'list.md' }),
+    call('i4', 'str_replace_editor', { command: 'insert', path: 'list.md', insert_line: 2, new_str: '- inserted' }),
+    {
+      text: 'Done.',
+    },
+  )
   await prompt(editor, sessionId, 'add an item')
   const written = editor.fsWrites.at(-1)!
   expect(written.path).toBe(file)
   expect(written.content).toContain('- unsaved\n- inserted')
   const updates = callUpdates(editor, sessionId, 'i4')
   expect(diffsOf(updates[0])).toEqual([])
-  expect(diffsOf(updates.at(-1))).toEqual([{ type: 'diff', path: file, oldText: '- saved\n- unsaved\n', newText: written.content }])
+  expect(diffsOf(updates.at(-1))).toEqual([
+    { type: 'diff', path: file, oldText: '- saved\n- unsaved\n', newText: written.content },
+  ])
 })
 
 test('a buffer larger than diffMaxBytes shows the replaced fragment, and the card says why', async () => {
@@ -147,10 +188,16 @@ test('a buffer larger than diffMaxBytes shows the replaced fragment, and the car
   writeFileSync(file, big)
   editor.buffers.set(file, big)
   const sessionId = await newSession(editor)
-  llm.enqueue(call('r3', 'read', { path: 'big.txt', limit: 1 }), call('e3', 'edit', { path: 'big.txt', old_string: 'start', new_string: 'begin' }), { text: 'Done.' })
+  llm.enqueue(
+    call('r3', 'read', { path: 'big.txt', limit: 1 }),
+    call('e3', 'edit', { path: 'big.txt', old_string: 'start', new_string: 'begin' }),
+    { text: 'Done.' },
+  )
   await prompt(editor, sessionId, 'rename the start')
   expect(editor.fsWrites.at(-1)).toEqual({ path: file, content: big.replace('start', 'begin') })
   const done = callUpdates(editor, sessionId, 'e3').at(-1)!
   expect(diffsOf(done)).toEqual([{ type: 'diff', path: file, oldText: 'start', newText: 'begin' }])
-  expect(textsOf(done)[0]).toBe(`Not the whole file: before the call it is ${Buffer.byteLength(big)} bytes, more than diffMaxBytes (${DIFF_MAX_BYTES}); the change is shown from the call's arguments.`)
+  expect(textsOf(done)[0]).toBe(
+    `Not the whole file: before the call it is ${Buffer.byteLength(big)} bytes, more than diffMaxBytes (${DIFF_MAX_BYTES}); the change is shown from the call's arguments.`,
+  )
 })

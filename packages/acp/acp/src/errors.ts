@@ -78,7 +78,10 @@ export function toRequestError(error: unknown): RequestError {
  */
 export function editorFailure(method: string, error: unknown): Error {
   const data = (error as { data?: unknown })?.data
-  const said = data && typeof data === 'object' ? ((data as Record<string, unknown>).details ?? (data as Record<string, unknown>).message) : undefined
+  const said =
+    data && typeof data === 'object'
+      ? ((data as Record<string, unknown>).details ?? (data as Record<string, unknown>).message)
+      : undefined
   const message = typeof said === 'string' && said ? said : error instanceof Error ? error.message : String(error)
   return new Error(`the editor refused ${method}: ${message}`, { cause: error })
 }

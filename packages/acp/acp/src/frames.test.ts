@@ -31,7 +31,14 @@ function lines(spawned: SpawnedAgent) {
 test('malformed frames get JSON-RPC errors and the agent keeps serving', async () => {
   agent = spawnAgent({ patch: '[]', env: { DEEPSEEK_API_KEY: 'test-key-0123456789' } })
   const io = lines(agent)
-  io.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }))
+  io.send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  )
   expect(await io.next()).toMatchObject({ id: 1, result: { protocolVersion: 1 } })
 
   io.send('{"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {')
@@ -43,21 +50,37 @@ test('malformed frames get JSON-RPC errors and the agent keeps serving', async (
   io.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'session/teleport', params: {} }))
   expect(await io.next()).toMatchObject({ id: 4, error: { code: -32601 } })
 
-  io.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'session/new', params: { cwd: agent.workspace, mcpServers: [] } }))
+  io.send(
+    JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'session/new', params: { cwd: agent.workspace, mcpServers: [] } }),
+  )
   expect(await io.next()).toMatchObject({ id: 5, result: { sessionId: expect.any(String) } })
 })
 
 test('a request before initialize is refused and initialize still works after it', async () => {
   agent = spawnAgent({ patch: '[]', env: { DEEPSEEK_API_KEY: 'test-key-0123456789' } })
   const io = lines(agent)
-  io.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: agent.workspace, mcpServers: [] } }))
+  io.send(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: agent.workspace, mcpServers: [] } }),
+  )
   expect(await io.next()).toMatchObject({ id: 1, error: { code: -32600 } })
-  io.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }))
+  io.send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  )
   expect(await io.next()).toMatchObject({ id: 2, result: { protocolVersion: 1 } })
 })
 
 test('an argument dsh acp does not take stops the start with a message naming it, and nothing on stdout', async () => {
-  agent = spawnAgent({ patch: '[]', env: { DEEPSEEK_API_KEY: 'test-key-0123456789' }, args: ['--modle', 'x'], process: true })
+  agent = spawnAgent({
+    patch: '[]',
+    env: { DEEPSEEK_API_KEY: 'test-key-0123456789' },
+    args: ['--modle', 'x'],
+    process: true,
+  })
   let stdout = ''
   agent.output.on('data', (chunk) => (stdout += chunk))
   // Without the check the agent would serve (and wait for the editor) with the typo silently ignored.

@@ -3,4 +3,10 @@ export { Acp, Acp as default, type Config, type ToolScope } from './service.ts'
 export { AcpError, type AcpErrorCode } from './errors.ts'
 export { stopReasonOf } from './acp-session.ts'
 // The client-side types providers that route through the editor need (fs-acp, shell-acp).
-export type { ClientCapabilities, CreateTerminalRequest, TerminalHandle, TerminalOutputResponse, WaitForTerminalExitResponse } from '@agentclientprotocol/sdk'
+export type {
+  ClientCapabilities,
+  CreateTerminalRequest,
+  TerminalHandle,
+  TerminalOutputResponse,
+  WaitForTerminalExitResponse,
+} from '@agentclientprotocol/sdk'

@@ -40,7 +40,8 @@ export function mentionOf(uri: string, label?: string | null): Mention {
   return { where, ...(lines ? { lines } : {}), ...(title ? { title } : {}) }
 }
 
-const linesText = (lines: Mention['lines']) => (lines ? (lines.start === lines.end ? `${lines.start}` : `${lines.start}-${lines.end}`) : '')
+const linesText = (lines: Mention['lines']) =>
+  lines ? (lines.start === lines.end ? `${lines.start}` : `${lines.start}-${lines.end}`) : ''
 const attribute = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;')
 const unattribute = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&amp;', '&')
 
@@ -55,7 +56,8 @@ export function contextText(mention: Mention, text: string): string {
 }
 
 const LINK = /^\[referenced: (.+?)(?: \(lines (\d+)(?:-(\d+))?\))?(?: — (.+))?\]$/s
-const CONTEXT = /^<context source="([^"]*)"(?: lines="(\d+)(?:-(\d+))?")?(?: title="([^"]*)")?>\n([\s\S]*)\n<\/context>$/
+const CONTEXT =
+  /^<context source="([^"]*)"(?: lines="(\d+)(?:-(\d+))?")?(?: title="([^"]*)")?>\n([\s\S]*)\n<\/context>$/
 
 function uriOf(where: string, start?: string, end?: string): string {
   const base = where.startsWith('/') ? pathToFileURL(where).href : where
@@ -67,7 +69,12 @@ export function mentionBlock(text: string): ContentBlock | undefined {
   const link = LINK.exec(text)
   if (link) {
     const [, where, start, end, title] = link
-    return { type: 'resource_link', uri: uriOf(where!, start, end), name: basename(where!), ...(title ? { title } : {}) }
+    return {
+      type: 'resource_link',
+      uri: uriOf(where!, start, end),
+      name: basename(where!),
+      ...(title ? { title } : {}),
+    }
   }
   const context = CONTEXT.exec(text)
   if (context) {

@@ -1,6 +1,12 @@
 import { statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import { PROTOCOL_VERSION, type AgentApp, type AuthMethod, type McpServer, type SessionInfo } from '@agentclientprotocol/sdk'
+import {
+  PROTOCOL_VERSION,
+  type AgentApp,
+  type AuthMethod,
+  type McpServer,
+  type SessionInfo,
+} from '@agentclientprotocol/sdk'
 import type { Agent } from '@dsh/agent'
 import type { Context } from '@dsh/cordis'
 import { SessionError } from '@dsh/session'
@@ -10,7 +16,16 @@ import type { AcpSession } from './acp-session.ts'
 import { AcpCommands } from './commands.ts'
 import { promptToBlocks } from './content.ts'
 import { AcpError, AUTH_FAILURE_CODES, toRequestError } from './errors.ts'
-import { AGENT_PRESET_OPTION, configOptions, MODE_OPTION, MODEL_OPTION, modeState, routeFor, setAgentPreset, setMode } from './options.ts'
+import {
+  AGENT_PRESET_OPTION,
+  configOptions,
+  MODE_OPTION,
+  MODEL_OPTION,
+  modeState,
+  routeFor,
+  setAgentPreset,
+  setMode,
+} from './options.ts'
 import type { AcpConnection } from './connection.ts'
 
 /** Runs a handler and sends every failure as a JSON-RPC error that names what was wrong. */
@@ -42,20 +57,37 @@ function editorServers(ctx: Context, servers: McpServer[] | undefined, method: s
   if (!servers?.length) return []
   if (!ctx.get('mcp')) {
     const names = servers.map((server) => server.name).join(', ')
-    throw new AcpError('MCP_UNSUPPORTED', `this dsh composition mounts no MCP client (row "mcp"), so it cannot connect the MCP servers the editor passed (${names})`)
+    throw new AcpError(
+      'MCP_UNSUPPORTED',
+      `this dsh composition mounts no MCP client (row "mcp"), so it cannot connect the MCP servers the editor passed (${names})`,
+    )
   }
   return servers.map((server): McpServerConfig => {
-    if (!MCP_SERVER_NAME.test(server.name)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": its name must be 1–48 letters, digits, "-" or "_" (no "__")`)
+    if (!MCP_SERVER_NAME.test(server.name))
+      throw new AcpError(
+        'MCP_INVALID',
+        `${method}: MCP server "${server.name}": its name must be 1–48 letters, digits, "-" or "_" (no "__")`,
+      )
     const common = { name: server.name, origin: 'acp', source: method, trust: 'ask' } as const
     // The editor passes values, not references: mcp-client uses them as given (no `${VAR}` expansion for acp).
-    const pairs = (list: { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((variable) => [variable.name, variable.value]))
+    const pairs = (list: { name: string; value: string }[] | undefined) =>
+      Object.fromEntries((list ?? []).map((variable) => [variable.name, variable.value]))
     if ('type' in server && (server.type === 'http' || server.type === 'sse')) {
-      if (!/^https?:\/\//.test(server.url)) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": url must be an http(s) URL`)
+      if (!/^https?:\/\//.test(server.url))
+        throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": url must be an http(s) URL`)
       return { ...common, transport: server.type, url: server.url, headers: pairs(server.headers) }
     }
     const stdio = server as Extract<McpServer, { command: string }>
-    if (!stdio.command) throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": command must be a non-empty string`)
-    return { ...common, transport: 'stdio', command: stdio.command, args: [...(stdio.args ?? [])], env: pairs(stdio.env), sandbox: true }
+    if (!stdio.command)
+      throw new AcpError('MCP_INVALID', `${method}: MCP server "${server.name}": command must be a non-empty string`)
+    return {
+      ...common,
+      transport: 'stdio',
+      command: stdio.command,
+      args: [...(stdio.args ?? [])],
+      env: pairs(stdio.env),
+      sandbox: true,
+    }
   })
 }
 
@@ -72,7 +104,13 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
   const { ctx } = connection
   const commands = new AcpCommands(ctx)
   // After the response that tells the editor the session id, so it knows which session the list is for.
-  const announceLater = (session: AcpSession) => void setImmediate(() => void commands.announce(session).catch((error) => ctx.logger('acp').warn('the commands were not sent: %s', error)))
+  const announceLater = (session: AcpSession) =>
+    void setImmediate(
+      () =>
+        void commands
+          .announce(session)
+          .catch((error) => ctx.logger('acp').warn('the commands were not sent: %s', error)),
+    )
 
   const requireReady = async (route: Route) => {
     let adapter
@@ -83,7 +121,11 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
     }
     const ready = await adapter.ready?.(route)
     if (ready && !ready.ok) {
-      throw new AcpError(AUTH_FAILURE_CODES.has(ready.error.code) ? 'AUTH_REQUIRED' : 'MODEL_UNAVAILABLE', ready.error.message, { provider: route.provider })
+      throw new AcpError(
+        AUTH_FAILURE_CODES.has(ready.error.code) ? 'AUTH_REQUIRED' : 'MODEL_UNAVAILABLE',
+        ready.error.message,
+        { provider: route.provider },
+      )
     }
   }
 
@@ -104,21 +146,32 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
     for (const provider of ctx.llm.providers()) {
       const name = keys[provider]
       if (!name || (await ctx.credentials.describe(name)).set) continue
-      methods.push({ id: name, name: `${provider} API key`, description: `Provide ${name}: ${ctx.credentials.howToSet(name)}` })
+      methods.push({
+        id: name,
+        name: `${provider} API key`,
+        description: `Provide ${name}: ${ctx.credentials.howToSet(name)}`,
+      })
     }
     return methods
   }
 
   const sessionState = async (session: AcpSession) => ({
     modes: modeState(connection.presets, session.agent.session, ctx.get('planMode')) ?? null,
-    configOptions: await configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route),
+    configOptions: await configOptions(
+      ctx,
+      connection.catalog,
+      connection.presets,
+      session.agent.session,
+      session.agent.route,
+    ),
   })
 
   /** Opens a stored session for this connection, checking it belongs to `cwd`. */
   const openStored = async (sessionId: string, cwd: string): Promise<Agent> => {
     try {
       const { header } = await ctx.sessions.read(sessionId)
-      if (resolve(header.cwd) !== cwd) throw new AcpError('SESSION_CWD_MISMATCH', `session ${sessionId} belongs to ${header.cwd}, not ${cwd}`)
+      if (resolve(header.cwd) !== cwd)
+        throw new AcpError('SESSION_CWD_MISMATCH', `session ${sessionId} belongs to ${header.cwd}, not ${cwd}`)
       return await ctx.agents.resume(sessionId)
     } catch (error) {
       if (error instanceof SessionError) {
@@ -139,7 +192,11 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
           protocolVersion: PROTOCOL_VERSION,
           agentCapabilities: {
             loadSession: true,
-            promptCapabilities: { image: acceptsImages(connection.defaultRoute()), audio: false, embeddedContext: true },
+            promptCapabilities: {
+              image: acceptsImages(connection.defaultRoute()),
+              audio: false,
+              embeddedContext: true,
+            },
             // @dsh/mcp-client speaks streamable HTTP and the legacy SSE transport besides stdio.
             mcpCapabilities: { http: true, sse: true },
             sessionCapabilities: { list: {}, resume: {}, close: {} },
@@ -153,9 +210,14 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
       'authenticate',
       guarded(async ({ methodId }) => {
         const names = Object.values(connection.config.authKeys)
-        if (!names.includes(methodId)) throw new AcpError('AUTH_METHOD_UNKNOWN', `unknown authentication method "${methodId}" (methods: ${names.join(', ')})`)
+        if (!names.includes(methodId))
+          throw new AcpError(
+            'AUTH_METHOD_UNKNOWN',
+            `unknown authentication method "${methodId}" (methods: ${names.join(', ')})`,
+          )
         // dsh never receives a key over the protocol: the user sets it where credentials live, then retries.
-        if (!(await ctx.credentials.describe(methodId)).set) throw new AcpError('AUTH_REQUIRED', `${methodId} is still not set: ${ctx.credentials.howToSet(methodId)}`)
+        if (!(await ctx.credentials.describe(methodId)).set)
+          throw new AcpError('AUTH_REQUIRED', `${methodId} is still not set: ${ctx.credentials.howToSet(methodId)}`)
         connection.refreshCatalog()
         return {}
       }),
@@ -212,10 +274,13 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
       'session/list',
       guarded(async ({ cwd, cursor }) => {
         const start = cursor ? Number(cursor) : 0
-        if (!Number.isInteger(start) || start < 0) throw new AcpError('CURSOR_INVALID', `invalid cursor "${cursor}" (pass the nextCursor of a previous page)`)
+        if (!Number.isInteger(start) || start < 0)
+          throw new AcpError('CURSOR_INVALID', `invalid cursor "${cursor}" (pass the nextCursor of a previous page)`)
         const wanted = cwd ? resolve(cwd) : undefined
         // Archived sessions (`session/archived`) are left out: the protocol has no way to ask for them.
-        const all = (await ctx.sessions.list()).filter((summary) => !summary.archived && (!wanted || resolve(summary.cwd) === wanted)).sort((a, b) => b.updatedAt - a.updatedAt)
+        const all = (await ctx.sessions.list())
+          .filter((summary) => !summary.archived && (!wanted || resolve(summary.cwd) === wanted))
+          .sort((a, b) => b.updatedAt - a.updatedAt)
         const end = start + connection.config.listPageSize
         const sessions: SessionInfo[] = all.slice(start, end).map((summary) => ({
           sessionId: summary.id,
@@ -231,7 +296,18 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
       guarded(async ({ sessionId, modeId }) => {
         const session = connection.session(sessionId)
         setMode(connection.presets, session.agent.session, modeId, ctx.get('planMode'))
-        session.send([{ sessionUpdate: 'config_option_update', configOptions: await configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route) }])
+        session.send([
+          {
+            sessionUpdate: 'config_option_update',
+            configOptions: await configOptions(
+              ctx,
+              connection.catalog,
+              connection.presets,
+              session.agent.session,
+              session.agent.route,
+            ),
+          },
+        ])
         return {}
       }),
     )
@@ -250,10 +326,25 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
         } else if (params.configId === AGENT_PRESET_OPTION && ctx.get('agentPresets')) {
           setAgentPreset(ctx, session.agent.session, value)
         } else {
-          const known = [...(connection.presets ? [MODE_OPTION] : []), MODEL_OPTION, ...(ctx.get('agentPresets') ? [AGENT_PRESET_OPTION] : [])]
-          throw new AcpError('CONFIG_UNKNOWN', `unknown config option "${params.configId}" (options: ${known.join(', ')})`)
+          const known = [
+            ...(connection.presets ? [MODE_OPTION] : []),
+            MODEL_OPTION,
+            ...(ctx.get('agentPresets') ? [AGENT_PRESET_OPTION] : []),
+          ]
+          throw new AcpError(
+            'CONFIG_UNKNOWN',
+            `unknown config option "${params.configId}" (options: ${known.join(', ')})`,
+          )
         }
-        return { configOptions: await configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route) }
+        return {
+          configOptions: await configOptions(
+            ctx,
+            connection.catalog,
+            connection.presets,
+            session.agent.session,
+            session.agent.route,
+          ),
+        }
       }),
     )
     .onRequest(

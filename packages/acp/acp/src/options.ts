@@ -21,7 +21,11 @@ export const routeValue = (route: Route) => `${route.provider}/${route.model}`
 
 /** The session mode that is plan mode (offered next to the presets when a plan-mode row is mounted). */
 export const PLAN_MODE_ID = 'plan'
-const PLAN_MODE = { id: PLAN_MODE_ID, name: PLAN_MODE_ID, description: "Read only: writes, edits and commands are refused until you approve the agent's plan." }
+const PLAN_MODE = {
+  id: PLAN_MODE_ID,
+  name: PLAN_MODE_ID,
+  description: "Read only: writes, edits and commands are refused until you approve the agent's plan.",
+}
 
 /** The preset a session is under (plan mode aside). */
 export function presetMode(presets: PresetSource, session: Session): string {
@@ -32,9 +36,17 @@ export function presetMode(presets: PresetSource, session: Session): string {
 }
 
 /** Session modes are the permission presets (each a sandbox mode plus an approval policy), and plan mode. */
-export function modeState(presets: PresetSource | undefined, session: Session, planMode?: PlanMode): SessionModeState | undefined {
+export function modeState(
+  presets: PresetSource | undefined,
+  session: Session,
+  planMode?: PlanMode,
+): SessionModeState | undefined {
   if (!presets) return undefined
-  const modes = presets.list().map((preset) => ({ id: preset.name, name: preset.name, ...(preset.description ? { description: preset.description } : {}) }))
+  const modes = presets.list().map((preset) => ({
+    id: preset.name,
+    name: preset.name,
+    ...(preset.description ? { description: preset.description } : {}),
+  }))
   return {
     currentModeId: planMode?.active(session) ? PLAN_MODE_ID : presetMode(presets, session),
     availableModes: planMode ? [...modes, PLAN_MODE] : modes,
@@ -42,11 +54,18 @@ export function modeState(presets: PresetSource | undefined, session: Session, p
 }
 
 /** Plan mode is entered over the preset in force; choosing a preset leaves plan mode (the editor's user chose it). */
-export function setMode(presets: PresetSource | undefined, session: Session, modeId: string, planMode?: PlanMode): void {
-  if (!presets) throw new AcpError('MODES_UNAVAILABLE', 'this dsh has no permission presets mounted, so it has no session modes')
+export function setMode(
+  presets: PresetSource | undefined,
+  session: Session,
+  modeId: string,
+  planMode?: PlanMode,
+): void {
+  if (!presets)
+    throw new AcpError('MODES_UNAVAILABLE', 'this dsh has no permission presets mounted, so it has no session modes')
   if (planMode && modeId === PLAN_MODE_ID) return planMode.enter(session, 'client:acp')
   const names: string[] = [...presets.list().map((preset) => preset.name), ...(planMode ? [PLAN_MODE_ID] : [])]
-  if (!names.includes(modeId)) throw new AcpError('MODE_UNKNOWN', `unknown mode "${modeId}" (modes: ${names.join(', ')})`)
+  if (!names.includes(modeId))
+    throw new AcpError('MODE_UNKNOWN', `unknown mode "${modeId}" (modes: ${names.join(', ')})`)
   planMode?.exit(session, 'client:acp')
   presets.set(session, modeId, 'client:acp')
 }
@@ -58,7 +77,10 @@ export function setAgentPreset(ctx: Context, session: Session, name: string): vo
   try {
     agentPresets.choose(session, name, 'client:acp')
   } catch (error) {
-    const code = error instanceof Error && 'code' in error && error.code === 'AGENT_PRESET_TOO_LATE' ? 'AGENT_PRESET_TOO_LATE' : 'AGENT_PRESET_UNKNOWN'
+    const code =
+      error instanceof Error && 'code' in error && error.code === 'AGENT_PRESET_TOO_LATE'
+        ? 'AGENT_PRESET_TOO_LATE'
+        : 'AGENT_PRESET_UNKNOWN'
     throw new AcpError(code, error instanceof Error ? error.message : String(error))
   }
 }
@@ -91,7 +113,12 @@ async function modelGroups(ctx: Context, catalog: ModelCatalog, current: Route):
   const groups: SessionConfigSelectGroup[] = []
   for (const provider of ctx.llm.providers()) {
     const models = await catalog(provider)
-    if (models.length) groups.push({ group: provider, name: provider, options: models.map((model) => ({ value: `${provider}/${model.id}`, name: model.id })) })
+    if (models.length)
+      groups.push({
+        group: provider,
+        name: provider,
+        options: models.map((model) => ({ value: `${provider}/${model.id}`, name: model.id })),
+      })
   }
   const listed = groups.some((group) => group.options.some((option) => option.value === routeValue(current)))
   if (!listed) {
@@ -104,7 +131,13 @@ async function modelGroups(ctx: Context, catalog: ModelCatalog, current: Route):
 }
 
 /** The session's config options: its permission preset (when presets are mounted) and its model route. */
-export async function configOptions(ctx: Context, catalog: ModelCatalog, presets: PresetSource | undefined, session: Session, route: Route): Promise<SessionConfigOption[]> {
+export async function configOptions(
+  ctx: Context,
+  catalog: ModelCatalog,
+  presets: PresetSource | undefined,
+  session: Session,
+  route: Route,
+): Promise<SessionConfigOption[]> {
   const options: SessionConfigOption[] = []
   const modes = modeState(presets, session, ctx.get('planMode'))
   if (modes) {
@@ -115,10 +148,21 @@ export async function configOptions(ctx: Context, catalog: ModelCatalog, presets
       category: 'mode',
       description: 'How much the agent may do without asking: a sandbox mode and an approval policy.',
       currentValue: modes.currentModeId,
-      options: modes.availableModes.map((mode) => ({ value: mode.id, name: mode.name, ...(mode.description ? { description: mode.description } : {}) })),
+      options: modes.availableModes.map((mode) => ({
+        value: mode.id,
+        name: mode.name,
+        ...(mode.description ? { description: mode.description } : {}),
+      })),
     })
   }
-  options.push({ type: 'select', id: MODEL_OPTION, name: 'Model', category: 'model', currentValue: routeValue(route), options: await modelGroups(ctx, catalog, route) })
+  options.push({
+    type: 'select',
+    id: MODEL_OPTION,
+    name: 'Model',
+    category: 'model',
+    currentValue: routeValue(route),
+    options: await modelGroups(ctx, catalog, route),
+  })
   const agentPresets = ctx.get('agentPresets')
   if (agentPresets) {
     options.push({
@@ -126,9 +170,14 @@ export async function configOptions(ctx: Context, catalog: ModelCatalog, presets
       id: AGENT_PRESET_OPTION,
       name: 'Agent preset',
       category: 'agent_preset',
-      description: 'Which tools the agent is offered (standard: all; explore: reading only; minimal: bash and the editor). Chosen before the first prompt.',
+      description:
+        'Which tools the agent is offered (standard: all; explore: reading only; minimal: bash and the editor). Chosen before the first prompt.',
       currentValue: agentPresets.current(session)?.name ?? 'standard',
-      options: agentPresets.list().map((preset) => ({ value: preset.name, name: preset.name, ...(preset.description ? { description: preset.description } : {}) })),
+      options: agentPresets.list().map((preset) => ({
+        value: preset.name,
+        name: preset.name,
+        ...(preset.description ? { description: preset.description } : {}),
+      })),
     })
   }
   return options

@@ -29,9 +29,15 @@ afterAll(async () => {
 })
 
 type ToolUpdate = Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }>
-const toolUpdates = (sessionId: string, callId: string) => agent.updates(sessionId).filter((u): u is ToolUpdate => u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId)
-const newSession = async () => (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
-const calls = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: args }] })
+const toolUpdates = (sessionId: string, callId: string) =>
+  agent
+    .updates(sessionId)
+    .filter((u): u is ToolUpdate => u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId)
+const newSession = async () =>
+  (await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })).sessionId
+const calls = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: args }],
+})
 const textOf = (update: ToolUpdate) => JSON.stringify(update.content ?? [])
 
 test('a selection keeps its line range and a link its title for the model; after a load the editor gets its mentions back as links', async () => {
@@ -70,7 +76,13 @@ test('a call cut by session/cancel ends failed with the reason, and its command 
   const sessionId = await newSession()
   llm.enqueue(calls('slow', 'bash', { command: 'sleep 30' }), { text: 'never' })
   const prompt = agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'wait' }] })
-  await agent.waitForUpdate(sessionId, (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'slow' && (u.content ?? []).some((c) => c.type === 'terminal'))
+  await agent.waitForUpdate(
+    sessionId,
+    (u) =>
+      u.sessionUpdate === 'tool_call_update' &&
+      u.toolCallId === 'slow' &&
+      (u.content ?? []).some((c) => c.type === 'terminal'),
+  )
   await agent.agent.notify('session/cancel', { sessionId })
   expect((await prompt).stopReason).toBe('cancelled')
   const last = toolUpdates(sessionId, 'slow').at(-1)!

@@ -11,18 +11,26 @@ let agent: AgentProcess
 
 beforeAll(async () => {
   llm = await startMockServer()
-  agent = await startAgent({ patch: '[]\n', env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' } })
+  agent = await startAgent({
+    patch: '[]\n',
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' },
+  })
 })
 afterAll(async () => {
   await agent?.dispose()
   await llm?.close()
 })
 
-const calls = (...list: [string, string, Record<string, unknown>][]) => ({ toolCalls: list.map(([id, name, args]) => ({ id, name, arguments: args })) })
+const calls = (...list: [string, string, Record<string, unknown>][]) => ({
+  toolCalls: list.map(([id, name, args]) => ({ id, name, arguments: args })),
+})
 const lastUpdate = (sessionId: string, callId: string) =>
   agent
     .updates(sessionId)
-    .filter((u): u is Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }> => u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId)
+    .filter(
+      (u): u is Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }> =>
+        u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId,
+    )
     .at(-1)!
 
 test('a command that exits 1 ends failed; a refused edit ends failed without its diff; the turn ends with the files it changed', async () => {
@@ -43,8 +51,14 @@ test('a command that exits 1 ends failed; a refused edit ends failed without its
   const refused = lastUpdate(sessionId, 'refused')
   expect(refused.status).toBe('failed')
   expect(refused.content?.some((block) => block.type === 'diff')).toBe(false)
-  expect(lastUpdate(sessionId, 'edit')).toMatchObject({ status: 'completed', content: [{ type: 'diff' }, { type: 'content' }] })
+  expect(lastUpdate(sessionId, 'edit')).toMatchObject({
+    status: 'completed',
+    content: [{ type: 'diff' }, { type: 'content' }],
+  })
   expect(readFileSync(join(agent.workspace, 'unread.txt'), 'utf8')).toBe('keep\n')
   const last = agent.updates(sessionId).at(-1)!
-  expect(last).toEqual({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '\n\nThis turn changed 1 file:\n- M a.txt (+1 −1)\n' } })
+  expect(last).toEqual({
+    sessionUpdate: 'agent_message_chunk',
+    content: { type: 'text', text: '\n\nThis turn changed 1 file:\n- M a.txt (+1 −1)\n' },
+  })
 })

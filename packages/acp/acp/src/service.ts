@@ -1,5 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { agent as agentApp, type AgentApp, type CreateTerminalRequest, type Stream, type TerminalHandle } from '@agentclientprotocol/sdk'
+import {
+  agent as agentApp,
+  type AgentApp,
+  type CreateTerminalRequest,
+  type Stream,
+  type TerminalHandle,
+} from '@agentclientprotocol/sdk'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
@@ -27,7 +33,18 @@ export interface ToolScope {
   callId: string
 }
 
-const TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other'] as const
+const TOOL_KINDS = [
+  'read',
+  'edit',
+  'delete',
+  'move',
+  'search',
+  'execute',
+  'think',
+  'fetch',
+  'switch_mode',
+  'other',
+] as const
 
 /**
  * dsh as an Agent Client Protocol agent on stdio (docs/architecture.md, "Surfaces"). Owns: the
@@ -52,13 +69,20 @@ export class Acp extends Service {
         read_file: 'read',
         write_file: 'edit',
       })
-      .description('The ACP tool kind of each tool (`name`, or `name:command` for a tool with a `command` argument); editors pick icons and diff views by it. Unlisted tools are `other`.'),
+      .description(
+        'The ACP tool kind of each tool (`name`, or `name:command` for a tool with a `command` argument); editors pick icons and diff views by it. Unlisted tools are `other`.',
+      ),
     authKeys: Schema.dict(Schema.string())
       .default({ deepseek: 'DEEPSEEK_API_KEY', anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' })
       .description('The credential each provider needs, offered as an ACP authentication method while it is missing.'),
     listPageSize: Schema.natural().min(1).default(50).description('Sessions per page of `session/list`.'),
-    diffMaxBytes: Schema.natural().default(1_048_576).description('Largest file read to show a whole-file diff of an edit (larger files show the replaced fragment).'),
-    toolOutputMaxChars: Schema.natural().min(1).default(20_000).description('Longest tool output text sent to the editor (the session log keeps all of it).'),
+    diffMaxBytes: Schema.natural()
+      .default(1_048_576)
+      .description('Largest file read to show a whole-file diff of an edit (larger files show the replaced fragment).'),
+    toolOutputMaxChars: Schema.natural()
+      .min(1)
+      .default(20_000)
+      .description('Longest tool output text sent to the editor (the session log keeps all of it).'),
   })
 
   private readonly scopes = new AsyncLocalStorage<ToolScope>()
@@ -73,7 +97,10 @@ export class Acp extends Service {
     // Everything is said over stdio: the profile takes no arguments, and a stray one (a typo in an editor's
     // agent configuration) is refused at boot (exit 2, shown in the editor's agent log) rather than ignored.
     const { positionals } = ctx.cmdlineArgs.parse({})
-    if (positionals.length) throw new UsageError(`dsh acp takes no arguments; the editor speaks to it on stdin and stdout (got "${positionals.join(' ')}")`)
+    if (positionals.length)
+      throw new UsageError(
+        `dsh acp takes no arguments; the editor speaks to it on stdin and stdout (got "${positionals.join(' ')}")`,
+      )
     ctx.on('session/event', (session, event) => this.connection?.sessions.get(session.id)?.tell(event, 'live'))
     // A tool body for an editor session runs in its scope, so providers can route its I/O through the editor.
     // Outermost (prepend): what the other listeners read around the body (the checkpoints of its file) is
@@ -82,14 +109,25 @@ export class Acp extends Service {
       'tools/execute',
       (invocation, next) => {
         const sessionId = invocation.context.session.id
-        return this.connection?.sessions.has(sessionId) ? this.scopes.run({ sessionId, callId: invocation.callId }, next) : next()
+        return this.connection?.sessions.has(sessionId)
+          ? this.scopes.run({ sessionId, callId: invocation.callId }, next)
+          : next()
       },
       { prepend: true },
     )
-    ctx.approval.answerer(ctx, async (request, signal) => (this.connection ? this.connection.askPermission(request, signal) : 'reject'), { actor: 'client:acp' })
+    ctx.approval.answerer(
+      ctx,
+      async (request, signal) => (this.connection ? this.connection.askPermission(request, signal) : 'reject'),
+      { actor: 'client:acp' },
+    )
     ctx.effect(() => {
       const { stream, release } = stdioStream(ctx.app.stdio)
-      if (ctx.app.stdio.stdin.isTTY) ctx.logger('acp').warn('dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)')
+      if (ctx.app.stdio.stdin.isTTY)
+        ctx
+          .logger('acp')
+          .warn(
+            'dsh acp speaks the Agent Client Protocol on stdin and stdout: an editor launches it (see docs/editors.md)',
+          )
       this.connect(stream)
       return () => {
         // Our own teardown is not the editor going away: no exit request for it.

@@ -10,13 +10,19 @@ import type { LaunchStdio } from '@dsh/app'
  */
 export function stdioStream(stdio: LaunchStdio): { stream: Stream; release(): void } {
   const stdout = stdio.stdout as NodeJS.WriteStream
-  const protocolWrite = stdout.write.bind(stdout) as (chunk: Uint8Array, callback: (error?: Error | null) => void) => boolean
+  const protocolWrite = stdout.write.bind(stdout) as (
+    chunk: Uint8Array,
+    callback: (error?: Error | null) => void,
+  ) => boolean
   // Only the process's own stdout can receive a stray write; a driver's stream is the protocol's alone.
   const guarded = stdout === process.stdout
   const original = stdout.write
-  if (guarded) stdout.write = ((chunk: any, encoding?: any, callback?: any) => stdio.stderr.write(chunk, encoding, callback)) as typeof stdout.write
+  if (guarded)
+    stdout.write = ((chunk: any, encoding?: any, callback?: any) =>
+      stdio.stderr.write(chunk, encoding, callback)) as typeof stdout.write
   const output = new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => void protocolWrite(chunk, (error) => (error ? reject(error) : resolve()))),
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => void protocolWrite(chunk, (error) => (error ? reject(error) : resolve()))),
   })
   const input = Readable.toWeb(stdio.stdin as Readable) as unknown as ReadableStream<Uint8Array>
   return {

@@ -14,7 +14,10 @@ beforeAll(async () => {
   agent = await startAgent({
     patch: '[]\n',
     env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' },
-    permission: (request) => (asked.push(String((request.toolCall.content?.[0] as any)?.content?.text ?? request.toolCall.title)), { outcome: { outcome: 'selected', optionId: 'allow_once' } }),
+    permission: (request) => (
+      asked.push(String((request.toolCall.content?.[0] as any)?.content?.text ?? request.toolCall.title)),
+      { outcome: { outcome: 'selected', optionId: 'allow_once' } }
+    ),
   })
 })
 afterAll(async () => {
@@ -23,7 +26,10 @@ afterAll(async () => {
 })
 
 const todo = (id: string, todos: unknown[]) => ({ toolCalls: [{ id, name: 'todo_write', arguments: { todos } }] })
-const plans = (updates: SessionUpdate[]) => updates.filter((update): update is Extract<SessionUpdate, { sessionUpdate: 'plan' }> => update.sessionUpdate === 'plan')
+const plans = (updates: SessionUpdate[]) =>
+  updates.filter(
+    (update): update is Extract<SessionUpdate, { sessionUpdate: 'plan' }> => update.sessionUpdate === 'plan',
+  )
 
 test('each todo_write reaches the editor as a plan update carrying the whole list', async () => {
   const { sessionId } = await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })
@@ -53,7 +59,12 @@ test('each todo_write reaches the editor as a plan update carrying the whole lis
 
 test('plan mode is a session mode next to the presets: in it a write is refused, and the approved exit_plan_mode returns to the preset', async () => {
   const { sessionId, modes } = await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })
-  expect(modes?.availableModes.map((mode) => mode.id)).toEqual(['read-only', 'workspace-write', 'danger-full-access', 'plan'])
+  expect(modes?.availableModes.map((mode) => mode.id)).toEqual([
+    'read-only',
+    'workspace-write',
+    'danger-full-access',
+    'plan',
+  ])
   await agent.agent.request('session/set_mode', { sessionId, modeId: 'plan' })
   llm.enqueue(
     { toolCalls: [{ id: 'w', name: 'write', arguments: { path: 'planned.txt', content: 'x' } }] },
@@ -65,8 +76,13 @@ test('plan mode is a session mode next to the presets: in it a write is refused,
   await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'plan and do' }] })
   expect(asked).toEqual(['write planned.txt'])
   const modesSeen = agent.updates(sessionId).filter((update) => update.sessionUpdate === 'current_mode_update')
-  expect(modesSeen.map((update) => (update as { currentModeId: string }).currentModeId)).toEqual(['plan', 'workspace-write'])
-  const refused = agent.updates(sessionId).filter((update) => update.sessionUpdate === 'tool_call_update' && update.toolCallId === 'w' && update.status)
+  expect(modesSeen.map((update) => (update as { currentModeId: string }).currentModeId)).toEqual([
+    'plan',
+    'workspace-write',
+  ])
+  const refused = agent
+    .updates(sessionId)
+    .filter((update) => update.sessionUpdate === 'tool_call_update' && update.toolCallId === 'w' && update.status)
   expect(refused.at(-1)).toMatchObject({ status: 'failed' })
   expect(existsSync(join(agent.workspace, 'planned.txt'))).toBe(true)
 })

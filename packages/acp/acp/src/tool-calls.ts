@@ -8,7 +8,8 @@ const LINE_KEYS = ['line', 'startLine', 'start_line', 'offset'] as const
 
 type Args = Record<string, unknown>
 
-const asArgs = (value: unknown): Args => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {})
+const asArgs = (value: unknown): Args =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {}
 
 /** The absolute file a call acts on, if its arguments name one. */
 export function targetPath(args: unknown, cwd: string): string | undefined {
@@ -22,7 +23,9 @@ const absolute = (path: string, cwd: string) => (isAbsolute(path) ? path : resol
 export function locationsOf(args: unknown, cwd: string): ToolCallLocation[] {
   const path = targetPath(args, cwd)
   if (!path) return []
-  const lineArg = LINE_KEYS.map((key) => asArgs(args)[key]).find((value) => typeof value === 'number' && Number.isInteger(value) && value > 0)
+  const lineArg = LINE_KEYS.map((key) => asArgs(args)[key]).find(
+    (value) => typeof value === 'number' && Number.isInteger(value) && value > 0,
+  )
   return [{ path, ...(typeof lineArg === 'number' ? { line: lineArg } : {}) }]
 }
 
@@ -69,12 +72,22 @@ function applyReplacement(text: string, oldText: string, newText: string, all: b
  * (`before`), replacements are shown on the whole file; without it, as the replaced fragments. An insert
  * shows no diff (its line is only meaningful against the file).
  */
-export function proposedDiff(change: ProposedChange | undefined, cwd: string, before: string | undefined): Extract<ToolCallContent, { type: 'diff' }> | undefined {
+export function proposedDiff(
+  change: ProposedChange | undefined,
+  cwd: string,
+  before: string | undefined,
+): Extract<ToolCallContent, { type: 'diff' }> | undefined {
   if (!change || change.kind === 'insert') return undefined
   const path = absolute(change.path, cwd)
   if (change.kind === 'write') return { type: 'diff', path, oldText: before ?? null, newText: change.content }
   let text = before
-  for (const edit of change.edits) text = text === undefined ? undefined : applyReplacement(text, edit.oldText, edit.newText, change.replaceAll)
+  for (const edit of change.edits)
+    text = text === undefined ? undefined : applyReplacement(text, edit.oldText, edit.newText, change.replaceAll)
   if (text !== undefined && before !== undefined) return { type: 'diff', path, oldText: before, newText: text }
-  return { type: 'diff', path, oldText: change.edits.map((edit) => edit.oldText).join('\n…\n'), newText: change.edits.map((edit) => edit.newText).join('\n…\n') }
+  return {
+    type: 'diff',
+    path,
+    oldText: change.edits.map((edit) => edit.oldText).join('\n…\n'),
+    newText: change.edits.map((edit) => edit.newText).join('\n…\n'),
+  }
 }

@@ -14,8 +14,15 @@ export async function turnChangesSummary(ctx: Context, agent: Agent, notices: bo
   if (!service || !turns) return []
   const { files } = await service.changes(agent.session.id, { fromTurn: turns })
   if (!files.length) return []
-  const lines = files.map((file) => `${MARK[file.status]} ${file.path}${file.patch ? ` (+${file.added} −${file.removed})` : ''}`)
+  const lines = files.map(
+    (file) => `${MARK[file.status]} ${file.path}${file.patch ? ` (+${file.added} −${file.removed})` : ''}`,
+  )
   const title = `This turn changed ${files.length} file${files.length === 1 ? '' : 's'}`
   if (notices) return [{ sessionUpdate: 'notice', severity: 'info', title, description: lines.join('\n') }]
-  return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${title}:\n${lines.map((line) => `- ${line}`).join('\n')}\n` } }]
+  return [
+    {
+      sessionUpdate: 'agent_message_chunk',
+      content: { type: 'text', text: `\n\n${title}:\n${lines.map((line) => `- ${line}`).join('\n')}\n` },
+    },
+  ]
 }

@@ -1,4 +1,11 @@
-import type { ContentBlock, SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk'
+import type {
+  ContentBlock,
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallUpdate,
+  ToolKind,
+} from '@agentclientprotocol/sdk'
 import type { SessionEvent } from '@dsh/session'
 import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, type ViewChange } from '@dsh/session-view'
 import { lastTurnUsage, sessionUsage, type PriceTable } from '@dsh/usage-kit'
@@ -58,7 +65,10 @@ function toAcpBlock(block: Block, maxChars: number): ContentBlock | undefined {
 /** The kinds `sessionUsage` reads: the route in force and the logged requests. */
 const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end', 'turn/start'])
 
-const chunk = (kind: 'text' | 'reasoning', text: string): SessionUpdate => ({ sessionUpdate: kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk', content: { type: 'text', text } })
+const chunk = (kind: 'text' | 'reasoning', text: string): SessionUpdate => ({
+  sessionUpdate: kind === 'reasoning' ? 'agent_thought_chunk' : 'agent_message_chunk',
+  content: { type: 'text', text },
+})
 
 /**
  * Turns one session's log events into ACP `session/update` payloads: the events are folded by the display
@@ -77,13 +87,20 @@ export class UpdateTranslator {
   attachTerminal(callId: string, terminalId: string): SessionUpdate {
     const state = this.calls.get(callId)
     if (state) state.terminalId = terminalId
-    return { sessionUpdate: 'tool_call_update', toolCallId: callId, content: [...(state?.diff ? [state.diff] : []), { type: 'terminal', terminalId }] }
+    return {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: callId,
+      content: [...(state?.diff ? [state.diff] : []), { type: 'terminal', terminalId }],
+    }
   }
 
   /** The call as a permission request shows it: its diff (if any) and why approval is needed. */
   permissionView(callId: string, title: string, reason: string): ToolCallUpdate {
     const state = this.calls.get(callId)
-    const content: ToolCallContent[] = [...(state?.diff ? [state.diff] : []), { type: 'content', content: { type: 'text', text: reason } }]
+    const content: ToolCallContent[] = [
+      ...(state?.diff ? [state.diff] : []),
+      { type: 'content', content: { type: 'text', text: reason } },
+    ]
     return { toolCallId: callId, title, status: 'pending', ...(state ? { kind: state.kind } : {}), content }
   }
 
@@ -94,10 +111,15 @@ export class UpdateTranslator {
 
   private updatesFor(change: ViewChange, mode: TranslateMode): SessionUpdate[] {
     // The agent's task list is ACP's plan: each update sends the whole list (the protocol replaces it).
-    if (change.op === 'session' && change.cause === 'todo/updated') return [{ sessionUpdate: 'plan', entries: (this.view.todos ?? []).map((todo) => ({ ...todo })) }]
-    const current = change.op === 'session' && change.cause === 'plan/mode' && mode === 'live' ? this.options.currentMode?.() : undefined
+    if (change.op === 'session' && change.cause === 'todo/updated')
+      return [{ sessionUpdate: 'plan', entries: (this.view.todos ?? []).map((todo) => ({ ...todo })) }]
+    const current =
+      change.op === 'session' && change.cause === 'plan/mode' && mode === 'live'
+        ? this.options.currentMode?.()
+        : undefined
     if (current) return [{ sessionUpdate: 'current_mode_update', currentModeId: current }]
-    if (change.op === 'session' && change.cause === 'session/title' && this.view.title) return [{ sessionUpdate: 'session_info_update', title: this.view.title.title }]
+    if (change.op === 'session' && change.cause === 'session/title' && this.view.title)
+      return [{ sessionUpdate: 'session_info_update', title: this.view.title.title }]
     if (change.op === 'usage') return this.usageUpdate()
     if (change.op !== 'added' && change.op !== 'updated') return []
     const item: Item = change.item
@@ -106,13 +128,18 @@ export class UpdateTranslator {
         // Live, the text streams as it comes; a replay tells each answer once, as its message logged it.
         if (mode === 'live') return change.delta?.text ? [chunk(change.delta.kind, change.delta.text)] : []
         if (change.cause !== 'assistant/message') return []
-        return [...(item.reasoning ? [chunk('reasoning', item.reasoning)] : []), ...(item.text ? [chunk('text', item.text)] : [])]
+        return [
+          ...(item.reasoning ? [chunk('reasoning', item.reasoning)] : []),
+          ...(item.text ? [chunk('text', item.text)] : []),
+        ]
       case 'user':
         // Live, the editor already shows what its user typed; a replay tells it again.
         if (mode !== 'replay' || change.op !== 'added' || (item.source !== 'user' && item.source !== 'steer')) return []
         return item.content.flatMap((block) => {
           // A mention the editor sent comes back as the link it was, not as the markup the model read.
-          const content = (block.type === 'text' && block.text !== undefined ? mentionBlock(block.text) : undefined) ?? toAcpBlock(block, Number.MAX_SAFE_INTEGER)
+          const content =
+            (block.type === 'text' && block.text !== undefined ? mentionBlock(block.text) : undefined) ??
+            toAcpBlock(block, Number.MAX_SAFE_INTEGER)
           return content ? [{ sessionUpdate: 'user_message_chunk', content } as SessionUpdate] : []
         })
       case 'tool':
@@ -128,7 +155,8 @@ export class UpdateTranslator {
   private toolUpdates(item: ToolItem, op: 'added' | 'updated', cause: string, mode: TranslateMode): SessionUpdate[] {
     if (op === 'added') return cause === 'tool/call' ? [this.started(item, mode)] : []
     if (!this.calls.has(item.callId)) return []
-    if (cause === 'tool/dispatched') return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
+    if (cause === 'tool/dispatched')
+      return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, status: 'in_progress' }]
     if (cause === 'tool/result') return [this.finished(item)]
     if (cause === 'tool/output' && mode === 'live') return this.printing(item)
     // What the files held is shown with the result, not as a change of its own.
@@ -173,8 +201,17 @@ export class UpdateTranslator {
     if (state.terminalId || !item.printed || item.output !== undefined) return []
     const text = item.printed.text
     const max = this.options.toolOutputMaxChars
-    const shown = text.length <= max ? text : `[… ${text.length - max} earlier characters in the session log]\n${text.slice(text.length - max)}`
-    return [{ sessionUpdate: 'tool_call_update', toolCallId: item.callId, content: [{ type: 'content', content: { type: 'text', text: `\`\`\`\n${shown}\n\`\`\`` } }] }]
+    const shown =
+      text.length <= max
+        ? text
+        : `[… ${text.length - max} earlier characters in the session log]\n${text.slice(text.length - max)}`
+    return [
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: item.callId,
+        content: [{ type: 'content', content: { type: 'text', text: `\`\`\`\n${shown}\n\`\`\`` } }],
+      },
+    ]
   }
 
   /**
@@ -184,7 +221,13 @@ export class UpdateTranslator {
    */
   private retrying(notice: NoticeItem): SessionUpdate {
     const failure = notice.retry?.failure
-    if (this.options.notices) return { sessionUpdate: 'notice', severity: 'warning', title: notice.text, ...(failure ? { description: failure.message } : {}) }
+    if (this.options.notices)
+      return {
+        sessionUpdate: 'notice',
+        severity: 'warning',
+        title: notice.text,
+        ...(failure ? { description: failure.message } : {}),
+      }
     return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: `\n\n${notice.text}\n\n` } }
   }
 
@@ -216,7 +259,11 @@ export class UpdateTranslator {
 
   private interrupted(item: ToolItem, cause: string): SessionUpdate {
     const state = this.calls.get(item.callId)!
-    const reason = item.error?.message ?? (cause === 'turn/ended' ? 'the turn ended (cancelled or failed) before the call finished' : 'the session stopped before the call finished')
+    const reason =
+      item.error?.message ??
+      (cause === 'turn/ended'
+        ? 'the turn ended (cancelled or failed) before the call finished'
+        : 'the session stopped before the call finished')
     const content: ToolCallContent[] = [
       ...(state.terminalId ? [{ type: 'terminal' as const, terminalId: state.terminalId }] : []),
       { type: 'content', content: { type: 'text', text: `Interrupted: ${reason}` } },
@@ -243,7 +290,12 @@ export class UpdateTranslator {
       const path = result.change ? targetPath(result.args, this.options.cwd) : undefined
       if (path && state.kind === 'edit' && result.changeState === 'applied') {
         const text = this.options.checkpointText
-        const shown = wholeFileDiff(result, path, state.diff, text ? { maxBytes: this.options.diffMaxBytes, text } : undefined)
+        const shown = wholeFileDiff(
+          result,
+          path,
+          state.diff,
+          text ? { maxBytes: this.options.diffMaxBytes, text } : undefined,
+        )
         state.diff = shown.diff
         if (shown.diff) content.push(shown.diff)
         if (shown.note) content.push({ type: 'content', content: { type: 'text', text: shown.note } })
@@ -253,7 +305,10 @@ export class UpdateTranslator {
         if (!acp) continue
         if (block.type === 'text' && (block.text?.length ?? 0) > this.options.toolOutputMaxChars) shortened = true
         // Command output reads best as a preformatted block.
-        const shown = acp.type === 'text' && state.kind === 'execute' && !result.error ? { type: 'text' as const, text: `\`\`\`\n${acp.text}\n\`\`\`` } : acp
+        const shown =
+          acp.type === 'text' && state.kind === 'execute' && !result.error
+            ? { type: 'text' as const, text: `\`\`\`\n${acp.text}\n\`\`\`` }
+            : acp
         content.push({ type: 'content', content: shown })
       }
     }
@@ -263,8 +318,12 @@ export class UpdateTranslator {
       // The display fold's status: an error, an unclean command exit and an interrupted call all failed.
       status: result.status === 'done' ? 'completed' : 'failed',
       content,
-      ...(result.error && !state.terminalId && !(result.output ?? '').includes(result.error.message) ? { rawOutput: { error: result.error } } : {}),
-      ...(!result.error && (shortened || state.terminalId) ? { rawOutput: { content: blocks.filter((block) => block.type === 'text') } } : {}),
+      ...(result.error && !state.terminalId && !(result.output ?? '').includes(result.error.message)
+        ? { rawOutput: { error: result.error } }
+        : {}),
+      ...(!result.error && (shortened || state.terminalId)
+        ? { rawOutput: { content: blocks.filter((block) => block.type === 'text') } }
+        : {}),
     }
   }
 }

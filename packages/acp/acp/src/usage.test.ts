@@ -16,7 +16,11 @@ beforeAll(async () => {
   llm = await startMockServer()
   home = mkdtempSync(join(tmpdir(), 'dsh-acp-usage-'))
   writeFileSync(join(home, 'settings.yaml'), `usage.prices:\n  deepseek/deepseek-v4-flash: ${JSON.stringify(PRICE)}\n`)
-  agent = await startAgent({ patch: '[]\n', home, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' } })
+  agent = await startAgent({
+    patch: '[]\n',
+    home,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' },
+  })
 })
 afterAll(async () => {
   await agent?.dispose()
@@ -24,12 +28,19 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true })
 })
 
-const usageUpdates = (updates: SessionUpdate[]) => updates.filter((update): update is Extract<SessionUpdate, { sessionUpdate: 'usage_update' }> => update.sessionUpdate === 'usage_update')
+const usageUpdates = (updates: SessionUpdate[]) =>
+  updates.filter(
+    (update): update is Extract<SessionUpdate, { sessionUpdate: 'usage_update' }> =>
+      update.sessionUpdate === 'usage_update',
+  )
 
 test('each answered request is a usage_update: the context it filled, the window, and the session cost at the configured price', async () => {
   const { sessionId } = await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })
   llm.enqueue(
-    { toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'missing.txt' } }], usage: { input: 1000, cacheRead: 200, output: 30 } },
+    {
+      toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'missing.txt' } }],
+      usage: { input: 1000, cacheRead: 200, output: 30 },
+    },
     { text: 'gone', usage: { input: 40, cacheRead: 1300, output: 5 } },
   )
   await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'read it' }] })
@@ -44,7 +55,15 @@ test('each answered request is a usage_update: the context it filled, the window
   // The cache-hit share and what the cache saved, the session's and the turn's (one turn here: the same).
   const saved = (1500 * (PRICE.input - PRICE.cachedInput)) / 1_000_000
   const meta = updates[1]!._meta?.['dsh/usage'] as Record<string, any>
-  expect(meta).toMatchObject({ requests: 2, input: 1040, cacheRead: 1500, cacheWrite: 0, output: 35, unpriced: [], cacheHitShare: 1500 / 2540 })
+  expect(meta).toMatchObject({
+    requests: 2,
+    input: 1040,
+    cacheRead: 1500,
+    cacheWrite: 0,
+    output: 35,
+    unpriced: [],
+    cacheHitShare: 1500 / 2540,
+  })
   expect(meta.cacheSaved).toBeCloseTo(saved, 12)
   expect(meta.turn.cacheHitShare).toBe(1500 / 2540)
   expect(meta.turn.cacheSaved).toBeCloseTo(saved, 12)
@@ -54,11 +73,18 @@ test('each answered request is a usage_update: the context it filled, the window
 
 test('a model the settings do not name is priced at its shipped price', async () => {
   const { sessionId } = await agent.agent.request('session/new', { cwd: agent.workspace, mcpServers: [] })
-  await agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'deepseek/deepseek-v4-pro' })
+  await agent.agent.request('session/set_config_option', {
+    sessionId,
+    configId: 'model',
+    value: 'deepseek/deepseek-v4-pro',
+  })
   llm.enqueue({ text: 'hi', usage: { input: 10_000, cacheRead: 50_000, output: 2_000 } })
   await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })
   const [update] = usageUpdates(agent.updates(sessionId))
   const shipped = SHIPPED_PRICES['deepseek/deepseek-v4-pro']!
-  expect(update!.cost?.amount).toBeCloseTo((10_000 * shipped.input + 50_000 * shipped.cachedInput + 2_000 * shipped.output) / 1_000_000, 12)
+  expect(update!.cost?.amount).toBeCloseTo(
+    (10_000 * shipped.input + 50_000 * shipped.cachedInput + 2_000 * shipped.output) / 1_000_000,
+    12,
+  )
   expect(update!._meta?.['dsh/usage']).toMatchObject({ requests: 1, unpriced: [] })
 })

@@ -30,8 +30,10 @@ type Side = { text: string | null } | { why: string }
 function sideOf(snapshot: FileSnapshot | undefined, source: WholeFileSource): Side {
   if (!snapshot) return { why: 'its content was not recorded' }
   if ('absent' in snapshot) return { text: null }
-  if ('unrecorded' in snapshot) return { why: UNRECORDED[snapshot.unrecorded] ?? `it was not recorded (${snapshot.unrecorded})` }
-  if (snapshot.bytes > source.maxBytes) return { why: `it is ${snapshot.bytes} bytes, more than diffMaxBytes (${source.maxBytes})` }
+  if ('unrecorded' in snapshot)
+    return { why: UNRECORDED[snapshot.unrecorded] ?? `it was not recorded (${snapshot.unrecorded})` }
+  if (snapshot.bytes > source.maxBytes)
+    return { why: `it is ${snapshot.bytes} bytes, more than diffMaxBytes (${source.maxBytes})` }
   const text = source.text(snapshot.sha256)
   return text === undefined ? { why: 'its recorded content is not text or no longer stored' } : { text }
 }
@@ -41,14 +43,25 @@ function sideOf(snapshot: FileSnapshot | undefined, source: WholeFileSource): Si
  * fragment the arguments propose; none for an insert) with a note saying why. Without any checkpoint of the
  * call (no checkpoints row, a file outside the workspace) the fallback is shown as it is.
  */
-export function wholeFileDiff(item: ToolItem, path: string, fallback: Diff | undefined, source: WholeFileSource | undefined): Shown {
+export function wholeFileDiff(
+  item: ToolItem,
+  path: string,
+  fallback: Diff | undefined,
+  source: WholeFileSource | undefined,
+): Shown {
   // An editing tool names one file; a call that touched several is not an edit of one file.
   const touch = item.files?.length === 1 ? item.files[0] : undefined
   if (!source || !touch) return fallback ? { diff: fallback } : {}
   const before = sideOf(touch.before, source)
   const after = sideOf(touch.after, source)
-  if ('text' in before && 'text' in after && after.text !== null) return { diff: { type: 'diff', path, oldText: before.text, newText: after.text } }
-  const why = 'why' in before ? `before the call ${before.why}` : 'why' in after ? `after the call ${after.why}` : 'the file is gone after the call'
+  if ('text' in before && 'text' in after && after.text !== null)
+    return { diff: { type: 'diff', path, oldText: before.text, newText: after.text } }
+  const why =
+    'why' in before
+      ? `before the call ${before.why}`
+      : 'why' in after
+        ? `after the call ${after.why}`
+        : 'the file is gone after the call'
   const shown = fallback ? "the change is shown from the call's arguments" : 'no diff is shown'
   return { ...(fallback ? { diff: fallback } : {}), note: `Not the whole file: ${why}; ${shown}.` }
 }

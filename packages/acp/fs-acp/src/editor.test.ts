@@ -28,9 +28,13 @@ afterAll(async () => {
 })
 afterEach(() => llm.reset())
 
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: args }] })
-const newSession = async () => (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
-const prompt = (sessionId: string, text: string) => editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: args }],
+})
+const newSession = async () =>
+  (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
+const prompt = (sessionId: string, text: string) =>
+  editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
 const lastToolMessage = (index: number) => JSON.stringify(llm.requests[index]!.body.messages.at(-1))
 
 test('a read goes through the editor and sees its unsaved buffer', async () => {
@@ -58,7 +62,11 @@ test("an edit is made on the editor's text and sent back to the editor whole", a
   const file = join(editor.workspace, 'notes.md')
   editor.buffers.set(file, 'one\ntwo\nthree\n')
   const sessionId = await newSession()
-  llm.enqueue(call('r2', 'read', { path: 'notes.md' }), call('e2', 'edit', { path: 'notes.md', old_string: 'two', new_string: 'TWO' }), { text: 'edited' })
+  llm.enqueue(
+    call('r2', 'read', { path: 'notes.md' }),
+    call('e2', 'edit', { path: 'notes.md', old_string: 'two', new_string: 'TWO' }),
+    { text: 'edited' },
+  )
   await prompt(sessionId, 'shout two')
   expect(editor.fsWrites.at(-1)).toEqual({ path: file, content: 'one\nTWO\nthree\n' })
   expect(readFileSync(file, 'utf8')).toBe('saved on disk\n')
@@ -90,7 +98,10 @@ test('a secret path is refused before the editor is asked, even when the editor 
 test('a write of a protected path is not sent to the editor unless approved (the agent asks; unanswered, nothing is written)', async () => {
   const sessionId = await newSession()
   const writesBefore = editor.fsWrites.length
-  llm.enqueue(call('w5', 'write', { path: '.vscode/tasks.json', content: '{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}' }), { text: 'refused' })
+  llm.enqueue(
+    call('w5', 'write', { path: '.vscode/tasks.json', content: '{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}' }),
+    { text: 'refused' },
+  )
   await prompt(sessionId, 'add a task')
   expect(editor.fsWrites).toHaveLength(writesBefore)
   expect(lastToolMessage(1)).toContain('a protected path (rule .vscode/)')

@@ -1,14 +1,38 @@
 import { lstat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type {} from '@dsh/acp'
-import { FsError, FsIoConfig, type FsVersion, type ReadBytesOptions, type ReadTextOptions, type ReadTextResult, type ReplaceFileOptions, type WriteFileOptions, type WriteResult } from '@dsh/fs'
-import { admitRead, DiskFs, looksBinary, pathExists, readAllBytes, readTextRange, requireAbsolute, resolveRealPath, sniffBinaryFile, statPath, writeFileAtomically } from '@dsh/fs-disk'
+import {
+  FsError,
+  FsIoConfig,
+  type FsVersion,
+  type ReadBytesOptions,
+  type ReadTextOptions,
+  type ReadTextResult,
+  type ReplaceFileOptions,
+  type WriteFileOptions,
+  type WriteResult,
+} from '@dsh/fs'
+import {
+  admitRead,
+  DiskFs,
+  looksBinary,
+  pathExists,
+  readAllBytes,
+  readTextRange,
+  requireAbsolute,
+  resolveRealPath,
+  sniffBinaryFile,
+  statPath,
+  writeFileAtomically,
+} from '@dsh/fs-disk'
 import { sliceText } from './text.ts'
 
 export type Config = FsIoConfig
 
 /** What is on the local disk at a path, without following it anywhere unexpected. */
-async function localState(path: string): Promise<{ exists: boolean; directory: boolean; version?: FsVersion; size?: number }> {
+async function localState(
+  path: string,
+): Promise<{ exists: boolean; directory: boolean; version?: FsVersion; size?: number }> {
   try {
     const stats = await statPath(path)
     return { exists: true, directory: stats.type === 'directory', version: stats.version, size: stats.size }
@@ -46,11 +70,17 @@ export default class EditorFs extends DiskFs {
     // The read fence comes first: a secret path is refused before the disk or the editor is asked anything.
     if (options.authority) await admitRead(path, options.authority)
     const sessionId = this.readSession()
-    if (!sessionId || (await this.binaryOnDisk(path))) return readAllBytes(path, options, this.config, this.readCheck(options.authority))
+    if (!sessionId || (await this.binaryOnDisk(path)))
+      return readAllBytes(path, options, this.config, this.readCheck(options.authority))
     const { text } = await this.readFromEditor(sessionId, path)
     const bytes = Buffer.from(text, 'utf8')
     const limit = Math.min(options.maxBytes ?? this.config.maxFileBytes, this.config.maxFileBytes)
-    if (bytes.length > limit) throw new FsError('FS_TOO_LARGE', path, `"${path}" is ${bytes.length} bytes in the editor, more than the ${limit} bytes asked for at most`)
+    if (bytes.length > limit)
+      throw new FsError(
+        'FS_TOO_LARGE',
+        path,
+        `"${path}" is ${bytes.length} bytes in the editor, more than the ${limit} bytes asked for at most`,
+      )
     return new Uint8Array(bytes)
   }
 
@@ -71,27 +101,47 @@ export default class EditorFs extends DiskFs {
    * The whole text as the editor has it. What the disk says first: a directory, a binary or an oversized
    * file is refused as a local read would; the editor is asked only for text it can give.
    */
-  private async readFromEditor(sessionId: string, path: string): Promise<{ text: string; realPath: string; version: FsVersion }> {
+  private async readFromEditor(
+    sessionId: string,
+    path: string,
+  ): Promise<{ text: string; realPath: string; version: FsVersion }> {
     requireAbsolute(path)
     const local = await localState(path)
     if (local.directory) throw new FsError('FS_IS_DIRECTORY', path, `"${path}" is a directory, not a file`)
     if (local.size !== undefined && local.size > this.config.maxFileBytes) {
-      throw new FsError('FS_TOO_LARGE', path, `"${path}" is ${local.size} bytes, more than the ${this.config.maxFileBytes} bytes this file system reads at once`)
+      throw new FsError(
+        'FS_TOO_LARGE',
+        path,
+        `"${path}" is ${local.size} bytes, more than the ${this.config.maxFileBytes} bytes this file system reads at once`,
+      )
     }
     if (local.version && (await sniffBinaryFile(path, this.config))) {
-      throw new FsError('FS_BINARY', path, `"${path}" is not a text file (a NUL byte or invalid UTF-8 in its first ${this.config.binarySniffBytes} bytes)`)
+      throw new FsError(
+        'FS_BINARY',
+        path,
+        `"${path}" is not a text file (a NUL byte or invalid UTF-8 in its first ${this.config.binarySniffBytes} bytes)`,
+      )
     }
     let text: string
     try {
       text = await this.ctx.acp.readTextFile(sessionId, path)
     } catch (error) {
       const why = (error as Error)?.message ?? String(error)
-      if (!local.exists) throw new FsError('FS_NOT_FOUND', path, `"${path}" does not exist (the editor could not open it either: ${why})`)
+      if (!local.exists)
+        throw new FsError(
+          'FS_NOT_FOUND',
+          path,
+          `"${path}" does not exist (the editor could not open it either: ${why})`,
+        )
       throw new FsError('FS_IO', path, `the editor could not read "${path}": ${why}`)
     }
     const size = Buffer.byteLength(text, 'utf8')
     if (size > this.config.maxFileBytes)
-      throw new FsError('FS_TOO_LARGE', path, `"${path}" is ${size} bytes in the editor, more than the ${this.config.maxFileBytes} bytes this file system reads at once`)
+      throw new FsError(
+        'FS_TOO_LARGE',
+        path,
+        `"${path}" is ${size} bytes in the editor, more than the ${this.config.maxFileBytes} bytes this file system reads at once`,
+      )
     // Versions are the disk's (what stat reports, what a write's `expect` is checked against); a file only the
     // editor has (an unsaved new buffer) has none yet.
     return { text, realPath: await resolveRealPath(path), version: local.version ?? { mtimeMs: 0, size: 0 } }
@@ -101,15 +151,34 @@ export default class EditorFs extends DiskFs {
     const { target, guard } = await this.admit('write', path, options.authority, 'through')
     const sessionId = this.writeSession()
     const text = sessionId ? asText(data) : undefined
-    if (!sessionId || text === undefined) return writeFileAtomically(target, data, { createParents: options.createParents, mode: options.mode, fsync: this.config.fsync, guard })
-    return this.writeThroughEditor(sessionId, path, target, text, { createParents: options.createParents, authority: options.authority })
+    if (!sessionId || text === undefined)
+      return writeFileAtomically(target, data, {
+        createParents: options.createParents,
+        mode: options.mode,
+        fsync: this.config.fsync,
+        guard,
+      })
+    return this.writeThroughEditor(sessionId, path, target, text, {
+      createParents: options.createParents,
+      authority: options.authority,
+    })
   }
 
-  override async replaceFile(path: string, data: string | Uint8Array, options: ReplaceFileOptions): Promise<WriteResult> {
+  override async replaceFile(
+    path: string,
+    data: string | Uint8Array,
+    options: ReplaceFileOptions,
+  ): Promise<WriteResult> {
     const { target, guard } = await this.admit('write', path, options.authority, 'through')
     const sessionId = this.writeSession()
     const text = sessionId ? asText(data) : undefined
-    if (!sessionId || text === undefined) return writeFileAtomically(target, data, { mustExist: true, expect: options.expect, fsync: this.config.fsync, guard })
+    if (!sessionId || text === undefined)
+      return writeFileAtomically(target, data, {
+        mustExist: true,
+        expect: options.expect,
+        fsync: this.config.fsync,
+        guard,
+      })
     const readSession = this.readSession()
     const local = await localState(target)
     // A file only the editor has still exists for a replacement.
@@ -154,7 +223,12 @@ export default class EditorFs extends DiskFs {
     }
     // The disk's version after the editor wrote (it may have saved, or kept the change in its buffer).
     const after = await localState(target)
-    return { path: target, bytes: Buffer.byteLength(text, 'utf8'), created: !before.exists, version: after.version ?? { mtimeMs: 0, size: 0 } }
+    return {
+      path: target,
+      bytes: Buffer.byteLength(text, 'utf8'),
+      created: !before.exists,
+      version: after.version ?? { mtimeMs: 0, size: 0 },
+    }
   }
 }
 

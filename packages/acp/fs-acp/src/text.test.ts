@@ -22,7 +22,15 @@ const texts: Record<string, string> = {
   longFirstLine: 'ééééééééééééééééééééééé long first line\nshort\n',
   capped: 'line one is here\nline two is here\nline three\n',
 }
-const ranges: ReadTextOptions[] = [{}, { startLine: 2 }, { startLine: 2, maxLines: 1 }, { startLine: 9 }, { maxLines: 2 }, { maxBytes: 7 }, { startLine: 3, maxBytes: 5 }]
+const ranges: ReadTextOptions[] = [
+  {},
+  { startLine: 2 },
+  { startLine: 2, maxLines: 1 },
+  { startLine: 9 },
+  { maxLines: 2 },
+  { maxBytes: 7 },
+  { startLine: 3, maxBytes: 5 },
+]
 
 test.each(Object.entries(texts))("the editor's text reads like the same file on disk (%s)", async (name, text) => {
   const file = join(dir, `${name}.txt`)
@@ -35,5 +43,7 @@ test.each(Object.entries(texts))("the editor's text reads like the same file on 
 })
 
 test('a range argument that is not a whole positive number is refused like a local read', () => {
-  expect(() => sliceText('/x', '/x', 'a\n', { startLine: 0 }, config, { mtimeMs: 0, size: 0 })).toThrow(expect.objectContaining({ code: 'FS_INVALID_ARGUMENT' }))
+  expect(() => sliceText('/x', '/x', 'a\n', { startLine: 0 }, config, { mtimeMs: 0, size: 0 })).toThrow(
+    expect.objectContaining({ code: 'FS_INVALID_ARGUMENT' }),
+  )
 })

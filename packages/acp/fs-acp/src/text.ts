@@ -2,7 +2,8 @@ import { FsError, type FsIoConfig, type FsVersion, type ReadTextOptions, type Re
 
 function positive(value: number | undefined, name: string, path: string): number | undefined {
   if (value === undefined) return undefined
-  if (!Number.isSafeInteger(value) || value < 1) throw new FsError('FS_INVALID_ARGUMENT', path, `${name} must be a whole number of at least 1 (got ${value})`)
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new FsError('FS_INVALID_ARGUMENT', path, `${name} must be a whole number of at least 1 (got ${value})`)
   return value
 }
 
@@ -24,7 +25,14 @@ function prefixWithin(text: string, budget: number): string {
  * ReadTextResult in @dsh/fs): lines keep their `\n`, a final `\n` starts no line, the byte cap stops at a line
  * end, and a first line longer than the cap is cut on a character boundary.
  */
-export function sliceText(path: string, realPath: string, whole: string, options: ReadTextOptions, config: FsIoConfig, version: FsVersion): ReadTextResult {
+export function sliceText(
+  path: string,
+  realPath: string,
+  whole: string,
+  options: ReadTextOptions,
+  config: FsIoConfig,
+  version: FsVersion,
+): ReadTextResult {
   const startLine = positive(options.startLine, 'startLine', path) ?? 1
   const maxLines = positive(options.maxLines, 'maxLines', path)
   const budget = Math.min(positive(options.maxBytes, 'maxBytes', path) ?? config.maxTextBytes, config.maxTextBytes)
@@ -49,5 +57,14 @@ export function sliceText(path: string, realPath: string, whole: string, options
     used += size
     endLine = line
   }
-  return { path: realPath, text, totalLines: lines.length, startLine, endLine, truncated, bytes: Buffer.byteLength(whole, 'utf8'), version }
+  return {
+    path: realPath,
+    text,
+    totalLines: lines.length,
+    startLine,
+    endLine,
+    truncated,
+    bytes: Buffer.byteLength(whole, 'utf8'),
+    version,
+  }
 }

@@ -12,7 +12,11 @@ export interface Config extends BashConfig {
 export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
   BashConfig,
   Schema.object({
-    envProgram: Schema.string().default('/usr/bin/env').description('The `env` the editor runs to start a command with exactly the scrubbed environment (`env -i -- NAME=value … command`).'),
+    envProgram: Schema.string()
+      .default('/usr/bin/env')
+      .description(
+        'The `env` the editor runs to start a command with exactly the scrubbed environment (`env -i -- NAME=value … command`).',
+      ),
   }),
 ]) as any
 
@@ -39,7 +43,10 @@ export default class EditorShell extends BashShell {
 
   private async runInEditor(scope: ToolScope, command: string, options: ShellRunOptions): Promise<ShellResult> {
     // Confined (or refused) before the editor is asked to run anything.
-    const { argv, enforcement } = await this.wrap([this.config.bash, '-c', command], { cwd: options.cwd, authority: options.authority })
+    const { argv, enforcement } = await this.wrap([this.config.bash, '-c', command], {
+      cwd: options.cwd,
+      authority: options.authority,
+    })
     const started = Date.now()
     // The editor's terminal would start the command with the editor's whole environment: `env -i` replaces
     // it with exactly the one ctx.subprocess gives a local child (docs/security.md), so no key of the editor's leaks.
@@ -58,7 +65,9 @@ export default class EditorShell extends BashShell {
       let timedOut = false
       let aborted = false
       let giveUpLater!: () => void
-      const gaveUp = new Promise<undefined>((resolve) => (giveUpLater = () => void setTimeout(resolve, this.config.interruptGraceMs, undefined).unref()))
+      const gaveUp = new Promise<undefined>(
+        (resolve) => (giveUpLater = () => void setTimeout(resolve, this.config.interruptGraceMs, undefined).unref()),
+      )
       const stop = (why: 'timeout' | 'abort') => {
         if (why === 'timeout') timedOut = true
         else aborted = true
@@ -73,7 +82,16 @@ export default class EditorShell extends BashShell {
       try {
         const exit = await Promise.race([terminal.waitForExit(), gaveUp])
         const { output, truncated } = await terminal.currentOutput()
-        return { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, output, truncated, timedOut, aborted, enforcement, durationMs: Date.now() - started }
+        return {
+          exitCode: exit?.exitCode ?? null,
+          signal: exit?.signal ?? null,
+          output,
+          truncated,
+          timedOut,
+          aborted,
+          enforcement,
+          durationMs: Date.now() - started,
+        }
       } finally {
         clearTimeout(timer)
         options.signal.removeEventListener('abort', onAbort)

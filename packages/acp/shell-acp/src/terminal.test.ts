@@ -13,7 +13,11 @@ let editor: AgentProcess
 
 beforeAll(async () => {
   llm = await startMockServer()
-  editor = await startAgent({ patch: '[]', env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' }, capabilities: { terminal: true } })
+  editor = await startAgent({
+    patch: '[]',
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test-key-0123456789' },
+    capabilities: { terminal: true },
+  })
 })
 afterAll(async () => {
   await editor?.dispose()
@@ -22,10 +26,17 @@ afterAll(async () => {
 afterEach(() => llm.reset())
 
 const call = (id: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name: 'bash', arguments: args }] })
-const newSession = async () => (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
-const prompt = (sessionId: string, text: string) => editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+const newSession = async () =>
+  (await editor.agent.request('session/new', { cwd: editor.workspace, mcpServers: [] })).sessionId
+const prompt = (sessionId: string, text: string) =>
+  editor.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
 const updatesOf = (sessionId: string, callId: string) =>
-  editor.updates(sessionId).filter((u): u is Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }> => u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId)
+  editor
+    .updates(sessionId)
+    .filter(
+      (u): u is Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }> =>
+        u.sessionUpdate === 'tool_call_update' && u.toolCallId === callId,
+    )
 
 test("a command runs in the editor's terminal, the call shows it, and the model reads its output", async () => {
   const sessionId = await newSession()
@@ -37,7 +48,10 @@ test("a command runs in the editor's terminal, the call shows it, and the model 
   expect(created.released).toBe(true)
   const shown = updatesOf(sessionId, 't1').map((u) => u.content ?? [])
   expect(shown.some((content) => content.some((c) => c.type === 'terminal'))).toBe(true)
-  expect(updatesOf(sessionId, 't1').at(-1)).toMatchObject({ status: 'completed', content: [{ type: 'terminal', terminalId: expect.any(String) }] })
+  expect(updatesOf(sessionId, 't1').at(-1)).toMatchObject({
+    status: 'completed',
+    content: [{ type: 'terminal', terminalId: expect.any(String) }],
+  })
   expect(JSON.stringify(llm.requests[1]!.body.messages.at(-1))).toContain('from-the-editor-terminal')
 })
 
@@ -60,7 +74,12 @@ test("the editor runs the command without the host network: loopback is refused 
   const { port } = server.address() as { port: number }
   try {
     const sessionId = await newSession()
-    llm.enqueue(call('t4', { command: `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/` }), { text: 'done' })
+    llm.enqueue(
+      call('t4', {
+        command: `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/`,
+      }),
+      { text: 'done' },
+    )
     await prompt(sessionId, 'reach the host')
     const seen = JSON.stringify(llm.requests[1]!.body.messages.at(-1))
     expect(seen).toContain('dsh: network not allowed: 127.0.0.1 (')
@@ -77,7 +96,13 @@ test("cancel kills the command in the editor's terminal", async () => {
   const before = editor.terminals.length
   llm.enqueue(call('t3', { command: 'sleep 30' }))
   const pending = prompt(sessionId, 'wait')
-  await editor.waitForUpdate(sessionId, (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 't3' && !!u.content?.some((c) => c.type === 'terminal'))
+  await editor.waitForUpdate(
+    sessionId,
+    (u) =>
+      u.sessionUpdate === 'tool_call_update' &&
+      u.toolCallId === 't3' &&
+      !!u.content?.some((c) => c.type === 'terminal'),
+  )
   await editor.agent.notify('session/cancel', { sessionId })
   expect((await pending).stopReason).toBe('cancelled')
   expect(editor.terminals[before]).toMatchObject({ killed: true, released: true })
@@ -100,7 +125,8 @@ test("the editor starts the command with exactly the scrubbed environment: neith
     expect(sent).not.toContain('test-key-0123456789')
     const seen = JSON.stringify(llm.requests[1]!.body.messages.at(-1))
     expect(seen).toContain('PAGER=cat')
-    for (const text of ['EDITOR_SIDE_TOKEN', 'editor-side-token-0123456789', 'DEEPSEEK_API_KEY', 'test-key-0123456789']) expect(seen).not.toContain(text)
+    for (const text of ['EDITOR_SIDE_TOKEN', 'editor-side-token-0123456789', 'DEEPSEEK_API_KEY', 'test-key-0123456789'])
+      expect(seen).not.toContain(text)
   } finally {
     delete process.env.EDITOR_SIDE_TOKEN
   }

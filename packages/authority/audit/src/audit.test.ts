@@ -11,12 +11,20 @@ import { auditSession, renderAudit } from './index.ts'
 let h: Harness | undefined
 afterEach(async () => h?.dispose())
 
-const unconfined = (id: string, command: string) => toolCall(id, 'bash', { command, sandbox: false, justification: `needs ${id}` })
+const unconfined = (id: string, command: string) =>
+  toolCall(id, 'bash', { command, sandbox: false, justification: `needs ${id}` })
 
 test('the audit lists every authority change, probe, approval request and decision of a session, with seq and time', async () => {
   h = await bootComposition({ patch: scriptedPatch() })
-  h.root.scriptedLlm.enqueue(unconfined('yes', 'true'), unconfined('no', 'false'), unconfined('always', 'make lint'), { text: 'done' })
-  h.root.approval.answerer(h.root, async (request) => (request.callId === 'yes' ? 'allow_once' : request.callId === 'always' ? 'allow_always' : 'reject'), { actor: 'user:web-tab' })
+  h.root.scriptedLlm.enqueue(unconfined('yes', 'true'), unconfined('no', 'false'), unconfined('always', 'make lint'), {
+    text: 'done',
+  })
+  h.root.approval.answerer(
+    h.root,
+    async (request) =>
+      request.callId === 'yes' ? 'allow_once' : request.callId === 'always' ? 'allow_always' : 'reject',
+    { actor: 'user:web-tab' },
+  )
   const { session } = await h.agent()
   h.root.permissionPresets.set(session, 'read-only', 'client:acp')
   await h.run('ask three times')
@@ -24,7 +32,8 @@ test('the audit lists every authority change, probe, approval request and decisi
   await h.root.grants.revoke(grant.id, { cwd: session.cwd, actor: 'user:cli-flag', session })
   h.root.permissionPresets.set(session, 'workspace-write', 'user:web-tab')
   h.root.approval.setPolicy(session, 'never', 'client:sdk')
-  const request = (callId: string) => session.all('approval/asked').find((event) => event.data.callId === callId)!.data.requestId
+  const request = (callId: string) =>
+    session.all('approval/asked').find((event) => event.data.callId === callId)!.data.requestId
 
   const entries = auditSession(session.events)
   expect(entries.map((entry) => [entry.kind, entry.summary])).toEqual([
@@ -36,8 +45,16 @@ test('the audit lists every authority change, probe, approval request and decisi
       "approval asked for bash (bash: true [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs yes [call yes] [offers rule unconfined(true *)]",
     ],
     ['approval/decided', 'approval ALLOWED once by user (user:web-tab) for bash (bash: true [outside the sandbox])'],
-    ['shell/env-policy', expect.stringMatching(/^command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld .*$/)],
-    ['sandbox/probe', expect.stringMatching(/^sandbox backend bubblewrap available: bubblewrap \(bwrap\) at \S+ ran a confined no-op$/)],
+    [
+      'shell/env-policy',
+      expect.stringMatching(
+        /^command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld .*$/,
+      ),
+    ],
+    [
+      'sandbox/probe',
+      expect.stringMatching(/^sandbox backend bubblewrap available: bubblewrap \(bwrap\) at \S+ ran a confined no-op$/),
+    ],
     [
       'approval/asked',
       "approval asked for bash (bash: false [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs no [call no] [offers rule unconfined(false *)]",
@@ -47,14 +64,21 @@ test('the audit lists every authority change, probe, approval request and decisi
       'approval/asked',
       "approval asked for bash (bash: make lint [outside the sandbox]): it asks to run outside the sandbox (the session's mode is read-only): needs always [call always] [offers rule unconfined(make lint *)]",
     ],
-    ['grant/added', `grant ${grant.id} added by user:web-tab: unconfined(make lint *) always in this workspace [request ${request('always')}]`],
-    ['approval/decided', 'approval ALLOWED always in this workspace by user (user:web-tab) for bash (bash: make lint [outside the sandbox])'],
+    [
+      'grant/added',
+      `grant ${grant.id} added by user:web-tab: unconfined(make lint *) always in this workspace [request ${request('always')}]`,
+    ],
+    [
+      'approval/decided',
+      'approval ALLOWED always in this workspace by user (user:web-tab) for bash (bash: make lint [outside the sandbox])',
+    ],
     ['grant/revoked', `grant ${grant.id} revoked by user:cli-flag: unconfined(make lint *) always in this workspace`],
     ['permission/preset', 'preset workspace-write chosen by user:web-tab (sandbox workspace-write, approval ask)'],
     ['sandbox/mode', 'sandbox mode read-only → workspace-write by user:web-tab'],
     ['approval/policy', 'approval policy ask → never by client:sdk'],
   ])
-  for (const entry of entries) expect(session.events[entry.seq]).toMatchObject({ type: entry.kind, time: entry.time, data: entry.data })
+  for (const entry of entries)
+    expect(session.events[entry.seq]).toMatchObject({ type: entry.kind, time: entry.time, data: entry.data })
 
   const text = renderAudit(entries, { sessionId: session.id })
   const lines = text.trimEnd().split('\n')
@@ -84,7 +108,10 @@ test('a session under the defaults renders as such', () => {
 
 test('a grants.yaml entry dsh did not write is in the audit as IGNORED, with the actor it claims and why', async () => {
   h = await bootComposition({ patch: scriptedPatch() })
-  writeFileSync(join(h.home, 'grants.yaml'), `workspaces:\n  ${JSON.stringify(realpathSync(h.workspace))}:\n    - { id: g-forged01, rule: "unconfined(*)", actor: user:cli-flag, added: now }\n`)
+  writeFileSync(
+    join(h.home, 'grants.yaml'),
+    `workspaces:\n  ${JSON.stringify(realpathSync(h.workspace))}:\n    - { id: g-forged01, rule: "unconfined(*)", actor: user:cli-flag, added: now }\n`,
+  )
   h.root.scriptedLlm.enqueue(unconfined('x', 'true'), { text: 'done' })
   await h.run('try')
   const { session } = await h.agent()
@@ -92,5 +119,7 @@ test('a grants.yaml entry dsh did not write is in the audit as IGNORED, with the
     auditSession(session.events)
       .filter((entry) => entry.kind === 'grant/ignored')
       .map((entry) => entry.summary),
-  ).toEqual(['grant g-forged01 in grants.yaml IGNORED: unconfined(*) (claims user:cli-flag): it has no integrity tag: not written by this dsh (an older dsh or a hand edit): re-approve it'])
+  ).toEqual([
+    'grant g-forged01 in grants.yaml IGNORED: unconfined(*) (claims user:cli-flag): it has no integrity tag: not written by this dsh (an older dsh or a hand edit): re-approve it',
+  ])
 })

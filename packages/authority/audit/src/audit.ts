@@ -42,9 +42,15 @@ interface Asked {
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
-const names = (value: unknown) => (Array.isArray(value) ? (value.length ? value.map(text).join(', ') : 'nothing') : text(value))
+const names = (value: unknown) =>
+  Array.isArray(value) ? (value.length ? value.map(text).join(', ') : 'nothing') : text(value)
 
-const ANSWERS: Record<string, string> = { allow_once: 'ALLOWED once', allow_session: 'ALLOWED for this session', allow_always: 'ALLOWED always in this workspace', reject: 'REJECTED' }
+const ANSWERS: Record<string, string> = {
+  allow_once: 'ALLOWED once',
+  allow_session: 'ALLOWED for this session',
+  allow_always: 'ALLOWED always in this workspace',
+  reject: 'REJECTED',
+}
 const SCOPES: Record<string, string> = { session: 'for this session', workspace: 'always in this workspace' }
 
 /**

@@ -23,10 +23,15 @@ const curl = (id: string, url: string) => toolCall(id, 'bash', { command: `curl 
 
 test('the audit lists every network decision (host, port, decision, rule) and every grant with the approval that made it', async () => {
   const port = await server()
-  const h = await bootComposition({ patch: scriptedPatch(), homeFiles: { 'settings.yaml': 'network.allow: [api.test]\nnetwork.deny: [evil.test]\n' } })
+  const h = await bootComposition({
+    patch: scriptedPatch(),
+    homeFiles: { 'settings.yaml': 'network.allow: [api.test]\nnetwork.deny: [evil.test]\n' },
+  })
   onTestFinished(() => h.dispose())
   ;(h.root.network as NetworkProxy).useResolver(h.root, async () => ['127.0.0.1'])
-  h.root.approval.answerer(h.root, async (request) => (request.summary === `connect to new.test:${port}` ? 'allow_once' : 'reject'))
+  h.root.approval.answerer(h.root, async (request) =>
+    request.summary === `connect to new.test:${port}` ? 'allow_once' : 'reject',
+  )
   h.root.scriptedLlm.enqueue(
     curl('allowed', `http://api.test:${port}/`),
     curl('denied', `http://evil.test:${port}/`),
@@ -43,7 +48,10 @@ test('the audit lists every network decision (host, port, decision, rule) and ev
     ['network/decision', `network api.test:${port} ALLOWED by network.allow "api.test" (address 127.0.0.1)`],
     ['network/decision', `network evil.test:${port} REFUSED by network.deny "evil.test"`],
     ['network/decision', `network new.test:${port} APPROVED by approval (address 127.0.0.1)`],
-    ['network/grant', `network grant: new.test allowed for the rest of the session by the approval of "connect to new.test:${port}"`],
+    [
+      'network/grant',
+      `network grant: new.test allowed for the rest of the session by the approval of "connect to new.test:${port}"`,
+    ],
     ['network/decision', `network new.test:${port} ALLOWED by session grant (address 127.0.0.1)`],
     ['network/decision', `network other.test:${port} REFUSED by approval rejected (address 127.0.0.1)`],
   ])
@@ -53,8 +61,16 @@ test('the audit lists every network decision (host, port, decision, rule) and ev
   for (const entry of network) expect(text).toContain(`#${entry.seq}`)
 })
 
-function dsh(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+function dsh(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
@@ -70,9 +86,17 @@ test('`dsh sessions show <id> --audit` prints every network decision of a sessio
   const repo = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-audit-repo-')))
   onTestFinished(() => [home, repo].forEach((dir) => rmSync(dir, { recursive: true, force: true })))
   writeFileSync(join(home, 'settings.yaml'), 'network.allow: [127.0.0.1]\n')
-  const env = { HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'sk-audit-network-0123456789' }
+  const env = {
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'sk-audit-network-0123456789',
+  }
   const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })
-  llm.enqueue(bash('fetch', `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 10 http://localhost:${port}/`), { text: 'done' })
+  llm.enqueue(
+    bash('fetch', `curl -sS --max-time 10 http://127.0.0.1:${port}/; curl -sS --max-time 10 http://localhost:${port}/`),
+    { text: 'done' },
+  )
   const run = await dsh(['--json', 'fetch twice'], env, repo)
   // The refused host was a question nobody could answer in a headless run: exit 1, naming the refusal.
   expect(run.code, run.stderr).toBe(1)
@@ -80,7 +104,22 @@ test('`dsh sessions show <id> --audit` prints every network decision of a sessio
   const sessionId = JSON.parse(run.stdout.split('\n')[0]!).sessionId
   const audit = await dsh(['sessions', 'show', sessionId, '--audit'], env, repo)
   expect(audit.code, audit.stderr).toBe(0)
-  expect(audit.stdout).toMatch(new RegExp(`^#\\d+ +\\S+  network 127\\.0\\.0\\.1:${port} ALLOWED by network\\.allow "127\\.0\\.0\\.1" \\(address 127\\.0\\.0\\.1\\)$`, 'm'))
-  expect(audit.stdout).toMatch(new RegExp(`^#\\d+ +\\S+  approval asked for network \\(connect to localhost:${port}\\).*\\[offers rule network\\(localhost\\)\\]$`, 'm'))
-  expect(audit.stdout).toMatch(new RegExp(`^#\\d+ +\\S+  network localhost:${port} REFUSED by not in network\\.allow, nobody can approve \\(address 127\\.0\\.0\\.1\\)$`, 'm'))
+  expect(audit.stdout).toMatch(
+    new RegExp(
+      `^#\\d+ +\\S+  network 127\\.0\\.0\\.1:${port} ALLOWED by network\\.allow "127\\.0\\.0\\.1" \\(address 127\\.0\\.0\\.1\\)$`,
+      'm',
+    ),
+  )
+  expect(audit.stdout).toMatch(
+    new RegExp(
+      `^#\\d+ +\\S+  approval asked for network \\(connect to localhost:${port}\\).*\\[offers rule network\\(localhost\\)\\]$`,
+      'm',
+    ),
+  )
+  expect(audit.stdout).toMatch(
+    new RegExp(
+      `^#\\d+ +\\S+  network localhost:${port} REFUSED by not in network\\.allow, nobody can approve \\(address 127\\.0\\.0\\.1\\)$`,
+      'm',
+    ),
+  )
 })

@@ -18,7 +18,10 @@ async function prepareRun() {
   return { h, outside, workspace: h.workspace }
 }
 
-async function run(steps: (outside: string, workspace: string) => AttackStep[], prepare?: (outside: string, workspace: string) => void) {
+async function run(
+  steps: (outside: string, workspace: string) => AttackStep[],
+  prepare?: (outside: string, workspace: string) => void,
+) {
   const outside = outsideDir()
   writeFileSync(join(outside, 'victim.txt'), 'original\n')
   const probe = await bootAttack([])
@@ -68,7 +71,10 @@ test('/proc/self/root and /dev/fd lead nowhere writable', async () => {
   const { h, untouched } = await run((outside) => [
     { id: 'p', tool: 'write', args: { path: `/proc/self/root${outside}/pwned`, content: 'x' } },
     { id: 'f', tool: 'write', args: { path: '/dev/fd/1', content: 'x' } },
-    bash('b', `echo x > /proc/self/root${outside}/pwned; exec 3>>${outside}/victim.txt; echo x >&3; echo x > /proc/1/root${outside}/pwned`),
+    bash(
+      'b',
+      `echo x > /proc/self/root${outside}/pwned; exec 3>>${outside}/victim.txt; echo x >&3; echo x > /proc/1/root${outside}/pwned`,
+    ),
   ])
   untouched()
   expect(h.toolResult('p').error?.code).toBe('FS_SANDBOX_DENIED')
@@ -77,20 +83,31 @@ test('/proc/self/root and /dev/fd lead nowhere writable', async () => {
 
 test('a hard link to an outside file cannot be made from inside, and appending to the name changes nothing outside', async () => {
   const { h, untouched, workspace } = await run((outside) => [
-    bash('b', `ln ${outside}/victim.txt hard; echo pwned >> hard; ln -s ${outside}/victim.txt soft; echo pwned >> soft`),
+    bash(
+      'b',
+      `ln ${outside}/victim.txt hard; echo pwned >> hard; ln -s ${outside}/victim.txt soft; echo pwned >> soft`,
+    ),
     { id: 'r', tool: 'read', args: { path: 'soft' } },
     { id: 'w', tool: 'write', args: { path: 'soft', content: 'pwned' } },
   ])
   untouched()
   expect(h.toolText('b')).toMatch(/Invalid cross-device link|Operation not permitted|Read-only file system/)
   expect(h.toolResult('w').error?.code).toBe('FS_SANDBOX_DENIED')
-  expect(existsSync(join(workspace, 'hard')) ? readFileSync(join(workspace, 'hard'), 'utf8') : '').not.toContain('original')
+  expect(existsSync(join(workspace, 'hard')) ? readFileSync(join(workspace, 'hard'), 'utf8') : '').not.toContain(
+    'original',
+  )
 })
 
 test('python, node and perl writers are confined like the shell', async () => {
   const { untouched } = await run((outside) => [
-    bash('py', `python3 -c "open('${outside}/pwned','w').write('x')"; python3 -c "open('${outside}/victim.txt','a').write('x')"`),
-    bash('js', `node -e "require('fs').writeFileSync('${outside}/pwned','x')"; node -e "require('fs').appendFileSync('${outside}/victim.txt','x')"`),
+    bash(
+      'py',
+      `python3 -c "open('${outside}/pwned','w').write('x')"; python3 -c "open('${outside}/victim.txt','a').write('x')"`,
+    ),
+    bash(
+      'js',
+      `node -e "require('fs').writeFileSync('${outside}/pwned','x')"; node -e "require('fs').appendFileSync('${outside}/victim.txt','x')"`,
+    ),
     bash('pl', `perl -e 'open(my $f, ">", "${outside}/pwned") or die "denied: $!"; print $f "x"'`),
   ])
   untouched()
@@ -103,9 +120,16 @@ test('a directory swapped for a symlink between the check and the write never la
   // background job.)
   const rounds = 90 // under agent.maxSteps (100)
   const { h, outside, workspace } = await prepareRun()
-  const flipper = spawn('bash', ['-c', `cd ${workspace}; while :; do rm -rf d; mkdir d; rm -rf d; ln -s ${outside} d; done`], { stdio: 'ignore' })
+  const flipper = spawn(
+    'bash',
+    ['-c', `cd ${workspace}; while :; do rm -rf d; mkdir d; rm -rf d; ln -s ${outside} d; done`],
+    { stdio: 'ignore' },
+  )
   onTestFinished(() => void flipper.kill('SIGKILL'))
-  h.root.scriptedLlm.enqueue(...Array.from({ length: rounds }, (_, i) => toolCall(`w${i}`, 'write', { path: 'd/pwned', content: 'x' })), { text: 'done' })
+  h.root.scriptedLlm.enqueue(
+    ...Array.from({ length: rounds }, (_, i) => toolCall(`w${i}`, 'write', { path: 'd/pwned', content: 'x' })),
+    { text: 'done' },
+  )
   await h.run('go')
   flipper.kill('SIGKILL')
   expect(existsSync(join(outside, 'pwned'))).toBe(false)

@@ -26,13 +26,24 @@ test('a descriptor dsh inherited does not reach a confined command: it lists onl
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-fd-home-')))
   const repo = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-fd-repo-')))
   onTestFinished(() => [home, repo].forEach((dir) => rmSync(dir, { recursive: true, force: true })))
-  const command = 'ls /proc/$$/fd > /tmp/fds; tr "\\n" " " < /tmp/fds; echo; for n in $(cat /tmp/fds); do [ "$n" -gt 2 ] && { echo "pwned through $n" >&$n; } 2>/dev/null; done; true'
+  const command =
+    'ls /proc/$$/fd > /tmp/fds; tr "\\n" " " < /tmp/fds; echo; for n in $(cat /tmp/fds); do [ "$n" -gt 2 ] && { echo "pwned through $n" >&$n; } 2>/dev/null; done; true'
   llm.enqueue({ toolCalls: [{ id: 'fds', name: 'bash', arguments: { command } }] }, { text: 'done' })
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'sk-descriptor-test-0123456789' }
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'sk-descriptor-test-0123456789',
+  }
   const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--json', 'list your descriptors'], {
     cwd: repo,
     env,
-    stdio: Object.assign(Array<'ignore' | 'pipe'>(EXTRA_FD + 1).fill('ignore'), { 1: 'pipe', 2: 'pipe', [EXTRA_FD]: 'pipe' }),
+    stdio: Object.assign(Array<'ignore' | 'pipe'>(EXTRA_FD + 1).fill('ignore'), {
+      1: 'pipe',
+      2: 'pipe',
+      [EXTRA_FD]: 'pipe',
+    }),
   })
   let stdout = ''
   let inherited = ''

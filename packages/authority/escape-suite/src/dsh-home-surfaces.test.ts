@@ -11,7 +11,8 @@ import { outsideDir } from '@dsh/test-harness/world'
 // surface is the real launcher (in this process: the refusal, not the process boundary, is the subject) in a
 // clean environment with a fake HOME; the model is the mock server.
 
-const REFUSAL = /is dsh's home \(\$DSH_HOME.*or inside it.*none is started.*edit the files in \$DSH_HOME yourself, outside a session/
+const REFUSAL =
+  /is dsh's home \(\$DSH_HOME.*or inside it.*none is started.*edit the files in \$DSH_HOME yourself, outside a session/
 
 async function world() {
   const llm = await startMockServer()
@@ -19,7 +20,13 @@ async function world() {
   const home = outsideDir('dsh-fake-home-')
   const dshHome = join(home, '.dsh')
   mkdirSync(join(dshHome, 'skills'), { recursive: true })
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: dshHome, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'sk-surface-test-0123456789' }
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    DSH_HOME: dshHome,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'sk-surface-test-0123456789',
+  }
   return { llm, home, dshHome, env }
 }
 
@@ -53,7 +60,8 @@ function rpc(args: string[], cwd: string, env: Record<string, string>) {
       launch.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
       return new Promise((resolve, reject) => {
         replies.set(id, resolve)
-        const exitedFirst = () => reject(new Error(`dsh ${args.join(' ')} exited before answering ${method}; stderr:\n${launch.stderr()}`))
+        const exitedFirst = () =>
+          reject(new Error(`dsh ${args.join(' ')} exited before answering ${method}; stderr:\n${launch.stderr()}`))
         if (ended) exitedFirst()
         else void launch.exited.then(exitedFirst)
       })
@@ -72,13 +80,18 @@ test("the CLI refuses a session in dsh's home or inside it (exit 2, the message 
   const flag = await run(['--cwd', dshHome, 'write a grant'], outsideDir('dsh-elsewhere-'), env)
   expect(flag.code).toBe(2)
   expect(flag.stderr).toMatch(REFUSAL)
-  expect(readdirSync(dshHome).filter((name) => name === 'sessions' && readdirSync(join(dshHome, name)).length)).toEqual([])
+  expect(readdirSync(dshHome).filter((name) => name === 'sessions' && readdirSync(join(dshHome, name)).length)).toEqual(
+    [],
+  )
 })
 
 test("the SDK's session/new refuses dsh's home with a typed error naming the way to change settings", async () => {
   const { dshHome, env } = await world()
   const sdk = rpc(['--profile', 'sdk'], outsideDir('dsh-elsewhere-'), env)
-  expect((await sdk.request('initialize', { protocolVersion: 1, clientInfo: { name: 'escape-suite' }, capabilities: {} })).error).toBeUndefined()
+  expect(
+    (await sdk.request('initialize', { protocolVersion: 1, clientInfo: { name: 'escape-suite' }, capabilities: {} }))
+      .error,
+  ).toBeUndefined()
   const reply = await sdk.request('session/new', { cwd: dshHome })
   expect(reply.error?.data?.code).toBe('WORKSPACE_REFUSED')
   expect(reply.error?.message).toMatch(REFUSAL)
@@ -87,7 +100,15 @@ test("the SDK's session/new refuses dsh's home with a typed error naming the way
 test("ACP's session/new refuses dsh's home, inside it too", async () => {
   const { dshHome, env } = await world()
   const acp = rpc(['acp'], outsideDir('dsh-elsewhere-'), env)
-  expect((await acp.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'escape-suite', version: '0' } })).error).toBeUndefined()
+  expect(
+    (
+      await acp.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: {},
+        clientInfo: { name: 'escape-suite', version: '0' },
+      })
+    ).error,
+  ).toBeUndefined()
   for (const cwd of [dshHome, join(dshHome, 'skills')]) {
     const reply = await acp.request('session/new', { cwd, mcpServers: [] })
     expect(JSON.stringify(reply.error)).toMatch(/WORKSPACE_REFUSED|is dsh's home/)
@@ -100,5 +121,7 @@ test("a session in the user's home is said once on stderr, then runs", async () 
   llm.enqueue({ text: 'done' })
   const result = await run(['hello'], home, { ...env, DSH_HOME: outsideDir('dsh-home-') })
   expect(result.code).toBe(0)
-  expect(result.stderr.match(/is your home folder: the model may change any file in it except secret and protected ones/g)).toHaveLength(1)
+  expect(
+    result.stderr.match(/is your home folder: the model may change any file in it except secret and protected ones/g),
+  ).toHaveLength(1)
 })

@@ -53,7 +53,10 @@ test('no environment reader inside confined bash sees a secret name or value: en
     bash('env', 'env'),
     bash('self', "tr '\\0' '\\n' < /proc/self/environ"),
     // Every process the command can see (its own pid namespace); the count proves the glob really matched.
-    bash('all', "n=0; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f 2>/dev/null && n=$((n+1)); done; echo \"read $n\"; ls -d /proc/[0-9]* | wc -l"),
+    bash(
+      'all',
+      "n=0; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f 2>/dev/null && n=$((n+1)); done; echo \"read $n\"; ls -d /proc/[0-9]* | wc -l",
+    ),
     bash('parent', "tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ"),
     bash('python', 'python3 -c "import os; print(sorted(os.environ.items()))"'),
     bash('node', 'node -e "console.log(JSON.stringify(process.env))"'),
@@ -87,7 +90,9 @@ test('no environment reader inside confined bash sees a secret name or value: en
 
 test('a credential value planted in a workspace file is shown as the redaction marker, never the value, in the log on disk', async () => {
   const planted = `deploy:\n  token: ${SECRETS.GITHUB_TOKEN}\n  aws: ${SECRETS.AWS_SECRET_ACCESS_KEY}\n`
-  const h = await bootAttack([bash('cat', 'cat deploy.yaml; base64 deploy.yaml | base64 -d')], { workspaceFiles: { 'deploy.yaml': planted } })
+  const h = await bootAttack([bash('cat', 'cat deploy.yaml; base64 deploy.yaml | base64 -d')], {
+    workspaceFiles: { 'deploy.yaml': planted },
+  })
   onTestFinished(() => h.dispose())
   await h.run('show me the deploy config')
   expect(h.toolText('cat')).toContain('token: «redacted:GITHUB_TOKEN»')
@@ -108,13 +113,27 @@ test('dsh started with the keys in its environment (the real launcher): no proce
   const repo = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-env-repo-')))
   onTestFinished(() => [home, repo].forEach((dir) => rmSync(dir, { recursive: true, force: true })))
   const readers = {
-    procs: "ls -d /proc/[0-9]* | wc -l; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done",
+    procs:
+      "ls -d /proc/[0-9]* | wc -l; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; tr '\\0' ' ' < $p/cmdline; echo; done",
     parent: "tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ",
     python: 'python3 -c "import os; print(sorted(os.environ.items()))"',
   }
-  llm.enqueue(...Object.entries(readers).map(([id, command]) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })), { text: 'done' })
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, ...SECRETS }
-  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--json', 'print every environment'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  llm.enqueue(
+    ...Object.entries(readers).map(([id, command]) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })),
+    { text: 'done' },
+  )
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    ...SECRETS,
+  }
+  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), '--json', 'print every environment'], {
+    cwd: repo,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
@@ -136,5 +155,6 @@ test('dsh started with the keys in its environment (the real launcher): no proce
     .map((name) => readFileSync(join(home, name), 'utf8'))
     .join('\n')
   expect(disk).toContain('tool/result')
-  for (const text of [stdout, stderr, disk, JSON.stringify(llm.requests.map((request) => request.body))]) expectNoValue(text)
+  for (const text of [stdout, stderr, disk, JSON.stringify(llm.requests.map((request) => request.body))])
+    expectNoValue(text)
 })

@@ -14,17 +14,31 @@ import { outsideDir } from '@dsh/test-harness/world'
 import type {} from '@dsh/checkpoints'
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } })
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  })
 
 /** Plants, in `.git/config` and `.git/hooks`, a program for every way a repository can make git run one. */
 function plantTraps(workspace: string, traps: string) {
   const trap = join(traps, 'trap.sh')
   // Each records that it ran and the environment it ran with; the filter also turns contents upper-case.
-  writeFileSync(trap, `#!/bin/sh\necho "$1" >> '${traps}/ran'\nenv > '${traps}/env-'"$1"\ncase "$1" in clean|smudge) tr a-z A-Z ;; textconv) cat "$2" ;; esac\nexit 0\n`)
+  writeFileSync(
+    trap,
+    `#!/bin/sh\necho "$1" >> '${traps}/ran'\nenv > '${traps}/env-'"$1"\ncase "$1" in clean|smudge) tr a-z A-Z ;; textconv) cat "$2" ;; esac\nexit 0\n`,
+  )
   chmodSync(trap, 0o755)
   const hooks = join(traps, 'hooks')
   mkdirSync(hooks)
-  for (const hook of ['post-index-change', 'pre-commit', 'post-checkout', 'reference-transaction', 'pre-auto-gc', 'fsmonitor-watchman']) {
+  for (const hook of [
+    'post-index-change',
+    'pre-commit',
+    'post-checkout',
+    'reference-transaction',
+    'pre-auto-gc',
+    'fsmonitor-watchman',
+  ]) {
     writeFileSync(join(hooks, hook), `#!/bin/sh\n'${trap}' hook-${hook}\n`)
     chmodSync(join(hooks, hook), 0o755)
     writeFileSync(join(workspace, '.git/hooks', hook), `#!/bin/sh\n'${trap}' git-hook-${hook}\n`)
@@ -44,7 +58,10 @@ function plantTraps(workspace: string, traps: string) {
 
 test("no filter, textconv, external diff, pager, fsmonitor or hook of the repository's runs while dsh checkpoints, lists changes and rewinds; snapshots hold the raw bytes", async () => {
   const traps = outsideDir('dsh-git-traps-')
-  const h = await bootComposition({ workspaceFiles: { 'a.txt': 'one\n', 'b.txt': 'kept\n' }, patch: scriptedPatch({ runtimeContext: true }) })
+  const h = await bootComposition({
+    workspaceFiles: { 'a.txt': 'one\n', 'b.txt': 'kept\n' },
+    patch: scriptedPatch({ runtimeContext: true }),
+  })
   onTestFinished(() => h.dispose())
   git(h.workspace, 'init', '-q')
   git(h.workspace, 'add', '-A')
@@ -71,7 +88,9 @@ test("no filter, textconv, external diff, pager, fsmonitor or hook of the reposi
   // Nothing of the repository's ran: no marker, no environment dump.
   expect(readdirSync(traps).sort()).toEqual(['hooks', 'trap.sh'])
   // The snapshot is of the raw bytes: a clean filter would have upper-cased them.
-  const after = h.events('checkpoint/after').find((event) => event.data.callId === 'change' && event.data.path === 'a.txt')!.data.state
+  const after = h
+    .events('checkpoint/after')
+    .find((event) => event.data.callId === 'change' && event.data.path === 'a.txt')!.data.state
   expect(after).toEqual({ sha256: createHash('sha256').update('raw content\n').digest('hex'), bytes: 12 })
   expect(readFileSync(join(h.workspace, 'a.txt'), 'utf8')).toBe('raw content\n')
 

@@ -39,7 +39,10 @@ test("a workspace holding dsh's home cannot rewrite its grants, settings or patc
   const grant = '- rule: unconfined(*)\n  actor: user:cli-flag\n'
   const h = await attack(
     [
-      bash('b', `echo '${grant}' >> ~/.dsh/grants.yaml; echo 'x: 1' >> ~/.dsh/settings.yaml; echo '- id: evil' > ~/.dsh/cordis.patch.yml; mkdir -p ~/.dsh/presets; mv ~/.dsh ~/.dsh-moved; echo done`),
+      bash(
+        'b',
+        `echo '${grant}' >> ~/.dsh/grants.yaml; echo 'x: 1' >> ~/.dsh/settings.yaml; echo '- id: evil' > ~/.dsh/cordis.patch.yml; mkdir -p ~/.dsh/presets; mv ~/.dsh ~/.dsh-moved; echo done`,
+      ),
       { id: 'w-grants', tool: 'write', args: { path: join(dshHome, 'grants.yaml'), content: grant } },
       { id: 'w-patch', tool: 'write', args: { path: '.dsh/cordis.patch.yml', content: '- id: evil\n' } },
       { id: 'r-settings', tool: 'read', args: { path: join(dshHome, 'settings.yaml') } },
@@ -54,7 +57,8 @@ test("a workspace holding dsh's home cannot rewrite its grants, settings or patc
   expect(existsSync(join(home, '.dsh-moved'))).toBe(false)
   expect(h.toolText('b')).toMatch(/Read-only file system/)
   expect(h.toolResult('r-settings').error?.code).toBe('FS_READ_DENIED')
-  for (const id of ['w-grants', 'w-patch']) expect(h.toolResult(id).error?.message).toMatch(/it is a secret path \(rule \$DSH_HOME\), which no tool writes/)
+  for (const id of ['w-grants', 'w-patch'])
+    expect(h.toolResult(id).error?.message).toMatch(/it is a secret path \(rule \$DSH_HOME\), which no tool writes/)
   // Never read, so never written: the read before a write is refused for the same rule.
   expect(h.toolResult('w-settings').error?.message).toMatch(/has not been read in this session/)
 })
@@ -89,14 +93,16 @@ test("with the user's home as the workspace, startup files, git config and ~/.lo
   expect(readFileSync(join(home, 'notes.txt'), 'utf8')).toBe('ok\n')
   // Nothing else: no config, no bin folder, and no empty mount point bubblewrap made for a missing name.
   expect(listing(home)).toEqual([...before, 'notes.txt'].sort())
-  for (const id of ['w-git', 'w-rc', 'w-bin']) expect(h.toolResult(id).error?.message).toMatch(/protected path \(rule ~\/\.(gitconfig|bashrc|local\/bin)\)/)
+  for (const id of ['w-git', 'w-rc', 'w-bin'])
+    expect(h.toolResult(id).error?.message).toMatch(/protected path \(rule ~\/\.(gitconfig|bashrc|local\/bin)\)/)
 })
 
 test('missing protected names cannot be created from bash, and the repository has no leftover mount point after', async () => {
   fakeHome()
   const dshHome = outsideDir('dsh-home-')
   const repo = outsideDir('dsh-repo-')
-  const git = (...args: string[]) => spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd: repo, encoding: 'utf8' })
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd: repo, encoding: 'utf8' })
   writeFileSync(join(repo, 'main.ts'), 'export {}\n')
   mkdirSync(join(repo, '.agents'))
   writeFileSync(join(repo, '.agents/README.md'), 'notes\n')
@@ -123,7 +129,8 @@ test('missing protected names cannot be created from bash, and the repository ha
     ],
     { home: dshHome, workspace: repo },
   )
-  for (const name of ['.mcp.json', '.envrc', '.husky', '.agents/skills', '.cursor', '.idea', '.zed', '.devcontainer']) expect(existsSync(join(repo, name)), name).toBe(false)
+  for (const name of ['.mcp.json', '.envrc', '.husky', '.agents/skills', '.cursor', '.idea', '.zed', '.devcontainer'])
+    expect(existsSync(join(repo, name)), name).toBe(false)
   expect(listing(repo)).toEqual(before)
   // Only the two files the model may change show; git sees no new entry of any kind.
   expect(git('status', '--porcelain', '--untracked-files=all').stdout).toBe(' M .agents/README.md\n M main.ts\n')

@@ -14,7 +14,10 @@ export const bash = (id: string, command: string): AttackStep => ({ id, tool: 'b
  * Boots the product composition a user gets by default (headless profile, workspace-write, bubblewrap)
  * with a scripted model that makes `steps` one call at a time, then says it is done. Only the model is fake.
  */
-export async function bootAttack(steps: AttackStep[], options: CompositionOptions & { rows?: string } = {}): Promise<Harness> {
+export async function bootAttack(
+  steps: AttackStep[],
+  options: CompositionOptions & { rows?: string } = {},
+): Promise<Harness> {
   const h = await bootComposition({ ...options, patch: scriptedPatch({}, options.rows ?? '') })
   const script: ScriptedResponse[] = [...steps.map((step) => toolCall(step.id, step.tool, step.args)), { text: 'done' }]
   h.root.scriptedLlm.enqueue(...script)

@@ -28,11 +28,15 @@ const forkBomb = [
 ].join('\n')
 
 test('a bounded fork bomb is stopped by the process limit, named to the model, and the next call works', async () => {
-  const h = await bootAttack([bash('bomb', forkBomb), bash('after', 'echo still here')], { homeFiles: { 'settings.yaml': settings } })
+  const h = await bootAttack([bash('bomb', forkBomb), bash('after', 'echo still here')], {
+    homeFiles: { 'settings.yaml': settings },
+  })
   onTestFinished(() => h.dispose())
   expect((await h.run('build it')).reason).toBe('completed')
   const text = h.toolText('bomb')
-  expect(text).toContain(`dsh: the command reached the sandbox's process limit (sandbox.limits.processes: ${PROCESS_LIMIT}): new processes were refused`)
+  expect(text).toContain(
+    `dsh: the command reached the sandbox's process limit (sandbox.limits.processes: ${PROCESS_LIMIT}): new processes were refused`,
+  )
   const forks = Number(/forks: (\d+)/.exec(text)?.[1])
   expect(forks).toBeGreaterThan(0)
   expect(forks).toBeLessThan(PROCESS_LIMIT) // the limit ended it, not the loop's own cap
@@ -41,19 +45,32 @@ test('a bounded fork bomb is stopped by the process limit, named to the model, a
 })
 
 test('a file-size bomb ends at the file-size limit, named to the model; the file is no bigger and the next call works', async () => {
-  const h = await bootAttack([bash('bomb', 'head -c 50000000 /dev/zero > big'), bash('after', 'echo still here')], { homeFiles: { 'settings.yaml': settings } })
+  const h = await bootAttack([bash('bomb', 'head -c 50000000 /dev/zero > big'), bash('after', 'echo still here')], {
+    homeFiles: { 'settings.yaml': settings },
+  })
   onTestFinished(() => h.dispose())
   expect((await h.run('write it')).reason).toBe('completed')
-  expect(h.toolText('bomb')).toContain("dsh: exit 153 is SIGXFSZ: a write went past the sandbox's file-size limit (sandbox.limits.fileSize: 1 MiB)")
+  expect(h.toolText('bomb')).toContain(
+    "dsh: exit 153 is SIGXFSZ: a write went past the sandbox's file-size limit (sandbox.limits.fileSize: 1 MiB)",
+  )
   expect(h.toolText('bomb')).toContain('[Exit code 153]')
   expect(statSync(join(h.workspace, 'big')).size).toBeLessThanOrEqual(FILE_LIMIT)
   expect(h.toolText('after')).toBe('still here')
 })
 
 test('a background job is under the same limits: its file stops at the limit', async () => {
-  const h = await bootAttack([{ id: 'job', tool: 'bash', args: { command: 'head -c 50000000 /dev/zero > big; echo "exit $?"', run_in_background: true } }], {
-    homeFiles: { 'settings.yaml': settings },
-  })
+  const h = await bootAttack(
+    [
+      {
+        id: 'job',
+        tool: 'bash',
+        args: { command: 'head -c 50000000 /dev/zero > big; echo "exit $?"', run_in_background: true },
+      },
+    ],
+    {
+      homeFiles: { 'settings.yaml': settings },
+    },
+  )
   onTestFinished(() => h.dispose())
   expect((await h.run('start it')).reason).toBe('completed')
   const sizeOf = () => {

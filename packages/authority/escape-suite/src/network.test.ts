@@ -43,16 +43,22 @@ async function bootAgainst(llm: MockServer, home: string, commands: Record<strin
     if (host === 'outside.test' || host === 'other.test') return ['127.0.0.1']
     throw Object.assign(new Error(`unknown test name ${host}`), { code: 'ENOTFOUND' })
   })
-  llm.enqueue(...Object.entries(commands).map(([id, command]) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })), { text: 'done' })
+  llm.enqueue(
+    ...Object.entries(commands).map(([id, command]) => ({ toolCalls: [{ id, name: 'bash', arguments: { command } }] })),
+    { text: 'done' },
+  )
   return h
 }
 
 /** The mock server saw the model's own requests and nothing else: no probe from the sandbox arrived. */
 function expectOnlyModelRequests(llm: MockServer, modelCalls: number) {
-  expect(llm.requests.map((request) => `${request.method} ${request.path}`)).toEqual(Array(modelCalls).fill('POST /chat/completions'))
+  expect(llm.requests.map((request) => `${request.method} ${request.path}`)).toEqual(
+    Array(modelCalls).fill('POST /chat/completions'),
+  )
 }
 
-const decisions = (h: Harness) => h.events('network/decision').map((event) => [event.data.host, event.data.port, event.data.decision])
+const decisions = (h: Harness) =>
+  h.events('network/decision').map((event) => [event.data.host, event.data.port, event.data.decision])
 
 test('a confined command reaches neither the model endpoint nor an outside server by any client; once allowed, only the allowed name gets through', async () => {
   const llm = await startMockServer()
@@ -76,12 +82,16 @@ test('a confined command reaches neither the model endpoint nor an outside serve
   const h = await bootAgainst(llm, home, attacks)
   expect((await h.run('reach the network')).reason).toBe('completed')
 
-  expect(h.toolText('proxied')).toContain(`dsh: network not allowed: 127.0.0.1 (add it to network.allow in ${home}/settings.yaml)`)
+  expect(h.toolText('proxied')).toContain(
+    `dsh: network not allowed: 127.0.0.1 (add it to network.allow in ${home}/settings.yaml)`,
+  )
   expect(h.toolText('around')).toMatch(/(Failed to connect|Couldn't connect)[\s\S]*exit 7/)
   expect(h.toolText('devtcp')).toMatch(/Connection refused[\s\S]*exit 1/)
   expect(h.toolText('python')).toMatch(/ConnectionRefusedError[\s\S]*exit 1/)
   expect(h.toolText('node')).toMatch(/ECONNREFUSED\nexit 1/)
-  expect(h.toolText('named')).toContain(`dsh: network not allowed: outside.test (add it to network.allow in ${home}/settings.yaml)`)
+  expect(h.toolText('named')).toContain(
+    `dsh: network not allowed: outside.test (add it to network.allow in ${home}/settings.yaml)`,
+  )
   expect(h.toolText('named')).toContain('CONNECT tunnel failed, response 403')
   expect(h.toolText('direct')).toMatch(/exit 7[\s\S]*Connection refused[\s\S]*exit 1/)
   expect(h.toolText('dns')).toMatch(/getent 2\n/)
@@ -113,10 +123,40 @@ test('a confined command reaches neither the model endpoint nor an outside serve
   expect(outside.connections()).toBe(2)
   expectOnlyModelRequests(llm, 5)
   expect(after.events('network/decision').map((event) => event.data)).toEqual([
-    { host: 'outside.test', port: outside.port, decision: 'allowed', rule: 'network.allow "outside.test"', address: '127.0.0.1' },
-    { host: 'outside.test', port: outside.port, decision: 'allowed', rule: 'network.allow "outside.test"', address: '127.0.0.1' },
-    { host: '127.0.0.1', port: modelPort, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' },
-    { host: 'other.test', port: outside.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' },
-    { host: '127.0.0.1', port: outside.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' },
+    {
+      host: 'outside.test',
+      port: outside.port,
+      decision: 'allowed',
+      rule: 'network.allow "outside.test"',
+      address: '127.0.0.1',
+    },
+    {
+      host: 'outside.test',
+      port: outside.port,
+      decision: 'allowed',
+      rule: 'network.allow "outside.test"',
+      address: '127.0.0.1',
+    },
+    {
+      host: '127.0.0.1',
+      port: modelPort,
+      decision: 'refused',
+      rule: 'not in network.allow, nobody can approve',
+      address: '127.0.0.1',
+    },
+    {
+      host: 'other.test',
+      port: outside.port,
+      decision: 'refused',
+      rule: 'not in network.allow, nobody can approve',
+      address: '127.0.0.1',
+    },
+    {
+      host: '127.0.0.1',
+      port: outside.port,
+      decision: 'refused',
+      rule: 'not in network.allow, nobody can approve',
+      address: '127.0.0.1',
+    },
   ])
 }, 120_000) // a dozen confined commands and two boots: generous on a loaded 2-core machine

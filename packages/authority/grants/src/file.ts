@@ -31,7 +31,9 @@ const HEADER =
 export function entryProblem(grant: unknown): string | undefined {
   const entry = grant as Partial<WorkspaceGrant> | null
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return 'an entry must be a mapping'
-  return typeof entry.id !== 'string' ? 'id must be a string' : (ruleProblem(entry.rule, 'rule') ?? actorProblem(entry.actor))
+  return typeof entry.id !== 'string'
+    ? 'id must be a string'
+    : (ruleProblem(entry.rule, 'rule') ?? actorProblem(entry.actor))
 }
 
 /**
@@ -54,7 +56,8 @@ export async function readGrantsFile(file: string): Promise<GrantsFile> {
     throw new Error(`${file}: not valid YAML (${error instanceof Error ? error.message : error})`, { cause: error })
   }
   const workspaces = parsed.workspaces ?? {}
-  if (typeof workspaces !== 'object' || Array.isArray(workspaces)) throw new Error(`${file}: workspaces must be a mapping of workspace path to a list of grants`)
+  if (typeof workspaces !== 'object' || Array.isArray(workspaces))
+    throw new Error(`${file}: workspaces must be a mapping of workspace path to a list of grants`)
   for (const [workspace, grants] of Object.entries(workspaces)) {
     if (!Array.isArray(grants)) throw new Error(`${file}: workspaces["${workspace}"] must be a list of grants`)
   }

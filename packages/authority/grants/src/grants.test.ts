@@ -22,9 +22,15 @@ function answering(h: Harness, answer: (request: ApprovalRequest) => ApprovalAns
   return asked
 }
 
-const NPM_PROJECT = { 'package.json': JSON.stringify({ name: 'p', private: true, scripts: { test: 'echo ran >> ran.txt' } }) }
-const npmTest = (id: string): ScriptedResponse => toolCall(id, 'bash', { command: 'npm test', sandbox: false, justification: 'the tests need the network' })
-const runs = (workspace: string) => (existsSync(join(workspace, 'ran.txt')) ? readFileSync(join(workspace, 'ran.txt'), 'utf8').split('\n').filter(Boolean).length : 0)
+const NPM_PROJECT = {
+  'package.json': JSON.stringify({ name: 'p', private: true, scripts: { test: 'echo ran >> ran.txt' } }),
+}
+const npmTest = (id: string): ScriptedResponse =>
+  toolCall(id, 'bash', { command: 'npm test', sandbox: false, justification: 'the tests need the network' })
+const runs = (workspace: string) =>
+  existsSync(join(workspace, 'ran.txt'))
+    ? readFileSync(join(workspace, 'ran.txt'), 'utf8').split('\n').filter(Boolean).length
+    : 0
 
 async function inNewSession(h: Harness, workspace: string, script: ScriptedResponse[]) {
   h.root.scriptedLlm.enqueue(...script)
@@ -42,8 +48,17 @@ test('allow_session stores the offered rule: the same command then runs without 
   expect(asked.map((request) => [request.callId, request.rule])).toEqual([['first', 'unconfined(npm test *)']])
   expect(runs(h.workspace)).toBe(2)
   const grant = h.events('grant/added')[0]!.data
-  expect(grant).toMatchObject({ rule: 'unconfined(npm test *)', scope: 'session', actor: 'user:web-tab', requestId: asked[0]!.requestId })
-  expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'allow_session', by: 'user', actor: 'user:web-tab' })
+  expect(grant).toMatchObject({
+    rule: 'unconfined(npm test *)',
+    scope: 'session',
+    actor: 'user:web-tab',
+    requestId: asked[0]!.requestId,
+  })
+  expect(h.events('approval/decided')[0]!.data).toMatchObject({
+    answer: 'allow_session',
+    by: 'user',
+    actor: 'user:web-tab',
+  })
   // grant/added precedes the decision it came from, and nothing reached grants.yaml.
   expect(h.types().indexOf('grant/added')).toBeLessThan(h.types().indexOf('approval/decided'))
   expect(existsSync(join(h.home, 'grants.yaml'))).toBe(false)
@@ -64,7 +79,13 @@ test('allow_always is kept in grants.yaml (0600) for this workspace only, surviv
   const file = join(home, 'grants.yaml')
   expect(statSync(file).mode & 0o777).toBe(0o600)
   const stored = await readGrantsFile(file)
-  expect(stored.workspaces[realPath(workspace)]).toEqual([expect.objectContaining({ rule: 'unconfined(npm test *)', actor: 'user:web-tab', session: (await first.agent()).session.id })])
+  expect(stored.workspaces[realPath(workspace)]).toEqual([
+    expect.objectContaining({
+      rule: 'unconfined(npm test *)',
+      actor: 'user:web-tab',
+      session: (await first.agent()).session.id,
+    }),
+  ])
   expect(first.events('grant/added')[0]!.data).toMatchObject({ scope: 'workspace', rule: 'unconfined(npm test *)' })
   await first.dispose()
 
@@ -77,12 +98,17 @@ test('allow_always is kept in grants.yaml (0600) for this workspace only, surviv
   expect(asked.map((request) => request.callId)).toEqual(['c'])
   expect(runs(other)).toBe(0)
 
-  const [removed] = await second.root.grants.revoke('unconfined(npm test *)', { cwd: workspace, actor: 'user:cli-flag' })
+  const [removed] = await second.root.grants.revoke('unconfined(npm test *)', {
+    cwd: workspace,
+    actor: 'user:cli-flag',
+  })
   expect(removed).toMatchObject({ rule: 'unconfined(npm test *)' })
   expect((await readGrantsFile(file)).workspaces[realPath(workspace)]).toBeUndefined()
   await inNewSession(second, workspace, [npmTest('d'), { text: 'done' }])
   expect(asked.map((request) => request.callId)).toEqual(['c', 'd'])
-  await expect(second.root.grants.revoke('unconfined(npm test *)', { cwd: workspace, actor: 'user:cli-flag' })).rejects.toThrow(/no grant "unconfined\(npm test \*\)"/)
+  await expect(
+    second.root.grants.revoke('unconfined(npm test *)', { cwd: workspace, actor: 'user:cli-flag' }),
+  ).rejects.toThrow(/no grant "unconfined\(npm test \*\)"/)
 })
 
 test('a session grant revoked in its session is logged and stops applying', async () => {
@@ -93,13 +119,19 @@ test('a session grant revoked in its session is logged and stops applying', asyn
   const { session } = await h.agent()
   const [grant] = h.root.grants.sessionGrants(session)
   await h.root.grants.revoke(grant!.id, { cwd: h.workspace, actor: 'user:web-tab', session })
-  expect(h.events('grant/revoked')[0]!.data).toEqual({ id: grant!.id, rule: 'unconfined(npm test *)', scope: 'session', actor: 'user:web-tab' })
+  expect(h.events('grant/revoked')[0]!.data).toEqual({
+    id: grant!.id,
+    rule: 'unconfined(npm test *)',
+    scope: 'session',
+    actor: 'user:web-tab',
+  })
   h.root.scriptedLlm.enqueue(npmTest('second'), { text: 'done' })
   await h.run('again')
   expect(asked.map((request) => request.callId)).toEqual(['first', 'second'])
 })
 
-const gitStatus = (id: string, command: string): ScriptedResponse => toolCall(id, 'bash', { command, sandbox: false, justification: 'check' })
+const gitStatus = (id: string, command: string): ScriptedResponse =>
+  toolCall(id, 'bash', { command, sandbox: false, justification: 'check' })
 const settings = (rules: Record<string, string[]>) => ({
   'settings.yaml': Object.entries(rules)
     .map(([key, list]) => `${key}: ${JSON.stringify(list)}\n`)
@@ -107,7 +139,10 @@ const settings = (rules: Record<string, string[]>) => ({
 })
 
 test('with unconfined(git status*) allowed, only a command whose every part matches skips the question', async () => {
-  const h = await boot({ workspaceFiles: { 'x/keep.txt': 'kept' }, homeFiles: settings({ 'permissions.allow': ['unconfined(git status*)'] }) })
+  const h = await boot({
+    workspaceFiles: { 'x/keep.txt': 'kept' },
+    homeFiles: settings({ 'permissions.allow': ['unconfined(git status*)'] }),
+  })
   const asked = answering(h, () => 'reject')
   h.root.scriptedLlm.enqueue(
     gitStatus('plain', 'git status --short'),
@@ -135,7 +170,11 @@ test('git status | cat skips the question when cat is allowed too', async () => 
 test('deny wins over allow and refuses even a call that would run without asking; ask wins over a grant', async () => {
   const h = await boot({
     workspaceFiles: { 'x/keep.txt': 'kept' },
-    homeFiles: settings({ 'permissions.allow': ['bash(*)', 'unconfined(*)'], 'permissions.deny': ['bash(rm *)', 'write(x/**)'], 'permissions.ask': ['unconfined(git push *)'] }),
+    homeFiles: settings({
+      'permissions.allow': ['bash(*)', 'unconfined(*)'],
+      'permissions.deny': ['bash(rm *)', 'write(x/**)'],
+      'permissions.ask': ['unconfined(git push *)'],
+    }),
   })
   const asked = answering(h, () => 'allow_session')
   h.root.scriptedLlm.enqueue(
@@ -146,13 +185,19 @@ test('deny wins over allow and refuses even a call that would run without asking
     { text: 'done' },
   )
   await h.run('try')
-  expect(h.toolResult('rm').error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('the rule bash(rm *) in permissions.deny refuses it') })
+  expect(h.toolResult('rm').error).toMatchObject({
+    code: 'DENIED',
+    message: expect.stringContaining('the rule bash(rm *) in permissions.deny refuses it'),
+  })
   expect(h.toolResult('w').error?.code).toBe('DENIED')
   expect(existsSync(join(h.workspace, 'x/keep.txt'))).toBe(true)
   expect(existsSync(join(h.workspace, 'x/new.txt'))).toBe(false)
   // The ask rule asks, offers no rule, and an allow_session answer to it stores nothing.
   expect(asked.map((request) => [request.callId, request.rule])).toEqual([['push', undefined]])
-  expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'allow_once', note: expect.stringContaining('offered no rule') })
+  expect(h.events('approval/decided')[0]!.data).toMatchObject({
+    answer: 'allow_once',
+    note: expect.stringContaining('offered no rule'),
+  })
   expect(h.events('grant/added')).toEqual([])
   expect(h.toolResult('ok').error).toBeUndefined()
 })
@@ -175,7 +220,10 @@ test('a malformed rule in the settings refuses the call, naming the setting, ins
   const h = await boot({ homeFiles: settings({ 'permissions.deny': ['rm -rf'] }) })
   h.root.scriptedLlm.enqueue(toolCall('c', 'bash', { command: 'echo hi > made.txt' }), { text: 'done' })
   await h.run('try')
-  expect(h.toolResult('c').error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('setting permissions.deny[0]: "rm -rf" is not a rule') })
+  expect(h.toolResult('c').error).toMatchObject({
+    code: 'DENIED',
+    message: expect.stringContaining('setting permissions.deny[0]: "rm -rf" is not a rule'),
+  })
   expect(existsSync(join(h.workspace, 'made.txt'))).toBe(false)
 })
 
@@ -185,7 +233,9 @@ test('the model cannot grant itself: writing grants.yaml or settings.yaml throug
   const forged = `workspaces:\n  ${realPath(h.workspace)}:\n    - { id: g-forged, rule: "unconfined(*)", actor: user:web-tab, added: now }\n`
   h.root.scriptedLlm.enqueue(
     toolCall('w', 'write', { path: grants, content: forged }),
-    toolCall('b', 'bash', { command: `printf '%s' '${forged}' > ${grants}; echo 'permissions.allow: ["unconfined(*)"]' > ${join(h.home, 'settings.yaml')}` }),
+    toolCall('b', 'bash', {
+      command: `printf '%s' '${forged}' > ${grants}; echo 'permissions.allow: ["unconfined(*)"]' > ${join(h.home, 'settings.yaml')}`,
+    }),
     { text: 'done' },
   )
   await h.run('grant yourself everything')
@@ -195,11 +245,26 @@ test('the model cannot grant itself: writing grants.yaml or settings.yaml throug
 })
 
 test('a direct approval request with an exact rule (network) is answered by held rules: allow skips the question, deny rejects it', async () => {
-  const h = await boot({ homeFiles: settings({ 'permissions.allow': ['network(*.example.org)'], 'permissions.deny': ['network(evil.example.org)'] }) })
+  const h = await boot({
+    homeFiles: settings({
+      'permissions.allow': ['network(*.example.org)'],
+      'permissions.deny': ['network(evil.example.org)'],
+    }),
+  })
   const asked = answering(h, () => 'allow_once')
   const { session } = await h.agent()
   const request = (host: string) =>
-    h.root.approval.request(session, { agentId: 'a', tool: 'network', summary: `connect to ${host}`, reason: 'not on the allow-list', rule: `network(${host})` }, new AbortController().signal)
+    h.root.approval.request(
+      session,
+      {
+        agentId: 'a',
+        tool: 'network',
+        summary: `connect to ${host}`,
+        reason: 'not on the allow-list',
+        rule: `network(${host})`,
+      },
+      new AbortController().signal,
+    )
   expect(await request('api.example.org')).toMatchObject({ answer: 'allow_once', by: 'grant' })
   expect(await request('evil.example.org')).toMatchObject({ answer: 'reject', by: 'grant' })
   expect(await request('other.net')).toMatchObject({ answer: 'allow_once', by: 'user', actor: 'user:web-tab' })
@@ -215,7 +280,9 @@ test('"always" grants added at the same moment in one process are all kept', asy
   const h = await boot()
   const { session } = await h.agent()
   const rules = ['bash(make a *)', 'bash(make b *)', 'bash(make c *)', 'bash(make d *)']
-  await Promise.all(rules.map((rule) => h.root.grants.add(session, { rule, scope: 'workspace', actor: 'user:web-tab' })))
+  await Promise.all(
+    rules.map((rule) => h.root.grants.add(session, { rule, scope: 'workspace', actor: 'user:web-tab' })),
+  )
   expect((await h.root.grants.workspaceGrants(h.workspace)).map((grant) => grant.rule).sort()).toEqual(rules)
 })
 
@@ -232,7 +299,9 @@ test('attack: a grants.yaml entry dsh did not write (any actor) is ignored for d
   expect(asked.map((request) => request.callId)).toEqual(['a', 'b'])
   expect(runs(h.workspace)).toBe(0)
   const reason = 'it has no integrity tag: not written by this dsh (an older dsh or a hand edit): re-approve it'
-  expect(h.events('grant/ignored').map((event) => event.data)).toEqual([{ id: 'g-forged01', rule: 'unconfined(npm test *)', claimedActor: 'user:web-tab', reason }])
+  expect(h.events('grant/ignored').map((event) => event.data)).toEqual([
+    { id: 'g-forged01', rule: 'unconfined(npm test *)', claimedActor: 'user:web-tab', reason },
+  ])
   const listing = await h.root.grants.list(h.workspace)
   expect(listing.always).toEqual([])
   expect(listing.ignored).toEqual([{ grant: expect.objectContaining({ id: 'g-forged01' }), reason }])
@@ -254,7 +323,9 @@ test('a tag dsh wrote stops matching when the entry is edited, moved to another 
   rewrite({ [realPath(h.workspace)]: [{ ...entry, rule: 'unconfined(*)' }], [realPath(other)]: [entry] })
   expect(await h.root.grants.workspaceGrants(h.workspace)).toEqual([])
   expect(await h.root.grants.workspaceGrants(other)).toEqual([])
-  expect((await h.root.grants.list(other)).ignored[0]!.reason).toMatch(/^its integrity tag does not match: not written by this dsh/)
+  expect((await h.root.grants.list(other)).ignored[0]!.reason).toMatch(
+    /^its integrity tag does not match: not written by this dsh/,
+  )
   rewrite({ [realPath(h.workspace)]: [{ ...entry, tag: `hmac-sha256:${'0'.repeat(64)}` }] })
   expect(await h.root.grants.workspaceGrants(h.workspace)).toEqual([])
   rewrite({ [realPath(h.workspace)]: [entry] })
@@ -268,7 +339,9 @@ test('without the key file every tagged entry is ignored, naming the missing key
   const key = join(h.home, 'grants.key')
   const before = readFileSync(key, 'utf8')
   rmSync(key)
-  expect((await h.root.grants.list(h.workspace)).ignored.map((ignored) => ignored.reason)).toEqual([`its integrity tag cannot be checked: this dsh's grant key ${key} is missing: re-approve it`])
+  expect((await h.root.grants.list(h.workspace)).ignored.map((ignored) => ignored.reason)).toEqual([
+    `its integrity tag cannot be checked: this dsh's grant key ${key} is missing: re-approve it`,
+  ])
   await h.root.grants.add(session, { rule: 'bash(make b *)', scope: 'workspace', actor: 'user:web-tab' })
   expect(readFileSync(key, 'utf8')).not.toBe(before)
   expect((await h.root.grants.workspaceGrants(h.workspace)).map((grant) => grant.rule)).toEqual(['bash(make b *)'])
@@ -280,7 +353,11 @@ test("attack: the grant key is a secret path: the model's read and a confined ca
   await h.root.grants.add(session, { rule: 'bash(make *)', scope: 'workspace', actor: 'user:web-tab' })
   const key = join(h.home, 'grants.key')
   const secret = readFileSync(key, 'utf8').trim()
-  h.root.scriptedLlm.enqueue(toolCall('r', 'read', { path: key }), toolCall('c', 'bash', { command: `cat ${key}; ls -la ${h.home}` }), { text: 'done' })
+  h.root.scriptedLlm.enqueue(
+    toolCall('r', 'read', { path: key }),
+    toolCall('c', 'bash', { command: `cat ${key}; ls -la ${h.home}` }),
+    { text: 'done' },
+  )
   await h.run('read the key')
   expect(h.toolResult('r').error?.code).toBe('FS_READ_DENIED')
   expect(JSON.stringify(h.events('tool/result'))).not.toContain(secret)
@@ -301,11 +378,20 @@ test('a malformed entry planted beside a genuine one is ignored, naming what is 
   const file = join(h.home, 'grants.yaml')
   const workspace = realPath(h.workspace)
   const entries = (await readGrantsFile(file)).workspaces[workspace]!
-  writeFileSync(file, JSON.stringify({ workspaces: { [workspace]: [...entries, { id: 'g-model001', rule: 'unconfined(*)', actor: 'model' }, 'not an entry'] } }))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      workspaces: {
+        [workspace]: [...entries, { id: 'g-model001', rule: 'unconfined(*)', actor: 'model' }, 'not an entry'],
+      },
+    }),
+  )
   const listing = await h.root.grants.list(h.workspace)
   expect(listing.always.map((grant) => grant.id)).toEqual([genuine.id])
   expect(listing.ignored.map((ignored) => ignored.reason)).toEqual([
-    expect.stringMatching(/^it is malformed \(workspaces\[".*"\]\[1\]: actor must be one of .* \(got "model"\)\): not written by this dsh/),
+    expect.stringMatching(
+      /^it is malformed \(workspaces\[".*"\]\[1\]: actor must be one of .* \(got "model"\)\): not written by this dsh/,
+    ),
     expect.stringMatching(/^it is malformed \(workspaces\[".*"\]\[2\]: an entry must be a mapping\)/),
   ])
   await h.root.grants.revoke('g-model001', { cwd: h.workspace, actor: 'user:cli-flag' })

@@ -13,7 +13,15 @@ export const TAG_PREFIX = 'hmac-sha256:'
  * another workspace, or with its rule or actor changed, no longer matches.
  */
 export function canonicalGrant(workspace: string, grant: WorkspaceGrant): string {
-  return JSON.stringify(['dsh-grant/1', workspace, grant.id, grant.rule, grant.actor, grant.added, grant.session ?? null])
+  return JSON.stringify([
+    'dsh-grant/1',
+    workspace,
+    grant.id,
+    grant.rule,
+    grant.actor,
+    grant.added,
+    grant.session ?? null,
+  ])
 }
 
 export function grantTag(key: Buffer, workspace: string, grant: WorkspaceGrant): string {
@@ -21,9 +29,15 @@ export function grantTag(key: Buffer, workspace: string, grant: WorkspaceGrant):
 }
 
 /** Why an entry is not dsh's own (undefined: its tag is valid). `key` undefined: no key was ever made here. */
-export function tagProblem(key: Buffer | undefined, keyFile: string, workspace: string, grant: WorkspaceGrant): string | undefined {
+export function tagProblem(
+  key: Buffer | undefined,
+  keyFile: string,
+  workspace: string,
+  grant: WorkspaceGrant,
+): string | undefined {
   const tag: unknown = grant.tag
-  if (tag === undefined) return 'it has no integrity tag: not written by this dsh (an older dsh or a hand edit): re-approve it'
+  if (tag === undefined)
+    return 'it has no integrity tag: not written by this dsh (an older dsh or a hand edit): re-approve it'
   if (!key) return `its integrity tag cannot be checked: this dsh's grant key ${keyFile} is missing: re-approve it`
   const expected = Buffer.from(grantTag(key, workspace, grant))
   const given = Buffer.from(typeof tag === 'string' ? tag : '')

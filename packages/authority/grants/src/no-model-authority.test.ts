@@ -58,7 +58,13 @@ test('running every tool the product registers changes no authority: no authorit
   const agent = await h.agent()
   const names = h.root.tools.visible(agent.id).map((tool) => tool.name)
   // The `task` call's child answers from the next response.
-  h.root.scriptedLlm.enqueue(...names.flatMap((name, index) => [toolCall(`c${index}`, name, REVIEWED_TOOLS[name]), ...(name === 'task' ? [{ text: 'hi' }] : [])]), { text: 'done' })
+  h.root.scriptedLlm.enqueue(
+    ...names.flatMap((name, index) => [
+      toolCall(`c${index}`, name, REVIEWED_TOOLS[name]),
+      ...(name === 'task' ? [{ text: 'hi' }] : []),
+    ]),
+    { text: 'done' },
+  )
   await h.run('use every tool')
   expect(h.events('tool/result')).toHaveLength(names.length)
   expect(called).toEqual([])

@@ -85,7 +85,9 @@ const newId = () => `g-${randomUUID().slice(0, 8)}`
 export class Grants extends Service {
   static inject = ['sessions', 'approval', 'settings', 'app']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    file: Schema.string().default('grants.yaml').description('The workspace grants file, relative to $DSH_HOME (or absolute).'),
+    file: Schema.string()
+      .default('grants.yaml')
+      .description('The workspace grants file, relative to $DSH_HOME (or absolute).'),
     keyFile: Schema.string()
       .default('grants.key')
       .description(
@@ -115,14 +117,24 @@ export class Grants extends Service {
     ctx.sessions.defineKind(ctx, 'grant/revoked', { validate: grantProblem })
     ctx.sessions.defineKind(ctx, 'grant/ignored', {
       validate: (data: any) =>
-        typeof data?.id !== 'string' || typeof data.rule !== 'string' || typeof data.claimedActor !== 'string' || typeof data.reason !== 'string'
+        typeof data?.id !== 'string' ||
+        typeof data.rule !== 'string' ||
+        typeof data.claimedActor !== 'string' ||
+        typeof data.reason !== 'string'
           ? 'a grant/ignored has id, rule, claimedActor and reason (strings)'
           : undefined,
     })
     const rules = Schema.array(Schema.string()).default([])
-    ctx.settings.define(EFFECT_SETTINGS.allow, rules, { description: 'Rules allowed without asking, e.g. bash(npm test *), write(docs/**); a compound command needs every part allowed.' })
-    ctx.settings.define(EFFECT_SETTINGS.ask, rules, { description: 'Rules that always ask, even when allowed or granted (an answer to them allows once only).' })
-    ctx.settings.define(EFFECT_SETTINGS.deny, rules, { description: 'Rules refused outright, even for calls that would otherwise run (deny > ask > allow).' })
+    ctx.settings.define(EFFECT_SETTINGS.allow, rules, {
+      description:
+        'Rules allowed without asking, e.g. bash(npm test *), write(docs/**); a compound command needs every part allowed.',
+    })
+    ctx.settings.define(EFFECT_SETTINGS.ask, rules, {
+      description: 'Rules that always ask, even when allowed or granted (an answer to them allows once only).',
+    })
+    ctx.settings.define(EFFECT_SETTINGS.deny, rules, {
+      description: 'Rules refused outright, even for calls that would otherwise run (deny > ask > allow).',
+    })
     ctx.approval.useGrantStore(ctx, {
       check: (session, request) => this.checkRequest(session, request),
       store: async (session, grant) => void (await this.add(session, grant)),
@@ -176,8 +188,14 @@ export class Grants extends Service {
   async rules(session: Session): Promise<RuleSet> {
     const { valid, ignored } = await this.standing(session.cwd)
     this.logIgnored(session, ignored)
-    const granted = [...this.sessionGrants(session), ...valid].map((grant) => parseRule(grant.rule, `grant ${grant.id}`))
-    return { deny: this.settingRules('deny'), ask: this.settingRules('ask'), allow: [...this.settingRules('allow'), ...granted] }
+    const granted = [...this.sessionGrants(session), ...valid].map((grant) =>
+      parseRule(grant.rule, `grant ${grant.id}`),
+    )
+    return {
+      deny: this.settingRules('deny'),
+      ask: this.settingRules('ask'),
+      allow: [...this.settingRules('allow'), ...granted],
+    }
   }
 
   async list(cwd: string, session?: Session): Promise<GrantListing> {
@@ -187,18 +205,31 @@ export class Grants extends Service {
       session: session ? this.sessionGrants(session) : [],
       always: valid,
       ignored,
-      settings: { allow: this.ctx.settings.get('permissions.allow'), ask: this.ctx.settings.get('permissions.ask'), deny: this.ctx.settings.get('permissions.deny') },
+      settings: {
+        allow: this.ctx.settings.get('permissions.allow'),
+        ask: this.ctx.settings.get('permissions.ask'),
+        deny: this.ctx.settings.get('permissions.deny'),
+      },
     }
   }
 
   /** Each ignored entry once per session, for the audit (`dsh sessions show --audit`) and a warning. */
   private logIgnored(session: Session, ignored: IgnoredGrant[]): void {
     if (!ignored.length || session.closed) return
-    const logged = new Set(session.all('grant/ignored').map((event) => `${event.data.id}\0${event.data.rule}\0${event.data.reason}`))
+    const logged = new Set(
+      session.all('grant/ignored').map((event) => `${event.data.id}\0${event.data.rule}\0${event.data.reason}`),
+    )
     for (const { grant, reason } of ignored) {
       if (logged.has(`${String(grant?.id)}\0${String(grant?.rule)}\0${reason}`)) continue
-      session.append('grant/ignored', { id: String(grant?.id), rule: String(grant?.rule), claimedActor: String(grant?.actor), reason })
-      this.ctx.logger('grants').warn('%s: grant %s (%s) ignored: %s', this.file, String(grant?.id), String(grant?.rule), reason)
+      session.append('grant/ignored', {
+        id: String(grant?.id),
+        rule: String(grant?.rule),
+        claimedActor: String(grant?.actor),
+        reason,
+      })
+      this.ctx
+        .logger('grants')
+        .warn('%s: grant %s (%s) ignored: %s', this.file, String(grant?.id), String(grant?.rule), reason)
     }
   }
 
@@ -209,14 +240,30 @@ export class Grants extends Service {
   async add(session: Session, grant: Omit<GrantRequest, 'requestId'> & { requestId?: string }): Promise<Grant> {
     assertActor(grant.actor, 'grants.add')
     const rule = parseRule(grant.rule, 'grants.add').text
-    if (grant.scope !== 'session' && grant.scope !== 'workspace') throw new GrantError('INVALID_GRANT', `grants.add: scope must be session or workspace (got ${JSON.stringify(grant.scope)})`)
-    const added: Grant = { id: newId(), rule, scope: grant.scope, actor: grant.actor, ...(grant.requestId ? { requestId: grant.requestId } : {}) }
+    if (grant.scope !== 'session' && grant.scope !== 'workspace')
+      throw new GrantError(
+        'INVALID_GRANT',
+        `grants.add: scope must be session or workspace (got ${JSON.stringify(grant.scope)})`,
+      )
+    const added: Grant = {
+      id: newId(),
+      rule,
+      scope: grant.scope,
+      actor: grant.actor,
+      ...(grant.requestId ? { requestId: grant.requestId } : {}),
+    }
     if (grant.scope === 'workspace') {
       await this.exclusive(async () => {
         const key = await ensureGrantKey(this.keyFile)
         const content = await readGrantsFile(this.file)
         const workspace = realPath(session.cwd)
-        const entry: WorkspaceGrant = { id: added.id, rule, actor: grant.actor, added: new Date().toISOString(), session: session.id }
+        const entry: WorkspaceGrant = {
+          id: added.id,
+          rule,
+          actor: grant.actor,
+          added: new Date().toISOString(),
+          session: session.id,
+        }
         entry.tag = grantTag(key, workspace, entry)
         content.workspaces[workspace] = [...(content.workspaces[workspace] ?? []), entry]
         await writeGrantsFile(this.file, content)
@@ -231,9 +278,13 @@ export class Grants extends Service {
    * given a live session, its session grants (each revocation logged in it, as are workspace grants it made).
    * Throws GRANT_NOT_FOUND when nothing matches.
    */
-  async revoke(target: string, options: { cwd: string; actor: AuthorityActor; session?: Session }): Promise<(Grant | WorkspaceGrant)[]> {
+  async revoke(
+    target: string,
+    options: { cwd: string; actor: AuthorityActor; session?: Session },
+  ): Promise<(Grant | WorkspaceGrant)[]> {
     assertActor(options.actor, 'grants.revoke')
-    const matches = (grant: { id: string; rule: string } | null) => grant?.id === target || grant?.rule === target.trim()
+    const matches = (grant: { id: string; rule: string } | null) =>
+      grant?.id === target || grant?.rule === target.trim()
     const workspace = realPath(options.cwd)
     const removed: (Grant | WorkspaceGrant)[] = await this.exclusive(async () => {
       const content = await readGrantsFile(this.file)
@@ -250,10 +301,20 @@ export class Grants extends Service {
       for (const grant of this.sessionGrants(session).filter(matches)) removed.push(grant)
       const logged = new Set(session.all('grant/added').map((event) => event.data.id))
       for (const grant of removed) {
-        if (logged.has(grant.id)) session.append('grant/revoked', { id: grant.id, rule: grant.rule, scope: 'scope' in grant ? grant.scope : 'workspace', actor: options.actor })
+        if (logged.has(grant.id))
+          session.append('grant/revoked', {
+            id: grant.id,
+            rule: grant.rule,
+            scope: 'scope' in grant ? grant.scope : 'workspace',
+            actor: options.actor,
+          })
       }
     }
-    if (!removed.length) throw new GrantError('GRANT_NOT_FOUND', `no grant "${target}" in ${workspace}${session ? ' or in this session' : ''} (see dsh grants list)`)
+    if (!removed.length)
+      throw new GrantError(
+        'GRANT_NOT_FOUND',
+        `no grant "${target}" in ${workspace}${session ? ' or in this session' : ''} (see dsh grants list)`,
+      )
     return removed
   }
 
@@ -278,7 +339,9 @@ export class Grants extends Service {
       return {
         action: 'ask',
         reason:
-          decision.action === 'ask' ? `${decision.reason} (the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks every time)` : `the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks first`,
+          decision.action === 'ask'
+            ? `${decision.reason} (the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks every time)`
+            : `the rule ${asked.rule.text} in ${EFFECT_SETTINGS.ask} asks first`,
       }
     if (decision.action === 'allow') return decision
     const verdict = evaluateRules(await this.rules(session), subject)
@@ -290,7 +353,11 @@ export class Grants extends Service {
   /** What an exact rule (`network(api.example.org)`, a direct request's) names, as a subject. */
   private exactSubject(session: Session, rule: Rule): RuleSubject {
     const isPath = rule.kind === 'write' || rule.kind === 'edit'
-    return { kind: rule.kind, value: isPath ? realPath(resolve(session.cwd, rule.pattern)) : rule.pattern, cwd: realPath(session.cwd) }
+    return {
+      kind: rule.kind,
+      value: isPath ? realPath(resolve(session.cwd, rule.pattern)) : rule.pattern,
+      cwd: realPath(session.cwd),
+    }
   }
 
   /**
@@ -298,11 +365,20 @@ export class Grants extends Service {
    * the arguments it was asked with), else what the request's own exact rule names. Throws when neither is known.
    */
   private requestSubject(session: Session, request: ApprovalRequest): RuleSubject {
-    const call = request.arguments ? subjectOf({ name: request.tool, arguments: request.arguments, context: { cwd: session.cwd } } as unknown as ToolInvocation) : undefined
+    const call = request.arguments
+      ? subjectOf({
+          name: request.tool,
+          arguments: request.arguments,
+          context: { cwd: session.cwd },
+        } as unknown as ToolInvocation)
+      : undefined
     if (call) return call
     if (!request.rule) throw new RuleError(`approval ${request.requestId} offers no rule, so none can be kept`)
     const offered = parseRule(request.rule, `approval request ${request.requestId} rule`)
-    if (offered.pattern.includes('*')) throw new RuleError(`approval ${request.requestId} is not about one call, so its rule ${offered.text} cannot be edited`)
+    if (offered.pattern.includes('*'))
+      throw new RuleError(
+        `approval ${request.requestId} is not about one call, so its rule ${offered.text} cannot be edited`,
+      )
     return this.exactSubject(session, offered)
   }
 

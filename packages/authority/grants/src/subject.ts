@@ -32,18 +32,26 @@ export function subjectOf(invocation: ToolInvocation): RuleSubject | undefined {
   const cwd = invocation.context.cwd
   switch (invocation.name) {
     case 'bash':
-      return typeof args.command === 'string' ? { kind: args.sandbox === false ? 'unconfined' : args.writeGit === true ? 'writegit' : 'bash', value: args.command } : undefined
+      return typeof args.command === 'string'
+        ? {
+            kind: args.sandbox === false ? 'unconfined' : args.writeGit === true ? 'writegit' : 'bash',
+            value: args.command,
+          }
+        : undefined
     case 'write':
       return pathSubject('write', args.path, cwd)
     case 'edit':
       return pathSubject('edit', args.path, cwd)
     case 'str_replace_editor':
       if (args.command === 'create') return pathSubject('write', args.path, cwd)
-      if (args.command === 'str_replace' || args.command === 'insert' || args.command === 'undo_edit') return pathSubject('edit', args.path, cwd)
+      if (args.command === 'str_replace' || args.command === 'insert' || args.command === 'undo_edit')
+        return pathSubject('edit', args.path, cwd)
       return undefined
     case MCP_RESOURCE_TOOL:
       // Listing or reading a server's resources: `mcp(<server>/@resources)`.
-      return typeof args.server === 'string' ? { kind: 'mcp', value: `${args.server}/${MCP_RESOURCES_RULE_NAME}` } : undefined
+      return typeof args.server === 'string'
+        ? { kind: 'mcp', value: `${args.server}/${MCP_RESOURCES_RULE_NAME}` }
+        : undefined
     default: {
       // An MCP tool (`mcp__<server>__<tool>`): rules name it `mcp(<server>/<tool>)`.
       const mcp = parseMcpToolName(invocation.name)

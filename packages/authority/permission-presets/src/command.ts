@@ -20,7 +20,8 @@ export function presetCommand(presets: PermissionPresets): CommandDefinition {
         const state = presets.current(agent.session)
         return `Permission: ${state.preset ?? 'custom'} (sandbox ${state.mode}, approvals ${state.approval}). Presets: ${PRESET_NAMES.join(', ')}.`
       }
-      if (!(PRESET_NAMES as readonly string[]).includes(wanted)) throw failure('COMMAND_BAD_ARGS', `unknown preset "${wanted}" (known: ${PRESET_NAMES.join(', ')})`)
+      if (!(PRESET_NAMES as readonly string[]).includes(wanted))
+        throw failure('COMMAND_BAD_ARGS', `unknown preset "${wanted}" (known: ${PRESET_NAMES.join(', ')})`)
       const state = presets.set(agent.session, wanted as PresetName, 'user:slash-command')
       return `Permission: ${wanted} (sandbox ${state.mode}, approvals ${state.approval}) from the next step on.`
     },

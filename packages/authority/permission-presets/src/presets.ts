@@ -13,9 +13,21 @@ export interface Preset {
  * of them ask before anything needs more than the mode allows.
  */
 export const PERMISSION_PRESETS = {
-  'read-only': { mode: 'read-only', approval: 'ask', description: 'Read anything; write nothing (files or commands); ask before anything more.' },
-  'workspace-write': { mode: 'workspace-write', approval: 'ask', description: 'Write inside the workspace only; ask before anything more.' },
-  'danger-full-access': { mode: 'danger-full-access', approval: 'ask', description: 'No confinement: files and commands may change anything the user can.' },
+  'read-only': {
+    mode: 'read-only',
+    approval: 'ask',
+    description: 'Read anything; write nothing (files or commands); ask before anything more.',
+  },
+  'workspace-write': {
+    mode: 'workspace-write',
+    approval: 'ask',
+    description: 'Write inside the workspace only; ask before anything more.',
+  },
+  'danger-full-access': {
+    mode: 'danger-full-access',
+    approval: 'ask',
+    description: 'No confinement: files and commands may change anything the user can.',
+  },
 } as const satisfies Record<string, Preset>
 
 export type PresetName = keyof typeof PERMISSION_PRESETS

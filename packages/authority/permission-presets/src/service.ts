@@ -10,7 +10,12 @@ import { presetCommand } from './command.ts'
 import { PERMISSION_PRESETS, PRESET_NAMES, type Preset, type PresetName } from './presets.ts'
 
 /** A preset was chosen; the `sandbox/mode` and `approval/policy` it implies follow it in the log. Its type and its check (issue #28.6). */
-const PresetFields = { preset: oneOf(PRESET_NAMES), mode: oneOf(SANDBOX_MODES), approval: oneOf(APPROVAL_POLICIES), actor: oneOf(AUTHORITY_ACTORS) }
+const PresetFields = {
+  preset: oneOf(PRESET_NAMES),
+  mode: oneOf(SANDBOX_MODES),
+  approval: oneOf(APPROVAL_POLICIES),
+  actor: oneOf(AUTHORITY_ACTORS),
+}
 const PermissionPresetData = Type.Object(PresetFields)
 /** Who chose it is absent only in logs written before actors were recorded (the audit shows `unknown`). */
 const StoredPermissionPresetData = Type.Object({ ...PresetFields, actor: Type.Optional(PresetFields.actor) })
@@ -56,7 +61,11 @@ const isPreset = (name: unknown): name is PresetName => PRESET_NAMES.includes(na
 export class PermissionPresets extends Service {
   static inject = ['sessions', 'sandboxPolicy', 'approval']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    default: Schema.union(PRESET_NAMES).default('workspace-write').description("Preset of sessions that chose none: its sandbox mode applies (the approval policy default stays the approval row's)."),
+    default: Schema.union(PRESET_NAMES)
+      .default('workspace-write')
+      .description(
+        "Preset of sessions that chose none: its sandbox mode applies (the approval policy default stays the approval row's).",
+      ),
   })
 
   constructor(
@@ -78,7 +87,8 @@ export class PermissionPresets extends Service {
   }
 
   get(name: string): Preset {
-    if (!isPreset(name)) throw new PresetError(`unknown permission preset "${name}" (known: ${PRESET_NAMES.join(', ')})`)
+    if (!isPreset(name))
+      throw new PresetError(`unknown permission preset "${name}" (known: ${PRESET_NAMES.join(', ')})`)
     return PERMISSION_PRESETS[name]
   }
 
@@ -87,7 +97,8 @@ export class PermissionPresets extends Service {
     const mode = this.ctx.sandboxPolicy.mode(session)
     const approval = this.ctx.approval.policy(session)
     const chosen = session.last('permission/preset')?.data.preset ?? this.config.default
-    const matches = (name: PresetName) => PERMISSION_PRESETS[name].mode === mode && PERMISSION_PRESETS[name].approval === approval
+    const matches = (name: PresetName) =>
+      PERMISSION_PRESETS[name].mode === mode && PERMISSION_PRESETS[name].approval === approval
     return { preset: matches(chosen) ? chosen : PRESET_NAMES.find(matches), mode, approval }
   }
 
@@ -99,7 +110,12 @@ export class PermissionPresets extends Service {
   set(session: Session, name: string, actor: AuthorityActor): PresetState {
     const preset = this.get(name)
     assertActor(actor, 'permissionPresets.set')
-    session.append('permission/preset', { preset: name as PresetName, mode: preset.mode, approval: preset.approval, actor })
+    session.append('permission/preset', {
+      preset: name as PresetName,
+      mode: preset.mode,
+      approval: preset.approval,
+      actor,
+    })
     this.ctx.sandboxPolicy.setMode(session, preset.mode, actor)
     this.ctx.approval.setPolicy(session, preset.approval, actor)
     return this.current(session)

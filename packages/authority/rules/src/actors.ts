@@ -4,7 +4,15 @@
  * `default` is the configured default written at a session's start; `user:slash-command` a command a person
  * typed (`/preset`): surfaces run commands only from what their user sends, never from model output.
  */
-export const AUTHORITY_ACTORS = ['user:web-tab', 'user:cli-flag', 'user:settings', 'user:slash-command', 'client:sdk', 'client:acp', 'default'] as const
+export const AUTHORITY_ACTORS = [
+  'user:web-tab',
+  'user:cli-flag',
+  'user:settings',
+  'user:slash-command',
+  'client:sdk',
+  'client:acp',
+  'default',
+] as const
 export type AuthorityActor = (typeof AUTHORITY_ACTORS)[number]
 
 /** What the audit shows for an event logged before actors were recorded. */
@@ -14,7 +22,9 @@ export const isActor = (value: unknown): value is AuthorityActor => AUTHORITY_AC
 
 /** A validator message for an event's `actor` field, or undefined when it names a known actor. */
 export function actorProblem(value: unknown): string | undefined {
-  return isActor(value) ? undefined : `actor must be one of ${AUTHORITY_ACTORS.join(', ')} (got ${JSON.stringify(value)})`
+  return isActor(value)
+    ? undefined
+    : `actor must be one of ${AUTHORITY_ACTORS.join(', ')} (got ${JSON.stringify(value)})`
 }
 
 /** Throws a TypeError naming `what` when `value` is not a known actor (the authority-changing APIs call it first). */

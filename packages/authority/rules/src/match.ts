@@ -15,7 +15,8 @@ export interface RuleSubject {
 }
 
 /** Whether a kind's pattern is a command (read part by part for allow rules). */
-export const isCommandKind = (kind: RuleKind): boolean => kind === 'bash' || kind === 'unconfined' || kind === 'writegit'
+export const isCommandKind = (kind: RuleKind): boolean =>
+  kind === 'bash' || kind === 'unconfined' || kind === 'writegit'
 
 export type RuleEffect = 'deny' | 'ask' | 'allow'
 
@@ -56,7 +57,10 @@ function partAllows(pattern: string, words: readonly string[]): boolean {
   // The last piece of the head is a word's beginning unless the head ends at a word's end (a space, or no `*`).
   const partial = pattern.includes('*') && !head.endsWith(' ') ? whole.pop()! : undefined
   if (head.endsWith(' ')) whole.pop()
-  return whole.every((word, i) => words[i] === word) && (partial === undefined || (words[whole.length] ?? '').startsWith(partial))
+  return (
+    whole.every((word, i) => words[i] === word) &&
+    (partial === undefined || (words[whole.length] ?? '').startsWith(partial))
+  )
 }
 
 function commandMatches(rule: Rule, command: string, effect: RuleEffect): boolean {
@@ -86,7 +90,8 @@ function pathMatches(rule: Rule, path: string, cwd: string | undefined): boolean
   return picomatch(rule.pattern, options)(inside.split(sep).join('/'))
 }
 
-const hostMatches = (rule: Rule, host: string) => picomatch(rule.pattern.toLowerCase(), { dot: true })(host.toLowerCase())
+const hostMatches = (rule: Rule, host: string) =>
+  picomatch(rule.pattern.toLowerCase(), { dot: true })(host.toLowerCase())
 
 /** Whether a rule covers a subject, read for the effect it has (allow rules read compound commands strictly). */
 export function ruleMatches(rule: Rule, subject: RuleSubject, effect: RuleEffect): boolean {
@@ -131,6 +136,8 @@ export function evaluateRules(rules: RuleSet, subject: RuleSubject): Verdict | u
     const rule = rules[effect].find((candidate) => ruleMatches(candidate, subject, effect))
     if (rule) return { effect, rule }
   }
-  const rule = isCommandKind(subject.kind) ? allowCommand(rules.allow, subject) : rules.allow.find((candidate) => ruleMatches(candidate, subject, 'allow'))
+  const rule = isCommandKind(subject.kind)
+    ? allowCommand(rules.allow, subject)
+    : rules.allow.find((candidate) => ruleMatches(candidate, subject, 'allow'))
   return rule ? { effect: 'allow', rule } : undefined
 }

@@ -13,7 +13,17 @@
  * A pattern without `*` is exact. In command patterns `*` matches anything and a final ` *` also matches
  * nothing (`npm test *` matches `npm test` and `npm test -- x`, never `npm testx`).
  */
-export const RULE_KINDS = ['bash', 'unconfined', 'writegit', 'write', 'edit', 'network', 'hooks', 'mcp', 'mcpserver'] as const
+export const RULE_KINDS = [
+  'bash',
+  'unconfined',
+  'writegit',
+  'write',
+  'edit',
+  'network',
+  'hooks',
+  'mcp',
+  'mcpserver',
+] as const
 export type RuleKind = (typeof RULE_KINDS)[number]
 
 export interface Rule {
@@ -32,12 +42,17 @@ const SHAPE = /^([a-z]+)\((.*)\)$/s
 
 /** Parses one rule; throws RuleError naming `where` (a setting, a file) and what is wrong. */
 export function parseRule(text: unknown, where = 'rule'): Rule {
-  if (typeof text !== 'string') throw new RuleError(`${where}: a rule is a string like bash(npm test *), got ${JSON.stringify(text)}`)
+  if (typeof text !== 'string')
+    throw new RuleError(`${where}: a rule is a string like bash(npm test *), got ${JSON.stringify(text)}`)
   const trimmed = text.trim()
   const shape = SHAPE.exec(trimmed)
-  if (!shape) throw new RuleError(`${where}: "${text}" is not a rule (expected kind(pattern), e.g. bash(npm test *) or write(docs/**))`)
+  if (!shape)
+    throw new RuleError(
+      `${where}: "${text}" is not a rule (expected kind(pattern), e.g. bash(npm test *) or write(docs/**))`,
+    )
   const [, kind, pattern] = shape as unknown as [string, string, string]
-  if (!RULE_KINDS.includes(kind as RuleKind)) throw new RuleError(`${where}: unknown rule kind "${kind}" in "${text}" (known: ${RULE_KINDS.join(', ')})`)
+  if (!RULE_KINDS.includes(kind as RuleKind))
+    throw new RuleError(`${where}: unknown rule kind "${kind}" in "${text}" (known: ${RULE_KINDS.join(', ')})`)
   if (!pattern.trim()) throw new RuleError(`${where}: "${text}" has an empty pattern (use * to mean everything)`)
   if (/[\n\r]/.test(pattern)) throw new RuleError(`${where}: "${text}" spans lines; a rule is one line`)
   return { kind: kind as RuleKind, pattern: pattern.trim(), text: `${kind}(${pattern.trim()})` }

@@ -1,5 +1,14 @@
 import { expect, test } from 'vitest'
-import { assertActor, checkEditedRule, evaluateRules, parseRule, splitCommand, suggestCommandPattern, suggestRule, type RuleSet } from './index.ts'
+import {
+  assertActor,
+  checkEditedRule,
+  evaluateRules,
+  parseRule,
+  splitCommand,
+  suggestCommandPattern,
+  suggestRule,
+  type RuleSet,
+} from './index.ts'
 
 const rules = (allow: string[], deny: string[] = [], ask: string[] = []): RuleSet => ({
   allow: allow.map((text) => parseRule(text)),
@@ -68,8 +77,12 @@ test('path rules read relative patterns against the workspace and never match ou
   expect(evaluateRules(set, { kind: 'write', value: '/work/other/docs/a.md', cwd })).toBeUndefined()
   expect(evaluateRules(set, { kind: 'edit', value: '/work/project/docs/a.md', cwd })).toBeUndefined()
   expect(evaluateRules(set, { kind: 'edit', value: '/srv/shared/notes.md', cwd })?.effect).toBe('allow')
-  expect(evaluateRules(rules(['network(*.example.org)']), { kind: 'network', value: 'API.example.org' })?.effect).toBe('allow')
-  expect(evaluateRules(rules(['network(*.example.org)']), { kind: 'network', value: 'example.org.evil.com' })).toBeUndefined()
+  expect(evaluateRules(rules(['network(*.example.org)']), { kind: 'network', value: 'API.example.org' })?.effect).toBe(
+    'allow',
+  )
+  expect(
+    evaluateRules(rules(['network(*.example.org)']), { kind: 'network', value: 'example.org.evil.com' }),
+  ).toBeUndefined()
 })
 
 test('the suggested pattern is the program and its subcommand, or the exact command when it is compound', () => {
@@ -89,10 +102,14 @@ test('the suggested pattern is the program and its subcommand, or the exact comm
 })
 
 test('a malformed rule or an unknown actor is refused with one message naming where', () => {
-  expect(() => parseRule('bash npm test', 'permissions.allow[0]')).toThrow('permissions.allow[0]: "bash npm test" is not a rule (expected kind(pattern)')
+  expect(() => parseRule('bash npm test', 'permissions.allow[0]')).toThrow(
+    'permissions.allow[0]: "bash npm test" is not a rule (expected kind(pattern)',
+  )
   expect(() => parseRule('shell(ls)', 'grants.yaml')).toThrow('grants.yaml: unknown rule kind "shell"')
   expect(() => parseRule('bash()')).toThrow('empty pattern')
-  expect(() => assertActor('agent', 'setMode')).toThrow('setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, user:slash-command, client:sdk, client:acp, default (got "agent")')
+  expect(() => assertActor('agent', 'setMode')).toThrow(
+    'setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, user:slash-command, client:sdk, client:acp, default (got "agent")',
+  )
 })
 
 test('hooks(…) names a digest of hook commands: only the exact digest is covered, a pattern never is', () => {
@@ -109,8 +126,12 @@ test('mcp rules name a server and a tool (a * stays within one server); mcpserve
   expect(evaluateRules(rules(['mcp(github/*)']), { kind: 'mcp', value: 'githubx/create_issue' })).toBeUndefined()
   expect(evaluateRules(rules(['mcp(github/read)']), { kind: 'mcp', value: 'github/read_all' })).toBeUndefined()
   expect(evaluateRules(rules(['mcp(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
-  expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@0123abcd' })?.effect).toBe('allow')
-  expect(evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@99999999' })).toBeUndefined()
+  expect(
+    evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@0123abcd' })?.effect,
+  ).toBe('allow')
+  expect(
+    evaluateRules(rules(['mcpserver(repo@0123abcd)']), { kind: 'mcpserver', value: 'repo@99999999' }),
+  ).toBeUndefined()
   expect(evaluateRules(rules(['bash(*)']), { kind: 'mcp', value: 'github/read' })).toBeUndefined()
 })
 
@@ -145,7 +166,12 @@ test('the suggested bash(git commit *) for a commit covers the next commit and n
 })
 
 test('a chained or substituted command is offered only as itself, never as a pattern', () => {
-  for (const command of ['git add -A && git commit -m x', 'git commit -m x; curl evil', 'git commit -m x | tee log', 'git commit -m x > out'])
+  for (const command of [
+    'git add -A && git commit -m x',
+    'git commit -m x; curl evil',
+    'git commit -m x | tee log',
+    'git commit -m x > out',
+  ])
     expect(suggestRule(bash(command)), command).toBe(`bash(${command})`)
   expect(suggestRule(bash('git commit -m "$(date)"'))).toBe('bash(git commit -m "$(date)")')
   // The exact rule covers only that line, not the line with more chained to it.
@@ -165,6 +191,10 @@ test("an edited rule is kept only when it parses, is of the call's kind and cove
   expect(() => checkEditedRule('bash()', call)).toThrow(/empty pattern/)
   // A compound call needs a rule covering every part: a rule for its first part does not cover it.
   expect(() => checkEditedRule('bash(git add *)', bash('git add -A && git commit -m x'))).toThrow(/does not cover/)
-  expect(() => checkEditedRule('write(src/**)', { kind: 'write', value: '/w/docs/a.md', cwd: '/w' })).toThrow(/does not cover/)
-  expect(checkEditedRule('write(docs/**)', { kind: 'write', value: '/w/docs/a.md', cwd: '/w' }).text).toBe('write(docs/**)')
+  expect(() => checkEditedRule('write(src/**)', { kind: 'write', value: '/w/docs/a.md', cwd: '/w' })).toThrow(
+    /does not cover/,
+  )
+  expect(checkEditedRule('write(docs/**)', { kind: 'write', value: '/w/docs/a.md', cwd: '/w' }).text).toBe(
+    'write(docs/**)',
+  )
 })

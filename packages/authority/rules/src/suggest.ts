@@ -37,8 +37,13 @@ export function suggestRule(subject: RuleSubject): string | undefined {
  */
 export function checkEditedRule(text: unknown, subject: RuleSubject): Rule {
   const rule = parseRule(text, 'the edited rule')
-  if (rule.kind !== subject.kind) throw new RuleError(`the edited rule ${rule.text} is a ${rule.kind}(…) rule, but this call needs a ${subject.kind}(…) rule`)
+  if (rule.kind !== subject.kind)
+    throw new RuleError(
+      `the edited rule ${rule.text} is a ${rule.kind}(…) rule, but this call needs a ${subject.kind}(…) rule`,
+    )
   if (evaluateRules({ deny: [], ask: [], allow: [rule] }, subject)?.effect !== 'allow')
-    throw new RuleError(`the edited rule ${rule.text} does not cover this call (${subject.value}); widen it or keep the suggested one`)
+    throw new RuleError(
+      `the edited rule ${rule.text} does not cover this call (${subject.value}); widen it or keep the suggested one`,
+    )
   return rule
 }

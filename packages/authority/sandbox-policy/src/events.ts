@@ -20,7 +20,12 @@ export const storedModeProblem = (data: unknown): string | undefined => checkSha
 export const SandboxCeilingData = Type.Object({ mode, why: Type.String({ minLength: 1 }) })
 
 /** What the confinement backend of this process could do when the session first needed it (@dsh/sandbox's `SandboxProbe`). */
-export const SandboxProbeData = Type.Object({ backend: Type.String(), available: Type.Boolean(), reason: Type.String(), executable: Type.Optional(Type.String()) })
+export const SandboxProbeData = Type.Object({
+  backend: Type.String(),
+  available: Type.Boolean(),
+  reason: Type.String(),
+  executable: Type.Optional(Type.String()),
+})
 agrees<Same<Static<typeof SandboxProbeData>, SandboxProbe>>(true)
 
 declare module '@dsh/session' {

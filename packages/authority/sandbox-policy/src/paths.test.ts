@@ -37,20 +37,28 @@ test('the authority carries the secret and protected paths, resolved for this ho
 test('the sandbox.denyRead and sandbox.protect settings add rules (globs per segment)', async () => {
   const home = tempDir('dsh-fake-home-')
   process.env.HOME = home
-  const h = await boot({ homeFiles: { 'settings.yaml': "sandbox.denyRead: ['~/vault/*.key', '/srv/tokens']\nsandbox.protect: ['deploy/**']\n" } })
+  const h = await boot({
+    homeFiles: {
+      'settings.yaml': "sandbox.denyRead: ['~/vault/*.key', '/srv/tokens']\nsandbox.protect: ['deploy/**']\n",
+    },
+  })
   const { session } = await h.agent()
   const { paths } = await h.root.sandboxPolicy.authority(session)
   expect(coveringRule(paths!.denyRead, join(home, 'vault/prod.key'))?.rule).toBe('~/vault/*.key')
   expect(coveringRule(paths!.denyRead, join(home, 'vault/README'))).toBeUndefined()
   expect(coveringRule(paths!.denyRead, '/srv/tokens/a/b')?.rule).toBe('/srv/tokens')
   expect(coveringRule(paths!.protect, join(h.workspace, 'deploy/run.sh'))?.rule).toBe('deploy/**')
-  expect(h.root.settings.list().map((entry) => entry.key)).toEqual(expect.arrayContaining(['sandbox.denyRead', 'sandbox.protect']))
+  expect(h.root.settings.list().map((entry) => entry.key)).toEqual(
+    expect.arrayContaining(['sandbox.denyRead', 'sandbox.protect']),
+  )
 })
 
 test('a rule that cannot be applied fails the boot, naming it and where it was written', async () => {
   await expect(boot({ homeFiles: { 'settings.yaml': "sandbox.denyRead: ['**/.env']\n" } })).rejects.toThrow()
   const bases = { home: '/home/u', dshHome: '/home/u/.dsh', roots: ['/ws'] }
-  expect(() => resolveRules(['**/.env'], bases, 'the setting sandbox.denyRead')).toThrow('the setting sandbox.denyRead: the path rule "**/.env" cannot be applied: "**" may only end a rule')
+  expect(() => resolveRules(['**/.env'], bases, 'the setting sandbox.denyRead')).toThrow(
+    'the setting sandbox.denyRead: the path rule "**/.env" cannot be applied: "**" may only end a rule',
+  )
   expect(() => resolveRules(['../up'], bases, 'x')).toThrow(/"\.\." segments/)
   expect(() => resolveRules(['/'], bases, 'x')).toThrow(/whole file system/)
 })
@@ -69,13 +77,20 @@ test('a secret rule that covers the workspace is left out (the user works there)
   mkdirSync(join(base, 'real-home'))
   symlinkSync(join(base, 'real-home'), join(base, 'home-link'))
   mkdirSync(join(base, 'vault', 'work'), { recursive: true })
-  const h = await boot({ home: join(base, 'home-link'), workspace: join(base, 'vault', 'work'), homeFiles: { 'settings.yaml': `sandbox.denyRead: ['${join(base, 'vault')}']\n` } })
+  const h = await boot({
+    home: join(base, 'home-link'),
+    workspace: join(base, 'vault', 'work'),
+    homeFiles: { 'settings.yaml': `sandbox.denyRead: ['${join(base, 'vault')}']\n` },
+  })
   const { session } = await h.agent()
   const { paths } = await h.root.sandboxPolicy.authority(session)
   expect(paths!.denyRead.filter((rule) => rule.pattern.startsWith(join(base, 'vault')))).toEqual([])
   expect(coveringRule(paths!.denyRead, join(base, 'vault', 'work', 'main.ts'))).toBeUndefined()
   expect(coveringRule(paths!.denyRead, join(base, 'real-home', 'grants.yaml'))?.rule).toBe('$DSH_HOME')
-  expect(paths!.readExceptions).toEqual([join(base, 'home-link', 'spill', session.id), join(realpathSync(base), 'real-home', 'spill', session.id)])
+  expect(paths!.readExceptions).toEqual([
+    join(base, 'home-link', 'spill', session.id),
+    join(realpathSync(base), 'real-home', 'spill', session.id),
+  ])
 })
 
 test("dsh's home is a secret path whatever the row's list says, and no session may work in it or inside it, by either of its paths", async () => {
@@ -84,11 +99,18 @@ test("dsh's home is a secret path whatever the row's list says, and no session m
   symlinkSync(join(base, 'real-home'), join(base, 'home-link'))
   const h = await boot({ home: join(base, 'home-link'), patch: '- id: sandbox-policy\n  config: { denyRead: [] }\n' })
   const session = await h.root.sessions.create({ cwd: h.workspace })
-  expect(coveringRule((await h.root.sandboxPolicy.authority(session)).paths!.denyRead, join(base, 'real-home', 'settings.yaml'))?.rule).toBe('$DSH_HOME')
+  expect(
+    coveringRule(
+      (await h.root.sandboxPolicy.authority(session)).paths!.denyRead,
+      join(base, 'real-home', 'settings.yaml'),
+    )?.rule,
+  ).toBe('$DSH_HOME')
   for (const cwd of [join(base, 'home-link'), join(base, 'real-home'), join(base, 'home-link', 'skills')]) {
     await expect(h.root.sessions.create({ cwd })).rejects.toMatchObject({
       code: 'WORKSPACE_REFUSED',
-      message: expect.stringMatching(/is dsh's home \(\$DSH_HOME.*or inside it.*dsh web.*edit the files in \$DSH_HOME yourself, outside a session/),
+      message: expect.stringMatching(
+        /is dsh's home \(\$DSH_HOME.*or inside it.*dsh web.*edit the files in \$DSH_HOME yourself, outside a session/,
+      ),
     })
   }
   await expect(h.root.sessions.create({ cwd: join(base, 'real-home-sibling') })).resolves.toBeDefined()
@@ -101,8 +123,13 @@ test('the memoized rules are never stale: a setting, a mode change, a plugin pro
   const fresh = async () => {
     const { paths, ...rest } = await policy.authority(session)
     // Every call agrees with a derivation from scratch (no memo): the memo can only ever save work.
-    const scratch = policy.pathRules(rest.writableRoots.length ? rest.writableRoots : await policy.writableRoots(session))
-    expect({ denyRead: paths!.denyRead, protect: paths!.protect }).toEqual({ denyRead: scratch.denyRead, protect: scratch.protect })
+    const scratch = policy.pathRules(
+      rest.writableRoots.length ? rest.writableRoots : await policy.writableRoots(session),
+    )
+    expect({ denyRead: paths!.denyRead, protect: paths!.protect }).toEqual({
+      denyRead: scratch.denyRead,
+      protect: scratch.protect,
+    })
     return { paths: paths!, ...rest }
   }
   const first = await fresh()
@@ -121,7 +148,10 @@ test('the memoized rules are never stale: a setting, a mode change, a plugin pro
   policy.setMode(session, 'workspace-write', 'user:cli-flag')
   expect((await fresh()).mode).toBe('workspace-write')
 
-  const plugin = h.root.plugin({ name: 'loads-prompts', apply: (ctx) => policy.protectLoaded(ctx, ['prompts/'], 'a test plugin') })
+  const plugin = h.root.plugin({
+    name: 'loads-prompts',
+    apply: (ctx) => policy.protectLoaded(ctx, ['prompts/'], 'a test plugin'),
+  })
   await plugin
   expect(coveringRule((await fresh()).paths.protect, join(h.workspace, 'prompts/x.md'))?.rule).toBe('prompts/')
   plugin.dispose()
@@ -133,5 +163,7 @@ test('the memoized rules are never stale: a setting, a mode change, a plugin pro
   const elsewhere = tempDir('dsh-elsewhere-')
   mkdirSync(join(elsewhere, 'skills'))
   symlinkSync(elsewhere, join(h.workspace, '.agents'))
-  expect(coveringRule((await fresh()).paths.protect, join(realpathSync(elsewhere), 'skills/evil/SKILL.md'))?.rule).toBe('.agents/skills/')
+  expect(coveringRule((await fresh()).paths.protect, join(realpathSync(elsewhere), 'skills/evil/SKILL.md'))?.rule).toBe(
+    '.agents/skills/',
+  )
 })

@@ -55,13 +55,19 @@ function expandWritten(written: string, bases: RuleBases): string[] {
  * Throws PathRuleError naming the rule and `source` when one cannot be a rule. `reals`, when given, records
  * each lexical pattern's real form, so a memo can tell whether the disk still gives the same rules.
  */
-export function resolveRules(written: readonly string[], bases: RuleBases, source: string, reals?: Map<string, string>): PathRule[] {
+export function resolveRules(
+  written: readonly string[],
+  bases: RuleBases,
+  source: string,
+  reals?: Map<string, string>,
+): PathRule[] {
   const rules: PathRule[] = []
   const seen = new Set<string>()
   for (const rule of written) {
     if (typeof rule !== 'string' || !rule.trim()) throw new PathRuleError(`${source}: an empty path rule`)
     // Checked as written: joining a relative rule to a root would fold ".." away.
-    if (rule.split('/').some((segment) => segment === '.' || segment === '..')) throw new PathRuleError(`${source}: the path rule "${rule}" cannot be applied: it contains "." or ".." segments`)
+    if (rule.split('/').some((segment) => segment === '.' || segment === '..'))
+      throw new PathRuleError(`${source}: the path rule "${rule}" cannot be applied: it contains "." or ".." segments`)
     for (const lexical of expandWritten(rule, bases)) {
       const problem = ruleProblem(lexical)
       if (problem) throw new PathRuleError(`${source}: the path rule "${rule}" cannot be applied: ${problem}`)

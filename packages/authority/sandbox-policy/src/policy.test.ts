@@ -21,7 +21,11 @@ test('bundle-base mounts the policy, and a session that chose nothing writes onl
   expect(h.root.sandboxPolicy).toBeInstanceOf(SandboxPolicy)
   const { session } = await h.agent()
   const authority = await h.root.sandboxPolicy.authority(session)
-  expect(authority).toMatchObject({ mode: 'workspace-write', writableRoots: [realpathSync(h.workspace)], network: { kind: 'proxy', socket: await h.root.network.endpoint(session) } })
+  expect(authority).toMatchObject({
+    mode: 'workspace-write',
+    writableRoots: [realpathSync(h.workspace)],
+    network: { kind: 'proxy', socket: await h.root.network.endpoint(session) },
+  })
   expect(authority.writableRoots).not.toContain(realpathSync(tmpdir()))
 })
 
@@ -29,9 +33,15 @@ test('configured roots and the temp directory are added when asked; a missing ro
   const extra = mkdtempSync(join(tmpdir(), 'dsh-extra-root-'))
   cleanups.push(() => rmSync(extra, { recursive: true, force: true }))
   const missing = join(extra, 'not-there')
-  const h = await boot({ patch: `- id: sandbox-policy\n  config: { writableRoots: ['${extra}', '${missing}'], tempDir: true }\n` })
+  const h = await boot({
+    patch: `- id: sandbox-policy\n  config: { writableRoots: ['${extra}', '${missing}'], tempDir: true }\n`,
+  })
   const { session } = await h.agent()
-  expect((await h.root.sandboxPolicy.authority(session)).writableRoots).toEqual([realpathSync(h.workspace), realpathSync(extra), realpathSync(tmpdir())])
+  expect((await h.root.sandboxPolicy.authority(session)).writableRoots).toEqual([
+    realpathSync(h.workspace),
+    realpathSync(extra),
+    realpathSync(tmpdir()),
+  ])
 })
 
 test('a mode switch is logged and applies to the next authority; read-only has no writable roots', async () => {
@@ -41,15 +51,23 @@ test('a mode switch is logged and applies to the next authority; read-only has n
   expect(h.root.sandboxPolicy.setMode(session, 'read-only', 'user:cli-flag')).toBe(false)
   expect(h.events('sandbox/mode').map((event) => event.data)).toEqual([{ mode: 'read-only', actor: 'user:cli-flag' }])
   expect(await h.root.sandboxPolicy.authority(session)).toMatchObject({ mode: 'read-only', writableRoots: [] })
-  expect(() => h.root.sandboxPolicy.setMode(session, 'everything' as never, 'user:cli-flag')).toThrow(/unknown sandbox mode "everything"/)
+  expect(() => h.root.sandboxPolicy.setMode(session, 'everything' as never, 'user:cli-flag')).toThrow(
+    /unknown sandbox mode "everything"/,
+  )
 })
 
 test('a mode switch without a known actor is refused and nothing is logged, directly or by append', async () => {
   const h = await boot()
   const { session } = await h.agent()
-  expect(() => h.root.sandboxPolicy.setMode(session, 'danger-full-access', 'agent' as never)).toThrow('sandboxPolicy.setMode: actor must be one of')
-  expect(() => h.root.sandboxPolicy.setMode(session, 'danger-full-access', undefined as never)).toThrow('sandboxPolicy.setMode: actor must be one of')
-  expect(() => session.append('sandbox/mode', { mode: 'danger-full-access' } as never)).toThrow(/cannot append sandbox\/mode .*actor must be one of/)
+  expect(() => h.root.sandboxPolicy.setMode(session, 'danger-full-access', 'agent' as never)).toThrow(
+    'sandboxPolicy.setMode: actor must be one of',
+  )
+  expect(() => h.root.sandboxPolicy.setMode(session, 'danger-full-access', undefined as never)).toThrow(
+    'sandboxPolicy.setMode: actor must be one of',
+  )
+  expect(() => session.append('sandbox/mode', { mode: 'danger-full-access' } as never)).toThrow(
+    /cannot append sandbox\/mode .*actor must be one of/,
+  )
   expect(h.events('sandbox/mode')).toEqual([])
   expect(h.root.sandboxPolicy.mode(session)).toBe('workspace-write')
 })
@@ -122,7 +140,9 @@ test('a ceiling caps every mode logged before or after it, is the mode of a sess
   policy.setCeiling(agent.session, 'danger-full-access', 'a later, higher ceiling changes nothing')
   expect(policy.mode(agent.session)).toBe('read-only')
   expect(() => policy.setCeiling(agent.session, 'all' as never, 'x')).toThrow(/unknown sandbox mode "all"/)
-  expect(() => agent.session.append('sandbox/ceiling', { mode: 'read-only', why: '' })).toThrow('data.why must be a non-empty string')
+  expect(() => agent.session.append('sandbox/ceiling', { mode: 'read-only', why: '' })).toThrow(
+    'data.why must be a non-empty string',
+  )
   const id = agent.session.id
   await agent.session.flush()
   await first.dispose()

@@ -4,7 +4,14 @@ import type {} from '@dsh/app'
 import { assertActor, type AuthorityActor } from '@dsh/authority-rules'
 import { type Context, Service } from '@dsh/cordis'
 import type {} from '@dsh/network'
-import { SANDBOX_MODES, type PathAuthority, type SandboxAuthority, type SandboxMode, type SandboxNetwork, type SandboxProbe } from '@dsh/sandbox'
+import {
+  SANDBOX_MODES,
+  type PathAuthority,
+  type SandboxAuthority,
+  type SandboxMode,
+  type SandboxNetwork,
+  type SandboxProbe,
+} from '@dsh/sandbox'
 import { coveringRule, within } from '@dsh/sandbox-rules'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
@@ -108,7 +115,21 @@ export const DEFAULT_HOME_PROTECT = [
  * `.agents/`). `AGENTS.md` and `CLAUDE.md` are instructions, not configuration, and stay writable. A missing
  * one is fenced in the sandbox too (an empty read-only folder mounted while a command runs, removed after).
  */
-export const DEFAULT_PROTECT = ['.git/', '.dsh/', '.claude/', '.agents/skills/', '.vscode/', '.mcp.json', '.idea', '.cursor', '.zed', '.envrc', '.husky', '.devcontainer', ...DEFAULT_HOME_PROTECT]
+export const DEFAULT_PROTECT = [
+  '.git/',
+  '.dsh/',
+  '.claude/',
+  '.agents/skills/',
+  '.vscode/',
+  '.mcp.json',
+  '.idea',
+  '.cursor',
+  '.zed',
+  '.envrc',
+  '.husky',
+  '.devcontainer',
+  ...DEFAULT_HOME_PROTECT,
+]
 
 /** Said once when a session starts in the user's home (the CLI's stderr; the web picker shows its own). */
 export const HOME_WARNING =
@@ -126,13 +147,31 @@ const isMode = (value: unknown): value is SandboxMode => SANDBOX_MODES.includes(
 export class SandboxPolicy extends Service {
   static inject = ['sessions', 'settings', 'app']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    mode: Schema.union(SANDBOX_MODES).default('workspace-write').description("Mode of sessions whose log chose none (a mounted permission-presets row supplies its default preset's mode first)."),
-    writableRoots: Schema.array(Schema.string()).default([]).description("Absolute directories writable besides the session's working directory (missing ones are left out)."),
-    tempDir: Schema.boolean().default(false).description('Also make the OS temp directory writable. Off: it is shared with every other program; commands under bubblewrap get a private /tmp anyway.'),
+    mode: Schema.union(SANDBOX_MODES)
+      .default('workspace-write')
+      .description(
+        "Mode of sessions whose log chose none (a mounted permission-presets row supplies its default preset's mode first).",
+      ),
+    writableRoots: Schema.array(Schema.string())
+      .default([])
+      .description(
+        "Absolute directories writable besides the session's working directory (missing ones are left out).",
+      ),
+    tempDir: Schema.boolean()
+      .default(false)
+      .description(
+        'Also make the OS temp directory writable. Off: it is shared with every other program; commands under bubblewrap get a private /tmp anyway.',
+      ),
     denyRead: Schema.array(Schema.string())
       .default(DEFAULT_DENY_READ)
-      .description('Secret paths (with the `sandbox.denyRead` setting): ~/…, $DSH_HOME/…, absolute, or relative to each writable root; globs per segment, `**` only at the end.'),
-    protect: Schema.array(Schema.string()).default(DEFAULT_PROTECT).description('Read-only paths inside the writable roots (with the `sandbox.protect` setting): relative to each root, or absolute.'),
+      .description(
+        'Secret paths (with the `sandbox.denyRead` setting): ~/…, $DSH_HOME/…, absolute, or relative to each writable root; globs per segment, `**` only at the end.',
+      ),
+    protect: Schema.array(Schema.string())
+      .default(DEFAULT_PROTECT)
+      .description(
+        'Read-only paths inside the writable roots (with the `sandbox.protect` setting): relative to each root, or absolute.',
+      ),
   })
 
   private readonly defaults: (() => SandboxMode | undefined)[] = []
@@ -163,7 +202,8 @@ export class SandboxPolicy extends Service {
         'More secret paths, besides the built-in list: unreadable by the file tools, hidden from confined commands (~/…, $DSH_HOME/…, absolute, or relative to the workspace; globs per segment).',
     })
     ctx.settings.define('sandbox.protect', Schema.array(Schema.string()).default([]), {
-      description: 'More read-only paths inside the writable roots, besides .git, .dsh and the agent and editor config folders (relative to each writable root, or absolute).',
+      description:
+        'More read-only paths inside the writable roots, besides .git, .dsh and the agent and editor config folders (relative to each writable root, or absolute).',
     })
     ctx.on('session/workspace-refused', (cwd) => this.workspaceRefusal(cwd))
     ctx.on('session/opened', (session, how) => {
@@ -244,7 +284,8 @@ export class SandboxPolicy extends Service {
   /** The lowest `sandbox/ceiling` of the log, if it has one. */
   ceiling(session: Session): SandboxMode | undefined {
     let lowest: SandboxMode | undefined
-    for (const event of session.all('sandbox/ceiling')) if (!lowest || SANDBOX_MODES.indexOf(event.data.mode) < SANDBOX_MODES.indexOf(lowest)) lowest = event.data.mode
+    for (const event of session.all('sandbox/ceiling'))
+      if (!lowest || SANDBOX_MODES.indexOf(event.data.mode) < SANDBOX_MODES.indexOf(lowest)) lowest = event.data.mode
     return lowest
   }
 
@@ -281,7 +322,8 @@ export class SandboxPolicy extends Service {
   async writableRoots(session: Session): Promise<string[]> {
     const candidates = [session.cwd, ...this.config.writableRoots, ...(this.config.tempDir ? [tmpdir()] : [])]
     const { roots, skipped } = await resolveWritableRoots(candidates)
-    for (const { path, why } of skipped) this.ctx.logger('sandbox-policy').warn('writable root %s left out: %s', path, why)
+    for (const { path, why } of skipped)
+      this.ctx.logger('sandbox-policy').warn('writable root %s left out: %s', path, why)
     return roots
   }
 
@@ -311,7 +353,12 @@ export class SandboxPolicy extends Service {
    */
   private sessionPathRules(session: Session, roots: string[]): PathAuthority {
     const bases = this.ruleBases(roots)
-    const key = JSON.stringify([bases, this.ctx.settings.get('sandbox.denyRead'), this.ctx.settings.get('sandbox.protect'), this.loadedRevision])
+    const key = JSON.stringify([
+      bases,
+      this.ctx.settings.get('sandbox.denyRead'),
+      this.ctx.settings.get('sandbox.protect'),
+      this.loadedRevision,
+    ])
     let memo = this.rulesMemo.get(session)
     if (!memo || memo.key !== key || ![...memo.reals].every(([lexical, real]) => realPrefix(lexical) === real)) {
       const reals = new Map<string, string>()
@@ -321,7 +368,11 @@ export class SandboxPolicy extends Service {
       this.rulesMemo.set(session, memo)
     }
     // Fresh arrays: a caller adds its read exceptions (authority() the spill folder) to its own copy.
-    return { denyRead: [...memo.rules.denyRead], readExceptions: [...memo.rules.readExceptions], protect: [...memo.rules.protect] }
+    return {
+      denyRead: [...memo.rules.denyRead],
+      readExceptions: [...memo.rules.readExceptions],
+      protect: [...memo.rules.protect],
+    }
   }
 
   private ruleBases(roots: string[]): RuleBases {
@@ -355,7 +406,9 @@ export class SandboxPolicy extends Service {
         if (holds && !this.warned.has(note)) {
           this.warned.add(note)
           // Info, not a warning: working inside a secret folder is the user's choice, not a mistake.
-          this.ctx.logger('sandbox-policy').info('secret path rule %s left out: it covers the writable root %s', rule.rule, holds)
+          this.ctx
+            .logger('sandbox-policy')
+            .info('secret path rule %s left out: it covers the writable root %s', rule.rule, holds)
         }
         return !holds
       }),
@@ -393,9 +446,15 @@ export class SandboxPolicy extends Service {
     if (!sandbox) return undefined
     const found = await sandbox.probe()
     // Plain JSON only: an absent executable is left out rather than stored as undefined.
-    const probe: SandboxProbe = { backend: found.backend, available: found.available, reason: found.reason, ...(found.executable ? { executable: found.executable } : {}) }
+    const probe: SandboxProbe = {
+      backend: found.backend,
+      available: found.available,
+      reason: found.reason,
+      ...(found.executable ? { executable: found.executable } : {}),
+    }
     const last = session.last('sandbox/probe')?.data
-    if (!session.closed && (!last || JSON.stringify(last) !== JSON.stringify(probe))) session.append('sandbox/probe', probe)
+    if (!session.closed && (!last || JSON.stringify(last) !== JSON.stringify(probe)))
+      session.append('sandbox/probe', probe)
     return probe
   }
 }

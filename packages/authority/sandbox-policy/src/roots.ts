@@ -7,7 +7,9 @@ import { isAbsolute } from 'node:path'
  * written (fail closed), and a sandbox backend refuses a root it cannot bind. Synchronous calls: two
  * syscalls a root, asked for on every tool call, cost less than the thread pool's round trips.
  */
-export async function resolveWritableRoots(candidates: string[]): Promise<{ roots: string[]; skipped: { path: string; why: string }[] }> {
+export async function resolveWritableRoots(
+  candidates: string[],
+): Promise<{ roots: string[]; skipped: { path: string; why: string }[] }> {
   const roots: string[] = []
   const skipped: { path: string; why: string }[] = []
   for (const path of candidates) {

@@ -18,7 +18,10 @@ export async function readSecretKey(file: string, consequence: string): Promise<
     throw error
   }
   const hex = text.trim()
-  if (!new RegExp(`^[0-9a-f]{${KEY_BYTES * 2}}$`).test(hex)) throw new Error(`${file}: not a dsh key (${KEY_BYTES * 2} hex digits); delete it to make a new one (${consequence})`)
+  if (!new RegExp(`^[0-9a-f]{${KEY_BYTES * 2}}$`).test(hex))
+    throw new Error(
+      `${file}: not a dsh key (${KEY_BYTES * 2} hex digits); delete it to make a new one (${consequence})`,
+    )
   return Buffer.from(hex, 'hex')
 }
 

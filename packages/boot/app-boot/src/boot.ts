@@ -46,7 +46,11 @@ export function composeProfile(options: ComposeOptions): ComposedProfile {
   const cwd = options.cwd ?? process.cwd()
   const { profile, layers, sources } = gatherLayers(app, options.profile, home, options.patches ?? [], cwd)
   const composition = compose(layers)
-  const dump = () => dumpComposition(composition, [`dsh ${app.version} · profile ${profile.name} · home ${home}`, ...requestCheckMarks(composition)])
+  const dump = () =>
+    dumpComposition(composition, [
+      `dsh ${app.version} · profile ${profile.name} · home ${home}`,
+      ...requestCheckMarks(composition),
+    ])
   return { profile, composition, sources, home, version: app.version, dump }
 }
 
@@ -63,7 +67,9 @@ export interface RowFailure {
 export class BootError extends Error {
   override name = 'BootError'
   constructor(readonly failures: RowFailure[]) {
-    super(`the plugin tree did not boot:\n${failures.map((f) => `  row "${f.id}" (${f.name}): ${f.problem}`).join('\n')}`)
+    super(
+      `the plugin tree did not boot:\n${failures.map((f) => `  row "${f.id}" (${f.name}): ${f.problem}`).join('\n')}`,
+    )
   }
 
   /**
@@ -71,7 +77,9 @@ export class BootError extends Error {
    * the user gave (a `UsageError` from `ctx.cmdlineArgs`).
    */
   get isUserError(): boolean {
-    return this.failures.every((failure) => typeof (failure.cause as any)?.file === 'string' || (failure.cause as any)?.name === 'UsageError')
+    return this.failures.every(
+      (failure) => typeof (failure.cause as any)?.file === 'string' || (failure.cause as any)?.name === 'UsageError',
+    )
   }
 }
 
@@ -167,7 +175,8 @@ function uncheckedModel(composition: Composition, root: Context): RowFailure[] {
     {
       id: row?.id ?? 'llm',
       name: row?.name ?? '@dsh/llm',
-      problem: "no request check is mounted: mount @dsh/invariants (a row `name: '@dsh/invariants'`), or set `config: { unchecked: true }` on this row to send requests unchecked",
+      problem:
+        "no request check is mounted: mount @dsh/invariants (a row `name: '@dsh/invariants'`), or set `config: { unchecked: true }` on this row to send requests unchecked",
     },
   ]
 }
@@ -177,7 +186,9 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 function collectFailures(composition: Composition, loader: LoaderHost, errors: Map<string, unknown>): RowFailure[] {
   const failures = listFailures(composition, loader, errors)
   // Rows that only wait for a service of a row that failed are consequences: report the causes alone.
-  const causes = failures.filter((failure) => failure.cause !== undefined || !failure.problem.startsWith('waits for services'))
+  const causes = failures.filter(
+    (failure) => failure.cause !== undefined || !failure.problem.startsWith('waits for services'),
+  )
   return causes.length ? causes : failures
 }
 
@@ -192,12 +203,21 @@ function listFailures(composition: Composition, loader: LoaderHost, errors: Map<
     const error = errors.get(row.id)
     if (error !== undefined) failures.push({ id: row.id, name, problem: describe(error), cause: error })
     else if (!fiber) failures.push({ id: row.id, name, problem: 'plugin was not applied' })
-    else if (fiber.state === FIBER_STATE.FAILED) failures.push({ id: row.id, name, problem: `plugin failed to apply${errors.has('unknown') ? `: ${describe(errors.get('unknown'))}` : ''}` })
+    else if (fiber.state === FIBER_STATE.FAILED)
+      failures.push({
+        id: row.id,
+        name,
+        problem: `plugin failed to apply${errors.has('unknown') ? `: ${describe(errors.get('unknown'))}` : ''}`,
+      })
     else if (fiber.state === FIBER_STATE.PENDING) {
       const missing = Object.entries<any>(fiber.inject ?? {})
         .filter(([key, spec]) => spec?.required !== false && fiber.parent.get(key) === undefined)
         .map(([key]) => key)
-      failures.push({ id: row.id, name, problem: `waits for services no mounted row provides: ${missing.join(', ') || '(unknown)'}` })
+      failures.push({
+        id: row.id,
+        name,
+        problem: `waits for services no mounted row provides: ${missing.join(', ') || '(unknown)'}`,
+      })
     }
   }
   return failures

@@ -5,7 +5,11 @@ import { CompositionError } from './errors.ts'
 import { JsExpr } from './js-expr.ts'
 import { parsePatch } from './patch-file.ts'
 
-const layer = (label: string, text: string): Layer => ({ label, file: `/layers/${label}.yml`, items: parsePatch(text, `/layers/${label}.yml`) })
+const layer = (label: string, text: string): Layer => ({
+  label,
+  file: `/layers/${label}.yml`,
+  items: parsePatch(text, `/layers/${label}.yml`),
+})
 
 const base = layer(
   'base',
@@ -38,7 +42,11 @@ describe('compose', () => {
   })
 
   test('a row inserted into a group by an earlier layer is targetable by a later one', () => {
-    const { rows } = compose([base, layer('home', `- insert: [{ id: grep, name: '@dsh/tool-grep' }]\n  into: tools\n`), layer('cli', `- id: grep\n  disabled: true\n`)])
+    const { rows } = compose([
+      base,
+      layer('home', `- insert: [{ id: grep, name: '@dsh/tool-grep' }]\n  into: tools\n`),
+      layer('cli', `- id: grep\n  disabled: true\n`),
+    ])
     const tools = rows.find((row) => row.id === 'tools')!
     expect(tools.children!.map((row) => row.id)).toEqual(['bash', 'grep'])
     expect(tools.children![1]).toMatchObject({ disabled: true })
@@ -46,13 +54,22 @@ describe('compose', () => {
   })
 
   test('null removes a key, so a later layer can re-enable a row', () => {
-    const { rows } = compose([base, layer('a', '- id: bash\n  disabled: true\n'), layer('b', '- id: bash\n  disabled: null\n')])
+    const { rows } = compose([
+      base,
+      layer('a', '- id: bash\n  disabled: true\n'),
+      layer('b', '- id: bash\n  disabled: null\n'),
+    ])
     const bash = [...walkRows(rows)].find(([row]) => row.id === 'bash')![0]
     expect('disabled' in bash).toBe(false)
   })
 
   test('!!js values stay expressions until the row is mounted', () => {
-    const { rows } = compose([layer('a', "- insert: [{ id: x, name: x, disabled: !!js 'cmdlineArgs.argv.length > 0', config: { n: !!js '1 + 1' } }]\n")])
+    const { rows } = compose([
+      layer(
+        'a',
+        "- insert: [{ id: x, name: x, disabled: !!js 'cmdlineArgs.argv.length > 0', config: { n: !!js '1 + 1' } }]\n",
+      ),
+    ])
     expect(rows[0]!.disabled).toBeInstanceOf(JsExpr)
     expect((rows[0]!.config as any).n).toEqual(new JsExpr('1 + 1'))
   })
@@ -90,23 +107,36 @@ describe('composition errors name the file and the line', () => {
   })
 
   test('a patch that is not a list', () => {
-    expect(failure(() => parsePatch('id: logger\n', '/p.yml')).message).toBe('/p.yml:1: a patch file must be a YAML list of items (`- insert: [...]` or `- id: <row>`)')
+    expect(failure(() => parsePatch('id: logger\n', '/p.yml')).message).toBe(
+      '/p.yml:1: a patch file must be a YAML list of items (`- insert: [...]` or `- id: <row>`)',
+    )
   })
 
   test('an item of the wrong shape', () => {
-    expect(failure(() => parsePatch('- insert: [{ id: a, name: b }]\n  where: top\n', '/p.yml')).message).toBe('/p.yml:2: unexpected key "where" in an insert item (expected insert, into)')
-    expect(failure(() => parsePatch('- name: x\n', '/p.yml')).message).toBe('/p.yml:1: a patch item needs `insert` (to add rows) or `id` (to change a row)')
+    expect(failure(() => parsePatch('- insert: [{ id: a, name: b }]\n  where: top\n', '/p.yml')).message).toBe(
+      '/p.yml:2: unexpected key "where" in an insert item (expected insert, into)',
+    )
+    expect(failure(() => parsePatch('- name: x\n', '/p.yml')).message).toBe(
+      '/p.yml:1: a patch item needs `insert` (to add rows) or `id` (to change a row)',
+    )
     expect(failure(() => parsePatch('- insert: [{ id: a }]\n', '/p.yml')).message).toMatch(/row "a" needs a `name`/)
-    expect(failure(() => parsePatch('- id: a\n  disabled: sometimes\n', '/p.yml')).message).toBe('/p.yml:2: `disabled` must be true, false or a `!!js` expression')
+    expect(failure(() => parsePatch('- id: a\n  disabled: sometimes\n', '/p.yml')).message).toBe(
+      '/p.yml:2: `disabled` must be true, false or a `!!js` expression',
+    )
   })
 
   test('!!js outside config and disabled is refused', () => {
-    expect(failure(() => parsePatch('- id: a\n  name: !!js \'"x"\'\n', '/p.yml')).message).toBe('/p.yml:2: `!!js` is only allowed in `config` and `disabled`, not in `name`')
+    expect(failure(() => parsePatch('- id: a\n  name: !!js \'"x"\'\n', '/p.yml')).message).toBe(
+      '/p.yml:2: `!!js` is only allowed in `config` and `disabled`, not in `name`',
+    )
   })
 })
 
 describe('the request check in the dump', () => {
-  const spine = layer('bundle', `- insert:\n    - id: llm\n      name: '@dsh/llm'\n    - id: invariants\n      name: '@dsh/invariants'\n`)
+  const spine = layer(
+    'bundle',
+    `- insert:\n    - id: llm\n      name: '@dsh/llm'\n    - id: invariants\n      name: '@dsh/invariants'\n`,
+  )
 
   test('a composition with the check mounted is not marked', () => {
     expect(requestCheckMarks(compose([spine]))).toEqual([])
@@ -119,7 +149,11 @@ describe('the request check in the dump', () => {
   })
 
   test('an llm row that sends unchecked is marked UNCHECKED', () => {
-    const marks = requestCheckMarks(compose([spine, layer('cli', '- id: invariants\n  disabled: true\n- id: llm\n  config: { unchecked: true }\n')]))
-    expect(marks).toEqual(['UNCHECKED: row "llm" sends model requests with no check against the session log (unchecked: true)'])
+    const marks = requestCheckMarks(
+      compose([spine, layer('cli', '- id: invariants\n  disabled: true\n- id: llm\n  config: { unchecked: true }\n')]),
+    )
+    expect(marks).toEqual([
+      'UNCHECKED: row "llm" sends model requests with no check against the session log (unchecked: true)',
+    ])
   })
 })

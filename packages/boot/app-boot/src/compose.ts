@@ -51,7 +51,8 @@ export function compose(layers: Layer[]): Composition {
         if (item.into !== undefined) {
           const group = byId.get(item.into)
           if (!group) throw at(item.origin, `\`into: ${item.into}\` matches no row${knownIds(byId)}`)
-          if (!group.children) throw at(item.origin, `\`into: ${item.into}\` is not a group (a group row has \`children\`)`)
+          if (!group.children)
+            throw at(item.origin, `\`into: ${item.into}\` is not a group (a group row has \`children\`)`)
           target = group.children
         }
         for (const spec of item.rows) target.push(materialize(spec, index, byId))
@@ -85,10 +86,17 @@ function materialize(spec: RowSpec, layer: number, byId: Map<string, ComposedRow
   return row
 }
 
-function applyReplace(row: ComposedRow, keys: Partial<Record<ReplaceableKey, unknown>>, layer: number, origin: Origin, configOrigin?: Origin): void {
+function applyReplace(
+  row: ComposedRow,
+  keys: Partial<Record<ReplaceableKey, unknown>>,
+  layer: number,
+  origin: Origin,
+  configOrigin?: Origin,
+): void {
   for (const [key, value] of Object.entries(keys)) {
     if (key === 'name' && row.children) throw at(origin, `row "${row.id}" is a group: it has no \`name\` to replace`)
-    if (key === 'config' && row.children) throw at(origin, `row "${row.id}" is a group: it has no \`config\` to replace`)
+    if (key === 'config' && row.children)
+      throw at(origin, `row "${row.id}" is a group: it has no \`config\` to replace`)
     if (key === 'name' && value === null) throw at(origin, `\`name\` of row "${row.id}" cannot be removed`)
     if (value === null) delete (row as any)[key]
     else (row as any)[key] = structuredCloneKeepingJs(value)

@@ -4,7 +4,9 @@ import { yamlCustomTags } from './patch-file.ts'
 
 function describeTouch(composition: Composition, touch: Touch): string {
   const layer = composition.layers[touch.layer]!
-  const where = layer.label.startsWith('bundle ') ? `${layer.label}:${touch.origin.line}` : `${layer.label} ${touch.origin.file}:${touch.origin.line}`
+  const where = layer.label.startsWith('bundle ')
+    ? `${layer.label}:${touch.origin.line}`
+    : `${layer.label} ${touch.origin.file}:${touch.origin.line}`
   return `${where} (${touch.keys.join(', ')})`
 }
 
@@ -23,7 +25,8 @@ function annotate(composition: Composition, rows: ComposedRow[], nodes: YAMLMap[
   rows.forEach((row, index) => {
     const node = nodes[index]!
     node.commentBefore = ` ${row.touches.map((touch) => describeTouch(composition, touch)).join('; ')}`
-    if (row.children) annotate(composition, row.children, ((node.get('children', true) as any)?.items ?? []) as YAMLMap[])
+    if (row.children)
+      annotate(composition, row.children, ((node.get('children', true) as any)?.items ?? []) as YAMLMap[])
   })
 }
 
@@ -53,8 +56,13 @@ function enabled(composition: Composition): ComposedRow[] {
 export function requestCheckMarks(composition: Composition): string[] {
   const rows = llmRows(composition)
   const unchecked = rows.filter((row) => (row.config as any)?.unchecked === true)
-  const marks = unchecked.map((row) => `UNCHECKED: row "${row.id}" sends model requests with no check against the session log (unchecked: true)`)
+  const marks = unchecked.map(
+    (row) => `UNCHECKED: row "${row.id}" sends model requests with no check against the session log (unchecked: true)`,
+  )
   const guarded = enabled(composition).some((row) => row.name === '@dsh/invariants')
-  if (rows.length > unchecked.length && !guarded) marks.push('NO REQUEST CHECK: no enabled @dsh/invariants row; boot refuses this tree unless the llm row says unchecked: true')
+  if (rows.length > unchecked.length && !guarded)
+    marks.push(
+      'NO REQUEST CHECK: no enabled @dsh/invariants row; boot refuses this tree unless the llm row says unchecked: true',
+    )
   return marks
 }

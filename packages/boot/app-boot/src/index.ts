@@ -5,4 +5,12 @@ export { JsExpr } from './js-expr.ts'
 export { parsePatch, readPatchFile, type PatchItem, type RowSpec } from './patch-file.ts'
 export { defaultHome, gatherLayers, readAppManifest, type AppManifest, type Profile } from './layers.ts'
 export { dumpComposition } from './dump.ts'
-export { bootTree, composeProfile, BootError, type BootedTree, type BootOptions, type ComposeOptions, type RowFailure } from './boot.ts'
+export {
+  bootTree,
+  composeProfile,
+  BootError,
+  type BootedTree,
+  type BootOptions,
+  type ComposeOptions,
+  type RowFailure,
+} from './boot.ts'

@@ -65,7 +65,11 @@ function readBundle(app: AppManifest, name: string): BundleInfo {
   }
   const dir = dirname(manifestPath)
   const bundle = JSON.parse(readFileSync(manifestPath, 'utf8')).dsh?.bundle
-  if (!bundle?.patch) throw new CompositionError(`package "${name}" is not a bundle: its package.json has no dsh.bundle.patch`, manifestPath)
+  if (!bundle?.patch)
+    throw new CompositionError(
+      `package "${name}" is not a bundle: its package.json has no dsh.bundle.patch`,
+      manifestPath,
+    )
   const patches: Record<string, string> = {}
   for (const [key, file] of Object.entries<string>(bundle.patches ?? {})) patches[key] = join(dir, file)
   return { name, dir, patch: join(dir, bundle.patch), patches, importer: join(dir, bundle.import ?? 'import.js') }
@@ -76,10 +80,18 @@ function readBundle(app: AppManifest, name: string): BundleInfo {
  * each `--patch`. A `--patch` argument without a path separator or YAML extension names a patch shipped by
  * one of the profile's bundles (e.g. `--patch minimal`).
  */
-export function gatherLayers(app: AppManifest, profileName: string, home: string, patches: string[], cwd: string): GatheredLayers {
+export function gatherLayers(
+  app: AppManifest,
+  profileName: string,
+  home: string,
+  patches: string[],
+  cwd: string,
+): GatheredLayers {
   const profile = app.profiles[profileName]
   if (!profile) {
-    throw new CompositionError(`unknown profile "${profileName}" (expected one of: ${Object.keys(app.profiles).join(', ')})`)
+    throw new CompositionError(
+      `unknown profile "${profileName}" (expected one of: ${Object.keys(app.profiles).join(', ')})`,
+    )
   }
   const layers: Layer[] = []
   const sources: LayerSource[] = []
@@ -104,7 +116,9 @@ export function gatherLayers(app: AppManifest, profileName: string, home: string
       const owner = bundles.find((bundle) => bundle.patches[arg])
       if (!owner) {
         const known = bundles.flatMap((bundle) => Object.keys(bundle.patches))
-        throw new CompositionError(`--patch ${arg}: no such file, and no bundle of profile "${profileName}" ships a patch named "${arg}"${known.length ? ` (named patches: ${known.join(', ')})` : ''}`)
+        throw new CompositionError(
+          `--patch ${arg}: no such file, and no bundle of profile "${profileName}" ships a patch named "${arg}"${known.length ? ` (named patches: ${known.join(', ')})` : ''}`,
+        )
       }
       file = owner.patches[arg]!
     } else {

@@ -17,7 +17,13 @@ export interface RowSpec {
 
 export type PatchItem =
   | { kind: 'insert'; rows: RowSpec[]; into?: string; origin: Origin }
-  | { kind: 'replace'; id: string; keys: Partial<Record<ReplaceableKey, unknown>>; origin: Origin; keyOrigins: Partial<Record<ReplaceableKey, Origin>> }
+  | {
+      kind: 'replace'
+      id: string
+      keys: Partial<Record<ReplaceableKey, unknown>>
+      origin: Origin
+      keyOrigins: Partial<Record<ReplaceableKey, Origin>>
+    }
 
 export const REPLACEABLE_KEYS = ['name', 'config', 'disabled', 'inject', 'isolate'] as const
 export type ReplaceableKey = (typeof REPLACEABLE_KEYS)[number]
@@ -40,7 +46,9 @@ export function readPatchFile(file: string): PatchItem[] {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     throw new CompositionError(
-      error instanceof Error && 'code' in error && error.code === 'ENOENT' ? 'patch file not found' : `cannot read patch file (${error instanceof Error && 'code' in error ? error.code : error})`,
+      error instanceof Error && 'code' in error && error.code === 'ENOENT'
+        ? 'patch file not found'
+        : `cannot read patch file (${error instanceof Error && 'code' in error ? error.code : error})`,
       file,
       undefined,
       { cause: error },
@@ -52,15 +60,23 @@ export function readPatchFile(file: string): PatchItem[] {
 export function parsePatch(text: string, file: string): PatchItem[] {
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, customTags: yamlCustomTags, prettyErrors: false })
-  const pos: Pos = Object.assign((node: Node | null | undefined): Origin => ({ file, line: node?.range ? lines.linePos(node.range[0]).line : 1 }), {
-    toJS: (node: any) => node.toJS(doc),
-  })
+  const pos: Pos = Object.assign(
+    (node: Node | null | undefined): Origin => ({ file, line: node?.range ? lines.linePos(node.range[0]).line : 1 }),
+    {
+      toJS: (node: any) => node.toJS(doc),
+    },
+  )
   if (doc.errors.length) {
     const error = doc.errors[0]!
-    throw new CompositionError(`malformed YAML: ${error.message.split('\n')[0]}`, file, lines.linePos(error.pos[0]).line)
+    throw new CompositionError(
+      `malformed YAML: ${error.message.split('\n')[0]}`,
+      file,
+      lines.linePos(error.pos[0]).line,
+    )
   }
   if (doc.contents === null) return []
-  if (!isSeq(doc.contents)) throw at(pos(doc.contents), 'a patch file must be a YAML list of items (`- insert: [...]` or `- id: <row>`)')
+  if (!isSeq(doc.contents))
+    throw at(pos(doc.contents), 'a patch file must be a YAML list of items (`- insert: [...]` or `- id: <row>`)')
   return doc.contents.items.map((item) => parseItem(item as Node, pos))
 }
 
@@ -70,7 +86,8 @@ function parseItem(node: Node, pos: Pos): PatchItem {
   const keys = mapKeys(node)
   if (keys.has('insert')) {
     for (const key of keys.keys()) {
-      if (key !== 'insert' && key !== 'into') throw at(pos(keys.get(key)!.key), `unexpected key "${key}" in an insert item (expected insert, into)`)
+      if (key !== 'insert' && key !== 'into')
+        throw at(pos(keys.get(key)!.key), `unexpected key "${key}" in an insert item (expected insert, into)`)
     }
     const rowsNode = keys.get('insert')!.value
     if (!isSeq(rowsNode)) throw at(pos(rowsNode ?? node), '`insert` must be a list of rows')
@@ -85,7 +102,11 @@ function parseItem(node: Node, pos: Pos): PatchItem {
   const keyOrigins: Partial<Record<ReplaceableKey, Origin>> = {}
   for (const [key, pair] of keys) {
     if (key === 'id') continue
-    if (key === 'children') throw at(pos(pair.key), '`children` cannot be replaced; insert rows into the group with `- insert: [...]` and `into: <id>`')
+    if (key === 'children')
+      throw at(
+        pos(pair.key),
+        '`children` cannot be replaced; insert rows into the group with `- insert: [...]` and `into: <id>`',
+      )
     if (!(REPLACEABLE_KEYS as readonly string[]).includes(key)) {
       throw at(pos(pair.key), `unexpected key "${key}" (a row change may set ${REPLACEABLE_KEYS.join(', ')})`)
     }
@@ -100,11 +121,13 @@ function parseRow(node: Node, pos: Pos): RowSpec {
   if (!isMap(node)) throw at(origin, 'a row must be a mapping with at least `id` and `name`')
   const keys = mapKeys(node)
   for (const [key, pair] of keys) {
-    if (!ROW_KEYS.has(key)) throw at(pos(pair.key), `unexpected key "${key}" in a row (expected ${[...ROW_KEYS].join(', ')})`)
+    if (!ROW_KEYS.has(key))
+      throw at(pos(pair.key), `unexpected key "${key}" in a row (expected ${[...ROW_KEYS].join(', ')})`)
   }
   if (!keys.has('id')) throw at(origin, 'a row needs an `id` so later layers can target it')
   const id = scalarString(keys.get('id')!.value, pos, '`id` must be a string')
-  if (!/^[A-Za-z0-9_.-]+$/.test(id)) throw at(pos(keys.get('id')!.value), `row id "${id}" may only hold letters, digits, "_", "." and "-"`)
+  if (!/^[A-Za-z0-9_.-]+$/.test(id))
+    throw at(pos(keys.get('id')!.value), `row id "${id}" may only hold letters, digits, "_", "." and "-"`)
   const row: RowSpec = { id, origin }
   const children = keys.get('children')
   if (children) {
@@ -125,16 +148,21 @@ function parseRow(node: Node, pos: Pos): RowSpec {
 function checkedValue(key: string, node: any, pos: Pos): unknown {
   const value = node == null ? null : (pos.toJS(node) ?? null)
   if (value === null) return null
-  if (key !== 'config' && key !== 'disabled' && hasJs(node)) throw at(pos(node), `\`!!js\` is only allowed in \`config\` and \`disabled\`, not in \`${key}\``)
+  if (key !== 'config' && key !== 'disabled' && hasJs(node))
+    throw at(pos(node), `\`!!js\` is only allowed in \`config\` and \`disabled\`, not in \`${key}\``)
   switch (key) {
     case 'name':
-      if (typeof value !== 'string' || !value) throw at(pos(node), '`name` must be a non-empty string (a plugin package or a path)')
+      if (typeof value !== 'string' || !value)
+        throw at(pos(node), '`name` must be a non-empty string (a plugin package or a path)')
       return value
     case 'disabled':
-      if (typeof value !== 'boolean' && !(value instanceof JsExpr)) throw at(pos(node), '`disabled` must be true, false or a `!!js` expression')
+      if (typeof value !== 'boolean' && !(value instanceof JsExpr))
+        throw at(pos(node), '`disabled` must be true, false or a `!!js` expression')
       return value
     case 'inject': {
-      const ok = (Array.isArray(value) && value.every((v) => typeof v === 'string')) || (isMap(node) && typeof value === 'object')
+      const ok =
+        (Array.isArray(value) && value.every((v) => typeof v === 'string')) ||
+        (isMap(node) && typeof value === 'object')
       if (!ok) throw at(pos(node), '`inject` must be a list of service names or a mapping')
       return value
     }
@@ -151,7 +179,8 @@ function checkedValue(key: string, node: any, pos: Pos): unknown {
 function hasJs(node: any): boolean {
   if (!node) return false
   if (isScalar(node)) return node.tag === 'tag:yaml.org,2002:js'
-  if (isMap(node) || isSeq(node)) return (node.items as any[]).some((item) => (isMap(node) ? hasJs(item.value) : hasJs(item)))
+  if (isMap(node) || isSeq(node))
+    return (node.items as any[]).some((item) => (isMap(node) ? hasJs(item.value) : hasJs(item)))
   return false
 }
 

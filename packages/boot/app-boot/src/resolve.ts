@@ -12,7 +12,10 @@ function isNotFound(error: any, specifier: string): boolean {
   const parts = specifier.split('/')
   const pkg = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
   const quoted = [specifier, pkg].some((name) => text.includes(`'${name}'`) || text.includes(`"${name}"`))
-  return (error?.code === 'ERR_MODULE_NOT_FOUND' || /cannot find (module|package)|failed to (load|resolve)/i.test(text)) && quoted
+  return (
+    (error?.code === 'ERR_MODULE_NOT_FOUND' || /cannot find (module|package)|failed to (load|resolve)/i.test(text)) &&
+    quoted
+  )
 }
 
 /** The plugin a module exports, the way the loader unwraps it: `default`, else the module itself. */
@@ -54,11 +57,17 @@ class ImporterChain {
  * bundle claims: every bundle of the profile, then `extraImporters` (`ctx.app.resolvePlugin`). Only what the
  * install has can be found.
  */
-export function bareNameResolver(sources: LayerSource[], extraImporters: string[] = []): (name: string) => Promise<unknown> {
+export function bareNameResolver(
+  sources: LayerSource[],
+  extraImporters: string[] = [],
+): (name: string) => Promise<unknown> {
   const chain = new ImporterChain()
-  const order = [...new Set([...sources.flatMap((source) => (source.bundle ? [source.bundle.importer] : [])), ...extraImporters])]
+  const order = [
+    ...new Set([...sources.flatMap((source) => (source.bundle ? [source.bundle.importer] : [])), ...extraImporters]),
+  ]
   return async (name) => {
-    if (name.startsWith('.') || isAbsolute(name)) throw new Error(`plugin "${name}" is a path: only an installed package can be resolved here`)
+    if (name.startsWith('.') || isAbsolute(name))
+      throw new Error(`plugin "${name}" is a path: only an installed package can be resolved here`)
     const found = await chain.import(name, order)
     if ('error' in found) {
       throw new Error(
@@ -68,7 +77,8 @@ export function bareNameResolver(sources: LayerSource[], extraImporters: string[
       )
     }
     const plugin = unwrapPlugin(found.exports)
-    if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function')) throw new Error(`module "${name}" does not export a plugin`)
+    if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function'))
+      throw new Error(`module "${name}" does not export a plugin`)
     return plugin
   }
 }
@@ -78,7 +88,11 @@ export function bareNameResolver(sources: LayerSource[], extraImporters: string[
  * from that layer's directory; a bare name from that layer's bundle first, then from every bundle of the
  * profile in order, then `extraImporters` (test support). Unknown names are errors at the line that set them.
  */
-export async function resolvePlugins(composition: Composition, sources: LayerSource[], extraImporters: string[] = []): Promise<Map<string, any>> {
+export async function resolvePlugins(
+  composition: Composition,
+  sources: LayerSource[],
+  extraImporters: string[] = [],
+): Promise<Map<string, any>> {
   const chain = new ImporterChain()
   const bundleImporters = sources.flatMap((source) => (source.bundle ? [source.bundle.importer] : []))
   const plugins = new Map<string, any>()
@@ -96,7 +110,9 @@ export async function resolvePlugins(composition: Composition, sources: LayerSou
         lastError = error
       }
     } else {
-      const order = [...new Set([...(source.bundle ? [source.bundle.importer] : []), ...bundleImporters, ...extraImporters])]
+      const order = [
+        ...new Set([...(source.bundle ? [source.bundle.importer] : []), ...bundleImporters, ...extraImporters]),
+      ]
       const found = await chain.import(row.name, order)
       if ('exports' in found) exports = found.exports
       else lastError = found.error
@@ -110,7 +126,10 @@ export async function resolvePlugins(composition: Composition, sources: LayerSou
     }
     const plugin = unwrapPlugin(exports)
     if (!plugin || (typeof plugin !== 'function' && typeof plugin.apply !== 'function')) {
-      throw at(origin, `module "${row.name}" of row "${row.id}" does not export a plugin (a class, a function, or an object with apply())`)
+      throw at(
+        origin,
+        `module "${row.name}" of row "${row.id}" does not export a plugin (a class, a function, or an object with apply())`,
+      )
     }
     plugins.set(row.name, plugin)
   }

@@ -17,14 +17,20 @@ export function validateConfigs(composition: Composition, plugins: Map<string, a
     if (result && 'then' in result) continue
     if (result.issues?.length) {
       const issue = result.issues[0]
-      const path = issue.path?.length ? `config.${issue.path.map((p: any) => (typeof p === 'object' ? p.key : p)).join('.')}` : 'config'
+      const path = issue.path?.length
+        ? `config.${issue.path.map((p: any) => (typeof p === 'object' ? p.key : p)).join('.')}`
+        : 'config'
       throw at(row.configOrigin, `row "${row.id}" (${row.name}): ${path}: ${issue.message.replace(/^\$\.\S*\s/, '')}`)
     }
     const known = schema.type === 'object' && schema.dict ? Object.keys(schema.dict) : undefined
-    const given = row.config && typeof row.config === 'object' && !Array.isArray(row.config) ? Object.keys(row.config) : []
+    const given =
+      row.config && typeof row.config === 'object' && !Array.isArray(row.config) ? Object.keys(row.config) : []
     const unknown = known && given.find((key) => !known.includes(key))
     if (unknown) {
-      throw at(row.configOrigin, `row "${row.id}" (${row.name}): config.${unknown} is not a setting of this plugin (known: ${known.join(', ') || 'none'})`)
+      throw at(
+        row.configOrigin,
+        `row "${row.id}" (${row.name}): config.${unknown} is not a setting of this plugin (known: ${known.join(', ') || 'none'})`,
+      )
     }
   }
 }

@@ -5,7 +5,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { bootComposition } from '@dsh/test-harness'
-import { adoptBrowserSignIn, api, cliBin, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import {
+  adoptBrowserSignIn,
+  api,
+  cliBin,
+  launchBrowser,
+  removeHome,
+  screenshot,
+  startWeb,
+  tempHome,
+  webDist,
+  type WebProcess,
+} from './test-support/web.ts'
 
 // The product as a user meets it: the real `dsh --profile web` process (DeepSeek adapter pointed at the mock
 // model server), driven in Debian's Chromium. One process, one browser, tests in order on one session.
@@ -33,15 +44,31 @@ let archiveId: string
 
 /** A stored session of 10k events (4 per turn), written by the real session service before dsh starts. */
 async function writeArchive(dshHome: string, workspace: string): Promise<string> {
-  const h = await bootComposition({ profile: 'web', home: dshHome, workspace, argv: ['--port', '0'], patch: '- id: webserver\n  config: { announce: false, open: false }\n' })
+  const h = await bootComposition({
+    profile: 'web',
+    home: dshHome,
+    workspace,
+    argv: ['--port', '0'],
+    patch: '- id: webserver\n  config: { announce: false, open: false }\n',
+  })
   try {
     const session = await h.root.sessions.create({ cwd: workspace })
     for (let i = 0; i < ARCHIVE_TURNS; i++) {
       const turnId = `turn-${i}`
       session.append('turn/start', { turnId })
-      session.append('user/message', { content: [{ type: 'text', text: i === 0 ? 'Archive: walk through the whole migration plan' : `Question number ${i}` }], source: 'user' })
-      const text = i === 1234 ? 'The zebracorn module moves last.' : `Answer number ${i}, with a little **markdown** and \`code\`.`
-      session.append('assistant/message', { content: [{ type: 'text', text }], usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
+      session.append('user/message', {
+        content: [
+          { type: 'text', text: i === 0 ? 'Archive: walk through the whole migration plan' : `Question number ${i}` },
+        ],
+        source: 'user',
+      })
+      const text =
+        i === 1234 ? 'The zebracorn module moves last.' : `Answer number ${i}, with a little **markdown** and \`code\`.`
+      session.append('assistant/message', {
+        content: [{ type: 'text', text }],
+        usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 },
+        finish: 'stop',
+      })
       session.append('turn/end', { turnId, reason: 'completed' })
     }
     await session.flush()
@@ -68,7 +95,8 @@ async function turn(p: Page, text: string, reason = 'completed') {
   expect(await lastTurnEnd(p).getAttribute('data-reason')).toBe(reason)
 }
 
-const logOf = async (id: string) => (await api(web, 'sessions.page', { sessionId: id, limit: 2000 })).events as { type: string; data: any }[]
+const logOf = async (id: string) =>
+  (await api(web, 'sessions.page', { sessionId: id, limit: 2000 })).events as { type: string; data: any }[]
 
 beforeAll(async () => {
   if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
@@ -76,7 +104,12 @@ beforeAll(async () => {
   const folders = tempHome()
   archiveId = await writeArchive(folders.dshHome, join(folders.home, 'projects', 'archive'))
   mkdirSync(join(folders.workspace, 'src'), { recursive: true })
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, patch: PATCH, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  web = await startWeb({
+    home: folders.home,
+    workspace: folders.workspace,
+    patch: PATCH,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   browser = await launchBrowser()
   // One browser context (one cookie jar), so a second tab is a second tab of the same browser.
   page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
@@ -99,7 +132,9 @@ describe('the web app in Chromium', () => {
     expect(page.url()).toBe(`${web.origin}/`)
     const code = new URL(web.link).password
     const secret = web.cookie!.split('=')[1]!
-    const visible = (await page.evaluate('JSON.stringify({ href: location.href, cookie: document.cookie, local: { ...localStorage }, session: { ...sessionStorage } })')) as string
+    const visible = (await page.evaluate(
+      'JSON.stringify({ href: location.href, cookie: document.cookie, local: { ...localStorage }, session: { ...sessionStorage } })',
+    )) as string
     expect(visible).not.toContain(code)
     expect(visible).not.toContain(secret)
     expect(web.stderr()).not.toContain(code)
@@ -128,7 +163,9 @@ describe('the web app in Chromium', () => {
     await page.getByTestId('workspace').click()
     await page.getByRole('button', { name: 'Home folder' }).click()
     // The home as a workspace is said before it is picked (docs/security.md, "The user's home").
-    await expect.poll(() => page.locator('.picker-home-warning').textContent(), WAIT).toContain('This is your home folder')
+    await expect
+      .poll(() => page.locator('.picker-home-warning').textContent(), WAIT)
+      .toContain('This is your home folder')
     await page.getByLabel('Folder path').fill(web.workspace)
     await page.getByRole('button', { name: 'Go' }).click()
     await expect.poll(() => page.locator('.picker-current').textContent(), WAIT).toBe(web.workspace)
@@ -140,9 +177,20 @@ describe('the web app in Chromium', () => {
     llm.enqueue(
       {
         reasoning: 'The user wants notes. I will write them with a shell command and show the result.',
-        toolCalls: [{ name: 'bash', arguments: { command: "printf 'alpha\\nbeta\\n' | tee notes.txt", description: 'Write two lines to notes.txt' } }],
+        toolCalls: [
+          {
+            name: 'bash',
+            arguments: {
+              command: "printf 'alpha\\nbeta\\n' | tee notes.txt",
+              description: 'Write two lines to notes.txt',
+            },
+          },
+        ],
       },
-      { text: 'I wrote **notes.txt** with two lines:\n\n```sh\ncat notes.txt\n```\n\nIt holds `alpha` and `beta`. Anything else you would like me to change in this workspace?', chunkDelayMs: 25 },
+      {
+        text: 'I wrote **notes.txt** with two lines:\n\n```sh\ncat notes.txt\n```\n\nIt holds `alpha` and `beta`. Anything else you would like me to change in this workspace?',
+        chunkDelayMs: 25,
+      },
     )
     await send(page, 'Create notes.txt with two lines')
     await page.waitForURL(/\/s\/[\w-]+$/, WAIT)
@@ -164,13 +212,18 @@ describe('the web app in Chromium', () => {
   test('an edit shows as a diff of the lines it changed', async () => {
     llm.enqueue(
       { toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }] },
-      { toolCalls: [{ name: 'edit', arguments: { path: 'notes.txt', old_string: 'beta', new_string: 'gamma\ndelta' } }] },
+      {
+        toolCalls: [{ name: 'edit', arguments: { path: 'notes.txt', old_string: 'beta', new_string: 'gamma\ndelta' } }],
+      },
       { text: 'Replaced `beta` with two lines.' },
     )
     await turn(page, 'Replace beta with gamma and delta')
     const edit = page.getByTestId('tool-edit').last()
     expect(await edit.locator('.diff-del').allTextContents()).toEqual([expect.stringContaining('beta')])
-    expect(await edit.locator('.diff-add').allTextContents()).toEqual([expect.stringContaining('gamma'), expect.stringContaining('delta')])
+    expect(await edit.locator('.diff-add').allTextContents()).toEqual([
+      expect.stringContaining('gamma'),
+      expect.stringContaining('delta'),
+    ])
     expect(await edit.locator('.diffstat').textContent()).toBe('+2 −1')
     expect(await page.getByTestId('tool-read').last().locator('.tool-title').textContent()).toBe('Read notes.txt')
     expect(readFileSync(join(web.workspace, 'notes.txt'), 'utf8')).toBe('alpha\ngamma\ndelta\n')
@@ -187,7 +240,18 @@ describe('the web app in Chromium', () => {
       await second.getByTestId('turn-end').first().waitFor(WAIT)
 
       llm.enqueue(
-        { toolCalls: [{ name: 'bash', arguments: { command: 'echo approved > outside-check.txt', sandbox: false, justification: 'It must run unconfined to show the approval flow.' } }] },
+        {
+          toolCalls: [
+            {
+              name: 'bash',
+              arguments: {
+                command: 'echo approved > outside-check.txt',
+                sandbox: false,
+                justification: 'It must run unconfined to show the approval flow.',
+              },
+            },
+          ],
+        },
         { text: 'Done with approval.' },
       )
       await send(page, 'Run it outside the sandbox')
@@ -197,7 +261,8 @@ describe('the web app in Chromium', () => {
       expect(await banner.textContent()).toContain('echo approved > outside-check.txt')
       expect(await banner.textContent()).toContain('It must run unconfined')
       // The request offers the exact command as its rule (a redirection cannot be split), so all three allow buttons show.
-      for (const name of ['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Reject']) expect(await banner.getByRole('button', { name }).isVisible()).toBe(true)
+      for (const name of ['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Reject'])
+        expect(await banner.getByRole('button', { name }).isVisible()).toBe(true)
       const rule = banner.getByTestId('approval-rule')
       expect(await rule.inputValue()).toBe('unconfined(echo approved > outside-check.txt)')
       // The rule is editable before it is kept; one that does not cover this call is refused on the card and the request keeps waiting.
@@ -215,7 +280,9 @@ describe('the web app in Chromium', () => {
       expect(await page.getByTestId('approval-decided').last().textContent()).toContain('Allowed once by you')
       expect(readFileSync(join(web.workspace, 'outside-check.txt'), 'utf8')).toBe('approved\n')
       const decided = (await logOf(sessionId)).filter((event) => event.type === 'approval/decided')
-      expect(decided.map((event) => event.data)).toEqual([expect.objectContaining({ answer: 'allow_once', by: 'user' })])
+      expect(decided.map((event) => event.data)).toEqual([
+        expect.objectContaining({ answer: 'allow_once', by: 'user' }),
+      ])
       expect((await logOf(sessionId)).filter((event) => event.type === 'grant/added')).toEqual([])
       await screenshot(page, '06-approval-decided-first-tab')
     } finally {
@@ -224,7 +291,10 @@ describe('the web app in Chromium', () => {
   })
 
   test('Stop cancels a streaming turn and the conversation says so', async () => {
-    llm.enqueue({ text: 'Let me think about this at great length before I answer anything at all', stallAfterChunks: 6 })
+    llm.enqueue({
+      text: 'Let me think about this at great length before I answer anything at all',
+      stallAfterChunks: 6,
+    })
     await send(page, 'Write a very long essay')
     await page.locator('.msg-assistant.streaming').waitFor(WAIT)
     await page.getByRole('button', { name: 'Stop' }).click()
@@ -240,8 +310,14 @@ describe('the web app in Chromium', () => {
     await page.getByLabel('Permission preset').selectOption('read-only')
     await page.getByTestId('notice').filter({ hasText: 'Permissions: read-only' }).waitFor(WAIT)
     const log = await logOf(sessionId)
-    expect(log.filter((event) => event.type === 'model/route').at(-1)!.data.route).toEqual({ provider: 'deepseek', model: 'deepseek-v4-pro' })
-    expect(log.filter((event) => event.type === 'permission/preset').at(-1)!.data).toMatchObject({ preset: 'read-only', mode: 'read-only' })
+    expect(log.filter((event) => event.type === 'model/route').at(-1)!.data.route).toEqual({
+      provider: 'deepseek',
+      model: 'deepseek-v4-pro',
+    })
+    expect(log.filter((event) => event.type === 'permission/preset').at(-1)!.data).toMatchObject({
+      preset: 'read-only',
+      mode: 'read-only',
+    })
 
     llm.enqueue({ text: 'Answered by the pro model.' })
     await turn(page, 'Which model are you?')
@@ -254,7 +330,9 @@ describe('the web app in Chromium', () => {
       page.locator('.conversation-inner').evaluate((element) => ({
         users: [...element.querySelectorAll('[data-testid="user-message"]')].map((node) => node.textContent),
         tools: [...element.querySelectorAll('[data-testid^="tool-"]')].map((node) => node.getAttribute('data-testid')),
-        endings: [...element.querySelectorAll('[data-testid="turn-end"]')].map((node) => node.getAttribute('data-reason')),
+        endings: [...element.querySelectorAll('[data-testid="turn-end"]')].map((node) =>
+          node.getAttribute('data-reason'),
+        ),
       }))
     const before = await read()
     await page.reload()
@@ -286,8 +364,12 @@ describe('the web app in Chromium', () => {
     await expect.poll(() => page.getByTestId('session-status').textContent(), WAIT).toBe('idle')
     const sent = llm.requests.at(-1)!.body.messages
     // Every stored question and the new one; the runtime context dsh logs at the resumed session's first step is one more.
-    const users = sent.filter((message: { role: string }) => message.role === 'user').map((message: { content: unknown }) => JSON.stringify(message.content))
-    expect(users.filter((text: string) => !text.includes('Runtime context (gathered by dsh'))).toHaveLength(ARCHIVE_TURNS + 1)
+    const users = sent
+      .filter((message: { role: string }) => message.role === 'user')
+      .map((message: { content: unknown }) => JSON.stringify(message.content))
+    expect(users.filter((text: string) => !text.includes('Runtime context (gathered by dsh'))).toHaveLength(
+      ARCHIVE_TURNS + 1,
+    )
     expect(users.filter((text: string) => text.includes('Runtime context (gathered by dsh'))).toHaveLength(1)
     await screenshot(page, '10b-stored-session-resumed')
   })
@@ -348,7 +430,10 @@ describe('the web app in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Attach images' }).isDisabled()).toBe(true)
     await page.getByLabel('Model', { exact: true }).selectOption('deepseek/deepseek-vision-test')
     await expect.poll(() => page.getByRole('button', { name: 'Attach images' }).isDisabled(), WAIT).toBe(false)
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNk+M/wn4GBgYGJgYGBAQAjRgMBnDYoPQAAAABJRU5ErkJggg==', 'base64')
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNk+M/wn4GBgYGJgYGBAQAjRgMBnDYoPQAAAABJRU5ErkJggg==',
+      'base64',
+    )
     const file = join(web.home, 'dot.png')
     writeFileSync(file, png)
     await page.locator('input[type="file"]').setInputFiles(file)
@@ -358,9 +443,17 @@ describe('the web app in Chromium', () => {
     await page.locator('[data-testid="user-message"] .thumb img').last().waitFor(WAIT)
     const user = (await logOf(page.url().split('/s/')[1]!)).filter((event) => event.type === 'user/message').at(-1)!
     const image = user.data.content.find((block: { type: string }) => block.type === 'image')
-    expect(image).toMatchObject({ type: 'image', mediaType: 'image/png', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(image).toMatchObject({
+      type: 'image',
+      mediaType: 'image/png',
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    })
     expect(image.data).toBeUndefined()
-    const sent = llm.requests.at(-1)!.body.messages.find((message: { role: string; content: unknown }) => message.role === 'user' && Array.isArray(message.content))
+    const sent = llm.requests
+      .at(-1)!
+      .body.messages.find(
+        (message: { role: string; content: unknown }) => message.role === 'user' && Array.isArray(message.content),
+      )
     expect(JSON.stringify(sent)).toContain(png.toString('base64'))
     await screenshot(page, '13-image-attached')
   })
@@ -371,7 +464,9 @@ describe('the web app in Chromium', () => {
     await turn(page, 'Are you still there?')
     const notice = page.getByTestId('notice').filter({ hasText: 'Model request failed' })
     expect(await notice.count()).toBe(1)
-    expect(await notice.textContent()).toMatch(/^\s*Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4$/)
+    expect(await notice.textContent()).toMatch(
+      /^\s*Model request failed \(SERVER\); retrying in \d+ ms — retry 1 of 4$/,
+    )
     expect(await notice.getAttribute('class')).toContain('notice-muted')
     expect(await page.locator('.msg-assistant').last().textContent()).toContain('Answered after a retry.')
     expect(await page.locator('.conversation-inner .callout-error').count()).toBe(0)
@@ -401,7 +496,9 @@ describe('the web app in Chromium', () => {
     await row.getByLabel('New title').fill('Migration archive')
     await row.getByLabel('New title').press('Enter')
     await expect.poll(() => row.locator('.session-title').textContent(), WAIT).toBe('Migration archive')
-    expect((await api(web, 'sessions.list', {})).sessions.find((item: { id: string }) => item.id === archiveId)).toMatchObject({ title: 'Migration archive' })
+    expect(
+      (await api(web, 'sessions.list', {})).sessions.find((item: { id: string }) => item.id === archiveId),
+    ).toMatchObject({ title: 'Migration archive' })
 
     await row.hover()
     await row.getByRole('button', { name: 'Delete session' }).click()
@@ -413,7 +510,9 @@ describe('the web app in Chromium', () => {
     await row.getByRole('button', { name: 'Delete session' }).click()
     await row.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click()
     await expect.poll(() => page.locator(`a[data-session-id="${archiveId}"]`).count(), WAIT).toBe(0)
-    expect((await api(web, 'sessions.list', {})).sessions.map((item: { id: string }) => item.id)).not.toContain(archiveId)
+    expect((await api(web, 'sessions.list', {})).sessions.map((item: { id: string }) => item.id)).not.toContain(
+      archiveId,
+    )
     await screenshot(page, '16-session-deleted')
   })
 })

@@ -18,7 +18,10 @@ beforeAll(async () => {
   app = await openWebApp({
     prepare: (folders) => {
       mkdirSync(join(folders.workspace, '.claude/commands'), { recursive: true })
-      writeFileSync(join(folders.workspace, '.claude/commands/greet.md'), '---\ndescription: Greet someone by name\nargument-hint: <name>\n---\nSay hello to $1, politely.\n')
+      writeFileSync(
+        join(folders.workspace, '.claude/commands/greet.md'),
+        '---\ndescription: Greet someone by name\nargument-hint: <name>\n---\nSay hello to $1, politely.\n',
+      )
     },
   })
   ;({ llm, web, page } = app)
@@ -42,7 +45,10 @@ test('typing / offers the commands; picking the user command and giving its argu
   await box.pressSequentially('Ada')
   await box.press('Enter')
   await page.locator('[data-testid="turn-end"]').first().waitFor(WAIT)
-  expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Say hello to Ada, politely.' })
+  expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({
+    role: 'user',
+    content: 'Say hello to Ada, politely.',
+  })
   await page.getByText('Hello, Ada.').waitFor(WAIT)
 })
 
@@ -53,12 +59,16 @@ test('a built-in shows its output without a model request, and an unknown /word 
   const before = llm.requests.length
   await box.fill('/cost')
   await box.press('Enter')
-  await expect.poll(async () => (await page.getByTestId('command-output').textContent()) ?? '', WAIT).toContain('model request')
+  await expect
+    .poll(async () => (await page.getByTestId('command-output').textContent()) ?? '', WAIT)
+    .toContain('model request')
   expect(llm.requests.length).toBe(before)
   llm.enqueue({ text: 'Not a command.' })
   await box.fill('/nosuch thing')
   await box.press('Enter')
-  await expect.poll(async () => (await page.getByTestId('command-output').textContent()) ?? '', WAIT).toContain('/nosuch is not a command here: it was sent to the model as text')
+  await expect
+    .poll(async () => (await page.getByTestId('command-output').textContent()) ?? '', WAIT)
+    .toContain('/nosuch is not a command here: it was sent to the model as text')
   await expect.poll(() => llm.requests.length, WAIT).toBe(before + 1)
   expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: '/nosuch thing' })
   await screenshot(page, 'commands-02-unknown')

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { BrowserContext } from 'playwright-core'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { signInWithLink } from '@dsh/webserver'
-import { adoptBrowserSignIn, api, launchBrowserWithProfile, removeHome, startWeb, type WebProcess } from './test-support/web.ts'
+import {
+  adoptBrowserSignIn,
+  api,
+  launchBrowserWithProfile,
+  removeHome,
+  startWeb,
+  type WebProcess,
+} from './test-support/web.ts'
 
 // What a prompt-injected model could read afterwards: the browser's profile on disk and dsh's own files.
 // The printed link is opened in Chromium on a fresh profile, the app is used in two tabs, the browser is
@@ -35,7 +42,10 @@ function historyDump(): string {
   try {
     return execFileSync('sqlite3', [copy, '.dump'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
   } catch (error) {
-    throw new Error(`could not read Chromium's History with the sqlite3 CLI (apt-get install sqlite3): ${(error as Error).message}`, { cause: error })
+    throw new Error(
+      `could not read Chromium's History with the sqlite3 CLI (apt-get install sqlite3): ${(error as Error).message}`,
+      { cause: error },
+    )
   }
 }
 
@@ -85,19 +95,33 @@ test("Chromium's History holds the app's URLs but neither the link's code nor th
 test('the profile holds the code only in session restore, and the secret only in the cookie jar', () => {
   const files = filesUnder(profile)
   expect(files.length).toBeGreaterThan(10)
-  expect(files.filter((file) => file.text.includes(code) && !/[/\\]Sessions[/\\](Session|Tabs)_\d+$/.test(file.path)).map((file) => file.path)).toEqual([])
-  expect(files.filter((file) => file.text.includes(secret) && !/[/\\]Cookies(-journal)?$/.test(file.path)).map((file) => file.path)).toEqual([])
+  expect(
+    files
+      .filter((file) => file.text.includes(code) && !/[/\\]Sessions[/\\](Session|Tabs)_\d+$/.test(file.path))
+      .map((file) => file.path),
+  ).toEqual([])
+  expect(
+    files
+      .filter((file) => file.text.includes(secret) && !/[/\\]Cookies(-journal)?$/.test(file.path))
+      .map((file) => file.path),
+  ).toEqual([])
 })
 
 test('the used link is refused with a page saying so', async () => {
-  await expect(signInWithLink(web.link)).rejects.toThrow(/\(403\):[\s\S]*this link was used; run <code>dsh web<\/code> again, or press Enter in the terminal running it, for a new link/)
+  await expect(signInWithLink(web.link)).rejects.toThrow(
+    /\(403\):[\s\S]*this link was used; run <code>dsh web<\/code> again, or press Enter in the terminal running it, for a new link/,
+  )
 })
 
 test('a request without the cookie is refused, the page and the API alike', async () => {
   const page = await fetch(`${web.origin}/`)
   expect(page.status).toBe(401)
   expect(await page.text()).toContain('not signed in')
-  const call = await fetch(`${web.origin}/api/sessions.list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+  const call = await fetch(`${web.origin}/api/sessions.list`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  })
   expect(call.status).toBe(401)
   expect(((await call.json()) as { error: { code: string } }).error.code).toBe('SIGN_IN_REQUIRED')
   expect((await api(web, 'sessions.list')).sessions).toHaveLength(1)
@@ -115,5 +139,7 @@ test("the secret is in no output line and no file of dsh's home; the code only i
   expect(web.stderr()).not.toContain(code)
   const files = filesUnder(web.home)
   expect(files.length).toBeGreaterThan(0)
-  expect(files.filter((file) => file.text.includes(secret) || file.text.includes(code)).map((file) => file.path)).toEqual([])
+  expect(
+    files.filter((file) => file.text.includes(secret) || file.text.includes(code)).map((file) => file.path),
+  ).toEqual([])
 })

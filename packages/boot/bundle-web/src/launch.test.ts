@@ -87,44 +87,51 @@ test('Ctrl+C during a turn logs its end before exiting, and the session reopens 
     const page = await api(again, 'sessions.page', { sessionId })
     const ends = page.events.filter((event: { type: string }) => event.type === 'turn/end')
     expect(ends.map((event: { data: { reason: string } }) => event.data.reason)).toEqual(['aborted'])
-    expect((await api(again, 'sessions.list')).sessions[0]).toMatchObject({ id: sessionId, status: 'idle', lockedElsewhere: false })
+    expect((await api(again, 'sessions.list')).sessions[0]).toMatchObject({
+      id: sessionId,
+      status: 'idle',
+      lockedElsewhere: false,
+    })
   } finally {
     await again.stop()
   }
 })
 
 // util-linux `script` gives the launcher a terminal, as a user's shell does.
-test.skipIf(!existsSync('/usr/bin/script'))('Enter in the terminal prints a fresh link, and each link signs in a browser', async () => {
-  const folders = tempHome()
-  const command = `'${process.execPath}' '${cliBin}' web --no-open --port 0`
-  const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
-    cwd: folders.workspace,
-    env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (chunk) => (out += chunk))
-  const links = async (count: number) => {
-    const deadline = Date.now() + 40_000
-    while (Date.now() < deadline) {
-      const found = [...out.matchAll(/http:\/\/dsh:\S+\/auth\/link/g)].map((match) => match[0])
-      if (found.length >= count) return found
-      await new Promise((resolve) => setTimeout(resolve, 50))
+test.skipIf(!existsSync('/usr/bin/script'))(
+  'Enter in the terminal prints a fresh link, and each link signs in a browser',
+  async () => {
+    const folders = tempHome()
+    const command = `'${process.execPath}' '${cliBin}' web --no-open --port 0`
+    const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+      cwd: folders.workspace,
+      env: { PATH: process.env.PATH, HOME: folders.home, DSH_HOME: folders.dshHome },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    const links = async (count: number) => {
+      const deadline = Date.now() + 40_000
+      while (Date.now() < deadline) {
+        const found = [...out.matchAll(/http:\/\/dsh:\S+\/auth\/link/g)].map((match) => match[0])
+        if (found.length >= count) return found
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      throw new Error(`wanted ${count} links, got: ${out}`)
     }
-    throw new Error(`wanted ${count} links, got: ${out}`)
-  }
-  try {
-    const [first] = await links(1)
-    expect(out).toContain('Press Enter for a new link')
-    child.stdin.write('\n')
-    const [, second] = await links(2)
-    expect(out).toContain(`New link (single use, 60 s): ${second}`)
-    expect(new URL(second!).password).not.toBe(new URL(first!).password)
-    expect(await signInWithLink(second!)).toMatch(/^dsh_web_\d+=/)
-    expect(await signInWithLink(first!)).toMatch(/^dsh_web_\d+=/)
-  } finally {
-    child.kill('SIGTERM')
-    await new Promise((resolve) => child.once('exit', resolve))
-    removeHome(folders)
-  }
-})
+    try {
+      const [first] = await links(1)
+      expect(out).toContain('Press Enter for a new link')
+      child.stdin.write('\n')
+      const [, second] = await links(2)
+      expect(out).toContain(`New link (single use, 60 s): ${second}`)
+      expect(new URL(second!).password).not.toBe(new URL(first!).password)
+      expect(await signInWithLink(second!)).toMatch(/^dsh_web_\d+=/)
+      expect(await signInWithLink(first!)).toMatch(/^dsh_web_\d+=/)
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('exit', resolve))
+      removeHome(folders)
+    }
+  },
+)

@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { bootComposition } from '@dsh/test-harness'
-import { adoptBrowserSignIn, api, launchBrowser, removeHome, screenshot, startWeb, tempHome, type WebProcess } from './test-support/web.ts'
+import {
+  adoptBrowserSignIn,
+  api,
+  launchBrowser,
+  removeHome,
+  screenshot,
+  startWeb,
+  tempHome,
+  type WebProcess,
+} from './test-support/web.ts'
 
 // Truthful cards, the Changes panel and rewind, as a user meets them: the real `dsh --profile web` process
 // (DeepSeek adapter pointed at the mock model server) in Debian's Chromium, checked on disk.
@@ -19,7 +28,13 @@ let crashedId: string
 
 /** A stored session whose process died while a command ran: a dispatched call, no result, no turn end. */
 async function writeCrashed(dshHome: string, workspace: string): Promise<string> {
-  const h = await bootComposition({ profile: 'web', home: dshHome, workspace, argv: ['--port', '0'], patch: '- id: webserver\n  config: { announce: false, open: false }\n' })
+  const h = await bootComposition({
+    profile: 'web',
+    home: dshHome,
+    workspace,
+    argv: ['--port', '0'],
+    patch: '- id: webserver\n  config: { announce: false, open: false }\n',
+  })
   try {
     const session = await h.root.sessions.create({ cwd: workspace })
     session.append('turn/start', { turnId: 't1' })
@@ -51,7 +66,11 @@ beforeAll(async () => {
   writeFileSync(join(folders.workspace, 'a.txt'), 'one\ntwo\n')
   writeFileSync(join(folders.workspace, 'b.txt'), 'bee\n')
   crashedId = await writeCrashed(folders.dshHome, folders.workspace)
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  web = await startWeb({
+    home: folders.home,
+    workspace: folders.workspace,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   browser = await launchBrowser()
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
   await page.goto(web.link)
@@ -91,13 +110,23 @@ describe('review and truthful cards in Chromium', () => {
     const addedLine = refused.locator('.diff-add').first()
     expect(await addedLine.textContent()).toContain('wasp')
     // Drawn without the green of an applied change.
-    expect(await addedLine.evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)).toBe(
-      'rgba(0, 0, 0, 0)',
-    )
+    expect(
+      await addedLine.evaluate(
+        (element) =>
+          (
+            globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }
+          ).getComputedStyle(element).backgroundColor,
+      ),
+    ).toBe('rgba(0, 0, 0, 0)')
     const applied = card('edit-a').locator('.diff-add').first()
-    expect(await applied.evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)).not.toBe(
-      'rgba(0, 0, 0, 0)',
-    )
+    expect(
+      await applied.evaluate(
+        (element) =>
+          (
+            globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }
+          ).getComputedStyle(element).backgroundColor,
+      ),
+    ).not.toBe('rgba(0, 0, 0, 0)')
     expect(await card('edit-a').locator('.diffstat').count()).toBe(1)
     const failed = card('fails')
     await failed.getByTestId('status-failed').waitFor(WAIT)
@@ -121,15 +150,26 @@ describe('review and truthful cards in Chromium', () => {
     await page.getByTestId('changes-toggle').click()
     const files = page.getByTestId('changed-file')
     await expect.poll(() => files.count(), WAIT).toBe(2)
-    expect(await files.evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-path'), row.getAttribute('data-status')]))).toEqual([
+    expect(
+      await files.evaluateAll((rows) =>
+        rows.map((row) => [row.getAttribute('data-path'), row.getAttribute('data-status')]),
+      ),
+    ).toEqual([
       ['a.txt', 'modified'],
       ['c.txt', 'added'],
     ])
     const lines = page.locator('[data-path="a.txt"] .diff-line')
-    const rendered = await lines.evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('span')].map((span) => span.textContent).join('|')))
+    const rendered = await lines.evaluateAll((rows) =>
+      rows.map((row) => [...row.querySelectorAll('span')].map((span) => span.textContent).join('|')),
+    )
     expect(rendered).toEqual(['1||-|one', '2||-|two', '|1|+|uno', '|2|+|zwei'])
     await page.getByLabel('Compare since').selectOption('2')
-    await expect.poll(() => page.locator('[data-path="a.txt"] .diff-line').evaluateAll((rows) => rows.map((row) => row.textContent)), WAIT).toEqual(['11 uno', '2-two', '2+zwei'])
+    await expect
+      .poll(
+        () => page.locator('[data-path="a.txt"] .diff-line').evaluateAll((rows) => rows.map((row) => row.textContent)),
+        WAIT,
+      )
+      .toEqual(['11 uno', '2-two', '2+zwei'])
     await screenshot(page, 'review-02-changes-panel')
   })
 
@@ -142,8 +182,16 @@ describe('review and truthful cards in Chromium', () => {
     expect(onDisk('c.txt')).toBe('edited by the user\n')
     expect(await page.getByTestId('rewind-conflict').getAttribute('data-path')).toBe('c.txt')
     expect(await page.getByTestId('rewind-conflict').textContent()).toContain('changed since the session last wrote it')
-    const logged = (await api(web, 'sessions.page', { sessionId, limit: 2000 })).events.filter((event: { type: string }) => event.type === 'rewind/done')
-    expect(logged.map((event: { data: unknown }) => event.data)).toEqual([expect.objectContaining({ toTurn: 2, actor: 'user:web-tab', restored: [expect.objectContaining({ path: 'a.txt' })] })])
+    const logged = (await api(web, 'sessions.page', { sessionId, limit: 2000 })).events.filter(
+      (event: { type: string }) => event.type === 'rewind/done',
+    )
+    expect(logged.map((event: { data: unknown }) => event.data)).toEqual([
+      expect.objectContaining({
+        toTurn: 2,
+        actor: 'user:web-tab',
+        restored: [expect.objectContaining({ path: 'a.txt' })],
+      }),
+    ])
     await screenshot(page, 'review-03-rewound')
   })
 
@@ -155,7 +203,10 @@ describe('review and truthful cards in Chromium', () => {
     llm.enqueue({ text: 'Here at the bottom.' })
     await turn('where am I?')
     await page.locator('.msg-assistant', { hasText: 'Here at the bottom.' }).waitFor(WAIT)
-    const gap = await conversation.evaluate((element: { scrollHeight: number; scrollTop: number; clientHeight: number }) => element.scrollHeight - element.scrollTop - element.clientHeight)
+    const gap = await conversation.evaluate(
+      (element: { scrollHeight: number; scrollTop: number; clientHeight: number }) =>
+        element.scrollHeight - element.scrollTop - element.clientHeight,
+    )
     expect(gap).toBeLessThan(80)
     await page.setViewportSize({ width: 1280, height: 900 })
   })

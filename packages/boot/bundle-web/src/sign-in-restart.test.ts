@@ -25,7 +25,9 @@ async function get(origin: string, path: string, cookie: string) {
 /** A cookie value the way dsh signs one, with the key the test reads from DSH_HOME (to set an expiry in the past). */
 function forged(key: string, expiresAt: number): string {
   const id = 'AAAAAAAAAAAAAAAAAAAAAA'
-  const mac = createHmac('sha256', Buffer.from(key.trim(), 'hex')).update(`dsh-web-session/1\0${id}\0${expiresAt}`).digest('base64url')
+  const mac = createHmac('sha256', Buffer.from(key.trim(), 'hex'))
+    .update(`dsh-web-session/1\0${id}\0${expiresAt}`)
+    .digest('base64url')
   return `${id}.${expiresAt}.${mac}`
 }
 
@@ -51,7 +53,10 @@ test('a cookie issued by one dsh web is accepted by the next on the same DSH_HOM
   const expired = `${name}=${forged(key, Date.now() - 1000)}`
   const refused = await get(web.origin, '/api/host.info', expired)
   expect(refused.status).toBe(401)
-  expect(JSON.parse(refused.text).error).toMatchObject({ code: 'SIGN_IN_INVALID', message: expect.stringContaining('expired') })
+  expect(JSON.parse(refused.text).error).toMatchObject({
+    code: 'SIGN_IN_INVALID',
+    message: expect.stringContaining('expired'),
+  })
   const page = await get(web.origin, '/', expired)
   expect(page.status).toBe(401)
   expect(page.type).toContain('text/html')

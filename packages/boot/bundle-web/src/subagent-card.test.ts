@@ -20,7 +20,11 @@ afterAll(() => app?.close())
 test("a child agent is a card naming it and its status, linking the child's session", async () => {
   await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
   llm.enqueue(
-    { toolCalls: [{ id: 't1', name: 'task', arguments: { description: 'count the files', prompt: 'Count the files here.' } }] },
+    {
+      toolCalls: [
+        { id: 't1', name: 'task', arguments: { description: 'count the files', prompt: 'Count the files here.' } },
+      ],
+    },
     { text: 'There are none.' },
     { text: 'The child says none.' },
   )
@@ -43,7 +47,14 @@ test("a child agent is a card naming it and its status, linking the child's sess
 test('a running command shows each line in its card as it is printed, with a running timer, before it ends', async () => {
   await page.goto(`${web.origin}/`)
   await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
-  llm.enqueue({ toolCalls: [{ id: 'live', name: 'bash', arguments: { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' } }] }, { text: 'Printed three lines.' })
+  llm.enqueue(
+    {
+      toolCalls: [
+        { id: 'live', name: 'bash', arguments: { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' } },
+      ],
+    },
+    { text: 'Printed three lines.' },
+  )
   await page.getByLabel('Message').fill('print three lines slowly')
   await page.getByLabel('Message').press('Enter')
   const card = page.locator('[data-call-id="live"]')

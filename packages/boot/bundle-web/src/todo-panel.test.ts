@@ -36,10 +36,11 @@ test('each todo_write the model makes shows in the task panel, the latest list r
   await page.getByLabel('Message').press('Enter')
   const panel = page.getByTestId('todo-panel')
   await panel.locator('li[data-status="in_progress"]', { hasText: 'fix the parser' }).waitFor(WAIT)
-  expect(await panel.locator('li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-status')} ${item.textContent?.trim()}`))).toEqual([
-    'completed read the failing testhigh',
-    'in_progress fix the parser',
-  ])
+  expect(
+    await panel
+      .locator('li')
+      .evaluateAll((items) => items.map((item) => `${item.getAttribute('data-status')} ${item.textContent?.trim()}`)),
+  ).toEqual(['completed read the failing testhigh', 'in_progress fix the parser'])
   expect(await panel.textContent()).toContain('1 of 2 done')
   await screenshot(page, 'todo-panel')
 })

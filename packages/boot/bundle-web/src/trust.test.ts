@@ -4,7 +4,17 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { adoptBrowserSignIn, api, launchBrowser, removeHome, screenshot, startWeb, tempHome, webDist, type WebProcess } from './test-support/web.ts'
+import {
+  adoptBrowserSignIn,
+  api,
+  launchBrowser,
+  removeHome,
+  screenshot,
+  startWeb,
+  tempHome,
+  webDist,
+  type WebProcess,
+} from './test-support/web.ts'
 
 // A web surface a user can trust, in Chromium against the real `dsh --profile web` process: the folder
 // picker's path field (and what it refuses), numbered diffs side by side, the narrow layout, and a tab left
@@ -25,7 +35,11 @@ beforeAll(async () => {
   symlinkSync('/etc', join(folders.home, 'etc-link'))
   outside = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-web-outside-')))
   writeFileSync(join(folders.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n')
-  web = await startWeb({ home: folders.home, workspace: folders.workspace, env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  web = await startWeb({
+    home: folders.home,
+    workspace: folders.workspace,
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   browser = await launchBrowser()
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
   page = await context.newPage()
@@ -52,12 +66,21 @@ test('the picker opens a typed path, completes it, and refuses /etc, a link to i
   await pathField().waitFor(WAIT)
   await go(join(web.home, 'projects'))
   await page.locator('.picker-entry', { hasText: 'other' }).waitFor(WAIT)
-  expect(await page.locator('.picker-entry').allTextContents()).toEqual([expect.stringContaining('demo'), expect.stringContaining('other')])
+  expect(await page.locator('.picker-entry').allTextContents()).toEqual([
+    expect.stringContaining('demo'),
+    expect.stringContaining('other'),
+  ])
 
   // Completion: the folders of the typed parent that start with what follows the last slash.
   await pathField().fill(join(web.home, 'projects', 'ot'))
   await expect
-    .poll(() => page.locator('#picker-completions option').evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value)), WAIT)
+    .poll(
+      () =>
+        page
+          .locator('#picker-completions option')
+          .evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value)),
+      WAIT,
+    )
     .toEqual([join(web.home, 'projects', 'other')])
 
   for (const [path, words] of [
@@ -70,7 +93,9 @@ test('the picker opens a typed path, completes it, and refuses /etc, a link to i
   }
   await screenshot(page, 'trust-01-picker-refuses-etc')
   // The API refuses what the page cannot reach, also for a new session.
-  await expect(api(web, 'sessions.create', { cwd: join(web.home, 'etc-link') })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
+  await expect(api(web, 'sessions.create', { cwd: join(web.home, 'etc-link') })).rejects.toMatchObject({
+    code: 'BAD_PARAMS',
+  })
 
   await page.getByRole('button', { name: 'Home folder' }).click()
   await expect.poll(() => page.locator('.picker-current').textContent(), WAIT).toBe(web.home)
@@ -85,7 +110,11 @@ test('a numbered diff switches to side by side; at 400 px the turn footer wraps 
   await page.getByTestId('workspace').waitFor(WAIT)
   llm.enqueue(
     { toolCalls: [{ id: 'read', name: 'read', arguments: { path: 'notes.txt' } }] },
-    { toolCalls: [{ id: 'edit', name: 'edit', arguments: { path: 'notes.txt', old_string: 'beta', new_string: 'BETA' } }] },
+    {
+      toolCalls: [
+        { id: 'edit', name: 'edit', arguments: { path: 'notes.txt', old_string: 'beta', new_string: 'BETA' } },
+      ],
+    },
     { text: 'Edited.' },
   )
   await page.getByLabel('Message').fill('edit the notes')
@@ -106,10 +135,20 @@ test('a numbered diff switches to side by side; at 400 px the turn footer wraps 
 
   await page.setViewportSize({ width: 400, height: 800 })
   const foot = page.locator('.turn-foot').first()
-  const pieces = await foot.locator(':scope > span').evaluateAll((spans) => spans.map((span) => (span as unknown as { getClientRects(): { length: number } }).getClientRects().length))
+  const pieces = await foot
+    .locator(':scope > span')
+    .evaluateAll((spans) =>
+      spans.map((span) => (span as unknown as { getClientRects(): { length: number } }).getClientRects().length),
+    )
   expect(pieces.length).toBeGreaterThan(1)
   expect(pieces.every((lines) => lines === 1)).toBe(true)
-  expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement.scrollWidth <= 400)).toBe(true)
+  expect(
+    await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
+          .document.documentElement.scrollWidth <= 400,
+    ),
+  ).toBe(true)
   await screenshot(page, 'trust-03-narrow-400')
   await page.setViewportSize({ width: 1280, height: 860 })
   await page.getByTestId('changes-toggle').click()
@@ -120,7 +159,12 @@ test('a tab left open across a restart stays signed in and keeps its draft; Sign
   await page.getByLabel('Message').fill('a draft worth keeping')
   const port = new URL(web.origin).port
   await web.stop()
-  web = await startWeb({ home: web.home, workspace: web.workspace, args: ['--port', port], env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  web = await startWeb({
+    home: web.home,
+    workspace: web.workspace,
+    args: ['--port', port],
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   // The sign-in is signed with the key kept in DSH_HOME, so the new process accepts it: no new link.
   await adoptBrowserSignIn(web, context)
   await page
@@ -141,12 +185,26 @@ test('a tab left open across a restart stays signed in and keeps its draft; Sign
   expect(await signedOut.textContent()).toContain('run dsh web')
   // The browser forgot the cookie (Max-Age=0); the host also lists the sign-in as signed out (sign-in-restart.test.ts).
   expect(await signedOut.textContent()).toContain('not signed in to this dsh web')
-  expect(await page.locator('main').evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(element).borderRadius)).toBe('10px')
+  expect(
+    await page
+      .locator('main')
+      .evaluate(
+        (element) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(
+            element,
+          ).borderRadius,
+      ),
+  ).toBe('10px')
   await screenshot(page, 'trust-04-signed-out-page')
 
   // The printed link (Enter in the terminal prints another) signs this browser in again.
   await web.stop()
-  web = await startWeb({ home: web.home, workspace: web.workspace, args: ['--port', port], env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  web = await startWeb({
+    home: web.home,
+    workspace: web.workspace,
+    args: ['--port', port],
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   await page.goto(web.link)
   await adoptBrowserSignIn(web, context)
   await page.getByLabel('Message').waitFor(WAIT)

@@ -17,7 +17,13 @@ let web: WebProcess
 let page: Page
 
 beforeAll(async () => {
-  app = await openWebApp({ prepare: (folders) => writeFileSync(join(folders.dshHome, 'settings.yaml'), `usage.prices:\n  deepseek/deepseek-v4-flash: ${JSON.stringify(PRICE)}\n`) })
+  app = await openWebApp({
+    prepare: (folders) =>
+      writeFileSync(
+        join(folders.dshHome, 'settings.yaml'),
+        `usage.prices:\n  deepseek/deepseek-v4-flash: ${JSON.stringify(PRICE)}\n`,
+      ),
+  })
   ;({ llm, web, page } = app)
 }, 60_000)
 
@@ -33,8 +39,12 @@ test('the session header shows its usage and cost; the usage page matches dsh us
   const cost = (12_000 * PRICE.input + 3_000 * PRICE.cachedInput + 450 * PRICE.output) / 1_000_000
   // The prompt cache's share (3,000 of 15,000 input tokens) and what it saved, the session's and the last turn's.
   const saved = ((3_000 * (PRICE.input - PRICE.cachedInput)) / 1_000_000).toFixed(4)
-  expect(await badge.textContent()).toContain(`15k in (3.0k cached) · 450 out · 1 req · $${cost.toFixed(4)} · 20% cached, saved $${saved} (last turn 20% cached, saved $${saved}, $${cost.toFixed(4)})`)
-  expect(await badge.getAttribute('title')).toContain('12000 uncached input, 3000 cached input, 0 cache-write, 450 output tokens')
+  expect(await badge.textContent()).toContain(
+    `15k in (3.0k cached) · 450 out · 1 req · $${cost.toFixed(4)} · 20% cached, saved $${saved} (last turn 20% cached, saved $${saved}, $${cost.toFixed(4)})`,
+  )
+  expect(await badge.getAttribute('title')).toContain(
+    '12000 uncached input, 3000 cached input, 0 cache-write, 450 output tokens',
+  )
   await screenshot(page, 'usage-header')
 
   await page.getByRole('link', { name: 'Usage' }).click()

@@ -8,7 +8,9 @@ export class UsageError extends Error {
 }
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>
-export type ParsedArgs<T extends OptionSpec> = ReturnType<typeof parseArgs<{ options: T; allowPositionals: true; strict: true }>>
+export type ParsedArgs<T extends OptionSpec> = ReturnType<
+  typeof parseArgs<{ options: T; allowPositionals: true; strict: true }>
+>
 
 declare module '@dsh/cordis' {
   interface Context {
@@ -35,7 +37,9 @@ export default class CmdlineArgs extends Service {
     try {
       return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
     } catch (error) {
-      throw new UsageError((error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, ''))
+      throw new UsageError(
+        (error instanceof Error ? error.message : String(error)).replace(/\. To specify a positional argument.*$/s, ''),
+      )
     }
   }
 }

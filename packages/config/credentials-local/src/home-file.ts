@@ -5,7 +5,8 @@ import { CREDENTIAL_NAME_PATTERN, CredentialError } from '@dsh/credentials'
 /** The only mode the credentials file may have: read and write for its owner alone. */
 export const PRIVATE_MODE = 0o600
 
-const invalid = (file: string, line: number, problem: string) => new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}:${line}: ${problem}`)
+const invalid = (file: string, line: number, problem: string) =>
+  new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}:${line}: ${problem}`)
 
 /**
  * Reads `.credentials.yaml` text: a mapping of names to single values. Errors name file and line and never
@@ -21,7 +22,12 @@ export function parseCredentials(text: string, file: string): Map<string, string
   }
   const values = new Map<string, string>()
   if (doc.contents === null) return values
-  if (!isMap(doc.contents)) throw invalid(file, lineOf(doc.contents.range?.[0]), 'the credentials file must be a mapping of names to values (`DEEPSEEK_API_KEY: sk-…`)')
+  if (!isMap(doc.contents))
+    throw invalid(
+      file,
+      lineOf(doc.contents.range?.[0]),
+      'the credentials file must be a mapping of names to values (`DEEPSEEK_API_KEY: sk-…`)',
+    )
   for (const { key, value } of doc.contents.items) {
     const line = lineOf((key as any)?.range?.[0])
     if (!isScalar(key) || typeof key.value !== 'string' || !CREDENTIAL_NAME_PATTERN.test(key.value)) {
@@ -59,6 +65,11 @@ export function readText(file: string): string {
     return readFileSync(file, 'utf8')
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return ''
-    throw new CredentialError('CREDENTIALS_FILE_INVALID', undefined, `${file}: cannot read the credentials file (${error instanceof Error && 'code' in error ? error.code : error})`, { cause: error })
+    throw new CredentialError(
+      'CREDENTIALS_FILE_INVALID',
+      undefined,
+      `${file}: cannot read the credentials file (${error instanceof Error && 'code' in error ? error.code : error})`,
+      { cause: error },
+    )
   }
 }

@@ -5,7 +5,8 @@ import type { CredentialError } from '@dsh/credentials'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 
 // Names unique to this run, so the real environment never answers for them.
-const unique = (label: string) => `DSH_TEST_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8).toUpperCase()}`
+const unique = (label: string) =>
+  `DSH_TEST_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8).toUpperCase()}`
 const envNames: string[] = []
 const open: Harness[] = []
 afterEach(async () => {
@@ -39,8 +40,18 @@ test('the environment wins over the home file, and the home file over the worksp
   expect(await credentials.resolve(homeAndDotenv)).toBe('home-from-home-file')
   expect(await credentials.resolve(dotenvOnly)).toBe('dotenv-from-dotenv')
   expect((await credentials.describe(all)).source).toBe('env')
-  expect(await credentials.describe(homeAndDotenv)).toEqual({ name: homeAndDotenv, set: true, source: 'home-file', location: credentialsFile(h) })
-  expect(await credentials.describe(dotenvOnly)).toEqual({ name: dotenvOnly, set: true, source: 'dotenv', location: join(h.workspace, '.env') })
+  expect(await credentials.describe(homeAndDotenv)).toEqual({
+    name: homeAndDotenv,
+    set: true,
+    source: 'home-file',
+    location: credentialsFile(h),
+  })
+  expect(await credentials.describe(dotenvOnly)).toEqual({
+    name: dotenvOnly,
+    set: true,
+    source: 'dotenv',
+    location: join(h.workspace, '.env'),
+  })
 })
 
 test('a value is resolved on every call, so a key rotated in the file is picked up without a restart', async () => {
@@ -53,7 +64,9 @@ test('a value is resolved on every call, so a key rotated in the file is picked 
 
 test('the workspace .env is read with comments, quotes and the export prefix', async () => {
   const [quoted, single, exported] = [unique('QUOTED'), unique('SINGLE'), unique('EXPORTED')]
-  const h = await boot({ dotenv: `# a comment\n${quoted}="quoted value" # trailing\n\n${single}='single quoted'\nexport ${exported}=exported-value\n` })
+  const h = await boot({
+    dotenv: `# a comment\n${quoted}="quoted value" # trailing\n\n${single}='single quoted'\nexport ${exported}=exported-value\n`,
+  })
   expect(await h.root.credentials.resolve(quoted)).toBe('quoted value')
   expect(await h.root.credentials.resolve(single)).toBe('single quoted')
   expect(await h.root.credentials.resolve(exported)).toBe('exported-value')
@@ -64,7 +77,9 @@ test('describe says where a credential is set and never returns its value', asyn
   envNames.push(inEnv)
   process.env[inEnv] = 'secret-env-value-1'
   const h = await boot({ home: `${inHome}: secret-home-value-2\n`, dotenv: `${inDotenv}=secret-dotenv-value-3\n` })
-  const described = await Promise.all([inEnv, inHome, inDotenv, missing].map((name) => h.root.credentials.describe(name)))
+  const described = await Promise.all(
+    [inEnv, inHome, inDotenv, missing].map((name) => h.root.credentials.describe(name)),
+  )
   expect(described.map((status) => [status.source, status.set])).toEqual([
     ['env', true],
     ['home-file', true],
@@ -90,7 +105,9 @@ test('set tightens an existing 0644 credentials file to 0600 and logs a warning 
   chmodSync(credentialsFile(h), 0o644)
   await h.root.credentials.set(added, 'sk-added-value-0003')
   expect(modeOf(credentialsFile(h))).toBe(0o600)
-  expect(readFileSync(credentialsFile(h), 'utf8')).toBe(`# my keys\n${kept}: sk-kept-value-0002\n${added}: sk-added-value-0003\n`)
+  expect(readFileSync(credentialsFile(h), 'utf8')).toBe(
+    `# my keys\n${kept}: sk-kept-value-0002\n${added}: sk-added-value-0003\n`,
+  )
   expect(logText(h)).toContain(`${credentialsFile(h)} was accessible to others (mode 0644); its mode is now 0600`)
   expect(logText(h)).not.toMatch(/sk-(kept|added)-value/)
 })
@@ -118,7 +135,9 @@ test('redact replaces resolved, set and removed values with a marker naming the 
   await h.root.credentials.resolve(resolved)
   await h.root.credentials.set(stored, 'sk-stored-value-0008')
   await h.root.credentials.remove(removed)
-  const text = h.root.credentials.redact('401 for sk-resolved-value-0007, sk-stored-value-0008 and sk-removed-value-0009')
+  const text = h.root.credentials.redact(
+    '401 for sk-resolved-value-0007, sk-stored-value-0008 and sk-removed-value-0009',
+  )
   expect(text).toBe(`401 for «redacted:${resolved}», «redacted:${stored}» and «redacted:${removed}»`)
 })
 
@@ -158,8 +177,12 @@ test('a malformed credentials file is an error naming the file and line that nev
 
 test('set refuses a name that is not a variable name and a value with a line break, writing nothing', async () => {
   const h = await boot()
-  await expect(h.root.credentials.set('not a name', 'sk-value-0014')).rejects.toMatchObject({ code: 'CREDENTIAL_NAME_INVALID' })
-  const error = await h.root.credentials.set(unique('MULTILINE'), 'sk-line-one\nsk-line-two').catch((caught: CredentialError) => caught)
+  await expect(h.root.credentials.set('not a name', 'sk-value-0014')).rejects.toMatchObject({
+    code: 'CREDENTIAL_NAME_INVALID',
+  })
+  const error = await h.root.credentials
+    .set(unique('MULTILINE'), 'sk-line-one\nsk-line-two')
+    .catch((caught: CredentialError) => caught)
   expect(error).toMatchObject({ code: 'CREDENTIAL_VALUE_INVALID' })
   expect((error as Error).message).not.toContain('sk-line')
   expect(existsSync(credentialsFile(h))).toBe(false)
@@ -179,5 +202,7 @@ test('redact hides the value of every secret-looking variable of the process, ev
   process.env[secret] = 'tok-never-asked-0015'
   process.env[plain] = 'hello-world-0016'
   const h = await boot()
-  expect(h.root.credentials.redact('got tok-never-asked-0015 and hello-world-0016')).toBe(`got «redacted:${secret}» and hello-world-0016`)
+  expect(h.root.credentials.redact('got tok-never-asked-0015 and hello-world-0016')).toBe(
+    `got «redacted:${secret}» and hello-world-0016`,
+  )
 })

@@ -6,7 +6,14 @@ import { parseDocument, type Document } from 'yaml'
 import type { Context, Logger } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { assertCredentialName, CredentialError, Credentials, type CredentialSource, type CredentialStatus, redactSecrets } from '@dsh/credentials'
+import {
+  assertCredentialName,
+  CredentialError,
+  Credentials,
+  type CredentialSource,
+  type CredentialStatus,
+  redactSecrets,
+} from '@dsh/credentials'
 import { isSecretName } from '@dsh/env-policy'
 import { readDotenv } from './dotenv-file.ts'
 import { parseCredentials, PRIVATE_MODE, readText, tightenMode } from './home-file.ts'
@@ -45,9 +52,17 @@ const HOME_DIR_MODE = 0o700
 export default class CredentialsLocal extends Credentials {
   static inject = ['app']
   static Config: Schema<Config> = Schema.object({
-    homeFile: Schema.string().default('.credentials.yaml').description('The credentials file: relative to $DSH_HOME, or absolute. Kept at mode 0600.'),
-    dotenvFile: Schema.string().default('.env').description('A dotenv file read last: relative to the workspace, or absolute; empty reads none.'),
-    minRedactLength: Schema.natural().default(8).description('Values shorter than this are not redacted (they would mangle ordinary text); a warning names the credential.'),
+    homeFile: Schema.string()
+      .default('.credentials.yaml')
+      .description('The credentials file: relative to $DSH_HOME, or absolute. Kept at mode 0600.'),
+    dotenvFile: Schema.string()
+      .default('.env')
+      .description('A dotenv file read last: relative to the workspace, or absolute; empty reads none.'),
+    minRedactLength: Schema.natural()
+      .default(8)
+      .description(
+        'Values shorter than this are not redacted (they would mangle ordinary text); a warning names the credential.',
+      ),
   })
 
   readonly homeFile: string
@@ -91,7 +106,11 @@ export default class CredentialsLocal extends Credentials {
   async set(name: string, value: string): Promise<void> {
     assertCredentialName(name)
     if (typeof value !== 'string' || value === '' || /[\r\n\0]/.test(value)) {
-      throw new CredentialError('CREDENTIAL_VALUE_INVALID', name, `the value for ${name} must be a non-empty single line`)
+      throw new CredentialError(
+        'CREDENTIAL_VALUE_INVALID',
+        name,
+        `the value for ${name} must be a non-empty single line`,
+      )
     }
     this.state.asked.add(name)
     this.remember(name, value)
@@ -168,13 +187,17 @@ export default class CredentialsLocal extends Credentials {
       all.delete(value)
       if (this.state.warnedShort.has(name)) continue
       this.state.warnedShort.add(name)
-      this.log.warn('%s', `${name} is shorter than ${this.config.minRedactLength} characters and is not redacted from text`)
+      this.log.warn(
+        '%s',
+        `${name} is shorter than ${this.config.minRedactLength} characters and is not redacted from text`,
+      )
     }
     // Every secret-looking variable of this process, asked about or not: a command run with
     // danger-full-access, or a file the model reads, may still show its value. Short ones are skipped
     // silently (nobody configured them as credentials, so a warning would be noise).
     for (const [name, value] of Object.entries(process.env)) {
-      if (value && value.length >= this.config.minRedactLength && isSecretName(name) && !all.has(value)) all.set(value, name)
+      if (value && value.length >= this.config.minRedactLength && isSecretName(name) && !all.has(value))
+        all.set(value, name)
     }
     return all
   }
@@ -182,7 +205,10 @@ export default class CredentialsLocal extends Credentials {
   private tighten(): void {
     const was = tightenMode(this.homeFile)
     if (was !== undefined) {
-      this.log.warn('%s', `${this.homeFile} was accessible to others (mode ${was.toString(8).padStart(4, '0')}); its mode is now 0600`)
+      this.log.warn(
+        '%s',
+        `${this.homeFile} was accessible to others (mode ${was.toString(8).padStart(4, '0')}); its mode is now 0600`,
+      )
     }
   }
 

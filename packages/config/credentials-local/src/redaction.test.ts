@@ -39,7 +39,11 @@ async function logOnDisk(h: Harness): Promise<string> {
 }
 
 test('`cat` and `read` of a file holding credential values show markers and a note, never the values, in the result, the log and the requests', async () => {
-  const h = await boot([toolCall('cat', 'bash', { command: 'cat config.txt' }), toolCall('read', 'read', { path: 'config.txt' }), { text: 'done' }])
+  const h = await boot([
+    toolCall('cat', 'bash', { command: 'cat config.txt' }),
+    toolCall('read', 'read', { path: 'config.txt' }),
+    { text: 'done' },
+  ])
   await h.run('show me the config')
   for (const callId of ['cat', 'read']) {
     const text = h.toolText(callId)
@@ -66,7 +70,14 @@ test('a credential value in a tool error is redacted too', async () => {
 })
 
 test('an approval request built from a call that names a credential value is logged with the marker', async () => {
-  const h = await boot([toolCall('out', 'bash', { command: `curl -H 'auth: ${ENV_VALUE}' example.org`, sandbox: false, justification: 'needs the network' }), { text: 'done' }])
+  const h = await boot([
+    toolCall('out', 'bash', {
+      command: `curl -H 'auth: ${ENV_VALUE}' example.org`,
+      sandbox: false,
+      justification: 'needs the network',
+    }),
+    { text: 'done' },
+  ])
   await h.run('call it')
   const [asked] = h.events('approval/asked')
   expect(JSON.stringify(asked!.data)).toContain('«redacted:GITHUB_TOKEN»')
@@ -82,7 +93,9 @@ test('a long result is spilled to disk with the markers: the spill file holds no
     workspaceFiles: { 'config.txt': `token=${ENV_VALUE}\nanthropic=${STORED_VALUE}\n` },
   })
   onTestFinished(() => h.dispose())
-  h.root.scriptedLlm.enqueue(toolCall('long', 'bash', { command: 'for i in $(seq 20); do cat config.txt; done' }), { text: 'done' })
+  h.root.scriptedLlm.enqueue(toolCall('long', 'bash', { command: 'for i in $(seq 20); do cat config.txt; done' }), {
+    text: 'done',
+  })
   await h.run('print it many times')
   const spillDir = join(h.home, 'spill')
   const spilled = readdirSync(spillDir, { recursive: true, encoding: 'utf8' })

@@ -25,6 +25,10 @@ export const CREDENTIAL_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 export function assertCredentialName(name: string): void {
   if (typeof name !== 'string' || !CREDENTIAL_NAME_PATTERN.test(name)) {
-    throw new CredentialError('CREDENTIAL_NAME_INVALID', String(name), `"${String(name)}" is not a credential name: use an environment-variable name such as DEEPSEEK_API_KEY`)
+    throw new CredentialError(
+      'CREDENTIAL_NAME_INVALID',
+      String(name),
+      `"${String(name)}" is not a credential name: use an environment-variable name such as DEEPSEEK_API_KEY`,
+    )
   }
 }

@@ -33,7 +33,13 @@ async function boot(settings?: string, patch = withProbe): Promise<Harness> {
 
 /** A second tree on the same home and workspace, as a relaunch of `dsh` would boot. */
 async function bootAgain(h: Harness): Promise<BootedTree> {
-  const tree = await bootTree({ appDir, profile: 'headless', home: h.home, cwd: h.workspace, patches: [join(h.home, 'test.patch.yml')] })
+  const tree = await bootTree({
+    appDir,
+    profile: 'headless',
+    home: h.home,
+    cwd: h.workspace,
+    patches: [join(h.home, 'test.patch.yml')],
+  })
   open.push(tree)
   return tree
 }
@@ -66,7 +72,12 @@ test('a bad value in settings.yaml fails the plugin that defines the key, naming
     () => undefined,
     (caught: SettingsError) => caught,
   )
-  expect(error).toMatchObject({ code: 'SETTINGS_INVALID', key: 'probe.limit', file: `${h.home}/settings.yaml`, line: 3 })
+  expect(error).toMatchObject({
+    code: 'SETTINGS_INVALID',
+    key: 'probe.limit',
+    file: `${h.home}/settings.yaml`,
+    line: 3,
+  })
   expect(error?.message).toBe(`${h.home}/settings.yaml:3: probe.limit: expected number but got lots`)
 })
 
@@ -91,7 +102,9 @@ test('a nested mapping where a flat dotted key is expected fails naming the line
     () => undefined,
     (caught: SettingsError) => caught,
   )
-  expect(error?.message).toBe(`${h.home}/settings.yaml:1: "probe" is a nested mapping, but settings keys are flat: write \`probe.limit: …\` on one line`)
+  expect(error?.message).toBe(
+    `${h.home}/settings.yaml:1: "probe" is a nested mapping, but settings keys are flat: write \`probe.limit: …\` on one line`,
+  )
 })
 
 test('a second plugin defining the same key fails with SETTINGS_DUPLICATE and the first keeps it', async () => {
@@ -119,7 +132,9 @@ test('a value set survives a reboot of the composition', async () => {
   await h.stop()
   const rebooted = await bootAgain(h)
   expect(rebooted.root.settings.get('probe.limit')).toBe(8)
-  expect(rebooted.root.settings.list().find((entry) => entry.key === 'probe.limit')?.origin).toBe(`${h.home}/settings.yaml:1`)
+  expect(rebooted.root.settings.list().find((entry) => entry.key === 'probe.limit')?.origin).toBe(
+    `${h.home}/settings.yaml:1`,
+  )
 })
 
 test('set keeps the comments and the other keys of the file, including hand edits made while running', async () => {
@@ -141,13 +156,21 @@ test('reset removes the key from the file and the default applies again', async 
   const h = await boot('probe.limit: 3\nmystery.key: 1\n')
   await h.root.settings.reset('probe.limit')
   expect(settingsText(h)).toBe('mystery.key: 1\n')
-  expect(h.root.settings.list().find((entry) => entry.key === 'probe.limit')).toMatchObject({ value: 10, source: 'default' })
+  expect(h.root.settings.list().find((entry) => entry.key === 'probe.limit')).toMatchObject({
+    value: 10,
+    source: 'default',
+  })
 })
 
 test('onChange fires with the new and the previous value when the setting is set', async () => {
   const h = await boot()
   const seen: unknown[][] = []
-  await h.root.plugin({ name: 'watcher', inject: ['settings'], apply: (ctx: Context) => void ctx.settings.onChange('probe.limit', (value, previous) => seen.push([value, previous])) })
+  await h.root.plugin({
+    name: 'watcher',
+    inject: ['settings'],
+    apply: (ctx: Context) =>
+      void ctx.settings.onChange('probe.limit', (value, previous) => seen.push([value, previous])),
+  })
   await h.root.settings.set('probe.limit', 11)
   expect(seen).toEqual([[11, 10]])
 })
@@ -155,7 +178,11 @@ test('onChange fires with the new and the previous value when the setting is set
 test('onChange stops firing once the plugin that registered it is disposed', async () => {
   const h = await boot()
   const seen: unknown[] = []
-  const watcher = h.root.plugin({ name: 'watcher', inject: ['settings'], apply: (ctx: Context) => void ctx.settings.onChange('probe.limit', (value) => seen.push(value)) })
+  const watcher = h.root.plugin({
+    name: 'watcher',
+    inject: ['settings'],
+    apply: (ctx: Context) => void ctx.settings.onChange('probe.limit', (value) => seen.push(value)),
+  })
   await watcher
   await watcher.dispose()
   await h.root.settings.set('probe.limit', 12)

@@ -4,7 +4,16 @@ import writeFileAtomic from 'write-file-atomic'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { assertSettingKey, type DefineOptions, type SettingEntry, SettingsError, SettingsService, type SettingSource, type SettingValue, type UnclaimedSetting } from '@dsh/settings'
+import {
+  assertSettingKey,
+  type DefineOptions,
+  type SettingEntry,
+  SettingsError,
+  SettingsService,
+  type SettingSource,
+  type SettingValue,
+  type UnclaimedSetting,
+} from '@dsh/settings'
 import { parseSettings, readSettingsFile, type StoredSetting, withSetting } from './settings-yaml.ts'
 
 export interface Config {
@@ -38,7 +47,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 export default class SettingsFile extends SettingsService {
   static inject = ['app']
   static Config: Schema<Config> = Schema.object({
-    file: Schema.string().default('settings.yaml').description('The settings file: relative to $DSH_HOME, or absolute.'),
+    file: Schema.string()
+      .default('settings.yaml')
+      .description('The settings file: relative to $DSH_HOME, or absolute.'),
   })
 
   readonly file: string
@@ -54,14 +65,17 @@ export default class SettingsFile extends SettingsService {
     assertSettingKey(key)
     return this.ctx.effect(() => {
       const { defined } = this.state
-      if (defined.has(key)) throw new SettingsError('SETTINGS_DUPLICATE', `setting "${key}" is already defined by another plugin`, key)
+      if (defined.has(key))
+        throw new SettingsError('SETTINGS_DUPLICATE', `setting "${key}" is already defined by another plugin`, key)
       const fallback = schema(undefined)
-      if (fallback === undefined) throw new SettingsError('SETTINGS_NO_DEFAULT', `setting "${key}" needs a schema with a default`, key)
+      if (fallback === undefined)
+        throw new SettingsError('SETTINGS_NO_DEFAULT', `setting "${key}" needs a schema with a default`, key)
       this.refuseNested(key)
       const stored = this.state.stored.get(key)
       const entry: Definition = {
         schema,
-        description: options.description ?? (typeof schema.meta?.description === 'string' ? schema.meta.description : ''),
+        description:
+          options.description ?? (typeof schema.meta?.description === 'string' ? schema.meta.description : ''),
         fallback,
         value: stored ? this.validateStored(key, schema, stored) : fallback,
         source: stored ? 'file' : 'default',
@@ -99,13 +113,25 @@ export default class SettingsFile extends SettingsService {
     return [...this.state.defined].map(([key, entry]) => {
       const line = this.state.stored.get(key)?.line
       const origin = entry.source === 'file' && line !== undefined ? { origin: `${this.file}:${line}` } : {}
-      return { key, value: entry.value, default: entry.fallback, description: entry.description, source: entry.source, ...origin }
+      return {
+        key,
+        value: entry.value,
+        default: entry.fallback,
+        description: entry.description,
+        source: entry.source,
+        ...origin,
+      }
     })
   }
 
   private definitionOf(key: string): Definition {
     const entry = this.state.defined.get(key)
-    if (!entry) throw new SettingsError('SETTINGS_UNDEFINED', `setting "${key}" is not defined: no mounted plugin declares it`, key)
+    if (!entry)
+      throw new SettingsError(
+        'SETTINGS_UNDEFINED',
+        `setting "${key}" is not defined: no mounted plugin declares it`,
+        key,
+      )
     return entry
   }
 
@@ -113,7 +139,13 @@ export default class SettingsFile extends SettingsService {
     try {
       return schema(stored.value)
     } catch (error) {
-      throw new SettingsError('SETTINGS_INVALID', `${this.file}:${stored.line}: ${key}: ${messageOf(error)}`, key, this.file, stored.line)
+      throw new SettingsError(
+        'SETTINGS_INVALID',
+        `${this.file}:${stored.line}: ${key}: ${messageOf(error)}`,
+        key,
+        this.file,
+        stored.line,
+      )
     }
   }
 
@@ -122,7 +154,13 @@ export default class SettingsFile extends SettingsService {
     for (const [storedKey, stored] of this.state.stored) {
       if (!stored.nested || !key.startsWith(storedKey + '.') || this.state.defined.has(storedKey)) continue
       const problem = `"${storedKey}" is a nested mapping, but settings keys are flat: write \`${key}: …\` on one line`
-      throw new SettingsError('SETTINGS_FILE_INVALID', `${this.file}:${stored.line}: ${problem}`, key, this.file, stored.line)
+      throw new SettingsError(
+        'SETTINGS_FILE_INVALID',
+        `${this.file}:${stored.line}: ${problem}`,
+        key,
+        this.file,
+        stored.line,
+      )
     }
   }
 
@@ -147,6 +185,8 @@ export default class SettingsFile extends SettingsService {
   }
 
   unclaimed(): UnclaimedSetting[] {
-    return [...this.state.stored].filter(([key]) => !this.state.defined.has(key)).map(([key, stored]) => ({ key, file: this.file, line: stored.line }))
+    return [...this.state.stored]
+      .filter(([key]) => !this.state.defined.has(key))
+      .map(([key, stored]) => ({ key, file: this.file, line: stored.line }))
   }
 }

@@ -17,7 +17,9 @@ test('a settings file that is a list, not a mapping, is refused naming the file 
 })
 
 test('a key that is not a string is refused naming its line', () => {
-  expect(errorOf(() => parseSettings('model.default: a\n[1, 2]: b\n', '/h/settings.yaml')).message).toBe('/h/settings.yaml:2: a settings key must be a plain string such as `model.default`')
+  expect(errorOf(() => parseSettings('model.default: a\n[1, 2]: b\n', '/h/settings.yaml')).message).toBe(
+    '/h/settings.yaml:2: a settings key must be a plain string such as `model.default`',
+  )
 })
 
 test('each entry remembers the line of its key', () => {

@@ -30,12 +30,17 @@ function parse(text: string, file: string): { doc: Document; entries: Map<string
   const entries = new Map<string, StoredSetting>()
   if (doc.contents === null) return { doc, entries }
   if (!isMap(doc.contents)) {
-    throw fileError(file, lineOf(doc.contents.range?.[0]), 'the settings file must be a mapping of dotted keys to values (`model.default: deepseek-v4-flash`)')
+    throw fileError(
+      file,
+      lineOf(doc.contents.range?.[0]),
+      'the settings file must be a mapping of dotted keys to values (`model.default: deepseek-v4-flash`)',
+    )
   }
   for (const pair of doc.contents.items) {
     const keyNode = pair.key
     const line = lineOf(keyNode?.range?.[0])
-    if (!isScalar(keyNode) || typeof keyNode.value !== 'string') throw fileError(file, line, 'a settings key must be a plain string such as `model.default`')
+    if (!isScalar(keyNode) || typeof keyNode.value !== 'string')
+      throw fileError(file, line, 'a settings key must be a plain string such as `model.default`')
     const valueNode = pair.value as any
     entries.set(keyNode.value, { value: valueNode?.toJS ? valueNode.toJS(doc) : null, line, nested: isMap(valueNode) })
   }
@@ -54,9 +59,16 @@ export function readSettingsFile(file: string): SettingsFileText {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return { text: '', entries: new Map() }
-    throw new SettingsError('SETTINGS_FILE_INVALID', `${file}: cannot read the settings file (${error instanceof Error && 'code' in error ? error.code : error})`, undefined, file, undefined, {
-      cause: error,
-    })
+    throw new SettingsError(
+      'SETTINGS_FILE_INVALID',
+      `${file}: cannot read the settings file (${error instanceof Error && 'code' in error ? error.code : error})`,
+      undefined,
+      file,
+      undefined,
+      {
+        cause: error,
+      },
+    )
   }
   return { text, entries: parseSettings(text, file) }
 }

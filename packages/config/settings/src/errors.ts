@@ -31,6 +31,10 @@ export const SETTING_KEY_PATTERN = /^[a-z][a-zA-Z0-9-]*(?:\.[a-zA-Z][a-zA-Z0-9-]
 /** Throws SETTINGS_KEY_INVALID unless `key` is a dotted setting name. */
 export function assertSettingKey(key: string): void {
   if (typeof key !== 'string' || !SETTING_KEY_PATTERN.test(key)) {
-    throw new SettingsError('SETTINGS_KEY_INVALID', `"${String(key)}" is not a setting key: use a dotted name such as "agent.maxSteps"`, String(key))
+    throw new SettingsError(
+      'SETTINGS_KEY_INVALID',
+      `"${String(key)}" is not a setting key: use a dotted name such as "agent.maxSteps"`,
+      String(key),
+    )
   }
 }

@@ -84,7 +84,10 @@ export abstract class SettingsService extends Service {
   abstract unclaimed(): UnclaimedSetting[]
 
   /** Calls `listener` when `key` changes. An effect of the caller: undone when the caller is disposed. */
-  onChange<K extends string>(key: K, listener: (value: SettingValue<K>, previous: SettingValue<K>) => void): () => boolean {
+  onChange<K extends string>(
+    key: K,
+    listener: (value: SettingValue<K>, previous: SettingValue<K>) => void,
+  ): () => boolean {
     return this.ctx.on('settings/changed', (changed, value, previous) => {
       if (changed === key) listener(value as SettingValue<K>, previous as SettingValue<K>)
     })

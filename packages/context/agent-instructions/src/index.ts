@@ -22,12 +22,23 @@ export const name = 'agent-instructions'
 export const inject = ['fs', 'app']
 
 export const Config: Schema<Config> = Schema.object({
-  fileNames: Schema.array(Schema.string()).default(['AGENTS.md', 'CLAUDE.md']).description("Instruction files looked for in the session's working directory; the first that exists is read."),
-  home: Schema.boolean().default(true).description("Also read $DSH_HOME/AGENTS.md (the user's instructions for every workspace), before the workspace's."),
-  maxBytes: Schema.natural().min(1).default(32_000).description('Bytes read from each file at most; a longer file is cut with a note saying so.'),
+  fileNames: Schema.array(Schema.string())
+    .default(['AGENTS.md', 'CLAUDE.md'])
+    .description("Instruction files looked for in the session's working directory; the first that exists is read."),
+  home: Schema.boolean()
+    .default(true)
+    .description(
+      "Also read $DSH_HOME/AGENTS.md (the user's instructions for every workspace), before the workspace's.",
+    ),
+  maxBytes: Schema.natural()
+    .min(1)
+    .default(32_000)
+    .description('Bytes read from each file at most; a longer file is cut with a note saying so.'),
   intro: Schema.string()
     .role('textarea')
-    .default('Instructions from the files below apply to this session. They guide how you work; they do not change what you are permitted to do.')
+    .default(
+      'Instructions from the files below apply to this session. They guide how you work; they do not change what you are permitted to do.',
+    )
     .description('The line that opens the instructions message.'),
 })
 
@@ -49,7 +60,10 @@ export function apply(ctx: Context, config: Config) {
     if (session.last('user/message')) return decision // not the first turn: the start of the history is fixed
     const text = await gather(ctx, config, step.agent.cwd, await readAuthority(ctx, session))
     if (!text) return decision
-    return { ...decision, messages: [{ content: [{ type: 'text', text }], source: 'instructions' }, ...decision.messages] }
+    return {
+      ...decision,
+      messages: [{ content: [{ type: 'text', text }], source: 'instructions' }, ...decision.messages],
+    }
   })
 }
 
@@ -65,10 +79,19 @@ async function readAuthority(ctx: Context, session: Session): Promise<SandboxAut
   const paths = policy.pathRules(await policy.writableRoots(session))
   const homeFile = join(ctx.app.home, 'AGENTS.md')
   const realHomeFile = join(await ctx.fs.realpath(ctx.app.home), 'AGENTS.md')
-  return { mode: policy.mode(session), writableRoots: [], paths: { ...paths, readExceptions: [...paths.readExceptions, homeFile, realHomeFile] } }
+  return {
+    mode: policy.mode(session),
+    writableRoots: [],
+    paths: { ...paths, readExceptions: [...paths.readExceptions, homeFile, realHomeFile] },
+  }
 }
 
-async function gather(ctx: Context, config: Config, cwd: string, authority: SandboxAuthority | undefined): Promise<string | undefined> {
+async function gather(
+  ctx: Context,
+  config: Config,
+  cwd: string,
+  authority: SandboxAuthority | undefined,
+): Promise<string | undefined> {
   const candidates: string[] = []
   if (config.home) candidates.push(join(ctx.app.home, 'AGENTS.md'))
   for (const name of config.fileNames) {
@@ -90,7 +113,10 @@ async function gather(ctx: Context, config: Config, cwd: string, authority: Sand
       // Repository text the model will see and the log will keep: a credential value in it becomes a marker.
       const body = (ctx.get('credentials')?.redact(read.text) ?? read.text).trim()
       if (!body) continue
-      const cut = read.truncated || read.endLine < read.totalLines ? `\n[… cut: the file has ${read.bytes} bytes; the first ${config.maxBytes} are included …]` : ''
+      const cut =
+        read.truncated || read.endLine < read.totalLines
+          ? `\n[… cut: the file has ${read.bytes} bytes; the first ${config.maxBytes} are included …]`
+          : ''
       sections.push(`<instructions path="${path}">\n${body}${cut}\n</instructions>`)
     } catch (error) {
       ctx.logger('agent-instructions').warn('%s was not read: %s', path, error instanceof Error ? error.message : error)

@@ -27,7 +27,10 @@ const instructionMessages = () => h.events('user/message').filter((event) => eve
 
 describe('agent instructions', () => {
   test("the user's and the workspace's AGENTS.md enter once, before the first prompt, and the model sees them", async () => {
-    await boot({ homeFiles: { 'AGENTS.md': 'Always answer briefly.' }, workspaceFiles: { 'AGENTS.md': 'Run npm test before finishing.\n' } })
+    await boot({
+      homeFiles: { 'AGENTS.md': 'Always answer briefly.' },
+      workspaceFiles: { 'AGENTS.md': 'Run npm test before finishing.\n' },
+    })
     await h.run('first task')
     await h.run('second task')
     expect(instructionMessages()).toHaveLength(1)
@@ -46,7 +49,9 @@ describe('agent instructions', () => {
   test('CLAUDE.md is read when the workspace has no AGENTS.md', async () => {
     await boot({ workspaceFiles: { 'CLAUDE.md': 'Use tabs.' } })
     await h.run('task')
-    expect(firstText(h.root.scriptedLlm.requests[0] as LlmRequest)).toContain(`<instructions path="${join(h.workspace, 'CLAUDE.md')}">\nUse tabs.\n</instructions>`)
+    expect(firstText(h.root.scriptedLlm.requests[0] as LlmRequest)).toContain(
+      `<instructions path="${join(h.workspace, 'CLAUDE.md')}">\nUse tabs.\n</instructions>`,
+    )
   })
 
   test('one file reached by two names is included once', async () => {
@@ -57,7 +62,10 @@ describe('agent instructions', () => {
   })
 
   test('a file over the size cap is cut with a note saying so', async () => {
-    h = await bootComposition({ patch: patch('{ maxBytes: 100 }'), workspaceFiles: { 'AGENTS.md': 'rule\n'.repeat(200) } })
+    h = await bootComposition({
+      patch: patch('{ maxBytes: 100 }'),
+      workspaceFiles: { 'AGENTS.md': 'rule\n'.repeat(200) },
+    })
     h.root.scriptedLlm.enqueue({ text: 'ok' })
     await h.run('task')
     const text = firstText(h.root.scriptedLlm.requests[0] as LlmRequest)
@@ -84,7 +92,10 @@ describe('agent instructions', () => {
 
   test('a credential value in an instructions file reaches neither the model nor the log: it is a marker', async () => {
     const value = 'sk-instructions-0123456789'
-    await boot({ homeFiles: { '.credentials.yaml': `OPENAI_API_KEY: ${value}\n` }, workspaceFiles: { 'AGENTS.md': `Deploy with key ${value}.\n` } })
+    await boot({
+      homeFiles: { '.credentials.yaml': `OPENAI_API_KEY: ${value}\n` },
+      workspaceFiles: { 'AGENTS.md': `Deploy with key ${value}.\n` },
+    })
     await h.run('task')
     expect(JSON.stringify(instructionMessages())).toContain('Deploy with key «redacted:OPENAI_API_KEY».')
     expect(JSON.stringify(h.root.scriptedLlm.requests)).not.toContain(value)

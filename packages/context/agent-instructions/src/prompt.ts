@@ -6,5 +6,10 @@ export const INSTRUCTIONS_SECTION = `Project instructions: the project's AGENTS.
 
 /** Adds the section while this plugin is mounted (and a system prompt is). */
 export function contributeInstructionsSection(ctx: Context): void {
-  contributeSection(ctx, { name: 'instructions', order: 60, owner: '@dsh/agent-instructions', text: INSTRUCTIONS_SECTION })
+  contributeSection(ctx, {
+    name: 'instructions',
+    order: 60,
+    owner: '@dsh/agent-instructions',
+    text: INSTRUCTIONS_SECTION,
+  })
 }

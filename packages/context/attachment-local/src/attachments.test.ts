@@ -12,8 +12,10 @@ const PICTURE = png(3, 2, [200, 30, 30])
 const DATA = PICTURE.toString('base64')
 const SHA = (await import('node:crypto')).createHash('sha256').update(PICTURE).digest('hex')
 
-const MODELS = '{ models: [{ id: vision, contextWindow: 100000, images: true }, { id: text, contextWindow: 100000, images: false }] }'
-const patch = (attachments = '{}') => scriptedPatch({ config: MODELS, model: 'vision' }, `- id: attachments\n  config: ${attachments}\n`)
+const MODELS =
+  '{ models: [{ id: vision, contextWindow: 100000, images: true }, { id: text, contextWindow: 100000, images: false }] }'
+const patch = (attachments = '{}') =>
+  scriptedPatch({ config: MODELS, model: 'vision' }, `- id: attachments\n  config: ${attachments}\n`)
 
 let h: Harness | undefined
 afterEach(async () => {
@@ -25,8 +27,14 @@ function folders() {
   return { home: tempDir('dsh-att-home-'), workspace: tempDir('dsh-att-ws-') }
 }
 
-const imagesSent = (request: LlmRequest) => request.messages.flatMap((message) => (message.role === 'user' ? message.content.filter((block): block is ImageBlock => block.type === 'image') : []))
-const textsSent = (request: LlmRequest) => request.messages.flatMap((message) => (message.role === 'user' ? message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : []))
+const imagesSent = (request: LlmRequest) =>
+  request.messages.flatMap((message) =>
+    message.role === 'user' ? message.content.filter((block): block is ImageBlock => block.type === 'image') : [],
+  )
+const textsSent = (request: LlmRequest) =>
+  request.messages.flatMap((message) =>
+    message.role === 'user' ? message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) : [],
+  )
 
 describe('image attachments', () => {
   test('an image the user sends is stored once beside the session log and the log holds only its reference', async () => {
@@ -65,7 +73,9 @@ describe('image attachments', () => {
     ])
     await first.whenIdle()
     const sessionId = first.session.id
-    expect(imagesSent(h.root.scriptedLlm.requests[0] as LlmRequest)).toEqual([{ type: 'image', mediaType: 'image/png', data: DATA }])
+    expect(imagesSent(h.root.scriptedLlm.requests[0] as LlmRequest)).toEqual([
+      { type: 'image', mediaType: 'image/png', data: DATA },
+    ])
     await h.dispose()
 
     h = await bootComposition({ home, workspace, patch: patch() })
@@ -81,9 +91,15 @@ describe('image attachments', () => {
     await resumed.whenIdle()
     const onTextRoute = h.root.scriptedLlm.requests[1] as LlmRequest
     expect(imagesSent(onTextRoute)).toEqual([])
-    expect(textsSent(onTextRoute)).toContain('[Image (image/png, 3×2) left out: the model scripted/text does not accept images.]')
+    expect(textsSent(onTextRoute)).toContain(
+      '[Image (image/png, 3×2) left out: the model scripted/text does not accept images.]',
+    )
     // The log still holds the reference, whatever the route saw.
-    expect(resumed.session.all('user/message')[0]!.data.content[1]).toEqual({ type: 'image', mediaType: 'image/png', sha256: SHA })
+    expect(resumed.session.all('user/message')[0]!.data.content[1]).toEqual({
+      type: 'image',
+      mediaType: 'image/png',
+      sha256: SHA,
+    })
   })
 
   test("a fork keeps its parent's images", async () => {
@@ -97,8 +113,12 @@ describe('image attachments', () => {
     const child = await h.root.agents.fork(parent.session.id, parent.session.length - 1)
     child.followup('again')
     await child.whenIdle()
-    expect(imagesSent(h.root.scriptedLlm.requests[1] as LlmRequest)).toEqual([{ type: 'image', mediaType: 'image/png', data: DATA }])
-    expect(existsSync(join(home, 'sessions', cwdKey(workspace), child.session.id, 'attachments', `${SHA}.png`))).toBe(true)
+    expect(imagesSent(h.root.scriptedLlm.requests[1] as LlmRequest)).toEqual([
+      { type: 'image', mediaType: 'image/png', data: DATA },
+    ])
+    expect(existsSync(join(home, 'sessions', cwdKey(workspace), child.session.id, 'attachments', `${SHA}.png`))).toBe(
+      true,
+    )
   })
 
   test('an image a tool returns is stored and referenced like one from the user', async () => {
@@ -137,7 +157,10 @@ describe('image attachments', () => {
     await agent.whenIdle()
     const [normalized, large, junk] = h.events('user/message')[0]!.data.content
     expect(normalized).toEqual({ type: 'image', mediaType: 'image/png', sha256: SHA })
-    expect(large).toMatchObject({ type: 'text', text: expect.stringMatching(/^\[An image was not attached: the image is \d+ bytes; at most \d+ are accepted\]$/) })
+    expect(large).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^\[An image was not attached: the image is \d+ bytes; at most \d+ are accepted\]$/),
+    })
     expect(junk).toMatchObject({ type: 'text', text: expect.stringContaining('not an image of a known type') })
   })
 })

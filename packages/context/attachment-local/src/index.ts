@@ -25,7 +25,8 @@ type Block = TextBlock | ImageBlock
 const hasImage = (message: Message) =>
   message.role === 'user'
     ? message.content.some((block) => block.type === 'image')
-    : message.role === 'tool' && message.content.some((result) => result.content.some((block) => block.type === 'image'))
+    : message.role === 'tool' &&
+      message.content.some((result) => result.content.some((block) => block.type === 'image'))
 
 /**
  * Attachments on local disk (docs/architecture.md, "Context"): `<sessions dir>/<cwd-key>/<session>/attachments/<sha256>.<ext>`,
@@ -37,15 +38,21 @@ const hasImage = (message: Message) =>
 export default class LocalAttachments extends Attachments {
   static inject = ['app', 'sessions', 'llm']
   static Config: Schema<Config> = Schema.object({
-    dir: Schema.string().description('The sessions folder the attachments live beside (default: $DSH_HOME/sessions; keep it equal to the session persistence `dir`).'),
+    dir: Schema.string().description(
+      'The sessions folder the attachments live beside (default: $DSH_HOME/sessions; keep it equal to the session persistence `dir`).',
+    ),
     maxBytes: Schema.natural()
       .min(1)
       .default(5 * 1024 * 1024)
       .description('Largest image accepted, in bytes.'),
     maxDimension: Schema.natural().min(1).default(8000).description('Largest width or height accepted, in pixels.'),
     textSubstitute: Schema.string()
-      .default('[Image ({mediaType}, {width}×{height}) left out: the model {model} does not accept images.{description}]')
-      .description('What a text-only route sees instead of an image ({mediaType}, {width}, {height}, {sha256}, {model}, {description}).'),
+      .default(
+        '[Image ({mediaType}, {width}×{height}) left out: the model {model} does not accept images.{description}]',
+      )
+      .description(
+        'What a text-only route sees instead of an image ({mediaType}, {width}, {height}, {sha256}, {model}, {description}).',
+      ),
   })
 
   private readonly root: string
@@ -61,15 +68,19 @@ export default class LocalAttachments extends Attachments {
     super(ctx)
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
     ctx.on('session/opened', (session, how) => {
-      const task = this.index(session, how).catch((error) => ctx.logger('attachments').warn('session %s: %s', session.id, error?.message ?? error))
+      const task = this.index(session, how).catch((error) =>
+        ctx.logger('attachments').warn('session %s: %s', session.id, error?.message ?? error),
+      )
       this.indexing.add(task)
       void task.finally(() => this.indexing.delete(task))
     })
     ctx.on('agent/pre-step', async (step, next) => {
       const decision = await next()
-      if (decision.action !== 'enter' || !decision.messages.some((message) => message.content.some(isInline))) return decision
+      if (decision.action !== 'enter' || !decision.messages.some((message) => message.content.some(isInline)))
+        return decision
       const messages = []
-      for (const message of decision.messages) messages.push({ ...message, content: await this.toRefs(step.agent.session, message.content) })
+      for (const message of decision.messages)
+        messages.push({ ...message, content: await this.toRefs(step.agent.session, message.content) })
       return { ...decision, messages }
     })
     ctx.on('tools/post-execute', async (invocation, next) => {
@@ -79,17 +90,28 @@ export default class LocalAttachments extends Attachments {
     })
     // After the last request check: the log's references become what the route receives. `ctx.llm` accepts
     // only this change (a text, or bytes hashing to the reference), so the check compares the references.
-    ctx.llm.useEncoder(ctx, { encode: (request) => (request.messages.some(hasImage) ? this.forRoute(request) : Promise.resolve(request.messages)) })
+    ctx.llm.useEncoder(ctx, {
+      encode: (request) =>
+        request.messages.some(hasImage) ? this.forRoute(request) : Promise.resolve(request.messages),
+    })
   }
 
-  async store(session: Session, data: Uint8Array, _declaredType?: string): Promise<{ ref: ImageRef; image: StoredImage }> {
+  async store(
+    session: Session,
+    data: Uint8Array,
+    _declaredType?: string,
+  ): Promise<{ ref: ImageRef; image: StoredImage }> {
     const inspected = inspect(data, this.config)
     const { ext: _ext, ...image } = inspected
     let path: string
     try {
       path = await writeImage(this.dirOf(session), data, inspected)
     } catch (error) {
-      throw new AttachmentError('ATTACHMENT_IO', `could not store the image: ${error instanceof Error ? error.message : error}`, { cause: error })
+      throw new AttachmentError(
+        'ATTACHMENT_IO',
+        `could not store the image: ${error instanceof Error ? error.message : error}`,
+        { cause: error },
+      )
     }
     this.known.set(image.sha256, path)
     this.images.set(image.sha256, image)
@@ -130,8 +152,13 @@ export default class LocalAttachments extends Attachments {
         const { ref } = await this.store(session, data, block.mediaType)
         out.push(block.description ? { ...ref, description: block.description } : ref)
       } catch (error) {
-        this.ctx.logger('attachments').warn('session %s: an image was not attached: %s', session.id, error instanceof Error ? error.message : error)
-        out.push({ type: 'text', text: `[An image was not attached: ${error instanceof Error ? error.message : error}]` })
+        this.ctx
+          .logger('attachments')
+          .warn('session %s: an image was not attached: %s', session.id, error instanceof Error ? error.message : error)
+        out.push({
+          type: 'text',
+          text: `[An image was not attached: ${error instanceof Error ? error.message : error}]`,
+        })
       }
     }
     return out
@@ -156,7 +183,13 @@ export default class LocalAttachments extends Attachments {
     for (const message of request.messages) {
       if (!hasImage(message)) messages.push(message)
       else if (message.role === 'user') messages.push({ role: 'user', content: await convert(message.content) })
-      else if (message.role === 'tool') messages.push({ role: 'tool', content: await Promise.all(message.content.map(async (result) => ({ ...result, content: await convert(result.content) }))) })
+      else if (message.role === 'tool')
+        messages.push({
+          role: 'tool',
+          content: await Promise.all(
+            message.content.map(async (result) => ({ ...result, content: await convert(result.content) })),
+          ),
+        })
       else messages.push(message)
     }
     return messages
@@ -171,8 +204,13 @@ export default class LocalAttachments extends Attachments {
       const { data, image } = await readImage(path, block.sha256!)
       return { type: 'image', mediaType: image.mediaType, data: Buffer.from(data).toString('base64') }
     } catch (error) {
-      this.ctx.logger('attachments').warn('image %s could not be sent: %s', block.sha256, error instanceof Error ? error.message : error)
-      return { type: 'text', text: `[An image (${block.mediaType}) could not be sent: ${error instanceof Error ? error.message : error}]` }
+      this.ctx
+        .logger('attachments')
+        .warn('image %s could not be sent: %s', block.sha256, error instanceof Error ? error.message : error)
+      return {
+        type: 'text',
+        text: `[An image (${block.mediaType}) could not be sent: ${error instanceof Error ? error.message : error}]`,
+      }
     }
   }
 

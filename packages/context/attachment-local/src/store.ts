@@ -25,21 +25,42 @@ export interface Limits {
  * one (a declared type is never trusted), the size and dimensions are bounded.
  */
 export function inspect(data: Uint8Array, limits: Limits): StoredImage & { ext: string } {
-  if (data.byteLength > limits.maxBytes) throw new AttachmentError('ATTACHMENT_TOO_LARGE', `the image is ${data.byteLength} bytes; at most ${limits.maxBytes} are accepted`)
+  if (data.byteLength > limits.maxBytes)
+    throw new AttachmentError(
+      'ATTACHMENT_TOO_LARGE',
+      `the image is ${data.byteLength} bytes; at most ${limits.maxBytes} are accepted`,
+    )
   let size: { width: number; height: number; type?: string }
   try {
     size = imageSize(data)
   } catch {
-    throw new AttachmentError('ATTACHMENT_UNSUPPORTED', 'the data is not an image of a known type (PNG, JPEG, GIF or WebP)')
+    throw new AttachmentError(
+      'ATTACHMENT_UNSUPPORTED',
+      'the data is not an image of a known type (PNG, JPEG, GIF or WebP)',
+    )
   }
   const media = size.type ? MEDIA[size.type] : undefined
-  if (!media) throw new AttachmentError('ATTACHMENT_UNSUPPORTED', `images of type ${size.type ?? 'unknown'} are not accepted (PNG, JPEG, GIF or WebP are)`)
+  if (!media)
+    throw new AttachmentError(
+      'ATTACHMENT_UNSUPPORTED',
+      `images of type ${size.type ?? 'unknown'} are not accepted (PNG, JPEG, GIF or WebP are)`,
+    )
   if (!size.width || !size.height) throw new AttachmentError('ATTACHMENT_INVALID', 'the image has no dimensions')
   if (Math.max(size.width, size.height) > limits.maxDimension) {
-    throw new AttachmentError('ATTACHMENT_TOO_LARGE', `the image is ${size.width}×${size.height}; at most ${limits.maxDimension} pixels a side are accepted`)
+    throw new AttachmentError(
+      'ATTACHMENT_TOO_LARGE',
+      `the image is ${size.width}×${size.height}; at most ${limits.maxDimension} pixels a side are accepted`,
+    )
   }
   const sha256 = createHash('sha256').update(data).digest('hex')
-  return { sha256, mediaType: media.mediaType, bytes: data.byteLength, width: size.width, height: size.height, ext: media.ext }
+  return {
+    sha256,
+    mediaType: media.mediaType,
+    bytes: data.byteLength,
+    width: size.width,
+    height: size.height,
+    ext: media.ext,
+  }
 }
 
 /** Writes `<dir>/<sha256>.<ext>` once (0600, atomically); the same content is the same file. */
@@ -98,9 +119,14 @@ export async function readImage(path: string, sha256: string): Promise<{ data: U
   try {
     data = await readFile(path)
   } catch (error) {
-    throw new AttachmentError('ATTACHMENT_IO', `could not read ${path}: ${error instanceof Error ? error.message : error}`, { cause: error })
+    throw new AttachmentError(
+      'ATTACHMENT_IO',
+      `could not read ${path}: ${error instanceof Error ? error.message : error}`,
+      { cause: error },
+    )
   }
   const { ext: _ext, ...image } = inspect(data, { maxBytes: Infinity, maxDimension: Infinity })
-  if (image.sha256 !== sha256) throw new AttachmentError('ATTACHMENT_INVALID', `${path} no longer holds the image it is named for`)
+  if (image.sha256 !== sha256)
+    throw new AttachmentError('ATTACHMENT_INVALID', `${path} no longer holds the image it is named for`)
   return { data, image }
 }

@@ -3,7 +3,8 @@ import { type Context, Service } from '@dsh/cordis'
 import type { ImageBlock } from '@dsh/llm'
 import type { Session } from '@dsh/session'
 
-export type AttachmentErrorCode = 'ATTACHMENT_TOO_LARGE' | 'ATTACHMENT_UNSUPPORTED' | 'ATTACHMENT_INVALID' | 'ATTACHMENT_NOT_FOUND' | 'ATTACHMENT_IO'
+export type AttachmentErrorCode =
+  'ATTACHMENT_TOO_LARGE' | 'ATTACHMENT_UNSUPPORTED' | 'ATTACHMENT_INVALID' | 'ATTACHMENT_NOT_FOUND' | 'ATTACHMENT_IO'
 
 export class AttachmentError extends Error {
   override name = 'AttachmentError'
@@ -45,7 +46,11 @@ export abstract class Attachments extends Service {
   }
 
   /** Checks and stores image bytes for a session; returns the reference to log. Throws `AttachmentError`. */
-  abstract store(session: Session, data: Uint8Array, declaredType?: string): Promise<{ ref: ImageRef; image: StoredImage }>
+  abstract store(
+    session: Session,
+    data: Uint8Array,
+    declaredType?: string,
+  ): Promise<{ ref: ImageRef; image: StoredImage }>
   /** The stored bytes of `sha256`; `ATTACHMENT_NOT_FOUND` when the session has no such image. */
   abstract load(session: Session, sha256: string): Promise<{ data: Uint8Array; image: StoredImage }>
 }

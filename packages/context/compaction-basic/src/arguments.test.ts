@@ -17,10 +17,13 @@ import type {} from '@dsh/tool-result-pruner'
 
 const REAL_WINDOW = 65_536
 const PROVIDER_CHARS_PER_TOKEN = 2
-const BIG = 'a line of a generated file, repeated until it is 8 MiB\n'.repeat(Math.ceil((8 * 1024 * 1024) / 55)).slice(0, 8 * 1024 * 1024)
+const BIG = 'a line of a generated file, repeated until it is 8 MiB\n'
+  .repeat(Math.ceil((8 * 1024 * 1024) / 55))
+  .slice(0, 8 * 1024 * 1024)
 /** 4 KiB of the content as it appears inside JSON (a request body, a log line). */
 const NEEDLE = JSON.stringify(BIG.slice(0, 4096)).slice(1, -1)
-const providerTokens = (request: RecordedRequest) => Math.ceil(JSON.stringify(request.body.messages).length / PROVIDER_CHARS_PER_TOKEN)
+const providerTokens = (request: RecordedRequest) =>
+  Math.ceil(JSON.stringify(request.body.messages).length / PROVIDER_CHARS_PER_TOKEN)
 
 const mock = useMockProvider(REAL_WINDOW)
 let h: Harness | undefined
@@ -43,10 +46,17 @@ async function craftedSession(harness: Harness): Promise<string> {
     finish: 'tool-calls',
   })
   session.append('tool/call', call)
-  session.append('tool/result', { callId: call.callId, content: [{ type: 'text', text: `Created big.txt (${BIG.length} bytes, 152521 lines).` }] })
+  session.append('tool/result', {
+    callId: call.callId,
+    content: [{ type: 'text', text: `Created big.txt (${BIG.length} bytes, 152521 lines).` }],
+  })
   session.append('step/end', { turnId: 't0', step: 0, finish: 'tool-calls' })
   session.append('step/start', { turnId: 't0', step: 1 })
-  session.append('assistant/message', { content: [{ type: 'text', text: 'Done.' }], usage: { input: 2_100_060, output: 2, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
+  session.append('assistant/message', {
+    content: [{ type: 'text', text: 'Done.' }],
+    usage: { input: 2_100_060, output: 2, cacheRead: 0, cacheWrite: 0 },
+    finish: 'stop',
+  })
   session.append('step/end', { turnId: 't0', step: 1, finish: 'stop' })
   session.append('turn/end', { turnId: 't0', reason: 'completed' })
   await session.flush()
@@ -57,7 +67,9 @@ async function craftedSession(harness: Harness): Promise<string> {
 test('a resumed session whose log holds an 8 MiB write argument continues: the request fits, the log keeps it whole', async () => {
   h = await boot()
   const id = await craftedSession(h)
-  mock.llm.respondWith((request) => (providerTokens(request) > REAL_WINDOW ? { contextOverflow: true } : { text: 'continued' }))
+  mock.llm.respondWith((request) =>
+    providerTokens(request) > REAL_WINDOW ? { contextOverflow: true } : { text: 'continued' },
+  )
   const agent = await h.root.agents.resume(id)
   agent.followup('now summarize what you did')
   const result = await agent.whenIdle()
@@ -83,7 +95,9 @@ test('a write of 8 MiB is refused before it runs with a message the model can ac
   mock.llm.respondWith((request) => {
     if (providerTokens(request) > REAL_WINDOW) return { contextOverflow: true }
     const last = request.body.messages.at(-1)
-    return last.role === 'user' ? { toolCalls: [{ name: 'write', arguments: { path: 'big.txt', content: BIG } }] } : { text: 'I will write it in parts.' }
+    return last.role === 'user'
+      ? { toolCalls: [{ name: 'write', arguments: { path: 'big.txt', content: BIG } }] }
+      : { text: 'I will write it in parts.' }
   })
   const result = await h.run('generate big.txt')
   expect(result).toMatchObject({ reason: 'completed', text: 'I will write it in parts.' })
@@ -98,7 +112,13 @@ test('a write of 8 MiB is refused before it runs with a message the model can ac
   })
   // The arguments stay in the log whole, and in the request as a stub with their size and hash.
   const [pruned] = h.events('tool/arguments-pruned')
-  expect(pruned!.data).toMatchObject({ callId: call!.data.callId, arguments: { path: 'big.txt', content: `[left out of the history: 8.0 MiB (${BIG.length} bytes), sha256 ${sha256(BIG)}]` } })
+  expect(pruned!.data).toMatchObject({
+    callId: call!.data.callId,
+    arguments: {
+      path: 'big.txt',
+      content: `[left out of the history: 8.0 MiB (${BIG.length} bytes), sha256 ${sha256(BIG)}]`,
+    },
+  })
   const logged = h.events('assistant/message').find((event) => event.seq === pruned!.data.seq)!
   expect(logged.data.content.find((block) => block.type === 'tool-call')).toMatchObject({ arguments: { content: BIG } })
   const last = mock.llm.requests.at(-1)!
@@ -111,7 +131,9 @@ test('a write of 8 MiB is refused before it runs with a message the model can ac
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 function agentLogPath(harness: Harness, id: string): string {
-  const found = execFileSync('find', [harness.home, '-path', `*${id}*`, '-name', 'session.jsonl'], { encoding: 'utf8' }).trim()
+  const found = execFileSync('find', [harness.home, '-path', `*${id}*`, '-name', 'session.jsonl'], {
+    encoding: 'utf8',
+  }).trim()
   if (!found) throw new Error(`no session.jsonl for ${id} under ${harness.home}`)
   return found.split('\n')[0]!
 }

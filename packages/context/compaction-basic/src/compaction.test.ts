@@ -6,7 +6,8 @@ import { expectPairsIntact, lastText, respondWith, size, summaryKind } from './t
 import type {} from '@dsh/commands'
 import type {} from '@dsh/compaction'
 
-const patch = (models: string, compaction = '{}') => scriptedPatch({ config: `{ models: ${models} }`, fixtureTools: true }, `- id: compaction\n  config: ${compaction}\n`)
+const patch = (models: string, compaction = '{}') =>
+  scriptedPatch({ config: `{ models: ${models} }`, fixtureTools: true }, `- id: compaction\n  config: ${compaction}\n`)
 
 let h: Harness
 afterEach(async () => h?.dispose())
@@ -17,7 +18,9 @@ const modelRequests = () => h.root.scriptedLlm.requests as LlmRequest[]
 
 describe('compaction at the threshold', () => {
   test('a session driven past the threshold compacts at a step boundary, continues, and the next request is smaller', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 20000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    h = await bootComposition({
+      patch: patch('[{ id: scripted-1, contextWindow: 20000 }]', '{ summaryMaxOutputTokens: 1000 }'),
+    })
     let steps = 0
     let afterCompaction = 0
     respondWith(h, (request) => {
@@ -61,7 +64,9 @@ describe('compaction at the threshold', () => {
   })
 
   test('a failed compaction is logged with its reason and the turn goes on with the whole history', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    h = await bootComposition({
+      patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }'),
+    })
     let steps = 0
     respondWith(h, (request) => {
       if (summaryKind(request)) return { error: { code: 'SERVER', message: 'the summary model is down' } }
@@ -70,14 +75,20 @@ describe('compaction at the threshold', () => {
     const result = await h.run('echo blocks')
     expect(result).toMatchObject({ reason: 'completed', text: 'finished anyway' })
     expect(h.events('compaction/start')).toHaveLength(1) // once per turn, not at every later step
-    expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: false, code: 'SUMMARY_FAILED', reason: expect.stringContaining('the summary model is down') })
+    expect(h.events('compaction/end')[0]!.data).toMatchObject({
+      ok: false,
+      code: 'SUMMARY_FAILED',
+      reason: expect.stringContaining('the summary model is down'),
+    })
     expect(h.events('user/message').filter((event) => event.data.source === 'summary')).toHaveLength(0)
     const last = modelRequests().at(-1)!
     expect(last.messages).toEqual(deriveMessages(h.events().slice(0, h.events('assistant/message').at(-1)!.seq)))
     expect(last.messages.filter((message) => message.role === 'tool')).toHaveLength(7)
   })
   test('a summary answered with tool calls despite toolChoice none is refused, and the compaction fails keeping the history', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    h = await bootComposition({
+      patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }'),
+    })
     let steps = 0
     respondWith(h, (request) => {
       if (summaryKind(request)) return echo(99, 10)
@@ -85,14 +96,20 @@ describe('compaction at the threshold', () => {
     })
     const result = await h.run('echo blocks')
     expect(result).toMatchObject({ reason: 'completed', text: 'finished anyway' })
-    expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: false, code: 'SUMMARY_FAILED', reason: expect.stringContaining("toolChoice 'none'") })
+    expect(h.events('compaction/end')[0]!.data).toMatchObject({
+      ok: false,
+      code: 'SUMMARY_FAILED',
+      reason: expect.stringContaining("toolChoice 'none'"),
+    })
     expect(h.events('user/message').filter((event) => event.data.source === 'summary')).toHaveLength(0)
   })
 })
 
 describe('relief before a threshold compaction', () => {
   test('compaction/relieve listeners are asked first, and no summary is made when they bring the session under the threshold', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    h = await bootComposition({
+      patch: patch('[{ id: scripted-1, contextWindow: 14000 }]', '{ summaryMaxOutputTokens: 1000 }'),
+    })
     const reliefs: { window: number; targetTokens: number; tokens: number }[] = []
     // A stand-in reliever: shows old results as a gist, oldest first, until the session is under the target.
     h.root.on('compaction/relieve', async (input, next) => {
@@ -136,7 +153,9 @@ describe('compaction when the provider refuses a request as too long', () => {
   }
 
   test('the refused step compacts and is retried once with the compacted history', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 20000 }]', '{ summaryMaxOutputTokens: 1000 }') })
+    h = await bootComposition({
+      patch: patch('[{ id: scripted-1, contextWindow: 20000 }]', '{ summaryMaxOutputTokens: 1000 }'),
+    })
     const refused = refusePast(0.6, 20000)
     const result = await h.run('echo blocks')
     expect(result).toMatchObject({ reason: 'completed', text: 'done after compaction' })
@@ -147,18 +166,28 @@ describe('compaction when the provider refuses a request as too long', () => {
     // Same step: the refused answer and the retried one sit between the last step/start and its step/end.
     const types = h.types()
     expect(types.slice(types.lastIndexOf('step/start')).filter((type) => type === 'assistant/message')).toHaveLength(2)
-    expect(h.events('assistant/message').at(-2)!.data).toMatchObject({ finish: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } })
+    expect(h.events('assistant/message').at(-2)!.data).toMatchObject({
+      finish: 'error',
+      error: { code: 'CONTEXT_WINDOW_EXCEEDED' },
+    })
     const requests = modelRequests()
     const refusedAt = requests.findIndex((request) => summaryKind(request)) - 1
     const retried = requests.at(-1)!
     expect(summaryKind(retried)).toBeUndefined()
     expect(size(retried)).toBeLessThan(size(requests[refusedAt]!))
-    expect(retried.messages[0]!.content).toEqual(h.events('user/message').find((event) => event.data.source === 'summary')!.data.content)
+    expect(retried.messages[0]!.content).toEqual(
+      h.events('user/message').find((event) => event.data.source === 'summary')!.data.content,
+    )
     for (const request of requests) expectPairsIntact(request.messages)
   })
 
   test('a step refused again and again is retried only while a relief changes the history, at most maxRecoveriesPerStep times', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 20000 }]', '{ summaryMaxOutputTokens: 1000, maxRecoveriesPerStep: 2 }') })
+    h = await bootComposition({
+      patch: patch(
+        '[{ id: scripted-1, contextWindow: 20000 }]',
+        '{ summaryMaxOutputTokens: 1000, maxRecoveriesPerStep: 2 }',
+      ),
+    })
     const refused = refusePast(0.6, 20000, true)
     const result = await h.run('echo blocks')
     expect(result).toMatchObject({ reason: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } })
@@ -182,7 +211,10 @@ describe('compaction when the provider refuses a request as too long', () => {
 describe('a summary that would overflow', () => {
   test('is made in parts that each fit the window, then merged', async () => {
     h = await bootComposition({
-      patch: patch('[{ id: scripted-1, contextWindow: 200000 }, { id: small, contextWindow: 16000 }]', '{ summaryMaxOutputTokens: 1000 }'),
+      patch: patch(
+        '[{ id: scripted-1, contextWindow: 200000 }, { id: small, contextWindow: 16000 }]',
+        '{ summaryMaxOutputTokens: 1000 }',
+      ),
     })
     let steps = 0
     let parts = 0
@@ -224,11 +256,20 @@ describe('a summary that would overflow', () => {
 describe('/compact', () => {
   test('compacts an idle session now, with the focus the user gave', async () => {
     h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 128000 }]', '{ keepRecentRatio: 0 }') })
-    h.root.scriptedLlm.enqueue(echo(0, 200), { text: 'first turn done' }, { text: 'SUMMARY with file names' }, { text: 'second turn sees the summary' })
+    h.root.scriptedLlm.enqueue(
+      echo(0, 200),
+      { text: 'first turn done' },
+      { text: 'SUMMARY with file names' },
+      { text: 'second turn sees the summary' },
+    )
     await h.run('first')
     const agent = await h.agent()
     const outcome = await h.root.commands.run(agent, '/compact the file names')
-    expect(outcome).toMatchObject({ handled: true, name: 'compact', output: expect.stringMatching(/^Compacted the history/) })
+    expect(outcome).toMatchObject({
+      handled: true,
+      name: 'compact',
+      output: expect.stringMatching(/^Compacted the history/),
+    })
     expect(h.events('compaction/start')[0]!.data.trigger).toBe('manual')
     const summaryRequest = modelRequests()[2]!
     expect(lastText(summaryRequest)).toMatch(/Focus especially on: the file names$/)
@@ -240,9 +281,15 @@ describe('/compact', () => {
 
   test('during a turn it compacts at the next step boundary', async () => {
     h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 128000 }]') })
-    h.root.scriptedLlm.enqueue({ toolCalls: [{ name: 'wait', arguments: { ms: 200, label: 'w' } }] }, { text: 'SUMMARY' }, { text: 'done' })
+    h.root.scriptedLlm.enqueue(
+      { toolCalls: [{ name: 'wait', arguments: { ms: 200, label: 'w' } }] },
+      { text: 'SUMMARY' },
+      { text: 'done' },
+    )
     const agent = await h.agent()
-    const waiting = new Promise<void>((resolve) => h.root.on('session/event', (_session, event) => void (event.type === 'tool/dispatched' && resolve())))
+    const waiting = new Promise<void>((resolve) =>
+      h.root.on('session/event', (_session, event) => void (event.type === 'tool/dispatched' && resolve())),
+    )
     agent.followup('wait a little')
     await waiting
     const outcome = await h.root.commands.run(agent, '/compact')
@@ -256,7 +303,10 @@ describe('/compact', () => {
   })
 
   test('keeps the instructions message verbatim ahead of the summary', async () => {
-    h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 128000 }]', '{ keepRecentRatio: 0 }'), workspaceFiles: { 'AGENTS.md': 'Say please.' } })
+    h = await bootComposition({
+      patch: patch('[{ id: scripted-1, contextWindow: 128000 }]', '{ keepRecentRatio: 0 }'),
+      workspaceFiles: { 'AGENTS.md': 'Say please.' },
+    })
     h.root.scriptedLlm.enqueue({ text: 'one' }, { text: 'SUMMARY' }, { text: 'two' })
     await h.run('first')
     await h.root.commands.run(await h.agent(), '/compact')
@@ -271,7 +321,10 @@ describe('/compact', () => {
     h = await bootComposition({ patch: patch('[{ id: scripted-1, contextWindow: 128000 }]') })
     const agent = await h.agent()
     const outcome = await h.root.commands.run(agent, '/compact')
-    expect(outcome).toMatchObject({ handled: true, error: { code: 'NOTHING_TO_COMPACT', message: expect.stringContaining('empty') } })
+    expect(outcome).toMatchObject({
+      handled: true,
+      error: { code: 'NOTHING_TO_COMPACT', message: expect.stringContaining('empty') },
+    })
     expect(h.types()).toEqual([])
   })
 })

@@ -2,7 +2,15 @@
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type { Agent, RequestDraft, RequestFailure, RetryDecision } from '@dsh/agent'
-import { Compaction, type CompactionInput, type CompactionResult, type CompactionTrigger, type CompactOptions, type ReliefMode, type SummaryDraft } from '@dsh/compaction'
+import {
+  Compaction,
+  type CompactionInput,
+  type CompactionResult,
+  type CompactionTrigger,
+  type CompactOptions,
+  type ReliefMode,
+  type SummaryDraft,
+} from '@dsh/compaction'
 import type {} from '@dsh/agent-presets'
 import type {} from '@dsh/commands'
 import { LlmError, type LlmRequest, type Message, type ModelInfo, type Sampling } from '@dsh/llm'
@@ -53,25 +61,70 @@ type Header = Pick<LlmRequest, 'route' | 'system' | 'tools'> & Sampling
 export default class BasicCompaction extends Compaction {
   static override inject = ['sessions', 'llm', 'tokenMeter']
   static Config: Schema<Config> = Schema.object({
-    threshold: Schema.number().min(0.05).max(1).default(0.8).description("Context pressure (tokens / the route's window) at which a step boundary compacts."),
-    keepRecentRatio: Schema.number().min(0).max(0.9).default(0.25).description('Share of the window the most recent history may keep verbatim after a compaction.'),
-    fitRatio: Schema.number().min(0.1).max(1).default(0.9).description('Share of the window one summary request may fill, by estimate (the rest is margin for the estimate).'),
-    summaryMaxOutputTokens: Schema.natural().min(64).default(4096).description('Output tokens reserved for (and allowed to) one summary.'),
-    maxDepth: Schema.natural().min(1).default(3).description('Levels of splitting (parts, summaries of parts) before a compaction gives up.'),
-    overflowMargin: Schema.number().min(0).default(0.1).description('After a provider refuses a request as too long, estimates are scaled so that request counts as this much over the window.'),
+    threshold: Schema.number()
+      .min(0.05)
+      .max(1)
+      .default(0.8)
+      .description("Context pressure (tokens / the route's window) at which a step boundary compacts."),
+    keepRecentRatio: Schema.number()
+      .min(0)
+      .max(0.9)
+      .default(0.25)
+      .description('Share of the window the most recent history may keep verbatim after a compaction.'),
+    fitRatio: Schema.number()
+      .min(0.1)
+      .max(1)
+      .default(0.9)
+      .description(
+        'Share of the window one summary request may fill, by estimate (the rest is margin for the estimate).',
+      ),
+    summaryMaxOutputTokens: Schema.natural()
+      .min(64)
+      .default(4096)
+      .description('Output tokens reserved for (and allowed to) one summary.'),
+    maxDepth: Schema.natural()
+      .min(1)
+      .default(3)
+      .description('Levels of splitting (parts, summaries of parts) before a compaction gives up.'),
+    overflowMargin: Schema.number()
+      .min(0)
+      .default(0.1)
+      .description(
+        'After a provider refuses a request as too long, estimates are scaled so that request counts as this much over the window.',
+      ),
     maxEstimateScale: Schema.number()
       .min(1)
       .default(4)
-      .description('Largest factor estimates are scaled by after a refusal (a provider refusing far below the window means the catalog window is wrong, not the estimate).'),
-    maxReliefRounds: Schema.natural().min(1).default(3).description('Rounds of relief (prune old results, shorten recent ones, summarize older turns) one recovery may run before it gives up.'),
+      .description(
+        'Largest factor estimates are scaled by after a refusal (a provider refusing far below the window means the catalog window is wrong, not the estimate).',
+      ),
+    maxReliefRounds: Schema.natural()
+      .min(1)
+      .default(3)
+      .description(
+        'Rounds of relief (prune old results, shorten recent ones, summarize older turns) one recovery may run before it gives up.',
+      ),
     maxRecoveriesPerStep: Schema.natural()
       .min(1)
       .default(3)
-      .description('Times one step may be relieved and retried after the provider refused it as too long (each retry follows a relief that changed the history).'),
-    keepInstructions: Schema.boolean().default(true).description('Keep a leading instructions message (AGENTS.md) verbatim instead of summarizing it.'),
-    instruction: Schema.string().role('textarea').default(INSTRUCTION).description('The request for a summary of the whole history.'),
-    partInstruction: Schema.string().role('textarea').default(PART_INSTRUCTION).description('The request for a summary of one part, when the history is summarized in parts.'),
-    mergeInstruction: Schema.string().role('textarea').default(MERGE_INSTRUCTION).description('The request that merges the summaries of parts into one.'),
+      .description(
+        'Times one step may be relieved and retried after the provider refused it as too long (each retry follows a relief that changed the history).',
+      ),
+    keepInstructions: Schema.boolean()
+      .default(true)
+      .description('Keep a leading instructions message (AGENTS.md) verbatim instead of summarizing it.'),
+    instruction: Schema.string()
+      .role('textarea')
+      .default(INSTRUCTION)
+      .description('The request for a summary of the whole history.'),
+    partInstruction: Schema.string()
+      .role('textarea')
+      .default(PART_INSTRUCTION)
+      .description('The request for a summary of one part, when the history is summarized in parts.'),
+    mergeInstruction: Schema.string()
+      .role('textarea')
+      .default(MERGE_INSTRUCTION)
+      .description('The request that merges the summaries of parts into one.'),
     partIntro: Schema.string().default(PART_INTRO).description('Opens each part after the first ({part}, {parts}).'),
     summaryIntro: Schema.string().default(SUMMARY_INTRO).description('Opens the summary message the model sees.'),
   })
@@ -104,7 +157,8 @@ export default class BasicCompaction extends Compaction {
   }
 
   compact(agent: Agent, options: CompactOptions): Promise<CompactionResult> {
-    if (this.inflight.has(agent)) return Promise.resolve({ ok: false, code: 'BUSY', reason: 'a compaction of this session is already running' })
+    if (this.inflight.has(agent))
+      return Promise.resolve({ ok: false, code: 'BUSY', reason: 'a compaction of this session is already running' })
     const run = this.run(agent, options).finally(() => this.inflight.delete(agent))
     this.inflight.set(agent, run)
     return run
@@ -134,7 +188,12 @@ export default class BasicCompaction extends Compaction {
     if (requested && this.handledRequest.get(agent) !== requested.seq) {
       this.handledRequest.set(agent, requested.seq) // a plan that fails logs no compaction/start: ask once
       const { focus } = requested.data
-      await this.compact(agent, { trigger: 'manual', request: draft.request, signal: draft.request.signal, ...(focus ? { focus } : {}) })
+      await this.compact(agent, {
+        trigger: 'manual',
+        request: draft.request,
+        signal: draft.request.signal,
+        ...(focus ? { focus } : {}),
+      })
       return
     }
     if (this.compactedAt.get(agent) === step || !this.automatic(agent)) return
@@ -148,21 +207,42 @@ export default class BasicCompaction extends Compaction {
     // A summary before harder cuts: it repeats the prefix the provider cached, and pruning changes it.
     await this.relieve(agent, 'threshold', window, targetTokens, tokens)
     if (tokens() < targetTokens || this.failedTurn.get(agent) === draft.turnId) return
-    const result = await this.compact(agent, { trigger: 'threshold', request: draft.request, signal: draft.request.signal })
+    const result = await this.compact(agent, {
+      trigger: 'threshold',
+      request: draft.request,
+      signal: draft.request.signal,
+    })
     if (result.ok) this.compactedAt.set(agent, step)
     else this.failedTurn.set(agent, draft.turnId) // once per turn: a failing summary must not repeat every step
     if (tokens() < targetTokens) return
-    const outcome = await this.recover(agent, { trigger: 'threshold', request: draft.request, window, targetTokens, tokens, summarize: result.ok })
+    const outcome = await this.recover(agent, {
+      trigger: 'threshold',
+      request: draft.request,
+      window,
+      targetTokens,
+      tokens,
+      summarize: result.ok,
+    })
     if (outcome.tried.length) this.compactedAt.set(agent, step)
     // Past the threshold is not past the window: the request goes out; a provider refusal recovers again.
     if (!outcome.ok) this.failedTurn.set(agent, draft.turnId) // once per turn: a failing relief must not repeat every step
   }
 
   /** One `compaction/relieve` waterfall of `mode`; resolves whether a listener changed the log. */
-  private async relieve(agent: Agent, mode: ReliefMode, window: number, targetTokens: number, tokens: () => number): Promise<boolean> {
+  private async relieve(
+    agent: Agent,
+    mode: ReliefMode,
+    window: number,
+    targetTokens: number,
+    tokens: () => number,
+  ): Promise<boolean> {
     const before = agent.session.length
     const estimate = (messages: readonly Message[]) => this.ctx.tokenMeter.estimateMessages(messages)
-    await this.ctx.waterfall('compaction/relieve', { agent, mode, window, targetTokens, tokens, estimate }, async () => {})
+    await this.ctx.waterfall(
+      'compaction/relieve',
+      { agent, mode, window, targetTokens, tokens, estimate },
+      async () => {},
+    )
     return agent.session.length > before
   }
 
@@ -173,7 +253,15 @@ export default class BasicCompaction extends Compaction {
    */
   private async recover(
     agent: Agent,
-    options: { trigger: CompactionTrigger; request: Header & { signal?: AbortSignal }; window: number; targetTokens: number; tokens: () => number; estimateScale?: number; summarize?: boolean },
+    options: {
+      trigger: CompactionTrigger
+      request: Header & { signal?: AbortSignal }
+      window: number
+      targetTokens: number
+      tokens: () => number
+      estimateScale?: number
+      summarize?: boolean
+    },
   ): Promise<ReliefOutcome> {
     const { window, targetTokens, tokens } = options
     const summarize = options.summarize ?? true
@@ -194,12 +282,32 @@ export default class BasicCompaction extends Compaction {
           return result.ok
         },
       })
-    const describe = () => `about ${Math.round(tokens())} tokens for a target of ${Math.round(targetTokens)} in a ${window}-token window`
-    const outcome = await relieveUntilFits(reliefs, () => tokens() < targetTokens, this.config.maxReliefRounds, describe)
+    const describe = () =>
+      `about ${Math.round(tokens())} tokens for a target of ${Math.round(targetTokens)} in a ${window}-token window`
+    const outcome = await relieveUntilFits(
+      reliefs,
+      () => tokens() < targetTokens,
+      this.config.maxReliefRounds,
+      describe,
+    )
     if (!outcome.ok) {
       const tried = outcome.tried.length ? outcome.tried : ['nothing could be pruned, shortened or summarized']
-      agent.session.append('context/relief-failed', { trigger: options.trigger, tried, tokens: Math.round(tokens()), targetTokens: Math.round(targetTokens), reason: outcome.reason })
-      this.ctx.logger('compaction').warn('session %s: no room found (%s): tried %s; %s', agent.session.id, options.trigger, tried.join(', '), outcome.reason)
+      agent.session.append('context/relief-failed', {
+        trigger: options.trigger,
+        tried,
+        tokens: Math.round(tokens()),
+        targetTokens: Math.round(targetTokens),
+        reason: outcome.reason,
+      })
+      this.ctx
+        .logger('compaction')
+        .warn(
+          'session %s: no room found (%s): tried %s; %s',
+          agent.session.id,
+          options.trigger,
+          tried.join(', '),
+          outcome.reason,
+        )
     }
     return outcome
   }
@@ -212,18 +320,38 @@ export default class BasicCompaction extends Compaction {
     const count = done?.step === step ? done.count : 0
     if (count >= this.config.maxRecoveriesPerStep) return next()
     // The provider's own words may name the real window: from now on it is the session's.
-    const window = learnFromRefusal(this.ctx.llm, agent.session, request.route, failure.error.message, this.describe(request)?.contextWindow ?? 0)
+    const window = learnFromRefusal(
+      this.ctx.llm,
+      agent.session,
+      request.route,
+      failure.error.message,
+      this.describe(request)?.contextWindow ?? 0,
+    )
     const estimated = this.ctx.tokenMeter.estimateRequest(request)
-    const estimateScale = window && estimated < window ? Math.min(this.config.maxEstimateScale, (window / estimated) * (1 + this.config.overflowMargin)) : 1
+    const estimateScale =
+      window && estimated < window
+        ? Math.min(this.config.maxEstimateScale, (window / estimated) * (1 + this.config.overflowMargin))
+        : 1
     const tokens = () => this.ctx.tokenMeter.pressure(agent.session, { window, header: request }).tokens * estimateScale
     // The provider refused this history: whatever the estimate says, it must shrink by at least the margin.
     const targetTokens = Math.min(this.config.threshold * window, tokens() * (1 - this.config.overflowMargin))
-    const outcome = await this.recover(agent, { trigger: 'overflow', request, window, targetTokens, tokens, estimateScale })
+    const outcome = await this.recover(agent, {
+      trigger: 'overflow',
+      request,
+      window,
+      targetTokens,
+      tokens,
+      estimateScale,
+    })
     if (!outcome.tried.length) return next()
     // Each retry follows a relief that changed the history; a bounded number per step.
     this.recoveries.set(agent, { step, count: count + 1 })
     this.compactedAt.set(agent, step)
-    return { retry: true, delayMs: 0, reason: `the provider refused the request as too long; ${outcome.tried.join(', ')}` }
+    return {
+      retry: true,
+      delayMs: 0,
+      reason: `the provider refused the request as too long; ${outcome.tried.join(', ')}`,
+    }
   }
 
   private describe(request: Header): ModelInfo | undefined {
@@ -246,7 +374,12 @@ export default class BasicCompaction extends Compaction {
     const session = agent.session
     const logger = this.ctx.logger('compaction')
     const logged = session.last('request/header')?.data
-    const header: Header = options.request ?? { route: agent.route, system: logged?.system ?? '', tools: logged?.tools ?? [], ...logged?.sampling }
+    const header: Header = options.request ?? {
+      route: agent.route,
+      system: logged?.system ?? '',
+      tools: logged?.tools ?? [],
+      ...logged?.sampling,
+    }
     const info = this.describe(header)
     const window = this.windowOf(header, session)
     const scale = Math.max(1, options.estimateScale ?? 1)
@@ -259,7 +392,10 @@ export default class BasicCompaction extends Compaction {
       instructionTokens: Math.ceil(this.ctx.tokenMeter.estimateText(this.longestInstruction(options.focus)) * scale),
       estimate,
       // Automatic compaction only when it can save something; `/compact` is the user's call.
-      minSummarizedTokens: options.trigger === 'manual' ? 0 : Math.min(this.config.summaryMaxOutputTokens, info?.maxOutputTokens ?? Infinity),
+      minSummarizedTokens:
+        options.trigger === 'manual'
+          ? 0
+          : Math.min(this.config.summaryMaxOutputTokens, info?.maxOutputTokens ?? Infinity),
       config: this.config,
     })
     if (!plan.ok) {
@@ -297,13 +433,29 @@ export default class BasicCompaction extends Compaction {
     })
     let summary: string
     try {
-      const input: CompactionInput = { agent, messages: plan.messages, budgetTokens: plan.budget, estimate: (messages) => messages.reduce((sum, message) => sum + estimate(message), 0) }
+      const input: CompactionInput = {
+        agent,
+        messages: plan.messages,
+        budgetTokens: plan.budget,
+        estimate: (messages) => messages.reduce((sum, message) => sum + estimate(message), 0),
+      }
       const prepared = await this.ctx.waterfall('compaction/prepare', input, async () => input)
       summary = await summarizer.run(prepared.messages, options.focus)
     } catch (error) {
-      const code = error instanceof SummaryError ? error.code : error instanceof LlmError && error.code === 'CONTEXT_WINDOW_EXCEEDED' ? 'SUMMARY_TOO_LARGE' : 'SUMMARY_FAILED'
+      const code =
+        error instanceof SummaryError
+          ? error.code
+          : error instanceof LlmError && error.code === 'CONTEXT_WINDOW_EXCEEDED'
+            ? 'SUMMARY_TOO_LARGE'
+            : 'SUMMARY_FAILED'
       const reason = error instanceof Error ? error.message : String(error)
-      session.append('compaction/end', { ok: false, code, reason, requests: summarizer.requests, usage: summarizer.usage })
+      session.append('compaction/end', {
+        ok: false,
+        code,
+        reason,
+        requests: summarizer.requests,
+        usage: summarizer.usage,
+      })
       await session.flush()
       logger.warn('session %s: compaction (%s) failed: %s', session.id, options.trigger, reason)
       return { ok: false, code, reason }
@@ -311,7 +463,14 @@ export default class BasicCompaction extends Compaction {
     // The task survives: the model's sections, the files the log shows touched, and what hooks add.
     // The whole session's files so far: the summary outlives the verbatim tail it is followed by.
     const files = filesSection(filesTouched(session.events, session.length - 1))
-    const draft: SummaryDraft = { agent, trigger: options.trigger, fromSeq: cut.fromSeq, toSeq: cut.toSeq, sections: parseSections(summary), added: files ? [files] : [] }
+    const draft: SummaryDraft = {
+      agent,
+      trigger: options.trigger,
+      fromSeq: cut.fromSeq,
+      toSeq: cut.toSeq,
+      sections: parseSections(summary),
+      added: files ? [files] : [],
+    }
     await this.ctx.waterfall('compaction/summary', draft, async () => {})
     const sections = [...draft.sections, ...draft.added]
     const event = session.append('user/message', {
@@ -320,14 +479,32 @@ export default class BasicCompaction extends Compaction {
       replaces: { fromSeq: cut.fromSeq, toSeq: cut.toSeq },
     })
     const tokensAfter = this.ctx.tokenMeter.pressure(session, { window, header }).tokens
-    session.append('compaction/end', { ok: true, summarySeq: event.seq, tokensAfter, requests: summarizer.requests, usage: summarizer.usage, sections })
+    session.append('compaction/end', {
+      ok: true,
+      summarySeq: event.seq,
+      tokensAfter,
+      requests: summarizer.requests,
+      usage: summarizer.usage,
+      sections,
+    })
     await session.flush()
-    return { ok: true, summarySeq: event.seq, fromSeq: cut.fromSeq, toSeq: cut.toSeq, tokensBefore, tokensAfter, requests: summarizer.requests }
+    return {
+      ok: true,
+      summarySeq: event.seq,
+      fromSeq: cut.fromSeq,
+      toSeq: cut.toSeq,
+      tokensBefore,
+      tokensAfter,
+      requests: summarizer.requests,
+    }
   }
 
   private longestInstruction(focus?: string): string {
     const { instruction, partInstruction, mergeInstruction, partIntro } = this.config
-    return [instruction, partInstruction + partIntro, mergeInstruction].reduce((a, b) => (b.length > a.length ? b : a)) + (focus ?? '')
+    return (
+      [instruction, partInstruction + partIntro, mergeInstruction].reduce((a, b) => (b.length > a.length ? b : a)) +
+      (focus ?? '')
+    )
   }
 }
 
@@ -351,7 +528,8 @@ function requestedCompaction(session: Session): { seq: number; data: { focus?: s
 function entriesOf(session: Session): Entry[] {
   const entries = deriveEntries(session.events)
   const messages = session.messages()
-  if (entries.length !== messages.length) throw new Error(`the history fold disagrees with @dsh/session (${entries.length} vs ${messages.length} messages)`)
+  if (entries.length !== messages.length)
+    throw new Error(`the history fold disagrees with @dsh/session (${entries.length} vs ${messages.length} messages)`)
   for (let i = 0; i < entries.length; i++) entries[i]!.message = messages[i]!
   return entries
 }

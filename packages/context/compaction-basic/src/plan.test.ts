@@ -21,9 +21,11 @@ const estimate = (message: Message) => Math.ceil(JSON.stringify(message.content)
 function history(seed: number) {
   const rand = random(seed)
   const events: SessionEvent[] = []
-  const append = <K extends EventKind>(type: K, data: SessionEventMap[K]) => void events.push({ type, seq: events.length, time: 0, data } as SessionEvent)
+  const append = <K extends EventKind>(type: K, data: SessionEventMap[K]) =>
+    void events.push({ type, seq: events.length, time: 0, data } as SessionEvent)
   const text = (words: number) => 'w'.repeat(1 + Math.floor(rand() * words))
-  if (rand() < 0.5) append('user/message', { content: [{ type: 'text', text: 'instructions ' + text(400) }], source: 'instructions' })
+  if (rand() < 0.5)
+    append('user/message', { content: [{ type: 'text', text: 'instructions ' + text(400) }], source: 'instructions' })
   const turns = 3 + Math.floor(rand() * 12)
   let calls = 0
   for (let turn = 0; turn < turns; turn++) {
@@ -33,12 +35,16 @@ function history(seed: number) {
       const count = rand() < 0.3 ? 0 : 1 + Math.floor(rand() * 3)
       const ids = Array.from({ length: count }, () => `c${calls++}`)
       append('assistant/message', {
-        content: [{ type: 'text', text: text(100) }, ...ids.map((callId) => ({ type: 'tool-call' as const, callId, name: 'echo', arguments: { n: callId } }))],
+        content: [
+          { type: 'text', text: text(100) },
+          ...ids.map((callId) => ({ type: 'tool-call' as const, callId, name: 'echo', arguments: { n: callId } })),
+        ],
         usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
         finish: count ? 'tool-calls' : 'stop',
       })
       for (const callId of ids) append('tool/call', { callId, name: 'echo', arguments: {} })
-      for (const callId of ids) append('tool/result', { callId, content: [{ type: 'text', text: text(rand() < 0.2 ? 4000 : 200) }] })
+      for (const callId of ids)
+        append('tool/result', { callId, content: [{ type: 'text', text: text(rand() < 0.2 ? 4000 : 200) }] })
       if (!count) break
     }
     append('turn/end', { turnId: `t${turn}`, reason: 'completed' })
@@ -54,17 +60,35 @@ describe('choosing the cut', () => {
       for (let round = 0; round < 3; round++) {
         const entries = deriveEntries(events)
         expect(entries.map((entry) => entry.message)).toEqual(deriveMessages(events))
-        const choice = chooseCut(entries, { keepRecentTokens: Math.floor(rand() * 3000), keepInstructions: rand() < 0.8, estimate })
+        const choice = chooseCut(entries, {
+          keepRecentTokens: Math.floor(rand() * 3000),
+          keepInstructions: rand() < 0.8,
+          estimate,
+        })
         if (!choice.ok) break
         const { start, cut, fromSeq, toSeq } = choice.cut
         const summarized = entries.slice(start, cut).map((entry) => entry.message)
-        const callIds = summarized.flatMap((message) => (message.role === 'assistant' ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.callId] : [])) : []))
-        const resultIds = summarized.flatMap((message) => (message.role === 'tool' ? message.content.map((block) => block.callId) : []))
+        const callIds = summarized.flatMap((message) =>
+          message.role === 'assistant'
+            ? message.content.flatMap((block) => (block.type === 'tool-call' ? [block.callId] : []))
+            : [],
+        )
+        const resultIds = summarized.flatMap((message) =>
+          message.role === 'tool' ? message.content.map((block) => block.callId) : [],
+        )
         expect(resultIds.sort(), `seed ${seed}: calls and results on both sides of the cut`).toEqual(callIds.sort())
-        const summary = { content: [{ type: 'text' as const, text: `summary ${seed}.${round}` }], source: 'summary' as const, replaces: { fromSeq, toSeq } }
+        const summary = {
+          content: [{ type: 'text' as const, text: `summary ${seed}.${round}` }],
+          source: 'summary' as const,
+          replaces: { fromSeq, toSeq },
+        }
         append('user/message', summary)
         const folded = deriveMessages(events)
-        const expected = [...entries.slice(0, start).map((entry) => entry.message), { role: 'user', content: summary.content }, ...entries.slice(cut).map((entry) => entry.message)]
+        const expected = [
+          ...entries.slice(0, start).map((entry) => entry.message),
+          { role: 'user', content: summary.content },
+          ...entries.slice(cut).map((entry) => entry.message),
+        ]
         expect(folded, `seed ${seed} round ${round}: the fold does not map the range back`).toEqual(expected)
         expectPairsIntact(folded)
         compactions++
@@ -83,7 +107,13 @@ describe('choosing the cut', () => {
 
   test('a leading instructions message is kept verbatim ahead of the summary', () => {
     const { events } = history(7)
-    if (events[0]!.type !== 'user/message') events.unshift({ type: 'user/message', seq: 0, time: 0, data: { content: [{ type: 'text', text: 'AGENTS.md' }], source: 'instructions' } } as SessionEvent)
+    if (events[0]!.type !== 'user/message')
+      events.unshift({
+        type: 'user/message',
+        seq: 0,
+        time: 0,
+        data: { content: [{ type: 'text', text: 'AGENTS.md' }], source: 'instructions' },
+      } as SessionEvent)
     events.forEach((event, index) => Object.assign(event, { seq: index }))
     const entries = deriveEntries(events)
     const choice = chooseCut(entries, { keepRecentTokens: 0, keepInstructions: true, estimate })
@@ -94,10 +124,20 @@ describe('choosing the cut', () => {
   test('a history that is only an earlier summary has nothing to compact', () => {
     const events = [
       { type: 'user/message', seq: 0, time: 0, data: { content: [{ type: 'text', text: 'old' }], source: 'user' } },
-      { type: 'user/message', seq: 1, time: 0, data: { content: [{ type: 'text', text: 's' }], source: 'summary', replaces: { fromSeq: 0, toSeq: 0 } } },
+      {
+        type: 'user/message',
+        seq: 1,
+        time: 0,
+        data: { content: [{ type: 'text', text: 's' }], source: 'summary', replaces: { fromSeq: 0, toSeq: 0 } },
+      },
     ] as SessionEvent[]
-    expect(chooseCut(deriveEntries(events), { keepRecentTokens: 0, keepInstructions: true, estimate })).toMatchObject({ ok: false })
-    expect(chooseCut([], { keepRecentTokens: 0, keepInstructions: true, estimate })).toEqual({ ok: false, reason: 'the history is empty' })
+    expect(chooseCut(deriveEntries(events), { keepRecentTokens: 0, keepInstructions: true, estimate })).toMatchObject({
+      ok: false,
+    })
+    expect(chooseCut([], { keepRecentTokens: 0, keepInstructions: true, estimate })).toEqual({
+      ok: false,
+      reason: 'the history is empty',
+    })
   })
 })
 

@@ -41,17 +41,29 @@ export function chooseCut(entries: readonly Entry[], options: CutOptions): CutRe
   for (let i = n - 1; i >= 0; i--) tail[i] = tail[i + 1]! + options.estimate(entries[i]!.message)
   // The leading instructions (AGENTS.md) and runtime context messages are kept verbatim, not summarized.
   let lead = 0
-  while (options.keepInstructions && lead < n && (entries[lead]!.source === 'instructions' || entries[lead]!.source === 'runtime-context')) lead++
+  while (
+    options.keepInstructions &&
+    lead < n &&
+    (entries[lead]!.source === 'instructions' || entries[lead]!.source === 'runtime-context')
+  )
+    lead++
   return (
     (lead > 0 && cutFrom(entries, tail, lead, options.keepRecentTokens)) ||
     cutFrom(entries, tail, 0, options.keepRecentTokens) || {
       ok: false,
-      reason: n ? 'the history holds nothing but an earlier summary and what must be kept verbatim' : 'the history is empty',
+      reason: n
+        ? 'the history holds nothing but an earlier summary and what must be kept verbatim'
+        : 'the history is empty',
     }
   )
 }
 
-function cutFrom(entries: readonly Entry[], tail: Float64Array, start: number, keepRecentTokens: number): CutResult | undefined {
+function cutFrom(
+  entries: readonly Entry[],
+  tail: Float64Array,
+  start: number,
+  keepRecentTokens: number,
+): CutResult | undefined {
   const n = entries.length
   // Entries before `start` must sort before the range, or the fold would begin replacing them.
   const floor = start ? Math.max(...entries.slice(0, start).map((entry) => entry.seq)) : -1
@@ -66,7 +78,18 @@ function cutFrom(entries: readonly Entry[], tail: Float64Array, start: number, k
     if (floor >= minSeq) return undefined
     if (tail[cut]! > keepRecentTokens || onlySummaries) continue
     if (cut < n && (entries[cut]!.message.role === 'tool' || entries[cut]!.seq <= maxSeq)) continue
-    return { ok: true, cut: { start, cut, fromSeq: minSeq, toSeq: maxSeq, historyTokens: tail[0]!, keptTokens: tail[cut]!, summarizedTokens: tail[start]! - tail[cut]! } }
+    return {
+      ok: true,
+      cut: {
+        start,
+        cut,
+        fromSeq: minSeq,
+        toSeq: maxSeq,
+        historyTokens: tail[0]!,
+        keptTokens: tail[cut]!,
+        summarizedTokens: tail[start]! - tail[cut]!,
+      },
+    }
   }
   return undefined
 }
@@ -85,7 +108,11 @@ export function units(messages: readonly Message[]): Message[][] {
  * Packs messages into consecutive chunks of at most `budget` estimated tokens, whole units only. A unit
  * over the budget on its own gets a chunk to itself (the caller shortens it).
  */
-export function pack(messages: readonly Message[], budget: number, estimate: (message: Message) => number): Message[][] {
+export function pack(
+  messages: readonly Message[],
+  budget: number,
+  estimate: (message: Message) => number,
+): Message[][] {
   const chunks: Message[][] = []
   let current: Message[] = []
   let size = 0

@@ -39,13 +39,22 @@ export type SummaryPlan =
 export function planSummary(entries: readonly Entry[], options: SummaryPlanOptions): SummaryPlan {
   const { window, config } = options
   if (!window) return { ok: false, code: 'NOTHING_TO_COMPACT', reason: "the route's context window is unknown" }
-  const choice = chooseCut(entries, { keepRecentTokens: Math.floor(window * config.keepRecentRatio), keepInstructions: config.keepInstructions, estimate: options.estimate })
+  const choice = chooseCut(entries, {
+    keepRecentTokens: Math.floor(window * config.keepRecentRatio),
+    keepInstructions: config.keepInstructions,
+    estimate: options.estimate,
+  })
   if (!choice.ok) return { ok: false, code: 'NOTHING_TO_COMPACT', reason: choice.reason }
   const maxOutputTokens = Math.min(config.summaryMaxOutputTokens, options.modelMaxOutputTokens ?? Infinity)
   if (choice.cut.summarizedTokens < options.minSummarizedTokens) {
-    return { ok: false, code: 'NOTHING_TO_COMPACT', reason: `only about ${choice.cut.summarizedTokens} tokens could be summarized, less than a summary may take (${options.minSummarizedTokens})` }
+    return {
+      ok: false,
+      code: 'NOTHING_TO_COMPACT',
+      reason: `only about ${choice.cut.summarizedTokens} tokens could be summarized, less than a summary may take (${options.minSummarizedTokens})`,
+    }
   }
-  const budget = Math.floor(window * config.fitRatio) - options.headerTokens - options.instructionTokens - maxOutputTokens
+  const budget =
+    Math.floor(window * config.fitRatio) - options.headerTokens - options.instructionTokens - maxOutputTokens
   if (budget <= 0) {
     const fixed = options.headerTokens + options.instructionTokens + maxOutputTokens
     return {

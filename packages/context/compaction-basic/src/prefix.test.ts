@@ -25,8 +25,10 @@ afterAll(async () => {
   await llm?.close()
 })
 
-const isSummary = (request: RecordedRequest) => JSON.stringify(request.body.messages.at(-1)).includes('write a summary of the conversation so far')
-const serialized = (request: RecordedRequest) => (request.body.messages as unknown[]).map((message) => JSON.stringify(message))
+const isSummary = (request: RecordedRequest) =>
+  JSON.stringify(request.body.messages.at(-1)).includes('write a summary of the conversation so far')
+const serialized = (request: RecordedRequest) =>
+  (request.body.messages as unknown[]).map((message) => JSON.stringify(message))
 
 test('over 200 steps with a compaction, each turn request extends the previous one byte for byte except once, at the compaction', async () => {
   let step = 0
@@ -35,9 +37,12 @@ test('over 200 steps with a compaction, each turn request extends the previous o
     const last = request.body.messages.at(-1)
     if (last.role === 'tool' && step % STEPS_PER_TURN === 0) return { text: `turn done after ${step} steps` }
     step++
-    return { toolCalls: [{ name: 'echo', arguments: { text: `step ${step}: ${'lorem ipsum dolor sit amet '.repeat(16)}` } }] }
+    return {
+      toolCalls: [{ name: 'echo', arguments: { text: `step ${step}: ${'lorem ipsum dolor sit amet '.repeat(16)}` } }],
+    }
   })
-  for (let turn = 0; turn < TURNS; turn++) expect((await h.run(`turn ${turn}: echo ${STEPS_PER_TURN} times`)).reason).toBe('completed')
+  for (let turn = 0; turn < TURNS; turn++)
+    expect((await h.run(`turn ${turn}: echo ${STEPS_PER_TURN} times`)).reason).toBe('completed')
   expect(step).toBe(STEPS_PER_TURN * TURNS)
   expect(h.events('compaction/end').filter((event) => event.data.ok)).toHaveLength(1)
 

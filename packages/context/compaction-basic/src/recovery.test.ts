@@ -24,7 +24,8 @@ type Message = { role: string; content?: unknown; tool_calls?: unknown[] }
 const messagesOf = (request: RecordedRequest): Message[] => request.body.messages
 const lastText = (request: RecordedRequest) => String(messagesOf(request).at(-1)?.content ?? '')
 const isSummary = (request: RecordedRequest) => lastText(request).includes('write a summary of the conversation so far')
-const providerTokens = (request: RecordedRequest) => Math.ceil(JSON.stringify(request.body.messages).length / PROVIDER_CHARS_PER_TOKEN)
+const providerTokens = (request: RecordedRequest) =>
+  Math.ceil(JSON.stringify(request.body.messages).length / PROVIDER_CHARS_PER_TOKEN)
 
 /**
  * The provider: refuses past its real window; answers a summary request with a summary; otherwise runs
@@ -40,9 +41,12 @@ function provider(commandsPerTurn: number) {
     if (isSummary(request)) return { text: 'SUMMARY: the user asked for long command outputs; each was run.' }
     const messages = messagesOf(request)
     const sinceUser = messages.length - 1 - messages.map((message) => message.role).lastIndexOf('user')
-    const callsThisTurn = messages.slice(messages.length - sinceUser).filter((message) => message.role === 'assistant').length
+    const callsThisTurn = messages
+      .slice(messages.length - sinceUser)
+      .filter((message) => message.role === 'assistant').length
     const turn = messages.filter((message) => message.role === 'user').length
-    if (callsThisTurn < commandsPerTurn) return { toolCalls: [{ name: 'bash', arguments: { command: bigOutput(`t${turn}c${callsThisTurn}`) } }] }
+    if (callsThisTurn < commandsPerTurn)
+      return { toolCalls: [{ name: 'bash', arguments: { command: bigOutput(`t${turn}c${callsThisTurn}`) } }] }
     return { text: `turn ${turn} done` }
   })
   return () => refusals
@@ -59,7 +63,12 @@ test('three ~50 KB outputs that overflow the real window are relieved, the step 
   // The provider's stated window is learned, logged, and in force from the next request on.
   const learned = h.events('context/window')
   expect(learned).toHaveLength(1)
-  expect(learned[0]!.data).toMatchObject({ provider: 'deepseek', model: 'deepseek-v4-flash', contextWindow: REAL_WINDOW, source: 'provider-error' })
+  expect(learned[0]!.data).toMatchObject({
+    provider: 'deepseek',
+    model: 'deepseek-v4-flash',
+    contextWindow: REAL_WINDOW,
+    source: 'provider-error',
+  })
   expect(h.root.llm.describe({ provider: 'deepseek', model: 'deepseek-v4-flash' }).contextWindow).toBe(REAL_WINDOW)
   const after = h.events('request/context').filter((event) => event.seq > learned[0]!.seq)
   expect(after.length).toBeGreaterThan(0)
@@ -70,7 +79,9 @@ test('three ~50 KB outputs that overflow the real window are relieved, the step 
   const handle = pruned[0]!.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
   const path = /saved at (\S+):/.exec(handle)![1]!
   const original = h.events('tool/result').find((event) => event.seq === pruned[0]!.data.seq)!
-  expect(readFileSync(path, 'utf8')).toBe(original.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'))
+  expect(readFileSync(path, 'utf8')).toBe(
+    original.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
+  )
   // Every request that went out after the relief fit the provider's window.
   const answered = mock.llm.requests.filter((request) => providerTokens(request) <= REAL_WINDOW)
   expect(answered.at(-1)!.index).toBe(mock.llm.requests.length - 1)
@@ -101,8 +112,13 @@ test('when nothing can be cut, the turn fails and the log says what was tried', 
   const result = await h.run(`please read this: ${'x'.repeat(20_000)}`)
   expect(result).toMatchObject({ reason: 'error', error: { code: 'CONTEXT_WINDOW_EXCEEDED' } })
   const [failed] = h.events('context/relief-failed')
-  expect(failed!.data).toMatchObject({ trigger: 'overflow', tried: ['nothing could be pruned, shortened or summarized'] })
-  expect(failed!.data.reason).toMatch(/^nothing more could be cut \(about \d+ tokens for a target of \d+ in a 65536-token window\)$/)
+  expect(failed!.data).toMatchObject({
+    trigger: 'overflow',
+    tried: ['nothing could be pruned, shortened or summarized'],
+  })
+  expect(failed!.data.reason).toMatch(
+    /^nothing more could be cut \(about \d+ tokens for a target of \d+ in a 65536-token window\)$/,
+  )
   // Every surface shows it (one display fold): what was tried, as a warning.
   const view = new SessionView()
   for (const event of h.events()) view.apply(event)

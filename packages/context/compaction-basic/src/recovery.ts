@@ -8,17 +8,24 @@ export interface Relief {
   run(): Promise<boolean>
 }
 
-export type ReliefOutcome = { ok: true; tried: string[]; rounds: number } | { ok: false; tried: string[]; rounds: number; reason: string }
+export type ReliefOutcome =
+  { ok: true; tried: string[]; rounds: number } | { ok: false; tried: string[]; rounds: number; reason: string }
 
 /**
  * Runs the reliefs in order until `fits()`; a round that changes nothing ends the loop (nothing more can
  * be cut), as does `maxRounds`. `tried` names each relief that changed something, in order, once per round.
  */
-export async function relieveUntilFits(reliefs: readonly Relief[], fits: () => boolean, maxRounds: number, describe: () => string): Promise<ReliefOutcome> {
+export async function relieveUntilFits(
+  reliefs: readonly Relief[],
+  fits: () => boolean,
+  maxRounds: number,
+  describe: () => string,
+): Promise<ReliefOutcome> {
   const tried: string[] = []
   let rounds = 0
   while (!fits()) {
-    if (rounds >= maxRounds) return { ok: false, tried, rounds, reason: `still too large after ${rounds} relief rounds (${describe()})` }
+    if (rounds >= maxRounds)
+      return { ok: false, tried, rounds, reason: `still too large after ${rounds} relief rounds (${describe()})` }
     rounds++
     let changed = false
     for (const relief of reliefs) {

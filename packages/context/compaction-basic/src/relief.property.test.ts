@@ -34,19 +34,33 @@ function appendHistory(session: Session, rand: () => number): void {
     const turnId = `t${turn}`
     session.append('turn/start', { turnId })
     session.append('step/start', { turnId, step: 0 })
-    session.append('user/message', { content: [{ type: 'text', text: text(int(20, 3000), `ask ${turn}`) }], source: 'user' })
+    session.append('user/message', {
+      content: [{ type: 'text', text: text(int(20, 3000), `ask ${turn}`) }],
+      source: 'user',
+    })
     for (let step = 0, steps = int(1, 6); step < steps; step++) {
       if (step) session.append('step/start', { turnId, step })
       if (rand() < 0.15) {
         // An answer cut mid-stream: logged, not history.
-        session.append('assistant/message', { content: [{ type: 'text', text: text(int(10, 2000), 'cut') }], usage, finish: 'error', error: { code: 'TRANSPORT', message: 'cut' } })
+        session.append('assistant/message', {
+          content: [{ type: 'text', text: text(int(10, 2000), 'cut') }],
+          usage,
+          finish: 'error',
+          error: { code: 'TRANSPORT', message: 'cut' },
+        })
       }
       const calls = Array.from({ length: int(0, 3) }, () => `c${call++}`)
-      const content = [{ type: 'text' as const, text: text(int(5, 400), 'thinking') }, ...calls.map((callId) => ({ type: 'tool-call' as const, callId, name: 'echo', arguments: { text: 'x' } }))]
+      const content = [
+        { type: 'text' as const, text: text(int(5, 400), 'thinking') },
+        ...calls.map((callId) => ({ type: 'tool-call' as const, callId, name: 'echo', arguments: { text: 'x' } })),
+      ]
       session.append('assistant/message', { content, usage, finish: calls.length ? 'tool-calls' : 'stop' })
       for (const callId of calls) {
         session.append('tool/call', { callId, name: 'echo', arguments: { text: 'x' } })
-        session.append('tool/result', { callId, content: [{ type: 'text', text: text(rand() < 0.3 ? int(5000, 40_000) : int(10, 2000), `result ${callId}`) }] })
+        session.append('tool/result', {
+          callId,
+          content: [{ type: 'text', text: text(rand() < 0.3 ? int(5000, 40_000) : int(10, 2000), `result ${callId}`) }],
+        })
       }
       session.append('step/end', { turnId, step, finish: calls.length ? 'tool-calls' : 'stop' })
       if (!calls.length) break
@@ -60,7 +74,10 @@ beforeAll(async () => {
   h = await bootComposition({
     // One model per seed: a window one session learns is offered to the process's catalog for that model.
     patch: scriptedPatch(
-      { config: `{ models: [${Array.from({ length: SEEDS }, (_, i) => `{ id: m${i + 1}, contextWindow: 1000000 }`).join(', ')}] }`, fixtureTools: true },
+      {
+        config: `{ models: [${Array.from({ length: SEEDS }, (_, i) => `{ id: m${i + 1}, contextWindow: 1000000 }`).join(', ')}] }`,
+        fixtureTools: true,
+      },
       '- id: compaction\n  config: { summaryMaxOutputTokens: 600 }\n',
     ),
   })
@@ -82,7 +99,12 @@ test(`over ${SEEDS} random refused histories, every later request keeps calls wi
         if (summaryKind(request)) h.root.scriptedLlm.enqueue({ text: `SUMMARY of seed ${seed}` })
         else if (!refused) {
           refused = true
-          h.root.scriptedLlm.enqueue({ error: { code: 'CONTEXT_WINDOW_EXCEEDED', message: `This model's maximum context length is ${window} tokens.` } })
+          h.root.scriptedLlm.enqueue({
+            error: {
+              code: 'CONTEXT_WINDOW_EXCEEDED',
+              message: `This model's maximum context length is ${window} tokens.`,
+            },
+          })
           return next()
         } else h.root.scriptedLlm.enqueue({ text: 'fits now' })
         sent.push(request)
@@ -94,11 +116,17 @@ test(`over ${SEEDS} random refused histories, every later request keeps calls wi
     stop()
     const failed = agent.session.events.filter((event) => event.type === 'context/relief-failed')
     // Either the session found room and completed, or it says it could not (never a silent failure).
-    expect(result.reason === 'completed' || failed.length > 0, `seed ${seed}: ${result.reason} ${JSON.stringify(result.error)}`).toBe(true)
+    expect(
+      result.reason === 'completed' || failed.length > 0,
+      `seed ${seed}: ${result.reason} ${JSON.stringify(result.error)}`,
+    ).toBe(true)
     if (result.reason === 'completed') recovered++
     for (const request of sent) {
       expectPairsIntact(request.messages)
-      expect(h.root.tokenMeter.estimateRequest(request), `seed ${seed}: a request after the refusal is over the ${window}-token window`).toBeLessThanOrEqual(window)
+      expect(
+        h.root.tokenMeter.estimateRequest(request),
+        `seed ${seed}: a request after the refusal is over the ${window}-token window`,
+      ).toBeLessThanOrEqual(window)
     }
     await agent.dispose()
   }

@@ -24,7 +24,11 @@ none`
 
 test('a summary asks for the task sections, stores them with the files the log shows touched and what a hook added, and the next request starts with it', async () => {
   h = await bootComposition({ patch: scriptedPatch({ fixtureTools: true }), workspaceFiles: { 'a.txt': 'alpha\n' } })
-  const script = [toolCall('r', 'read', { path: 'a.txt' }), toolCall('w', 'write', { path: 'notes.txt', content: 'plan\n' }), { text: 'noted' }]
+  const script = [
+    toolCall('r', 'read', { path: 'a.txt' }),
+    toolCall('w', 'write', { path: 'notes.txt', content: 'plan\n' }),
+    { text: 'noted' },
+  ]
   respondWith(h, (request) => (summaryKind(request) ? { text: SUMMARY } : (script.shift() ?? { text: 'continuing' })))
   // The documented place for PreCompact hooks: a waterfall that may add sections.
   h.root.on('compaction/summary', async (draft: SummaryDraft, next) => {
@@ -35,7 +39,8 @@ test('a summary asks for the task sections, stores them with the files the log s
   await h.root.commands.run(await h.agent(), '/compact')
   const requests = h.root.scriptedLlm.requests as LlmRequest[]
   const summaryRequest = requests.find((request) => summaryKind(request))!
-  for (const title of ['## Goal and constraints', '## Decisions', '## Done', '## Next', '## Open questions']) expect(lastText(summaryRequest)).toContain(title)
+  for (const title of ['## Goal and constraints', '## Decisions', '## Done', '## Next', '## Open questions'])
+    expect(lastText(summaryRequest)).toContain(title)
 
   const [end] = h.events('compaction/end')
   expect(end!.data.sections!.map((section) => [section.title, section.source])).toEqual([
@@ -50,7 +55,9 @@ test('a summary asks for the task sections, stores them with the files the log s
   expect(end!.data.sections![5]!.text).toBe('changed: notes.txt\nread: a.txt')
   const summary = h.events('user/message').find((event) => event.data.source === 'summary')!
   const text = summary.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-  expect(text).toContain(`${SUMMARY}\n\n## Files touched (from the log)\nchanged: notes.txt\nread: a.txt\n\n## From a hook\nremember the release date`)
+  expect(text).toContain(
+    `${SUMMARY}\n\n## Files touched (from the log)\nchanged: notes.txt\nread: a.txt\n\n## From a hook\nremember the release date`,
+  )
 
   h.root.scriptedLlm.enqueue({ text: 'resuming the task' })
   await h.run('go on')

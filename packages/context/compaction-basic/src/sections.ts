@@ -49,7 +49,10 @@ export function filesTouched(events: readonly SessionEvent[], toSeq: number): { 
 
 /** The files section, or undefined when no file tool ran. */
 export function filesSection(files: { edited: string[]; read: string[] }): SummarySection | undefined {
-  const lines = [files.edited.length ? `changed: ${files.edited.join(', ')}` : '', files.read.length ? `read: ${files.read.join(', ')}` : ''].filter(Boolean)
+  const lines = [
+    files.edited.length ? `changed: ${files.edited.join(', ')}` : '',
+    files.read.length ? `read: ${files.read.join(', ')}` : '',
+  ].filter(Boolean)
   return lines.length ? { title: 'Files touched (from the log)', text: lines.join('\n'), source: 'log' } : undefined
 }
 

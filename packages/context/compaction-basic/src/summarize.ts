@@ -1,5 +1,14 @@
 import { shortenMessage } from '@dsh/compaction'
-import { addUsage, BlockAssembler, emptyUsage, LlmError, type LlmRequest, type Message, type StreamChunk, type Usage } from '@dsh/llm'
+import {
+  addUsage,
+  BlockAssembler,
+  emptyUsage,
+  LlmError,
+  type LlmRequest,
+  type Message,
+  type StreamChunk,
+  type Usage,
+} from '@dsh/llm'
 import { pack } from './plan.ts'
 
 export interface SummarizerSetup {
@@ -89,18 +98,31 @@ export class Summarizer {
   }
 
   private async inParts(messages: Message[], kind: Kind, depth: number, budget: number): Promise<string> {
-    if (depth >= this.setup.maxDepth) throw new SummaryError('SUMMARY_TOO_LARGE', `the history is still too large for one summary request after ${depth} levels of splitting`)
+    if (depth >= this.setup.maxDepth)
+      throw new SummaryError(
+        'SUMMARY_TOO_LARGE',
+        `the history is still too large for one summary request after ${depth} levels of splitting`,
+      )
     let chunks = pack(messages, budget, this.setup.estimate)
     if (chunks.length === 1) {
       // One unit alone is over the budget: shorten its texts (head and tail kept) until it fits.
       chunks = [this.shorten(chunks[0]!, budget)]
-      if (this.size(chunks[0]!) > this.setup.budget) throw new SummaryError('SUMMARY_TOO_LARGE', 'one message is too large to summarize even shortened')
+      if (this.size(chunks[0]!) > this.setup.budget)
+        throw new SummaryError('SUMMARY_TOO_LARGE', 'one message is too large to summarize even shortened')
       return this.summarize(chunks[0]!, kind, depth + 1)
     }
     const parts: string[] = []
     for (const [index, chunk] of chunks.entries()) {
       // The first part is the session's own prefix (cached); later ones say where they come from.
-      const input = index === 0 ? chunk : [this.say(this.setup.partIntro.replace('{part}', String(index + 1)).replace('{parts}', String(chunks.length))), ...chunk]
+      const input =
+        index === 0
+          ? chunk
+          : [
+              this.say(
+                this.setup.partIntro.replace('{part}', String(index + 1)).replace('{parts}', String(chunks.length)),
+              ),
+              ...chunk,
+            ]
       parts.push(await this.summarize(input, 'part', depth + 1))
     }
     const merged = parts.map((part, index) => this.say(`Summary of part ${index + 1} of ${parts.length}:\n\n${part}`))
@@ -134,13 +156,20 @@ export class Summarizer {
       }
     } catch (error) {
       if (error instanceof LlmError) throw error
-      throw new SummaryError(signal.aborted ? 'ABORTED' : 'SUMMARY_FAILED', `the summary request failed: ${error instanceof Error ? error.message : error}`, { cause: error })
+      throw new SummaryError(
+        signal.aborted ? 'ABORTED' : 'SUMMARY_FAILED',
+        `the summary request failed: ${error instanceof Error ? error.message : error}`,
+        { cause: error },
+      )
     }
     const answer = assembler.result()
     this.usage = addUsage(this.usage, answer.usage)
     if (answer.error) {
       if (answer.error.code === 'CONTEXT_WINDOW_EXCEEDED') throw LlmError.from(answer.error)
-      throw new SummaryError('SUMMARY_FAILED', `the summary request failed: ${answer.error.code}: ${answer.error.message}`)
+      throw new SummaryError(
+        'SUMMARY_FAILED',
+        `the summary request failed: ${answer.error.code}: ${answer.error.message}`,
+      )
     }
     if (signal.aborted || answer.finish === 'aborted') throw new SummaryError('ABORTED', 'the compaction was cancelled')
     const text = answer.content
@@ -150,7 +179,12 @@ export class Summarizer {
     if (!text) {
       // A provider that ignores `toolChoice: 'none'` may still answer with calls.
       const calls = answer.content.some((block) => block.type === 'tool-call')
-      throw new SummaryError('SUMMARY_EMPTY', calls ? 'the model answered the summary request with tool calls instead of a summary' : 'the model returned an empty summary')
+      throw new SummaryError(
+        'SUMMARY_EMPTY',
+        calls
+          ? 'the model answered the summary request with tool calls instead of a summary'
+          : 'the model returned an empty summary',
+      )
     }
     return text
   }

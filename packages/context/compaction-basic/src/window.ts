@@ -36,11 +36,23 @@ export function learnedWindow(session: Session, route: Route): number | undefine
  * Learns the window a refusal states: logged once per smaller value (`context/window`, the session's truth
  * for the rest of it, resume included) and offered to the process's catalog. Returns the window in force.
  */
-export function learnFromRefusal(llm: Llm, session: Session, route: Route, text: string, catalogWindow: number): number {
+export function learnFromRefusal(
+  llm: Llm,
+  session: Session,
+  route: Route,
+  text: string,
+  catalogWindow: number,
+): number {
   const stated = statedWindow(text)
   const known = Math.min(catalogWindow || Infinity, learnedWindow(session, route) ?? Infinity)
   if (stated === undefined || stated >= known) return Number.isFinite(known) ? known : 0
-  session.append('context/window', { provider: route.provider, model: route.model, contextWindow: stated, source: 'provider-error', text: text.slice(0, 500) })
+  session.append('context/window', {
+    provider: route.provider,
+    model: route.model,
+    contextWindow: stated,
+    source: 'provider-error',
+    text: text.slice(0, 500),
+  })
   llm.offerWindow(route, stated)
   return stated
 }

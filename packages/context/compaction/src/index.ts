@@ -33,7 +33,8 @@ export interface SummaryDraft {
 export const COMPACTION_TRIGGERS = ['threshold', 'overflow', 'manual'] as const
 export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number]
 
-export type CompactionErrorCode = 'NOTHING_TO_COMPACT' | 'SUMMARY_FAILED' | 'SUMMARY_EMPTY' | 'SUMMARY_TOO_LARGE' | 'ABORTED' | 'BUSY'
+export type CompactionErrorCode =
+  'NOTHING_TO_COMPACT' | 'SUMMARY_FAILED' | 'SUMMARY_EMPTY' | 'SUMMARY_TOO_LARGE' | 'ABORTED' | 'BUSY'
 
 export interface CompactOptions {
   trigger: CompactionTrigger
@@ -53,7 +54,16 @@ export interface CompactOptions {
 }
 
 export type CompactionResult =
-  { ok: true; summarySeq: number; fromSeq: number; toSeq: number; tokensBefore: number; tokensAfter: number; requests: number } | { ok: false; code: CompactionErrorCode; reason: string }
+  | {
+      ok: true
+      summarySeq: number
+      fromSeq: number
+      toSeq: number
+      tokensBefore: number
+      tokensAfter: number
+      requests: number
+    }
+  | { ok: false; code: CompactionErrorCode; reason: string }
 
 /** What a summary covers and how it may be shortened before it is sent (the `compaction/prepare` waterfall). */
 export interface CompactionInput {
@@ -102,12 +112,24 @@ const CompactionTextData = Type.Object({ text: Type.String() })
  * The window a provider says a model really has (from its refusal's text), smaller than the catalog's:
  * used for the rest of the session (and offered to the process's catalog, `ctx.llm.offerWindow`).
  */
-const ContextWindowData = Type.Object({ provider: Type.String(), model: Type.String(), contextWindow: Type.Integer({ minimum: 1 }), source: Type.Literal('provider-error'), text: Type.String() })
+const ContextWindowData = Type.Object({
+  provider: Type.String(),
+  model: Type.String(),
+  contextWindow: Type.Integer({ minimum: 1 }),
+  source: Type.Literal('provider-error'),
+  text: Type.String(),
+})
 /**
  * A relief round did not find room: what was tried, in order, and why the request still does not fit.
  * The turn then fails with this reason.
  */
-const ReliefFailedData = Type.Object({ trigger: oneOf(COMPACTION_TRIGGERS), tried: Type.Array(Type.String()), tokens: Type.Number(), targetTokens: Type.Number(), reason: Type.String() })
+const ReliefFailedData = Type.Object({
+  trigger: oneOf(COMPACTION_TRIGGERS),
+  tried: Type.Array(Type.String()),
+  tokens: Type.Number(),
+  targetTokens: Type.Number(),
+  reason: Type.String(),
+})
 /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
 const CompactionRequestedData = Type.Object({ focus: Type.Optional(Type.String()) })
 
@@ -117,7 +139,15 @@ declare module '@dsh/session' {
      * A compaction began: the range it summarizes, the user's focus (`/compact <focus>`) and the output limit
      * of its summary requests, logged so the request check can derive them.
      */
-    'compaction/start': { trigger: CompactionTrigger; fromSeq: number; toSeq: number; tokens: number; window: number; focus?: string; maxOutputTokens?: number }
+    'compaction/start': {
+      trigger: CompactionTrigger
+      fromSeq: number
+      toSeq: number
+      tokens: number
+      window: number
+      focus?: string
+      maxOutputTokens?: number
+    }
     'compaction/text': Static<typeof CompactionTextData>
     'context/window': Static<typeof ContextWindowData>
     'context/relief-failed': Static<typeof ReliefFailedData>

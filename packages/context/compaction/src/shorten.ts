@@ -16,12 +16,19 @@ export function shortenText(text: string, keepChars: number, headShare = 0.6): s
  * `keepChars` characters each, head and tail; long reasoning is left out. Images and short texts stay.
  */
 export function shortenMessage(message: Message, keepChars: number): Message {
-  const text = <B extends { text: string }>(block: B): B => (block.text.length > keepChars ? { ...block, text: shortenText(block.text, keepChars) } : block)
+  const text = <B extends { text: string }>(block: B): B =>
+    block.text.length > keepChars ? { ...block, text: shortenText(block.text, keepChars) } : block
   switch (message.role) {
     case 'user':
       return { role: 'user', content: message.content.map((block) => (block.type === 'text' ? text(block) : block)) }
     case 'tool':
-      return { role: 'tool', content: message.content.map((result) => ({ ...result, content: result.content.map((block) => (block.type === 'text' ? text(block) : block)) })) }
+      return {
+        role: 'tool',
+        content: message.content.map((result) => ({
+          ...result,
+          content: result.content.map((block) => (block.type === 'text' ? text(block) : block)),
+        })),
+      }
     case 'assistant': {
       // Signed reasoning cannot be cut (the provider checks the signature): a long one is left out.
       const content = message.content.flatMap((block): (TextBlock | ReasoningBlock | ToolCallBlock)[] => {

@@ -9,19 +9,24 @@ import { page } from './page.ts'
 let h: Harness
 afterEach(async () => h?.dispose())
 
-const isSummary = (request: LlmRequest) => JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
+const isSummary = (request: LlmRequest) =>
+  JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
 const tools = (request: LlmRequest) => request.tools.map((tool) => tool.name)
 const block = (i: number) => `MARKER-${i}: ` + `${i}`.repeat(6000)
 
 test('history_read appears only once something was summarized, and returns an event summarized away', async () => {
   h = await bootComposition({
-    patch: scriptedPatch({ config: '{ models: [{ id: scripted-1, contextWindow: 14000 }] }', fixtureTools: true }, '- id: compaction\n  config: { summaryMaxOutputTokens: 1000 }\n'),
+    patch: scriptedPatch(
+      { config: '{ models: [{ id: scripted-1, contextWindow: 14000 }] }', fixtureTools: true },
+      '- id: compaction\n  config: { summaryMaxOutputTokens: 1000 }\n',
+    ),
   })
   let steps = 0
   let readBack = false
   h.root.on('llm/stream', (request: LlmRequest, next) => {
     if (isSummary(request)) h.root.scriptedLlm.enqueue({ text: 'SUMMARY: blocks were echoed.' })
-    else if (!h.events('compaction/end').some((event) => event.data.ok)) h.root.scriptedLlm.enqueue(toolCall(`e${steps}`, 'echo', { text: block(steps++) }))
+    else if (!h.events('compaction/end').some((event) => event.data.ok))
+      h.root.scriptedLlm.enqueue(toolCall(`e${steps}`, 'echo', { text: block(steps++) }))
     else if (!readBack) {
       readBack = true
       h.root.scriptedLlm.enqueue(toolCall('back', 'history_read', { search: 'MARKER-0:' }))

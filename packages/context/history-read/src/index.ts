@@ -20,18 +20,36 @@ export const name = 'history-read'
 export const inject = ['tools']
 
 export const Config: Schema<Config> = Schema.object({
-  defaultMaxTokens: Schema.natural().min(100).default(4000).description('Tokens one page of summarized history holds when the model asks for no budget.'),
+  defaultMaxTokens: Schema.natural()
+    .min(100)
+    .default(4000)
+    .description('Tokens one page of summarized history holds when the model asks for no budget.'),
   maxTokens: Schema.natural().min(100).default(16_000).description('The largest page the model may ask for (tokens).'),
-  charsPerToken: Schema.number().min(1).default(4).description('Characters per token when a page is measured against its budget.'),
+  charsPerToken: Schema.number()
+    .min(1)
+    .default(4)
+    .description('Characters per token when a page is measured against its budget.'),
 })
 
 const parameters = (config: Config) =>
   Type.Object(
     {
-      turn: Type.Optional(Type.Integer({ minimum: 1, description: 'Only events of this turn of the session (1 is the first).' })),
-      search: Type.Optional(Type.String({ minLength: 1, description: 'Only events whose text contains this (case-insensitive).' })),
-      fromSeq: Type.Optional(Type.Integer({ minimum: 0, description: 'Start at this event (the next page of an earlier call).' })),
-      maxTokens: Type.Optional(Type.Integer({ minimum: 100, maximum: config.maxTokens, description: `Size of the page (default ${config.defaultMaxTokens} tokens).` })),
+      turn: Type.Optional(
+        Type.Integer({ minimum: 1, description: 'Only events of this turn of the session (1 is the first).' }),
+      ),
+      search: Type.Optional(
+        Type.String({ minLength: 1, description: 'Only events whose text contains this (case-insensitive).' }),
+      ),
+      fromSeq: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Start at this event (the next page of an earlier call).' }),
+      ),
+      maxTokens: Type.Optional(
+        Type.Integer({
+          minimum: 100,
+          maximum: config.maxTokens,
+          description: `Size of the page (default ${config.defaultMaxTokens} tokens).`,
+        }),
+      ),
     },
     { additionalProperties: false },
   )
@@ -51,7 +69,8 @@ export function apply(ctx: Context, config: Config) {
       'Read back earlier parts of this conversation that were summarized to save context: the messages, tool calls and results exactly as they were. Filter by turn or by a search string; results come a page at a time (call again with fromSeq for the next page).',
     parameters: parameters(config),
     concurrencySafe: true,
-    summarize: (args: HistoryReadArgs) => `history_read${args.turn ? ` turn ${args.turn}` : ''}${args.search ? ` "${args.search}"` : ''}`,
+    summarize: (args: HistoryReadArgs) =>
+      `history_read${args.turn ? ` turn ${args.turn}` : ''}${args.search ? ` "${args.search}"` : ''}`,
     async execute(args: HistoryReadArgs, context) {
       const maxChars = (args.maxTokens ?? config.defaultMaxTokens) * config.charsPerToken
       return page(summarizedEvents(context.session.events), {
@@ -73,7 +92,8 @@ export function apply(ctx: Context, config: Config) {
         offered.add(agent)
         ctx.tools.register(agent.scope, tool, { agentId: agent.id })
       }
-      if (offered.has(agent) && !draft.request.tools.some((schema) => schema.name === tool.name)) draft.request.tools = withTool(draft.request.tools, toSchema(tool), ctx.tools.schemas(agent.id))
+      if (offered.has(agent) && !draft.request.tools.some((schema) => schema.name === tool.name))
+        draft.request.tools = withTool(draft.request.tools, toSchema(tool), ctx.tools.schemas(agent.id))
     },
     { prepend: true },
   )

@@ -8,7 +8,8 @@ export interface SummarizedEvent {
   text: string
 }
 
-const textOf = (blocks: readonly { type: string; text?: string }[]) => blocks.flatMap((block) => (block.type === 'text' && block.text ? [block.text] : [])).join('\n')
+const textOf = (blocks: readonly { type: string; text?: string }[]) =>
+  blocks.flatMap((block) => (block.type === 'text' && block.text ? [block.text] : [])).join('\n')
 
 function render(event: AnySessionEvent, callNames: Map<string, string>): string | undefined {
   switch (event.type) {
@@ -16,7 +17,9 @@ function render(event: AnySessionEvent, callNames: Map<string, string>): string 
       return event.data.source === 'summary' ? undefined : `user: ${textOf(event.data.content)}`
     case 'assistant/message': {
       if (event.data.error || event.data.interrupted) return undefined
-      const calls = event.data.content.flatMap((block) => (block.type === 'tool-call' ? [`${block.name}(${JSON.stringify(block.arguments)}) [call ${block.callId}]`] : []))
+      const calls = event.data.content.flatMap((block) =>
+        block.type === 'tool-call' ? [`${block.name}(${JSON.stringify(block.arguments)}) [call ${block.callId}]`] : [],
+      )
       return [`assistant: ${textOf(event.data.content)}`, ...calls.map((call) => `  calls ${call}`)].join('\n')
     }
     case 'tool/result':
@@ -32,7 +35,9 @@ function render(event: AnySessionEvent, callNames: Map<string, string>): string 
  */
 export function summarizedEvents(events: readonly SessionEvent[]): SummarizedEvent[] {
   const ranges: [number, number][] = []
-  for (const event of events as readonly AnySessionEvent[]) if (event.type === 'user/message' && event.data.replaces) ranges.push([event.data.replaces.fromSeq, event.data.replaces.toSeq])
+  for (const event of events as readonly AnySessionEvent[])
+    if (event.type === 'user/message' && event.data.replaces)
+      ranges.push([event.data.replaces.fromSeq, event.data.replaces.toSeq])
   if (!ranges.length) return []
   const covered = (seq: number) => ranges.some(([from, to]) => seq >= from && seq <= to)
   const callNames = new Map<string, string>()
@@ -50,4 +55,6 @@ export function summarizedEvents(events: readonly SessionEvent[]): SummarizedEve
 
 /** Whether anything of the session was summarized (the tool is offered from then on). */
 export const hasSummary = (events: readonly SessionEvent[]) =>
-  (events as readonly AnySessionEvent[]).some((event) => event.type === 'user/message' && event.data.source === 'summary' && !!event.data.replaces)
+  (events as readonly AnySessionEvent[]).some(
+    (event) => event.type === 'user/message' && event.data.source === 'summary' && !!event.data.replaces,
+  )

@@ -11,7 +11,11 @@ const saved = { ...process.env }
 beforeAll(async () => {
   llm = await startMockServer()
   // The minimal patch reads these when it is composed.
-  Object.assign(process.env, { DEEPSEEK_BASE_URL: llm.url, DSH_CONTEXT_WINDOW: '4000', DSH_SYSTEM_PROMPT: 'You are terse.' })
+  Object.assign(process.env, {
+    DEEPSEEK_BASE_URL: llm.url,
+    DSH_CONTEXT_WINDOW: '4000',
+    DSH_SYSTEM_PROMPT: 'You are terse.',
+  })
 })
 afterEach(async () => {
   await h?.dispose()
@@ -19,7 +23,8 @@ afterEach(async () => {
   llm.reset()
 })
 afterAll(async () => {
-  for (const key of ['DEEPSEEK_BASE_URL', 'DSH_CONTEXT_WINDOW', 'DSH_SYSTEM_PROMPT']) if (saved[key] === undefined) delete process.env[key]
+  for (const key of ['DEEPSEEK_BASE_URL', 'DSH_CONTEXT_WINDOW', 'DSH_SYSTEM_PROMPT'])
+    if (saved[key] === undefined) delete process.env[key]
   await llm.close()
 })
 
@@ -45,7 +50,9 @@ test('a turn that fills the window ends with a clear reason and sends nothing', 
   const result = await h.run(`summarize this: ${'word '.repeat(3000)}`)
   expect(result.reason).toBe('error')
   expect(result.error?.code).toBe('CONTEXT_WINDOW_FULL')
-  expect(result.error?.message).toMatch(/^the conversation fills the model's context window: about \d+ of 4000 tokens are taken, leaving \d+ for an answer \(at least 1024 are needed\)/)
+  expect(result.error?.message).toMatch(
+    /^the conversation fills the model's context window: about \d+ of 4000 tokens are taken, leaving \d+ for an answer \(at least 1024 are needed\)/,
+  )
   expect(h.events('turn/end').at(-1)!.data.error?.code).toBe('CONTEXT_WINDOW_FULL')
   expect(llm.requests).toHaveLength(0)
 })

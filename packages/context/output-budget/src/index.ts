@@ -14,11 +14,23 @@ export const name = 'output-budget'
 export const inject = ['llm']
 
 export const Config: Schema<Config> = Schema.object({
-  marginTokens: Schema.natural().default(256).description("Tokens kept free of the window besides the request and its answer (the estimate's error)."),
-  minOutputTokens: Schema.natural().min(1).default(1024).description('A request that leaves less than this for the answer is not sent: the turn ends saying the window is full.'),
-  charsPerToken: Schema.number().min(1).default(4).description('Characters per token of the estimate (used when no token meter is mounted).'),
+  marginTokens: Schema.natural()
+    .default(256)
+    .description("Tokens kept free of the window besides the request and its answer (the estimate's error)."),
+  minOutputTokens: Schema.natural()
+    .min(1)
+    .default(1024)
+    .description(
+      'A request that leaves less than this for the answer is not sent: the turn ends saying the window is full.',
+    ),
+  charsPerToken: Schema.number()
+    .min(1)
+    .default(4)
+    .description('Characters per token of the estimate (used when no token meter is mounted).'),
   imageTokens: Schema.natural().default(1600).description('Estimated tokens of one image (without a token meter).'),
-  messageOverheadTokens: Schema.natural().default(4).description('Estimated tokens each message adds beyond its content (without a token meter).'),
+  messageOverheadTokens: Schema.natural()
+    .default(4)
+    .description('Estimated tokens each message adds beyond its content (without a token meter).'),
 })
 
 /** A turn whose next request would leave no room for an answer in the model's window. */

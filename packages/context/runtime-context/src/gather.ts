@@ -34,7 +34,13 @@ export async function sessionFor(ctx: Context, session: Session): Promise<Gather
  * logging. The branch costs one confined git; status, commits, overview and commands are left for
  * `gatherContext`, so a turn whose facts did not change gathers nothing more.
  */
-export async function gatherFacts(ctx: Context, cwd: string, config: Config, where: GatherFor, now = new Date()): Promise<Record<string, string>> {
+export async function gatherFacts(
+  ctx: Context,
+  cwd: string,
+  config: Config,
+  where: GatherFor,
+  now = new Date(),
+): Promise<Record<string, string>> {
   const facts: Record<string, string> = { cwd }
   if (config.os) facts.os = `${platform()} ${release()}`
   if (config.date) facts.date = now.toISOString().slice(0, 10)
@@ -50,12 +56,26 @@ export async function gatherFacts(ctx: Context, cwd: string, config: Config, whe
  * mode, branch) change rarely; the status, commits, overview and commands are told with them but do not by
  * themselves log a new context (they change with every edit). `known`: the facts just gathered.
  */
-export async function gatherContext(ctx: Context, cwd: string, config: Config, where: GatherFor, now = new Date(), known?: Record<string, string>): Promise<RuntimeContext> {
+export async function gatherContext(
+  ctx: Context,
+  cwd: string,
+  config: Config,
+  where: GatherFor,
+  now = new Date(),
+  known?: Record<string, string>,
+): Promise<RuntimeContext> {
   const facts = known ?? (await gatherFacts(ctx, cwd, config, where, now))
   const git = config.git && facts.branch ? await gitFacts(ctx, cwd, config, facts.branch) : undefined
 
-  const lines = [`Runtime context (gathered by dsh when the session started or these facts changed; the files may have changed since):`, `- Working directory: ${cwd}`]
-  const system = [facts.os && `OS: ${facts.os}`, facts.shell && `shell: ${facts.shell}`, facts.date && `date: ${facts.date}`].filter(Boolean)
+  const lines = [
+    `Runtime context (gathered by dsh when the session started or these facts changed; the files may have changed since):`,
+    `- Working directory: ${cwd}`,
+  ]
+  const system = [
+    facts.os && `OS: ${facts.os}`,
+    facts.shell && `shell: ${facts.shell}`,
+    facts.date && `date: ${facts.date}`,
+  ].filter(Boolean)
   if (system.length) lines.push(`- ${system.join('; ')}`)
   if (facts.mode) lines.push(`- Sandbox mode: ${facts.mode}`)
   if (git) {
@@ -66,7 +86,11 @@ export async function gatherContext(ctx: Context, cwd: string, config: Config, w
   if (top) lines.push(`- Top level: ${top}`)
   if (config.commands) {
     const commands = await projectCommands(ctx, cwd, config, where.authority)
-    lines.push(commands.length ? `- Project commands: ${commands.join('; ')}` : '- Project commands: none found (no package.json scripts, Makefile, pyproject.toml, Cargo.toml or go.mod)')
+    lines.push(
+      commands.length
+        ? `- Project commands: ${commands.join('; ')}`
+        : '- Project commands: none found (no package.json scripts, Makefile, pyproject.toml, Cargo.toml or go.mod)',
+    )
   }
   return { text: lines.join('\n'), facts }
 }

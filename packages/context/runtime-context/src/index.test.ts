@@ -10,7 +10,11 @@ import type {} from '@dsh/permission-presets'
 let h: Harness
 afterEach(async () => h?.dispose())
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], { cwd, stdio: 'pipe' }).toString()
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], {
+    cwd,
+    stdio: 'pipe',
+  }).toString()
 
 async function boot(options: { patch?: string; files?: Record<string, string>; home?: string } = {}) {
   h = await bootComposition({
@@ -33,7 +37,9 @@ function repository(workspace: string) {
 }
 
 const firstUserTexts = (request: LlmRequest) =>
-  request.messages.filter((message) => message.role === 'user').flatMap((message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
+  request.messages
+    .filter((message) => message.role === 'user')
+    .flatMap((message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
 
 test('the first turn logs the runtime context once, the request carries it, and a later turn with the same facts logs none', async () => {
   await boot()
@@ -44,7 +50,12 @@ test('the first turn logs the runtime context once, the request carries it, and 
   const logged = h.events('runtime/context')
   expect(logged).toHaveLength(1)
   const { text, facts } = logged[0]!.data
-  expect(facts).toMatchObject({ cwd: h.workspace, mode: 'workspace-write', branch: 'main', date: new Date().toISOString().slice(0, 10) })
+  expect(facts).toMatchObject({
+    cwd: h.workspace,
+    mode: 'workspace-write',
+    branch: 'main',
+    date: new Date().toISOString().slice(0, 10),
+  })
   expect(text).toContain(`- Working directory: ${h.workspace}`)
   expect(text).toContain('- Git branch: main; status: 1 untracked: new.txt')
   expect(text).toMatch(/- Recent commits:\n {2}[0-9a-f]+ first commit/)
@@ -63,11 +74,17 @@ test('a change of a stable fact (the sandbox mode) logs a new runtime context be
   await h.run('second')
   expect(h.events('runtime/context').map((event) => event.data.facts.mode)).toEqual(['workspace-write', 'read-only'])
   // Logged before the turn's prompt, so the user's words stay the last message.
-  expect(firstUserTexts((h.root.scriptedLlm.requests as LlmRequest[])[1]!).slice(-2)).toEqual([expect.stringContaining('- Sandbox mode: read-only'), 'second'])
+  expect(firstUserTexts((h.root.scriptedLlm.requests as LlmRequest[])[1]!).slice(-2)).toEqual([
+    expect.stringContaining('- Sandbox mode: read-only'),
+    'second',
+  ])
 })
 
 test('each part can be turned off', async () => {
-  await boot({ patch: '- id: runtime-context\n  config: { os: false, date: false, shell: false, sandbox: false, git: false, overview: 0, commands: false }\n' })
+  await boot({
+    patch:
+      '- id: runtime-context\n  config: { os: false, date: false, shell: false, sandbox: false, git: false, overview: 0, commands: false }\n',
+  })
   h.root.scriptedLlm.enqueue({ text: 'ok' })
   await h.run('go')
   const [event] = h.events('runtime/context')

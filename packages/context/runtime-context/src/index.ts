@@ -49,7 +49,8 @@ export function apply(ctx: Context, config: Config) {
     // The facts first: when they are the last context's, nothing more is gathered (docs/performance.md).
     const facts = await gatherFacts(ctx, step.agent.cwd, config, where, now)
     const last = session.last('runtime/context')
-    if (!last || !sameFacts(last.data.facts, facts)) session.append('runtime/context', await gatherContext(ctx, step.agent.cwd, config, where, now, facts))
+    if (!last || !sameFacts(last.data.facts, facts))
+      session.append('runtime/context', await gatherContext(ctx, step.agent.cwd, config, where, now, facts))
     return decision
   })
 }

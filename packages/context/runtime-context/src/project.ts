@@ -8,7 +8,12 @@ const WANTED_SCRIPTS = ['test', 'check', 'lint', 'typecheck', 'build', 'format']
 const MAKE_TARGETS = ['test', 'check', 'lint', 'build', 'fmt', 'format']
 
 /** A file of the working directory as text, or undefined (absent, unreadable, too big for the fs). */
-async function text(ctx: Context, cwd: string, name: string, authority: SandboxAuthority | undefined): Promise<string | undefined> {
+async function text(
+  ctx: Context,
+  cwd: string,
+  name: string,
+  authority: SandboxAuthority | undefined,
+): Promise<string | undefined> {
   try {
     return (await ctx.fs.readText(join(cwd, name), { maxLines: 2000, ...(authority ? { authority } : {}) })).text
   } catch {
@@ -25,7 +30,12 @@ async function runner(ctx: Context, cwd: string): Promise<string> {
 }
 
 /** The project's own commands for testing, checking and building, found in its manifest files. */
-export async function projectCommands(ctx: Context, cwd: string, config: Config, authority: SandboxAuthority | undefined): Promise<string[]> {
+export async function projectCommands(
+  ctx: Context,
+  cwd: string,
+  config: Config,
+  authority: SandboxAuthority | undefined,
+): Promise<string[]> {
   const found: string[] = []
   const pkg = await text(ctx, cwd, 'package.json', authority)
   if (pkg) {
@@ -43,16 +53,23 @@ export async function projectCommands(ctx: Context, cwd: string, config: Config,
     }
   }
   const make = await text(ctx, cwd, 'Makefile', authority)
-  if (make) for (const target of MAKE_TARGETS) if (new RegExp(`^${target}\\s*:`, 'm').test(make)) found.push(`make ${target}`)
+  if (make)
+    for (const target of MAKE_TARGETS) if (new RegExp(`^${target}\\s*:`, 'm').test(make)) found.push(`make ${target}`)
   const pyproject = await text(ctx, cwd, 'pyproject.toml', authority)
-  if (pyproject !== undefined) found.push(/\[tool\.pytest|pytest/.test(pyproject) ? 'pytest (pyproject.toml)' : 'python project (pyproject.toml)')
+  if (pyproject !== undefined)
+    found.push(/\[tool\.pytest|pytest/.test(pyproject) ? 'pytest (pyproject.toml)' : 'python project (pyproject.toml)')
   if ((await text(ctx, cwd, 'Cargo.toml', authority)) !== undefined) found.push('cargo test, cargo build (Cargo.toml)')
   if ((await text(ctx, cwd, 'go.mod', authority)) !== undefined) found.push('go test ./..., go build ./... (go.mod)')
   return found
 }
 
 /** The top-level entries of `cwd`, hidden ones left out, folders marked with `/`, at most `max`. */
-export async function overview(ctx: Context, cwd: string, max: number, authority: SandboxAuthority | undefined): Promise<string | undefined> {
+export async function overview(
+  ctx: Context,
+  cwd: string,
+  max: number,
+  authority: SandboxAuthority | undefined,
+): Promise<string | undefined> {
   if (!max) return undefined
   let entries
   try {

@@ -6,7 +6,10 @@ const CHUNK = 1 << 20
  * The size, line count and two ends of a spilled file, reading it once in fixed chunks (a saved output may
  * be as large as the producer's ceiling; it is never held whole).
  */
-export async function readEnds(file: FileHandle, ends: { headBytes: number; tailBytes: number }): Promise<{ bytes: number; lines: number; head: string; tail: string; omittedBytes: number }> {
+export async function readEnds(
+  file: FileHandle,
+  ends: { headBytes: number; tailBytes: number },
+): Promise<{ bytes: number; lines: number; head: string; tail: string; omittedBytes: number }> {
   const { size } = await file.stat()
   const headBytes = Math.min(size, ends.headBytes)
   const tailBytes = Math.min(size - headBytes, ends.tailBytes)

@@ -49,7 +49,11 @@ export default class LocalSpillStore extends SpillStore {
     return join(this.readableDir(sessionId), `${safeName(callId)}.txt`)
   }
 
-  override async saved(sessionId: string, callId: string, ends: { headBytes: number; tailBytes: number }): Promise<SavedText | undefined> {
+  override async saved(
+    sessionId: string,
+    callId: string,
+    ends: { headBytes: number; tailBytes: number },
+  ): Promise<SavedText | undefined> {
     if (!sessionId || !callId) return undefined
     const path = this.fileFor(sessionId, callId)
     const file = await open(path, 'r').catch(() => undefined)
@@ -62,7 +66,8 @@ export default class LocalSpillStore extends SpillStore {
   }
 
   async write(entry: SpillEntry): Promise<SpilledText> {
-    if (!entry.sessionId || !entry.callId) throw new SpillError('SPILL_INVALID', 'a spilled text needs a session id and a call id')
+    if (!entry.sessionId || !entry.callId)
+      throw new SpillError('SPILL_INVALID', 'a spilled text needs a session id and a call id')
     const dir = this.readableDir(entry.sessionId)
     const path = this.fileFor(entry.sessionId, entry.callId)
     try {
@@ -70,7 +75,11 @@ export default class LocalSpillStore extends SpillStore {
       await writeFile(path, entry.text, { mode: 0o600 })
       await chmod(path, 0o600) // an existing file keeps its old mode on overwrite
     } catch (error) {
-      throw new SpillError('SPILL_WRITE_FAILED', `could not write the output of ${entry.tool} (call ${entry.callId}) to ${path}: ${error instanceof Error ? error.message : error}`, { cause: error })
+      throw new SpillError(
+        'SPILL_WRITE_FAILED',
+        `could not write the output of ${entry.tool} (call ${entry.callId}) to ${path}: ${error instanceof Error ? error.message : error}`,
+        { cause: error },
+      )
     }
     return { path, bytes: Buffer.byteLength(entry.text), lines: countLines(entry.text) }
   }

@@ -10,7 +10,12 @@ afterEach(async () => h?.dispose())
 describe('the local spill store', () => {
   test('writes the text under $DSH_HOME/spill/<session>/<call>.txt, readable by its owner only', async () => {
     h = await bootComposition()
-    const spilled = await h.root.spillStore.write({ sessionId: 's-1', callId: 'call_7', tool: 'bash', text: 'one\ntwo\nthree\n' })
+    const spilled = await h.root.spillStore.write({
+      sessionId: 's-1',
+      callId: 'call_7',
+      tool: 'bash',
+      text: 'one\ntwo\nthree\n',
+    })
     expect(spilled).toEqual({ path: join(h.home, 'spill', 's-1', 'call_7.txt'), bytes: 14, lines: 3 })
     expect(readFileSync(spilled.path, 'utf8')).toBe('one\ntwo\nthree\n')
     expect(statSync(spilled.path).mode & 0o777).toBe(0o600)
@@ -19,7 +24,12 @@ describe('the local spill store', () => {
 
   test('ids from a provider never lead outside the store', async () => {
     h = await bootComposition()
-    const spilled = await h.root.spillStore.write({ sessionId: '../../etc', callId: '../passwd', tool: 'x', text: 'data' })
+    const spilled = await h.root.spillStore.write({
+      sessionId: '../../etc',
+      callId: '../passwd',
+      tool: 'x',
+      text: 'data',
+    })
     expect(spilled.path.startsWith(join(h.home, 'spill') + '/')).toBe(true)
     expect(readdirSync(join(h.home, 'spill'))).toEqual(['__.._etc'])
     expect(readdirSync(join(h.home, 'spill', '__.._etc'))).toEqual(['__passwd.txt'])
@@ -35,6 +45,8 @@ describe('the local spill store', () => {
 
   test('a missing id is refused with a typed error', async () => {
     h = await bootComposition()
-    await expect(h.root.spillStore.write({ sessionId: '', callId: 'c', tool: 'x', text: 't' })).rejects.toMatchObject({ code: 'SPILL_INVALID' })
+    await expect(h.root.spillStore.write({ sessionId: '', callId: 'c', tool: 'x', text: 't' })).rejects.toMatchObject({
+      code: 'SPILL_INVALID',
+    })
   })
 })

@@ -10,7 +10,8 @@ let h: Harness
 afterEach(async () => h?.dispose())
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
-const textOf = (content: readonly { type: string; text?: string }[]) => content.map((block) => block.text ?? '').join('\n')
+const textOf = (content: readonly { type: string; text?: string }[]) =>
+  content.map((block) => block.text ?? '').join('\n')
 // 5 MiB of numbered lines, also written to the workspace by the same command (tee) to compare with.
 const FIVE_MB = "seq -f 'output line %09g' 1 1000000 | head -c 5242880 | tee real-output.txt"
 
@@ -53,7 +54,9 @@ describe.each(Object.entries(shells))('the %s tool', (_, row) => {
 })
 
 test('past the ceiling the spill holds the first bytes and the note says so', async () => {
-  h = await bootComposition({ patch: scriptedPatch({}, '- id: shell\n  config: { fullOutputCeilingBytes: 1000000 }\n') })
+  h = await bootComposition({
+    patch: scriptedPatch({}, '- id: shell\n  config: { fullOutputCeilingBytes: 1000000 }\n'),
+  })
   h.root.scriptedLlm.enqueue(toolCall('big', 'bash', { command: FIVE_MB }), { text: 'ok' })
   await h.run('make a lot of output')
   const real = readFileSync(join(h.workspace, 'real-output.txt'))

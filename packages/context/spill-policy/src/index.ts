@@ -20,8 +20,13 @@ export const name = 'spill-policy'
 export const inject = ['tools', 'spillStore']
 
 export const Config: Schema<Config> = Schema.object({
-  thresholdBytes: Schema.natural().min(1).default(50_000).description('A result whose text is larger than this (UTF-8 bytes) is spilled to a file and previewed.'),
-  headChars: Schema.natural().default(4000).description('Characters of the beginning the preview shows (cut at a line end where one is near).'),
+  thresholdBytes: Schema.natural()
+    .min(1)
+    .default(50_000)
+    .description('A result whose text is larger than this (UTF-8 bytes) is spilled to a file and previewed.'),
+  headChars: Schema.natural()
+    .default(4000)
+    .description('Characters of the beginning the preview shows (cut at a line end where one is near).'),
   tailChars: Schema.natural().default(2000).description('Characters of the end the preview shows.'),
   exempt: Schema.array(Schema.string()).default([]).description('Tools whose results are never spilled.'),
   readHint: Schema.string()
@@ -49,19 +54,39 @@ export function apply(ctx: Context, config: Config) {
     // overwrite it.
     const saved =
       bytes > config.headChars + config.tailChars
-        ? await ctx.spillStore.saved(invocation.context.session.id, invocation.callId, { headBytes: config.headChars, tailBytes: config.tailChars })
+        ? await ctx.spillStore.saved(invocation.context.session.id, invocation.callId, {
+            headBytes: config.headChars,
+            tailBytes: config.tailChars,
+          })
         : undefined
     if (saved) {
       // The producer's output is its first text block (its notes follow apart): the file stands for that block.
       const at = result.content.findIndex((block) => block.type === 'text')
-      return { ...result, content: result.content.map((block, index) => (index === at ? { type: 'text', text: previewSaved(saved, config) } : block)) }
+      return {
+        ...result,
+        content: result.content.map((block, index) =>
+          index === at ? { type: 'text', text: previewSaved(saved, config) } : block,
+        ),
+      }
     }
     if (bytes <= config.thresholdBytes) return result
     let spilled: SpilledText | { failure: string }
     try {
-      spilled = await ctx.spillStore.write({ sessionId: invocation.context.session.id, callId: invocation.callId, tool: invocation.name, text })
+      spilled = await ctx.spillStore.write({
+        sessionId: invocation.context.session.id,
+        callId: invocation.callId,
+        tool: invocation.name,
+        text,
+      })
     } catch (error) {
-      ctx.logger('spill').warn('could not spill the output of %s (%s): %s', invocation.name, invocation.callId, error instanceof Error ? error.message : error)
+      ctx
+        .logger('spill')
+        .warn(
+          'could not spill the output of %s (%s): %s',
+          invocation.name,
+          invocation.callId,
+          error instanceof Error ? error.message : error,
+        )
       spilled = { failure: error instanceof Error ? error.message : String(error) }
     }
     const shown = preview(text, bytes, spilled, config)

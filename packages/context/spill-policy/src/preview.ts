@@ -42,13 +42,22 @@ interface Ends {
 function render(ends: Ends, spilled: SpilledText | { failure: string }, options: PreviewOptions): string {
   const { head, tail, bytes, totalLines: total, headLines, tailLines } = ends
   const firstTail = total - tailLines + 1
-  const where = 'path' in spilled ? `The full output is saved at ${spilled.path}` : `The full output could not be saved (${spilled.failure})`
+  const where =
+    'path' in spilled
+      ? `The full output is saved at ${spilled.path}`
+      : `The full output could not be saved (${spilled.failure})`
   // Whole lines left out are named by number; a cut inside one long line is counted in characters.
   const byLines = headLines + 1 <= firstTail - 1
-  const shown = !tail ? `lines 1–${n(headLines)}` : byLines ? `lines 1–${n(headLines)} and ${n(firstTail)}–${n(total)}` : `the first ${n(head.length)} and the last ${n(tail.length)} characters`
+  const shown = !tail
+    ? `lines 1–${n(headLines)}`
+    : byLines
+      ? `lines 1–${n(headLines)} and ${n(firstTail)}–${n(total)}`
+      : `the first ${n(head.length)} and the last ${n(tail.length)} characters`
   const hint = 'path' in spilled ? ` ${options.readHint}` : ''
   const note = `[Output too large for the conversation: ${n(bytes)} bytes, ${n(total)} line${total === 1 ? '' : 's'}. ${where}; shown here: ${shown}.${hint}]`
-  const gap = byLines ? `[… lines ${n(headLines + 1)}–${n(tail ? firstTail - 1 : total)} omitted …]` : `[… ${n(ends.omitted.count)} ${ends.omitted.unit} omitted …]`
+  const gap = byLines
+    ? `[… lines ${n(headLines + 1)}–${n(tail ? firstTail - 1 : total)} omitted …]`
+    : `[… ${n(ends.omitted.count)} ${ends.omitted.unit} omitted …]`
   return [note, head.endsWith('\n') ? head.slice(0, -1) : head, gap, tail].filter((part) => part !== '').join('\n')
 }
 
@@ -56,11 +65,20 @@ function render(ends: Ends, spilled: SpilledText | { failure: string }, options:
  * The text the model sees instead of a spilled output: a note with the size, the path and the lines shown,
  * the head, a marker of the omitted lines, and the tail.
  */
-export function preview(text: string, bytes: number, spilled: SpilledText | { failure: string }, options: PreviewOptions): string {
+export function preview(
+  text: string,
+  bytes: number,
+  spilled: SpilledText | { failure: string },
+  options: PreviewOptions,
+): string {
   const head = headOf(text, options.headChars)
   const tail = tailOf(text.slice(head.length), options.tailChars)
   const omitted = { count: text.length - head.length - tail.length, unit: 'characters' as const }
-  return render({ head, tail, bytes, totalLines: lineCount(text), headLines: lineCount(head), tailLines: lineCount(tail), omitted }, spilled, options)
+  return render(
+    { head, tail, bytes, totalLines: lineCount(text), headLines: lineCount(head), tailLines: lineCount(tail), omitted },
+    spilled,
+    options,
+  )
 }
 
 /**
@@ -74,7 +92,19 @@ export function previewSaved(saved: SavedText, options: PreviewOptions): string 
   const head = whole ? saved.head : atLineEnd(saved.head)
   const tail = whole ? saved.tail : atLineStart(saved.tail)
   const omitted = { count: saved.bytes - Buffer.byteLength(head) - Buffer.byteLength(tail), unit: 'bytes' as const }
-  return render({ head: plain(head), tail: plain(tail), bytes: saved.bytes, totalLines: saved.lines, headLines: lineCount(head), tailLines: lineCount(tail), omitted }, saved, options)
+  return render(
+    {
+      head: plain(head),
+      tail: plain(tail),
+      bytes: saved.bytes,
+      totalLines: saved.lines,
+      headLines: lineCount(head),
+      tailLines: lineCount(tail),
+      omitted,
+    },
+    saved,
+    options,
+  )
 }
 
 /** A head read by bytes, ending after its last newline when one lies in its second half. */

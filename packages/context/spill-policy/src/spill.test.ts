@@ -30,7 +30,8 @@ function megabyte(): string {
 let h: Harness
 afterEach(async () => h?.dispose())
 
-const textOf = (content: readonly { type: string; text?: string }[]) => content.map((block) => block.text ?? '').join('')
+const textOf = (content: readonly { type: string; text?: string }[]) =>
+  content.map((block) => block.text ?? '').join('')
 
 describe('spilling oversized tool output', () => {
   test('a 1 MB result is written to a 0600 file under $DSH_HOME/spill, previewed in the log, and read back by the model through `read`', async () => {
@@ -76,18 +77,25 @@ describe('spilling oversized tool output', () => {
     await h.run('echo rows')
     const logged = textOf(h.events('tool/result')[0]!.data.content)
     const lines = logged.split('\n')
-    expect(lines[0]).toMatch(/^\[Output too large for the conversation: 691 bytes, 100 lines\. The full output is saved at \/.+; shown here: lines 1–\d+ and \d+–100\. Read more of it/)
+    expect(lines[0]).toMatch(
+      /^\[Output too large for the conversation: 691 bytes, 100 lines\. The full output is saved at \/.+; shown here: lines 1–\d+ and \d+–100\. Read more of it/,
+    )
     expect(lines[1]).toBe('row 1')
     expect(logged).toMatch(/\n\[… lines \d+–\d+ omitted …\]\n/)
     expect(lines.at(-1)).toBe('row 100')
     const [, shownHead, firstTail] = /lines 1–(\d+) and (\d+)–100/.exec(lines[0]!)!.map(Number)
     expect(lines.slice(1, 1 + shownHead!)).toEqual(Array.from({ length: shownHead! }, (_, i) => `row ${i + 1}`))
-    expect(lines.slice(-(101 - firstTail!))).toEqual(Array.from({ length: 101 - firstTail! }, (_, i) => `row ${firstTail! + i}`))
+    expect(lines.slice(-(101 - firstTail!))).toEqual(
+      Array.from({ length: 101 - firstTail! }, (_, i) => `row ${firstTail! + i}`),
+    )
   })
 
   test('results under the threshold and results of exempt tools are logged as they are', async () => {
     const text = 'y'.repeat(300)
-    h = await bootComposition({ patch: patch('{ thresholdBytes: 200, exempt: [read_file] }'), workspaceFiles: { 'a.txt': text } })
+    h = await bootComposition({
+      patch: patch('{ thresholdBytes: 200, exempt: [read_file] }'),
+      workspaceFiles: { 'a.txt': text },
+    })
     h.root.scriptedLlm.enqueue(
       {
         toolCalls: [
@@ -104,7 +112,9 @@ describe('spilling oversized tool output', () => {
   test('when the store cannot write, the preview says so and keeps head and tail', async () => {
     const blocked = join(tempDir('dsh-spill-blocked-'), 'not-a-folder')
     writeFileSync(blocked, 'a file where the spill folder should be')
-    h = await bootComposition({ patch: patch('{ thresholdBytes: 200, headChars: 100, tailChars: 100 }', `{ dir: '${blocked}' }`) })
+    h = await bootComposition({
+      patch: patch('{ thresholdBytes: 200, headChars: 100, tailChars: 100 }', `{ dir: '${blocked}' }`),
+    })
     h.root.scriptedLlm.enqueue(toolCall('e', 'echo', { text: 'z'.repeat(1000) }), { text: 'ok' })
     await h.run('echo')
     const logged = textOf(h.events('tool/result')[0]!.data.content)

@@ -79,7 +79,11 @@ export abstract class SpillStore extends Service {
   }
 
   /** What a producer saved at `fileFor(sessionId, callId)`, with `headBytes` and `tailBytes` of its ends; undefined when nothing is there. */
-  async saved(_sessionId: string, _callId: string, _ends: { headBytes: number; tailBytes: number }): Promise<SavedText | undefined> {
+  async saved(
+    _sessionId: string,
+    _callId: string,
+    _ends: { headBytes: number; tailBytes: number },
+  ): Promise<SavedText | undefined> {
     return undefined
   }
 }

@@ -25,7 +25,9 @@ export function estimateMessage(message: Message, options: EstimateOptions): num
         images++
         break
       case 'tool-call':
-        chars += block.name.length + (typeof block.arguments === 'string' ? block.arguments.length : JSON.stringify(block.arguments ?? {}).length)
+        chars +=
+          block.name.length +
+          (typeof block.arguments === 'string' ? block.arguments.length : JSON.stringify(block.arguments ?? {}).length)
         break
       case 'tool-result':
         for (const inner of block.content) {
@@ -39,8 +41,12 @@ export function estimateMessage(message: Message, options: EstimateOptions): num
 }
 
 /** The system prompt and tool schemas, which every request carries before the history. */
-export function estimateHeader(header: { system: string; tools: readonly ToolSchema[] }, options: EstimateOptions): number {
+export function estimateHeader(
+  header: { system: string; tools: readonly ToolSchema[] },
+  options: EstimateOptions,
+): number {
   let chars = header.system.length
-  for (const tool of header.tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length
+  for (const tool of header.tools)
+    chars += tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length
   return Math.ceil(chars / options.charsPerToken)
 }

@@ -33,9 +33,11 @@ declare module '@dsh/cordis' {
 /** The history event a surface event contributes, as the fold would derive it (for the estimate only). */
 function asMessage(event: AnySessionEvent): Message | undefined {
   if (event.type === 'user/message') return { role: 'user', content: event.data.content }
-  if (event.type === 'tool/result') return { role: 'tool', content: [{ type: 'tool-result', callId: event.data.callId, content: event.data.content }] }
+  if (event.type === 'tool/result')
+    return { role: 'tool', content: [{ type: 'tool-result', callId: event.data.callId, content: event.data.content }] }
   // An interrupted answer is logged but not history (`isInterruptedAnswer`): the next request does not carry it.
-  if (event.type === 'assistant/message' && event.data.content.length && !isInterruptedAnswer(event.data)) return { role: 'assistant', content: event.data.content }
+  if (event.type === 'assistant/message' && event.data.content.length && !isInterruptedAnswer(event.data))
+    return { role: 'assistant', content: event.data.content }
   return undefined
 }
 
@@ -54,9 +56,14 @@ function usageTokens(event: AnySessionEvent): number {
  */
 export class TokenMeter extends Service {
   static Config: Schema<Config> = Schema.object({
-    charsPerToken: Schema.number().min(1).default(4).description('Characters per token for estimates, where no provider counted.'),
+    charsPerToken: Schema.number()
+      .min(1)
+      .default(4)
+      .description('Characters per token for estimates, where no provider counted.'),
     imageTokens: Schema.natural().default(1600).description('Estimated tokens of one image.'),
-    messageOverheadTokens: Schema.natural().default(4).description('Estimated tokens each message adds beyond its content (role, framing).'),
+    messageOverheadTokens: Schema.natural()
+      .default(4)
+      .description('Estimated tokens each message adds beyond its content (role, framing).'),
   })
 
   // Plain closures, not methods: a service is reached through a proxy, too slow to cross per message.
@@ -122,10 +129,15 @@ export class TokenMeter extends Service {
   pressure(session: Session, options: { window?: number; header?: RequestHeader } = {}): Pressure {
     const window = options.window ?? session.last('request/context')?.data.contextWindow ?? 0
     let counted = this.bySession.get(session)
-    if (!counted || counted.length !== session.length) this.bySession.set(session, (counted = { length: session.length, ...this.countHistory(session) }))
+    if (!counted || counted.length !== session.length)
+      this.bySession.set(session, (counted = { length: session.length, ...this.countHistory(session) }))
     let tokens = counted.tokens
     // A provider's count already includes the header it was sent; an estimate adds it.
-    if (counted.source === 'estimate') tokens += estimateHeader(options.header ?? session.last('request/header')?.data ?? { system: '', tools: [] }, this.config)
+    if (counted.source === 'estimate')
+      tokens += estimateHeader(
+        options.header ?? session.last('request/header')?.data ?? { system: '', tools: [] },
+        this.config,
+      )
     return { tokens, window, ratio: window > 0 ? tokens / window : 0, source: counted.source }
   }
 
@@ -164,12 +176,14 @@ export class TokenMeter extends Service {
     for (let j = Math.min(...latest.keys()) + 1; j <= counted; j++) {
       const event = events[j]!
       if (event.type === 'user/message' && event.data.replaces) replaced.push(event.data.replaces)
-      else if (event.type === 'tool/pruned' && latest.has(event.data.seq)) counts.set(event.data.seq, event.data.content)
+      else if (event.type === 'tool/pruned' && latest.has(event.data.seq))
+        counts.set(event.data.seq, event.data.content)
     }
     let delta = 0
     for (const [seq, content] of latest) {
       const result = events[seq]
-      if (result?.type !== 'tool/result' || replaced.some((range) => range.fromSeq <= seq && seq <= range.toSeq)) continue
+      if (result?.type !== 'tool/result' || replaced.some((range) => range.fromSeq <= seq && seq <= range.toSeq))
+        continue
       delta += this.resultTokens(content) - this.resultTokens(counts.get(seq) ?? result.data.content)
     }
     return delta

@@ -31,7 +31,8 @@ export function shortenArguments(call: ToolCallBlock, minChars: number): Shorten
       return stub
     }
     if (Array.isArray(value)) return value.map(walk)
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]))
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]))
     return value
   }
   const shorter = walk(call.arguments)

@@ -28,7 +28,11 @@ function argumentsPrunedProblem(data: unknown): string | undefined {
   if (!value || typeof value !== 'object') return 'data must be an object'
   if (!Number.isInteger(value.seq) || (value.seq as number) < 0) return 'seq must be the seq of an assistant/message'
   if (typeof value.callId !== 'string' || !value.callId) return 'callId must name a call'
-  if (typeof value.arguments !== 'string' && (!value.arguments || typeof value.arguments !== 'object' || Array.isArray(value.arguments))) return 'arguments must be an object or a string'
+  if (
+    typeof value.arguments !== 'string' &&
+    (!value.arguments || typeof value.arguments !== 'object' || Array.isArray(value.arguments))
+  )
+    return 'arguments must be an object or a string'
   if (value.note !== undefined && typeof value.note !== 'string') return 'note must be a string'
   return undefined
 }
@@ -46,15 +50,23 @@ export const name = 'tool-result-pruner'
 export const inject = ['compaction', 'sessions']
 
 export const Config: Schema<Config> = Schema.object({
-  minChars: Schema.natural().min(1).default(4000).description('A tool result with a text longer than this (characters) counts as oversized.'),
+  minChars: Schema.natural()
+    .min(1)
+    .default(4000)
+    .description('A tool result with a text longer than this (characters) counts as oversized.'),
   minArgumentChars: Schema.natural()
     .min(1)
     .default(32_000)
     .description(
       "A call's argument string longer than this (characters) is oversized: replaced by its size and sha256 when the history is relieved. Higher than minChars: what the model wrote (an edit, a file) is its own work and worth keeping in view longer than a result it can read again.",
     ),
-  keepChars: Schema.natural().min(1).default(1500).description('Characters an oversized text keeps: its head and its tail, with a note of what was cut.'),
-  keepRecentSteps: Schema.natural().default(3).description('The tool results of this many latest steps are never pruned from the history the model is sent.'),
+  keepChars: Schema.natural()
+    .min(1)
+    .default(1500)
+    .description('Characters an oversized text keeps: its head and its tail, with a note of what was cut.'),
+  keepRecentSteps: Schema.natural()
+    .default(3)
+    .description('The tool results of this many latest steps are never pruned from the history the model is sent.'),
   live: Schema.boolean()
     .default(true)
     .description(
@@ -62,7 +74,9 @@ export const Config: Schema<Config> = Schema.object({
     ),
   always: Schema.boolean()
     .default(false)
-    .description('In a summary request, prune every oversized result, even when the request fits without it (changes the cached prefix, so the provider cache misses).'),
+    .description(
+      'In a summary request, prune every oversized result, even when the request fits without it (changes the cached prefix, so the provider cache misses).',
+    ),
 })
 
 /**

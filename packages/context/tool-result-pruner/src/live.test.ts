@@ -7,7 +7,10 @@ import type {} from '@dsh/compaction'
 import type { Pressure } from '@dsh/token-meter'
 
 /** `count` numbered lines of 50 characters: a head and a tail that are easy to recognize. */
-const lines = (count: number, tag: string) => Array.from({ length: count }, (_, i) => `${tag} ${String(i).padStart(4, '0')} ${'x'.repeat(43 - tag.length)}`).join('\n')
+const lines = (count: number, tag: string) =>
+  Array.from({ length: count }, (_, i) => `${tag} ${String(i).padStart(4, '0')} ${'x'.repeat(43 - tag.length)}`).join(
+    '\n',
+  )
 const BIG = lines(640, 'big') // 32 KB, about 8k tokens: over the threshold only with what follows it
 
 // summaryMaxOutputTokens is small so that a compaction is possible wherever no pruning relieved the session.
@@ -25,7 +28,8 @@ const patch = (window: number, pruner: string, compaction = '{ summaryMaxOutputT
 ${OTHER_TOOL_ROWS.map((id) => `- id: ${id}\n  disabled: true\n`).join('')}`,
   )
 
-const isSummaryRequest = (request: LlmRequest) => JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
+const isSummaryRequest = (request: LlmRequest) =>
+  JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
 const echo = (id: string, chars: number): ScriptedResponse => toolCall(id, 'echo', { text: 'e'.repeat(chars) })
 
 let h: Harness
@@ -36,7 +40,11 @@ async function boot(options: CompositionOptions, steps: ScriptedResponse[]): Pro
   h = await bootComposition(options)
   const script = [...steps]
   h.root.on('llm/stream', (request, next) => {
-    h.root.scriptedLlm.enqueue(isSummaryRequest(request) ? { text: 'SUMMARY: files were read and texts echoed.' } : (script.shift() ?? { text: 'out of script' }))
+    h.root.scriptedLlm.enqueue(
+      isSummaryRequest(request)
+        ? { text: 'SUMMARY: files were read and texts echoed.' }
+        : (script.shift() ?? { text: 'out of script' }),
+    )
     return next()
   })
   return h
@@ -69,7 +77,10 @@ describe('pruning the live history before a threshold compaction', () => {
     const [pruned, ...more] = h.events('tool/pruned')
     expect(more).toEqual([])
     const read = h.events('tool/result').find((event) => event.data.callId === 'big')!
-    expect(pruned!.data).toMatchObject({ seq: read.seq, note: `shortened to relieve the context: ${BIG.length - 1500} of ${BIG.length} characters cut (head and tail kept)` })
+    expect(pruned!.data).toMatchObject({
+      seq: read.seq,
+      note: `shortened to relieve the context: ${BIG.length - 1500} of ${BIG.length} characters cut (head and tail kept)`,
+    })
     expect(read.data.content).toEqual([{ type: 'text', text: BIG }]) // the log keeps the whole result
     const [first, second, third] = requests()
     expect(resultText(second!.messages, 'big')).toBe(BIG) // at step 1 the session was under the threshold
@@ -80,9 +91,16 @@ describe('pruning the live history before a threshold compaction', () => {
 
   test('with provider usage, what pruning cut counts against the provider count and no compaction runs', async () => {
     // The provider counted 11.5k tokens at step 1 (under 80% of 14k); with the echo's result, step 2 is over.
-    const counted = (response: ScriptedResponse, input: number): ScriptedResponse => ({ ...response, usage: { input, output: 0 } })
+    const counted = (response: ScriptedResponse, input: number): ScriptedResponse => ({
+      ...response,
+      usage: { input, output: 0 },
+    })
     const [read, small, done] = readThenEcho
-    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, [counted(read!, 1500), counted(small!, 11_500), done!])
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, [
+      counted(read!, 1500),
+      counted(small!, 11_500),
+      done!,
+    ])
     const sent: Pressure[] = [] // the pressure of each request, as sent (after the relief)
     h.root.on(
       'agent/request',
@@ -101,7 +119,10 @@ describe('pruning the live history before a threshold compaction', () => {
 
   test('the results of the latest keepRecentSteps steps are never pruned; compaction runs instead', async () => {
     // Step 3 passes the threshold; the read (step 1) is one of the latest two steps, the first echo (step 0) is not.
-    await boot({ patch: patch(15_000, '{ keepRecentSteps: 2 }'), workspaceFiles: { 'big.txt': BIG } }, [echo('tiny', 10), ...readThenEcho])
+    await boot({ patch: patch(15_000, '{ keepRecentSteps: 2 }'), workspaceFiles: { 'big.txt': BIG } }, [
+      echo('tiny', 10),
+      ...readThenEcho,
+    ])
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/start')[0]!.data).toMatchObject({ trigger: 'threshold' })
@@ -109,14 +130,20 @@ describe('pruning the live history before a threshold compaction', () => {
   })
 
   test('a result no longer than minChars is never pruned: nothing is logged and compaction runs', async () => {
-    await boot({ patch: patch(15_000, `{ keepRecentSteps: 1, minChars: ${BIG.length} }`), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot(
+      { patch: patch(15_000, `{ keepRecentSteps: 1, minChars: ${BIG.length} }`), workspaceFiles: { 'big.txt': BIG } },
+      readThenEcho,
+    )
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: true })
   })
 
   test('with live off, the history is never pruned and compaction runs', async () => {
-    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1, live: false }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot(
+      { patch: patch(15_000, '{ keepRecentSteps: 1, live: false }'), workspaceFiles: { 'big.txt': BIG } },
+      readThenEcho,
+    )
     expect((await h.run('read big.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: true })
@@ -125,13 +152,16 @@ describe('pruning the live history before a threshold compaction', () => {
   test('when pruning cannot bring the session under the threshold, nothing is pruned and the summary repeats the cached prefix', async () => {
     // a.txt (6 KB) is prunable but saves about 1.1k tokens; at step 8 the session is over 80% of 18k by more than that.
     const small = (i: number) => echo(`e${i}`, 3600)
-    const parallel: ScriptedResponse = { toolCalls: [1, 2, 3].map((i) => ({ id: `p${i}`, name: 'echo', arguments: { text: 'p'.repeat(3600) } })) }
-    await boot({ patch: patch(18_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0.4 }'), workspaceFiles: { 'a.txt': lines(120, 'a') } }, [
-      toolCall('a', 'read_file', { path: 'a.txt' }),
-      ...[1, 2, 3, 4, 5, 6].map(small),
-      parallel,
-      { text: 'done' },
-    ])
+    const parallel: ScriptedResponse = {
+      toolCalls: [1, 2, 3].map((i) => ({ id: `p${i}`, name: 'echo', arguments: { text: 'p'.repeat(3600) } })),
+    }
+    await boot(
+      {
+        patch: patch(18_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0.4 }'),
+        workspaceFiles: { 'a.txt': lines(120, 'a') },
+      },
+      [toolCall('a', 'read_file', { path: 'a.txt' }), ...[1, 2, 3, 4, 5, 6].map(small), parallel, { text: 'done' }],
+    )
     expect((await h.run('read a.txt, then echo')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toEqual([])
     expect(h.events('compaction/end')[0]!.data).toMatchObject({ ok: true, requests: 1 })
@@ -144,12 +174,18 @@ describe('pruning the live history before a threshold compaction', () => {
 
   test('a compaction after a pruning summarizes the pruned view the model was sent', async () => {
     // Step 2 prunes big.txt; step 3 reads another large file the relief may not touch: step 4 compacts.
-    await boot({ patch: patch(15_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }'), workspaceFiles: { 'big.txt': BIG, 'more.txt': lines(720, 'more') } }, [
-      toolCall('big', 'read_file', { path: 'big.txt' }),
-      echo('small', 4000),
-      toolCall('more', 'read_file', { path: 'more.txt' }),
-      { text: 'done' },
-    ])
+    await boot(
+      {
+        patch: patch(15_000, '{ keepRecentSteps: 1 }', '{ summaryMaxOutputTokens: 1000, keepRecentRatio: 0 }'),
+        workspaceFiles: { 'big.txt': BIG, 'more.txt': lines(720, 'more') },
+      },
+      [
+        toolCall('big', 'read_file', { path: 'big.txt' }),
+        echo('small', 4000),
+        toolCall('more', 'read_file', { path: 'more.txt' }),
+        { text: 'done' },
+      ],
+    )
     expect((await h.run('read both')).reason).toBe('completed')
     expect(h.events('tool/pruned')).toHaveLength(1)
     const [start] = h.events('compaction/start')
@@ -162,7 +198,10 @@ describe('pruning the live history before a threshold compaction', () => {
   test('a session resumed in a new composition keeps the pruned view', async () => {
     const home = tempDir('dsh-home-')
     const workspace = tempDir('dsh-ws-')
-    await boot({ home, workspace, patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } }, readThenEcho)
+    await boot(
+      { home, workspace, patch: patch(15_000, '{ keepRecentSteps: 1 }'), workspaceFiles: { 'big.txt': BIG } },
+      readThenEcho,
+    )
     await h.run('read big.txt, then echo')
     expect(h.events('tool/pruned')).toHaveLength(1)
     const id = (await h.agent()).session.id
@@ -174,6 +213,8 @@ describe('pruning the live history before a threshold compaction', () => {
     expect(await agent.whenIdle()).toMatchObject({ reason: 'completed', text: 'still here' })
     expect(agent.session.all('tool/pruned')).toHaveLength(1) // nothing new was pruned
     expectShortenedView(resultText(requests()[0]!.messages, 'big'), BIG)
-    expect(agent.session.all('tool/result').find((event) => event.data.callId === 'big')!.data.content).toEqual([{ type: 'text', text: BIG }])
+    expect(agent.session.all('tool/result').find((event) => event.data.callId === 'big')!.data.content).toEqual([
+      { type: 'text', text: BIG },
+    ])
   })
 })

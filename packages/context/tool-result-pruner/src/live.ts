@@ -1,6 +1,12 @@
 import type { ReliefInput } from '@dsh/compaction'
 import type { Message, ToolCallBlock, ToolResultBlock } from '@dsh/llm'
-import { deriveEntries, type AnySessionEvent, type HistoryEntry, type SessionEvent, type SessionEventMap } from '@dsh/session'
+import {
+  deriveEntries,
+  type AnySessionEvent,
+  type HistoryEntry,
+  type SessionEvent,
+  type SessionEventMap,
+} from '@dsh/session'
 import { shortenArguments } from './arguments.ts'
 import { shortenResult, type ShortenOptions } from './shorten.ts'
 
@@ -50,9 +56,22 @@ function candidates(input: ReliefInput, entry: HistoryEntry, options: PrunerOpti
       if (block.type !== 'tool-call') return []
       const shorter = shortenArguments(block, options.minArgumentChars)
       if (!shorter) return []
-      const view: Message = { role: 'assistant', content: message.content.map((other) => (other === block ? { ...block, arguments: shorter.arguments } : other)) }
+      const view: Message = {
+        role: 'assistant',
+        content: message.content.map((other) => (other === block ? { ...block, arguments: shorter.arguments } : other)),
+      }
       const total = JSON.stringify(block.arguments ?? null).length
-      return [{ kind: 'arguments', entry, call: block, arguments: shorter.arguments, cut: shorter.cut, total, saved: input.estimate([message]) - input.estimate([view]) }]
+      return [
+        {
+          kind: 'arguments',
+          entry,
+          call: block,
+          arguments: shorter.arguments,
+          cut: shorter.cut,
+          total,
+          saved: input.estimate([message]) - input.estimate([view]),
+        },
+      ]
     })
   }
   if (message.role !== 'tool') return []
@@ -60,7 +79,17 @@ function candidates(input: ReliefInput, entry: HistoryEntry, options: PrunerOpti
   const shorter = result && shortenResult(result.content, options)
   if (!shorter) return []
   const view: Message = { role: 'tool', content: [{ ...result, content: shorter.content }] }
-  return [{ kind: 'result', entry, result, content: shorter.content, cut: shorter.cut, total: shorter.total, saved: input.estimate([message]) - input.estimate([view]) }]
+  return [
+    {
+      kind: 'result',
+      entry,
+      result,
+      content: shorter.content,
+      cut: shorter.cut,
+      total: shorter.total,
+      saved: input.estimate([message]) - input.estimate([view]),
+    },
+  ]
 }
 
 /**
@@ -81,7 +110,9 @@ export function planPruning(input: ReliefInput, options: PrunerOptions): Candida
   const entries = deriveEntries(session.events)
   const recent = (entry: HistoryEntry) => entry.seq >= from
   // History order for old results; a summary (a newer seq) may stand first, so every entry is looked at.
-  const pool = entries.filter((entry) => (mode === 'recent' ? recent(entry) : from >= 0 && !recent(entry))).flatMap((entry) => candidates(input, entry, options))
+  const pool = entries
+    .filter((entry) => (mode === 'recent' ? recent(entry) : from >= 0 && !recent(entry)))
+    .flatMap((entry) => candidates(input, entry, options))
   if (mode === 'recent') pool.sort((a, b) => b.saved - a.saved)
   const planned: Candidate[] = []
   let saved = 0
@@ -106,7 +137,12 @@ export async function pruneHistory(input: ReliefInput, options: PrunerOptions, s
     if (one.kind === 'arguments') {
       // The log keeps the call whole (its assistant/message); the model sees the stub from now on.
       const note = `arguments of ${one.call.name} shortened to relieve the context: ${one.cut} of ${one.total} characters cut (size and sha256 kept)`
-      input.agent.session.append('tool/arguments-pruned', { seq: one.entry.seq, callId: one.call.callId, arguments: one.arguments as never, note })
+      input.agent.session.append('tool/arguments-pruned', {
+        seq: one.entry.seq,
+        callId: one.call.callId,
+        arguments: one.arguments as never,
+        note,
+      })
       continue
     }
     const note = `shortened to relieve the context: ${one.cut} of ${one.total} characters cut (head and tail kept)`

@@ -18,15 +18,23 @@ const BIG = Array.from({ length: 800 }, (_, i) => `line ${String(i).padStart(4, 
 let h: Harness
 afterEach(async () => h?.dispose())
 
-const isSummaryRequest = (request: LlmRequest) => JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
+const isSummaryRequest = (request: LlmRequest) =>
+  JSON.stringify(request.messages.at(-1)).includes('write a summary of the conversation so far')
 const toolTexts = (request: LlmRequest) =>
-  request.messages.flatMap((message) => (message.role === 'tool' ? message.content.flatMap((result) => result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []))) : []))
+  request.messages.flatMap((message) =>
+    message.role === 'tool'
+      ? message.content.flatMap((result) =>
+          result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])),
+        )
+      : [],
+  )
 
 async function bootWithBigResult(window: number, pruner?: string) {
   h = await bootComposition({ patch: patch(window, pruner), workspaceFiles: { 'big.txt': BIG } })
   h.root.on('llm/stream', (request, next) => {
     if (isSummaryRequest(request)) h.root.scriptedLlm.enqueue({ text: 'SUMMARY: big.txt was read.' })
-    else if (!h.events('tool/result').length) h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'r', name: 'read_file', arguments: { path: 'big.txt' } }] })
+    else if (!h.events('tool/result').length)
+      h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'r', name: 'read_file', arguments: { path: 'big.txt' } }] })
     else h.root.scriptedLlm.enqueue({ text: 'read it' })
     return next()
   })

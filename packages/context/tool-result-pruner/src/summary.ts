@@ -20,7 +20,10 @@ function shorterResults(content: ToolMessage['content'], options: ShortenOptions
  * A call's long arguments in what a summary reads: the JSON text cut head and tail (`shortenText`), the
  * shortening the compaction request check accepts for a call (`derivesText` of @dsh/invariants).
  */
-function shorterCalls(content: AssistantMessage['content'], options: ShortenOptions & { minArgumentChars: number }): Message | undefined {
+function shorterCalls(
+  content: AssistantMessage['content'],
+  options: ShortenOptions & { minArgumentChars: number },
+): Message | undefined {
   let changed = false
   const blocks = content.map((block) => {
     if (block.type !== 'tool-call') return block
@@ -36,12 +39,20 @@ function shorterCalls(content: AssistantMessage['content'], options: ShortenOpti
  * Shortens oversized tool results and call arguments in what a summary reads, oldest first, until the summary request fits
  * its budget (or all of them, with `always`). The log and the live history are not touched.
  */
-export function pruneSummaryInput(input: CompactionInput, options: ShortenOptions & { always: boolean; minArgumentChars: number }): void {
+export function pruneSummaryInput(
+  input: CompactionInput,
+  options: ShortenOptions & { always: boolean; minArgumentChars: number },
+): void {
   let total = input.estimate(input.messages)
   const messages = [...input.messages]
   for (let i = 0; i < messages.length && (options.always || total > input.budgetTokens); i++) {
     const message = messages[i]!
-    const shorter = message.role === 'tool' ? shorterResults(message.content, options) : message.role === 'assistant' ? shorterCalls(message.content, options) : undefined
+    const shorter =
+      message.role === 'tool'
+        ? shorterResults(message.content, options)
+        : message.role === 'assistant'
+          ? shorterCalls(message.content, options)
+          : undefined
     if (!shorter) continue
     total += input.estimate([shorter]) - input.estimate([message])
     messages[i] = shorter

@@ -48,7 +48,11 @@ describe('a turn', () => {
   })
 
   test('a multi-step turn runs tool calls and sends their results back', async () => {
-    await boot([{ toolCalls: [call('write_file', { path: 'notes/a.txt', text: 'alpha' }, 'c1')] }, { toolCalls: [call('read_file', { path: 'notes/a.txt' }, 'c2')] }, { text: 'done' }])
+    await boot([
+      { toolCalls: [call('write_file', { path: 'notes/a.txt', text: 'alpha' }, 'c1')] },
+      { toolCalls: [call('read_file', { path: 'notes/a.txt' }, 'c2')] },
+      { text: 'done' },
+    ])
     const result = await h.run('write then read')
     expect(result.reason).toBe('completed')
     expect(readFileSync(join(h.workspace, 'notes/a.txt'), 'utf8')).toBe('alpha')
@@ -59,7 +63,16 @@ describe('a turn', () => {
   })
 
   test('parallel safe calls finish out of order but their results are logged in model order', async () => {
-    await boot([{ toolCalls: [call('wait', { ms: 150, label: 'slow' }, 's'), call('wait', { ms: 10, label: 'fast' }, 'f'), call('echo', { text: 'x' }, 'e')] }, { text: 'ok' }])
+    await boot([
+      {
+        toolCalls: [
+          call('wait', { ms: 150, label: 'slow' }, 's'),
+          call('wait', { ms: 10, label: 'fast' }, 'f'),
+          call('echo', { text: 'x' }, 'e'),
+        ],
+      },
+      { text: 'ok' },
+    ])
     await h.run('go')
     expect(h.events('tool/result').map((event) => event.data.callId)).toEqual(['s', 'f', 'e'])
     expect(h.events('tool/result').map((event) => event.data.content[0])).toEqual([
@@ -70,14 +83,30 @@ describe('a turn', () => {
   })
 
   test('an unknown tool and bad arguments come back to the model as typed error results', async () => {
-    await boot([{ toolCalls: [call('teleport', { to: 'mars' }, 'u'), call('echo', { words: 3 }, 'b'), call('echo', 'not json{', 'j')] }, { text: 'sorry' }])
+    await boot([
+      {
+        toolCalls: [
+          call('teleport', { to: 'mars' }, 'u'),
+          call('echo', { words: 3 }, 'b'),
+          call('echo', 'not json{', 'j'),
+        ],
+      },
+      { text: 'sorry' },
+    ])
     await h.run('go')
     expect(h.toolResult('u').error?.code).toBe('UNKNOWN_TOOL')
-    expect(h.toolResult('u').content[0]).toMatchObject({ text: expect.stringMatching(/^There is no tool named "teleport"\. Available tools: .*echo.*read_file.*wait.*write_file/) })
+    expect(h.toolResult('u').content[0]).toMatchObject({
+      text: expect.stringMatching(
+        /^There is no tool named "teleport"\. Available tools: .*echo.*read_file.*wait.*write_file/,
+      ),
+    })
     expect(h.toolResult('b').error?.code).toBe('INVALID_ARGS')
     expect(h.toolResult('b').error?.message).toMatch(/must have required property 'text'/)
     expect(h.toolResult('j').error?.code).toBe('INVALID_ARGS')
-    expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: [{ isError: true }] })
+    expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ isError: true }],
+    })
   })
 
   test('maxSteps ends a turn that keeps calling tools', async () => {
@@ -105,7 +134,9 @@ describe('a turn', () => {
 describe('policy and approval', () => {
   test('a pre-execute deny refuses the call and the file is absent', async () => {
     await boot([{ toolCalls: [call('write_file', { path: 'x.txt', text: 'no' }, 'w')] }, { text: 'ok' }])
-    h.root.on('tools/pre-execute', async (invocation, next) => (invocation.name === 'write_file' ? { action: 'deny', reason: 'writes are off today' } : next()))
+    h.root.on('tools/pre-execute', async (invocation, next) =>
+      invocation.name === 'write_file' ? { action: 'deny', reason: 'writes are off today' } : next(),
+    )
     await h.run('write')
     expect(existsSync(join(h.workspace, 'x.txt'))).toBe(false)
     expect(h.toolResult('w').error).toEqual({ code: 'DENIED', message: 'The call was denied: writes are off today' })
@@ -113,9 +144,20 @@ describe('policy and approval', () => {
   })
 
   test('an approved call runs; a rejected one does not', async () => {
-    await boot([{ toolCalls: [call('write_file', { path: 'protected/a.txt', text: 'yes' }, 'a'), call('write_file', { path: 'protected/b.txt', text: 'no' }, 'b')] }, { text: 'ok' }])
+    await boot([
+      {
+        toolCalls: [
+          call('write_file', { path: 'protected/a.txt', text: 'yes' }, 'a'),
+          call('write_file', { path: 'protected/b.txt', text: 'no' }, 'b'),
+        ],
+      },
+      { text: 'ok' },
+    ])
     const asked: string[] = []
-    h.root.approval.answerer(h.root, async (request) => (asked.push(request.summary), request.callId === 'a' ? 'allow_once' : 'reject'))
+    h.root.approval.answerer(
+      h.root,
+      async (request) => (asked.push(request.summary), request.callId === 'a' ? 'allow_once' : 'reject'),
+    )
     await h.run('write both')
     expect(asked).toEqual(['write protected/a.txt', 'write protected/b.txt'])
     expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
@@ -136,7 +178,10 @@ describe('policy and approval', () => {
   })
 
   test('policy `never` rejects without asking anyone', async () => {
-    await boot([{ toolCalls: [call('write_file', { path: 'protected/d.txt', text: 'x' }, 'd')] }, { text: 'ok' }], '- id: approval\n  config: { policy: never }\n')
+    await boot(
+      [{ toolCalls: [call('write_file', { path: 'protected/d.txt', text: 'x' }, 'd')] }, { text: 'ok' }],
+      '- id: approval\n  config: { policy: never }\n',
+    )
     let asked = 0
     h.root.approval.answerer(h.root, async () => (asked++, 'allow_once'))
     await h.run('write')
@@ -155,12 +200,23 @@ describe('cancellation and the inbox', () => {
     agent.cancel()
     const result = await agent.whenIdle()
     expect(result?.reason).toBe('aborted')
-    expect(h.events('assistant/message')[0]!.data).toMatchObject({ interrupted: true, finish: 'aborted', content: [{ type: 'text', text: 'partial answer' }] })
+    expect(h.events('assistant/message')[0]!.data).toMatchObject({
+      interrupted: true,
+      finish: 'aborted',
+      content: [{ type: 'text', text: 'partial answer' }],
+    })
     expect(h.events('turn/end')[0]!.data.reason).toBe('aborted')
   })
 
   test('cancel mid-tool drains the running call and marks undispatched ones', async () => {
-    await boot([{ toolCalls: [call('wait', { ms: 10_000, label: 'long' }, 'l'), call('write_file', { path: 'later.txt', text: 'x' }, 'w')] }])
+    await boot([
+      {
+        toolCalls: [
+          call('wait', { ms: 10_000, label: 'long' }, 'l'),
+          call('write_file', { path: 'later.txt', text: 'x' }, 'w'),
+        ],
+      },
+    ])
     const agent = await h.agent()
     agent.followup('go')
     await waitFor(() => h.types().includes('tool/dispatched'))
@@ -214,7 +270,10 @@ test('an agent scope ends with the agent: effects registered in it are undone on
 
 test('a script given in YAML config drives the scripted model (optional fields may be absent)', async () => {
   h = await bootComposition({
-    patch: scriptedPatch({ config: '{ script: [{ text: from yaml }, { error: { code: AUTH } }] }', fixtureTools: true }),
+    patch: scriptedPatch({
+      config: '{ script: [{ text: from yaml }, { error: { code: AUTH } }] }',
+      fixtureTools: true,
+    }),
   })
   expect((await h.run('one')).text).toBe('from yaml')
   expect((await h.run('two')).error?.code).toBe('AUTH')

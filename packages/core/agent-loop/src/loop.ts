@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import { AgentLoop, type Agent, type EnteredMessage, type PreStepDecision, type QueuedInput, type RequestDraft, type RetryDecision, type TurnCompletionDecision, type TurnResult } from '@dsh/agent'
+import {
+  AgentLoop,
+  type Agent,
+  type EnteredMessage,
+  type PreStepDecision,
+  type QueuedInput,
+  type RequestDraft,
+  type RetryDecision,
+  type TurnCompletionDecision,
+  type TurnResult,
+} from '@dsh/agent'
 import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
 import { logRequestHeader, openStepOf, type ErrorData, type TurnEndReason } from '@dsh/session'
 import type {} from '@dsh/settings'
@@ -32,15 +42,29 @@ declare module '@dsh/settings' {
 export default class DefaultAgentLoop extends AgentLoop {
   static inject = ['sessions', 'llm', 'tools', 'systemPrompt', 'settings']
   static Config: Schema<Config> = Schema.object({
-    maxSteps: Schema.natural().min(1).default(100).description('Default of the `agent.maxSteps` setting: steps (model requests) one turn may take before it ends with `max-steps`.'),
-    maxParallelToolCalls: Schema.natural().min(1).default(4).description('Default of the `agent.maxParallelToolCalls` setting: concurrency-safe tool calls running at the same time, at most.'),
+    maxSteps: Schema.natural()
+      .min(1)
+      .default(100)
+      .description(
+        'Default of the `agent.maxSteps` setting: steps (model requests) one turn may take before it ends with `max-steps`.',
+      ),
+    maxParallelToolCalls: Schema.natural()
+      .min(1)
+      .default(4)
+      .description(
+        'Default of the `agent.maxParallelToolCalls` setting: concurrency-safe tool calls running at the same time, at most.',
+      ),
   })
 
   constructor(ctx: Context, config: Config) {
     super(ctx)
     // Limits are user settings ($DSH_HOME/settings.yaml); the row's config gives their defaults.
-    ctx.settings.define('agent.maxSteps', Schema.natural().min(1).default(config.maxSteps), { description: 'Steps (model requests) one turn may take.' })
-    ctx.settings.define('agent.maxParallelToolCalls', Schema.natural().min(1).default(config.maxParallelToolCalls), { description: 'Concurrency-safe tool calls that may run at the same time.' })
+    ctx.settings.define('agent.maxSteps', Schema.natural().min(1).default(config.maxSteps), {
+      description: 'Steps (model requests) one turn may take.',
+    })
+    ctx.settings.define('agent.maxParallelToolCalls', Schema.natural().min(1).default(config.maxParallelToolCalls), {
+      description: 'Concurrency-safe tool calls that may run at the same time.',
+    })
   }
 
   async runTurn(agent: Agent, first: QueuedInput, signal: AbortSignal): Promise<TurnResult> {
@@ -55,7 +79,11 @@ export default class DefaultAgentLoop extends AgentLoop {
     } catch (error) {
       end = {
         reason: signal.aborted ? 'aborted' : 'error',
-        error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) },
+        error: {
+          code:
+            error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED',
+          message: error instanceof Error ? error.message : String(error),
+        },
       }
     }
     let result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
@@ -64,19 +92,29 @@ export default class DefaultAgentLoop extends AgentLoop {
     } catch (error) {
       // Every turn ends in the log: a listener that throws makes the turn an error, recorded in its turn/end.
       const failure = {
-        code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'TURN_STOPPING_FAILED',
+        code:
+          error instanceof Error && 'code' in error && typeof error.code === 'string'
+            ? error.code
+            : 'TURN_STOPPING_FAILED',
         message: `an agent/turn-stopping listener failed: ${error instanceof Error ? error.message : String(error)}`,
       }
       result = { ...result, reason: 'error', error: result.error ?? failure }
     }
     const step = openStepOf(session.events, turnId) // a step cut by a failure still closes inside its turn
-    if (step !== undefined) session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
+    if (step !== undefined)
+      session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
     session.append('turn/end', { turnId, reason: result.reason, ...(result.error ? { error: result.error } : {}) })
     await session.flush()
     return result
   }
 
-  private async steps(agent: Agent, turnId: string, first: QueuedInput, signal: AbortSignal, setText: (text: string) => void): Promise<TurnEnd> {
+  private async steps(
+    agent: Agent,
+    turnId: string,
+    first: QueuedInput,
+    signal: AbortSignal,
+    setText: (text: string) => void,
+  ): Promise<TurnEnd> {
     const session = agent.session
     let pending: QueuedInput[] = [first]
     let carried: EnteredMessage[] = [] // what an agent/turn-complete listener continued the turn with
@@ -85,15 +123,27 @@ export default class DefaultAgentLoop extends AgentLoop {
       if (signal.aborted) return { reason: 'aborted' }
       const maxSteps = Math.min(this.ctx.settings.get('agent.maxSteps'), agent.maxSteps ?? Number.POSITIVE_INFINITY)
       if (step >= maxSteps) {
-        return { reason: 'max-steps', error: { code: 'MAX_STEPS', message: `the turn reached its limit of ${maxSteps} steps` } }
+        return {
+          reason: 'max-steps',
+          error: { code: 'MAX_STEPS', message: `the turn reached its limit of ${maxSteps} steps` },
+        }
       }
       const input = [...pending, ...agent.claimStepInput()]
       pending = []
-      const decision = await this.ctx.waterfall('agent/pre-step', { agent, turnId, step, input }, async (): Promise<PreStepDecision> => ({
-        action: 'enter',
-        messages: input.map((item) => ({ content: item.content, source: item.mode === 'followup' ? 'user' : item.mode, messageId: item.messageId })),
-      }))
-      if (decision.action === 'reject') return { reason: 'blocked', error: { code: 'PRE_STEP_REJECTED', message: decision.reason } }
+      const decision = await this.ctx.waterfall(
+        'agent/pre-step',
+        { agent, turnId, step, input },
+        async (): Promise<PreStepDecision> => ({
+          action: 'enter',
+          messages: input.map((item) => ({
+            content: item.content,
+            source: item.mode === 'followup' ? 'user' : item.mode,
+            messageId: item.messageId,
+          })),
+        }),
+      )
+      if (decision.action === 'reject')
+        return { reason: 'blocked', error: { code: 'PRE_STEP_REJECTED', message: decision.reason } }
       session.append('step/start', { turnId, step })
       for (const message of [...carried, ...decision.messages]) session.append('user/message', message)
       carried = []
@@ -108,7 +158,13 @@ export default class DefaultAgentLoop extends AgentLoop {
       const calls = answer.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
       if (answer.finish === 'error') {
         session.append('step/end', { turnId, step, finish: 'error' })
-        return { reason: 'error', error: { code: answer.error?.code ?? 'MODEL_ERROR', message: answer.error?.message ?? 'the model request failed' } }
+        return {
+          reason: 'error',
+          error: {
+            code: answer.error?.code ?? 'MODEL_ERROR',
+            message: answer.error?.message ?? 'the model request failed',
+          },
+        }
       }
       if (calls.length && answer.finish !== 'aborted') {
         await this.ctx.tools.runCalls(
@@ -120,8 +176,13 @@ export default class DefaultAgentLoop extends AgentLoop {
       session.append('step/end', { turnId, step, finish: answer.finish })
       if (signal.aborted || answer.finish === 'aborted') return { reason: 'aborted' }
       if (calls.length || agent.steeringWaits) continue
-      if (answer.finish === 'max-tokens') return { reason: 'max-tokens', error: { code: 'MAX_TOKENS', message: 'the model stopped at its output limit' } }
-      const completion = await this.ctx.waterfall('agent/turn-complete', { agent, turnId, step, continued }, async (): Promise<TurnCompletionDecision> => ({ action: 'complete' }))
+      if (answer.finish === 'max-tokens')
+        return { reason: 'max-tokens', error: { code: 'MAX_TOKENS', message: 'the model stopped at its output limit' } }
+      const completion = await this.ctx.waterfall(
+        'agent/turn-complete',
+        { agent, turnId, step, continued },
+        async (): Promise<TurnCompletionDecision> => ({ action: 'complete' }),
+      )
       if (completion.action === 'continue' && completion.messages.length) {
         carried = completion.messages
         continued++
@@ -138,7 +199,11 @@ export default class DefaultAgentLoop extends AgentLoop {
       await this.ctx.serial('agent/before-model-call', agent, request)
       const answer = await streamIntoLog(this.ctx.llm, agent.session, request)
       if (answer.finish !== 'error' || !answer.error || signal.aborted) return answer
-      const retry = await this.ctx.waterfall('agent/request-error', { agent, error: LlmError.from(answer.error), attempt, request }, async (): Promise<RetryDecision> => ({ retry: false }))
+      const retry = await this.ctx.waterfall(
+        'agent/request-error',
+        { agent, error: LlmError.from(answer.error), attempt, request },
+        async (): Promise<RetryDecision> => ({ retry: false }),
+      )
       if (!retry.retry || !(await sleep(retry.delayMs, signal))) return answer
     }
   }
@@ -149,7 +214,13 @@ export default class DefaultAgentLoop extends AgentLoop {
     const route = agent.route
     const info = this.ctx.llm.describe(route)
     const tools = this.ctx.tools.schemas(agent.id)
-    const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), agentId: agent.id, override: agent.systemPrompt })
+    const system = await this.ctx.systemPrompt.assemble({
+      cwd: agent.cwd,
+      route,
+      tools: tools.map((tool) => tool.name),
+      agentId: agent.id,
+      override: agent.systemPrompt,
+    })
     const draft: RequestDraft = { agent, turnId, step, request: { route, system, messages: [], tools, signal } }
     if (info.maxOutputTokens) draft.request.maxOutputTokens = info.maxOutputTokens
     await this.ctx.waterfall('agent/request', draft, async () => {})

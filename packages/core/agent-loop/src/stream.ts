@@ -11,13 +11,23 @@ export async function streamIntoLog(llm: Llm, session: Session, request: LlmRequ
   let failure: LlmError | undefined
   try {
     for await (const chunk of llm.stream(request)) {
-      if (chunk.type === 'text-delta' && chunk.text) session.append('assistant/chunk', { kind: 'text', text: chunk.text })
-      else if (chunk.type === 'reasoning-delta' && chunk.text) session.append('assistant/chunk', { kind: 'reasoning', text: chunk.text })
+      if (chunk.type === 'text-delta' && chunk.text)
+        session.append('assistant/chunk', { kind: 'text', text: chunk.text })
+      else if (chunk.type === 'reasoning-delta' && chunk.text)
+        session.append('assistant/chunk', { kind: 'reasoning', text: chunk.text })
       assembler.push(chunk)
       if (assembler.isFinished || request.signal.aborted) break
     }
   } catch (error) {
-    failure = error instanceof LlmError ? error : new LlmError(request.signal.aborted ? 'ABORTED' : 'TRANSPORT', error instanceof Error ? error.message : String(error), {}, { cause: error })
+    failure =
+      error instanceof LlmError
+        ? error
+        : new LlmError(
+            request.signal.aborted ? 'ABORTED' : 'TRANSPORT',
+            error instanceof Error ? error.message : String(error),
+            {},
+            { cause: error },
+          )
   }
   const result = assembler.result()
   if (failure && !request.signal.aborted) {

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from '@dsh/cordis'
 import type { Route } from '@dsh/llm'
 import type { Session } from '@dsh/session'
-import { toBlocks, type AgentStatus, type InboxMode, type QueuedInput, type TurnResult, type UserContent } from './types.ts'
+import {
+  toBlocks,
+  type AgentStatus,
+  type InboxMode,
+  type QueuedInput,
+  type TurnResult,
+  type UserContent,
+} from './types.ts'
 
 /** What an agent needs from the service that made it. */
 export interface AgentHost {
@@ -51,7 +58,8 @@ export class Agent {
     this.session = init.session
     this.scope = init.scope
     this.parent = init.parent
-    if (init.systemPrompt !== undefined && this.systemPrompt !== init.systemPrompt) this.session.append('agent/system-prompt', { text: init.systemPrompt })
+    if (init.systemPrompt !== undefined && this.systemPrompt !== init.systemPrompt)
+      this.session.append('agent/system-prompt', { text: init.systemPrompt })
     this.maxSteps = init.maxSteps
     this.disposeScope = init.disposeScope
     this.parent?.children.add(this)
@@ -124,7 +132,8 @@ export class Agent {
 
   /** Resolves once no turn runs and no follow-up or steer waits. */
   whenIdle(): Promise<TurnResult | undefined> {
-    if (this.status !== 'running' && !this.queues.followup.length && !this.queues.steer.length) return Promise.resolve(this.lastResult)
+    if (this.status !== 'running' && !this.queues.followup.length && !this.queues.steer.length)
+      return Promise.resolve(this.lastResult)
     return new Promise((resolve) => this.idleWaiters.push(() => resolve(this.lastResult)))
   }
 
@@ -158,12 +167,21 @@ export class Agent {
 
   private async drive(): Promise<void> {
     try {
-      for (let first = this.nextTurnInput(); first && (this.status as AgentStatus) !== 'disposed'; first = this.nextTurnInput()) {
+      for (
+        let first = this.nextTurnInput();
+        first && (this.status as AgentStatus) !== 'disposed';
+        first = this.nextTurnInput()
+      ) {
         this.turn = new AbortController()
         try {
           this.lastResult = await this.host.runTurn(this, first, this.turn.signal)
         } catch (error) {
-          this.lastResult = { turnId: '', reason: 'error', text: '', error: { code: 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) } }
+          this.lastResult = {
+            turnId: '',
+            reason: 'error',
+            text: '',
+            error: { code: 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) },
+          }
           this.host.ctx.logger('agent').error(error)
         } finally {
           this.turn = undefined

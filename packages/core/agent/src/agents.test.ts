@@ -12,8 +12,13 @@ async function boot() {
 }
 
 const userTexts = (agent: Agent) =>
-  agent.session.events.filter((event) => event.type === 'user/message').map((event) => (event.data as { content: { text?: string }[] }).content.map((block) => block.text).join(''))
-const turnEnds = (agent: Agent) => agent.session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
+  agent.session.events
+    .filter((event) => event.type === 'user/message')
+    .map((event) => (event.data as { content: { text?: string }[] }).content.map((block) => block.text).join(''))
+const turnEnds = (agent: Agent) =>
+  agent.session.events
+    .filter((event) => event.type === 'turn/end')
+    .map((event) => (event.data as { reason: string }).reason)
 /** A model step that keeps the turn running for `ms` (the fixture `wait` tool). */
 const busy = (ms: number) => toolCall('w', 'wait', { ms, label: 'busy' })
 
@@ -107,7 +112,9 @@ test('a chosen system prompt is a logged fact that a resumed session keeps, and 
   await boot()
   h.root.scriptedLlm.enqueue({ text: 'ok' })
   const agent = await h.root.agents.create({ cwd: h.workspace, systemPrompt: 'You only answer in haiku.' })
-  expect(agent.session.events.filter((event) => event.type === 'agent/system-prompt').map((event) => event.data)).toEqual([{ text: 'You only answer in haiku.' }])
+  expect(
+    agent.session.events.filter((event) => event.type === 'agent/system-prompt').map((event) => event.data),
+  ).toEqual([{ text: 'You only answer in haiku.' }])
   expect(await h.root.agents.resume(agent.session.id)).toBe(agent)
   agent.followup('hi')
   await agent.whenIdle()
@@ -118,7 +125,9 @@ test('a chosen system prompt is a logged fact that a resumed session keeps, and 
   expect(resumed).not.toBe(agent)
   expect(resumed.systemPrompt).toBe('You only answer in haiku.')
   // The kind is declared by its schema, which is its check too.
-  expect(() => resumed.session.append('agent/system-prompt', { text: 3 } as never)).toThrow('data.text must be a string')
+  expect(() => resumed.session.append('agent/system-prompt', { text: 3 } as never)).toThrow(
+    'data.text must be a string',
+  )
 })
 
 // Issue #28.3: the web resumes a session released while idle, and an SDK client may resume it twice at once.

@@ -170,7 +170,15 @@ export class Agents extends Service {
     const fiber = this.ctx.plugin({ name: `agent:${id}`, apply: (inner: Context) => void (scope = inner) })
     await fiber // cordis applies a plugin asynchronously: the scope exists only once its fiber is active
     if (!scope) throw new Error(`agent ${id}: its scope did not start`)
-    const agent = new Agent(this.host, { id, session, scope, disposeScope: () => fiber.dispose(), parent: options.parent, systemPrompt: options.systemPrompt, maxSteps: options.maxSteps })
+    const agent = new Agent(this.host, {
+      id,
+      session,
+      scope,
+      disposeScope: () => fiber.dispose(),
+      parent: options.parent,
+      systemPrompt: options.systemPrompt,
+      maxSteps: options.maxSteps,
+    })
     this.agents.set(id, agent)
     this.ctx.emit('agent/created', agent)
     return agent

@@ -1,6 +1,16 @@
 import type { LlmRequest, Route } from '@dsh/llm'
 import type { Agent } from './agent.ts'
-import type { AgentStatus, PreStep, PreStepDecision, RequestDraft, RequestFailure, RetryDecision, TurnCompletion, TurnCompletionDecision, TurnResult } from './types.ts'
+import type {
+  AgentStatus,
+  PreStep,
+  PreStepDecision,
+  RequestDraft,
+  RequestFailure,
+  RetryDecision,
+  TurnCompletion,
+  TurnCompletionDecision,
+  TurnResult,
+} from './types.ts'
 
 declare module '@dsh/cordis' {
   interface Events {
@@ -16,7 +26,10 @@ declare module '@dsh/cordis' {
      * @mode waterfall — the turn would complete (no tool call, no steering input): listeners may continue it
      * with one more step that enters their messages (hooks' Stop). Loops that do not emit it cannot be continued.
      */
-    'agent/turn-complete'(completion: TurnCompletion, next: () => Promise<TurnCompletionDecision>): Promise<TurnCompletionDecision>
+    'agent/turn-complete'(
+      completion: TurnCompletion,
+      next: () => Promise<TurnCompletionDecision>,
+    ): Promise<TurnCompletionDecision>
     /** @mode serial — the turn is about to end; listeners may still append to the log. */
     'agent/turn-stopping'(agent: Agent, result: TurnResult): Promise<void>
     /** @mode bail — the route of new sessions; the first listener that returns one wins, else the `agents` row's. */

@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from 'node:util'
 import { SAMPLING_FIELDS, type LlmRequest, type Message, type ToolSchema } from '@dsh/llm'
-import { deriveTurnRequest, sessionTurnRequest, type DerivedRequest, type Session, type SessionEvent } from '@dsh/session'
+import {
+  deriveTurnRequest,
+  sessionTurnRequest,
+  type DerivedRequest,
+  type Session,
+  type SessionEvent,
+} from '@dsh/session'
 
 /** Fields of a request that are not sent to the model: not derived, not compared. */
 const UNSENT = new Set(['signal', 'origin'])
@@ -42,26 +48,32 @@ export function compareRequest(expected: DerivedRequest, request: Readonly<LlmRe
     if (key === 'system') return 'the system prompt differs from the last request/header'
     if (key === 'tools') return `the tool schemas differ from the last request/header (${toolDifference(want, got)})`
     if (key === 'route') return `the route ${routeName(got)} differs from the last request/context (${routeName(want)})`
-    if (!(key in expected) && !(SAMPLING_FIELDS as readonly string[]).includes(key)) return `the request carries ${key} = ${show(got)}, which the log does not derive`
+    if (!(key in expected) && !(SAMPLING_FIELDS as readonly string[]).includes(key))
+      return `the request carries ${key} = ${show(got)}, which the log does not derive`
     return `${key} is ${show(got)} but the log derives ${show(want)}`
   }
   return undefined
 }
 
-const routeName = (route: LlmRequest['route'] | undefined) => (route ? `${route.provider}/${route.model}${route.effort ? ` (effort ${route.effort})` : ''}` : 'none')
+const routeName = (route: LlmRequest['route'] | undefined) =>
+  route ? `${route.provider}/${route.model}${route.effort ? ` (effort ${route.effort})` : ''}` : 'none'
 
 function toolDifference(want: ToolSchema[], got: unknown): string {
   if (!Array.isArray(got)) return 'the request has no tool list'
   const names = (tools: ToolSchema[]) => tools.map((tool) => tool?.name)
   const added = names(got).filter((name) => !names(want).includes(name))
   const removed = names(want).filter((name) => !names(got).includes(name))
-  const parts = [added.length ? `added: ${added.join(', ')}` : '', removed.length ? `removed: ${removed.join(', ')}` : ''].filter(Boolean)
+  const parts = [
+    added.length ? `added: ${added.join(', ')}` : '',
+    removed.length ? `removed: ${removed.join(', ')}` : '',
+  ].filter(Boolean)
   return parts.join('; ') || 'a schema or the order changed'
 }
 
 function compareMessages(expected: readonly Message[], got: unknown): string | undefined {
   if (!Array.isArray(got)) return 'the request has no message list'
-  if (expected.length !== got.length) return `the request has ${got.length} messages but the log derives ${expected.length}`
+  if (expected.length !== got.length)
+    return `the request has ${got.length} messages but the log derives ${expected.length}`
   for (let i = 0; i < expected.length; i++) {
     if (!sameMessage(expected[i]!, got[i])) return `message ${i} (${got[i]?.role}) differs from what the log derives`
   }

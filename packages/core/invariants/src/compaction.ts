@@ -20,16 +20,30 @@ export function findCompactionDrift(session: Session, request: Readonly<LlmReque
   const base = sessionTurnRequest(session)
   if (typeof base === 'string') return base
   const { maxOutputTokens } = start.data
-  const expected = { route: base.route, system: base.system, tools: base.tools, messages: request.messages, toolChoice: 'none' as const, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) }
+  const expected = {
+    route: base.route,
+    system: base.system,
+    tools: base.tools,
+    messages: request.messages,
+    toolChoice: 'none' as const,
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  }
   const problem = compareRequest(expected, request)
   if (problem) return `summary request: ${problem}`
   const range = deriveEntries(session.events.slice(0, start.seq))
     .filter((entry) => entry.seq <= start.data.toSeq) // the range and the prefix before it (kept instructions)
     .map((entry) => entry.message)
-  const texts = session.events.slice(start.seq + 1).flatMap((event) => (event.type === 'compaction/text' ? [(event.data as { text: string }).text] : []))
+  const texts = session.events
+    .slice(start.seq + 1)
+    .flatMap((event) => (event.type === 'compaction/text' ? [(event.data as { text: string }).text] : []))
   for (const [index, message] of request.messages.entries()) {
     if (range.some((logged) => standsFor(message, logged))) continue
-    if (message.role === 'user' && message.content.length === 1 && message.content[0]!.type === 'text' && texts.some((text) => derivesText((message.content[0] as { text: string }).text, text)))
+    if (
+      message.role === 'user' &&
+      message.content.length === 1 &&
+      message.content[0]!.type === 'text' &&
+      texts.some((text) => derivesText((message.content[0] as { text: string }).text, text))
+    )
       continue
     return `summary request: message ${index} (${message.role}) is neither a message of the history up to the summarized range's end (seq ${start.data.toSeq}) nor a logged compaction/text`
   }
@@ -44,7 +58,12 @@ export function derivesText(text: string, original: string): boolean {
   for (const match of text.matchAll(OMITTED)) {
     const head = text.slice(0, match.index)
     const tail = text.slice(match.index + match[0].length)
-    if (head.length + tail.length + Number(match[1]) === original.length && original.startsWith(head) && original.endsWith(tail)) return true
+    if (
+      head.length + tail.length + Number(match[1]) === original.length &&
+      original.startsWith(head) &&
+      original.endsWith(tail)
+    )
+      return true
   }
   return false
 }
@@ -71,7 +90,9 @@ function blockStandsFor(block: ContentBlock, logged: ContentBlock): boolean {
     const other = logged as typeof block
     const { content: a, ...rest } = block
     const { content: b, ...otherRest } = other
-    return isDeepStrictEqual(rest, otherRest) && a.length === b.length && a.every((inner, k) => blockStandsFor(inner, b[k]!))
+    return (
+      isDeepStrictEqual(rest, otherRest) && a.length === b.length && a.every((inner, k) => blockStandsFor(inner, b[k]!))
+    )
   }
   return isDeepStrictEqual(block, logged)
 }
@@ -79,7 +100,8 @@ function blockStandsFor(block: ContentBlock, logged: ContentBlock): boolean {
 /** Long reasoning may be left out of a shortened assistant message (a signature cannot be cut). */
 function assistantStandsFor(blocks: ContentBlock[], logged: ContentBlock[]): boolean {
   const onlyReasoning = logged.length > 0 && logged.every((block) => block.type === 'reasoning')
-  if (onlyReasoning && blocks.length === 1 && blocks[0]!.type === 'text' && blocks[0]!.text === '[reasoning left out]') return true
+  if (onlyReasoning && blocks.length === 1 && blocks[0]!.type === 'text' && blocks[0]!.text === '[reasoning left out]')
+    return true
   let j = 0
   for (const block of blocks) {
     while (j < logged.length && logged[j]!.type === 'reasoning' && block.type !== 'reasoning') j++

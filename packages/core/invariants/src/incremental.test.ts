@@ -20,9 +20,14 @@ beforeAll(async () => {
   session.append('request/header', { system: 'You are dsh.', tools })
   session.append('request/context', { ...route, contextWindow: 1_000_000 })
   for (let step = 0; step < 600; step++) {
-    if (step % 50 === 0) session.append('user/message', { content: [{ type: 'text', text: `task ${step}` }], source: 'user' })
+    if (step % 50 === 0)
+      session.append('user/message', { content: [{ type: 'text', text: `task ${step}` }], source: 'user' })
     const callId = `call_${step}`
-    session.append('assistant/message', { content: [{ type: 'tool-call', callId, name: 'read', arguments: { path: `f${step}` } }], usage, finish: 'tool-calls' })
+    session.append('assistant/message', {
+      content: [{ type: 'tool-call', callId, name: 'read', arguments: { path: `f${step}` } }],
+      usage,
+      finish: 'tool-calls',
+    })
     session.append('tool/call', { callId, name: 'read', arguments: { path: `f${step}` } })
     session.append('tool/result', { callId, content: [{ type: 'text', text: `contents of f${step}` }] })
     session.messages() // as the loop does before every request: the fold advances step by step
@@ -62,7 +67,10 @@ test('a copy of an old message with one character changed is refused, as the fre
   const expected = 'message 8 (tool) differs from what the log derives'
   expect(findDrift(session, request(messages))).toBe(expected)
   expect(findDriftAfresh(session.events, request(messages))).toBe(expected)
-  await expect(send(messages)).rejects.toMatchObject({ code: 'INVARIANT_VIOLATION', message: expect.stringContaining(expected) })
+  await expect(send(messages)).rejects.toMatchObject({
+    code: 'INVARIANT_VIOLATION',
+    message: expect.stringContaining(expected),
+  })
 })
 
 test('the shared history cannot be changed in place: the list and every message are frozen', () => {
@@ -94,7 +102,10 @@ test('a listener that swaps an old message for an equal-looking sealed forgery i
     return next()
   })
   try {
-    await expect(send(session.messages())).rejects.toMatchObject({ code: 'INVARIANT_VIOLATION', message: expect.stringContaining('message 200') })
+    await expect(send(session.messages())).rejects.toMatchObject({
+      code: 'INVARIANT_VIOLATION',
+      message: expect.stringContaining('message 200'),
+    })
   } finally {
     dispose()
   }
@@ -117,6 +128,8 @@ test('after a result is pruned, the history from before the pruning is refused: 
 test('a message the request check has not seen yet (one appended after the last request) is derived too', async () => {
   const stale = session.messages()
   session.append('user/message', { content: [{ type: 'text', text: 'one more thing' }], source: 'user' })
-  expect(findDrift(session, request(stale))).toBe(`the request has ${stale.length} messages but the log derives ${stale.length + 1}`)
+  expect(findDrift(session, request(stale))).toBe(
+    `the request has ${stale.length} messages but the log derives ${stale.length + 1}`,
+  )
   expect(findDrift(session, request(session.messages()))).toBeUndefined()
 })

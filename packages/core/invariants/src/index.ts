@@ -20,7 +20,10 @@ export function apply(ctx: Context) {
   ctx.llm.useGuard(ctx, {
     check(request) {
       const origin = request.origin!
-      if ('sessionless' in origin) return typeof origin.sessionless === 'string' && origin.sessionless ? undefined : 'a session-less request must say why it has no session'
+      if ('sessionless' in origin)
+        return typeof origin.sessionless === 'string' && origin.sessionless
+          ? undefined
+          : 'a session-less request must say why it has no session'
       const session = ctx.sessions.get(origin.sessionId)
       const drift = !session
         ? `session ${origin.sessionId} is not open in this process`

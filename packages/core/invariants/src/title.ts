@@ -13,6 +13,15 @@ export function findTitleDrift(session: Session, request: Readonly<LlmRequest>):
   const answered = session.last('title/response')
   if (!asked || (answered && answered.seq > asked.seq)) return 'a title request with no open title/request in the log'
   const { route, system, prompt, maxOutputTokens } = asked.data
-  const problem = compareRequest({ route, system, tools: [], messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], maxOutputTokens }, request)
+  const problem = compareRequest(
+    {
+      route,
+      system,
+      tools: [],
+      messages: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+      maxOutputTokens,
+    },
+    request,
+  )
   return problem ? `title request: ${problem}` : undefined
 }

@@ -15,7 +15,9 @@ export const Config: Schema<Config> = Schema.object({
     .default('warn')
     .description('Least severe level written to stderr.'),
   colors: Schema.boolean().default(false).description('ANSI colours (only when stderr is a terminal).'),
-  stacks: Schema.boolean().default(false).description('Print stack traces of logged errors (otherwise only their messages).'),
+  stacks: Schema.boolean()
+    .default(false)
+    .description('Print stack traces of logged errors (otherwise only their messages).'),
 })
 
 const LEVELS = { error: 0, warn: 1, info: 2, debug: 3 } as const
@@ -31,7 +33,9 @@ export function apply(ctx: Context, config: Config) {
     export(message: Message) {
       if (message.level > LEVELS[config.level]) return
       if (message.args.some((arg) => arg instanceof Error && (arg as any)[REPORTED_BY_LAUNCHER])) return
-      const args = config.stacks ? message.args : message.args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : arg))
+      const args = config.stacks
+        ? message.args
+        : message.args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : arg))
       stderr.write(Logger.format(exporter, { ...message, args }) + '\n')
     },
   }

@@ -16,5 +16,7 @@ test('mapAtMost keeps the order of the items and never has more than the limit i
 })
 
 test('mapAtMost rejects with the first failure', async () => {
-  await expect(mapAtMost([1, 2, 3], 2, async (n) => (n === 2 ? Promise.reject(new Error('two failed')) : n))).rejects.toThrow('two failed')
+  await expect(
+    mapAtMost([1, 2, 3], 2, async (n) => (n === 2 ? Promise.reject(new Error('two failed')) : n)),
+  ).rejects.toThrow('two failed')
 })

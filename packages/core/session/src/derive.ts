@@ -47,13 +47,24 @@ function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undef
         for (const block of event.data.content) if (block.type === 'tool-call') state.droppedCalls.add(block.callId)
         return undefined
       }
-      return event.data.content.length ? { message: { role: 'assistant', content: [...event.data.content] }, seq: event.seq } : undefined
+      return event.data.content.length
+        ? { message: { role: 'assistant', content: [...event.data.content] }, seq: event.seq }
+        : undefined
     case 'runtime/context':
       // Facts about the workspace, told as a user message where they were logged (in the cached prefix).
-      return { message: { role: 'user', content: [{ type: 'text', text: event.data.text }] }, seq: event.seq, source: 'runtime-context' }
+      return {
+        message: { role: 'user', content: [{ type: 'text', text: event.data.text }] },
+        seq: event.seq,
+        source: 'runtime-context',
+      }
     case 'tool/result': {
       if (state.droppedCalls.has(event.data.callId)) return undefined
-      const block = { type: 'tool-result' as const, callId: event.data.callId, content: [...event.data.content], ...(event.data.error ? { isError: true } : {}) }
+      const block = {
+        type: 'tool-result' as const,
+        callId: event.data.callId,
+        content: [...event.data.content],
+        ...(event.data.error ? { isError: true } : {}),
+      }
       return { message: { role: 'tool', content: [block] }, seq: event.seq }
     }
     default:
@@ -69,13 +80,20 @@ function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undef
  */
 export const ARGUMENTS_PRUNED_KIND = 'tool/arguments-pruned'
 
-function pruneArguments(entries: HistoryEntry[], data: { seq?: unknown; callId?: unknown; arguments?: unknown }): boolean {
+function pruneArguments(
+  entries: HistoryEntry[],
+  data: { seq?: unknown; callId?: unknown; arguments?: unknown },
+): boolean {
   if (typeof data.seq !== 'number' || typeof data.callId !== 'string' || data.arguments === undefined) return false
   const at = entries.findIndex((entry) => entry.seq === data.seq)
   const entry = entries[at]
   if (!entry || entry.message.role !== 'assistant') return false
   let found = false
-  const content = entry.message.content.map((block) => (block.type === 'tool-call' && block.callId === data.callId ? ((found = true), { ...block, arguments: data.arguments }) : block))
+  const content = entry.message.content.map((block) =>
+    block.type === 'tool-call' && block.callId === data.callId
+      ? ((found = true), { ...block, arguments: data.arguments })
+      : block,
+  )
   if (found) entries[at] = { ...entry, message: { role: 'assistant', content } }
   return found
 }
@@ -128,7 +146,8 @@ export class MessageFold {
       this.folded = 0
       this.cache = undefined
     }
-    for (let i = this.folded; i < events.length; i++) if (foldInto(this.entries, events[i] as AnySessionEvent, this.state)) this.cache = undefined
+    for (let i = this.folded; i < events.length; i++)
+      if (foldInto(this.entries, events[i] as AnySessionEvent, this.state)) this.cache = undefined
     this.folded = events.length
     return (this.cache ??= Object.freeze(this.entries.map((entry) => seal(entry.message))))
   }

@@ -1,7 +1,13 @@
 import type { TSchema } from '@sinclair/typebox'
 import { CORE_EVENT_SCHEMAS, type CoreEventData } from './schema.ts'
 
-export { TURN_END_REASONS, USER_MESSAGE_SOURCES, type ErrorData, type TurnEndReason, type UserMessageSource } from './schema.ts'
+export {
+  TURN_END_REASONS,
+  USER_MESSAGE_SOURCES,
+  type ErrorData,
+  type TurnEndReason,
+  type UserMessageSource,
+} from './schema.ts'
 
 /**
  * The event kinds and their data. Extensible: a package that owns a new durable fact adds its kind by

@@ -33,7 +33,11 @@ const patch = () => `
 `
 
 async function boot(home?: string, workspace?: string): Promise<Harness> {
-  const harness = await bootComposition({ patch: patch(), ...(home ? { home } : {}), ...(workspace ? { workspace } : {}) })
+  const harness = await bootComposition({
+    patch: patch(),
+    ...(home ? { home } : {}),
+    ...(workspace ? { workspace } : {}),
+  })
   await harness.root.credentials.set('DEEPSEEK_API_KEY', 'sk-interrupted-test-key')
   return harness
 }
@@ -42,7 +46,11 @@ const bodyText = (index: number) => JSON.stringify(llm.requests[index]!.body)
 
 test("a cut stream's partial text is logged but absent from the retried request and every later one", async () => {
   h = await boot()
-  llm.enqueue({ text: [PARTIAL.slice(0, 10), PARTIAL.slice(10), ' and more'], cutAfterChunks: 3 }, { text: 'the whole answer' }, { text: 'second turn' })
+  llm.enqueue(
+    { text: [PARTIAL.slice(0, 10), PARTIAL.slice(10), ' and more'], cutAfterChunks: 3 },
+    { text: 'the whole answer' },
+    { text: 'second turn' },
+  )
   const first = await h.run('answer me')
   expect(first.reason).toBe('completed')
   // The cut attempt is in the log (the UI and the audit see it)…
@@ -97,7 +105,10 @@ test('a crash mid-stream is repaired as an interrupted answer whose text and cal
     ['user/message', { content: [{ type: 'text', text: 'hi' }], source: 'user' }],
     ['assistant/chunk', { kind: 'text', text: PARTIAL }],
   ].map(([type, data], seq) => ({ type, data, seq, time: 0 })) as SessionEvent[]
-  const repaired = [...events, ...planRepair(events).map(([type, data], i) => ({ type, data, seq: events.length + i, time: 0 }) as SessionEvent)]
+  const repaired = [
+    ...events,
+    ...planRepair(events).map(([type, data], i) => ({ type, data, seq: events.length + i, time: 0 }) as SessionEvent),
+  ]
   expect(repaired.some((event) => event.type === 'assistant/message')).toBe(true)
   expect(JSON.stringify(deriveMessages(repaired))).not.toContain(PARTIAL)
   // An answer cut after its calls: repair owes each call a result, and neither is history.
@@ -107,11 +118,19 @@ test('a crash mid-stream is repaired as an interrupted answer whose text and cal
       type: 'assistant/message',
       seq: 3,
       time: 0,
-      data: { content: [{ type: 'tool-call', callId: 'c1', name: 'bash', arguments: {} }], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: 'aborted', interrupted: true },
+      data: {
+        content: [{ type: 'tool-call', callId: 'c1', name: 'bash', arguments: {} }],
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        finish: 'aborted',
+        interrupted: true,
+      },
     },
   ] as SessionEvent[]
   const steps = planRepair(withCall)
   expect(steps.map(([type]) => type)).toContain('tool/result')
-  const all = [...withCall, ...steps.map(([type, data], i) => ({ type, data, seq: withCall.length + i, time: 0 }) as SessionEvent)]
+  const all = [
+    ...withCall,
+    ...steps.map(([type, data], i) => ({ type, data, seq: withCall.length + i, time: 0 }) as SessionEvent),
+  ]
   expect(deriveMessages(all).map((message) => message.role)).toEqual(['user'])
 })

@@ -27,7 +27,8 @@ export function planRepair(events: readonly SessionEvent[]): RepairStep[] {
       case 'assistant/message':
         chunks = []
         // Calls the model made are owed a result even if the crash came before their tool/call events.
-        for (const block of event.data.content) if (block.type === 'tool-call') calls.set(block.callId, { name: block.name, dispatched: false })
+        for (const block of event.data.content)
+          if (block.type === 'tool-call') calls.set(block.callId, { name: block.name, dispatched: false })
         break
       case 'tool/call':
         if (!calls.has(event.data.callId)) calls.set(event.data.callId, { name: event.data.name, dispatched: false })
@@ -55,7 +56,10 @@ export function planRepair(events: readonly SessionEvent[]): RepairStep[] {
     const content: SessionEventMap['assistant/message']['content'] = []
     if (reasoning) content.push({ type: 'reasoning', text: reasoning })
     if (text) content.push({ type: 'text', text })
-    steps.push(['assistant/message', { content, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: 'aborted', interrupted: true }])
+    steps.push([
+      'assistant/message',
+      { content, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: 'aborted', interrupted: true },
+    ])
   }
   for (const [callId, call] of calls) {
     const code = call.dispatched ? 'TOOL_OUTCOME_UNKNOWN' : 'TOOL_NOT_STARTED'

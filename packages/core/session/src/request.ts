@@ -25,7 +25,9 @@ export function samplingOf(sampling: Sampling | undefined): Sampling {
  * missing. Pure: for replay, tests, and as the reference the incremental form is checked against.
  */
 export function deriveTurnRequest(events: readonly SessionEvent[]): DerivedRequest | string {
-  return requestOf(last(events, 'request/header')?.data, last(events, 'request/context')?.data, () => deriveMessages(events))
+  return requestOf(last(events, 'request/header')?.data, last(events, 'request/context')?.data, () =>
+    deriveMessages(events),
+  )
 }
 
 /**
@@ -34,10 +36,18 @@ export function deriveTurnRequest(events: readonly SessionEvent[]): DerivedReque
  * model call, at a cost that does not grow with the log (docs/architecture.md, "The session log").
  */
 export function sessionTurnRequest(session: Session): DerivedRequest | string {
-  return requestOf(session.last('request/header')?.data, session.last('request/context')?.data, () => session.messages() as Message[])
+  return requestOf(
+    session.last('request/header')?.data,
+    session.last('request/context')?.data,
+    () => session.messages() as Message[],
+  )
 }
 
-function requestOf(header: SessionEventMap['request/header'] | undefined, context: SessionEventMap['request/context'] | undefined, messages: () => Message[]): DerivedRequest | string {
+function requestOf(
+  header: SessionEventMap['request/header'] | undefined,
+  context: SessionEventMap['request/context'] | undefined,
+  messages: () => Message[],
+): DerivedRequest | string {
   if (!header) return 'no request/header event precedes the request'
   if (!context) return 'no request/context event precedes the request'
   const route: LlmRequest['route'] = { provider: context.provider, model: context.model }
@@ -50,7 +60,11 @@ function requestOf(header: SessionEventMap['request/header'] | undefined, contex
  * prompt, tools, sampling) and `request/context` (route and window). After it, `deriveTurnRequest` derives
  * exactly that request. Used by the loop and by compaction, so both build requests the same way.
  */
-export function logRequestHeader(session: Session, request: Pick<LlmRequest, 'route' | 'system' | 'tools'> & Sampling, contextWindow: number): void {
+export function logRequestHeader(
+  session: Session,
+  request: Pick<LlmRequest, 'route' | 'system' | 'tools'> & Sampling,
+  contextWindow: number,
+): void {
   const sampling = samplingOf(request)
   const header = { system: request.system, tools: request.tools, ...(Object.keys(sampling).length ? { sampling } : {}) }
   const current = session.last('request/header')?.data

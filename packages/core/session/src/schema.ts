@@ -24,7 +24,15 @@ export function oneOf<const T extends readonly string[]>(values: T): TUnsafe<T[n
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] })
 }
 
-export const TURN_END_REASONS = ['completed', 'aborted', 'blocked', 'error', 'max-tokens', 'max-steps', 'interrupted'] as const
+export const TURN_END_REASONS = [
+  'completed',
+  'aborted',
+  'blocked',
+  'error',
+  'max-tokens',
+  'max-steps',
+  'interrupted',
+] as const
 export type TurnEndReason = (typeof TURN_END_REASONS)[number]
 
 /** Where a user message came from: typed by the user, steering, injected context, instructions, a summary or a hook. */
@@ -45,10 +53,21 @@ const ReasoningBlockSchema = Type.Object({
 })
 /** `carriesOneOf`: an image is its bytes or a reference to them (the attachment store's digest). */
 const ImageBlockSchema = Type.Object(
-  { type: Type.Literal('image'), mediaType: Type.String(), data: Type.Optional(Type.String()), sha256: Type.Optional(Type.String()), description: Type.Optional(Type.String()) },
+  {
+    type: Type.Literal('image'),
+    mediaType: Type.String(),
+    data: Type.Optional(Type.String()),
+    sha256: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+  },
   { carriesOneOf: ['data', 'sha256'] },
 )
-const ToolCallBlockSchema = Type.Object({ type: Type.Literal('tool-call'), callId: Type.String(), name: Type.String(), arguments: Type.Unknown() })
+const ToolCallBlockSchema = Type.Object({
+  type: Type.Literal('tool-call'),
+  callId: Type.String(),
+  name: Type.String(),
+  arguments: Type.Unknown(),
+})
 
 /** A user's (or a tool result's) content: text and images. */
 const UserContent = Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema]))
@@ -57,20 +76,47 @@ export const ErrorSchema = Type.Object({ code: Type.String(), message: Type.Stri
 export type ErrorData = Static<typeof ErrorSchema>
 
 /** A model failure as the loop logs it with the answer (`LlmError.toJSON()`). */
-const LlmErrorSchema = Type.Object({ code: oneOf(LLM_ERROR_CODES), message: Type.String(), status: Type.Optional(Type.Number()), retryAfterMs: Type.Optional(Type.Number()) })
+const LlmErrorSchema = Type.Object({
+  code: oneOf(LLM_ERROR_CODES),
+  message: Type.String(),
+  status: Type.Optional(Type.Number()),
+  retryAfterMs: Type.Optional(Type.Number()),
+})
 /** Disjoint token counts of one answer (`reasoning` absent when the provider reports no separate count). */
-export const UsageSchema = Type.Object({ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), reasoning: Type.Optional(Type.Number()) })
-const ToolSchemaSchema = Type.Object({ name: Type.String(), description: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) })
+export const UsageSchema = Type.Object({
+  input: Type.Number(),
+  output: Type.Number(),
+  cacheRead: Type.Number(),
+  cacheWrite: Type.Number(),
+  reasoning: Type.Optional(Type.Number()),
+})
+const ToolSchemaSchema = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  parameters: Type.Record(Type.String(), Type.Unknown()),
+})
 const SamplingSchema = Type.Object(
-  { maxOutputTokens: Type.Optional(natural), temperature: Type.Optional(Type.Number()), toolChoice: Type.Optional(oneOf(['auto', 'none'] as const)) },
+  {
+    maxOutputTokens: Type.Optional(natural),
+    temperature: Type.Optional(Type.Number()),
+    toolChoice: Type.Optional(oneOf(['auto', 'none'] as const)),
+  },
   { additionalProperties: false, fieldIs: 'sampling field' },
 )
-export const RouteSchema = Type.Object({ provider: Type.String(), model: Type.String(), effort: Type.Optional(oneOf(EFFORTS)) })
+export const RouteSchema = Type.Object({
+  provider: Type.String(),
+  model: Type.String(),
+  effort: Type.Optional(oneOf(EFFORTS)),
+})
 
 /** The data of each core kind. A kind's description is what it records. */
 export const CORE_EVENT_SCHEMAS = {
   'turn/start': Type.Object({ turnId: Type.String() }),
-  'turn/end': Type.Object({ turnId: Type.String(), reason: oneOf(TURN_END_REASONS), error: Type.Optional(ErrorSchema) }),
+  'turn/end': Type.Object({
+    turnId: Type.String(),
+    reason: oneOf(TURN_END_REASONS),
+    error: Type.Optional(ErrorSchema),
+  }),
   'step/start': Type.Object({ turnId: Type.String(), step: natural }),
   'step/end': Type.Object({ turnId: Type.String(), step: natural, finish: oneOf(FINISH_REASONS) }),
   'user/message': Type.Object(
@@ -80,7 +126,10 @@ export const CORE_EVENT_SCHEMAS = {
       replaces: Type.Optional(Type.Object({ fromSeq: natural, toSeq: natural })),
       messageId: Type.Optional(Type.String()),
     },
-    { description: '`replaces` stands in for that range (compaction); `messageId` is the receipt a surface gave the caller for this input.' },
+    {
+      description:
+        '`replaces` stands in for that range (compaction); `messageId` is the receipt a surface gave the caller for this input.',
+    },
   ),
   'assistant/chunk': Type.Object({ kind: oneOf(['text', 'reasoning'] as const), text: Type.String() }),
   'assistant/message': Type.Object({
@@ -91,25 +140,42 @@ export const CORE_EVENT_SCHEMAS = {
     error: Type.Optional(LlmErrorSchema),
   }),
   'tool/call': Type.Object({ callId: Type.String(), name: Type.String(), arguments: Type.Unknown() }),
-  'tool/dispatched': Type.Object({ callId: Type.String() }, { description: 'The call passed every check and its body is about to run: written and flushed before the effect.' }),
+  'tool/dispatched': Type.Object(
+    { callId: Type.String() },
+    { description: 'The call passed every check and its body is about to run: written and flushed before the effect.' },
+  ),
   'tool/result': Type.Object({ callId: Type.String(), content: UserContent, error: Type.Optional(ErrorSchema) }),
   'tool/pruned': Type.Object(
     { seq: natural, content: UserContent, note: Type.Optional(Type.String()) },
-    { description: 'From now on the model sees the `tool/result` logged at `seq` with this shorter content; the log keeps the result whole.' },
+    {
+      description:
+        'From now on the model sees the `tool/result` logged at `seq` with this shorter content; the log keeps the result whole.',
+    },
   ),
   'request/header': Type.Object(
     { system: Type.String(), tools: Type.Array(ToolSchemaSchema), sampling: Type.Optional(SamplingSchema) },
     { description: 'What the model is told besides history, and how it samples: written when it changes.' },
   ),
   'request/context': Type.Object(
-    { provider: Type.String(), model: Type.String(), contextWindow: Type.Number(), effort: Type.Optional(Type.String()) },
+    {
+      provider: Type.String(),
+      model: Type.String(),
+      contextWindow: Type.Number(),
+      effort: Type.Optional(Type.String()),
+    },
     { description: 'Which model answers and its window: written when it changes.' },
   ),
   'inbox/spliced': Type.Object({ mode: oneOf(INBOX_MODES), count: natural }),
-  'model/route': Type.Object({ route: RouteSchema }, { description: 'The route (provider, model, effort) in force from the next request on.' }),
+  'model/route': Type.Object(
+    { route: RouteSchema },
+    { description: 'The route (provider, model, effort) in force from the next request on.' },
+  ),
   'runtime/context': Type.Object(
     { text: Type.String(), facts: Type.Record(Type.String(), Type.String()) },
-    { description: 'Where the agent works, as the model reads it in `text`, and the stable `facts` whose change logs a new one (@dsh/runtime-context; docs/prompt.md).' },
+    {
+      description:
+        'Where the agent works, as the model reads it in `text`, and the stable `facts` whose change logs a new one (@dsh/runtime-context; docs/prompt.md).',
+    },
   ),
 }
 
@@ -132,7 +198,8 @@ agrees<Same<Static<typeof UsageSchema>, Usage>>(true)
 agrees<Same<Static<typeof LlmErrorSchema>, LlmErrorData>>(true)
 agrees<Same<keyof Static<typeof SamplingSchema>, (typeof SAMPLING_FIELDS)[number]>>(true)
 
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
 
 /**
  * The first way `value` breaks `schema`, naming the field (`data.content[0].text must be a string`), or
@@ -144,21 +211,28 @@ const isObject = (value: unknown): value is Record<string, unknown> => !!value &
  */
 export function checkShape(schema: TSchema, value: any, path: string): string | undefined {
   if (schema.enum) return schema.enum.includes(value) ? undefined : `${path} must be one of ${schema.enum.join(', ')}`
-  if (schema.const !== undefined) return value === schema.const ? undefined : `${path} must be ${JSON.stringify(schema.const)}`
-  if (schema.anyOf) return isBlockUnion(schema.anyOf) ? checkBlock(schema.anyOf, value, path) : checkEither(schema.anyOf, value, path)
+  if (schema.const !== undefined)
+    return value === schema.const ? undefined : `${path} must be ${JSON.stringify(schema.const)}`
+  if (schema.anyOf)
+    return isBlockUnion(schema.anyOf) ? checkBlock(schema.anyOf, value, path) : checkEither(schema.anyOf, value, path)
   switch (schema.type) {
     case 'null':
       return value === null ? undefined : `${path} must be null`
     case 'string':
       if (typeof value !== 'string') return `${path} must be a string`
-      if (value.length < (schema.minLength ?? 0)) return `${path} must be ${schema.minLength === 1 ? 'a non-empty string' : `a string of at least ${schema.minLength} characters`}`
-      return schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(value) ? undefined : `${path} must be ${schema.is ?? `a string matching ${schema.pattern}`}`
+      if (value.length < (schema.minLength ?? 0))
+        return `${path} must be ${schema.minLength === 1 ? 'a non-empty string' : `a string of at least ${schema.minLength} characters`}`
+      return schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(value)
+        ? undefined
+        : `${path} must be ${schema.is ?? `a string matching ${schema.pattern}`}`
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `${path} must be a boolean`
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} must be a number`
     case 'integer':
-      return Number.isInteger(value) && value >= (schema.minimum ?? -Infinity) ? undefined : `${path} must be a whole number${schema.minimum !== undefined ? ` ≥ ${schema.minimum}` : ''}`
+      return Number.isInteger(value) && value >= (schema.minimum ?? -Infinity)
+        ? undefined
+        : `${path} must be a whole number${schema.minimum !== undefined ? ` ≥ ${schema.minimum}` : ''}`
     case 'array':
       if (!Array.isArray(value)) return `${path} must be an array`
       for (let i = 0; i < value.length; i++) {
@@ -198,13 +272,22 @@ function checkObject(schema: TSchema, value: any, path: string): string | undefi
   return undefined
 }
 
-const isBlockUnion = (members: TSchema[]): boolean => members.every((member) => member.properties?.type?.const !== undefined)
+const isBlockUnion = (members: TSchema[]): boolean =>
+  members.every((member) => member.properties?.type?.const !== undefined)
 
 /** What a value of `schema` is, for a message: `a string`, `null`, `one of a, b`. */
 function describe(schema: TSchema): string {
   if (schema.enum) return `one of ${schema.enum.join(', ')}`
   if (schema.const !== undefined) return JSON.stringify(schema.const)
-  const nouns: Record<string, string> = { null: 'null', string: 'a string', boolean: 'a boolean', number: 'a number', integer: 'a whole number', array: 'an array', object: 'an object' }
+  const nouns: Record<string, string> = {
+    null: 'null',
+    string: 'a string',
+    boolean: 'a boolean',
+    number: 'a number',
+    integer: 'a whole number',
+    array: 'an array',
+    object: 'an object',
+  }
   if (schema.type === 'object' && schema.required?.length) return `an object with ${schema.required.join(', ')}`
   return nouns[schema.type as string] ?? 'a value'
 }
@@ -214,10 +297,19 @@ function checkEither(members: TSchema[], value: any, path: string): string | und
   if (members.some((member) => checkShape(member, value, path) === undefined)) return undefined
   // Objects told apart by the fields they carry (`{ sha256, bytes } | { absent: true }`): the one whose required
   // fields are all there names its own problem.
-  const carried = members.filter((member) => member.type === 'object' && isObject(value) && (member.required ?? []).length > 0 && member.required.every((key: string) => value[key] !== undefined))
+  const carried = members.filter(
+    (member) =>
+      member.type === 'object' &&
+      isObject(value) &&
+      (member.required ?? []).length > 0 &&
+      member.required.every((key: string) => value[key] !== undefined),
+  )
   if (carried.length === 1) return checkShape(carried[0]!, value, path)
   // `a whole number or null`: the other member's own message (it may name a field within), then the null.
-  const other = members.length === 2 && members.some((member) => member.type === 'null') ? members.find((member) => member.type !== 'null') : undefined
+  const other =
+    members.length === 2 && members.some((member) => member.type === 'null')
+      ? members.find((member) => member.type !== 'null')
+      : undefined
   if (other) return `${checkShape(other, value, path)} or null`
   return `${path} must be ${members.map(describe).join(' or ')}`
 }

@@ -47,7 +47,11 @@ describe('the log', () => {
   test.each([
     ['undefined', { turnId: undefined }, 'data.turnId is undefined'],
     ['NaN', { turnId: 't', n: Number.NaN }, 'data.n is NaN (not a finite number)'],
-    ['a class instance', { turnId: 't', when: new Date(0) }, 'data.when is a Date instance (only plain objects and arrays)'],
+    [
+      'a class instance',
+      { turnId: 't', when: new Date(0) },
+      'data.when is a Date instance (only plain objects and arrays)',
+    ],
     ['a function', { turnId: 't', f: () => 1 }, 'data.f is a function'],
   ])('rejects %s at append and appends nothing', async (_what, data, problem) => {
     const session = await newSession()
@@ -113,12 +117,20 @@ describe('deriveMessages', () => {
   test('folds surface events and lets a summary replace a range', () => {
     const events = [
       event(0, 'user/message', { content: text('one'), source: 'user' }),
-      event(1, 'assistant/message', { content: [{ type: 'tool-call', callId: 'c', name: 'echo', arguments: {} }], usage: {}, finish: 'tool-calls' }),
+      event(1, 'assistant/message', {
+        content: [{ type: 'tool-call', callId: 'c', name: 'echo', arguments: {} }],
+        usage: {},
+        finish: 'tool-calls',
+      }),
       event(2, 'tool/call', { callId: 'c', name: 'echo', arguments: {} }),
       event(3, 'tool/result', { callId: 'c', content: text('r'), error: { code: 'X', message: 'm' } }),
       event(4, 'assistant/message', { content: [], usage: {}, finish: 'aborted', interrupted: true }),
       event(5, 'user/message', { content: text('two'), source: 'user' }),
-      event(6, 'user/message', { content: text('summary of 0..3'), source: 'summary', replaces: { fromSeq: 0, toSeq: 3 } }),
+      event(6, 'user/message', {
+        content: text('summary of 0..3'),
+        source: 'summary',
+        replaces: { fromSeq: 0, toSeq: 3 },
+      }),
     ]
     expect(deriveMessages(events.slice(0, 6))).toEqual([
       { role: 'user', content: text('one') },
@@ -134,7 +146,11 @@ describe('deriveMessages', () => {
 
   test('tool/pruned shows one logged tool result shorter and leaves everything else alone', () => {
     const events = [
-      event(0, 'assistant/message', { content: [{ type: 'tool-call', callId: 'c', name: 'read', arguments: {} }], usage: {}, finish: 'tool-calls' }),
+      event(0, 'assistant/message', {
+        content: [{ type: 'tool-call', callId: 'c', name: 'read', arguments: {} }],
+        usage: {},
+        finish: 'tool-calls',
+      }),
       event(1, 'tool/result', { callId: 'c', content: text('x'.repeat(1000)) }),
       event(2, 'user/message', { content: text('next'), source: 'user' }),
       event(3, 'tool/pruned', { seq: 1, content: text('xx[… 996 characters cut …]xx') }),
@@ -150,7 +166,10 @@ describe('deriveMessages', () => {
   test('the cached fold equals a fresh fold after every append', async () => {
     const session = await newSession()
     for (let i = 0; i < 20; i++) {
-      session.append(i % 2 ? 'user/message' : 'turn/start', (i % 2 ? { content: text(`m${i}`), source: 'user' } : { turnId: `${i}` }) as any)
+      session.append(
+        i % 2 ? 'user/message' : 'turn/start',
+        (i % 2 ? { content: text(`m${i}`), source: 'user' } : { turnId: `${i}` }) as any,
+      )
       expect(session.messages()).toEqual(deriveMessages(session.events))
     }
   })
@@ -166,8 +185,13 @@ describe('stored sessions', () => {
     const file = `${h.home}/sessions/${dir}/${session.id}/session.jsonl`
     const original = readFileSync(file, 'utf8')
     writeFileSync(file, original + JSON.stringify({ type: 'plugin/gone', seq: 2, time: 1, data: {} }) + '\n')
-    await expect(h.root.sessions.resume(session.id)).rejects.toThrow('event 2 has kind "plugin/gone", which no mounted plugin defines (and it is not marked ignorable)')
-    writeFileSync(file, original + JSON.stringify({ type: 'plugin/gone', seq: 2, time: 1, data: {}, ignorable: true }) + '\n')
+    await expect(h.root.sessions.resume(session.id)).rejects.toThrow(
+      'event 2 has kind "plugin/gone", which no mounted plugin defines (and it is not marked ignorable)',
+    )
+    writeFileSync(
+      file,
+      original + JSON.stringify({ type: 'plugin/gone', seq: 2, time: 1, data: {}, ignorable: true }) + '\n',
+    )
     const resumed = await h.root.sessions.resume(session.id)
     expect(resumed.events.map((event) => event.type)).toEqual(['turn/start', 'turn/end', 'plugin/gone'])
   })
@@ -178,14 +202,20 @@ describe('stored sessions', () => {
     session.append('turn/start', { turnId: 't' })
     session.append('turn/end', { turnId: 't', reason: 'completed' })
     await h.root.sessions.close(session.id)
-    const [first, second, third] = await Promise.all([h.root.sessions.resume(session.id), h.root.sessions.resume(session.id), h.root.sessions.resume(session.id)])
+    const [first, second, third] = await Promise.all([
+      h.root.sessions.resume(session.id),
+      h.root.sessions.resume(session.id),
+      h.root.sessions.resume(session.id),
+    ])
     expect(second).toBe(first)
     expect(third).toBe(first)
     expect(h.root.sessions.get(session.id)).toBe(first)
     expect(first.events.map((event) => event.type)).toEqual(['turn/start', 'turn/end'])
     // A failed open is not kept: the next resume tries again.
     await h.root.sessions.close(session.id)
-    await expect(Promise.all([h.root.sessions.resume('no-such-session'), h.root.sessions.resume('no-such-session')])).rejects.toThrow()
+    await expect(
+      Promise.all([h.root.sessions.resume('no-such-session'), h.root.sessions.resume('no-such-session')]),
+    ).rejects.toThrow()
     expect(await h.root.sessions.resume(session.id)).not.toBe(first)
   })
 
@@ -197,7 +227,9 @@ describe('stored sessions', () => {
     session.append('turn/start', { turnId: 'b' })
     session.append('user/message', { content: text('second'), source: 'user' })
     await session.flush()
-    await expect(h.root.sessions.fork(session.id, 4)).rejects.toThrow(`cannot fork ${session.id} at seq 4: a turn is open there; fork at a turn boundary`)
+    await expect(h.root.sessions.fork(session.id, 4)).rejects.toThrow(
+      `cannot fork ${session.id} at seq 4: a turn is open there; fork at a turn boundary`,
+    )
     await expect(h.root.sessions.fork(session.id, 9)).rejects.toThrow('the log has events 0..4')
     const fork = await h.root.sessions.fork(session.id, 2)
     expect(fork.header.parent).toEqual({ id: session.id, atSeq: 2 })
@@ -222,7 +254,12 @@ describe('validation on load', () => {
   }
 
   test('a stored tool/result the fold could not read fails to open, named by file, line, seq and field', async () => {
-    const { id, file } = await storedWith({ type: 'tool/result', seq: 2, time: 1, data: { callId: 'c', content: 'not blocks' } })
+    const { id, file } = await storedWith({
+      type: 'tool/result',
+      seq: 2,
+      time: 1,
+      data: { callId: 'c', content: 'not blocks' },
+    })
     const expected = `${file}:4: session ${id}: event 2 (seq 2, tool/result): data.content must be an array`
     await expect(h.root.sessions.resume(id)).rejects.toThrow(expected)
     await expect(h.root.sessions.read(id)).rejects.toThrow(expected)
@@ -233,30 +270,78 @@ describe('validation on load', () => {
   test.each([
     [
       'an assistant block of no known type',
-      { type: 'assistant/message', seq: 2, time: 1, data: { content: [{ type: 'html', text: '<b>' }], usage: {}, finish: 'stop' } },
+      {
+        type: 'assistant/message',
+        seq: 2,
+        time: 1,
+        data: { content: [{ type: 'html', text: '<b>' }], usage: {}, finish: 'stop' },
+      },
       'data.content[0].type must be one of text, reasoning, tool-call',
     ],
-    ['a user message whose text is a number', { type: 'user/message', seq: 2, time: 1, data: { content: [{ type: 'text', text: 7 }], source: 'user' } }, 'data.content[0].text must be a string'],
-    ['a turn/end with an invented reason', { type: 'turn/end', seq: 2, time: 1, data: { turnId: 't', reason: 'whatever' } }, 'data.reason must be one of completed'],
-    ['a header with an unknown sampling field', { type: 'request/header', seq: 2, time: 1, data: { system: '', tools: [], sampling: { topP: 1 } } }, 'data.sampling.topP is not a sampling field'],
+    [
+      'a user message whose text is a number',
+      { type: 'user/message', seq: 2, time: 1, data: { content: [{ type: 'text', text: 7 }], source: 'user' } },
+      'data.content[0].text must be a string',
+    ],
+    [
+      'a turn/end with an invented reason',
+      { type: 'turn/end', seq: 2, time: 1, data: { turnId: 't', reason: 'whatever' } },
+      'data.reason must be one of completed',
+    ],
+    [
+      'a header with an unknown sampling field',
+      { type: 'request/header', seq: 2, time: 1, data: { system: '', tools: [], sampling: { topP: 1 } } },
+      'data.sampling.topP is not a sampling field',
+    ],
     ['an event that is not plain JSON data', { type: 'turn/start', seq: 2, time: 1 }, 'data is undefined'],
     ['an event with no time', { type: 'turn/start', seq: 2, data: { turnId: 'x' } }, 'time must be a number'],
     // Issue #28.6: the type said every answer carries its usage and a model error code, the hand-written check
     // let a log without them pass (and the token meter then read `undefined.input`). One schema says both now.
-    ['an answer without its usage', { type: 'assistant/message', seq: 2, time: 1, data: { content: [], finish: 'stop' } }, 'data.usage must be an object'],
-    ['an answer whose usage lacks a count', { type: 'assistant/message', seq: 2, time: 1, data: { content: [], usage: { input: 1 }, finish: 'stop' } }, 'data.usage.output must be a number'],
+    [
+      'an answer without its usage',
+      { type: 'assistant/message', seq: 2, time: 1, data: { content: [], finish: 'stop' } },
+      'data.usage must be an object',
+    ],
+    [
+      'an answer whose usage lacks a count',
+      { type: 'assistant/message', seq: 2, time: 1, data: { content: [], usage: { input: 1 }, finish: 'stop' } },
+      'data.usage.output must be a number',
+    ],
     [
       'an answer failing with a code no model error has',
-      { type: 'assistant/message', seq: 2, time: 1, data: { content: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, finish: 'error', error: { code: 'MADE_UP', message: 'x' } } },
+      {
+        type: 'assistant/message',
+        seq: 2,
+        time: 1,
+        data: {
+          content: [],
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+          finish: 'error',
+          error: { code: 'MADE_UP', message: 'x' },
+        },
+      },
       'data.error.code must be one of AUTH, QUOTA',
     ],
     [
       'an image with neither bytes nor a reference',
-      { type: 'user/message', seq: 2, time: 1, data: { content: [{ type: 'image', mediaType: 'image/png' }], source: 'user' } },
+      {
+        type: 'user/message',
+        seq: 2,
+        time: 1,
+        data: { content: [{ type: 'image', mediaType: 'image/png' }], source: 'user' },
+      },
       'data.content[0] must carry data or sha256',
     ],
-    ['a step numbered 1.5', { type: 'step/start', seq: 2, time: 1, data: { turnId: 't', step: 1.5 } }, 'data.step must be a whole number ≥ 0'],
-    ['runtime facts that are not all text', { type: 'runtime/context', seq: 2, time: 1, data: { text: 'x', facts: { os: 'linux', cores: 2 } } }, 'data.facts.cores must be a string'],
+    [
+      'a step numbered 1.5',
+      { type: 'step/start', seq: 2, time: 1, data: { turnId: 't', step: 1.5 } },
+      'data.step must be a whole number ≥ 0',
+    ],
+    [
+      'runtime facts that are not all text',
+      { type: 'runtime/context', seq: 2, time: 1, data: { text: 'x', facts: { os: 'linux', cores: 2 } } },
+      'data.facts.cores must be a string',
+    ],
   ])('%s is refused on load', async (_name, line, problem) => {
     const { id, file } = await storedWith(line)
     await expect(h.root.sessions.resume(id)).rejects.toThrow(`${file}:4: session ${id}: event 2`)
@@ -265,11 +350,18 @@ describe('validation on load', () => {
 
   test('a stored sandbox/mode no policy knows is refused, not obeyed', async () => {
     const { id } = await storedWith({ type: 'sandbox/mode', seq: 2, time: 1, data: { mode: 'yolo' } })
-    await expect(h.root.sessions.resume(id)).rejects.toThrow('event 2 (seq 2, sandbox/mode): data.mode must be one of read-only, workspace-write, danger-full-access')
+    await expect(h.root.sessions.resume(id)).rejects.toThrow(
+      'event 2 (seq 2, sandbox/mode): data.mode must be one of read-only, workspace-write, danger-full-access',
+    )
   })
 
   test('a damaged session is listed as damaged with the reason, an intact one is not', async () => {
-    const { id } = await storedWith({ type: 'tool/result', seq: 2, time: 1, data: { callId: 'c', content: 'not blocks' } })
+    const { id } = await storedWith({
+      type: 'tool/result',
+      seq: 2,
+      time: 1,
+      data: { callId: 'c', content: 'not blocks' },
+    })
     const intact = await h.root.sessions.create({ cwd: h.workspace })
     await h.root.sessions.close(intact.id)
     const listed = await h.root.sessions.list()
@@ -280,7 +372,8 @@ describe('validation on load', () => {
   test('a later process lists the damage it recorded without reading the log; a changed log, or a kind it holds defined now, is checked again', async () => {
     const { id, file } = await storedWith({ type: 'test/listing-kind', seq: 2, time: 1, data: {} })
     const first = h
-    const damagedIn = async (list: Promise<{ id: string; damaged?: string }[]>) => (await list).find((summary) => summary.id === id)?.damaged
+    const damagedIn = async (list: Promise<{ id: string; damaged?: string }[]>) =>
+      (await list).find((summary) => summary.id === id)?.damaged
     const unknown = 'has kind "test/listing-kind", which no mounted plugin defines'
     expect(await damagedIn(first.root.sessions.list())).toContain(unknown)
 
@@ -299,7 +392,12 @@ describe('validation on load', () => {
       expect(read).toHaveBeenCalledTimes(1)
 
       // A bad line written behind dsh's back (meta.json now describes another log): read again, damaged.
-      writeFileSync(file, readFileSync(file, 'utf8') + JSON.stringify({ type: 'tool/result', seq: 3, time: 2, data: { callId: 'c', content: 'not blocks' } }) + '\n')
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8') +
+          JSON.stringify({ type: 'tool/result', seq: 3, time: 2, data: { callId: 'c', content: 'not blocks' } }) +
+          '\n',
+      )
       expect(await damagedIn(later.root.sessions.list())).toContain('data.content must be an array')
       expect(read).toHaveBeenCalledTimes(2)
     } finally {
@@ -331,6 +429,8 @@ describe('deriveTurnRequest', () => {
 
   test('names what is missing', () => {
     expect(deriveTurnRequest([])).toBe('no request/header event precedes the request')
-    expect(deriveTurnRequest([event(0, 'request/header', { system: '', tools: [] })])).toBe('no request/context event precedes the request')
+    expect(deriveTurnRequest([event(0, 'request/header', { system: '', tools: [] })])).toBe(
+      'no request/context event precedes the request',
+    )
   })
 })

@@ -96,7 +96,13 @@ export class Sessions extends Service {
 
   async create(options: { cwd: string; id?: string }): Promise<Session> {
     this.checkWorkspace(options.cwd)
-    const header: SessionHeader = { format: 'dsh-session', version: 1, id: options.id ?? newSessionId(), cwd: options.cwd, createdAt: Date.now() }
+    const header: SessionHeader = {
+      format: 'dsh-session',
+      version: 1,
+      id: options.id ?? newSessionId(),
+      cwd: options.cwd,
+      createdAt: Date.now(),
+    }
     if (this.live.has(header.id)) throw new SessionError('SESSION_EXISTS', `session ${header.id} is already open`)
     await this.storage?.create(header)
     return this.adopt(new Session(this.host, header), 'created')
@@ -119,7 +125,8 @@ export class Sessions extends Service {
   }
 
   private async open(id: string): Promise<Session> {
-    if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} cannot be resumed: no session persistence is mounted`)
+    if (!this.storage)
+      throw new SessionError('SESSION_NOT_FOUND', `session ${id} cannot be resumed: no session persistence is mounted`)
     const log = await this.storage.acquire(id)
     let session: Session
     try {
@@ -139,7 +146,8 @@ export class Sessions extends Service {
   async read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }> {
     const live = this.live.get(id)
     if (live) return { header: live.header, events: [...live.events] }
-    if (!this.storage) throw new SessionError('SESSION_NOT_FOUND', `session ${id} not found: no session persistence is mounted`)
+    if (!this.storage)
+      throw new SessionError('SESSION_NOT_FOUND', `session ${id} not found: no session persistence is mounted`)
     const log = await this.storage.read(id)
     return { header: log.header, events: this.checkLoaded(id, log) }
   }
@@ -151,16 +159,29 @@ export class Sessions extends Service {
   async fork(id: string, atSeq: number): Promise<Session> {
     const { events } = await this.read(id)
     if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq >= events.length) {
-      throw new SessionError('FORK_OUT_OF_RANGE', `cannot fork ${id} at seq ${atSeq}: the log has events 0..${events.length - 1}`)
+      throw new SessionError(
+        'FORK_OUT_OF_RANGE',
+        `cannot fork ${id} at seq ${atSeq}: the log has events 0..${events.length - 1}`,
+      )
     }
     const open = openTurnAt(events, atSeq)
     if (open !== undefined) {
       const end = events.findIndex((event, index) => index > atSeq && event.type === 'turn/end')
-      throw new SessionError('FORK_INSIDE_TURN', `cannot fork ${id} at seq ${atSeq}: a turn is open there${end >= 0 ? ` (it ends at seq ${end})` : ''}; fork at a turn boundary`)
+      throw new SessionError(
+        'FORK_INSIDE_TURN',
+        `cannot fork ${id} at seq ${atSeq}: a turn is open there${end >= 0 ? ` (it ends at seq ${end})` : ''}; fork at a turn boundary`,
+      )
     }
     const cwd = (await this.read(id)).header.cwd
     this.checkWorkspace(cwd)
-    const header: SessionHeader = { format: 'dsh-session', version: 1, id: newSessionId(), cwd, createdAt: Date.now(), parent: { id, atSeq } }
+    const header: SessionHeader = {
+      format: 'dsh-session',
+      version: 1,
+      id: newSessionId(),
+      cwd,
+      createdAt: Date.now(),
+      parent: { id, atSeq },
+    }
     await this.storage?.create(header)
     const prefix = events.slice(0, atSeq + 1)
     for (const event of prefix) this.storage?.append(header.id, event)
@@ -206,17 +227,27 @@ export class Sessions extends Service {
     const at = (index: number) => (log.where ? `${log.where.file}:${log.where.firstLine + index}: ` : '')
     return log.events.map((value, index) => {
       const event = value as SessionEvent
-      const fail = (code: 'SESSION_CORRUPT' | 'UNKNOWN_KIND', problem: string) => new SessionError(code, `${at(index)}session ${id}: event ${index} ${problem}`)
-      if (!event || typeof event !== 'object' || Array.isArray(event) || typeof event.type !== 'string') throw fail('SESSION_CORRUPT', 'is not an event object')
+      const fail = (code: 'SESSION_CORRUPT' | 'UNKNOWN_KIND', problem: string) =>
+        new SessionError(code, `${at(index)}session ${id}: event ${index} ${problem}`)
+      if (!event || typeof event !== 'object' || Array.isArray(event) || typeof event.type !== 'string')
+        throw fail('SESSION_CORRUPT', 'is not an event object')
       if (event.seq !== index) throw fail('SESSION_CORRUPT', `has seq ${event.seq}`)
-      if (typeof event.time !== 'number') throw fail('SESSION_CORRUPT', `(seq ${index}, ${event.type}): time must be a number`)
+      if (typeof event.time !== 'number')
+        throw fail('SESSION_CORRUPT', `(seq ${index}, ${event.type}): time must be a number`)
       const spec = this.kinds.get(event.type)
       if (!spec) {
         if (event.ignorable === true) return event // kept uninterpreted: no reader here will fold it
-        throw fail('UNKNOWN_KIND', `has kind "${event.type}", which no mounted plugin defines (and it is not marked ignorable)`)
+        throw fail(
+          'UNKNOWN_KIND',
+          `has kind "${event.type}", which no mounted plugin defines (and it is not marked ignorable)`,
+        )
       }
       const problem = findNonPlain(event.data) ?? (spec.validateStored ?? spec.validate)?.(event.data)
-      if (problem) throw fail('SESSION_CORRUPT', `(seq ${index}, ${event.type}): ${problem.startsWith('data') ? problem : `data: ${problem}`}`)
+      if (problem)
+        throw fail(
+          'SESSION_CORRUPT',
+          `(seq ${index}, ${event.type}): ${problem.startsWith('data') ? problem : `data: ${problem}`}`,
+        )
       return event
     })
   }
@@ -251,7 +282,9 @@ export class Sessions extends Service {
    * holds): a verdict recorded while one of them was defined differently, or not at all, is checked again.
    */
   private kindsFingerprint(held: readonly string[] | undefined): string {
-    const facts = held ? held.map((kind) => `${kind}=${this.kinds.has(kind) ? 'defined' : 'unknown'}`) : [...this.kinds.keys()].sort()
+    const facts = held
+      ? held.map((kind) => `${kind}=${this.kinds.has(kind) ? 'defined' : 'unknown'}`)
+      : [...this.kinds.keys()].sort()
     return createHash('sha256').update(facts.join('\n')).digest('hex').slice(0, 16)
   }
 

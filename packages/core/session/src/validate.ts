@@ -7,7 +7,9 @@ import type { EventKind, KindSpec } from './events.ts'
  * Each check is the kind's schema (`schema.ts`, the source of its type too) and returns the first problem,
  * naming the field (`data.content[0].text must be a string`).
  */
-export const CORE_SPECS = Object.fromEntries(Object.entries(CORE_EVENT_SCHEMAS).map(([kind, schema]) => [kind, withSchemaCheck({ schema })])) as Partial<Record<EventKind, KindSpec>>
+export const CORE_SPECS = Object.fromEntries(
+  Object.entries(CORE_EVENT_SCHEMAS).map(([kind, schema]) => [kind, withSchemaCheck({ schema })]),
+) as Partial<Record<EventKind, KindSpec>>
 
 /**
  * A kind declared by its schema is checked against it first; the owner's `validate`, if any, then checks what a

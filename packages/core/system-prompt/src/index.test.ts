@@ -8,7 +8,8 @@ let h: Harness
 afterEach(async () => h?.dispose())
 
 const route = { provider: 'scripted', model: 'scripted-1' }
-const assemble = (extra: { override?: string; vars?: Record<string, string> } = {}) => h.root.systemPrompt.assemble({ cwd: '/work/repo', route, tools: ['bash', 'read'], ...extra })
+const assemble = (extra: { override?: string; vars?: Record<string, string> } = {}) =>
+  h.root.systemPrompt.assemble({ cwd: '/work/repo', route, tools: ['bash', 'read'], ...extra })
 
 async function boot(rows = '') {
   h = await bootComposition({ patch: scriptedPatch({}, rows) })
@@ -16,7 +17,11 @@ async function boot(rows = '') {
 
 /** Adds a section from a plugin of its own, so disposing that plugin removes it. */
 function sectionPlugin(name: string, order: number, text: string | ((vars: PromptVariables) => string)) {
-  return h.root.plugin({ name: `section-${name}`, inject: ['systemPrompt'], apply: (ctx: Context) => ctx.systemPrompt.section(ctx, { name, order, text }) })
+  return h.root.plugin({
+    name: `section-${name}`,
+    inject: ['systemPrompt'],
+    apply: (ctx: Context) => ctx.systemPrompt.section(ctx, { name, order, text }),
+  })
 }
 
 test('the persona comes first, with the working directory, the OS and today filled in', async () => {
@@ -57,7 +62,11 @@ test('an assemble listener may rewrite sections and variables before rendering',
   await boot()
   h.root.on('system-prompt/assemble', async (draft, next) => {
     const result = await next()
-    return { ...result, sections: [...result.sections, { name: 'late', order: 999, text: 'Late for {{who}}.' }], vars: { ...result.vars, who: 'the listener' } }
+    return {
+      ...result,
+      sections: [...result.sections, { name: 'late', order: 999, text: 'Late for {{who}}.' }],
+      vars: { ...result.vars, who: 'the listener' },
+    }
   })
   expect((await assemble()).endsWith('Late for the listener.')).toBe(true)
 })
@@ -66,7 +75,9 @@ test('a section name is taken once, and a section leaves with the plugin that ad
   await boot()
   const fiber = sectionPlugin('mine', 20, 'Mine is here.')
   await fiber
-  expect(() => h.root.systemPrompt.section(h.root, { name: 'mine', order: 1, text: 'again' })).toThrow('system prompt section "mine" already exists')
+  expect(() => h.root.systemPrompt.section(h.root, { name: 'mine', order: 1, text: 'again' })).toThrow(
+    'system prompt section "mine" already exists',
+  )
   expect(await assemble()).toContain('Mine is here.')
   await fiber.dispose()
   expect(await assemble()).not.toContain('Mine is here.')
@@ -80,9 +91,19 @@ test('an unknown placeholder is kept as written', () => {
 test('a section names its owner, or the plugin that added it, and render gives each section apart', async () => {
   await boot()
   await sectionPlugin('unowned', 30, 'No owner given.')
-  await h.root.plugin({ name: 'owned-plugin', inject: ['systemPrompt'], apply: (ctx: Context) => ctx.systemPrompt.section(ctx, { name: 'owned', order: 31, owner: '@dsh/example', text: 'Owned.' }) })
+  await h.root.plugin({
+    name: 'owned-plugin',
+    inject: ['systemPrompt'],
+    apply: (ctx: Context) =>
+      ctx.systemPrompt.section(ctx, { name: 'owned', order: 31, owner: '@dsh/example', text: 'Owned.' }),
+  })
   const { sections } = await h.root.systemPrompt.render({ cwd: '/work/repo', route, tools: ['bash', 'read'] })
-  expect(sections.find((section) => section.name === 'unowned')).toEqual({ name: 'unowned', order: 30, owner: 'section-unowned', text: 'No owner given.' })
+  expect(sections.find((section) => section.name === 'unowned')).toEqual({
+    name: 'unowned',
+    order: 30,
+    owner: 'section-unowned',
+    text: 'No owner given.',
+  })
   expect(sections.find((section) => section.name === 'owned')?.owner).toBe('@dsh/example')
   expect(await assemble()).toBe(sections.map((section) => section.text).join('\n\n'))
 })
@@ -90,7 +111,9 @@ test('a section names its owner, or the plugin that added it, and render gives e
 test('the persona names the todo tool only when one is offered', async () => {
   await boot()
   expect(await assemble()).toContain('make a short plan first, then keep to it')
-  expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'todo_write'] })).toContain('make a short plan first with the todo_write tool, then keep to it')
+  expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'todo_write'] })).toContain(
+    'make a short plan first with the todo_write tool, then keep to it',
+  )
 })
 
 test('a section that describes tools is left out when the agent is not offered every one of them', async () => {
@@ -109,7 +132,9 @@ test('a section that describes tools is left out when the agent is not offered e
   const readOnly = await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['read'] })
   expect(readOnly).not.toContain('Shell advice.')
   expect(readOnly).toContain('You are dsh')
-  expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'edit', 'write'] })).toContain('Shell advice.\n\nEdit advice.')
+  expect(await h.root.systemPrompt.assemble({ cwd: '/r', route, tools: ['bash', 'edit', 'write'] })).toContain(
+    'Shell advice.\n\nEdit advice.',
+  )
 })
 
 test("an agent's own section joins only that agent's prompt, in place of a global section of its name", async () => {
@@ -119,14 +144,21 @@ test("an agent's own section joins only that agent's prompt, in place of a globa
     inject: ['systemPrompt'],
     apply: (ctx: Context) => {
       ctx.systemPrompt.section(ctx, { name: 'advice', order: 22, text: 'Global advice.' })
-      ctx.systemPrompt.section(ctx, { name: 'advice', order: 22, text: 'Advice for agent one.' }, { agentId: 'agent-1' })
+      ctx.systemPrompt.section(
+        ctx,
+        { name: 'advice', order: 22, text: 'Advice for agent one.' },
+        { agentId: 'agent-1' },
+      )
     },
   })
-  const forAgent = (agentId?: string) => h.root.systemPrompt.assemble({ cwd: '/r', route, tools: [], ...(agentId ? { agentId } : {}) })
+  const forAgent = (agentId?: string) =>
+    h.root.systemPrompt.assemble({ cwd: '/r', route, tools: [], ...(agentId ? { agentId } : {}) })
   expect(await forAgent('agent-1')).toContain('Advice for agent one.')
   expect(await forAgent('agent-1')).not.toContain('Global advice.')
   expect(await forAgent('agent-2')).toContain('Global advice.')
   expect(await forAgent('agent-2')).not.toContain('Advice for agent one.')
   expect(await forAgent()).toContain('Global advice.')
-  expect(() => h.root.systemPrompt.section(h.root, { name: 'advice', order: 1, text: 'again' }, { agentId: 'agent-1' })).toThrow('system prompt section "advice" already exists for agent agent-1')
+  expect(() =>
+    h.root.systemPrompt.section(h.root, { name: 'advice', order: 1, text: 'again' }, { agentId: 'agent-1' }),
+  ).toThrow('system prompt section "advice" already exists for agent agent-1')
 })

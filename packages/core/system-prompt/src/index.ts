@@ -114,8 +114,13 @@ export function render(text: string, vars: PromptVariables): string {
  */
 export class SystemPrompt extends Service {
   static Config: Schema<Config> = Schema.object({
-    persona: Schema.string().role('textarea').default(PERSONA).description('The first section: who the agent is and how it works.'),
-    override: Schema.string().role('textarea').description('A whole system prompt replacing every section (variables still apply).'),
+    persona: Schema.string()
+      .role('textarea')
+      .default(PERSONA)
+      .description('The first section: who the agent is and how it works.'),
+    override: Schema.string()
+      .role('textarea')
+      .description('A whole system prompt replacing every section (variables still apply).'),
   })
 
   private readonly sections: (PromptSection & { owner: string; agentId?: string })[] = []
@@ -136,7 +141,9 @@ export class SystemPrompt extends Service {
     const owned = { ...section, owner: section.owner ?? pluginName(ctx), agentId: options.agentId }
     ctx.effect(() => {
       if (this.sections.some((other) => other.name === section.name && other.agentId === options.agentId)) {
-        throw new Error(`system prompt section "${section.name}" already exists${options.agentId ? ` for agent ${options.agentId}` : ''}`)
+        throw new Error(
+          `system prompt section "${section.name}" already exists${options.agentId ? ` for agent ${options.agentId}` : ''}`,
+        )
       }
       this.sections.push(owned)
       return () => this.sections.splice(this.sections.indexOf(owned), 1)
@@ -164,16 +171,28 @@ export class SystemPrompt extends Service {
     }
     const override = input.override ?? this.config.override
     const offered = new Set(input.tools)
-    const own = new Set(this.sections.flatMap((section) => (section.agentId !== undefined && section.agentId === input.agentId ? [section.name] : [])))
-    const inScope = this.sections.filter((section) => (section.agentId === undefined ? !own.has(section.name) : section.agentId === input.agentId))
+    const own = new Set(
+      this.sections.flatMap((section) =>
+        section.agentId !== undefined && section.agentId === input.agentId ? [section.name] : [],
+      ),
+    )
+    const inScope = this.sections.filter((section) =>
+      section.agentId === undefined ? !own.has(section.name) : section.agentId === input.agentId,
+    )
     const kept = inScope.filter((section) => !section.tools || section.tools.every((tool) => offered.has(tool)))
-    const initial: PromptDraft = { sections: kept.sort((a, b) => a.order - b.order || a.name.localeCompare(b.name)), vars }
+    const initial: PromptDraft = {
+      sections: kept.sort((a, b) => a.order - b.order || a.name.localeCompare(b.name)),
+      vars,
+    }
     if (override !== undefined) initial.override = override
     const draft = await this.ctx.waterfall('system-prompt/assemble', initial, async () => initial)
     if (draft.override !== undefined) return { override: render(draft.override, draft.vars), sections: [] }
     const sections: RenderedSection[] = []
     for (const section of draft.sections) {
-      const text = render(typeof section.text === 'function' ? section.text(draft.vars) : section.text, draft.vars).trim()
+      const text = render(
+        typeof section.text === 'function' ? section.text(draft.vars) : section.text,
+        draft.vars,
+      ).trim()
       if (text) sections.push({ name: section.name, order: section.order, owner: section.owner ?? 'unknown', text })
     }
     return { sections }

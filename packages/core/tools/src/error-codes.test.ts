@@ -17,6 +17,7 @@ test('ToolErrorCode is closed: an unlisted code does not compile, as a thrown To
 
 test('isToolErrorCode accepts exactly the listed codes', () => {
   expect(TOOL_ERROR_CODES.every(isToolErrorCode)).toBe(true)
-  for (const other of ['QUOTA_GONE', 'ENOENT', 'fs_not_found', '', 42, undefined]) expect(isToolErrorCode(other)).toBe(false)
+  for (const other of ['QUOTA_GONE', 'ENOENT', 'fs_not_found', '', 42, undefined])
+    expect(isToolErrorCode(other)).toBe(false)
   expect(new Set(TOOL_ERROR_CODES).size).toBe(TOOL_ERROR_CODES.length)
 })

@@ -24,7 +24,10 @@ declare module '@dsh/cordis' {
 }
 
 /** An approver allowed the call with these arguments instead of the model's (validated); the call ran with them. */
-export const ToolEditedSchema = Type.Object({ callId: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) })
+export const ToolEditedSchema = Type.Object({
+  callId: Type.String(),
+  arguments: Type.Record(Type.String(), Type.Unknown()),
+})
 
 declare module '@dsh/session' {
   interface SessionEventMap {

@@ -6,7 +6,11 @@ import { deriveMessages, deriveTurnRequest } from '@dsh/session'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import type { ToolOutputData } from './live-output.ts'
 
-async function boot(script: ScriptedResponse[], rows = '', workspaceFiles: Record<string, string> = {}): Promise<Harness> {
+async function boot(
+  script: ScriptedResponse[],
+  rows = '',
+  workspaceFiles: Record<string, string> = {},
+): Promise<Harness> {
   const h = await bootComposition({ patch: scriptedPatch({}, rows), workspaceFiles })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script)
@@ -64,7 +68,11 @@ test('a credential the command prints is redacted in every live piece and in the
     else process.env.LIVE_OUTPUT_TEST_TOKEN = saved
   })
   // Planted in a file, so that only the command's output carries it (not the call's arguments).
-  const h = await boot([toolCall('b', 'bash', { command: `echo start; sleep 0.3; cat deploy.env` }), { text: 'done' }], '', { 'deploy.env': `token=${secret}\n` })
+  const h = await boot(
+    [toolCall('b', 'bash', { command: `echo start; sleep 0.3; cat deploy.env` }), { text: 'done' }],
+    '',
+    { 'deploy.env': `token=${secret}\n` },
+  )
   await h.run('print it')
   const live = pieces(h)
     .map((piece) => `${piece.text}|${piece.raw ?? ''}`)
@@ -80,7 +88,10 @@ test('a credential the command prints is redacted in every live piece and in the
 })
 
 test('past its cap a call logs no more live output, the last piece says so, and the result keeps the whole output', async () => {
-  const h = await boot([toolCall('b', 'bash', { command: 'for i in $(seq 1 200); do echo "line $i"; done' }), { text: 'done' }], '- id: tools\n  config: { liveOutputMaxChars: 300 }\n')
+  const h = await boot(
+    [toolCall('b', 'bash', { command: 'for i in $(seq 1 200); do echo "line $i"; done' }), { text: 'done' }],
+    '- id: tools\n  config: { liveOutputMaxChars: 300 }\n',
+  )
   await h.run('print a lot')
   const logged = pieces(h)
   expect(logged.reduce((sum, piece) => sum + (piece.raw ?? piece.text).length, 0)).toBeLessThanOrEqual(300)
@@ -90,7 +101,10 @@ test('past its cap a call logs no more live output, the last piece says so, and 
 })
 
 test('liveOutputMaxChars 0 turns live output off', async () => {
-  const h = await boot([toolCall('b', 'bash', { command: 'echo hi' }), { text: 'done' }], '- id: tools\n  config: { liveOutputMaxChars: 0 }\n')
+  const h = await boot(
+    [toolCall('b', 'bash', { command: 'echo hi' }), { text: 'done' }],
+    '- id: tools\n  config: { liveOutputMaxChars: 0 }\n',
+  )
   await h.run('print')
   expect(h.toolText('b')).toBe('hi')
   expect(h.events('tool/output')).toEqual([])

@@ -36,7 +36,8 @@ export interface LiveOutputLimits {
 }
 
 /** Display text of printed bytes: CRLF as LF, escape sequences removed (a lone ESC too). */
-export const printedText = (raw: string): string => stripVTControlCharacters(raw.replace(/\r\n/g, '\n')).replaceAll('\x1b', '')
+export const printedText = (raw: string): string =>
+  stripVTControlCharacters(raw.replace(/\r\n/g, '\n')).replaceAll('\x1b', '')
 
 /**
  * Collects one call's printed output and appends it as `tool/output` pieces: at whole lines when it can (an
@@ -76,7 +77,13 @@ export class LiveOutputRecorder {
       this.emit(false)
     } catch (error) {
       this.finished = true
-      this.ctx.logger('tools').warn('live output of call %s is no longer logged: %s', this.callId, error instanceof Error ? error.message : error)
+      this.ctx
+        .logger('tools')
+        .warn(
+          'live output of call %s is no longer logged: %s',
+          this.callId,
+          error instanceof Error ? error.message : error,
+        )
     }
   }
 
@@ -91,7 +98,8 @@ export class LiveOutputRecorder {
     this.timer = undefined
     if (this.capped || !this.pending) return
     const lastLineEnd = this.pending.lastIndexOf('\n')
-    const whole = all || lastLineEnd < 0 || this.pending.length >= this.limits.chunkChars ? this.pending.length : lastLineEnd + 1
+    const whole =
+      all || lastLineEnd < 0 || this.pending.length >= this.limits.chunkChars ? this.pending.length : lastLineEnd + 1
     let piece = this.pending.slice(0, whole)
     this.pending = this.pending.slice(whole)
     const room = this.limits.maxChars - this.logged
@@ -103,7 +111,13 @@ export class LiveOutputRecorder {
     this.logged += piece.length
     const raw = redactText(this.ctx, piece)
     const text = printedText(raw)
-    this.session.append('tool/output', { callId: this.callId, index: this.index++, text, ...(raw !== text ? { raw } : {}), ...(this.capped ? { capped: true as const } : {}) })
+    this.session.append('tool/output', {
+      callId: this.callId,
+      index: this.index++,
+      text,
+      ...(raw !== text ? { raw } : {}),
+      ...(this.capped ? { capped: true as const } : {}),
+    })
     this.session.flush().catch(() => {}) // a failing disk fails the flush before the next model call loudly
     if (this.pending && !all) this.timer = setTimeout(this.later, this.limits.intervalMs)
   }

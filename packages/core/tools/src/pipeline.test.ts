@@ -48,7 +48,12 @@ const errorOf = (callId: string) => h.toolResult(callId).error
 
 test("results are logged in the model's order even when a later safe call finishes first", async () => {
   await boot()
-  h.root.scriptedLlm.enqueue(...script({ id: 'slow', name: 'wait', arguments: { ms: 150, label: 'slow' } }, { id: 'fast', name: 'wait', arguments: { ms: 1, label: 'fast' } }))
+  h.root.scriptedLlm.enqueue(
+    ...script(
+      { id: 'slow', name: 'wait', arguments: { ms: 150, label: 'slow' } },
+      { id: 'fast', name: 'wait', arguments: { ms: 1, label: 'fast' } },
+    ),
+  )
   await h.run('go')
   expect(resultOrder()).toEqual(['slow', 'fast'])
   expect(h.toolText('slow')).toBe('slow done')
@@ -65,7 +70,14 @@ test('safe calls overlap; an unsafe call waits for everything before it and hold
   h.root.tools.register(h.root, timed('look_b', spans, { safe: true, ms: 80 }))
   h.root.tools.register(h.root, timed('change', spans, { safe: false, ms: 40 }))
   h.root.tools.register(h.root, timed('look_c', spans, { safe: true, ms: 10 }))
-  h.root.scriptedLlm.enqueue(...script(toolCallOf('a', 'look_a'), toolCallOf('b', 'look_b'), toolCallOf('x', 'change'), toolCallOf('c', 'look_c')))
+  h.root.scriptedLlm.enqueue(
+    ...script(
+      toolCallOf('a', 'look_a'),
+      toolCallOf('b', 'look_b'),
+      toolCallOf('x', 'change'),
+      toolCallOf('c', 'look_c'),
+    ),
+  )
   await h.run('go')
   const span = (name: string) => spans.find((entry) => entry.name === name)!
   expect(span('look_b').start).toBeLessThan(span('look_a').end)
@@ -107,9 +119,18 @@ test('an unknown tool, arguments that are not an object and arguments off the sc
     ),
   )
   await h.run('go')
-  expect(errorOf('u')).toMatchObject({ code: 'UNKNOWN_TOOL', message: expect.stringMatching(/There is no tool named "nope"\. Available tools: .*echo.*wait/) })
-  expect(errorOf('s')).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('must be a JSON object; received unparseable text: not json {') })
-  expect(errorOf('v')).toMatchObject({ code: 'INVALID_ARGS', message: 'Invalid arguments for echo: "text" must be string.' })
+  expect(errorOf('u')).toMatchObject({
+    code: 'UNKNOWN_TOOL',
+    message: expect.stringMatching(/There is no tool named "nope"\. Available tools: .*echo.*wait/),
+  })
+  expect(errorOf('s')).toMatchObject({
+    code: 'INVALID_ARGS',
+    message: expect.stringContaining('must be a JSON object; received unparseable text: not json {'),
+  })
+  expect(errorOf('v')).toMatchObject({
+    code: 'INVALID_ARGS',
+    message: 'Invalid arguments for echo: "text" must be string.',
+  })
   expect(h.toolText('ok')).toBe('fine')
   // A refused call is never dispatched.
   expect(h.events('tool/dispatched').map((event) => event.data.callId)).toEqual(['ok'])
@@ -133,7 +154,13 @@ test("a ToolError keeps its code, any other throw is TOOL_FAILED, a fixture tool
       throw new ToolError('SEARCH_FAILED', 'no more')
     },
   })
-  h.root.scriptedLlm.enqueue(...script(toolCallOf('c', 'crash'), toolCallOf('r', 'refuse'), { id: 'f', name: 'read_file', arguments: { path: 'absent.txt' } }))
+  h.root.scriptedLlm.enqueue(
+    ...script(toolCallOf('c', 'crash'), toolCallOf('r', 'refuse'), {
+      id: 'f',
+      name: 'read_file',
+      arguments: { path: 'absent.txt' },
+    }),
+  )
   await h.run('go')
   expect(errorOf('c')).toEqual({ code: 'TOOL_FAILED', message: 'kaboom' })
   expect(errorOf('r')).toEqual({ code: 'SEARCH_FAILED', message: 'no more' })
@@ -153,7 +180,10 @@ test('a call past its deadline is stopped as TOOL_TIMEOUT, even when its body ig
   const started = Date.now()
   await h.run('go')
   expect(Date.now() - started).toBeLessThan(40_000) // the body would take 120 s
-  expect(errorOf('s')).toMatchObject({ code: 'TOOL_TIMEOUT', message: expect.stringContaining('stuck did not finish within 60 ms and was stopped.') })
+  expect(errorOf('s')).toMatchObject({
+    code: 'TOOL_TIMEOUT',
+    message: expect.stringContaining('stuck did not finish within 60 ms and was stopped.'),
+  })
 })
 
 test('an over-long result is cut to its head and tail with a note saying how much', async () => {
@@ -167,9 +197,18 @@ test('an over-long result is cut to its head and tail with a note saying how muc
 test('a pre-execute policy that denies a call keeps it from running; one that throws denies it too', async () => {
   await boot()
   h.root.on('tools/pre-execute', async (invocation, next) =>
-    invocation.callId === 'deny' ? { action: 'deny', reason: 'not today' } : invocation.callId === 'boom' ? Promise.reject(new Error('policy crashed')) : next(),
+    invocation.callId === 'deny'
+      ? { action: 'deny', reason: 'not today' }
+      : invocation.callId === 'boom'
+        ? Promise.reject(new Error('policy crashed'))
+        : next(),
   )
-  h.root.scriptedLlm.enqueue(...script({ id: 'deny', name: 'write_file', arguments: { path: 'a.txt', text: 'x' } }, { id: 'boom', name: 'write_file', arguments: { path: 'b.txt', text: 'x' } }))
+  h.root.scriptedLlm.enqueue(
+    ...script(
+      { id: 'deny', name: 'write_file', arguments: { path: 'a.txt', text: 'x' } },
+      { id: 'boom', name: 'write_file', arguments: { path: 'b.txt', text: 'x' } },
+    ),
+  )
   await h.run('go')
   expect(errorOf('deny')).toEqual({ code: 'DENIED', message: 'The call was denied: not today' })
   expect(errorOf('boom')).toMatchObject({ code: 'DENIED', message: expect.stringContaining('policy crashed') })
@@ -179,10 +218,17 @@ test('a pre-execute policy that denies a call keeps it from running; one that th
 
 test('a call needing approval where nobody can answer is rejected, logged, and has no effect', async () => {
   await boot()
-  h.root.scriptedLlm.enqueue(...script({ id: 'p', name: 'write_file', arguments: { path: 'protected/x.txt', text: 'x' } }))
+  h.root.scriptedLlm.enqueue(
+    ...script({ id: 'p', name: 'write_file', arguments: { path: 'protected/x.txt', text: 'x' } }),
+  )
   await h.run('go')
-  expect(errorOf('p')).toMatchObject({ code: 'APPROVAL_REJECTED', message: expect.stringContaining('it writes under protected/ (protected/x.txt)') })
-  expect(h.events('approval/asked').map((event) => event.data)).toEqual([expect.objectContaining({ callId: 'p', tool: 'write_file', summary: 'write protected/x.txt' })])
+  expect(errorOf('p')).toMatchObject({
+    code: 'APPROVAL_REJECTED',
+    message: expect.stringContaining('it writes under protected/ (protected/x.txt)'),
+  })
+  expect(h.events('approval/asked').map((event) => event.data)).toEqual([
+    expect.objectContaining({ callId: 'p', tool: 'write_file', summary: 'write protected/x.txt' }),
+  ])
   expect(readdirSync(h.workspace)).not.toContain('protected')
 })
 
@@ -207,11 +253,27 @@ test("tool/dispatched is on disk before the tool's effect starts", async () => {
 
 test("a tool needs an object schema, a name is registered once, and an agent's own tool shadows the global one", async () => {
   await boot()
-  expect(() => h.root.tools.register(h.root, { name: 'bad', description: '', parameters: { type: 'string' }, execute: async () => '' })).toThrow(
-    'tool "bad" must declare its parameters as a JSON Schema of type "object"',
+  expect(() =>
+    h.root.tools.register(h.root, {
+      name: 'bad',
+      description: '',
+      parameters: { type: 'string' },
+      execute: async () => '',
+    }),
+  ).toThrow('tool "bad" must declare its parameters as a JSON Schema of type "object"')
+  expect(() =>
+    h.root.tools.register(h.root, {
+      name: 'echo',
+      description: '',
+      parameters: { type: 'object' },
+      execute: async () => '',
+    }),
+  ).toThrow('tool "echo" is already registered')
+  h.root.tools.register(
+    h.root,
+    { name: 'echo', description: 'Mine.', parameters: { type: 'object' }, execute: async () => 'agent echo' },
+    { agentId: 'agent-1' },
   )
-  expect(() => h.root.tools.register(h.root, { name: 'echo', description: '', parameters: { type: 'object' }, execute: async () => '' })).toThrow('tool "echo" is already registered')
-  h.root.tools.register(h.root, { name: 'echo', description: 'Mine.', parameters: { type: 'object' }, execute: async () => 'agent echo' }, { agentId: 'agent-1' })
   expect(h.root.tools.resolve('echo', 'agent-1')!.tool.description).toBe('Mine.')
   expect(h.root.tools.resolve('echo', 'agent-2')!.tool.description).toBe('Returns its text.')
   const names = h.root.tools.schemas('agent-2').map((schema) => schema.name)
@@ -242,10 +304,18 @@ test("an approver's edited arguments are validated, logged as tool/edited, asked
   h.root.approval.answerer(h.root, async (request) => replies[request.callId!] as any, { actor: 'client:sdk' })
   // A deny rule no edit may get round: the edited path is refused like the model's would be.
   h.root.on('tools/pre-execute', async (invocation, next) =>
-    (invocation.arguments as { path: string }).path === 'protected/denied.txt' ? { action: 'deny', reason: 'that path is off limits' } : next(),
+    (invocation.arguments as { path: string }).path === 'protected/denied.txt'
+      ? { action: 'deny', reason: 'that path is off limits' }
+      : next(),
   )
-  const write = (id: string) => ({ id, name: 'write_file', arguments: { path: `protected/${id}-model.txt`, text: 'model' } })
-  h.root.scriptedLlm.enqueue(...script(write('edit'), write('invalid'), write('denied'), write('standing'), write('refused')))
+  const write = (id: string) => ({
+    id,
+    name: 'write_file',
+    arguments: { path: `protected/${id}-model.txt`, text: 'model' },
+  })
+  h.root.scriptedLlm.enqueue(
+    ...script(write('edit'), write('invalid'), write('denied'), write('standing'), write('refused')),
+  )
   await h.run('go')
   expect(readFileSync(join(h.workspace, 'protected/edited.txt'), 'utf8')).toBe('edited')
   expect(readdirSync(join(h.workspace, 'protected'))).toEqual(['edited.txt'])
@@ -254,17 +324,25 @@ test("an approver's edited arguments are validated, logged as tool/edited, asked
     { callId: 'edit', arguments: { path: 'protected/edited.txt', text: 'edited' } },
     { callId: 'denied', arguments: { path: 'protected/denied.txt', text: 'x' } },
   ])
-  expect(h.events('approval/decided').map((event) => [event.data.answer, event.data.by, event.data.edited ?? false])).toEqual([
+  expect(
+    h.events('approval/decided').map((event) => [event.data.answer, event.data.by, event.data.edited ?? false]),
+  ).toEqual([
     ['allow_once', 'user', true],
     ['allow_once', 'user', true], // the edit was allowed; the schema then refused it (INVALID_ARGS before tool/edited)
     ['allow_once', 'user', true],
     ['reject', 'error', false],
     ['reject', 'user', false],
   ])
-  expect(errorOf('invalid')).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining("The approver's edited arguments for write_file are invalid") })
+  expect(errorOf('invalid')).toMatchObject({
+    code: 'INVALID_ARGS',
+    message: expect.stringContaining("The approver's edited arguments for write_file are invalid"),
+  })
   expect(errorOf('denied')).toEqual({ code: 'DENIED', message: 'The edited call was denied: that path is off limits' })
   expect(h.events('approval/decided')[3]!.data.note).toContain('edited arguments may only be allowed once')
-  expect(errorOf('refused')).toMatchObject({ code: 'APPROVAL_REJECTED', message: expect.stringContaining('Their message: use the staging folder instead') })
+  expect(errorOf('refused')).toMatchObject({
+    code: 'APPROVAL_REJECTED',
+    message: expect.stringContaining('Their message: use the staging folder instead'),
+  })
   // The model's next request carries the edit note and the refusal message (derived from the log).
   const lastRequest = JSON.stringify(h.root.scriptedLlm.requests.at(-1))
   expect(lastRequest).toContain('it ran with:')
@@ -276,7 +354,12 @@ test('a cancel that comes while the policy decides stops the call before its eff
   const agent = await h.agent()
   // The policy is still deciding when the user cancels; it then allows. The write must not happen.
   h.root.on('tools/pre-execute', async (invocation, next) => (agent.cancel(), next()))
-  h.root.scriptedLlm.enqueue(...script({ id: 'late', name: 'write_file', arguments: { path: 'late.txt', text: 'x' } }, { id: 'slow', name: 'wait', arguments: { ms: 60_000, label: 'slow' } }))
+  h.root.scriptedLlm.enqueue(
+    ...script(
+      { id: 'late', name: 'write_file', arguments: { path: 'late.txt', text: 'x' } },
+      { id: 'slow', name: 'wait', arguments: { ms: 60_000, label: 'slow' } },
+    ),
+  )
   agent.followup('go')
   const started = Date.now()
   expect(await agent.whenIdle()).toMatchObject({ reason: 'aborted' })

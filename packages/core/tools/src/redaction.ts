@@ -3,7 +3,8 @@ import type {} from '@dsh/credentials'
 import type { ToolResultData } from './types.ts'
 
 /** Tells the model why it sees a marker instead of text (added once, where a value was replaced). */
-export const REDACTION_NOTE = '[dsh: a secret value in this result was replaced by a «redacted:NAME» marker naming its credential; secret values are never shown.]'
+export const REDACTION_NOTE =
+  '[dsh: a secret value in this result was replaced by a «redacted:NAME» marker naming its credential; secret values are never shown.]'
 
 /** `text` with every credential value dsh knows replaced (identity when no credentials row is mounted). */
 export function redactText(ctx: Context, text: string): string {

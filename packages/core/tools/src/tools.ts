@@ -44,14 +44,32 @@ interface Registered {
 export class Tools extends Service {
   static inject = ['sessions']
   static Config: Schema<Config> = Schema.object({
-    timeoutMs: Schema.natural().default(600_000).description('Default deadline of one tool call (a tool may set its own).'),
-    abortGraceMs: Schema.natural().default(5_000).description('How long a stopped call may take to return before its result is recorded as ABORTED without it.'),
-    maxOutputChars: Schema.natural().default(200_000).description('A result longer than this is cut (head and tail kept, with a note) before it is logged.'),
-    liveOutputChunkChars: Schema.natural().min(1).default(4_096).description("A running call's printed output is logged as `tool/output` once this many characters wait (or at the interval)."),
-    liveOutputIntervalMs: Schema.natural().min(1).default(200).description('Longest printed output waits before it is logged as `tool/output` (ms); what waits is what a crash can lose.'),
+    timeoutMs: Schema.natural()
+      .default(600_000)
+      .description('Default deadline of one tool call (a tool may set its own).'),
+    abortGraceMs: Schema.natural()
+      .default(5_000)
+      .description('How long a stopped call may take to return before its result is recorded as ABORTED without it.'),
+    maxOutputChars: Schema.natural()
+      .default(200_000)
+      .description('A result longer than this is cut (head and tail kept, with a note) before it is logged.'),
+    liveOutputChunkChars: Schema.natural()
+      .min(1)
+      .default(4_096)
+      .description(
+        "A running call's printed output is logged as `tool/output` once this many characters wait (or at the interval).",
+      ),
+    liveOutputIntervalMs: Schema.natural()
+      .min(1)
+      .default(200)
+      .description(
+        'Longest printed output waits before it is logged as `tool/output` (ms); what waits is what a crash can lose.',
+      ),
     liveOutputMaxChars: Schema.natural()
       .default(1_000_000)
-      .description('Characters of printed output logged per call (`tool/output`); past it the rest is left to the result and its spill file. 0: no live output.'),
+      .description(
+        'Characters of printed output logged per call (`tool/output`); past it the rest is left to the result and its spill file. 0: no live output.',
+      ),
     maxArgumentBytes: Schema.natural()
       .min(1)
       .default(1024 * 1024)
@@ -85,7 +103,9 @@ export class Tools extends Service {
     ctx.effect(() => {
       const list = this.registered.get(tool.name) ?? []
       if (list.some((other) => other.agentId === entry.agentId)) {
-        throw new Error(`tool "${tool.name}" is already registered${entry.agentId ? ` for agent ${entry.agentId}` : ''}`)
+        throw new Error(
+          `tool "${tool.name}" is already registered${entry.agentId ? ` for agent ${entry.agentId}` : ''}`,
+        )
       }
       list.push(entry)
       this.registered.set(tool.name, list)
@@ -112,7 +132,8 @@ export class Tools extends Service {
    * caller refuse a tool someone else declared (an SDK client's) before anything is registered.
    */
   checkParameters(name: string, parameters: Record<string, unknown>): void {
-    if (parameters.type !== 'object') throw new Error(`tool "${name}" must declare its parameters as a JSON Schema of type "object"`)
+    if (parameters.type !== 'object')
+      throw new Error(`tool "${name}" must declare its parameters as a JSON Schema of type "object"`)
     compileParameters(name, parameters)
   }
 
@@ -121,7 +142,9 @@ export class Tools extends Service {
     for (const filter of this.filters) if (!filter(agentId, name)) return undefined
     const list = this.registered.get(name)
     if (!list) return undefined
-    const entry = list.find((candidate) => candidate.agentId === agentId) ?? list.find((candidate) => candidate.agentId === undefined)
+    const entry =
+      list.find((candidate) => candidate.agentId === agentId) ??
+      list.find((candidate) => candidate.agentId === undefined)
     if (!entry) return undefined
     entry.validate ??= compileParameters(entry.tool.name, entry.tool.parameters)
     return { tool: entry.tool, validate: entry.validate }
@@ -143,7 +166,11 @@ export class Tools extends Service {
    * Runs the tool calls of one model response through the pipeline, appending `tool/call`, `tool/dispatched`
    * and `tool/result` events in model order; safe calls run in parallel up to `maxParallel`.
    */
-  runCalls(calls: ToolCallRequest[], context: Omit<ToolContext, 'callId' | 'signal'>, options: BatchOptions): Promise<ToolResultData[]> {
+  runCalls(
+    calls: ToolCallRequest[],
+    context: Omit<ToolContext, 'callId' | 'signal'>,
+    options: BatchOptions,
+  ): Promise<ToolResultData[]> {
     return runBatch(this, this.ctx, calls, context, options)
   }
 }

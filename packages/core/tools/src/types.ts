@@ -67,7 +67,8 @@ export interface ToolDefinition<A = any> {
 }
 
 /** `rule` on an ask: the grant rule an "allow for the session / always" answer would store (see @dsh/grants). */
-export type Decision = { action: 'allow' } | { action: 'deny'; reason: string } | { action: 'ask'; reason: string; rule?: string }
+export type Decision =
+  { action: 'allow' } | { action: 'deny'; reason: string } | { action: 'ask'; reason: string; rule?: string }
 
 /** One call on its way through the pipeline; listeners of the pipeline events may read and annotate it. */
 export interface ToolInvocation {

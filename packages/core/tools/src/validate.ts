@@ -7,7 +7,10 @@ export function compileParameters(toolName: string, schema: Record<string, unkno
   try {
     return ajv.compile(schema)
   } catch (error) {
-    throw new Error(`tool "${toolName}" has an invalid parameters schema: ${error instanceof Error ? error.message : error}`, { cause: error })
+    throw new Error(
+      `tool "${toolName}" has an invalid parameters schema: ${error instanceof Error ? error.message : error}`,
+      { cause: error },
+    )
   }
 }
 
@@ -19,7 +22,11 @@ export function describeErrors(validate: ValidateFunction): string {
       const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] }
       // An enum names its values, so the model can pick a valid one without guessing.
       const extra =
-        error.keyword === 'additionalProperties' ? ` ("${params.additionalProperty}")` : error.keyword === 'enum' ? `: ${params.allowedValues!.map((value) => JSON.stringify(value)).join(', ')}` : ''
+        error.keyword === 'additionalProperties'
+          ? ` ("${params.additionalProperty}")`
+          : error.keyword === 'enum'
+            ? `: ${params.allowedValues!.map((value) => JSON.stringify(value)).join(', ')}`
+            : ''
       return `${where} ${error.message}${extra}`
     })
     .join('; ')

@@ -47,11 +47,15 @@ const childOf = (parent: Agent): Agent => [...parent.children][0]!
 test('an ACP child runs its turn in `dsh acp`; its updates are logged in the child and its answer is the result', async () => {
   await boot()
   llm.enqueue({ text: 'hello from the ACP child' })
-  h!.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'ask acp', prompt: 'say hello' }), { text: 'relayed' })
+  h!.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'ask acp', prompt: 'say hello' }), {
+    text: 'relayed',
+  })
   expect(await h!.run('delegate')).toMatchObject({ reason: 'completed', text: 'relayed' })
   const child = childOf(await h!.agent())
   expect(h!.toolText('t1')).toContain('hello from the ACP child')
-  const updates = child.session.events.filter((event) => event.type === 'subagent/acp-update').map((event) => (event.data as { update: { sessionUpdate: string } }).update.sessionUpdate)
+  const updates = child.session.events
+    .filter((event) => event.type === 'subagent/acp-update')
+    .map((event) => (event.data as { update: { sessionUpdate: string } }).update.sessionUpdate)
   expect(updates).toContain('agent_message_chunk')
   expect(child.session.last('turn/end')?.data).toMatchObject({ reason: 'completed' })
   expect(child.session.last('subagent/parent')?.data).toMatchObject({ kind: 'acp' })
@@ -69,14 +73,21 @@ test('an ACP child runs in the mode of its ceiling and cannot write outside the 
   const parent = await h!.agent()
   h!.root.sandboxPolicy.setMode(parent.session, 'danger-full-access', 'user:cli-flag')
   h!.root.approval.answerer(h!.root, async () => 'allow_once', { actor: 'user:cli-flag' })
-  llm.enqueue({ toolCalls: [{ id: 'w1', name: 'write', arguments: { path: target, content: 'pwned' } }] }, { text: 'I could not write it' })
-  h!.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'escape', prompt: 'write outside' }), { text: 'ok' })
+  llm.enqueue(
+    { toolCalls: [{ id: 'w1', name: 'write', arguments: { path: target, content: 'pwned' } }] },
+    { text: 'I could not write it' },
+  )
+  h!.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'escape', prompt: 'write outside' }), {
+    text: 'ok',
+  })
   await h!.run('go')
   const child = childOf(parent)
   expect(existsSync(target)).toBe(false)
   expect(h!.root.sandboxPolicy.ceiling(child.session)).toBe('workspace-write')
   // The remote dsh asked for permission; the child's log shows it refused by the ceiling.
-  const decided = child.session.events.filter((event) => event.type === 'approval/decided').map((event) => event.data as { answer: string; note?: string })
+  const decided = child.session.events
+    .filter((event) => event.type === 'approval/decided')
+    .map((event) => event.data as { answer: string; note?: string })
   expect(decided).toHaveLength(1)
   expect(decided[0]).toMatchObject({ answer: 'reject', by: 'policy' })
   expect(decided[0]!.note).toContain('ceiling workspace-write')

@@ -1,6 +1,11 @@
 // Subagents whose turns run in an ACP agent process (docs/architecture.md, "Subagents").
 import { randomUUID } from 'node:crypto'
-import type { PromptResponse, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from '@agentclientprotocol/sdk'
+import type {
+  PromptResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from '@agentclientprotocol/sdk'
 import type { Agent, TurnResult } from '@dsh/agent'
 import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
@@ -36,14 +41,30 @@ export interface Config extends ChildConfig {
 export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
   ChildConfig,
   Schema.object({
-    command: Schema.array(Schema.string()).default(['dsh', '--profile', 'acp']).description("The ACP agent to run each child in (argv; started in the parent's working directory)."),
-    env: Schema.dict(Schema.string()).default({}).description("Variables added to the agent's scrubbed environment (DSH_HOME is this dsh's home unless set here; secret-looking names are dropped)."),
-    startTimeoutMs: Schema.natural().default(30_000).description('How long the agent may take to initialize and open its session.'),
-    killGraceMs: Schema.natural().default(5_000).description('After its stdin closes, how long the agent may take to exit before SIGKILL.'),
+    command: Schema.array(Schema.string())
+      .default(['dsh', '--profile', 'acp'])
+      .description("The ACP agent to run each child in (argv; started in the parent's working directory)."),
+    env: Schema.dict(Schema.string())
+      .default({})
+      .description(
+        "Variables added to the agent's scrubbed environment (DSH_HOME is this dsh's home unless set here; secret-looking names are dropped).",
+      ),
+    startTimeoutMs: Schema.natural()
+      .default(30_000)
+      .description('How long the agent may take to initialize and open its session.'),
+    killGraceMs: Schema.natural()
+      .default(5_000)
+      .description('After its stdin closes, how long the agent may take to exit before SIGKILL.'),
   }),
 ]) as Schema<Partial<Config>, Config>
 
-const STOP_REASONS: Record<string, TurnEndReason> = { end_turn: 'completed', cancelled: 'aborted', max_tokens: 'max-tokens', max_turn_requests: 'max-steps', refusal: 'blocked' }
+const STOP_REASONS: Record<string, TurnEndReason> = {
+  end_turn: 'completed',
+  cancelled: 'aborted',
+  max_tokens: 'max-tokens',
+  max_turn_requests: 'max-steps',
+  refusal: 'blocked',
+}
 
 /**
  * A child is a session of this process whose turns run in an ACP agent (docs/architecture.md, "Agents and the turn"): the agent's session is
@@ -64,9 +85,17 @@ export default class SubagentAcp extends ChildAgents {
     ctx.sessions.defineKind(ctx, 'subagent/acp-update', { ignorable: true, schema: AcpUpdateData })
   }
 
-  protected async open(parent: Agent, _request: unknown, _type: unknown, route: Route, ceiling: SandboxMode): Promise<Agent> {
+  protected async open(
+    parent: Agent,
+    _request: unknown,
+    _type: unknown,
+    route: Route,
+    ceiling: SandboxMode,
+  ): Promise<Agent> {
     const child = await this.ctx.agents.create({ cwd: parent.cwd, parent, route })
-    const environment = this.ctx.get('subprocess')?.environment({ DSH_HOME: this.ctx.app.home, ...this.options.env }).env
+    const environment = this.ctx
+      .get('subprocess')
+      ?.environment({ DSH_HOME: this.ctx.app.home, ...this.options.env }).env
     try {
       const remote = await startRemote({
         command: this.options.command,
@@ -86,7 +115,11 @@ export default class SubagentAcp extends ChildAgents {
     return child
   }
 
-  protected override async runTurn(child: Agent, content: TextBlock[], signal: AbortSignal): Promise<TurnResult | undefined> {
+  protected override async runTurn(
+    child: Agent,
+    content: TextBlock[],
+    signal: AbortSignal,
+  ): Promise<TurnResult | undefined> {
     const remote = this.remotes.get(child.id)
     if (!remote) throw new Error(`the ACP agent of subagent ${child.session.id} is gone`)
     const turnId = randomUUID()
@@ -97,15 +130,20 @@ export default class SubagentAcp extends ChildAgents {
       child.session.append('subagent/acp-update', { update: JSON.parse(JSON.stringify(update)) })
       if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') text += update.content.text
     }
-    const cancel = () => void remote.agent.notify('session/cancel', { sessionId: remote.sessionId }).catch(() => undefined)
+    const cancel = () =>
+      void remote.agent.notify('session/cancel', { sessionId: remote.sessionId }).catch(() => undefined)
     signal.addEventListener('abort', cancel, { once: true })
     let reason: TurnEndReason = 'error'
     let error: ErrorData | undefined
     try {
       if (signal.aborted) cancel()
-      const response = (await remote.agent.request('session/prompt', { sessionId: remote.sessionId, prompt: content.map((block) => ({ type: 'text' as const, text: block.text })) })) as PromptResponse
+      const response = (await remote.agent.request('session/prompt', {
+        sessionId: remote.sessionId,
+        prompt: content.map((block) => ({ type: 'text' as const, text: block.text })),
+      })) as PromptResponse
       reason = STOP_REASONS[response.stopReason] ?? 'error'
-      if (reason === 'error' || reason === 'blocked') error = { code: 'SUBAGENT_FAILED', message: `the ACP agent stopped: ${response.stopReason}` }
+      if (reason === 'error' || reason === 'blocked')
+        error = { code: 'SUBAGENT_FAILED', message: `the ACP agent stopped: ${response.stopReason}` }
     } catch (failure) {
       error = {
         code: 'SUBAGENT_FAILED',
@@ -125,10 +163,21 @@ export default class SubagentAcp extends ChildAgents {
     const title = request.toolCall.title ?? request.toolCall.toolCallId
     const approval = this.ctx.get('approval')
     const decision = approval
-      ? await approval.request(child.session, { agentId: child.id, tool: 'acp', summary: `ACP agent: ${title}`, reason: 'the ACP agent asks for permission' }, new AbortController().signal)
+      ? await approval.request(
+          child.session,
+          {
+            agentId: child.id,
+            tool: 'acp',
+            summary: `ACP agent: ${title}`,
+            reason: 'the ACP agent asks for permission',
+          },
+          new AbortController().signal,
+        )
       : { answer: 'reject' as const }
     const wanted = decision.answer === 'reject' ? ['reject_once', 'reject_always'] : ['allow_once']
     const option = request.options.find((candidate) => wanted.includes(candidate.kind))
-    return option ? { outcome: { outcome: 'selected', optionId: option.optionId } } : { outcome: { outcome: 'cancelled' } }
+    return option
+      ? { outcome: { outcome: 'selected', optionId: option.optionId } }
+      : { outcome: { outcome: 'cancelled' } }
   }
 }

@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Readable, Writable } from 'node:stream'
-import { client, ndJsonStream, type ClientContext, type NewSessionResponse, type RequestPermissionRequest, type RequestPermissionResponse, type SessionUpdate } from '@agentclientprotocol/sdk'
+import {
+  client,
+  ndJsonStream,
+  type ClientContext,
+  type NewSessionResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk'
 
 /** One ACP agent process and the session the child runs in. */
 export interface RemoteAgent {
@@ -23,7 +31,9 @@ export interface RemoteOptions {
 }
 
 function ended(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()))
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
 /**
@@ -55,16 +65,38 @@ export async function startRemote(options: RemoteOptions): Promise<RemoteAgent> 
     },
   }
   const app = client({ name: 'dsh-subagent' })
-    .onNotification('session/update', ({ params }) => void (params.sessionId === remote.sessionId && remote.onUpdate?.(params.update)))
+    .onNotification(
+      'session/update',
+      ({ params }) => void (params.sessionId === remote.sessionId && remote.onUpdate?.(params.update)),
+    )
     .onRequest('session/request_permission', async ({ params }) => options.permission(params))
-  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>))
+  const connection = app.connect(
+    ndJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+    ),
+  )
   remote.agent = connection.agent
   let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${options.startTimeoutMs} ms`)), options.startTimeoutMs)))
+  const deadline = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`no answer within ${options.startTimeoutMs} ms`)),
+        options.startTimeoutMs,
+      )),
+  )
   try {
     const step = <T>(promise: Promise<T>) => Promise.race([promise, failed, deadline])
-    await step(remote.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'dsh-subagent', version: '0' } }))
-    remote.sessionId = ((await step(remote.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }))) as NewSessionResponse).sessionId
+    await step(
+      remote.agent.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: {},
+        clientInfo: { name: 'dsh-subagent', version: '0' },
+      }),
+    )
+    remote.sessionId = (
+      (await step(remote.agent.request('session/new', { cwd: options.cwd, mcpServers: [] }))) as NewSessionResponse
+    ).sessionId
     await step(remote.agent.request('session/set_mode', { sessionId: remote.sessionId, modeId: options.mode }))
     return remote
   } catch (error) {

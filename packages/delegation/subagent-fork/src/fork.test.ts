@@ -36,7 +36,10 @@ test("a forked child's first request carries the parent's history byte for byte 
   llm.enqueue({ text: 'hello to you' })
   await h!.run('hello')
   llm.enqueue(
-    { reasoning: 'I will delegate', toolCalls: [{ id: 't1', name: 'task', arguments: { description: 'look around', prompt: 'list the files' } }] },
+    {
+      reasoning: 'I will delegate',
+      toolCalls: [{ id: 't1', name: 'task', arguments: { description: 'look around', prompt: 'list the files' } }],
+    },
     { text: 'the child looked' },
     { text: 'the parent is done' },
   )
@@ -49,11 +52,17 @@ test("a forked child's first request carries the parent's history byte for byte 
   expect(JSON.stringify(childFirst.messages.slice(0, parentHistory.length))).toBe(JSON.stringify(parentHistory))
   expect(JSON.stringify(childFirst.tools)).toBe(JSON.stringify(delegating.tools))
   // Then the delegating call's result and the task, and nothing of the parent's later steps.
-  expect(childFirst.messages.slice(parentHistory.length).map((message: { role: string }) => message.role)).toEqual(['tool', 'user'])
+  expect(childFirst.messages.slice(parentHistory.length).map((message: { role: string }) => message.role)).toEqual([
+    'tool',
+    'user',
+  ])
   expect(JSON.stringify(childFirst.messages.at(-1))).toContain('list the files')
   expect(h!.toolText('t1')).toContain('the child looked')
   const child = [...(await h!.agent()).children][0]!
   expect(child.session.header.parent).toBeUndefined()
-  expect(child.session.last('subagent/parent')?.data).toMatchObject({ kind: 'fork', parentSessionId: (await h!.agent()).session.id })
+  expect(child.session.last('subagent/parent')?.data).toMatchObject({
+    kind: 'fork',
+    parentSessionId: (await h!.agent()).session.id,
+  })
   expect(h!.events('subagent/start').at(-1)?.data).toMatchObject({ kind: 'fork', childSessionId: child.session.id })
 })

@@ -16,7 +16,9 @@ export const Config: Schema<Partial<Config>, Config> = Schema.intersect([
   ChildConfig,
   Schema.object({
     delegatedResult: Schema.string()
-      .default('You are now a subagent forked from this conversation to do one task, given next. Do only that task and end with your findings.')
+      .default(
+        'You are now a subagent forked from this conversation to do one task, given next. Do only that task and end with your findings.',
+      )
       .description("The delegating call's result in the child's log (what the forked child reads before its task)."),
     siblingResult: Schema.string()
       .default('(This call runs in the parent conversation; the subagent does not see its result.)')
@@ -44,6 +46,11 @@ export default class SubagentFork extends ChildAgents {
     const at = forkPoint(parent.session.events, request.callId)
     if (typeof at === 'string') throw new Error(at)
     const words = { delegated: this.words.delegatedResult, sibling: this.words.siblingResult }
-    return this.ctx.agents.create({ cwd: parent.cwd, parent, route, seed: (session) => seedFork(session, parent.session.events, at, request.callId!, words) })
+    return this.ctx.agents.create({
+      cwd: parent.cwd,
+      parent,
+      route,
+      seed: (session) => seedFork(session, parent.session.events, at, request.callId!, words),
+    })
   }
 }

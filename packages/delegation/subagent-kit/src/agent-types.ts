@@ -8,16 +8,19 @@ import { parse } from 'yaml'
 export const BUILT_IN_TYPES: AgentType[] = [
   {
     name: 'general',
-    description: 'A general agent with the same tools as its parent, for a self-contained task (research, a change in several files).',
+    description:
+      'A general agent with the same tools as its parent, for a self-contained task (research, a change in several files).',
     instructions: '',
     source: 'built-in',
   },
   {
     name: 'explore',
-    description: 'A read-only agent that searches and reads the workspace and reports what it found (it cannot change anything).',
+    description:
+      'A read-only agent that searches and reads the workspace and reports what it found (it cannot change anything).',
     tools: ['read', 'glob', 'grep'],
     ceiling: 'read-only',
-    instructions: 'You explore the workspace read-only: search, read, and report your findings concisely, naming files and lines.',
+    instructions:
+      'You explore the workspace read-only: search, read, and report your findings concisely, naming files and lines.',
     source: 'built-in',
   },
 ]
@@ -32,7 +35,8 @@ const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/
 function listOf(value: unknown, file: string): string[] | undefined {
   if (value === undefined || value === null) return undefined
   const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined
-  if (!items || items.some((item) => typeof item !== 'string')) throw new AgentTypeError(`${file}: tools must be a list of tool names or a comma-separated string`)
+  if (!items || items.some((item) => typeof item !== 'string'))
+    throw new AgentTypeError(`${file}: tools must be a list of tool names or a comma-separated string`)
   return items.map((item) => item.trim()).filter(Boolean)
 }
 
@@ -46,10 +50,14 @@ export function parseAgentFile(text: string, file: string): AgentType {
   } catch (error) {
     throw new AgentTypeError(`${file}: front matter is not YAML (${error instanceof Error ? error.message : error})`)
   }
-  if (typeof meta.name !== 'string' || !/^[\w.-]+$/.test(meta.name)) throw new AgentTypeError(`${file}: name must be a word (letters, digits, . _ -)`)
-  if (typeof meta.description !== 'string' || !meta.description.trim()) throw new AgentTypeError(`${file}: description must be a non-empty string`)
-  if (meta.model !== undefined && typeof meta.model !== 'string') throw new AgentTypeError(`${file}: model must be a string`)
-  if (meta.ceiling !== undefined && !SANDBOX_MODES.includes(meta.ceiling as SandboxMode)) throw new AgentTypeError(`${file}: ceiling must be one of ${SANDBOX_MODES.join(', ')}`)
+  if (typeof meta.name !== 'string' || !/^[\w.-]+$/.test(meta.name))
+    throw new AgentTypeError(`${file}: name must be a word (letters, digits, . _ -)`)
+  if (typeof meta.description !== 'string' || !meta.description.trim())
+    throw new AgentTypeError(`${file}: description must be a non-empty string`)
+  if (meta.model !== undefined && typeof meta.model !== 'string')
+    throw new AgentTypeError(`${file}: model must be a string`)
+  if (meta.ceiling !== undefined && !SANDBOX_MODES.includes(meta.ceiling as SandboxMode))
+    throw new AgentTypeError(`${file}: ceiling must be one of ${SANDBOX_MODES.join(', ')}`)
   const tools = listOf(meta.tools, file)
   // Claude Code writes `model: inherit` for "the parent's model".
   const model = meta.model && meta.model !== 'inherit' ? meta.model : undefined
@@ -68,7 +76,8 @@ async function filesIn(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).filter((name) => name.endsWith('.md')).sort()
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return []
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return []
     throw error
   }
 }

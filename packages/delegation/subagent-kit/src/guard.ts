@@ -18,20 +18,33 @@ export interface GuardConfig {
  * the child's fence refuses (outside the writable roots or on a protected path), which a parent-less session
  * would ask about and, approved, widen for that call.
  */
-export async function ceilingRefusal(ctx: Context, config: GuardConfig, invocation: ToolInvocation): Promise<string | undefined> {
+export async function ceilingRefusal(
+  ctx: Context,
+  config: GuardConfig,
+  invocation: ToolInvocation,
+): Promise<string | undefined> {
   const session = invocation.context.session
   const link = session.last('subagent/parent')?.data
   const ceiling = ctx.sandboxPolicy.ceiling(session)
   if (!link && !ceiling) return undefined
-  if (link?.tools && !link.tools.includes(invocation.name)) return `the ${link.agentType} subagent may use only ${link.tools.join(', ') || 'no tools'}`
+  if (link?.tools && !link.tools.includes(invocation.name))
+    return `the ${link.agentType} subagent may use only ${link.tools.join(', ') || 'no tools'}`
   if (!ceiling || ceiling === 'danger-full-access') return undefined
   const args = (invocation.arguments ?? {}) as Record<string, unknown>
-  if (args.sandbox === false || args.writeGit === true) return `a subagent runs under the ceiling ${ceiling}: it cannot run a command outside the sandbox or with .git writable`
-  if (config.writeTools.includes(invocation.name) && typeof args.path === 'string' && args.command !== 'view') return fenceRefusal(ctx, session, args.path, invocation.context.cwd, ceiling)
+  if (args.sandbox === false || args.writeGit === true)
+    return `a subagent runs under the ceiling ${ceiling}: it cannot run a command outside the sandbox or with .git writable`
+  if (config.writeTools.includes(invocation.name) && typeof args.path === 'string' && args.command !== 'view')
+    return fenceRefusal(ctx, session, args.path, invocation.context.cwd, ceiling)
   return undefined
 }
 
-async function fenceRefusal(ctx: Context, session: Session, path: string, cwd: string, ceiling: string): Promise<string | undefined> {
+async function fenceRefusal(
+  ctx: Context,
+  session: Session,
+  path: string,
+  cwd: string,
+  ceiling: string,
+): Promise<string | undefined> {
   const file = isAbsolute(path) ? path : resolve(cwd, path)
   try {
     await ctx.fs.checkWrite(file, await ctx.sandboxPolicy.authority(session))

@@ -18,16 +18,20 @@ async function boot(options: { homeFiles?: Record<string, string>; workspaceFile
   return h
 }
 
-const task = (id: string, args: Record<string, unknown>) => toolCall(id, 'task', { description: 'a small job', prompt: 'do it', ...args })
+const task = (id: string, args: Record<string, unknown>) =>
+  toolCall(id, 'task', { description: 'a small job', prompt: 'do it', ...args })
 const childOf = (parent: Agent): Agent => {
   const [child] = [...parent.children]
   if (!child) throw new Error('the parent has no child')
   return child
 }
-const kinds = (agent: Agent, type: string) => agent.session.events.filter((event) => event.type === type) as SessionEvent[]
+const kinds = (agent: Agent, type: string) =>
+  agent.session.events.filter((event) => event.type === type) as SessionEvent[]
 const turnEnds = (agent: Agent) => kinds(agent, 'turn/end').map((event) => (event.data as { reason: string }).reason)
 const resultOf = (agent: Agent, callId: string) => {
-  const event = kinds(agent, 'tool/result').find((candidate) => (candidate.data as { callId: string }).callId === callId)
+  const event = kinds(agent, 'tool/result').find(
+    (candidate) => (candidate.data as { callId: string }).callId === callId,
+  )
   if (!event) throw new Error(`no tool/result ${callId} in ${agent.session.id}`)
   return event.data as { content: { text: string }[]; error?: { code: string; message: string } }
 }
@@ -48,10 +52,24 @@ test('a spawned child edits a file in the workspace, and both logs link to each 
   const parent = await h.agent()
   const child = childOf(parent)
   expect(h.events('subagent/start').map((event) => event.data)).toEqual([
-    { childSessionId: child.session.id, kind: 'spawn', agentType: 'general', description: 'write the notes', ceiling: 'workspace-write', callId: 't1' },
+    {
+      childSessionId: child.session.id,
+      kind: 'spawn',
+      agentType: 'general',
+      description: 'write the notes',
+      ceiling: 'workspace-write',
+      callId: 't1',
+    },
   ])
-  expect(h.events('subagent/end').map((event) => event.data)).toEqual([{ childSessionId: child.session.id, status: 'completed', text: 'wrote notes.txt' }])
-  expect(child.session.last('subagent/parent')?.data).toMatchObject({ parentSessionId: parent.session.id, kind: 'spawn', depth: 1, callId: 't1' })
+  expect(h.events('subagent/end').map((event) => event.data)).toEqual([
+    { childSessionId: child.session.id, status: 'completed', text: 'wrote notes.txt' },
+  ])
+  expect(child.session.last('subagent/parent')?.data).toMatchObject({
+    parentSessionId: parent.session.id,
+    kind: 'spawn',
+    depth: 1,
+    callId: 't1',
+  })
   expect(h.toolText('t1')).toContain('wrote notes.txt')
   expect(h.toolText('t1')).toContain(`session ${child.session.id}`)
   // The child saw only its task, not the parent's conversation.
@@ -93,29 +111,48 @@ test('a child cannot write outside the workspace while its parent runs danger-fu
   expect(resultOf(child, 'b1').error).toBeUndefined() // it ran, confined: bash reports the refused redirect
   expect(resultOf(child, 'b2').error?.code).toBe('DENIED')
   expect(asked).toEqual([])
-  expect(child.session.last('sandbox/ceiling')?.data).toEqual({ mode: 'workspace-write', why: `subagent of session ${parent.session.id}` })
+  expect(child.session.last('sandbox/ceiling')?.data).toEqual({
+    mode: 'workspace-write',
+    why: `subagent of session ${parent.session.id}`,
+  })
 })
 
 test("a child's approval is asked of its parent's answerer, naming the child; with nobody to answer it is refused", async () => {
   await boot({ homeFiles: { 'settings.yaml': "permissions.ask: ['bash(touch *)']\n" } })
   const parent = await h.agent()
   const asked: ApprovalRequest[] = []
-  h.root.approval.answerer(h.root, async (request) => (asked.push(request), request.sessionId === parent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
-  h.root.scriptedLlm.enqueue(task('t1', { description: 'touch it' }), toolCall('b1', 'bash', { command: 'touch made.txt' }), { text: 'touched' }, { text: 'ok' })
+  h.root.approval.answerer(
+    h.root,
+    async (request) => (asked.push(request), request.sessionId === parent.session.id ? 'allow_once' : 'reject'),
+    { actor: 'user:cli-flag' },
+  )
+  h.root.scriptedLlm.enqueue(
+    task('t1', { description: 'touch it' }),
+    toolCall('b1', 'bash', { command: 'touch made.txt' }),
+    { text: 'touched' },
+    { text: 'ok' },
+  )
   await h.run('go')
   const child = childOf(parent)
   expect(asked).toHaveLength(1)
   expect(asked[0]).toMatchObject({ sessionId: parent.session.id, tool: 'bash' })
   expect(asked[0]!.summary).toContain('subagent "touch it"')
   expect(existsSync(join(h.workspace, 'made.txt'))).toBe(true)
-  expect(kinds(child, 'approval/decided').map((event) => (event.data as { answer: string }).answer)).toEqual(['allow_once'])
+  expect(kinds(child, 'approval/decided').map((event) => (event.data as { answer: string }).answer)).toEqual([
+    'allow_once',
+  ])
   expect(kinds(parent, 'approval/asked')).toEqual([])
 })
 
 test("a child's approval is refused when nobody answers for its parent", async () => {
   await boot({ homeFiles: { 'settings.yaml': "permissions.ask: ['bash(touch *)']\n" } })
   const parent = await h.agent()
-  h.root.scriptedLlm.enqueue(task('t1', {}), toolCall('b1', 'bash', { command: 'touch made.txt' }), { text: 'could not' }, { text: 'ok' })
+  h.root.scriptedLlm.enqueue(
+    task('t1', {}),
+    toolCall('b1', 'bash', { command: 'touch made.txt' }),
+    { text: 'could not' },
+    { text: 'ok' },
+  )
   await h.run('go')
   const child = childOf(parent)
   expect(resultOf(child, 'b1').error?.code).toBe('APPROVAL_REJECTED')
@@ -141,7 +178,11 @@ test('cancelling the parent mid-child leaves both logs ending aborted', async ()
 
 test("a child's crash is a typed result for the parent's model", async () => {
   await boot()
-  h.root.scriptedLlm.enqueue(task('t1', {}), { error: { code: 'INVALID_REQUEST', message: 'the child model broke' } }, { text: 'noted' })
+  h.root.scriptedLlm.enqueue(
+    task('t1', {}),
+    { error: { code: 'INVALID_REQUEST', message: 'the child model broke' } },
+    { text: 'noted' },
+  )
   await h.run('go')
   const error = h.toolResult('t1').error
   expect(error?.code).toBe('SUBAGENT_FAILED')
@@ -167,7 +208,10 @@ test('two children of one response run at the same time, and the setting bounds 
       { text: 'both' },
     )
     await h.run('two jobs')
-    const [first, second] = [...(await h.agent()).children].map((child) => ({ start: kinds(child, 'turn/start')[0]!.time, end: kinds(child, 'turn/end')[0]!.time }))
+    const [first, second] = [...(await h.agent()).children].map((child) => ({
+      start: kinds(child, 'turn/start')[0]!.time,
+      end: kinds(child, 'turn/end')[0]!.time,
+    }))
     const overlapped = second!.start < first!.end && first!.start < second!.end
     expect(overlapped).toBe(limit === 2)
     expect(h.toolResult('a').error).toBeUndefined()
@@ -177,8 +221,14 @@ test('two children of one response run at the same time, and the setting bounds 
 })
 
 test('agent types come from .claude/agents and .dsh/agents; explore is offered and may call only read tools', async () => {
-  const reviewer = '---\nname: reviewer\ndescription: Reviews a change\ntools: read, grep\nmodel: scripted-2\n---\nYou review changes.\n'
-  await boot({ workspaceFiles: { '.claude/agents/reviewer.md': reviewer, '.dsh/agents/tester.md': '---\nname: tester\ndescription: Runs tests\n---\nRun the tests.\n' } })
+  const reviewer =
+    '---\nname: reviewer\ndescription: Reviews a change\ntools: read, grep\nmodel: scripted-2\n---\nYou review changes.\n'
+  await boot({
+    workspaceFiles: {
+      '.claude/agents/reviewer.md': reviewer,
+      '.dsh/agents/tester.md': '---\nname: tester\ndescription: Runs tests\n---\nRun the tests.\n',
+    },
+  })
   const names = (await h.root.subagents.types(h.workspace)).map((type) => type.name)
   expect(names).toEqual(['general', 'explore', 'reviewer', 'tester'])
   h.root.scriptedLlm.enqueue(
@@ -210,7 +260,12 @@ test('a child can be continued with a follow-up; another session cannot be reach
   const parent = await h.agent()
   const child = childOf(parent)
   const stranger = await h.root.agents.create({ cwd: h.workspace })
-  h.root.scriptedLlm.enqueue(task('t2', { prompt: 'what was it?', session: child.session.id }), { text: 'it was 42' }, task('t3', { prompt: 'hi', session: stranger.session.id }), { text: 'done' })
+  h.root.scriptedLlm.enqueue(
+    task('t2', { prompt: 'what was it?', session: child.session.id }),
+    { text: 'it was 42' },
+    task('t3', { prompt: 'hi', session: stranger.session.id }),
+    { text: 'done' },
+  )
   await h.run('two')
   expect(h.toolText('t2')).toContain('it was 42')
   expect(turnEnds(child)).toEqual(['completed', 'completed'])

@@ -57,7 +57,12 @@ export const SubagentStartData = Type.Object({
 })
 
 /** In the parent: a child's turn ended; `text` is what the parent's model was given (a typed failure in `error`). */
-export const SubagentEndData = Type.Object({ childSessionId: sessionId, status: oneOf(SUBAGENT_STATUSES), text: Type.String(), error: Type.Optional(ErrorSchema) })
+export const SubagentEndData = Type.Object({
+  childSessionId: sessionId,
+  status: oneOf(SUBAGENT_STATUSES),
+  text: Type.String(),
+  error: Type.Optional(ErrorSchema),
+})
 
 /**
  * In the child, before its first turn: whose child it is, how deep (1: a child of a top-level session) and,
@@ -106,7 +111,12 @@ export abstract class Subagents extends Service {
   /** Runs a new child's turn to its end. Never throws for the child's sake: a failure is a typed result. */
   abstract run(parent: Agent, request: SubagentRequest, signal: AbortSignal): Promise<SubagentResult>
   /** Sends one of `parent`'s children a follow-up and runs that turn to its end. */
-  abstract continue(parent: Agent, childSessionId: string, message: string, signal: AbortSignal): Promise<SubagentResult>
+  abstract continue(
+    parent: Agent,
+    childSessionId: string,
+    message: string,
+    signal: AbortSignal,
+  ): Promise<SubagentResult>
   /** The agent types known in `cwd` (built-ins, then `.dsh/agents` and `.claude/agents`). */
   abstract types(cwd: string): Promise<AgentType[]>
 }

@@ -54,7 +54,10 @@ export abstract class DiskFs extends Fs {
   }
 
   /** Leaves out the entries a secret rule covers (as listed, and where they really are). */
-  private async secretFilter(dir: string, authority: SandboxAuthority | undefined): Promise<((entry: FsEntry) => boolean) | undefined> {
+  private async secretFilter(
+    dir: string,
+    authority: SandboxAuthority | undefined,
+  ): Promise<((entry: FsEntry) => boolean) | undefined> {
     if (!authority) return undefined
     await admitRead(dir, authority)
     const realDir = await realpath(dir).catch(() => dir)
@@ -96,11 +99,21 @@ export abstract class DiskFs extends Fs {
 
   async writeFile(path: string, data: string | Uint8Array, options: WriteFileOptions): Promise<WriteResult> {
     const { target, guard } = await this.admit('write', path, options.authority, 'through')
-    return writeFileAtomically(target, data, { createParents: options.createParents, mode: options.mode, fsync: this.config.fsync, guard })
+    return writeFileAtomically(target, data, {
+      createParents: options.createParents,
+      mode: options.mode,
+      fsync: this.config.fsync,
+      guard,
+    })
   }
   async replaceFile(path: string, data: string | Uint8Array, options: ReplaceFileOptions): Promise<WriteResult> {
     const { target, guard } = await this.admit('write', path, options.authority, 'through')
-    return writeFileAtomically(target, data, { mustExist: true, expect: options.expect, fsync: this.config.fsync, guard })
+    return writeFileAtomically(target, data, {
+      mustExist: true,
+      expect: options.expect,
+      fsync: this.config.fsync,
+      guard,
+    })
   }
   async mkdir(path: string, options: MkdirOptions): Promise<MkdirResult> {
     const { target, guard } = await this.admit('create directory', path, options.authority, 'through')
@@ -114,6 +127,9 @@ export abstract class DiskFs extends Fs {
     const source = await this.admit('rename', from, options.authority, 'entry')
     const destination = await this.admit('rename onto', to, options.authority, 'entry')
     // One guard serves both directories: it re-checks against the same authority's roots.
-    return renameEntry(source.target, destination.target, { overwrite: options.overwrite ?? false, guard: source.guard ?? destination.guard })
+    return renameEntry(source.target, destination.target, {
+      overwrite: options.overwrite ?? false,
+      guard: source.guard ?? destination.guard,
+    })
   }
 }

@@ -27,7 +27,9 @@ function describeRoots(roots: readonly string[]): string {
 }
 
 function deny(kind: WriteKind, path: string, why: string, reason: FenceReason = 'outside', rule?: string): FsError {
-  return new FsError('FS_SANDBOX_DENIED', path, `Refused to ${kind} "${path}": ${why}. Nothing was changed.`, { fence: { reason, ...(rule ? { rule } : {}) } })
+  return new FsError('FS_SANDBOX_DENIED', path, `Refused to ${kind} "${path}": ${why}. Nothing was changed.`, {
+    fence: { reason, ...(rule ? { rule } : {}) },
+  })
 }
 
 /** The secret-path rule covering `real` (the real path), unless it lies in one of the read exceptions. */
@@ -54,20 +56,33 @@ export async function admitRead(path: string, authority: SandboxAuthority): Prom
   const rule = secretRule(authority, real) ?? secretRule(authority, path)
   if (rule) {
     const resolvedNote = real === path ? '' : ` (it resolves to "${real}")`
-    throw new FsError('FS_READ_DENIED', path, `"${path}"${resolvedNote} is a secret path (rule ${rule.rule}): file tools never read it and confined commands cannot see it`, {
-      fence: { reason: 'secret', rule: rule.rule },
-    })
+    throw new FsError(
+      'FS_READ_DENIED',
+      path,
+      `"${path}"${resolvedNote} is a secret path (rule ${rule.rule}): file tools never read it and confined commands cannot see it`,
+      {
+        fence: { reason: 'secret', rule: rule.rule },
+      },
+    )
   }
   return real
 }
 
 /** Refuses a write onto (or, removing or moving a folder, over) a protected path, naming the rule. */
-function refusePathRules(kind: WriteKind, path: string, target: string, authority: SandboxAuthority, reach: Reach): void {
+function refusePathRules(
+  kind: WriteKind,
+  path: string,
+  target: string,
+  authority: SandboxAuthority,
+  reach: Reach,
+): void {
   const rules = authority.paths?.protect ?? []
   const protectedBy =
     coveringRule(rules, target) ??
     // Removing or moving a folder takes what is inside it: a protected path beneath counts too.
-    (reach === 'entry' ? rules.find((rule) => within(ruleBase(rule.pattern), target) && ruleBase(rule.pattern) !== target) : undefined)
+    (reach === 'entry'
+      ? rules.find((rule) => within(ruleBase(rule.pattern), target) && ruleBase(rule.pattern) !== target)
+      : undefined)
   if (protectedBy) {
     const resolvedNote = target === path ? '' : ` (it resolves to "${target}")`
     throw new FsError(
@@ -81,7 +96,11 @@ function refusePathRules(kind: WriteKind, path: string, target: string, authorit
 
 /** The roots that exist, symlinks resolved. A root that is missing or relative fences nothing in (fail closed). */
 async function realRoots(roots: readonly string[]): Promise<string[]> {
-  const real = await Promise.all(roots.map((root) => (typeof root === 'string' && isAbsolute(root) ? realpath(root).catch(() => undefined) : undefined)))
+  const real = await Promise.all(
+    roots.map((root) =>
+      typeof root === 'string' && isAbsolute(root) ? realpath(root).catch(() => undefined) : undefined,
+    ),
+  )
   return real.filter((root): root is string => root !== undefined)
 }
 
@@ -91,25 +110,47 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
  * path is resolved the way the kernel will resolve it (links and `..` included) and must land inside a
  * writable root; the returned guard repeats the check on each directory right before the effect in it.
  */
-export async function admit(kind: WriteKind, path: string, authority: SandboxAuthority, reach: Reach): Promise<Admission> {
+export async function admit(
+  kind: WriteKind,
+  path: string,
+  authority: SandboxAuthority,
+  reach: Reach,
+): Promise<Admission> {
   const mode = authority?.mode
-  if (!SANDBOX_MODES.includes(mode)) throw deny(kind, String(path), `no valid sandbox authority was given (mode ${JSON.stringify(mode)})`)
+  if (!SANDBOX_MODES.includes(mode))
+    throw deny(kind, String(path), `no valid sandbox authority was given (mode ${JSON.stringify(mode)})`)
   requireAbsolute(path)
   const given = Array.isArray(authority.writableRoots) ? authority.writableRoots : []
-  if (mode === 'read-only') throw deny(kind, path, `the sandbox mode is read-only, which allows no writes (writable roots: ${describeRoots(given)})`, 'mode')
+  if (mode === 'read-only')
+    throw deny(
+      kind,
+      path,
+      `the sandbox mode is read-only, which allows no writes (writable roots: ${describeRoots(given)})`,
+      'mode',
+    )
   const target = reach === 'through' ? await resolveRealPath(path) : await resolveEntryPath(path)
   if (mode === 'danger-full-access') return { target }
 
   const roots = await realRoots(given)
   // Read exceptions are for reading back: a secret folder is never written, not even where it may be read.
   const secret = coveringRule(authority.paths?.denyRead, target) ?? coveringRule(authority.paths?.denyRead, path)
-  if (secret) throw deny(kind, path, `it is a secret path (rule ${secret.rule}), which no tool writes`, 'secret', secret.rule)
+  if (secret)
+    throw deny(kind, path, `it is a secret path (rule ${secret.rule}), which no tool writes`, 'secret', secret.rule)
   const resolvedNote = target === path ? '' : ` (it resolves to "${target}")`
   if (!roots.some((root) => isInside(root, target))) {
-    throw deny(kind, path, `the path${resolvedNote} is outside the writable roots of the sandbox mode workspace-write (${describeRoots(given)})`)
+    throw deny(
+      kind,
+      path,
+      `the path${resolvedNote} is outside the writable roots of the sandbox mode workspace-write (${describeRoots(given)})`,
+    )
   }
   if (reach === 'entry' && roots.includes(target)) {
-    throw deny(kind, path, `it is a writable root itself, which the sandbox mode workspace-write does not let go (writable roots: ${describeRoots(given)})`, 'mode')
+    throw deny(
+      kind,
+      path,
+      `it is a writable root itself, which the sandbox mode workspace-write does not let go (writable roots: ${describeRoots(given)})`,
+      'mode',
+    )
   }
   refusePathRules(kind, path, target, authority, reach)
   const guard: DirectoryGuard = async (dir) => {

@@ -12,7 +12,12 @@ export default class LocalFs extends DiskFs {
   static Config = FsIoConfig
 
   /** Where the change lands (through a link for writes, the link itself for remove and rename), unchecked. */
-  protected override async admit(_kind: WriteKind, path: string, _authority: SandboxAuthority, reach: Reach): Promise<Admission> {
+  protected override async admit(
+    _kind: WriteKind,
+    path: string,
+    _authority: SandboxAuthority,
+    reach: Reach,
+  ): Promise<Admission> {
     return { target: reach === 'through' ? await resolveRealPath(path) : await resolveEntryPath(path) }
   }
 }

@@ -9,7 +9,9 @@ test('a patch swaps in fs-local, which allows the writes fs-sandbox refuses', as
   try {
     expect(h.root.fs).toBeInstanceOf(LocalFs)
     const outside = join(h.home, 'outside.txt')
-    await h.root.fs.writeFile(outside, 'written', { authority: { mode: 'workspace-write', writableRoots: [h.workspace] } })
+    await h.root.fs.writeFile(outside, 'written', {
+      authority: { mode: 'workspace-write', writableRoots: [h.workspace] },
+    })
     expect(readFileSync(outside, 'utf8')).toBe('written')
     await h.root.fs.mkdir(join(h.home, 'made'), { authority: { mode: 'read-only', writableRoots: [] } })
     expect(existsSync(join(h.home, 'made'))).toBe(true)

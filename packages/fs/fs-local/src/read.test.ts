@@ -35,7 +35,9 @@ async function failure(promise: Promise<unknown>): Promise<FsError> {
 
 // Lines of varied length (some empty, some multi-byte) so chunk edges fall everywhere.
 function sampleLines(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => (i % 7 === 3 ? '' : `line ${i + 1} ${'é'.repeat(i % 5)}${'x'.repeat((i * 37) % 90)}`))
+  return Array.from({ length: count }, (_, i) =>
+    i % 7 === 3 ? '' : `line ${i + 1} ${'é'.repeat(i % 5)}${'x'.repeat((i * 37) % 90)}`,
+  )
 }
 
 test('a line range of a large file returns exactly those lines and counts every line', async () => {

@@ -15,13 +15,20 @@ async function boot(script: ScriptedResponse[], options: Parameters<typeof bootC
 const EDIT = { path: 'src/a.ts', old_string: 'one', new_string: 'uno' }
 
 test('an edit of a file not read in this session is refused before any effect, telling the model to read it first', async () => {
-  const h = await boot([call('e', 'edit', EDIT), call('s', 'str_replace_editor', { command: 'str_replace', path: 'src/a.ts', old_str: 'one', new_str: 'uno' })], {
-    workspaceFiles: { 'src/a.ts': 'const one = 1\n' },
-  })
+  const h = await boot(
+    [
+      call('e', 'edit', EDIT),
+      call('s', 'str_replace_editor', { command: 'str_replace', path: 'src/a.ts', old_str: 'one', new_str: 'uno' }),
+    ],
+    {
+      workspaceFiles: { 'src/a.ts': 'const one = 1\n' },
+    },
+  )
   await h.run('edit')
   expect(h.toolResult('e').error).toEqual({
     code: 'DENIED',
-    message: 'The call was denied: "src/a.ts" has not been read in this session. Read it first (read or str_replace_editor view), then retry.',
+    message:
+      'The call was denied: "src/a.ts" has not been read in this session. Read it first (read or str_replace_editor view), then retry.',
   })
   expect(h.toolResult('s').error?.code).toBe('DENIED')
   expect(h.events('tool/dispatched')).toEqual([])
@@ -62,12 +69,19 @@ test('what the agent wrote counts as seen: a new file, then edit after edit, nee
 test('what was read survives resume in a new composition; what was not read stays refused', async () => {
   const home = tempDir('dsh-home-')
   const workspace = tempDir('dsh-ws-')
-  const first = await boot([call('r', 'read', { path: 'src/a.ts' })], { home, workspace, workspaceFiles: { 'src/a.ts': 'const one = 1\n', 'src/b.ts': 'const one = 2\n' } })
+  const first = await boot([call('r', 'read', { path: 'src/a.ts' })], {
+    home,
+    workspace,
+    workspaceFiles: { 'src/a.ts': 'const one = 1\n', 'src/b.ts': 'const one = 2\n' },
+  })
   await first.run('read a')
   const id = (await first.agent()).session.id
   await first.dispose()
 
-  const second = await boot([call('a', 'edit', EDIT), call('b', 'edit', { ...EDIT, path: 'src/b.ts' })], { home, workspace })
+  const second = await boot([call('a', 'edit', EDIT), call('b', 'edit', { ...EDIT, path: 'src/b.ts' })], {
+    home,
+    workspace,
+  })
   const agent = await second.root.agents.resume(id)
   agent.followup('edit both')
   await agent.whenIdle()

@@ -19,10 +19,21 @@ export const name = 'fs-observation-policy'
 export const inject = ['sessions', 'tools', 'fs']
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  readTools: Schema.array(Schema.string()).default(['read', 'str_replace_editor:view']).description('Calls that read a file: `tool` or `tool:command` (matched against the command argument).'),
+  readTools: Schema.array(Schema.string())
+    .default(['read', 'str_replace_editor:view'])
+    .description('Calls that read a file: `tool` or `tool:command` (matched against the command argument).'),
   editTools: Schema.array(Schema.string())
-    .default(['write', 'edit', 'str_replace_editor:create', 'str_replace_editor:str_replace', 'str_replace_editor:insert', 'str_replace_editor:undo_edit'])
-    .description('Calls that change an existing file: refused unless it was read and is unchanged since; a success counts as having seen the result.'),
+    .default([
+      'write',
+      'edit',
+      'str_replace_editor:create',
+      'str_replace_editor:str_replace',
+      'str_replace_editor:insert',
+      'str_replace_editor:undo_edit',
+    ])
+    .description(
+      'Calls that change an existing file: refused unless it was read and is unchanged since; a success counts as having seen the result.',
+    ),
   pathArgument: Schema.string().default('path').description('The argument naming the file, in every listed tool.'),
   commandArgument: Schema.string().default('command').description('The argument a `tool:command` entry matches.'),
 })
@@ -71,9 +82,16 @@ export function apply(ctx: Context, config: Config) {
     const shown = (invocation.arguments as Record<string, string>)[config.pathArgument]
     const readWith = config.readTools.map((entry) => entry.replace(':', ' ')).join(' or ')
     const seen = foldOf(invocation.context.session).last(file)
-    if (!seen) return { action: 'deny', reason: `"${shown}" has not been read in this session. Read it first (${readWith}), then retry.` }
+    if (!seen)
+      return {
+        action: 'deny',
+        reason: `"${shown}" has not been read in this session. Read it first (${readWith}), then retry.`,
+      }
     if (!sameVersion(seen.version, current)) {
-      return { action: 'deny', reason: `"${shown}" changed on disk since you last read it (${new Date(seen.time).toISOString()}). Read it again (${readWith}), then retry.` }
+      return {
+        action: 'deny',
+        reason: `"${shown}" changed on disk since you last read it (${new Date(seen.time).toISOString()}). Read it again (${readWith}), then retry.`,
+      }
     }
     return next()
   })
@@ -87,7 +105,8 @@ export function apply(ctx: Context, config: Config) {
     const result = await next()
     if (!file || result.error) return result
     const version = kind === 'read' ? before : await versionOf(file).catch(() => undefined)
-    if (version && !invocation.context.session.closed) invocation.context.session.append('fs/observed', { callId: invocation.callId, path: file, version })
+    if (version && !invocation.context.session.closed)
+      invocation.context.session.append('fs/observed', { callId: invocation.callId, path: file, version })
     return result
   })
 }

@@ -49,7 +49,8 @@ export class ObservationFold {
       } else if (event.type === 'tool/result') {
         const observed = this.pending.get(event.data.callId)
         this.pending.delete(event.data.callId)
-        if (observed && !event.data.error) this.latest.set(observed.path, { ...observed, seq: event.seq, time: event.time })
+        if (observed && !event.data.error)
+          this.latest.set(observed.path, { ...observed, seq: event.seq, time: event.time })
       }
     }
     return this

@@ -1,4 +1,17 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
@@ -99,7 +112,9 @@ test('a write with createParents creates a new nested directory inside the works
 })
 
 test('a refused nested write creates no directory', async () => {
-  await refusal(fs.writeFile(join(outside, 'a', 'b', 'file.txt'), 'x', { authority: workspaceWrite, createParents: true }))
+  await refusal(
+    fs.writeFile(join(outside, 'a', 'b', 'file.txt'), 'x', { authority: workspaceWrite, createParents: true }),
+  )
   expect(readdirSync(outside)).toEqual([])
 })
 
@@ -130,19 +145,27 @@ test('read-only still allows reading', async () => {
 })
 
 test('danger-full-access allows writing outside the writable roots', async () => {
-  await fs.writeFile(join(outside, 'x.txt'), 'allowed', { authority: { mode: 'danger-full-access', writableRoots: [ws] } })
+  await fs.writeFile(join(outside, 'x.txt'), 'allowed', {
+    authority: { mode: 'danger-full-access', writableRoots: [ws] },
+  })
   expect(readFileSync(join(outside, 'x.txt'), 'utf8')).toBe('allowed')
 })
 
 test('a missing or unknown authority is refused', async () => {
   await refusal(fs.writeFile(join(ws, 'x.txt'), 'x', { authority: undefined as unknown as SandboxAuthority }))
-  await refusal(fs.writeFile(join(ws, 'x.txt'), 'x', { authority: { mode: 'yolo', writableRoots: [ws] } as unknown as SandboxAuthority }))
+  await refusal(
+    fs.writeFile(join(ws, 'x.txt'), 'x', {
+      authority: { mode: 'yolo', writableRoots: [ws] } as unknown as SandboxAuthority,
+    }),
+  )
   expect(existsSync(join(ws, 'x.txt'))).toBe(false)
 })
 
 test('a writable root given through a symlink is resolved before the check', async () => {
   symlinkSync(ws, join(base, 'ws-link'))
-  await fs.writeFile(join(ws, 'via-root-link.txt'), 'ok', { authority: { mode: 'workspace-write', writableRoots: [join(base, 'ws-link')] } })
+  await fs.writeFile(join(ws, 'via-root-link.txt'), 'ok', {
+    authority: { mode: 'workspace-write', writableRoots: [join(base, 'ws-link')] },
+  })
   expect(readFileSync(join(ws, 'via-root-link.txt'), 'utf8')).toBe('ok')
 })
 
@@ -202,7 +225,9 @@ test('a replace is refused with FS_CHANGED when the file changed since it was re
   writeFileSync(join(ws, 'f.txt'), 'one\n')
   const read = await fs.readText(join(ws, 'f.txt'))
   writeFileSync(join(ws, 'f.txt'), 'someone else\n')
-  const error = await fs.replaceFile(join(ws, 'f.txt'), 'mine\n', { authority: workspaceWrite, expect: read.version }).catch((e: FsError) => e)
+  const error = await fs
+    .replaceFile(join(ws, 'f.txt'), 'mine\n', { authority: workspaceWrite, expect: read.version })
+    .catch((e: FsError) => e)
   expect((error as FsError).code).toBe('FS_CHANGED')
   expect(readFileSync(join(ws, 'f.txt'), 'utf8')).toBe('someone else\n')
 })

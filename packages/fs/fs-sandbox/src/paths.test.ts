@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
@@ -28,7 +37,11 @@ beforeEach(async () => {
   authority = {
     mode: 'workspace-write',
     writableRoots: [ws],
-    paths: { denyRead: [rule('~/secrets', secrets)], readExceptions: [join(secrets, 'spill')], protect: [rule('.git', join(ws, '.git')), rule('.dsh/', join(ws, '.dsh'))] },
+    paths: {
+      denyRead: [rule('~/secrets', secrets)],
+      readExceptions: [join(secrets, 'spill')],
+      protect: [rule('.git', join(ws, '.git')), rule('.dsh/', join(ws, '.dsh'))],
+    },
   }
   const root = new Context()
   await root.plugin(SandboxFs, FsIoConfig({ fsync: false }))
@@ -50,7 +63,9 @@ async function failure(promise: Promise<unknown>, code: string): Promise<FsError
 test('a read carrying the authority is refused on a secret path and through a link to one; a read exception is readable', async () => {
   symlinkSync(join(secrets, 'key'), join(ws, 'alias'))
   const error = await failure(fs.readText(join(secrets, 'key'), { authority }), 'FS_READ_DENIED')
-  expect(error.message).toBe(`"${join(secrets, 'key')}" is a secret path (rule ~/secrets): file tools never read it and confined commands cannot see it`)
+  expect(error.message).toBe(
+    `"${join(secrets, 'key')}" is a secret path (rule ~/secrets): file tools never read it and confined commands cannot see it`,
+  )
   expect(error.fence).toEqual({ reason: 'secret', rule: '~/secrets' })
   await failure(fs.readBytes(join(ws, 'alias'), { authority }), 'FS_READ_DENIED')
   await failure(fs.isBinary(join(ws, 'alias'), { authority }), 'FS_READ_DENIED')
@@ -69,7 +84,10 @@ test('a walk or listing from above a secret folder leaves it out; one of the sec
 })
 
 test('writes onto protected paths are refused by rule, also a missing one and a remove or rename of what holds one', async () => {
-  const hook = await failure(fs.writeFile(join(ws, '.git/hooks/post-commit'), '#!/bin/sh\n', { authority }), 'FS_PROTECTED')
+  const hook = await failure(
+    fs.writeFile(join(ws, '.git/hooks/post-commit'), '#!/bin/sh\n', { authority }),
+    'FS_PROTECTED',
+  )
   expect(hook.fence).toEqual({ reason: 'protected', rule: '.git' })
   await failure(fs.replaceFile(join(ws, '.git/config'), '[core]\n\tfsmonitor = x\n', { authority }), 'FS_PROTECTED')
   await failure(fs.mkdir(join(ws, '.dsh'), { authority }), 'FS_PROTECTED')
@@ -84,13 +102,18 @@ test('writes onto protected paths are refused by rule, also a missing one and a 
 
 test('a secret path is never written, not even when it lies under a writable root', async () => {
   const widened: SandboxAuthority = { ...authority, writableRoots: [ws, secrets] }
-  const error = await failure(fs.writeFile(join(secrets, 'spill/out.txt'), 'x', { authority: widened }), 'FS_SANDBOX_DENIED')
+  const error = await failure(
+    fs.writeFile(join(secrets, 'spill/out.txt'), 'x', { authority: widened }),
+    'FS_SANDBOX_DENIED',
+  )
   expect(error.fence).toEqual({ reason: 'secret', rule: '~/secrets' })
   expect(readFileSync(join(secrets, 'spill/out.txt'), 'utf8')).toBe('spilled\n')
 })
 
 test('checkWrite reports the refusal a write would meet, changing nothing', async () => {
-  expect((await failure(fs.checkWrite(join(base, 'elsewhere.txt'), authority), 'FS_SANDBOX_DENIED')).fence).toEqual({ reason: 'outside' })
+  expect((await failure(fs.checkWrite(join(base, 'elsewhere.txt'), authority), 'FS_SANDBOX_DENIED')).fence).toEqual({
+    reason: 'outside',
+  })
   await failure(fs.checkWrite(join(ws, '.git/HEAD'), authority), 'FS_PROTECTED')
   await expect(fs.checkWrite(join(ws, 'new.txt'), authority)).resolves.toBeUndefined()
   expect(existsSync(join(ws, 'new.txt'))).toBe(false)

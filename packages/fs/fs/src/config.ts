@@ -19,10 +19,15 @@ export const FsIoConfig: Schema<Partial<FsIoConfig>, FsIoConfig> = Schema.object
     .min(1)
     .default(64 * 1024 * 1024)
     .description('Files larger than this are not read at all (readText and readBytes fail with FS_TOO_LARGE).'),
-  binarySniffBytes: Schema.natural().min(1).default(8192).description('Bytes from the start of a file inspected to decide it is binary (a NUL byte or invalid UTF-8).'),
+  binarySniffBytes: Schema.natural()
+    .min(1)
+    .default(8192)
+    .description('Bytes from the start of a file inspected to decide it is binary (a NUL byte or invalid UTF-8).'),
   readChunkBytes: Schema.natural()
     .min(1)
     .default(256 * 1024)
     .description('Size of each read while scanning a file for lines.'),
-  fsync: Schema.boolean().default(true).description('Flush each written file (and its directory after the rename) to disk before reporting success.'),
+  fsync: Schema.boolean()
+    .default(true)
+    .description('Flush each written file (and its directory after the rename) to disk before reporting success.'),
 })

@@ -20,7 +20,8 @@ export interface HookExit {
   timedOut: boolean
 }
 
-const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Events whose plain stdout (exit 0, not JSON) Claude Code adds to the model's context. */
 const STDOUT_IS_CONTEXT: readonly HookEventName[] = ['UserPromptSubmit', 'SessionStart']
@@ -41,7 +42,8 @@ function parseJson(text: string): Record<string, any> | undefined {
 function readJson(event: HookEventName, json: Record<string, any>): HookAnswer {
   const specific = isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
   const answer: HookAnswer = { decision: 'pass' }
-  const legacy = json.decision === 'approve' ? 'allow' : json.decision === 'block' && event === 'PreToolUse' ? 'deny' : undefined
+  const legacy =
+    json.decision === 'approve' ? 'allow' : json.decision === 'block' && event === 'PreToolUse' ? 'deny' : undefined
   const permission = specific.permissionDecision ?? json.permissionDecision ?? legacy
   const reason = specific.permissionDecisionReason ?? json.permissionDecisionReason ?? json.reason
   if (typeof reason === 'string' && reason) answer.reason = reason
@@ -62,9 +64,16 @@ function readJson(event: HookEventName, json: Record<string, any>): HookAnswer {
 
 /** Reads one hook's exit: 0 passes (JSON on stdout may decide), 2 blocks with stderr, anything else is a non-blocking error. */
 export function readExit(event: HookEventName, exit: HookExit, timeoutSeconds: number): HookAnswer {
-  if (exit.timedOut) return { decision: 'error', reason: `timed out after ${timeoutSeconds} s and was killed`, failure: `timed out after ${timeoutSeconds} s` }
-  if (exit.exitCode === 2) return { decision: 'block', reason: exit.stderr.trim() || 'the hook exited 2 and gave no reason on stderr' }
-  if (exit.exitCode !== 0) return { decision: 'error', reason: `exit ${exit.exitCode}${exit.stderr.trim() ? `: ${exit.stderr.trim()}` : ''}` }
+  if (exit.timedOut)
+    return {
+      decision: 'error',
+      reason: `timed out after ${timeoutSeconds} s and was killed`,
+      failure: `timed out after ${timeoutSeconds} s`,
+    }
+  if (exit.exitCode === 2)
+    return { decision: 'block', reason: exit.stderr.trim() || 'the hook exited 2 and gave no reason on stderr' }
+  if (exit.exitCode !== 0)
+    return { decision: 'error', reason: `exit ${exit.exitCode}${exit.stderr.trim() ? `: ${exit.stderr.trim()}` : ''}` }
   const stdout = exit.stdout.trim()
   const json = parseJson(stdout)
   if (json) return readJson(event, json)

@@ -47,7 +47,10 @@ describe.each(Object.entries(rowOrders))('with the %s', (_, rows) => {
     const marker = join(outsideDir(), 'hook-ran')
     const outside = join(outsideDir(), 'unconfined.txt')
     const { h, asked } = await underCeiling(rows, { PreToolUse: [{ matcher: 'Bash', command: `touch ${marker}` }] })
-    h.root.scriptedLlm.enqueue(toolCall('c1', 'bash', { command: `echo pwned > ${outside}`, sandbox: false, justification: 'I need it' }), { text: 'ok' })
+    h.root.scriptedLlm.enqueue(
+      toolCall('c1', 'bash', { command: `echo pwned > ${outside}`, sandbox: false, justification: 'I need it' }),
+      { text: 'ok' },
+    )
     await h.run('go')
     expect(h.toolResult('c1').error?.code).toBe('DENIED')
     expect(h.toolResult('c1').error?.message).toContain('ceiling workspace-write')
@@ -59,7 +62,12 @@ describe.each(Object.entries(rowOrders))('with the %s', (_, rows) => {
 
   test("a hook's rewrite cannot take a call past the ceiling, though the approver would allow it", async () => {
     const outside = join(outsideDir(), 'unconfined.txt')
-    const rewrite = jsonOut({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: `echo pwned > ${outside}`, sandbox: false, justification: 'the hook wants it' } } })
+    const rewrite = jsonOut({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        updatedInput: { command: `echo pwned > ${outside}`, sandbox: false, justification: 'the hook wants it' },
+      },
+    })
     const { h, asked } = await underCeiling(rows, { PreToolUse: [{ matcher: 'Bash', command: rewrite }] })
     h.root.scriptedLlm.enqueue(toolCall('c1', 'bash', { command: 'echo harmless' }), { text: 'ok' })
     await h.run('go')
@@ -71,7 +79,9 @@ describe.each(Object.entries(rowOrders))('with the %s', (_, rows) => {
   })
 
   test('hooks decide before approval: a hook that denies leaves nothing to ask', async () => {
-    const { h, asked } = await underCeiling(rows, { PreToolUse: [{ matcher: 'Bash', command: 'echo "no" >&2; exit 2' }] })
+    const { h, asked } = await underCeiling(rows, {
+      PreToolUse: [{ matcher: 'Bash', command: 'echo "no" >&2; exit 2' }],
+    })
     h.root.scriptedLlm.enqueue(toolCall('c1', 'bash', { command: 'touch made.txt', sandbox: true }), { text: 'ok' })
     await h.run('go')
     expect(h.toolResult('c1').error?.code).toBe('DENIED')

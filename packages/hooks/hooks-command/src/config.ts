@@ -18,7 +18,8 @@ export interface LoadedHooks {
   ignored: string[]
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Reads one file's `hooks` object (Claude Code's settings.json shape; other keys of the file are not ours). */
 function parseFile(file: HookFile, text: string, into: LoadedHooks): void {
@@ -49,14 +50,20 @@ function parseGroup(file: HookFile, event: HookEventName, group: unknown, where:
   const problem = (text: string) => into.problems.push(`${file.path}: ${where}${text}`)
   if (!isObject(group)) return void problem(' must be an object { matcher, hooks }')
   if (group.matcher !== undefined && typeof group.matcher !== 'string') return void problem('.matcher must be a string')
-  if (typeof group.matcher === 'string' && !validRegex(group.matcher)) return void problem(`.matcher "${group.matcher}" is not a valid regular expression`)
+  if (typeof group.matcher === 'string' && !validRegex(group.matcher))
+    return void problem(`.matcher "${group.matcher}" is not a valid regular expression`)
   if (!Array.isArray(group.hooks)) return void problem('.hooks must be an array of { type: "command", command }')
   group.hooks.forEach((hook, index) => {
     const at = `.hooks[${index}]`
     if (!isObject(hook)) return void problem(`${at} must be an object`)
-    if (hook.type !== 'command') return void into.ignored.push(`${file.path}: ${where}${at} (type ${JSON.stringify(hook.type)}: dsh runs only "command" hooks)`)
-    if (typeof hook.command !== 'string' || !hook.command.trim()) return void problem(`${at}.command must be a non-empty string`)
-    if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0))) return void problem(`${at}.timeout must be a positive number of seconds`)
+    if (hook.type !== 'command')
+      return void into.ignored.push(
+        `${file.path}: ${where}${at} (type ${JSON.stringify(hook.type)}: dsh runs only "command" hooks)`,
+      )
+    if (typeof hook.command !== 'string' || !hook.command.trim())
+      return void problem(`${at}.command must be a non-empty string`)
+    if (hook.timeout !== undefined && (typeof hook.timeout !== 'number' || !(hook.timeout > 0)))
+      return void problem(`${at}.timeout must be a positive number of seconds`)
     into.commands.push({
       event,
       ...(typeof group.matcher === 'string' ? { matcher: group.matcher } : {}),
@@ -96,7 +103,8 @@ export async function loadHooks(files: HookFile[]): Promise<LoadedHooks> {
     try {
       text = await readFile(file.path, 'utf8')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') loaded.problems.push(`${file.path}: cannot be read (${(error as Error).message})`)
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        loaded.problems.push(`${file.path}: cannot be read (${(error as Error).message})`)
       continue
     }
     parseFile(file, text, loaded)
@@ -109,7 +117,9 @@ export async function loadHooks(files: HookFile[]): Promise<LoadedHooks> {
  * matcher, command and timeout. Any change to what would run changes it, so it is asked about again.
  */
 export function workspaceDigest(commands: HookCommand[], cwd: string): string {
-  const described = commands.filter((hook) => hook.origin === 'workspace').map((hook) => [relative(cwd, hook.file), hook.event, hook.matcher ?? '', hook.command, hook.timeout ?? null])
+  const described = commands
+    .filter((hook) => hook.origin === 'workspace')
+    .map((hook) => [relative(cwd, hook.file), hook.event, hook.matcher ?? '', hook.command, hook.timeout ?? null])
   return `sha256:${createHash('sha256').update(JSON.stringify(described)).digest('hex')}`
 }
 

@@ -3,7 +3,15 @@ import { isAbsolute, join, relative } from 'node:path'
 import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type { Context } from '@dsh/cordis'
-import { HookRunSchema, HookUpdatedInputSchema, Hooks, type HookCommand, type HookEventName, type HookOutcome, type HookTrigger } from '@dsh/hooks'
+import {
+  HookRunSchema,
+  HookUpdatedInputSchema,
+  Hooks,
+  type HookCommand,
+  type HookEventName,
+  type HookOutcome,
+  type HookTrigger,
+} from '@dsh/hooks'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import { cwdKey } from '@dsh/session-persistence'
@@ -29,13 +37,27 @@ export interface Config {
 export default class HooksCommand extends Hooks {
   static inject = ['sessions', 'app', 'sandbox', 'sandboxPolicy', 'subprocess', 'tools']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    userFile: Schema.string().default('hooks.json').description("The user's hooks file, relative to $DSH_HOME (or absolute). Its hooks run without a question."),
+    userFile: Schema.string()
+      .default('hooks.json')
+      .description("The user's hooks file, relative to $DSH_HOME (or absolute). Its hooks run without a question."),
     workspaceFiles: Schema.array(Schema.string())
       .default(['.claude/settings.json', '.dsh/hooks.json'])
-      .description("The workspace's hooks files, relative to the session's workspace. Their hooks run only once the user approves them for the workspace."),
-    timeoutSeconds: Schema.number().min(0.1).default(60).description('Deadline of a hook that names no `timeout` (seconds); at it its process group is killed.'),
-    outputCapBytes: Schema.natural().min(1).default(20_000).description('Bytes of a hook’s stdout and of its stderr kept (head and tail).'),
-    stopContinuations: Schema.natural().default(1).description('How many times Stop hooks may continue one turn; a block past it is logged and the turn completes.'),
+      .description(
+        "The workspace's hooks files, relative to the session's workspace. Their hooks run only once the user approves them for the workspace.",
+      ),
+    timeoutSeconds: Schema.number()
+      .min(0.1)
+      .default(60)
+      .description('Deadline of a hook that names no `timeout` (seconds); at it its process group is killed.'),
+    outputCapBytes: Schema.natural()
+      .min(1)
+      .default(20_000)
+      .description('Bytes of a hook’s stdout and of its stderr kept (head and tail).'),
+    stopContinuations: Schema.natural()
+      .default(1)
+      .description(
+        'How many times Stop hooks may continue one turn; a block past it is logged and the turn completes.',
+      ),
   })
 
   /** Per session: the approval of a workspace's hooks by digest (pending questions too, so each is asked once). */
@@ -60,7 +82,10 @@ export default class HooksCommand extends Hooks {
   /** The hooks files of a workspace, user file first. */
   files(cwd: string): HookFile[] {
     const user = isAbsolute(this.config.userFile) ? this.config.userFile : join(this.ctx.app.home, this.config.userFile)
-    return [{ path: user, origin: 'user' }, ...this.config.workspaceFiles.map((file) => ({ path: join(cwd, file), origin: 'workspace' as const }))]
+    return [
+      { path: user, origin: 'user' },
+      ...this.config.workspaceFiles.map((file) => ({ path: join(cwd, file), origin: 'workspace' as const })),
+    ]
   }
 
   async fire(event: HookEventName, trigger: HookTrigger): Promise<HookOutcome> {
@@ -68,11 +93,18 @@ export default class HooksCommand extends Hooks {
     this.warn(trigger.session, loaded)
     const problems = loaded.problems.map((problem) => `the hooks configuration is invalid: ${problem}`)
     let selected = loaded.commands.filter((hook) => hook.event === event && matches(hook, trigger.matchOn))
-    if (selected.some((hook) => hook.origin === 'workspace') && !(await this.workspaceApproved(trigger, loaded))) selected = selected.filter((hook) => hook.origin === 'user')
+    if (selected.some((hook) => hook.origin === 'workspace') && !(await this.workspaceApproved(trigger, loaded)))
+      selected = selected.filter((hook) => hook.origin === 'user')
     if (!selected.length) return { context: [], failures: problems }
     const input = JSON.stringify({
       session_id: trigger.session.id,
-      transcript_path: join(this.ctx.app.home, 'sessions', cwdKey(trigger.session.cwd), trigger.session.id, 'session.jsonl'),
+      transcript_path: join(
+        this.ctx.app.home,
+        'sessions',
+        cwdKey(trigger.session.cwd),
+        trigger.session.id,
+        'session.jsonl',
+      ),
       cwd: trigger.cwd,
       hook_event_name: event,
       ...trigger.fields,
@@ -121,7 +153,9 @@ export default class HooksCommand extends Hooks {
     if (!approval) return false
     const workspace = commands.filter((hook) => hook.origin === 'workspace')
     const files = [...new Set(workspace.map((hook) => relative(trigger.cwd, hook.file)))]
-    const listing = workspace.map((hook) => `${hook.event}${hook.matcher ? ` [${hook.matcher}]` : ''}: ${hook.command}`).join('\n')
+    const listing = workspace
+      .map((hook) => `${hook.event}${hook.matcher ? ` [${hook.matcher}]` : ''}: ${hook.command}`)
+      .join('\n')
     const decision = await approval.request(
       trigger.session,
       {
@@ -139,7 +173,9 @@ export default class HooksCommand extends Hooks {
 
 /** The session's earlier answer to the question for `rule` (a resumed session is not asked again), if any. */
 function approvedInLog(session: Session, rule: string): Promise<boolean> | undefined {
-  const asked = new Set(session.all('approval/asked').flatMap((event) => (event.data.rule === rule ? [event.data.requestId] : [])))
+  const asked = new Set(
+    session.all('approval/asked').flatMap((event) => (event.data.rule === rule ? [event.data.requestId] : [])),
+  )
   if (!asked.size) return undefined
   const decided = session.all('approval/decided').findLast((event) => asked.has(event.data.requestId))
   return decided ? Promise.resolve(decided.data.answer !== 'reject') : undefined

@@ -19,7 +19,13 @@ export interface RunLimits {
  * the workspace or read secret paths) and spawned by ctx.subprocess (its environment policy, its own process
  * group killed at the deadline). The input JSON goes to stdin; stdout and stderr are read apart.
  */
-export async function runHook(ctx: Context, hook: HookCommand, input: string, trigger: HookTrigger, limits: RunLimits): Promise<{ data: HookRunData; answer: HookAnswer }> {
+export async function runHook(
+  ctx: Context,
+  hook: HookCommand,
+  input: string,
+  trigger: HookTrigger,
+  limits: RunLimits,
+): Promise<{ data: HookRunData; answer: HookAnswer }> {
   const timeoutSeconds = hook.timeout ?? limits.defaultTimeoutSeconds
   const started = performance.now()
   let exit: HookExit
@@ -37,9 +43,16 @@ export async function runHook(ctx: Context, hook: HookCommand, input: string, tr
       stderr: 'separate',
       signal: trigger.signal,
     })
-    exit = { exitCode: result.exitCode, stdout: redact(ctx, result.output), stderr: redact(ctx, result.stderr ?? ''), timedOut: result.timedOut }
+    exit = {
+      exitCode: result.exitCode,
+      stdout: redact(ctx, result.output),
+      stderr: redact(ctx, result.stderr ?? ''),
+      timedOut: result.timedOut,
+    }
     // A guard stopped by a cancel did not decide: the call it guarded must not run on its silence.
-    answer = result.aborted ? { decision: 'error', reason: 'stopped: the turn was cancelled', failure: 'was stopped by the cancel' } : readExit(hook.event, exit, timeoutSeconds)
+    answer = result.aborted
+      ? { decision: 'error', reason: 'stopped: the turn was cancelled', failure: 'was stopped by the cancel' }
+      : readExit(hook.event, exit, timeoutSeconds)
   } catch (error) {
     const message = redact(ctx, error instanceof Error ? error.message : String(error))
     exit = { exitCode: null, stdout: '', stderr: '', timedOut: false }

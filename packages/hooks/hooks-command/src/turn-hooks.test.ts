@@ -12,13 +12,18 @@ describe('SessionStart and UserPromptSubmit', () => {
   test('their stdout enters the history as hook context around the prompt, once per session start', async () => {
     const h = await boot({
       homeFiles: {
-        'hooks.json': hooksFile({ SessionStart: [{ command: 'echo "branch: main, 2 files changed"' }], UserPromptSubmit: [{ command: `jq -r '"you asked: " + .prompt'` }] }),
+        'hooks.json': hooksFile({
+          SessionStart: [{ command: 'echo "branch: main, 2 files changed"' }],
+          UserPromptSubmit: [{ command: `jq -r '"you asked: " + .prompt'` }],
+        }),
       },
     })
     h.root.scriptedLlm.enqueue({ text: 'one' }, { text: 'two' })
     await h.run('first task')
     await h.run('second task')
-    const messages = h.events('user/message').map((event) => [event.data.source, (event.data.content[0] as { text: string }).text])
+    const messages = h
+      .events('user/message')
+      .map((event) => [event.data.source, (event.data.content[0] as { text: string }).text])
     expect(messages).toEqual([
       ['hook', 'Context from a SessionStart hook:\nbranch: main, 2 files changed'],
       ['user', 'first task'],
@@ -27,13 +32,19 @@ describe('SessionStart and UserPromptSubmit', () => {
       ['hook', 'Context from a UserPromptSubmit hook:\nyou asked: second task'],
     ])
     expect(requestText(h, 0)).toContain('branch: main, 2 files changed')
-    expect(h.events('hook/run').map((event) => event.data.event)).toEqual(['SessionStart', 'UserPromptSubmit', 'UserPromptSubmit'])
+    expect(h.events('hook/run').map((event) => event.data.event)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'UserPromptSubmit',
+    ])
   })
 
   test('a resumed session starts again with source resume', async () => {
     const home = tempDir('dsh-home-')
     const workspace = tempDir('dsh-ws-')
-    const hooks = { 'hooks.json': hooksFile({ SessionStart: [{ command: 'jq -r .source >> "$CLAUDE_PROJECT_DIR/sources.txt"' }] }) }
+    const hooks = {
+      'hooks.json': hooksFile({ SessionStart: [{ command: 'jq -r .source >> "$CLAUDE_PROJECT_DIR/sources.txt"' }] }),
+    }
     const first = await boot({ home, workspace, homeFiles: hooks })
     first.root.scriptedLlm.enqueue({ text: 'one' })
     await first.run('first')
@@ -49,7 +60,11 @@ describe('SessionStart and UserPromptSubmit', () => {
   })
 
   test('a UserPromptSubmit hook that exits 2 blocks the prompt: the turn ends blocked and the model is not called', async () => {
-    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "no secrets in prompts" >&2; exit 2' }] }) } })
+    const h = await boot({
+      homeFiles: {
+        'hooks.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "no secrets in prompts" >&2; exit 2' }] }),
+      },
+    })
     const result = await h.run('my password is hunter2')
     expect(result.reason).toBe('blocked')
     expect(result.error?.message).toContain('no secrets in prompts')
@@ -81,7 +96,10 @@ describe('Stop', () => {
     expect(h.root.scriptedLlm.requests).toHaveLength(2)
     expect(h.events('turn/start')).toHaveLength(1)
     expect(requestText(h, 1)).toContain('run the tests before you stop')
-    expect(h.events('user/message').at(-1)!.data).toMatchObject({ source: 'hook', content: [{ text: 'A Stop hook did not let the turn end yet:\nrun the tests before you stop' }] })
+    expect(h.events('user/message').at(-1)!.data).toMatchObject({
+      source: 'hook',
+      content: [{ text: 'A Stop hook did not let the turn end yet:\nrun the tests before you stop' }],
+    })
     const inputs = readFileSync(join(h.workspace, 'stop.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -94,7 +112,13 @@ describe('Stop', () => {
   })
 
   test('continue: false lets the turn end even when a hook blocks', async () => {
-    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ Stop: [{ command: `echo '{"continue":false,"stopReason":"enough","decision":"block","reason":"more"}'` }] }) } })
+    const h = await boot({
+      homeFiles: {
+        'hooks.json': hooksFile({
+          Stop: [{ command: `echo '{"continue":false,"stopReason":"enough","decision":"block","reason":"more"}'` }],
+        }),
+      },
+    })
     h.root.scriptedLlm.enqueue({ text: 'done' })
     expect((await h.run('go')).reason).toBe('completed')
     expect(h.root.scriptedLlm.requests).toHaveLength(1)
@@ -103,21 +127,39 @@ describe('Stop', () => {
 
 describe('PreCompact', () => {
   test('runs before a compaction with its trigger and the /compact focus', async () => {
-    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ PreCompact: [{ command: 'cat > "$CLAUDE_PROJECT_DIR/compact.json"' }] }) } })
+    const h = await boot({
+      homeFiles: { 'hooks.json': hooksFile({ PreCompact: [{ command: 'cat > "$CLAUDE_PROJECT_DIR/compact.json"' }] }) },
+    })
     h.root.scriptedLlm.enqueue({ text: 'one' }, { text: 'two' }, { text: 'the summary' })
     await h.run('first')
     await h.run('second')
     const result = await h.root.compaction.compact(await h.agent(), { trigger: 'manual', focus: 'keep the API' })
     expect(result.ok).toBe(true)
-    expect(JSON.parse(readFileSync(join(h.workspace, 'compact.json'), 'utf8'))).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'keep the API' })
+    expect(JSON.parse(readFileSync(join(h.workspace, 'compact.json'), 'utf8'))).toMatchObject({
+      hook_event_name: 'PreCompact',
+      trigger: 'manual',
+      custom_instructions: 'keep the API',
+    })
     expect(h.events('hook/run').map((event) => event.data.event)).toEqual(['PreCompact'])
   })
 })
 
 describe('SubagentStop', () => {
   test("runs in the parent's session after a child agent's turn, with the child's session and status", async () => {
-    const h = await boot({ homeFiles: { 'hooks.json': hooksFile({ SubagentStop: [{ command: `jq -r '.subagent_status + " " + .subagent_session_id' >> "$CLAUDE_PROJECT_DIR/stops.txt"` }] }) } })
-    h.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look around', prompt: 'list the files' }), { text: 'child done' }, { text: 'parent done' })
+    const h = await boot({
+      homeFiles: {
+        'hooks.json': hooksFile({
+          SubagentStop: [
+            { command: `jq -r '.subagent_status + " " + .subagent_session_id' >> "$CLAUDE_PROJECT_DIR/stops.txt"` },
+          ],
+        }),
+      },
+    })
+    h.root.scriptedLlm.enqueue(
+      toolCall('t1', 'task', { description: 'look around', prompt: 'list the files' }),
+      { text: 'child done' },
+      { text: 'parent done' },
+    )
     await h.run('delegate a look')
     const started = h.events('subagent/start')
     expect(started).toHaveLength(1)

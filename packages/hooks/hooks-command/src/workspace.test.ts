@@ -15,7 +15,10 @@ function answering(h: Harness, answer: ApprovalAnswer): ApprovalRequest[] {
 }
 
 const MARKER_HOOK = hooksFile({ UserPromptSubmit: [{ command: 'echo ran >> "$CLAUDE_PROJECT_DIR/ran.txt"' }] })
-const runs = (workspace: string) => (existsSync(join(workspace, 'ran.txt')) ? readFileSync(join(workspace, 'ran.txt'), 'utf8').split('\n').filter(Boolean).length : 0)
+const runs = (workspace: string) =>
+  existsSync(join(workspace, 'ran.txt'))
+    ? readFileSync(join(workspace, 'ran.txt'), 'utf8').split('\n').filter(Boolean).length
+    : 0
 
 describe("a workspace's hooks", () => {
   test('do not run before the user approves them: nobody to ask is a refusal, logged with the exact rule', async () => {
@@ -27,7 +30,10 @@ describe("a workspace's hooks", () => {
     expect(h.events('hook/run')).toHaveLength(0)
     const asked = h.events('approval/asked')
     expect(asked).toHaveLength(1) // asked once per session, not at every event
-    expect(asked[0]!.data).toMatchObject({ tool: 'hooks', summary: 'run the hooks of .claude/settings.json (1 command)' })
+    expect(asked[0]!.data).toMatchObject({
+      tool: 'hooks',
+      summary: 'run the hooks of .claude/settings.json (1 command)',
+    })
     expect(asked[0]!.data.rule).toMatch(/^hooks\(sha256:[0-9a-f]{64}\)$/)
     expect(asked[0]!.data.reason).toContain('UserPromptSubmit: echo ran >> "$CLAUDE_PROJECT_DIR/ran.txt"')
     expect(h.events('approval/decided')[0]!.data).toMatchObject({ answer: 'reject', by: 'no-answerer' })
@@ -51,7 +57,10 @@ describe("a workspace's hooks", () => {
     expect(runs(workspace)).toBe(2)
     expect(second.events('approval/decided')[0]!.data).toMatchObject({ answer: 'allow_once', by: 'grant' })
 
-    writeFileSync(join(workspace, '.dsh/hooks.json'), hooksFile({ UserPromptSubmit: [{ command: 'echo ran >> "$CLAUDE_PROJECT_DIR/ran.txt"; echo changed' }] }))
+    writeFileSync(
+      join(workspace, '.dsh/hooks.json'),
+      hooksFile({ UserPromptSubmit: [{ command: 'echo ran >> "$CLAUDE_PROJECT_DIR/ran.txt"; echo changed' }] }),
+    )
     await second.run('third')
     expect(runs(workspace)).toBe(2) // the changed hooks are asked about again, and nobody answers
     const rules = second.events('approval/asked').map((event) => event.data.rule)
@@ -81,7 +90,9 @@ describe("a workspace's hooks", () => {
   test("the user's own hooks run while the workspace's wait for approval", async () => {
     const h = await boot({
       homeFiles: { 'hooks.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "from the user"' }] }) },
-      workspaceFiles: { '.claude/settings.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "from the workspace"' }] }) },
+      workspaceFiles: {
+        '.claude/settings.json': hooksFile({ UserPromptSubmit: [{ command: 'echo "from the workspace"' }] }),
+      },
     })
     h.root.scriptedLlm.enqueue({ text: 'ok' })
     await h.run('go')
@@ -109,9 +120,13 @@ describe('a Claude Code hooks setup (examples/claude-code)', () => {
     )
     await h.run('tidy up')
     expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('keep\n')
-    expect(h.toolText('rm')).toContain("Blocked by block-dangerous-bash.sh: 'rm -rf keep.txt' is not allowed in this repository.")
+    expect(h.toolText('rm')).toContain(
+      "Blocked by block-dangerous-bash.sh: 'rm -rf keep.txt' is not allowed in this repository.",
+    )
     expect(readFileSync(join(workspace, 'package-lock.json'), 'utf8')).toBe('{}\n')
-    expect(h.toolText('lock')).toContain(`${join(workspace, 'package-lock.json')} is generated; run the package manager instead`)
+    expect(h.toolText('lock')).toContain(
+      `${join(workspace, 'package-lock.json')} is generated; run the package manager instead`,
+    )
     expect(readFileSync(join(workspace, 'notes.md'), 'utf8')).toBe('# notes\n')
     expect(h.toolText('note')).toContain(`Edited ${join(workspace, 'notes.md')}: run npm run format before you finish.`)
     expect(readFileSync(join(workspace, '.edits.log'), 'utf8')).toBe(`Write ${join(workspace, 'notes.md')}\n`)

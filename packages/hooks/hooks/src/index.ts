@@ -3,7 +3,15 @@ import { type Context, Service } from '@dsh/cordis'
 import { oneOf, Type, type Session, type Static } from '@dsh/session'
 
 /** The events a hook may be configured for (`SubagentStop`: after a child agent's turn, in its parent's session). */
-export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'PreCompact'] as const
+export const HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+] as const
 export type HookEventName = (typeof HOOK_EVENTS)[number]
 
 /** Where a hook was configured: the user's `$DSH_HOME/hooks.json`, or a workspace file (which needs approval). */
@@ -84,7 +92,11 @@ export const HookRunSchema = Type.Object({
 export type HookRunData = Static<typeof HookRunSchema>
 
 /** A PreToolUse hook rewrote a call's input: these arguments (dsh's names) are what ran. */
-export const HookUpdatedInputSchema = Type.Object({ callId: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()), file: Type.String() })
+export const HookUpdatedInputSchema = Type.Object({
+  callId: Type.String(),
+  arguments: Type.Record(Type.String(), Type.Unknown()),
+  file: Type.String(),
+})
 
 /**
  * Claude Code's names for dsh's tools, and the argument names that differ (`file_path` for dsh's `path`;

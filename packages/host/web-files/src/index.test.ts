@@ -41,7 +41,11 @@ afterAll(async () => {
 })
 
 async function call(method: string, params: object) {
-  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
+  const response = await fetch(`${h.root.webserver.url}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify(params),
+  })
   return (await response.json()) as any
 }
 const list = (path?: string) => call('files.list', path ? { path } : {})
@@ -62,16 +66,26 @@ test('Home (~) lists the home; hidden folders and links leading out of every roo
 
 test('a folder named with --allow-root opens; /etc, a folder outside, and links to them are refused', async () => {
   expect((await list(join(extra, 'data'))).result.root).toBe(extra)
-  expect((await list('/etc')).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('outside the folders the web app may open') })
+  expect((await list('/etc')).error).toMatchObject({
+    code: 'BAD_PARAMS',
+    message: expect.stringContaining('outside the folders the web app may open'),
+  })
   expect((await list(outside)).error.code).toBe('BAD_PARAMS')
-  expect((await list(join(home, 'etc-link'))).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('really /etc') })
+  expect((await list(join(home, 'etc-link'))).error).toMatchObject({
+    code: 'BAD_PARAMS',
+    message: expect.stringContaining('really /etc'),
+  })
   expect((await list(join(home, 'work/escape'))).error.code).toBe('BAD_PARAMS')
   expect((await list(join(home, 'nope'))).error.code).toBe('NOT_FOUND')
 })
 
 test('a session is created only inside the roots: /etc and a symlink to it are refused, nothing is logged', async () => {
   const before = (await h.root.sessions.list()).length
-  for (const cwd of ['/etc', join(home, 'etc-link'), outside]) expect((await call('sessions.create', { cwd })).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('outside') })
+  for (const cwd of ['/etc', join(home, 'etc-link'), outside])
+    expect((await call('sessions.create', { cwd })).error).toMatchObject({
+      code: 'BAD_PARAMS',
+      message: expect.stringContaining('outside'),
+    })
   expect((await h.root.sessions.list()).length).toBe(before)
   const created = await call('sessions.create', { cwd: join(home, 'work') })
   expect(created.result.sessionId).toEqual(expect.any(String))

@@ -41,7 +41,12 @@ export async function listFolders(
     if (folder) entries.push({ name: entry.name, path: full, isDirectory: true })
   }
   entries.sort((a, b) => a.name.localeCompare(b.name))
-  return { path: real, root, ...(real !== root ? { parent: dirname(real) } : {}), entries: entries.slice(0, config.maxEntries) }
+  return {
+    path: real,
+    root,
+    ...(real !== root ? { parent: dirname(real) } : {}),
+    entries: entries.slice(0, config.maxEntries),
+  }
 }
 
 export function apply(ctx: Context, config: Config) {

@@ -26,7 +26,13 @@ export function registerAgentModes(ctx: Context, agentFor: (id: string) => Promi
   const web = ctx.webserver
 
   web.method<M<'agentPresets.list'>['params'], M<'agentPresets.list'>['result']>(ctx, 'agentPresets.list', {
-    handle: () => ({ agentPresets: (agentPresets()?.list() ?? []).map(({ name, description, source }) => ({ name, description, source })) }),
+    handle: () => ({
+      agentPresets: (agentPresets()?.list() ?? []).map(({ name, description, source }) => ({
+        name,
+        description,
+        source,
+      })),
+    }),
   })
 
   web.method<M<'agent.setPlanMode'>['params'], M<'agent.setPlanMode'>['result']>(ctx, 'agent.setPlanMode', {

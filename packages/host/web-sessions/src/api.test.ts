@@ -35,7 +35,11 @@ async function boot(script: ScriptedResponse[] = [], rows = '') {
 
 async function api<T = any>(method: string, params: unknown = {}): Promise<T> {
   const origin = h.root.webserver.url
-  const response = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
+  const response = await fetch(`${origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify(params),
+  })
   const body = (await response.json()) as any
   if (!body.ok) throw Object.assign(new Error(body.error.message), { code: body.error.code })
   return body.result
@@ -64,8 +68,12 @@ async function tab() {
   }
   return {
     frames,
-    events: (sessionId: string) => frames.flatMap((frame) => (frame.ch === 'session' && frame.key === sessionId && frame.type === 'event' ? [frame.event as WireEvent] : [])),
-    subscribe: (ch: string, key: string, params?: unknown) => socket.send(JSON.stringify({ op: 'sub', ch, key, params })),
+    events: (sessionId: string) =>
+      frames.flatMap((frame) =>
+        frame.ch === 'session' && frame.key === sessionId && frame.type === 'event' ? [frame.event as WireEvent] : [],
+      ),
+    subscribe: (ch: string, key: string, params?: unknown) =>
+      socket.send(JSON.stringify({ op: 'sub', ch, key, params })),
     until,
     close: () => new Promise((resolve) => (socket.once('close', resolve), socket.close())),
   }
@@ -73,7 +81,8 @@ async function tab() {
 
 /** The `approval/asked` of one call, once the tab has it. */
 async function approvalAsked(t: Awaited<ReturnType<typeof tab>>, sessionId: string, callId: string) {
-  const find = () => t.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)
+  const find = () =>
+    t.events(sessionId).find((event) => event.type === 'approval/asked' && event.data.callId === callId)
   await t.until(() => !!find(), `the approval of ${callId}`)
   return find()!
 }
@@ -102,25 +111,41 @@ test('a tab subscribed from a seq receives every later event exactly once, also 
   await second.until(() => second.events(sessionId).at(-1)?.seq === total - 1, 'the missed events')
   const seqs = [...first.events(sessionId), ...second.events(sessionId)].map((event) => event.seq)
   expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i))
-  expect(second.events(sessionId).some((event) => event.type === 'assistant/message' && event.data.content[0].text === 'second answer')).toBe(true)
+  expect(
+    second
+      .events(sessionId)
+      .some((event) => event.type === 'assistant/message' && event.data.content[0].text === 'second answer'),
+  ).toBe(true)
   await second.close()
 })
 
 test('two tabs see one approval, the first answer decides it and the second is told it is settled', async () => {
-  await boot([{ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'approved' } }] }, { text: 'wrote it' }])
+  await boot([
+    { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'approved' } }] },
+    { text: 'wrote it' },
+  ])
   const { sessionId } = await api('sessions.create', { cwd: h.workspace })
   const [a, b] = [await tab(), await tab()]
   for (const t of [a, b]) t.subscribe('session', sessionId, { since: 0 })
   await api('agent.send', { sessionId, text: 'write the protected file' })
-  for (const t of [a, b]) await t.until(() => t.events(sessionId).some((event) => event.type === 'approval/asked'), 'the approval')
+  for (const t of [a, b])
+    await t.until(() => t.events(sessionId).some((event) => event.type === 'approval/asked'), 'the approval')
   const asked = a.events(sessionId).find((event) => event.type === 'approval/asked')!
-  expect(b.events(sessionId).find((event) => event.type === 'approval/asked')!.data.requestId).toBe(asked.data.requestId)
+  expect(b.events(sessionId).find((event) => event.type === 'approval/asked')!.data.requestId).toBe(
+    asked.data.requestId,
+  )
   expect((await api('sessions.open', { sessionId })).pendingApprovals).toEqual([asked.data.requestId])
 
   await api('approvals.answer', { requestId: asked.data.requestId, answer: 'allow_once' })
-  await expect(api('approvals.answer', { requestId: asked.data.requestId, answer: 'reject' })).rejects.toMatchObject({ code: 'CONFLICT' })
-  for (const t of [a, b]) await t.until(() => t.events(sessionId).some((event) => event.type === 'approval/decided'), 'the decision')
-  expect(b.events(sessionId).find((event) => event.type === 'approval/decided')!.data).toMatchObject({ answer: 'allow_once', by: 'user' })
+  await expect(api('approvals.answer', { requestId: asked.data.requestId, answer: 'reject' })).rejects.toMatchObject({
+    code: 'CONFLICT',
+  })
+  for (const t of [a, b])
+    await t.until(() => t.events(sessionId).some((event) => event.type === 'approval/decided'), 'the decision')
+  expect(b.events(sessionId).find((event) => event.type === 'approval/decided')!.data).toMatchObject({
+    answer: 'allow_once',
+    by: 'user',
+  })
   await h.root.agents.bySession(sessionId)!.whenIdle()
   expect(existsSync(join(h.workspace, 'protected/a.txt'))).toBe(true)
   await Promise.all([a.close(), b.close()])
@@ -129,7 +154,11 @@ test('two tabs see one approval, the first answer decides it and the second is t
 test('a tab keeps a grant only when the request offers a rule, and the grant names the web tab as its actor (an actor the answer claims is not taken)', async () => {
   await boot([
     { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'x' } }] },
-    { toolCalls: [{ id: 'b1', name: 'bash', arguments: { command: 'true', sandbox: false, justification: 'show the grant' } }] },
+    {
+      toolCalls: [
+        { id: 'b1', name: 'bash', arguments: { command: 'true', sandbox: false, justification: 'show the grant' } },
+      ],
+    },
     { text: 'done' },
   ])
   const { sessionId } = await api('sessions.create', { cwd: h.workspace })
@@ -139,14 +168,23 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
   const askedFor = (callId: string) => approvalAsked(a, sessionId, callId)
   const first = await askedFor('w1')
   expect(first.data.rule).toBeUndefined()
-  await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' })).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
+  await expect(
+    api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_session' }),
+  ).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('offers no rule') })
   await api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once' })
   const second = await askedFor('b1')
   expect(second.data.rule).toBe('unconfined(true *)')
-  await api('approvals.answer', { requestId: second.data.requestId, answer: 'allow_session', actor: 'client:acp', by: 'grant' })
+  await api('approvals.answer', {
+    requestId: second.data.requestId,
+    answer: 'allow_session',
+    actor: 'client:acp',
+    by: 'grant',
+  })
   await h.root.agents.bySession(sessionId)!.whenIdle()
   const log = h.root.sessions.get(sessionId)!
-  expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(true *)', scope: 'session', actor: 'user:web-tab' })])
+  expect(log.all('grant/added').map((event) => event.data)).toEqual([
+    expect.objectContaining({ rule: 'unconfined(true *)', scope: 'session', actor: 'user:web-tab' }),
+  ])
   expect(log.all('approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([
     ['allow_once', 'user:web-tab'],
     ['allow_session', 'user:web-tab'],
@@ -155,8 +193,15 @@ test('a tab keeps a grant only when the request offers a rule, and the grant nam
 })
 
 test('a tab may edit the suggested rule before keeping it: an edit that does not parse or does not cover the call is refused and the request keeps waiting; the kept rule covers the next call but not one with a command chained to it', async () => {
-  const unconfined = (id: string, command: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command, sandbox: false, justification: 'the edited rule' } }] })
-  await boot([unconfined('b1', 'git status --short'), unconfined('b2', 'git log -1'), unconfined('b3', 'git status; touch pwned'), { text: 'done' }])
+  const unconfined = (id: string, command: string) => ({
+    toolCalls: [{ id, name: 'bash', arguments: { command, sandbox: false, justification: 'the edited rule' } }],
+  })
+  await boot([
+    unconfined('b1', 'git status --short'),
+    unconfined('b2', 'git log -1'),
+    unconfined('b3', 'git status; touch pwned'),
+    { text: 'done' },
+  ])
   const { sessionId } = await api('sessions.create', { cwd: h.workspace })
   const a = await tab()
   a.subscribe('session', sessionId, { since: 0 })
@@ -172,11 +217,23 @@ test('a tab may edit the suggested rule before keeping it: an edit that does not
   const first = await askedFor('b1')
   expect(first.data.rule).toBe('unconfined(git status *)')
   await waiting(first.data.requestId)
-  const answer = (rule: string) => api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_always', rule })
-  await expect(answer('unconfined(git log *)')).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('does not cover this call') })
-  await expect(answer('bash(git *)')).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('needs a unconfined(…) rule') })
-  await expect(answer('git *')).rejects.toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('is not a rule') })
-  await expect(api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once', rule: 'unconfined(git *)' })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
+  const answer = (rule: string) =>
+    api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_always', rule })
+  await expect(answer('unconfined(git log *)')).rejects.toMatchObject({
+    code: 'BAD_PARAMS',
+    message: expect.stringContaining('does not cover this call'),
+  })
+  await expect(answer('bash(git *)')).rejects.toMatchObject({
+    code: 'BAD_PARAMS',
+    message: expect.stringContaining('needs a unconfined(…) rule'),
+  })
+  await expect(answer('git *')).rejects.toMatchObject({
+    code: 'BAD_PARAMS',
+    message: expect.stringContaining('is not a rule'),
+  })
+  await expect(
+    api('approvals.answer', { requestId: first.data.requestId, answer: 'allow_once', rule: 'unconfined(git *)' }),
+  ).rejects.toMatchObject({ code: 'BAD_PARAMS' })
   expect((await api('sessions.open', { sessionId })).pendingApprovals).toEqual([first.data.requestId])
   await answer(' unconfined(git *) ')
   // b2 runs on the kept grant without asking; b3 chains a command to git status, so it is asked about.
@@ -186,7 +243,9 @@ test('a tab may edit the suggested rule before keeping it: an edit that does not
   await h.root.agents.bySession(sessionId)!.whenIdle()
   const log = h.root.sessions.get(sessionId)!
   expect(log.all('approval/asked').map((event) => event.data.callId)).toEqual(['b1', 'b3'])
-  expect(log.all('grant/added').map((event) => event.data)).toEqual([expect.objectContaining({ rule: 'unconfined(git *)', scope: 'workspace', actor: 'user:web-tab' })])
+  expect(log.all('grant/added').map((event) => event.data)).toEqual([
+    expect.objectContaining({ rule: 'unconfined(git *)', scope: 'workspace', actor: 'user:web-tab' }),
+  ])
   expect(log.all('approval/decided')[0]!.data).toMatchObject({ answer: 'allow_always', rule: 'unconfined(git *)' })
   expect(existsSync(join(h.workspace, 'pwned'))).toBe(false)
   await a.close()
@@ -194,14 +253,27 @@ test('a tab may edit the suggested rule before keeping it: an edit that does not
 
 test('a new session needs an existing folder, and the route and preset it starts with are logged', async () => {
   await boot()
-  await expect(api('sessions.create', { cwd: join(h.workspace, 'missing') })).rejects.toMatchObject({ code: 'BAD_PARAMS' })
-  await expect(api('sessions.create', { cwd: h.workspace, route: { provider: 'nobody', model: 'x' } })).rejects.toMatchObject({ code: 'UNKNOWN_PROVIDER' })
-  const { sessionId } = await api('sessions.create', { cwd: h.workspace, route: { provider: 'scripted', model: 'scripted-1', effort: 'low' }, preset: 'read-only' })
+  await expect(api('sessions.create', { cwd: join(h.workspace, 'missing') })).rejects.toMatchObject({
+    code: 'BAD_PARAMS',
+  })
+  await expect(
+    api('sessions.create', { cwd: h.workspace, route: { provider: 'nobody', model: 'x' } }),
+  ).rejects.toMatchObject({ code: 'UNKNOWN_PROVIDER' })
+  const { sessionId } = await api('sessions.create', {
+    cwd: h.workspace,
+    route: { provider: 'scripted', model: 'scripted-1', effort: 'low' },
+    preset: 'read-only',
+  })
   const types = eventsOf(sessionId).map((event) => event.type)
   expect(types.slice(0, 2)).toEqual(['model/route', 'permission/preset'])
   expect(eventsOf(sessionId)[0]!.data).toEqual({ route: { provider: 'scripted', model: 'scripted-1', effort: 'low' } })
   const view = await api('sessions.open', { sessionId })
-  expect(view).toMatchObject({ preset: 'read-only', route: { provider: 'scripted', model: 'scripted-1' }, agent: 'idle', lockedElsewhere: false })
+  expect(view).toMatchObject({
+    preset: 'read-only',
+    route: { provider: 'scripted', model: 'scripted-1' },
+    agent: 'idle',
+    lockedElsewhere: false,
+  })
 })
 
 test('switching model and preset from the page appends their events', async () => {
@@ -210,7 +282,9 @@ test('switching model and preset from the page appends their events', async () =
   await api('agent.setRoute', { sessionId, route: { provider: 'scripted', model: 'scripted-2' } })
   await api('agent.setPreset', { sessionId, preset: 'danger-full-access' })
   const log = eventsOf(sessionId)
-  expect(log.filter((event) => event.type === 'model/route').at(-1)!.data).toEqual({ route: { provider: 'scripted', model: 'scripted-2' } })
+  expect(log.filter((event) => event.type === 'model/route').at(-1)!.data).toEqual({
+    route: { provider: 'scripted', model: 'scripted-2' },
+  })
   expect(log.find((event) => event.type === 'permission/preset')!.data).toMatchObject({ preset: 'danger-full-access' })
   await expect(api('agent.setPreset', { sessionId, preset: 'yolo' })).rejects.toMatchObject({ code: 'UNKNOWN_PRESET' })
 })
@@ -243,11 +317,17 @@ test('a stored session is paged without being taken over, resumed by a message, 
   expect(page.events.map((event: WireEvent) => event.type)).toContain('assistant/message')
   expect(h.root.sessions.get(sessionId)).toBeUndefined()
   const hits = (await api('sessions.search', { query: 'ALPHA reply' })).hits
-  expect(hits).toEqual([expect.objectContaining({ sessionId, field: 'text', snippet: expect.stringContaining('alpha reply') })])
+  expect(hits).toEqual([
+    expect.objectContaining({ sessionId, field: 'text', snippet: expect.stringContaining('alpha reply') }),
+  ])
   // The full-text index marks the words and names the event they are in.
   const said = page.events.find((event: WireEvent) => event.type === 'assistant/message')!
   expect(hits[0].seq).toBe(said.seq)
-  expect(hits[0].highlights.map(({ start, end }: { start: number; end: number }) => hits[0].snippet.slice(start, end).toLowerCase())).toEqual(['alpha', 'reply'])
+  expect(
+    hits[0].highlights.map(({ start, end }: { start: number; end: number }) =>
+      hits[0].snippet.slice(start, end).toLowerCase(),
+    ),
+  ).toEqual(['alpha', 'reply'])
 
   const turnEnd = page.events.find((event: WireEvent) => event.type === 'turn/end')!.seq
   const { sessionId: forkId } = await api('sessions.fork', { sessionId, atSeq: turnEnd })
@@ -277,7 +357,10 @@ test('a message sent while a turn runs steers it: the model reads it at its next
     expect.objectContaining({ source: 'steer', content: [{ type: 'text', text: 'use tabs, not spaces' }] }),
   ])
   expect(eventsOf(sessionId).filter((event) => event.type === 'turn/start')).toHaveLength(1)
-  expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'use tabs, not spaces' }] })
+  expect(h.root.scriptedLlm.requests[1]!.messages.at(-1)).toEqual({
+    role: 'user',
+    content: [{ type: 'text', text: 'use tabs, not spaces' }],
+  })
   await t.close()
 })
 
@@ -289,15 +372,25 @@ test('models.list says which providers have a key, naming a missing one and neve
 - id: llm-anthropic
   config: { apiKeyName: WEB_SESSIONS_TEST_ANTHROPIC_KEY }
 `
-  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: PATCH + keys, homeFiles: { '.credentials.yaml': 'WEB_SESSIONS_TEST_DEEPSEEK_KEY: sk-web-sessions-saved-value\n' } })
+  h = await bootComposition({
+    profile: 'web',
+    argv: ['--port', '0'],
+    patch: PATCH + keys,
+    homeFiles: { '.credentials.yaml': 'WEB_SESSIONS_TEST_DEEPSEEK_KEY: sk-web-sessions-saved-value\n' },
+  })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
-  const { providers } = await api<{ providers: { provider: string; ready: boolean; notReady?: { code: string; message: string } }[] }>('models.list')
+  const { providers } = await api<{
+    providers: { provider: string; ready: boolean; notReady?: { code: string; message: string } }[]
+  }>('models.list')
   const byName = new Map(providers.map((entry) => [entry.provider, entry]))
   expect(byName.get('deepseek')).toMatchObject({ ready: true })
   expect(byName.get('deepseek')!.notReady).toBeUndefined()
   expect(byName.get('scripted')).toMatchObject({ ready: true })
-  expect(byName.get('anthropic')).toMatchObject({ ready: false, notReady: { code: 'CREDENTIAL_MISSING', message: expect.stringContaining('WEB_SESSIONS_TEST_ANTHROPIC_KEY') } })
+  expect(byName.get('anthropic')).toMatchObject({
+    ready: false,
+    notReady: { code: 'CREDENTIAL_MISSING', message: expect.stringContaining('WEB_SESSIONS_TEST_ANTHROPIC_KEY') },
+  })
   expect(JSON.stringify(providers)).not.toContain('sk-web-sessions-saved-value')
 })
 
@@ -343,7 +436,10 @@ test('an idle agent no tab watches is released: a terminal can resume its sessio
 })
 
 test('closing every tab leaves a running turn running; its agent is released only once the turn has ended', async () => {
-  await boot([{ toolCalls: [{ name: 'wait', arguments: { ms: 500, label: 'slow' } }] }, { text: 'finished' }], RELEASE_SOON)
+  await boot(
+    [{ toolCalls: [{ name: 'wait', arguments: { ms: 500, label: 'slow' } }] }, { text: 'finished' }],
+    RELEASE_SOON,
+  )
   const { sessionId } = await api('sessions.create', { cwd: h.workspace })
   const t = await tab()
   t.subscribe('session', sessionId, { since: 0 })
@@ -361,7 +457,9 @@ test('a scripted model calls an MCP server tool through the web surface: the tab
     profile: 'web',
     argv: ['--port', '0'],
     patch: PATCH,
-    homeFiles: { 'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(server)}], trust: allow }\n` },
+    homeFiles: {
+      'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(server)}], trust: allow }\n`,
+    },
   })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
@@ -386,8 +484,12 @@ test('the sidebar renames a session and deletes it: the list, the search and the
   const watcher = await tab()
   watcher.subscribe('sessions', '*')
 
-  expect(await api('sessions.rename', { sessionId, title: ' Numbats\n and more ' })).toEqual({ title: 'Numbats and more' })
-  expect((await api('sessions.list')).sessions.find((item: { id: string }) => item.id === sessionId)).toMatchObject({ title: 'Numbats and more' })
+  expect(await api('sessions.rename', { sessionId, title: ' Numbats\n and more ' })).toEqual({
+    title: 'Numbats and more',
+  })
+  expect((await api('sessions.list')).sessions.find((item: { id: string }) => item.id === sessionId)).toMatchObject({
+    title: 'Numbats and more',
+  })
   await expect(api('sessions.rename', { sessionId, title: ' ' })).rejects.toMatchObject({ code: 'INVALID_TITLE' })
 
   const { sessionId: busy } = await api('sessions.create', { cwd: h.workspace })
@@ -398,7 +500,13 @@ test('the sidebar renames a session and deletes it: the list, the search and the
 
   // The web app holds the idle agent of the session it created: the delete lets it go.
   expect(await api('sessions.delete', { sessionId })).toEqual({ deleted: [sessionId] })
-  await watcher.until(() => watcher.frames.some((frame) => frame.ch === 'sessions' && frame.type === 'changed' && frame.sessionId === sessionId), 'the change frame')
+  await watcher.until(
+    () =>
+      watcher.frames.some(
+        (frame) => frame.ch === 'sessions' && frame.type === 'changed' && frame.sessionId === sessionId,
+      ),
+    'the change frame',
+  )
   expect((await api('sessions.list')).sessions.map((item: { id: string }) => item.id)).not.toContain(sessionId)
   expect((await api('sessions.search', { query: 'numbat' })).hits).toEqual([])
   const stores = join(h.home, 'sessions')
@@ -417,7 +525,10 @@ test("a new session in dsh's home or inside it is refused, even where the picker
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
   for (const cwd of [home, join(home, 'skills')]) {
-    await expect(api('sessions.create', { cwd })).rejects.toMatchObject({ code: 'WORKSPACE_REFUSED', message: expect.stringContaining("is dsh's home ($DSH_HOME") })
+    await expect(api('sessions.create', { cwd })).rejects.toMatchObject({
+      code: 'WORKSPACE_REFUSED',
+      message: expect.stringContaining("is dsh's home ($DSH_HOME"),
+    })
   }
   expect(await h.root.sessions.list()).toEqual([])
 })

@@ -38,15 +38,30 @@ export class PendingApprovals {
    * accept it (it parses and covers this call) or the answer is refused with its reason and the request keeps
    * waiting, so the card can show the error and the person can correct the rule.
    */
-  answer(requestId: string, answer: ApprovalAnswer, rule?: string, checkRule?: (request: ApprovalRequest, rule: string) => string): void {
+  answer(
+    requestId: string,
+    answer: ApprovalAnswer,
+    rule?: string,
+    checkRule?: (request: ApprovalRequest, rule: string) => string,
+  ): void {
     const entry = this.pending.get(requestId)
-    if (!entry) throw new WebError('CONFLICT', 'this approval is no longer waiting: another tab answered it first, or its turn ended')
+    if (!entry)
+      throw new WebError(
+        'CONFLICT',
+        'this approval is no longer waiting: another tab answered it first, or its turn ended',
+      )
     const standing = answer === 'allow_session' || answer === 'allow_always'
-    if (standing && !entry.request.rule) throw new WebError('BAD_PARAMS', `this approval offers no rule to keep, so it can only be answered allow_once or reject (got ${answer})`)
+    if (standing && !entry.request.rule)
+      throw new WebError(
+        'BAD_PARAMS',
+        `this approval offers no rule to keep, so it can only be answered allow_once or reject (got ${answer})`,
+      )
     let kept: string | undefined
     if (rule !== undefined) {
-      if (!standing) throw new WebError('BAD_PARAMS', `an edited rule comes with allow_session or allow_always, not ${answer}`)
-      if (!checkRule) throw new WebError('UNAVAILABLE', 'no grant store is mounted, so an edited rule cannot be checked or kept')
+      if (!standing)
+        throw new WebError('BAD_PARAMS', `an edited rule comes with allow_session or allow_always, not ${answer}`)
+      if (!checkRule)
+        throw new WebError('UNAVAILABLE', 'no grant store is mounted, so an edited rule cannot be checked or kept')
       try {
         kept = checkRule(entry.request, rule)
       } catch (error) {
@@ -59,7 +74,9 @@ export class PendingApprovals {
   }
 
   of(sessionId: string): string[] {
-    return [...this.pending.values()].filter((entry) => entry.request.sessionId === sessionId).map((entry) => entry.request.requestId)
+    return [...this.pending.values()]
+      .filter((entry) => entry.request.sessionId === sessionId)
+      .map((entry) => entry.request.requestId)
   }
 
   count(sessionId: string): number {

@@ -43,8 +43,12 @@ export interface Config {
 export const Config: Schema<Config> = Schema.object({
   pageEvents: Schema.natural().min(1).default(300).description('Events per page when the page asks for no size.'),
   maxPageEvents: Schema.natural().min(1).default(2000).description('Largest page a tab may ask for.'),
-  maxReplayEvents: Schema.natural().default(5000).description('Longest gap a reconnecting tab is replayed; a longer one reloads by pages.'),
-  readCacheSessions: Schema.natural().default(4).description('Stored (not running) logs kept in memory while a tab pages through them.'),
+  maxReplayEvents: Schema.natural()
+    .default(5000)
+    .description('Longest gap a reconnecting tab is replayed; a longer one reloads by pages.'),
+  readCacheSessions: Schema.natural()
+    .default(4)
+    .description('Stored (not running) logs kept in memory while a tab pages through them.'),
   readCacheMs: Schema.natural().default(15_000).description('How long a stored log read for paging is reused.'),
   searchMaxSessions: Schema.natural().min(1).default(500).description('Newest sessions a search looks through.'),
   searchMaxHits: Schema.natural().min(1).default(50).description('Hits a search returns at most.'),
@@ -86,7 +90,8 @@ export function apply(ctx: Context, config: Config) {
   const sessionAdmin = optionalService(ctx, 'sessionAdmin')
   const reader = new SessionReader(ctx, config)
   ctx.settings.define('web.defaultPreset', Schema.union(['', ...PRESET_NAMES]).default(''), {
-    description: "Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row's default.",
+    description:
+      "Permission preset of sessions started from the web app (logged as their first choice); empty: the presets row's default.",
   })
   const search = new SessionSearch(config, async (id) => (await reader.read(id)).events)
 
@@ -109,7 +114,8 @@ export function apply(ctx: Context, config: Config) {
   ctx.approval.answerer(ctx, (request, signal) => approvals.ask(request, signal), { actor: 'user:web-tab' })
   ctx.on('session/opened', (session) => broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id }))
   ctx.on('session/event', (session, event) => {
-    if (event.type === 'turn/start' || event.type === 'turn/end' || event.type === 'user/message') broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id })
+    if (event.type === 'turn/start' || event.type === 'turn/end' || event.type === 'user/message')
+      broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id })
   })
   // The launch is ending (Ctrl+C): turns started from the page stop and their `turn/end` is made durable
   // while every service is still up, instead of being repaired as a crash on the next resume.
@@ -123,7 +129,15 @@ export function apply(ctx: Context, config: Config) {
       }),
     )
   })
-  ctx.on('agent/status', (agent, status) => broadcast({ ch: 'sessions', key: '*', type: 'agent', sessionId: agent.session.id, agent: status === 'disposed' ? null : status }))
+  ctx.on('agent/status', (agent, status) =>
+    broadcast({
+      ch: 'sessions',
+      key: '*',
+      type: 'agent',
+      sessionId: agent.session.id,
+      agent: status === 'disposed' ? null : status,
+    }),
+  )
 
   web.channel(ctx, 'session', {
     open: (client, key, params) => {
@@ -132,7 +146,12 @@ export function apply(ctx: Context, config: Config) {
       // Context pressure rides along when the meter is mounted: the page shows it beside the composer.
       const pressure = ctx.on('session/event', (session, event) => {
         const tokenMeter = meter()
-        if (!tokenMeter || session.id !== key || (event.type !== 'step/end' && event.type !== 'turn/end' && event.type !== 'user/message')) return
+        if (
+          !tokenMeter ||
+          session.id !== key ||
+          (event.type !== 'step/end' && event.type !== 'turn/end' && event.type !== 'user/message')
+        )
+          return
         client.send({ ch: 'session', key, type: 'pressure', pressure: tokenMeter.pressure(session) })
       })
       return () => {
@@ -162,7 +181,15 @@ export function apply(ctx: Context, config: Config) {
       const indexed = sessionQuery()
       if (!indexed) return { hits: await search.search(query, await ctx.sessions.list()) }
       const hits = await indexed.search(query, { limit: config.searchMaxHits })
-      return { hits: hits.map((hit) => ({ sessionId: hit.sessionId, field: 'text' as const, seq: hit.seq, snippet: hit.snippet.text, highlights: hit.snippet.highlights })) }
+      return {
+        hits: hits.map((hit) => ({
+          sessionId: hit.sessionId,
+          field: 'text' as const,
+          seq: hit.seq,
+          snippet: hit.snippet.text,
+          highlights: hit.snippet.highlights,
+        })),
+      }
     },
   })
 
@@ -207,7 +234,9 @@ export function apply(ctx: Context, config: Config) {
   registerReview(ctx, agentFor, (agent) => void release.adopt(agent))
 
   web.method<M<'sessions.fork'>['params'], M<'sessions.fork'>['result']>(ctx, 'sessions.fork', {
-    handle: async ({ sessionId: id, atSeq }) => ({ sessionId: release.adopt(await ctx.agents.fork(id, atSeq)).session.id }),
+    handle: async ({ sessionId: id, atSeq }) => ({
+      sessionId: release.adopt(await ctx.agents.fork(id, atSeq)).session.id,
+    }),
   })
 
   const requireAdmin = () => {
@@ -240,10 +269,14 @@ export function apply(ctx: Context, config: Config) {
       if (!text.trim() && !images?.length) throw new WebError('BAD_PARAMS', 'the message is empty')
       // Inline images enter the log as references: the attachments plugin stores them when the step claims
       // the input. Without it they would be logged whole, so they are refused.
-      if (images?.length && !attachments()) throw new WebError('UNAVAILABLE', 'images cannot be attached: no attachments plugin is mounted in this profile')
+      if (images?.length && !attachments())
+        throw new WebError('UNAVAILABLE', 'images cannot be attached: no attachments plugin is mounted in this profile')
       const agent = await agentFor(id)
       const content: UserContent = images?.length
-        ? [...(text.trim() ? [{ type: 'text' as const, text }] : []), ...images.map((image) => ({ type: 'image' as const, mediaType: image.mediaType, data: image.data }))]
+        ? [
+            ...(text.trim() ? [{ type: 'text' as const, text }] : []),
+            ...images.map((image) => ({ type: 'image' as const, mediaType: image.mediaType, data: image.data })),
+          ]
         : text
       return { messageId: mode === 'steer' ? agent.steer(content) : agent.followup(content) }
     },
@@ -267,14 +300,24 @@ export function apply(ctx: Context, config: Config) {
     handle: async ({ sessionId: id, line }) => {
       const agent = await agentFor(id)
       const outcome = await commands().run(agent, line)
-      if (!outcome.handled) return { handled: false, ...(outcome.unknown ? { unknown: outcome.unknown, notice: unknownCommandNotice(outcome.unknown) } : {}) }
+      if (!outcome.handled)
+        return {
+          handled: false,
+          ...(outcome.unknown ? { unknown: outcome.unknown, notice: unknownCommandNotice(outcome.unknown) } : {}),
+        }
       if ('error' in outcome) return { handled: true, name: outcome.name, error: outcome.error }
       const messageId = outcome.prompt !== undefined ? agent.followup(outcome.prompt) : undefined
       if (outcome.sessionId) {
         const opened = ctx.agents.bySession(outcome.sessionId)
         if (opened) release.adopt(opened)
       }
-      return { handled: true, name: outcome.name, output: outcome.output, ...(messageId ? { messageId } : {}), ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}) }
+      return {
+        handled: true,
+        name: outcome.name,
+        output: outcome.output,
+        ...(messageId ? { messageId } : {}),
+        ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}),
+      }
     },
   })
 
@@ -283,7 +326,11 @@ export function apply(ctx: Context, config: Config) {
       const store = attachments()
       if (!store) throw new WebError('UNAVAILABLE', 'no attachments plugin is mounted in this profile')
       const session = ctx.sessions.get(id)
-      if (!session) throw new WebError('NOT_FOUND', 'images of a session are shown while it runs in this window (send a message to resume it)')
+      if (!session)
+        throw new WebError(
+          'NOT_FOUND',
+          'images of a session are shown while it runs in this window (send a message to resume it)',
+        )
       const { data, image } = await store.load(session, sha256)
       return { mediaType: image.mediaType, data: Buffer.from(data).toString('base64') }
     },
@@ -327,7 +374,9 @@ export function apply(ctx: Context, config: Config) {
   web.method<M<'presets.list'>['params'], M<'presets.list'>['result']>(ctx, 'presets.list', {
     handle: () => {
       const service = presets()
-      return service ? { presets: service.list().map((preset) => preset.name), defaultPreset: service.config.default } : { presets: [] }
+      return service
+        ? { presets: service.list().map((preset) => preset.name), defaultPreset: service.config.default }
+        : { presets: [] }
     },
   })
 

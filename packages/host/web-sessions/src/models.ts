@@ -16,7 +16,10 @@ export async function listProviders(ctx: Context): Promise<ProviderModels[]> {
       let models: ModelDescription[] = []
       let error: string | undefined
       try {
-        models = (await adapter.models()).map((model) => ({ ...model, efforts: model.efforts ? [...model.efforts] : undefined }))
+        models = (await adapter.models()).map((model) => ({
+          ...model,
+          efforts: model.efforts ? [...model.efforts] : undefined,
+        }))
       } catch (failure) {
         error = failure instanceof Error ? failure.message : String(failure)
       }
@@ -31,9 +34,14 @@ async function readiness(adapter: LlmAdapter, route: Route): Promise<Pick<Provid
   if (!adapter.ready) return { ready: true }
   try {
     const answer = await adapter.ready(route)
-    return answer.ok ? { ready: true } : { ready: false, notReady: { code: answer.error.code, message: answer.error.message } }
+    return answer.ok
+      ? { ready: true }
+      : { ready: false, notReady: { code: answer.error.code, message: answer.error.message } }
   } catch (failure) {
     // A check that throws cannot vouch for the provider: fail closed, the picker still offers it.
-    return { ready: false, notReady: { code: 'READY_CHECK_FAILED', message: failure instanceof Error ? failure.message : String(failure) } }
+    return {
+      ready: false,
+      notReady: { code: 'READY_CHECK_FAILED', message: failure instanceof Error ? failure.message : String(failure) },
+    }
   }
 }

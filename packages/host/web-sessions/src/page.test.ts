@@ -23,14 +23,28 @@ test('the chunks of a finished step are left out and the request header keeps it
   seq = 0
   const events = turn(50)
   const page = pageOf(events, events.length, 100)
-  expect(page.events.map((event) => event.type)).toEqual(['turn/start', 'step/start', 'user/message', 'request/header', 'assistant/message', 'step/end', 'turn/end'])
+  expect(page.events.map((event) => event.type)).toEqual([
+    'turn/start',
+    'step/start',
+    'user/message',
+    'request/header',
+    'assistant/message',
+    'step/end',
+    'turn/end',
+  ])
   expect(page.events.find((event) => event.type === 'request/header')!.data).toEqual({ omitted: true })
   expect(page).toMatchObject({ start: 0, end: events.length })
 })
 
 test('the chunks of a step still streaming are kept', () => {
   seq = 0
-  const events = [...turn(2), at('turn/start', { turnId: 'live' }), at('step/start'), at('assistant/chunk', { kind: 'reasoning', text: 'hm' }), at('assistant/chunk', { kind: 'text', text: 'so' })]
+  const events = [
+    ...turn(2),
+    at('turn/start', { turnId: 'live' }),
+    at('step/start'),
+    at('assistant/chunk', { kind: 'reasoning', text: 'hm' }),
+    at('assistant/chunk', { kind: 'text', text: 'so' }),
+  ]
   const page = pageOf(events, events.length, 100)
   expect(page.events.slice(-2).map((event) => event.data.text)).toEqual(['hm', 'so'])
 })

@@ -5,7 +5,9 @@ const SLIMMED = new Set(['request/header'])
 
 /** An event as the page receives it: bulky kinds keep their place in the log but not their data. */
 export function toWire(event: WireEvent): WireEvent {
-  return SLIMMED.has(event.type) ? { type: event.type, seq: event.seq, time: event.time, data: { omitted: true } } : event
+  return SLIMMED.has(event.type)
+    ? { type: event.type, seq: event.seq, time: event.time, data: { omitted: true } }
+    : event
 }
 
 /**

@@ -37,7 +37,8 @@ export class SessionReader {
       return { header: live.header, events: live.events, live: true }
     }
     const hit = this.cache.get(id)
-    if (hit && Date.now() - hit.at < this.limits.readCacheMs) return { header: hit.header, events: hit.events, live: false }
+    if (hit && Date.now() - hit.at < this.limits.readCacheMs)
+      return { header: hit.header, events: hit.events, live: false }
     const { header, events } = await this.ctx.sessions.read(id)
     this.cache.delete(id)
     this.cache.set(id, { header, events, at: Date.now() })

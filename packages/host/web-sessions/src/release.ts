@@ -72,7 +72,8 @@ export class IdleRelease {
   }
 
   private unused(sessionId: string): boolean {
-    if (this.idleMs === 0 || !this.opened.has(sessionId) || this.tabs.has(sessionId) || this.releasing.has(sessionId)) return false
+    if (this.idleMs === 0 || !this.opened.has(sessionId) || this.tabs.has(sessionId) || this.releasing.has(sessionId))
+      return false
     const agent = this.ctx.agents.bySession(sessionId)
     return !!agent && agent.status === 'idle' && this.approvalsWaiting(sessionId) === 0
   }
@@ -82,7 +83,9 @@ export class IdleRelease {
     this.opened.delete(sessionId)
     const done = agent
       .dispose()
-      .catch((error) => this.ctx.logger('web-sessions').warn('releasing the idle agent of %s failed: %s', sessionId, error))
+      .catch((error) =>
+        this.ctx.logger('web-sessions').warn('releasing the idle agent of %s failed: %s', sessionId, error),
+      )
       .finally(() => this.releasing.delete(sessionId))
     this.releasing.set(sessionId, done)
   }

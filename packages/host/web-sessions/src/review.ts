@@ -10,7 +10,11 @@ import { optionalService } from './optional.ts'
 
 type M<K extends keyof Methods> = Methods[K]
 
-export function registerReview(ctx: Context, agentFor: (id: string) => Promise<Agent>, adopt: (agent: Agent) => void): void {
+export function registerReview(
+  ctx: Context,
+  agentFor: (id: string) => Promise<Agent>,
+  adopt: (agent: Agent) => void,
+): void {
   const changes = optionalService(ctx, 'sessionChanges')
   const checkpoints = optionalService(ctx, 'checkpoints')
   const web = ctx.webserver

@@ -58,7 +58,13 @@ export class SessionSearch {
       }
       const indexed = await this.indexed(summary)
       const part = indexed?.parts.find((candidate) => candidate.lower.includes(needle))
-      if (part) hits.push({ sessionId: summary.id, field: 'text', seq: part.seq, snippet: snippetAround(part.text, part.lower.indexOf(needle), needle.length, this.limits.snippetChars) })
+      if (part)
+        hits.push({
+          sessionId: summary.id,
+          field: 'text',
+          seq: part.seq,
+          snippet: snippetAround(part.text, part.lower.indexOf(needle), needle.length, this.limits.snippetChars),
+        })
     }
     return hits
   }

@@ -11,7 +11,14 @@ import type { SessionReader } from './reader.ts'
  * misses nothing. A gap longer than `maxReplayEvents` is not replayed: the tab gets `reset` and reloads by
  * pages instead.
  */
-export function openSessionStream(ctx: Context, reader: SessionReader, maxReplayEvents: number, client: WebClient, sessionId: string, params: unknown): () => void {
+export function openSessionStream(
+  ctx: Context,
+  reader: SessionReader,
+  maxReplayEvents: number,
+  client: WebClient,
+  sessionId: string,
+  params: unknown,
+): () => void {
   const since = (params as { since?: unknown })?.since
   let next = typeof since === 'number' && Number.isInteger(since) && since >= 0 ? since : 0
   let ready = false
@@ -39,7 +46,8 @@ export function openSessionStream(ctx: Context, reader: SessionReader, maxReplay
         for (let seq = next; seq < events.length; seq++) deliver(events[seq]!)
       }
     } catch (error) {
-      if (!stopped) send({ ch: 'error', key: sessionId, message: error instanceof Error ? error.message : String(error) })
+      if (!stopped)
+        send({ ch: 'error', key: sessionId, message: error instanceof Error ? error.message : String(error) })
     }
     ready = true
     for (const event of early.splice(0)) deliver(event)

@@ -45,20 +45,33 @@ export async function listSessions(ctx: Context, approvals: PendingApprovals): P
   }))
 }
 
-export async function viewSession(ctx: Context, reader: SessionReader, approvals: PendingApprovals, optional: Optional, sessionId: string): Promise<SessionView> {
+export async function viewSession(
+  ctx: Context,
+  reader: SessionReader,
+  approvals: PendingApprovals,
+  optional: Optional,
+  sessionId: string,
+): Promise<SessionView> {
   const { header, events, live } = await reader.read(sessionId)
   const agent = ctx.agents.bySession(sessionId)
-  const route = agent?.route ?? (lastOf(events, 'model/route')?.data as { route?: WireRoute } | undefined)?.route ?? defaultRoute(ctx)
+  const route =
+    agent?.route ??
+    (lastOf(events, 'model/route')?.data as { route?: WireRoute } | undefined)?.route ??
+    defaultRoute(ctx)
   const presets = optional.presets()
   let preset: string | undefined
   if (presets) {
     const session = ctx.sessions.get(sessionId)
-    preset = session ? presets.current(session).preset : ((lastOf(events, 'permission/preset')?.data as { preset?: string } | undefined)?.preset ?? presets.config.default)
+    preset = session
+      ? presets.current(session).preset
+      : ((lastOf(events, 'permission/preset')?.data as { preset?: string } | undefined)?.preset ??
+        presets.config.default)
   }
   let lockedElsewhere = false
   if (!live) lockedElsewhere = !!(await ctx.sessions.list()).find((summary) => summary.id === sessionId)?.live
   const title = events.reduce<{ title?: string; titleSource?: TitleSource }>(
-    (named, event) => (event.type === 'session/title' ? foldTitle(named, event.data as SessionEventMap['session/title']) : named),
+    (named, event) =>
+      event.type === 'session/title' ? foldTitle(named, event.data as SessionEventMap['session/title']) : named,
     {},
   ).title
   const agentPreset = (lastOf(events, 'agent/preset')?.data as { name?: string } | undefined)?.name

@@ -28,17 +28,27 @@ test('every method result and every frame of a session with an approval matches 
   const server = h.root.webserver
   await server.start()
   const cookie = await signInWithLink(server.newLink())
-  h.root.scriptedLlm.enqueue({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'ok' } }] }, { text: 'wrote it' })
+  h.root.scriptedLlm.enqueue(
+    { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'ok' } }] },
+    { text: 'wrote it' },
+  )
   const results: [MethodName, unknown][] = []
   const api = async (method: MethodName, params: unknown = {}) => {
-    const response = await fetch(`${server.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
+    const response = await fetch(`${server.url}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify(params),
+    })
     const body = (await response.json()) as any
     expect(body.ok, `${method}: ${JSON.stringify(body.error)}`).toBe(true)
     results.push([method, body.result])
     return body.result
   }
   const frames: unknown[] = []
-  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, [WS_PROTOCOL], { origin: server.url, headers: { cookie } })
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, [WS_PROTOCOL], {
+    origin: server.url,
+    headers: { cookie },
+  })
   socket.on('message', (data) => frames.push(...(JSON.parse(String(data)) as unknown[])))
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
 
@@ -54,14 +64,28 @@ test('every method result and every frame of a session with an approval matches 
   }
   await api('approvals.answer', { requestId, answer: 'allow_once' })
   await h.root.agents.bySession(sessionId)!.whenIdle()
-  for (const method of ['sessions.list', 'host.info', 'models.list', 'presets.list', 'settings.list', 'credentials.list', 'composition.get', 'files.list'] as const) await api(method)
+  for (const method of [
+    'sessions.list',
+    'host.info',
+    'models.list',
+    'presets.list',
+    'settings.list',
+    'credentials.list',
+    'composition.get',
+    'files.list',
+  ] as const)
+    await api(method)
   await api('sessions.page', { sessionId })
   await api('sessions.search', { query: 'protected' })
   await api('sessions.fork', { sessionId, atSeq: h.root.sessions.get(sessionId)!.events.length - 1 })
   await new Promise((resolve) => setTimeout(resolve, 200))
   socket.close()
 
-  for (const [method, result] of results) expect(checkWire(WEB_METHOD_SCHEMAS[method].result, result), `${method}: ${JSON.stringify(result).slice(0, 300)}`).toBeUndefined()
+  for (const [method, result] of results)
+    expect(
+      checkWire(WEB_METHOD_SCHEMAS[method].result, result),
+      `${method}: ${JSON.stringify(result).slice(0, 300)}`,
+    ).toBeUndefined()
   expect(frames.length).toBeGreaterThan(5)
   for (const frame of frames) expect(checkWire(FrameSchema, frame), JSON.stringify(frame).slice(0, 300)).toBeUndefined()
 })

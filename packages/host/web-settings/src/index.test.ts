@@ -7,20 +7,33 @@ import { signInWithLink } from '@dsh/webserver'
 let h: Harness
 let cookie: string
 beforeAll(async () => {
-  h = await bootComposition({ profile: 'web', argv: ['--port', '0'], patch: `- id: webserver\n  config: { announce: false, open: false }\n` })
+  h = await bootComposition({
+    profile: 'web',
+    argv: ['--port', '0'],
+    patch: `- id: webserver\n  config: { announce: false, open: false }\n`,
+  })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
 })
 afterAll(() => h?.dispose())
 
 async function call(method: string, params: unknown = {}) {
-  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
+  const response = await fetch(`${h.root.webserver.url}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify(params),
+  })
   return { status: response.status, text: await response.clone().text(), ...((await response.json()) as any) }
 }
 
 test('a key saved from the page lands in the credentials file, and no answer ever carries it', async () => {
   const saved = await call('credentials.set', { name: 'DEEPSEEK_API_KEY', value: 'sk-web-secret-123' })
-  expect(saved.result.credential).toMatchObject({ name: 'DEEPSEEK_API_KEY', provider: 'deepseek', set: true, source: 'home-file' })
+  expect(saved.result.credential).toMatchObject({
+    name: 'DEEPSEEK_API_KEY',
+    provider: 'deepseek',
+    set: true,
+    source: 'home-file',
+  })
   expect(saved.text).not.toContain('sk-web-secret-123')
   const listed = await call('credentials.list')
   expect(listed.text).not.toContain('sk-web-secret-123')
@@ -52,7 +65,12 @@ test('the composition lists every row with the layers that set it', async () => 
   expect(result.header[0]).toMatch(/profile web/)
   const webserver = result.rows.find((row: { id: string }) => row.id === 'webserver')
   expect(webserver).toMatchObject({ name: '@dsh/webserver', config: { announce: false, open: false } })
-  expect(webserver.setBy).toEqual([expect.stringMatching(/^bundle @dsh\/bundle-web:\d+ \(insert, name\)$/), expect.stringMatching(/test\.patch\.yml:\d+ \(config\)$/)])
-  expect(result.rows.find((row: { id: string }) => row.id === 'logger').setBy).toEqual([expect.stringMatching(/^bundle @dsh\/bundle-base:\d+/)])
+  expect(webserver.setBy).toEqual([
+    expect.stringMatching(/^bundle @dsh\/bundle-web:\d+ \(insert, name\)$/),
+    expect.stringMatching(/test\.patch\.yml:\d+ \(config\)$/),
+  ])
+  expect(result.rows.find((row: { id: string }) => row.id === 'logger').setBy).toEqual([
+    expect.stringMatching(/^bundle @dsh\/bundle-base:\d+/),
+  ])
   expect(result.text).toBe(h.root.app.dumpConfig())
 })

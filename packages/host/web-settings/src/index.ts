@@ -22,7 +22,9 @@ export const Config: Schema<Config> = Schema.object({
       { provider: 'anthropic', name: 'ANTHROPIC_API_KEY' },
       { provider: 'openai', name: 'OPENAI_API_KEY' },
     ])
-    .description('The keys the settings page offers to set, by provider. Only these names can be written from the page.'),
+    .description(
+      'The keys the settings page offers to set, by provider. Only these names can be written from the page.',
+    ),
 })
 
 export const name = 'web-settings'
@@ -42,13 +44,23 @@ export function apply(ctx: Context, config: Config) {
   const credentialView = async (name: string): Promise<CredentialView> => {
     const status = await ctx.credentials.describe(name)
     const provider = config.credentials.find((entry) => entry.name === name)?.provider
-    return { ...(provider ? { provider } : {}), name, set: status.set, source: status.source, ...(status.location ? { location: status.location } : {}), howToSet: ctx.credentials.howToSet(name) }
+    return {
+      ...(provider ? { provider } : {}),
+      name,
+      set: status.set,
+      source: status.source,
+      ...(status.location ? { location: status.location } : {}),
+      howToSet: ctx.credentials.howToSet(name),
+    }
   }
   // Fail closed: the page may write only the keys this row names, never an arbitrary variable.
   const offered = (name: string) => {
     assertCredentialName(name)
     if (!config.credentials.some((entry) => entry.name === name))
-      throw new WebError('BAD_PARAMS', `${name} is not one of the keys the settings page manages (${config.credentials.map((entry) => entry.name).join(', ')})`)
+      throw new WebError(
+        'BAD_PARAMS',
+        `${name} is not one of the keys the settings page manages (${config.credentials.map((entry) => entry.name).join(', ')})`,
+      )
   }
 
   web.method<M<'settings.list'>['params'], M<'settings.list'>['result']>(ctx, 'settings.list', {
@@ -78,7 +90,9 @@ export function apply(ctx: Context, config: Config) {
   })
 
   web.method<M<'credentials.list'>['params'], M<'credentials.list'>['result']>(ctx, 'credentials.list', {
-    handle: async () => ({ credentials: await Promise.all(config.credentials.map((entry) => credentialView(entry.name))) }),
+    handle: async () => ({
+      credentials: await Promise.all(config.credentials.map((entry) => credentialView(entry.name))),
+    }),
   })
 
   web.method<M<'credentials.set'>['params'], M<'credentials.set'>['result']>(ctx, 'credentials.set', {

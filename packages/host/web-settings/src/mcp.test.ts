@@ -15,8 +15,14 @@ beforeAll(async () => {
     profile: 'web',
     argv: ['--port', '0'],
     patch: `- id: webserver\n  config: { announce: false, open: false }\n`,
-    homeFiles: { 'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], env: { HIDDEN: value-never-shown }, trust: allow, start: eager }\n` },
-    workspaceFiles: { '.mcp.json': JSON.stringify({ mcpServers: { repo: { command: 'npx', args: ['some-server'], env: { TOKEN: 'repo-secret-never-shown' } } } }) },
+    homeFiles: {
+      'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], env: { HIDDEN: value-never-shown }, trust: allow, start: eager }\n`,
+    },
+    workspaceFiles: {
+      '.mcp.json': JSON.stringify({
+        mcpServers: { repo: { command: 'npx', args: ['some-server'], env: { TOKEN: 'repo-secret-never-shown' } } },
+      }),
+    },
   })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
@@ -24,20 +30,27 @@ beforeAll(async () => {
 afterAll(() => h?.dispose())
 
 async function call(method: string, params: unknown = {}) {
-  const response = await fetch(`${h.root.webserver.url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(params) })
+  const response = await fetch(`${h.root.webserver.url}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify(params),
+  })
   return { text: await response.clone().text(), ...((await response.json()) as any) }
 }
 
 test('mcp.servers shows the servers of a workspace with origin, state and tools as the session log records them, never a config value', async () => {
   const configured = await call('mcp.servers', { cwd: h.workspace })
   expect((await call('mcp.servers', {})).ok).toBe(true)
-  expect(configured.result.servers.map((server: { name: string; origin: string; state: string }) => `${server.name} ${server.origin} ${server.state}`)).toEqual([
-    't user not started',
-    'repo workspace not started',
-  ])
+  expect(
+    configured.result.servers.map(
+      (server: { name: string; origin: string; state: string }) => `${server.name} ${server.origin} ${server.state}`,
+    ),
+  ).toEqual(['t user not started', 'repo workspace not started'])
 
   const agent = await h.agent()
-  expect(await eventually(() => agent.session.all('mcp/status').some((event) => event.data.state === 'started'), 30_000)).toBe(true)
+  expect(
+    await eventually(() => agent.session.all('mcp/status').some((event) => event.data.state === 'started'), 30_000),
+  ).toBe(true)
   const live = await call('mcp.servers', { cwd: h.workspace, sessionId: agent.session.id })
   const t = live.result.servers.find((server: { name: string }) => server.name === 't')
   expect(t).toMatchObject({ origin: 'user', transport: 'stdio', trust: 'allow', state: 'started' })
@@ -50,13 +63,24 @@ test('mcp.servers shows the servers of a workspace with origin, state and tools 
 
 test('attack: mcp.servers for a folder outside the openable folders (named, or through a link inside one) is refused before its .mcp.json is read', async () => {
   const outside = outsideDir()
-  writeFileSync(join(outside, '.mcp.json'), JSON.stringify({ mcpServers: { 'outside-server-name': { command: 'outside-command-never-read', env: { K: 'outside-value' } } } }))
+  writeFileSync(
+    join(outside, '.mcp.json'),
+    JSON.stringify({
+      mcpServers: { 'outside-server-name': { command: 'outside-command-never-read', env: { K: 'outside-value' } } },
+    }),
+  )
   const link = join(h.workspace, 'to-outside')
   symlinkSync(outside, link)
   for (const cwd of [outside, link]) {
     const answer = await call('mcp.servers', { cwd })
-    expect(answer.error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('is outside the folders the web app may open') })
+    expect(answer.error).toMatchObject({
+      code: 'BAD_PARAMS',
+      message: expect.stringContaining('is outside the folders the web app may open'),
+    })
     expect(answer.text).not.toMatch(/outside-server-name|outside-command-never-read|outside-value/)
   }
-  expect((await call('mcp.servers', { cwd: join(h.workspace, 'missing') })).error).toMatchObject({ code: 'BAD_PARAMS', message: expect.stringContaining('is not an existing directory') })
+  expect((await call('mcp.servers', { cwd: join(h.workspace, 'missing') })).error).toMatchObject({
+    code: 'BAD_PARAMS',
+    message: expect.stringContaining('is not an existing directory'),
+  })
 })

@@ -31,7 +31,10 @@ export function apply(ctx: Context) {
       try {
         events = open ? open.events : (await ctx.sessions.read(sessionId)).events
       } catch (error) {
-        throw new WebError('NOT_FOUND', `session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`)
+        throw new WebError(
+          'NOT_FOUND',
+          `session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+        )
       }
       const prices = ctx.usagePrices.table()
       return { ...sessionUsage(events, prices), turn: lastTurnUsage(events, prices) }

@@ -23,7 +23,10 @@ beforeAll(async () => {
   })
   await h.root.webserver.start()
   cookie = await signInWithLink(h.root.webserver.newLink())
-  h.root.scriptedLlm.enqueue({ text: 'one', usage: { input: 1200, cacheRead: 300, cacheWrite: 100, output: 40 } }, { text: 'two', usage: { input: 500, cacheRead: 0, output: 900 } })
+  h.root.scriptedLlm.enqueue(
+    { text: 'one', usage: { input: 1200, cacheRead: 300, cacheWrite: 100, output: 40 } },
+    { text: 'two', usage: { input: 500, cacheRead: 0, output: 900 } },
+  )
   await h.run('the first session')
   await h.run('still the first session')
 }, 120_000)
@@ -55,14 +58,28 @@ test('usage.session is the logged tokens of the session and their cost at the co
     cacheSaved: expect.closeTo((300 * (3 - 0.3)) / 1_000_000, 12),
     unpriced: [],
     // The last turn's own: no cache hit in it.
-    turn: { requests: 1, input: 500, cacheRead: 0, cacheWrite: 0, output: 900, cost: expect.closeTo((500 * 3 + 900 * 15) / 1_000_000, 12), cacheHitShare: 0, cacheSaved: 0, unpriced: [] },
+    turn: {
+      requests: 1,
+      input: 500,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 900,
+      cost: expect.closeTo((500 * 3 + 900 * 15) / 1_000_000, 12),
+      cacheHitShare: 0,
+      cacheSaved: 0,
+      unpriced: [],
+    },
   })
 })
 
 test('usage.report has the same groups and totals as `dsh usage --json` on the same home, for each grouping', async () => {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: h.home, DSH_HOME: h.home }
   for (const by of ['model', 'workspace', 'day'] as const) {
-    const { stdout } = await promisify(execFile)(process.execPath, [DSH_BIN, 'usage', '--json', '--all-workspaces', '--by', by], { cwd: h.workspace, env })
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [DSH_BIN, 'usage', '--json', '--all-workspaces', '--by', by],
+      { cwd: h.workspace, env },
+    )
     const cli = JSON.parse(stdout)
     const { body } = await api('usage.report', { by })
     expect(body.ok).toBe(true)

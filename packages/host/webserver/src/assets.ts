@@ -59,12 +59,16 @@ export async function serveAsset(dir: string, req: IncomingMessage, res: ServerR
     if (extname(relative)) return notFound(res)
     file = join(dir, 'index.html')
     size = await fileAt(file)
-    if (size === undefined) throw new WebError('UNAVAILABLE', `the web app is not built (no ${file}): run npm run setup`)
+    if (size === undefined)
+      throw new WebError('UNAVAILABLE', `the web app is not built (no ${file}): run npm run setup`)
   }
   const type = TYPES[extname(file)] ?? 'application/octet-stream'
   res.setHeader('Content-Type', type)
   res.setHeader('Content-Length', size)
-  res.setHeader('Cache-Control', file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-store')
+  res.setHeader(
+    'Cache-Control',
+    file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-store',
+  )
   if (type.startsWith('text/html')) res.setHeader('Content-Security-Policy', PAGE_POLICY)
   if (req.method === 'HEAD') return void res.end()
   createReadStream(file).pipe(res)

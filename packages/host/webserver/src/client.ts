@@ -7,9 +7,15 @@ import { LINK_PATH } from './sign-in.ts'
  */
 export async function signInWithLink(link: string): Promise<string> {
   const url = new URL(link)
-  if (url.pathname !== LINK_PATH || !url.password) throw new Error(`not a dsh web sign-in link: ${url.origin}${url.pathname}`)
-  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')
-  const response = await fetch(`${url.origin}${url.pathname}`, { headers: { authorization: `Basic ${basic}` }, redirect: 'manual' })
+  if (url.pathname !== LINK_PATH || !url.password)
+    throw new Error(`not a dsh web sign-in link: ${url.origin}${url.pathname}`)
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString(
+    'base64',
+  )
+  const response = await fetch(`${url.origin}${url.pathname}`, {
+    headers: { authorization: `Basic ${basic}` },
+    redirect: 'manual',
+  })
   const setCookie = response.headers.get('set-cookie')
   const body = await response.text()
   if (response.status !== 303 || !setCookie) throw new Error(`sign-in refused (${response.status}): ${body.trim()}`)

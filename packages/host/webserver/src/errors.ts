@@ -59,6 +59,7 @@ export function describeFailure(error: unknown): { status: number; code: string;
   if (error instanceof WebError) return { status: error.status, code: error.code, message: error.message }
   const code = (error as { code?: unknown })?.code
   const message = error instanceof Error ? error.message : String(error)
-  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) return { status: code.endsWith('NOT_FOUND') ? 404 : 400, code, message }
+  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code))
+    return { status: code.endsWith('NOT_FOUND') ? 404 : 400, code, message }
   return { status: 500, code: 'INTERNAL', message }
 }

@@ -71,7 +71,9 @@ export class OpenableFolders {
     try {
       return (await this.folder(path)).real
     } catch (error) {
-      throw error instanceof WebError && error.code === 'NOT_FOUND' ? new WebError('BAD_PARAMS', `the workspace "${path}" is not an existing directory`) : error
+      throw error instanceof WebError && error.code === 'NOT_FOUND'
+        ? new WebError('BAD_PARAMS', `the workspace "${path}" is not an existing directory`)
+        : error
     }
   }
 }

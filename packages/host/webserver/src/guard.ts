@@ -33,10 +33,19 @@ export function parseHostHeader(value: string): { hostname: string; port?: strin
  */
 export function checkHost(value: string | undefined, port: number, trusted: readonly string[]): void {
   const parsed = value ? parseHostHeader(value) : undefined
-  if (!parsed) throw new WebError('HOST_REFUSED', `refused: the Host header ${value === undefined ? 'is missing' : `"${value}" is malformed`}`)
+  if (!parsed)
+    throw new WebError(
+      'HOST_REFUSED',
+      `refused: the Host header ${value === undefined ? 'is missing' : `"${value}" is malformed`}`,
+    )
   const known = isLoopbackName(parsed.hostname) || trusted.some((host) => host.toLowerCase() === parsed.hostname)
-  if (!known) throw new WebError('HOST_REFUSED', `refused: Host "${value}" is not this machine (DNS rebinding?); add it to the webserver row's trustedHosts if it is yours`)
-  if (parsed.port !== undefined && Number(parsed.port) !== port) throw new WebError('HOST_REFUSED', `refused: Host "${value}" names port ${parsed.port}, not ${port}`)
+  if (!known)
+    throw new WebError(
+      'HOST_REFUSED',
+      `refused: Host "${value}" is not this machine (DNS rebinding?); add it to the webserver row's trustedHosts if it is yours`,
+    )
+  if (parsed.port !== undefined && Number(parsed.port) !== port)
+    throw new WebError('HOST_REFUSED', `refused: Host "${value}" names port ${parsed.port}, not ${port}`)
 }
 
 /**
@@ -44,7 +53,10 @@ export function checkHost(value: string | undefined, port: number, trusted: read
  * checked Host), and a browser's `Sec-Fetch-Site` must say the request came from that origin or from the
  * user (typing the URL). `requireOrigin` is set for WebSocket upgrades, which browsers always tag.
  */
-export function checkOrigin(headers: { host?: string; origin?: string; 'sec-fetch-site'?: string }, requireOrigin: boolean): void {
+export function checkOrigin(
+  headers: { host?: string; origin?: string; 'sec-fetch-site'?: string },
+  requireOrigin: boolean,
+): void {
   const origin = headers.origin
   if (origin === undefined) {
     if (requireOrigin) throw new WebError('ORIGIN_REFUSED', 'refused: a WebSocket without an Origin header')
@@ -52,5 +64,6 @@ export function checkOrigin(headers: { host?: string; origin?: string; 'sec-fetc
     throw new WebError('ORIGIN_REFUSED', `refused: a cross-site request from origin "${origin}"`)
   }
   const site = headers['sec-fetch-site']
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new WebError('ORIGIN_REFUSED', `refused: a ${site} request (Sec-Fetch-Site)`)
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    throw new WebError('ORIGIN_REFUSED', `refused: a ${site} request (Sec-Fetch-Site)`)
 }

@@ -19,28 +19,39 @@ interface Reply {
 }
 
 /** A raw HTTP call, so the test controls every header (fetch would not let it set Host). */
-function http(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
+function http(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => {
-        let body: any = text
-        try {
-          body = JSON.parse(text)
-        } catch {
-          // a refusal outside the API answers in plain text
-        }
-        resolve({ status: res.statusCode ?? 0, body, headers: res.headers })
-      })
-    })
+    const req = request(
+      url,
+      { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', ...options.headers } },
+      (res) => {
+        let text = ''
+        res.on('data', (chunk) => (text += chunk))
+        res.on('end', () => {
+          let body: any = text
+          try {
+            body = JSON.parse(text)
+          } catch {
+            // a refusal outside the API answers in plain text
+          }
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers })
+        })
+      },
+    )
     req.on('error', reject)
     req.end(options.body === undefined ? undefined : JSON.stringify(options.body))
   })
 }
 
 /** Opens a WebSocket and reports how the upgrade went: the selected protocol, or the refusal's status. */
-function upgrade(url: string, protocols: string[], headers: Record<string, string> = {}): Promise<{ opened: boolean; protocol?: string; status?: number }> {
+function upgrade(
+  url: string,
+  protocols: string[],
+  headers: Record<string, string> = {},
+): Promise<{ opened: boolean; protocol?: string; status?: number }> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url, protocols, { headers })
     socket.on('open', () => {
@@ -72,13 +83,19 @@ describe('the web host on loopback', () => {
   afterAll(() => h?.dispose())
 
   test("a call with the sign-in cookie, from the page's own origin, is answered", async () => {
-    const reply = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), origin, 'sec-fetch-site': 'same-origin' }, body: {} })
+    const reply = await http(`${origin}/api/sessions.list`, {
+      headers: { ...auth(), origin, 'sec-fetch-site': 'same-origin' },
+      body: {},
+    })
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ ok: true, result: { sessions: [] } })
   })
 
   test('a request naming a foreign Host is refused (DNS rebinding)', async () => {
-    const reply = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), host: `evil.example:${new URL(origin).port}` }, body: {} })
+    const reply = await http(`${origin}/api/sessions.list`, {
+      headers: { ...auth(), host: `evil.example:${new URL(origin).port}` },
+      body: {},
+    })
     expect(reply.status).toBe(421)
     expect(reply.body.error).toMatchObject({ code: 'HOST_REFUSED' })
     const page = await http(`${origin}/`, { method: 'GET', headers: { host: 'evil.example' } })
@@ -86,12 +103,21 @@ describe('the web host on loopback', () => {
   })
 
   test('a cross-site request is refused by its Origin and by Sec-Fetch-Site', async () => {
-    const foreign = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), origin: 'http://evil.example' }, body: {} })
+    const foreign = await http(`${origin}/api/sessions.list`, {
+      headers: { ...auth(), origin: 'http://evil.example' },
+      body: {},
+    })
     expect(foreign.status).toBe(403)
     expect(foreign.body.error.code).toBe('ORIGIN_REFUSED')
-    const otherPort = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), origin: 'http://127.0.0.1:1' }, body: {} })
+    const otherPort = await http(`${origin}/api/sessions.list`, {
+      headers: { ...auth(), origin: 'http://127.0.0.1:1' },
+      body: {},
+    })
     expect(otherPort.status).toBe(403)
-    const site = await http(`${origin}/api/sessions.list`, { headers: { ...auth(), 'sec-fetch-site': 'cross-site' }, body: {} })
+    const site = await http(`${origin}/api/sessions.list`, {
+      headers: { ...auth(), 'sec-fetch-site': 'cross-site' },
+      body: {},
+    })
     expect(site.status).toBe(403)
   })
 
@@ -100,12 +126,21 @@ describe('the web host on loopback', () => {
     expect(none.status).toBe(401)
     expect(none.body.error.code).toBe('SIGN_IN_REQUIRED')
     const value = cookie.slice(cookie.indexOf('=') + 1)
-    const forged = await http(`${origin}/api/sessions.list`, { headers: { origin, cookie: `${cookieName(h.root.webserver.port)}=${value.slice(1)}x` }, body: {} })
+    const forged = await http(`${origin}/api/sessions.list`, {
+      headers: { origin, cookie: `${cookieName(h.root.webserver.port)}=${value.slice(1)}x` },
+      body: {},
+    })
     expect(forged.status).toBe(401)
     expect(forged.body.error.code).toBe('SIGN_IN_INVALID')
-    const otherPort = await http(`${origin}/api/sessions.list`, { headers: { origin, cookie: `${cookieName(h.root.webserver.port + 1)}=${value}` }, body: {} })
+    const otherPort = await http(`${origin}/api/sessions.list`, {
+      headers: { origin, cookie: `${cookieName(h.root.webserver.port + 1)}=${value}` },
+      body: {},
+    })
     expect(otherPort.body.error.code).toBe('SIGN_IN_REQUIRED')
-    const bearer = await http(`${origin}/api/sessions.list`, { headers: { origin, authorization: `Bearer ${value}` }, body: {} })
+    const bearer = await http(`${origin}/api/sessions.list`, {
+      headers: { origin, authorization: `Bearer ${value}` },
+      body: {},
+    })
     expect(bearer.body.error.code).toBe('SIGN_IN_REQUIRED')
   })
 
@@ -115,9 +150,18 @@ describe('the web host on loopback', () => {
     expect(await upgrade(ws, good, { origin, cookie })).toEqual({ opened: true, protocol: WS_PROTOCOL })
     expect(await upgrade(ws, good, { origin })).toMatchObject({ opened: false, status: 401 })
     expect(await upgrade(ws, good, { origin, cookie: `${cookie}x` })).toMatchObject({ opened: false, status: 401 })
-    expect(await upgrade(ws, good, { origin: 'http://evil.example', cookie })).toMatchObject({ opened: false, status: 403 })
+    expect(await upgrade(ws, good, { origin: 'http://evil.example', cookie })).toMatchObject({
+      opened: false,
+      status: 403,
+    })
     expect(await upgrade(ws, good, { cookie })).toMatchObject({ opened: false, status: 403 })
-    expect(await upgrade(ws, good, { origin: `http://evil.example:${new URL(origin).port}`, host: `evil.example:${new URL(origin).port}`, cookie })).toMatchObject({ opened: false, status: 421 })
+    expect(
+      await upgrade(ws, good, {
+        origin: `http://evil.example:${new URL(origin).port}`,
+        host: `evil.example:${new URL(origin).port}`,
+        cookie,
+      }),
+    ).toMatchObject({ opened: false, status: 421 })
   })
 
   test('the page and its files are served only to a signed-in browser', async () => {
@@ -142,7 +186,10 @@ describe('the web host on loopback', () => {
   const openLink = (link: string, headers: Record<string, string> = {}) => {
     const url = new URL(link)
     const basic = Buffer.from(`${url.username}:${url.password}`).toString('base64')
-    return http(`${url.origin}${url.pathname}`, { method: 'GET', headers: { authorization: `Basic ${basic}`, 'sec-fetch-site': 'none', ...headers } })
+    return http(`${url.origin}${url.pathname}`, {
+      method: 'GET',
+      headers: { authorization: `Basic ${basic}`, 'sec-fetch-site': 'none', ...headers },
+    })
   }
 
   test('a link signs a browser in once: an HttpOnly SameSite=Strict cookie and a redirect to the bare origin', async () => {
@@ -152,15 +199,23 @@ describe('the web host on loopback', () => {
     expect(first.status).toBe(303)
     expect(first.headers.location).toBe(`${origin}/`)
     const [setCookie] = first.headers['set-cookie'] as string[]
-    expect(setCookie).toMatch(new RegExp(`^${cookieName(h.root.webserver.port)}=[\\w-]{22}\\.\\d+\\.[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000$`))
+    expect(setCookie).toMatch(
+      new RegExp(
+        `^${cookieName(h.root.webserver.port)}=[\\w-]{22}\\.\\d+\\.[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000$`,
+      ),
+    )
     const signedIn = setCookie!.split(';')[0]!
-    expect((await http(`${origin}/api/sessions.list`, { headers: { cookie: signedIn, origin }, body: {} })).status).toBe(200)
+    expect(
+      (await http(`${origin}/api/sessions.list`, { headers: { cookie: signedIn, origin }, body: {} })).status,
+    ).toBe(200)
     const again = await openLink(link)
     expect(again.status).toBe(403)
     expect(again.headers['set-cookie']).toBeUndefined()
     // A person sees this page: styled HTML saying what to do.
     expect(again.headers['content-type']).toContain('text/html')
-    expect(again.body).toContain('this link was used; run <code>dsh web</code> again, or press Enter in the terminal running it, for a new link')
+    expect(again.body).toContain(
+      'this link was used; run <code>dsh web</code> again, or press Enter in the terminal running it, for a new link',
+    )
   })
 
   test('a link without its code is challenged for it; a made-up code is refused', async () => {
@@ -201,19 +256,28 @@ describe('the web host on loopback', () => {
   })
 
   test("every plugin's params are checked against the one wire schema, naming the field, before the method runs", async () => {
-    const call = (method: string, body: unknown) => http(`${origin}/api/${method}`, { headers: { ...auth(), origin }, body })
+    const call = (method: string, body: unknown) =>
+      http(`${origin}/api/${method}`, { headers: { ...auth(), origin }, body })
     const sessionsBefore = (await h.root.sessions.list()).length
     const refusals: Array<[string, unknown, string]> = [
       ['sessions.create', { route: { provider: 'x', model: 'y' } }, 'sessions.create: cwd:'],
       ['sessions.page', { sessionId: 's', limit: 0 }, 'sessions.page: limit:'],
-      ['agent.send', { sessionId: 's', text: 'hi', images: [{ mediaType: 'image/png' }] }, 'agent.send: images.0.data:'],
+      [
+        'agent.send',
+        { sessionId: 's', text: 'hi', images: [{ mediaType: 'image/png' }] },
+        'agent.send: images.0.data:',
+      ],
       ['attachments.get', { sessionId: 's', sha256: '../../../etc/passwd' }, 'attachments.get: sha256:'],
       ['approvals.answer', { requestId: 'r', answer: 'allow_forever' }, 'approvals.answer: answer:'],
       ['settings.set', { key: 42, value: true }, 'settings.set: key:'],
       ['files.list', { path: ['/'] }, 'files.list: path:'],
       ['sessions.search', ['query'], 'sessions.search: params:'],
       // The wire schema knows effort only as a string; web-sessions checks it against @dsh/llm's efforts.
-      ['agent.setRoute', { sessionId: 's', route: { provider: 'scripted', model: 'm', effort: 'ludicrous' } }, 'route.effort:'],
+      [
+        'agent.setRoute',
+        { sessionId: 's', route: { provider: 'scripted', model: 'm', effort: 'ludicrous' } },
+        'route.effort:',
+      ],
     ]
     for (const [method, body, field] of refusals) {
       const reply = await call(method, body)
@@ -226,7 +290,9 @@ describe('the web host on loopback', () => {
   })
 
   test('a method missing from WEB_METHOD_SCHEMAS cannot be registered', () => {
-    expect(() => h.root.webserver.method(h.root, 'debug.eval' as never, { handle: () => 'ran' })).toThrow(/"debug\.eval" is not in WEB_METHOD_SCHEMAS/)
+    expect(() => h.root.webserver.method(h.root, 'debug.eval' as never, { handle: () => 'ran' })).toThrow(
+      /"debug\.eval" is not in WEB_METHOD_SCHEMAS/,
+    )
   })
 })
 
@@ -237,30 +303,41 @@ const lanAddress = Object.values(networkInterfaces())
 
 describe('a host exposed beyond loopback', () => {
   test('--host refuses an address that is neither loopback nor trusted', async () => {
-    await expect(bootComposition({ profile: 'web', argv: ['--host', '0.0.0.0', '--port', '0'], patch: QUIET })).rejects.toThrow(/binds loopback only.*trustedHosts/s)
+    await expect(
+      bootComposition({ profile: 'web', argv: ['--host', '0.0.0.0', '--port', '0'], patch: QUIET }),
+    ).rejects.toThrow(/binds loopback only.*trustedHosts/s)
   })
 
-  test.skipIf(!lanAddress)('settings and credential writes from a non-loopback peer are refused, reads are answered', async () => {
-    const h = await bootComposition({
-      profile: 'web',
-      argv: ['--host', lanAddress!, '--port', '0'],
-      patch: `${QUIET}\n- id: webserver\n  config: { announce: false, open: false, trustedHosts: ['${lanAddress}'] }\n`,
-    })
-    await h.root.webserver.start()
-    try {
-      const origin = h.root.webserver.url
-      const headers = { cookie: await signInWithLink(h.root.webserver.newLink()), origin }
-      const read = await http(`${origin}/api/settings.list`, { headers, body: {} })
-      expect(read.status).toBe(200)
-      const write = await http(`${origin}/api/settings.set`, { headers, body: { key: 'web.defaultPreset', value: 'read-only' } })
-      expect(write.status).toBe(403)
-      expect(write.body.error).toMatchObject({ code: 'LOCAL_ONLY', message: expect.stringContaining(lanAddress!) })
-      const key = await http(`${origin}/api/credentials.set`, { headers, body: { name: 'DEEPSEEK_API_KEY', value: 'sk-from-afar' } })
-      expect(key.status).toBe(403)
-      expect(h.root.settings.get('web.defaultPreset' as never)).toBe('')
-      expect((await h.root.credentials.describe('DEEPSEEK_API_KEY')).source).not.toBe('home-file')
-    } finally {
-      await h.dispose()
-    }
-  })
+  test.skipIf(!lanAddress)(
+    'settings and credential writes from a non-loopback peer are refused, reads are answered',
+    async () => {
+      const h = await bootComposition({
+        profile: 'web',
+        argv: ['--host', lanAddress!, '--port', '0'],
+        patch: `${QUIET}\n- id: webserver\n  config: { announce: false, open: false, trustedHosts: ['${lanAddress}'] }\n`,
+      })
+      await h.root.webserver.start()
+      try {
+        const origin = h.root.webserver.url
+        const headers = { cookie: await signInWithLink(h.root.webserver.newLink()), origin }
+        const read = await http(`${origin}/api/settings.list`, { headers, body: {} })
+        expect(read.status).toBe(200)
+        const write = await http(`${origin}/api/settings.set`, {
+          headers,
+          body: { key: 'web.defaultPreset', value: 'read-only' },
+        })
+        expect(write.status).toBe(403)
+        expect(write.body.error).toMatchObject({ code: 'LOCAL_ONLY', message: expect.stringContaining(lanAddress!) })
+        const key = await http(`${origin}/api/credentials.set`, {
+          headers,
+          body: { name: 'DEEPSEEK_API_KEY', value: 'sk-from-afar' },
+        })
+        expect(key.status).toBe(403)
+        expect(h.root.settings.get('web.defaultPreset' as never)).toBe('')
+        expect((await h.root.credentials.describe('DEEPSEEK_API_KEY')).source).not.toBe('home-file')
+      } finally {
+        await h.dispose()
+      }
+    },
+  )
 })

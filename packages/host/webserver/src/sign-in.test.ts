@@ -6,7 +6,8 @@ import { basicPassword, readCookie, SignIns, SignOuts } from './sign-in.ts'
 
 const DAY = 24 * 3600_000
 const signOutsFile = () => join(mkdtempSync(join(tmpdir(), 'dsh-signouts-')), 'web-signouts.json')
-const makeSignIns = (codeTtlMs = 60_000, key?: Buffer, file = signOutsFile()) => new SignIns(codeTtlMs, 30 * DAY, new SignOuts(file), key)
+const makeSignIns = (codeTtlMs = 60_000, key?: Buffer, file = signOutsFile()) =>
+  new SignIns(codeTtlMs, 30 * DAY, new SignOuts(file), key)
 
 test('a code is good once, within its lifetime, and never again', () => {
   const signIns = makeSignIns(60_000)

@@ -47,7 +47,13 @@ export class SignOuts {
     }
     if (this.seen && this.seen.mtimeMs === stat.mtimeMs && this.seen.size === stat.size) return this.seen.ids
     const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'))
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((value) => typeof value !== 'number')) throw new Error('not a map of session ids to expiry times')
+    if (
+      !parsed ||
+      typeof parsed !== 'object' ||
+      Array.isArray(parsed) ||
+      Object.values(parsed).some((value) => typeof value !== 'number')
+    )
+      throw new Error('not a map of session ids to expiry times')
     this.seen = { mtimeMs: stat.mtimeMs, size: stat.size, ids: parsed as Record<string, number> }
     return this.seen.ids
   }
@@ -56,7 +62,10 @@ export class SignOuts {
     try {
       return Object.hasOwn(this.read(), id)
     } catch (error) {
-      throw new WebError('SIGN_IN_INVALID', `refused: the sign-out list ${this.file} cannot be read (${error instanceof Error ? error.message : error}); delete it to sign in again`)
+      throw new WebError(
+        'SIGN_IN_INVALID',
+        `refused: the sign-out list ${this.file} cannot be read (${error instanceof Error ? error.message : error}); delete it to sign in again`,
+      )
     }
   }
 
@@ -77,7 +86,8 @@ export class SignOuts {
 }
 
 const SESSION_TAG = 'dsh-web-session/1'
-const sessionMac = (key: Buffer, id: string, expiresAt: number) => createHmac('sha256', key).update(`${SESSION_TAG}\0${id}\0${expiresAt}`).digest('base64url')
+const sessionMac = (key: Buffer, id: string, expiresAt: number) =>
+  createHmac('sha256', key).update(`${SESSION_TAG}\0${id}\0${expiresAt}`).digest('base64url')
 
 /**
  * The codes handed out and the browser sessions they became. Codes are kept as digests only, so a lookup
@@ -196,15 +206,23 @@ export function basicPassword(header: string | undefined): string | undefined {
 /** Refuses a request that carries no valid session cookie, saying which of the ways it is not. */
 export function checkSession(signIns: SignIns, cookieHeader: string | undefined, port: number): void {
   const value = readCookie(cookieHeader, cookieName(port))
-  if (value === undefined) throw new WebError('SIGN_IN_REQUIRED', `refused: this browser is not signed in to this dsh web; ${SIGN_IN_HINT}`)
+  if (value === undefined)
+    throw new WebError('SIGN_IN_REQUIRED', `refused: this browser is not signed in to this dsh web; ${SIGN_IN_HINT}`)
   const state = signIns.sessionOf(value)
-  if (state === 'expired') throw new WebError('SIGN_IN_INVALID', `refused: this browser's sign-in has expired; ${SIGN_IN_HINT}`)
-  if (state === 'signed-out') throw new WebError('SIGN_IN_INVALID', `refused: this browser was signed out; ${SIGN_IN_HINT}`)
-  if (state !== 'ok') throw new WebError('SIGN_IN_INVALID', `refused: this browser's sign-in is not from this dsh web (another DSH_HOME, or its key was replaced); ${SIGN_IN_HINT}`)
+  if (state === 'expired')
+    throw new WebError('SIGN_IN_INVALID', `refused: this browser's sign-in has expired; ${SIGN_IN_HINT}`)
+  if (state === 'signed-out')
+    throw new WebError('SIGN_IN_INVALID', `refused: this browser was signed out; ${SIGN_IN_HINT}`)
+  if (state !== 'ok')
+    throw new WebError(
+      'SIGN_IN_INVALID',
+      `refused: this browser's sign-in is not from this dsh web (another DSH_HOME, or its key was replaced); ${SIGN_IN_HINT}`,
+    )
 }
 
 /** What a signed-out browser is told to do. */
-export const SIGN_IN_HINT = 'open the sign-in link `dsh web` prints in its terminal (run `dsh web` again, or press Enter where it runs, for a new one)'
+export const SIGN_IN_HINT =
+  'open the sign-in link `dsh web` prints in its terminal (run `dsh web` again, or press Enter where it runs, for a new one)'
 
 /** The link for one code: the code is the userinfo's password, so it is sent only after a challenge. */
 export function linkFor(origin: string, code: string): string {

@@ -74,7 +74,12 @@ export class SocketClient implements WebClient {
     }
     if (message.op === 'sub') this.subscribe(message.ch, message.key, message.params)
     else if (message.op === 'unsub') void this.unsubscribe(message.ch, message.key)
-    else this.send({ ch: 'error', key: (message as { key: string }).key, message: `unknown op "${(message as { op?: unknown }).op}"` })
+    else
+      this.send({
+        ch: 'error',
+        key: (message as { key: string }).key,
+        message: `unknown op "${(message as { op?: unknown }).op}"`,
+      })
   }
 
   private subscribe(ch: string, key: string, params: unknown): void {

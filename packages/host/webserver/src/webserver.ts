@@ -18,7 +18,21 @@ import { defaultBrowserCommand, openBrowser, overSsh } from './open.ts'
 import { join } from 'node:path'
 import { ensureSecretKey } from '@dsh/secret-key'
 import { signedOutPage } from './signed-out.ts'
-import { basicPassword, checkSession, clearedCookie, cookieName, LINK_PATH, LINK_REFUSED_HINT, LINK_USER, linkFor, readCookie, sessionCookie, SIGN_OUT_PATH, SignIns, SignOuts } from './sign-in.ts'
+import {
+  basicPassword,
+  checkSession,
+  clearedCookie,
+  cookieName,
+  LINK_PATH,
+  LINK_REFUSED_HINT,
+  LINK_USER,
+  linkFor,
+  readCookie,
+  sessionCookie,
+  SIGN_OUT_PATH,
+  SignIns,
+  SignOuts,
+} from './sign-in.ts'
 import { SocketClient, type ChannelSpec } from './socket-client.ts'
 
 declare module '@dsh/cordis' {
@@ -73,13 +87,21 @@ export interface Config {
 export class Webserver extends Service {
   static inject = ['app', 'cmdlineArgs']
   static Config: Schema<Config> = Schema.object({
-    host: Schema.string().default('127.0.0.1').description('Address to listen on (`--host`); loopback unless listed in trustedHosts.'),
+    host: Schema.string()
+      .default('127.0.0.1')
+      .description('Address to listen on (`--host`); loopback unless listed in trustedHosts.'),
     port: Schema.natural().max(65535).default(3080).description('Port to listen on (`--port`; 0 picks a free one).'),
-    open: Schema.boolean().default(true).description('Open the default browser at start (never over SSH; `--no-open` turns it off).'),
-    announce: Schema.boolean().default(true).description('Print the sign-in link (with its single-use code) on stdout at start.'),
+    open: Schema.boolean()
+      .default(true)
+      .description('Open the default browser at start (never over SSH; `--no-open` turns it off).'),
+    announce: Schema.boolean()
+      .default(true)
+      .description('Print the sign-in link (with its single-use code) on stdout at start.'),
     trustedHosts: Schema.array(Schema.string())
       .default([])
-      .description('Host names accepted besides loopback (Host header and `--host`). The sign-in cookie is then the only protection; settings and credential writes stay loopback-only.'),
+      .description(
+        'Host names accepted besides loopback (Host header and `--host`). The sign-in cookie is then the only protection; settings and credential writes stay loopback-only.',
+      ),
     maxBodyBytes: Schema.natural()
       .default(8 * 1024 * 1024)
       .description('Largest API request body.'),
@@ -89,21 +111,39 @@ export class Webserver extends Service {
     maxBufferedBytes: Schema.natural()
       .default(16 * 1024 * 1024)
       .description('Unsent bytes a slow tab may hold before it is disconnected (it reconnects and resumes).'),
-    browserCommand: Schema.array(Schema.string()).default([]).description('Command that opens a URL (empty: open / xdg-open / start by platform).'),
-    codeTtlMs: Schema.natural().default(60_000).description('How long the single-use code of a sign-in link is accepted.'),
-    newLinkOnEnter: Schema.boolean().default(true).description('When stdin is a terminal, Enter prints a fresh sign-in link (for a second browser, or after the first link expired).'),
-    home: Schema.string().default('').description("The user's home folder as the web app offers it (empty: the operating system's)."),
+    browserCommand: Schema.array(Schema.string())
+      .default([])
+      .description('Command that opens a URL (empty: open / xdg-open / start by platform).'),
+    codeTtlMs: Schema.natural()
+      .default(60_000)
+      .description('How long the single-use code of a sign-in link is accepted.'),
+    newLinkOnEnter: Schema.boolean()
+      .default(true)
+      .description(
+        'When stdin is a terminal, Enter prints a fresh sign-in link (for a second browser, or after the first link expired).',
+      ),
+    home: Schema.string()
+      .default('')
+      .description("The user's home folder as the web app offers it (empty: the operating system's)."),
     sessionTtlMs: Schema.natural()
       .min(60_000)
       .default(30 * 24 * 3600_000)
-      .description('How long a browser stays signed in (30 days); it then needs a new link. Sign out ends it sooner, in every dsh web on this DSH_HOME.'),
+      .description(
+        'How long a browser stays signed in (30 days); it then needs a new link. Sign out ends it sooner, in every dsh web on this DSH_HOME.',
+      ),
     keyFile: Schema.string()
       .default('web.key')
       .description(
         'The secret that signs sign-in cookies, so a sign-in survives a restart on loopback; made on first use (0600), relative to $DSH_HOME (or absolute). It must stay unreadable to confined commands: $DSH_HOME/web.key is a built-in secret path; elsewhere, add it to sandbox.denyRead. Deleting it signs every browser out.',
       ),
-    signOutsFile: Schema.string().default('web-signouts.json').description('The sign-ins signed out before they expired, relative to $DSH_HOME (or absolute).'),
-    allowRoots: Schema.array(Schema.string()).default([]).description('Folders a tab may browse and open sessions in besides the home and the launch folder (`--allow-root <dir>` adds more).'),
+    signOutsFile: Schema.string()
+      .default('web-signouts.json')
+      .description('The sign-ins signed out before they expired, relative to $DSH_HOME (or absolute).'),
+    allowRoots: Schema.array(Schema.string())
+      .default([])
+      .description(
+        'Folders a tab may browse and open sessions in besides the home and the launch folder (`--allow-root <dir>` adds more).',
+      ),
   })
 
   private readonly listen: Listen
@@ -125,8 +165,16 @@ export class Webserver extends Service {
     private readonly config: Config,
   ) {
     super(ctx, 'webserver')
-    this.signIns = new SignIns(config.codeTtlMs, config.sessionTtlMs, new SignOuts(join(ctx.app.home, config.signOutsFile)))
-    this.listen = readFlags(ctx.cmdlineArgs, { host: config.host, port: config.port, open: config.open }, config.trustedHosts)
+    this.signIns = new SignIns(
+      config.codeTtlMs,
+      config.sessionTtlMs,
+      new SignOuts(join(ctx.app.home, config.signOutsFile)),
+    )
+    this.listen = readFlags(
+      ctx.cmdlineArgs,
+      { host: config.host, port: config.port, open: config.open },
+      config.trustedHosts,
+    )
     this.folders = new OpenableFolders(config.home, ctx.app.cwd, [...config.allowRoots, ...this.listen.allowRoots])
     // The surface starts once every row has settled (not under `--check`, not in a tree a test boots): no
     // request can then reach a half-mounted tree, and `--check` neither binds the port nor opens a browser.
@@ -158,14 +206,26 @@ export class Webserver extends Service {
   private async open(): Promise<void> {
     // On loopback a sign-in outlives this process: cookies are signed with the key kept under $DSH_HOME.
     // Elsewhere (a trusted host) each launch keeps its own random key, so a restart signs every browser out.
-    if (isLoopbackName(this.listen.host)) this.signIns.useKey(await ensureSecretKey(join(this.ctx.app.home, this.config.keyFile), 'every browser is then signed out'))
+    if (isLoopbackName(this.listen.host))
+      this.signIns.useKey(
+        await ensureSecretKey(join(this.ctx.app.home, this.config.keyFile), 'every browser is then signed out'),
+      )
     const server = createServer((req, res) => void this.onRequest(req, res))
-    const sockets = new WebSocketServer({ noServer: true, maxPayload: this.config.maxMessageBytes, handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false) })
+    const sockets = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.config.maxMessageBytes,
+      handleProtocols: (offered) => (offered.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    })
     server.on('upgrade', (req, socket, head) => this.onUpgrade(sockets, req, socket, head))
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
         if (error.code === 'EADDRINUSE')
-          reject(new WebError('UNAVAILABLE', `port ${this.listen.port} on ${this.listen.host} is in use (is another dsh web running?); pass --port <n>, or --port 0 for any free port`))
+          reject(
+            new WebError(
+              'UNAVAILABLE',
+              `port ${this.listen.port} on ${this.listen.host} is in use (is another dsh web running?); pass --port <n>, or --port 0 for any free port`,
+            ),
+          )
         else reject(error)
       })
       server.listen({ host: this.listen.host, port: this.listen.port }, resolve)
@@ -182,17 +242,27 @@ export class Webserver extends Service {
   private greet(): void {
     const link = this.newLink()
     const tty = this.config.announce && this.config.newLinkOnEnter && !!process.stdin.isTTY
-    if (this.config.announce) process.stdout.write(`dsh web is running at ${link}\n${tty ? 'Press Enter for a new link (another browser), Ctrl+C to stop.' : 'Press Ctrl+C to stop.'}\n`)
+    if (this.config.announce)
+      process.stdout.write(
+        `dsh web is running at ${link}\n${tty ? 'Press Enter for a new link (another browser), Ctrl+C to stop.' : 'Press Ctrl+C to stop.'}\n`,
+      )
     if (this.listen.open && !overSsh(process.env)) {
-      const command = this.config.browserCommand.length ? this.config.browserCommand : defaultBrowserCommand(process.platform)
-      openBrowser(command, link, (error) => this.ctx.logger('webserver').debug(`could not open a browser: ${error.message}`))
+      const command = this.config.browserCommand.length
+        ? this.config.browserCommand
+        : defaultBrowserCommand(process.platform)
+      openBrowser(command, link, (error) =>
+        this.ctx.logger('webserver').debug(`could not open a browser: ${error.message}`),
+      )
     }
     if (tty) this.printLinksOnEnter()
   }
 
   private printLinksOnEnter(): void {
     const onLine = () => {
-      if (this.running) process.stdout.write(`New link (single use, ${Math.round(this.config.codeTtlMs / 1000)} s): ${this.newLink()}\n`)
+      if (this.running)
+        process.stdout.write(
+          `New link (single use, ${Math.round(this.config.codeTtlMs / 1000)} s): ${this.newLink()}\n`,
+        )
     }
     process.stdin.on('data', onLine)
     this.stopLinksOnEnter = () => {
@@ -223,7 +293,10 @@ export class Webserver extends Service {
   /** Registers `POST /api/<name>` for as long as `ctx` lives. */
   method<P, R>(ctx: Context, name: WebMethodName, spec: MethodSpec<P, R>): void {
     // A method outside the wire table would have no params schema: refuse it where it is registered.
-    if (!Object.hasOwn(WEB_METHOD_SCHEMAS, name)) throw new Error(`web API method "${name}" is not in WEB_METHOD_SCHEMAS (@dsh/web-protocol/schema); declare its params and result there first`)
+    if (!Object.hasOwn(WEB_METHOD_SCHEMAS, name))
+      throw new Error(
+        `web API method "${name}" is not in WEB_METHOD_SCHEMAS (@dsh/web-protocol/schema); declare its params and result there first`,
+      )
     ctx.effect(() => {
       if (this.methods.has(name)) throw new Error(`web API method "${name}" is already registered`)
       this.methods.set(name, spec as MethodSpec)
@@ -260,9 +333,11 @@ export class Webserver extends Service {
       if (pathname === LINK_PATH) return this.onLink(req, res)
       if (pathname === SIGN_OUT_PATH) return this.onSignOut(req, res)
       if (api) return await this.onApi(pathname.slice('/api/'.length), req, res)
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new WebError('METHOD_NOT_ALLOWED', `${req.method} is not served here`)
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        throw new WebError('METHOD_NOT_ALLOWED', `${req.method} is not served here`)
       checkSession(this.signIns, req.headers.cookie, this.port)
-      if (!this.assetsDir) throw new WebError('UNAVAILABLE', 'no web app is mounted (the web-app row is missing or disabled)')
+      if (!this.assetsDir)
+        throw new WebError('UNAVAILABLE', 'no web app is mounted (the web-app row is missing or disabled)')
       await serveAsset(this.assetsDir, req, res)
     } catch (error) {
       const failure = describeFailure(error)
@@ -276,7 +351,10 @@ export class Webserver extends Service {
       } else if (failure.code.startsWith('SIGN_IN_') || failure.code === 'LINK_REFUSED') {
         // A page a person sees (a reload of a signed-out tab, a used link): say what to do, styled, no script.
         res.setHeader('Content-Type', 'text/html; charset=utf-8')
-        res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        res.setHeader(
+          'Content-Security-Policy',
+          "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        )
         res.end(signedOutPage(failure.message))
       } else {
         res.setHeader('Content-Type', 'text/plain; charset=utf-8')
@@ -292,7 +370,8 @@ export class Webserver extends Service {
    * before the code is looked at (no signing a browser in to someone else's session).
    */
   private onLink(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'GET') throw new WebError('METHOD_NOT_ALLOWED', `the sign-in link is opened with GET, not ${req.method}`)
+    if (req.method !== 'GET')
+      throw new WebError('METHOD_NOT_ALLOWED', `the sign-in link is opened with GET, not ${req.method}`)
     checkOrigin(req.headers, false)
     res.setHeader('Cache-Control', 'no-store')
     const app = `http://${req.headers.host}/`
@@ -302,12 +381,19 @@ export class Webserver extends Service {
       res.statusCode = 401
       res.setHeader('WWW-Authenticate', `Basic realm="dsh web: the one-time code of the link", charset="UTF-8"`)
       res.setHeader('Content-Type', 'text/plain; charset=utf-8')
-      return void res.end(`dsh: open the link dsh web printed in its terminal (${LINK_USER}:<code>@…); ${LINK_REFUSED_HINT}\n`)
+      return void res.end(
+        `dsh: open the link dsh web printed in its terminal (${LINK_USER}:<code>@…); ${LINK_REFUSED_HINT}\n`,
+      )
     }
     const redeemed = this.signIns.redeem(code)
     if (redeemed === 'used') throw new WebError('LINK_REFUSED', `this link was used; ${LINK_REFUSED_HINT}`)
-    if (redeemed === 'expired') throw new WebError('LINK_REFUSED', `this link has expired (a link is good for ${Math.round(this.config.codeTtlMs / 1000)} s); ${LINK_REFUSED_HINT}`)
-    if (redeemed === 'unknown') throw new WebError('LINK_REFUSED', `this link is not from this launch of dsh web; ${LINK_REFUSED_HINT}`)
+    if (redeemed === 'expired')
+      throw new WebError(
+        'LINK_REFUSED',
+        `this link has expired (a link is good for ${Math.round(this.config.codeTtlMs / 1000)} s); ${LINK_REFUSED_HINT}`,
+      )
+    if (redeemed === 'unknown')
+      throw new WebError('LINK_REFUSED', `this link is not from this launch of dsh web; ${LINK_REFUSED_HINT}`)
     res.setHeader('Set-Cookie', sessionCookie(this.port, this.signIns.openSession(), this.signIns.ttlMs))
     redirect(res, app)
   }
@@ -329,10 +415,12 @@ export class Webserver extends Service {
   }
 
   private async onApi(name: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST') throw new WebError('METHOD_NOT_ALLOWED', `API methods are called with POST, not ${req.method}`)
+    if (req.method !== 'POST')
+      throw new WebError('METHOD_NOT_ALLOWED', `API methods are called with POST, not ${req.method}`)
     checkOrigin(req.headers, false)
     checkSession(this.signIns, req.headers.cookie, this.port)
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new WebError('UNSUPPORTED_MEDIA_TYPE', 'API requests send Content-Type: application/json')
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+      throw new WebError('UNSUPPORTED_MEDIA_TYPE', 'API requests send Content-Type: application/json')
     const body = await readBody(req, this.config.maxBodyBytes)
     let params: unknown = {}
     if (body.length) {
@@ -346,7 +434,11 @@ export class Webserver extends Service {
     if (!spec) throw new WebError('UNKNOWN_METHOD', `no API method "${name}" is mounted`)
     const remoteAddress = req.socket.remoteAddress ?? ''
     const local = isLoopbackAddress(remoteAddress)
-    if (spec.localOnly && !local) throw new WebError('LOCAL_ONLY', `${name} changes your configuration and is accepted only from this machine (loopback), not from ${remoteAddress}`)
+    if (spec.localOnly && !local)
+      throw new WebError(
+        'LOCAL_ONLY',
+        `${name} changes your configuration and is accepted only from this machine (loopback), not from ${remoteAddress}`,
+      )
     const problem = checkWire(WEB_METHOD_SCHEMAS[name as WebMethodName].params, params)
     if (problem) throw new WebError('BAD_PARAMS', `${name}: ${fieldOf(problem.path)}: ${problem.message}`)
     const result = await spec.handle(params, { remoteAddress, local })
@@ -359,14 +451,18 @@ export class Webserver extends Service {
   private onUpgrade(sockets: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     try {
       checkHost(req.headers.host, this.port, this.config.trustedHosts)
-      if (new URL(req.url ?? '/', 'http://host').pathname !== '/ws') throw new WebError('NOT_FOUND', 'the event stream is at /ws')
+      if (new URL(req.url ?? '/', 'http://host').pathname !== '/ws')
+        throw new WebError('NOT_FOUND', 'the event stream is at /ws')
       checkOrigin(req.headers, true)
       checkSession(this.signIns, req.headers.cookie, this.port)
       const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((part) => part.trim())
-      if (!offered.includes(WS_PROTOCOL)) throw new WebError('BAD_PARAMS', `the WebSocket must offer the ${WS_PROTOCOL} subprotocol`)
+      if (!offered.includes(WS_PROTOCOL))
+        throw new WebError('BAD_PARAMS', `the WebSocket must offer the ${WS_PROTOCOL} subprotocol`)
     } catch (error) {
       const failure = describeFailure(error)
-      socket.end(`HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\ndsh: ${failure.message}\n`)
+      socket.end(
+        `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\ndsh: ${failure.message}\n`,
+      )
       return
     }
     sockets.handleUpgrade(req, socket, head, (ws) => this.adopt(ws, req))
@@ -384,7 +480,11 @@ export class Webserver extends Service {
     )
     const entry = { client, socket }
     this.clients.add(entry)
-    socket.on('message', (data, binary) => (binary ? client.send({ ch: 'error', key: '', message: 'binary messages are not accepted' }) : client.receive(data.toString())))
+    socket.on('message', (data, binary) =>
+      binary
+        ? client.send({ ch: 'error', key: '', message: 'binary messages are not accepted' })
+        : client.receive(data.toString()),
+    )
     socket.on('close', () => {
       this.clients.delete(entry)
       void client.dispose()

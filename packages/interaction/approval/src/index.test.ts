@@ -8,7 +8,13 @@ import type { Answerer, ApprovalAnswer } from './index.ts'
 let h: Harness
 afterEach(async () => h?.dispose())
 
-const ask = { agentId: 'agent-1', callId: 'call-1', tool: 'bash', summary: 'bash: rm -rf build', reason: 'it runs outside the sandbox' }
+const ask = {
+  agentId: 'agent-1',
+  callId: 'call-1',
+  tool: 'bash',
+  summary: 'bash: rm -rf build',
+  reason: 'it runs outside the sandbox',
+}
 
 async function boot(rows = ''): Promise<Session> {
   h = await bootComposition({ patch: scriptedPatch({}, rows) })
@@ -18,12 +24,20 @@ async function boot(rows = ''): Promise<Session> {
 /** Registers `answer` from a plugin of its own (so disposing it removes the answerer); records what it saw. */
 async function answerer(answer: Answerer) {
   const seen: { signal: AbortSignal }[] = []
-  const fiber = h.root.plugin({ name: 'answerer', inject: ['approval'], apply: (ctx: Context) => ctx.approval.answerer(ctx, (request, signal) => (seen.push({ signal }), answer(request, signal))) })
+  const fiber = h.root.plugin({
+    name: 'answerer',
+    inject: ['approval'],
+    apply: (ctx: Context) =>
+      ctx.approval.answerer(ctx, (request, signal) => (seen.push({ signal }), answer(request, signal))),
+  })
   await fiber
   return { seen, fiber }
 }
 
-const logged = (session: Session) => session.events.filter((event) => event.type.startsWith('approval/')).map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }))
+const logged = (session: Session) =>
+  session.events
+    .filter((event) => event.type.startsWith('approval/'))
+    .map((event) => ({ type: event.type, data: event.data as Record<string, unknown> }))
 const never = () => new AbortController().signal
 
 test('with nobody to answer, a request is rejected, and both the request and the decision are logged', async () => {
@@ -33,7 +47,15 @@ test('with nobody to answer, a request is rejected, and both the request and the
   expect(decision).toEqual({ answer: 'reject', by: 'no-answerer', note: 'nobody can answer approvals in this session' })
   const [asked, decided] = logged(session)
   expect(asked).toEqual({ type: 'approval/asked', data: { requestId: expect.any(String), ...ask } })
-  expect(decided).toEqual({ type: 'approval/decided', data: { requestId: asked!.data.requestId, answer: 'reject', by: 'no-answerer', note: 'nobody can answer approvals in this session' } })
+  expect(decided).toEqual({
+    type: 'approval/decided',
+    data: {
+      requestId: asked!.data.requestId,
+      answer: 'reject',
+      by: 'no-answerer',
+      note: 'nobody can answer approvals in this session',
+    },
+  })
 })
 
 test("a person's answer decides, and the most recent answerer is the one asked", async () => {
@@ -62,7 +84,9 @@ test('the "never" policy rejects without asking anyone; a policy is logged once 
   expect(h.root.approval.policy(session)).toBe('never')
   expect(await h.root.approval.request(session, ask, never())).toMatchObject({ answer: 'reject', by: 'policy' })
   expect(seen).toHaveLength(0)
-  expect(() => session.append('approval/policy', { policy: 'always' as never, actor: 'user:cli-flag' })).toThrow('data.policy must be one of ask, never')
+  expect(() => session.append('approval/policy', { policy: 'always' as never, actor: 'user:cli-flag' })).toThrow(
+    'data.policy must be one of ask, never',
+  )
 })
 
 test('an answerer that throws is a logged rejection naming the error', async () => {
@@ -70,7 +94,11 @@ test('an answerer that throws is a logged rejection naming the error', async () 
   await answerer(async () => {
     throw new Error('the tab went away')
   })
-  expect(await h.root.approval.request(session, ask, never())).toEqual({ answer: 'reject', by: 'error', note: 'the tab went away' })
+  expect(await h.root.approval.request(session, ask, never())).toEqual({
+    answer: 'reject',
+    by: 'error',
+    note: 'the tab went away',
+  })
   expect(logged(session).at(-1)!.data).toMatchObject({ by: 'error', note: 'the tab went away' })
 })
 
@@ -78,7 +106,11 @@ test('an unanswered request is rejected after timeoutMs, and the answerer is tol
   const session = await boot(`- id: approval\n  config: { timeoutMs: 60 }\n`)
   const { seen } = await answerer(() => new Promise(() => {}))
   const started = Date.now()
-  expect(await h.root.approval.request(session, ask, never())).toEqual({ answer: 'reject', by: 'timeout', note: 'no answer within 60 ms' })
+  expect(await h.root.approval.request(session, ask, never())).toEqual({
+    answer: 'reject',
+    by: 'timeout',
+    note: 'no answer within 60 ms',
+  })
   expect(Date.now() - started).toBeLessThan(30_000) // without the timeout it would never end
   expect(seen[0]!.signal.aborted).toBe(true)
 })
@@ -99,17 +131,28 @@ test('a cancelled turn rejects the request it is waiting on, and one already can
 test('a router shows the answerer another session and summary, or refuses; the log keeps the request as made', async () => {
   const session = await boot()
   const seen: { sessionId: string; summary: string }[] = []
-  await answerer(async (request) => (seen.push({ sessionId: request.sessionId, summary: request.summary }), 'allow_once'))
+  await answerer(
+    async (request) => (seen.push({ sessionId: request.sessionId, summary: request.summary }), 'allow_once'),
+  )
   const fiber = h.root.plugin({
     name: 'router',
     inject: ['approval'],
-    apply: (ctx: Context) => ctx.approval.useRouter(ctx, (request) => (request.tool === 'refused' ? 'routed nowhere' : { ...request, sessionId: 'the-parent', summary: `child: ${request.summary}` })),
+    apply: (ctx: Context) =>
+      ctx.approval.useRouter(ctx, (request) =>
+        request.tool === 'refused'
+          ? 'routed nowhere'
+          : { ...request, sessionId: 'the-parent', summary: `child: ${request.summary}` },
+      ),
   })
   await fiber
   expect(await h.root.approval.request(session, ask, never())).toMatchObject({ answer: 'allow_once', by: 'user' })
   expect(seen).toEqual([{ sessionId: 'the-parent', summary: 'child: bash: rm -rf build' }])
   expect(logged(session)[0]!.data).toMatchObject({ summary: 'bash: rm -rf build' })
-  expect(await h.root.approval.request(session, { ...ask, tool: 'refused' }, never())).toEqual({ answer: 'reject', by: 'policy', note: 'routed nowhere' })
+  expect(await h.root.approval.request(session, { ...ask, tool: 'refused' }, never())).toEqual({
+    answer: 'reject',
+    by: 'policy',
+    note: 'routed nowhere',
+  })
   expect(seen).toHaveLength(1)
   await fiber.dispose()
   await h.root.approval.request(session, ask, never())
@@ -122,10 +165,23 @@ test('an answerer that sends an edited rule past the web check: one that does no
     { answer: 'allow_session' as const, rule: 'bash(git push *)' },
     { answer: 'allow_session' as const, rule: 'bash(git *)' },
   ]
-  await h.root.plugin({ name: 'editor', inject: ['approval'], apply: (ctx: Context) => ctx.approval.answerer(ctx, async () => replies.shift()!, { actor: 'client:sdk' }) })
-  const commit = { ...ask, summary: 'bash: git commit -m x', rule: 'bash(git commit *)', arguments: { command: 'git commit -m x' } }
+  await h.root.plugin({
+    name: 'editor',
+    inject: ['approval'],
+    apply: (ctx: Context) => ctx.approval.answerer(ctx, async () => replies.shift()!, { actor: 'client:sdk' }),
+  })
+  const commit = {
+    ...ask,
+    summary: 'bash: git commit -m x',
+    rule: 'bash(git commit *)',
+    arguments: { command: 'git commit -m x' },
+  }
   const refused = await h.root.approval.request(session, commit, never())
-  expect(refused).toMatchObject({ answer: 'reject', by: 'error', note: expect.stringContaining('does not cover this call') })
+  expect(refused).toMatchObject({
+    answer: 'reject',
+    by: 'error',
+    note: expect.stringContaining('does not cover this call'),
+  })
   expect(session.all('grant/added')).toEqual([])
   const kept = await h.root.approval.request(session, commit, never())
   expect(kept).toMatchObject({ answer: 'allow_session', rule: 'bash(git *)' })

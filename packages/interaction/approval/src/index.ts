@@ -109,7 +109,10 @@ export interface GrantRequest {
  * (allow, deny, or undefined to ask); `store` records a new grant and throws when it cannot.
  */
 export interface GrantStore {
-  check(session: Session, request: ApprovalRequest): 'allow' | 'deny' | undefined | Promise<'allow' | 'deny' | undefined>
+  check(
+    session: Session,
+    request: ApprovalRequest,
+  ): 'allow' | 'deny' | undefined | Promise<'allow' | 'deny' | undefined>
   store(session: Session, grant: GrantRequest): Promise<void>
   /**
    * Checks a rule a person wrote in place of the request's: returns it normalized, or throws saying why it
@@ -163,8 +166,12 @@ export interface Config {
 export default class Approval extends Service {
   static inject = ['sessions']
   static Config: Schema<Config> = Schema.object({
-    policy: Schema.union(APPROVAL_POLICIES).default('ask').description('Policy for sessions that have not chosen one (`never` rejects every request).'),
-    timeoutMs: Schema.natural().default(300_000).description('An unanswered request is rejected after this long (0: wait until the turn is cancelled).'),
+    policy: Schema.union(APPROVAL_POLICIES)
+      .default('ask')
+      .description('Policy for sessions that have not chosen one (`never` rejects every request).'),
+    timeoutMs: Schema.natural()
+      .default(300_000)
+      .description('An unanswered request is rejected after this long (0: wait until the turn is cancelled).'),
   })
 
   private readonly answerers: { ctx: Context; answer: Answerer; actor?: AuthorityActor }[] = []
@@ -177,9 +184,15 @@ export default class Approval extends Service {
   ) {
     super(ctx, 'approval')
     contributeApprovalsSection(ctx)
-    ctx.sessions.defineKind(ctx, 'approval/asked', { schema: ApprovalAskedData, validate: (data) => (data.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')) })
+    ctx.sessions.defineKind(ctx, 'approval/asked', {
+      schema: ApprovalAskedData,
+      validate: (data) => (data.rule === undefined ? undefined : ruleProblem(data.rule, 'approval/asked rule')),
+    })
     ctx.sessions.defineKind(ctx, 'approval/decided', { schema: ApprovalDecidedData })
-    ctx.sessions.defineKind(ctx, 'approval/policy', { schema: ApprovalPolicyData, validateStored: (data) => checkShape(StoredApprovalPolicyData, data, 'data') })
+    ctx.sessions.defineKind(ctx, 'approval/policy', {
+      schema: ApprovalPolicyData,
+      validateStored: (data) => checkShape(StoredApprovalPolicyData, data, 'data'),
+    })
   }
 
   /**
@@ -248,13 +261,19 @@ export default class Approval extends Service {
 
   /** Sets the policy from the next request on, as a logged fact naming `actor` (required: nobody may forget to say who). */
   setPolicy(session: Session, policy: ApprovalPolicy, actor: AuthorityActor): void {
-    if (!APPROVAL_POLICIES.includes(policy)) throw new TypeError(`unknown approval policy "${policy}" (known: ${APPROVAL_POLICIES.join(', ')})`)
+    if (!APPROVAL_POLICIES.includes(policy))
+      throw new TypeError(`unknown approval policy "${policy}" (known: ${APPROVAL_POLICIES.join(', ')})`)
     assertActor(actor, 'approval.setPolicy')
-    if (this.policy(session) !== policy || !session.last('approval/policy')) session.append('approval/policy', { policy, actor })
+    if (this.policy(session) !== policy || !session.last('approval/policy'))
+      session.append('approval/policy', { policy, actor })
   }
 
   /** Asks for approval. Never throws and never allows by accident: every anomaly is a logged rejection. */
-  async request(session: Session, input: Omit<ApprovalRequest, 'requestId' | 'sessionId'>, signal: AbortSignal): Promise<ApprovalDecision> {
+  async request(
+    session: Session,
+    input: Omit<ApprovalRequest, 'requestId' | 'sessionId'>,
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision> {
     const request: ApprovalRequest = { requestId: randomUUID(), sessionId: session.id, ...input }
     const { sessionId: _omit, arguments: _logged, ...asked } = request
     session.append('approval/asked', asked)
@@ -278,7 +297,11 @@ export default class Approval extends Service {
    * Stores the grant a grant answer asks for, before the decision is logged (so the grant event precedes it).
    * Whatever cannot be stored becomes an `allow_once`, with a note saying why: the person allowed this call.
    */
-  private async storeGrant(session: Session, request: ApprovalRequest, decision: ApprovalDecision): Promise<ApprovalDecision> {
+  private async storeGrant(
+    session: Session,
+    request: ApprovalRequest,
+    decision: ApprovalDecision,
+  ): Promise<ApprovalDecision> {
     if (decision.answer !== 'allow_session' && decision.answer !== 'allow_always') return decision
     const once = (note: string): ApprovalDecision => ({ ...decision, answer: 'allow_once', note })
     const store = this.grantStores.at(-1)
@@ -291,20 +314,32 @@ export default class Approval extends Service {
       try {
         rule = store.checkRule(session, request, decision.rule)
       } catch (error) {
-        return { answer: 'reject', by: 'error', note: `the edited rule was refused: ${error instanceof Error ? error.message : error}` }
+        return {
+          answer: 'reject',
+          by: 'error',
+          note: `the edited rule was refused: ${error instanceof Error ? error.message : error}`,
+        }
       }
     }
     try {
-      await store.store(session, { rule, scope: decision.answer === 'allow_session' ? 'session' : 'workspace', actor: decision.actor, requestId: request.requestId })
+      await store.store(session, {
+        rule,
+        scope: decision.answer === 'allow_session' ? 'session' : 'workspace',
+        actor: decision.actor,
+        requestId: request.requestId,
+      })
       const { rule: _asked, ...kept } = decision
       return rule === request.rule ? kept : { ...kept, rule }
     } catch (error) {
-      return once(`the grant ${rule} could not be stored (${error instanceof Error ? error.message : error}): allowed once`)
+      return once(
+        `the grant ${rule} could not be stored (${error instanceof Error ? error.message : error}): allowed once`,
+      )
     }
   }
 
   private async decide(session: Session, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    if (this.policy(session) === 'never') return { answer: 'reject', by: 'policy', note: 'the approval policy is "never"' }
+    if (this.policy(session) === 'never')
+      return { answer: 'reject', by: 'policy', note: 'the approval policy is "never"' }
     const held = await this.checkGrants(session, request)
     if (held) return held
     const routed = this.route(request)
@@ -318,7 +353,11 @@ export default class Approval extends Service {
     let timer: NodeJS.Timeout | undefined
     try {
       const outcome = await new Promise<ApprovalDecision>((resolve) => {
-        if (this.config.timeoutMs > 0) timer = setTimeout(() => resolve({ answer: 'reject', by: 'timeout', note: `no answer within ${this.config.timeoutMs} ms` }), this.config.timeoutMs)
+        if (this.config.timeoutMs > 0)
+          timer = setTimeout(
+            () => resolve({ answer: 'reject', by: 'timeout', note: `no answer within ${this.config.timeoutMs} ms` }),
+            this.config.timeoutMs,
+          )
         local.signal.addEventListener('abort', () => resolve({ answer: 'reject', by: 'cancelled' }), { once: true })
         answerer.answer(routed, local.signal).then(
           (reply) => resolve(decisionOf(reply, answerer.actor)),
@@ -339,10 +378,13 @@ export default class Approval extends Service {
     if (!store || !request.rule) return undefined
     try {
       const held = await store.check(session, request)
-      if (held === 'allow') return { answer: 'allow_once', by: 'grant', note: `a standing grant covers ${request.rule}` }
+      if (held === 'allow')
+        return { answer: 'allow_once', by: 'grant', note: `a standing grant covers ${request.rule}` }
       if (held === 'deny') return { answer: 'reject', by: 'grant', note: `a deny rule covers ${request.rule}` }
     } catch (error) {
-      this.ctx.logger('approval').warn('grant check failed, asking instead: %s', error instanceof Error ? error.message : error)
+      this.ctx
+        .logger('approval')
+        .warn('grant check failed, asking instead: %s', error instanceof Error ? error.message : error)
     }
     return undefined
   }
@@ -351,17 +393,37 @@ export default class Approval extends Service {
 /** An answerer's reply as a decision; anything malformed is a rejection, never an allow. */
 function decisionOf(reply: ApprovalAnswer | ApprovalReply, actor: AuthorityActor | undefined): ApprovalDecision {
   const by = { by: 'user' as const, ...(actor ? { actor } : {}) }
-  const { answer, message, arguments: edited, rule } = typeof reply === 'string' ? { answer: reply, message: undefined, arguments: undefined, rule: undefined } : (reply ?? ({} as ApprovalReply))
-  if (!APPROVAL_ANSWERS.includes(answer) || answer === 'reject') return { answer: 'reject', ...by, ...(typeof message === 'string' && message ? { message } : {}) }
+  const {
+    answer,
+    message,
+    arguments: edited,
+    rule,
+  } = typeof reply === 'string'
+    ? { answer: reply, message: undefined, arguments: undefined, rule: undefined }
+    : (reply ?? ({} as ApprovalReply))
+  if (!APPROVAL_ANSWERS.includes(answer) || answer === 'reject')
+    return { answer: 'reject', ...by, ...(typeof message === 'string' && message ? { message } : {}) }
   if (rule !== undefined) {
     if (typeof rule !== 'string') return { answer: 'reject', by: 'error', note: 'the edited rule is not a string' }
-    if (answer === 'allow_once') return { answer: 'reject', by: 'error', note: 'an edited rule comes with allow_session or allow_always, not allow_once' }
-    if (edited !== undefined) return { answer: 'reject', by: 'error', note: 'a grant answer cannot also edit the arguments' }
+    if (answer === 'allow_once')
+      return {
+        answer: 'reject',
+        by: 'error',
+        note: 'an edited rule comes with allow_session or allow_always, not allow_once',
+      }
+    if (edited !== undefined)
+      return { answer: 'reject', by: 'error', note: 'a grant answer cannot also edit the arguments' }
     return { answer, ...by, rule }
   }
   if (edited === undefined) return { answer, ...by }
-  if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) return { answer: 'reject', by: 'error', note: 'the edited arguments are not a JSON object' }
+  if (typeof edited !== 'object' || edited === null || Array.isArray(edited))
+    return { answer: 'reject', by: 'error', note: 'the edited arguments are not a JSON object' }
   // A standing grant would cover calls the edit never showed: edited arguments allow this call only.
-  if (answer !== 'allow_once') return { answer: 'reject', by: 'error', note: `edited arguments may only be allowed once (the answer was ${answer})` }
+  if (answer !== 'allow_once')
+    return {
+      answer: 'reject',
+      by: 'error',
+      note: `edited arguments may only be allowed once (the answer was ${answer})`,
+    }
   return { answer, ...by, arguments: edited }
 }

@@ -27,7 +27,9 @@ export const Config: Schema<Config> = Schema.object({
   workspaceDirs: Schema.array(Schema.string())
     .default(['.dsh/commands', '.claude/commands'])
     .description('Folders of the workspace whose *.md files are commands, in order; a name found earlier wins.'),
-  home: Schema.boolean().default(true).description("Also read $DSH_HOME/commands (the user's commands for every workspace), after the workspace's."),
+  home: Schema.boolean()
+    .default(true)
+    .description("Also read $DSH_HOME/commands (the user's commands for every workspace), after the workspace's."),
   maxBytes: Schema.natural().min(1).default(32_000).description('Bytes of a command file read at most.'),
 })
 
@@ -53,10 +55,15 @@ async function listCommands(ctx: Context, config: Config, cwd: string): Promise<
   const found = new Map<string, CommandDefinition>()
   for (const dir of dirs) {
     if (!(await ctx.fs.exists(dir))) continue
-    for (const entry of (await ctx.fs.list(dir, { authority }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of (await ctx.fs.list(dir, { authority }).catch(() => [])).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const match = FILE_NAME.exec(entry.name)
       if (!match) {
-        if (entry.name.endsWith('.md')) ctx.logger('commands').warn('%s: the file name is not a command name (lower-case letters, digits, - and _): left out', entry.path)
+        if (entry.name.endsWith('.md'))
+          ctx
+            .logger('commands')
+            .warn('%s: the file name is not a command name (lower-case letters, digits, - and _): left out', entry.path)
         continue
       }
       if (found.has(match[1]!)) continue
@@ -67,12 +74,19 @@ async function listCommands(ctx: Context, config: Config, cwd: string): Promise<
   return [...found.values()]
 }
 
-async function readCommand(ctx: Context, config: Config, path: string, authority: SandboxAuthority): Promise<CommandFile | undefined> {
+async function readCommand(
+  ctx: Context,
+  config: Config,
+  path: string,
+  authority: SandboxAuthority,
+): Promise<CommandFile | undefined> {
   try {
     const read = await ctx.fs.readText(path, { maxBytes: config.maxBytes, authority })
     return parseCommandFile(read.text)
   } catch (error) {
-    ctx.logger('commands').warn('%s: %s (the command is left out)', path, error instanceof Error ? error.message.split('\n')[0] : error)
+    ctx
+      .logger('commands')
+      .warn('%s: %s (the command is left out)', path, error instanceof Error ? error.message.split('\n')[0] : error)
     return undefined
   }
 }
@@ -85,7 +99,8 @@ function userCommand(ctx: Context, name: string, path: string, file: CommandFile
       ?.trim() ?? ''
   return {
     name,
-    description: file.description ?? (firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine || `(${basename(path)})`),
+    description:
+      file.description ?? (firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine || `(${basename(path)})`),
     ...(file.argumentHint ? { argumentHint: file.argumentHint } : {}),
     origin: path,
     run(args, { agent }) {
@@ -101,10 +116,16 @@ function userCommand(ctx: Context, name: string, path: string, file: CommandFile
 /** `model: provider/name` (or a name on the current provider) becomes the session's route, like /model. */
 function applyModel(ctx: Context, agent: Agent, model: string): string {
   const at = model.indexOf('/')
-  const route: Route = at > 0 ? { provider: model.slice(0, at), model: model.slice(at + 1) } : { provider: agent.route.provider, model }
+  const route: Route =
+    at > 0 ? { provider: model.slice(0, at), model: model.slice(at + 1) } : { provider: agent.route.provider, model }
   const providers = ctx.get('llm')?.providers() ?? []
   if (!providers.includes(route.provider))
-    throw Object.assign(new Error(`the command's model "${model}" names no mounted provider (mounted: ${providers.join(', ') || 'none'})`), { code: 'COMMAND_BAD_MODEL' })
+    throw Object.assign(
+      new Error(
+        `the command's model "${model}" names no mounted provider (mounted: ${providers.join(', ') || 'none'})`,
+      ),
+      { code: 'COMMAND_BAD_MODEL' },
+    )
   agent.setRoute(route)
   return `model: ${route.provider}/${route.model} from now on in this session (the command's front matter)`
 }
@@ -113,5 +134,9 @@ function applyModel(ctx: Context, agent: Agent, model: string): string {
 async function readAuthority(ctx: Context, cwd: string, home: string): Promise<SandboxAuthority> {
   const paths = ctx.sandboxPolicy.pathRules([cwd])
   const realHome = await ctx.fs.realpath(home).catch(() => home)
-  return { mode: 'read-only', writableRoots: [], paths: { ...paths, readExceptions: [...paths.readExceptions, home, realHome] } }
+  return {
+    mode: 'read-only',
+    writableRoots: [],
+    paths: { ...paths, readExceptions: [...paths.readExceptions, home, realHome] },
+  }
 }

@@ -24,7 +24,12 @@ export function parseCommandFile(text: string): CommandFile {
     return value as string | undefined
   }
   const [description, argumentHint, model] = [text_('description'), text_('argument-hint'), text_('model')]
-  return { ...(description ? { description } : {}), ...(argumentHint ? { argumentHint } : {}), ...(model ? { model } : {}), template: source.slice(match[0].length).trim() }
+  return {
+    ...(description ? { description } : {}),
+    ...(argumentHint ? { argumentHint } : {}),
+    ...(model ? { model } : {}),
+    template: source.slice(match[0].length).trim(),
+  }
 }
 
 /** The arguments as words; a quoted part ("two words" or 'two words') is one. */
@@ -40,5 +45,7 @@ export function splitArguments(args: string): string[] {
 export function expandTemplate(template: string, args: string): string {
   const words = splitArguments(args)
   if (!/\$(ARGUMENTS|[1-9])/.test(template)) return args ? `${template}\n\nARGUMENTS: ${args}` : template
-  return template.replace(/\$ARGUMENTS|\$([1-9])/g, (whole, digit: string | undefined) => (digit ? (words[Number(digit) - 1] ?? '') : args))
+  return template.replace(/\$ARGUMENTS|\$([1-9])/g, (whole, digit: string | undefined) =>
+    digit ? (words[Number(digit) - 1] ?? '') : args,
+  )
 }

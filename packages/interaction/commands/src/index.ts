@@ -56,7 +56,8 @@ const NAME = /^[a-z][a-z0-9_-]*$/
 const LINE = /^\/([a-z][a-z0-9_-]*)(?:\s+([\s\S]*))?$/
 
 /** The text a surface shows for an unknown `/word` it sent to the model as text. */
-export const unknownCommandNotice = (name: string) => `/${name} is not a command here: it was sent to the model as text (/help lists the commands).`
+export const unknownCommandNotice = (name: string) =>
+  `/${name} is not a command here: it was sent to the model as text (/help lists the commands).`
 
 /**
  * Slash commands (D+P). Owns: the one registry (built-ins and plugins' commands, then workspace sources
@@ -75,7 +76,10 @@ export class Commands extends Service {
       description: 'List the slash commands.',
       run: async (_args, { agent }) =>
         (await this.list(agent.cwd))
-          .map((command) => `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''} — ${command.description}${command.origin === 'dsh' ? '' : ` (${command.origin})`}`)
+          .map(
+            (command) =>
+              `/${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ''} — ${command.description}${command.origin === 'dsh' ? '' : ` (${command.origin})`}`,
+          )
           .join('\n'),
     })
     for (const command of builtinCommands(ctx)) this.register(ctx, command)
@@ -83,7 +87,8 @@ export class Commands extends Service {
 
   /** Registers a command for as long as `ctx` lives. */
   register(ctx: Context, command: CommandDefinition): void {
-    if (!NAME.test(command.name)) throw new Error(`invalid command name "${command.name}": use lower-case letters, digits, dashes and underscores`)
+    if (!NAME.test(command.name))
+      throw new Error(`invalid command name "${command.name}": use lower-case letters, digits, dashes and underscores`)
     ctx.effect(() => {
       if (this.registry.has(command.name)) throw new Error(`a command "/${command.name}" is already registered`)
       this.registry.set(command.name, command)
@@ -103,7 +108,12 @@ export class Commands extends Service {
   async list(cwd?: string): Promise<CommandInfo[]> {
     const commands = cwd === undefined ? [...this.registry.values()] : [...(await this.resolved(cwd)).values()]
     return commands
-      .map(({ name, description, argumentHint, origin }) => ({ name, description, ...(argumentHint ? { argumentHint } : {}), origin: origin ?? 'dsh' }))
+      .map(({ name, description, argumentHint, origin }) => ({
+        name,
+        description,
+        ...(argumentHint ? { argumentHint } : {}),
+        origin: origin ?? 'dsh',
+      }))
       .sort((a, b) => a.name.localeCompare(b.name))
   }
 
@@ -130,7 +140,11 @@ export class Commands extends Service {
       return {
         handled: true,
         name: command.name,
-        error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'COMMAND_FAILED', message: error instanceof Error ? error.message : String(error) },
+        error: {
+          code:
+            error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'COMMAND_FAILED',
+          message: error instanceof Error ? error.message : String(error),
+        },
       }
     }
   }
@@ -138,7 +152,9 @@ export class Commands extends Service {
   /** The registry, then each source's commands whose names are still free. */
   private async resolved(cwd: string): Promise<Map<string, CommandDefinition>> {
     const all = new Map(this.registry)
-    for (const source of this.sources) for (const command of await source.list(cwd)) if (NAME.test(command.name) && !all.has(command.name)) all.set(command.name, command)
+    for (const source of this.sources)
+      for (const command of await source.list(cwd))
+        if (NAME.test(command.name) && !all.has(command.name)) all.set(command.name, command)
     return all
   }
 }

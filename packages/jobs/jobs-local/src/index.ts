@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import type { Context } from '@dsh/cordis'
-import { Jobs, JobsError, JobEndedData, JobLostData, jobsOfLog, JobStartedData, type JobInfo, type JobOutput, type JobReadOptions, type JobStartRequest } from '@dsh/jobs'
+import {
+  Jobs,
+  JobsError,
+  JobEndedData,
+  JobLostData,
+  jobsOfLog,
+  JobStartedData,
+  type JobInfo,
+  type JobOutput,
+  type JobReadOptions,
+  type JobStartRequest,
+} from '@dsh/jobs'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/shell'
@@ -19,11 +30,24 @@ export interface Config {
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  maxRunningPerSession: Schema.natural().min(1).default(8).description('Jobs one session may have running at once; another start is refused (JOBS_LIMIT).'),
-  memoryChars: Schema.natural().min(1).default(1_000_000).description("Characters of each job's latest output kept in memory for job_output."),
-  readChars: Schema.natural().min(1).default(20_000).description('Characters one read hands out at most (the latest ones; the log file has all).'),
-  logChars: Schema.natural().default(50_000_000).description("Characters of each job's output written to its log file in the session's spill folder."),
-  exitDrainMs: Schema.natural().default(100).description('How long output is still read after the command exits (a terminal may report the exit first).'),
+  maxRunningPerSession: Schema.natural()
+    .min(1)
+    .default(8)
+    .description('Jobs one session may have running at once; another start is refused (JOBS_LIMIT).'),
+  memoryChars: Schema.natural()
+    .min(1)
+    .default(1_000_000)
+    .description("Characters of each job's latest output kept in memory for job_output."),
+  readChars: Schema.natural()
+    .min(1)
+    .default(20_000)
+    .description('Characters one read hands out at most (the latest ones; the log file has all).'),
+  logChars: Schema.natural()
+    .default(50_000_000)
+    .description("Characters of each job's output written to its log file in the session's spill folder."),
+  exitDrainMs: Schema.natural()
+    .default(100)
+    .description('How long output is still read after the command exits (a terminal may report the exit first).'),
 })
 
 /**
@@ -49,7 +73,13 @@ export default class LocalJobs extends Jobs {
     ctx.sessions.defineKind(ctx, 'job/ended', { ignorable: true, schema: JobEndedData })
     ctx.sessions.defineKind(ctx, 'job/lost', { ignorable: true, schema: JobLostData })
     ctx.on('session/opened', (session, how) => how !== 'created' && this.recordLost(session))
-    ctx.effect(() => () => Promise.all([...this.live.values()].flatMap((jobs) => [...jobs.values()].map((job) => job.stop('session-ended')))).then(() => this.reaper.close()), 'kill background jobs')
+    ctx.effect(
+      () => () =>
+        Promise.all(
+          [...this.live.values()].flatMap((jobs) => [...jobs.values()].map((job) => job.stop('session-ended'))),
+        ).then(() => this.reaper.close()),
+      'kill background jobs',
+    )
   }
 
   async start(request: JobStartRequest): Promise<JobInfo> {
@@ -57,25 +87,54 @@ export default class LocalJobs extends Jobs {
     const jobs = this.jobsOf(session)
     const running = [...jobs.values()].filter((job) => job.running).length
     if (running >= this.config.maxRunningPerSession)
-      throw new JobsError('JOBS_LIMIT', `${running} jobs are already running in this session (at most ${this.config.maxRunningPerSession}); kill one with job_kill first`)
+      throw new JobsError(
+        'JOBS_LIMIT',
+        `${running} jobs are already running in this session (at most ${this.config.maxRunningPerSession}); kill one with job_kill first`,
+      )
     this.reaper.ensureRunning()
     const tag = randomUUID()
-    const process = await this.ctx.shell.start(request.command, { cwd: request.cwd, authority: request.authority, env: { [JOB_TAG_VARIABLE]: tag } })
+    const process = await this.ctx.shell.start(request.command, {
+      cwd: request.cwd,
+      authority: request.authority,
+      env: { [JOB_TAG_VARIABLE]: tag },
+    })
     const jobId = `job-${jobsOfLog(session.events).length + 1}`
     const dir = this.ctx.get('spillStore')?.readableDir(session.id)
     const logPath = dir ? join(dir, 'jobs', `${jobId}.log`) : undefined
-    const job = new LiveJob({ jobId, command: request.command, cwd: request.cwd, startedAt: Date.now(), logPath, tag }, process, this.config)
+    const job = new LiveJob(
+      { jobId, command: request.command, cwd: request.cwd, startedAt: Date.now(), logPath, tag },
+      process,
+      this.config,
+    )
     jobs.set(jobId, job)
     this.reaper.watch(process.pid, tag)
-    session.append('job/started', { jobId, callId: request.callId, command: request.command, cwd: request.cwd, mode: request.authority.mode, pid: process.pid, ...(logPath && { logPath }) })
+    session.append('job/started', {
+      jobId,
+      callId: request.callId,
+      command: request.command,
+      cwd: request.cwd,
+      mode: request.authority.mode,
+      pid: process.pid,
+      ...(logPath && { logPath }),
+    })
     const key = `${session.id}\0${jobId}`
     void job.ended.then(({ reason, exit }) => {
       this.reaper.forget(process.pid, tag)
       this.ended.set(key, job)
       jobs.delete(jobId)
-      if (!session.closed) session.append('job/ended', { jobId, reason, exitCode: exit.exitCode, signal: exit.signal, outputChars: job.output.total })
+      if (!session.closed)
+        session.append('job/ended', {
+          jobId,
+          reason,
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          outputChars: job.output.total,
+        })
     })
-    request.scope.effect(() => () => job.stop('session-ended').then(() => void this.ended.delete(key)), `background job ${jobId}`)
+    request.scope.effect(
+      () => () => job.stop('session-ended').then(() => void this.ended.delete(key)),
+      `background job ${jobId}`,
+    )
     return job.info()
   }
 
@@ -134,6 +193,8 @@ export default class LocalJobs extends Jobs {
 
   /** On resume or fork: a job the log started and never ended is held by no process now. */
   private recordLost(session: Session): void {
-    for (const job of jobsOfLog(session.events)) if (!job.ended && !job.lost && !this.jobsOf(session).has(job.started.jobId)) session.append('job/lost', { jobId: job.started.jobId })
+    for (const job of jobsOfLog(session.events))
+      if (!job.ended && !job.lost && !this.jobsOf(session).has(job.started.jobId))
+        session.append('job/lost', { jobId: job.started.jobId })
   }
 }

@@ -15,8 +15,18 @@ afterEach(() => llm.close())
 
 function dsh(args: string[]) {
   const home = tempDir('dsh-jobs-home-')
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'sk-mock-0123456789' }
-  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], { cwd: tempDir('dsh-jobs-ws-'), env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    DEEPSEEK_API_KEY: 'sk-mock-0123456789',
+  }
+  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], {
+    cwd: tempDir('dsh-jobs-ws-'),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
@@ -29,7 +39,9 @@ function dsh(args: string[]) {
       .map((line) => JSON.parse(line) as { type: string; data: any })
   // What the session's log holds on disk (events written while dsh drains come after --json's last line).
   const logged = () => {
-    const file = readdirSync(join(home, 'sessions'), { recursive: true, encoding: 'utf8' }).find((name) => name.endsWith('session.jsonl'))!
+    const file = readdirSync(join(home, 'sessions'), { recursive: true, encoding: 'utf8' }).find((name) =>
+      name.endsWith('session.jsonl'),
+    )!
     return readFileSync(join(home, 'sessions', file), 'utf8')
       .split('\n')
       .filter(Boolean)
@@ -40,7 +52,11 @@ function dsh(args: string[]) {
 }
 
 const server = () => `http.server ${20_000 + Math.floor(Math.random() * 20_000)}`
-const startJob = (tag: string) => ({ toolCalls: [{ id: 'bg', name: 'bash', arguments: { command: `python3 -m ${tag} --bind 127.0.0.1`, run_in_background: true } }] })
+const startJob = (tag: string) => ({
+  toolCalls: [
+    { id: 'bg', name: 'bash', arguments: { command: `python3 -m ${tag} --bind 127.0.0.1`, run_in_background: true } },
+  ],
+})
 
 test('when dsh exits after its task, the job it started is killed and logged as ended with the session', async () => {
   const tag = server()
@@ -49,7 +65,10 @@ test('when dsh exits after its task, the job it started is killed and logged as 
   expect((await run.done).code, run.stderr()).toBe(0)
   expect(run.events().find((event) => event.type === 'job/started')).toBeDefined()
   expect(processesWith(tag)).toEqual([])
-  expect(run.logged().find((event) => event.type === 'job/ended')?.data).toMatchObject({ jobId: 'job-1', reason: 'session-ended' })
+  expect(run.logged().find((event) => event.type === 'job/ended')?.data).toMatchObject({
+    jobId: 'job-1',
+    reason: 'session-ended',
+  })
 })
 
 test('SIGTERM to dsh in the middle of a turn kills the running job before dsh exits 143', async () => {
@@ -57,11 +76,17 @@ test('SIGTERM to dsh in the middle of a turn kills the running job before dsh ex
   llm.enqueue(startJob(tag), { text: ['waiting', 'never'], stallAfterChunks: 1 })
   const run = dsh(['--json', 'start a server and wait'])
   expect(
-    await eventually(() => processesWith(tag).length > 0 && run.events().filter((event) => event.type === 'step/start').length === 2, 20_000),
+    await eventually(
+      () => processesWith(tag).length > 0 && run.events().filter((event) => event.type === 'step/start').length === 2,
+      20_000,
+    ),
     `${run.stderr()} ${run.events().map((event) => event.type)}`,
   ).toBe(true)
   run.child.kill('SIGTERM')
   expect((await run.done).code, run.stderr()).toBe(143)
   expect(processesWith(tag)).toEqual([])
-  expect(run.logged().find((event) => event.type === 'job/ended')?.data).toMatchObject({ jobId: 'job-1', reason: 'session-ended' })
+  expect(run.logged().find((event) => event.type === 'job/ended')?.data).toMatchObject({
+    jobId: 'job-1',
+    reason: 'session-ended',
+  })
 })

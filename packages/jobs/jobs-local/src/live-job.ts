@@ -85,7 +85,11 @@ export class LiveJob {
     this.output.push(data)
     if (!this.log || this.logged >= this.limits.logChars) return
     const room = this.limits.logChars - this.logged
-    this.log.write(data.length > room ? `${data.slice(0, room)}\n[log file full at ${this.limits.logChars} characters: later output is only in memory]\n` : data)
+    this.log.write(
+      data.length > room
+        ? `${data.slice(0, room)}\n[log file full at ${this.limits.logChars} characters: later output is only in memory]\n`
+        : data,
+    )
     this.logged += Math.min(room, data.length)
   }
 }

@@ -69,7 +69,11 @@ export class Reaper {
   }
 
   private spawnReaper(): ChildProcess {
-    const child = spawn(process.execPath, ['-e', REAPER], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: { PATH: process.env.PATH ?? '' } })
+    const child = spawn(process.execPath, ['-e', REAPER], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { PATH: process.env.PATH ?? '' },
+    })
     child.on('error', () => {}) // no reaper: the teardown and the sandbox still end jobs
     child.stdin?.on('error', () => {})
     child.unref()

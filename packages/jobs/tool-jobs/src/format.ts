@@ -3,7 +3,12 @@ import { terminalText } from '@dsh/tool-kit'
 
 /** One line per job: id, status, command (what job_list shows and the notice repeats). */
 export function describeJob(job: JobInfo): string {
-  const end = job.status === 'running' ? 'running' : job.status === 'lost' ? 'lost (dsh stopped while it ran)' : `${job.status}${ending(job)}`
+  const end =
+    job.status === 'running'
+      ? 'running'
+      : job.status === 'lost'
+        ? 'lost (dsh stopped while it ran)'
+        : `${job.status}${ending(job)}`
   return `${job.jobId} [${end}] ${job.command} (in ${job.cwd}, ${job.outputChars} characters of output)`
 }
 
@@ -16,7 +21,10 @@ function ending(job: JobInfo): string {
 export function formatOutput(read: JobOutput, tail: boolean): string {
   const text = terminalText(read.text).replace(/\n$/, '')
   const notes = [`[${describeJob(read.job)}]`]
-  if (read.skippedChars > 0) notes.push(`[${read.skippedChars} earlier unread characters are not shown${read.job.logPath ? `; the whole output is in ${read.job.logPath}` : ''}]`)
+  if (read.skippedChars > 0)
+    notes.push(
+      `[${read.skippedChars} earlier unread characters are not shown${read.job.logPath ? `; the whole output is in ${read.job.logPath}` : ''}]`,
+    )
   const empty = tail ? '(no output yet)' : '(no new output since the last read)'
   return [text || empty, ...notes].join('\n')
 }

@@ -35,11 +35,20 @@ export function apply(ctx: Context) {
     ctx,
     defineTool({
       name: 'job_output',
-      description: "Read a background job's output: what it printed since you last read it (default), or with tail: true its latest output. Also says whether it is still running and how it ended.",
-      parameters: Type.Object({ job_id: jobId, tail: Type.Optional(Type.Boolean({ description: 'true: the latest output, whatever was read before.' })) }, { additionalProperties: false }),
+      description:
+        "Read a background job's output: what it printed since you last read it (default), or with tail: true its latest output. Also says whether it is still running and how it ended.",
+      parameters: Type.Object(
+        {
+          job_id: jobId,
+          tail: Type.Optional(Type.Boolean({ description: 'true: the latest output, whatever was read before.' })),
+        },
+        { additionalProperties: false },
+      ),
       concurrencySafe: true,
       summarize: (args) => `job_output ${args.job_id}`,
-      execute: guarded((args, context) => formatOutput(ctx.jobs.read(context.session, args.job_id, { tail: args.tail === true }), args.tail === true)),
+      execute: guarded((args, context) =>
+        formatOutput(ctx.jobs.read(context.session, args.job_id, { tail: args.tail === true }), args.tail === true),
+      ),
     }),
   )
 
@@ -47,11 +56,15 @@ export function apply(ctx: Context) {
     ctx,
     defineTool({
       name: 'job_list',
-      description: 'List the background jobs of this session with their status (running, exited, killed, session-ended, lost).',
+      description:
+        'List the background jobs of this session with their status (running, exited, killed, session-ended, lost).',
       parameters: Type.Object({}, { additionalProperties: false }),
       concurrencySafe: true,
       summarize: () => 'job_list',
-      execute: guarded((_args, context) => ctx.jobs.list(context.session).map(describeJob).join('\n') || 'No background jobs in this session.'),
+      execute: guarded(
+        (_args, context) =>
+          ctx.jobs.list(context.session).map(describeJob).join('\n') || 'No background jobs in this session.',
+      ),
     }),
   )
 

@@ -70,9 +70,14 @@ test('a python http.server job started by one step is fetched and polled by the 
   const url = `http://127.0.0.1:${at}/hello.txt`
   expect(await answers(url)).toBe(true)
 
-  h.root.scriptedLlm.enqueue(toolCall('curl', 'bash', { command: `curl -s ${url}` }), toolCall('poll', 'job_output', { job_id: 'job-1' }), toolCall('kill', 'job_kill', { job_id: 'job-1' }), {
-    text: 'done',
-  })
+  h.root.scriptedLlm.enqueue(
+    toolCall('curl', 'bash', { command: `curl -s ${url}` }),
+    toolCall('poll', 'job_output', { job_id: 'job-1' }),
+    toolCall('kill', 'job_kill', { job_id: 'job-1' }),
+    {
+      text: 'done',
+    },
+  )
   await h.run('fetch it, read the log, stop it')
   expect(h.toolText('curl')).toBe('hello from the workspace')
   expect(h.toolText('poll')).toMatch(/Serving HTTP on 127\.0\.0\.1 port \d+/)
@@ -86,7 +91,10 @@ test('a python http.server job started by one step is fetched and polled by the 
 
 test('a background job in workspace-write still cannot write outside the workspace, and its exit is noticed at the next step', async () => {
   const outside = outsideDir()
-  const h = await boot([background('job', `sleep 1; echo in > inside.txt; echo out > ${outside}/pwned.txt; echo finished`), { text: 'started' }])
+  const h = await boot([
+    background('job', `sleep 1; echo in > inside.txt; echo out > ${outside}/pwned.txt; echo finished`),
+    { text: 'started' },
+  ])
   await h.run('start it')
   expect(await eventually(() => h.events('job/ended').length === 1, 30_000)).toBe(true)
   expect(readFileSync(join(h.workspace, 'inside.txt'), 'utf8')).toBe('in\n')
@@ -97,7 +105,9 @@ test('a background job in workspace-write still cannot write outside the workspa
   h.root.scriptedLlm.enqueue(toolCall('read', 'job_output', { job_id: 'job-1' }), { text: 'ok' })
   await h.run('what happened?')
   const notice = h.events('user/message').find((event) => event.data.source === 'inject')!
-  expect(notice.data.content[0]).toMatchObject({ text: expect.stringMatching(/^\[Background job job-1 ended: job-1 \[exited with code 0\]/) })
+  expect(notice.data.content[0]).toMatchObject({
+    text: expect.stringMatching(/^\[Background job job-1 ended: job-1 \[exited with code 0\]/),
+  })
   expect(texts(h).filter((request) => request.includes('Background job job-1 ended'))).toHaveLength(texts(h).length - 2)
   expect(h.toolText('read')).toMatch(/Read-only file system\nfinished\n\[job-1 \[exited with code 0\]/)
 })
@@ -110,31 +120,54 @@ test('a job still running when its session ends is killed with its whole group, 
   const agent = await h.agent()
   await agent.dispose()
   expect(processesWith(`sleep ${tag}`)).toEqual([])
-  expect(agent.session.events.filter((event) => event.type === 'job/ended').map((event) => event.data)).toMatchObject([{ jobId: 'job-1', reason: 'session-ended' }])
+  expect(agent.session.events.filter((event) => event.type === 'job/ended').map((event) => event.data)).toMatchObject([
+    { jobId: 'job-1', reason: 'session-ended' },
+  ])
 })
 
 test('an unconfined job that starts a process in a new session (setsid) loses it with the job too', async () => {
   const tag = String(5_000_000 + Math.floor(Math.random() * 1_000_000))
-  const h = await boot([background('job', `setsid sleep ${tag}3 & sleep ${tag}1`), { text: 'started' }], '- id: permission-presets\n  config: { default: danger-full-access }\n')
+  const h = await boot(
+    [background('job', `setsid sleep ${tag}3 & sleep ${tag}1`), { text: 'started' }],
+    '- id: permission-presets\n  config: { default: danger-full-access }\n',
+  )
   await h.run('start it')
   expect(await eventually(() => sleepers(tag).length === 2, 30_000)).toBe(true)
   await (await h.agent()).dispose()
   // The setsid sleep left the job's process group: the group kill alone would have missed it.
-  expect(await eventually(() => processesWith(`sleep ${tag}`).length === 0, 30_000), `${processesWith(`sleep ${tag}`)}`).toBe(true)
+  expect(
+    await eventually(() => processesWith(`sleep ${tag}`).length === 0, 30_000),
+    `${processesWith(`sleep ${tag}`)}`,
+  ).toBe(true)
 })
 
 test('job tools name an unknown job, and list what the session has', async () => {
-  const h = await boot([toolCall('none', 'job_list', {}), toolCall('missing', 'job_output', { job_id: 'job-9' }), background('one', 'echo hi'), toolCall('list', 'job_list', {}), { text: 'ok' }])
+  const h = await boot([
+    toolCall('none', 'job_list', {}),
+    toolCall('missing', 'job_output', { job_id: 'job-9' }),
+    background('one', 'echo hi'),
+    toolCall('list', 'job_list', {}),
+    { text: 'ok' },
+  ])
   await h.run('look')
   expect(h.toolText('none')).toBe('No background jobs in this session.')
-  expect(h.toolResult('missing').error).toEqual({ code: 'JOB_NOT_FOUND', message: 'no job "job-9" in this session (it has none)' })
+  expect(h.toolResult('missing').error).toEqual({
+    code: 'JOB_NOT_FOUND',
+    message: 'no job "job-9" in this session (it has none)',
+  })
   expect(h.toolText('list')).toMatch(/^job-1 \[(running|exited with code 0)\] echo hi \(in .*\)$/)
 })
 
 test('without a jobs row, run_in_background is refused and nothing runs', async () => {
-  const h = await boot([background('job', 'echo ran > ran.txt'), { text: 'ok' }], '- id: jobs\n  disabled: true\n- id: tool-jobs\n  disabled: true\n')
+  const h = await boot(
+    [background('job', 'echo ran > ran.txt'), { text: 'ok' }],
+    '- id: jobs\n  disabled: true\n- id: tool-jobs\n  disabled: true\n',
+  )
   await h.run('try')
-  expect(h.toolResult('job').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('run_in_background is not available here') })
+  expect(h.toolResult('job').error).toMatchObject({
+    code: 'INVALID_ARGS',
+    message: expect.stringContaining('run_in_background is not available here'),
+  })
   await sleep(200)
   expect(existsSync(join(h.workspace, 'ran.txt'))).toBe(false)
 })

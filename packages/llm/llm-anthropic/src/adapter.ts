@@ -2,7 +2,15 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
 import { LlmError, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
-import { baseUrlFrom, fromCatalog, httpFailure, sdkHeaders, streamAttempt, transportFailure, type Attempt } from '@dsh/llm-kit'
+import {
+  baseUrlFrom,
+  fromCatalog,
+  httpFailure,
+  sdkHeaders,
+  streamAttempt,
+  transportFailure,
+  type Attempt,
+} from '@dsh/llm-kit'
 import type Anthropic from '@anthropic-ai/sdk'
 import type { Config } from './config.ts'
 import { EventReader } from './events.ts'
@@ -52,7 +60,12 @@ export class AnthropicAdapter implements LlmAdapter {
   }
 
   stream(request: LlmRequest): AsyncGenerator<StreamChunk> {
-    const options = { label: LABEL, idleTimeoutMs: this.config.idleTimeoutMs, classify: (error: unknown) => this.classify(error), redact: (text: string) => this.ctx.credentials.redact(text) }
+    const options = {
+      label: LABEL,
+      idleTimeoutMs: this.config.idleTimeoutMs,
+      classify: (error: unknown) => this.classify(error),
+      redact: (text: string) => this.ctx.credentials.redact(text),
+    }
     return streamAttempt(request, options, (attempt) => this.attempt(request, attempt))
   }
 
@@ -60,7 +73,9 @@ export class AnthropicAdapter implements LlmAdapter {
     const client = await this.client()
     const body = requestBody(request, this.describe(request.route.model), this.provider, this.config)
     attempt.watch()
-    const stream = await client.messages.create(body as unknown as Anthropic.MessageCreateParamsStreaming, { signal: attempt.signal })
+    const stream = await client.messages.create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
+      signal: attempt.signal,
+    })
     const reader = new EventReader()
     for await (const event of stream) {
       attempt.poke()
@@ -88,24 +103,38 @@ export class AnthropicAdapter implements LlmAdapter {
 
   private missingKey(): LlmError {
     const name = this.config.apiKeyName
-    return new LlmError('CREDENTIAL_MISSING', `${LABEL} needs an API key: ${name} is not set; ${this.ctx.credentials.howToSet(name)}`)
+    return new LlmError(
+      'CREDENTIAL_MISSING',
+      `${LABEL} needs an API key: ${name} is not set; ${this.ctx.credentials.howToSet(name)}`,
+    )
   }
 
   private classify(error: unknown): LlmError {
     if (error instanceof LlmError) return error
     const e = error as any
     if (typeof e?.status === 'number') {
-      return httpFailure(LABEL, e.status, e.headers instanceof Headers ? e.headers : undefined, String(e.apiMessage ?? e.error?.error?.message ?? e.message ?? ''), this.config.errorBodyChars)
+      return httpFailure(
+        LABEL,
+        e.status,
+        e.headers instanceof Headers ? e.headers : undefined,
+        String(e.apiMessage ?? e.error?.error?.message ?? e.message ?? ''),
+        this.config.errorBodyChars,
+      )
     }
     // An error event inside a stream that had started (overloaded, api_error) arrives without a status.
     if (e?.error?.type || e?.error?.error?.type) {
       const type = e.error?.error?.type ?? e.error?.type
       return new LlmError(
-        type === 'overloaded_error' || type === 'api_error' ? 'SERVER' : type === 'rate_limit_error' ? 'RATE_LIMIT' : 'INVALID_REQUEST',
+        type === 'overloaded_error' || type === 'api_error'
+          ? 'SERVER'
+          : type === 'rate_limit_error'
+            ? 'RATE_LIMIT'
+            : 'INVALID_REQUEST',
         `${LABEL} reported ${type} mid-stream: ${String(e.message ?? '')}`,
       )
     }
-    if (e?.name === 'APIConnectionTimeoutError') return new LlmError('TIMEOUT', `${LABEL} at ${this.baseUrl} did not answer in time`)
+    if (e?.name === 'APIConnectionTimeoutError')
+      return new LlmError('TIMEOUT', `${LABEL} at ${this.baseUrl} did not answer in time`)
     return transportFailure(LABEL, this.baseUrl, error)
   }
 }

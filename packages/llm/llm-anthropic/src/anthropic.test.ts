@@ -85,10 +85,28 @@ describe('an Anthropic turn through the real composition', () => {
     expect(result).toMatchObject({ reason: 'completed', text: 'Hello from Claude' })
     const request = llm.requests[0]!
     expect(request.path).toBe('/v1/messages')
-    expect(Object.keys(request.body).sort()).toEqual(['cache_control', 'max_tokens', 'messages', 'model', 'stream', 'system', 'tools'])
-    expect(request.body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 64_000, stream: true, system: data('request/header')[0]!.system, cache_control: { type: 'ephemeral' } })
+    expect(Object.keys(request.body).sort()).toEqual([
+      'cache_control',
+      'max_tokens',
+      'messages',
+      'model',
+      'stream',
+      'system',
+      'tools',
+    ])
+    expect(request.body).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64_000,
+      stream: true,
+      system: data('request/header')[0]!.system,
+      cache_control: { type: 'ephemeral' },
+    })
     expect(request.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'say hello' }] }])
-    expect(request.body.tools.find((tool: any) => tool.name === 'echo')).toEqual({ name: 'echo', description: 'Returns its text.', input_schema: expect.objectContaining({ type: 'object' }) })
+    expect(request.body.tools.find((tool: any) => tool.name === 'echo')).toEqual({
+      name: 'echo',
+      description: 'Returns its text.',
+      input_schema: expect.objectContaining({ type: 'object' }),
+    })
     // SDK 1.x sends the key as a bearer token.
     expect(request.headers['authorization']).toBe(`Bearer ${KEY}`)
     expect(request.headers['user-agent']).toBe(`dsh/${h!.root.app.version}`)
@@ -97,7 +115,10 @@ describe('an Anthropic turn through the real composition', () => {
 
   test('a signed thinking block and a tool call in pieces are logged and sent back, signature included', async () => {
     await boot()
-    llm.enqueue({ reasoning: 'Let me echo.', toolCalls: [{ name: 'echo', arguments: { text: 'pong' }, pieces: 4 }] }, { text: 'It said pong.' })
+    llm.enqueue(
+      { reasoning: 'Let me echo.', toolCalls: [{ name: 'echo', arguments: { text: 'pong' }, pieces: 4 }] },
+      { text: 'It said pong.' },
+    )
     expect((await h!.run('echo pong')).reason).toBe('completed')
     const signature = Buffer.from('llm-mock-server signature #0').toString('base64')
     expect(data('assistant/message')[0]!.content).toEqual([
@@ -113,7 +134,10 @@ describe('an Anthropic turn through the real composition', () => {
           { type: 'tool_use', id: 'toolu_mock_0_0', name: 'echo', input: { text: 'pong' } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_mock_0_0', content: [{ type: 'text', text: 'pong' }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_mock_0_0', content: [{ type: 'text', text: 'pong' }] }],
+      },
     ])
   })
 
@@ -197,7 +221,9 @@ describe('failures end the turn with a typed error', () => {
     llm.enqueue({ error: { status: 529, retryAfter: 1 } }, { text: 'second time lucky' })
     const result = await h!.run('go')
     expect(result).toMatchObject({ reason: 'completed', text: 'second time lucky' })
-    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, maxRetries: 2, code: 'SERVER', delayMs: 1000, reason: expect.any(String) }])
+    expect(data('llm/retry' as EventKind)).toEqual([
+      { attempt: 1, maxRetries: 2, code: 'SERVER', delayMs: 1000, reason: expect.any(String) },
+    ])
     expect(llm.requests[1]!.timing.receivedAt - llm.requests[0]!.timing.receivedAt).toBeGreaterThanOrEqual(950)
   })
 
@@ -223,7 +249,9 @@ describe('the key', () => {
     expect(JSON.stringify(result)).not.toContain(KEY)
     expect(JSON.stringify(h!.events())).not.toContain(KEY)
     const dir = join(h!.home, 'sessions')
-    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('session.jsonl'))
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('session.jsonl'),
+    )
     expect(files).toHaveLength(1)
     expect(readFileSync(join(dir, files[0]!), 'utf8')).not.toContain(KEY)
   })

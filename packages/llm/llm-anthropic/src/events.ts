@@ -36,7 +36,8 @@ export class EventReader {
         return []
       case 'content_block_start': {
         const block = event.content_block ?? {}
-        if (block.type === 'tool_use') return [{ type: 'tool-call-delta', index: event.index, callId: block.id, name: block.name }]
+        if (block.type === 'tool_use')
+          return [{ type: 'tool-call-delta', index: event.index, callId: block.id, name: block.name }]
         if (block.type === 'redacted_thinking') return [{ type: 'reasoning-delta', text: '', redacted: block.data }]
         if (block.type === 'text' && block.text) return [{ type: 'text-delta', text: block.text }]
         if (block.type === 'thinking' && block.thinking) return [{ type: 'reasoning-delta', text: block.thinking }]
@@ -45,9 +46,13 @@ export class EventReader {
       case 'content_block_delta': {
         const delta = event.delta ?? {}
         if (delta.type === 'text_delta') return delta.text ? [{ type: 'text-delta', text: delta.text }] : []
-        if (delta.type === 'thinking_delta') return delta.thinking ? [{ type: 'reasoning-delta', text: delta.thinking }] : []
+        if (delta.type === 'thinking_delta')
+          return delta.thinking ? [{ type: 'reasoning-delta', text: delta.thinking }] : []
         if (delta.type === 'signature_delta') return [{ type: 'reasoning-delta', text: '', signature: delta.signature }]
-        if (delta.type === 'input_json_delta') return delta.partial_json ? [{ type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json }] : []
+        if (delta.type === 'input_json_delta')
+          return delta.partial_json
+            ? [{ type: 'tool-call-delta', index: event.index, argumentsDelta: delta.partial_json }]
+            : []
         return []
       }
       case 'message_delta':
@@ -64,11 +69,15 @@ export class EventReader {
 
   /** The one `finish`, once the stream is over. */
   finish(): StreamChunk {
-    if (!this.stopped || !this.stopReason) throw new LlmError('TRANSPORT', 'the stream ended before the model said it had finished')
+    if (!this.stopped || !this.stopReason)
+      throw new LlmError('TRANSPORT', 'the stream ended before the model said it had finished')
     const usage = { ...this.usage }
     const mapped = STOP[this.stopReason]
     if (mapped) return { type: 'finish', reason: mapped, usage }
-    const message = this.stopReason === 'refusal' ? 'the model declined to answer (stop_reason "refusal")' : `the model stopped with stop_reason "${this.stopReason}"`
+    const message =
+      this.stopReason === 'refusal'
+        ? 'the model declined to answer (stop_reason "refusal")'
+        : `the model stopped with stop_reason "${this.stopReason}"`
     return { type: 'finish', reason: 'error', usage, error: { code: 'INVALID_REQUEST', message } }
   }
 }

@@ -20,12 +20,18 @@ function image(block: ImageBlock, model: ModelInfo): Block {
 }
 
 const parts = (blocks: (TextBlock | ImageBlock)[], model: ModelInfo): Block[] =>
-  blocks.flatMap((block) => (block.type === 'text' ? (block.text ? [{ type: 'text', text: block.text }] : []) : [image(block, model)]))
+  blocks.flatMap((block) =>
+    block.type === 'text' ? (block.text ? [{ type: 'text', text: block.text }] : []) : [image(block, model)],
+  )
 
 /** Tool input must be an object; arguments the model garbled (kept raw in the log) are sent as none. */
 const toolInput = (args: unknown) => (args && typeof args === 'object' && !Array.isArray(args) ? args : {})
 
-function assistantBlocks(message: Extract<Message, { role: 'assistant' }>, provider: string, answered: Set<string>): Block[] {
+function assistantBlocks(
+  message: Extract<Message, { role: 'assistant' }>,
+  provider: string,
+  answered: Set<string>,
+): Block[] {
   const out: Block[] = []
   for (const block of message.content) {
     if (block.type === 'reasoning') {
@@ -49,7 +55,8 @@ function assistantBlocks(message: Extract<Message, { role: 'assistant' }>, provi
  */
 export function toWireMessages(request: LlmRequest, model: ModelInfo, provider: string): WireMessage[] {
   const answered = new Set<string>()
-  for (const message of request.messages) if (message.role === 'tool') for (const block of message.content) answered.add(block.callId)
+  for (const message of request.messages)
+    if (message.role === 'tool') for (const block of message.content) answered.add(block.callId)
   const out: WireMessage[] = []
   const push = (role: WireMessage['role'], content: Block[]) => {
     if (!content.length) return
@@ -63,14 +70,24 @@ export function toWireMessages(request: LlmRequest, model: ModelInfo, provider: 
     else {
       push(
         'user',
-        message.content.map((block) => ({ type: 'tool_result', tool_use_id: block.callId, content: parts(block.content, model), ...(block.isError ? { is_error: true } : {}) })),
+        message.content.map((block) => ({
+          type: 'tool_result',
+          tool_use_id: block.callId,
+          content: parts(block.content, model),
+          ...(block.isError ? { is_error: true } : {}),
+        })),
       )
     }
   }
   return out
 }
 
-export function requestBody(request: LlmRequest, model: ModelInfo, provider: string, options: { maxOutputTokens: number; promptCache: boolean }): Record<string, unknown> {
+export function requestBody(
+  request: LlmRequest,
+  model: ModelInfo,
+  provider: string,
+  options: { maxOutputTokens: number; promptCache: boolean },
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.route.model,
     max_tokens: request.maxOutputTokens ?? model.maxOutputTokens ?? options.maxOutputTokens,
@@ -79,7 +96,11 @@ export function requestBody(request: LlmRequest, model: ModelInfo, provider: str
   }
   if (request.system) body.system = request.system
   if (request.tools.length) {
-    body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }))
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+    }))
     // Anthropic.ToolChoiceAuto / ToolChoiceNone: an object with a type.
     if (request.toolChoice) body.tool_choice = { type: request.toolChoice }
   }

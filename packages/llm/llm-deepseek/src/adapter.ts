@@ -2,7 +2,15 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
 import { LlmError, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
-import { baseUrlFrom, errorDetail, fromCatalog, httpFailure, streamAttempt, transportFailure, type Attempt } from '@dsh/llm-kit'
+import {
+  baseUrlFrom,
+  errorDetail,
+  fromCatalog,
+  httpFailure,
+  streamAttempt,
+  transportFailure,
+  type Attempt,
+} from '@dsh/llm-kit'
 import { ChatCompletionsReader } from '@dsh/llm-kit'
 import type { Config } from './config.ts'
 import { sseData } from './sse.ts'
@@ -48,8 +56,14 @@ export class DeepSeekAdapter implements LlmAdapter {
   }
 
   stream(request: LlmRequest): AsyncGenerator<StreamChunk> {
-    const classify = (error: unknown) => (error instanceof LlmError ? error : transportFailure(LABEL, this.baseUrl, error))
-    const options = { label: LABEL, idleTimeoutMs: this.config.idleTimeoutMs, classify, redact: (text: string) => this.ctx.credentials.redact(text) }
+    const classify = (error: unknown) =>
+      error instanceof LlmError ? error : transportFailure(LABEL, this.baseUrl, error)
+    const options = {
+      label: LABEL,
+      idleTimeoutMs: this.config.idleTimeoutMs,
+      classify,
+      redact: (text: string) => this.ctx.credentials.redact(text),
+    }
     return streamAttempt(request, options, (attempt) => this.attempt(request, attempt))
   }
 
@@ -60,12 +74,23 @@ export class DeepSeekAdapter implements LlmAdapter {
     attempt.watch()
     const response = await fetch(`${this.baseUrl}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': `dsh/${this.ctx.app.version}` },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'user-agent': `dsh/${this.ctx.app.version}`,
+      },
       body: JSON.stringify(body),
       signal: attempt.signal,
     })
     attempt.poke()
-    if (!response.ok) throw httpFailure(LABEL, response.status, response.headers, errorDetail(await response.text()), this.config.errorBodyChars)
+    if (!response.ok)
+      throw httpFailure(
+        LABEL,
+        response.status,
+        response.headers,
+        errorDetail(await response.text()),
+        this.config.errorBodyChars,
+      )
     if (!response.body) throw new LlmError('EMPTY_RESPONSE', `${LABEL} answered HTTP ${response.status} with no body`)
     const reader = new ChatCompletionsReader()
     for await (const data of sseData(response.body, attempt.poke)) {
@@ -77,7 +102,10 @@ export class DeepSeekAdapter implements LlmAdapter {
 
   private missingKey(): LlmError {
     const name = this.config.apiKeyName
-    return new LlmError('CREDENTIAL_MISSING', `${LABEL} needs an API key: ${name} is not set; ${this.ctx.credentials.howToSet(name)}`)
+    return new LlmError(
+      'CREDENTIAL_MISSING',
+      `${LABEL} needs an API key: ${name} is not set; ${this.ctx.credentials.howToSet(name)}`,
+    )
   }
 }
 
@@ -89,6 +117,10 @@ function parseEvent(data: string): unknown {
     throw new LlmError('TRANSPORT', `${LABEL} sent a stream event that is not JSON`)
   }
   // An error reported inside a stream that had already started.
-  if (parsed?.error) throw new LlmError('SERVER', `${LABEL} reported an error mid-stream: ${String(parsed.error.message ?? JSON.stringify(parsed.error))}`)
+  if (parsed?.error)
+    throw new LlmError(
+      'SERVER',
+      `${LABEL} reported an error mid-stream: ${String(parsed.error.message ?? JSON.stringify(parsed.error))}`,
+    )
   return parsed
 }

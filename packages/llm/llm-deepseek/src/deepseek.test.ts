@@ -97,21 +97,47 @@ describe('a DeepSeek turn through the real composition', () => {
     expect(data('assistant/chunk').length).toBeGreaterThan(1)
     const request = llm.requests[0]!
     expect(request.path).toBe('/chat/completions')
-    expect(Object.keys(request.body).sort()).toEqual(['max_tokens', 'messages', 'model', 'stream', 'stream_options', 'tools'])
-    expect(request.body).toMatchObject({ model: 'deepseek-v4-flash', stream: true, stream_options: { include_usage: true }, max_tokens: 384_000 })
+    expect(Object.keys(request.body).sort()).toEqual([
+      'max_tokens',
+      'messages',
+      'model',
+      'stream',
+      'stream_options',
+      'tools',
+    ])
+    expect(request.body).toMatchObject({
+      model: 'deepseek-v4-flash',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 384_000,
+    })
     expect(request.body.messages).toEqual([
       { role: 'system', content: data('request/header')[0]!.system },
       { role: 'user', content: 'say hello' },
     ])
     expect(request.headers['authorization']).toBe(`Bearer ${KEY}`)
     expect(request.headers['user-agent']).toBe(`dsh/${h!.root.app.version}`)
-    const expected = ['accept', 'accept-encoding', 'accept-language', 'authorization', 'connection', 'content-length', 'content-type', 'host', 'sec-fetch-mode', 'user-agent']
+    const expected = [
+      'accept',
+      'accept-encoding',
+      'accept-language',
+      'authorization',
+      'connection',
+      'content-length',
+      'content-type',
+      'host',
+      'sec-fetch-mode',
+      'user-agent',
+    ]
     expect(Object.keys(request.headers).filter((name) => !expected.includes(name))).toEqual([])
   })
 
   test('reasoning and a tool call in pieces are logged, and the next request sends both back as the log holds them', async () => {
     await boot()
-    llm.enqueue({ reasoning: 'I should echo it.', toolCalls: [{ name: 'echo', arguments: { text: 'hello world' }, pieces: 5 }] }, { text: 'It said hello world.' })
+    llm.enqueue(
+      { reasoning: 'I should echo it.', toolCalls: [{ name: 'echo', arguments: { text: 'hello world' }, pieces: 5 }] },
+      { text: 'It said hello world.' },
+    )
     const result = await h!.run('echo hello world')
     expect(result.reason).toBe('completed')
     expect(
@@ -126,20 +152,29 @@ describe('a DeepSeek turn through the real composition', () => {
       { type: 'tool-call', callId: 'call_mock_0_0', name: 'echo', arguments: { text: 'hello world' } },
     ])
     expect(first.finish).toBe('tool-calls')
-    expect(data('tool/result')[0]).toEqual({ callId: 'call_mock_0_0', content: [{ type: 'text', text: 'hello world' }] })
+    expect(data('tool/result')[0]).toEqual({
+      callId: 'call_mock_0_0',
+      content: [{ type: 'text', text: 'hello world' }],
+    })
     expect(body(1).messages.slice(1)).toEqual([
       { role: 'user', content: 'echo hello world' },
       {
         role: 'assistant',
         content: null,
         reasoning_content: 'I should echo it.',
-        tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'echo', arguments: '{"text":"hello world"}' } }],
+        tool_calls: [
+          { id: 'call_mock_0_0', type: 'function', function: { name: 'echo', arguments: '{"text":"hello world"}' } },
+        ],
       },
       { role: 'tool', tool_call_id: 'call_mock_0_0', content: 'hello world' },
     ])
     expect(body(1).tools.find((tool: any) => tool.function.name === 'echo')).toEqual({
       type: 'function',
-      function: { name: 'echo', description: 'Returns its text.', parameters: expect.objectContaining({ required: ['text'] }) },
+      function: {
+        name: 'echo',
+        description: 'Returns its text.',
+        parameters: expect.objectContaining({ required: ['text'] }),
+      },
     })
   })
 
@@ -229,7 +264,9 @@ describe('failures end the turn with a typed error', () => {
     llm.enqueue({ error: { status: 429, retryAfter: 1 } }, { text: 'second time lucky' })
     const result = await h!.run('go')
     expect(result).toMatchObject({ reason: 'completed', text: 'second time lucky' })
-    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, maxRetries: 2, code: 'RATE_LIMIT', delayMs: 1000, reason: expect.stringContaining('1000 ms') }])
+    expect(data('llm/retry' as EventKind)).toEqual([
+      { attempt: 1, maxRetries: 2, code: 'RATE_LIMIT', delayMs: 1000, reason: expect.stringContaining('1000 ms') },
+    ])
     const waited = llm.requests[1]!.timing.receivedAt - llm.requests[0]!.timing.receivedAt
     expect(waited).toBeGreaterThanOrEqual(950)
     expect(data('assistant/message')[0]!.error).toMatchObject({ code: 'RATE_LIMIT', retryAfterMs: 1000 })
@@ -291,7 +328,11 @@ describe('the key', () => {
 
   test('the base URL is never taken from the workspace .env or the credentials file', async () => {
     const elsewhere = `DEEPSEEK_BASE_URL=${llm.url}/stolen\n`
-    await boot({ deepseek: '{}', workspaceFiles: { '.env': elsewhere }, homeFiles: { '.credentials.yaml': `DEEPSEEK_API_KEY: ${KEY}\nDEEPSEEK_BASE_URL: ${llm.url}/stolen\n` } })
+    await boot({
+      deepseek: '{}',
+      workspaceFiles: { '.env': elsewhere },
+      homeFiles: { '.credentials.yaml': `DEEPSEEK_API_KEY: ${KEY}\nDEEPSEEK_BASE_URL: ${llm.url}/stolen\n` },
+    })
     const adapter = h!.root.llm.adapter('deepseek') as DeepSeekAdapter
     expect(adapter.baseUrl).toBe((process.env.DEEPSEEK_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, ''))
     expect(adapter.baseUrl).not.toContain('/stolen')

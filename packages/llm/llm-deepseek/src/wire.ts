@@ -25,7 +25,10 @@ export function effortFields(effort: Effort | undefined): Record<string, unknown
   return { thinking: { type: 'enabled' }, reasoning_effort: effort }
 }
 
-const imagePart = (block: ImageBlock): Part => ({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${imageData(block)}` } })
+const imagePart = (block: ImageBlock): Part => ({
+  type: 'image_url',
+  image_url: { url: `data:${block.mediaType};base64,${imageData(block)}` },
+})
 
 function userContent(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): string | Part[] {
   if (!model.images || blocks.every((block) => block.type === 'text')) {
@@ -36,13 +39,16 @@ function userContent(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): stri
 
 function toolText(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): string {
   // Tool messages carry text only in this API.
-  return blocks.map((block) => (block.type === 'text' ? block.text : imageAsText(block, { ...model, images: false }))).join('\n\n')
+  return blocks
+    .map((block) => (block.type === 'text' ? block.text : imageAsText(block, { ...model, images: false })))
+    .join('\n\n')
 }
 
 /** Tool calls that never got a result (a cut stream) would make the API refuse the whole history. */
 function answeredCalls(messages: Message[]): Set<string> {
   const answered = new Set<string>()
-  for (const message of messages) if (message.role === 'tool') for (const block of message.content) answered.add(block.callId)
+  for (const message of messages)
+    if (message.role === 'tool') for (const block of message.content) answered.add(block.callId)
   return answered
 }
 
@@ -58,7 +64,9 @@ export function toWireMessages(request: LlmRequest, model: ModelInfo, provider: 
   const answered = answeredCalls(request.messages)
   for (const message of request.messages) {
     if (message.role === 'user') out.push({ role: 'user', content: userContent(message.content, model) })
-    else if (message.role === 'tool') for (const block of message.content) out.push({ role: 'tool', tool_call_id: block.callId, content: toolText(block.content, model) })
+    else if (message.role === 'tool')
+      for (const block of message.content)
+        out.push({ role: 'tool', tool_call_id: block.callId, content: toolText(block.content, model) })
     else {
       let text = ''
       let reasoning = ''
@@ -66,7 +74,12 @@ export function toWireMessages(request: LlmRequest, model: ModelInfo, provider: 
       for (const block of message.content) {
         if (block.type === 'text') text += block.text
         else if (block.type === 'reasoning') reasoning += block.provider === provider ? block.text : ''
-        else if (answered.has(block.callId)) calls.push({ id: block.callId, type: 'function', function: { name: block.name, arguments: stringifyArguments(block.arguments) } })
+        else if (answered.has(block.callId))
+          calls.push({
+            id: block.callId,
+            type: 'function',
+            function: { name: block.name, arguments: stringifyArguments(block.arguments) },
+          })
       }
       // Reasoning alone (a stream cut while thinking) is no message: the API needs content or calls.
       if (!text && !calls.length) continue
@@ -88,7 +101,10 @@ export function requestBody(request: LlmRequest, model: ModelInfo, provider: str
     stream_options: { include_usage: true },
   }
   if (request.tools.length) {
-    body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }))
     if (request.toolChoice) body.tool_choice = request.toolChoice
   }
   if (request.maxOutputTokens) body.max_tokens = request.maxOutputTokens

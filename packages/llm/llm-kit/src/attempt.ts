@@ -28,7 +28,11 @@ export interface AttemptOptions {
  * throws becomes the one `finish` (aborted, TIMEOUT when the watchdog fired, else `classify`), its message
  * redacted; and the call is aborted and the listener removed on every way out. Never throws.
  */
-export async function* streamAttempt(request: LlmRequest, options: AttemptOptions, body: (attempt: Attempt) => AsyncIterable<StreamChunk>): AsyncGenerator<StreamChunk> {
+export async function* streamAttempt(
+  request: LlmRequest,
+  options: AttemptOptions,
+  body: (attempt: Attempt) => AsyncIterable<StreamChunk>,
+): AsyncGenerator<StreamChunk> {
   if (request.signal.aborted) {
     yield { type: 'finish', reason: 'aborted' }
     return
@@ -56,7 +60,9 @@ export async function* streamAttempt(request: LlmRequest, options: AttemptOption
 /** The one finish of a failed attempt. Never throws: it runs on every error path. */
 function failed(options: AttemptOptions, error: unknown, aborted: boolean, timedOut: boolean): StreamChunk {
   if (aborted) return { type: 'finish', reason: 'aborted' }
-  const failure = timedOut ? new LlmError('TIMEOUT', `${options.label} sent nothing for ${options.idleTimeoutMs} ms (idleTimeoutMs)`) : options.classify(error)
+  const failure = timedOut
+    ? new LlmError('TIMEOUT', `${options.label} sent nothing for ${options.idleTimeoutMs} ms (idleTimeoutMs)`)
+    : options.classify(error)
   const data = failure.toJSON()
   try {
     data.message = options.redact(data.message)

@@ -11,10 +11,21 @@ export function chatUsage(usage: any): Usage {
   const prompt = Number(usage?.prompt_tokens ?? 0)
   const hit = Number(usage?.prompt_cache_hit_tokens ?? usage?.prompt_tokens_details?.cached_tokens ?? 0)
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens
-  return { input: Math.max(0, prompt - hit), output: Number(usage?.completion_tokens ?? 0), cacheRead: hit, cacheWrite: 0, ...(Number.isFinite(reasoning) ? { reasoning: Number(reasoning) } : {}) }
+  return {
+    input: Math.max(0, prompt - hit),
+    output: Number(usage?.completion_tokens ?? 0),
+    cacheRead: hit,
+    cacheWrite: 0,
+    ...(Number.isFinite(reasoning) ? { reasoning: Number(reasoning) } : {}),
+  }
 }
 
-const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool-calls', function_call: 'tool-calls', length: 'max-tokens' }
+const FINISH: Record<string, FinishReason> = {
+  stop: 'stop',
+  tool_calls: 'tool-calls',
+  function_call: 'tool-calls',
+  length: 'max-tokens',
+}
 
 /** Finish reasons that mean the provider failed, not the request (DeepSeek's overloaded signal). */
 const SERVER_FINISH = new Set(['insufficient_system_resource'])
@@ -39,7 +50,10 @@ export class ChatCompletionsReader {
     if (typeof reasoning === 'string' && reasoning) out.push({ type: 'reasoning-delta', text: reasoning })
     if (typeof delta.content === 'string' && delta.content) out.push({ type: 'text-delta', text: delta.content })
     for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-      const piece: Extract<StreamChunk, { type: 'tool-call-delta' }> = { type: 'tool-call-delta', index: Number(call.index ?? 0) }
+      const piece: Extract<StreamChunk, { type: 'tool-call-delta' }> = {
+        type: 'tool-call-delta',
+        index: Number(call.index ?? 0),
+      }
       if (call.id) piece.callId = call.id
       if (call.function?.name) piece.name = call.function.name
       if (call.function?.arguments) piece.argumentsDelta = call.function.arguments
@@ -60,6 +74,11 @@ export class ChatCompletionsReader {
     if (mapped === 'stop' && this.calls) mapped = 'tool-calls'
     if (mapped) return { type: 'finish', reason: mapped, ...(usage ? { usage } : {}) }
     const code = SERVER_FINISH.has(reason) ? 'SERVER' : 'INVALID_REQUEST'
-    return { type: 'finish', reason: 'error', ...(usage ? { usage } : {}), error: { code, message: `the model stopped with finish_reason "${reason}"` } }
+    return {
+      type: 'finish',
+      reason: 'error',
+      ...(usage ? { usage } : {}),
+      error: { code, message: `the model stopped with finish_reason "${reason}"` },
+    }
   }
 }

@@ -1,5 +1,14 @@
 import { afterEach, expect, test, vi } from 'vitest'
-import { baseUrlFrom, errorDetail, httpFailure, httpFailureCode, IdleWatchdog, retryAfterMs, sdkHeaders, transportFailure } from './http.ts'
+import {
+  baseUrlFrom,
+  errorDetail,
+  httpFailure,
+  httpFailureCode,
+  IdleWatchdog,
+  retryAfterMs,
+  sdkHeaders,
+  transportFailure,
+} from './http.ts'
 
 const headers = (entries: Record<string, string>) => new Headers(entries)
 
@@ -54,10 +63,14 @@ test("the provider's message is read from an OpenAI-style body, else the body is
 })
 
 test('a transport failure names the cause that fetch hides', () => {
-  const error = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) })
+  const error = Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+  })
   const failure = transportFailure('DeepSeek', 'http://127.0.0.1:1', error)
   expect(failure.code).toBe('TRANSPORT')
-  expect(failure.message).toBe('could not talk to DeepSeek at http://127.0.0.1:1: fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1)')
+  expect(failure.message).toBe(
+    'could not talk to DeepSeek at http://127.0.0.1:1: fetch failed (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1)',
+  )
 })
 
 const env = { ...process.env }

@@ -23,7 +23,8 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-const OVERFLOW = /maximum context length|context length|context window|too many tokens|prompt is too long|context_length_exceeded/i
+const OVERFLOW =
+  /maximum context length|context length|context window|too many tokens|prompt is too long|context_length_exceeded/i
 
 /** The typed failure for an HTTP error status; `detail` is the provider's own message. */
 export function httpFailureCode(status: number, detail: string): LlmErrorCode {
@@ -49,12 +50,22 @@ export function errorDetail(body: string): string {
 }
 
 /** An HTTP error status as a typed failure naming the provider, the status and (capped) the provider's message. */
-export function httpFailure(label: string, status: number, headers: Headers | undefined, detail: string, maxChars: number): LlmError {
+export function httpFailure(
+  label: string,
+  status: number,
+  headers: Headers | undefined,
+  detail: string,
+  maxChars: number,
+): LlmError {
   const quoted = detail.length > maxChars ? `${detail.slice(0, maxChars)}…` : detail
   const extra: { status: number; retryAfterMs?: number } = { status }
   const wait = headers ? retryAfterMs(headers) : undefined
   if (wait !== undefined) extra.retryAfterMs = wait
-  return new LlmError(httpFailureCode(status, detail), `${label} answered HTTP ${status}${quoted ? `: ${quoted}` : ''}`, extra)
+  return new LlmError(
+    httpFailureCode(status, detail),
+    `${label} answered HTTP ${status}${quoted ? `: ${quoted}` : ''}`,
+    extra,
+  )
 }
 
 /** The server could not be reached at all; names the cause (ECONNREFUSED, a DNS failure) that `fetch failed` hides. */
@@ -64,7 +75,17 @@ export function transportFailure(label: string, baseUrl: string, error: unknown)
   return new LlmError('TRANSPORT', `could not talk to ${label} at ${baseUrl}: ${String(e?.message ?? error)}${cause}`)
 }
 
-const STAINLESS_PLATFORM_HEADERS = ['Lang', 'Package-Version', 'OS', 'Arch', 'Runtime', 'Runtime-Version', 'Retry-Count', 'Timeout', 'Helper-Method'].map((name) => `X-Stainless-${name}`)
+const STAINLESS_PLATFORM_HEADERS = [
+  'Lang',
+  'Package-Version',
+  'OS',
+  'Arch',
+  'Runtime',
+  'Runtime-Version',
+  'Retry-Count',
+  'Timeout',
+  'Helper-Method',
+].map((name) => `X-Stainless-${name}`)
 
 /**
  * Default headers for a Stainless-generated SDK client (Anthropic's, OpenAI's): its platform headers (OS,
@@ -72,7 +93,10 @@ const STAINLESS_PLATFORM_HEADERS = ['Lang', 'Package-Version', 'OS', 'Arch', 'Ru
  * nothing beyond the request itself leaves the machine (docs/architecture.md, "Models").
  */
 export function sdkHeaders(version: string): Record<string, string | null> {
-  return { ...Object.fromEntries(STAINLESS_PLATFORM_HEADERS.map((name) => [name, null])), 'User-Agent': `dsh/${version}` }
+  return {
+    ...Object.fromEntries(STAINLESS_PLATFORM_HEADERS.map((name) => [name, null])),
+    'User-Agent': `dsh/${version}`,
+  }
 }
 
 /**

@@ -2,7 +2,15 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/app'
 import type {} from '@dsh/credentials'
 import { LlmError, type LlmAdapter, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from '@dsh/llm'
-import { baseUrlFrom, fromCatalog, httpFailure, sdkHeaders, streamAttempt, transportFailure, type Attempt } from '@dsh/llm-kit'
+import {
+  baseUrlFrom,
+  fromCatalog,
+  httpFailure,
+  sdkHeaders,
+  streamAttempt,
+  transportFailure,
+  type Attempt,
+} from '@dsh/llm-kit'
 import type OpenAI from 'openai'
 import { ChatCompletionsReader } from '@dsh/llm-kit'
 import type { Config } from './config.ts'
@@ -40,7 +48,9 @@ export class OpenAIAdapter implements LlmAdapter {
   /** The catalog, plus what the server lists at `GET /models` (cached for `modelsCacheMs`). */
   async models(): Promise<ModelInfo[]> {
     const catalog = this.config.models.map((model) => ({ ...model }))
-    const discover = this.config.discoverModels === 'always' || (this.config.discoverModels === 'auto' && this.baseUrl !== DEFAULT_BASE_URL)
+    const discover =
+      this.config.discoverModels === 'always' ||
+      (this.config.discoverModels === 'auto' && this.baseUrl !== DEFAULT_BASE_URL)
     if (!discover) return catalog
     const ids = await this.discover()
     return [...catalog, ...ids.filter((id) => !catalog.some((model) => model.id === id)).map((id) => this.describe(id))]
@@ -57,7 +67,12 @@ export class OpenAIAdapter implements LlmAdapter {
   }
 
   stream(request: LlmRequest): AsyncGenerator<StreamChunk> {
-    const options = { label: LABEL, idleTimeoutMs: this.config.idleTimeoutMs, classify: (error: unknown) => this.classify(error), redact: (text: string) => this.redact(text) }
+    const options = {
+      label: LABEL,
+      idleTimeoutMs: this.config.idleTimeoutMs,
+      classify: (error: unknown) => this.classify(error),
+      redact: (text: string) => this.redact(text),
+    }
     return streamAttempt(request, options, (attempt) => this.attempt(request, attempt))
   }
 
@@ -65,7 +80,9 @@ export class OpenAIAdapter implements LlmAdapter {
     const client = await this.client()
     const body = requestBody(request, this.describe(request.route.model))
     attempt.watch()
-    const stream = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: attempt.signal })
+    const stream = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
+      signal: attempt.signal,
+    })
     const reader = new ChatCompletionsReader()
     for await (const chunk of stream) {
       attempt.poke()
@@ -105,7 +122,9 @@ export class OpenAIAdapter implements LlmAdapter {
       const client = await this.client()
       for await (const model of client.models.list()) ids.push(model.id)
     } catch (error) {
-      this.ctx.logger('llm-openai').warn('%s', `could not list models at ${this.baseUrl}: ${this.redact(this.classify(error).message)}`)
+      this.ctx
+        .logger('llm-openai')
+        .warn('%s', `could not list models at ${this.baseUrl}: ${this.redact(this.classify(error).message)}`)
       return []
     }
     this.discovered = { at: Date.now(), ids }
@@ -133,12 +152,20 @@ export class OpenAIAdapter implements LlmAdapter {
     const e = error as any
     if (typeof e?.status === 'number') {
       const detail = String(e.error?.message ?? e.message ?? '')
-      const failure = httpFailure(LABEL, e.status, e.headers instanceof Headers ? e.headers : undefined, detail, this.config.errorBodyChars)
+      const failure = httpFailure(
+        LABEL,
+        e.status,
+        e.headers instanceof Headers ? e.headers : undefined,
+        detail,
+        this.config.errorBodyChars,
+      )
       // The code field names an overflow even where the message does not.
-      if (e.status === 400 && e.error?.code === 'context_length_exceeded') return new LlmError('CONTEXT_WINDOW_EXCEEDED', failure.message, failure.extra)
+      if (e.status === 400 && e.error?.code === 'context_length_exceeded')
+        return new LlmError('CONTEXT_WINDOW_EXCEEDED', failure.message, failure.extra)
       return failure
     }
-    if (e?.name === 'APIConnectionTimeoutError') return new LlmError('TIMEOUT', `${LABEL} at ${this.baseUrl} did not answer in time`)
+    if (e?.name === 'APIConnectionTimeoutError')
+      return new LlmError('TIMEOUT', `${LABEL} at ${this.baseUrl} did not answer in time`)
     return transportFailure(LABEL, this.baseUrl, error)
   }
 }

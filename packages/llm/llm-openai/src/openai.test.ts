@@ -89,12 +89,17 @@ describe('an OpenAI-compatible turn through the real composition', () => {
     ])
     expect(request.headers['authorization']).toBe(`Bearer ${KEY}`)
     expect(request.headers['user-agent']).toBe(`dsh/${h!.root.app.version}`)
-    expect(Object.keys(request.headers).filter((name) => name.startsWith('x-') || name.startsWith('openai-'))).toEqual([])
+    expect(Object.keys(request.headers).filter((name) => name.startsWith('x-') || name.startsWith('openai-'))).toEqual(
+      [],
+    )
   })
 
   test('reasoning is logged but not sent back; a tool call in pieces runs and its result goes back', async () => {
     await boot()
-    llm.enqueue({ reasoning: 'Echo seems right.', toolCalls: [{ name: 'echo', arguments: { text: 'ping' }, pieces: 4 }] }, { text: 'It said ping.' })
+    llm.enqueue(
+      { reasoning: 'Echo seems right.', toolCalls: [{ name: 'echo', arguments: { text: 'ping' }, pieces: 4 }] },
+      { text: 'It said ping.' },
+    )
     expect((await h!.run('echo ping')).reason).toBe('completed')
     expect(data('assistant/message')[0]!.content).toEqual([
       { type: 'reasoning', text: 'Echo seems right.', provider: 'openai' },
@@ -102,7 +107,13 @@ describe('an OpenAI-compatible turn through the real composition', () => {
     ])
     expect(body(1).messages.slice(1)).toEqual([
       { role: 'user', content: 'echo ping' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'echo', arguments: '{"text":"ping"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_mock_0_0', type: 'function', function: { name: 'echo', arguments: '{"text":"ping"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_mock_0_0', content: 'ping' },
     ])
   })
@@ -112,12 +123,21 @@ describe('an OpenAI-compatible turn through the real composition', () => {
     llm.enqueue({ text: 'ok', usage: { input: 40, output: 9, cacheRead: 60 } })
     await h!.run('count')
     // OpenAI reports `reasoning_tokens` (0 for a model that did not reason), so the count is logged, not left out.
-    expect(data('assistant/message')[0]!.usage).toEqual({ input: 40, output: 9, cacheRead: 60, cacheWrite: 0, reasoning: 0 })
+    expect(data('assistant/message')[0]!.usage).toEqual({
+      input: 40,
+      output: 9,
+      cacheRead: 60,
+      cacheWrite: 0,
+      reasoning: 0,
+    })
   })
 
   test('the route effort is sent as reasoning_effort (off as none) for a model that lists efforts', async () => {
     const models = `[{ id: gpt-think, contextWindow: 200000, reasoning: true, efforts: [off, low, high] }]`
-    await boot({ openai: `{ baseUrl: '${llm.url}/v1', models: ${models} }`, route: '{ provider: openai, model: gpt-think, effort: high }' })
+    await boot({
+      openai: `{ baseUrl: '${llm.url}/v1', models: ${models} }`,
+      route: '{ provider: openai, model: gpt-think, effort: high }',
+    })
     llm.enqueue({ text: 'a' }, { text: 'b' })
     await h!.run('one')
     expect(body(0).reasoning_effort).toBe('high')
@@ -174,7 +194,9 @@ describe('failures end the turn with a typed error', () => {
     llm.enqueue({ error: { status: 429, retryAfter: 1 } }, { text: 'second time lucky' })
     const result = await h!.run('go')
     expect(result).toMatchObject({ reason: 'completed', text: 'second time lucky' })
-    expect(data('llm/retry' as EventKind)).toEqual([{ attempt: 1, maxRetries: 2, code: 'RATE_LIMIT', delayMs: 1000, reason: expect.any(String) }])
+    expect(data('llm/retry' as EventKind)).toEqual([
+      { attempt: 1, maxRetries: 2, code: 'RATE_LIMIT', delayMs: 1000, reason: expect.any(String) },
+    ])
     expect(llm.requests[1]!.timing.receivedAt - llm.requests[0]!.timing.receivedAt).toBeGreaterThanOrEqual(950)
   })
 
@@ -200,7 +222,9 @@ describe('keys and local servers', () => {
     expect(JSON.stringify(result)).not.toContain(KEY)
     expect(JSON.stringify(h!.events())).not.toContain(KEY)
     const dir = join(h!.home, 'sessions')
-    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('session.jsonl'))
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('session.jsonl'),
+    )
     expect(files).toHaveLength(1)
     expect(statSync(join(dir, files[0]!)).size).toBeGreaterThan(0)
     expect(readFileSync(join(dir, files[0]!), 'utf8')).not.toContain(KEY)
@@ -224,7 +248,10 @@ describe('keys and local servers', () => {
   test('models() lists what the server reports at /models, once per cache period', async () => {
     const local = await startMockServer({ models: ['llama3.2', 'qwen3:8b'] })
     try {
-      await boot({ key: false, openai: `{ baseUrl: '${local.url}/v1', requireKey: false, models: [{ id: qwen3:8b, contextWindow: 40960 }] }` })
+      await boot({
+        key: false,
+        openai: `{ baseUrl: '${local.url}/v1', requireKey: false, models: [{ id: qwen3:8b, contextWindow: 40960 }] }`,
+      })
       const adapter = h!.root.llm.adapter('openai')
       const listed = await adapter.models()
       expect(listed.map((model) => [model.id, model.contextWindow])).toEqual([

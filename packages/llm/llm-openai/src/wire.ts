@@ -17,7 +17,10 @@ export function effortFields(effort: Effort | undefined): Record<string, unknown
   return { reasoning_effort: effort === 'off' ? 'none' : effort }
 }
 
-const imagePart = (block: ImageBlock): Part => ({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${imageData(block)}` } })
+const imagePart = (block: ImageBlock): Part => ({
+  type: 'image_url',
+  image_url: { url: `data:${block.mediaType};base64,${imageData(block)}` },
+})
 
 function userContent(blocks: (TextBlock | ImageBlock)[], model: ModelInfo): string | Part[] {
   if (!model.images || blocks.every((block) => block.type === 'text')) {
@@ -36,18 +39,31 @@ export function toWireMessages(request: LlmRequest, model: ModelInfo): WireMessa
   const out: WireMessage[] = []
   if (request.system) out.push({ role: 'system', content: request.system })
   const answered = new Set<string>()
-  for (const message of request.messages) if (message.role === 'tool') for (const block of message.content) answered.add(block.callId)
+  for (const message of request.messages)
+    if (message.role === 'tool') for (const block of message.content) answered.add(block.callId)
   for (const message of request.messages as Message[]) {
     if (message.role === 'user') out.push({ role: 'user', content: userContent(message.content, model) })
     else if (message.role === 'tool') {
       // Tool messages carry text only in this format.
       for (const block of message.content)
-        out.push({ role: 'tool', tool_call_id: block.callId, content: block.content.map((part) => (part.type === 'text' ? part.text : imageAsText(part, { ...model, images: false }))).join('\n\n') })
+        out.push({
+          role: 'tool',
+          tool_call_id: block.callId,
+          content: block.content
+            .map((part) => (part.type === 'text' ? part.text : imageAsText(part, { ...model, images: false })))
+            .join('\n\n'),
+        })
     } else {
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
       const calls = message.content.flatMap((block) =>
         block.type === 'tool-call' && answered.has(block.callId)
-          ? [{ id: block.callId, type: 'function' as const, function: { name: block.name, arguments: stringifyArguments(block.arguments) } }]
+          ? [
+              {
+                id: block.callId,
+                type: 'function' as const,
+                function: { name: block.name, arguments: stringifyArguments(block.arguments) },
+              },
+            ]
           : [],
       )
       if (!text && !calls.length) continue
@@ -66,7 +82,10 @@ export function requestBody(request: LlmRequest, model: ModelInfo) {
     stream_options: { include_usage: true },
   }
   if (request.tools.length) {
-    body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }))
     // The API refuses a tool_choice without tools.
     if (request.toolChoice) body.tool_choice = request.toolChoice
   }

@@ -43,30 +43,54 @@ export interface Config {
 
 export const Config: Schema<Config> = Schema.object({
   maxRetries: Schema.natural().default(4).description('Retries of one request before the failure ends the turn.'),
-  baseDelayMs: Schema.natural().default(1_000).description('Wait before the first retry; doubled for each further one.'),
+  baseDelayMs: Schema.natural()
+    .default(1_000)
+    .description('Wait before the first retry; doubled for each further one.'),
   maxDelayMs: Schema.natural().default(30_000).description('Cap of the doubled wait.'),
-  jitter: Schema.number().min(0).max(1).default(0.2).description('Fraction of the wait drawn at random and taken off, so many clients do not retry in step.'),
-  maxRetryAfterMs: Schema.natural().default(120_000).description('A provider asking to wait longer than this (Retry-After) is not retried: the turn ends with its error instead of hanging.'),
+  jitter: Schema.number()
+    .min(0)
+    .max(1)
+    .default(0.2)
+    .description('Fraction of the wait drawn at random and taken off, so many clients do not retry in step.'),
+  maxRetryAfterMs: Schema.natural()
+    .default(120_000)
+    .description(
+      'A provider asking to wait longer than this (Retry-After) is not retried: the turn ends with its error instead of hanging.',
+    ),
 })
 
 /** The wait before retry number `retry` (0 = first): the provider's Retry-After, else capped doubling with jitter. */
-export function backoffMs(config: Config, retry: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function backoffMs(
+  config: Config,
+  retry: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return retryAfterMs
   const capped = Math.min(config.maxDelayMs, config.baseDelayMs * 2 ** retry)
   return Math.round(capped * (1 - config.jitter * random()))
 }
 
 /** Whether and when to retry `failure`; undefined leaves the decision to the next listener. */
-export function decide(config: Config, failure: RequestFailure): Extract<RetryDecision, { retry: true }> | { retry: false; reason: string } | undefined {
+export function decide(
+  config: Config,
+  failure: RequestFailure,
+): Extract<RetryDecision, { retry: true }> | { retry: false; reason: string } | undefined {
   const { error, attempt } = failure
   if (!RETRYABLE.includes(error.code)) return undefined
   if (attempt >= config.maxRetries) return { retry: false, reason: `gave up after ${config.maxRetries} retries` }
   const retryAfter = error.extra.retryAfterMs
   if (retryAfter !== undefined && retryAfter > config.maxRetryAfterMs) {
-    return { retry: false, reason: `the provider asked to wait ${retryAfter} ms, more than maxRetryAfterMs (${config.maxRetryAfterMs})` }
+    return {
+      retry: false,
+      reason: `the provider asked to wait ${retryAfter} ms, more than maxRetryAfterMs (${config.maxRetryAfterMs})`,
+    }
   }
   const delayMs = backoffMs(config, attempt, retryAfter)
-  const reason = retryAfter !== undefined ? `${error.code}: the provider asked to wait ${retryAfter} ms` : `${error.code}: retry ${attempt + 1} of ${config.maxRetries}`
+  const reason =
+    retryAfter !== undefined
+      ? `${error.code}: the provider asked to wait ${retryAfter} ms`
+      : `${error.code}: retry ${attempt + 1} of ${config.maxRetries}`
   return { retry: true, delayMs, reason }
 }
 
@@ -87,7 +111,13 @@ export function apply(ctx: Context, config: Config) {
       ctx.logger('llm-retry').debug('%s', `not retrying ${failure.error.code}: ${decision.reason}`)
       return next()
     }
-    failure.agent.session.append('llm/retry', { attempt: failure.attempt + 1, maxRetries: config.maxRetries, code: failure.error.code, delayMs: decision.delayMs, reason: decision.reason })
+    failure.agent.session.append('llm/retry', {
+      attempt: failure.attempt + 1,
+      maxRetries: config.maxRetries,
+      code: failure.error.code,
+      delayMs: decision.delayMs,
+      reason: decision.reason,
+    })
     return decision
   })
 }

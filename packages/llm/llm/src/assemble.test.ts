@@ -92,5 +92,7 @@ test('a failed finish carries its error, and nothing may follow a finish', () =>
   assembler.push({ type: 'finish', reason: 'error', error: { code: 'SERVER', message: 'overloaded' } })
   expect(assembler.result()).toMatchObject({ finish: 'error', error: { code: 'SERVER', message: 'overloaded' } })
   expect(() => assembler.push({ type: 'text-delta', text: 'late' })).toThrow(LlmError)
-  expect(() => assembler.push({ type: 'text-delta', text: 'late' })).toThrow('stream protocol violated: text-delta after finish')
+  expect(() => assembler.push({ type: 'text-delta', text: 'late' })).toThrow(
+    'stream protocol violated: text-delta after finish',
+  )
 })

@@ -1,4 +1,14 @@
-import { LlmError, emptyUsage, type FinishReason, type LlmErrorData, type ReasoningBlock, type StreamChunk, type TextBlock, type ToolCallBlock, type Usage } from './vocabulary.ts'
+import {
+  LlmError,
+  emptyUsage,
+  type FinishReason,
+  type LlmErrorData,
+  type ReasoningBlock,
+  type StreamChunk,
+  type TextBlock,
+  type ToolCallBlock,
+  type Usage,
+} from './vocabulary.ts'
 
 export interface AssembledMessage {
   content: (TextBlock | ReasoningBlock | ToolCallBlock)[]
@@ -12,7 +22,11 @@ export interface AssembledMessage {
  * into blocks, tool-call deltas join by index, arguments are parsed as JSON (kept raw when invalid).
  */
 export class BlockAssembler {
-  private blocks: (TextBlock | ReasoningBlock | { type: 'tool-call-pending'; index: number; callId: string; name: string; args: string })[] = []
+  private blocks: (
+    | TextBlock
+    | ReasoningBlock
+    | { type: 'tool-call-pending'; index: number; callId: string; name: string; args: string }
+  )[] = []
   private usage: Usage = emptyUsage()
   private finished: { reason: FinishReason; error?: LlmErrorData } | undefined
 
@@ -39,7 +53,10 @@ export class BlockAssembler {
         break
       }
       case 'tool-call-delta': {
-        let call = this.blocks.find((b): b is Extract<typeof b, { type: 'tool-call-pending' }> => b.type === 'tool-call-pending' && b.index === chunk.index)
+        let call = this.blocks.find(
+          (b): b is Extract<typeof b, { type: 'tool-call-pending' }> =>
+            b.type === 'tool-call-pending' && b.index === chunk.index,
+        )
         if (!call) {
           call = { type: 'tool-call-pending', index: chunk.index, callId: '', name: '', args: '' }
           this.blocks.push(call)
@@ -50,7 +67,10 @@ export class BlockAssembler {
         break
       }
       case 'usage':
-        this.usage = { ...this.usage, ...Object.fromEntries(Object.entries(chunk.usage).filter(([, v]) => v !== undefined)) }
+        this.usage = {
+          ...this.usage,
+          ...Object.fromEntries(Object.entries(chunk.usage).filter(([, v]) => v !== undefined)),
+        }
         break
       case 'finish':
         this.finished = chunk.error ? { reason: chunk.reason, error: chunk.error } : { reason: chunk.reason }
@@ -72,7 +92,12 @@ export class BlockAssembler {
   result(): AssembledMessage {
     const content = this.blocks.map((block, position) => {
       if (block.type !== 'tool-call-pending') return block
-      const call: ToolCallBlock = { type: 'tool-call', callId: block.callId || `call_${position}`, name: block.name, arguments: parseArguments(block.args) }
+      const call: ToolCallBlock = {
+        type: 'tool-call',
+        callId: block.callId || `call_${position}`,
+        name: block.name,
+        arguments: parseArguments(block.args),
+      }
       return call
     })
     const out: AssembledMessage = { content, finish: this.finished?.reason ?? 'aborted', usage: this.usage }

@@ -21,7 +21,12 @@ export interface RequestEncoder {
 }
 
 export const violation = (problem: string, options?: ErrorOptions) =>
-  new LlmError('INVARIANT_VIOLATION', `request refused: ${problem} (model-visible input must come from the session log)`, {}, options)
+  new LlmError(
+    'INVARIANT_VIOLATION',
+    `request refused: ${problem} (model-visible input must come from the session log)`,
+    {},
+    options,
+  )
 
 /**
  * Values known to be plain data, deeply frozen, with no accessors: what `seal` checked. A sealed value cannot
@@ -37,7 +42,8 @@ const sealedValues = new WeakSet<object>()
 export function seal<T>(value: T): T {
   if (!value || typeof value !== 'object' || sealedValues.has(value)) return value
   const proto = Object.getPrototypeOf(value)
-  if (!(Array.isArray(value) ? proto === Array.prototype : proto === Object.prototype || proto === null)) throw new TypeError('only plain objects and arrays can be sealed')
+  if (!(Array.isArray(value) ? proto === Array.prototype : proto === Object.prototype || proto === null))
+    throw new TypeError('only plain objects and arrays can be sealed')
   if (Object.getOwnPropertySymbols(value).length) throw new TypeError('a sealed value has no symbol keys')
   for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(value))) {
     if (!('value' in descriptor)) throw new TypeError('a sealed value has no getters or setters')
@@ -66,7 +72,10 @@ export function frozenCopy(request: LlmRequest): LlmRequest {
     const list = Array.isArray(messages) ? messages.map(copySealed) : copySealed(messages)
     copy = { ...structuredClone(rest), messages: list }
   } catch (error) {
-    throw violation(`the request holds a value that is not plain data (${error instanceof Error ? error.message : error})`, { cause: error })
+    throw violation(
+      `the request holds a value that is not plain data (${error instanceof Error ? error.message : error})`,
+      { cause: error },
+    )
   }
   deepFreeze(copy)
   return Object.freeze({ ...copy, signal })
@@ -93,12 +102,14 @@ export function sameAsMade(asMade: LlmRequest, final: LlmRequest): string | unde
  * text substitute, or by the image inline whose bytes hash to the reference.
  */
 export function findEncodingDrift(checked: readonly Message[], encoded: readonly Message[]): string | undefined {
-  if (checked.length !== encoded.length) return `an encoder changed the number of messages (${checked.length} → ${encoded.length})`
+  if (checked.length !== encoded.length)
+    return `an encoder changed the number of messages (${checked.length} → ${encoded.length})`
   for (let i = 0; i < checked.length; i++) {
     const a = checked[i]!
     const b = encoded[i]!
     if (a === b) continue
-    if (a.role !== b.role || a.content.length !== b.content.length || Object.keys(b).length !== 2) return `an encoder changed message ${i} beyond its images`
+    if (a.role !== b.role || a.content.length !== b.content.length || Object.keys(b).length !== 2)
+      return `an encoder changed message ${i} beyond its images`
     for (let j = 0; j < a.content.length; j++) {
       const before = a.content[j]!
       const after = b.content[j]!
@@ -106,14 +117,18 @@ export function findEncodingDrift(checked: readonly Message[], encoded: readonly
       if (before.type === 'tool-result' && after.type === 'tool-result') {
         const { content: c1, ...r1 } = before
         const { content: c2, ...r2 } = after
-        if (!isDeepStrictEqual(r1, r2) || c1.length !== c2.length) return `an encoder changed tool result ${before.callId} beyond its images`
+        if (!isDeepStrictEqual(r1, r2) || c1.length !== c2.length)
+          return `an encoder changed tool result ${before.callId} beyond its images`
         for (let k = 0; k < c1.length; k++) {
           const problem = imageChange(c1[k]!, c2[k]!)
           if (problem) return `message ${i}, tool result ${before.callId}, block ${k}: ${problem}`
         }
         continue
       }
-      const problem = before.type === 'image' ? imageChange(before, after as TextBlock | ImageBlock) : 'only image references may be encoded'
+      const problem =
+        before.type === 'image'
+          ? imageChange(before, after as TextBlock | ImageBlock)
+          : 'only image references may be encoded'
       if (problem) return `message ${i}, block ${j}: ${problem}`
     }
   }
@@ -124,7 +139,8 @@ function imageChange(before: TextBlock | ImageBlock, after: TextBlock | ImageBlo
   if (before === after || isDeepStrictEqual(before, after)) return undefined
   if (before.type !== 'image' || !before.sha256) return 'only image references may be encoded'
   if (after.type === 'text') return undefined
-  if (after.type !== 'image' || typeof after.data !== 'string') return 'an image reference became something other than its bytes or a text'
+  if (after.type !== 'image' || typeof after.data !== 'string')
+    return 'an image reference became something other than its bytes or a text'
   const digest = createHash('sha256').update(Buffer.from(after.data, 'base64')).digest('hex')
   return digest === before.sha256 ? undefined : `the inline image does not hash to its reference ${before.sha256}`
 }

@@ -1,7 +1,14 @@
 import { isDeepStrictEqual } from 'node:util'
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import { findEncodingDrift, frozenCopy, sameAsMade, violation, type RequestEncoder, type RequestGuard } from './boundary.ts'
+import {
+  findEncodingDrift,
+  frozenCopy,
+  sameAsMade,
+  violation,
+  type RequestEncoder,
+  type RequestGuard,
+} from './boundary.ts'
 import { LlmError, type LlmRequest, type ModelInfo, type Route, type StreamChunk } from './vocabulary.ts'
 
 export interface Config {
@@ -48,7 +55,9 @@ export class Llm extends Service {
   static Config: Schema<Config> = Schema.object({
     unchecked: Schema.boolean()
       .default(false)
-      .description('Send requests with no request check mounted (no @dsh/invariants). Off, such a composition refuses to boot and every request is refused; only for experiments.'),
+      .description(
+        'Send requests with no request check mounted (no @dsh/invariants). Off, such a composition refuses to boot and every request is refused; only for experiments.',
+      ),
   })
 
   private adapters = new Map<string, LlmAdapter>()
@@ -90,7 +99,8 @@ export class Llm extends Service {
   /** Registers an adapter for as long as the calling plugin lives. */
   register(ctx: Context, adapter: LlmAdapter): void {
     ctx.effect(() => {
-      if (this.adapters.has(adapter.provider)) throw new Error(`an adapter for provider "${adapter.provider}" is already registered`)
+      if (this.adapters.has(adapter.provider))
+        throw new Error(`an adapter for provider "${adapter.provider}" is already registered`)
       this.adapters.set(adapter.provider, adapter)
       return () => this.adapters.delete(adapter.provider)
     }, `llm adapter ${adapter.provider}`)
@@ -102,7 +112,11 @@ export class Llm extends Service {
 
   adapter(provider: string): LlmAdapter {
     const adapter = this.adapters.get(provider)
-    if (!adapter) throw new LlmError('UNKNOWN_PROVIDER', `no model provider "${provider}" is mounted (mounted: ${this.providers().join(', ') || 'none'})`)
+    if (!adapter)
+      throw new LlmError(
+        'UNKNOWN_PROVIDER',
+        `no model provider "${provider}" is mounted (mounted: ${this.providers().join(', ') || 'none'})`,
+      )
     return adapter
   }
 

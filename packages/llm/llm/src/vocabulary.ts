@@ -46,7 +46,9 @@ export interface ToolResultBlock {
 export type ContentBlock = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlock | ToolResultBlock
 
 export type Message =
-  { role: 'user'; content: (TextBlock | ImageBlock)[] } | { role: 'assistant'; content: (TextBlock | ReasoningBlock | ToolCallBlock)[] } | { role: 'tool'; content: ToolResultBlock[] }
+  | { role: 'user'; content: (TextBlock | ImageBlock)[] }
+  | { role: 'assistant'; content: (TextBlock | ReasoningBlock | ToolCallBlock)[] }
+  | { role: 'tool'; content: ToolResultBlock[] }
 
 /** A tool as the model is told about it: JSON Schema parameters. */
 export interface ToolSchema {
@@ -139,7 +141,8 @@ export const emptyUsage = (): Usage => ({ input: 0, output: 0, cacheRead: 0, cac
 
 /** The sum; `reasoning` only when either side reported it (a sum of unreported counts stays unreported). */
 export function addUsage(a: Usage, b: Partial<Usage>): Usage {
-  const reasoning = a.reasoning === undefined && b.reasoning === undefined ? undefined : (a.reasoning ?? 0) + (b.reasoning ?? 0)
+  const reasoning =
+    a.reasoning === undefined && b.reasoning === undefined ? undefined : (a.reasoning ?? 0) + (b.reasoning ?? 0)
   return {
     input: a.input + (b.input ?? 0),
     output: a.output + (b.output ?? 0),

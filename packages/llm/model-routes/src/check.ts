@@ -28,13 +28,19 @@ export function newImages(session: Session): number {
 export function refusal(llm: Llm, route: Route, session: Session): LlmError | undefined {
   const name = `${route.provider}/${route.model}`
   if (!llm.providers().includes(route.provider)) {
-    return new LlmError('UNKNOWN_PROVIDER', `the route ${name} names provider "${route.provider}", which no mounted adapter serves (mounted: ${llm.providers().join(', ') || 'none'})`)
+    return new LlmError(
+      'UNKNOWN_PROVIDER',
+      `the route ${name} names provider "${route.provider}", which no mounted adapter serves (mounted: ${llm.providers().join(', ') || 'none'})`,
+    )
   }
   const info = llm.describe(route)
   const effort = route.effort
   if (effort && !info.efforts?.includes(effort) && !(effort === 'off' && !info.reasoning)) {
     const supported = info.efforts?.length ? info.efforts.join(', ') : 'none'
-    return new LlmError('UNSUPPORTED', `model ${name} does not support reasoning effort "${effort}" (supported: ${supported})`)
+    return new LlmError(
+      'UNSUPPORTED',
+      `model ${name} does not support reasoning effort "${effort}" (supported: ${supported})`,
+    )
   }
   const images = info.images ? 0 : newImages(session)
   if (images) {

@@ -25,7 +25,10 @@ const routes = () => h!.events('model/route').map((event) => event.data.route)
 
 describe('the first route of a new session', () => {
   test('comes from settings.yaml and is the first event of the log', async () => {
-    h = await bootComposition({ patch: SCRIPTED, homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-2\n' } })
+    h = await bootComposition({
+      patch: SCRIPTED,
+      homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-2\n' },
+    })
     h.root.scriptedLlm.enqueue({ text: 'hi' })
     await h.run('hello')
     expect(h.types()[0]).toBe('model/route')
@@ -34,14 +37,21 @@ describe('the first route of a new session', () => {
   })
 
   test('defaults to the row config when settings.yaml says nothing', async () => {
-    h = await bootComposition({ patch: `${SCRIPTED}- id: model-routes\n  config: { provider: scripted, model: scripted-2 }\n` })
+    h = await bootComposition({
+      patch: `${SCRIPTED}- id: model-routes\n  config: { provider: scripted, model: scripted-2 }\n`,
+    })
     await h.agent()
     expect(routes()).toEqual([{ provider: 'scripted', model: 'scripted-2' }])
-    expect(h.root.settings.list().find((entry) => entry.key === 'model.name')).toMatchObject({ value: 'scripted-2', source: 'default' })
+    expect(h.root.settings.list().find((entry) => entry.key === 'model.name')).toMatchObject({
+      value: 'scripted-2',
+      source: 'default',
+    })
   })
 
   test('is left to the agents row when no setting names a route', async () => {
-    h = await bootComposition({ patch: `${SCRIPTED}- id: agents\n  config: { route: { provider: scripted, model: scripted-1 } }\n` })
+    h = await bootComposition({
+      patch: `${SCRIPTED}- id: agents\n  config: { route: { provider: scripted, model: scripted-1 } }\n`,
+    })
     h.root.scriptedLlm.enqueue({ text: 'hi' })
     expect(h.types()).toEqual([])
     await h.run('hello')
@@ -49,14 +59,20 @@ describe('the first route of a new session', () => {
   })
 
   test('is not guessed from half a route: a provider without a model name leaves the default', async () => {
-    h = await bootComposition({ patch: `${SCRIPTED}- id: agents\n  config: { route: { provider: scripted, model: scripted-1 } }\n`, homeFiles: { 'settings.yaml': 'model.provider: scripted\n' } })
+    h = await bootComposition({
+      patch: `${SCRIPTED}- id: agents\n  config: { route: { provider: scripted, model: scripted-1 } }\n`,
+      homeFiles: { 'settings.yaml': 'model.provider: scripted\n' },
+    })
     await h.agent()
     expect(routes()).toEqual([])
     expect(h.root.agents.defaultRoute()).toEqual({ provider: 'scripted', model: 'scripted-1' })
   })
 
   test('is followed by the route the caller asked for, which wins', async () => {
-    h = await bootComposition({ patch: SCRIPTED, homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-2\n' } })
+    h = await bootComposition({
+      patch: SCRIPTED,
+      homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-2\n' },
+    })
     const agent = await h.root.agents.create({ cwd: h.workspace, route: { provider: 'scripted', model: 'scripted-1' } })
     expect(h.root.agents.defaultRoute()).toEqual({ provider: 'scripted', model: 'scripted-2' })
     expect(agent.session.events.map((event) => event.type)).toEqual(['model/route'])
@@ -65,7 +81,10 @@ describe('the first route of a new session', () => {
   })
 
   test('a switch mid-session is a logged event the next request uses', async () => {
-    h = await bootComposition({ patch: SCRIPTED, homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-1\n' } })
+    h = await bootComposition({
+      patch: SCRIPTED,
+      homeFiles: { 'settings.yaml': 'model.provider: scripted\nmodel.name: scripted-1\n' },
+    })
     h.root.scriptedLlm.enqueue({ text: 'one' }, { text: 'two' })
     await h.run('first')
     ;(await h.agent()).setRoute({ provider: 'scripted', model: 'scripted-2' })
@@ -107,7 +126,10 @@ ${extra}`,
     await bootOn('{ provider: openai, model: plain-model, effort: high }')
     const result = await h!.run('think hard')
     expect(result.reason).toBe('error')
-    expect(result.error).toEqual({ code: 'UNSUPPORTED', message: 'model openai/plain-model does not support reasoning effort "high" (supported: none)' })
+    expect(result.error).toEqual({
+      code: 'UNSUPPORTED',
+      message: 'model openai/plain-model does not support reasoning effort "high" (supported: none)',
+    })
     expect(h!.events('turn/end')[0]!.data.error?.code).toBe('UNSUPPORTED')
     expect(llm.requests).toHaveLength(0)
   })
@@ -121,7 +143,9 @@ ${extra}`,
     ])
     const result = await agent.whenIdle()
     expect(result?.error?.code).toBe('UNSUPPORTED')
-    expect(result?.error?.message).toMatch(/^model deepseek\/deepseek-v4-flash does not read images: an image without a description cannot be sent to it/)
+    expect(result?.error?.message).toMatch(
+      /^model deepseek\/deepseek-v4-flash does not read images: an image without a description cannot be sent to it/,
+    )
     expect(llm.requests).toHaveLength(0)
   })
 
@@ -147,7 +171,9 @@ ${extra}`,
     })
     const result = await h!.run('go')
     expect(result.error?.code).toBe('UNKNOWN_PROVIDER')
-    expect(result.error?.message).toMatch(/^the route nobody\/nothing names provider "nobody", which no mounted adapter serves \(mounted: .*deepseek/)
+    expect(result.error?.message).toMatch(
+      /^the route nobody\/nothing names provider "nobody", which no mounted adapter serves \(mounted: .*deepseek/,
+    )
     expect(llm.requests).toHaveLength(0)
   })
 })

@@ -12,13 +12,17 @@ import { referencedVariables } from './config.ts'
  * changes the command of an approved name asks again.
  */
 export function serverRule(server: McpServerConfig): string {
-  const what = server.transport === 'stdio' ? [server.command, server.args, server.env] : [server.transport, server.url, Object.keys(server.headers).sort(), server.bearerTokenEnvVar ?? '']
+  const what =
+    server.transport === 'stdio'
+      ? [server.command, server.args, server.env]
+      : [server.transport, server.url, Object.keys(server.headers).sort(), server.bearerTokenEnvVar ?? '']
   const digest = createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16)
   return `mcpserver(${server.name}@${digest})`
 }
 
 /** A name is flagged when it, or a variable its value refers to, looks like a secret (the subprocess seam's policy). */
-const flagged = (name: string, value: string) => (isSecretName(name) || referencedVariables(value).some(isSecretName) ? `${name} [secret-looking]` : name)
+const flagged = (name: string, value: string) =>
+  isSecretName(name) || referencedVariables(value).some(isSecretName) ? `${name} [secret-looking]` : name
 
 /**
  * What the approval shows (issue 27: a person approves what will be set, not only what runs): the command and
@@ -31,7 +35,8 @@ export function describeServer(server: McpServerConfig): string {
     return `${[server.command, ...server.args].map((word) => JSON.stringify(word)).join(' ')}; env: ${env.join(', ') || 'none'}`
   }
   const headers = Object.entries(server.headers).map(([name, value]) => flagged(name, value))
-  if (server.bearerTokenEnvVar) headers.push(`Authorization [secret-looking: bearer_token_env_var ${server.bearerTokenEnvVar}]`)
+  if (server.bearerTokenEnvVar)
+    headers.push(`Authorization [secret-looking: bearer_token_env_var ${server.bearerTokenEnvVar}]`)
   return `${server.transport} ${server.url}; headers: ${headers.join(', ') || 'none'}`
 }
 
@@ -40,10 +45,16 @@ export function describeServer(server: McpServerConfig): string {
  * request carries the exact rule, so "always in this workspace" keeps it in grants.yaml and later sessions
  * start the server with nobody asked. Returns why it may not start, or undefined when it may.
  */
-export async function approveWorkspaceServer(ctx: Context, agent: Agent, server: McpServerConfig, signal: AbortSignal): Promise<string | undefined> {
+export async function approveWorkspaceServer(
+  ctx: Context,
+  agent: Agent,
+  server: McpServerConfig,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   const approval = ctx.get('approval')
   const rule = serverRule(server)
-  if (!approval || !(approval.canAsk || approval.canGrant({ rule }))) return `not started: the workspace server is not approved and nobody can approve it (${server.source})`
+  if (!approval || !(approval.canAsk || approval.canGrant({ rule })))
+    return `not started: the workspace server is not approved and nobody can approve it (${server.source})`
   const decision = await approval.request(
     agent.session,
     {
@@ -55,5 +66,7 @@ export async function approveWorkspaceServer(ctx: Context, agent: Agent, server:
     },
     signal,
   )
-  return decision.answer === 'reject' ? `not started: the workspace server was not approved (${decision.by})` : undefined
+  return decision.answer === 'reject'
+    ? `not started: the workspace server was not approved (${decision.by})`
+    : undefined
 }

@@ -12,7 +12,8 @@ export function mcpCommand(mcp: Mcp): CommandDefinition {
     description: "List this session's MCP servers: where each comes from, its state and its tools.",
     async run(_args, { agent }) {
       const servers = await mcp.servers(agent.session)
-      if (!servers.length) return 'No MCP servers: add them to $DSH_HOME/mcp.yaml or the workspace .mcp.json (see dsh mcp list).'
+      if (!servers.length)
+        return 'No MCP servers: add them to $DSH_HOME/mcp.yaml or the workspace .mcp.json (see dsh mcp list).'
       const lines = servers.map((server) => {
         const status = agent.session.all('mcp/status').findLast((event) => event.data.server === server.name)?.data
         const catalog = agent.session.all('mcp/catalog').findLast((event) => event.data.server === server.name)?.data

@@ -8,7 +8,8 @@ export interface SourceRules {
   userKeys: boolean
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
 
 const STDIO_KEYS = ['type', 'command', 'args', 'env']
 const REMOTE_KEYS = ['type', 'url', 'headers', 'bearer_token_env_var']
@@ -16,7 +17,8 @@ const USER_KEYS = ['trust', 'sandbox', 'start']
 
 function stringRecord(value: unknown, what: string): Record<string, string> {
   if (value === undefined) return {}
-  if (!isRecord(value) || Object.values(value).some((item) => typeof item !== 'string')) throw new Error(`${what} must map names to strings`)
+  if (!isRecord(value) || Object.values(value).some((item) => typeof item !== 'string'))
+    throw new Error(`${what} must map names to strings`)
   return { ...(value as Record<string, string>) }
 }
 
@@ -31,27 +33,50 @@ export function parseServer(name: string, raw: unknown, rules: SourceRules): Mcp
     if (!MCP_SERVER_NAME.test(name)) throw new Error('its name must be 1–48 letters, digits, "-" or "_" (no "__")')
     if (!isRecord(raw)) throw new Error('must be an object')
     const type = raw.type ?? (raw.url !== undefined ? 'http' : 'stdio')
-    if (type !== 'stdio' && type !== 'http' && type !== 'sse') throw new Error(`type must be stdio, http or sse, not ${JSON.stringify(type)}`)
+    if (type !== 'stdio' && type !== 'http' && type !== 'sse')
+      throw new Error(`type must be stdio, http or sse, not ${JSON.stringify(type)}`)
     const known = [...(type === 'stdio' ? STDIO_KEYS : REMOTE_KEYS), ...USER_KEYS]
     const unknown = Object.keys(raw).filter((key) => !known.includes(key))
     // A workspace file is read as Claude Code writes it: keys dsh does not know there are left alone.
-    if (unknown.length && rules.origin !== 'workspace') throw new Error(`unknown key ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')})`)
+    if (unknown.length && rules.origin !== 'workspace')
+      throw new Error(`unknown key ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${known.join(', ')})`)
     const trust = rules.userKeys && raw.trust !== undefined ? raw.trust : 'ask'
     if (trust !== 'ask' && trust !== 'allow') throw new Error('trust must be ask or allow')
     const start = rules.userKeys ? raw.start : undefined
     if (start !== undefined && start !== 'eager' && start !== 'lazy') throw new Error('start must be eager or lazy')
-    const common = { name, origin: rules.origin, source: rules.source, trust, ...(start ? { start: start as 'eager' | 'lazy' } : {}) } as const
+    const common = {
+      name,
+      origin: rules.origin,
+      source: rules.source,
+      trust,
+      ...(start ? { start: start as 'eager' | 'lazy' } : {}),
+    } as const
     if (type === 'stdio') {
       if (typeof raw.command !== 'string' || !raw.command) throw new Error('command must be a non-empty string')
-      if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((arg) => typeof arg !== 'string'))) throw new Error('args must be a list of strings')
+      if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((arg) => typeof arg !== 'string')))
+        throw new Error('args must be a list of strings')
       const sandbox = rules.userKeys && raw.sandbox !== undefined ? raw.sandbox : true
       if (typeof sandbox !== 'boolean') throw new Error('sandbox must be true or false')
-      return { ...common, transport: 'stdio', command: raw.command, args: [...((raw.args as string[]) ?? [])], env: stringRecord(raw.env, 'env'), sandbox }
+      return {
+        ...common,
+        transport: 'stdio',
+        command: raw.command,
+        args: [...((raw.args as string[]) ?? [])],
+        env: stringRecord(raw.env, 'env'),
+        sandbox,
+      }
     }
     if (typeof raw.url !== 'string' || !/^https?:\/\//.test(raw.url)) throw new Error('url must be an http(s) URL')
     const bearer = raw.bearer_token_env_var
-    if (bearer !== undefined && (typeof bearer !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(bearer))) throw new Error('bearer_token_env_var must be a variable name')
-    return { ...common, transport: type, url: raw.url, headers: stringRecord(raw.headers, 'headers'), ...(bearer ? { bearerTokenEnvVar: bearer as string } : {}) }
+    if (bearer !== undefined && (typeof bearer !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(bearer)))
+      throw new Error('bearer_token_env_var must be a variable name')
+    return {
+      ...common,
+      transport: type,
+      url: raw.url,
+      headers: stringRecord(raw.headers, 'headers'),
+      ...(bearer ? { bearerTokenEnvVar: bearer as string } : {}),
+    }
   } catch (error) {
     throw new McpError('MCP_CONFIG_INVALID', `${where}: ${(error as Error).message}`)
   }
@@ -60,10 +85,12 @@ export function parseServer(name: string, raw: unknown, rules: SourceRules): Mcp
 /** The servers of a file's `mcpServers` mapping (`servers` is accepted too in dsh's own YAML file). */
 export function parseServers(document: unknown, rules: SourceRules): McpServerConfig[] {
   if (document === undefined || document === null) return []
-  if (!isRecord(document)) throw new McpError('MCP_CONFIG_INVALID', `${rules.source}: expected an object with "mcpServers"`)
+  if (!isRecord(document))
+    throw new McpError('MCP_CONFIG_INVALID', `${rules.source}: expected an object with "mcpServers"`)
   const servers = document.mcpServers ?? (rules.origin === 'workspace' ? undefined : document.servers)
   if (servers === undefined) return []
-  if (!isRecord(servers)) throw new McpError('MCP_CONFIG_INVALID', `${rules.source}: "mcpServers" must map server names to their settings`)
+  if (!isRecord(servers))
+    throw new McpError('MCP_CONFIG_INVALID', `${rules.source}: "mcpServers" must map server names to their settings`)
   return Object.entries(servers).map(([name, raw]) => parseServer(name, raw, rules))
 }
 
@@ -86,7 +113,12 @@ export type UnsetReason = (name: string) => string
  * `${VAR}` and `${VAR:-default}` from `environment` (the Claude Code expansion). An unset variable with
  * no default is an error naming the server and the variable: a server started without its key fails late.
  */
-export function expandVariables(text: string, environment: Readonly<Record<string, string | undefined>>, where: string, unset: UnsetReason = () => 'which is not set'): string {
+export function expandVariables(
+  text: string,
+  environment: Readonly<Record<string, string | undefined>>,
+  where: string,
+  unset: UnsetReason = () => 'which is not set',
+): string {
   return text.replace(VARIABLE_REFERENCE, (_whole, name: string, fallback: string | undefined) => {
     const value = environment[name]
     if (value !== undefined && value !== '') return value
@@ -96,4 +128,5 @@ export function expandVariables(text: string, environment: Readonly<Record<strin
 }
 
 /** The variables `text` refers to (`${VAR}`, `${VAR:-default}`). */
-export const referencedVariables = (text: string): string[] => [...text.matchAll(VARIABLE_REFERENCE)].map((match) => match[1]!)
+export const referencedVariables = (text: string): string[] =>
+  [...text.matchAll(VARIABLE_REFERENCE)].map((match) => match[1]!)

@@ -1,6 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ToolListChangedNotificationSchema, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ToolListChangedNotificationSchema,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { ToolError } from '@dsh/tools'
 import { allPages } from './pages.ts'
@@ -22,12 +29,17 @@ export interface ConnectionOptions {
   onExit(message: string, crashed: boolean): void
 }
 
-type State = { kind: 'idle' } | { kind: 'starting'; ready: Promise<void> } | { kind: 'ready'; client: Client } | { kind: 'dead'; at: number; message: string }
+type State =
+  | { kind: 'idle' }
+  | { kind: 'starting'; ready: Promise<void> }
+  | { kind: 'ready'; client: Client }
+  | { kind: 'dead'; at: number; message: string }
 
 /** An error's message with its causes' (fetch says only "fetch failed"; a cause names the proxy's refusal). */
 const withCause = (error: Error): string => {
   let text = error.message
-  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) if (!text.includes(cause.message)) text += `: ${cause.message}`
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause)
+    if (!text.includes(cause.message)) text += `: ${cause.message}`
   return text
 }
 
@@ -63,7 +75,8 @@ export class ServerConnection {
 
   /** Starts the server unless it runs; after a failure, waits out the backoff first (abortable). */
   async ensure(signal: AbortSignal): Promise<Client> {
-    if (this.closed) throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" is stopped (its agent ended)`)
+    if (this.closed)
+      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" is stopped (its agent ended)`)
     if (this.state.kind === 'ready') return this.state.client
     if (this.state.kind === 'dead') {
       const wait = this.state.at + this.backoff() - Date.now()
@@ -82,7 +95,11 @@ export class ServerConnection {
 
   async call(tool: string, args: unknown, signal: AbortSignal): Promise<McpCallResult> {
     return this.use(`the call of ${tool}`, signal, async (client) => {
-      const result = (await client.callTool({ name: tool, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.options.callTimeoutMs })) as McpCallResult
+      const result = (await client.callTool(
+        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
+        undefined,
+        { signal, timeout: this.options.callTimeoutMs },
+      )) as McpCallResult
       // A server announces a change before the result of the call that made it: the next request sees it.
       await this.refreshing
       return result
@@ -98,7 +115,10 @@ export class ServerConnection {
   listResources(signal: AbortSignal): Promise<Resource[]> {
     return this.use('listing its resources', signal, (client) =>
       this.pages('resources', async (cursor) => {
-        const page = await client.listResources(cursor ? { cursor } : {}, { signal, timeout: this.options.callTimeoutMs })
+        const page = await client.listResources(cursor ? { cursor } : {}, {
+          signal,
+          timeout: this.options.callTimeoutMs,
+        })
         return { items: page.resources, nextCursor: page.nextCursor }
       }),
     )
@@ -124,7 +144,9 @@ export class ServerConnection {
   }
 
   prompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
-    return this.use(`getting the prompt ${name}`, signal, (client) => client.getPrompt({ name, arguments: args }, { signal, timeout: this.options.callTimeoutMs }))
+    return this.use(`getting the prompt ${name}`, signal, (client) =>
+      client.getPrompt({ name, arguments: args }, { signal, timeout: this.options.callTimeoutMs }),
+    )
   }
 
   /** The tools the running server lists now (all pages). */
@@ -133,7 +155,9 @@ export class ServerConnection {
   }
 
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
-    return this.use(`reading ${uri}`, signal, (client) => client.readResource({ uri }, { signal, timeout: this.options.callTimeoutMs }))
+    return this.use(`reading ${uri}`, signal, (client) =>
+      client.readResource({ uri }, { signal, timeout: this.options.callTimeoutMs }),
+    )
   }
 
   /** Runs one request on the running server (starting it first); a failure is a typed tool error naming the server. */
@@ -149,8 +173,12 @@ export class ServerConnection {
       return await request(client)
     } catch (error) {
       if (signal.aborted) throw error
-      if (this.state.kind !== 'ready' || this.state.client !== client) throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the outcome of ${what} is unknown`)
-      throw new ToolError('MCP_SERVER_FAILED', `MCP server "${this.server.name}" failed ${what}: ${(error as Error).message}`)
+      if (this.state.kind !== 'ready' || this.state.client !== client)
+        throw new ToolError('MCP_SERVER_FAILED', `${this.deadMessage()}; the outcome of ${what} is unknown`)
+      throw new ToolError(
+        'MCP_SERVER_FAILED',
+        `MCP server "${this.server.name}" failed ${what}: ${(error as Error).message}`,
+      )
     }
   }
 
@@ -171,7 +199,10 @@ export class ServerConnection {
   }
 
   private backoff(): number {
-    return Math.min(this.options.restartBackoffMs * 2 ** Math.max(0, this.failures - 1), this.options.restartBackoffMaxMs)
+    return Math.min(
+      this.options.restartBackoffMs * 2 ** Math.max(0, this.failures - 1),
+      this.options.restartBackoffMaxMs,
+    )
   }
 
   private deadMessage(): string {
@@ -212,9 +243,12 @@ export class ServerConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       const refresh = async () => {
         const now = this.current()
-        if (now.kind === 'ready' && now.client === client) this.options.onTools(await this.listTools(client), 'list_changed')
+        if (now.kind === 'ready' && now.client === client)
+          this.options.onTools(await this.listTools(client), 'list_changed')
       }
-      this.refreshing = refresh().catch((error: Error) => this.options.onExit(`MCP server "${name}" changed its tools but could not list them: ${error.message}`, false))
+      this.refreshing = refresh().catch((error: Error) =>
+        this.options.onExit(`MCP server "${name}" changed its tools but could not list them: ${error.message}`, false),
+      )
     })
     let tools: Tool[]
     try {
@@ -245,7 +279,10 @@ export class ServerConnection {
     })
   }
 
-  private pages<T>(what: string, fetch: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+  private pages<T>(
+    what: string,
+    fetch: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
+  ): Promise<T[]> {
     return allPages(this.server.name, what, this.options.maxListPages, fetch)
   }
 }

@@ -12,14 +12,21 @@ const lastTools = (h: Harness) =>
     .data.tools.map((tool: { name: string }) => tool.name)
 
 test('a scripted model calls an MCP tool of a user server: the tool is listed with its schema, the call is validated and its result logged', async () => {
-  const h = await boot([toolCall('ok', 'mcp__t__echo', { text: 'hi' }), toolCall('bad', 'mcp__t__echo', { text: 42 }), { text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow') } })
+  const h = await boot(
+    [toolCall('ok', 'mcp__t__echo', { text: 'hi' }), toolCall('bad', 'mcp__t__echo', { text: 42 }), { text: 'done' }],
+    { homeFiles: { 'mcp.yaml': userFile('trust: allow') } },
+  )
   await h.run('use the server')
   expect(h.toolText('ok')).toBe('echo: hi')
   expect(h.toolResult('bad').error?.code).toBe('INVALID_ARGS')
   const header = h.events('request/header')[0]!.data
   const echo = header.tools.find((tool: { name: string }) => tool.name === 'mcp__t__echo')!
   expect(echo.description).toBe('Echoes the text back. (MCP server "t")')
-  expect(echo.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] })
+  expect(echo.parameters).toMatchObject({
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+  })
   expect(h.events('mcp/catalog')[0]!.data).toMatchObject({ server: 't', origin: 'user', reason: 'connected' })
   expect(h.events('mcp/catalog')[0]!.data.tools.map((tool) => tool.name)).toContain('mcp__t__echo')
   expect(h.events('mcp/status').map((event) => event.data.state)).toEqual(['started'])
@@ -30,7 +37,12 @@ test('trust: ask makes every call an approval offering mcp(server/tool); a rejec
   const dir = tempDir()
   const target = join(dir, 'written.txt')
   const h = await boot(
-    [toolCall('no', 'mcp__t__write_file', { path: target, text: 'x' }), toolCall('yes', 'mcp__t__echo', { text: 'a' }), toolCall('again', 'mcp__t__echo', { text: 'b' }), { text: 'done' }],
+    [
+      toolCall('no', 'mcp__t__write_file', { path: target, text: 'x' }),
+      toolCall('yes', 'mcp__t__echo', { text: 'a' }),
+      toolCall('again', 'mcp__t__echo', { text: 'b' }),
+      { text: 'done' },
+    ],
     { homeFiles: { 'mcp.yaml': userFile() } },
   )
   const asked = answering(h, (request) => (request.summary.startsWith('t/write_file') ? 'reject' : 'allow_always'))
@@ -60,11 +72,15 @@ test('attack: a secret in the parent environment is absent from a stdio server; 
     delete process.env.DSH_TEST_NAMED_API_KEY
   })
   const h = await boot([toolCall('env', 'mcp__t__env', {}), { text: 'done' }], {
-    homeFiles: { 'mcp.yaml': userFile('trust: allow, env: { SERVICE_TOKEN: "${DSH_TEST_NAMED_API_KEY}", PLAIN: value }') },
+    homeFiles: {
+      'mcp.yaml': userFile('trust: allow, env: { SERVICE_TOKEN: "${DSH_TEST_NAMED_API_KEY}", PLAIN: value }'),
+    },
   })
   await h.run('go')
   const text = h.toolText('env')
-  const environment = Object.fromEntries(text.split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+  const environment = Object.fromEntries(
+    text.split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  )
   expect(environment.DSH_TEST_PARENT_API_TOKEN).toBeUndefined()
   expect(text).not.toContain('parent-secret-value-123')
   expect(environment.PLAIN).toBe('value')
@@ -81,28 +97,42 @@ test('attack: a secret in the parent environment is absent from a stdio server; 
 })
 
 test('MCP results map to what the model sees: text, the image as an attachment, a resource link, embedded text and binary resources', async () => {
-  const h = await boot([toolCall('media', 'mcp__t__media', {}), { text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow') } })
+  const h = await boot([toolCall('media', 'mcp__t__media', {}), { text: 'done' }], {
+    homeFiles: { 'mcp.yaml': userFile('trust: allow') },
+  })
   await h.run('go')
   const content = h.toolResult('media').content
   expect(content[0]).toEqual({ type: 'text', text: 'here' })
   expect(content[1]).toMatchObject({ type: 'image', mediaType: 'image/png' })
   expect((content[1] as { sha256?: string }).sha256).toMatch(/^[0-9a-f]{64}$/)
-  expect(content[2]).toEqual({ type: 'text', text: '[resource link] file:///docs/readme.md (readme, text/markdown): the readme' })
+  expect(content[2]).toEqual({
+    type: 'text',
+    text: '[resource link] file:///docs/readme.md (readme, text/markdown): the readme',
+  })
   expect(content[3]).toEqual({ type: 'text', text: '[resource mem://note (text/plain)]\nembedded note' })
-  expect(content[4]).toEqual({ type: 'text', text: '[resource mem://blob (application/octet-stream, 10 bytes, not shown)]' })
+  expect(content[4]).toEqual({
+    type: 'text',
+    text: '[resource mem://blob (application/octet-stream, 10 bytes, not shown)]',
+  })
 })
 
 test('an error result is a typed MCP_TOOL_ERROR; a large result is spilled like any output', async () => {
-  const h = await boot([toolCall('fail', 'mcp__t__fail', {}), toolCall('big', 'mcp__t__big', { n: 2000 }), { text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow') } })
+  const h = await boot(
+    [toolCall('fail', 'mcp__t__fail', {}), toolCall('big', 'mcp__t__big', { n: 2000 }), { text: 'done' }],
+    { homeFiles: { 'mcp.yaml': userFile('trust: allow') } },
+  )
   await h.run('go')
   expect(h.toolResult('fail').error).toEqual({ code: 'MCP_TOOL_ERROR', message: 'the thing is broken' })
   expect(h.toolText('big')).toContain(join(h.home, 'spill'))
 })
 
 test('a crashed server is a typed tool error naming it, and the next call restarts it', async () => {
-  const h = await boot([toolCall('crash', 'mcp__t__crash', {}), toolCall('after', 'mcp__t__echo', { text: 'back' }), { text: 'done' }], {
-    homeFiles: { 'mcp.yaml': userFile('trust: allow') },
-  })
+  const h = await boot(
+    [toolCall('crash', 'mcp__t__crash', {}), toolCall('after', 'mcp__t__echo', { text: 'back' }), { text: 'done' }],
+    {
+      homeFiles: { 'mcp.yaml': userFile('trust: allow') },
+    },
+  )
   await h.run('go')
   const crash = h.toolResult('crash').error!
   expect(crash.code).toBe('MCP_SERVER_FAILED')
@@ -114,7 +144,10 @@ test('a crashed server is a typed tool error naming it, and the next call restar
 })
 
 test('a server that does not answer initialize in time is a clear error naming it, never a hang; the turn goes on without its tools', async () => {
-  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow', ['--hang']) }, mcpConfig: '{ initializeTimeoutMs: 500 }' })
+  const h = await boot([{ text: 'done' }], {
+    homeFiles: { 'mcp.yaml': userFile('trust: allow', ['--hang']) },
+    mcpConfig: '{ initializeTimeoutMs: 500 }',
+  })
   const started = Date.now()
   const result = await h.run('go')
   expect(result.reason).toBe('completed')
@@ -125,21 +158,33 @@ test('a server that does not answer initialize in time is a clear error naming i
 })
 
 test('tools/list_changed updates the catalog: logged as mcp/catalog, and the next request carries the new tool', async () => {
-  const h = await boot([toolCall('add', 'mcp__t__add_tool', {}), toolCall('late', 'mcp__t__late', {}), { text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow') } })
+  const h = await boot(
+    [toolCall('add', 'mcp__t__add_tool', {}), toolCall('late', 'mcp__t__late', {}), { text: 'done' }],
+    { homeFiles: { 'mcp.yaml': userFile('trust: allow') } },
+  )
   await h.run('go')
   expect(h.toolText('late')).toBe('late tool ran')
   const catalogs = h.events('mcp/catalog')
   expect(catalogs.map((event) => event.data.reason)).toEqual(['connected', 'list_changed'])
   expect(catalogs[1]!.data.tools.map((tool) => tool.name)).toContain('mcp__t__late')
-  expect(h.events('request/header')[0]!.data.tools.map((tool: { name: string }) => tool.name)).not.toContain('mcp__t__late')
+  expect(h.events('request/header')[0]!.data.tools.map((tool: { name: string }) => tool.name)).not.toContain(
+    'mcp__t__late',
+  )
   expect(lastTools(h)).toContain('mcp__t__late')
 })
 
 test('a slow call past callTimeoutMs is a typed error naming the tool, and the server keeps serving', async () => {
-  const h = await boot([toolCall('slow', 'mcp__t__slow', { ms: 120_000 }), toolCall('after', 'mcp__t__echo', { text: 'still here' }), { text: 'done' }], {
-    homeFiles: { 'mcp.yaml': userFile('trust: allow') },
-    mcpConfig: '{ initializeTimeoutMs: 30000, callTimeoutMs: 1500 }',
-  })
+  const h = await boot(
+    [
+      toolCall('slow', 'mcp__t__slow', { ms: 120_000 }),
+      toolCall('after', 'mcp__t__echo', { text: 'still here' }),
+      { text: 'done' },
+    ],
+    {
+      homeFiles: { 'mcp.yaml': userFile('trust: allow') },
+      mcpConfig: '{ initializeTimeoutMs: 30000, callTimeoutMs: 1500 }',
+    },
+  )
   const started = Date.now()
   await h.run('go')
   expect(Date.now() - started).toBeLessThan(40_000) // the call would take 120 s
@@ -151,9 +196,13 @@ test('a slow call past callTimeoutMs is a typed error naming the tool, and the s
 })
 
 test('/mcp lists the session servers with origin, state and tool count, and never a config value', async () => {
-  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow, env: { SHOWN_NOWHERE: value-that-must-not-be-listed }') } })
+  const h = await boot([{ text: 'done' }], {
+    homeFiles: { 'mcp.yaml': userFile('trust: allow, env: { SHOWN_NOWHERE: value-that-must-not-be-listed }') },
+  })
   const agent = await h.agent()
-  expect(await h.root.commands.run(agent, '/mcp')).toMatchObject({ output: expect.stringMatching(/^t — user, stdio, trust allow: not started yet$/) })
+  expect(await h.root.commands.run(agent, '/mcp')).toMatchObject({
+    output: expect.stringMatching(/^t — user, stdio, trust allow: not started yet$/),
+  })
   await h.run('start the servers')
   const listed = String(((await h.root.commands.run(agent, '/mcp')) as { output?: string }).output)
   expect(listed).toMatch(/^t — user, stdio, trust allow: started, \d+ tools$/)
@@ -162,9 +211,16 @@ test('/mcp lists the session servers with origin, state and tool count, and neve
 })
 
 test('a server that pages its tool list without end is a failed start naming it, never a hang or an endless catalog', async () => {
-  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow', ['--endless-pages']) }, mcpConfig: '{ maxListPages: 20, restartBackoffMs: 50 }' })
+  const h = await boot([{ text: 'done' }], {
+    homeFiles: { 'mcp.yaml': userFile('trust: allow', ['--endless-pages']) },
+    mcpConfig: '{ maxListPages: 20, restartBackoffMs: 50 }',
+  })
   expect((await h.run('go')).reason).toBe('completed')
-  expect(h.events('mcp/status')[0]!.data).toMatchObject({ server: 't', state: 'failed', message: expect.stringContaining('MCP server "t" listed more than 20 pages of tools') })
+  expect(h.events('mcp/status')[0]!.data).toMatchObject({
+    server: 't',
+    state: 'failed',
+    message: expect.stringContaining('MCP server "t" listed more than 20 pages of tools'),
+  })
   expect(h.events('mcp/catalog')).toEqual([])
   expect(lastTools(h).filter((name: string) => name.startsWith('mcp__'))).toEqual([])
 })

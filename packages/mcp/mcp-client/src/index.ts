@@ -6,7 +6,17 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/credentials'
 import type { Context } from '@dsh/cordis'
-import { Mcp, McpCatalogData, McpError, McpPromptUseData, McpStatusData, type McpProbe, type McpServerConfig, type McpStart, type McpStatus } from '@dsh/mcp'
+import {
+  Mcp,
+  McpCatalogData,
+  McpError,
+  McpPromptUseData,
+  McpStatusData,
+  type McpProbe,
+  type McpServerConfig,
+  type McpStart,
+  type McpStatus,
+} from '@dsh/mcp'
 import type {} from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import type {} from '@dsh/settings'
@@ -77,14 +87,41 @@ export default class McpClient extends Mcp {
   // sandbox, sandboxPolicy, approval and credentials are read with ctx.get where they are used.
   static inject = ['sessions', 'tools', 'subprocess', 'app']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    userFile: Schema.string().default('mcp.yaml').description("The user's MCP servers file, relative to $DSH_HOME (or absolute): `mcpServers: { name: { command, args, env, trust, sandbox } }`."),
-    workspaceFile: Schema.string().default('.mcp.json').description("The workspace's MCP servers file (the Claude Code format), relative to the session's cwd; its servers start only once approved."),
-    initializeTimeoutMs: Schema.natural().min(1).default(15_000).description('How long a server may take to answer `initialize` (and each `tools/list` page) before it is a failed start.'),
-    callTimeoutMs: Schema.natural().min(1).default(600_000).description('Deadline of one MCP tool call (the tools pipeline still applies its own).'),
-    maxListPages: Schema.natural().min(1).default(100).description('Pages of one tools/resources/prompts listing before the server is taken for broken (a cursor chain without end).'),
-    restartBackoffMs: Schema.natural().default(1_000).description('Wait before restarting a server that exited or failed to start; doubles with each consecutive failure.'),
+    userFile: Schema.string()
+      .default('mcp.yaml')
+      .description(
+        "The user's MCP servers file, relative to $DSH_HOME (or absolute): `mcpServers: { name: { command, args, env, trust, sandbox } }`.",
+      ),
+    workspaceFile: Schema.string()
+      .default('.mcp.json')
+      .description(
+        "The workspace's MCP servers file (the Claude Code format), relative to the session's cwd; its servers start only once approved.",
+      ),
+    initializeTimeoutMs: Schema.natural()
+      .min(1)
+      .default(15_000)
+      .description(
+        'How long a server may take to answer `initialize` (and each `tools/list` page) before it is a failed start.',
+      ),
+    callTimeoutMs: Schema.natural()
+      .min(1)
+      .default(600_000)
+      .description('Deadline of one MCP tool call (the tools pipeline still applies its own).'),
+    maxListPages: Schema.natural()
+      .min(1)
+      .default(100)
+      .description(
+        'Pages of one tools/resources/prompts listing before the server is taken for broken (a cursor chain without end).',
+      ),
+    restartBackoffMs: Schema.natural()
+      .default(1_000)
+      .description(
+        'Wait before restarting a server that exited or failed to start; doubles with each consecutive failure.',
+      ),
     restartBackoffMaxMs: Schema.natural().default(30_000).description('The longest wait before a restart.'),
-    stderrTailBytes: Schema.natural().default(4_000).description("Bytes of a stdio server's stderr kept for the message of a failed start or an exit."),
+    stderrTailBytes: Schema.natural()
+      .default(4_000)
+      .description("Bytes of a stdio server's stderr kept for the message of a failed start or an exit."),
   })
 
   private readonly attached = new Map<string, McpServerConfig[]>()
@@ -109,7 +146,8 @@ export default class McpClient extends Mcp {
     })
     ctx.inject(['settings'], (inner) =>
       inner.settings.define('mcp.start', Schema.union(['lazy', 'eager'] as const).default('lazy'), {
-        description: "When an agent's MCP servers start unless a server sets `start`: lazy (at its first step) or eager (when the session starts, so the first turn does not wait).",
+        description:
+          "When an agent's MCP servers start unless a server sets `start`: lazy (at its first step) or eager (when the session starts, so the first turn does not wait).",
       }),
     )
   }
@@ -164,7 +202,11 @@ export default class McpClient extends Mcp {
   async probe(agent: Agent, name: string): Promise<McpProbe> {
     const servers = await this.servers(agent.session)
     const server = servers.find((candidate) => candidate.name === name)
-    if (!server) throw new McpError('MCP_CONFIG_INVALID', `no MCP server named "${name}" for ${agent.session.cwd} (configured: ${servers.map((known) => known.name).join(', ') || 'none'})`)
+    if (!server)
+      throw new McpError(
+        'MCP_CONFIG_INVALID',
+        `no MCP server named "${name}" for ${agent.session.cwd} (configured: ${servers.map((known) => known.name).join(', ') || 'none'})`,
+      )
     const entry = this.entryOf(agent)
     const since = (start: number) => Math.round(performance.now() - start)
     const started = performance.now()
@@ -176,7 +218,13 @@ export default class McpClient extends Mcp {
     const connection = entry.connections.get(name)
     if (!connection?.ready) {
       const status = agent.session.all('mcp/status').findLast((event) => event.data.server === name)?.data
-      return { ...base, ok: false, message: status?.message ?? `MCP server "${name}" did not start`, startMs, tools: [] }
+      return {
+        ...base,
+        ok: false,
+        message: status?.message ?? `MCP server "${name}" did not start`,
+        startMs,
+        tools: [],
+      }
     }
     const listed = performance.now()
     const tools = await connection.tools(entry.stop.signal)
@@ -184,14 +232,28 @@ export default class McpClient extends Mcp {
     const stopping = performance.now()
     await connection.close()
     this.status(agent.session, { server: name, state: 'stopped' })
-    return { ...base, ok: true, startMs, listMs, stopMs: since(stopping), tools: tools.map((tool) => ({ tool: tool.name, description: tool.description ?? '' })) }
+    return {
+      ...base,
+      ok: true,
+      startMs,
+      listMs,
+      stopMs: since(stopping),
+      tools: tools.map((tool) => ({ tool: tool.name, description: tool.description ?? '' })),
+    }
   }
 
   /** The agent's servers, tracked from its first start (eager or at its first step) until its scope ends. */
   private entryOf(agent: Agent): AgentServers {
     const known = this.agents.get(agent.id)
     if (known) return known
-    const entry: AgentServers = { agent, prompts: new Map(), connections: new Map(), tools: new Map(), opening: new Map(), stop: new AbortController() }
+    const entry: AgentServers = {
+      agent,
+      prompts: new Map(),
+      connections: new Map(),
+      tools: new Map(),
+      opening: new Map(),
+      stop: new AbortController(),
+    }
     this.agents.set(agent.id, entry)
     agent.scope.effect(() => () => void this.release(agent, entry), 'mcp servers')
     return entry
@@ -204,7 +266,9 @@ export default class McpClient extends Mcp {
 
   /** At the agent's creation: starts its eager servers in the background (a failure is logged and warned, never thrown). */
   private startEager(agent: Agent): void {
-    this.startServers(agent, (server) => this.startOf(server) === 'eager').catch((error: Error) => this.ctx.logger('mcp').warn('%s', error.message))
+    this.startServers(agent, (server) => this.startOf(server) === 'eager').catch((error: Error) =>
+      this.ctx.logger('mcp').warn('%s', error.message),
+    )
   }
 
   /** Before the agent's first request: every server started (or refused), eager ones included, once. */
@@ -218,7 +282,9 @@ export default class McpClient extends Mcp {
   private async startServers(agent: Agent, which: (server: McpServerConfig) => boolean): Promise<void> {
     const entry = this.entryOf(agent)
     const servers = await this.servers(agent.session)
-    for (const server of servers) if (!entry.opening.has(server.name) && which(server)) entry.opening.set(server.name, this.open(agent, entry, server))
+    for (const server of servers)
+      if (!entry.opening.has(server.name) && which(server))
+        entry.opening.set(server.name, this.open(agent, entry, server))
     await Promise.all(entry.opening.values())
     this.publishResources(agent, entry)
   }
@@ -230,7 +296,15 @@ export default class McpClient extends Mcp {
     if (entry.stop.signal.aborted || names === (entry.resources?.names ?? '')) return
     entry.resources?.fiber.dispose()
     const tool = resourceTool(offering) as ToolDefinition
-    entry.resources = names ? { names, fiber: agent.scope.plugin({ name: 'mcp-resources', apply: (ctx: Context) => this.ctx.tools.register(ctx, tool, { agentId: agent.id }) }) } : undefined
+    entry.resources = names
+      ? {
+          names,
+          fiber: agent.scope.plugin({
+            name: 'mcp-resources',
+            apply: (ctx: Context) => this.ctx.tools.register(ctx, tool, { agentId: agent.id }),
+          }),
+        }
+      : undefined
   }
 
   private async open(agent: Agent, entry: AgentServers, server: McpServerConfig): Promise<void> {
@@ -255,7 +329,8 @@ export default class McpClient extends Mcp {
       clientVersion: this.ctx.app.version,
       openTransport: () => this.transport(agent.session, server),
       onTools: (tools, reason) => this.publish(agent, entry, connection, tools, reason),
-      onExit: (message, crashed) => this.status(agent.session, { server: server.name, state: crashed ? 'crashed' : 'failed', message }),
+      onExit: (message, crashed) =>
+        this.status(agent.session, { server: server.name, state: crashed ? 'crashed' : 'failed', message }),
     })
     entry.connections.set(server.name, connection)
     try {
@@ -271,7 +346,8 @@ export default class McpClient extends Mcp {
   private async transport(session: Session, server: McpServerConfig) {
     const policy = this.ctx.get('sandboxPolicy')
     // A remote server is reached as a confined command reaches the network: through the session's proxy.
-    if (server.transport !== 'stdio') return openRemote(server, process.env, policy ? await policy.network(session) : undefined)
+    if (server.transport !== 'stdio')
+      return openRemote(server, process.env, policy ? await policy.network(session) : undefined)
     const authority = server.sandbox && policy ? await policy.authority(session) : undefined
     const sandbox = this.ctx.get('sandbox')
     return openStdio({
@@ -280,13 +356,23 @@ export default class McpClient extends Mcp {
       baseEnvironment: this.ctx.subprocess.environment().env,
       processEnvironment: process.env,
       authority: authority && authority.mode !== 'danger-full-access' ? authority : undefined,
-      ...(sandbox ? { confine: (argv: string[], options: Parameters<typeof sandbox.confine>[1]) => sandbox.confine(argv, options) } : {}),
+      ...(sandbox
+        ? {
+            confine: (argv: string[], options: Parameters<typeof sandbox.confine>[1]) => sandbox.confine(argv, options),
+          }
+        : {}),
       stderrTailBytes: this.config.stderrTailBytes,
     })
   }
 
   /** Registers a server's tools for the agent (replacing its earlier ones) and logs the catalog when it changed. */
-  private publish(agent: Agent, entry: AgentServers, connection: ServerConnection, tools: Parameters<typeof catalogOf>[1], reason: 'connected' | 'restarted' | 'list_changed') {
+  private publish(
+    agent: Agent,
+    entry: AgentServers,
+    connection: ServerConnection,
+    tools: Parameters<typeof catalogOf>[1],
+    reason: 'connected' | 'restarted' | 'list_changed',
+  ) {
     const server = connection.server
     const { entries, byName } = catalogOf(server, tools)
     entry.tools.get(server.name)?.dispose()
@@ -295,7 +381,8 @@ export default class McpClient extends Mcp {
       server.name,
       agent.scope.plugin({
         name: `mcp-tools:${server.name}`,
-        apply: (ctx: Context) => definitions.forEach((tool) => this.ctx.tools.register(ctx, tool, { agentId: agent.id })),
+        apply: (ctx: Context) =>
+          definitions.forEach((tool) => this.ctx.tools.register(ctx, tool, { agentId: agent.id })),
       }),
     )
     const session = agent.session
@@ -307,7 +394,10 @@ export default class McpClient extends Mcp {
   private status(session: Session, status: McpStatus) {
     if (session.closed) return
     const redact = this.ctx.get('credentials')
-    session.append('mcp/status', status.message && redact ? { ...status, message: redact.redact(status.message) } : status)
+    session.append(
+      'mcp/status',
+      status.message && redact ? { ...status, message: redact.redact(status.message) } : status,
+    )
   }
 
   private async release(agent: Agent, entry: AgentServers) {

@@ -6,7 +6,8 @@ import { toolCall } from '@dsh/test-harness'
 import { eventually, outsideDir, processesWith, tempDir } from '@dsh/test-harness/world'
 import { answering, boot, SERVER, userFile } from './fixtures/boot.ts'
 
-const workspaceFile = (marker: string) => JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [SERVER, '--marker', marker] } } })
+const workspaceFile = (marker: string) =>
+  JSON.stringify({ mcpServers: { repo: { command: process.execPath, args: [SERVER, '--marker', marker] } } })
 
 test('in a confined mode a stdio server runs under the sandbox: a write outside the workspace fails; sandbox: false lifts it for that server only', async () => {
   const outside = outsideDir()
@@ -19,7 +20,11 @@ test('in a confined mode a stdio server runs under the sandbox: a write outside 
       toolCall('free', 'mcp__u__write_file', { path: free, text: 'z' }),
       { text: 'done' },
     ],
-    { homeFiles: { 'mcp.yaml': `${userFile('trust: allow')}  u: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], trust: allow, sandbox: false }\n` } },
+    {
+      homeFiles: {
+        'mcp.yaml': `${userFile('trust: allow')}  u: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], trust: allow, sandbox: false }\n`,
+      },
+    },
   )
   await h.run('write')
   expect(h.toolResult('confined').error?.code).toBe('MCP_TOOL_ERROR')
@@ -61,7 +66,10 @@ test("a workspace .mcp.json server does not start before approval; after 'always
   await rejected.dispose()
 
   // Approved always: it starts, and the model can call it (a workspace server's tools always ask: approved too).
-  const approved = await boot([toolCall('echo', 'mcp__repo__echo', { text: 'hi' }), { text: 'done' }], { home, workspace })
+  const approved = await boot([toolCall('echo', 'mcp__repo__echo', { text: 'hi' }), { text: 'done' }], {
+    home,
+    workspace,
+  })
   const asked = answering(approved, () => 'allow_always')
   await approved.run('go')
   expect(asked.map((request) => request.rule)).toEqual([askedFirst[0]!.rule, 'mcp(repo/echo)'])
@@ -72,7 +80,10 @@ test("a workspace .mcp.json server does not start before approval; after 'always
   expect(await eventually(() => processesWith(marker).length === 0, 30_000)).toBe(true)
 
   // The next session: the held grants answer, nobody is asked.
-  const later = await boot([toolCall('echo', 'mcp__repo__echo', { text: 'again' }), { text: 'done' }], { home, workspace })
+  const later = await boot([toolCall('echo', 'mcp__repo__echo', { text: 'again' }), { text: 'done' }], {
+    home,
+    workspace,
+  })
   await later.run('go')
   expect(later.toolText('echo')).toBe('echo: again')
   // The start is answered by its grant; the call skips its question (a held allow rule).
@@ -80,7 +91,11 @@ test("a workspace .mcp.json server does not start before approval; after 'always
   await later.dispose()
 
   // The repository changes the approved server's command: it is a new server to approve.
-  const changed = await boot([{ text: 'no tools' }], { home, workspace, workspaceFiles: { '.mcp.json': workspaceFile(`${marker}-changed`) } })
+  const changed = await boot([{ text: 'no tools' }], {
+    home,
+    workspace,
+    workspaceFiles: { '.mcp.json': workspaceFile(`${marker}-changed`) },
+  })
   await changed.run('go')
   expect(changed.events('mcp/status').map((event) => event.data.state)).toEqual(['refused'])
   expect(processesWith(`${marker}-changed`)).toEqual([])

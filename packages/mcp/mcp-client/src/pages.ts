@@ -11,7 +11,12 @@ export interface Page<T> {
  * `maxPages`, is an error naming it — a hostile or broken server must not hold a turn in an endless loop
  * or grow the catalog without bound.
  */
-export async function allPages<T>(server: string, what: string, maxPages: number, fetch: (cursor: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+export async function allPages<T>(
+  server: string,
+  what: string,
+  maxPages: number,
+  fetch: (cursor: string | undefined) => Promise<Page<T>>,
+): Promise<T[]> {
   const items: T[] = []
   const seen = new Set<string>()
   let cursor: string | undefined
@@ -20,8 +25,16 @@ export async function allPages<T>(server: string, what: string, maxPages: number
     items.push(...page.items)
     cursor = page.nextCursor
     if (cursor === undefined) return items
-    if (seen.has(cursor)) throw new ToolError('MCP_SERVER_FAILED', `MCP server "${server}" repeated the cursor ${JSON.stringify(cursor.slice(0, 80))} while listing its ${what}`)
+    if (seen.has(cursor))
+      throw new ToolError(
+        'MCP_SERVER_FAILED',
+        `MCP server "${server}" repeated the cursor ${JSON.stringify(cursor.slice(0, 80))} while listing its ${what}`,
+      )
     seen.add(cursor)
-    if (++pages >= maxPages) throw new ToolError('MCP_SERVER_FAILED', `MCP server "${server}" listed more than ${maxPages} pages of ${what} (mcp-client maxListPages)`)
+    if (++pages >= maxPages)
+      throw new ToolError(
+        'MCP_SERVER_FAILED',
+        `MCP server "${server}" listed more than ${maxPages} pages of ${what} (mcp-client maxListPages)`,
+      )
   }
 }

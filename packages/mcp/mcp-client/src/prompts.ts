@@ -4,7 +4,8 @@ import type { Agent } from '@dsh/agent'
 import type { ServerConnection } from './connection.ts'
 
 /** The slash command of a server's prompt: `mcp__<server>__<prompt>`, lower case (command names are). */
-export const promptCommandName = (server: string, prompt: string) => `mcp__${server}__${prompt}`.toLowerCase().replace(/[^a-z0-9_-]/g, '_')
+export const promptCommandName = (server: string, prompt: string) =>
+  `mcp__${server}__${prompt}`.toLowerCase().replace(/[^a-z0-9_-]/g, '_')
 
 /** A prompt's arguments from the text after the command: `name=value` pairs (`name="two words"`), else the whole text is the first argument. */
 export function promptArguments(prompt: Prompt, text: string): Record<string, string> {
@@ -16,8 +17,13 @@ export function promptArguments(prompt: Prompt, text: string): Record<string, st
   } else if (text && declared[0]) {
     values[declared[0].name] = text
   }
-  const missing = declared.filter((argument) => argument.required && !values[argument.name]).map((argument) => argument.name)
-  if (missing.length) throw Object.assign(new Error(`/${promptCommandName('', '')}: missing ${missing.join(', ')}`), { code: 'MCP_PROMPT_ARGS' })
+  const missing = declared
+    .filter((argument) => argument.required && !values[argument.name])
+    .map((argument) => argument.name)
+  if (missing.length)
+    throw Object.assign(new Error(`/${promptCommandName('', '')}: missing ${missing.join(', ')}`), {
+      code: 'MCP_PROMPT_ARGS',
+    })
   return values
 }
 
@@ -25,7 +31,12 @@ export function promptArguments(prompt: Prompt, text: string): Record<string, st
 export function promptText(result: GetPromptResult): string {
   return result.messages
     .map((message) => {
-      const content = message.content as { type: string; text?: string; resource?: { uri?: string; text?: string }; mimeType?: string }
+      const content = message.content as {
+        type: string
+        text?: string
+        resource?: { uri?: string; text?: string }
+        mimeType?: string
+      }
       const text =
         content.type === 'text'
           ? (content.text ?? '')
@@ -48,7 +59,9 @@ export function promptCommand(
   connectionOf: (agent: Agent) => ServerConnection | undefined,
   logged: (agent: Agent, args: Record<string, string>) => void,
 ): CommandDefinition {
-  const hint = (prompt.arguments ?? []).map((argument) => (argument.required ? `<${argument.name}>` : `[${argument.name}]`)).join(' ')
+  const hint = (prompt.arguments ?? [])
+    .map((argument) => (argument.required ? `<${argument.name}>` : `[${argument.name}]`))
+    .join(' ')
   const name = promptCommandName(server, prompt.name)
   return {
     name,
@@ -57,12 +70,17 @@ export function promptCommand(
     origin: `mcp:${server}`,
     async run(text, { agent }) {
       const connection = connectionOf(agent)
-      if (!connection?.ready) throw Object.assign(new Error(`/${name}: the MCP server "${server}" is not running for this session`), { code: 'MCP_SERVER_FAILED' })
+      if (!connection?.ready)
+        throw Object.assign(new Error(`/${name}: the MCP server "${server}" is not running for this session`), {
+          code: 'MCP_SERVER_FAILED',
+        })
       let args: Record<string, string>
       try {
         args = promptArguments(prompt, text)
       } catch (error) {
-        throw Object.assign(new Error((error as Error).message.replace(`/${promptCommandName('', '')}`, `/${name}`)), { code: 'MCP_PROMPT_ARGS' })
+        throw Object.assign(new Error((error as Error).message.replace(`/${promptCommandName('', '')}`, `/${name}`)), {
+          code: 'MCP_PROMPT_ARGS',
+        })
       }
       const result = await connection.prompt(prompt.name, args, AbortSignal.timeout(connection.callTimeoutMs))
       logged(agent, args)

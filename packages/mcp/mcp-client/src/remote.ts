@@ -18,8 +18,14 @@ export type RemoteNetwork = SandboxNetwork
  * it; a refusal fails the request naming the proxy's status.
  */
 function fetchThroughProxy(socketPath: string): { fetch: FetchLike; close: () => Promise<void> } {
-  const dispatcher = new ProxyAgent({ uri: 'http://dsh-session-proxy.invalid', clientFactory: (origin, options) => new Pool(origin, { ...options, connect: { socketPath } }) })
-  const fetch: FetchLike = (url, init) => undiciFetch(url, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>
+  const dispatcher = new ProxyAgent({
+    uri: 'http://dsh-session-proxy.invalid',
+    clientFactory: (origin, options) => new Pool(origin, { ...options, connect: { socketPath } }),
+  })
+  const fetch: FetchLike = (url, init) =>
+    undiciFetch(url, { ...(init as object), dispatcher } as Parameters<
+      typeof undiciFetch
+    >[1]) as unknown as Promise<Response>
   return { fetch, close: () => dispatcher.close() }
 }
 
@@ -29,12 +35,17 @@ export function openRemote(
   environment: Readonly<Record<string, string | undefined>>,
   network: RemoteNetwork = { kind: 'host' },
 ): { transport: Transport; diagnostics: () => string } {
-  if (network.kind === 'none') throw new McpError('MCP_SERVER_FAILED', `MCP server "${server.name}" (${server.url}) cannot be reached: this session's mode has no network (no network row is mounted)`)
+  if (network.kind === 'none')
+    throw new McpError(
+      'MCP_SERVER_FAILED',
+      `MCP server "${server.name}" (${server.url}) cannot be reached: this session's mode has no network (no network row is mounted)`,
+    )
   const requestInit = { headers: remoteHeaders(server, environment) }
   const url = new URL(server.url)
   const proxied = network.kind === 'proxy' ? fetchThroughProxy(network.socket) : undefined
   const options = { requestInit, ...(proxied ? { fetch: proxied.fetch } : {}) }
-  const transport = server.transport === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options)
+  const transport =
+    server.transport === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options)
   if (proxied) {
     // The MCP SDK's transports are no EventTarget: `onclose` is set by the Client, so wrap close instead.
     const close = transport.close.bind(transport)

@@ -24,7 +24,9 @@ test('mcp_resource lists a server resources and reads text, an image (as an atta
     { homeFiles: { 'mcp.yaml': userFile('trust: allow') } },
   )
   await h.run('read the resources')
-  const header = h.events('request/header')[0]!.data.tools.find((tool: { name: string }) => tool.name === 'mcp_resource')!
+  const header = h
+    .events('request/header')[0]!
+    .data.tools.find((tool: { name: string }) => tool.name === 'mcp_resource')!
   expect((header.parameters as { properties: { server: { enum: string[] } } }).properties.server.enum).toEqual(['t'])
   expect(h.toolText('list')).toContain('mem://docs/readme — readme (text/markdown: The readme.)')
   expect(h.toolText('list')).toContain('mem://img/dot.png — dot (image/png)')
@@ -59,16 +61,23 @@ test('trust: ask makes a resource read an approval offering mcp(server/@resource
 })
 
 test('a permissions.deny mcp(server/*) rule refuses resource reads too', async () => {
-  const h = await boot([toolCall('denied', 'mcp_resource', { server: 't', uri: 'mem://docs/readme' }), { text: 'done' }], {
-    homeFiles: { 'mcp.yaml': userFile('trust: allow') },
-    settings: 'permissions.deny: ["mcp(t/*)"]\n',
-  })
+  const h = await boot(
+    [toolCall('denied', 'mcp_resource', { server: 't', uri: 'mem://docs/readme' }), { text: 'done' }],
+    {
+      homeFiles: { 'mcp.yaml': userFile('trust: allow') },
+      settings: 'permissions.deny: ["mcp(t/*)"]\n',
+    },
+  )
   await h.run('go')
   expect(h.toolResult('denied').error?.code).toBe('DENIED')
 })
 
 test('no server offers resources: no mcp_resource tool is offered', async () => {
-  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}, --no-resources], trust: allow }\n` } })
+  const h = await boot([{ text: 'done' }], {
+    homeFiles: {
+      'mcp.yaml': `mcpServers:\n  t: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}, --no-resources], trust: allow }\n`,
+    },
+  })
   await h.run('go')
   expect(toolNames(h)).toContain('mcp__t__echo')
   expect(toolNames(h)).not.toContain('mcp_resource')

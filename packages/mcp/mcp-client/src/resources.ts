@@ -26,7 +26,10 @@ export function mapReadResult(result: ReadResourceResult): ToolOutput {
     if ('text' in item && typeof item.text === 'string') return { type: 'text', text: `${label}\n${item.text}` }
     const blob = 'blob' in item && typeof item.blob === 'string' ? item.blob : ''
     if (item.mimeType?.startsWith('image/')) return { type: 'image', mediaType: item.mimeType, data: blob }
-    return { type: 'text', text: `[resource ${item.uri} (${item.mimeType ?? 'binary'}, ${bytesOf(blob)} bytes, not shown)]` }
+    return {
+      type: 'text',
+      text: `[resource ${item.uri} (${item.mimeType ?? 'binary'}, ${bytesOf(blob)} bytes, not shown)]`,
+    }
   })
   if (!content.length) content.push({ type: 'text', text: '(the resource has no contents)' })
   return { content }
@@ -46,7 +49,11 @@ export function resourceTool(connections: ServerConnection[]): ToolDefinition<Re
   const byName = new Map(connections.map((connection) => [connection.server.name, connection]))
   const connectionOf = (server: string) => {
     const connection = byName.get(server)
-    if (!connection) throw new ToolError('INVALID_ARGS', `no MCP server "${server}" offers resources here (servers: ${[...byName.keys()].join(', ')})`)
+    if (!connection)
+      throw new ToolError(
+        'INVALID_ARGS',
+        `no MCP server "${server}" offers resources here (servers: ${[...byName.keys()].join(', ')})`,
+      )
     return connection
   }
   return {
@@ -58,7 +65,11 @@ export function resourceTool(connections: ServerConnection[]): ToolDefinition<Re
       additionalProperties: false,
       properties: {
         server: { type: 'string', enum: [...byName.keys()], description: 'The MCP server.' },
-        uri: { type: 'string', minLength: 1, description: 'The resource to read, as the listing gives it; omit it to list.' },
+        uri: {
+          type: 'string',
+          minLength: 1,
+          description: 'The resource to read, as the listing gives it; omit it to list.',
+        },
       },
     },
     summarize: (args) => `${args.server} ${args.uri ? `read ${args.uri}` : 'list resources'}`,

@@ -35,12 +35,23 @@ function mapBlock(block: McpContent): TextBlock | ImageBlock {
       }
     case 'resource': {
       const resource = block.resource ?? {}
-      if (typeof resource.text === 'string') return { type: 'text', text: `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]\n${resource.text}` }
-      if (resource.blob && resource.mimeType?.startsWith('image/')) return { type: 'image', mediaType: resource.mimeType, data: resource.blob }
-      return { type: 'text', text: `[resource ${resource.uri} (${resource.mimeType ?? 'binary'}, ${bytesOf(resource.blob ?? '')} bytes, not shown)]` }
+      if (typeof resource.text === 'string')
+        return {
+          type: 'text',
+          text: `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}]\n${resource.text}`,
+        }
+      if (resource.blob && resource.mimeType?.startsWith('image/'))
+        return { type: 'image', mediaType: resource.mimeType, data: resource.blob }
+      return {
+        type: 'text',
+        text: `[resource ${resource.uri} (${resource.mimeType ?? 'binary'}, ${bytesOf(resource.blob ?? '')} bytes, not shown)]`,
+      }
     }
     case 'audio':
-      return { type: 'text', text: `[audio (${block.mimeType ?? 'unknown type'}), ${bytesOf(block.data ?? '')} bytes, not shown]` }
+      return {
+        type: 'text',
+        text: `[audio (${block.mimeType ?? 'unknown type'}), ${bytesOf(block.data ?? '')} bytes, not shown]`,
+      }
     default:
       return { type: 'text', text: `[${block.type} content, not shown]` }
   }
@@ -52,9 +63,12 @@ function mapBlock(block: McpContent): TextBlock | ImageBlock {
  */
 export function mapCallResult(result: McpCallResult): ToolOutput {
   const content = (result.content ?? []).map(mapBlock)
-  if (!content.length && result.structuredContent !== undefined) content.push({ type: 'text', text: JSON.stringify(result.structuredContent, null, 2) })
+  if (!content.length && result.structuredContent !== undefined)
+    content.push({ type: 'text', text: JSON.stringify(result.structuredContent, null, 2) })
   if (!content.length) content.push({ type: 'text', text: '(the tool returned no content)' })
   if (!result.isError) return { content }
-  const message = content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n') || 'the MCP tool reported an error'
+  const message =
+    content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n') ||
+    'the MCP tool reported an error'
   return { content, error: { code: 'MCP_TOOL_ERROR', message } }
 }

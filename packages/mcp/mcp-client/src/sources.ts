@@ -22,7 +22,10 @@ function parseText(text: string, file: string, json: boolean): unknown {
   try {
     return json ? JSON.parse(text) : parse(text)
   } catch (error) {
-    throw new McpError('MCP_CONFIG_INVALID', `${file}: not valid ${json ? 'JSON' : 'YAML'}: ${(error as Error).message}`)
+    throw new McpError(
+      'MCP_CONFIG_INVALID',
+      `${file}: not valid ${json ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+    )
   }
 }
 
@@ -35,7 +38,11 @@ export const userFilePath = (home: string, userFile: string) => (isAbsolute(user
  * confined; each needs approval before it starts, and its `${VAR}` come only from the user file's
  * `workspaceVariables` for its name). A bad file is an error naming it and the server.
  */
-export async function readConfigured(home: string, cwd: string, files: { userFile: string; workspaceFile: string }): Promise<McpServerConfig[]> {
+export async function readConfigured(
+  home: string,
+  cwd: string,
+  files: { userFile: string; workspaceFile: string },
+): Promise<McpServerConfig[]> {
   const userFile = userFilePath(home, files.userFile)
   const workspaceFile = join(cwd, files.workspaceFile)
   const userText = await readIfPresent(userFile)
@@ -43,7 +50,15 @@ export async function readConfigured(home: string, cwd: string, files: { userFil
   const userDocument = userText === undefined ? undefined : parseText(userText, userFile, false)
   const user = parseServers(userDocument, { origin: 'user', source: userFile, userKeys: true })
   const declared = parseWorkspaceVariables(userDocument, userFile)
-  const workspace = (workspaceText === undefined ? [] : parseServers(parseText(workspaceText, workspaceFile, true), { origin: 'workspace', source: workspaceFile, userKeys: false })).map((server) => ({
+  const workspace = (
+    workspaceText === undefined
+      ? []
+      : parseServers(parseText(workspaceText, workspaceFile, true), {
+          origin: 'workspace',
+          source: workspaceFile,
+          userKeys: false,
+        })
+  ).map((server) => ({
     ...server,
     userVariables: { source: userFile, values: declared[server.name] ?? {} },
   }))

@@ -9,6 +9,14 @@ test('a server command or script under /tmp makes its top-level /tmp folder read
   mkdirSync(join(root, 'pkg'), { recursive: true })
   writeFileSync(join(root, 'pkg', 'server.mjs'), '')
   expect(root.startsWith('/tmp/')).toBe(true)
-  expect(hiddenByPrivateTmp([process.execPath, join(root, 'pkg', 'server.mjs'), '--flag', 'relative/path', join(root, 'absent.mjs')])).toEqual([root])
+  expect(
+    hiddenByPrivateTmp([
+      process.execPath,
+      join(root, 'pkg', 'server.mjs'),
+      '--flag',
+      'relative/path',
+      join(root, 'absent.mjs'),
+    ]),
+  ).toEqual([root])
   expect(hiddenByPrivateTmp(['/usr/bin/env', 'node', '/etc/hostname'])).toEqual([])
 })

@@ -47,12 +47,23 @@ export async function openStdio(plan: StdioPlan): Promise<{ transport: Transport
   const env = { ...plan.baseEnvironment, ...serverEnvironment(server, plan.processEnvironment) }
   let argv = [server.command, ...server.args]
   if (plan.authority) {
-    if (!plan.confine) throw new Error('a confined mode is in force and no sandbox row is mounted (set sandbox: false in the server configuration to run it unconfined)')
+    if (!plan.confine)
+      throw new Error(
+        'a confined mode is in force and no sandbox row is mounted (set sandbox: false in the server configuration to run it unconfined)',
+      )
     const readableRoots = hiddenByPrivateTmp(argv)
-    const authority = readableRoots.length ? { ...plan.authority, readableRoots: [...(plan.authority.readableRoots ?? []), ...readableRoots] } : plan.authority
+    const authority = readableRoots.length
+      ? { ...plan.authority, readableRoots: [...(plan.authority.readableRoots ?? []), ...readableRoots] }
+      : plan.authority
     argv = (await plan.confine(argv, { cwd: plan.cwd, authority })).argv
   }
-  const transport = new StdioClientTransport({ command: argv[0]!, args: argv.slice(1), env, cwd: plan.cwd, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: argv[0]!,
+    args: argv.slice(1),
+    env,
+    cwd: plan.cwd,
+    stderr: 'pipe',
+  })
   let tail = ''
   ;(transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-plan.stderrTailBytes)

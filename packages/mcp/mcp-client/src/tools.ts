@@ -11,7 +11,10 @@ function parametersOf(tool: Tool): Record<string, unknown> {
 }
 
 /** The catalog of a server's tools (the names the model calls), dropping a second tool that maps to a taken name. */
-export function catalogOf(server: McpServerConfig, tools: Tool[]): { entries: McpCatalogTool[]; byName: Map<string, Tool> } {
+export function catalogOf(
+  server: McpServerConfig,
+  tools: Tool[],
+): { entries: McpCatalogTool[]; byName: Map<string, Tool> } {
   const byName = new Map<string, Tool>()
   for (const tool of tools) {
     const name = mcpToolName(server.name, tool.name)
@@ -33,7 +36,12 @@ export function toolDefinitions(connection: ServerConnection, byName: Map<string
     description: `${tool.description?.trim() || `The ${tool.name} tool`} (MCP server "${server.name}")`,
     parameters: parametersOf(tool),
     summarize: (args: unknown) => `${server.name}/${tool.name} ${JSON.stringify(args ?? {}).slice(0, 200)}`,
-    ...(server.trust === 'ask' ? { needsApproval: () => `the MCP server "${server.name}" (${server.origin}, ${server.source}) asks before each call of its tools (trust: ask)` } : {}),
+    ...(server.trust === 'ask'
+      ? {
+          needsApproval: () =>
+            `the MCP server "${server.name}" (${server.origin}, ${server.source}) asks before each call of its tools (trust: ask)`,
+        }
+      : {}),
     execute: async (args: unknown, context) => mapCallResult(await connection.call(tool.name, args, context.signal)),
   }))
 }

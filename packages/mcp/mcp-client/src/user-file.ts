@@ -14,14 +14,17 @@ async function readDocument(file: string): Promise<Document> {
     throw new McpError('MCP_CONFIG_INVALID', `${file}: cannot be read: ${(error as Error).message}`)
   }
   const document = parseDocument(text)
-  if (document.errors.length) throw new McpError('MCP_CONFIG_INVALID', `${file}: not valid YAML: ${document.errors[0]!.message}`)
+  if (document.errors.length)
+    throw new McpError('MCP_CONFIG_INVALID', `${file}: not valid YAML: ${document.errors[0]!.message}`)
   if (document.contents === null) return new Document({ mcpServers: {} })
-  if (!isMap(document.contents)) throw new McpError('MCP_CONFIG_INVALID', `${file}: expected a mapping with "mcpServers"`)
+  if (!isMap(document.contents))
+    throw new McpError('MCP_CONFIG_INVALID', `${file}: expected a mapping with "mcpServers"`)
   return document
 }
 
 /** The key holding the servers: `mcpServers`, or dsh's older `servers` where only that one is written. */
-const serversKey = (document: Document) => (!document.has('mcpServers') && document.has('servers') ? 'servers' : 'mcpServers')
+const serversKey = (document: Document) =>
+  !document.has('mcpServers') && document.has('servers') ? 'servers' : 'mcpServers'
 
 /** Written next to the file and renamed over it: a reader never sees half a file. */
 async function writeAtomically(file: string, text: string): Promise<void> {
@@ -44,7 +47,11 @@ export async function addUserServer(file: string, name: string, entry: Record<st
   parseServer(name, entry, { origin: 'user', source: file, userKeys: true })
   const document = await readDocument(file)
   const key = serversKey(document)
-  if (document.hasIn([key, name])) throw new McpError('MCP_CONFIG_INVALID', `${file}: an MCP server named "${name}" is already configured (dsh mcp remove ${name} first)`)
+  if (document.hasIn([key, name]))
+    throw new McpError(
+      'MCP_CONFIG_INVALID',
+      `${file}: an MCP server named "${name}" is already configured (dsh mcp remove ${name} first)`,
+    )
   if (!isMap(document.get(key))) document.set(key, document.createNode({}))
   document.setIn([key, name], document.createNode(entry))
   await writeAtomically(file, document.toString())
@@ -56,7 +63,10 @@ export async function removeUserServer(file: string, name: string): Promise<void
   const key = serversKey(document)
   if (!document.hasIn([key, name])) {
     const known = namesIn(document, key)
-    throw new McpError('MCP_CONFIG_INVALID', `${file}: no MCP server named "${name}" (configured: ${known.join(', ') || 'none'})`)
+    throw new McpError(
+      'MCP_CONFIG_INVALID',
+      `${file}: no MCP server named "${name}" (configured: ${known.join(', ') || 'none'})`,
+    )
   }
   document.deleteIn([key, name])
   await writeAtomically(file, document.toString())

@@ -7,7 +7,8 @@ import { expandVariables, type UnsetReason } from './config.ts'
 
 type Environment = Readonly<Record<string, string | undefined>>
 
-const isRecord = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /**
@@ -54,12 +55,22 @@ export function variablesOf(server: McpServerConfig, environment: Environment): 
 }
 
 /** A stdio server's own variables, expanded (an editor's values are taken as they are). */
-export function serverEnvironment(server: Extract<McpServerConfig, { transport: 'stdio' }>, environment: Environment): Record<string, string> {
+export function serverEnvironment(
+  server: Extract<McpServerConfig, { transport: 'stdio' }>,
+  environment: Environment,
+): Record<string, string> {
   const env: Record<string, string> = {}
   const literal = server.origin === 'acp'
   const source = literal ? undefined : variablesOf(server, environment)
   for (const [name, value] of Object.entries(server.env)) {
-    env[name] = source ? expandVariables(value, source.values, `${server.source}: MCP server "${server.name}": env ${name}`, source.unset) : value
+    env[name] = source
+      ? expandVariables(
+          value,
+          source.values,
+          `${server.source}: MCP server "${server.name}": env ${name}`,
+          source.unset,
+        )
+      : value
   }
   return env
 }
@@ -69,17 +80,30 @@ export function serverEnvironment(server: Extract<McpServerConfig, { transport: 
  * expanded (not for an editor's values), and `Authorization: Bearer` from the variable `bearer_token_env_var`
  * names. Nothing here is logged: events carry the server's name only.
  */
-export function remoteHeaders(server: Extract<McpServerConfig, { transport: 'http' | 'sse' }>, environment: Environment): Record<string, string> {
+export function remoteHeaders(
+  server: Extract<McpServerConfig, { transport: 'http' | 'sse' }>,
+  environment: Environment,
+): Record<string, string> {
   const literal = server.origin === 'acp'
   const source = variablesOf(server, environment)
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(server.headers)) {
-    headers[name] = literal ? value : expandVariables(value, source.values, `${server.source}: MCP server "${server.name}": header ${name}`, source.unset)
+    headers[name] = literal
+      ? value
+      : expandVariables(
+          value,
+          source.values,
+          `${server.source}: MCP server "${server.name}": header ${name}`,
+          source.unset,
+        )
   }
   if (server.bearerTokenEnvVar) {
     const token = source.values[server.bearerTokenEnvVar]
     if (!token)
-      throw new McpError('MCP_CONFIG_INVALID', `${server.source}: MCP server "${server.name}": bearer_token_env_var names ${server.bearerTokenEnvVar}, ${source.unset(server.bearerTokenEnvVar)}`)
+      throw new McpError(
+        'MCP_CONFIG_INVALID',
+        `${server.source}: MCP server "${server.name}": bearer_token_env_var names ${server.bearerTokenEnvVar}, ${source.unset(server.bearerTokenEnvVar)}`,
+      )
     headers.Authorization = `Bearer ${token}`
   }
   return headers

@@ -15,12 +15,20 @@ const MARKERS = { DEEPSEEK_API_KEY: 'sk-marker-deepseek-5a4b3c2d1e', GITHUB_TOKE
 const expectNoMarker = (text: string) => {
   for (const value of Object.values(MARKERS)) expect(text).not.toContain(value)
 }
-const stdioServer = (marker: string, env: Record<string, string>) => ({ command: process.execPath, args: [SERVER, '--marker', marker, '--dump-env', 'server-env.json'], env })
+const stdioServer = (marker: string, env: Record<string, string>) => ({
+  command: process.execPath,
+  args: [SERVER, '--marker', marker, '--dump-env', 'server-env.json'],
+  env,
+})
 
 test('attack: a workspace stdio server whose env names ${DEEPSEEK_API_KEY} fails before it is asked about or spawned, naming the file, the server and the variable', async () => {
   plantEnvironment(MARKERS)
   const marker = randomUUID()
-  const h = await boot([{ text: 'no tools' }], { workspaceFiles: { '.mcp.json': JSON.stringify({ mcpServers: { repo: stdioServer(marker, { X: '${DEEPSEEK_API_KEY}' }) } }) } })
+  const h = await boot([{ text: 'no tools' }], {
+    workspaceFiles: {
+      '.mcp.json': JSON.stringify({ mcpServers: { repo: stdioServer(marker, { X: '${DEEPSEEK_API_KEY}' }) } }),
+    },
+  })
   const asked = answering(h, () => 'allow_once')
   await h.run('go')
   expect(asked).toEqual([])
@@ -69,30 +77,52 @@ test('attack: workspace HTTP servers with `Authorization: Bearer ${GITHUB_TOKEN}
   await refused.run('go')
   expect(asked).toEqual([])
   expect(remote.seen).toEqual([])
-  const messages = refused.events('mcp/status').map((event) => `${event.data.server} ${event.data.state}: ${event.data.message}`)
+  const messages = refused
+    .events('mcp/status')
+    .map((event) => `${event.data.server} ${event.data.state}: ${event.data.message}`)
   expect(messages.sort()).toEqual([
-    expect.stringMatching(/^bearer failed: .*\.mcp\.json: MCP server "bearer": bearer_token_env_var names GITHUB_TOKEN, which .*mcp\.yaml does not declare for this server/),
-    expect.stringMatching(/^header failed: .*\.mcp\.json: MCP server "header": header Authorization refers to \$\{GITHUB_TOKEN\}, which .*mcp\.yaml does not declare for this server/),
+    expect.stringMatching(
+      /^bearer failed: .*\.mcp\.json: MCP server "bearer": bearer_token_env_var names GITHUB_TOKEN, which .*mcp\.yaml does not declare for this server/,
+    ),
+    expect.stringMatching(
+      /^header failed: .*\.mcp\.json: MCP server "header": header Authorization refers to \$\{GITHUB_TOKEN\}, which .*mcp\.yaml does not declare for this server/,
+    ),
   ])
 
-  const declared = await boot([toolCall('h', 'mcp__header__hello', {}), toolCall('b', 'mcp__bearer__hello', {}), { text: 'done' }], {
-    workspaceFiles,
-    settings,
-    homeFiles: { 'mcp.yaml': 'workspaceVariables:\n  header: { GITHUB_TOKEN: user-header-token }\n  bearer: { GITHUB_TOKEN: user-bearer-token }\n' },
-  })
+  const declared = await boot(
+    [toolCall('h', 'mcp__header__hello', {}), toolCall('b', 'mcp__bearer__hello', {}), { text: 'done' }],
+    {
+      workspaceFiles,
+      settings,
+      homeFiles: {
+        'mcp.yaml':
+          'workspaceVariables:\n  header: { GITHUB_TOKEN: user-header-token }\n  bearer: { GITHUB_TOKEN: user-bearer-token }\n',
+      },
+    },
+  )
   const approvals = answering(declared, () => 'allow_once')
   await declared.run('go')
-  expect(approvals.filter((request) => request.tool === 'mcp').map((request) => request.summary.slice(request.summary.indexOf('http ')))).toEqual([
+  expect(
+    approvals
+      .filter((request) => request.tool === 'mcp')
+      .map((request) => request.summary.slice(request.summary.indexOf('http '))),
+  ).toEqual([
     `http ${remote.url}/mcp; headers: Authorization [secret-looking]`,
     `http ${remote.url}/mcp; headers: Authorization [secret-looking: bearer_token_env_var GITHUB_TOKEN]`,
   ])
   expect(declared.toolText('h')).toBe('hello over the network')
   expect(declared.toolText('b')).toBe('hello over the network')
-  expect(new Set(remote.seen.map((request) => request.authorization))).toEqual(new Set(['Bearer user-header-token', 'Bearer user-bearer-token']))
+  expect(new Set(remote.seen.map((request) => request.authorization))).toEqual(
+    new Set(['Bearer user-header-token', 'Bearer user-bearer-token']),
+  )
   expectNoMarker(JSON.stringify(remote.seen))
 })
 
 test('a bad workspaceVariables in the user file is an error naming the file and the key', async () => {
-  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': 'workspaceVariables:\n  repo: { GITHUB_TOKEN: [not, a, string] }\n' } })
-  await expect(h.root.mcp.configured(h.workspace)).rejects.toThrow(`${join(h.home, 'mcp.yaml')}: workspaceVariables.repo.GITHUB_TOKEN must be a string`)
+  const h = await boot([{ text: 'done' }], {
+    homeFiles: { 'mcp.yaml': 'workspaceVariables:\n  repo: { GITHUB_TOKEN: [not, a, string] }\n' },
+  })
+  await expect(h.root.mcp.configured(h.workspace)).rejects.toThrow(
+    `${join(h.home, 'mcp.yaml')}: workspaceVariables.repo.GITHUB_TOKEN must be a string`,
+  )
 })

@@ -79,14 +79,23 @@ export const MCP_CATALOG_REASONS = ['connected', 'restarted', 'list_changed'] as
  * and on `notifications/tools/list_changed`. The request derives its tools from `request/header`; this
  * says why they changed.
  */
-export const McpCatalogData = Type.Object({ server: Type.String(), origin: oneOf(MCP_ORIGINS), reason: oneOf(MCP_CATALOG_REASONS), tools: Type.Array(McpCatalogToolData) })
+export const McpCatalogData = Type.Object({
+  server: Type.String(),
+  origin: oneOf(MCP_ORIGINS),
+  reason: oneOf(MCP_CATALOG_REASONS),
+  tools: Type.Array(McpCatalogToolData),
+})
 export type McpCatalog = Static<typeof McpCatalogData>
 
 export const MCP_SERVER_STATES = ['started', 'failed', 'crashed', 'stopped', 'refused'] as const
 export type McpServerState = (typeof MCP_SERVER_STATES)[number]
 
 /** `mcp/status`: a server's life in a session (never a configuration value: no command line, no header). */
-export const McpStatusData = Type.Object({ server: Type.String(), state: oneOf(MCP_SERVER_STATES), message: Type.Optional(Type.String()) })
+export const McpStatusData = Type.Object({
+  server: Type.String(),
+  state: oneOf(MCP_SERVER_STATES),
+  message: Type.Optional(Type.String()),
+})
 export type McpStatus = Static<typeof McpStatusData>
 
 /** What `dsh mcp test` reports of one server: started, listed and stopped as an agent would, with timings. */
@@ -109,7 +118,11 @@ export interface McpProbe {
  * `mcp/prompt`: a person ran a server's prompt as a slash command (`/mcp__<server>__<prompt> …`); the user
  * message that follows is that prompt's text. Not model-visible itself (the user message is).
  */
-export const McpPromptUseData = Type.Object({ server: Type.String(), prompt: Type.String(), arguments: Type.Record(Type.String(), Type.String()) })
+export const McpPromptUseData = Type.Object({
+  server: Type.String(),
+  prompt: Type.String(),
+  arguments: Type.Record(Type.String(), Type.String()),
+})
 export type McpPromptUse = Static<typeof McpPromptUseData>
 
 declare module '@dsh/session' {
@@ -141,7 +154,8 @@ export const MCP_SERVER_NAME = /^(?!.*__)[A-Za-z0-9_-]{1,48}$/
 const TOOL_PREFIX = 'mcp__'
 
 /** The dsh tool name of a server's tool: characters a model provider refuses become `_`. */
-export const mcpToolName = (server: string, tool: string): string => `${TOOL_PREFIX}${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`
+export const mcpToolName = (server: string, tool: string): string =>
+  `${TOOL_PREFIX}${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`
 
 /** The one tool that lists and reads the resources of an agent's MCP servers (arguments `{ server, uri? }`). */
 export const MCP_RESOURCE_TOOL = 'mcp_resource'

@@ -20,10 +20,17 @@ export interface DecisionInput {
   ask(privateAddress: string | undefined): Promise<Approval>
 }
 
-export type Outcome = { decision: NetworkDecision & { decision: 'allowed' | 'approved'; address: string }; grant?: string } | { decision: NetworkDecision & { decision: 'refused' }; why: Refusal }
+export type Outcome =
+  | { decision: NetworkDecision & { decision: 'allowed' | 'approved'; address: string }; grant?: string }
+  | { decision: NetworkDecision & { decision: 'refused' }; why: Refusal }
 
 /** Why a connection was refused, for the message the command reads. */
-export type Refusal = { kind: 'denied'; pattern: string } | { kind: 'not-allowed' } | { kind: 'private'; address: string; pattern: string } | { kind: 'rejected' } | { kind: 'lookup'; detail: string }
+export type Refusal =
+  | { kind: 'denied'; pattern: string }
+  | { kind: 'not-allowed' }
+  | { kind: 'private'; address: string; pattern: string }
+  | { kind: 'rejected' }
+  | { kind: 'lookup'; detail: string }
 
 /**
  * One connection's decision. Deny wins over everything; then a loopback or private address is admitted only
@@ -33,7 +40,10 @@ export type Refusal = { kind: 'denied'; pattern: string } | { kind: 'not-allowed
  */
 export async function decide(input: DecisionInput): Promise<Outcome> {
   const { host, port } = input
-  const refused = (rule: string, why: Refusal, address?: string): Outcome => ({ decision: { host, port, decision: 'refused', rule, ...(address ? { address } : {}) }, why })
+  const refused = (rule: string, why: Refusal, address?: string): Outcome => ({
+    decision: { host, port, decision: 'refused', rule, ...(address ? { address } : {}) },
+    why,
+  })
   const denied = input.deny.find((pattern) => matches(pattern, host))
   if (denied) return refused(`network.deny "${denied}"`, { kind: 'denied', pattern: denied })
 
@@ -47,14 +57,25 @@ export async function decide(input: DecisionInput): Promise<Outcome> {
   }
   const address = addresses[0]!
   const privateAddress = addresses.find((candidate) => !isPublicAddress(candidate))
-  const allowed = input.allow.find((pattern) => exactly(pattern, host)) ?? input.allow.find((pattern) => matches(pattern, host))
+  const allowed =
+    input.allow.find((pattern) => exactly(pattern, host)) ?? input.allow.find((pattern) => matches(pattern, host))
   if (allowed) {
     if (privateAddress && !exactly(allowed, host))
-      return refused(`network.allow "${allowed}" is a wildcard: not for a private address`, { kind: 'private', address: privateAddress, pattern: allowed }, privateAddress)
+      return refused(
+        `network.allow "${allowed}" is a wildcard: not for a private address`,
+        { kind: 'private', address: privateAddress, pattern: allowed },
+        privateAddress,
+      )
     return { decision: { host, port, decision: 'allowed', rule: `network.allow "${allowed}"`, address } }
   }
-  if (input.granted.includes(host)) return { decision: { host, port, decision: 'allowed', rule: 'session grant', address } }
+  if (input.granted.includes(host))
+    return { decision: { host, port, decision: 'allowed', rule: 'session grant', address } }
   const answer = await input.ask(privateAddress)
-  if (!answer.allowed) return refused(answer.rule, answer.rule === 'approval rejected' ? { kind: 'rejected' } : { kind: 'not-allowed' }, privateAddress)
+  if (!answer.allowed)
+    return refused(
+      answer.rule,
+      answer.rule === 'approval rejected' ? { kind: 'rejected' } : { kind: 'not-allowed' },
+      privateAddress,
+    )
   return { decision: { host, port, decision: 'approved', rule: 'approval', address }, grant: answer.requestId }
 }

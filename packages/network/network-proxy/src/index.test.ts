@@ -20,7 +20,10 @@ async function countingServer(): Promise<{ port: number; connections: () => numb
 }
 
 async function boot(script: ScriptedResponse[], options: { settings?: string; rows?: string } = {}): Promise<Harness> {
-  const h = await bootComposition({ patch: scriptedPatch({}, options.rows ?? ''), homeFiles: options.settings ? { 'settings.yaml': options.settings } : {} })
+  const h = await bootComposition({
+    patch: scriptedPatch({}, options.rows ?? ''),
+    homeFiles: options.settings ? { 'settings.yaml': options.settings } : {},
+  })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script)
   return h
@@ -50,22 +53,38 @@ test('a confined command reaches no loopback service: through the proxy it is re
     { text: 'done' },
   ])
   await h.run('exfiltrate')
-  expect(h.toolText('proxied')).toContain(`dsh: network not allowed: 127.0.0.1 (add it to network.allow in ${h.home}/settings.yaml)`)
+  expect(h.toolText('proxied')).toContain(
+    `dsh: network not allowed: 127.0.0.1 (add it to network.allow in ${h.home}/settings.yaml)`,
+  )
   expect(h.toolText('direct')).toMatch(/Failed to connect|Couldn't connect/)
   expect(h.toolText('python')).toMatch(/ConnectionRefusedError|OSError[\s\S]*exit 1/)
   expect(h.toolText('node')).toContain('ECONNREFUSED')
   expect(h.toolText('node')).not.toContain('connected\n')
   expect(server.connections()).toBe(0)
-  expect(decisions(h)).toEqual([{ host: '127.0.0.1', port: server.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' }])
+  expect(decisions(h)).toEqual([
+    {
+      host: '127.0.0.1',
+      port: server.port,
+      decision: 'refused',
+      rule: 'not in network.allow, nobody can approve',
+      address: '127.0.0.1',
+    },
+  ])
 })
 
 test('an allowed name reaches its server through the proxy (plain HTTP and CONNECT); another name is refused; every decision is logged', async () => {
   const server = await countingServer()
   const h = await boot(
     [
-      bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/ && curl -sS --max-time 10 http://API.test.:${server.port}/again`),
+      bash(
+        'allowed',
+        `curl -sS --max-time 10 http://api.test:${server.port}/ && curl -sS --max-time 10 http://API.test.:${server.port}/again`,
+      ),
       bash('tunnel', `curl -sS --max-time 10 --proxytunnel http://api.test:${server.port}/tunnel`),
-      bash('other', `curl -sS --max-time 10 http://other.test:${server.port}/; curl -sS --max-time 10 --proxytunnel http://other.test:${server.port}/`),
+      bash(
+        'other',
+        `curl -sS --max-time 10 http://other.test:${server.port}/; curl -sS --max-time 10 --proxytunnel http://other.test:${server.port}/`,
+      ),
       bash('denied', `curl -sS --max-time 10 http://blocked.api.test:${server.port}/`),
       { text: 'done' },
     ],
@@ -75,24 +94,60 @@ test('an allowed name reaches its server through the proxy (plain HTTP and CONNE
   await h.run('fetch')
   expect(h.toolText('allowed')).toBe('hello from the host\nhello from the host')
   expect(h.toolText('tunnel')).toBe('hello from the host')
-  expect(h.toolText('other')).toContain(`dsh: network not allowed: other.test (add it to network.allow in ${h.home}/settings.yaml)`)
+  expect(h.toolText('other')).toContain(
+    `dsh: network not allowed: other.test (add it to network.allow in ${h.home}/settings.yaml)`,
+  )
   expect(h.toolText('other')).toContain('CONNECT tunnel failed, response 403')
-  expect(h.toolText('denied')).toContain(`dsh: network not allowed: blocked.api.test (refused by network.deny "blocked.api.test" in ${h.home}/settings.yaml)`)
+  expect(h.toolText('denied')).toContain(
+    `dsh: network not allowed: blocked.api.test (refused by network.deny "blocked.api.test" in ${h.home}/settings.yaml)`,
+  )
   expect(server.connections()).toBe(3)
-  const allowed = { host: 'api.test', port: server.port, decision: 'allowed', rule: 'network.allow "api.test"', address: '127.0.0.1' }
-  const refused = { host: 'other.test', port: server.port, decision: 'refused', rule: 'not in network.allow, nobody can approve', address: '127.0.0.1' }
-  expect(decisions(h)).toEqual([allowed, allowed, allowed, refused, refused, { host: 'blocked.api.test', port: server.port, decision: 'refused', rule: 'network.deny "blocked.api.test"' }])
+  const allowed = {
+    host: 'api.test',
+    port: server.port,
+    decision: 'allowed',
+    rule: 'network.allow "api.test"',
+    address: '127.0.0.1',
+  }
+  const refused = {
+    host: 'other.test',
+    port: server.port,
+    decision: 'refused',
+    rule: 'not in network.allow, nobody can approve',
+    address: '127.0.0.1',
+  }
+  expect(decisions(h)).toEqual([
+    allowed,
+    allowed,
+    allowed,
+    refused,
+    refused,
+    { host: 'blocked.api.test', port: server.port, decision: 'refused', rule: 'network.deny "blocked.api.test"' },
+  ])
 })
 
 test('a wildcard never admits a name that resolves to loopback (DNS rebinding), and the server sees nothing', async () => {
   const server = await countingServer()
-  const h = await boot([bash('rebind', `curl -sS --max-time 10 http://evil.example.org:${server.port}/; curl -sS --max-time 10 http://127.0.0.1:${server.port}/`), { text: 'done' }], {
-    settings: 'network.allow: ["*"]\n',
-  })
+  const h = await boot(
+    [
+      bash(
+        'rebind',
+        `curl -sS --max-time 10 http://evil.example.org:${server.port}/; curl -sS --max-time 10 http://127.0.0.1:${server.port}/`,
+      ),
+      { text: 'done' },
+    ],
+    {
+      settings: 'network.allow: ["*"]\n',
+    },
+  )
   mapNames(h, { 'evil.example.org': '127.0.0.1' })
   await h.run('fetch')
-  expect(h.toolText('rebind')).toContain('dsh: network not allowed: evil.example.org resolves to the private address 127.0.0.1, which the wildcard "*" does not admit')
-  expect(h.toolText('rebind')).toContain('dsh: network not allowed: 127.0.0.1 resolves to the private address 127.0.0.1')
+  expect(h.toolText('rebind')).toContain(
+    'dsh: network not allowed: evil.example.org resolves to the private address 127.0.0.1, which the wildcard "*" does not admit',
+  )
+  expect(h.toolText('rebind')).toContain(
+    'dsh: network not allowed: 127.0.0.1 resolves to the private address 127.0.0.1',
+  )
   expect(server.connections()).toBe(0)
   expect(decisions(h).map((decision) => [decision.host, decision.decision])).toEqual([
     ['evil.example.org', 'refused'],
@@ -109,7 +164,10 @@ test('DNS does not leak from the namespace: lookups fail and a UDP datagram to t
   const port = udp.address().port
   const send = `python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'leak', ('127.0.0.1', ${port}))"`
   const h = await boot([
-    bash('lookup', `getent hosts example.com; echo "getent $?"; python3 -c "import socket; socket.getaddrinfo('example.com', 443)" 2>&1 | tail -1`),
+    bash(
+      'lookup',
+      `getent hosts example.com; echo "getent $?"; python3 -c "import socket; socket.getaddrinfo('example.com', 443)" 2>&1 | tail -1`,
+    ),
     bash('udp', `${send}; echo sent`),
     { text: 'done' },
   ])
@@ -122,7 +180,9 @@ test('DNS does not leak from the namespace: lookups fail and a UDP datagram to t
 
 test('danger-full-access keeps the host network: the server on the loopback is reached directly', async () => {
   const server = await countingServer()
-  const h = await boot([bash('free', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/`), { text: 'done' }], { rows: '- id: permission-presets\n  config: { default: danger-full-access }\n' })
+  const h = await boot([bash('free', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/`), { text: 'done' }], {
+    rows: '- id: permission-presets\n  config: { default: danger-full-access }\n',
+  })
   await h.run('fetch')
   expect(h.toolText('free')).toBe('hello from the host')
   expect(server.connections()).toBe(1)
@@ -131,7 +191,11 @@ test('danger-full-access keeps the host network: the server on the loopback is r
 
 test('an unknown host is asked about: allowed once, it stays allowed for the session and a grant is logged', async () => {
   const server = await countingServer()
-  const h = await boot([bash('first', `curl -sS --max-time 10 http://new.test:${server.port}/`), bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' }])
+  const h = await boot([
+    bash('first', `curl -sS --max-time 10 http://new.test:${server.port}/`),
+    bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`),
+    { text: 'done' },
+  ])
   mapNames(h, { 'new.test': '127.0.0.1' })
   const asked: string[] = []
   h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.tool}: ${request.summary}`), 'allow_once'))
@@ -154,7 +218,9 @@ test('an unknown host whose approval is rejected is refused, and the server sees
   mapNames(h, { 'new.test': '127.0.0.1' })
   h.root.approval.answerer(h.root, async () => 'reject')
   await h.run('fetch')
-  expect(h.toolText('first')).toContain('dsh: network not allowed: new.test (the approval was refused; add it to network.allow in')
+  expect(h.toolText('first')).toContain(
+    'dsh: network not allowed: new.test (the approval was refused; add it to network.allow in',
+  )
   expect(server.connections()).toBe(0)
   expect(h.events('network/grant')).toEqual([])
   expect(decisions(h).map((decision) => [decision.decision, decision.rule])).toEqual([['refused', 'approval rejected']])
@@ -164,7 +230,10 @@ test('the persistent shell gets the same network: loopback refused by name, an a
   const server = await countingServer()
   const h = await boot(
     [
-      bash('refused', `curl -sS --max-time 10 http://127.0.0.1:${server.port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${server.port}/`),
+      bash(
+        'refused',
+        `curl -sS --max-time 10 http://127.0.0.1:${server.port}/; curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${server.port}/`,
+      ),
       bash('allowed', `curl -sS --max-time 10 http://api.test:${server.port}/`),
       { text: 'done' },
     ],
@@ -196,7 +265,9 @@ test('a grant is read from the log: a resumed session reaches the approved host 
   const first = await bootComposition({ home, workspace, patch: scriptedPatch() })
   mapNames(first, { 'new.test': '127.0.0.1' })
   first.root.approval.answerer(first.root, async () => 'allow_once')
-  first.root.scriptedLlm.enqueue(bash('asked', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  first.root.scriptedLlm.enqueue(bash('asked', `curl -sS --max-time 10 http://new.test:${server.port}/`), {
+    text: 'done',
+  })
   await first.run('fetch')
   const id = (await first.agent()).session.id
   await first.dispose()
@@ -205,7 +276,9 @@ test('a grant is read from the log: a resumed session reaches the approved host 
   onTestFinished(() => second.dispose())
   mapNames(second, { 'new.test': '127.0.0.1' })
   const resumed = await second.root.agents.resume(id)
-  second.root.scriptedLlm.enqueue(bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  second.root.scriptedLlm.enqueue(bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), {
+    text: 'done',
+  })
   resumed.followup('fetch again')
   await resumed.whenIdle()
   expect(server.connections()).toBe(2)
@@ -222,8 +295,12 @@ test('"always in this workspace" keeps network(<host>) in grants.yaml: a new ses
   const first = await bootComposition({ home, workspace, patch: scriptedPatch() })
   mapNames(first, { 'new.test': '127.0.0.1' })
   const offered: (string | undefined)[] = []
-  first.root.approval.answerer(first.root, async (request) => (offered.push(request.rule), 'allow_always'), { actor: 'user:web-tab' })
-  first.root.scriptedLlm.enqueue(bash('asked', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  first.root.approval.answerer(first.root, async (request) => (offered.push(request.rule), 'allow_always'), {
+    actor: 'user:web-tab',
+  })
+  first.root.scriptedLlm.enqueue(bash('asked', `curl -sS --max-time 10 http://new.test:${server.port}/`), {
+    text: 'done',
+  })
   await first.run('fetch')
   expect(offered).toEqual(['network(new.test)'])
   expect(readFileSync(join(home, 'grants.yaml'), 'utf8')).toContain('network(new.test)')
@@ -232,7 +309,9 @@ test('"always in this workspace" keeps network(<host>) in grants.yaml: a new ses
   const second = await bootComposition({ home, workspace, patch: scriptedPatch() })
   onTestFinished(() => second.dispose())
   mapNames(second, { 'new.test': '127.0.0.1' })
-  second.root.scriptedLlm.enqueue(bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  second.root.scriptedLlm.enqueue(bash('again', `curl -sS --max-time 10 http://new.test:${server.port}/`), {
+    text: 'done',
+  })
   await second.run('fetch in a new session')
   expect(second.toolText('again')).toBe('hello from the host')
   expect(second.events('approval/decided').map((event) => event.data.by)).toEqual(['grant'])
@@ -240,7 +319,9 @@ test('"always in this workspace" keeps network(<host>) in grants.yaml: a new ses
   const elsewhere = await bootComposition({ home, patch: scriptedPatch() })
   onTestFinished(() => elsewhere.dispose())
   mapNames(elsewhere, { 'new.test': '127.0.0.1' })
-  elsewhere.root.scriptedLlm.enqueue(bash('other', `curl -sS --max-time 10 http://new.test:${server.port}/`), { text: 'done' })
+  elsewhere.root.scriptedLlm.enqueue(bash('other', `curl -sS --max-time 10 http://new.test:${server.port}/`), {
+    text: 'done',
+  })
   await elsewhere.run('fetch from another workspace')
   expect(elsewhere.toolText('other')).toContain('network not allowed: new.test')
   expect(server.connections()).toBe(2)
@@ -249,8 +330,14 @@ test('"always in this workspace" keeps network(<host>) in grants.yaml: a new ses
 test('a network decision or grant not of its schema is refused, naming the field, and grants nothing', async () => {
   const h = await boot([])
   const session = (await h.agent()).session
-  expect(() => session.append('network/decision', { host: 'a.example', port: 443, decision: 'maybe' as never, rule: 'x' })).toThrow('data.decision must be one of allowed, refused, approved')
-  expect(() => session.append('network/decision', { host: 'a.example', port: 44.3, decision: 'allowed', rule: 'x' })).toThrow('data.port must be a whole number')
-  expect(() => session.append('network/grant', { host: '', requestId: 'r1' })).toThrow('data.host must be a non-empty string')
+  expect(() =>
+    session.append('network/decision', { host: 'a.example', port: 443, decision: 'maybe' as never, rule: 'x' }),
+  ).toThrow('data.decision must be one of allowed, refused, approved')
+  expect(() =>
+    session.append('network/decision', { host: 'a.example', port: 44.3, decision: 'allowed', rule: 'x' }),
+  ).toThrow('data.port must be a whole number')
+  expect(() => session.append('network/grant', { host: '', requestId: 'r1' })).toThrow(
+    'data.host must be a non-empty string',
+  )
   expect(session.events.filter((event) => event.type.startsWith('network/'))).toEqual([])
 })

@@ -32,7 +32,8 @@ export interface Config {
 }
 
 const patterns = () => Schema.array(Schema.string().pattern(HOST_PATTERN))
-const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: false })).map((entry) => entry.address)
+const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: false })).map((entry) => entry.address)
 
 /**
  * ctx.network: one HTTP proxy per session on a Unix socket, started by the first `endpoint(session)` and
@@ -49,9 +50,18 @@ export default class NetworkProxy extends Network {
       .description(
         'Default of the network.allow setting: hosts confined commands may reach through the proxy (`api.example.com`, `*.example.org`, `*`); a loopback or private address needs an exact entry.',
       ),
-    deny: patterns().default([]).description('Default of the network.deny setting: hosts always refused (deny wins over allow).'),
-    socketDir: Schema.string().default('').description('Directory for the per-session proxy sockets (each in its own 0700 directory); empty: the OS temp directory.'),
-    connectTimeoutMs: Schema.natural().min(1).default(10_000).description('How long the proxy waits for an upstream connection (ms).'),
+    deny: patterns()
+      .default([])
+      .description('Default of the network.deny setting: hosts always refused (deny wins over allow).'),
+    socketDir: Schema.string()
+      .default('')
+      .description(
+        'Directory for the per-session proxy sockets (each in its own 0700 directory); empty: the OS temp directory.',
+      ),
+    connectTimeoutMs: Schema.natural()
+      .min(1)
+      .default(10_000)
+      .description('How long the proxy waits for an upstream connection (ms).'),
   })
 
   private readonly proxies = new Map<Session, Promise<ProxyServer>>()
@@ -70,7 +80,9 @@ export default class NetworkProxy extends Network {
       description:
         "Hosts confined commands may reach through dsh's proxy: `api.example.com`, `*.example.org` (subdomains), `*`. A loopback or private address (or a name resolving to one) needs an exact entry.",
     })
-    ctx.settings.define('network.deny', patterns().default(config.deny), { description: 'Hosts confined commands may never reach (wins over network.allow and approvals).' })
+    ctx.settings.define('network.deny', patterns().default(config.deny), {
+      description: 'Hosts confined commands may never reach (wins over network.allow and approvals).',
+    })
     ctx.effect(() => () => this.closeAll(), 'close network proxies')
   }
 
@@ -134,9 +146,15 @@ export default class NetworkProxy extends Network {
       resolve: this.resolvers.at(-1) ?? systemResolver,
       ask: (privateAddress) => this.ask(session, host, port, privateAddress, signal),
     })
-    if (session.closed) return { ok: false, status: 403, message: `dsh: network not allowed: ${host} (the session is closed)` }
+    if (session.closed)
+      return { ok: false, status: 403, message: `dsh: network not allowed: ${host} (the session is closed)` }
     this.log(session, outcome.decision)
-    if ('why' in outcome) return { ok: false, status: outcome.why.kind === 'lookup' ? 502 : 403, message: refusalMessage(host, outcome.why, this.settingsFile()) }
+    if ('why' in outcome)
+      return {
+        ok: false,
+        status: outcome.why.kind === 'lookup' ? 502 : 403,
+        message: refusalMessage(host, outcome.why, this.settingsFile()),
+      }
     if (outcome.grant && !session.all('network/grant').some((event) => event.data.host === host)) {
       session.append('network/grant', { host, requestId: outcome.grant })
       await session.flush()
@@ -149,22 +167,37 @@ export default class NetworkProxy extends Network {
   }
 
   /** One question per host at a time: parallel connections to the same unknown host share the answer. */
-  private ask(session: Session, host: string, port: number, privateAddress: string | undefined, signal: AbortSignal): Promise<Approval> {
+  private ask(
+    session: Session,
+    host: string,
+    port: number,
+    privateAddress: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Approval> {
     const key = `${session.id}\0${host}`
     let pending = this.pendingApprovals.get(key)
     if (!pending) {
-      pending = this.request(session, host, port, privateAddress, signal).finally(() => this.pendingApprovals.delete(key))
+      pending = this.request(session, host, port, privateAddress, signal).finally(() =>
+        this.pendingApprovals.delete(key),
+      )
       this.pendingApprovals.set(key, pending)
     }
     return pending
   }
 
-  private async request(session: Session, host: string, port: number, privateAddress: string | undefined, signal: AbortSignal): Promise<Approval> {
+  private async request(
+    session: Session,
+    host: string,
+    port: number,
+    privateAddress: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Approval> {
     const approval = this.ctx.get('approval')
     const agent = this.ctx.get('agents')?.bySession(session.id)
     const rule = `network(${host})`
     // A standing grant (`allow_always` in an earlier session, or `permissions.allow`) answers without anyone asked.
-    if (!approval || !(approval.canAsk || approval.canGrant({ rule })) || !agent || session.closed) return { allowed: false, rule: 'not in network.allow, nobody can approve' }
+    if (!approval || !(approval.canAsk || approval.canGrant({ rule })) || !agent || session.closed)
+      return { allowed: false, rule: 'not in network.allow, nobody can approve' }
     const where = privateAddress ? ` (it resolves to the private address ${privateAddress})` : ''
     const summary = `connect to ${host}:${port}`
     const decision = await approval.request(
@@ -178,9 +211,15 @@ export default class NetworkProxy extends Network {
       },
       signal,
     )
-    if (decision.answer === 'reject') return { allowed: false, rule: decision.by === 'no-answerer' ? 'not in network.allow, nobody can approve' : 'approval rejected' }
+    if (decision.answer === 'reject')
+      return {
+        allowed: false,
+        rule: decision.by === 'no-answerer' ? 'not in network.allow, nobody can approve' : 'approval rejected',
+      }
     // One question per host is open at a time, so the last network question with this summary is ours.
-    const asked = session.all('approval/asked').findLast((event) => event.data.tool === 'network' && event.data.summary === summary)
+    const asked = session
+      .all('approval/asked')
+      .findLast((event) => event.data.tool === 'network' && event.data.summary === summary)
     return { allowed: true, requestId: asked?.data.requestId ?? '' }
   }
 

@@ -18,7 +18,17 @@ export interface ProxyServerOptions {
 }
 
 // Headers that describe one hop (RFC 9110 §7.6.1), never forwarded.
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
 
 function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)))
@@ -93,7 +103,11 @@ export class ProxyServer {
     this.track(upstream)
     upstream.once('timeout', () => upstream.destroy(new Error('timed out')))
     let connected = false
-    upstream.once('error', (error) => (connected ? client.destroy() : reply(client, 502, `dsh: cannot reach ${target.host}:${target.port}: ${error.message}`)))
+    upstream.once('error', (error) =>
+      connected
+        ? client.destroy()
+        : reply(client, 502, `dsh: cannot reach ${target.host}:${target.port}: ${error.message}`),
+    )
     upstream.once('connect', () => {
       connected = true
       upstream.setTimeout(0)
@@ -113,7 +127,8 @@ export class ProxyServer {
     } catch {
       return refuse(res, 400, `dsh: the proxy takes absolute http:// URLs or CONNECT, not "${req.url}"`)
     }
-    if (url.protocol !== 'http:') return refuse(res, 400, `dsh: the proxy forwards http:// only (use CONNECT for ${url.protocol})`)
+    if (url.protocol !== 'http:')
+      return refuse(res, 400, `dsh: the proxy forwards http:// only (use CONNECT for ${url.protocol})`)
     const host = normalizeHost(url.hostname)
     const port = Number(url.port || 80)
     const admission = await this.options.admit(host, port, this.lifetime(req.socket))
@@ -128,7 +143,9 @@ export class ProxyServer {
       timeout: this.options.connectTimeoutMs,
     })
     upstream.once('timeout', () => upstream.destroy(new Error('timed out')))
-    upstream.once('error', (error) => (res.headersSent ? res.destroy() : refuse(res, 502, `dsh: cannot reach ${host}:${port}: ${error.message}`)))
+    upstream.once('error', (error) =>
+      res.headersSent ? res.destroy() : refuse(res, 502, `dsh: cannot reach ${host}:${port}: ${error.message}`),
+    )
     upstream.once('response', (answer) => {
       upstream.setTimeout(0)
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardable(answer.headers))
@@ -147,5 +164,7 @@ function reply(socket: Duplex, status: number, message: string) {
   if (socket.destroyed) return
   const body = Buffer.from(message + '\n')
   const reason = status === 403 ? 'Forbidden' : status === 400 ? 'Bad Request' : 'Bad Gateway'
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`)
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+  )
 }

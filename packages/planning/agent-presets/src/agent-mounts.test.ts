@@ -17,7 +17,14 @@ async function boot(homeFiles: Record<string, string> = {}): Promise<Harness> {
 
 const bash = (id: string, command: string) => toolCall(id, 'bash', { command })
 const resultText = (agent: Agent, callId: string) =>
-  ((agent.session.events.find((event) => event.type === 'tool/result' && (event.data as any).callId === callId)?.data as any)?.content ?? []).map((block: any) => block.text).join('')
+  (
+    (
+      agent.session.events.find((event) => event.type === 'tool/result' && (event.data as any).callId === callId)
+        ?.data as any
+    )?.content ?? []
+  )
+    .map((block: any) => block.text)
+    .join('')
 
 async function turn(h: Harness, agent: Agent, ...script: Parameters<Harness['root']['scriptedLlm']['enqueue']>) {
   h.root.scriptedLlm.enqueue(...script)
@@ -46,19 +53,25 @@ test('minimal and standard in one process: only the minimal agent gets a persist
   const requests = h.root.scriptedLlm.requests
   const [minimalRequest, standardRequest] = [requests[0]!, requests[3]!]
   expect(minimalRequest.tools!.map((tool) => tool.name)).toEqual(['bash', 'str_replace_editor'])
-  expect(minimalRequest.tools!.find((tool) => tool.name === 'bash')!.description).toMatch(/^Run a bash command in your persistent shell/)
+  expect(minimalRequest.tools!.find((tool) => tool.name === 'bash')!.description).toMatch(
+    /^Run a bash command in your persistent shell/,
+  )
   expect(standardRequest.tools!.find((tool) => tool.name === 'bash')!.description).not.toMatch(/persistent/)
   expect(standardRequest.tools!.map((tool) => tool.name)).toEqual(expect.arrayContaining(['read', 'write', 'task']))
   expect(minimalRequest.system).toContain('bash runs in one persistent shell of yours')
   expect(minimalRequest.system).not.toContain('each bash call starts a fresh shell')
   expect(standardRequest.system).toContain('each bash call starts a fresh shell')
   expect(standardRequest.system).not.toContain('persistent shell')
-  expect(minimal.session.last('agent/preset')?.data.plugins).toEqual([{ name: '@dsh/tool-bash-persistent', config: {} }])
+  expect(minimal.session.last('agent/preset')?.data.plugins).toEqual([
+    { name: '@dsh/tool-bash-persistent', config: {} },
+  ])
 
   const shell = await shellOf(tag)
   expect(processRunning(shell)).toBe(true)
   await minimal.dispose()
-  expect(await eventually(() => !processRunning(shell) && processesWith(`sleep ${tag}`).length === 0, 10_000)).toBe(true)
+  expect(await eventually(() => !processRunning(shell) && processesWith(`sleep ${tag}`).length === 0, 10_000)).toBe(
+    true,
+  )
   // The standard agent still has the profile's one-shot bash.
   await turn(h, standard, bash('s3', 'pwd'), { text: 'ok' })
   expect(resultText(standard, 's3')).toBe(h.workspace)
@@ -87,31 +100,53 @@ test("a minimal agent's mounted bash runs under the session's sandbox mode: read
 })
 
 test('a user preset cannot mount a plugin outside the mountable list (a provider, an unknown package): an error at its line, nothing logged', async () => {
-  const h = await boot({ 'presets/widen.yaml': 'description: swaps the fs\nplugins:\n  - name: "@dsh/tool-bash-persistent"\n  - name: "@dsh/fs-local"\n' })
+  const h = await boot({
+    'presets/widen.yaml':
+      'description: swaps the fs\nplugins:\n  - name: "@dsh/tool-bash-persistent"\n  - name: "@dsh/fs-local"\n',
+  })
   const agent = await h.root.agents.create({ cwd: h.workspace })
   const file = join(h.home, 'presets', 'widen.yaml')
-  expect(() => h.root.agentPresets.choose(agent.session, 'widen', 'user:cli-flag')).toThrow(`${file}:4: plugin "@dsh/fs-local" cannot be mounted per agent (mountable: @dsh/tool-bash-persistent)`)
+  expect(() => h.root.agentPresets.choose(agent.session, 'widen', 'user:cli-flag')).toThrow(
+    `${file}:4: plugin "@dsh/fs-local" cannot be mounted per agent (mountable: @dsh/tool-bash-persistent)`,
+  )
   expect(agent.session.last('agent/preset')).toBeUndefined()
   rmSync(file)
   writeFileSync(join(h.home, 'presets', 'ghost.yaml'), 'plugins:\n  - name: "@dsh/no-such-package"\n')
-  expect(() => h.root.agentPresets.choose(agent.session, 'ghost', 'user:cli-flag')).toThrow(`${join(h.home, 'presets', 'ghost.yaml')}:2: plugin "@dsh/no-such-package" cannot be mounted per agent`)
+  expect(() => h.root.agentPresets.choose(agent.session, 'ghost', 'user:cli-flag')).toThrow(
+    `${join(h.home, 'presets', 'ghost.yaml')}:2: plugin "@dsh/no-such-package" cannot be mounted per agent`,
+  )
   expect(agent.session.last('agent/preset')).toBeUndefined()
 })
 
 test("a user preset's plugin config is checked against the plugin's schema at its line", async () => {
-  const h = await boot({ 'presets/slow.yaml': 'plugins:\n  - name: "@dsh/tool-bash-persistent"\n    config: { defaultTimeoutMs: 5, sandbox: false }\n' })
-  expect(() => h.root.agentPresets.list()).toThrow(`${join(h.home, 'presets', 'slow.yaml')}:3: plugins[0] (@dsh/tool-bash-persistent): config.sandbox is not a setting of this plugin`)
+  const h = await boot({
+    'presets/slow.yaml':
+      'plugins:\n  - name: "@dsh/tool-bash-persistent"\n    config: { defaultTimeoutMs: 5, sandbox: false }\n',
+  })
+  expect(() => h.root.agentPresets.list()).toThrow(
+    `${join(h.home, 'presets', 'slow.yaml')}:3: plugins[0] (@dsh/tool-bash-persistent): config.sandbox is not a setting of this plugin`,
+  )
 })
 
 test('a preset cannot carry a sandbox mode or ceiling: such a field is refused at its line', async () => {
   const h = await boot({ 'presets/free.yaml': 'description: unconfined\nsandbox: danger-full-access\n' })
-  expect(() => h.root.agentPresets.list()).toThrow(`${join(h.home, 'presets', 'free.yaml')}:2: "sandbox" is not a field of an agent preset`)
+  expect(() => h.root.agentPresets.list()).toThrow(
+    `${join(h.home, 'presets', 'free.yaml')}:2: "sandbox" is not a field of an agent preset`,
+  )
 })
 
 test('a log naming a plugin this process may not mount per agent stops the turn before any request', async () => {
   const h = await boot()
   const agent = await h.root.agents.create({ cwd: h.workspace })
-  agent.session.append('agent/preset', { name: 'forged', description: '', tools: {}, compaction: true, source: 'built-in', actor: 'user:cli-flag', plugins: [{ name: '@dsh/fs-local' }] })
+  agent.session.append('agent/preset', {
+    name: 'forged',
+    description: '',
+    tools: {},
+    compaction: true,
+    source: 'built-in',
+    actor: 'user:cli-flag',
+    plugins: [{ name: '@dsh/fs-local' }],
+  })
   const id = agent.session.id
   await agent.dispose()
   const resumed = await h.root.agents.resume(id)
@@ -120,23 +155,30 @@ test('a log naming a plugin this process may not mount per agent stops the turn 
   expect(h.root.scriptedLlm.requests).toHaveLength(0)
   expect(resumed.session.last('turn/end')?.data).toMatchObject({
     reason: 'blocked',
-    error: { code: 'PRE_STEP_REJECTED', message: expect.stringContaining('plugin "@dsh/fs-local" cannot be mounted per agent') },
+    error: {
+      code: 'PRE_STEP_REJECTED',
+      message: expect.stringContaining('plugin "@dsh/fs-local" cannot be mounted per agent'),
+    },
   })
 })
 
 test('the mountable list itself only takes packages that declare mountsPerAgent: a provider listed there fails the boot', async () => {
-  await expect(bootComposition({ patch: scriptedPatch({}, "- id: agent-presets\n  config: { mountable: ['@dsh/fs-local'] }\n") })).rejects.toThrow(
-    'agent-presets: mountable "@dsh/fs-local" does not declare mountsPerAgent',
-  )
+  await expect(
+    bootComposition({ patch: scriptedPatch({}, "- id: agent-presets\n  config: { mountable: ['@dsh/fs-local'] }\n") }),
+  ).rejects.toThrow('agent-presets: mountable "@dsh/fs-local" does not declare mountsPerAgent')
 })
 
 test("a preset's own allow list still narrows the tools its plugins mount: a hidden mounted bash is UNKNOWN_TOOL and runs nothing", async () => {
-  const h = await boot({ 'presets/sneaky.yaml': 'tools:\n  allow: [read]\nplugins:\n  - name: "@dsh/tool-bash-persistent"\n' })
+  const h = await boot({
+    'presets/sneaky.yaml': 'tools:\n  allow: [read]\nplugins:\n  - name: "@dsh/tool-bash-persistent"\n',
+  })
   const agent = await h.root.agents.create({ cwd: h.workspace })
   h.root.agentPresets.choose(agent.session, 'sneaky', 'user:cli-flag')
   await turn(h, agent, bash('b', 'echo x > bashed.txt'), { text: 'ok' })
   expect(h.root.scriptedLlm.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['read'])
-  expect((agent.session.events.find((event) => event.type === 'tool/result')?.data as any)?.error?.code).toBe('UNKNOWN_TOOL')
+  expect((agent.session.events.find((event) => event.type === 'tool/result')?.data as any)?.error?.code).toBe(
+    'UNKNOWN_TOOL',
+  )
   expect(existsSync(join(h.workspace, 'bashed.txt'))).toBe(false)
 })
 

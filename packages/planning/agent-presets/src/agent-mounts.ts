@@ -20,7 +20,8 @@ export interface ResolvedPlugin {
 /** Why `config` does not fit the plugin's schema (unknown keys included), or undefined. */
 export function configProblem(plugin: unknown, config: Record<string, unknown> | undefined): string | undefined {
   const schema = (plugin as { Config?: any }).Config
-  if (typeof schema !== 'function') return config && Object.keys(config).length ? 'this plugin takes no config' : undefined
+  if (typeof schema !== 'function')
+    return config && Object.keys(config).length ? 'this plugin takes no config' : undefined
   try {
     schema(config ?? {})
   } catch (error) {
@@ -28,7 +29,9 @@ export function configProblem(plugin: unknown, config: Record<string, unknown> |
   }
   const known = schema.type === 'object' && schema.dict ? Object.keys(schema.dict) : undefined
   const unknown = known && Object.keys(config ?? {}).find((key) => !known.includes(key))
-  return unknown ? `config.${unknown} is not a setting of this plugin (known: ${known.join(', ') || 'none'})` : undefined
+  return unknown
+    ? `config.${unknown} is not a setting of this plugin (known: ${known.join(', ') || 'none'})`
+    : undefined
 }
 
 /**
@@ -40,7 +43,9 @@ function forAgent<T extends object>(service: T, method: string, agentId: string)
   return new Proxy(service, {
     get(target, key) {
       if (key === Service.tracker) return undefined
-      if (key === method) return (ctx: Context, item: unknown, options: object = {}) => (target as any)[method](ctx, item, { ...options, agentId })
+      if (key === method)
+        return (ctx: Context, item: unknown, options: object = {}) =>
+          (target as any)[method](ctx, item, { ...options, agentId })
       const value = Reflect.get(target, key)
       return typeof value === 'function' ? value.bind(target) : value
     },
@@ -63,11 +68,15 @@ export function mountForAgent(scope: Context, agentId: string, presetName: strin
       // Provided from inside the realm: cordis wakes the plugins waiting for a service only in the realm of the
       // fiber that provides it.
       await realm.plugin({ name: 'agent-tools', apply: (inner: Context) => void inner.provide('tools', tools) })
-      await realm.plugin({ name: 'agent-system-prompt', apply: (inner: Context) => void inner.provide('systemPrompt', prompt) })
+      await realm.plugin({
+        name: 'agent-system-prompt',
+        apply: (inner: Context) => void inner.provide('systemPrompt', prompt),
+      })
       for (const { name, plugin, config } of plugins) {
         const fiber = realm.plugin(plugin as any, config)
         await fiber
-        if (fiber.state !== FIBER_STATE.ACTIVE) throw new Error(`plugin "${name}" did not start: it waits for a service this profile does not mount`)
+        if (fiber.state !== FIBER_STATE.ACTIVE)
+          throw new Error(`plugin "${name}" did not start: it waits for a service this profile does not mount`)
       }
     },
   })

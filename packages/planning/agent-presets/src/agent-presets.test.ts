@@ -30,9 +30,18 @@ async function exploreThenStandard() {
 test('two sessions of one process, explore and standard, send different tool lists; explore carries only reading tools', async () => {
   const { h, explore, standard } = await exploreThenStandard()
   const [first, second] = h.root.scriptedLlm.requests.map(toolNames)
-  expect(first).toEqual(['glob', 'grep', 'history_read', 'job_list', 'job_output', 'read', 'skill', 'todo_write'].filter((name) => second!.includes(name)))
+  expect(first).toEqual(
+    ['glob', 'grep', 'history_read', 'job_list', 'job_output', 'read', 'skill', 'todo_write'].filter((name) =>
+      second!.includes(name),
+    ),
+  )
   expect(second).toEqual(expect.arrayContaining(['bash', 'write', 'edit', 'str_replace_editor', 'task']))
-  expect(explore.session.last('agent/preset')?.data).toMatchObject({ name: 'explore', source: 'built-in', actor: 'user:cli-flag', compaction: true })
+  expect(explore.session.last('agent/preset')?.data).toMatchObject({
+    name: 'explore',
+    source: 'built-in',
+    actor: 'user:cli-flag',
+    compaction: true,
+  })
   expect(standard.session.last('agent/preset')).toBeUndefined()
 })
 
@@ -65,7 +74,9 @@ test('an explore session that calls write and bash anyway gets UNKNOWN_TOOL and 
   )
   agent.followup('try')
   await agent.whenIdle()
-  const results = agent.session.events.filter((event) => event.type === 'tool/result').map((event: any) => event.data.error?.code)
+  const results = agent.session.events
+    .filter((event) => event.type === 'tool/result')
+    .map((event: any) => event.data.error?.code)
   expect(results).toEqual(['UNKNOWN_TOOL', 'UNKNOWN_TOOL'])
   expect(existsSync(join(h.workspace, 'pwned.txt'))).toBe(false)
   expect(existsSync(join(h.workspace, 'bashed.txt'))).toBe(false)
@@ -102,7 +113,11 @@ test('a subagent of an explore session cannot offer a tool its parent lacks', as
   const h = await boot({ 'presets/delegating.yaml': 'tools:\n  allow: [read, task]\n' })
   const agent = await h.root.agents.create({ cwd: h.workspace })
   h.root.agentPresets.choose(agent.session, 'delegating', 'user:cli-flag')
-  h.root.scriptedLlm.enqueue(toolCall('t', 'task', { description: 'write it', prompt: 'write a file' }), { text: 'child done' }, { text: 'parent done' })
+  h.root.scriptedLlm.enqueue(
+    toolCall('t', 'task', { description: 'write it', prompt: 'write a file' }),
+    { text: 'child done' },
+    { text: 'parent done' },
+  )
   agent.followup('delegate')
   await agent.whenIdle()
   const childRequest = h.root.scriptedLlm.requests[1]!
@@ -115,14 +130,18 @@ test('a bad user preset file is one error naming the file and the line', async (
   const agent = await h.root.agents.create({ cwd: h.workspace })
   const file = join(h.home, 'presets', 'broken.yaml')
   expect(() => h.root.agentPresets.choose(agent.session, 'explore', 'user:cli-flag')).toThrow(AgentPresetFileError)
-  expect(() => h.root.agentPresets.list()).toThrow(`${file}:4: "compation" is not a field of an agent preset (description, tools, compaction, plugins)`)
+  expect(() => h.root.agentPresets.list()).toThrow(
+    `${file}:4: "compation" is not a field of an agent preset (description, tools, compaction, plugins)`,
+  )
   expect(agent.session.last('agent/preset')).toBeUndefined()
 })
 
 test('an unknown preset and a preset chosen after the first turn are refused by name', async () => {
   const h = await boot()
   const agent = await h.root.agents.create({ cwd: h.workspace })
-  expect(() => h.root.agentPresets.choose(agent.session, 'nope', 'user:cli-flag')).toThrow('there is no agent preset "nope" (known: standard, explore, minimal)')
+  expect(() => h.root.agentPresets.choose(agent.session, 'nope', 'user:cli-flag')).toThrow(
+    'there is no agent preset "nope" (known: standard, explore, minimal)',
+  )
   h.root.scriptedLlm.enqueue({ text: 'ok' })
   agent.followup('hi')
   await agent.whenIdle()
@@ -132,9 +151,22 @@ test('an unknown preset and a preset chosen after the first turn are refused by 
 test('a preset file or an agent/preset not of the schema is refused, naming the field', async () => {
   const h = await boot({ 'presets/bad-tools.yaml': 'description: fine\ntools:\n  allow: [read, 3]\n' })
   const agent = await h.agent()
-  expect(() => h.root.agentPresets.choose(agent.session, 'bad-tools', 'user:cli-flag')).toThrow(`${join(h.home, 'presets', 'bad-tools.yaml')}:3: preset.tools.allow[1] must be a string`)
-  const chosen = { name: 'explore', description: 'd', tools: { allow: ['read'] }, compaction: true, source: 'built-in', actor: 'user:cli-flag' as const }
-  expect(() => agent.session.append('agent/preset', { ...chosen, tools: { only: ['read'] } as never })).toThrow('data.tools.only is not a field of tools (allow, deny)')
-  expect(() => agent.session.append('agent/preset', { ...chosen, plugins: [{ name: 'Not A Package' }] })).toThrow('data.plugins[0].name must be a package name')
+  expect(() => h.root.agentPresets.choose(agent.session, 'bad-tools', 'user:cli-flag')).toThrow(
+    `${join(h.home, 'presets', 'bad-tools.yaml')}:3: preset.tools.allow[1] must be a string`,
+  )
+  const chosen = {
+    name: 'explore',
+    description: 'd',
+    tools: { allow: ['read'] },
+    compaction: true,
+    source: 'built-in',
+    actor: 'user:cli-flag' as const,
+  }
+  expect(() => agent.session.append('agent/preset', { ...chosen, tools: { only: ['read'] } as never })).toThrow(
+    'data.tools.only is not a field of tools (allow, deny)',
+  )
+  expect(() => agent.session.append('agent/preset', { ...chosen, plugins: [{ name: 'Not A Package' }] })).toThrow(
+    'data.plugins[0].name must be a package name',
+  )
   expect(agent.session.events.filter((event) => event.type === 'agent/preset')).toEqual([])
 })

@@ -11,10 +11,26 @@ import type { Session, Static } from '@dsh/session'
 import type { RenderedSection } from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
 import { configProblem, mountForAgent, MOUNTS_PER_AGENT, type ResolvedPlugin } from './agent-mounts.ts'
-import { AgentPresetEventData, BUILT_IN_AGENT_PRESETS, offersTool, plainPreset, presetProblem, type AgentPreset, type ChosenAgentPreset, type PresetPlugin } from './presets.ts'
+import {
+  AgentPresetEventData,
+  BUILT_IN_AGENT_PRESETS,
+  offersTool,
+  plainPreset,
+  presetProblem,
+  type AgentPreset,
+  type ChosenAgentPreset,
+  type PresetPlugin,
+} from './presets.ts'
 import { AgentPresetFileError, pluginLinesOf, readUserPresets } from './user-presets.ts'
 
-export { BUILT_IN_AGENT_PRESETS, offersTool, type AgentPreset, type ChosenAgentPreset, type PresetPlugin, type ToolPatterns } from './presets.ts'
+export {
+  BUILT_IN_AGENT_PRESETS,
+  offersTool,
+  type AgentPreset,
+  type ChosenAgentPreset,
+  type PresetPlugin,
+  type ToolPatterns,
+} from './presets.ts'
 export { AgentPresetFileError, parsePresetFile } from './user-presets.ts'
 export { MOUNTS_PER_AGENT } from './agent-mounts.ts'
 
@@ -57,7 +73,9 @@ interface AgentMount {
 }
 
 // An absent list means "every tool" (allow) or "none removed" (deny), so it must stay absent, not become [].
-const toolNames = Schema.union([Schema.array(Schema.string()), Schema.const(undefined)]) as unknown as Schema<string[] | undefined>
+const toolNames = Schema.union([Schema.array(Schema.string()), Schema.const(undefined)]) as unknown as Schema<
+  string[] | undefined
+>
 
 const PresetSchema: Schema<AgentPreset> = Schema.object({
   name: Schema.string().required(),
@@ -68,11 +86,17 @@ const PresetSchema: Schema<AgentPreset> = Schema.object({
 }) as Schema<AgentPreset>
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  builtIns: Schema.array(PresetSchema).default(BUILT_IN_AGENT_PRESETS).description('The agent presets every user has (a user file of the same name replaces one).'),
-  folder: Schema.string().default('presets').description('Folder of user agent presets (`<name>.yaml`), relative to $DSH_HOME.'),
+  builtIns: Schema.array(PresetSchema)
+    .default(BUILT_IN_AGENT_PRESETS)
+    .description('The agent presets every user has (a user file of the same name replaces one).'),
+  folder: Schema.string()
+    .default('presets')
+    .description('Folder of user agent presets (`<name>.yaml`), relative to $DSH_HOME.'),
   mountable: Schema.array(Schema.string())
     .default(['@dsh/tool-bash-persistent'])
-    .description(`Packages a preset's \`plugins\` may mount for one agent; each must also declare \`${MOUNTS_PER_AGENT}\` (loaded at boot).`),
+    .description(
+      `Packages a preset's \`plugins\` may mount for one agent; each must also declare \`${MOUNTS_PER_AGENT}\` (loaded at boot).`,
+    ),
 })
 
 /**
@@ -114,7 +138,9 @@ export class AgentPresets extends Service {
     for (const name of this.config.mountable) {
       const plugin = await this.ctx.app.resolvePlugin(name)
       if ((plugin as Record<string, unknown>)[MOUNTS_PER_AGENT] !== true) {
-        throw new Error(`agent-presets: mountable "${name}" does not declare ${MOUNTS_PER_AGENT}: only a plugin made to live in one agent's scope can be mounted per agent`)
+        throw new Error(
+          `agent-presets: mountable "${name}" does not declare ${MOUNTS_PER_AGENT}: only a plugin made to live in one agent's scope can be mounted per agent`,
+        )
       }
       this.mountable.set(name, plugin)
     }
@@ -126,7 +152,9 @@ export class AgentPresets extends Service {
 
   /** Built-ins, then the user's files (a file replaces a built-in of its name). A bad file throws naming file and line. */
   list(): ChosenAgentPreset[] {
-    const byName = new Map<string, ChosenAgentPreset>(this.config.builtIns.map((preset) => [preset.name, plainPreset({ ...preset, source: 'built-in' })]))
+    const byName = new Map<string, ChosenAgentPreset>(
+      this.config.builtIns.map((preset) => [preset.name, plainPreset({ ...preset, source: 'built-in' })]),
+    )
     for (const preset of readUserPresets(join(this.ctx.app.home, this.config.folder))) {
       const problem = this.pluginsProblem(preset.plugins)
       const line = problem && pluginLinesOf(preset)?.[problem.index]?.[problem.field]
@@ -139,7 +167,11 @@ export class AgentPresets extends Service {
   get(name: string): ChosenAgentPreset {
     const presets = this.list()
     const found = presets.find((preset) => preset.name === name)
-    if (!found) throw new AgentPresetError('UNKNOWN_AGENT_PRESET', `there is no agent preset "${name}" (known: ${presets.map((preset) => preset.name).join(', ')})`)
+    if (!found)
+      throw new AgentPresetError(
+        'UNKNOWN_AGENT_PRESET',
+        `there is no agent preset "${name}" (known: ${presets.map((preset) => preset.name).join(', ')})`,
+      )
     return found
   }
 
@@ -147,7 +179,11 @@ export class AgentPresets extends Service {
   choose(session: Session, name: string, actor: AuthorityActor): ChosenAgentPreset {
     assertActor(actor, 'agentPresets.choose')
     const preset = this.get(name)
-    if (session.last('turn/start')) throw new AgentPresetError('AGENT_PRESET_TOO_LATE', `session ${session.id} has already run a turn: an agent preset is chosen when a session is created`)
+    if (session.last('turn/start'))
+      throw new AgentPresetError(
+        'AGENT_PRESET_TOO_LATE',
+        `session ${session.id} has already run a turn: an agent preset is chosen when a session is created`,
+      )
     session.append('agent/preset', { ...preset, actor })
     const agent = this.ctx.agents.bySession(session.id)
     if (agent) this.syncMounts(agent)
@@ -157,14 +193,26 @@ export class AgentPresets extends Service {
   /** The preset in force: the session's logged one, else none (every tool). */
   current(session: Session): ChosenAgentPreset | undefined {
     const data = session.last('agent/preset')?.data
-    return data && { name: data.name, description: data.description, tools: data.tools, compaction: data.compaction, source: data.source, ...(data.plugins ? { plugins: data.plugins } : {}) }
+    return (
+      data && {
+        name: data.name,
+        description: data.description,
+        tools: data.tools,
+        compaction: data.compaction,
+        source: data.source,
+        ...(data.plugins ? { plugins: data.plugins } : {}),
+      }
+    )
   }
 
   /**
    * What a new agent of the preset `name` would be offered in `cwd` on `route` — its tools and its system prompt,
    * with the preset's plugins mounted for the moment under a preview id (`dsh prompt show --preset`).
    */
-  async preview(name: string, where: { cwd: string; route: Route }): Promise<{ tools: ToolSchema[]; prompt: { override?: string; sections: RenderedSection[] } }> {
+  async preview(
+    name: string,
+    where: { cwd: string; route: Route },
+  ): Promise<{ tools: ToolSchema[]; prompt: { override?: string; sections: RenderedSection[] } }> {
     const preset = this.get(name)
     const agentId = `preview:${randomUUID()}` // two previews at once must not share registrations
     let scope: Context | undefined
@@ -172,11 +220,17 @@ export class AgentPresets extends Service {
     await fiber
     try {
       if (preset.plugins?.length) {
-        const resolved = preset.plugins.map(({ name: plugin, config }) => ({ name: plugin, plugin: this.mountable.get(plugin), config }))
+        const resolved = preset.plugins.map(({ name: plugin, config }) => ({
+          name: plugin,
+          plugin: this.mountable.get(plugin),
+          config,
+        }))
         await mountForAgent(scope!, agentId, preset.name, resolved)
       }
       const tools = this.ctx.tools.schemas(agentId).filter((tool) => offersTool(preset.tools, tool.name))
-      const prompt = await this.ctx.get('systemPrompt')?.render({ ...where, agentId, tools: tools.map((tool) => tool.name) })
+      const prompt = await this.ctx
+        .get('systemPrompt')
+        ?.render({ ...where, agentId, tools: tools.map((tool) => tool.name) })
       return { tools, prompt: prompt ?? { sections: [] } }
     } finally {
       await fiber.dispose()
@@ -189,10 +243,17 @@ export class AgentPresets extends Service {
   }
 
   /** The first of `plugins` that cannot be mounted per agent: which one, which field, and why. */
-  private pluginsProblem(plugins: PresetPlugin[] = []): { index: number; field: 'name' | 'config'; message: string } | undefined {
+  private pluginsProblem(
+    plugins: PresetPlugin[] = [],
+  ): { index: number; field: 'name' | 'config'; message: string } | undefined {
     for (const [index, { name, config }] of plugins.entries()) {
       const plugin = this.mountable.get(name)
-      if (!plugin) return { index, field: 'name', message: `plugin "${name}" cannot be mounted per agent (mountable: ${[...this.mountable.keys()].join(', ') || 'none'})` }
+      if (!plugin)
+        return {
+          index,
+          field: 'name',
+          message: `plugin "${name}" cannot be mounted per agent (mountable: ${[...this.mountable.keys()].join(', ') || 'none'})`,
+        }
       const problem = configProblem(plugin, config)
       if (problem) return { index, field: 'config', message: `plugins[${index}] (${name}): ${problem}` }
     }
@@ -218,12 +279,18 @@ export class AgentPresets extends Service {
     mount.ready = unmounted.then(async () => {
       if (problem) return `agent preset "${presetName}": ${problem.message}`
       if (!plugins.length) return undefined
-      const resolved: ResolvedPlugin[] = plugins.map(({ name, config }) => ({ name, plugin: this.mountable.get(name), config }))
+      const resolved: ResolvedPlugin[] = plugins.map(({ name, config }) => ({
+        name,
+        plugin: this.mountable.get(name),
+        config,
+      }))
       const fiber = mountForAgent(agent.scope, agent.id, presetName, resolved)
       mount.fiber = fiber
       try {
         await fiber
-        return fiber.state === FIBER_STATE.ACTIVE ? undefined : `agent preset "${presetName}": its plugins did not start (a service they need is not mounted)`
+        return fiber.state === FIBER_STATE.ACTIVE
+          ? undefined
+          : `agent preset "${presetName}": its plugins did not start (a service they need is not mounted)`
       } catch (error) {
         return `agent preset "${presetName}": its plugins did not start: ${error instanceof Error ? error.message : String(error)}`
       }

@@ -49,7 +49,11 @@ export type AgentPreset = Static<typeof AgentPresetData>
  * The preset as a session logs it: the whole definition, so resume needs no file, where it came from
  * (`built-in` or the user's preset file) and who chose it.
  */
-export const AgentPresetEventData = Type.Object({ ...PresetFields, source: Type.String(), actor: oneOf(AUTHORITY_ACTORS) })
+export const AgentPresetEventData = Type.Object({
+  ...PresetFields,
+  source: Type.String(),
+  actor: oneOf(AUTHORITY_ACTORS),
+})
 export type ChosenAgentPreset = AgentPreset & { source: string }
 
 /** A validator message for a preset definition (a built-in or a user file's), or undefined. */
@@ -72,7 +76,8 @@ export const BUILT_IN_AGENT_PRESETS: AgentPreset[] = [
   },
 ]
 
-const matches = (pattern: string, name: string) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name)
+const matches = (pattern: string, name: string) =>
+  pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name
 
 /** Whether a preset's patterns offer the tool `name`. */
 export function offersTool(tools: ToolPatterns, name: string): boolean {
@@ -84,7 +89,14 @@ export function offersTool(tools: ToolPatterns, name: string): boolean {
 export function plainPreset<T extends AgentPreset>(preset: T): T {
   const { allow, deny } = preset.tools
   const { plugins, ...rest } = preset
-  const plain = { ...rest, tools: { ...(allow ? { allow: [...allow] } : {}), ...(deny ? { deny: [...deny] } : {}) } } as T
-  if (plugins?.length) plain.plugins = plugins.map((plugin) => ({ name: plugin.name, ...(plugin.config !== undefined ? { config: plugin.config } : {}) }))
+  const plain = {
+    ...rest,
+    tools: { ...(allow ? { allow: [...allow] } : {}), ...(deny ? { deny: [...deny] } : {}) },
+  } as T
+  if (plugins?.length)
+    plain.plugins = plugins.map((plugin) => ({
+      name: plugin.name,
+      ...(plugin.config !== undefined ? { config: plugin.config } : {}),
+    }))
   return plain
 }

@@ -36,22 +36,40 @@ export function pluginLinesOf(preset: object): PluginLines[] | undefined {
 /** Parses one preset file; every problem is an AgentPresetFileError at the line it is on. */
 export function parsePresetFile(file: string, text: string): ChosenAgentPreset {
   const name = basename(file).replace(/\.ya?ml$/, '')
-  if (!NAME_PATTERN.test(name)) throw new AgentPresetFileError(file, 1, `the file name must be the preset's name (matching ${NAME_PATTERN})`)
+  if (!NAME_PATTERN.test(name))
+    throw new AgentPresetFileError(file, 1, `the file name must be the preset's name (matching ${NAME_PATTERN})`)
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
-  const lineOf = (node: Node | null | undefined | unknown) => lines.linePos((node as Node | undefined)?.range?.[0] ?? 0).line
-  if (doc.errors.length) throw new AgentPresetFileError(file, lines.linePos(doc.errors[0]!.pos[0]).line, `malformed YAML: ${doc.errors[0]!.message.split('\n')[0]}`)
-  if (!isMap(doc.contents)) throw new AgentPresetFileError(file, lineOf(doc.contents), 'an agent preset is a mapping with description, tools { allow, deny } and compaction')
+  const lineOf = (node: Node | null | undefined | unknown) =>
+    lines.linePos((node as Node | undefined)?.range?.[0] ?? 0).line
+  if (doc.errors.length)
+    throw new AgentPresetFileError(
+      file,
+      lines.linePos(doc.errors[0]!.pos[0]).line,
+      `malformed YAML: ${doc.errors[0]!.message.split('\n')[0]}`,
+    )
+  if (!isMap(doc.contents))
+    throw new AgentPresetFileError(
+      file,
+      lineOf(doc.contents),
+      'an agent preset is a mapping with description, tools { allow, deny } and compaction',
+    )
   const preset: Record<string, unknown> = { name, description: '', tools: {}, compaction: true, source: file }
   for (const pair of doc.contents.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : ''
-    if (!(FIELDS as readonly string[]).includes(key)) throw new AgentPresetFileError(file, lineOf(pair.key), `"${key}" is not a field of an agent preset (${FIELDS.join(', ')})`)
+    if (!(FIELDS as readonly string[]).includes(key))
+      throw new AgentPresetFileError(
+        file,
+        lineOf(pair.key),
+        `"${key}" is not a field of an agent preset (${FIELDS.join(', ')})`,
+      )
     preset[key] = (pair.value as Node | null)?.toJSON() ?? null
     const problem = presetProblem(preset)
     if (problem) throw new AgentPresetFileError(file, lineOf(pair.value ?? pair.key), problem)
     if (key === 'plugins' && isSeq(pair.value)) {
       const lines = pair.value.items.map((item) => {
-        const at = (field: string) => (isMap(item) ? item.items.find((entry) => isScalar(entry.key) && entry.key.value === field) : undefined)
+        const at = (field: string) =>
+          isMap(item) ? item.items.find((entry) => isScalar(entry.key) && entry.key.value === field) : undefined
         return { name: lineOf(at('name')?.value ?? item), config: lineOf(at('config')?.value ?? item) }
       })
       PLUGIN_LINES.set(preset, lines)

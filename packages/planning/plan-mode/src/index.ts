@@ -7,7 +7,11 @@ import { oneOf, type Session, type Static } from '@dsh/session'
 import { defineTool, ToolError, Type, type Decision, type ToolInvocation } from '@dsh/tools'
 
 /** Plan mode switched on or off, and by whom (`requestId`: the approved `exit_plan_mode` that ended it). Its type and its check. */
-const PlanModeData = Type.Object({ active: Type.Boolean(), actor: oneOf(AUTHORITY_ACTORS), requestId: Type.Optional(Type.String()) })
+const PlanModeData = Type.Object({
+  active: Type.Boolean(),
+  actor: oneOf(AUTHORITY_ACTORS),
+  requestId: Type.Optional(Type.String()),
+})
 export type PlanModeChange = Static<typeof PlanModeData>
 
 declare module '@dsh/session' {
@@ -30,8 +34,12 @@ export interface Config {
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   readingTools: Schema.array(Schema.string())
     .default(['read', 'glob', 'grep', 'job_output', 'job_list', 'todo_write', 'exit_plan_mode'])
-    .description('Tools that run in plan mode (they read, or touch only the session itself); every other tool is refused, bash included.'),
-  editorReadCommands: Schema.array(Schema.string()).default(['view']).description('`str_replace_editor` commands that run in plan mode.'),
+    .description(
+      'Tools that run in plan mode (they read, or touch only the session itself); every other tool is refused, bash included.',
+    ),
+  editorReadCommands: Schema.array(Schema.string())
+    .default(['view'])
+    .description('`str_replace_editor` commands that run in plan mode.'),
 })
 
 /**
@@ -82,7 +90,11 @@ export default class PlanMode extends Service {
   private allowed(invocation: ToolInvocation): boolean {
     if (this.config.readingTools.includes(invocation.name)) return true
     const command = (invocation.arguments as { command?: unknown } | undefined)?.command
-    return invocation.name === 'str_replace_editor' && typeof command === 'string' && this.config.editorReadCommands.includes(command)
+    return (
+      invocation.name === 'str_replace_editor' &&
+      typeof command === 'string' &&
+      this.config.editorReadCommands.includes(command)
+    )
   }
 
   private async preExecute(invocation: ToolInvocation, next: () => Promise<Decision>): Promise<Decision> {
@@ -98,15 +110,32 @@ export default class PlanMode extends Service {
       this.ctx,
       defineTool({
         name: 'exit_plan_mode',
-        description: 'In plan mode: present your plan to the user and ask to start working on it. Approved, the session leaves plan mode and your tools work again; rejected, you stay in plan mode.',
-        parameters: Type.Object({ plan: Type.String({ minLength: 1, description: 'The plan, in Markdown: what you will change and how you will check it.' }) }, { additionalProperties: false }),
+        description:
+          'In plan mode: present your plan to the user and ask to start working on it. Approved, the session leaves plan mode and your tools work again; rejected, you stay in plan mode.',
+        parameters: Type.Object(
+          {
+            plan: Type.String({
+              minLength: 1,
+              description: 'The plan, in Markdown: what you will change and how you will check it.',
+            }),
+          },
+          { additionalProperties: false },
+        ),
         summarize: () => 'exit plan mode and start on the plan',
         execute: async (args, context) => {
-          if (!this.active(context.session)) throw new ToolError('INVALID_ARGS', 'the session is not in plan mode: there is nothing to exit')
-          const input = { agentId: context.agentId, callId: context.callId, tool: 'exit_plan_mode', summary: 'Leave plan mode and start working on this plan', reason: args.plan }
+          if (!this.active(context.session))
+            throw new ToolError('INVALID_ARGS', 'the session is not in plan mode: there is nothing to exit')
+          const input = {
+            agentId: context.agentId,
+            callId: context.callId,
+            tool: 'exit_plan_mode',
+            summary: 'Leave plan mode and start working on this plan',
+            reason: args.plan,
+          }
           const decision = await this.ctx.approval.request(context.session, input, context.signal)
           const approved = decision.answer !== 'reject' && decision.actor !== undefined
-          if (!approved) return `The plan was not approved (${decision.note ?? decision.by}): the session stays in plan mode. Revise the plan or ask the user what to change.`
+          if (!approved)
+            return `The plan was not approved (${decision.note ?? decision.by}): the session stays in plan mode. Revise the plan or ask the user what to change.`
           const requestId = context.session.last('approval/decided')?.data.requestId
           this.exit(context.session, decision.actor!, requestId)
           return "The user approved the plan: plan mode is over and your tools work again under the session's permissions. Start on the plan."

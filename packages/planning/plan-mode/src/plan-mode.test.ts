@@ -26,11 +26,21 @@ test('plan mode refuses a write and a bash effect (the files are absent) and let
     { text: 'done' },
   ])
   const asked: string[] = []
-  h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.tool}: ${request.reason}`), 'allow_once'), { actor: 'client:sdk' })
+  h.root.approval.answerer(
+    h.root,
+    async (request) => (asked.push(`${request.tool}: ${request.reason}`), 'allow_once'),
+    { actor: 'client:sdk' },
+  )
   await h.run('plan, then do it')
   expect(h.toolText('read')).toContain('the notes')
-  expect(h.toolResult('write').error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('the session is in plan mode') })
-  expect(h.toolResult('bash').error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('bash is refused until the user approves your plan') })
+  expect(h.toolResult('write').error).toMatchObject({
+    code: 'DENIED',
+    message: expect.stringContaining('the session is in plan mode'),
+  })
+  expect(h.toolResult('bash').error).toMatchObject({
+    code: 'DENIED',
+    message: expect.stringContaining('bash is refused until the user approves your plan'),
+  })
   expect(existsSync(join(h.workspace, 'planned.txt'))).toBe(false)
   expect(existsSync(join(h.workspace, 'bash.txt'))).toBe(false)
   expect(asked).toEqual(['exit_plan_mode: 1. write out.txt\n2. check it'])
@@ -74,7 +84,11 @@ test('a plan/mode not of its schema is refused, naming the field, and the mode i
   const h = await bootComposition({ patch: scriptedPatch() })
   onTestFinished(() => h.dispose())
   const session = (await h.agent()).session
-  expect(() => session.append('plan/mode', { active: 'yes' as never, actor: 'user:cli-flag' })).toThrow('data.active must be a boolean')
-  expect(() => session.append('plan/mode', { active: true, actor: 'model' as never })).toThrow('data.actor must be one of ')
+  expect(() => session.append('plan/mode', { active: 'yes' as never, actor: 'user:cli-flag' })).toThrow(
+    'data.active must be a boolean',
+  )
+  expect(() => session.append('plan/mode', { active: true, actor: 'model' as never })).toThrow(
+    'data.actor must be one of ',
+  )
   expect(h.root.planMode.active(session)).toBe(false)
 })

@@ -4,7 +4,15 @@ import { checkShape } from '@dsh/session'
 import { defineTool, ToolError, Type } from '@dsh/tools'
 import { TODO_PRIORITIES, TODO_STATUSES, TodoItemData, TodoUpdatedData, type TodoItem } from './todo.ts'
 
-export { currentTodos, TODO_PRIORITIES, TODO_STATUSES, TodoItemData, TodoUpdatedData, type TodoItem, type TodoUpdated } from './todo.ts'
+export {
+  currentTodos,
+  TODO_PRIORITIES,
+  TODO_STATUSES,
+  TodoItemData,
+  TodoUpdatedData,
+  type TodoItem,
+  type TodoUpdated,
+} from './todo.ts'
 
 export interface Config {
   maxItems: number
@@ -24,8 +32,13 @@ const MARK: Record<TodoItem['status'], string> = { pending: '[ ]', in_progress: 
 /** The list as the model reads it back. */
 export function renderTodos(items: readonly TodoItem[]): string {
   if (!items.length) return 'The todo list is empty.'
-  const counts = TODO_STATUSES.map((status) => `${items.filter((item) => item.status === status).length} ${status.replace('_', ' ')}`).join(', ')
-  return [`Todo list updated (${counts}):`, ...items.map((item) => `${MARK[item.status]} ${item.content} (${item.priority})`)].join('\n')
+  const counts = TODO_STATUSES.map(
+    (status) => `${items.filter((item) => item.status === status).length} ${status.replace('_', ' ')}`,
+  ).join(', ')
+  return [
+    `Todo list updated (${counts}):`,
+    ...items.map((item) => `${MARK[item.status]} ${item.content} (${item.priority})`),
+  ].join('\n')
 }
 
 /**
@@ -37,7 +50,11 @@ export function apply(ctx: Context, config: Config) {
   ctx.sessions.defineKind(ctx, 'todo/updated', { ignorable: true, schema: TodoUpdatedData })
   const item = Type.Object(
     {
-      content: Type.String({ minLength: 1, maxLength: config.maxContentChars, description: 'What is to be done, in a few words.' }),
+      content: Type.String({
+        minLength: 1,
+        maxLength: config.maxContentChars,
+        description: 'What is to be done, in a few words.',
+      }),
       status: Type.Union(
         TODO_STATUSES.map((status) => Type.Literal(status)),
         { description: 'pending, in_progress (the one you are on) or completed.' },
@@ -52,7 +69,10 @@ export function apply(ctx: Context, config: Config) {
       name: 'todo_write',
       description:
         'Keep your task list for this session, shown to the user as you work: pass the whole list each time (it replaces the previous one). Use it for work of several steps; mark one entry in_progress while you work on it and completed as soon as it is done.',
-      parameters: Type.Object({ todos: Type.Array(item, { maxItems: config.maxItems }) }, { additionalProperties: false }),
+      parameters: Type.Object(
+        { todos: Type.Array(item, { maxItems: config.maxItems }) },
+        { additionalProperties: false },
+      ),
       summarize: (args) => `todo_write (${args.todos.length} entries)`,
       async execute(args, context) {
         const items = args.todos.map(({ content, status, priority }) => ({ content: content.trim(), status, priority }))

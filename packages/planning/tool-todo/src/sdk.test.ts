@@ -11,13 +11,18 @@ beforeAll(async () => {
 afterAll(() => llm.close())
 
 test('an SDK client receives todo/updated as a session event and its SessionView shows the list', async () => {
-  const harness = await Harness.start({ cwd: tempDir('dsh-todo-ws-'), env: { DSH_HOME: tempDir('dsh-todo-home-'), DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  const harness = await Harness.start({
+    cwd: tempDir('dsh-todo-ws-'),
+    env: { DSH_HOME: tempDir('dsh-todo-home-'), DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   try {
     const items = [{ content: 'write the parser', status: 'in_progress', priority: 'high' }]
     llm.enqueue({ toolCalls: [{ id: 't', name: 'todo_write', arguments: { todos: items } }] }, { text: 'planned' })
     const session = await harness.session()
     const result = await session.run('plan the work')
-    expect(result.events.find((event) => event.type === ('todo/updated' as string))).toMatchObject({ data: { callId: 't', items } })
+    expect(result.events.find((event) => event.type === ('todo/updated' as string))).toMatchObject({
+      data: { callId: 't', items },
+    })
     expect(SessionView.fold(result.events).todos).toEqual(items)
   } finally {
     await harness.close()

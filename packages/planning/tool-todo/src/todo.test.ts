@@ -20,21 +20,34 @@ const plan = [
 ]
 
 test('todo_write logs the whole list as todo/updated, reads it back, and the display fold shows the latest', async () => {
-  const h = await boot([todo('first', [{ content: 'read the failing test', status: 'in_progress', priority: 'high' }]), todo('second', plan), { text: 'on it' }])
+  const h = await boot([
+    todo('first', [{ content: 'read the failing test', status: 'in_progress', priority: 'high' }]),
+    todo('second', plan),
+    { text: 'on it' },
+  ])
   await h.run('fix the parser')
   expect(h.events('todo/updated').map((event) => event.data)).toEqual([
     { callId: 'first', items: [{ content: 'read the failing test', status: 'in_progress', priority: 'high' }] },
     { callId: 'second', items: plan },
   ])
-  expect(h.toolText('second')).toBe('Todo list updated (1 pending, 1 in progress, 1 completed):\n[x] read the failing test (high)\n[~] fix the parser (medium)\n[ ] run the suite (low)')
+  expect(h.toolText('second')).toBe(
+    'Todo list updated (1 pending, 1 in progress, 1 completed):\n[x] read the failing test (high)\n[~] fix the parser (medium)\n[ ] run the suite (low)',
+  )
   expect(SessionView.fold(h.events()).todos).toEqual(plan)
 })
 
 test('a list with an unknown status or an empty entry is refused naming the field, and nothing is logged', async () => {
-  const h = await boot([todo('bad', [{ content: 'x', status: 'done', priority: 'high' }]), todo('blank', [{ content: '   ', status: 'pending', priority: 'low' }]), { text: 'ok' }])
+  const h = await boot([
+    todo('bad', [{ content: 'x', status: 'done', priority: 'high' }]),
+    todo('blank', [{ content: '   ', status: 'pending', priority: 'low' }]),
+    { text: 'ok' },
+  ])
   await h.run('plan')
   expect(h.toolResult('bad').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('status') })
-  expect(h.toolResult('blank').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('todos[0].content must be text that is not blank') })
+  expect(h.toolResult('blank').error).toMatchObject({
+    code: 'INVALID_ARGS',
+    message: expect.stringContaining('todos[0].content must be text that is not blank'),
+  })
   expect(h.events('todo/updated')).toEqual([])
 })
 
@@ -51,7 +64,11 @@ test('a resumed session has the list its log holds', async () => {
   expect(currentTodos(resumed.session.events)).toEqual(plan)
   await resumed.dispose()
   // A composition without the row still opens it: the kind is ignorable.
-  const bare = await bootComposition({ home, workspace, patch: scriptedPatch({}, '- id: tool-todo\n  disabled: true\n') })
+  const bare = await bootComposition({
+    home,
+    workspace,
+    patch: scriptedPatch({}, '- id: tool-todo\n  disabled: true\n'),
+  })
   onTestFinished(() => bare.dispose())
   expect(currentTodos((await bare.root.agents.resume(sessionId)).session.events)).toEqual(plan)
 })

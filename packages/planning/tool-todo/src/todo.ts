@@ -23,6 +23,7 @@ declare module '@dsh/session' {
 
 /** The list in force: the last `todo/updated` of the log (empty before any). */
 export function currentTodos(events: readonly SessionEvent[]): TodoItem[] {
-  for (let at = events.length - 1; at >= 0; at--) if (events[at]!.type === 'todo/updated') return (events[at] as SessionEvent<'todo/updated'>).data.items
+  for (let at = events.length - 1; at >= 0; at--)
+    if (events[at]!.type === 'todo/updated') return (events[at] as SessionEvent<'todo/updated'>).data.items
   return []
 }

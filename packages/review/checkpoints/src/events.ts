@@ -13,7 +13,10 @@ export type UnrecordedReason = (typeof UNRECORDED_REASONS)[number]
  * or not recorded and why (a secret path is never read; a file over the size limit is not copied).
  */
 const FileStateData = Type.Union([
-  Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$', is: 'a sha256 hex digest' }), bytes: Type.Integer({ minimum: 0 }) }),
+  Type.Object({
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', is: 'a sha256 hex digest' }),
+    bytes: Type.Integer({ minimum: 0 }),
+  }),
   Type.Object({ absent: Type.Literal(true) }),
   Type.Object({ unrecorded: oneOf(UNRECORDED_REASONS) }),
 ])
@@ -71,17 +74,29 @@ declare module '@dsh/session' {
 /** A workspace-relative path as the log may hold it: not absolute, no `..`, no empty or `.` segment. */
 export function relativePathProblem(path: unknown, field = 'path'): string | undefined {
   if (typeof path !== 'string' || !path) return `${field} must be a non-empty string`
-  if (path.startsWith('/') || path.includes('\\') || path.includes('\0')) return `${field} must be relative to the workspace`
-  return path.split('/').some((part) => part === '' || part === '.' || part === '..') ? `${field} must not contain empty, . or .. segments` : undefined
+  if (path.startsWith('/') || path.includes('\\') || path.includes('\0'))
+    return `${field} must be relative to the workspace`
+  return path.split('/').some((part) => part === '' || part === '.' || part === '..')
+    ? `${field} must not contain empty, . or .. segments`
+    : undefined
 }
 
 /** The kinds as `defineKind` takes them: the schema, then the path rule on data of its shape. */
 export const CHECKPOINT_KINDS: Record<string, Pick<KindSpec, 'schema' | 'validate'>> = {
-  'checkpoint/before': { schema: CheckpointBeforeData, validate: (data: CheckpointBefore) => relativePathProblem(data.path, 'data.path') },
-  'checkpoint/after': { schema: CheckpointAfterData, validate: (data: CheckpointAfter) => relativePathProblem(data.path, 'data.path') },
+  'checkpoint/before': {
+    schema: CheckpointBeforeData,
+    validate: (data: CheckpointBefore) => relativePathProblem(data.path, 'data.path'),
+  },
+  'checkpoint/after': {
+    schema: CheckpointAfterData,
+    validate: (data: CheckpointAfter) => relativePathProblem(data.path, 'data.path'),
+  },
   'checkpoint/uncovered': { schema: CheckpointUncoveredData },
   'rewind/done': {
     schema: RewindDoneData,
-    validate: (data: RewindDone) => data.restored.map((entry, at) => relativePathProblem(entry.path, `data.restored[${at}].path`)).find((problem) => problem !== undefined),
+    validate: (data: RewindDone) =>
+      data.restored
+        .map((entry, at) => relativePathProblem(entry.path, `data.restored[${at}].path`))
+        .find((problem) => problem !== undefined),
   },
 }

@@ -33,9 +33,13 @@ export function fileHistories(events: Iterable<LoggedEvent>): Map<string, FileHi
     return history
   }
   for (const { type, seq, data } of events) {
-    if (type === 'checkpoint/before') entry(data.path, data.state, seq).befores.push({ turn: data.turn, seq, state: data.state })
-    else if (type === 'checkpoint/after') Object.assign(entry(data.path, data.state, seq), { last: data.state, lastSeq: seq })
-    else if (type === 'rewind/done') for (const restored of data.restored) Object.assign(entry(restored.path, restored.state, seq), { last: restored.state, lastSeq: seq })
+    if (type === 'checkpoint/before')
+      entry(data.path, data.state, seq).befores.push({ turn: data.turn, seq, state: data.state })
+    else if (type === 'checkpoint/after')
+      Object.assign(entry(data.path, data.state, seq), { last: data.state, lastSeq: seq })
+    else if (type === 'rewind/done')
+      for (const restored of data.restored)
+        Object.assign(entry(restored.path, restored.state, seq), { last: restored.state, lastSeq: seq })
   }
   return files
 }
@@ -46,11 +50,16 @@ export function stateBefore(history: FileHistory, turn: number): FileState | und
 }
 
 export const sameState = (a: FileState, b: FileState): boolean =>
-  'sha256' in a ? 'sha256' in b && a.sha256 === b.sha256 : 'absent' in a ? 'absent' in b : 'unrecorded' in b && a.unrecorded === b.unrecorded
+  'sha256' in a
+    ? 'sha256' in b && a.sha256 === b.sha256
+    : 'absent' in a
+      ? 'absent' in b
+      : 'unrecorded' in b && a.unrecorded === b.unrecorded
 
 /** Why commands' changes are not covered, per turn (`checkpoint/uncovered`). */
 export function uncoveredNotes(events: Iterable<LoggedEvent>, fromTurn: number): string[] {
   const reasons = new Set<string>()
-  for (const { type, data } of events) if (type === 'checkpoint/uncovered' && data.turn >= fromTurn) reasons.add(data.reason)
+  for (const { type, data } of events)
+    if (type === 'checkpoint/uncovered' && data.turn >= fromTurn) reasons.add(data.reason)
   return [...reasons]
 }

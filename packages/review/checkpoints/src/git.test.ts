@@ -1,6 +1,16 @@
 // Snapshots on real repositories: what the stat comparison must never miss, and what it stores.
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
@@ -25,7 +35,9 @@ async function repository(files: Record<string, string>) {
   }
   execFileSync('git', ['init', '-q'], { cwd: root })
   execFileSync('git', ['add', '-A'], { cwd: root })
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'initial'], { cwd: root })
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'initial'], {
+    cwd: root,
+  })
   const workspace = (await gitWorkspace(root, options))!
   const snapshots = new Snapshots(workspace, options)
   live.push(snapshots)
@@ -36,7 +48,11 @@ async function repository(files: Record<string, string>) {
 async function diff(workspace: Awaited<ReturnType<typeof repository>>['workspace'], before: string, after: string) {
   const changes = await changedFiles(workspace, before, after, options)
   return Promise.all(
-    changes.map(async (change) => ({ path: change.path, after: change.after ? (await readBlob(workspace, change.after.blob, options)).toString() : undefined, mode: change.after?.mode })),
+    changes.map(async (change) => ({
+      path: change.path,
+      after: change.after ? (await readBlob(workspace, change.after.blob, options)).toString() : undefined,
+      mode: change.after?.mode,
+    })),
   )
 }
 
@@ -51,7 +67,12 @@ test('an unchanged workspace gives the same tree; a same-size rewrite right afte
 })
 
 test('each change alone is seen: a new file in a new folder or in an empty untracked one, a deletion, a rename, a mode change', async () => {
-  const { workspace, root } = await repository({ 'a.txt': 'a\n', 'gone.txt': 'gone\n', 'old.txt': 'moved\n', 'run.sh': 'echo\n' })
+  const { workspace, root } = await repository({
+    'a.txt': 'a\n',
+    'gone.txt': 'gone\n',
+    'old.txt': 'moved\n',
+    'run.sh': 'echo\n',
+  })
   mkdirSync(join(root, 'empty'))
   const quick = new Snapshots(workspace, { ...options, racyWindowMs: 50 })
   live.push(quick)
@@ -66,16 +87,27 @@ test('each change alone is seen: a new file in a new folder or in an empty untra
     last = now
     return changes
   }
-  expect(await after(() => writeFileSync(join(root, 'empty', 'inside.txt'), 'inside\n'))).toEqual([{ path: 'empty/inside.txt', after: 'inside\n', mode: '100644' }])
-  expect(await after(() => (mkdirSync(join(root, 'new/deep'), { recursive: true }), writeFileSync(join(root, 'new/deep/file.txt'), 'deep\n')))).toEqual([
-    { path: 'new/deep/file.txt', after: 'deep\n', mode: '100644' },
+  expect(await after(() => writeFileSync(join(root, 'empty', 'inside.txt'), 'inside\n'))).toEqual([
+    { path: 'empty/inside.txt', after: 'inside\n', mode: '100644' },
   ])
-  expect(await after(() => unlinkSync(join(root, 'gone.txt')))).toEqual([{ path: 'gone.txt', after: undefined, mode: undefined }])
+  expect(
+    await after(
+      () => (
+        mkdirSync(join(root, 'new/deep'), { recursive: true }),
+        writeFileSync(join(root, 'new/deep/file.txt'), 'deep\n')
+      ),
+    ),
+  ).toEqual([{ path: 'new/deep/file.txt', after: 'deep\n', mode: '100644' }])
+  expect(await after(() => unlinkSync(join(root, 'gone.txt')))).toEqual([
+    { path: 'gone.txt', after: undefined, mode: undefined },
+  ])
   expect(await after(() => renameSync(join(root, 'old.txt'), join(root, 'renamed.txt')))).toEqual([
     { path: 'old.txt', after: undefined, mode: undefined },
     { path: 'renamed.txt', after: 'moved\n', mode: '100644' },
   ])
-  expect(await after(() => chmodSync(join(root, 'run.sh'), 0o755))).toEqual([{ path: 'run.sh', after: 'echo\n', mode: '100755' }])
+  expect(await after(() => chmodSync(join(root, 'run.sh'), 0o755))).toEqual([
+    { path: 'run.sh', after: 'echo\n', mode: '100755' },
+  ])
 })
 
 test('a link is stored as its target text, never followed; ignored files and paths hashable refuses stay out', async () => {
@@ -89,7 +121,9 @@ test('a link is stored as its target text, never followed; ignored files and pat
   writeFileSync(join(root, 'build/out.txt'), 'ignored\n')
   writeFileSync(join(root, 'vault.key'), 'KEY\n')
   const after = await snapshots.tree(async () => (path) => !path.endsWith('vault.key'))
-  expect(await diff(workspace, before, after)).toEqual([{ path: 'link', after: join(outside, 'secret.txt'), mode: '120000' }])
+  expect(await diff(workspace, before, after)).toEqual([
+    { path: 'link', after: join(outside, 'secret.txt'), mode: '120000' },
+  ])
   expect(statSync(join(root, '.git/index')).isFile()).toBe(true) // the user's index is left where it was
 })
 

@@ -33,15 +33,24 @@ export interface Workspace {
   hexLength: number
 }
 
-const git = (workspace: Pick<Workspace, 'root'>, args: string[], options: GitOptions, extra: { env?: Record<string, string>; input?: string | Buffer } = {}) =>
-  runGit(args, { cwd: workspace.root, timeoutMs: options.timeoutMs, ...extra })
+const git = (
+  workspace: Pick<Workspace, 'root'>,
+  args: string[],
+  options: GitOptions,
+  extra: { env?: Record<string, string>; input?: string | Buffer } = {},
+) => runGit(args, { cwd: workspace.root, timeoutMs: options.timeoutMs, ...extra })
 
 /** The repository the folder is in, if any. */
 export async function gitWorkspace(cwd: string, options: GitOptions): Promise<Workspace | undefined> {
   try {
-    const out = await runGit(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-path', 'index', '--show-object-format'], { cwd, timeoutMs: options.timeoutMs })
+    const out = await runGit(
+      ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-path', 'index', '--show-object-format'],
+      { cwd, timeoutMs: options.timeoutMs },
+    )
     const [root, index, format] = out.toString().trim().split('\n')
-    return root && index ? { root, prefix: relative(root, cwd), index, hexLength: format === 'sha256' ? 64 : 40 } : undefined
+    return root && index
+      ? { root, prefix: relative(root, cwd), index, hexLength: format === 'sha256' ? 64 : 40 }
+      : undefined
   } catch {
     return undefined
   }
@@ -125,15 +134,39 @@ export class Snapshots {
     if (!this.last) await copyFile(this.workspace.index, index).catch(() => undefined) // a repository without commits has none
     const env = { GIT_INDEX_FILE: index, GIT_LITERAL_PATHSPECS: '1' }
     const scope = prefix || '.'
-    const listed = (await git(this.workspace, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', scope], this.options, { env })).toString().split('\0').filter(Boolean)
-    const ignored = (await git(this.workspace, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--', scope], this.options, { env }))
+    const listed = (
+      await git(
+        this.workspace,
+        ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', scope],
+        this.options,
+        { env },
+      )
+    )
+      .toString()
+      .split('\0')
+      .filter(Boolean)
+    const ignored = (
+      await git(
+        this.workspace,
+        ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--', scope],
+        this.options,
+        { env },
+      )
+    )
       .toString()
       .split('\0')
       .filter((path) => path.endsWith('/'))
     const since = Date.now() - this.options.racyWindowMs
-    const racy = (stat: BigIntStats) => Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
+    const racy = (stat: BigIntStats) =>
+      Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     let trusted = true
-    this.walk(join(root, prefix), new Set([...ignored, ...listed.filter((path) => path.endsWith('/'))].map((path) => join(root, path.slice(0, -1)))), racy)
+    this.walk(
+      join(root, prefix),
+      new Set(
+        [...ignored, ...listed.filter((path) => path.endsWith('/'))].map((path) => join(root, path.slice(0, -1))),
+      ),
+      racy,
+    )
 
     const seen = new Set<string>()
     const removed: string[] = []
@@ -158,9 +191,19 @@ export class Snapshots {
       if (!item.entry.key) trusted = false
     }
     const zero = '0'.repeat(this.workspace.hexLength)
-    const lines = [...hashed.map((item) => `${item.entry.mode} ${item.entry.blob}\t${item.path}`), ...removed.map((path) => `0 ${zero}\t${path}`)]
-    if (lines.length) await git(this.workspace, ['update-index', '-z', '--index-info'], this.options, { env, input: lines.join('\0') + '\0' })
-    const tree = lines.length || !this.last ? (await git(this.workspace, ['write-tree'], this.options, { env })).toString().trim() : this.last
+    const lines = [
+      ...hashed.map((item) => `${item.entry.mode} ${item.entry.blob}\t${item.path}`),
+      ...removed.map((path) => `0 ${zero}\t${path}`),
+    ]
+    if (lines.length)
+      await git(this.workspace, ['update-index', '-z', '--index-info'], this.options, {
+        env,
+        input: lines.join('\0') + '\0',
+      })
+    const tree =
+      lines.length || !this.last
+        ? (await git(this.workspace, ['write-tree'], this.options, { env })).toString().trim()
+        : this.last
     this.trusted = trusted
     return tree
   }
@@ -205,7 +248,12 @@ export class Snapshots {
    * copy, and `git hash-object --no-filters` hashes the copies: no filter or attribute of the repository
    * applies. A file gone meanwhile is removed instead.
    */
-  private async hash(dir: string, items: { path: string; stat: BigIntStats }[], racy: (stat: BigIntStats) => boolean, removed: string[]): Promise<{ path: string; entry: Entry }[]> {
+  private async hash(
+    dir: string,
+    items: { path: string; stat: BigIntStats }[],
+    racy: (stat: BigIntStats) => boolean,
+    removed: string[],
+  ): Promise<{ path: string; entry: Entry }[]> {
     const copies: { path: string; copy: string; mode: string; key?: string }[] = []
     for (const [at, { path, stat }] of items.entries()) {
       const copy = join(dir, `blob-${at}`)
@@ -214,7 +262,12 @@ export class Snapshots {
         if (stat.isSymbolicLink()) {
           await writeFile(copy, await readlink(full, { encoding: 'buffer' }), { mode: 0o600 })
           const after = await lstat(full, { bigint: true })
-          copies.push({ path, copy, mode: '120000', ...(statKey(after) === statKey(stat) && !racy(stat) ? { key: statKey(stat) } : {}) })
+          copies.push({
+            path,
+            copy,
+            mode: '120000',
+            ...(statKey(after) === statKey(stat) && !racy(stat) ? { key: statKey(stat) } : {}),
+          })
           continue
         }
         const handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW)
@@ -235,11 +288,17 @@ export class Snapshots {
       }
     }
     if (!copies.length) return []
-    const out = await git(this.workspace, ['hash-object', '-w', '--no-filters', '--stdin-paths'], this.options, { input: copies.map((item) => item.copy).join('\n') + '\n' })
+    const out = await git(this.workspace, ['hash-object', '-w', '--no-filters', '--stdin-paths'], this.options, {
+      input: copies.map((item) => item.copy).join('\n') + '\n',
+    })
     const blobs = out.toString().trim().split('\n')
     await Promise.all(copies.map((item) => rm(item.copy, { force: true })))
-    if (blobs.length !== copies.length) throw new Error(`git hash-object returned ${blobs.length} object names for ${copies.length} files`)
-    return copies.map((item, at) => ({ path: item.path, entry: { mode: item.mode, blob: blobs[at]!, ...(item.key ? { key: item.key } : {}) } }))
+    if (blobs.length !== copies.length)
+      throw new Error(`git hash-object returned ${blobs.length} object names for ${copies.length} files`)
+    return copies.map((item, at) => ({
+      path: item.path,
+      entry: { mode: item.mode, blob: blobs[at]!, ...(item.key ? { key: item.key } : {}) },
+    }))
   }
 
   /** Removes the private index and copies. */
@@ -259,9 +318,31 @@ export interface TreeChange {
 const ZERO = /^0+$/
 
 /** The files of the workspace folder that differ between two trees. */
-export async function changedFiles(workspace: Workspace, before: string, after: string, options: GitOptions): Promise<TreeChange[]> {
+export async function changedFiles(
+  workspace: Workspace,
+  before: string,
+  after: string,
+  options: GitOptions,
+): Promise<TreeChange[]> {
   if (before === after) return []
-  const out = (await git(workspace, ['diff-tree', '--no-ext-diff', '--no-textconv', '-r', '-z', '--no-renames', before, after, '--', workspace.prefix || '.'], options)).toString()
+  const out = (
+    await git(
+      workspace,
+      [
+        'diff-tree',
+        '--no-ext-diff',
+        '--no-textconv',
+        '-r',
+        '-z',
+        '--no-renames',
+        before,
+        after,
+        '--',
+        workspace.prefix || '.',
+      ],
+      options,
+    )
+  ).toString()
   const fields = out.split('\0')
   const changes: TreeChange[] = []
   for (let at = 0; at + 1 < fields.length; at += 2) {

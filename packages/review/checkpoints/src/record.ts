@@ -13,7 +13,16 @@ import type { FileState } from './events.ts'
 import { fileHistories, turnStarts } from './fold.ts'
 import { existsSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { blobSize, changedFiles, gitWorkspace, readBlob, Snapshots, type GitOptions, type TreeChange, type Workspace } from './git.ts'
+import {
+  blobSize,
+  changedFiles,
+  gitWorkspace,
+  readBlob,
+  Snapshots,
+  type GitOptions,
+  type TreeChange,
+  type Workspace,
+} from './git.ts'
 import type { BlobStore } from './store.ts'
 
 export interface RecordConfig {
@@ -28,9 +37,13 @@ export interface RecordConfig {
 }
 
 /** What `prepare` found before the call ran, for `finish` after it. */
-export type Plan = { kind: 'files'; paths: string[] } | { kind: 'git'; snapshots: Snapshots; workspace: Workspace; tree: string } | { kind: 'none' }
+export type Plan =
+  | { kind: 'files'; paths: string[] }
+  | { kind: 'git'; snapshots: Snapshots; workspace: Workspace; tree: string }
+  | { kind: 'none' }
 
-export const within = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
+export const within = (root: string, path: string) =>
+  path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 
 /** Whether a `.git` is in `dir` or a folder above it (a repository may have been made since the last look). */
 function gitAbove(dir: string): boolean {
@@ -62,7 +75,12 @@ export class Recorder {
     if (plan.kind === 'files') {
       const authority = await this.ctx.sandboxPolicy.authority(session)
       const root = await this.ctx.fs.realpath(session.cwd)
-      for (const path of plan.paths) session.append('checkpoint/after', { callId, path, state: await this.diskState(resolve(root, path), authority, this.storeOf(session)) })
+      for (const path of plan.paths)
+        session.append('checkpoint/after', {
+          callId,
+          path,
+          state: await this.diskState(resolve(root, path), authority, this.storeOf(session)),
+        })
     } else if (plan.kind === 'git') {
       await this.finishGit(invocation, session, plan)
     }
@@ -79,7 +97,13 @@ export class Recorder {
     const path = relative(root, real).split(sep).join('/')
     if (!this.touchedThisTurn(session, path)) {
       const state = await this.diskState(real, await this.ctx.sandboxPolicy.authority(session), this.storeOf(session))
-      session.append('checkpoint/before', { callId: invocation.callId, turn: currentTurn(session), path, state, via: 'tool' })
+      session.append('checkpoint/before', {
+        callId: invocation.callId,
+        turn: currentTurn(session),
+        path,
+        state,
+        via: 'tool',
+      })
       await session.flush()
     }
     return { kind: 'files', paths: [path] }
@@ -95,7 +119,9 @@ export class Recorder {
     }
     await known?.snapshots?.dispose()
     const workspace = await gitWorkspace(session.cwd, { timeoutMs: this.config.gitTimeoutMs })
-    const snapshots = workspace ? new Snapshots(workspace, { timeoutMs: this.config.gitTimeoutMs, racyWindowMs: this.config.racyWindowMs }) : undefined
+    const snapshots = workspace
+      ? new Snapshots(workspace, { timeoutMs: this.config.gitTimeoutMs, racyWindowMs: this.config.racyWindowMs })
+      : undefined
     this.workspaces.delete(session.id)
     this.workspaces.set(session.id, { cwd: session.cwd, ...(snapshots ? { snapshots } : {}) })
     // The longest-unused sessions' private indexes go first (a web host runs many sessions in one process).
@@ -126,10 +152,19 @@ export class Recorder {
       })
       return { kind: 'none' }
     }
-    return { kind: 'git', snapshots, workspace: snapshots.workspace, tree: await snapshots.tree(() => this.hashable(session)) }
+    return {
+      kind: 'git',
+      snapshots,
+      workspace: snapshots.workspace,
+      tree: await snapshots.tree(() => this.hashable(session)),
+    }
   }
 
-  private async finishGit(invocation: ToolInvocation, session: Session, plan: Extract<Plan, { kind: 'git' }>): Promise<void> {
+  private async finishGit(
+    invocation: ToolInvocation,
+    session: Session,
+    plan: Extract<Plan, { kind: 'git' }>,
+  ): Promise<void> {
     const options: GitOptions = { timeoutMs: this.config.gitTimeoutMs }
     const after = await plan.snapshots.tree(() => this.hashable(session))
     if (after === plan.tree) return // nothing changed: no git, no authority to look at
@@ -147,8 +182,20 @@ export class Recorder {
     const root = await this.ctx.fs.realpath(session.cwd)
     for (const change of changes) {
       const secret = coveringRule(authority.paths?.denyRead, resolve(root, change.path))
-      const blobState = async (side: TreeChange['before']): Promise<FileState> => (secret ? { unrecorded: 'secret' } : side ? this.blobState(plan.workspace, side, options, session) : { absent: true })
-      if (!this.touchedThisTurn(session, change.path)) session.append('checkpoint/before', { callId, turn: currentTurn(session), path: change.path, state: await blobState(change.before), via: 'git' })
+      const blobState = async (side: TreeChange['before']): Promise<FileState> =>
+        secret
+          ? { unrecorded: 'secret' }
+          : side
+            ? this.blobState(plan.workspace, side, options, session)
+            : { absent: true }
+      if (!this.touchedThisTurn(session, change.path))
+        session.append('checkpoint/before', {
+          callId,
+          turn: currentTurn(session),
+          path: change.path,
+          state: await blobState(change.before),
+          via: 'git',
+        })
       session.append('checkpoint/after', { callId, path: change.path, state: await blobState(change.after) })
     }
   }
@@ -159,7 +206,12 @@ export class Recorder {
     return (path) => !coveringRule(paths?.denyRead, path)
   }
 
-  private async blobState(workspace: Workspace, side: { blob: string; mode: string }, options: GitOptions, session: Session): Promise<FileState> {
+  private async blobState(
+    workspace: Workspace,
+    side: { blob: string; mode: string },
+    options: GitOptions,
+    session: Session,
+  ): Promise<FileState> {
     if (!side.mode.startsWith('100')) return { unrecorded: 'not-a-file' } // a link or a submodule
     const bytes = await blobSize(workspace, side.blob, options)
     if (bytes > this.config.maxFileBytes) return { unrecorded: 'too-large' }

@@ -1,6 +1,15 @@
 // Checkpoints and rewind on a real composition: real files, the real fs fence, real git; only the model is scripted.
 import { execFileSync } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { inflateSync } from 'node:zlib'
 import { expect, onTestFinished, test } from 'vitest'
@@ -25,8 +34,16 @@ const file = (h: Harness, path: string) => readFileSync(join(h.workspace, path),
 
 /** Three turns: a.txt edited in turns 1 and 2, c.txt created in turn 2, sub/d.txt created in turn 3. */
 async function threeTurns(h: Harness) {
-  await turn(h, call('r', 'read', { path: 'a.txt' }), call('e1', 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }))
-  await turn(h, call('e2', 'edit', { path: 'a.txt', old_string: 'uno', new_string: 'eins' }), call('w', 'write', { path: 'c.txt', content: 'new file\n' }))
+  await turn(
+    h,
+    call('r', 'read', { path: 'a.txt' }),
+    call('e1', 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }),
+  )
+  await turn(
+    h,
+    call('e2', 'edit', { path: 'a.txt', old_string: 'uno', new_string: 'eins' }),
+    call('w', 'write', { path: 'c.txt', content: 'new file\n' }),
+  )
   await turn(h, call('w2', 'write', { path: 'sub/d.txt', content: 'deep\n' }))
   expect(file(h, 'a.txt')).toBe('eins\n')
 }
@@ -55,7 +72,9 @@ test('a file changed outside dsh since the session wrote it is reported, not ove
   const { session } = await h.agent()
   const done = await h.root.checkpoints.rewind(session, { toTurn: 2, actor: 'user:cli-flag' })
   expect(file(h, 'a.txt')).toBe('the user typed this\n')
-  expect(done.conflicts).toEqual([{ path: 'a.txt', reason: expect.stringContaining('changed since the session last wrote it') }])
+  expect(done.conflicts).toEqual([
+    { path: 'a.txt', reason: expect.stringContaining('changed since the session last wrote it') },
+  ])
   expect(existsSync(join(h.workspace, 'c.txt'))).toBe(false) // the others are restored all the same
   const forced = await h.root.checkpoints.rewind(session, { toTurn: 2, force: true, actor: 'user:cli-flag' })
   expect(file(h, 'a.txt')).toBe('uno\n')
@@ -76,23 +95,53 @@ test('a log cannot name a path outside the workspace: absolute and .. paths are 
   const h = await boot()
   const { session } = await h.agent()
   const state = { absent: true } as const
-  expect(() => session.append('checkpoint/before', { callId: 'x', turn: 1, path: '/etc/passwd', state, via: 'tool' })).toThrow(/path must be relative to the workspace/)
-  expect(() => session.append('checkpoint/before', { callId: 'x', turn: 1, path: '../../etc/passwd', state, via: 'tool' })).toThrow(/\.\. segments/)
-  expect(() => session.append('rewind/done', { toTurn: 1, forced: false, restored: [{ path: '/etc/passwd', state }], conflicts: [], skipped: [], actor: 'x' })).toThrow(/relative/)
+  expect(() =>
+    session.append('checkpoint/before', { callId: 'x', turn: 1, path: '/etc/passwd', state, via: 'tool' }),
+  ).toThrow(/path must be relative to the workspace/)
+  expect(() =>
+    session.append('checkpoint/before', { callId: 'x', turn: 1, path: '../../etc/passwd', state, via: 'tool' }),
+  ).toThrow(/\.\. segments/)
+  expect(() =>
+    session.append('rewind/done', {
+      toTurn: 1,
+      forced: false,
+      restored: [{ path: '/etc/passwd', state }],
+      conflicts: [],
+      skipped: [],
+      actor: 'x',
+    }),
+  ).toThrow(/relative/)
 })
 
 test('checkpoint events not of their schema are refused, naming the field: a file state is told by the fields it carries', async () => {
   const h = await boot()
   const { session } = await h.agent()
   const before = { callId: 'x', turn: 1, path: 'a.txt', via: 'tool' as const }
-  expect(() => session.append('checkpoint/before', { ...before, state: { sha256: 'not-hex', bytes: 1 } })).toThrow('data.state.sha256 must be a sha256 hex digest')
-  expect(() => session.append('checkpoint/before', { ...before, state: { unrecorded: 'lost' as never } })).toThrow('data.state.unrecorded must be one of secret, too-large, not-a-file, unreadable')
-  expect(() => session.append('checkpoint/before', { ...before, state: {} as never })).toThrow('data.state must be an object with sha256, bytes or an object with absent or an object with unrecorded')
-  expect(() => session.append('checkpoint/before', { ...before, turn: 0, state: { absent: true } })).toThrow('data.turn must be a whole number ≥ 1')
-  expect(() => session.append('rewind/done', { toTurn: 1, forced: false, restored: [], conflicts: [{ path: 'a' } as never], skipped: [], actor: 'x' })).toThrow(
-    'data.conflicts[0].reason must be a string',
+  expect(() => session.append('checkpoint/before', { ...before, state: { sha256: 'not-hex', bytes: 1 } })).toThrow(
+    'data.state.sha256 must be a sha256 hex digest',
   )
-  expect(session.events.filter((event) => event.type.startsWith('checkpoint/') || event.type === 'rewind/done')).toEqual([])
+  expect(() => session.append('checkpoint/before', { ...before, state: { unrecorded: 'lost' as never } })).toThrow(
+    'data.state.unrecorded must be one of secret, too-large, not-a-file, unreadable',
+  )
+  expect(() => session.append('checkpoint/before', { ...before, state: {} as never })).toThrow(
+    'data.state must be an object with sha256, bytes or an object with absent or an object with unrecorded',
+  )
+  expect(() => session.append('checkpoint/before', { ...before, turn: 0, state: { absent: true } })).toThrow(
+    'data.turn must be a whole number ≥ 1',
+  )
+  expect(() =>
+    session.append('rewind/done', {
+      toTurn: 1,
+      forced: false,
+      restored: [],
+      conflicts: [{ path: 'a' } as never],
+      skipped: [],
+      actor: 'x',
+    }),
+  ).toThrow('data.conflicts[0].reason must be a string')
+  expect(
+    session.events.filter((event) => event.type.startsWith('checkpoint/') || event.type === 'rewind/done'),
+  ).toEqual([])
 })
 
 test('a file swapped for a symlink out of the workspace since is not followed: the target stays as it was', async () => {
@@ -117,7 +166,8 @@ test('a file swapped for a symlink out of the workspace since is not followed: t
   expect(done.skipped.find((entry) => entry.path === 'sub/d.txt')?.reason).toMatch(/outside the workspace/)
 })
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd, encoding: 'utf8' })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], { cwd, encoding: 'utf8' })
 
 function gitRepo(h: Harness) {
   git(h.workspace, 'init', '-q')
@@ -159,7 +209,9 @@ test('in a git workspace, files a command changes are checkpointed and rewound; 
 test('outside git, a command is noted as not covered and rewind leaves its changes', async () => {
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
   await turn(h, call('b', 'bash', { command: 'echo changed > a.txt' }))
-  expect(h.events('checkpoint/uncovered').map((event) => event.data.reason)).toEqual([expect.stringContaining('not a git repository')])
+  expect(h.events('checkpoint/uncovered').map((event) => event.data.reason)).toEqual([
+    expect.stringContaining('not a git repository'),
+  ])
   const { session } = await h.agent()
   const done = await h.root.checkpoints.rewind(session, { toTurn: 1, actor: 'user:cli-flag' })
   expect(done.restored).toEqual([])
@@ -177,7 +229,10 @@ test('a secret path (sandbox.denyRead) is never stored: not in the checkpoint st
   h.root.scriptedLlm.enqueue(call('b', 'bash', { command: 'echo x > a.txt' }), { text: 'done' })
   await h.run('go')
   const { session } = await h.agent()
-  await turn(h, call('s', 'str_replace_editor', { command: 'create', path: 'vault/token.key', file_text: 'overwritten' }))
+  await turn(
+    h,
+    call('s', 'str_replace_editor', { command: 'create', path: 'vault/token.key', file_text: 'overwritten' }),
+  )
   expect(h.toolResult('s').error).toBeDefined()
   expect(looseObjects(h.workspace).some((object) => object.includes(secret))).toBe(false)
   expect(filesContaining(join(h.home, 'sessions'), secret)).toEqual([])
@@ -189,9 +244,16 @@ test('/rewind N is a slash command: it restores and says what it left', async ()
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
   await threeTurns(h)
   const agent = await h.agent()
-  expect(await h.root.commands.run(agent, '/rewind 1')).toEqual({ handled: true, name: 'rewind', output: 'Restored 3 files to before turn 1.' })
+  expect(await h.root.commands.run(agent, '/rewind 1')).toEqual({
+    handled: true,
+    name: 'rewind',
+    output: 'Restored 3 files to before turn 1.',
+  })
   expect(file(h, 'a.txt')).toBe('one\n')
   expect(h.events('rewind/done').at(-1)?.data.actor).toBe('user:slash-command')
   expect(await h.root.commands.run(agent, '/rewind two')).toMatchObject({ handled: true, error: { code: 'BAD_ARGS' } })
-  expect(await h.root.commands.run(agent, '/rewind 9')).toMatchObject({ handled: true, error: { code: 'REWIND_OUT_OF_RANGE' } })
+  expect(await h.root.commands.run(agent, '/rewind 9')).toMatchObject({
+    handled: true,
+    error: { code: 'REWIND_OUT_OF_RANGE' },
+  })
 })

@@ -32,7 +32,8 @@ export interface RewindOptions {
   actor: string
 }
 
-const describe = (state: FileState) => ('absent' in state ? 'no file' : 'sha256' in state ? `${state.bytes} bytes` : `not recorded (${state.unrecorded})`)
+const describe = (state: FileState) =>
+  'absent' in state ? 'no file' : 'sha256' in state ? `${state.bytes} bytes` : `not recorded (${state.unrecorded})`
 
 /** Checks and restores; the caller logs the outcome. */
 export async function rewindFiles(
@@ -43,15 +44,28 @@ export async function rewindFiles(
 ): Promise<Omit<RewindDone, 'actor' | 'forkedTo'> & { forkAt?: number }> {
   const starts = turnStarts(session.events)
   if (!Number.isInteger(options.toTurn) || options.toTurn < 1 || options.toTurn > starts.length) {
-    throw new RewindError('REWIND_OUT_OF_RANGE', `session ${session.id} has turns 1..${starts.length}; there is no turn ${options.toTurn} to rewind to`)
+    throw new RewindError(
+      'REWIND_OUT_OF_RANGE',
+      `session ${session.id} has turns 1..${starts.length}; there is no turn ${options.toTurn} to rewind to`,
+    )
   }
-  if (session.openTurn() !== undefined) throw new RewindError('REWIND_BUSY', `session ${session.id} is running a turn; rewind once it has ended`)
+  if (session.openTurn() !== undefined)
+    throw new RewindError('REWIND_BUSY', `session ${session.id} is running a turn; rewind once it has ended`)
   const forkAt = options.fork ? starts[options.toTurn - 1]! - 1 : undefined
-  if (forkAt !== undefined && forkAt < 0) throw new RewindError('REWIND_NO_FORK_POINT', `turn ${options.toTurn} starts the log: there is no conversation before it to fork`)
+  if (forkAt !== undefined && forkAt < 0)
+    throw new RewindError(
+      'REWIND_NO_FORK_POINT',
+      `turn ${options.toTurn} starts the log: there is no conversation before it to fork`,
+    )
   const readAuthority = await ctx.sandboxPolicy.authority(session)
   const root = await ctx.fs.realpath(session.cwd)
   // The user's own rewind: the workspace is writable whatever the session's mode, and nothing else is.
-  const writeAuthority: SandboxAuthority = { mode: 'workspace-write', writableRoots: [root], ...(readAuthority.paths ? { paths: readAuthority.paths } : {}), network: { kind: 'none' } }
+  const writeAuthority: SandboxAuthority = {
+    mode: 'workspace-write',
+    writableRoots: [root],
+    ...(readAuthority.paths ? { paths: readAuthority.paths } : {}),
+    network: { kind: 'none' },
+  }
   const restored: RewindDone['restored'] = []
   const conflicts: RewindProblem[] = []
   const skipped: RewindProblem[] = []
@@ -65,7 +79,10 @@ export async function rewindFiles(
       continue
     }
     if ('unrecorded' in target) {
-      skipped.push({ path, reason: `its content before turn ${options.toTurn} was not recorded (${target.unrecorded})` })
+      skipped.push({
+        path,
+        reason: `its content before turn ${options.toTurn} was not recorded (${target.unrecorded})`,
+      })
       continue
     }
     const file = resolve(root, path)
@@ -77,7 +94,10 @@ export async function rewindFiles(
     const current = await parts.recorder.diskState(file, readAuthority, parts.store)
     if (sameState(current, target)) continue
     if (!sameState(current, history.last) && !options.force) {
-      conflicts.push({ path, reason: `changed since the session last wrote it (now ${describe(current)}, the session left ${describe(history.last)})` })
+      conflicts.push({
+        path,
+        reason: `changed since the session last wrote it (now ${describe(current)}, the session left ${describe(history.last)})`,
+      })
       continue
     }
     try {
@@ -96,7 +116,14 @@ export async function rewindFiles(
       skipped.push({ path, reason: `${error.code}: ${error.message}` })
     }
   }
-  return { toTurn: options.toTurn, forced: !!options.force, restored, conflicts, skipped, ...(forkAt !== undefined ? { forkAt } : {}) }
+  return {
+    toTurn: options.toTurn,
+    forced: !!options.force,
+    restored,
+    conflicts,
+    skipped,
+    ...(forkAt !== undefined ? { forkAt } : {}),
+  }
 }
 
 /** Why a logged path cannot be written now: outside the workspace once links are resolved, or a link itself. */

@@ -33,13 +33,25 @@ export interface Config extends RecordConfig {
 export class Checkpoints extends Service {
   static inject = ['app', 'sessions', 'fs', 'sandboxPolicy']
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    dir: Schema.string().description('The sessions folder the checkpoints live beside (default: $DSH_HOME/sessions; keep it equal to the session persistence `dir`).'),
+    dir: Schema.string().description(
+      'The sessions folder the checkpoints live beside (default: $DSH_HOME/sessions; keep it equal to the session persistence `dir`).',
+    ),
     maxFileBytes: Schema.natural()
       .default(4 * 1024 * 1024)
-      .description('Largest file whose prior content is stored; a larger one is listed as not recorded and rewind leaves it.'),
-    fileTools: Schema.array(Schema.string()).default(['write', 'edit', 'str_replace_editor']).description('Tools whose path argument names the one file they change.'),
-    shellTools: Schema.array(Schema.string()).default(['bash']).description('Tools whose changes are found by a git snapshot of the workspace before and after the call.'),
-    gitSnapshots: Schema.boolean().default(true).description('Compare git snapshots around commands (a private index; the user index, stash and refs are untouched).'),
+      .description(
+        'Largest file whose prior content is stored; a larger one is listed as not recorded and rewind leaves it.',
+      ),
+    fileTools: Schema.array(Schema.string())
+      .default(['write', 'edit', 'str_replace_editor'])
+      .description('Tools whose path argument names the one file they change.'),
+    shellTools: Schema.array(Schema.string())
+      .default(['bash'])
+      .description('Tools whose changes are found by a git snapshot of the workspace before and after the call.'),
+    gitSnapshots: Schema.boolean()
+      .default(true)
+      .description(
+        'Compare git snapshots around commands (a private index; the user index, stash and refs are untouched).',
+      ),
     gitTimeoutMs: Schema.natural().default(20_000).description('Longest one git step of a snapshot may take.'),
     racyWindowMs: Schema.natural()
       .default(1_000)
@@ -49,8 +61,12 @@ export class Checkpoints extends Service {
     maxSnapshotSessions: Schema.natural()
       .min(1)
       .default(16)
-      .description("Sessions whose snapshot state (a private index, the files' stats) is kept; the longest unused is dropped first and its next snapshot starts over."),
-    maxGitFiles: Schema.natural().default(500).description('A command changing more files than this is noted as not covered instead of checkpointed.'),
+      .description(
+        "Sessions whose snapshot state (a private index, the files' stats) is kept; the longest unused is dropped first and its next snapshot starts over.",
+      ),
+    maxGitFiles: Schema.natural()
+      .default(500)
+      .description('A command changing more files than this is noted as not covered instead of checkpointed.'),
   })
 
   private readonly root: string
@@ -62,12 +78,15 @@ export class Checkpoints extends Service {
   ) {
     super(ctx, 'checkpoints')
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
-    for (const [kind, spec] of Object.entries(CHECKPOINT_KINDS)) ctx.sessions.defineKind(ctx, kind, { ignorable: true, ...spec })
+    for (const [kind, spec] of Object.entries(CHECKPOINT_KINDS))
+      ctx.sessions.defineKind(ctx, kind, { ignorable: true, ...spec })
     this.recorder = new Recorder(ctx, config, (session) => this.store(session.header))
     ctx.effect(() => () => this.recorder.dispose(), 'remove the private snapshot indexes')
     ctx.on('tools/execute', async (invocation, next) => {
       const plan: Plan = await this.recorder.prepare(invocation).catch((error) => {
-        ctx.logger('checkpoints').warn('call %s: no checkpoint: %s', invocation.callId, error instanceof Error ? error.message : error)
+        ctx
+          .logger('checkpoints')
+          .warn('call %s: no checkpoint: %s', invocation.callId, error instanceof Error ? error.message : error)
         return { kind: 'none' } as const
       })
       try {
@@ -75,28 +94,49 @@ export class Checkpoints extends Service {
       } finally {
         await this.recorder
           .finish(invocation, plan)
-          .catch((error) => ctx.logger('checkpoints').warn('call %s: after-state not recorded: %s', invocation.callId, error instanceof Error ? error.message : error))
+          .catch((error) =>
+            ctx
+              .logger('checkpoints')
+              .warn(
+                'call %s: after-state not recorded: %s',
+                invocation.callId,
+                error instanceof Error ? error.message : error,
+              ),
+          )
       }
     })
     ctx.inject(['commands'], (inner) => {
       inner.commands.register(inner, {
         name: 'rewind',
-        description: 'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since).',
+        description:
+          'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since).',
         run: (args, { agent }) => this.command(agent, args),
       })
     })
     ctx.on('session/opened', (session, how) => {
       const parent = session.header.parent
-      if (how === 'forked' && parent) void this.store(session.header).adopt(this.store({ id: parent.id, cwd: session.cwd }))
+      if (how === 'forked' && parent)
+        void this.store(session.header).adopt(this.store({ id: parent.id, cwd: session.cwd }))
     })
   }
 
   private async command(agent: Agent, args: string): Promise<string> {
     const match = /^(\d+)(\s+--force)?$/.exec(args)
-    if (!match) throw Object.assign(new Error('usage: /rewind N [--force] (N: the turn whose state before it the files go back to)'), { code: 'BAD_ARGS' })
-    const done = await this.rewind(agent.session, { toTurn: Number(match[1]), force: !!match[2], actor: 'user:slash-command' })
-    const lines = [`Restored ${done.restored.length} file${done.restored.length === 1 ? '' : 's'} to before turn ${done.toTurn}.`]
-    for (const entry of done.conflicts) lines.push(`Not overwritten: ${entry.path} (${entry.reason}); /rewind ${done.toTurn} --force overwrites it.`)
+    if (!match)
+      throw Object.assign(
+        new Error('usage: /rewind N [--force] (N: the turn whose state before it the files go back to)'),
+        { code: 'BAD_ARGS' },
+      )
+    const done = await this.rewind(agent.session, {
+      toTurn: Number(match[1]),
+      force: !!match[2],
+      actor: 'user:slash-command',
+    })
+    const lines = [
+      `Restored ${done.restored.length} file${done.restored.length === 1 ? '' : 's'} to before turn ${done.toTurn}.`,
+    ]
+    for (const entry of done.conflicts)
+      lines.push(`Not overwritten: ${entry.path} (${entry.reason}); /rewind ${done.toTurn} --force overwrites it.`)
     for (const entry of done.skipped) lines.push(`Skipped: ${entry.path} (${entry.reason}).`)
     return lines.join('\n')
   }

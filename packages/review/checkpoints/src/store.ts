@@ -36,7 +36,8 @@ export class BlobStore {
     } catch {
       return undefined
     }
-    if (sha256Of(data) !== sha256) throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
+    if (sha256Of(data) !== sha256)
+      throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
     return data
   }
 
@@ -52,7 +53,8 @@ export class BlobStore {
     } catch {
       return undefined
     }
-    if (sha256Of(data) !== sha256) throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
+    if (sha256Of(data) !== sha256)
+      throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
     return data
   }
 

@@ -20,24 +20,40 @@ async function turn(h: Harness, ...calls: ScriptedResponse[]) {
 
 test('lists each changed file with a unified diff against the state before the session or before a turn', async () => {
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\ntwo\nthree\n', 'gone.txt': 'bye\n' } })
-  await turn(h, call('r', 'read', { path: 'a.txt' }), call('e1', 'edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' }))
-  await turn(h, call('w', 'write', { path: 'new.txt', content: 'fresh\n' }), call('e2', 'edit', { path: 'a.txt', old_string: 'three', new_string: 'THREE' }))
+  await turn(
+    h,
+    call('r', 'read', { path: 'a.txt' }),
+    call('e1', 'edit', { path: 'a.txt', old_string: 'two', new_string: 'TWO' }),
+  )
+  await turn(
+    h,
+    call('w', 'write', { path: 'new.txt', content: 'fresh\n' }),
+    call('e2', 'edit', { path: 'a.txt', old_string: 'three', new_string: 'THREE' }),
+  )
   const { session } = await h.agent()
   const all = await h.root.sessionChanges.changes(session.id)
   expect(all.files.map((file) => [file.path, file.status, file.added, file.removed])).toEqual([
     ['a.txt', 'modified', 2, 2],
     ['new.txt', 'added', 1, 0],
   ])
-  expect(all.files[0]!.patch).toBe('===================================================================\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n-three\n+TWO\n+THREE\n')
+  expect(all.files[0]!.patch).toBe(
+    '===================================================================\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n-three\n+TWO\n+THREE\n',
+  )
   expect(all.files[0]).toMatchObject({ beforeText: 'one\ntwo\nthree\n', afterText: 'one\nTWO\nTHREE\n' })
   const fromTurn2 = await h.root.sessionChanges.changes(session.id, { fromTurn: 2 })
   expect(fromTurn2.files[0]!.patch).toContain('@@ -1,3 +1,3 @@\n one\n TWO\n-three\n+THREE\n')
-  await expect(h.root.sessionChanges.changes(session.id, { fromTurn: 3 })).rejects.toThrow('session ' + session.id + ' has turns 1..2; there is no turn 3 to compare from')
+  await expect(h.root.sessionChanges.changes(session.id, { fromTurn: 3 })).rejects.toThrow(
+    'session ' + session.id + ' has turns 1..2; there is no turn 3 to compare from',
+  )
 })
 
 test('a stored session is reviewed without being opened, and a file rewound to its start is no longer listed', async () => {
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
-  await turn(h, call('r', 'read', { path: 'a.txt' }), call('e', 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }))
+  await turn(
+    h,
+    call('r', 'read', { path: 'a.txt' }),
+    call('e', 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }),
+  )
   const { session } = await h.agent()
   await h.root.checkpoints.rewind(session, { toTurn: 1, actor: 'user:cli-flag' })
   expect((await h.root.sessionChanges.changes(session.id)).files).toEqual([])

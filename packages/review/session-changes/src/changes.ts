@@ -1,7 +1,15 @@
 // What a session changed on disk, from the log's checkpoint kinds and the stored contents: per file, its
 // state before the session (or before turn N) and what the session last left, with a unified diff.
 import { createTwoFilesPatch } from 'diff'
-import { fileHistories, sameState, stateBefore, turnStarts, uncoveredNotes, type BlobStore, type FileState } from '@dsh/checkpoints'
+import {
+  fileHistories,
+  sameState,
+  stateBefore,
+  turnStarts,
+  uncoveredNotes,
+  type BlobStore,
+  type FileState,
+} from '@dsh/checkpoints'
 
 export interface ChangesConfig {
   /** Larger sides are not diffed (the change is listed with its sizes). */
@@ -45,11 +53,21 @@ interface LoggedEvent {
 }
 
 const statusOf = (before: FileState, after: FileState): ChangeStatus =>
-  'unrecorded' in before || 'unrecorded' in after ? 'unrecorded' : 'absent' in before ? 'added' : 'absent' in after ? 'deleted' : 'modified'
+  'unrecorded' in before || 'unrecorded' in after
+    ? 'unrecorded'
+    : 'absent' in before
+      ? 'added'
+      : 'absent' in after
+        ? 'deleted'
+        : 'modified'
 
 const isText = (data: Buffer) => !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data)
 
-async function textOf(store: BlobStore, state: FileState, config: ChangesConfig): Promise<{ text?: string; note?: string }> {
+async function textOf(
+  store: BlobStore,
+  state: FileState,
+  config: ChangesConfig,
+): Promise<{ text?: string; note?: string }> {
   if ('absent' in state) return { text: '' }
   if ('unrecorded' in state) return { note: `not recorded (${state.unrecorded})` }
   if (state.bytes > config.maxDiffBytes) return { note: `too large to diff (${state.bytes} bytes)` }
@@ -70,7 +88,13 @@ function counted(patch: string): { added: number; removed: number } {
 }
 
 /** The files changed since before turn `fromTurn`, in the order first touched; unchanged ones left out. */
-export async function sessionChanges(sessionId: string, events: readonly LoggedEvent[], store: BlobStore, fromTurn: number, config: ChangesConfig): Promise<SessionChanges> {
+export async function sessionChanges(
+  sessionId: string,
+  events: readonly LoggedEvent[],
+  store: BlobStore,
+  fromTurn: number,
+  config: ChangesConfig,
+): Promise<SessionChanges> {
   const turns = turnStarts(events).length
   const files: FileChange[] = []
   for (const history of fileHistories(events).values()) {
@@ -78,9 +102,24 @@ export async function sessionChanges(sessionId: string, events: readonly LoggedE
     if (!before || sameState(before, history.last)) continue
     const after = history.last
     const [left, right] = [await textOf(store, before, config), await textOf(store, after, config)]
-    const change: FileChange = { path: history.path, status: statusOf(before, after), before, after, added: 0, removed: 0 }
+    const change: FileChange = {
+      path: history.path,
+      status: statusOf(before, after),
+      before,
+      after,
+      added: 0,
+      removed: 0,
+    }
     if (left.text !== undefined && right.text !== undefined) {
-      const patch = createTwoFilesPatch(`a/${history.path}`, `b/${history.path}`, left.text, right.text, undefined, undefined, { context: config.contextLines })
+      const patch = createTwoFilesPatch(
+        `a/${history.path}`,
+        `b/${history.path}`,
+        left.text,
+        right.text,
+        undefined,
+        undefined,
+        { context: config.contextLines },
+      )
       Object.assign(change, { beforeText: left.text, afterText: right.text, patch, ...counted(patch) })
     } else change.note = left.note ?? right.note
     files.push(change)

@@ -39,10 +39,18 @@ export function bubblewrapArgs(plan: BubblewrapPlan): string[] {
 export function bubblewrapMounts(plan: BubblewrapPlan): { args: string[]; mountPoints: string[] } {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp']
   const hiddenByTmp = plan.cwd !== '/tmp' && within(plan.cwd, '/tmp')
-  if (hiddenByTmp && !plan.writableRoots.some((root) => within(plan.cwd, root))) args.push('--ro-bind', plan.cwd, plan.cwd)
+  if (hiddenByTmp && !plan.writableRoots.some((root) => within(plan.cwd, root)))
+    args.push('--ro-bind', plan.cwd, plan.cwd)
   for (const root of plan.readableRoots ?? []) args.push('--ro-bind', root, root)
   for (const root of plan.writableRoots) args.push('--bind', root, root)
-  const rules = plan.pathRules && pathRuleMounts(plan.pathRules.paths, plan.writableRoots, plan.pathRules.matchLimit, plan.pathRules.ours ?? new Set())
+  const rules =
+    plan.pathRules &&
+    pathRuleMounts(
+      plan.pathRules.paths,
+      plan.writableRoots,
+      plan.pathRules.matchLimit,
+      plan.pathRules.ours ?? new Set(),
+    )
   if (rules) args.push(...rules.args)
   // Own pid namespace: when bwrap dies (--die-with-parent follows ours), everything inside dies with it.
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
@@ -80,26 +88,41 @@ export function pathRuleArgs(paths: PathAuthority, writableRoots: string[], limi
   return pathRuleMounts(paths, writableRoots, limit, new Set()).args
 }
 
-function pathRuleMounts(paths: PathAuthority, writableRoots: string[], limit: number, ours: ReadonlySet<string>): { args: string[]; mountPoints: string[] } {
+function pathRuleMounts(
+  paths: PathAuthority,
+  writableRoots: string[],
+  limit: number,
+  ours: ReadonlySet<string>,
+): { args: string[]; mountPoints: string[] } {
   const protect = paths.protect.map((rule) => expandRule(rule.pattern, limit))
   const secret = paths.denyRead.map((rule) => expandRule(rule.pattern, limit))
   // Mount points an earlier command left (it was killed before removing them) are fenced again, not bound.
   const leftOver = (path: string) => ours.has(path) && fencePoint(path, writableRoots, ours) === path
-  const readOnly = protect.flatMap(({ found }) => found.filter((path) => !leftOver(path) && writableRoots.some((root) => within(path, root))))
+  const readOnly = protect.flatMap(({ found }) =>
+    found.filter((path) => !leftOver(path) && writableRoots.some((root) => within(path, root))),
+  )
   const args = readOnly.flatMap((path) => ['--ro-bind', path, path])
   const mountPoints: string[] = []
-  for (const missing of [...protect, ...secret].flatMap(({ found, missing }) => [...found.filter(leftOver), ...(missing ? [missing] : [])])) {
+  for (const missing of [...protect, ...secret].flatMap(({ found, missing }) => [
+    ...found.filter(leftOver),
+    ...(missing ? [missing] : []),
+  ])) {
     const point = fencePoint(missing, writableRoots, ours)
     // Nothing can be made inside a read-only bind or a fence already planned (bwrap would fail to mount), and
     // inside a hidden secret folder nothing shows anyway.
-    if (!point || [...readOnly, ...mountPoints, ...secret.flatMap(({ found }) => found)].some((made) => within(point, made))) continue
+    if (
+      !point ||
+      [...readOnly, ...mountPoints, ...secret.flatMap(({ found }) => found)].some((made) => within(point, made))
+    )
+      continue
     mountPoints.push(point)
     args.push('--tmpfs', point, '--remount-ro', point)
   }
   const hidden: string[] = []
   const remounts: string[] = []
   for (const path of secret.flatMap(({ found }) => found)) {
-    if (hidden.includes(path) || mountPoints.includes(path) || writableRoots.some((root) => within(root, path))) continue
+    if (hidden.includes(path) || mountPoints.includes(path) || writableRoots.some((root) => within(root, path)))
+      continue
     hidden.push(path)
     if (isDirectory(path)) {
       args.push('--tmpfs', path)
@@ -108,7 +131,12 @@ function pathRuleMounts(paths: PathAuthority, writableRoots: string[], limit: nu
   }
   // Exceptions are bound while the tmpfs above them is still writable (bwrap makes their mount points there).
   for (const exception of paths.readExceptions) {
-    if (existsSync(exception) && isDirectory(exception) && hidden.some((path) => within(exception, path) && exception !== path)) args.push('--ro-bind', exception, exception)
+    if (
+      existsSync(exception) &&
+      isDirectory(exception) &&
+      hidden.some((path) => within(exception, path) && exception !== path)
+    )
+      args.push('--ro-bind', exception, exception)
   }
   return { args: [...args, ...remounts], mountPoints }
 }

@@ -7,7 +7,8 @@
  * (the directory descriptor the glob opened is gone by then, and bash closes an unopened descriptor
  * silently). No redirection on the loop: bash would park stderr on a high descriptor the loop then closes.
  */
-export const CLOSE_INHERITED = 'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done'
+export const CLOSE_INHERITED =
+  'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done'
 
 /** The argv (run inside the sandbox) that closes inherited descriptors and then becomes `argv`. */
 export function closedArgv(bash: string, argv: string[]): string[] {

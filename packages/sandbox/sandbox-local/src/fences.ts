@@ -30,7 +30,11 @@ const isEmptyDirectory = (path: string) => {
  * `ours` are mount points an earlier command of this process left (killed before it could remove them): an
  * empty folder among them counts as missing, so it is fenced and removed again.
  */
-export function fencePoint(path: string, writableRoots: readonly string[], ours: ReadonlySet<string>): string | undefined {
+export function fencePoint(
+  path: string,
+  writableRoots: readonly string[],
+  ours: ReadonlySet<string>,
+): string | undefined {
   const root = writableRoots.find((candidate) => within(path, candidate) && path !== candidate)
   if (!root) return undefined
   let at = path
@@ -102,7 +106,10 @@ exit($status >> 8);
  * nothing a person put there since. A lock that cannot be opened or taken in `waitSeconds` refuses the command
  * (exit 126; fail closed: no command runs whose fences another could remove).
  */
-export function tidiedArgv(options: { perl: string; waitSeconds: number; groups: readonly { lock: string; points: readonly string[] }[] }, argv: readonly string[]): string[] {
+export function tidiedArgv(
+  options: { perl: string; waitSeconds: number; groups: readonly { lock: string; points: readonly string[] }[] },
+  argv: readonly string[],
+): string[] {
   const groups = options.groups.flatMap(({ lock, points }) => [lock, String(points.length), ...points])
   return [options.perl, '-e', TIDY, String(options.waitSeconds), String(options.groups.length), ...groups, ...argv]
 }

@@ -23,7 +23,11 @@ async function mount(config: Partial<Config> = {}): Promise<Sandbox> {
 }
 
 /** Runs argv for real and reports how it ended. */
-function execute(argv: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
+function execute(
+  argv: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
@@ -43,7 +47,11 @@ const workspaceWrite = (): SandboxAuthority => ({ mode: 'workspace-write', writa
 
 test('the probe runs bubblewrap and reports it available with its path', async () => {
   const sandbox = await mount()
-  expect(await sandbox.probe()).toMatchObject({ backend: 'bubblewrap', available: true, executable: expect.stringMatching(/\/bwrap$/) })
+  expect(await sandbox.probe()).toMatchObject({
+    backend: 'bubblewrap',
+    available: true,
+    executable: expect.stringMatching(/\/bwrap$/),
+  })
 })
 
 test('in workspace-write a write inside the workspace succeeds', async () => {
@@ -67,7 +75,11 @@ test('in workspace-write a write to $HOME fails and the file is absent', async (
   const sandbox = await mount()
   const file = join(homedir(), `.dsh-sandbox-test-${process.pid}-${Date.now()}`)
   onTestFinished(() => rmSync(file, { force: true }))
-  const result = await runConfined(sandbox, `echo pwned > "$HOME/${file.slice(homedir().length + 1)}"`, workspaceWrite())
+  const result = await runConfined(
+    sandbox,
+    `echo pwned > "$HOME/${file.slice(homedir().length + 1)}"`,
+    workspaceWrite(),
+  )
   expect(result.code).not.toBe(0)
   expect(existsSync(file)).toBe(false)
 })
@@ -99,8 +111,15 @@ test('read-only can still read the workspace', async () => {
 test('danger-full-access runs unconfined and a write outside the workspace succeeds', async () => {
   const sandbox = await mount()
   const outside = outsideDir()
-  const result = await runConfined(sandbox, `echo allowed > ${outside}/x`, { mode: 'danger-full-access', writableRoots: [workspace] })
-  expect(result.confined).toMatchObject({ enforcement: 'none', backend: 'none', argv: ['bash', '-c', `echo allowed > ${outside}/x`] })
+  const result = await runConfined(sandbox, `echo allowed > ${outside}/x`, {
+    mode: 'danger-full-access',
+    writableRoots: [workspace],
+  })
+  expect(result.confined).toMatchObject({
+    enforcement: 'none',
+    backend: 'none',
+    argv: ['bash', '-c', `echo allowed > ${outside}/x`],
+  })
   expect(readFileSync(join(outside, 'x'), 'utf8')).toBe('allowed\n')
 })
 
@@ -109,9 +128,15 @@ test('without bwrap on PATH a confined mode is refused with a message naming bub
   onTestFinished(() => void (process.env.PATH = path))
   process.env.PATH = tempDir('dsh-empty-path-') // removed by its own path, not by whatever PATH holds then
   const sandbox = await mount()
-  expect(await sandbox.probe()).toMatchObject({ backend: 'bubblewrap', available: false, reason: 'bubblewrap (bwrap) not found on PATH' })
+  expect(await sandbox.probe()).toMatchObject({
+    backend: 'bubblewrap',
+    available: false,
+    reason: 'bubblewrap (bwrap) not found on PATH',
+  })
   for (const mode of ['read-only', 'workspace-write'] as const) {
-    await expect(sandbox.confine(['true'], { cwd: workspace, authority: { mode, writableRoots: [workspace] } })).rejects.toMatchObject({
+    await expect(
+      sandbox.confine(['true'], { cwd: workspace, authority: { mode, writableRoots: [workspace] } }),
+    ).rejects.toMatchObject({
       code: 'SANDBOX_UNAVAILABLE',
       message: `cannot confine a command in ${mode} mode: bubblewrap (bwrap) not found on PATH`,
     })
@@ -121,7 +146,9 @@ test('without bwrap on PATH a confined mode is refused with a message naming bub
 test('a writable root that does not exist is refused', async () => {
   const sandbox = await mount()
   const missing = join(workspace, 'missing')
-  await expect(sandbox.confine(['true'], { cwd: workspace, authority: { mode: 'workspace-write', writableRoots: [missing] } })).rejects.toMatchObject({
+  await expect(
+    sandbox.confine(['true'], { cwd: workspace, authority: { mode: 'workspace-write', writableRoots: [missing] } }),
+  ).rejects.toMatchObject({
     code: 'SANDBOX_INVALID_AUTHORITY',
     message: expect.stringContaining(missing),
   })
@@ -141,7 +168,11 @@ const connectTo = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo 
 test('a confined command has no network by default: a server on the host loopback sees no connection', async () => {
   const server = await countingServer()
   const sandbox = await mount()
-  const authorities: SandboxAuthority[] = [workspaceWrite(), { ...workspaceWrite(), network: { kind: 'none' } }, { mode: 'read-only', writableRoots: [] }]
+  const authorities: SandboxAuthority[] = [
+    workspaceWrite(),
+    { ...workspaceWrite(), network: { kind: 'none' } },
+    { mode: 'read-only', writableRoots: [] },
+  ]
   for (const authority of authorities) {
     const closed = await runConfined(sandbox, connectTo(server.port), authority)
     expect(closed.code).not.toBe(0)
@@ -152,7 +183,10 @@ test('a confined command has no network by default: a server on the host loopbac
 
 test('a confined authority with the host network reaches the host loopback', async () => {
   const server = await countingServer()
-  const open = await runConfined(await mount(), connectTo(server.port), { ...workspaceWrite(), network: { kind: 'host' } })
+  const open = await runConfined(await mount(), connectTo(server.port), {
+    ...workspaceWrite(),
+    network: { kind: 'host' },
+  })
   expect(open).toMatchObject({ code: 0, output: 'connected\n' })
   expect(server.connections()).toBe(1)
 })
@@ -160,27 +194,48 @@ test('a confined authority with the host network reaches the host loopback', asy
 test.each([
   ['perl', {}],
   ['node (no perl in the sandbox)', { perl: '/nonexistent/perl' }],
-])('with a proxy socket the command reaches only the socket, through the %s bridge the proxy variables name', async (_bridge, config) => {
-  const directory = tempDir('dsh-proxy-sock-')
-  const socket = join(directory, 'proxy.sock')
-  const received: string[] = []
-  const proxy = createServer((client) => client.once('data', (chunk) => (received.push(chunk.toString()), client.end('HTTP/1.1 200 OK\r\ncontent-length: 6\r\nconnection: close\r\n\r\nproxy\n'))))
-  await new Promise<void>((resolve) => proxy.listen(socket, resolve))
-  onTestFinished(() => void proxy.close())
-  const host = await countingServer()
-  const script = `echo "$HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy $ALL_PROXY [\${NO_PROXY-unset}]"; curl -sS --max-time 10 http://example.test/path; ${connectTo(host.port)}`
-  const confined = await (await mount({ proxyPort: 3999, ...config })).confine(['bash', '-c', script], { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'proxy', socket } } })
-  const result = await execute(confined.argv, workspace, { ...process.env, NO_PROXY: 'example.test' })
-  const url = 'http://127.0.0.1:3999'
-  expect(result.output).toContain(`${url} ${url} ${url} ${url} ${url} [unset]\nproxy\n`)
-  expect(result.output).not.toContain('connected')
-  expect(received[0]).toMatch(/^GET http:\/\/example\.test\/path HTTP\/1\.1\r\n/)
-  expect(host.connections()).toBe(0)
-})
+])(
+  'with a proxy socket the command reaches only the socket, through the %s bridge the proxy variables name',
+  async (_bridge, config) => {
+    const directory = tempDir('dsh-proxy-sock-')
+    const socket = join(directory, 'proxy.sock')
+    const received: string[] = []
+    const proxy = createServer((client) =>
+      client.once(
+        'data',
+        (chunk) => (
+          received.push(chunk.toString()),
+          client.end('HTTP/1.1 200 OK\r\ncontent-length: 6\r\nconnection: close\r\n\r\nproxy\n')
+        ),
+      ),
+    )
+    await new Promise<void>((resolve) => proxy.listen(socket, resolve))
+    onTestFinished(() => void proxy.close())
+    const host = await countingServer()
+    const script = `echo "$HTTP_PROXY $HTTPS_PROXY $http_proxy $https_proxy $ALL_PROXY [\${NO_PROXY-unset}]"; curl -sS --max-time 10 http://example.test/path; ${connectTo(host.port)}`
+    const confined = await (
+      await mount({ proxyPort: 3999, ...config })
+    ).confine(['bash', '-c', script], {
+      cwd: workspace,
+      authority: { ...workspaceWrite(), network: { kind: 'proxy', socket } },
+    })
+    const result = await execute(confined.argv, workspace, { ...process.env, NO_PROXY: 'example.test' })
+    const url = 'http://127.0.0.1:3999'
+    expect(result.output).toContain(`${url} ${url} ${url} ${url} ${url} [unset]\nproxy\n`)
+    expect(result.output).not.toContain('connected')
+    expect(received[0]).toMatch(/^GET http:\/\/example\.test\/path HTTP\/1\.1\r\n/)
+    expect(host.connections()).toBe(0)
+  },
+)
 
 test('a proxy network whose socket does not exist is refused before anything runs', async () => {
   const missing = join(workspace, 'no.sock')
-  await expect((await mount()).confine(['true'], { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'proxy', socket: missing } } })).rejects.toMatchObject({
+  await expect(
+    (await mount()).confine(['true'], {
+      cwd: workspace,
+      authority: { ...workspaceWrite(), network: { kind: 'proxy', socket: missing } },
+    }),
+  ).rejects.toMatchObject({
     code: 'SANDBOX_INVALID_AUTHORITY',
     message: `network proxy socket "${missing}" is not an existing Unix socket`,
   })
@@ -190,10 +245,21 @@ test('a readable root under /tmp is readable through the private /tmp, and still
   const sandbox = await mount()
   const tools = tempDir('dsh-readable-')
   writeFileSync(join(tools, 'server.txt'), 'served\n')
-  const hidden = await runConfined(sandbox, `cat ${join(tools, 'server.txt')}`, { mode: 'workspace-write', writableRoots: [workspace] })
+  const hidden = await runConfined(sandbox, `cat ${join(tools, 'server.txt')}`, {
+    mode: 'workspace-write',
+    writableRoots: [workspace],
+  })
   expect(hidden.code).not.toBe(0)
-  const authority: SandboxAuthority = { mode: 'workspace-write', writableRoots: [workspace], readableRoots: [tools, join(tools, 'missing')] }
-  const shown = await runConfined(sandbox, `cat ${join(tools, 'server.txt')} && echo changed > ${join(tools, 'server.txt')}`, authority)
+  const authority: SandboxAuthority = {
+    mode: 'workspace-write',
+    writableRoots: [workspace],
+    readableRoots: [tools, join(tools, 'missing')],
+  }
+  const shown = await runConfined(
+    sandbox,
+    `cat ${join(tools, 'server.txt')} && echo changed > ${join(tools, 'server.txt')}`,
+    authority,
+  )
   expect(shown.output).toContain('served')
   expect(shown.code).not.toBe(0)
   expect(readFileSync(join(tools, 'server.txt'), 'utf8')).toBe('served\n')

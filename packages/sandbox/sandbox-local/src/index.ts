@@ -6,13 +6,28 @@ import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import { within } from '@dsh/sandbox-rules'
 import type { SettingsService } from '@dsh/settings'
-import { SANDBOX_MODES, Sandbox, SandboxError, type ConfineOptions, type Confinement, type SandboxAuthority, type SandboxProbe } from '@dsh/sandbox'
+import {
+  SANDBOX_MODES,
+  Sandbox,
+  SandboxError,
+  type ConfineOptions,
+  type Confinement,
+  type SandboxAuthority,
+  type SandboxProbe,
+} from '@dsh/sandbox'
 import { bubblewrapArgs, bubblewrapMounts, type BubblewrapNetwork } from './bubblewrap.ts'
 import { tidiedArgv } from './fences.ts'
 import { findExecutable } from './find-executable.ts'
 import { closedArgv } from './descriptors.ts'
 import { bridgedArgv, checkedNetwork } from './network.ts'
-import { CommandCgroups, LIMIT_DESCRIPTIONS, LIMIT_SETTINGS, LimitsConfig, limitedArgv, type ResourceLimits } from './limits.ts'
+import {
+  CommandCgroups,
+  LIMIT_DESCRIPTIONS,
+  LIMIT_SETTINGS,
+  LimitsConfig,
+  limitedArgv,
+  type ResourceLimits,
+} from './limits.ts'
 import { runProbe } from './run-probe.ts'
 import { seatbeltArgs } from './seatbelt.ts'
 
@@ -45,8 +60,10 @@ const BACKENDS: Partial<Record<NodeJS.Platform, Omit<Backend, 'executable'> & { 
 function resolveRoots(authority: SandboxAuthority): string[] {
   if (authority.mode === 'read-only') return []
   return authority.writableRoots.map((root) => {
-    if (!isAbsolute(root)) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `writable root "${root}" is not an absolute path`)
-    if (!existsSync(root) || !statSync(root).isDirectory()) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `writable root ${root} does not exist or is not a directory`)
+    if (!isAbsolute(root))
+      throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `writable root "${root}" is not an absolute path`)
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `writable root ${root} does not exist or is not a directory`)
     return realpathSync(root)
   })
 }
@@ -57,16 +74,28 @@ function resolveRoots(authority: SandboxAuthority): string[] {
  */
 export default class SandboxLocal extends Sandbox {
   static Config: Schema<Partial<Config>, Config> = Schema.object({
-    probeTimeoutMs: Schema.natural().min(1).default(5_000).description('How long the backend probe (a confined no-op) may take (ms).'),
-    ruleMatchLimit: Schema.natural().min(1).default(1000).description('Most existing paths one secret or protected path rule with a glob is expanded to for bubblewrap mounts.'),
+    probeTimeoutMs: Schema.natural()
+      .min(1)
+      .default(5_000)
+      .description('How long the backend probe (a confined no-op) may take (ms).'),
+    ruleMatchLimit: Schema.natural()
+      .min(1)
+      .default(1000)
+      .description(
+        'Most existing paths one secret or protected path rule with a glob is expanded to for bubblewrap mounts.',
+      ),
     proxyPort: Schema.natural()
       .min(1)
       .max(65_535)
       .default(3_128)
-      .description("Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there)."),
+      .description(
+        "Port of the bridge to the network proxy on a confined command's private loopback (bubblewrap; the proxy variables point there).",
+      ),
     bash: Schema.string()
       .default('bash')
-      .description('The bash that closes inherited descriptors before a command without the proxy, and starts the node bridge when no perl is found (looked up on PATH).'),
+      .description(
+        'The bash that closes inherited descriptors before a command without the proxy, and starts the node bridge when no perl is found (looked up on PATH).',
+      ),
     fenceLockDir: Schema.string()
       .default('')
       .description(
@@ -75,13 +104,17 @@ export default class SandboxLocal extends Sandbox {
     fenceLockWaitMs: Schema.natural()
       .min(1)
       .default(10_000)
-      .description('How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.'),
+      .description(
+        'How long a confined command waits for that lock before it is refused (ms): it may not run unlocked, or another command could remove its fences.',
+      ),
     perl: Schema.string()
       .default('perl')
       .description(
         'The perl that starts a proxied command with its network bridge (one process, in milliseconds; when there is none, bash and this node do) and removes the mount points of missing protected paths after a command.',
       ),
-    limits: LimitsConfig.description('Resource limits of each confined command (bubblewrap), the defaults of the sandbox.limits.* settings.'),
+    limits: LimitsConfig.description(
+      'Resource limits of each confined command (bubblewrap), the defaults of the sandbox.limits.* settings.',
+    ),
   })
 
   private probing?: Promise<{ probe: SandboxProbe; backend?: Backend }>
@@ -101,7 +134,9 @@ export default class SandboxLocal extends Sandbox {
     // Optional: a sandbox mounted alone (tests, an SDK composition) has no settings and uses the row's limits.
     ctx.inject(['settings'], (ctx) => {
       for (const [field, key] of Object.entries(LIMIT_SETTINGS) as [keyof ResourceLimits, string][]) {
-        ctx.settings.define(key, Schema.natural().default(config.limits[field]), { description: LIMIT_DESCRIPTIONS[field] })
+        ctx.settings.define(key, Schema.natural().default(config.limits[field]), {
+          description: LIMIT_DESCRIPTIONS[field],
+        })
       }
       this.settings = ctx.settings
       ctx.effect(() => () => (this.settings = undefined), 'forget the settings')
@@ -115,27 +150,57 @@ export default class SandboxLocal extends Sandbox {
 
   async confine(argv: string[], options: ConfineOptions): Promise<Confinement> {
     const { mode } = options.authority
-    if (!SANDBOX_MODES.includes(mode)) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `unknown sandbox mode "${mode}" (known: ${SANDBOX_MODES.join(', ')})`)
+    if (!SANDBOX_MODES.includes(mode))
+      throw new SandboxError(
+        'SANDBOX_INVALID_AUTHORITY',
+        `unknown sandbox mode "${mode}" (known: ${SANDBOX_MODES.join(', ')})`,
+      )
     if (mode === 'danger-full-access') return { argv, enforcement: 'none', backend: 'none' }
-    if (!isAbsolute(options.cwd) || !existsSync(options.cwd)) throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `working directory "${options.cwd}" is not an existing absolute path`)
+    if (!isAbsolute(options.cwd) || !existsSync(options.cwd))
+      throw new SandboxError(
+        'SANDBOX_INVALID_AUTHORITY',
+        `working directory "${options.cwd}" is not an existing absolute path`,
+      )
     const writableRoots = resolveRoots(options.authority)
     const { probe, backend } = await this.detect()
-    if (!backend) throw new SandboxError('SANDBOX_UNAVAILABLE', `cannot confine a command in ${mode} mode: ${probe.reason}`)
+    if (!backend)
+      throw new SandboxError('SANDBOX_UNAVAILABLE', `cannot confine a command in ${mode} mode: ${probe.reason}`)
     const network = checkedNetwork(options.authority.network)
     if (backend.name === 'seatbelt') {
       // No bridge under Seatbelt: a proxy network is no network there (fail closed).
-      return { argv: [backend.executable, ...seatbeltArgs(writableRoots, network.kind !== 'host'), ...argv], enforcement: 'partial', backend: backend.name }
+      return {
+        argv: [backend.executable, ...seatbeltArgs(writableRoots, network.kind !== 'host'), ...argv],
+        enforcement: 'partial',
+        backend: backend.name,
+      }
     }
     const cwd = realpathSync(options.cwd)
     const planned: BubblewrapNetwork = network.kind === 'proxy' ? { ...network, port: this.config.proxyPort } : network
-    const pathRules = options.authority.paths ? { pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit, ours: this.mountPoints } } : {}
+    const pathRules = options.authority.paths
+      ? {
+          pathRules: { paths: options.authority.paths, matchLimit: this.config.ruleMatchLimit, ours: this.mountPoints },
+        }
+      : {}
     // Only existing folders, by their real path: bwrap fails on a missing source.
-    const readableRoots = (options.authority.readableRoots ?? []).filter((root) => isAbsolute(root) && existsSync(root)).map((root) => realpathSync(root))
-    const { args, mountPoints } = bubblewrapMounts({ writableRoots, readableRoots, cwd, terminal: options.terminal ?? false, network: planned, ...pathRules })
+    const readableRoots = (options.authority.readableRoots ?? [])
+      .filter((root) => isAbsolute(root) && existsSync(root))
+      .map((root) => realpathSync(root))
+    const { args, mountPoints } = bubblewrapMounts({
+      writableRoots,
+      readableRoots,
+      cwd,
+      terminal: options.terminal ?? false,
+      network: planned,
+      ...pathRules,
+    })
     const { inner, outer, closes } = this.limited(argv)
     const command =
       network.kind === 'proxy'
-        ? bridgedArgv({ bash: this.config.bash, node: process.execPath, ...(backend.perl ? { perl: backend.perl } : {}) }, this.config.proxyPort, inner)
+        ? bridgedArgv(
+            { bash: this.config.bash, node: process.execPath, ...(backend.perl ? { perl: backend.perl } : {}) },
+            this.config.proxyPort,
+            inner,
+          )
         : closes
           ? inner
           : closedArgv(this.config.bash, inner)
@@ -143,13 +208,23 @@ export default class SandboxLocal extends Sandbox {
     // memory limit kills cannot take the removal of its mount points with it (fences.ts, limits.ts).
     const confined = [...outer, backend.executable, ...args, '--', ...command]
     for (const point of mountPoints) this.mountPoints.add(point)
-    return { argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined, enforcement: 'full', backend: backend.name }
+    return {
+      argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined,
+      enforcement: 'full',
+      backend: backend.name,
+    }
   }
 
   /** `confined` wrapped so the mount points bwrap makes for missing paths are removed after it (fences.ts). */
   private tidied(mountPoints: string[], confined: string[], backend: Backend, writableRoots: string[]): string[] {
     if (!backend.perl) {
-      if (!this.warnedNoPerl) this.ctx.logger('sandbox').warn('%s not found on PATH: the empty folders bubblewrap makes for missing protected paths stay in the workspace', this.config.perl)
+      if (!this.warnedNoPerl)
+        this.ctx
+          .logger('sandbox')
+          .warn(
+            '%s not found on PATH: the empty folders bubblewrap makes for missing protected paths stay in the workspace',
+            this.config.perl,
+          )
       this.warnedNoPerl = true
       return confined
     }
@@ -161,7 +236,10 @@ export default class SandboxLocal extends Sandbox {
       const root = writableRoots.find((candidate) => within(point, candidate) && point !== candidate)!
       byRoot.set(root, [...(byRoot.get(root) ?? []), point])
     }
-    const groups = [...byRoot].map(([root, points]) => ({ lock: join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 32)}.lock`), points }))
+    const groups = [...byRoot].map(([root, points]) => ({
+      lock: join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 32)}.lock`),
+      points,
+    }))
     return tidiedArgv({ perl: backend.perl, waitSeconds: this.config.fenceLockWaitMs / 1000, groups }, confined)
   }
 
@@ -169,14 +247,23 @@ export default class SandboxLocal extends Sandbox {
   private lockDir(): string | undefined {
     if (this.fenceLockDir !== undefined) return this.fenceLockDir || undefined
     const runtime = process.env.XDG_RUNTIME_DIR
-    const dir = this.config.fenceLockDir || (runtime && isAbsolute(runtime) ? join(runtime, 'dsh-sandbox-fences') : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}`))
+    const dir =
+      this.config.fenceLockDir ||
+      (runtime && isAbsolute(runtime)
+        ? join(runtime, 'dsh-sandbox-fences')
+        : join(tmpdir(), `dsh-sandbox-fences-${process.getuid?.() ?? 'user'}`))
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 })
       // Another user's folder (made first in a shared temp folder) would let that user tidy under our commands.
       if (process.getuid && statSync(dir).uid !== process.getuid()) throw new Error(`${dir} belongs to another user`)
       this.fenceLockDir = dir
     } catch (error) {
-      this.ctx.logger('sandbox').warn('no fence lock folder (%s): the empty folders bubblewrap makes for missing protected paths stay in the workspace', error instanceof Error ? error.message : error)
+      this.ctx
+        .logger('sandbox')
+        .warn(
+          'no fence lock folder (%s): the empty folders bubblewrap makes for missing protected paths stay in the workspace',
+          error instanceof Error ? error.message : error,
+        )
       this.fenceLockDir = ''
     }
     return this.fenceLockDir || undefined
@@ -185,9 +272,15 @@ export default class SandboxLocal extends Sandbox {
   /** The command inside its limits (the settings win over the row's), and the prefix that joins its cgroups. */
   private limited(argv: string[]) {
     const limits = Object.fromEntries(
-      Object.entries(LIMIT_SETTINGS).map(([field, key]) => [field, this.settings ? this.settings.get(key) : this.config.limits[field as keyof ResourceLimits]]),
+      Object.entries(LIMIT_SETTINGS).map(([field, key]) => [
+        field,
+        this.settings ? this.settings.get(key) : this.config.limits[field as keyof ResourceLimits],
+      ]),
     ) as unknown as ResourceLimits
-    const wanted = { ...(limits.processes ? { pids: limits.processes } : {}), ...(limits.memory ? { memory: limits.memory } : {}) }
+    const wanted = {
+      ...(limits.processes ? { pids: limits.processes } : {}),
+      ...(limits.memory ? { memory: limits.memory } : {}),
+    }
     return limitedArgv(this.config.bash, limits, this.cgroups.create(wanted), argv)
   }
 
@@ -197,18 +290,48 @@ export default class SandboxLocal extends Sandbox {
 
   private async runDetection(): Promise<{ probe: SandboxProbe; backend?: Backend }> {
     const known = BACKENDS[process.platform]
-    if (!known) return { probe: { backend: 'none', available: false, reason: `no sandbox backend for platform ${process.platform} (bubblewrap on Linux, Seatbelt on macOS)` } }
+    if (!known)
+      return {
+        probe: {
+          backend: 'none',
+          available: false,
+          reason: `no sandbox backend for platform ${process.platform} (bubblewrap on Linux, Seatbelt on macOS)`,
+        },
+      }
     const executable = findExecutable(known.file, process.env.PATH)
-    if (!executable) return { probe: { backend: known.name, available: false, reason: `${known.label} not found on PATH` } }
+    if (!executable)
+      return { probe: { backend: known.name, available: false, reason: `${known.label} not found on PATH` } }
     const probeArgv =
       known.name === 'bubblewrap'
-        ? [executable, ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, network: { kind: 'none' } }), '--', 'true']
+        ? [
+            executable,
+            ...bubblewrapArgs({ writableRoots: [], cwd: '/', terminal: false, network: { kind: 'none' } }),
+            '--',
+            'true',
+          ]
         : [executable, ...seatbeltArgs([], true), '/usr/bin/true']
     const run = await runProbe(probeArgv, this.config.probeTimeoutMs)
     const probe: SandboxProbe = run.ok
-      ? { backend: known.name, available: true, reason: `${known.label} at ${executable} ran a confined no-op`, executable }
-      : { backend: known.name, available: false, reason: `${known.label} at ${executable} cannot confine: ${run.detail}`, executable }
-    const perl = isAbsolute(this.config.perl) ? (existsSync(this.config.perl) ? this.config.perl : undefined) : findExecutable(this.config.perl, process.env.PATH)
-    return { probe, backend: run.ok ? { name: known.name, executable, label: known.label, ...(perl ? { perl } : {}) } : undefined }
+      ? {
+          backend: known.name,
+          available: true,
+          reason: `${known.label} at ${executable} ran a confined no-op`,
+          executable,
+        }
+      : {
+          backend: known.name,
+          available: false,
+          reason: `${known.label} at ${executable} cannot confine: ${run.detail}`,
+          executable,
+        }
+    const perl = isAbsolute(this.config.perl)
+      ? existsSync(this.config.perl)
+        ? this.config.perl
+        : undefined
+      : findExecutable(this.config.perl, process.env.PATH)
+    return {
+      probe,
+      backend: run.ok ? { name: known.name, executable, label: known.label, ...(perl ? { perl } : {}) } : undefined,
+    }
   }
 }

@@ -18,7 +18,10 @@ async function mount(limits: Partial<ResourceLimits>): Promise<Sandbox> {
 
 async function run(sandbox: Sandbox, script: string): Promise<{ code: number | null; output: string }> {
   const workspace = tempDir('dsh-ws-')
-  const { argv } = await sandbox.confine(['bash', '-c', script], { cwd: workspace, authority: { mode: 'workspace-write', writableRoots: [workspace] } })
+  const { argv } = await sandbox.confine(['bash', '-c', script], {
+    cwd: workspace,
+    authority: { mode: 'workspace-write', writableRoots: [workspace] },
+  })
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
@@ -34,7 +37,9 @@ test('a command past the memory limit is killed by its cgroup and the message na
   // 512 MiB touched page by page, far past the 64 MiB limit; a cap of its own keeps this machine safe.
   const result = await run(sandbox, `python3 -c "b = bytearray(512 * 1024 * 1024); print('allocated')"`)
   expect(result.output).not.toContain('allocated')
-  expect(result.output).toContain("dsh: a process was killed for using more than the sandbox's memory limit (sandbox.limits.memory: 64 MiB)")
+  expect(result.output).toContain(
+    "dsh: a process was killed for using more than the sandbox's memory limit (sandbox.limits.memory: 64 MiB)",
+  )
 })
 
 test('a process past its CPU time is stopped by SIGXCPU and the message names the setting', async () => {
@@ -50,13 +55,18 @@ print("spun")'`,
   )
   expect(result.code).toBe(152)
   expect(result.output).not.toContain('spun')
-  expect(result.output).toContain("dsh: exit 152 is SIGXCPU: a process used up the sandbox's CPU-time limit (sandbox.limits.cpuSeconds: 1 s)")
+  expect(result.output).toContain(
+    "dsh: exit 152 is SIGXCPU: a process used up the sandbox's CPU-time limit (sandbox.limits.cpuSeconds: 1 s)",
+  )
 })
 
 test('every limit 0 leaves the command as it was: no launcher, no cgroup', async () => {
   const sandbox = await mount({ processes: 0, fileSize: 0, memory: 0, addressSpace: 0, cpuSeconds: 0 })
   const workspace = tempDir('dsh-ws-')
-  const { argv } = await sandbox.confine(['true'], { cwd: workspace, authority: { mode: 'workspace-write', writableRoots: [workspace] } })
+  const { argv } = await sandbox.confine(['true'], {
+    cwd: workspace,
+    authority: { mode: 'workspace-write', writableRoots: [workspace] },
+  })
   expect(argv.join(' ')).not.toContain('ulimit')
   expect(argv[0]).toMatch(/\/bwrap$/)
 })
@@ -70,18 +80,31 @@ test('the command cgroups are reused once idle and removed when the row is dispo
     expect((await run(sandbox, 'echo ok')).output).toBe('ok\n')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  const pids = findHierarchy('pids', readFileSync('/proc/self/cgroup', 'utf8'), readFileSync('/proc/self/mountinfo', 'utf8'))!
+  const pids = findHierarchy(
+    'pids',
+    readFileSync('/proc/self/cgroup', 'utf8'),
+    readFileSync('/proc/self/mountinfo', 'utf8'),
+  )!
   const mine = readdirSync(pids.dir).filter((entry) => entry.startsWith(`dsh-${process.pid}-`))
   // Six commands one after another: an idle cgroup is reused (the kernel may list an exited one for a moment).
-  expect(mine.flatMap((entry) => readdirSync(join(pids.dir, entry), { withFileTypes: true }).filter((child) => child.isDirectory())).length).toBeLessThan(6)
+  expect(
+    mine.flatMap((entry) =>
+      readdirSync(join(pids.dir, entry), { withFileTypes: true }).filter((child) => child.isDirectory()),
+    ).length,
+  ).toBeLessThan(6)
   await fiber.dispose()
   expect(mine.filter((entry) => existsSync(join(pids.dir, entry)))).toEqual([])
 })
 
 test('cgroup hierarchies are found in v1 (one mount per controller) and v2 (one unified mount)', () => {
   const v1 = '4:memory:/box/a\n8:pids:/\n0::/\n'
-  const v1Mounts = '30 25 0:27 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n36 25 0:31 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n'
-  expect(findHierarchy('memory', v1, v1Mounts)).toEqual({ controller: 'memory', version: 1, dir: '/sys/fs/cgroup/memory/box/a' })
+  const v1Mounts =
+    '30 25 0:27 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n36 25 0:31 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n'
+  expect(findHierarchy('memory', v1, v1Mounts)).toEqual({
+    controller: 'memory',
+    version: 1,
+    dir: '/sys/fs/cgroup/memory/box/a',
+  })
   expect(findHierarchy('pids', v1, v1Mounts)).toEqual({ controller: 'pids', version: 1, dir: '/sys/fs/cgroup/pids' })
   const v2Mounts = '29 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n'
   expect(findHierarchy('pids', '0::/user.slice/user-1000.slice/session-2.scope\n', v2Mounts)).toEqual({

@@ -25,11 +25,15 @@ const GIB = 1024 ** 3
  * machine, no address-space cap (node reserves over 10 GiB for WebAssembly), two hours of CPU per process.
  */
 export const LIMIT_DESCRIPTIONS: Record<keyof ResourceLimits, string> = {
-  processes: "Most processes and threads one confined command may have at once, the sandbox's own 2–3 included (a pids cgroup; else RLIMIT_NPROC, which does not bind root). 0: no limit.",
+  processes:
+    "Most processes and threads one confined command may have at once, the sandbox's own 2–3 included (a pids cgroup; else RLIMIT_NPROC, which does not bind root). 0: no limit.",
   fileSize: 'Largest file one confined command may write, in bytes (RLIMIT_FSIZE, whole KiB). 0: no limit.',
-  memory: 'Most memory one confined command may use, in bytes (a memory cgroup where dsh can create one, else not applied). 0: no limit.',
-  addressSpace: 'Largest address space of each confined process, in bytes (RLIMIT_AS, whole KiB). Node needs more than 10 GiB for WebAssembly. 0: no limit.',
-  cpuSeconds: 'Most CPU seconds each confined process may use (RLIMIT_CPU: SIGXCPU at the limit, SIGKILL 5 s later). 0: no limit.',
+  memory:
+    'Most memory one confined command may use, in bytes (a memory cgroup where dsh can create one, else not applied). 0: no limit.',
+  addressSpace:
+    'Largest address space of each confined process, in bytes (RLIMIT_AS, whole KiB). Node needs more than 10 GiB for WebAssembly. 0: no limit.',
+  cpuSeconds:
+    'Most CPU seconds each confined process may use (RLIMIT_CPU: SIGXCPU at the limit, SIGKILL 5 s later). 0: no limit.',
 }
 
 export const LimitsConfig: Schema<Partial<ResourceLimits>, ResourceLimits> = Schema.object({
@@ -62,12 +66,22 @@ interface Hierarchy {
   version: 1 | 2
 }
 
-const LIMIT_FILE: Record<Controller, Record<1 | 2, string>> = { pids: { 1: 'pids.max', 2: 'pids.max' }, memory: { 1: 'memory.limit_in_bytes', 2: 'memory.max' } }
+const LIMIT_FILE: Record<Controller, Record<1 | 2, string>> = {
+  pids: { 1: 'pids.max', 2: 'pids.max' },
+  memory: { 1: 'memory.limit_in_bytes', 2: 'memory.max' },
+}
 // The counters the launcher reads after the command: `max N` (forks refused) and `oom_kill N`.
-const EVENTS_FILE: Record<Controller, Record<1 | 2, string>> = { pids: { 1: 'pids.events', 2: 'pids.events' }, memory: { 1: 'memory.oom_control', 2: 'memory.events' } }
+const EVENTS_FILE: Record<Controller, Record<1 | 2, string>> = {
+  pids: { 1: 'pids.events', 2: 'pids.events' },
+  memory: { 1: 'memory.oom_control', 2: 'memory.events' },
+}
 
 /** This process's cgroup of `controller` (v1 hierarchy first: a controller bound there is absent from v2). */
-export function findHierarchy(controller: Controller, cgroupText: string, mountinfoText: string): Hierarchy | undefined {
+export function findHierarchy(
+  controller: Controller,
+  cgroupText: string,
+  mountinfoText: string,
+): Hierarchy | undefined {
   const memberships = cgroupText
     .split('\n')
     .filter(Boolean)
@@ -94,7 +108,8 @@ export function findHierarchy(controller: Controller, cgroupText: string, mounti
   return undefined
 }
 
-const relativeTo = (path: string, root: string) => (root === '/' ? path : path.startsWith(root) ? path.slice(root.length) : path)
+const relativeTo = (path: string, root: string) =>
+  root === '/' ? path : path.startsWith(root) ? path.slice(root.length) : path
 
 const alive = (pid: number) => {
   try {
@@ -120,7 +135,8 @@ const DISPOSE_RETRY_MS = 50
 /** Removes a cgroup folder and those below it: true when it is gone. */
 const removeTree = (dir: string): boolean => {
   try {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeTree(join(dir, entry.name))
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) removeTree(join(dir, entry.name))
     rmdirSync(dir)
     return true
   } catch (error) {
@@ -154,9 +170,16 @@ export class CommandCgroups {
    * `cgroup.procs` empty: a cgroup's mkdir and rmdir cost milliseconds), else a new one. Returns the files
    * to join it by and to read its event counters from (the launcher compares them before and after).
    */
-  create(limits: Partial<Record<Controller, number>>): { procs: string[]; events: Partial<Record<Controller, string>> } {
-    const controllers = (Object.keys(limits) as Controller[]).filter((controller) => !('reason' in this.parent(controller)))
-    const idle = this.made.find((entry) => entry.procs.length === controllers.length && entry.procs.every((file) => isEmpty(file)))
+  create(limits: Partial<Record<Controller, number>>): {
+    procs: string[]
+    events: Partial<Record<Controller, string>>
+  } {
+    const controllers = (Object.keys(limits) as Controller[]).filter(
+      (controller) => !('reason' in this.parent(controller)),
+    )
+    const idle = this.made.find(
+      (entry) => entry.procs.length === controllers.length && entry.procs.every((file) => isEmpty(file)),
+    )
     const name = idle?.name ?? `${this.made.length}`
     const procs: string[] = []
     const events: Partial<Record<Controller, string>> = {}
@@ -190,7 +213,11 @@ export class CommandCgroups {
   private prepare(controller: Controller): { hierarchy: Hierarchy; parent: string } | { reason: string } {
     let hierarchy: Hierarchy | undefined
     try {
-      hierarchy = findHierarchy(controller, readFileSync('/proc/self/cgroup', 'utf8'), readFileSync('/proc/self/mountinfo', 'utf8'))
+      hierarchy = findHierarchy(
+        controller,
+        readFileSync('/proc/self/cgroup', 'utf8'),
+        readFileSync('/proc/self/mountinfo', 'utf8'),
+      )
     } catch (error) {
       return { reason: `cannot read this process's cgroups: ${(error as Error).message}` }
     }
@@ -202,7 +229,8 @@ export class CommandCgroups {
         if (pid && Number(pid) !== process.pid && !alive(Number(pid))) removeTree(join(hierarchy.dir, entry))
       }
       if (hierarchy.version === 2) {
-        if (!readFileSync(join(hierarchy.dir, 'cgroup.controllers'), 'utf8').split(/\s+/).includes(controller)) return { reason: `the ${controller} controller is not enabled for ${hierarchy.dir}` }
+        if (!readFileSync(join(hierarchy.dir, 'cgroup.controllers'), 'utf8').split(/\s+/).includes(controller))
+          return { reason: `the ${controller} controller is not enabled for ${hierarchy.dir}` }
         writeFileSync(join(hierarchy.dir, 'cgroup.subtree_control'), `+${controller}`)
       }
       mkdirSync(parent, { recursive: true })
@@ -245,7 +273,8 @@ const LAUNCHER = [
   'exit $status',
 ].join('\n')
 
-const human = (bytes: number) => (bytes % GIB === 0 ? `${bytes / GIB} GiB` : bytes % 1024 ** 2 === 0 ? `${bytes / 1024 ** 2} MiB` : `${bytes} bytes`)
+const human = (bytes: number) =>
+  bytes % GIB === 0 ? `${bytes / GIB} GiB` : bytes % 1024 ** 2 === 0 ? `${bytes / 1024 ** 2} MiB` : `${bytes} bytes`
 const kib = (bytes: number) => (bytes === 0 ? 0 : Math.max(1, Math.floor(bytes / 1024)))
 
 /**
@@ -253,7 +282,12 @@ const kib = (bytes: number) => (bytes === 0 ? 0 : Math.max(1, Math.floor(bytes /
  * `closes`), and the argv prefix, outside it, that puts the sandbox into the command's cgroups (a shell
  * that joins them, then execs the sandbox). No limit at all: `argv` itself.
  */
-export function limitedArgv(bash: string, limits: ResourceLimits, cgroups: { procs: string[]; events: Partial<Record<Controller, string>> }, argv: string[]) {
+export function limitedArgv(
+  bash: string,
+  limits: ResourceLimits,
+  cgroups: { procs: string[]; events: Partial<Record<Controller, string>> },
+  argv: string[],
+) {
   if (Object.values(limits).every((value) => value === 0)) return { inner: argv, outer: [], closes: false }
   const nproc = cgroups.events.pids ? 0 : limits.processes
   const inner = [

@@ -14,7 +14,14 @@ export const BRIDGE_SCRIPTS = {
 }
 
 /** The variables npm, pip, git, curl and most HTTP clients read to find a proxy. */
-export const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy'] as const
+export const PROXY_VARIABLES = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'ALL_PROXY',
+  'all_proxy',
+] as const
 /** Removed so that no host exclusion sends a request around the proxy (it would fail in the namespace anyway). */
 export const NO_PROXY_VARIABLES = ['NO_PROXY', 'no_proxy'] as const
 
@@ -22,10 +29,17 @@ export const NO_PROXY_VARIABLES = ['NO_PROXY', 'no_proxy'] as const
 export function checkedNetwork(network: SandboxNetwork | undefined): SandboxNetwork {
   if (!network) return { kind: 'none' }
   if (network.kind === 'none' || network.kind === 'host') return network
-  if (network.kind !== 'proxy') throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `unknown network kind "${(network as { kind: unknown }).kind}" (known: none, proxy, host)`)
+  if (network.kind !== 'proxy')
+    throw new SandboxError(
+      'SANDBOX_INVALID_AUTHORITY',
+      `unknown network kind "${(network as { kind: unknown }).kind}" (known: none, proxy, host)`,
+    )
   const { socket } = network
   if (typeof socket !== 'string' || !isAbsolute(socket) || !existsSync(socket) || !statSync(socket).isSocket()) {
-    throw new SandboxError('SANDBOX_INVALID_AUTHORITY', `network proxy socket "${socket}" is not an existing Unix socket`)
+    throw new SandboxError(
+      'SANDBOX_INVALID_AUTHORITY',
+      `network proxy socket "${socket}" is not an existing Unix socket`,
+    )
   }
   return network
 }
@@ -56,5 +70,15 @@ export interface BridgeRuntimes {
  */
 export function bridgedArgv(runtimes: BridgeRuntimes, port: number, argv: string[]): string[] {
   if (runtimes.perl) return [runtimes.perl, BRIDGE_SCRIPTS.perl, INNER_PROXY_SOCKET, String(port), '--', ...argv]
-  return [runtimes.bash, '-c', LAUNCHER, 'dsh-network-bridge', runtimes.node, BRIDGE_SCRIPTS.node, INNER_PROXY_SOCKET, String(port), ...argv]
+  return [
+    runtimes.bash,
+    '-c',
+    LAUNCHER,
+    'dsh-network-bridge',
+    runtimes.node,
+    BRIDGE_SCRIPTS.node,
+    INNER_PROXY_SOCKET,
+    String(port),
+    ...argv,
+  ]
 }

@@ -15,11 +15,19 @@ async function mount(): Promise<Sandbox> {
   return root.get('sandbox')!
 }
 
-const rule = (pattern: string, directory = false): PathRule => ({ rule: pattern, pattern, ...(directory ? { directory } : {}) })
+const rule = (pattern: string, directory = false): PathRule => ({
+  rule: pattern,
+  pattern,
+  ...(directory ? { directory } : {}),
+})
 
 async function run(script: string, workspace: string, paths: Partial<PathAuthority>) {
   const sandbox = await mount()
-  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [], ...paths } }
+  const authority = {
+    mode: 'workspace-write' as const,
+    writableRoots: [workspace],
+    paths: { denyRead: [], readExceptions: [], protect: [], ...paths },
+  }
   const { argv } = await sandbox.confine(['bash', '-c', script], { cwd: workspace, authority })
   const result = spawnSync(argv[0]!, argv.slice(1), { cwd: workspace, encoding: 'utf8' })
   return { code: result.status, output: result.stdout + result.stderr }
@@ -37,7 +45,10 @@ test('a secret folder is an empty read-only folder and a secret file shows nothi
   const result = await run(
     `ls -A ${home}/.ssh; cat ${home}/.netrc ${home}/dsh/.credentials.yaml; cat ${home}/dsh/spill/s1/c1.txt; echo; touch ${home}/.ssh/new ${home}/dsh/spill/s1/new; echo done`,
     workspace,
-    { denyRead: [rule(join(home, '.ssh')), rule(join(home, '.netrc')), rule(join(home, 'dsh'))], readExceptions: [join(home, 'dsh/spill/s1')] },
+    {
+      denyRead: [rule(join(home, '.ssh')), rule(join(home, '.netrc')), rule(join(home, 'dsh'))],
+      readExceptions: [join(home, 'dsh/spill/s1')],
+    },
   )
   expect(result.output).not.toMatch(/KEY-MATERIAL|NETRC-SECRET|DSH-SECRET|id_rsa/)
   expect(result.output).toContain('spilled output')
@@ -49,9 +60,13 @@ test('a protected folder inside the workspace is read-only; a missing one writte
   const workspace = tempDir('dsh-ws-')
   mkdirSync(join(workspace, '.git/hooks'), { recursive: true })
   writeFileSync(join(workspace, '.git/config'), '[core]\n')
-  const result = await run('echo x > .git/hooks/post-commit; echo y >> .git/config; mkdir -p .dsh/sub; echo z > .dsh/file; echo ok > src.txt', workspace, {
-    protect: [rule(join(workspace, '.git'), true), rule(join(workspace, '.dsh'), true)],
-  })
+  const result = await run(
+    'echo x > .git/hooks/post-commit; echo y >> .git/config; mkdir -p .dsh/sub; echo z > .dsh/file; echo ok > src.txt',
+    workspace,
+    {
+      protect: [rule(join(workspace, '.git'), true), rule(join(workspace, '.dsh'), true)],
+    },
+  )
   expect(result.output.match(/Read-only file system/g)?.length).toBeGreaterThanOrEqual(3)
   expect(existsSync(join(workspace, '.git/hooks/post-commit'))).toBe(false)
   expect(readFileSync(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n')
@@ -80,8 +95,15 @@ test('missing protected names, files or folders, nested or not, cannot be create
 test('a fence stays while another confined command runs: the first to end removes nothing under the one still running, which tidies for both', async () => {
   const workspace = tempDir('dsh-ws-')
   const sandbox = await mount()
-  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.husky'))] } }
-  const long = await sandbox.confine(['bash', '-c', 'sleep 2; mkdir -p .husky/x 2>&1; echo > .husky/pre-commit 2>&1; echo long-done'], { cwd: workspace, authority })
+  const authority = {
+    mode: 'workspace-write' as const,
+    writableRoots: [workspace],
+    paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.husky'))] },
+  }
+  const long = await sandbox.confine(
+    ['bash', '-c', 'sleep 2; mkdir -p .husky/x 2>&1; echo > .husky/pre-commit 2>&1; echo long-done'],
+    { cwd: workspace, authority },
+  )
   const short = await sandbox.confine(['bash', '-c', 'true'], { cwd: workspace, authority })
   const running = spawn(long.argv[0]!, long.argv.slice(1), { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
@@ -102,7 +124,9 @@ test('a glob rule is expanded to what exists: every match is hidden, the rest st
   writeFileSync(join(workspace, 'certs/a.pem'), 'PEM-A')
   writeFileSync(join(workspace, 'certs/b.pem'), 'PEM-B')
   writeFileSync(join(workspace, 'certs/README'), 'public')
-  const result = await run('cat certs/a.pem certs/b.pem certs/README', workspace, { denyRead: [rule(join(workspace, 'certs/*.pem'))] })
+  const result = await run('cat certs/a.pem certs/b.pem certs/README', workspace, {
+    denyRead: [rule(join(workspace, 'certs/*.pem'))],
+  })
   expect(result.output).toContain('public')
   expect(result.output).not.toMatch(/PEM-A|PEM-B/)
 })
@@ -113,7 +137,11 @@ test('a command ended by SIGTERM to its process group (the kill ladder) still le
   const authority = {
     mode: 'workspace-write' as const,
     writableRoots: [workspace],
-    paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc')), rule(join(workspace, '.husky'))] },
+    paths: {
+      denyRead: [],
+      readExceptions: [],
+      protect: [rule(join(workspace, '.envrc')), rule(join(workspace, '.husky'))],
+    },
   }
   const { argv } = await sandbox.confine(['bash', '-c', 'echo started; sleep 60'], { cwd: workspace, authority })
   const child = spawn(argv[0]!, argv.slice(1), { cwd: workspace, detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
@@ -128,15 +156,27 @@ test('a command ended by SIGTERM to its process group (the kill ladder) still le
 test('a command whose starter is killed with SIGKILL (dsh killed -9) ends with it, and its fences are tidied', async () => {
   const workspace = tempDir('dsh-ws-')
   const sandbox = await mount()
-  const authority = { mode: 'workspace-write' as const, writableRoots: [workspace], paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc'))] } }
+  const authority = {
+    mode: 'workspace-write' as const,
+    writableRoots: [workspace],
+    paths: { denyRead: [], readExceptions: [], protect: [rule(join(workspace, '.envrc'))] },
+  }
   const tag = `dsh-orphan-${process.pid}-${Date.now()}`
-  const { argv } = await sandbox.confine(['bash', '-c', `echo started; exec -a ${tag} sleep 120`], { cwd: workspace, authority })
+  const { argv } = await sandbox.confine(['bash', '-c', `echo started; exec -a ${tag} sleep 120`], {
+    cwd: workspace,
+    authority,
+  })
   // The starter stands for dsh: the confined argv is its child, as ctx.subprocess spawns it.
-  const starter = spawn('bash', ['-c', '"$@" & wait', 'starter', ...argv], { cwd: workspace, stdio: ['ignore', 'pipe', 'ignore'] })
+  const starter = spawn('bash', ['-c', '"$@" & wait', 'starter', ...argv], {
+    cwd: workspace,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   onTestFinished(() => void spawnSync('pkill', ['-KILL', '-f', tag]))
   await new Promise((resolve) => starter.stdout.once('data', resolve))
   expect(await eventually(() => processesWith(tag).length > 0, 20_000)).toBe(true)
   starter.kill('SIGKILL')
   expect(await eventually(() => processesWith(tag).length === 0, 20_000), processesWith(tag).join('\n')).toBe(true)
-  expect(await eventually(() => readdirSync(workspace).length === 0, 20_000), readdirSync(workspace).join(' ')).toBe(true)
+  expect(await eventually(() => readdirSync(workspace).length === 0, 20_000), readdirSync(workspace).join(' ')).toBe(
+    true,
+  )
 })

@@ -8,7 +8,11 @@ export interface ProbeRun {
 /** Runs a backend's confined no-op, bounded by `timeoutMs`; `detail` is its stderr or why it failed. */
 export function runProbe(argv: string[], timeoutMs: number): Promise<ProbeRun> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' })
+    const child = spawn(argv[0]!, argv.slice(1), {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    })
     let stderr = ''
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
     child.on('error', (error) => resolve({ ok: false, detail: error.message }))

@@ -20,5 +20,9 @@ export function seatbeltProfile(rootCount: number, denyNetwork: boolean): string
 
 /** sandbox-exec arguments (before the command): the profile and one `-D` parameter per writable root. */
 export function seatbeltArgs(writableRoots: string[], denyNetwork: boolean): string[] {
-  return ['-p', seatbeltProfile(writableRoots.length, denyNetwork), ...writableRoots.flatMap((root, i) => ['-D', `WRITABLE_ROOT_${i}=${root}`])]
+  return [
+    '-p',
+    seatbeltProfile(writableRoots.length, denyNetwork),
+    ...writableRoots.flatMap((root, i) => ['-D', `WRITABLE_ROOT_${i}=${root}`]),
+  ]
 }

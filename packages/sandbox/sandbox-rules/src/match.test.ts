@@ -40,7 +40,10 @@ test('expansion names what exists now as real paths, and a missing literal as mi
   writeFileSync(join(base, 'certs/README'), '')
   mkdirSync(join(base, 'real-ssh'))
   symlinkSync(join(base, 'real-ssh'), join(base, '.ssh'))
-  expect(expandRule(join(base, 'certs/*.pem'), 10).found.sort()).toEqual([join(base, 'certs/a.pem'), join(base, 'certs/b.pem')])
+  expect(expandRule(join(base, 'certs/*.pem'), 10).found.sort()).toEqual([
+    join(base, 'certs/a.pem'),
+    join(base, 'certs/b.pem'),
+  ])
   expect(expandRule(join(base, 'certs/*.pem'), 1).found).toHaveLength(1)
   expect(expandRule(join(base, '.ssh/**'), 10)).toEqual({ found: [join(base, 'real-ssh')] })
   expect(expandRule(join(base, '.dsh'), 10)).toEqual({ found: [], missing: join(base, '.dsh') })

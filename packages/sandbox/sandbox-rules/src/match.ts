@@ -19,7 +19,8 @@ export function ruleProblem(pattern: string): string | undefined {
   if (!isAbsolute(pattern)) return 'it is not an absolute path (write /…, ~/…, or $DSH_HOME/…)'
   const segments = ruleBase(pattern).split('/')
   if (segments.includes('..') || segments.includes('.')) return 'it contains "." or ".." segments'
-  if (segments.some((segment) => segment.includes('**'))) return '"**" may only end a rule (a rule already covers everything beneath it)'
+  if (segments.some((segment) => segment.includes('**')))
+    return '"**" may only end a rule (a rule already covers everything beneath it)'
   if (ruleBase(pattern) === '/') return 'it covers the whole file system'
   return undefined
 }

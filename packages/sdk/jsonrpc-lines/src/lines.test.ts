@@ -4,7 +4,10 @@ import { LineSplitter } from './lines.ts'
 
 function split(chunks: Buffer[], maxBytes = 1024) {
   const out: string[] = []
-  const splitter = new LineSplitter(maxBytes, 8, { line: (text) => out.push(text), tooLong: (start, limit) => out.push(`TOO LONG ${limit}: ${start}`) })
+  const splitter = new LineSplitter(maxBytes, 8, {
+    line: (text) => out.push(text),
+    tooLong: (start, limit) => out.push(`TOO LONG ${limit}: ${start}`),
+  })
   for (const chunk of chunks) splitter.push(chunk)
   splitter.end()
   return out
@@ -18,7 +21,10 @@ test('a UTF-8 character split across chunks and CRLF endings come out whole', ()
 
 test('a line over the limit is reported once with its start, and the following line survives', () => {
   const long = `${'x'.repeat(40)}\n{"ok":true}\n`
-  expect(split([Buffer.from(long.slice(0, 10)), Buffer.from(long.slice(10))], 16)).toEqual(['TOO LONG 16: xxxxxxxx', '{"ok":true}'])
+  expect(split([Buffer.from(long.slice(0, 10)), Buffer.from(long.slice(10))], 16)).toEqual([
+    'TOO LONG 16: xxxxxxxx',
+    '{"ok":true}',
+  ])
 })
 
 test('the last line without a newline still counts at the end of input (a cut one is then a parse error, not silence)', () => {

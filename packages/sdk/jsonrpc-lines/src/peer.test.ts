@@ -10,7 +10,10 @@ function pair(handlers: { server?: (method: string, params: Record<string, unkno
   const wire: string[] = []
   const warnings: string[] = []
   let client!: RpcPeer
-  const toClient = new LineSplitter(1024, 16, { line: (text) => client.receive(text), tooLong: () => warnings.push('client: too long') })
+  const toClient = new LineSplitter(1024, 16, {
+    line: (text) => client.receive(text),
+    tooLong: () => warnings.push('client: too long'),
+  })
   const server = new RpcPeer({
     write: (line) => (wire.push(`← ${line}`), toClient.push(Buffer.from(line + '\n'))),
     handle: async (method, params) => (handlers.server ? handlers.server(method, params) : { echoed: params }),
@@ -18,7 +21,10 @@ function pair(handlers: { server?: (method: string, params: Record<string, unkno
     warn: (message) => warnings.push(`server: ${message}`),
     idPrefix: 'dsh-',
   })
-  const toServer = new LineSplitter(1024, 16, { line: (text) => server.receive(text), tooLong: () => warnings.push('server: too long') })
+  const toServer = new LineSplitter(1024, 16, {
+    line: (text) => server.receive(text),
+    tooLong: () => warnings.push('server: too long'),
+  })
   client = new RpcPeer({
     write: (line) => (wire.push(`→ ${line}`), toServer.push(Buffer.from(line + '\n'))),
     handle: async (method) => {
@@ -66,15 +72,29 @@ test('an aborted request rejects with the reason and its late answer is ignored 
   await expect(pending).rejects.toThrow('gave up')
   release()
   await new Promise((resolve) => setImmediate(resolve))
-  expect(warnings).toEqual(['client: a response to request 1, which is not waiting (answered late or never sent): ignored'])
+  expect(warnings).toEqual([
+    'client: a response to request 1, which is not waiting (answered late or never sent): ignored',
+  ])
 })
 
 test('malformed input gets the spec error and nothing throws out of receive', () => {
   const { client, toServer, wire } = pair()
-  for (const line of ['{"jsonrpc":"2.0","id":', '[1,2]', '"text"', '{"jsonrpc":"1.0","id":3,"method":"m"}', '{"jsonrpc":"2.0","id":4,"method":"m","params":[1]}'])
+  for (const line of [
+    '{"jsonrpc":"2.0","id":',
+    '[1,2]',
+    '"text"',
+    '{"jsonrpc":"1.0","id":3,"method":"m"}',
+    '{"jsonrpc":"2.0","id":4,"method":"m","params":[1]}',
+  ])
     toServer.push(Buffer.from(line + '\n'))
   const replies = wire.filter((line) => line.startsWith('←')).map((line) => JSON.parse(line.slice(2)).error)
-  expect(replies.map((error) => error.code)).toEqual([RPC_ERRORS.PARSE_ERROR, RPC_ERRORS.INVALID_REQUEST, RPC_ERRORS.INVALID_REQUEST, RPC_ERRORS.INVALID_REQUEST, RPC_ERRORS.INVALID_PARAMS])
+  expect(replies.map((error) => error.code)).toEqual([
+    RPC_ERRORS.PARSE_ERROR,
+    RPC_ERRORS.INVALID_REQUEST,
+    RPC_ERRORS.INVALID_REQUEST,
+    RPC_ERRORS.INVALID_REQUEST,
+    RPC_ERRORS.INVALID_PARAMS,
+  ])
   expect(replies[0].data).toEqual({ lineStart: '{"jsonrpc":"2.0"' })
   expect(replies[1].data).toEqual({ code: 'BATCH_UNSUPPORTED' })
   expect(replies[4].data).toEqual({ field: 'params' })
@@ -96,7 +116,11 @@ test('a request longer than the other end reads is refused at once and never wri
   client.setMaxRequestBytes(200)
   const error = await client.request('echo', { text: 'x'.repeat(300) }).catch((caught: unknown) => caught)
   expect(error).toBeInstanceOf(RequestTooLargeError)
-  expect(error).toMatchObject({ method: 'echo', limitBytes: 200, message: expect.stringMatching(/^echo: the request is 3\d\d bytes, over the 200-byte line limit/) })
+  expect(error).toMatchObject({
+    method: 'echo',
+    limitBytes: 200,
+    message: expect.stringMatching(/^echo: the request is 3\d\d bytes, over the 200-byte line limit/),
+  })
   expect(wire).toEqual([])
   // A request that fits still goes out and is answered.
   expect(await client.request('echo', { text: 'short' })).toEqual({ echoed: { text: 'short' } })

@@ -24,7 +24,9 @@ export class RequestTooLargeError extends Error {
     readonly bytes: number,
     readonly limitBytes: number,
   ) {
-    super(`${method}: the request is ${bytes} bytes, over the ${limitBytes}-byte line limit of the other end; it was not sent`)
+    super(
+      `${method}: the request is ${bytes} bytes, over the ${limitBytes}-byte line limit of the other end; it was not sent`,
+    )
   }
 }
 
@@ -44,10 +46,15 @@ export class PeerRequestError extends Error {
   }
 }
 
-const internalError = (thrown: unknown) => (thrown instanceof RpcError ? thrown : new RpcError(RPC_ERRORS.INTERNAL_ERROR, `Internal error: ${String((thrown as any)?.message ?? thrown)}`))
+const internalError = (thrown: unknown) =>
+  thrown instanceof RpcError
+    ? thrown
+    : new RpcError(RPC_ERRORS.INTERNAL_ERROR, `Internal error: ${String((thrown as any)?.message ?? thrown)}`)
 
-const isId = (value: unknown): value is RpcId => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value === null
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isId = (value: unknown): value is RpcId =>
+  typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value === null
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * One JSON-RPC 2.0 peer over lines: classifies each incoming line (request, notification, response to one
@@ -66,33 +73,71 @@ export class RpcPeer {
     try {
       message = JSON.parse(line)
     } catch (error) {
-      this.replyError(null, new RpcError(RPC_ERRORS.PARSE_ERROR, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`, { lineStart: line.slice(0, this.options.excerptChars) }))
+      this.replyError(
+        null,
+        new RpcError(
+          RPC_ERRORS.PARSE_ERROR,
+          `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`,
+          { lineStart: line.slice(0, this.options.excerptChars) },
+        ),
+      )
       return
     }
     if (Array.isArray(message)) {
-      this.replyError(null, new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: batches are not supported; send one message per line', { code: 'BATCH_UNSUPPORTED' }))
+      this.replyError(
+        null,
+        new RpcError(
+          RPC_ERRORS.INVALID_REQUEST,
+          'Invalid request: batches are not supported; send one message per line',
+          { code: 'BATCH_UNSUPPORTED' },
+        ),
+      )
       return
     }
     if (!isObject(message)) {
-      this.replyError(null, new RpcError(RPC_ERRORS.INVALID_REQUEST, `Invalid request: expected a JSON object, got ${message === null ? 'null' : typeof message}`))
+      this.replyError(
+        null,
+        new RpcError(
+          RPC_ERRORS.INVALID_REQUEST,
+          `Invalid request: expected a JSON object, got ${message === null ? 'null' : typeof message}`,
+        ),
+      )
       return
     }
     const id = 'id' in message && isId(message.id) ? message.id : null
     if (message.jsonrpc !== '2.0') {
-      this.replyError(id, new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', { field: 'jsonrpc' }))
+      this.replyError(
+        id,
+        new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', { field: 'jsonrpc' }),
+      )
       return
     }
     if ('id' in message && !isId(message.id)) {
-      this.replyError(null, new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: "id" must be a string, a number or null', { field: 'id' }))
+      this.replyError(
+        null,
+        new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: "id" must be a string, a number or null', {
+          field: 'id',
+        }),
+      )
       return
     }
-    if (typeof message.method === 'string') return this.dispatch(message.method, message.params, 'id' in message ? id : undefined)
+    if (typeof message.method === 'string')
+      return this.dispatch(message.method, message.params, 'id' in message ? id : undefined)
     if ('method' in message) {
-      this.replyError(id, new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: "method" must be a string', { field: 'method' }))
+      this.replyError(
+        id,
+        new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: "method" must be a string', { field: 'method' }),
+      )
       return
     }
     if ('id' in message && ('result' in message || 'error' in message)) return this.settle(id, message)
-    this.replyError(id, new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: a message needs "method" (a request or notification) or "result"/"error" (a response)'))
+    this.replyError(
+      id,
+      new RpcError(
+        RPC_ERRORS.INVALID_REQUEST,
+        'Invalid request: a message needs "method" (a request or notification) or "result"/"error" (a response)',
+      ),
+    )
   }
 
   notify(method: string, params: unknown): void {
@@ -137,24 +182,32 @@ export class RpcPeer {
 
   /** Fails every request of ours still waiting (the other end went away, or we are shutting down). */
   rejectPending(reason: string | Error): void {
-    for (const pending of this.pending.values()) pending.reject(typeof reason === 'string' ? new PeerRequestError(reason) : reason)
+    for (const pending of this.pending.values())
+      pending.reject(typeof reason === 'string' ? new PeerRequestError(reason) : reason)
   }
 
   private dispatch(method: string, params: unknown, id: RpcId | undefined): void {
     const notification = id === undefined
     if (params !== undefined && !isObject(params)) {
-      const error = new RpcError(RPC_ERRORS.INVALID_PARAMS, 'Invalid params: "params" must be an object (parameters are passed by name)', { field: 'params' })
+      const error = new RpcError(
+        RPC_ERRORS.INVALID_PARAMS,
+        'Invalid params: "params" must be an object (parameters are passed by name)',
+        { field: 'params' },
+      )
       if (notification) this.options.warn(`notification ${method}: ${error.message}`)
       else this.replyError(id, error)
       return
     }
-    new Promise((resolve) => resolve(this.options.handle(method, (params ?? {}) as Record<string, unknown>, notification))).then(
+    new Promise((resolve) =>
+      resolve(this.options.handle(method, (params ?? {}) as Record<string, unknown>, notification)),
+    ).then(
       (result) => {
         if (!notification) this.send({ jsonrpc: '2.0', id, result: result ?? null })
       },
       (thrown) => {
         const error = (this.options.toError ?? internalError)(thrown)
-        if (error.code === RPC_ERRORS.INTERNAL_ERROR) this.options.warn(`${method} failed: ${(thrown as any)?.stack ?? thrown}`)
+        if (error.code === RPC_ERRORS.INTERNAL_ERROR)
+          this.options.warn(`${method} failed: ${(thrown as any)?.stack ?? thrown}`)
         // A notification has nobody to answer (JSON-RPC 2.0 §4.1): the problem goes to stderr instead.
         if (notification) this.options.warn(`notification ${method}: ${error.message}`)
         else this.replyError(id, error)
@@ -165,11 +218,15 @@ export class RpcPeer {
   private settle(id: RpcId, message: Record<string, unknown>): void {
     const pending = this.pending.get(String(id))
     if (!pending) {
-      this.options.warn(`a response to request ${JSON.stringify(id)}, which is not waiting (answered late or never sent): ignored`)
+      this.options.warn(
+        `a response to request ${JSON.stringify(id)}, which is not waiting (answered late or never sent): ignored`,
+      )
       return
     }
     if ('error' in message) {
-      const error = isObject(message.error) ? (message.error as unknown as RpcErrorObject) : { code: RPC_ERRORS.INTERNAL_ERROR, message: String(message.error) }
+      const error = isObject(message.error)
+        ? (message.error as unknown as RpcErrorObject)
+        : { code: RPC_ERRORS.INTERNAL_ERROR, message: String(message.error) }
       pending.reject(new PeerRequestError(`the other end answered with error ${error.code}: ${error.message}`, error))
     } else pending.resolve(message.result)
   }
@@ -182,7 +239,9 @@ export class RpcPeer {
     try {
       return JSON.stringify(message)
     } catch (error) {
-      this.options.warn(`a ${String(message.method)} request could not be serialized: ${error instanceof Error ? error.message : error}`)
+      this.options.warn(
+        `a ${String(message.method)} request could not be serialized: ${error instanceof Error ? error.message : error}`,
+      )
       return undefined
     }
   }
@@ -195,7 +254,11 @@ export class RpcPeer {
       const problem = `a ${String(message.method ?? 'response')} message could not be serialized: ${error instanceof Error ? error.message : error}`
       this.options.warn(problem)
       if (!('result' in message)) return
-      line = JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: RPC_ERRORS.INTERNAL_ERROR, message: `Internal error: ${problem}` } })
+      line = JSON.stringify({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: RPC_ERRORS.INTERNAL_ERROR, message: `Internal error: ${problem}` },
+      })
     }
     this.options.write(line)
   }

@@ -17,8 +17,14 @@ beforeAll(async () => {
   home = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-home-')))
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-ws-')))
   mkdirSync(join(workspace, '.claude/commands'), { recursive: true })
-  writeFileSync(join(workspace, '.claude/commands/greet.md'), '---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1, politely.\n')
-  harness = await Harness.start({ cwd: workspace, env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  writeFileSync(
+    join(workspace, '.claude/commands/greet.md'),
+    '---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1, politely.\n',
+  )
+  harness = await Harness.start({
+    cwd: workspace,
+    env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
 })
 afterAll(async () => {
   await harness?.close()
@@ -37,19 +43,31 @@ test('a user command from .claude/commands runs with its argument: the model get
   })
   llm.enqueue({ text: 'Hello, Ada.' })
   const result = await session.command('/greet Ada')
-  expect(result).toMatchObject({ handled: true, name: 'greet', messageId: expect.any(String), run: { text: 'Hello, Ada.', reason: 'completed' } })
+  expect(result).toMatchObject({
+    handled: true,
+    name: 'greet',
+    messageId: expect.any(String),
+    run: { text: 'Hello, Ada.', reason: 'completed' },
+  })
   expect(llm.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: 'Say hello to Ada, politely.' })
 })
 
 test('a built-in answers without a turn, /clear gives the new session, and an unknown /word sends nothing', async () => {
   const session = await harness.session()
   const before = llm.requests.length
-  expect(await session.command('/cost')).toMatchObject({ handled: true, name: 'cost', output: expect.stringContaining('0 model requests') })
+  expect(await session.command('/cost')).toMatchObject({
+    handled: true,
+    name: 'cost',
+    output: expect.stringContaining('0 model requests'),
+  })
   const cleared = await session.command('/clear')
   expect(cleared.newSession?.id).toBe(cleared.newSessionId)
   expect(cleared.newSessionId).not.toBe(session.id)
   expect(await session.command('/nosuch x')).toEqual({ handled: false, unknown: 'nosuch' })
-  expect(await session.command('/model nowhere/x')).toMatchObject({ handled: true, error: { code: 'COMMAND_BAD_ARGS' } })
+  expect(await session.command('/model nowhere/x')).toMatchObject({
+    handled: true,
+    error: { code: 'COMMAND_BAD_ARGS' },
+  })
   expect(llm.requests.length).toBe(before)
 })
 

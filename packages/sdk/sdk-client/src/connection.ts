@@ -1,10 +1,21 @@
 import { PeerRequestError, RequestTooLargeError, RpcError, RpcPeer } from '@dsh/jsonrpc-lines'
-import { RPC_ERRORS, SERVER_REQUEST_SCHEMAS, checkValue, type ClientMethod, type ClientMethods, type ServerNotifications, type ServerRequests } from '@dsh/sdk-protocol'
+import {
+  RPC_ERRORS,
+  SERVER_REQUEST_SCHEMAS,
+  checkValue,
+  type ClientMethod,
+  type ClientMethods,
+  type ServerNotifications,
+  type ServerRequests,
+} from '@dsh/sdk-protocol'
 import { DshError } from './errors.ts'
 import type { RuntimeProcess } from './process.ts'
 
 type NotificationListener = <M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]) => void
-type ServerRequestHandler = <M extends keyof ServerRequests>(method: M, params: ServerRequests[M]['params']) => Promise<ServerRequests[M]['result']>
+type ServerRequestHandler = <M extends keyof ServerRequests>(
+  method: M,
+  params: ServerRequests[M]['params'],
+) => Promise<ServerRequests[M]['result']>
 
 /**
  * The client end of the protocol over the runtime's stdio: our requests and their replies, the runtime's
@@ -25,12 +36,15 @@ export class Connection {
   ) {
     this.peer = new RpcPeer({
       write: (line) => process.write(line),
-      handle: (method, params, notification) => (notification ? this.notified(method, params) : this.answer(method, params)),
+      handle: (method, params, notification) =>
+        notification ? this.notified(method, params) : this.answer(method, params),
       excerptChars: process.excerptChars,
       warn: (message) => process.warn(message),
     })
     process.onLine((line) => this.peer.receive(line))
-    process.onUnreadable((problem) => this.fail(new DshError('PROTOCOL_ERROR', `the dsh runtime wrote ${problem}; the connection is closed`)))
+    process.onUnreadable((problem) =>
+      this.fail(new DshError('PROTOCOL_ERROR', `the dsh runtime wrote ${problem}; the connection is closed`)),
+    )
     void process.exited.then((exit) => this.fail(new DshError('RUNTIME_EXITED', process.describeExit(exit))))
   }
 
@@ -39,7 +53,10 @@ export class Connection {
     return this.failure
   }
 
-  async request<M extends ClientMethod>(method: M, params: ClientMethods[M]['params']): Promise<ClientMethods[M]['result']> {
+  async request<M extends ClientMethod>(
+    method: M,
+    params: ClientMethods[M]['params'],
+  ): Promise<ClientMethods[M]['result']> {
     if (this.failure) throw this.failure
     try {
       return (await this.peer.request(method, params)) as ClientMethods[M]['result']
@@ -47,7 +64,11 @@ export class Connection {
       if (error instanceof RequestTooLargeError) throw new DshError('REQUEST_TOO_LARGE', error.message)
       if (error instanceof PeerRequestError && error.error) {
         const rpc = error.error
-        throw new DshError('REQUEST_FAILED', `${method} failed (${rpc.code}${rpc.data?.code ? ` ${rpc.data.code}` : ''}): ${rpc.message}`, rpc)
+        throw new DshError(
+          'REQUEST_FAILED',
+          `${method} failed (${rpc.code}${rpc.data?.code ? ` ${rpc.data.code}` : ''}): ${rpc.message}`,
+          rpc,
+        )
       }
       throw error
     }
@@ -89,10 +110,16 @@ export class Connection {
 
   /** A request of the runtime: only approvals are served, and only with an answer the protocol allows. */
   private async answer(method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (!(method in SERVER_REQUEST_SCHEMAS)) throw new RpcError(RPC_ERRORS.METHOD_NOT_FOUND, `the SDK does not serve "${method}"`, { method })
+    if (!(method in SERVER_REQUEST_SCHEMAS))
+      throw new RpcError(RPC_ERRORS.METHOD_NOT_FOUND, `the SDK does not serve "${method}"`, { method })
     const schemas = SERVER_REQUEST_SCHEMAS[method as keyof ServerRequests]
     const problem = checkValue(schemas.params, params)
-    if (problem) throw new RpcError(RPC_ERRORS.INVALID_PARAMS, `Invalid params: "${problem.field || 'params'}" ${problem.problem}`, { field: problem.field || 'params' })
+    if (problem)
+      throw new RpcError(
+        RPC_ERRORS.INVALID_PARAMS,
+        `Invalid params: "${problem.field || 'params'}" ${problem.problem}`,
+        { field: problem.field || 'params' },
+      )
     return this.serve(method as keyof ServerRequests, params as ServerRequests[keyof ServerRequests]['params'])
   }
 }

@@ -24,7 +24,9 @@ test('DSH_BIN wins over dsh on PATH; a launcher script runs under this Node', ()
 
 test('a DSH_BIN that does not exist is RUNTIME_NOT_FOUND naming it, not a silent fallback to PATH', () => {
   const missing = join(dir, 'gone')
-  expect(() => findRuntime(undefined, { DSH_BIN: missing, PATH: dir })).toThrow(expect.objectContaining({ code: 'RUNTIME_NOT_FOUND', message: expect.stringContaining(missing) }))
+  expect(() => findRuntime(undefined, { DSH_BIN: missing, PATH: dir })).toThrow(
+    expect.objectContaining({ code: 'RUNTIME_NOT_FOUND', message: expect.stringContaining(missing) }),
+  )
 })
 
 test('without DSH_BIN, dsh on PATH, then the checkout launcher', () => {

@@ -40,15 +40,26 @@ export function findRuntime(command: string[] | undefined, env: NodeJS.ProcessEn
   if (command?.length) {
     const [file, ...args] = command as [string, ...string[]]
     const resolved = file.includes('/') ? (existsSync(file) ? file : undefined) : onPath(file, env.PATH)
-    if (!resolved) throw new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime: the command "${file}" was not found${file.includes('/') ? '' : ' on PATH'}`)
+    if (!resolved)
+      throw new DshError(
+        'RUNTIME_NOT_FOUND',
+        `cannot start the dsh runtime: the command "${file}" was not found${file.includes('/') ? '' : ' on PATH'}`,
+      )
     return { file: resolved, args }
   }
   if (env.DSH_BIN) {
-    if (!existsSync(env.DSH_BIN)) throw new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime: DSH_BIN is "${env.DSH_BIN}", which does not exist`)
+    if (!existsSync(env.DSH_BIN))
+      throw new DshError(
+        'RUNTIME_NOT_FOUND',
+        `cannot start the dsh runtime: DSH_BIN is "${env.DSH_BIN}", which does not exist`,
+      )
     return programOrScript(env.DSH_BIN)
   }
   const installed = onPath('dsh', env.PATH)
   if (installed) return { file: installed, args: [] }
   if (existsSync(repositoryLauncher)) return { file: process.execPath, args: [repositoryLauncher] }
-  throw new DshError('RUNTIME_NOT_FOUND', `cannot find the dsh runtime: DSH_BIN is not set, no "dsh" on PATH and no launcher at ${repositoryLauncher}; install dsh or pass { command: [...] }`)
+  throw new DshError(
+    'RUNTIME_NOT_FOUND',
+    `cannot find the dsh runtime: DSH_BIN is not set, no "dsh" on PATH and no launcher at ${repositoryLauncher}; install dsh or pass { command: [...] }`,
+  )
 }

@@ -28,7 +28,9 @@ import { Session } from './session.ts'
  * message; `{ answer: 'allow_once', arguments }` runs the call with those arguments instead (validated again
  * and logged as `tool/edited`); anything else refuses it.
  */
-export type ApprovalCallback = (request: ApprovalRequestParams) => ApprovalAnswer | boolean | ApprovalResult | Promise<ApprovalAnswer | boolean | ApprovalResult>
+export type ApprovalCallback = (
+  request: ApprovalRequestParams,
+) => ApprovalAnswer | boolean | ApprovalResult | Promise<ApprovalAnswer | boolean | ApprovalResult>
 
 /** A tool the program implements: the model's calls (arguments valid against `parameters`) come to `handler`. */
 export interface ClientToolSpec {
@@ -39,7 +41,10 @@ export interface ClientToolSpec {
   /** Every call is an approval request first. */
   approval?: boolean
   /** What the model reads: text, blocks, or `{ content, isError: true }`. A throw is a TOOL_FAILED result carrying its message. */
-  handler: (args: Record<string, unknown>, call: ToolCallParams) => string | ToolCallResult | Promise<string | ToolCallResult>
+  handler: (
+    args: Record<string, unknown>,
+    call: ToolCallParams,
+  ) => string | ToolCallResult | Promise<string | ToolCallResult>
 }
 
 export interface HarnessOptions {
@@ -120,7 +125,12 @@ export class Harness {
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
     const command = findRuntime(options.command, env)
-    const args = ['--profile', 'sdk', ...(options.minimal ? ['--patch', 'minimal'] : []), ...(options.patches ?? []).flatMap((patch) => ['--patch', patch])]
+    const args = [
+      '--profile',
+      'sdk',
+      ...(options.minimal ? ['--patch', 'minimal'] : []),
+      ...(options.patches ?? []).flatMap((patch) => ['--patch', patch]),
+    ]
     const runtime = await RuntimeProcess.spawn(command, args, {
       cwd: options.cwd,
       env,
@@ -131,7 +141,10 @@ export class Harness {
     let harness: Harness | undefined
     const connection = new Connection(
       runtime,
-      async (method, params) => (method === 'tool/call' ? harness!.callTool(params as ToolCallParams) : harness!.approve(params as ApprovalRequestParams)) as any,
+      async (method, params) =>
+        (method === 'tool/call'
+          ? harness!.callTool(params as ToolCallParams)
+          : harness!.approve(params as ApprovalRequestParams)) as any,
     )
     try {
       const info = await connection.request('initialize', {
@@ -140,12 +153,19 @@ export class Harness {
         // Always able to answer: a session or the harness may set a callback later; without one we refuse.
         capabilities: { approvals: true },
       })
-      if (info.protocolVersion !== PROTOCOL_VERSION) throw new DshError('PROTOCOL_MISMATCH', `the dsh runtime speaks protocol ${info.protocolVersion}, this SDK speaks ${PROTOCOL_VERSION}`)
+      if (info.protocolVersion !== PROTOCOL_VERSION)
+        throw new DshError(
+          'PROTOCOL_MISMATCH',
+          `the dsh runtime speaks protocol ${info.protocolVersion}, this SDK speaks ${PROTOCOL_VERSION}`,
+        )
       connection.setMaxRequestBytes(info.limits.maxLineBytes)
       harness = new Harness(runtime, connection, options, options.model ?? env.DSH_MODEL ?? undefined, info)
       return harness
     } catch (error) {
-      await runtime.close(() => runtime.write(JSON.stringify({ jsonrpc: '2.0', id: 'shutdown', method: 'shutdown' })), { ...CLOSE_DEFAULTS, ...options.closeTimeouts })
+      await runtime.close(() => runtime.write(JSON.stringify({ jsonrpc: '2.0', id: 'shutdown', method: 'shutdown' })), {
+        ...CLOSE_DEFAULTS,
+        ...options.closeTimeouts,
+      })
       throw error
     }
   }
@@ -177,13 +197,24 @@ export class Harness {
 
   /** Continues a stored session (repaired if its runtime crashed). */
   async resume(sessionId: string, options: { model?: string; onApproval?: ApprovalCallback } = {}): Promise<Session> {
-    const opened = await this.request('session/resume', { sessionId, ...(options.model ? { route: options.model } : {}) })
+    const opened = await this.request('session/resume', {
+      sessionId,
+      ...(options.model ? { route: options.model } : {}),
+    })
     return this.adopt(opened.sessionId, options.onApproval)
   }
 
   /** A new session holding events `0..atSeq` of another (a turn boundary). */
-  async fork(sessionId: string, atSeq: number, options: { model?: string; onApproval?: ApprovalCallback } = {}): Promise<Session> {
-    const opened = await this.request('session/fork', { sessionId, atSeq, ...(options.model ? { route: options.model } : {}) })
+  async fork(
+    sessionId: string,
+    atSeq: number,
+    options: { model?: string; onApproval?: ApprovalCallback } = {},
+  ): Promise<Session> {
+    const opened = await this.request('session/fork', {
+      sessionId,
+      atSeq,
+      ...(options.model ? { route: options.model } : {}),
+    })
     return this.adopt(opened.sessionId, options.onApproval)
   }
 
@@ -224,7 +255,9 @@ export class Harness {
   }
 
   /** Listens to every notification of the runtime; returns the function that stops listening. */
-  listen(listener: <M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]) => void): () => void {
+  listen(
+    listener: <M extends keyof ServerNotifications>(method: M, params: ServerNotifications[M]) => void,
+  ): () => void {
     return this.connection.listen(listener)
   }
 
@@ -241,7 +274,10 @@ export class Harness {
   /** Ends the runtime: `shutdown` (turns cancelled, logs flushed), then EOF, SIGTERM and SIGKILL as needed. */
   close(): Promise<CloseResult> {
     return (this.closing ??= (async () => {
-      const result = await this.runtime.close(() => void this.connection.request('shutdown', {}).catch(() => {}), { ...CLOSE_DEFAULTS, ...this.options.closeTimeouts })
+      const result = await this.runtime.close(() => void this.connection.request('shutdown', {}).catch(() => {}), {
+        ...CLOSE_DEFAULTS,
+        ...this.options.closeTimeouts,
+      })
       this.connection.fail(new DshError('CLOSED', 'the harness was closed'))
       return result
     })())
@@ -267,6 +303,13 @@ export class Harness {
     if (!callback) throw new Error('no onApproval callback is set in the SDK, so the call is refused')
     const answer = await callback(request)
     if (typeof answer === 'object' && answer !== null) return answer // the runtime checks it against the protocol (a malformed one refuses)
-    return { answer: answer === true ? 'allow_once' : APPROVAL_ANSWERS.includes(answer as ApprovalAnswer) ? (answer as ApprovalAnswer) : 'reject' }
+    return {
+      answer:
+        answer === true
+          ? 'allow_once'
+          : APPROVAL_ANSWERS.includes(answer as ApprovalAnswer)
+            ? (answer as ApprovalAnswer)
+            : 'reject',
+    }
   }
 }

@@ -2,25 +2,40 @@
 import { expect, test } from 'vitest'
 import { RuntimeProcess } from './process.ts'
 
-const spawnNode = (script: string) => RuntimeProcess.spawn({ file: process.execPath, args: ['-e', script] }, [], { env: process.env, stderr: 'pipe', stderrTailBytes: 1024 })
+const spawnNode = (script: string) =>
+  RuntimeProcess.spawn({ file: process.execPath, args: ['-e', script] }, [], {
+    env: process.env,
+    stderr: 'pipe',
+    stderrTailBytes: 1024,
+  })
 
 const TIMEOUTS = { shutdownMs: 150, eofMs: 150, termMs: 150 }
 
 test('a process that ignores shutdown, EOF and SIGTERM is killed with SIGKILL', async () => {
   // Holds the loop, ignores stdin's end and SIGTERM: only SIGKILL ends it.
-  const stubborn = await spawnNode("process.on('SIGTERM', () => {}); process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1000); console.error('ready')")
+  const stubborn = await spawnNode(
+    "process.on('SIGTERM', () => {}); process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1000); console.error('ready')",
+  )
   await new Promise((resolve) => stubborn.child.stderr!.once('data', resolve))
-  expect(await stubborn.close(() => stubborn.write('{"jsonrpc":"2.0","id":1,"method":"shutdown"}'), TIMEOUTS)).toEqual({ stage: 'sigkill', code: null, signal: 'SIGKILL' })
+  expect(await stubborn.close(() => stubborn.write('{"jsonrpc":"2.0","id":1,"method":"shutdown"}'), TIMEOUTS)).toEqual({
+    stage: 'sigkill',
+    code: null,
+    signal: 'SIGKILL',
+  })
 })
 
 test('a process that ends on EOF stops at the EOF step', async () => {
-  const polite = await spawnNode("process.stdin.resume(); process.stdin.on('end', () => process.exit(0)); console.error('ready')")
+  const polite = await spawnNode(
+    "process.stdin.resume(); process.stdin.on('end', () => process.exit(0)); console.error('ready')",
+  )
   await new Promise((resolve) => polite.child.stderr!.once('data', resolve))
   expect(await polite.close(() => {}, TIMEOUTS)).toEqual({ stage: 'eof', code: 0, signal: null })
 })
 
 test('a process that ends on SIGTERM stops at the SIGTERM step', async () => {
-  const plain = await spawnNode("process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1000); console.error('ready')")
+  const plain = await spawnNode(
+    "process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1000); console.error('ready')",
+  )
   await new Promise((resolve) => plain.child.stderr!.once('data', resolve))
   expect(await plain.close(() => {}, TIMEOUTS)).toEqual({ stage: 'sigterm', code: null, signal: 'SIGTERM' })
 })
@@ -29,6 +44,13 @@ test('a runtime that writes a line over maxLineBytes ends the connection with PR
   const { Harness } = await import('./harness.ts')
   // A fake runtime that answers nothing and floods stdout with one endless line.
   const flood = "process.stdout.write('x'.repeat(64 * 1024)); process.stdin.resume(); setInterval(() => {}, 1000)"
-  const started = Harness.start({ command: [process.execPath, '-e', flood, '--'], maxLineBytes: 4096, closeTimeouts: TIMEOUTS })
-  await expect(started).rejects.toMatchObject({ code: 'PROTOCOL_ERROR', message: expect.stringContaining('longer than 4096 bytes') })
+  const started = Harness.start({
+    command: [process.execPath, '-e', flood, '--'],
+    maxLineBytes: 4096,
+    closeTimeouts: TIMEOUTS,
+  })
+  await expect(started).rejects.toMatchObject({
+    code: 'PROTOCOL_ERROR',
+    message: expect.stringContaining('longer than 4096 bytes'),
+  })
 })

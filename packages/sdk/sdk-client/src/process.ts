@@ -66,7 +66,8 @@ export class RuntimeProcess {
     // The framing the runtime reads with, on bytes: a limit means bytes, a split UTF-8 character stays whole.
     const splitter = new LineSplitter(options.maxLineBytes ?? LINE_DEFAULTS.maxLineBytes, this.excerptChars, {
       line: (text) => this.lineListener(text),
-      tooLong: (start, limit) => this.unreadableListener(`a line longer than ${limit} bytes (maxLineBytes), starting ${JSON.stringify(start)}`),
+      tooLong: (start, limit) =>
+        this.unreadableListener(`a line longer than ${limit} bytes (maxLineBytes), starting ${JSON.stringify(start)}`),
     })
     child.stdout!.on('data', (chunk: Buffer) => splitter.push(chunk))
     child.stdout!.on('end', () => splitter.end())
@@ -90,7 +91,10 @@ export class RuntimeProcess {
       child.once('spawn', resolve)
       child.once('error', (error: NodeJS.ErrnoException) =>
         reject(
-          new DshError('RUNTIME_NOT_FOUND', `cannot start the dsh runtime "${command.file}": ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EACCES' ? 'not executable' : error.message}`),
+          new DshError(
+            'RUNTIME_NOT_FOUND',
+            `cannot start the dsh runtime "${command.file}": ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EACCES' ? 'not executable' : error.message}`,
+          ),
         ),
       )
     })
@@ -123,7 +127,11 @@ export class RuntimeProcess {
   }
 
   describeExit(exit: Exit | undefined = this.exit): string {
-    const how = !exit ? 'is still running' : exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+    const how = !exit
+      ? 'is still running'
+      : exit.signal
+        ? `was killed by ${exit.signal}`
+        : `exited with code ${exit.code}`
     const tail = this.stderrTail()
     return `the dsh runtime ${how}${tail ? `; its stderr ends with:\n${tail}` : ''}`
   }

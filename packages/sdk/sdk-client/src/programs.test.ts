@@ -29,7 +29,11 @@ beforeAll(async () => {
     patch,
     `- insert: [{ id: fixture-tools, name: ${JSON.stringify(fixtureTools)} }]\n- id: sdk-server\n  config: { clientToolTimeoutMs: ${CLIENT_TOOL_TIMEOUT_MS} }\n${WITHOUT_AUTO_TITLE}`,
   )
-  harness = await Harness.start({ cwd: workspace, patches: [patch], env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  harness = await Harness.start({
+    cwd: workspace,
+    patches: [patch],
+    env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
 })
 beforeEach(() => llm.reset())
 afterAll(async () => {
@@ -42,22 +46,37 @@ afterAll(async () => {
 const weather = {
   name: 'get_weather',
   description: 'The weather in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string', minLength: 1 } },
+    required: ['city'],
+    additionalProperties: false,
+  },
 }
-const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, arguments: args }] })
-const sentTools = (index: number): string[] => llm.requests[index]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)
-const ofType = (events: AnySessionEvent[], type: string) => events.filter((event) => (event.type as string) === type).map((event) => event.data as any)
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ id, name, arguments: args }],
+})
+const sentTools = (index: number): string[] =>
+  llm.requests[index]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)
+const ofType = (events: AnySessionEvent[], type: string) =>
+  events.filter((event) => (event.type as string) === type).map((event) => event.data as any)
 
 test('a client tool is offered to the model, its call runs the handler, and the result is logged like any tool result', async () => {
   const calls: ToolCallParams[] = []
-  const session = await harness.session({ tools: [{ ...weather, handler: (args, params) => (calls.push(params), `sunny in ${args.city}`) }] })
+  const session = await harness.session({
+    tools: [{ ...weather, handler: (args, params) => (calls.push(params), `sunny in ${args.city}`) }],
+  })
   llm.enqueue(call('c1', 'get_weather', { city: 'Lyon' }), { text: 'It is sunny.' })
   const result = await session.run('weather in Lyon?')
   expect(result).toMatchObject({ reason: 'completed', text: 'It is sunny.' })
   expect(calls).toEqual([{ sessionId: session.id, callId: 'c1', tool: 'get_weather', arguments: { city: 'Lyon' } }])
   expect(sentTools(0)).toContain('get_weather')
-  expect(llm.requests[0]!.body.tools.find((tool: any) => tool.function.name === 'get_weather').function.parameters).toEqual(weather.parameters)
-  expect(ofType(result.events, 'tool/result')).toEqual([{ callId: 'c1', content: [{ type: 'text', text: 'sunny in Lyon' }] }])
+  expect(
+    llm.requests[0]!.body.tools.find((tool: any) => tool.function.name === 'get_weather').function.parameters,
+  ).toEqual(weather.parameters)
+  expect(ofType(result.events, 'tool/result')).toEqual([
+    { callId: 'c1', content: [{ type: 'text', text: 'sunny in Lyon' }] },
+  ])
   // The tool list change is in the log: the declaration and the request header the request was checked against.
   const stored = await session.events()
   expect(ofType(stored, 'sdk/client-tools')).toEqual([{ tools: [weather] }])
@@ -93,7 +112,10 @@ test('a handler that throws is a TOOL_FAILED result carrying its message; the se
   const result = await session.run('weather?')
   expect(result.reason).toBe('completed')
   const [failed] = ofType(result.events, 'tool/result')
-  expect(failed.error).toMatchObject({ code: 'TOOL_FAILED', message: expect.stringContaining('the weather service is down') })
+  expect(failed.error).toMatchObject({
+    code: 'TOOL_FAILED',
+    message: expect.stringContaining('the weather service is down'),
+  })
 })
 
 test('a handler that never answers is a TOOL_TIMEOUT result after clientToolTimeoutMs', async () => {
@@ -106,13 +128,17 @@ test('a handler that never answers is a TOOL_TIMEOUT result after clientToolTime
 })
 
 test('a client tool cannot take the name of a built-in tool or an MCP tool, repeat a name, or bring a schema that does not compile', async () => {
-  const attempt = (tools: (typeof weather)[]) => harness.session({ tools: tools.map((tool) => ({ ...tool, handler: () => 'shadowed' })) })
+  const attempt = (tools: (typeof weather)[]) =>
+    harness.session({ tools: tools.map((tool) => ({ ...tool, handler: () => 'shadowed' })) })
   for (const [tools, field] of [
     [[{ ...weather, name: 'bash' }], 'tools[0].name'],
     [[{ ...weather, name: 'mcp__evil__read' }], 'tools[0].name'],
     [[weather, weather], 'tools[1].name'],
     [[{ ...weather, parameters: { type: 'string' } }], 'tools[0].parameters'],
-    [[{ ...weather, parameters: { type: 'object', properties: { city: { type: 'no-such-type' } } } }], 'tools[0].parameters'],
+    [
+      [{ ...weather, parameters: { type: 'object', properties: { city: { type: 'no-such-type' } } } }],
+      'tools[0].parameters',
+    ],
   ] as const) {
     const error = await attempt(tools as unknown as (typeof weather)[]).catch((failure) => failure)
     expect(error).toBeInstanceOf(DshError)
@@ -123,7 +149,10 @@ test('a client tool cannot take the name of a built-in tool or an MCP tool, repe
 
 test('a client tool with approval asks first; refused, the handler never runs', async () => {
   let called = false
-  const session = await harness.session({ tools: [{ ...weather, approval: true, handler: () => ((called = true), 'ran') }], onApproval: () => 'reject' })
+  const session = await harness.session({
+    tools: [{ ...weather, approval: true, handler: () => ((called = true), 'ran') }],
+    onApproval: () => 'reject',
+  })
   llm.enqueue(call('c1', 'get_weather', { city: 'Bern' }), { text: 'refused' })
   const result = await session.run('weather?')
   expect(called).toBe(false)
@@ -132,7 +161,9 @@ test('a client tool with approval asks first; refused, the handler never runs', 
 
 test('maxSteps of one run ends its turn with max-steps after that many model requests', async () => {
   const session = await harness.session({ tools: [{ ...weather, handler: () => 'rain' }] })
-  llm.enqueue(call('c1', 'get_weather', { city: 'A' }), call('c2', 'get_weather', { city: 'B' }), { text: 'never asked' })
+  llm.enqueue(call('c1', 'get_weather', { city: 'A' }), call('c2', 'get_weather', { city: 'B' }), {
+    text: 'never asked',
+  })
   const result = await session.run('keep asking', { maxSteps: 2 })
   expect(result.reason).toBe('max-steps')
   expect(llm.requests).toHaveLength(2)
@@ -148,7 +179,10 @@ test('allowedTools changes the tool list the model gets, and a filtered tool the
   llm.enqueue(call('b1', 'bash', { command: 'touch escaped.txt' }), { text: 'ok' })
   const result = await session.run('try bash')
   expect(sentTools(0)).toEqual(['write_file'])
-  expect(ofType(result.events, 'tool/result')[0].error).toMatchObject({ code: 'UNKNOWN_TOOL', message: 'There is no tool named "bash". Available tools: write_file.' })
+  expect(ofType(result.events, 'tool/result')[0].error).toMatchObject({
+    code: 'UNKNOWN_TOOL',
+    message: 'There is no tool named "bash". Available tools: write_file.',
+  })
   expect(existsSync(join(workspace, 'escaped.txt'))).toBe(false)
   const stored = await session.events()
   expect(ofType(stored, 'sdk/tool-filter')).toEqual([{ allowed: ['write_file'] }])
@@ -172,23 +206,45 @@ test('disallowedTools on a run removes a tool from then on', async () => {
 test('the approval callback gets the structured call and may allow it with edited arguments: the edited call runs and is logged', async () => {
   const asked: ApprovalRequestParams[] = []
   const session = await harness.session({
-    onApproval: (request) => (asked.push(request), { answer: 'allow_once', arguments: { ...request.arguments, path: 'protected/reviewed.txt', text: 'reviewed text' } }),
+    onApproval: (request) => (
+      asked.push(request),
+      {
+        answer: 'allow_once',
+        arguments: { ...request.arguments, path: 'protected/reviewed.txt', text: 'reviewed text' },
+      }
+    ),
   })
   llm.enqueue(call('w1', 'write_file', { path: 'protected/model.txt', text: 'model text' }), { text: 'done' })
   const result = await session.run('write it')
   expect(asked).toEqual([
-    expect.objectContaining({ tool: 'write_file', callId: 'w1', arguments: { path: 'protected/model.txt', text: 'model text' }, reason: 'it writes under protected/ (protected/model.txt)' }),
+    expect.objectContaining({
+      tool: 'write_file',
+      callId: 'w1',
+      arguments: { path: 'protected/model.txt', text: 'model text' },
+      reason: 'it writes under protected/ (protected/model.txt)',
+    }),
   ])
   expect(readFileSync(join(workspace, 'protected/reviewed.txt'), 'utf8')).toBe('reviewed text')
   expect(existsSync(join(workspace, 'protected/model.txt'))).toBe(false)
-  expect(ofType(result.events, 'tool/edited')).toEqual([{ callId: 'w1', arguments: { path: 'protected/reviewed.txt', text: 'reviewed text' } }])
-  expect(ofType(result.events, 'approval/decided')[0]).toMatchObject({ answer: 'allow_once', by: 'user', actor: 'client:sdk', edited: true })
+  expect(ofType(result.events, 'tool/edited')).toEqual([
+    { callId: 'w1', arguments: { path: 'protected/reviewed.txt', text: 'reviewed text' } },
+  ])
+  expect(ofType(result.events, 'approval/decided')[0]).toMatchObject({
+    answer: 'allow_once',
+    by: 'user',
+    actor: 'client:sdk',
+    edited: true,
+  })
   // The model reads that its call was edited, and how.
-  expect(llm.requests[1]!.body.messages.at(-1).content).toContain('it ran with: {"path":"protected/reviewed.txt","text":"reviewed text"}')
+  expect(llm.requests[1]!.body.messages.at(-1).content).toContain(
+    'it ran with: {"path":"protected/reviewed.txt","text":"reviewed text"}',
+  )
 })
 
 test('edited arguments that break the schema are refused and nothing is written', async () => {
-  const session = await harness.session({ onApproval: () => ({ answer: 'allow_once', arguments: { path: 'protected/half.txt' } }) })
+  const session = await harness.session({
+    onApproval: () => ({ answer: 'allow_once', arguments: { path: 'protected/half.txt' } }),
+  })
   llm.enqueue(call('w1', 'write_file', { path: 'protected/whole.txt', text: 'x' }), { text: 'done' })
   const result = await session.run('write it')
   expect(ofType(result.events, 'tool/result')[0].error.code).toBe('INVALID_ARGS')
@@ -197,11 +253,20 @@ test('edited arguments that break the schema are refused and nothing is written'
 })
 
 test('a refusal with a message: the model reads the message', async () => {
-  const session = await harness.session({ onApproval: () => ({ answer: 'reject', message: 'write under staging/ instead' }) })
+  const session = await harness.session({
+    onApproval: () => ({ answer: 'reject', message: 'write under staging/ instead' }),
+  })
   llm.enqueue(call('w1', 'write_file', { path: 'protected/no.txt', text: 'x' }), { text: 'ok' })
   const result = await session.run('write it')
-  expect(ofType(result.events, 'tool/result')[0].error).toMatchObject({ code: 'APPROVAL_REJECTED', message: expect.stringContaining('Their message: write under staging/ instead') })
-  expect(ofType(result.events, 'approval/decided')[0]).toMatchObject({ answer: 'reject', by: 'user', message: 'write under staging/ instead' })
+  expect(ofType(result.events, 'tool/result')[0].error).toMatchObject({
+    code: 'APPROVAL_REJECTED',
+    message: expect.stringContaining('Their message: write under staging/ instead'),
+  })
+  expect(ofType(result.events, 'approval/decided')[0]).toMatchObject({
+    answer: 'reject',
+    by: 'user',
+    message: 'write under staging/ instead',
+  })
   expect(llm.requests[1]!.body.messages.at(-1).content).toContain('write under staging/ instead')
   expect(existsSync(join(workspace, 'protected/no.txt'))).toBe(false)
 })

@@ -36,7 +36,10 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return {
       next: () => {
         if (this.items.length) return Promise.resolve({ value: this.items.shift()!, done: false })
-        if (this.done) return this.error !== undefined ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true })
+        if (this.done)
+          return this.error !== undefined
+            ? Promise.reject(this.error)
+            : Promise.resolve({ value: undefined, done: true })
         return new Promise((resolve, reject) => {
           this.waiting = resolve
           this.failWaiting = reject

@@ -96,12 +96,15 @@ export class Session {
     const started = performance.now()
     const receipt: { messageId?: string; result?: SessionCommandResult } = {}
     const events: AnySessionEvent[] = []
-    const send = async () => (receipt.result = await this.harness.request('session/command', { sessionId: this.id, line })).messageId
+    const send = async () =>
+      (receipt.result = await this.harness.request('session/command', { sessionId: this.id, line })).messageId
     for await (const event of this.turn(send, options, receipt)) events.push(event)
     const result = receipt.result!
     return {
       ...result,
-      ...(receipt.messageId ? { run: await this.summarize(receipt.messageId, events, performance.now() - started) } : {}),
+      ...(receipt.messageId
+        ? { run: await this.summarize(receipt.messageId, events, performance.now() - started) }
+        : {}),
       ...(result.newSessionId ? { newSession: this.harness.attach(result.newSessionId) } : {}),
     }
   }
@@ -114,9 +117,26 @@ export class Session {
     const fromSeq = events[0]?.seq
     const { cost, cacheSaved, unpriced, ...usage } =
       fromSeq === undefined
-        ? { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cacheHitShare: null, cost: 0, cacheSaved: 0, unpriced: [] }
+        ? {
+            requests: 0,
+            input: 0,
+            cacheRead: 0,
+            cacheWrite: 0,
+            output: 0,
+            cacheHitShare: null,
+            cost: 0,
+            cacheSaved: 0,
+            unpriced: [],
+          }
         : await this.harness.request('session/usage', { sessionId: this.id, fromSeq })
-    return { ...outcome(this.id, messageId, events), usage, cost, cacheSaved, unpriced, durationMs: Math.round(durationMs) }
+    return {
+      ...outcome(this.id, messageId, events),
+      usage,
+      cost,
+      cacheSaved,
+      unpriced,
+      durationMs: Math.round(durationMs),
+    }
   }
 
   /** The slash commands of this session's workspace (built-ins, plugins', user Markdown commands). */
@@ -130,11 +150,17 @@ export class Session {
    * `events()` here, settled when no turn runs; `fromSeq` keeps the items created from there on.
    */
   async view(options: { fromSeq?: number } = {}): Promise<SessionViewResult> {
-    return this.harness.request('session/view', { sessionId: this.id, ...(options.fromSeq !== undefined ? { fromSeq: options.fromSeq } : {}) })
+    return this.harness.request('session/view', {
+      sessionId: this.id,
+      ...(options.fromSeq !== undefined ? { fromSeq: options.fromSeq } : {}),
+    })
   }
 
   async changes(options: { fromTurn?: number } = {}): Promise<SessionChangesResult> {
-    return this.harness.request('session/changes', { sessionId: this.id, ...(options.fromTurn !== undefined ? { fromTurn: options.fromTurn } : {}) })
+    return this.harness.request('session/changes', {
+      sessionId: this.id,
+      ...(options.fromTurn !== undefined ? { fromTurn: options.fromTurn } : {}),
+    })
   }
 
   /**
@@ -178,7 +204,10 @@ export class Session {
     const all: AnySessionEvent[] = []
     let fromSeq: number | null = 0
     while (fromSeq !== null) {
-      const page: { events: AnySessionEvent[]; nextSeq: number | null } = await this.harness.request('session/events', { sessionId: this.id, fromSeq })
+      const page: { events: AnySessionEvent[]; nextSeq: number | null } = await this.harness.request('session/events', {
+        sessionId: this.id,
+        fromSeq,
+      })
       all.push(...page.events)
       fromSeq = page.nextSeq
     }
@@ -203,7 +232,11 @@ export class Session {
   }
 
   /** Sends (`send` resolves with the receipt, or undefined when nothing was queued) and yields the run's events. */
-  private async *turn(send: () => Promise<string | undefined>, options: RunOptions, receipt: { messageId?: string }): AsyncGenerator<AnySessionEvent> {
+  private async *turn(
+    send: () => Promise<string | undefined>,
+    options: RunOptions,
+    receipt: { messageId?: string },
+  ): AsyncGenerator<AnySessionEvent> {
     const release = await this.lock()
     const queue = new AsyncQueue<AnySessionEvent>()
     // `idle` ends the run only once a turn started after we subscribed: an earlier turn's idle is not ours.
@@ -258,7 +291,11 @@ export class Session {
 }
 
 /** The run's text, reason and error as the display fold every surface shares (@dsh/session-view) shows them. */
-function outcome(sessionId: string, messageId: string, events: AnySessionEvent[]): Pick<RunResult, 'sessionId' | 'messageId' | 'text' | 'reason' | 'error' | 'events'> {
+function outcome(
+  sessionId: string,
+  messageId: string,
+  events: AnySessionEvent[],
+): Pick<RunResult, 'sessionId' | 'messageId' | 'text' | 'reason' | 'error' | 'events'> {
   const view = SessionView.fold(events)
   let text = ''
   let end: TurnEndItem | undefined
@@ -268,5 +305,12 @@ function outcome(sessionId: string, messageId: string, events: AnySessionEvent[]
     else if (item.kind === 'turn-end' && !end) end = item
   }
   const error = end?.loggedError
-  return { sessionId, messageId, text, reason: (end?.reason ?? 'interrupted') as TurnEndReason, ...(error ? { error } : {}), events }
+  return {
+    sessionId,
+    messageId,
+    text,
+    reason: (end?.reason ?? 'interrupted') as TurnEndReason,
+    ...(error ? { error } : {}),
+    events,
+  }
 }

@@ -8,7 +8,12 @@ import { requestFailed } from './errors.ts'
 
 function agentPresets(ctx: Context) {
   const service = ctx.get('agentPresets')
-  if (!service) throw requestFailed('AGENT_PRESETS_UNAVAILABLE', 'no agent-presets row is mounted in this runtime, so an agent preset cannot be chosen', 'agentPreset')
+  if (!service)
+    throw requestFailed(
+      'AGENT_PRESETS_UNAVAILABLE',
+      'no agent-presets row is mounted in this runtime, so an agent preset cannot be chosen',
+      'agentPreset',
+    )
   return service
 }
 
@@ -23,13 +28,18 @@ export function checkAgentPreset(ctx: Context, name: string): void {
   try {
     agentPresets(ctx).get(name)
   } catch (error) {
-    const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_AGENT_PRESET'
+    const code =
+      error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_AGENT_PRESET'
     throw requestFailed(code, error instanceof Error ? error.message : String(error), 'agentPreset')
   }
 }
 
 /** Logs a new session's agent preset and plan mode, chosen by the program. */
-export function applyAgentModes(ctx: Context, agent: Agent, params: { agentPreset?: string; planMode?: boolean }): void {
+export function applyAgentModes(
+  ctx: Context,
+  agent: Agent,
+  params: { agentPreset?: string; planMode?: boolean },
+): void {
   if (params.agentPreset !== undefined) agentPresets(ctx).choose(agent.session, params.agentPreset, 'client:sdk')
   if (params.planMode) planMode(ctx, 'planMode').enter(agent.session, 'client:sdk')
 }

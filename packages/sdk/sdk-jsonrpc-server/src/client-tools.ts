@@ -3,7 +3,13 @@
 // request to the client. Their declarations are a logged fact (`sdk/client-tools`).
 import type { Context } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
-import { ClientToolSchema, SERVER_REQUEST_SCHEMAS, checkValue, type ClientTool, type ToolCallResult } from '@dsh/sdk-protocol'
+import {
+  ClientToolSchema,
+  SERVER_REQUEST_SCHEMAS,
+  checkValue,
+  type ClientTool,
+  type ToolCallResult,
+} from '@dsh/sdk-protocol'
 import { Type, type Static } from '@dsh/session'
 import { ToolError, type ToolDefinition, type ToolOutput } from '@dsh/tools'
 import { invalidParams } from './errors.ts'
@@ -38,8 +44,13 @@ export function checkClientTools(ctx: Context, tools: ClientTool[]): void {
     const field = `tools[${index}]`
     if (seen.has(tool.name)) throw invalidParams(`${field}.name`, `repeats the tool name "${tool.name}"`)
     seen.add(tool.name)
-    if (tool.name.startsWith('mcp__')) throw invalidParams(`${field}.name`, `"${tool.name}" uses the prefix of MCP tools (mcp__)`)
-    if (ctx.tools.resolve(tool.name, NO_AGENT)) throw invalidParams(`${field}.name`, `"${tool.name}" is already a tool of this session (a client tool cannot replace a built-in, plugin or MCP tool)`)
+    if (tool.name.startsWith('mcp__'))
+      throw invalidParams(`${field}.name`, `"${tool.name}" uses the prefix of MCP tools (mcp__)`)
+    if (ctx.tools.resolve(tool.name, NO_AGENT))
+      throw invalidParams(
+        `${field}.name`,
+        `"${tool.name}" is already a tool of this session (a client tool cannot replace a built-in, plugin or MCP tool)`,
+      )
     try {
       ctx.tools.checkParameters(tool.name, tool.parameters)
     } catch (error) {
@@ -49,34 +60,70 @@ export function checkClientTools(ctx: Context, tools: ClientTool[]): void {
 }
 
 /** Registers the tools for the agent (they end with it) and logs their declarations. */
-export function registerClientTools(ctx: Context, agent: Agent, tools: ClientTool[], ask: AskClient, timeoutMs: number): void {
+export function registerClientTools(
+  ctx: Context,
+  agent: Agent,
+  tools: ClientTool[],
+  ask: AskClient,
+  timeoutMs: number,
+): void {
   if (!tools.length) return
-  for (const tool of tools) ctx.tools.register(agent.scope, clientTool(agent, tool, ask, timeoutMs), { agentId: agent.id })
+  for (const tool of tools)
+    ctx.tools.register(agent.scope, clientTool(agent, tool, ask, timeoutMs), { agentId: agent.id })
   agent.session.append('sdk/client-tools', { tools })
 }
 
-function clientTool(agent: Agent, declared: ClientTool, ask: AskClient, timeoutMs: number): ToolDefinition<Record<string, unknown>> {
+function clientTool(
+  agent: Agent,
+  declared: ClientTool,
+  ask: AskClient,
+  timeoutMs: number,
+): ToolDefinition<Record<string, unknown>> {
   return {
     name: declared.name,
     description: declared.description,
     parameters: declared.parameters,
     timeoutMs,
-    needsApproval: () => (declared.approval ? `the program asks before every call of its tool ${declared.name}` : undefined),
+    needsApproval: () =>
+      declared.approval ? `the program asks before every call of its tool ${declared.name}` : undefined,
     async execute(args, context): Promise<ToolOutput> {
       let answer: unknown
       try {
-        answer = await ask('tool/call', { sessionId: agent.session.id, callId: context.callId, tool: declared.name, arguments: args }, context.signal)
+        answer = await ask(
+          'tool/call',
+          { sessionId: agent.session.id, callId: context.callId, tool: declared.name, arguments: args },
+          context.signal,
+        )
       } catch (error) {
         if (context.signal.aborted) throw error
-        throw new ToolError('TOOL_FAILED', `the program's tool ${declared.name} failed: ${error instanceof Error ? error.message : String(error)}`)
+        throw new ToolError(
+          'TOOL_FAILED',
+          `the program's tool ${declared.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        )
       }
       const problem = checkValue(SERVER_REQUEST_SCHEMAS['tool/call'].result, answer)
-      if (problem) throw new ToolError('TOOL_FAILED', `the program answered tool/call for ${declared.name} with a malformed result: ${problem.field || 'the result'} ${problem.problem}`)
+      if (problem)
+        throw new ToolError(
+          'TOOL_FAILED',
+          `the program answered tool/call for ${declared.name} with a malformed result: ${problem.field || 'the result'} ${problem.problem}`,
+        )
       const result = answer as ToolCallResult
-      const content = typeof result.content === 'string' ? [{ type: 'text' as const, text: result.content }] : result.content.map((block) => ({ ...block }))
-      return result.isError ? { content, error: { code: 'TOOL_FAILED', message: textOf(content) || `the program's tool ${declared.name} reported a failure` } } : { content }
+      const content =
+        typeof result.content === 'string'
+          ? [{ type: 'text' as const, text: result.content }]
+          : result.content.map((block) => ({ ...block }))
+      return result.isError
+        ? {
+            content,
+            error: {
+              code: 'TOOL_FAILED',
+              message: textOf(content) || `the program's tool ${declared.name} reported a failure`,
+            },
+          }
+        : { content }
     },
   }
 }
 
-const textOf = (blocks: { type: string; text?: string }[]) => blocks.flatMap((block) => (block.type === 'text' && block.text ? [block.text] : [])).join('\n')
+const textOf = (blocks: { type: string; text?: string }[]) =>
+  blocks.flatMap((block) => (block.type === 'text' && block.text ? [block.text] : [])).join('\n')

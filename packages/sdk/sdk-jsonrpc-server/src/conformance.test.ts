@@ -25,7 +25,10 @@ afterAll(async () => {
 
 test('every result, notification and server request of a whole session matches its schema', async () => {
   llm = await startMockServer()
-  llm.enqueue({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'hi' } }] }, { text: 'written' })
+  llm.enqueue(
+    { toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'protected/a.txt', text: 'hi' } }] },
+    { text: 'written' },
+  )
   rt = await startRuntime({ llm, patch: fixtureToolsPatch() })
   const results: [ClientMethod, unknown][] = []
   const call = async (method: ClientMethod, params: unknown) => {
@@ -34,7 +37,11 @@ test('every result, notification and server request of a whole session matches i
     results.push([method, reply.result])
     return reply.result
   }
-  await call('initialize', { protocolVersion: 1, clientInfo: { name: 'conformance', version: '1' }, capabilities: { approvals: true } })
+  await call('initialize', {
+    protocolVersion: 1,
+    clientInfo: { name: 'conformance', version: '1' },
+    capabilities: { approvals: true },
+  })
   const { sessionId } = await call('session/new', { route: 'deepseek/deepseek-v4-flash' })
   await call('session/prompt', { sessionId, content: [{ type: 'text', text: 'write it' }] })
   const asked = await rt.waitFor((m) => m.method === 'approval/request', 'the approval request')
@@ -61,10 +68,15 @@ test('every result, notification and server request of a whole session matches i
   await call('session/list', {})
   const { hits } = await call('session/search', { query: 'write it', limit: 5 })
   expect(hits.map((hit: { sessionId: string }) => hit.sessionId)).toEqual([sessionId])
-  await call('session/setModel', { sessionId, route: { provider: 'deepseek', model: 'deepseek-v4-pro', effort: 'high' } })
+  await call('session/setModel', {
+    sessionId,
+    route: { provider: 'deepseek', model: 'deepseek-v4-pro', effort: 'high' },
+  })
   await call('session/cancel', { sessionId })
   const forked = await call('session/fork', { sessionId, atSeq: length - 1 })
-  expect(await call('session/rename', { sessionId: forked.sessionId, title: 'the fork' })).toEqual({ title: 'the fork' })
+  expect(await call('session/rename', { sessionId: forked.sessionId, title: 'the fork' })).toEqual({
+    title: 'the fork',
+  })
   expect(await call('session/delete', { sessionId: forked.sessionId })).toEqual({ deleted: [forked.sessionId] })
   // Errors are part of the wire too: a parameter, a refusal and an unknown method.
   for (const [method, params] of [
@@ -77,7 +89,11 @@ test('every result, notification and server request of a whole session matches i
   }
   await call('shutdown', {})
 
-  for (const [method, result] of results) expect(checkValue(CLIENT_METHOD_SCHEMAS[method].result, result), `the result of ${method}: ${JSON.stringify(result)}`).toBeUndefined()
+  for (const [method, result] of results)
+    expect(
+      checkValue(CLIENT_METHOD_SCHEMAS[method].result, result),
+      `the result of ${method}: ${JSON.stringify(result)}`,
+    ).toBeUndefined()
   const notifications = rt.messages.filter((m) => m.method && m.id === undefined)
   expect(notifications.length).toBeGreaterThan(5)
   for (const message of notifications) {
@@ -88,7 +104,8 @@ test('every result, notification and server request of a whole session matches i
   expect(checkValue(SERVER_REQUEST_SCHEMAS['approval/request'].params, asked.params)).toBeUndefined()
   // The envelope of everything written: responses (results and errors), requests and notifications.
   for (const message of rt.messages) {
-    const envelope = 'id' in message && message.method ? RpcRequestSchema : message.method ? RpcNotificationSchema : RpcResponseSchema
+    const envelope =
+      'id' in message && message.method ? RpcRequestSchema : message.method ? RpcNotificationSchema : RpcResponseSchema
     expect(checkValue(envelope, message), JSON.stringify(message).slice(0, 300)).toBeUndefined()
   }
   expect(rt.junk).toEqual([])

@@ -32,7 +32,11 @@ describe('errors on one live connection', () => {
 
   test('an unknown method gets -32601 naming it', async () => {
     const reply = await rt.request('session/teleport', { sessionId: 'x' })
-    expect(reply.error).toEqual({ code: RPC_ERRORS.METHOD_NOT_FOUND, message: 'Method not found: "session/teleport"', data: { method: 'session/teleport' } })
+    expect(reply.error).toEqual({
+      code: RPC_ERRORS.METHOD_NOT_FOUND,
+      message: 'Method not found: "session/teleport"',
+      data: { method: 'session/teleport' },
+    })
   })
 
   test.each([
@@ -61,10 +65,18 @@ describe('errors on one live connection', () => {
   })
 
   test('a line over maxLineBytes is dropped with -32600 LINE_TOO_LONG quoting its start, and the next line is served', async () => {
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'session/prompt', params: { content: 'x'.repeat(200_000) } })
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 99,
+      method: 'session/prompt',
+      params: { content: 'x'.repeat(200_000) },
+    })
     rt.write(huge)
     const error = await rt.waitFor((m) => m.error?.data?.code === 'LINE_TOO_LONG', 'the size error')
-    expect(error).toMatchObject({ id: null, error: { code: RPC_ERRORS.INVALID_REQUEST, data: { lineStart: huge.slice(0, 20) } } })
+    expect(error).toMatchObject({
+      id: null,
+      error: { code: RPC_ERRORS.INVALID_REQUEST, data: { lineStart: huge.slice(0, 20) } },
+    })
     expect(error.error!.message).toContain('4096 bytes')
     expect(rt.messages.some((m) => m.id === 99)).toBe(false)
     const reply = await rt.request('session/prompt', { content: 'a normal line' })
@@ -82,9 +94,15 @@ describe('errors on one live connection', () => {
 
   test('a refusal of the runtime gets -32000 with its typed code', async () => {
     const reply = await rt.request('session/cancel', { sessionId: 'never-opened' })
-    expect(reply.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'SESSION_NOT_OPEN', field: 'sessionId' } })
+    expect(reply.error).toMatchObject({
+      code: RPC_ERRORS.REQUEST_FAILED,
+      data: { code: 'SESSION_NOT_OPEN', field: 'sessionId' },
+    })
     const missing = await rt.request('session/events', { sessionId: 'nosuchsession' })
-    expect(missing.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'SESSION_NOT_FOUND', field: 'sessionId' } })
+    expect(missing.error).toMatchObject({
+      code: RPC_ERRORS.REQUEST_FAILED,
+      data: { code: 'SESSION_NOT_FOUND', field: 'sessionId' },
+    })
   })
 
   test('an internal failure gets -32603 naming what failed, and the runtime keeps serving', async () => {

@@ -23,7 +23,10 @@ export function apply(ctx: Context, config: Config) {
   // Everything is said over stdio: the profile takes no arguments, and a stray one (a typo in the program
   // that starts the runtime) is refused at boot (exit 2) rather than ignored.
   const { positionals } = ctx.cmdlineArgs.parse({})
-  if (positionals.length) throw new UsageError(`the sdk profile takes no arguments; it speaks JSON-RPC on stdin and stdout (got "${positionals.join(' ')}")`)
+  if (positionals.length)
+    throw new UsageError(
+      `the sdk profile takes no arguments; it speaks JSON-RPC on stdin and stdout (got "${positionals.join(' ')}")`,
+    )
   defineClientToolsKind(ctx)
   applyToolFilter(ctx)
   // The launch's streams: the process's, or an in-process driver's (`ctx.app.stdio`).

@@ -32,9 +32,15 @@ test('shutdown replies, refuses what comes after it, releases the session and ex
   rt = await startInitialized({ llm, process: true })
   const { sessionId } = (await rt.request('session/prompt', { content: 'hi' })).result
   await rt.waitFor((m) => m.method === 'session.status' && m.params.status === 'idle', 'idle')
-  rt.write(JSON.stringify({ jsonrpc: '2.0', id: 'stop', method: 'shutdown' }) + '\n' + JSON.stringify({ jsonrpc: '2.0', id: 'late', method: 'session/list' }))
+  rt.write(
+    JSON.stringify({ jsonrpc: '2.0', id: 'stop', method: 'shutdown' }) +
+      '\n' +
+      JSON.stringify({ jsonrpc: '2.0', id: 'late', method: 'session/list' }),
+  )
   expect((await rt.waitFor((m) => m.id === 'stop', 'the shutdown reply')).result).toEqual({})
-  expect((await rt.waitFor((m) => m.id === 'late', 'the late reply')).error).toMatchObject({ code: RPC_ERRORS.SHUTTING_DOWN })
+  expect((await rt.waitFor((m) => m.id === 'late', 'the late reply')).error).toMatchObject({
+    code: RPC_ERRORS.SHUTTING_DOWN,
+  })
   expect(await rt.exited).toEqual({ code: 0, signal: null })
   expect(existsSync(join(sessionDir(rt.home, sessionId), 'lease'))).toBe(false)
   expect(storedTypes(rt.home, sessionId).at(-1)).toBe('turn/end')

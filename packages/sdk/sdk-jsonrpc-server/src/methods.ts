@@ -5,7 +5,13 @@ import type {} from '@dsh/commands'
 import type {} from '@dsh/session-changes'
 import type { Route } from '@dsh/llm'
 import type { PermissionPresets } from '@dsh/permission-presets'
-import { PROTOCOL_VERSION, RPC_ERRORS, type ClientMethods, type InitializeResult, type ProviderInfo } from '@dsh/sdk-protocol'
+import {
+  PROTOCOL_VERSION,
+  RPC_ERRORS,
+  type ClientMethods,
+  type InitializeResult,
+  type ProviderInfo,
+} from '@dsh/sdk-protocol'
 import { SessionError } from '@dsh/session'
 import { SessionView } from '@dsh/session-view'
 import type { SessionQuery } from '@dsh/session-query'
@@ -75,7 +81,8 @@ export class Methods {
     if (params.tools?.length) checkClientTools(this.ctx, params.tools)
     const agent = await this.ctx.agents.create({ cwd, ...(systemPrompt !== undefined ? { systemPrompt } : {}) })
     if (servers.length) this.ctx.get('mcp')!.attach(agent.session, servers)
-    if (params.tools?.length) registerClientTools(this.ctx, agent, params.tools, this.host.callClient, this.host.config.clientToolTimeoutMs)
+    if (params.tools?.length)
+      registerClientTools(this.ctx, agent, params.tools, this.host.callClient, this.host.config.clientToolTimeoutMs)
     logToolFilter(agent.session, params)
     if (route) agent.setRoute(this.completeRoute(agent, route))
     if (presets && permission) this.applyPreset(presets, agent, permission, 'permission')
@@ -98,7 +105,10 @@ export class Methods {
   async 'session/prompt'(params: Params<'session/prompt'>): Result<'session/prompt'> {
     const blocks = toBlocks(params.content)
     const { sessionId } = params
-    const agent = sessionId === undefined ? await this.ctx.agents.create({ cwd: this.ctx.app.cwd }) : await this.openOrCreate(sessionId)
+    const agent =
+      sessionId === undefined
+        ? await this.ctx.agents.create({ cwd: this.ctx.app.cwd })
+        : await this.openOrCreate(sessionId)
     logToolFilter(agent.session, params)
     // The step limit of this prompt's turn (the loop reads it at every step; absent: the setting alone).
     agent.maxSteps = params.maxSteps
@@ -140,21 +150,28 @@ export class Methods {
   async 'session/search'(params: Params<'session/search'>): Result<'session/search'> {
     const { query, cwd } = params
     const limit = params.limit ?? this.host.config.searchLimit
-    if (limit > this.host.config.maxSearchLimit) throw invalidParams('limit', `must be at most ${this.host.config.maxSearchLimit} (the runtime's maxSearchLimit)`)
+    if (limit > this.host.config.maxSearchLimit)
+      throw invalidParams('limit', `must be at most ${this.host.config.maxSearchLimit} (the runtime's maxSearchLimit)`)
     // Search is an optional row of the composition: without it the method says so rather than vanishing.
     const search = this.ctx.get('sessionQuery') as SessionQuery | undefined
-    if (!search) throw requestFailed('SEARCH_UNAVAILABLE', 'session search is not mounted in this runtime (no session-query row)')
+    if (!search)
+      throw requestFailed('SEARCH_UNAVAILABLE', 'session search is not mounted in this runtime (no session-query row)')
     return { hits: await search.search(query, { limit, ...(cwd !== undefined ? { cwd } : {}) }) }
   }
 
   async 'session/events'(params: Params<'session/events'>): Result<'session/events'> {
     const { sessionId, fromSeq = 0 } = params
     const limit = params.limit ?? this.host.config.pageSize
-    if (limit > this.host.config.maxPageSize) throw invalidParams('limit', `must be at most ${this.host.config.maxPageSize} (the runtime's maxPageSize)`)
+    if (limit > this.host.config.maxPageSize)
+      throw invalidParams('limit', `must be at most ${this.host.config.maxPageSize} (the runtime's maxPageSize)`)
     const { events } = await this.ctx.sessions.read(sessionId).catch(notFoundAs('sessionId'))
     const page = events.slice(fromSeq, fromSeq + limit)
     const next = fromSeq + page.length
-    return { events: page as ClientMethods['session/events']['result']['events'], nextSeq: next < events.length ? next : null, length: events.length }
+    return {
+      events: page as ClientMethods['session/events']['result']['events'],
+      nextSeq: next < events.length ? next : null,
+      length: events.length,
+    }
   }
 
   async 'session/setModel'(params: Params<'session/setModel'>): Result<'session/setModel'> {
@@ -193,30 +210,51 @@ export class Methods {
     const outcome = await this.requireCommands().run(agent, params.line)
     if (!outcome.handled) return { handled: false, ...(outcome.unknown ? { unknown: outcome.unknown } : {}) }
     if ('error' in outcome) return { handled: true, name: outcome.name, error: outcome.error }
-    const messageId = outcome.prompt !== undefined ? agent.followup([{ type: 'text', text: outcome.prompt }]) : undefined
-    return { handled: true, name: outcome.name, output: outcome.output, ...(messageId ? { messageId } : {}), ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}) }
+    const messageId =
+      outcome.prompt !== undefined ? agent.followup([{ type: 'text', text: outcome.prompt }]) : undefined
+    return {
+      handled: true,
+      name: outcome.name,
+      output: outcome.output,
+      ...(messageId ? { messageId } : {}),
+      ...(outcome.sessionId ? { newSessionId: outcome.sessionId } : {}),
+    }
   }
 
   /** The files a session changed, with their diffs (the same review as `dsh sessions diff`); a stored session need not be open. */
   async 'session/changes'(params: Params<'session/changes'>): Result<'session/changes'> {
     const changes = this.ctx.get('sessionChanges')
-    if (!changes) throw requestFailed('CHANGES_UNAVAILABLE', 'this runtime mounts no session-changes row (ctx.sessionChanges)')
+    if (!changes)
+      throw requestFailed('CHANGES_UNAVAILABLE', 'this runtime mounts no session-changes row (ctx.sessionChanges)')
     return changes.changes(params.sessionId, params.fromTurn !== undefined ? { fromTurn: params.fromTurn } : {})
   }
 
   /** Restores the session's files to their state before a turn (logged as `rewind/done`, actor `client:sdk`). */
   async 'session/rewind'(params: Params<'session/rewind'>): Result<'session/rewind'> {
     const checkpoints = this.ctx.get('checkpoints')
-    if (!checkpoints) throw requestFailed('REWIND_UNAVAILABLE', 'this runtime mounts no checkpoints row (ctx.checkpoints)')
+    if (!checkpoints)
+      throw requestFailed('REWIND_UNAVAILABLE', 'this runtime mounts no checkpoints row (ctx.checkpoints)')
     const agent = this.ctx.agents.bySession(params.sessionId) ?? (await this.ctx.agents.resume(params.sessionId))
-    if (agent.running) throw requestFailed('SESSION_BUSY', `session ${params.sessionId} is running a turn: cancel it, then rewind`, 'sessionId')
-    return checkpoints.rewind(agent.session, { toTurn: params.toTurn, force: !!params.force, fork: !!params.fork, actor: 'client:sdk' })
+    if (agent.running)
+      throw requestFailed(
+        'SESSION_BUSY',
+        `session ${params.sessionId} is running a turn: cancel it, then rewind`,
+        'sessionId',
+      )
+    return checkpoints.rewind(agent.session, {
+      toTurn: params.toTurn,
+      force: !!params.force,
+      fork: !!params.fork,
+      actor: 'client:sdk',
+    })
   }
 
   /** What the session's requests used and cost from `fromSeq` on: `@dsh/usage-kit` over the log, priced by `ctx.usagePrices`. */
   async 'session/usage'(params: Params<'session/usage'>): Result<'session/usage'> {
     const live = this.ctx.sessions.get(params.sessionId)
-    const events = live ? live.events : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
+    const events = live
+      ? live.events
+      : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
     return sessionUsage(events, this.ctx.get('usagePrices')?.table() ?? {}, params.fromSeq ?? 0)
   }
 
@@ -227,11 +265,18 @@ export class Methods {
    */
   async 'session/view'(params: Params<'session/view'>): Result<'session/view'> {
     const live = this.ctx.sessions.get(params.sessionId)
-    const events = live ? live.events : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
+    const events = live
+      ? live.events
+      : (await this.ctx.sessions.read(params.sessionId).catch(notFoundAs('sessionId'))).events
     const view = SessionView.fold(events)
     if (!this.ctx.agents.bySession(params.sessionId)?.running) view.settle()
     const fromSeq = params.fromSeq ?? 0
-    return { sessionId: params.sessionId, items: view.items.filter((item) => item.seq >= fromSeq), todos: view.todos ?? [], length: events.length }
+    return {
+      sessionId: params.sessionId,
+      items: view.items.filter((item) => item.seq >= fromSeq),
+      todos: view.todos ?? [],
+      length: events.length,
+    }
   }
 
   /** Names a session as its user chose (`session/title`, source `user`): `ctx.sessionAdmin`, open here or stored. */
@@ -239,7 +284,9 @@ export class Methods {
     await this.requireAdmin().rename(params.sessionId, params.title)
     const { events } = await this.ctx.sessions.read(params.sessionId)
     let named: ReturnType<typeof foldTitle> = {}
-    for (const event of events) if ((event.type as string) === 'session/title') named = foldTitle(named, event.data as Parameters<typeof foldTitle>[1])
+    for (const event of events)
+      if ((event.type as string) === 'session/title')
+        named = foldTitle(named, event.data as Parameters<typeof foldTitle>[1])
     return { title: named.title ?? params.title }
   }
 
@@ -281,7 +328,8 @@ export class Methods {
     try {
       return await this.ctx.agents.resume(sessionId)
     } catch (error) {
-      if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND') return this.ctx.agents.create({ cwd: this.ctx.app.cwd })
+      if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND')
+        return this.ctx.agents.create({ cwd: this.ctx.app.cwd })
       throw error
     }
   }
@@ -294,13 +342,22 @@ export class Methods {
 
   private openAgent(sessionId: string): Agent {
     const agent = this.ctx.agents.bySession(sessionId)
-    if (!agent) throw requestFailed('SESSION_NOT_OPEN', `session ${sessionId} is not open in this runtime (open it with session/new, session/resume or session/fork)`, 'sessionId')
+    if (!agent)
+      throw requestFailed(
+        'SESSION_NOT_OPEN',
+        `session ${sessionId} is not open in this runtime (open it with session/new, session/resume or session/fork)`,
+        'sessionId',
+      )
     return agent
   }
 
   private checkProvider(provider: string, field: string): void {
     const mounted = this.ctx.llm.providers()
-    if (!mounted.includes(provider)) throw invalidParams(`${field}.provider`, `names no mounted model provider ("${provider}"; mounted: ${mounted.join(', ') || 'none'})`)
+    if (!mounted.includes(provider))
+      throw invalidParams(
+        `${field}.provider`,
+        `names no mounted model provider ("${provider}"; mounted: ${mounted.join(', ') || 'none'})`,
+      )
   }
 
   /** A bare model keeps the session's provider (a new session's is the runtime's default). */
@@ -314,7 +371,11 @@ export class Methods {
     try {
       presets.get(name)
     } catch (error) {
-      throw requestFailed(error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_PRESET', error instanceof Error ? error.message : String(error), field)
+      throw requestFailed(
+        error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN_PRESET',
+        error instanceof Error ? error.message : String(error),
+        field,
+      )
     }
   }
 
@@ -324,7 +385,11 @@ export class Methods {
 
   private requirePresets(): PermissionPresets {
     const presets = this.presets()
-    if (!presets) throw requestFailed('PERMISSION_PRESETS_UNAVAILABLE', 'no permission presets row is mounted in this runtime, so a preset cannot be chosen')
+    if (!presets)
+      throw requestFailed(
+        'PERMISSION_PRESETS_UNAVAILABLE',
+        'no permission presets row is mounted in this runtime, so a preset cannot be chosen',
+      )
     return presets
   }
 
@@ -333,7 +398,9 @@ export class Methods {
       presets.set(agent.session, name, 'client:sdk')
     } catch (error) {
       throw requestFailed(
-        error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'PERMISSION_PRESET_REFUSED',
+        error instanceof Error && 'code' in error && typeof error.code === 'string'
+          ? error.code
+          : 'PERMISSION_PRESET_REFUSED',
         error instanceof Error ? error.message : String(error),
         field,
       )
@@ -344,9 +411,11 @@ export class Methods {
 /** A session that does not exist is a parameter naming nothing: say which one. */
 function notFoundAs(field: string) {
   return (error: unknown): never => {
-    if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND') throw requestFailed('SESSION_NOT_FOUND', error.message, field)
+    if (error instanceof SessionError && error.code === 'SESSION_NOT_FOUND')
+      throw requestFailed('SESSION_NOT_FOUND', error.message, field)
     throw error
   }
 }
 
-export const METHOD_NOT_FOUND = (method: string) => new RpcError(RPC_ERRORS.METHOD_NOT_FOUND, `Method not found: "${method}"`, { method })
+export const METHOD_NOT_FOUND = (method: string) =>
+  new RpcError(RPC_ERRORS.METHOD_NOT_FOUND, `Method not found: "${method}"`, { method })

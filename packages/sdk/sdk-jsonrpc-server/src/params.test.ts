@@ -22,7 +22,12 @@ afterAll(async () => {
 test.each([
   ['session/fork', { sessionId: 'abc' }, 'atSeq', 'is required'],
   ['session/cancel', { sessionId: 'abc', force: true }, 'force', 'is not a known field here'],
-  ['session/prompt', { content: [{ type: 'image', mediaType: 'text/html', data: 'PGh0bWw+' }] }, 'content[0].mediaType', 'must match pattern'],
+  [
+    'session/prompt',
+    { content: [{ type: 'image', mediaType: 'text/html', data: 'PGh0bWw+' }] },
+    'content[0].mediaType',
+    'must match pattern',
+  ],
   ['session/prompt', { content: [{ type: 'video', url: 'x' }] }, 'content[0].type', 'must be'],
   ['session/prompt', { content: 42 }, 'content', 'must be string or array'],
   ['session/new', { route: { provider: 'deepseek' } }, 'route.model', 'is required'],
@@ -35,7 +40,11 @@ test.each([
 })
 
 test('a refused prompt starts no session and asks the model nothing', async () => {
-  const reply = await rt.request('session/prompt', { content: [{ type: 'text', text: 'hi' }], sessionId: 'x', extra: 1 })
+  const reply = await rt.request('session/prompt', {
+    content: [{ type: 'text', text: 'hi' }],
+    sessionId: 'x',
+    extra: 1,
+  })
   expect(reply.error?.data).toEqual({ field: 'extra' })
   const sessions = join(rt.home, 'sessions')
   expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([])

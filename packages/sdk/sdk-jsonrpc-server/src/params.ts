@@ -30,7 +30,8 @@ export interface RouteInput {
 
 export function parseRoute(value: RouteParam | undefined, field: string): RouteInput | undefined {
   if (value === undefined) return undefined
-  if (typeof value !== 'string') return { provider: value.provider, model: value.model, ...(value.effort ? { effort: value.effort } : {}) }
+  if (typeof value !== 'string')
+    return { provider: value.provider, model: value.model, ...(value.effort ? { effort: value.effort } : {}) }
   const slash = value.indexOf('/')
   if (slash === -1) {
     if (!value.trim()) throw invalidParams(field, 'must name a model ("provider/model" or "model")')

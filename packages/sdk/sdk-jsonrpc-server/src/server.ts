@@ -75,10 +75,14 @@ export class SdkServer implements MethodHost {
           JSON.stringify({
             jsonrpc: '2.0',
             id: null,
-            error: new RpcError(RPC_ERRORS.INVALID_REQUEST, `Invalid request: the line is longer than ${limit} bytes (maxLineBytes); it was dropped`, {
-              code: 'LINE_TOO_LONG',
-              lineStart: start,
-            }).toObject(),
+            error: new RpcError(
+              RPC_ERRORS.INVALID_REQUEST,
+              `Invalid request: the line is longer than ${limit} bytes (maxLineBytes); it was dropped`,
+              {
+                code: 'LINE_TOO_LONG',
+                lineStart: start,
+              },
+            ).toObject(),
           }),
         ),
     })
@@ -98,7 +102,9 @@ export class SdkServer implements MethodHost {
       this.log.warn(`stdout failed (${error.message}): shutting down`)
       void this.drain().then(() => this.exit())
     }
-    const offEvent = this.ctx.on('session/event', (session: Session, event: SessionEvent) => this.notify('session.event', { sessionId: session.id, event: event as any }))
+    const offEvent = this.ctx.on('session/event', (session: Session, event: SessionEvent) =>
+      this.notify('session.event', { sessionId: session.id, event: event as any }),
+    )
     const offStatus = this.ctx.on('agent/status', (agent: Agent, status: AgentStatus) => {
       if (status !== 'disposed') this.notify('session.status', { sessionId: agent.session.id, status })
     })
@@ -127,7 +133,9 @@ export class SdkServer implements MethodHost {
     if (this.state === 'initializing') this.state = 'ready'
     if (approvals && !this.answering) {
       this.answering = true
-      this.ctx.approval.answerer(this.ctx, (request, signal) => this.askClient(request, signal), { actor: 'client:sdk' })
+      this.ctx.approval.answerer(this.ctx, (request, signal) => this.askClient(request, signal), {
+        actor: 'client:sdk',
+      })
     }
   }
 
@@ -145,17 +153,32 @@ export class SdkServer implements MethodHost {
         }),
       ).then(() => true)
       let timer: NodeJS.Timeout | undefined
-      const grace = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.config.shutdownGraceMs)))
+      const grace = new Promise<false>(
+        (resolve) => (timer = setTimeout(() => resolve(false), this.config.shutdownGraceMs)),
+      )
       const finished = await Promise.race([settled, grace]).finally(() => clearTimeout(timer))
-      if (!finished) this.log.warn(`turns still running ${this.config.shutdownGraceMs} ms after cancel (shutdownGraceMs): exiting anyway`)
+      if (!finished)
+        this.log.warn(
+          `turns still running ${this.config.shutdownGraceMs} ms after cancel (shutdownGraceMs): exiting anyway`,
+        )
     })())
   }
 
   private async handle(method: string, params: Record<string, unknown>): Promise<unknown> {
     if (!(CLIENT_METHODS as readonly string[]).includes(method)) throw METHOD_NOT_FOUND(method)
-    if (this.state === 'closing' && method !== 'shutdown') throw new RpcError(RPC_ERRORS.SHUTTING_DOWN, `the runtime is shutting down and takes no new requests (${method})`, { code: 'SHUTTING_DOWN' })
+    if (this.state === 'closing' && method !== 'shutdown')
+      throw new RpcError(
+        RPC_ERRORS.SHUTTING_DOWN,
+        `the runtime is shutting down and takes no new requests (${method})`,
+        { code: 'SHUTTING_DOWN' },
+      )
     if (method === 'initialize') {
-      if (this.state !== 'uninitialized') throw new RpcError(RPC_ERRORS.INVALID_REQUEST, 'Invalid request: initialize was already called on this connection', { code: 'ALREADY_INITIALIZED' })
+      if (this.state !== 'uninitialized')
+        throw new RpcError(
+          RPC_ERRORS.INVALID_REQUEST,
+          'Invalid request: initialize was already called on this connection',
+          { code: 'ALREADY_INITIALIZED' },
+        )
       checkParams(method, params)
       this.state = 'initializing'
       try {
@@ -165,9 +188,13 @@ export class SdkServer implements MethodHost {
         throw error
       }
     }
-    if (this.state !== 'ready' && method !== 'shutdown') throw new RpcError(RPC_ERRORS.NOT_INITIALIZED, `call initialize before ${method}`, { code: 'NOT_INITIALIZED' })
+    if (this.state !== 'ready' && method !== 'shutdown')
+      throw new RpcError(RPC_ERRORS.NOT_INITIALIZED, `call initialize before ${method}`, { code: 'NOT_INITIALIZED' })
     checkParams(method as ClientMethod, params)
-    const run = this.methods[method as Exclude<ClientMethod, 'initialize'>] as (this: Methods, params: Record<string, unknown>) => Promise<unknown>
+    const run = this.methods[method as Exclude<ClientMethod, 'initialize'>] as (
+      this: Methods,
+      params: Record<string, unknown>,
+    ) => Promise<unknown>
     const result = await run.call(this.methods, params)
     // The reply is written once this promise settles (a microtask); the exit request comes after it.
     if (method === 'shutdown') setImmediate(() => this.exit())
@@ -184,7 +211,16 @@ export class SdkServer implements MethodHost {
     const onAbort = () => controller.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
     const limit = this.config.approvalTimeoutMs
-    const timer = limit > 0 ? setTimeout(() => controller.abort(new Error(`the SDK client did not answer approval/request within ${limit} ms (approvalTimeoutMs)`)), limit) : undefined
+    const timer =
+      limit > 0
+        ? setTimeout(
+            () =>
+              controller.abort(
+                new Error(`the SDK client did not answer approval/request within ${limit} ms (approvalTimeoutMs)`),
+              ),
+            limit,
+          )
+        : undefined
     const params: ApprovalRequestParams = {
       requestId: request.requestId,
       sessionId: request.sessionId,
@@ -224,7 +260,8 @@ export class SdkServer implements MethodHost {
     const write = output.write.bind(output) as (text: string) => boolean
     if (!this.config.guardStdout || output !== process.stdout) return { write, restore() {} }
     const own = Object.getOwnPropertyDescriptor(process.stdout, 'write')
-    process.stdout.write = ((chunk: any, ...rest: any[]) => process.stderr.write(chunk, ...rest)) as typeof process.stdout.write
+    process.stdout.write = ((chunk: any, ...rest: any[]) =>
+      process.stderr.write(chunk, ...rest)) as typeof process.stdout.write
     return {
       write,
       restore() {

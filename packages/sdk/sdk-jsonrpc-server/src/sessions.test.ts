@@ -24,7 +24,10 @@ afterAll(async () => {
   await llm.close()
 })
 
-async function start(replies: MockReply[], options?: { home?: string; workspace?: string; patch?: string; process?: boolean }) {
+async function start(
+  replies: MockReply[],
+  options?: { home?: string; workspace?: string; patch?: string; process?: boolean },
+) {
   llm.enqueue(...replies)
   if (!options) return (shared ??= startInitialized({ llm }))
   const rt = await startInitialized({ llm, ...options })
@@ -32,10 +35,16 @@ async function start(replies: MockReply[], options?: { home?: string; workspace?
   return rt
 }
 
-const chunkOf = (sessionId: string) => (m: { method?: string; params?: any }) => m.method === 'session.event' && m.params.sessionId === sessionId && m.params.event.type === 'assistant/chunk'
+const chunkOf = (sessionId: string) => (m: { method?: string; params?: any }) =>
+  m.method === 'session.event' && m.params.sessionId === sessionId && m.params.event.type === 'assistant/chunk'
 
 const idle = (rt: Runtime, sessionId: string, count = 1) =>
-  rt.waitFor(() => rt.notifications('session.status').filter((m) => m.params.sessionId === sessionId && m.params.status === 'idle').length >= count, `idle #${count} of ${sessionId}`)
+  rt.waitFor(
+    () =>
+      rt.notifications('session.status').filter((m) => m.params.sessionId === sessionId && m.params.status === 'idle')
+        .length >= count,
+    `idle #${count} of ${sessionId}`,
+  )
 
 test('initialize answers with the server, the protocol version, capabilities and the mounted providers and models', async () => {
   const rt = await start([])
@@ -44,7 +53,14 @@ test('initialize answers with the server, the protocol version, capabilities and
     protocolVersion: 1,
     serverInfo: { name: 'dsh', version: expect.stringMatching(/^\d+\.\d+\.\d+/), profile: 'sdk' },
     capabilities: { approvals: false, permissionPresets: true },
-    providers: expect.arrayContaining([{ provider: 'deepseek', models: expect.arrayContaining([expect.objectContaining({ id: 'deepseek-v4-flash', contextWindow: 1_000_000 })]) }]),
+    providers: expect.arrayContaining([
+      {
+        provider: 'deepseek',
+        models: expect.arrayContaining([
+          expect.objectContaining({ id: 'deepseek-v4-flash', contextWindow: 1_000_000 }),
+        ]),
+      },
+    ]),
     cwd: rt.workspace,
     limits: { maxLineBytes: 16 * 1024 * 1024 },
   })
@@ -107,7 +123,9 @@ test('session/new takes a cwd, a route and a system prompt; session/setModel swi
   const other = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sdk-cwd-')))
   dirs.push(other)
   const rt = await start([{ text: 'first' }, { text: 'second' }])
-  const { sessionId } = (await rt.request('session/new', { cwd: other, route: 'deepseek/deepseek-v4-pro', systemPrompt: 'You are terse.' })).result
+  const { sessionId } = (
+    await rt.request('session/new', { cwd: other, route: 'deepseek/deepseek-v4-pro', systemPrompt: 'You are terse.' })
+  ).result
   await rt.request('session/prompt', { sessionId, content: 'go' })
   await idle(rt, sessionId)
   expect(rt.events(sessionId, 'request/header')[0].data.system).toBe('You are terse.')
@@ -120,7 +138,10 @@ test('session/new takes a cwd, a route and a system prompt; session/setModel swi
   expect(switched.result).toEqual({ route: { provider: 'deepseek', model: 'deepseek-v4-flash' } })
   await rt.request('session/prompt', { sessionId, content: 'again' })
   await idle(rt, sessionId, 2)
-  expect(rt.events(sessionId, 'model/route').map((event) => event.data.route.model)).toEqual(['deepseek-v4-pro', 'deepseek-v4-flash'])
+  expect(rt.events(sessionId, 'model/route').map((event) => event.data.route.model)).toEqual([
+    'deepseek-v4-pro',
+    'deepseek-v4-flash',
+  ])
   expect(llm.requests[1]!.body.model).toBe('deepseek-v4-flash')
 })
 
@@ -128,13 +149,24 @@ test('session/setPermission switches the preset as logged facts; an unknown pres
   const rt = await start([])
   const { sessionId } = (await rt.request('session/new', { permission: 'read-only' })).result
   expect(rt.events(sessionId, 'permission/preset').map((event) => event.data.preset)).toEqual(['read-only'])
-  expect((await rt.request('session/setPermission', { sessionId, preset: 'danger-full-access' })).result).toEqual({ preset: 'danger-full-access' })
-  expect(rt.events(sessionId, 'permission/preset').map((event) => event.data.preset)).toEqual(['read-only', 'danger-full-access'])
+  expect((await rt.request('session/setPermission', { sessionId, preset: 'danger-full-access' })).result).toEqual({
+    preset: 'danger-full-access',
+  })
+  expect(rt.events(sessionId, 'permission/preset').map((event) => event.data.preset)).toEqual([
+    'read-only',
+    'danger-full-access',
+  ])
   expect(rt.events(sessionId, 'sandbox/mode').at(-1).data.mode).toBe('danger-full-access')
   const unknown = await rt.request('session/setPermission', { sessionId, preset: 'god-mode' })
-  expect(unknown.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'UNKNOWN_PRESET', field: 'preset' } })
+  expect(unknown.error).toMatchObject({
+    code: RPC_ERRORS.REQUEST_FAILED,
+    data: { code: 'UNKNOWN_PRESET', field: 'preset' },
+  })
   const refused = await rt.request('session/new', { permission: 'god-mode' })
-  expect(refused.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'UNKNOWN_PRESET', field: 'permission' } })
+  expect(refused.error).toMatchObject({
+    code: RPC_ERRORS.REQUEST_FAILED,
+    data: { code: 'UNKNOWN_PRESET', field: 'permission' },
+  })
 })
 
 test('session/setPermission without a presets row is refused with a typed code', async () => {
@@ -142,7 +174,10 @@ test('session/setPermission without a presets row is refused with a typed code',
   expect(rt.messages.find((m) => m.id === 1)!.result.capabilities.permissionPresets).toBe(false)
   const { sessionId } = (await rt.request('session/new', {})).result
   const reply = await rt.request('session/setPermission', { sessionId, preset: 'read-only' })
-  expect(reply.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'PERMISSION_PRESETS_UNAVAILABLE' } })
+  expect(reply.error).toMatchObject({
+    code: RPC_ERRORS.REQUEST_FAILED,
+    data: { code: 'PERMISSION_PRESETS_UNAVAILABLE' },
+  })
 })
 
 test('cancel mid-turn stops the turn: the text so far is kept and the turn ends aborted', async () => {
@@ -180,14 +215,19 @@ test('a session is resumed by a second runtime and forked at a turn boundary; a 
 
   const second = await start([{ text: 'continued' }, { text: 'forked' }], { home, workspace })
   // Two resumes at once (issue #28.3): both answer with the one open session, neither meets the other's lease.
-  const [resumed, again] = await Promise.all([second.request('session/resume', { sessionId }), second.request('session/resume', { sessionId })])
+  const [resumed, again] = await Promise.all([
+    second.request('session/resume', { sessionId }),
+    second.request('session/resume', { sessionId }),
+  ])
   expect(resumed.result).toEqual({ sessionId, length: turnEnd + 1 })
   expect(again.result).toEqual({ sessionId, length: turnEnd + 1 })
   await second.request('session/prompt', { sessionId, content: 'and now?' })
   await idle(second, sessionId)
   const continued = second.events(sessionId, 'user/message').map((event) => event.data.content[0].text)
   expect(continued).toEqual(['and now?'])
-  const history = (await second.request('session/events', { sessionId })).result.events.filter((event: any) => event.type === 'user/message')
+  const history = (await second.request('session/events', { sessionId })).result.events.filter(
+    (event: any) => event.type === 'user/message',
+  )
   expect(history.map((event: any) => event.data.content[0].text)).toEqual(['remember this', 'and now?'])
 
   const fork = await second.request('session/fork', { sessionId, atSeq: turnEnd })
@@ -202,7 +242,10 @@ test('a session is resumed by a second runtime and forked at a turn boundary; a 
 test('a plugin writing to stdout does not corrupt the protocol: its text goes to stderr', async () => {
   const noisy = new URL('./fixtures/noisy-plugin.mjs', import.meta.url).pathname
   // The process's real stdout is the subject: spawned.
-  const rt = await start([{ text: 'ok' }], { patch: `- insert: [{ id: noisy, name: ${JSON.stringify(noisy)} }]\n`, process: true })
+  const rt = await start([{ text: 'ok' }], {
+    patch: `- insert: [{ id: noisy, name: ${JSON.stringify(noisy)} }]\n`,
+    process: true,
+  })
   const { sessionId } = (await rt.request('session/prompt', { content: 'hi' })).result
   await idle(rt, sessionId)
   await rt.waitForStderr('noisy plugin: agent is idle')
@@ -216,19 +259,31 @@ test('session/new { agentPreset } narrows the tools the requests carry (logged a
   await idle(rt, sessionId)
   const tools = llm.requests[0]!.body.tools.map((tool: any) => tool.function.name)
   expect(tools).toContain('read')
-  expect(tools.filter((name: string) => ['bash', 'write', 'edit', 'str_replace_editor', 'task'].includes(name))).toEqual([])
-  expect(rt.events(sessionId, 'agent/preset').map((event) => [event.data.name, event.data.actor])).toEqual([['explore', 'client:sdk']])
+  expect(
+    tools.filter((name: string) => ['bash', 'write', 'edit', 'str_replace_editor', 'task'].includes(name)),
+  ).toEqual([])
+  expect(rt.events(sessionId, 'agent/preset').map((event) => [event.data.name, event.data.actor])).toEqual([
+    ['explore', 'client:sdk'],
+  ])
   const refused = await rt.request('session/new', { agentPreset: 'root' })
-  expect(refused.error).toMatchObject({ code: RPC_ERRORS.REQUEST_FAILED, data: { code: 'UNKNOWN_AGENT_PRESET', field: 'agentPreset' } })
+  expect(refused.error).toMatchObject({
+    code: RPC_ERRORS.REQUEST_FAILED,
+    data: { code: 'UNKNOWN_AGENT_PRESET', field: 'agentPreset' },
+  })
 })
 
 test('session/new { planMode } refuses a write until session/setPlanMode { active: false }', async () => {
-  const write = (id: string) => ({ toolCalls: [{ id, name: 'write', arguments: { path: 'planned.txt', content: 'x\n' } }] })
+  const write = (id: string) => ({
+    toolCalls: [{ id, name: 'write', arguments: { path: 'planned.txt', content: 'x\n' } }],
+  })
   const rt = await start([write('w1'), { text: 'refused' }, write('w2'), { text: 'written' }])
   const { sessionId } = (await rt.request('session/new', { planMode: true })).result
   await rt.request('session/prompt', { sessionId, content: 'write it' })
   await idle(rt, sessionId)
-  expect(rt.events(sessionId, 'tool/result')[0].data.error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('plan mode') })
+  expect(rt.events(sessionId, 'tool/result')[0].data.error).toMatchObject({
+    code: 'DENIED',
+    message: expect.stringContaining('plan mode'),
+  })
   expect(existsSync(join(rt.workspace, 'planned.txt'))).toBe(false)
   expect((await rt.request('session/setPlanMode', { sessionId, active: false })).result).toEqual({ active: false })
   await rt.request('session/prompt', { sessionId, content: 'now' })

@@ -10,7 +10,10 @@ import type {} from '@dsh/tools'
 const toolNames = Type.Array(Type.String({ minLength: 1 }))
 
 /** The tools a program allows (`allowed`: only these) and forbids in this session, from this event on. Its type and its check (issue #28.6). */
-const ToolFilterData = Type.Object({ allowed: Type.Optional(toolNames), disallowed: Type.Optional(toolNames) }, { additionalProperties: false, fieldIs: 'field of a tool filter' })
+const ToolFilterData = Type.Object(
+  { allowed: Type.Optional(toolNames), disallowed: Type.Optional(toolNames) },
+  { additionalProperties: false, fieldIs: 'field of a tool filter' },
+)
 export type ToolFilter = Static<typeof ToolFilterData>
 
 declare module '@dsh/session' {
@@ -30,7 +33,10 @@ export function permits(session: Session, tool: string): boolean {
 /** Logs a new filter when the params give one (either field); the last one logged is in force. */
 export function logToolFilter(session: Session, params: { allowedTools?: string[]; disallowedTools?: string[] }): void {
   if (params.allowedTools === undefined && params.disallowedTools === undefined) return
-  session.append('sdk/tool-filter', { ...(params.allowedTools ? { allowed: params.allowedTools } : {}), ...(params.disallowedTools ? { disallowed: params.disallowedTools } : {}) })
+  session.append('sdk/tool-filter', {
+    ...(params.allowedTools ? { allowed: params.allowedTools } : {}),
+    ...(params.disallowedTools ? { disallowed: params.disallowedTools } : {}),
+  })
 }
 
 export function applyToolFilter(ctx: Context): void {
@@ -39,7 +45,8 @@ export function applyToolFilter(ctx: Context): void {
   // A subagent is bounded by its ancestors' filters too: a program that forbids bash but allows `task` must
   // not get bash through a child.
   ctx.tools.useFilter(ctx, (agentId, name) => {
-    for (let agent = ctx.agents.get(agentId); agent; agent = agent.parent) if (!permits(agent.session, name)) return false
+    for (let agent = ctx.agents.get(agentId); agent; agent = agent.parent)
+      if (!permits(agent.session, name)) return false
     return true
   })
 }

@@ -114,7 +114,8 @@ export interface RpcNotification<M extends string = string, P = unknown> {
   params?: P
 }
 
-export type RpcResponse<R = unknown> = { jsonrpc: '2.0'; id: RpcId; result: R } | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorObject }
+export type RpcResponse<R = unknown> =
+  { jsonrpc: '2.0'; id: RpcId; result: R } | { jsonrpc: '2.0'; id: RpcId; error: RpcErrorObject }
 
 export type RpcMessage = RpcRequest | RpcNotification | RpcResponse
 
@@ -166,7 +167,9 @@ export type ClientTool = Static<typeof ClientToolSchema>
 export type ToolCallParams = Static<typeof ToolCallParamsSchema>
 export type ToolCallResult = Static<typeof ToolCallResultSchema>
 
-type MethodTable<T extends Record<string, { params: TSchema; result: TSchema }>> = { [M in keyof T]: { params: Static<T[M]['params']>; result: Static<T[M]['result']> } }
+type MethodTable<T extends Record<string, { params: TSchema; result: TSchema }>> = {
+  [M in keyof T]: { params: Static<T[M]['params']>; result: Static<T[M]['result']> }
+}
 
 /** Requests the client sends, with their params and results. */
 export type ClientMethods = MethodTable<typeof CLIENT_METHOD_SCHEMAS>
@@ -174,12 +177,15 @@ export type ClientMethod = keyof ClientMethods
 export const CLIENT_METHODS = Object.keys(CLIENT_METHOD_SCHEMAS) as readonly ClientMethod[]
 
 /** Notifications the runtime sends. */
-export type ServerNotifications = { [M in keyof typeof SERVER_NOTIFICATION_SCHEMAS]: Static<(typeof SERVER_NOTIFICATION_SCHEMAS)[M]> }
+export type ServerNotifications = {
+  [M in keyof typeof SERVER_NOTIFICATION_SCHEMAS]: Static<(typeof SERVER_NOTIFICATION_SCHEMAS)[M]>
+}
 
 /** Requests the runtime sends to the client, with their params and expected results. */
 export type ServerRequests = MethodTable<typeof SERVER_REQUEST_SCHEMAS>
 
-export const isApprovalAnswer = (value: unknown): value is ApprovalAnswer => (APPROVAL_ANSWERS as readonly unknown[]).includes(value)
+export const isApprovalAnswer = (value: unknown): value is ApprovalAnswer =>
+  (APPROVAL_ANSWERS as readonly unknown[]).includes(value)
 
 // The wire forms must stay the types the rest of dsh uses for the same values: a drift is a type error here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false

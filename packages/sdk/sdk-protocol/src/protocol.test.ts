@@ -11,7 +11,12 @@ import { CLIENT_METHOD_SCHEMAS, SERVER_REQUEST_SCHEMAS, checkValue, type ToolOut
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const gate = join(repo, 'scripts/gates/protocol-generated.mjs')
-const GENERATED = ['packages/sdk/sdk-protocol/protocol.schema.json', 'python/sdk/dsh/protocol.py', 'packages/host/web-protocol/web-protocol.schema.json', 'docs/headless-lines.schema.json']
+const GENERATED = [
+  'packages/sdk/sdk-protocol/protocol.schema.json',
+  'python/sdk/dsh/protocol.py',
+  'packages/host/web-protocol/web-protocol.schema.json',
+  'docs/headless-lines.schema.json',
+]
 
 let copy: string | undefined
 afterEach(() => {
@@ -64,13 +69,21 @@ test('a value is checked against its schema and the problem names the deepest fi
       ],
     }),
   ).toEqual({ field: 'content[1].text', problem: 'must be string' })
-  expect(checkValue(prompt, { content: [{ type: 'audio' }] })).toEqual({ field: 'content[0].type', problem: 'must be "text" or "image"' })
+  expect(checkValue(prompt, { content: [{ type: 'audio' }] })).toEqual({
+    field: 'content[0].type',
+    problem: 'must be "text" or "image"',
+  })
   expect(checkValue(prompt, {})).toEqual({ field: 'content', problem: 'is required' })
-  expect(checkValue(CLIENT_METHOD_SCHEMAS['session/new'].params, { route: { provider: 'p', model: 'm', effort: 'huge' } })).toEqual({
+  expect(
+    checkValue(CLIENT_METHOD_SCHEMAS['session/new'].params, { route: { provider: 'p', model: 'm', effort: 'huge' } }),
+  ).toEqual({
     field: 'route.effort',
     problem: 'must be one of "off", "low", "high", "max"',
   })
-  expect(checkValue(CLIENT_METHOD_SCHEMAS.shutdown.params, { now: true })).toEqual({ field: 'now', problem: 'is not a known field here' })
+  expect(checkValue(CLIENT_METHOD_SCHEMAS.shutdown.params, { now: true })).toEqual({
+    field: 'now',
+    problem: 'is not a known field here',
+  })
 })
 
 test('an approval answer outside the protocol is refused', () => {
@@ -81,6 +94,10 @@ test('an approval answer outside the protocol is refused', () => {
 })
 
 test('the wire form of tool/output is the type @dsh/tools logs (a drift is a type error in the test type check)', () => {
-  const agree: [LoggedToolOutput] extends [ToolOutputData] ? ([ToolOutputData] extends [LoggedToolOutput] ? true : false) : false = true
+  const agree: [LoggedToolOutput] extends [ToolOutputData]
+    ? [ToolOutputData] extends [LoggedToolOutput]
+      ? true
+      : false
+    : false = true
   expect(agree).toBe(true)
 })

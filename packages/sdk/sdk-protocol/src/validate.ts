@@ -40,10 +40,16 @@ function locate(error: ErrorObject): string[] {
  * count only when nothing else is as deep: then the value matched no branch at all.
  */
 function mostSpecific(errors: ErrorObject[]): ValueProblem {
-  const located: Located[] = errors.filter((error) => error.keyword !== 'anyOf').map((error) => ({ path: locate(error), error }))
+  const located: Located[] = errors
+    .filter((error) => error.keyword !== 'anyOf')
+    .map((error) => ({ path: locate(error), error }))
   const tags = located.filter((entry) => entry.error.keyword === 'const')
-  const rejected = tags.map((entry) => entry.error.schemaPath.replace(/(.*\/anyOf\/\d+\/).*$/, '$1')).filter((prefix) => prefix.includes('/anyOf/'))
-  const kept = located.filter((entry) => entry.error.keyword !== 'const' && !rejected.some((prefix) => entry.error.schemaPath.startsWith(prefix)))
+  const rejected = tags
+    .map((entry) => entry.error.schemaPath.replace(/(.*\/anyOf\/\d+\/).*$/, '$1'))
+    .filter((prefix) => prefix.includes('/anyOf/'))
+  const kept = located.filter(
+    (entry) => entry.error.keyword !== 'const' && !rejected.some((prefix) => entry.error.schemaPath.startsWith(prefix)),
+  )
   const depthOf = (entry: Located) => entry.path.length
   const deepestKept = Math.max(-1, ...kept.map(depthOf))
   const candidates = [...kept, ...tags.filter((entry) => depthOf(entry) > deepestKept)]
@@ -51,10 +57,15 @@ function mostSpecific(errors: ErrorObject[]): ValueProblem {
   const atDepth = candidates.filter((entry) => depthOf(entry) === depth)
   const alike = (keyword: string, param: string) => {
     const values = atDepth.filter((entry) => entry.error.keyword === keyword).map((entry) => entry.error.params[param])
-    return values.length > 1 && values.length === atDepth.length ? [...new Set(values.map((value) => (keyword === 'const' ? JSON.stringify(value) : String(value))))] : undefined
+    return values.length > 1 && values.length === atDepth.length
+      ? [...new Set(values.map((value) => (keyword === 'const' ? JSON.stringify(value) : String(value))))]
+      : undefined
   }
   const either = alike('type', 'type') ?? alike('const', 'allowedValue')
-  return { field: fieldName(atDepth[0]!.path), problem: either ? `must be ${either.join(' or ')}` : describe(atDepth[0]!.error) }
+  return {
+    field: fieldName(atDepth[0]!.path),
+    problem: either ? `must be ${either.join(' or ')}` : describe(atDepth[0]!.error),
+  }
 }
 
 function describe(error: ErrorObject): string {

@@ -25,7 +25,12 @@ const ENTRY_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory'])
 export function entryProblem(path: string, type: string): string | undefined {
   if (!ENTRY_TYPES.has(type)) return `${path}: a ${type} entry (only files and folders are accepted)`
   const segments = path.replace(/\/$/, '').split('/')
-  if (path.startsWith('/') || path.includes('\\') || segments.some((segment) => !SEGMENT.test(segment) || segment === '.' || segment === '..')) return `${path}: not a plain relative path`
+  if (
+    path.startsWith('/') ||
+    path.includes('\\') ||
+    segments.some((segment) => !SEGMENT.test(segment) || segment === '.' || segment === '..')
+  )
+    return `${path}: not a plain relative path`
   const [top, id] = segments
   if (top === MANIFEST && segments.length === 1 && type !== 'Directory') return undefined
   if ((top === 'sessions' || top === 'spill') && (id === undefined || SESSION_ID.test(id))) return undefined
@@ -35,9 +40,15 @@ export function entryProblem(path: string, type: string): string | undefined {
 /** Why a parsed manifest is not one, or undefined. */
 export function manifestProblem(value: unknown): string | undefined {
   const manifest = value as Partial<Manifest> | undefined
-  if (!manifest || typeof manifest !== 'object' || manifest.format !== ARCHIVE_FORMAT || manifest.version !== 1) return `${MANIFEST}: not a ${ARCHIVE_FORMAT} version 1 manifest`
-  if (!Array.isArray(manifest.sessions) || !manifest.sessions.length || !manifest.sessions.every((id) => typeof id === 'string' && SESSION_ID.test(id)))
+  if (!manifest || typeof manifest !== 'object' || manifest.format !== ARCHIVE_FORMAT || manifest.version !== 1)
+    return `${MANIFEST}: not a ${ARCHIVE_FORMAT} version 1 manifest`
+  if (
+    !Array.isArray(manifest.sessions) ||
+    !manifest.sessions.length ||
+    !manifest.sessions.every((id) => typeof id === 'string' && SESSION_ID.test(id))
+  )
     return `${MANIFEST}: "sessions" must list session ids`
-  if (typeof manifest.session !== 'string' || !manifest.sessions.includes(manifest.session)) return `${MANIFEST}: "session" must be one of "sessions"`
+  if (typeof manifest.session !== 'string' || !manifest.sessions.includes(manifest.session))
+    return `${MANIFEST}: "session" must be one of "sessions"`
   return undefined
 }

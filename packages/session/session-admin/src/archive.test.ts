@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -24,11 +33,19 @@ beforeAll(async () => {
   from = await bootComposition({ patch: scriptedPatch() })
   into = await bootComposition({ workspace: from.workspace, patch: scriptedPatch({}, LIMITS) })
   const parent = await from.root.agents.create({ cwd: from.workspace })
-  from.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }), { text: 'hi from the child' }, { text: 'the child said hi' })
+  from.root.scriptedLlm.enqueue(
+    toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }),
+    { text: 'hi from the child' },
+    { text: 'the child said hi' },
+  )
   parent.followup('delegate the greeting')
   await parent.whenIdle()
   parentId = parent.session.id
-  childId = (parent.session.events.find((event) => (event.type as string) === 'subagent/start')!.data as { childSessionId: string }).childSessionId
+  childId = (
+    parent.session.events.find((event) => (event.type as string) === 'subagent/start')!.data as {
+      childSessionId: string
+    }
+  ).childSessionId
   await from.root.spillStore.write({ sessionId: parentId, callId: 'c9', tool: 'bash', text: 'the whole long output' })
   exportDir = mkdtempSync(join(tmpdir(), 'dsh-export-'))
   exported = join(exportDir, 'greeting.tar.gz')
@@ -43,7 +60,10 @@ afterAll(async () => {
 const storedIds = (h: Harness) => h.root.sessions.list().then((list) => list.map((summary) => summary.id).sort())
 
 /** One tar entry (ustar), so a test can write what no honest packer would. */
-function entry(name: string, options: { type?: '0' | '1' | '2' | '5'; body?: string; link?: string; size?: number } = {}): Buffer {
+function entry(
+  name: string,
+  options: { type?: '0' | '1' | '2' | '5'; body?: string; link?: string; size?: number } = {},
+): Buffer {
   const body = Buffer.from(options.body ?? '')
   const header = Buffer.alloc(512)
   const put = (text: string, at: number, length: number) => header.write(text.slice(0, length), at, 'utf8')
@@ -72,7 +92,8 @@ function archiveOf(entries: Buffer[]): string {
   return file
 }
 
-const manifest = (ids: string[]) => JSON.stringify({ format: 'dsh-session-export', version: 1, session: ids[0], sessions: ids })
+const manifest = (ids: string[]) =>
+  JSON.stringify({ format: 'dsh-session-export', version: 1, session: ids[0], sessions: ids })
 
 test('an export imported into another home shows, resumes and replays, with its child and its spilled output', async () => {
   const before = await from.root.sessions.read(parentId)
@@ -83,13 +104,19 @@ test('an export imported into another home shows, resumes and replays, with its 
   // The exported log, then only this home's authority (import-authority.ts): nothing of the old one is lost.
   const imported = (await into.root.sessions.read(parentId)).events
   expect(imported.slice(0, before.events.length)).toEqual(before.events)
-  expect(imported.slice(before.events.length).map((event) => [event.type, (event.data as { actor?: string }).actor])).toEqual([
+  expect(
+    imported.slice(before.events.length).map((event) => [event.type, (event.data as { actor?: string }).actor]),
+  ).toEqual([
     ['permission/preset', 'default'],
     ['sandbox/mode', 'default'],
     ['approval/policy', 'default'],
   ])
-  expect((await into.root.sessions.read(childId)).events.some((event) => (event.type as string) === 'subagent/parent')).toBe(true)
-  expect(readFileSync(join(into.root.spillStore.readableDir(parentId)!, 'c9.txt'), 'utf8')).toBe('the whole long output')
+  expect(
+    (await into.root.sessions.read(childId)).events.some((event) => (event.type as string) === 'subagent/parent'),
+  ).toBe(true)
+  expect(readFileSync(join(into.root.spillStore.readableDir(parentId)!, 'c9.txt'), 'utf8')).toBe(
+    'the whole long output',
+  )
   expect(into.root.spillStore.readableDir(parentId)!.startsWith(into.home)).toBe(true)
 
   const resumed = await into.root.agents.resume(parentId)
@@ -117,15 +144,29 @@ test('entries that escape the target, links of either kind and absolute paths wr
   const id = 'abc-123'
   const log = `${JSON.stringify({ format: 'dsh-session', version: 1, id, cwd: from.workspace, createdAt: 1 })}\n`
   const attacks: Buffer[][] = [
-    [entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}/session.jsonl`, { body: log }), entry(`sessions/${id}/../../../../${outside.slice(1)}/decoy.txt`, { body: 'pwned' })],
+    [
+      entry('dsh-export.json', { body: manifest([id]) }),
+      entry(`sessions/${id}/session.jsonl`, { body: log }),
+      entry(`sessions/${id}/../../../../${outside.slice(1)}/decoy.txt`, { body: 'pwned' }),
+    ],
     [entry('dsh-export.json', { body: manifest([id]) }), entry(`${decoy}`, { body: 'pwned' })],
-    [entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}`, { type: '2', link: outside }), entry(`sessions/${id}/decoy.txt`, { body: 'pwned' })],
-    [entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}/session.jsonl`, { type: '1', link: decoy })],
+    [
+      entry('dsh-export.json', { body: manifest([id]) }),
+      entry(`sessions/${id}`, { type: '2', link: outside }),
+      entry(`sessions/${id}/decoy.txt`, { body: 'pwned' }),
+    ],
+    [
+      entry('dsh-export.json', { body: manifest([id]) }),
+      entry(`sessions/${id}/session.jsonl`, { type: '1', link: decoy }),
+    ],
     [entry('dsh-export.json', { body: manifest([id]) }), entry(`spill/${id}/x.txt`, { type: '2', link: decoy })],
     [entry('dsh-export.json', { body: manifest([id]) }), entry('elsewhere/file.txt', { body: 'pwned' })],
   ]
   for (const entries of attacks) {
-    await expect(into.root.sessionAdmin.importArchive(archiveOf(entries))).rejects.toMatchObject({ code: 'ARCHIVE_INVALID', message: expect.stringContaining('nothing was imported') })
+    await expect(into.root.sessionAdmin.importArchive(archiveOf(entries))).rejects.toMatchObject({
+      code: 'ARCHIVE_INVALID',
+      message: expect.stringContaining('nothing was imported'),
+    })
   }
   expect(readFileSync(decoy, 'utf8')).toBe('original')
   expect(readdirSync(outside)).toEqual(['decoy.txt'])
@@ -143,7 +184,10 @@ test('an archive whose log is damaged is refused naming the entry and line, and 
   ]
   mkdirSync(join(staging, 'sessions', id), { recursive: true })
   writeFileSync(join(staging, 'dsh-export.json'), manifest([id]))
-  writeFileSync(join(staging, 'sessions', id, 'session.jsonl'), [header, ...events].map((line) => JSON.stringify(line)).join('\n') + '\n')
+  writeFileSync(
+    join(staging, 'sessions', id, 'session.jsonl'),
+    [header, ...events].map((line) => JSON.stringify(line)).join('\n') + '\n',
+  )
   const file = join(staging, 'damaged.tar.gz')
   await create({ gzip: true, file, cwd: staging }, ['dsh-export.json', 'sessions'])
 
@@ -156,17 +200,34 @@ test('an archive whose log is damaged is refused naming the entry and line, and 
 
 test('an archive that would unpack past the limits is refused before anything is written', async () => {
   const id = 'big-1'
-  const bomb = archiveOf([entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}/session.jsonl`, { body: 'x'.repeat(300_000) })])
-  await expect(into.root.sessionAdmin.importArchive(bomb)).rejects.toMatchObject({ code: 'ARCHIVE_TOO_LARGE', message: expect.stringContaining('more than 200000 bytes') })
-  const many = archiveOf([entry('dsh-export.json', { body: manifest([id]) }), ...Array.from({ length: 60 }, (_, i) => entry(`sessions/${id}/f${i}.txt`, { body: 'x' }))])
-  await expect(into.root.sessionAdmin.importArchive(many)).rejects.toMatchObject({ code: 'ARCHIVE_TOO_LARGE', message: expect.stringContaining('more than 50 entries') })
+  const bomb = archiveOf([
+    entry('dsh-export.json', { body: manifest([id]) }),
+    entry(`sessions/${id}/session.jsonl`, { body: 'x'.repeat(300_000) }),
+  ])
+  await expect(into.root.sessionAdmin.importArchive(bomb)).rejects.toMatchObject({
+    code: 'ARCHIVE_TOO_LARGE',
+    message: expect.stringContaining('more than 200000 bytes'),
+  })
+  const many = archiveOf([
+    entry('dsh-export.json', { body: manifest([id]) }),
+    ...Array.from({ length: 60 }, (_, i) => entry(`sessions/${id}/f${i}.txt`, { body: 'x' })),
+  ])
+  await expect(into.root.sessionAdmin.importArchive(many)).rejects.toMatchObject({
+    code: 'ARCHIVE_TOO_LARGE',
+    message: expect.stringContaining('more than 50 entries'),
+  })
   expect(await storedIds(into)).not.toContain(id)
 })
 
 test("an imported file gets the stores' owner-only modes, whatever mode the archive gave it", async () => {
   const id = 'modes-1'
   const log = `${JSON.stringify({ format: 'dsh-session', version: 1, id, cwd: from.workspace, createdAt: 1 })}\n`
-  await into.root.sessionAdmin.importArchive(archiveOf([entry('dsh-export.json', { body: manifest([id]) }), entry(`sessions/${id}/session.jsonl`, { body: log })]))
+  await into.root.sessionAdmin.importArchive(
+    archiveOf([
+      entry('dsh-export.json', { body: manifest([id]) }),
+      entry(`sessions/${id}/session.jsonl`, { body: log }),
+    ]),
+  )
   const folder = await into.root.sessionPersistence.folderOf(id)
   expect([statSync(folder).mode & 0o777, statSync(join(folder, 'session.jsonl')).mode & 0o777]).toEqual([0o700, 0o600])
 })
@@ -189,7 +250,9 @@ test("authority does not travel: an imported session runs at this home's default
     expect(into.root.approval.policy(session)).toBe(into.root.permissionPresets.get(home).approval)
     expect(into.root.grants.sessionGrants(session)).toEqual([])
     expect(session.last('permission/preset')?.data).toMatchObject({ preset: home, actor: 'default' })
-    expect(session.all('grant/revoked').map((event) => [event.data.rule, event.data.actor])).toEqual([['bash(curl *)', 'default']])
+    expect(session.all('grant/revoked').map((event) => [event.data.rule, event.data.actor])).toEqual([
+      ['bash(curl *)', 'default'],
+    ])
   } finally {
     await into.root.sessions.close(wide.session.id)
   }

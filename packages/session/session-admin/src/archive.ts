@@ -43,7 +43,11 @@ export async function exportSession(ctx: Context, id: string, file: string): Pro
     for (const each of ids) {
       await ctx.sessions.get(each)?.flush()
       // Copied, not linked: a hard link would be packed as a link entry, which an import refuses.
-      await cp(await ctx.sessionPersistence.folderOf(each), join(staging, 'sessions', each), { recursive: true, verbatimSymlinks: true, filter: (source) => !notExported(basename(source)) })
+      await cp(await ctx.sessionPersistence.folderOf(each), join(staging, 'sessions', each), {
+        recursive: true,
+        verbatimSymlinks: true,
+        filter: (source) => !notExported(basename(source)),
+      })
       const spilled = ctx.get('spillStore')?.readableDir(each)
       if (spilled && existsSync(spilled)) {
         await cp(spilled, join(staging, 'spill', each), { recursive: true, verbatimSymlinks: true })
@@ -54,7 +58,16 @@ export async function exportSession(ctx: Context, id: string, file: string): Pro
     await writeFile(join(staging, MANIFEST), JSON.stringify(manifest, null, 2) + '\n')
     await mkdir(dirname(file), { recursive: true })
     // Only files and folders are packed: a symbolic link in a store (none is written there) is left out.
-    await create({ gzip: true, file, cwd: staging, portable: true, filter: (_path, entry) => !('isSymbolicLink' in entry) || !entry.isSymbolicLink() }, [MANIFEST, ...tops])
+    await create(
+      {
+        gzip: true,
+        file,
+        cwd: staging,
+        portable: true,
+        filter: (_path, entry) => !('isSymbolicLink' in entry) || !entry.isSymbolicLink(),
+      },
+      [MANIFEST, ...tops],
+    )
     return manifest
   } finally {
     await rm(staging, { recursive: true, force: true })
@@ -67,7 +80,11 @@ export async function exportSession(ctx: Context, id: string, file: string): Pro
  */
 async function checkEntries(file: string, limits: ArchiveLimits): Promise<void> {
   const size = (await stat(file)).size
-  if (size > limits.maxArchiveBytes) throw new SessionAdminError('ARCHIVE_TOO_LARGE', `${file} has ${size} bytes; at most ${limits.maxArchiveBytes} are read (session admin maxArchiveBytes)`)
+  if (size > limits.maxArchiveBytes)
+    throw new SessionAdminError(
+      'ARCHIVE_TOO_LARGE',
+      `${file} has ${size} bytes; at most ${limits.maxArchiveBytes} are read (session admin maxArchiveBytes)`,
+    )
   let entries = 0
   let bytes = 0
   let problem: SessionAdminError | undefined
@@ -80,9 +97,16 @@ async function checkEntries(file: string, limits: ArchiveLimits): Promise<void> 
         bytes += entry.size
         const why = entryProblem(entry.path, entry.type)
         if (why) problem ??= new SessionAdminError('ARCHIVE_INVALID', `${file}: ${why}; nothing was imported`)
-        else if (entries > limits.maxEntries) problem ??= new SessionAdminError('ARCHIVE_TOO_LARGE', `${file} has more than ${limits.maxEntries} entries (session admin maxEntries)`)
+        else if (entries > limits.maxEntries)
+          problem ??= new SessionAdminError(
+            'ARCHIVE_TOO_LARGE',
+            `${file} has more than ${limits.maxEntries} entries (session admin maxEntries)`,
+          )
         else if (bytes > limits.maxUnpackedBytes)
-          problem ??= new SessionAdminError('ARCHIVE_TOO_LARGE', `${file} unpacks to more than ${limits.maxUnpackedBytes} bytes (session admin maxUnpackedBytes)`)
+          problem ??= new SessionAdminError(
+            'ARCHIVE_TOO_LARGE',
+            `${file} unpacks to more than ${limits.maxUnpackedBytes} bytes (session admin maxUnpackedBytes)`,
+          )
         if (problem) {
           input.destroy()
           resolve()
@@ -90,7 +114,9 @@ async function checkEntries(file: string, limits: ArchiveLimits): Promise<void> 
         entry.resume()
       },
     })
-    parser.on('error', (error: Error) => reject(new SessionAdminError('ARCHIVE_INVALID', `${file}: not a readable .tar.gz (${error.message})`)))
+    parser.on('error', (error: Error) =>
+      reject(new SessionAdminError('ARCHIVE_INVALID', `${file}: not a readable .tar.gz (${error.message})`)),
+    )
     parser.on('end', () => resolve())
     input.on('error', reject)
     input.pipe(parser as unknown as NodeJS.WritableStream)
@@ -112,7 +138,8 @@ async function ownerOnly(dir: string): Promise<void> {
 /** The header line of an unpacked log, checked against the id its folder claims. */
 async function headerOf(folder: string, id: string, where: string): Promise<SessionHeader> {
   const text = await readFile(join(folder, 'session.jsonl'), 'utf8').catch(() => undefined)
-  if (text === undefined) throw new SessionAdminError('ARCHIVE_INVALID', `${where}: sessions/${id}/session.jsonl is missing`)
+  if (text === undefined)
+    throw new SessionAdminError('ARCHIVE_INVALID', `${where}: sessions/${id}/session.jsonl is missing`)
   let header: SessionHeader | undefined
   try {
     header = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0)) as SessionHeader
@@ -120,7 +147,10 @@ async function headerOf(folder: string, id: string, where: string): Promise<Sess
     header = undefined
   }
   if (header?.format !== 'dsh-session' || header.id !== id || typeof header.cwd !== 'string')
-    throw new SessionAdminError('ARCHIVE_INVALID', `${where}: sessions/${id}/session.jsonl:1: not the header of session ${id}`)
+    throw new SessionAdminError(
+      'ARCHIVE_INVALID',
+      `${where}: sessions/${id}/session.jsonl:1: not the header of session ${id}`,
+    )
   return header
 }
 
@@ -135,7 +165,14 @@ export async function importSessions(ctx: Context, file: string, limits: Archive
   const staging = await mkdtemp(join(ctx.app.home, '.import-'))
   const placed: string[] = []
   try {
-    await extract({ file, cwd: staging, strict: true, preservePaths: false, unlink: true, filter: (path, entry) => !entryProblem(path, (entry as ReadEntry).type) })
+    await extract({
+      file,
+      cwd: staging,
+      strict: true,
+      preservePaths: false,
+      unlink: true,
+      filter: (path, entry) => !entryProblem(path, (entry as ReadEntry).type),
+    })
     await ownerOnly(staging)
     const manifest = JSON.parse(await readFile(join(staging, MANIFEST), 'utf8').catch(() => 'null')) as Manifest
     const bad = manifestProblem(manifest)
@@ -155,7 +192,11 @@ export async function importSessions(ctx: Context, file: string, limits: Archive
       moves.push([join(staging, 'sessions', id), await ctx.sessionPersistence.folderFor(header)])
       const spillTo = ctx.get('spillStore')?.readableDir(id)
       if (spillTo && existsSync(join(staging, 'spill', id))) {
-        if (existsSync(spillTo)) throw new SessionAdminError('ARCHIVE_EXISTS', `${file}: the spill folder ${spillTo} of session ${id} already exists`)
+        if (existsSync(spillTo))
+          throw new SessionAdminError(
+            'ARCHIVE_EXISTS',
+            `${file}: the spill folder ${spillTo} of session ${id} already exists`,
+          )
         moves.push([join(staging, 'spill', id), spillTo])
       }
     }
@@ -171,7 +212,10 @@ export async function importSessions(ctx: Context, file: string, limits: Archive
       const where = moves.find(([from]) => from === join(staging, 'sessions', id))![1]
       await ctx.sessions.read(id).catch((error: unknown) => {
         if (!(error instanceof SessionError)) throw error
-        throw new SessionAdminError('ARCHIVE_INVALID', `${file}: ${error.message.replaceAll(join(where, 'session.jsonl'), `sessions/${id}/session.jsonl`)}; nothing was imported`)
+        throw new SessionAdminError(
+          'ARCHIVE_INVALID',
+          `${file}: ${error.message.replaceAll(join(where, 'session.jsonl'), `sessions/${id}/session.jsonl`)}; nothing was imported`,
+        )
       })
     }
     for (const id of manifest.sessions) await resetImportedAuthority(ctx, id)

@@ -9,7 +9,12 @@ import { titleFromAnswer } from './title-text.ts'
  * its usage. A generated title is logged as `session/title` unless the user named the session meanwhile.
  * Never throws: a failed or slow request leaves the first prompt standing in, and says why in the log.
  */
-export async function requestTitle(ctx: Context, session: Session, ask: SessionEventMap['title/request'], limits: { titleChars: number; timeoutMs: number }): Promise<void> {
+export async function requestTitle(
+  ctx: Context,
+  session: Session,
+  ask: SessionEventMap['title/request'],
+  limits: { titleChars: number; timeoutMs: number },
+): Promise<void> {
   const logged = session.append('title/request', ask)
   await session.flush()
   const controller = new AbortController()
@@ -39,7 +44,14 @@ export async function requestTitle(ctx: Context, session: Session, ask: SessionE
     else if (controller.signal.aborted) outcome = { ok: false, reason: `no title within ${limits.timeoutMs} ms` }
     else outcome = title ? { ok: true, title } : { ok: false, reason: 'the answer held no title' }
   } catch (error) {
-    outcome = { ok: false, reason: controller.signal.aborted ? `no title within ${limits.timeoutMs} ms` : error instanceof Error ? error.message : String(error) }
+    outcome = {
+      ok: false,
+      reason: controller.signal.aborted
+        ? `no title within ${limits.timeoutMs} ms`
+        : error instanceof Error
+          ? error.message
+          : String(error),
+    }
   } finally {
     clearTimeout(timer)
   }

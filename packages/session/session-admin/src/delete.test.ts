@@ -15,7 +15,12 @@ import type {} from './index.ts'
 // `task` subagent tool. Only the model is scripted.
 let h: Harness
 beforeAll(async () => {
-  h = await bootComposition({ patch: scriptedPatch({ config: '{ models: [{ id: vision, contextWindow: 100000, images: true }] }', model: 'vision' }) })
+  h = await bootComposition({
+    patch: scriptedPatch({
+      config: '{ models: [{ id: vision, contextWindow: 100000, images: true }] }',
+      model: 'vision',
+    }),
+  })
 })
 afterAll(async () => h?.dispose())
 
@@ -24,15 +29,25 @@ const png = (rgb: [number, number, number]) => pngOfColour(2, 2, rgb)
 
 const folderOf = (id: string) => join(h.home, 'sessions', cwdKey(h.workspace), id)
 const listed = async (id: string) => (await h.root.sessions.list()).some((summary) => summary.id === id)
-const found = async (word: string) => (await h.root.sessionQuery.search(word, { limit: 50 })).map((hit) => hit.sessionId)
+const found = async (word: string) =>
+  (await h.root.sessionQuery.search(word, { limit: 50 })).map((hit) => hit.sessionId)
 
 /** The session of the parent's first subagent, as its log names it. */
-const childOf = (parent: Agent) => (parent.session.events.find((event) => (event.type as string) === 'subagent/start')!.data as { childSessionId: string }).childSessionId
+const childOf = (parent: Agent) =>
+  (
+    parent.session.events.find((event) => (event.type as string) === 'subagent/start')!.data as {
+      childSessionId: string
+    }
+  ).childSessionId
 
 /** A parent agent that delegated once through `task` (its child ran one turn), and the child's session id. */
 async function parentWithChild(): Promise<{ parent: Agent; childId: string }> {
   const parent = await h.root.agents.create({ cwd: h.workspace })
-  h.root.scriptedLlm.enqueue(toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }), { text: 'hi from the child' }, { text: 'the child said hi' })
+  h.root.scriptedLlm.enqueue(
+    toolCall('t1', 'task', { description: 'look', prompt: 'say hi' }),
+    { text: 'hi from the child' },
+    { text: 'the child said hi' },
+  )
   parent.followup('delegate')
   await parent.whenIdle()
   return { parent, childId: childOf(parent) }
@@ -109,7 +124,13 @@ test('a log whose subagent/start names an unrelated session does not take it alo
   await victim.session.flush()
   const forger = await h.root.agents.create({ cwd: h.workspace })
   // What an imported or hand-edited log could hold: a start event naming someone else's session.
-  forger.session.append('subagent/start', { childSessionId: victim.session.id, kind: 'spawn', agentType: 'general', description: 'not mine', ceiling: 'workspace-write' })
+  forger.session.append('subagent/start', {
+    childSessionId: victim.session.id,
+    kind: 'spawn',
+    agentType: 'general',
+    description: 'not mine',
+    ceiling: 'workspace-write',
+  })
   await forger.session.flush()
   expect(await h.root.sessionAdmin.delete(forger.session.id)).toEqual([forger.session.id])
   expect(existsSync(join(folderOf(victim.session.id), 'session.jsonl'))).toBe(true)
@@ -133,7 +154,10 @@ test('a session another process holds is not deleted, nor are any of its childre
   await parent.dispose()
   // The child is held: the parent, whose lease is free, must not go either.
   const holder = leaseHeldElsewhere(folderOf(childId))
-  await expect(h.root.sessionAdmin.delete(parent.session.id)).rejects.toMatchObject({ code: 'SESSION_LOCKED', message: expect.stringContaining(`pid ${holder.pid}`) })
+  await expect(h.root.sessionAdmin.delete(parent.session.id)).rejects.toMatchObject({
+    code: 'SESSION_LOCKED',
+    message: expect.stringContaining(`pid ${holder.pid}`),
+  })
   expect(existsSync(join(folderOf(parent.session.id), 'session.jsonl'))).toBe(true)
   expect(existsSync(join(folderOf(childId), 'session.jsonl'))).toBe(true)
   expect(existsSync(join(folderOf(parent.session.id), 'lease'))).toBe(false) // the lease taken for the attempt is given back
@@ -144,7 +168,16 @@ test('an id that is a path deletes nothing, inside or outside the sessions folde
   mkdirSync(decoyDir, { recursive: true })
   writeFileSync(join(decoyDir, 'session.jsonl'), '{}\n')
   const victim = (await storedSession('victimword')).session.id
-  for (const id of ['../decoy', '../../decoy', decoyDir, `${cwdKey(h.workspace)}/${victim}`, `${victim}/..`, '.', '..', '']) {
+  for (const id of [
+    '../decoy',
+    '../../decoy',
+    decoyDir,
+    `${cwdKey(h.workspace)}/${victim}`,
+    `${victim}/..`,
+    '.',
+    '..',
+    '',
+  ]) {
     await expect(h.root.sessionAdmin.delete(id)).rejects.toMatchObject({ code: 'INVALID_ID' })
   }
   expect(existsSync(join(decoyDir, 'session.jsonl'))).toBe(true)

@@ -27,7 +27,12 @@ async function childrenOf(ctx: Context, id: string, damagedAlone: boolean): Prom
   try {
     return childIds((await ctx.sessions.read(id)).events)
   } catch (error) {
-    if (damagedAlone && error instanceof SessionError && (error.code === 'SESSION_CORRUPT' || error.code === 'UNKNOWN_KIND')) return []
+    if (
+      damagedAlone &&
+      error instanceof SessionError &&
+      (error.code === 'SESSION_CORRUPT' || error.code === 'UNKNOWN_KIND')
+    )
+      return []
     throw error
   }
 }
@@ -57,7 +62,8 @@ export async function withDescendants(ctx: Context, id: string, damagedAlone = f
     const next = queue.shift()!
     if (order.includes(next)) continue
     order.push(next)
-    for (const child of await childrenOf(ctx, next, damagedAlone)) if (stored.has(child) && (await parentOf(ctx, child)) === next) queue.push(child)
+    for (const child of await childrenOf(ctx, next, damagedAlone))
+      if (stored.has(child) && (await parentOf(ctx, child)) === next) queue.push(child)
   }
   return order
 }
@@ -72,7 +78,8 @@ export async function deleteSession(ctx: Context, id: string): Promise<string[]>
   const ids = await withDescendants(ctx, id, true)
   const agents = ctx.get('agents')
   for (const each of ids) {
-    if (agents?.bySession(each)?.running) throw new SessionAdminError('SESSION_RUNNING', `session ${each} is running a turn; stop it before deleting ${id}`)
+    if (agents?.bySession(each)?.running)
+      throw new SessionAdminError('SESSION_RUNNING', `session ${each} is running a turn; stop it before deleting ${id}`)
   }
   for (const each of ids) {
     await agents?.bySession(each)?.dispose()

@@ -2,7 +2,14 @@
 export class SessionAdminError extends Error {
   override name = 'SessionAdminError'
   constructor(
-    readonly code: 'INVALID_TITLE' | 'INVALID_ID' | 'SESSION_RUNNING' | 'ARCHIVE_INVALID' | 'ARCHIVE_TOO_LARGE' | 'ARCHIVE_EXISTS' | 'ARCHIVE_WORKSPACE',
+    readonly code:
+      | 'INVALID_TITLE'
+      | 'INVALID_ID'
+      | 'SESSION_RUNNING'
+      | 'ARCHIVE_INVALID'
+      | 'ARCHIVE_TOO_LARGE'
+      | 'ARCHIVE_EXISTS'
+      | 'ARCHIVE_WORKSPACE',
     message: string,
   ) {
     super(message)

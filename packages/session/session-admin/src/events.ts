@@ -7,14 +7,22 @@ export type TitleSource = (typeof TITLE_SOURCES)[number]
 // Each session-admin kind's type and its check are one TypeBox schema (issue #28.6).
 
 /** A session's name. A `model` title never replaces a `user` one, whichever was logged last. */
-export const SessionTitleData = Type.Object({ title: Type.String({ pattern: '\\S', is: 'a title that is not blank' }), source: oneOf(TITLE_SOURCES) })
+export const SessionTitleData = Type.Object({
+  title: Type.String({ pattern: '\\S', is: 'a title that is not blank' }),
+  source: oneOf(TITLE_SOURCES),
+})
 /** Hidden from default session lists (`archived: true`) or shown again. */
 export const SessionArchivedData = Type.Object({ archived: Type.Boolean() })
 /**
  * The title request about to be sent, logged before it is paid for so the request check at the
  * `llm/stream` boundary derives it: exactly this route, system prompt and one user text, no tools.
  */
-export const TitleRequestData = Type.Object({ route: RouteSchema, system: Type.String(), prompt: Type.String(), maxOutputTokens: Type.Integer({ minimum: 1 }) })
+export const TitleRequestData = Type.Object({
+  route: RouteSchema,
+  system: Type.String(),
+  prompt: Type.String(),
+  maxOutputTokens: Type.Integer({ minimum: 1 }),
+})
 /** The title request ended: its usage (an auxiliary call, counted like any other) and the title or why none. */
 export const TitleResponseData = Type.Object({
   requestSeq: Type.Integer({ minimum: 0 }),
@@ -37,7 +45,10 @@ declare module '@dsh/session' {
  * The title a list shows, folded over a log in order: the last `user` title, else the last `model` one.
  * Shared by every reader of `session/title` so they agree.
  */
-export function foldTitle(current: { title?: string; titleSource?: TitleSource }, data: { title: string; source: TitleSource }): { title?: string; titleSource?: TitleSource } {
+export function foldTitle(
+  current: { title?: string; titleSource?: TitleSource },
+  data: { title: string; source: TitleSource },
+): { title?: string; titleSource?: TitleSource } {
   if (data.source === 'model' && current.titleSource === 'user') return current
   return { title: data.title, titleSource: data.source }
 }

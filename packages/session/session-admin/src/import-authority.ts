@@ -28,12 +28,21 @@ const inside = (path: string, root: string) => {
  * someone sent could name `~/.config/autostart` or `/`. The person importing accepts it by running the import
  * from that very folder (the launch folder); a child's must be inside its parent's. Throws, naming the folder.
  */
-export function checkImportedWorkspaces(ctx: Context, file: string, sessions: { id: string; cwd: string; top: boolean }[], topCwd: string): void {
+export function checkImportedWorkspaces(
+  ctx: Context,
+  file: string,
+  sessions: { id: string; cwd: string; top: boolean }[],
+  topCwd: string,
+): void {
   const launched = ctx.app.cwd ? real(ctx.app.cwd) : undefined
   const top = real(topCwd)
   for (const session of sessions) {
     const cwd = real(session.cwd)
-    if (!cwd) throw new SessionAdminError('ARCHIVE_WORKSPACE', `${file}: session ${session.id} works in ${session.cwd}, which does not exist here; nothing was imported`)
+    if (!cwd)
+      throw new SessionAdminError(
+        'ARCHIVE_WORKSPACE',
+        `${file}: session ${session.id} works in ${session.cwd}, which does not exist here; nothing was imported`,
+      )
     const accepted = session.top ? cwd === launched : !!top && inside(cwd, top)
     if (!accepted)
       throw new SessionAdminError(
@@ -52,7 +61,8 @@ export async function resetImportedAuthority(ctx: Context, id: string): Promise<
   const session = await ctx.sessions.resume(id)
   try {
     presets?.set(session, presets.config.default, 'default')
-    for (const grant of grants?.sessionGrants(session) ?? []) session.append('grant/revoked', { id: grant.id, rule: grant.rule, scope: grant.scope, actor: 'default' })
+    for (const grant of grants?.sessionGrants(session) ?? [])
+      session.append('grant/revoked', { id: grant.id, rule: grant.rule, scope: grant.scope, actor: 'default' })
     await session.flush()
   } finally {
     await ctx.sessions.close(id)

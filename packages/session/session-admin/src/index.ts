@@ -58,19 +58,35 @@ const KINDS = ['session/title', 'session/archived', 'title/request', 'title/resp
 export class SessionAdmin extends Service {
   static inject = ['app', 'sessions', 'sessionPersistence', 'settings', 'llm']
   static Config: Schema<Config> = Schema.object({
-    autoTitle: Schema.boolean().default(true).description('Default of the `sessions.autoTitle` setting: name a session with one cheap model request after its first turn.'),
-    route: (Schema.union([Schema.object({ provider: Schema.string().required(), model: Schema.string().required() }), Schema.const(undefined)]) as unknown as Schema<Route | undefined>).description(
-      'The model of title requests (a cheap one); absent: the route the first turn used.',
-    ),
+    autoTitle: Schema.boolean()
+      .default(true)
+      .description(
+        'Default of the `sessions.autoTitle` setting: name a session with one cheap model request after its first turn.',
+      ),
+    route: (
+      Schema.union([
+        Schema.object({ provider: Schema.string().required(), model: Schema.string().required() }),
+        Schema.const(undefined),
+      ]) as unknown as Schema<Route | undefined>
+    ).description('The model of title requests (a cheap one); absent: the route the first turn used.'),
     instruction: Schema.string()
       .default(
         'You name chat sessions. Reply with a title of at most six words for the conversation that starts with the next message. Reply with the title only: no quotes, no punctuation at the end.',
       )
       .description('The system prompt of a title request.'),
-    promptChars: Schema.natural().min(16).default(2000).description('Characters of the first prompt (mention markup removed) sent in a title request.'),
-    titleChars: Schema.natural().min(8).default(60).description('Longest generated title kept (longer answers are cut).'),
+    promptChars: Schema.natural()
+      .min(16)
+      .default(2000)
+      .description('Characters of the first prompt (mention markup removed) sent in a title request.'),
+    titleChars: Schema.natural()
+      .min(8)
+      .default(60)
+      .description('Longest generated title kept (longer answers are cut).'),
     maxOutputTokens: Schema.natural().min(1).default(32).description('Output limit of a title request.'),
-    timeoutMs: Schema.natural().min(1).default(15_000).description('Longest the end of a first turn waits for its title; then the first prompt stands in.'),
+    timeoutMs: Schema.natural()
+      .min(1)
+      .default(15_000)
+      .description('Longest the end of a first turn waits for its title; then the first prompt stands in.'),
     maxUserTitleChars: Schema.natural().min(1).default(200).description('Longest title a rename accepts.'),
     maxArchiveBytes: Schema.natural()
       .min(1)
@@ -79,8 +95,13 @@ export class SessionAdmin extends Service {
     maxUnpackedBytes: Schema.natural()
       .min(1)
       .default(8 * 1024 ** 3)
-      .description('Most bytes the entries of an imported archive may unpack to (their sizes summed before anything is written).'),
-    maxEntries: Schema.natural().min(1).default(200_000).description('Most entries (files and folders) an imported archive may hold.'),
+      .description(
+        'Most bytes the entries of an imported archive may unpack to (their sizes summed before anything is written).',
+      ),
+    maxEntries: Schema.natural()
+      .min(1)
+      .default(200_000)
+      .description('Most entries (files and folders) an imported archive may hold.'),
   })
 
   constructor(
@@ -93,7 +114,8 @@ export class SessionAdmin extends Service {
     ctx.sessions.defineKind(ctx, 'title/request', { ignorable: true, schema: TitleRequestData })
     ctx.sessions.defineKind(ctx, 'title/response', { ignorable: true, schema: TitleResponseData })
     ctx.settings.define('sessions.autoTitle', Schema.boolean().default(config.autoTitle), {
-      description: 'Name each new session with one cheap model request after its first turn (false: the first prompt, mention markup removed, names it).',
+      description:
+        'Name each new session with one cheap model request after its first turn (false: the first prompt, mention markup removed, names it).',
     })
     // `/rename <title>` wherever slash commands run (the web composer, ACP, the SDK's session/command).
     ctx.inject(['commands'], (inner) =>
@@ -117,7 +139,10 @@ export class SessionAdmin extends Service {
     const clean = labelText(title)
     if (!clean) throw new SessionAdminError('INVALID_TITLE', `the title of session ${id} cannot be empty`)
     if (clean.length > this.config.maxUserTitleChars)
-      throw new SessionAdminError('INVALID_TITLE', `the title of session ${id} has ${clean.length} characters; at most ${this.config.maxUserTitleChars}`)
+      throw new SessionAdminError(
+        'INVALID_TITLE',
+        `the title of session ${id} has ${clean.length} characters; at most ${this.config.maxUserTitleChars}`,
+      )
     await this.appendFact(id, 'session/title', { title: clean, source: 'user' })
   }
 
@@ -157,7 +182,11 @@ export class SessionAdmin extends Service {
    * Appends one of this plugin's facts: to the live session when this process has it open, else to the stored
    * log under its lease (refused, by name, while another process holds it; a damaged log is refused too).
    */
-  private async appendFact<K extends (typeof KINDS)[number]>(id: string, type: K, data: SessionEventMap[K]): Promise<void> {
+  private async appendFact<K extends (typeof KINDS)[number]>(
+    id: string,
+    type: K,
+    data: SessionEventMap[K],
+  ): Promise<void> {
     const live = this.ctx.sessions.get(id)
     if (live) {
       live.append(type, data)
@@ -178,12 +207,26 @@ export class SessionAdmin extends Service {
 
   private async titleAfterFirstTurn(agent: Agent, result: TurnResult): Promise<void> {
     const session = agent.session
-    if (!this.ctx.settings.get('sessions.autoTitle') || result.reason !== 'completed' || !isFirstTurnOfTopSession(session)) return
-    const first = session.events.find((event) => event.type === 'user/message' && (event.data as SessionEventMap['user/message']).source === 'user')
-    const prompt = first ? shorten(promptText((first.data as SessionEventMap['user/message']).content), this.config.promptChars) : ''
+    if (
+      !this.ctx.settings.get('sessions.autoTitle') ||
+      result.reason !== 'completed' ||
+      !isFirstTurnOfTopSession(session)
+    )
+      return
+    const first = session.events.find(
+      (event) => event.type === 'user/message' && (event.data as SessionEventMap['user/message']).source === 'user',
+    )
+    const prompt = first
+      ? shorten(promptText((first.data as SessionEventMap['user/message']).content), this.config.promptChars)
+      : ''
     const route = this.config.route ?? routeInForce(session)
     if (!prompt || !route) return
-    await requestTitle(this.ctx, session, { route, system: this.config.instruction, prompt, maxOutputTokens: this.config.maxOutputTokens }, this.config)
+    await requestTitle(
+      this.ctx,
+      session,
+      { route, system: this.config.instruction, prompt, maxOutputTokens: this.config.maxOutputTokens },
+      this.config,
+    )
   }
 }
 

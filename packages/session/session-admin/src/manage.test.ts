@@ -47,8 +47,14 @@ test('a stored session is renamed and archived through its lease; the log holds 
 test('an empty or overlong title is refused by name and nothing is logged', async () => {
   const { id, log } = await storedSession('to be named')
   const before = readFileSync(log, 'utf8')
-  await expect(h.root.sessionAdmin.rename(id, ' \n ')).rejects.toMatchObject({ code: 'INVALID_TITLE', message: `the title of session ${id} cannot be empty` })
-  await expect(h.root.sessionAdmin.rename(id, 'x'.repeat(201))).rejects.toMatchObject({ code: 'INVALID_TITLE', message: expect.stringContaining('at most 200') })
+  await expect(h.root.sessionAdmin.rename(id, ' \n ')).rejects.toMatchObject({
+    code: 'INVALID_TITLE',
+    message: `the title of session ${id} cannot be empty`,
+  })
+  await expect(h.root.sessionAdmin.rename(id, 'x'.repeat(201))).rejects.toMatchObject({
+    code: 'INVALID_TITLE',
+    message: expect.stringContaining('at most 200'),
+  })
   expect(readFileSync(log, 'utf8')).toBe(before)
 })
 
@@ -56,7 +62,10 @@ test('a rename is refused while another live process holds the lease, and the lo
   const { id, log } = await storedSession('held elsewhere')
   const holder = leaseHeldElsewhere(join(log, '..'))
   const before = readFileSync(log, 'utf8')
-  await expect(h.root.sessionAdmin.rename(id, 'stolen')).rejects.toMatchObject({ code: 'SESSION_LOCKED', message: expect.stringContaining(`held by another dsh process (pid ${holder.pid}`) })
+  await expect(h.root.sessionAdmin.rename(id, 'stolen')).rejects.toMatchObject({
+    code: 'SESSION_LOCKED',
+    message: expect.stringContaining(`held by another dsh process (pid ${holder.pid}`),
+  })
   await expect(h.root.sessionAdmin.setArchived(id, true)).rejects.toMatchObject({ code: 'SESSION_LOCKED' })
   expect(readFileSync(log, 'utf8')).toBe(before)
 })

@@ -11,7 +11,10 @@ afterEach(async () => {
   h = undefined
 })
 
-const titleRequests = (harness: Harness) => (harness.root.scriptedLlm.requests as LlmRequest[]).filter((request) => request.origin && 'purpose' in request.origin && request.origin.purpose === 'title')
+const titleRequests = (harness: Harness) =>
+  (harness.root.scriptedLlm.requests as LlmRequest[]).filter(
+    (request) => request.origin && 'purpose' in request.origin && request.origin.purpose === 'title',
+  )
 
 /** Test compositions start with titles off (WITHOUT_AUTO_TITLE): the setting turns them on. */
 const TITLES_ON = { 'settings.yaml': 'sessions.autoTitle: true\n' }
@@ -40,9 +43,16 @@ describe('the title after the first turn', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: asked.prompt }] }],
     })
     expect(h.events('title/response').map((event) => event.data)).toEqual([
-      { requestSeq: h.events('title/request')[0]!.seq, ok: true, title: 'Fixing the flaky build', usage: { input: 40, output: 6, cacheRead: 0, cacheWrite: 0 } },
+      {
+        requestSeq: h.events('title/request')[0]!.seq,
+        ok: true,
+        title: 'Fixing the flaky build',
+        usage: { input: 40, output: 6, cacheRead: 0, cacheWrite: 0 },
+      },
     ])
-    expect(h.events('session/title').map((event) => event.data)).toEqual([{ title: 'Fixing the flaky build', source: 'model' }])
+    expect(h.events('session/title').map((event) => event.data)).toEqual([
+      { title: 'Fixing the flaky build', source: 'model' },
+    ])
     // Inside the turn, before turn/end: a one-shot run has its title when the process exits.
     expect(h.types().indexOf('session/title')).toBeLessThan(h.types().lastIndexOf('turn/end'))
 
@@ -57,7 +67,10 @@ describe('the title after the first turn', () => {
 
   test('with sessions.autoTitle false no title request is made and the first prompt, mention markup removed, names the session', async () => {
     // The row's default is on; the setting turns it off.
-    h = await bootComposition({ patch: scriptedPatch({}, '- id: session-admin\n  config: { autoTitle: true }\n'), homeFiles: { 'settings.yaml': 'sessions.autoTitle: false\n' } })
+    h = await bootComposition({
+      patch: scriptedPatch({}, '- id: session-admin\n  config: { autoTitle: true }\n'),
+      homeFiles: { 'settings.yaml': 'sessions.autoTitle: false\n' },
+    })
     h.root.scriptedLlm.enqueue({ text: 'the answer' })
     await h.run('[referenced: /w/a.ts] explain <context source="/w/a.ts">\nconst secret = 1\n</context> this file')
     expect(titleRequests(h)).toHaveLength(0)
@@ -75,7 +88,8 @@ describe('the title after the first turn', () => {
     h.root.on(
       'llm/stream',
       (request, next) => {
-        if (request.origin && 'purpose' in request.origin && request.origin.purpose === 'title') request.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'SECRET-TOKEN-42' }] })
+        if (request.origin && 'purpose' in request.origin && request.origin.purpose === 'title')
+          request.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'SECRET-TOKEN-42' }] })
         return next()
       },
       { prepend: true },
@@ -85,7 +99,10 @@ describe('the title after the first turn', () => {
     expect(titleRequests(h)).toHaveLength(0)
     expect(h.root.scriptedLlm.requests).toHaveLength(1)
     const response = h.events('title/response')[0]!.data
-    expect(response).toMatchObject({ ok: false, reason: expect.stringContaining('title request: the request has 2 messages but the log derives 1') })
+    expect(response).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('title request: the request has 2 messages but the log derives 1'),
+    })
     expect(h.events('session/title')).toHaveLength(0)
     expect((await listed(h, (await h.agent()).session.id))?.firstPrompt).toBe('say the token')
   })
@@ -149,10 +166,16 @@ describe('title text', () => {
 test('title events not of their schema are refused, naming the field', async () => {
   h = await bootComposition({ patch: scriptedPatch() })
   const session = await h.root.sessions.create({ cwd: h.workspace })
-  expect(() => session.append('session/title', { title: '   ', source: 'user' })).toThrow('data.title must be a title that is not blank')
-  expect(() => session.append('session/title', { title: 'x', source: 'someone' as never })).toThrow('data.source must be one of user, model')
+  expect(() => session.append('session/title', { title: '   ', source: 'user' })).toThrow(
+    'data.title must be a title that is not blank',
+  )
+  expect(() => session.append('session/title', { title: 'x', source: 'someone' as never })).toThrow(
+    'data.source must be one of user, model',
+  )
   const request = { route: { provider: 'p', model: 'm' }, system: 's', prompt: 'q', maxOutputTokens: 0 }
   expect(() => session.append('title/request', request)).toThrow('data.maxOutputTokens must be a whole number ≥ 1')
-  expect(() => session.append('title/response', { requestSeq: 1, ok: false, usage: { input: 1 } as never })).toThrow('data.usage.output must be a number')
+  expect(() => session.append('title/response', { requestSeq: 1, ok: false, usage: { input: 1 } as never })).toThrow(
+    'data.usage.output must be a number',
+  )
   expect(session.events.filter((event) => event.type.includes('title'))).toEqual([])
 })

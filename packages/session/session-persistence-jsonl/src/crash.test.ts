@@ -77,8 +77,15 @@ describe('a crash (SIGKILL) and a resume in a new process', () => {
     expect(result?.reason).toBe('completed')
     const events = expectValidLog(logFile(home, sessionId))
     const cut = events.find((event) => event.type === 'assistant/message')!
-    expect(cut.data).toMatchObject({ interrupted: true, finish: 'aborted', content: [{ type: 'text', text: 'half an ans' }] })
-    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)).toEqual(['interrupted', 'completed'])
+    expect(cut.data).toMatchObject({
+      interrupted: true,
+      finish: 'aborted',
+      content: [{ type: 'text', text: 'half an ans' }],
+    })
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)).toEqual([
+      'interrupted',
+      'completed',
+    ])
     // The cut answer is logged for people, never history (issue #18): the model sees both prompts, no half answer.
     expect(h!.root.scriptedLlm.requests[0]!.messages.map((m) => m.role)).toEqual(['user', 'user'])
     expect(JSON.stringify(h!.root.scriptedLlm.requests[0]!.messages)).not.toContain('half an ans')
@@ -99,7 +106,10 @@ describe('a crash (SIGKILL) and a resume in a new process', () => {
     const { home, workspace, sessionId } = await crashAt('before-dispatch')
     await resumeAndContinue(home, workspace, sessionId)
     const events = expectValidLog(logFile(home, sessionId))
-    expect(events.find((event) => event.type === 'tool/result')!.data).toMatchObject({ callId: 'guarded', error: { code: 'TOOL_NOT_STARTED' } })
+    expect(events.find((event) => event.type === 'tool/result')!.data).toMatchObject({
+      callId: 'guarded',
+      error: { code: 'TOOL_NOT_STARTED' },
+    })
     expect(() => statSync(join(workspace, 'protected/p.txt'))).toThrow()
   })
 
@@ -108,7 +118,10 @@ describe('a crash (SIGKILL) and a resume in a new process', () => {
     const { result } = await resumeAndContinue(home, workspace, sessionId)
     expect(result?.reason).toBe('completed')
     const events = expectValidLog(logFile(home, sessionId))
-    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)).toEqual(['interrupted', 'completed'])
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)).toEqual([
+      'interrupted',
+      'completed',
+    ])
   })
 })
 
@@ -128,7 +141,9 @@ describe('the writer lease', () => {
         before = now
       }
       h = await bootComposition({ home, workspace, patch: PATCH })
-      await expect(h.root.agents.resume(sessionId)).rejects.toThrow(new RegExp(`session ${sessionId} is held by another dsh process \\(pid ${run.proc.pid} `))
+      await expect(h.root.agents.resume(sessionId)).rejects.toThrow(
+        new RegExp(`session ${sessionId} is held by another dsh process \\(pid ${run.proc.pid} `),
+      )
       expect(readFileSync(logFile(home, sessionId), 'utf8')).toBe(before)
     } finally {
       run.proc.kill('SIGKILL')

@@ -32,7 +32,12 @@ function writeLargeLog(home: string, workspace: string, id: string, bytes: numbe
   let size = 0
   let seq = 0
   while (size < bytes) {
-    const line = JSON.stringify({ seq, time: 1000 + seq, type: 'assistant/message', data: { content: [{ type: 'text', text: `${seq} ${text}` }] } })
+    const line = JSON.stringify({
+      seq,
+      time: 1000 + seq,
+      type: 'assistant/message',
+      data: { content: [{ type: 'text', text: `${seq} ${text}` }] },
+    })
     lines.push(line)
     size += line.length + 1
     seq++

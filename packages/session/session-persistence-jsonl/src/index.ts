@@ -5,7 +5,15 @@ import { dirname, join, relative, sep } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/app'
-import { mapAtMost, SessionError, type SessionEvent, type SessionHeader, type SessionSummary, type StoredCheck, type StoredLog } from '@dsh/session'
+import {
+  mapAtMost,
+  SessionError,
+  type SessionEvent,
+  type SessionHeader,
+  type SessionSummary,
+  type StoredCheck,
+  type StoredLog,
+} from '@dsh/session'
 import { cwdKey, SessionPersistence } from '@dsh/session-persistence'
 import { dropLease, leaseIsLive, takeLease, type LeaseToken } from './lease.ts'
 import { LineWriter, parseLog, truncateTornTail } from './jsonl.ts'
@@ -44,8 +52,12 @@ export default class JsonlPersistence extends SessionPersistence {
   static override inject = ['sessions', 'app']
   static Config: Schema<Config> = Schema.object({
     dir: Schema.string().description('Where sessions are stored (default: $DSH_HOME/sessions).'),
-    batchMs: Schema.natural().default(25).description('Longest a queued event waits before it is written when nobody flushes.'),
-    fsync: Schema.boolean().default(false).description('fdatasync on every flush (survives power loss, not just a process crash; slower).'),
+    batchMs: Schema.natural()
+      .default(25)
+      .description('Longest a queued event waits before it is written when nobody flushes.'),
+    fsync: Schema.boolean()
+      .default(false)
+      .description('fdatasync on every flush (survives power loss, not just a process crash; slower).'),
   })
 
   private readonly root: string
@@ -157,11 +169,13 @@ export default class JsonlPersistence extends SessionPersistence {
     const held: { id: string; dir: string; lease: LeaseToken }[] = []
     try {
       for (const id of ids) {
-        if (this.open.has(id)) throw new SessionError('SESSION_LOCKED', `session ${id} is open in this process; close it first`)
+        if (this.open.has(id))
+          throw new SessionError('SESSION_LOCKED', `session ${id} is open in this process; close it first`)
         const dir = await this.locate(id)
         // `locate` accepts only plain ids; this is the second lock on the door: nothing outside the root goes.
         const inside = relative(this.root, dir)
-        if (!inside || inside.startsWith('..') || inside.split(sep).length !== 2) throw new SessionError('SESSION_NOT_FOUND', `session ${id} is not stored under ${this.root}`)
+        if (!inside || inside.startsWith('..') || inside.split(sep).length !== 2)
+          throw new SessionError('SESSION_NOT_FOUND', `session ${id} is not stored under ${this.root}`)
         held.push({ id, dir, lease: takeLease(join(dir, LEASE), id) })
       }
     } catch (error) {
@@ -191,7 +205,12 @@ export default class JsonlPersistence extends SessionPersistence {
    * verdict is checked against (bytes, events, last time) and `version`: while the log is what it was, no
    * log is read. A session open here or held by another live process is derived from its log, not kept.
    */
-  override async derived<T>(id: string, name: string, version: string, derive: (events: readonly SessionEvent[]) => T): Promise<T> {
+  override async derived<T>(
+    id: string,
+    name: string,
+    version: string,
+    derive: (events: readonly SessionEvent[]) => T,
+  ): Promise<T> {
     const dir = await this.locate(id)
     const meta = this.open.has(id) ? undefined : (this.listedMeta.get(id) ?? (await readMeta(dir)))
     const key = meta && `${version}:${meta.bytes}:${meta.events}:${meta.updatedAt}`
@@ -203,7 +222,12 @@ export default class JsonlPersistence extends SessionPersistence {
     // Kept only against a meta.json that describes exactly these bytes, and not while a live writer owns it;
     // read again (not the listed copy) so a verdict recorded since is kept too.
     const current = meta && (await readMeta(dir))
-    if (current && current.bytes === log.validBytes + log.tornBytes && `${version}:${current.bytes}:${current.events}:${current.updatedAt}` === key && !(await leaseIsLive(join(dir, LEASE)))) {
+    if (
+      current &&
+      current.bytes === log.validBytes + log.tornBytes &&
+      `${version}:${current.bytes}:${current.events}:${current.updatedAt}` === key &&
+      !(await leaseIsLive(join(dir, LEASE)))
+    ) {
       const updated: StoredMeta = { ...current, derived: { ...current.derived, [name]: { key, value } } }
       await replaceMeta(dir, updated).then(
         () => this.listedMeta.set(id, updated),
@@ -218,7 +242,8 @@ export default class JsonlPersistence extends SessionPersistence {
   }
 
   async folderFor(header: SessionHeader): Promise<string> {
-    if (!/^[A-Za-z0-9_-]+$/.test(header.id)) throw new SessionError('SESSION_NOT_FOUND', `"${header.id}" is not a session id`)
+    if (!/^[A-Za-z0-9_-]+$/.test(header.id))
+      throw new SessionError('SESSION_NOT_FOUND', `"${header.id}" is not a session id`)
     const taken = await this.locate(header.id).then(
       () => true,
       () => false,
@@ -247,13 +272,20 @@ export default class JsonlPersistence extends SessionPersistence {
         // Written back (a crash left it stale, an import or a copy brought none) so the next listing reads no
         // log; not while another process writes this session: its meta.json is that writer's to keep.
         const bytes = log.validBytes + log.tornBytes
-        if (!this.open.has(id) && !(await leaseIsLive(join(dir, LEASE)))) await replaceMeta(dir, { ...fold.summary, bytes }).catch(() => undefined)
+        if (!this.open.has(id) && !(await leaseIsLive(join(dir, LEASE))))
+          await replaceMeta(dir, { ...fold.summary, bytes }).catch(() => undefined)
         fold.summary.storedBytes = bytes
         return fold
       } catch (error) {
         if (!meta) return undefined
         // A log that no longer parses is still listed, marked damaged, under what meta.json last knew.
-        const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
+        const fold = new SummaryFold({
+          format: 'dsh-session',
+          version: 1,
+          id,
+          cwd: meta.cwd,
+          createdAt: meta.createdAt,
+        })
         const { bytes: _bytes, derived: _derived, ...summary } = meta as StoredMeta
         Object.assign(fold.summary, summary, { damaged: error instanceof Error ? error.message : String(error) })
         return fold
@@ -262,7 +294,14 @@ export default class JsonlPersistence extends SessionPersistence {
   }
 
   private track(id: string, dir: string, summary: SummaryFold, lease: LeaseToken) {
-    this.open.set(id, { dir, lease, writer: new LineWriter(join(dir, LOG), this.config.fsync), summary, timer: undefined, metaStatus: undefined })
+    this.open.set(id, {
+      dir,
+      lease,
+      writer: new LineWriter(join(dir, LOG), this.config.fsync),
+      summary,
+      timer: undefined,
+      metaStatus: undefined,
+    })
   }
 
   private flushOpen(id: string) {

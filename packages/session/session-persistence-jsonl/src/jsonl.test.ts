@@ -49,13 +49,19 @@ describe('the streamed log reader', () => {
     const broken = [...events]
     broken[4000] = '{"seq":4000, not json'
     const file = logWith([HEADER, ...broken])
-    await expect(parseLog(file, ID)).rejects.toMatchObject({ code: 'SESSION_CORRUPT', message: `${file}:4002: not a JSON line` })
+    await expect(parseLog(file, ID)).rejects.toMatchObject({
+      code: 'SESSION_CORRUPT',
+      message: `${file}:4002: not a JSON line`,
+    })
   })
 
   test('a missing file or a foreign header is refused by name', async () => {
     const dir = tempDir('dsh-jsonl-')
     await expect(parseLog(join(dir, 'session.jsonl'), ID)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
     const file = logWith([HEADER.replace(ID, 'someone_else'), ...events.slice(0, 3)])
-    await expect(parseLog(file, ID)).rejects.toMatchObject({ code: 'SESSION_CORRUPT', message: `${file}:1: not a dsh session header for ${ID}` })
+    await expect(parseLog(file, ID)).rejects.toMatchObject({
+      code: 'SESSION_CORRUPT',
+      message: `${file}:1: not a dsh session header for ${ID}`,
+    })
   })
 })

@@ -40,7 +40,8 @@ export async function parseLog(file: string, sessionId: string): Promise<ParsedL
       let start = 0
       let newline: number
       while ((newline = chunk.indexOf(NEWLINE, start)) !== -1) {
-        if (unparsedLine !== undefined) throw new SessionError('SESSION_CORRUPT', `${file}:${unparsedLine}: not a JSON line`)
+        if (unparsedLine !== undefined)
+          throw new SessionError('SESSION_CORRUPT', `${file}:${unparsedLine}: not a JSON line`)
         lineNumber++
         const piece = chunk.subarray(start, newline)
         const line = carry.length ? Buffer.concat([...carry, piece]) : piece

@@ -62,7 +62,9 @@ test(`${RACERS} processes taking over one stale lease at once: exactly one wins 
     const at = Date.now() + 300
     for (const one of racers) one.send(`go ${at}`)
     const answers = await Promise.all(racers.map((one) => one.next()))
-    const winners = answers.flatMap((answer, index) => (answer.startsWith('won ') ? [{ index, token: answer.slice(4) }] : []))
+    const winners = answers.flatMap((answer, index) =>
+      answer.startsWith('won ') ? [{ index, token: answer.slice(4) }] : [],
+    )
     expect(winners, `round ${round}: ${answers.join(', ')}`).toHaveLength(1)
     for (const answer of answers) if (!answer.startsWith('won ')) expect(answer).toBe('lost SESSION_LOCKED')
     const holder = JSON.parse(readFileSync(file, 'utf8'))
@@ -104,7 +106,8 @@ test('a takeover claim left by a process that died is passed over; one held by a
   const dead = await deadPid()
   const stale = JSON.stringify({ pid: dead, host: hostname(), since: 1, token: 'crashed' })
   writeFileSync(file, stale)
-  const claim = (n: number) => join(dir, `lease.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}-${n}`)
+  const claim = (n: number) =>
+    join(dir, `lease.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}-${n}`)
   // A live process (this test's parent, which is not this process) is taking it over this moment.
   writeFileSync(claim(0), JSON.stringify({ pid: process.ppid, host: hostname(), since: 1 }))
   expect(() => takeLease(file, 's')).toThrow('session s is being taken over by another dsh process; try again')

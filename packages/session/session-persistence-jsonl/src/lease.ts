@@ -110,7 +110,11 @@ export function takeLease(file: string, sessionId: string): LeaseToken {
       }
       const outcome = takeOver(file, raw, temp)
       if (outcome === 'taken') return token
-      if (outcome === 'busy') throw new SessionError('SESSION_LOCKED', `session ${sessionId} is being taken over by another dsh process; try again`)
+      if (outcome === 'busy')
+        throw new SessionError(
+          'SESSION_LOCKED',
+          `session ${sessionId} is being taken over by another dsh process; try again`,
+        )
       // 'changed': the lease is not the one we judged stale any more; judge it again.
     }
     throw new SessionError('SESSION_LOCKED', `session ${sessionId}: could not take the writer lease`)
@@ -144,7 +148,8 @@ function takeOver(file: string, stale: string, temp: string): 'taken' | 'busy' |
       return 'taken'
     } finally {
       // Claims on a lease that is gone are never used again: ours and those of the dead before it.
-      for (const name of readdirSync(dirname(file))) if (name.startsWith(prefix)) unlinkIfThere(join(dirname(file), name))
+      for (const name of readdirSync(dirname(file)))
+        if (name.startsWith(prefix)) unlinkIfThere(join(dirname(file), name))
     }
   }
 }

@@ -3,7 +3,13 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
 import { leaseHeldElsewhere } from '@dsh/test-harness/world'
-import { storedUsageSource, usageDigest as usageDigestOf, usageReport, USAGE_DIGEST_VERSION, type UsageSource } from '@dsh/usage-kit'
+import {
+  storedUsageSource,
+  usageDigest as usageDigestOf,
+  usageReport,
+  USAGE_DIGEST_VERSION,
+  type UsageSource,
+} from '@dsh/usage-kit'
 
 const harnesses: Harness[] = []
 afterEach(async () => {
@@ -35,7 +41,9 @@ describe('listing stored sessions', () => {
     const { id, dir } = await storedWithoutMeta(first)
     const second = await boot(first)
     const listed = await second.root.sessions.list()
-    expect(listed.map((s) => [s.id, s.events, s.firstPrompt, s.damaged])).toEqual([[id, 3, 'find the flaky test', undefined]])
+    expect(listed.map((s) => [s.id, s.events, s.firstPrompt, s.damaged])).toEqual([
+      [id, 3, 'find the flaky test', undefined],
+    ])
     const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'))
     expect(meta.bytes).toBe(statSync(join(dir, 'session.jsonl')).size)
     // The verdict names the bytes, events, last time and event kinds it was reached for; no problem was found.
@@ -72,11 +80,20 @@ describe('listing stored sessions', () => {
     /** As `dsh usage` reads them (packages/surfaces/headless/src/usage.ts); `derive` stands in for the digest, which runs only on a log read. */
     const report = async (h: Harness, derive: Derive, since?: number) => {
       const source = storedUsageSource(h.root.sessions, h.root.sessionPersistence)
-      return usageReport({ ...source, digest: (id) => source.digest!(id, derive) }, { by: 'model', ...(since !== undefined ? { since } : {}) }, {})
+      return usageReport(
+        { ...source, digest: (id) => source.digest!(id, derive) },
+        { by: 'model', ...(since !== undefined ? { since } : {}) },
+        {},
+      )
     }
 
     const second = await boot(first)
-    expect((await report(second, usageDigestOf)).total).toMatchObject({ requests: 1, input: 100, output: 20, cacheRead: 30 })
+    expect((await report(second, usageDigestOf)).total).toMatchObject({
+      requests: 1,
+      input: 100,
+      output: 20,
+      cacheRead: 30,
+    })
     const dir = join(second.home, 'sessions', readdirSync(join(second.home, 'sessions'))[0]!, session.id)
     const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'))
     expect(meta.derived.usage.key).toBe(`${USAGE_DIGEST_VERSION}:${meta.bytes}:${meta.events}:${meta.updatedAt}`)

@@ -9,7 +9,16 @@ export class SummaryFold {
   readonly summary: SessionSummary
 
   constructor(header: SessionHeader) {
-    this.summary = { id: header.id, cwd: header.cwd, createdAt: header.createdAt, updatedAt: header.createdAt, events: 0, turns: 0, status: 'idle', live: false }
+    this.summary = {
+      id: header.id,
+      cwd: header.cwd,
+      createdAt: header.createdAt,
+      updatedAt: header.createdAt,
+      events: 0,
+      turns: 0,
+      status: 'idle',
+      live: false,
+    }
     if (header.parent) this.summary.parent = header.parent
   }
 

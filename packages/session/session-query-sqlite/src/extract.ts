@@ -55,14 +55,20 @@ export function indexedText(event: { type: string; data?: any }, maxChars: numbe
 export function foldFacts(facts: SessionFacts, event: { type: string; data?: any }, promptChars: number): void {
   const data = event.data ?? {}
   if (event.type === 'user/message' && data.source === 'user' && facts.firstPrompt === undefined) {
-    facts.firstPrompt = shorten(promptText(Array.isArray(data.content) ? data.content : [{ type: 'text', text: textOf(data.content) }]), promptChars)
-  } else if (event.type === 'session/title' && typeof data.title === 'string') Object.assign(facts, foldTitle(facts, { title: data.title, source: data.source === 'user' ? 'user' : 'model' }))
+    facts.firstPrompt = shorten(
+      promptText(Array.isArray(data.content) ? data.content : [{ type: 'text', text: textOf(data.content) }]),
+      promptChars,
+    )
+  } else if (event.type === 'session/title' && typeof data.title === 'string')
+    Object.assign(facts, foldTitle(facts, { title: data.title, source: data.source === 'user' ? 'user' : 'model' }))
 }
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return content.flatMap((block) => (block && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n')
+  return content
+    .flatMap((block) => (block && block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .join('\n')
 }
 
 function stringsIn(value: unknown, depth = 0): string[] {

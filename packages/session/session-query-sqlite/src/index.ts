@@ -35,16 +35,42 @@ export default class SqliteSessionQuery extends SessionQuery {
   static inject = ['app', 'sessions']
   static Config: Schema<Config> = Schema.object({
     file: Schema.string().description('The index database (default: $DSH_HOME/index/sessions.sqlite).'),
-    sessionsDir: Schema.string().description('Where the session logs are (default: $DSH_HOME/sessions; set it with the jsonl persistence `dir`).'),
-    debounceMs: Schema.natural().default(1000).description("Quiet time after a live session's last event before its new events are indexed."),
-    syncBeforeSearch: Schema.boolean().default(true).description('Catch the index up with the logs on disk before each search (sessions other processes wrote).'),
-    maxTextChars: Schema.natural().min(1).default(20_000).description("Characters of one event's text (a message, a tool output) kept in the index."),
+    sessionsDir: Schema.string().description(
+      'Where the session logs are (default: $DSH_HOME/sessions; set it with the jsonl persistence `dir`).',
+    ),
+    debounceMs: Schema.natural()
+      .default(1000)
+      .description("Quiet time after a live session's last event before its new events are indexed."),
+    syncBeforeSearch: Schema.boolean()
+      .default(true)
+      .description('Catch the index up with the logs on disk before each search (sessions other processes wrote).'),
+    maxTextChars: Schema.natural()
+      .min(1)
+      .default(20_000)
+      .description("Characters of one event's text (a message, a tool output) kept in the index."),
     promptChars: Schema.natural().min(8).default(120).description('Characters of the first prompt kept for hits.'),
     snippetTokens: Schema.natural().min(1).max(64).default(12).description("Words in a hit's snippet."),
-    busyTimeoutMs: Schema.natural().default(5000).description('How long to wait for another dsh process writing the index.'),
-    candidatesPerHit: Schema.natural().min(1).default(50).description('Best-ranked matching events looked at per hit asked for (limit × this), before grouping them by session.'),
-    rankedMatches: Schema.natural().min(1).default(20_000).description('A query matching more events than this lists the newest matches instead of ranking them all by bm25 (a very common word).'),
-    sessionsPerTransaction: Schema.natural().min(1).default(50).description('Changed logs read in one index transaction (larger: faster rebuilds, longer waits for other processes).'),
+    busyTimeoutMs: Schema.natural()
+      .default(5000)
+      .description('How long to wait for another dsh process writing the index.'),
+    candidatesPerHit: Schema.natural()
+      .min(1)
+      .default(50)
+      .description(
+        'Best-ranked matching events looked at per hit asked for (limit × this), before grouping them by session.',
+      ),
+    rankedMatches: Schema.natural()
+      .min(1)
+      .default(20_000)
+      .description(
+        'A query matching more events than this lists the newest matches instead of ranking them all by bm25 (a very common word).',
+      ),
+    sessionsPerTransaction: Schema.natural()
+      .min(1)
+      .default(50)
+      .description(
+        'Changed logs read in one index transaction (larger: faster rebuilds, longer waits for other processes).',
+      ),
   })
 
   private store: { db: Database.Database; indexer: Indexer; searcher: Searcher } | undefined
@@ -84,7 +110,10 @@ export default class SqliteSessionQuery extends SessionQuery {
       for (const id of this.waiting.keys()) await this.ctx.sessions.get(id)?.flush()
       store.indexer.syncAll()
     }
-    return store.searcher.search(query, { limit: options.limit, ...(options.cwd !== undefined ? { cwd: realOrSame(options.cwd) } : {}) })
+    return store.searcher.search(query, {
+      limit: options.limit,
+      ...(options.cwd !== undefined ? { cwd: realOrSame(options.cwd) } : {}),
+    })
   }
 
   async sync(): Promise<IndexReport> {
@@ -110,7 +139,8 @@ export default class SqliteSessionQuery extends SessionQuery {
     try {
       const store = this.open()
       const report = emptyReport()
-      for (const [id, cwd] of waiting) store.indexer.syncLog(id, join(this.sessionsDir, cwdKey(cwd), id, LOG_FILE), report)
+      for (const [id, cwd] of waiting)
+        store.indexer.syncLog(id, join(this.sessionsDir, cwdKey(cwd), id, LOG_FILE), report)
     } catch (error: any) {
       // The index is a cache: a failure here loses no fact, and the next search catches up from the logs.
       this.ctx.logger('session-query').warn('indexing live sessions failed: %s', error?.message ?? error)
@@ -119,10 +149,17 @@ export default class SqliteSessionQuery extends SessionQuery {
 
   private open() {
     if (!this.store) {
-      const db = openStore(this.config.file ?? join(this.ctx.app.home, 'index', 'sessions.sqlite'), this.config.busyTimeoutMs)
+      const db = openStore(
+        this.config.file ?? join(this.ctx.app.home, 'index', 'sessions.sqlite'),
+        this.config.busyTimeoutMs,
+      )
       this.store = {
         db,
-        indexer: new Indexer(db, this.sessionsDir, { maxTextChars: this.config.maxTextChars, promptChars: this.config.promptChars, sessionsPerTransaction: this.config.sessionsPerTransaction }),
+        indexer: new Indexer(db, this.sessionsDir, {
+          maxTextChars: this.config.maxTextChars,
+          promptChars: this.config.promptChars,
+          sessionsPerTransaction: this.config.sessionsPerTransaction,
+        }),
         searcher: new Searcher(db, this.config.snippetTokens, this.config.candidatesPerHit, this.config.rankedMatches),
       }
     }

@@ -37,10 +37,14 @@ export class Indexer {
   ) {
     this.statements = {
       row: db.prepare<[string], LogRow>('SELECT * FROM logs WHERE session = ?'),
-      rows: db.prepare<[], Pick<LogRow, 'session' | 'file' | 'bytes' | 'mtime'>>('SELECT session, file, bytes, mtime FROM logs'),
+      rows: db.prepare<[], Pick<LogRow, 'session' | 'file' | 'bytes' | 'mtime'>>(
+        'SELECT session, file, bytes, mtime FROM logs',
+      ),
       dropDocs: db.prepare<[string]>('DELETE FROM docs WHERE session = ?'),
       dropLog: db.prepare<[string]>('DELETE FROM logs WHERE session = ?'),
-      addDoc: db.prepare<[string, number, string, number, string]>('INSERT INTO docs(session, seq, source, time, text) VALUES (?, ?, ?, ?, ?)'),
+      addDoc: db.prepare<[string, number, string, number, string]>(
+        'INSERT INTO docs(session, seq, source, time, text) VALUES (?, ?, ?, ?, ?)',
+      ),
       saveLog: db.prepare<LogRow>(
         `INSERT INTO logs VALUES (@session, @cwd, @cwd_real, @file, @bytes, @mtime, @head, @tail, @title, @first_prompt, @created_at, @updated_at)
          ON CONFLICT(session) DO UPDATE SET cwd = @cwd, cwd_real = @cwd_real, file = @file, bytes = @bytes, mtime = @mtime, head = @head,
@@ -123,12 +127,24 @@ export class Indexer {
     const reader = new LogReader(file)
     try {
       const head = reader.head()
-      const grew = row !== undefined && row.file === file && stat.size > row.bytes && row.head === head && reader.tail(row.bytes) === row.tail
+      const grew =
+        row !== undefined &&
+        row.file === file &&
+        stat.size > row.bytes &&
+        row.head === head &&
+        reader.tail(row.bytes) === row.tail
       if (!grew) this.statements.dropDocs.run(id)
       const offset = grew ? row.bytes : 0
       const { lines, end } = reader.linesFrom(offset, stat.size)
-      const facts: SessionFacts = grew ? { ...(row.title !== null ? { title: row.title } : {}), ...(row.first_prompt !== null ? { firstPrompt: row.first_prompt } : {}) } : {}
-      let header: { id?: string; cwd?: string; createdAt?: number } | undefined = grew ? { cwd: row.cwd, createdAt: row.created_at } : undefined
+      const facts: SessionFacts = grew
+        ? {
+            ...(row.title !== null ? { title: row.title } : {}),
+            ...(row.first_prompt !== null ? { firstPrompt: row.first_prompt } : {}),
+          }
+        : {}
+      let header: { id?: string; cwd?: string; createdAt?: number } | undefined = grew
+        ? { cwd: row.cwd, createdAt: row.created_at }
+        : undefined
       let updatedAt = grew ? row.updated_at : 0
       for (const [i, line] of lines.entries()) {
         const event = parseLine(line)
@@ -142,7 +158,13 @@ export class Indexer {
         if (typeof event.time === 'number') updatedAt = event.time
         const text = indexedText(event, this.limits.maxTextChars)
         if (text) {
-          this.statements.addDoc.run(id, event.seq, text.source, typeof event.time === 'number' ? event.time : 0, text.text)
+          this.statements.addDoc.run(
+            id,
+            event.seq,
+            text.source,
+            typeof event.time === 'number' ? event.time : 0,
+            text.text,
+          )
           report.events++
         }
       }

@@ -16,7 +16,8 @@ afterEach(async () => {
 const text = (value: string) => [{ type: 'text' as const, text: value }]
 
 /** Config for the index row; live indexing is off unless a test wants it (its timer would race the test). */
-const patch = (config: Record<string, unknown> = {}) => `- id: session-query\n  config: ${JSON.stringify({ debounceMs: 3_600_000, ...config })}\n`
+const patch = (config: Record<string, unknown> = {}) =>
+  `- id: session-query\n  config: ${JSON.stringify({ debounceMs: 3_600_000, ...config })}\n`
 
 /** One turn like a real one: a prompt, a `bash` call and its output, an answer. */
 function writeTurn(session: Session, prompt: string, command: string, output: string): { resultSeq: number } {
@@ -25,7 +26,11 @@ function writeTurn(session: Session, prompt: string, command: string, output: st
   session.append('tool/call', { callId: 'c1', name: 'bash', arguments: { command } })
   const result = session.append('tool/result', { callId: 'c1', content: text(output) })
   session.append('user/message', { content: text('# AGENTS.md instructions everywhere'), source: 'instructions' })
-  session.append('assistant/message', { content: text(`ran ${command.split(' ')[0]}`), usage: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0 }, finish: 'stop' })
+  session.append('assistant/message', {
+    content: text(`ran ${command.split(' ')[0]}`),
+    usage: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0 },
+    finish: 'stop',
+  })
   session.append('turn/end', { turnId: 't', reason: 'completed' })
   return { resultSeq: result.seq }
 }
@@ -55,14 +60,26 @@ describe('sessions search on SQLite FTS5', () => {
     let target: { id: string; resultSeq: number } | undefined
     for (let i = 0; i < 1000; i++) {
       const output = i === 99 ? `compiled 12 files\nwarning: zanzibarquux is deprecated` : `compiled ${i} files\nok`
-      const made = await makeSession(h.workspace, `task number ${i}: build the project`, `npm run build -- --filter pkg${i}`, output)
+      const made = await makeSession(
+        h.workspace,
+        `task number ${i}: build the project`,
+        `npm run build -- --filter pkg${i}`,
+        output,
+      )
       if (i === 99) target = made
     }
     const report = await h.root.sessionQuery.sync()
     expect(report).toMatchObject({ indexed: 1000, removed: 0 })
     const hits = await h.root.sessionQuery.search('zanzibarquux', { limit: 10 })
     expect(hits).toHaveLength(1)
-    expect(hits[0]).toMatchObject({ sessionId: target!.id, seq: target!.resultSeq, source: 'tool-result', firstPrompt: 'task number 99: build the project', matches: 1, cwd: h.workspace })
+    expect(hits[0]).toMatchObject({
+      sessionId: target!.id,
+      seq: target!.resultSeq,
+      source: 'tool-result',
+      firstPrompt: 'task number 99: build the project',
+      matches: 1,
+      cwd: h.workspace,
+    })
     const { text: snippet, highlights } = hits[0]!.snippet
     expect(highlights.map(({ start, end }) => snippet.slice(start, end))).toEqual(['zanzibarquux'])
     // The instructions files repeat in every session and are not what anybody searches for.
@@ -80,14 +97,29 @@ describe('sessions search on SQLite FTS5', () => {
     const made = await makeSession(h.workspace, 'tidy up', 'rm -rf build && cat src/query/index.ts', 'removed')
     await makeSession(h.workspace, 'other', 'ls src', 'index ts query')
     const hits = await h.root.sessionQuery.search('src/query/index.ts', { limit: 10 })
-    expect(hits.map((hit) => [hit.sessionId, hit.source, hit.seq])).toEqual([[made.id, 'tool-call', made.resultSeq - 1]])
+    expect(hits.map((hit) => [hit.sessionId, hit.source, hit.seq])).toEqual([
+      [made.id, 'tool-call', made.resultSeq - 1],
+    ])
     expect((await h.root.sessionQuery.search('rm -rf', { limit: 10 })).map((hit) => hit.sessionId)).toEqual([made.id])
   })
 
   test('a query with FTS syntax characters is text, never an error', async () => {
     h = await bootComposition({ patch: patch() })
     const made = await makeSession(h.workspace, 'build it', 'npm run build', 'path:src built "quoted" a-b')
-    for (const query of ['"', '"unbalanced', 'build*', '-rf', '(build', 'NEAR(a b)', 'build AND OR NOT', '^build', '*', '---', '', '   ']) {
+    for (const query of [
+      '"',
+      '"unbalanced',
+      'build*',
+      '-rf',
+      '(build',
+      'NEAR(a b)',
+      'build AND OR NOT',
+      '^build',
+      '*',
+      '---',
+      '',
+      '   ',
+    ]) {
       await expect(h.root.sessionQuery.search(query, { limit: 5 }), query).resolves.toBeInstanceOf(Array)
     }
     for (const query of ['path:src', '"quoted"', 'a-b', 'build*']) {
@@ -100,8 +132,14 @@ describe('sessions search on SQLite FTS5', () => {
 
   test('words match as prefixes, all of them required, case and accents ignored', async () => {
     h = await bootComposition({ patch: patch() })
-    const made = await makeSession(h.workspace, 'Déployer le serveur', 'kubectl apply', 'deployment.apps/web configured')
-    const ids = async (query: string) => (await h!.root.sessionQuery.search(query, { limit: 5 })).map((hit) => hit.sessionId)
+    const made = await makeSession(
+      h.workspace,
+      'Déployer le serveur',
+      'kubectl apply',
+      'deployment.apps/web configured',
+    )
+    const ids = async (query: string) =>
+      (await h!.root.sessionQuery.search(query, { limit: 5 })).map((hit) => hit.sessionId)
     expect(await ids('deploy')).toEqual([made.id])
     expect(await ids('deployer SERVEUR')).toEqual([made.id])
     expect(await ids('deploy nowhere')).toEqual([])
@@ -112,10 +150,14 @@ describe('sessions search on SQLite FTS5', () => {
     await makeSession(h.workspace, 'check the deploy script', 'ls', 'nothing here')
     await makeSession(h.workspace, 'look at the deployment', 'ls', 'nothing here')
     const marked = async (query: string) =>
-      (await h!.root.sessionQuery.search(query, { limit: 5 })).map((hit) => hit.snippet.highlights.map(({ start, end }) => hit.snippet.text.slice(start, end)).join(',')).sort()
+      (await h!.root.sessionQuery.search(query, { limit: 5 }))
+        .map((hit) => hit.snippet.highlights.map(({ start, end }) => hit.snippet.text.slice(start, end)).join(','))
+        .sort()
     // Each hit's snippet is its own event's text (a bound rowid once matched nothing, and every hit showed the first).
     const hits = await h.root.sessionQuery.search('deploy', { limit: 5 })
-    expect(hits.map((hit) => [hit.snippet.text, hit.firstPrompt]).filter(([snippet, prompt]) => snippet !== prompt)).toEqual([])
+    expect(
+      hits.map((hit) => [hit.snippet.text, hit.firstPrompt]).filter(([snippet, prompt]) => snippet !== prompt),
+    ).toEqual([])
     expect(await marked('deploy')).toEqual(['deploy', 'deployment'])
     expect(await marked('deploym')).toEqual(['deployment'])
   })
@@ -125,7 +167,17 @@ describe('sessions search on SQLite FTS5', () => {
       // The older session says the word three times in a short text (bm25's favourite); the newer ones once.
       const older = await makeSession(h!.workspace, 'quokka quokka quokka', 'ls', 'x')
       const newer: string[] = []
-      for (let i = 0; i < 3; i++) newer.push((await makeSession(h!.workspace, `a long prompt that mentions a quokka only once among many other words ${i}`, 'ls', 'x')).id)
+      for (let i = 0; i < 3; i++)
+        newer.push(
+          (
+            await makeSession(
+              h!.workspace,
+              `a long prompt that mentions a quokka only once among many other words ${i}`,
+              'ls',
+              'x',
+            )
+          ).id,
+        )
       return { older: older.id, newest: newer.at(-1)! }
     }
     h = await bootComposition({ patch: patch() })
@@ -159,7 +211,10 @@ describe('sessions search on SQLite FTS5', () => {
     writeTurn(session, 'second words', 'echo again', 'later tangerine output')
     await h.root.sessions.close(session.id)
     expect(await h.root.sessionQuery.sync()).toMatchObject({ indexed: 0, caughtUp: 1, events: 4 })
-    expect((await h.root.sessionQuery.search('tangerine', { limit: 5 }))[0]).toMatchObject({ sessionId: made.id, firstPrompt: 'first words' })
+    expect((await h.root.sessionQuery.search('tangerine', { limit: 5 }))[0]).toMatchObject({
+      sessionId: made.id,
+      firstPrompt: 'first words',
+    })
     expect(await h.root.sessionQuery.search('quicksand', { limit: 5 })).toHaveLength(1)
     // Shorter than what was indexed: read again from the start.
     const lines = readFileSync(file, 'utf8').split('\n')
@@ -175,7 +230,12 @@ describe('sessions search on SQLite FTS5', () => {
     const file = logOf(made.id)
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
     const last = JSON.parse(lines.at(-1)!)
-    const appended = JSON.stringify({ ...last, seq: last.seq + 1, type: 'user/message', data: { content: text('appended later'), source: 'user' } })
+    const appended = JSON.stringify({
+      ...last,
+      seq: last.seq + 1,
+      type: 'user/message',
+      data: { content: text('appended later'), source: 'user' },
+    })
     writeFileSync(file, [...lines, appended].join('\n').replace('marmalade', 'quicksand') + '\n')
     expect(await h.root.sessionQuery.sync()).toMatchObject({ indexed: 1, caughtUp: 0 })
     expect(await h.root.sessionQuery.search('marmalade', { limit: 5 })).toEqual([])
@@ -190,7 +250,9 @@ describe('sessions search on SQLite FTS5', () => {
     const kept = await makeSession(h.workspace, 'kept', 'echo', 'pomegranate too')
     await h.root.sessionQuery.sync()
     rmSync(join(logOf(gone.id), '..'), { recursive: true })
-    expect((await h.root.sessionQuery.search('pomegranate', { limit: 5 })).map((hit) => hit.sessionId)).toEqual([kept.id])
+    expect((await h.root.sessionQuery.search('pomegranate', { limit: 5 })).map((hit) => hit.sessionId)).toEqual([
+      kept.id,
+    ])
     const db = new Database(join(h.home, 'index', 'sessions.sqlite'), { readonly: true })
     try {
       expect(db.prepare('SELECT count(*) AS n FROM docs WHERE session = ?').get(gone.id)).toEqual({ n: 0 })
@@ -204,8 +266,12 @@ describe('sessions search on SQLite FTS5', () => {
     h = await bootComposition({ patch: patch() })
     const here = await makeSession(h.workspace, 'here', 'echo', 'nectarine')
     const there = await makeSession('/elsewhere/project', 'there', 'echo', 'nectarine')
-    expect((await h.root.sessionQuery.search('nectarine', { limit: 5, cwd: h.workspace })).map((hit) => hit.sessionId)).toEqual([here.id])
-    expect((await h.root.sessionQuery.search('nectarine', { limit: 5 })).map((hit) => hit.sessionId).sort()).toEqual([here.id, there.id].sort())
+    expect(
+      (await h.root.sessionQuery.search('nectarine', { limit: 5, cwd: h.workspace })).map((hit) => hit.sessionId),
+    ).toEqual([here.id])
+    expect((await h.root.sessionQuery.search('nectarine', { limit: 5 })).map((hit) => hit.sessionId).sort()).toEqual(
+      [here.id, there.id].sort(),
+    )
     expect(await h.root.sessionQuery.reindex()).toMatchObject({ indexed: 2, removed: 0 })
     expect(await h.root.sessionQuery.search('nectarine', { limit: 5 })).toHaveLength(2)
   })
@@ -215,6 +281,10 @@ describe('sessions search on SQLite FTS5', () => {
     const session = await h.root.sessions.create({ cwd: h.workspace })
     writeTurn(session, 'live one', 'echo', 'live kumquat output')
     await session.flush()
-    await expect.poll(async () => (await h!.root.sessionQuery.search('kumquat', { limit: 5 })).map((hit) => hit.sessionId), { timeout: 30_000 }).toEqual([session.id])
+    await expect
+      .poll(async () => (await h!.root.sessionQuery.search('kumquat', { limit: 5 })).map((hit) => hit.sessionId), {
+        timeout: 30_000,
+      })
+      .toEqual([session.id])
   })
 })

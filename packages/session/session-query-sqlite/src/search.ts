@@ -35,12 +35,15 @@ export class Searcher {
     // FTS5 table is asked alone (no lookups per match). A query matching more than `rankedMatches` events takes
     // the newest instead: bm25 over every match of a word found in a quarter of a million-event index costs a
     // third of a second (bench/sessions) and ranks little, and FTS5 walks rowids newest first for free.
-    const joined = 'FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid JOIN logs l ON l.session = d.session WHERE docs_fts MATCH @expr AND l.cwd_real = @cwd'
+    const joined =
+      'FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid JOIN logs l ON l.session = d.session WHERE docs_fts MATCH @expr AND l.cwd_real = @cwd'
     const candidates = {
       rankedInWorkspace: `SELECT docs_fts.rowid AS id, docs_fts.rank AS score ${joined} ORDER BY docs_fts.rank LIMIT @candidates`,
-      rankedEverywhere: 'SELECT rowid AS id, rank AS score FROM docs_fts WHERE docs_fts MATCH @expr ORDER BY rank LIMIT @candidates',
+      rankedEverywhere:
+        'SELECT rowid AS id, rank AS score FROM docs_fts WHERE docs_fts MATCH @expr ORDER BY rank LIMIT @candidates',
       newestInWorkspace: `SELECT docs_fts.rowid AS id, -docs_fts.rowid AS score ${joined} ORDER BY docs_fts.rowid DESC LIMIT @candidates`,
-      newestEverywhere: 'SELECT rowid AS id, -rowid AS score FROM docs_fts WHERE docs_fts MATCH @expr ORDER BY rowid DESC LIMIT @candidates',
+      newestEverywhere:
+        'SELECT rowid AS id, -rowid AS score FROM docs_fts WHERE docs_fts MATCH @expr ORDER BY rowid DESC LIMIT @candidates',
     }
     const best = (top: string) =>
       db.prepare<{ expr: string; cwd?: string; limit: number; candidates: number }, BestRow>(`
@@ -60,7 +63,9 @@ export class Searcher {
       newest: { inWorkspace: best(candidates.newestInWorkspace), everywhere: best(candidates.newestEverywhere) },
     }
     // Counting stops early: all it must tell is whether there are more than `rankedMatches`.
-    this.tooMany = db.prepare<{ expr: string; over: number }, { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH @expr LIMIT @over)')
+    this.tooMany = db.prepare<{ expr: string; over: number }, { n: number }>(
+      'SELECT count(*) AS n FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH @expr LIMIT @over)',
+    )
     // The CAST is load-bearing: better-sqlite3 binds a JavaScript number as a REAL, and FTS5 then drops the rowid
     // constraint without a word, so every hit got the snippet of the first matching event in the whole index.
     this.snippet = db.prepare<{ expr: string; id: number }, { text: string }>(
@@ -74,8 +79,14 @@ export class Searcher {
     if (!expr || options.limit <= 0) return []
     const limit = Math.floor(options.limit)
     const candidates = limit * this.candidatesPerHit
-    const order = this.tooMany.get({ expr, over: this.rankedMatches + 1 })!.n > this.rankedMatches ? this.best.newest : this.best.ranked
-    const rows = options.cwd === undefined ? order.everywhere.all({ expr, limit, candidates }) : order.inWorkspace.all({ expr, cwd: options.cwd, limit, candidates })
+    const order =
+      this.tooMany.get({ expr, over: this.rankedMatches + 1 })!.n > this.rankedMatches
+        ? this.best.newest
+        : this.best.ranked
+    const rows =
+      options.cwd === undefined
+        ? order.everywhere.all({ expr, limit, candidates })
+        : order.inWorkspace.all({ expr, cwd: options.cwd, limit, candidates })
     // The snippet is marked with the words as typed when the event has them whole: FTS5 rebuilds a prefix's merged
     // list of events for every statement, which for a frequent word cost ~8 ms a snippet at a million events.
     const whole = ftsExpression(query, 'whole')!

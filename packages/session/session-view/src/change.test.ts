@@ -8,8 +8,15 @@ test('a replacement is read in each spelling tools use, with replace-all', () =>
     edits: [{ oldText: 'x', newText: 'y' }],
     replaceAll: true,
   })
-  expect(proposedChange({ path: 'a.ts', oldText: 'x', newText: 'y' })).toMatchObject({ kind: 'replace', edits: [{ oldText: 'x', newText: 'y' }], replaceAll: false })
-  expect(proposedChange({ command: 'str_replace', path: 'a.ts', old_str: 'gone' })).toMatchObject({ kind: 'replace', edits: [{ oldText: 'gone', newText: '' }] })
+  expect(proposedChange({ path: 'a.ts', oldText: 'x', newText: 'y' })).toMatchObject({
+    kind: 'replace',
+    edits: [{ oldText: 'x', newText: 'y' }],
+    replaceAll: false,
+  })
+  expect(proposedChange({ command: 'str_replace', path: 'a.ts', old_str: 'gone' })).toMatchObject({
+    kind: 'replace',
+    edits: [{ oldText: 'gone', newText: '' }],
+  })
 })
 
 test('several edits, a write, a create and an insert', () => {
@@ -31,8 +38,17 @@ test('several edits, a write, a create and an insert', () => {
     replaceAll: false,
   })
   expect(proposedChange({ path: 'a.ts', content: 'all' })).toEqual({ kind: 'write', path: 'a.ts', content: 'all' })
-  expect(proposedChange({ command: 'create', path: 'b.ts', file_text: 'new' })).toEqual({ kind: 'write', path: 'b.ts', content: 'new' })
-  expect(proposedChange({ command: 'insert', path: 'a.ts', insert_line: 3, new_str: 'line' })).toEqual({ kind: 'insert', path: 'a.ts', text: 'line', line: 3 })
+  expect(proposedChange({ command: 'create', path: 'b.ts', file_text: 'new' })).toEqual({
+    kind: 'write',
+    path: 'b.ts',
+    content: 'new',
+  })
+  expect(proposedChange({ command: 'insert', path: 'a.ts', insert_line: 3, new_str: 'line' })).toEqual({
+    kind: 'insert',
+    path: 'a.ts',
+    text: 'line',
+    line: 3,
+  })
 })
 
 test('arguments that name no file, or describe no change, propose nothing', () => {

@@ -18,7 +18,8 @@ const REPLACE_KEYS = [
 
 type Args = Record<string, unknown>
 
-const asArgs = (value: unknown): Args => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {})
+const asArgs = (value: unknown): Args =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Args) : {}
 const firstString = (args: Args, keys: readonly string[]): string | undefined => {
   for (const key of keys) if (typeof args[key] === 'string') return args[key] as string
   return undefined
@@ -33,7 +34,12 @@ function replacementOf(args: Args): Replacement | undefined {
   for (const [oldKey, newKey] of REPLACE_KEYS) {
     if (typeof args[oldKey] !== 'string') continue
     // str_replace_editor leaves `new_str` out to delete the fragment.
-    const newText = typeof args[newKey] === 'string' ? (args[newKey] as string) : oldKey === 'old_str' && args[newKey] === undefined ? '' : undefined
+    const newText =
+      typeof args[newKey] === 'string'
+        ? (args[newKey] as string)
+        : oldKey === 'old_str' && args[newKey] === undefined
+          ? ''
+          : undefined
     if (newText !== undefined) return { oldText: args[oldKey] as string, newText }
   }
   return undefined
@@ -45,12 +51,21 @@ export function proposedChange(args: unknown): ProposedChange | undefined {
   const path = pathOf(a)
   if (!path) return undefined
   const single = replacementOf(a)
-  if (single) return { kind: 'replace', path, edits: [single], replaceAll: a.replace_all === true || a.replaceAll === true }
+  if (single)
+    return { kind: 'replace', path, edits: [single], replaceAll: a.replace_all === true || a.replaceAll === true }
   if (Array.isArray(a.edits)) {
     const edits = a.edits.map((edit) => replacementOf(asArgs(edit)))
-    return edits.length && edits.every((edit) => edit !== undefined) ? { kind: 'replace', path, edits: edits as Replacement[], replaceAll: false } : undefined
+    return edits.length && edits.every((edit) => edit !== undefined)
+      ? { kind: 'replace', path, edits: edits as Replacement[], replaceAll: false }
+      : undefined
   }
-  if (a.command === 'insert' && typeof a.new_str === 'string') return { kind: 'insert', path, text: a.new_str, ...(typeof a.insert_line === 'number' ? { line: a.insert_line } : {}) }
+  if (a.command === 'insert' && typeof a.new_str === 'string')
+    return {
+      kind: 'insert',
+      path,
+      text: a.new_str,
+      ...(typeof a.insert_line === 'number' ? { line: a.insert_line } : {}),
+    }
   const content = firstString(a, CONTENT_KEYS)
   return content === undefined ? undefined : { kind: 'write', path, content }
 }

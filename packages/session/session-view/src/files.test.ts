@@ -4,12 +4,18 @@ import { expect, test } from 'vitest'
 import type { LogEvent, ToolItem } from './items.ts'
 import { SessionView } from './view.ts'
 
-const log = (...entries: [string, unknown][]): LogEvent[] => entries.map(([type, data], seq) => ({ type, seq, time: 1000 + seq, data }))
-const tool = (view: SessionView, callId: string) => view.items.find((item): item is ToolItem => item.kind === 'tool' && item.callId === callId)!
+const log = (...entries: [string, unknown][]): LogEvent[] =>
+  entries.map(([type, data], seq) => ({ type, seq, time: 1000 + seq, data }))
+const tool = (view: SessionView, callId: string) =>
+  view.items.find((item): item is ToolItem => item.kind === 'tool' && item.callId === callId)!
 const A = 'a'.repeat(64)
 const B = 'b'.repeat(64)
 const C = 'c'.repeat(64)
-const edit = (callId: string) => ['tool/call', { callId, name: 'edit', arguments: { path: 'x.txt', old_string: 'o', new_string: 'n' } }] as [string, unknown]
+const edit = (callId: string) =>
+  ['tool/call', { callId, name: 'edit', arguments: { path: 'x.txt', old_string: 'o', new_string: 'n' } }] as [
+    string,
+    unknown,
+  ]
 
 test("a call's card holds its file before and after; a later call in the turn starts from what the first left", () => {
   const view = SessionView.fold(
@@ -26,16 +32,25 @@ test("a call's card holds its file before and after; a later call in the turn st
       ['checkpoint/after', { callId: 'new', path: 'y.txt', state: { unrecorded: 'too-large' } }],
     ),
   )
-  expect(tool(view, 'one').files).toEqual([{ path: 'x.txt', before: { sha256: A, bytes: 3 }, after: { sha256: B, bytes: 4 } }])
-  expect(tool(view, 'two').files).toEqual([{ path: 'x.txt', before: { sha256: B, bytes: 4 }, after: { sha256: C, bytes: 5 } }])
-  expect(tool(view, 'new').files).toEqual([{ path: 'y.txt', before: { absent: true }, after: { unrecorded: 'too-large' } }])
+  expect(tool(view, 'one').files).toEqual([
+    { path: 'x.txt', before: { sha256: A, bytes: 3 }, after: { sha256: B, bytes: 4 } },
+  ])
+  expect(tool(view, 'two').files).toEqual([
+    { path: 'x.txt', before: { sha256: B, bytes: 4 }, after: { sha256: C, bytes: 5 } },
+  ])
+  expect(tool(view, 'new').files).toEqual([
+    { path: 'y.txt', before: { absent: true }, after: { unrecorded: 'too-large' } },
+  ])
   expect(view.skipped.has('checkpoint/before')).toBe(false)
 })
 
 test('a checkpoint of a malformed shape, or of a call not shown, changes no card', () => {
   const view = new SessionView()
   for (const event of log(edit('one'))) view.apply(event)
-  const [bad, elsewhere] = log(['checkpoint/after', { callId: 'one', path: 'x.txt', state: { sha256: 7 } }], ['checkpoint/after', { callId: 'gone', path: 'x.txt', state: { absent: true } }])
+  const [bad, elsewhere] = log(
+    ['checkpoint/after', { callId: 'one', path: 'x.txt', state: { sha256: 7 } }],
+    ['checkpoint/after', { callId: 'gone', path: 'x.txt', state: { absent: true } }],
+  )
   expect(view.apply(bad!)).toEqual([])
   expect(view.apply(elsewhere!)).toEqual([])
   expect(tool(view, 'one').files).toBeUndefined()

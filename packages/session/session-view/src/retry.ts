@@ -11,7 +11,12 @@ export interface RetryWords {
 }
 
 /** Reads `llm/retry` data (see @dsh/llm-retry) field by field; the `reason` text is never parsed. */
-export function retryInfoOf(data: { attempt?: unknown; maxRetries?: unknown; code?: unknown; delayMs?: unknown }): RetryInfo {
+export function retryInfoOf(data: {
+  attempt?: unknown
+  maxRetries?: unknown
+  code?: unknown
+  delayMs?: unknown
+}): RetryInfo {
   return {
     ...(typeof data.attempt === 'number' ? { attempt: data.attempt } : {}),
     ...(typeof data.maxRetries === 'number' ? { maxRetries: data.maxRetries } : {}),
@@ -20,7 +25,12 @@ export function retryInfoOf(data: { attempt?: unknown; maxRetries?: unknown; cod
   }
 }
 
-export function retryWords(data: { attempt?: unknown; maxRetries?: unknown; code?: unknown; delayMs?: unknown }): RetryWords {
+export function retryWords(data: {
+  attempt?: unknown
+  maxRetries?: unknown
+  code?: unknown
+  delayMs?: unknown
+}): RetryWords {
   const info = retryInfoOf(data)
   const total = info.maxRetries !== undefined ? ` of ${info.maxRetries}` : ''
   return {
@@ -31,7 +41,13 @@ export function retryWords(data: { attempt?: unknown; maxRetries?: unknown; code
 }
 
 /** `Model request failed (SERVER); retrying in 2 s — retry 1 of 4`, from an `llm/retry` event's data. */
-export function retryText(data: { attempt?: unknown; maxRetries?: unknown; code?: unknown; delayMs?: unknown; reason?: unknown }): string {
+export function retryText(data: {
+  attempt?: unknown
+  maxRetries?: unknown
+  code?: unknown
+  delayMs?: unknown
+  reason?: unknown
+}): string {
   const { code, wait, count } = retryWords(data)
   return `Model request failed${code ? ` (${code})` : ''}; retrying${wait ? ` in ${wait}` : ''}${count ? ` — ${count}` : ''}`
 }

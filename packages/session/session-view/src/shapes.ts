@@ -5,7 +5,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
 /** A string that is one of `values` (a plain JSON Schema `enum`, typed as the union of the values). */
-const oneOf = <const T extends readonly string[]>(values: T, options: { title?: string; description?: string } = {}) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+const oneOf = <const T extends readonly string[]>(values: T, options: { title?: string; description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 
 const optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 /** Objects are closed: a field the fold adds and this file does not declare fails the protocol's conformance test. */
@@ -19,12 +20,23 @@ export const UsageSchema = Type.Object(
     output: Type.Integer(),
     cacheRead: Type.Integer(),
     cacheWrite: Type.Integer(),
-    reasoning: optional(Type.Integer({ description: 'The reasoning part of `output`; absent when the provider reports no separate count.' })),
+    reasoning: optional(
+      Type.Integer({
+        description: 'The reasoning part of `output`; absent when the provider reports no separate count.',
+      }),
+    ),
   },
-  { title: 'Usage', ...closed, description: "A model request's tokens as logged (`input` excludes cache reads and writes)." },
+  {
+    title: 'Usage',
+    ...closed,
+    description: "A model request's tokens as logged (`input` excludes cache reads and writes).",
+  },
 )
 
-export const ErrorInfoSchema = Type.Object({ code: Type.String(), message: Type.String() }, { title: 'ErrorInfo', ...closed })
+export const ErrorInfoSchema = Type.Object(
+  { code: Type.String(), message: Type.String() },
+  { title: 'ErrorInfo', ...closed },
+)
 
 export const BlockSchema = Type.Object(
   {
@@ -35,12 +47,20 @@ export const BlockSchema = Type.Object(
     data: optional(Type.String({ description: 'An inline image, as base64.' })),
     description: optional(Type.String()),
   },
-  { title: 'Block', ...closed, description: 'A content block of a user message or a tool result, as logged (text, or an image stored or inline).' },
+  {
+    title: 'Block',
+    ...closed,
+    description: 'A content block of a user message or a tool result, as logged (text, or an image stored or inline).',
+  },
 )
 
 export const ImageRefSchema = Type.Object(
   { mediaType: Type.String(), sha256: optional(Type.String()), data: optional(Type.String()) },
-  { title: 'ImageRef', ...closed, description: 'An image of a user message: stored (by hash) or, before the attachments plugin took it, inline.' },
+  {
+    title: 'ImageRef',
+    ...closed,
+    description: 'An image of a user message: stored (by hash) or, before the attachments plugin took it, inline.',
+  },
 )
 
 export const APPROVAL_DECISIONS = ['allow_once', 'allow_session', 'allow_always', 'reject'] as const
@@ -52,8 +72,21 @@ export const ApprovalInfoSchema = Type.Object(
     summary: Type.String(),
     reason: Type.String(),
     callId: optional(Type.String()),
-    rule: optional(Type.String({ description: 'The grant rule an "allow for this session / always" answer keeps; absent: only once or reject.' })),
-    decided: optional(Type.Object({ answer: oneOf(APPROVAL_DECISIONS, { title: 'ApprovalDecision' }), by: Type.String(), note: optional(Type.String()) }, { title: 'ApprovalDecided', ...closed })),
+    rule: optional(
+      Type.String({
+        description: 'The grant rule an "allow for this session / always" answer keeps; absent: only once or reject.',
+      }),
+    ),
+    decided: optional(
+      Type.Object(
+        {
+          answer: oneOf(APPROVAL_DECISIONS, { title: 'ApprovalDecision' }),
+          by: Type.String(),
+          note: optional(Type.String()),
+        },
+        { title: 'ApprovalDecided', ...closed },
+      ),
+    ),
   },
   { title: 'ApprovalInfo', ...closed },
 )
@@ -61,18 +94,37 @@ export const ApprovalInfoSchema = Type.Object(
 export const CHANGE_STATES = ['proposed', 'applied', 'refused', 'unknown'] as const
 export const ChangeStateSchema = oneOf(CHANGE_STATES, { title: 'ChangeState' })
 
-export const ReplacementSchema = Type.Object({ oldText: Type.String(), newText: Type.String() }, { title: 'Replacement', ...closed })
+export const ReplacementSchema = Type.Object(
+  { oldText: Type.String(), newText: Type.String() },
+  { title: 'Replacement', ...closed },
+)
 
 export const ProposedChangeSchema = Type.Union(
   [
     Type.Object(
-      { kind: Type.Literal('replace'), path: Type.String(), edits: Type.Array(ReplacementSchema), replaceAll: Type.Boolean() },
-      { title: 'ReplaceChange', ...closed, description: 'Fragments replaced in order (`replaceAll`: every occurrence of a single one).' },
+      {
+        kind: Type.Literal('replace'),
+        path: Type.String(),
+        edits: Type.Array(ReplacementSchema),
+        replaceAll: Type.Boolean(),
+      },
+      {
+        title: 'ReplaceChange',
+        ...closed,
+        description: 'Fragments replaced in order (`replaceAll`: every occurrence of a single one).',
+      },
     ),
-    Type.Object({ kind: Type.Literal('write'), path: Type.String(), content: Type.String() }, { title: 'WriteChange', ...closed, description: 'The whole file written.' }),
+    Type.Object(
+      { kind: Type.Literal('write'), path: Type.String(), content: Type.String() },
+      { title: 'WriteChange', ...closed, description: 'The whole file written.' },
+    ),
     Type.Object(
       { kind: Type.Literal('insert'), path: Type.String(), text: Type.String(), line: optional(Type.Integer()) },
-      { title: 'InsertChange', ...closed, description: 'Text inserted after a line (`str_replace_editor insert`), nothing replaced.' },
+      {
+        title: 'InsertChange',
+        ...closed,
+        description: 'Text inserted after a line (`str_replace_editor insert`), nothing replaced.',
+      },
     ),
   ],
   { title: 'ProposedChange', description: 'What an editing call proposes to change, read from its arguments.' },
@@ -86,15 +138,40 @@ export const RetryInfoSchema = Type.Object(
     delayMs: optional(Type.Number()),
     failure: optional(described(ErrorInfoSchema, 'The error of the request that failed and is being tried again.')),
   },
-  { title: 'RetryInfo', ...closed, description: 'An `llm/retry`, its fields checked one by one (logs written before `maxRetries` existed lack it).' },
+  {
+    title: 'RetryInfo',
+    ...closed,
+    description: 'An `llm/retry`, its fields checked one by one (logs written before `maxRetries` existed lack it).',
+  },
 )
 
-export const NOTICE_CAUSES = ['summary', 'compaction', 'route', 'preset', 'sandbox', 'approval-policy', 'retry', 'hook', 'subagent', 'plan-mode', 'agent-preset', 'job', 'rewind', 'skills'] as const
-export const NoticeCauseSchema = oneOf(NOTICE_CAUSES, { title: 'NoticeCause', description: 'Why a notice is shown, for surfaces that present some notices and not others.' })
+export const NOTICE_CAUSES = [
+  'summary',
+  'compaction',
+  'route',
+  'preset',
+  'sandbox',
+  'approval-policy',
+  'retry',
+  'hook',
+  'subagent',
+  'plan-mode',
+  'agent-preset',
+  'job',
+  'rewind',
+  'skills',
+] as const
+export const NoticeCauseSchema = oneOf(NOTICE_CAUSES, {
+  title: 'NoticeCause',
+  description: 'Why a notice is shown, for surfaces that present some notices and not others.',
+})
 
 const itemBase = {
   key: Type.String({ description: "Stable for the item's life (the React key, the ACP id)." }),
-  version: Type.Number({ description: 'The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.' }),
+  version: Type.Number({
+    description:
+      'The seq of the last event that changed the item (a half step past the last seq when `settle` changed it): equal versions, equal content.',
+  }),
   seq: Type.Integer({ description: 'The seq of the event that created it.' }),
 }
 
@@ -129,21 +206,34 @@ export const PrintedOutputSchema = Type.Object(
     raw: Type.String({ description: 'The bytes as printed (colours).' }),
     capped: Type.Boolean({ description: 'The live log stopped at its cap (the result holds the rest).' }),
   },
-  { title: 'PrintedOutput', ...closed, description: 'What a call printed while it ran (`tool/output`), kept after its result and after a crash cut it.' },
+  {
+    title: 'PrintedOutput',
+    ...closed,
+    description: 'What a call printed while it ran (`tool/output`), kept after its result and after a crash cut it.',
+  },
 )
 
 export const FileSnapshotSchema = Type.Union(
   [
     Type.Object({ sha256: Type.String(), bytes: Type.Integer() }, { title: 'StoredFileSnapshot', ...closed }),
     Type.Object({ absent: Type.Literal(true) }, { title: 'AbsentFileSnapshot', ...closed }),
-    Type.Object({ unrecorded: Type.String({ description: 'Why the content was not recorded.' }) }, { title: 'UnrecordedFileSnapshot', ...closed }),
+    Type.Object(
+      { unrecorded: Type.String({ description: 'Why the content was not recorded.' }) },
+      { title: 'UnrecordedFileSnapshot', ...closed },
+    ),
   ],
-  { title: 'FileSnapshot', description: "A file's recorded content at one moment (stored by sha256 in the session's checkpoint store), no file, or not recorded and why." },
+  {
+    title: 'FileSnapshot',
+    description:
+      "A file's recorded content at one moment (stored by sha256 in the session's checkpoint store), no file, or not recorded and why.",
+  },
 )
 
 export const FileTouchSchema = Type.Object(
   {
-    path: Type.String({ description: "Relative to the session's workspace, `/`-separated, as the checkpoint logged it." }),
+    path: Type.String({
+      description: "Relative to the session's workspace, `/`-separated, as the checkpoint logged it.",
+    }),
     before: optional(FileSnapshotSchema),
     after: optional(FileSnapshotSchema),
   },
@@ -158,13 +248,20 @@ export const ToolItemSchema = Type.Object(
     ...itemBase,
     callId: Type.String(),
     name: Type.String(),
-    args: Type.Any({ description: "The call's arguments (the model's, or as a hook or the approver rewrote them: `editedBy`)." }),
+    args: Type.Any({
+      description: "The call's arguments (the model's, or as a hook or the approver rewrote them: `editedBy`).",
+    }),
     status: oneOf(TOOL_STATUSES, {
       title: 'ToolStatus',
       description:
         '`error`: the result carries an error, or a command ended unclean (`ending`); `interrupted`: the call was cut (cancel, a crash, a turn that ended without its result, a session nobody is running).',
     }),
-    ending: optional(Type.String({ description: 'How a command ended when that was not a clean exit 0 (`exit 1`, `killed by SIGTERM`, `timed out`).' })),
+    ending: optional(
+      Type.String({
+        description:
+          'How a command ended when that was not a clean exit 0 (`exit 1`, `killed by SIGTERM`, `timed out`).',
+      }),
+    ),
     output: optional(Type.String({ description: "The result's text blocks, joined." })),
     content: optional(Type.Array(BlockSchema, { description: "The result's blocks as logged (text and images)." })),
     error: optional(ErrorInfoSchema),
@@ -178,11 +275,20 @@ export const ToolItemSchema = Type.Object(
         'Whether `change` happened: `proposed` until the result, `applied` on success, `refused` when the call failed or never ran, `unknown` when it was cut while running.',
       ),
     ),
-    editedBy: optional(oneOf(['hook', 'approver'] as const, { description: "`args` are not the model's: a PreToolUse hook (`hook/updated-input`) or the approver (`tool/edited`) rewrote them." })),
+    editedBy: optional(
+      oneOf(['hook', 'approver'] as const, {
+        description:
+          "`args` are not the model's: a PreToolUse hook (`hook/updated-input`) or the approver (`tool/edited`) rewrote them.",
+      }),
+    ),
     pruned: optional(
       Type.Object(
         { seq: Type.Integer(), note: optional(Type.String()) },
-        { title: 'PrunedMark', ...closed, description: 'The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole.' },
+        {
+          title: 'PrunedMark',
+          ...closed,
+          description: 'The model now sees a shortened result (`tool/pruned`); the log and this card keep it whole.',
+        },
       ),
     ),
     printed: optional(PrintedOutputSchema),
@@ -196,7 +302,10 @@ export const ToolItemSchema = Type.Object(
   { title: 'ToolItem', ...closed },
 )
 
-export const ApprovalItemSchema = Type.Object({ kind: Type.Literal('approval'), ...itemBase, approval: ApprovalInfoSchema }, { title: 'ApprovalItem', ...closed })
+export const ApprovalItemSchema = Type.Object(
+  { kind: Type.Literal('approval'), ...itemBase, approval: ApprovalInfoSchema },
+  { title: 'ApprovalItem', ...closed },
+)
 
 export const NoticeItemSchema = Type.Object(
   {
@@ -207,7 +316,14 @@ export const NoticeItemSchema = Type.Object(
     cause: NoticeCauseSchema,
     retry: optional(RetryInfoSchema),
     replaces: optional(
-      Type.Object({ fromSeq: Type.Integer(), toSeq: Type.Integer() }, { title: 'SeqRange', ...closed, description: 'A summary: the seq range of the history it replaces in what the model sees.' }),
+      Type.Object(
+        { fromSeq: Type.Integer(), toSeq: Type.Integer() },
+        {
+          title: 'SeqRange',
+          ...closed,
+          description: 'A summary: the seq range of the history it replaces in what the model sees.',
+        },
+      ),
     ),
   },
   { title: 'NoticeItem', ...closed },
@@ -218,7 +334,9 @@ export const TurnEndItemSchema = Type.Object(
     kind: Type.Literal('turn-end'),
     ...itemBase,
     reason: Type.String(),
-    error: optional(described(ErrorInfoSchema, 'The error to show here: absent when the failed answer just above already shows it.')),
+    error: optional(
+      described(ErrorInfoSchema, 'The error to show here: absent when the failed answer just above already shows it.'),
+    ),
     loggedError: optional(described(ErrorInfoSchema, 'The error the `turn/end` logged, shown or not.')),
     usage: UsageSchema,
     startedAt: optional(Type.Integer()),
@@ -244,13 +362,30 @@ export const SubagentItemSchema = Type.Object(
     startedAt: Type.Integer(),
     endedAt: optional(Type.Integer()),
   },
-  { title: 'SubagentItem', ...closed, description: "A child agent this session started (`subagent/start` … `subagent/end`): a card linking the child's session." },
+  {
+    title: 'SubagentItem',
+    ...closed,
+    description:
+      "A child agent this session started (`subagent/start` … `subagent/end`): a card linking the child's session.",
+  },
 )
 
-export const ItemSchema = Type.Union([UserItemSchema, AssistantItemSchema, ToolItemSchema, ApprovalItemSchema, NoticeItemSchema, TurnEndItemSchema, SubagentItemSchema], {
-  title: 'Item',
-  description: 'What the conversation shows, one entry per message, tool card, approval, notice, turn end or child agent.',
-})
+export const ItemSchema = Type.Union(
+  [
+    UserItemSchema,
+    AssistantItemSchema,
+    ToolItemSchema,
+    ApprovalItemSchema,
+    NoticeItemSchema,
+    TurnEndItemSchema,
+    SubagentItemSchema,
+  ],
+  {
+    title: 'Item',
+    description:
+      'What the conversation shows, one entry per message, tool card, approval, notice, turn end or child agent.',
+  },
+)
 
 export const TodoEntrySchema = Type.Object(
   {
@@ -258,7 +393,11 @@ export const TodoEntrySchema = Type.Object(
     status: oneOf(['pending', 'in_progress', 'completed'] as const, { title: 'TodoStatus' }),
     priority: oneOf(['high', 'medium', 'low'] as const, { title: 'TodoPriority' }),
   },
-  { title: 'TodoEntry', ...closed, description: "One entry of the agent's task list (`todo/updated`), as ACP's plan entries have it too." },
+  {
+    title: 'TodoEntry',
+    ...closed,
+    description: "One entry of the agent's task list (`todo/updated`), as ACP's plan entries have it too.",
+  },
 )
 
 export type Usage = Static<typeof UsageSchema>

@@ -4,8 +4,10 @@ import { expect, test } from 'vitest'
 import type { LogEvent, ToolItem } from './items.ts'
 import { SessionView } from './view.ts'
 
-const log = (...entries: [string, unknown][]): LogEvent[] => entries.map(([type, data], seq) => ({ type, seq, time: 1000 + seq, data }))
-const tool = (view: SessionView, callId: string) => view.items.find((item): item is ToolItem => item.kind === 'tool' && item.callId === callId)!
+const log = (...entries: [string, unknown][]): LogEvent[] =>
+  entries.map(([type, data], seq) => ({ type, seq, time: 1000 + seq, data }))
+const tool = (view: SessionView, callId: string) =>
+  view.items.find((item): item is ToolItem => item.kind === 'tool' && item.callId === callId)!
 const text = (value: string) => [{ type: 'text', text: value }]
 const edit = { path: 'a.ts', old_string: 'one', new_string: 'uno' }
 
@@ -48,7 +50,10 @@ test('a call the turn ended without, or that repair closed, is interrupted; sett
     ['turn/start', { turnId: 't' }],
     ['tool/call', { callId: 'cut', name: 'bash', arguments: { command: 'sleep 100' } }],
     ['tool/dispatched', { callId: 'cut' }],
-    ['tool/result', { callId: 'cut', content: text('unknown'), error: { code: 'TOOL_OUTCOME_UNKNOWN', message: 'dsh stopped' } }],
+    [
+      'tool/result',
+      { callId: 'cut', content: text('unknown'), error: { code: 'TOOL_OUTCOME_UNKNOWN', message: 'dsh stopped' } },
+    ],
     ['tool/call', { callId: 'never', name: 'edit', arguments: edit }],
     ['turn/end', { turnId: 't', reason: 'aborted' }],
     ['turn/start', { turnId: 't2' }],
@@ -63,22 +68,46 @@ test('a call the turn ended without, or that repair closed, is interrupted; sett
   const changes = view.settle()
   expect(tool(view, 'crash')).toMatchObject({ status: 'interrupted', changeState: 'unknown' })
   expect(tool(view, 'crash').version).not.toBe(before.version)
-  expect(changes).toEqual([expect.objectContaining({ op: 'updated', cause: 'settle' }), { op: 'session', cause: 'settle' }])
+  expect(changes).toEqual([
+    expect.objectContaining({ op: 'updated', cause: 'settle' }),
+    { op: 'session', cause: 'settle' },
+  ])
   expect(view.openTurn).toBe(false)
 })
 
 test('a rewind shows as a notice saying what it restored and what it left', () => {
   const view = SessionView.fold(
-    log(['rewind/done', { toTurn: 2, forced: false, restored: [{ path: 'a', state: { absent: true } }], conflicts: [{ path: 'c', reason: 'changed' }], skipped: [], actor: 'user:web-tab' }]),
+    log([
+      'rewind/done',
+      {
+        toTurn: 2,
+        forced: false,
+        restored: [{ path: 'a', state: { absent: true } }],
+        conflicts: [{ path: 'c', reason: 'changed' }],
+        skipped: [],
+        actor: 'user:web-tab',
+      },
+    ]),
   )
   expect(view.items).toEqual([
-    expect.objectContaining({ kind: 'notice', cause: 'rewind', tone: 'warn', text: 'Files rewound to their state before turn 2: 1 restored, 1 changed since by someone else and left as is.' }),
+    expect.objectContaining({
+      kind: 'notice',
+      cause: 'rewind',
+      tone: 'warn',
+      text: 'Files rewound to their state before turn 2: 1 restored, 1 changed since by someone else and left as is.',
+    }),
   ])
 })
 
 test('model switches with nothing between them are one route notice that updates', () => {
   const route = (model: string) => ['model/route', { route: { provider: 'deepseek', model } }] as [string, unknown]
-  const view = SessionView.fold(log(route('a'), route('b'), route('c'), ['user/message', { content: text('hi'), source: 'user' }], route('d')))
-  expect(view.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual(['Model: deepseek/c', 'user', 'Model: deepseek/d'])
+  const view = SessionView.fold(
+    log(route('a'), route('b'), route('c'), ['user/message', { content: text('hi'), source: 'user' }], route('d')),
+  )
+  expect(view.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
+    'Model: deepseek/c',
+    'user',
+    'Model: deepseek/d',
+  ])
   expect(view.route?.model).toBe('d')
 })

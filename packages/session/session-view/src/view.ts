@@ -1,4 +1,20 @@
-import type { ApprovalInfo, AssistantItem, Block, ChangeState, ErrorInfo, FileSnapshot, FileTouch, ImageRef, Item, LogEvent, NoticeItem, TodoEntry, ToolItem, Usage, ViewChange } from './items.ts'
+import type {
+  ApprovalInfo,
+  AssistantItem,
+  Block,
+  ChangeState,
+  ErrorInfo,
+  FileSnapshot,
+  FileTouch,
+  ImageRef,
+  Item,
+  LogEvent,
+  NoticeItem,
+  TodoEntry,
+  ToolItem,
+  Usage,
+  ViewChange,
+} from './items.ts'
 import { proposedChange } from './change.ts'
 import { retryInfoOf, retryText } from './retry.ts'
 import { commandEnding } from './ending.ts'
@@ -8,7 +24,16 @@ const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 /** Kinds a display has nothing to show for: applied knowingly, not counted as skipped. */
 /** Decisions of a `hook/run` that a person should see (the others passed, allowed or added context). */
 const HOOK_SHOWN = new Set(['block', 'deny', 'ask', 'stop', 'error'])
-const UNSHOWN = new Set(['job/started', 'step/end', 'request/header', 'inbox/spliced', 'agent/system-prompt', 'sandbox/probe', 'fs/observed', 'compaction/start'])
+const UNSHOWN = new Set([
+  'job/started',
+  'step/end',
+  'request/header',
+  'inbox/spliced',
+  'agent/system-prompt',
+  'sandbox/probe',
+  'fs/observed',
+  'compaction/start',
+])
 
 const textOf = (blocks: readonly Block[] | undefined, type: string) =>
   (blocks ?? [])
@@ -22,10 +47,13 @@ const addUsage = (a: Usage, b: Partial<Usage> | undefined): Usage => ({
   cacheRead: a.cacheRead + (b?.cacheRead ?? 0),
   cacheWrite: a.cacheWrite + (b?.cacheWrite ?? 0),
   // Reported by some providers only: absent stays absent (not 0).
-  ...(a.reasoning !== undefined || b?.reasoning !== undefined ? { reasoning: (a.reasoning ?? 0) + (b?.reasoning ?? 0) } : {}),
+  ...(a.reasoning !== undefined || b?.reasoning !== undefined
+    ? { reasoning: (a.reasoning ?? 0) + (b?.reasoning ?? 0) }
+    : {}),
 })
 
-const routeText = (route: { provider: string; model: string; effort?: string }) => `${route.provider}/${route.model}${route.effort ? ` · ${route.effort} effort` : ''}`
+const routeText = (route: { provider: string; model: string; effort?: string }) =>
+  `${route.provider}/${route.model}${route.effort ? ` · ${route.effort} effort` : ''}`
 
 /** How a background job ended, in words (`job/ended`). */
 function jobEnding(data: { reason?: string; exitCode?: number | null; signal?: string | null }): string {
@@ -45,19 +73,25 @@ const count = (list: unknown, what: string) => (Array.isArray(list) && list.leng
 
 /** A rewind (`rewind/done` of @dsh/checkpoints) in words: what was restored, left and skipped. */
 function rewindText(data: any): string {
-  const parts = [count(data.restored, 'restored') || 'nothing to restore', count(data.conflicts, 'changed since by someone else and left as is'), count(data.skipped, 'skipped')].filter(Boolean)
+  const parts = [
+    count(data.restored, 'restored') || 'nothing to restore',
+    count(data.conflicts, 'changed since by someone else and left as is'),
+    count(data.skipped, 'skipped'),
+  ].filter(Boolean)
   return `Files rewound to their state before turn ${data.toTurn}: ${parts.join(', ')}${data.forkedTo ? `; the conversation was forked (${data.forkedTo})` : ''}.`
 }
 
 /** A checkpoint's file state by shape (`{ sha256, bytes }`, `{ absent }`, `{ unrecorded }`); anything else is no state. */
 function snapshotOf(state: any): FileSnapshot | undefined {
   if (!state || typeof state !== 'object') return undefined
-  if (typeof state.sha256 === 'string' && typeof state.bytes === 'number') return { sha256: state.sha256, bytes: state.bytes }
+  if (typeof state.sha256 === 'string' && typeof state.bytes === 'number')
+    return { sha256: state.sha256, bytes: state.bytes }
   if (state.absent === true) return { absent: true }
   return typeof state.unrecorded === 'string' ? { unrecorded: state.unrecorded } : undefined
 }
 
-const sameError = (a: ErrorInfo | undefined, b: ErrorInfo | undefined) => !!a && !!b && a.code === b.code && a.message === b.message
+const sameError = (a: ErrorInfo | undefined, b: ErrorInfo | undefined) =>
+  !!a && !!b && a.code === b.code && a.message === b.message
 
 /**
  * The display fold of one session's log (docs/architecture.md, "Surfaces: one display fold"). Events are
@@ -165,7 +199,13 @@ export class SessionView {
           this.streamingKey = item.key
           return this.add(item, delta)
         }
-        return this.update(current, kind === 'reasoning' ? { reasoning: current.reasoning + delta.text, version: seq } : { text: current.text + delta.text, version: seq }, delta)
+        return this.update(
+          current,
+          kind === 'reasoning'
+            ? { reasoning: current.reasoning + delta.text, version: seq }
+            : { text: current.text + delta.text, version: seq },
+          delta,
+        )
       }
       case 'assistant/message':
         return this.assistantMessage(event)
@@ -196,7 +236,11 @@ export class SessionView {
         const item = this.tool(data.callId)
         if (!item || typeof data.text !== 'string') return
         const before = item.printed ?? { text: '', raw: '', capped: false }
-        const printed = { text: before.text + data.text, raw: before.raw + (typeof data.raw === 'string' ? data.raw : data.text), capped: data.capped === true }
+        const printed = {
+          text: before.text + data.text,
+          raw: before.raw + (typeof data.raw === 'string' ? data.raw : data.text),
+          capped: data.capped === true,
+        }
         return this.update(item, { printed, version: seq })
       }
       case 'tool/result': {
@@ -206,7 +250,12 @@ export class SessionView {
         const ending = item && COMMAND_TOOLS.has(item.name) ? commandEnding(output) : undefined
         const code: string | undefined = data.error?.code
         const status = code && INTERRUPTED_CODES.has(code) ? 'interrupted' : data.error || ending ? 'error' : 'done'
-        const changeState: ChangeState = status === 'done' ? 'applied' : code && INTERRUPTED_CODES.has(code) && !NOT_STARTED_CODES.has(code) ? 'unknown' : 'refused'
+        const changeState: ChangeState =
+          status === 'done'
+            ? 'applied'
+            : code && INTERRUPTED_CODES.has(code) && !NOT_STARTED_CODES.has(code)
+              ? 'unknown'
+              : 'refused'
         const result = {
           status,
           output,
@@ -224,7 +273,16 @@ export class SessionView {
         }
         const key = this.toolKey(data.callId, seq)
         this.toolKeys.set(data.callId, key)
-        return this.add({ kind: 'tool', key, seq, callId: data.callId, name: 'tool', args: undefined, startedAt: event.time, ...result })
+        return this.add({
+          kind: 'tool',
+          key,
+          seq,
+          callId: data.callId,
+          name: 'tool',
+          args: undefined,
+          startedAt: event.time,
+          ...result,
+        })
       }
       case 'hook/updated-input':
       case 'tool/edited': {
@@ -254,7 +312,8 @@ export class SessionView {
         this.waiting.delete(data.requestId)
         const decided = { answer: data.answer, by: data.by, ...(data.note ? { note: data.note } : {}) }
         const item = this.get(entry.key)
-        if (item?.kind === 'tool' && item.approval) this.update(item, { approval: { ...item.approval, decided }, version: seq })
+        if (item?.kind === 'tool' && item.approval)
+          this.update(item, { approval: { ...item.approval, decided }, version: seq })
         else if (item?.kind === 'approval') this.update(item, { approval: { ...item.approval, decided }, version: seq })
         return
       }
@@ -270,7 +329,11 @@ export class SessionView {
         this.sessionChanged()
         return this.notice(
           seq,
-          this.planMode ? 'Plan mode: only reading tools run until the plan is approved' : data.requestId ? 'Plan mode ended: the plan was approved' : 'Plan mode ended',
+          this.planMode
+            ? 'Plan mode: only reading tools run until the plan is approved'
+            : data.requestId
+              ? 'Plan mode ended: the plan was approved'
+              : 'Plan mode ended',
           'info',
           {
             cause: 'plan-mode',
@@ -279,11 +342,23 @@ export class SessionView {
       case 'agent/preset':
         this.agentPreset = data.name
         this.sessionChanged()
-        return this.notice(seq, `Agent preset: ${data.name}${data.description ? ` (${data.description})` : ''}`, 'info', { cause: 'agent-preset' })
+        return this.notice(
+          seq,
+          `Agent preset: ${data.name}${data.description ? ` (${data.description})` : ''}`,
+          'info',
+          { cause: 'agent-preset' },
+        )
       case 'job/ended':
-        return this.notice(seq, `Background job ${data.jobId} ${jobEnding(data)}`, data.reason === 'exited' && data.exitCode !== 0 ? 'warn' : 'info', { cause: 'job' })
+        return this.notice(
+          seq,
+          `Background job ${data.jobId} ${jobEnding(data)}`,
+          data.reason === 'exited' && data.exitCode !== 0 ? 'warn' : 'info',
+          { cause: 'job' },
+        )
       case 'job/lost':
-        return this.notice(seq, `Background job ${data.jobId} was lost: dsh stopped while it ran`, 'warn', { cause: 'job' })
+        return this.notice(seq, `Background job ${data.jobId} was lost: dsh stopped while it ran`, 'warn', {
+          cause: 'job',
+        })
       case 'session/title':
         // The rule of `foldTitle` (@dsh/session-admin): a model title never replaces a user one.
         if (typeof data.title !== 'string' || (data.source !== 'user' && this.title?.source === 'user')) return
@@ -291,37 +366,69 @@ export class SessionView {
         return this.sessionChanged()
       case 'todo/updated':
         // The whole list each time: the latest replaces what was shown (web panel, ACP plan, headless line).
-        this.todos = Array.isArray(data.items) ? data.items.map((item: TodoEntry) => ({ content: String(item.content), status: item.status, priority: item.priority })) : []
+        this.todos = Array.isArray(data.items)
+          ? data.items.map((item: TodoEntry) => ({
+              content: String(item.content),
+              status: item.status,
+              priority: item.priority,
+            }))
+          : []
         return this.sessionChanged()
       case 'permission/preset':
         this.preset = data.preset
         this.lastPresetSeq = seq
         this.sessionChanged()
-        return this.notice(seq, `Permissions: ${data.preset} (sandbox ${data.mode}, approvals ${data.approval})`, data.preset === 'danger-full-access' ? 'warn' : 'info', { cause: 'preset' })
+        return this.notice(
+          seq,
+          `Permissions: ${data.preset} (sandbox ${data.mode}, approvals ${data.approval})`,
+          data.preset === 'danger-full-access' ? 'warn' : 'info',
+          { cause: 'preset' },
+        )
       case 'sandbox/mode':
         // A preset logs its mode and policy right after itself: its own notice already says them.
-        if (seq - this.lastPresetSeq > 2) this.notice(seq, `Sandbox mode: ${data.mode}`, data.mode === 'danger-full-access' ? 'warn' : 'info', { cause: 'sandbox' })
+        if (seq - this.lastPresetSeq > 2)
+          this.notice(seq, `Sandbox mode: ${data.mode}`, data.mode === 'danger-full-access' ? 'warn' : 'info', {
+            cause: 'sandbox',
+          })
         return
       case 'approval/policy':
-        if (seq - this.lastPresetSeq > 2) this.notice(seq, `Approval policy: ${data.policy}`, 'info', { cause: 'approval-policy' })
+        if (seq - this.lastPresetSeq > 2)
+          this.notice(seq, `Approval policy: ${data.policy}`, 'info', { cause: 'approval-policy' })
         return
       case 'compaction/end':
         // A success shows as its summary message; a failure would otherwise leave no trace on screen.
         if (!data.ok)
-          this.notice(seq, `Compaction failed${data.code ? ` (${data.code})` : ''}${data.reason ? `: ${data.reason}` : ''}; the conversation is kept as it was.`, 'warn', { cause: 'compaction' })
+          this.notice(
+            seq,
+            `Compaction failed${data.code ? ` (${data.code})` : ''}${data.reason ? `: ${data.reason}` : ''}; the conversation is kept as it was.`,
+            'warn',
+            { cause: 'compaction' },
+          )
         return
       case 'context/window':
-        return this.notice(seq, `The provider says this model's context window is ${Number(data.contextWindow).toLocaleString('en')} tokens; the session uses that from now on.`, 'info', {
-          cause: 'compaction',
-        })
+        return this.notice(
+          seq,
+          `The provider says this model's context window is ${Number(data.contextWindow).toLocaleString('en')} tokens; the session uses that from now on.`,
+          'info',
+          {
+            cause: 'compaction',
+          },
+        )
       case 'context/relief-failed':
-        return this.notice(seq, `No room could be made in the context: tried ${(data.tried ?? []).join(', ') || 'nothing'}; ${data.reason ?? ''}`.trim(), 'warn', { cause: 'compaction' })
+        return this.notice(
+          seq,
+          `No room could be made in the context: tried ${(data.tried ?? []).join(', ') || 'nothing'}; ${data.reason ?? ''}`.trim(),
+          'warn',
+          { cause: 'compaction' },
+        )
       case 'skill/catalog':
         return this.skillCatalog(seq, data)
       case 'turn/end':
         return this.turnEnd(event)
       case 'rewind/done':
-        return this.notice(seq, rewindText(data), data.conflicts?.length || data.skipped?.length ? 'warn' : 'info', { cause: 'rewind' })
+        return this.notice(seq, rewindText(data), data.conflicts?.length || data.skipped?.length ? 'warn' : 'info', {
+          cause: 'rewind',
+        })
       case 'llm/retry':
         return this.retry(event)
       case 'subagent/start':
@@ -329,10 +436,21 @@ export class SessionView {
       case 'subagent/end': {
         const item = this.get(`s${data.childSessionId}`)
         if (item?.kind !== 'subagent') return
-        return this.update(item, { status: data.status, text: data.text, error: data.error, endedAt: event.time, version: seq })
+        return this.update(item, {
+          status: data.status,
+          text: data.text,
+          error: data.error,
+          endedAt: event.time,
+          version: seq,
+        })
       }
       case 'subagent/parent':
-        return this.notice(seq, `Subagent "${data.description}" (${data.agentType}) of session ${data.parentSessionId}`, 'info', { cause: 'subagent' })
+        return this.notice(
+          seq,
+          `Subagent "${data.description}" (${data.agentType}) of session ${data.parentSessionId}`,
+          'info',
+          { cause: 'subagent' },
+        )
       case 'sandbox/ceiling':
         return this.notice(seq, `Sandbox ceiling: ${data.mode} (${data.why})`, 'info', { cause: 'sandbox' })
       default:
@@ -356,29 +474,57 @@ export class SessionView {
     const files = item.files ?? []
     const at = files.findIndex((touch) => touch.path === path)
     const touched = at < 0 ? { path, ...(earlier ? { before: earlier } : {}) } : files[at]!
-    const next: FileTouch = type === 'checkpoint/before' ? { ...touched, before: snapshot } : { ...touched, after: snapshot }
-    this.update(item, { files: at < 0 ? [...files, next] : files.map((touch, index) => (index === at ? next : touch)), version: seq })
+    const next: FileTouch =
+      type === 'checkpoint/before' ? { ...touched, before: snapshot } : { ...touched, after: snapshot }
+    this.update(item, {
+      files: at < 0 ? [...files, next] : files.map((touch, index) => (index === at ? next : touch)),
+      version: seq,
+    })
   }
 
   /** A hook's run is shown when it changed something: a block, a refusal, a question, a stop, a failure. */
   private hookRun({ seq, data }: LogEvent): void {
     if (!HOOK_SHOWN.has(data.decision)) return
     const what = `${data.event} hook ${JSON.stringify(String(data.command ?? '').slice(0, 80))}`
-    this.notice(seq, `${what}: ${data.decision}${data.reason ? ` — ${String(data.reason).slice(0, 500)}` : ''}`, data.decision === 'ask' ? 'info' : 'warn', { cause: 'hook' })
+    this.notice(
+      seq,
+      `${what}: ${data.decision}${data.reason ? ` — ${String(data.reason).slice(0, 500)}` : ''}`,
+      data.decision === 'ask' ? 'info' : 'warn',
+      { cause: 'hook' },
+    )
   }
 
   private userMessage({ seq, data }: LogEvent): void {
     if (data.source === 'inject' || data.source === 'instructions') return
     if (data.source === 'hook') return this.notice(seq, textOf(data.content ?? [], 'text'), 'muted', { cause: 'hook' })
     if (data.source === 'summary') {
-      const replaces = data.replaces && typeof data.replaces.fromSeq === 'number' ? { replaces: { fromSeq: data.replaces.fromSeq, toSeq: data.replaces.toSeq } } : {}
-      return this.notice(seq, 'Earlier conversation was summarised to fit the context window.', 'info', { cause: 'summary', ...replaces })
+      const replaces =
+        data.replaces && typeof data.replaces.fromSeq === 'number'
+          ? { replaces: { fromSeq: data.replaces.fromSeq, toSeq: data.replaces.toSeq } }
+          : {}
+      return this.notice(seq, 'Earlier conversation was summarised to fit the context window.', 'info', {
+        cause: 'summary',
+        ...replaces,
+      })
     }
     const content: Block[] = data.content ?? []
     const images: ImageRef[] = content
       .filter((block) => block.type === 'image')
-      .map((block) => ({ mediaType: block.mediaType!, ...(block.sha256 ? { sha256: block.sha256 } : {}), ...(block.data ? { data: block.data } : {}) }))
-    this.add({ kind: 'user', key: `u${seq}`, version: seq, seq, text: textOf(content, 'text'), source: data.source, images, content })
+      .map((block) => ({
+        mediaType: block.mediaType!,
+        ...(block.sha256 ? { sha256: block.sha256 } : {}),
+        ...(block.data ? { data: block.data } : {}),
+      }))
+    this.add({
+      kind: 'user',
+      key: `u${seq}`,
+      version: seq,
+      seq,
+      text: textOf(content, 'text'),
+      source: data.source,
+      images,
+      content,
+    })
   }
 
   private assistantMessage({ seq, data }: LogEvent): void {
@@ -388,7 +534,14 @@ export class SessionView {
     this.lastUsage = data.usage
     this.lastFailure = data.error
     if (data.error) this.shownError = data.error
-    const final = { text, reasoning, streaming: false, version: seq, ...(data.error ? { error: data.error } : {}), ...(data.interrupted ? { interrupted: true } : {}) }
+    const final = {
+      text,
+      reasoning,
+      streaming: false,
+      version: seq,
+      ...(data.error ? { error: data.error } : {}),
+      ...(data.interrupted ? { interrupted: true } : {}),
+    }
     const streaming = this.streamingKey ? this.get(this.streamingKey) : undefined
     this.streamingKey = undefined
     if (streaming) this.update(streaming, final)
@@ -421,7 +574,16 @@ export class SessionView {
   /** A new child's card, or its card again running (a follow-up): one card per child session. */
   private subagentStart({ seq, time, data }: LogEvent): void {
     const item = this.get(`s${data.childSessionId}`)
-    if (item?.kind === 'subagent') return this.update(item, { status: 'running', turns: item.turns + 1, text: undefined, error: undefined, endedAt: undefined, startedAt: time, version: seq })
+    if (item?.kind === 'subagent')
+      return this.update(item, {
+        status: 'running',
+        turns: item.turns + 1,
+        text: undefined,
+        error: undefined,
+        endedAt: undefined,
+        startedAt: time,
+        version: seq,
+      })
     this.add({
       kind: 'subagent',
       key: `s${data.childSessionId}`,
@@ -451,7 +613,8 @@ export class SessionView {
     const version = this.lastSeq + 0.5
     this.interruptOpenCalls(version)
     const streaming = this.streamingKey ? this.get(this.streamingKey) : undefined
-    if (streaming?.kind === 'assistant' && streaming.streaming) this.update(streaming, { streaming: false, interrupted: true, version })
+    if (streaming?.kind === 'assistant' && streaming.streaming)
+      this.update(streaming, { streaming: false, interrupted: true, version })
     this.streamingKey = undefined
     if (this.openTurn) {
       this.openTurn = false
@@ -464,7 +627,11 @@ export class SessionView {
     for (const key of this.openCalls) {
       const item = this.get(key)
       if (item?.kind !== 'tool') continue
-      this.update(item, { status: 'interrupted', version: seq, ...(item.change ? { changeState: item.status === 'running' ? 'unknown' : 'refused' } : {}) })
+      this.update(item, {
+        status: 'interrupted',
+        version: seq,
+        ...(item.change ? { changeState: item.status === 'running' ? 'unknown' : 'refused' } : {}),
+      })
     }
     this.openCalls.clear()
   }
@@ -476,7 +643,8 @@ export class SessionView {
     // The runtime logs a cut stream's message before the turn's end; a log that lacks it (written by something
     // else, or a page cut short) must not leave an answer streaming forever.
     const streaming = this.streamingKey ? this.get(this.streamingKey) : undefined
-    if (streaming?.kind === 'assistant' && streaming.streaming) this.update(streaming, { streaming: false, interrupted: true, version: seq })
+    if (streaming?.kind === 'assistant' && streaming.streaming)
+      this.update(streaming, { streaming: false, interrupted: true, version: seq })
     this.streamingKey = undefined
     const repeated = sameError(data.error, this.shownError)
     this.add({
@@ -534,15 +702,25 @@ export class SessionView {
   }
 
   /** The skills offered from here on (`skill/catalog` of @dsh/tool-skill), and the SKILL.md files left out. */
-  private skillCatalog(seq: number, data: { skills?: { name: string }[]; problems?: { file: string; field: string; message: string }[] }): void {
+  private skillCatalog(
+    seq: number,
+    data: { skills?: { name: string }[]; problems?: { file: string; field: string; message: string }[] },
+  ): void {
     const names = (data.skills ?? []).map((skill) => skill.name)
     const problems = data.problems ?? []
     const offered = names.length ? `Skills: ${names.join(', ')}` : 'No skills'
     const left = problems.map((problem) => `${problem.file}: ${problem.field} ${problem.message}`).join('; ')
-    this.notice(seq, problems.length ? `${offered}. Left out: ${left}` : offered, problems.length ? 'warn' : 'info', { cause: 'skills' })
+    this.notice(seq, problems.length ? `${offered}. Left out: ${left}` : offered, problems.length ? 'warn' : 'info', {
+      cause: 'skills',
+    })
   }
 
-  private notice(seq: number, text: string, tone: NoticeItem['tone'], extra: Pick<NoticeItem, 'cause'> & Partial<NoticeItem>): void {
+  private notice(
+    seq: number,
+    text: string,
+    tone: NoticeItem['tone'],
+    extra: Pick<NoticeItem, 'cause'> & Partial<NoticeItem>,
+  ): void {
     this.add({ kind: 'notice', key: `n${seq}`, version: seq, seq, text, tone, ...extra })
   }
 
@@ -553,7 +731,11 @@ export class SessionView {
   }
 
   /** Replaces the item by a changed copy: the old object stays as it was, for whoever holds it. */
-  private update<T extends Item>(previous: T, patch: Partial<T>, delta?: { kind: 'text' | 'reasoning'; text: string }): void {
+  private update<T extends Item>(
+    previous: T,
+    patch: Partial<T>,
+    delta?: { kind: 'text' | 'reasoning'; text: string },
+  ): void {
     const item = { ...previous, ...patch } as T
     this.items[this.positions.get(previous.key)!] = item
     this.changes.push({ op: 'updated', item, previous, cause: this.cause, ...(delta ? { delta } : {}) })

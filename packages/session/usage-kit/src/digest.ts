@@ -29,7 +29,18 @@ export function usageDigest(events: readonly { type: string; seq?: number; time:
     const day = dayOf(record.time)
     const key = `${record.model}\n${day}`
     let bucket = buckets.get(key)
-    if (!bucket) buckets.set(key, (bucket = { model: record.model, day, first: record.time, last: record.time, requests: 0, tokens: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 } }))
+    if (!bucket)
+      buckets.set(
+        key,
+        (bucket = {
+          model: record.model,
+          day,
+          first: record.time,
+          last: record.time,
+          requests: 0,
+          tokens: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
+        }),
+      )
     bucket.first = Math.min(bucket.first, record.time)
     bucket.last = Math.max(bucket.last, record.time)
     bucket.requests += record.requests
@@ -42,12 +53,24 @@ export function usageDigest(events: readonly { type: string; seq?: number; time:
  * The digest's requests as records of one session (one per bucket, at its first time), or undefined when
  * `since` falls inside a bucket: only the log can say which of its requests count then.
  */
-export function digestRecords(digest: UsageDigest, sessionId: string, workspace: string, since: number | undefined): RequestRecord[] | undefined {
+export function digestRecords(
+  digest: UsageDigest,
+  sessionId: string,
+  workspace: string,
+  since: number | undefined,
+): RequestRecord[] | undefined {
   const records: RequestRecord[] = []
   for (const bucket of digest.buckets) {
     if (since !== undefined && bucket.last < since) continue
     if (since !== undefined && bucket.first < since) return undefined
-    records.push({ sessionId, workspace, time: bucket.first, model: bucket.model, requests: bucket.requests, tokens: bucket.tokens })
+    records.push({
+      sessionId,
+      workspace,
+      time: bucket.first,
+      model: bucket.model,
+      requests: bucket.requests,
+      tokens: bucket.tokens,
+    })
   }
   return records
 }

@@ -17,7 +17,17 @@ type Logged = { type: string; seq?: number; time: number; data: any }
 
 /** Sums the requests logged at or after `fromSeq` (earlier events still set the route in force) and prices them. */
 export function sessionUsage(events: readonly Logged[], prices: PriceTable, fromSeq = 0): SessionUsage {
-  const usage: SessionUsage = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, cacheHitShare: null, cacheSaved: 0, unpriced: [] }
+  const usage: SessionUsage = {
+    requests: 0,
+    input: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    output: 0,
+    cost: 0,
+    cacheHitShare: null,
+    cacheSaved: 0,
+    unpriced: [],
+  }
   for (const record of sessionRequests('', '', events, fromSeq)) {
     usage.requests += record.requests
     addTokens(usage, record.tokens)

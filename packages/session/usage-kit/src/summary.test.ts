@@ -3,7 +3,12 @@ import { cacheHitShare, cacheSavings, costOf, groupUsage, sessionRequests, total
 import { formatCacheShare, lastTurnUsage, sessionUsage } from './session-usage.ts'
 
 const at = (time: number, type: string, data: any) => ({ type, time, data })
-const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input, output, cacheRead, cacheWrite })
+const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+})
 
 const events = [
   at(1, 'model/route', { route: { provider: 'deepseek', model: 'chat' } }),
@@ -33,7 +38,13 @@ test('groups are priced per request model; a group with an unpriced model has no
   ])
   expect(groups[1]!.cost).toBeCloseTo((100 * 1 + 50 * 0.1 + 10 * 2) / 1e6, 15)
   expect(groups[0]).toMatchObject({ cost: null, unpriced: ['anthropic/opus'] })
-  expect(totalUsage(groups)).toMatchObject({ requests: 4, input: 800, output: 70, cost: null, unpriced: ['anthropic/opus'] })
+  expect(totalUsage(groups)).toMatchObject({
+    requests: 4,
+    input: 800,
+    output: 70,
+    cost: null,
+    unpriced: ['anthropic/opus'],
+  })
 })
 
 test('cache writes cost the cacheWrite price, or the input price without one', () => {
@@ -47,12 +58,29 @@ test("a session's title request counts on the route it logged; one refused befor
   const titled = [
     at(1, 'request/context', { provider: 'anthropic', model: 'opus', contextWindow: 1000 }),
     at(2, 'assistant/message', { content: [], usage: usage(100, 10), finish: 'stop' }),
-    at(3, 'title/request', { route: { provider: 'anthropic', model: 'haiku' }, system: 's', prompt: 'p', maxOutputTokens: 32 }),
+    at(3, 'title/request', {
+      route: { provider: 'anthropic', model: 'haiku' },
+      system: 's',
+      prompt: 'p',
+      maxOutputTokens: 32,
+    }),
     at(4, 'title/response', { requestSeq: 2, ok: true, title: 'T', usage: usage(30, 5) }),
-    at(5, 'title/request', { route: { provider: 'anthropic', model: 'haiku' }, system: 's', prompt: 'p', maxOutputTokens: 32 }),
+    at(5, 'title/request', {
+      route: { provider: 'anthropic', model: 'haiku' },
+      system: 's',
+      prompt: 'p',
+      maxOutputTokens: 32,
+    }),
     at(6, 'title/response', { requestSeq: 4, ok: false, reason: 'refused', usage: usage(0, 0) }),
   ]
-  expect(sessionRequests('s1', '/w', titled).map((record) => [record.model, record.requests, record.tokens.input, record.tokens.output])).toEqual([
+  expect(
+    sessionRequests('s1', '/w', titled).map((record) => [
+      record.model,
+      record.requests,
+      record.tokens.input,
+      record.tokens.output,
+    ]),
+  ).toEqual([
     ['anthropic/opus', 1, 100, 10],
     ['anthropic/haiku', 1, 30, 5],
   ])
@@ -79,22 +107,40 @@ test('the cache-hit share is cache reads over all input, and the cache saved the
   const price = { input: 2, cachedInput: 0.5, output: 8 }
   expect(cacheHitShare({ input: 250, cacheRead: 700, cacheWrite: 50, output: 9 })).toBe(0.7)
   expect(cacheHitShare({ input: 0, cacheRead: 0, cacheWrite: 0, output: 9 })).toBeNull()
-  expect(cacheSavings({ input: 250, cacheRead: 700, cacheWrite: 50, output: 9 }, price)).toBeCloseTo((700 * 1.5) / 1e6, 15)
+  expect(cacheSavings({ input: 250, cacheRead: 700, cacheWrite: 50, output: 9 }, price)).toBeCloseTo(
+    (700 * 1.5) / 1e6,
+    15,
+  )
   expect(cacheSavings({ input: 1, cacheRead: 1, cacheWrite: 0, output: 0 }, undefined)).toBeNull()
   // Per turn and per session, from the same log; an unpriced model makes the money null, not zero.
   const events = [
     { type: 'request/context', seq: 0, time: 0, data: { provider: 'p', model: 'm' } },
     { type: 'turn/start', seq: 1, time: 0, data: { turnId: 't1' } },
-    { type: 'assistant/message', seq: 2, time: 0, data: { usage: { input: 1000, cacheRead: 0, cacheWrite: 0, output: 10 } } },
+    {
+      type: 'assistant/message',
+      seq: 2,
+      time: 0,
+      data: { usage: { input: 1000, cacheRead: 0, cacheWrite: 0, output: 10 } },
+    },
     { type: 'turn/start', seq: 3, time: 0, data: { turnId: 't2' } },
-    { type: 'assistant/message', seq: 4, time: 0, data: { usage: { input: 100, cacheRead: 900, cacheWrite: 0, output: 10 } } },
+    {
+      type: 'assistant/message',
+      seq: 4,
+      time: 0,
+      data: { usage: { input: 100, cacheRead: 900, cacheWrite: 0, output: 10 } },
+    },
   ]
   const session = sessionUsage(events, { 'p/m': price })
   expect(session.cacheHitShare).toBe(900 / 2000)
   expect(session.cacheSaved).toBeCloseTo((900 * 1.5) / 1e6, 15)
   const turn = lastTurnUsage(events, { 'p/m': price })
   expect(turn).toMatchObject({ requests: 1, cacheHitShare: 0.9 })
-  expect(sessionUsage(events, {})).toMatchObject({ cost: null, cacheSaved: null, cacheHitShare: 900 / 2000, unpriced: ['p/m'] })
+  expect(sessionUsage(events, {})).toMatchObject({
+    cost: null,
+    cacheSaved: null,
+    cacheHitShare: 900 / 2000,
+    unpriced: ['p/m'],
+  })
   expect(formatCacheShare(0.9)).toBe('90% cached')
   expect(formatCacheShare(null)).toBe('')
 })
@@ -108,7 +154,16 @@ test('a digest sums requests per model and UTC day; a since inside a bucket asks
     at(20, 'assistant/message', { content: [], usage: usage(50, 5), finish: 'stop' }),
     at(day + 5, 'assistant/message', { content: [], usage: usage(7, 1), finish: 'stop' }),
   ])
-  expect(digest.buckets.map((bucket) => [bucket.model, bucket.day, bucket.first, bucket.last, bucket.requests, bucket.tokens.input])).toEqual([
+  expect(
+    digest.buckets.map((bucket) => [
+      bucket.model,
+      bucket.day,
+      bucket.first,
+      bucket.last,
+      bucket.requests,
+      bucket.tokens.input,
+    ]),
+  ).toEqual([
     ['deepseek/chat', '1970-01-01', 10, 20, 2, 150],
     ['deepseek/chat', '1970-01-02', day + 5, day + 5, 1, 7],
   ])

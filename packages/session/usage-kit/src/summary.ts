@@ -85,7 +85,12 @@ export function addTokens(sums: TokenCounts, tokens: TokenCounts): void {
  * the requests logged at or after that seq. A session's title request counts too (`title/response`, on the
  * route its `title/request` logged).
  */
-export function sessionRequests(sessionId: string, workspace: string, events: readonly LoggedEvent[], fromSeq = 0): RequestRecord[] {
+export function sessionRequests(
+  sessionId: string,
+  workspace: string,
+  events: readonly LoggedEvent[],
+  fromSeq = 0,
+): RequestRecord[] {
   let model = 'unknown'
   /** The route of the last title request (`@dsh/session-admin`): an auxiliary call, maybe on a cheaper model. */
   let titleModel: string | undefined
@@ -103,7 +108,14 @@ export function sessionRequests(sessionId: string, workspace: string, events: re
       if (event.data.interrupted && !tokens.input && !tokens.cacheRead && !tokens.cacheWrite && !tokens.output) continue
       records.push({ sessionId, workspace, time: event.time, model, requests: 1, tokens })
     } else if (event.type === 'compaction/end' && count(event.data?.requests) > 0) {
-      records.push({ sessionId, workspace, time: event.time, model, requests: count(event.data.requests), tokens: tokensOf(event.data.usage) })
+      records.push({
+        sessionId,
+        workspace,
+        time: event.time,
+        model,
+        requests: count(event.data.requests),
+        tokens: tokensOf(event.data.usage),
+      })
     } else if (event.type === 'title/response') {
       const tokens = tokensOf(event.data?.usage)
       // A title request refused at the boundary or never answered reached no model and cost nothing.
@@ -118,7 +130,12 @@ export function sessionRequests(sessionId: string, workspace: string, events: re
 export function costOf(tokens: TokenCounts, price: ModelPrice | undefined): number | null {
   if (!price) return null
   const perToken = (usdPerMillion: number) => usdPerMillion / 1_000_000
-  return tokens.input * perToken(price.input) + tokens.cacheRead * perToken(price.cachedInput) + tokens.cacheWrite * perToken(price.cacheWrite ?? price.input) + tokens.output * perToken(price.output)
+  return (
+    tokens.input * perToken(price.input) +
+    tokens.cacheRead * perToken(price.cachedInput) +
+    tokens.cacheWrite * perToken(price.cacheWrite ?? price.input) +
+    tokens.output * perToken(price.output)
+  )
 }
 
 /**
@@ -138,7 +155,11 @@ export function cacheSavings(tokens: TokenCounts, price: ModelPrice | undefined)
 }
 
 /** Adds one priced record's cost and savings into sums that turn null at the first unpriced model. */
-export function addPriced(sums: { cost: number | null; cacheSaved: number | null; unpriced: string[] }, record: RequestRecord, prices: PriceTable): void {
+export function addPriced(
+  sums: { cost: number | null; cacheSaved: number | null; unpriced: string[] },
+  record: RequestRecord,
+  prices: PriceTable,
+): void {
   const price = prices[record.model]
   const cost = costOf(record.tokens, price)
   if (cost === null) {
@@ -162,7 +183,18 @@ export function groupUsage(records: readonly RequestRecord[], by: Grouping, pric
   const groups = new Map<string, UsageGroup>()
   for (const record of records) {
     const key = keyOf(record, by)
-    const group = groups.get(key) ?? { key, requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, cacheHitShare: null, cacheSaved: 0, unpriced: [] }
+    const group = groups.get(key) ?? {
+      key,
+      requests: 0,
+      input: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 0,
+      cost: 0,
+      cacheHitShare: null,
+      cacheSaved: 0,
+      unpriced: [],
+    }
     groups.set(key, group)
     addInto(group, record)
     addPriced(group, record, prices)
@@ -173,12 +205,23 @@ export function groupUsage(records: readonly RequestRecord[], by: Grouping, pric
 
 /** The sum of groups, priced only when every group is. */
 export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key'> {
-  const total: Omit<UsageGroup, 'key'> = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0, cacheHitShare: null, cacheSaved: 0, unpriced: [] }
+  const total: Omit<UsageGroup, 'key'> = {
+    requests: 0,
+    input: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    output: 0,
+    cost: 0,
+    cacheHitShare: null,
+    cacheSaved: 0,
+    unpriced: [],
+  }
   for (const group of groups) {
     total.requests += group.requests
     addTokens(total, group)
     total.cost = total.cost === null || group.cost === null ? null : total.cost + group.cost
-    total.cacheSaved = total.cacheSaved === null || group.cacheSaved === null ? null : total.cacheSaved + group.cacheSaved
+    total.cacheSaved =
+      total.cacheSaved === null || group.cacheSaved === null ? null : total.cacheSaved + group.cacheSaved
     for (const model of group.unpriced) if (!total.unpriced.includes(model)) total.unpriced.push(model)
   }
   total.cacheHitShare = cacheHitShare(total)

@@ -43,7 +43,9 @@ export interface Config {
 export class UsagePrices extends Service {
   static inject = ['settings']
   static Config: Schema<Config> = Schema.object({
-    prices: PriceTableSchema.default(SHIPPED_PRICES).description('Prices of the catalog models (see shipped.ts for their date and source); the `usage.prices` setting overrides them per model.'),
+    prices: PriceTableSchema.default(SHIPPED_PRICES).description(
+      'Prices of the catalog models (see shipped.ts for their date and source); the `usage.prices` setting overrides them per model.',
+    ),
   })
 
   constructor(

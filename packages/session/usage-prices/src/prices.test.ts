@@ -14,7 +14,10 @@ afterEach(async () => {
 })
 
 test('every model the DeepSeek and Anthropic catalogs ship has a shipped price, and nothing else is priced', async () => {
-  const catalog = [...DeepSeekConfig({} as DeepSeekConfig).models.map((model) => `deepseek/${model.id}`), ...AnthropicConfig({} as AnthropicConfig).models.map((model) => `anthropic/${model.id}`)]
+  const catalog = [
+    ...DeepSeekConfig({} as DeepSeekConfig).models.map((model) => `deepseek/${model.id}`),
+    ...AnthropicConfig({} as AnthropicConfig).models.map((model) => `anthropic/${model.id}`),
+  ]
   h = await bootComposition()
   const table = h.root.usagePrices.table()
   expect(Object.keys(table).sort()).toEqual(catalog.sort())
@@ -23,7 +26,10 @@ test('every model the DeepSeek and Anthropic catalogs ship has a shipped price, 
 
 test('a model set in usage.prices replaces its shipped price only; the others stay shipped', async () => {
   h = await bootComposition({
-    homeFiles: { 'settings.yaml': 'usage.prices:\n  deepseek/deepseek-v4-flash: { input: 9, cachedInput: 1, output: 20 }\n  local/qwen: { input: 0, cachedInput: 0, output: 0 }\n' },
+    homeFiles: {
+      'settings.yaml':
+        'usage.prices:\n  deepseek/deepseek-v4-flash: { input: 9, cachedInput: 1, output: 20 }\n  local/qwen: { input: 0, cachedInput: 0, output: 0 }\n',
+    },
   })
   const table = h.root.usagePrices.table()
   expect(table['deepseek/deepseek-v4-flash']).toEqual({ input: 9, cachedInput: 1, output: 20 })
@@ -32,7 +38,13 @@ test('a model set in usage.prices replaces its shipped price only; the others st
 })
 
 test('a negative price in settings.yaml fails loudly, naming the file', async () => {
-  await expect(bootComposition({ homeFiles: { 'settings.yaml': 'usage.prices:\n  deepseek/deepseek-v4-flash: { input: -1, cachedInput: 0, output: 0 }\n' } })).rejects.toThrow(/settings\.yaml/)
+  await expect(
+    bootComposition({
+      homeFiles: {
+        'settings.yaml': 'usage.prices:\n  deepseek/deepseek-v4-flash: { input: -1, cachedInput: 0, output: 0 }\n',
+      },
+    }),
+  ).rejects.toThrow(/settings\.yaml/)
 })
 
 test('the cost of a scripted run is its logged tokens × the configured prices', async () => {
@@ -42,7 +54,10 @@ test('the cost of a scripted run is its logged tokens × the configured prices',
     homeFiles: { 'settings.yaml': `usage.prices:\n  scripted/scripted-1: ${JSON.stringify(price)}\n` },
   })
   h.root.scriptedLlm.enqueue(
-    { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'hi' } }], usage: { input: 1200, cacheRead: 300, cacheWrite: 40, output: 70 } },
+    {
+      toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'hi' } }],
+      usage: { input: 1200, cacheRead: 300, cacheWrite: 40, output: 70 },
+    },
     { text: 'done', usage: { input: 25, cacheRead: 1500, cacheWrite: 0, output: 9 } },
   )
   await h.run('echo hi, then stop')

@@ -44,7 +44,13 @@ class InFlight {
 
   finish(status: number | null, signal: string | null) {
     const saved = this.output.saved()
-    this.resolve({ status, signal, output: this.output.text().replace(/\r\n/g, '\n'), truncated: this.output.truncated, ...(saved ? { saved } : {}) })
+    this.resolve({
+      status,
+      signal,
+      output: this.output.text().replace(/\r\n/g, '\n'),
+      truncated: this.output.truncated,
+      ...(saved ? { saved } : {}),
+    })
   }
 }
 
@@ -84,7 +90,12 @@ export class BashSession implements ShellSession {
   }
 
   /** Takes over a freshly spawned interactive bash and waits for its first marker. */
-  static async start(terminal: PtyProcess, enforcement: Enforcement, limits: SessionLimits, cwd: string): Promise<BashSession> {
+  static async start(
+    terminal: PtyProcess,
+    enforcement: Enforcement,
+    limits: SessionLimits,
+    cwd: string,
+  ): Promise<BashSession> {
     const session = new BashSession(terminal, enforcement, limits, cwd)
     const ready = session.begin()
     const setup = 'stty -echo 2>/dev/null; set +o history; unset HISTFILE; PS1=; PS2=; PS0=; PROMPT_COMMAND='
@@ -97,7 +108,11 @@ export class BashSession implements ShellSession {
     const end = await ready.done
     clearTimeout(timer)
     if (late) throw new ShellError('TIMEOUT', `the shell did not answer within ${limits.sessionStartTimeoutMs} ms`)
-    if (session.exit) throw new ShellError('SESSION_FAILED', `the shell exited at start (${session.exit.signal ?? `status ${session.exit.exitCode}`}): ${end.output.trim()}`)
+    if (session.exit)
+      throw new ShellError(
+        'SESSION_FAILED',
+        `the shell exited at start (${session.exit.signal ?? `status ${session.exit.exitCode}`}): ${end.output.trim()}`,
+      )
     return session
   }
 
@@ -123,16 +138,34 @@ export class BashSession implements ShellSession {
   private async hangUp() {
     if (!this.exit) {
       this.terminal.signal('SIGHUP')
-      await Promise.race([this.terminal.exited, new Promise((resolve) => setTimeout(resolve, this.limits.interruptGraceMs))])
+      await Promise.race([
+        this.terminal.exited,
+        new Promise((resolve) => setTimeout(resolve, this.limits.interruptGraceMs)),
+      ])
     }
     await this.terminal.terminate()
   }
 
   private async runNow(command: string, options: SessionRunOptions): Promise<ShellResult> {
     if (this.closed) throw new ShellError('SESSION_CLOSED', 'the shell session has ended; open a new one')
-    if (options.signal.aborted) return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, aborted: true, enforcement: this.enforcement, durationMs: 0 }
+    if (options.signal.aborted)
+      return {
+        exitCode: null,
+        signal: null,
+        output: '',
+        truncated: false,
+        timedOut: false,
+        aborted: true,
+        enforcement: this.enforcement,
+        durationMs: 0,
+      }
     const started = performance.now()
-    const running = this.begin(options.fullOutputPath ? { path: options.fullOutputPath, ceilingBytes: this.limits.fullOutputCeilingBytes, fromTerminal: true } : undefined, options.onOutput)
+    const running = this.begin(
+      options.fullOutputPath
+        ? { path: options.fullOutputPath, ceilingBytes: this.limits.fullOutputCeilingBytes, fromTerminal: true }
+        : undefined,
+      options.onOutput,
+    )
     let timedOut = false
     let aborted = false
     let interrupted = false

@@ -24,7 +24,11 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     // HISTFILE off: an interactive bash writes its history into HOME as it exits, which raced the clean-up.
     const env = { PATH: process.env.PATH, HOME: cwd, TERM: 'dumb', HISTFILE: '/dev/null' }
-    const child = spawn('/usr/bin/script', ['-qfec', 'bash --norc --noprofile', '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn('/usr/bin/script', ['-qfec', 'bash --norc --noprofile', '/dev/null'], {
+      cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let out = ''
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no marker within 30 s:\n${out}`))), 30_000)
     child.stdout.on('data', (chunk) => {
@@ -35,7 +39,9 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
       }
     })
     // Resolved once bash and script have exited, so nothing writes in the folder while the test removes it.
-    child.on('close', () => (findMarker(out, NONCE) ? resolve(out) : reject(new Error(`bash exited before the marker:\n${out}`))))
+    child.on('close', () =>
+      findMarker(out, NONCE) ? resolve(out) : reject(new Error(`bash exited before the marker:\n${out}`)),
+    )
     child.on('error', reject)
     child.stdin.write(lines.join('\n') + '\n')
   })
@@ -44,7 +50,13 @@ function typeIntoTerminal(cwd: string, lines: string[]): Promise<string> {
 /** `text` written the test's own way as the inside of a bash `$'…'` string (NUL left out: bash cannot hold it). */
 function ansiC(text: string): string {
   return [...Buffer.from(text)]
-    .map((byte) => (byte === 0 ? '' : byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x27 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`))
+    .map((byte) =>
+      byte === 0
+        ? ''
+        : byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x27
+          ? String.fromCharCode(byte)
+          : `\\x${byte.toString(16).padStart(2, '0')}`,
+    )
     .join('')
 }
 
@@ -61,20 +73,29 @@ test('a command is typed as printable ASCII lines within the line budget, whatev
   expect(lines.at(-1)).toBe(`eval "$__dsh_cmd"; ${markerLine(NONCE, 3)}`)
 })
 
-test.skipIf(!existsSync('/usr/bin/script'))('a long, awkward command reaches bash on a terminal intact, and its marker reports status and directory', async () => {
-  dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-protocol-')))
-  const text = `${AWKWARD.repeat(120)}\0dropped-nul`
-  const command = `mkdir -p 'sub dir:x' && cd 'sub dir:x' && printf '%s' $'${ansiC(text)}' > out.txt; false`
-  expect(command.length).toBeGreaterThan(8_000)
-  const printed = await typeIntoTerminal(dir, commandLines(command, NONCE, 7))
-  expect(readFileSync(join(dir, 'sub dir:x', 'out.txt'), 'utf8')).toBe(text.replace('\0', ''))
-  const marker = findMarker(printed, NONCE)!
-  expect(marker).toMatchObject({ seq: 7, status: 1, cwd: join(dir, 'sub dir:x') })
-  expect(printed.slice(marker.start, marker.end)).toMatch(new RegExp(`^\\r?\\n${NONCE}:7:1:.*:${NONCE}\\r?\\n$`))
-})
+test.skipIf(!existsSync('/usr/bin/script'))(
+  'a long, awkward command reaches bash on a terminal intact, and its marker reports status and directory',
+  async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-protocol-')))
+    const text = `${AWKWARD.repeat(120)}\0dropped-nul`
+    const command = `mkdir -p 'sub dir:x' && cd 'sub dir:x' && printf '%s' $'${ansiC(text)}' > out.txt; false`
+    expect(command.length).toBeGreaterThan(8_000)
+    const printed = await typeIntoTerminal(dir, commandLines(command, NONCE, 7))
+    expect(readFileSync(join(dir, 'sub dir:x', 'out.txt'), 'utf8')).toBe(text.replace('\0', ''))
+    const marker = findMarker(printed, NONCE)!
+    expect(marker).toMatchObject({ seq: 7, status: 1, cwd: join(dir, 'sub dir:x') })
+    expect(printed.slice(marker.start, marker.end)).toMatch(new RegExp(`^\\r?\\n${NONCE}:7:1:.*:${NONCE}\\r?\\n$`))
+  },
+)
 
 test('a marker is found only when complete, with CRLF or LF ends and a directory holding colons', () => {
-  expect(findMarker(`out\r\n${NONCE}:2:0:/tmp/a:b:${NONCE}\r\nafter`, NONCE)).toEqual({ seq: 2, status: 0, cwd: '/tmp/a:b', start: 3, end: 3 + `\r\n${NONCE}:2:0:/tmp/a:b:${NONCE}\r\n`.length })
+  expect(findMarker(`out\r\n${NONCE}:2:0:/tmp/a:b:${NONCE}\r\nafter`, NONCE)).toEqual({
+    seq: 2,
+    status: 0,
+    cwd: '/tmp/a:b',
+    start: 3,
+    end: 3 + `\r\n${NONCE}:2:0:/tmp/a:b:${NONCE}\r\n`.length,
+  })
   expect(findMarker(`${NONCE}:5:130:/:${NONCE}\n`, NONCE)).toMatchObject({ seq: 5, status: 130, cwd: '/', start: 0 })
   expect(findMarker(`out\n${NONCE}:2:0:/tmp:${NONCE}`, NONCE)).toBeUndefined()
   expect(findMarker(`out\n${NONCE}:2:0:/tmp`, NONCE)).toBeUndefined()

@@ -16,14 +16,16 @@ function quotePieces(text: string): string[] {
     const code = char.codePointAt(0)!
     if (char === '\\' || char === "'") pieces.push('\\' + char)
     else if (code >= 0x20 && code < 0x7f) pieces.push(char)
-    else if (code !== 0) pieces.push([...Buffer.from(char)].map((byte) => '\\x' + byte.toString(16).padStart(2, '0')).join(''))
+    else if (code !== 0)
+      pieces.push([...Buffer.from(char)].map((byte) => '\\x' + byte.toString(16).padStart(2, '0')).join(''))
     // NUL cannot be part of a bash string; it is dropped.
   }
   return pieces
 }
 
 /** The bash line that prints the marker of command `seq` (status first: `$?` is still the command's). */
-export const markerLine = (nonce: string, seq: number) => `printf '\\n%s:%d:%d:%s:%s\\n' ${nonce} ${seq} "$?" "$PWD" ${nonce}`
+export const markerLine = (nonce: string, seq: number) =>
+  `printf '\\n%s:%d:%d:%s:%s\\n' ${nonce} ${seq} "$?" "$PWD" ${nonce}`
 
 /** The lines that make bash run `command` in the session's own shell (so `cd` and `export` persist). */
 export function commandLines(command: string, nonce: string, seq: number): string[] {
@@ -54,7 +56,13 @@ export interface Marker {
 export function findMarker(text: string, nonce: string): Marker | undefined {
   const match = new RegExp(`(?:\\r?\\n)?${nonce}:(\\d+):(\\d+):([\\s\\S]*?):${nonce}\\r?\\n`).exec(text)
   if (!match) return undefined
-  return { seq: Number(match[1]), status: Number(match[2]), cwd: match[3]!, start: match.index, end: match.index + match[0].length }
+  return {
+    seq: Number(match[1]),
+    status: Number(match[2]),
+    cwd: match[3]!,
+    start: match.index,
+    end: match.index + match[0].length,
+  }
 }
 
 /**

@@ -36,13 +36,28 @@ const signal = () => new AbortController().signal
 
 test('a command reports its output and exit code and says it was not confined', async () => {
   const shell = await mount()
-  const result = await shell.run('echo hi; echo oops >&2; exit 7', { cwd: workspace, signal: signal(), authority: authority() })
-  expect(result).toMatchObject({ exitCode: 7, output: 'hi\noops\n', enforcement: 'none', timedOut: false, truncated: false })
+  const result = await shell.run('echo hi; echo oops >&2; exit 7', {
+    cwd: workspace,
+    signal: signal(),
+    authority: authority(),
+  })
+  expect(result).toMatchObject({
+    exitCode: 7,
+    output: 'hi\noops\n',
+    enforcement: 'none',
+    timedOut: false,
+    truncated: false,
+  })
 })
 
 test('a runaway command is killed with its whole process group at its deadline', async () => {
   const shell = await mount()
-  const result = await shell.run('sleep 1000 & echo pid=$!; sleep 1000', { cwd: workspace, timeoutMs: 1_500, signal: signal(), authority: authority() })
+  const result = await shell.run('sleep 1000 & echo pid=$!; sleep 1000', {
+    cwd: workspace,
+    timeoutMs: 1_500,
+    signal: signal(),
+    authority: authority(),
+  })
   expect(result.timedOut).toBe(true)
   const pid = Number(/pid=(\d+)/.exec(result.output)![1])
   expect(await eventually(() => !running(pid))).toBe(true)
@@ -57,7 +72,12 @@ test('output over the configured cap keeps its head and tail', async () => {
 
 test("the configured environment and the caller's reach the command", async () => {
   const shell = await mount({ env: { FROM_CONFIG: 'a' } })
-  const result = await shell.run('echo $FROM_CONFIG $FROM_CALLER', { cwd: workspace, env: { FROM_CALLER: 'b' }, signal: signal(), authority: authority() })
+  const result = await shell.run('echo $FROM_CONFIG $FROM_CALLER', {
+    cwd: workspace,
+    env: { FROM_CALLER: 'b' },
+    signal: signal(),
+    authority: authority(),
+  })
   expect(result.output).toBe('a b\n')
 })
 
@@ -74,8 +94,15 @@ test("a session reports each command's exit code and output", async () => {
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: authority() })
   expect(await session.run('false', { signal: signal() })).toMatchObject({ exitCode: 1, output: '' })
-  expect(await session.run('printf partial; (exit 42)', { signal: signal() })).toMatchObject({ exitCode: 42, output: 'partial', enforcement: 'none' })
-  expect(await session.run('if then', { signal: signal() })).toMatchObject({ exitCode: 2, output: expect.stringContaining('syntax error') })
+  expect(await session.run('printf partial; (exit 42)', { signal: signal() })).toMatchObject({
+    exitCode: 42,
+    output: 'partial',
+    enforcement: 'none',
+  })
+  expect(await session.run('if then', { signal: signal() })).toMatchObject({
+    exitCode: 2,
+    output: expect.stringContaining('syntax error'),
+  })
 })
 
 test('a session runs on a terminal', async () => {
@@ -155,6 +182,8 @@ test('disposing the provider closes its sessions', async () => {
 
 test('a session in a missing directory is refused before anything starts', async () => {
   const shell = await mount()
-  await expect(shell.openSession({ cwd: join(workspace, 'missing'), authority: authority() })).rejects.toMatchObject({ code: 'SPAWN_FAILED' })
+  await expect(shell.openSession({ cwd: join(workspace, 'missing'), authority: authority() })).rejects.toMatchObject({
+    code: 'SPAWN_FAILED',
+  })
   expect(existsSync(join(workspace, 'missing'))).toBe(false)
 })

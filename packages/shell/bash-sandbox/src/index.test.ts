@@ -40,7 +40,10 @@ function processesRunning(argv: string[]): number[] {
     .filter((entry) => /^\d+$/.test(entry))
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+        return (
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8') === wanted &&
+          !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+        )
       } catch {
         return false
       }
@@ -55,7 +58,11 @@ test('the base bundle mounts ctx.shell backed by bash-sandbox, confining each co
   expect(shell).toBeInstanceOf(BashSandbox)
   const authority: SandboxAuthority = { mode: 'workspace-write', writableRoots: [h.workspace] }
   const outside = outsideDir()
-  const result = await shell.run(`echo hi > note.txt; cat note.txt; touch ${outside}/escape`, { cwd: h.workspace, signal: signal(), authority })
+  const result = await shell.run(`echo hi > note.txt; cat note.txt; touch ${outside}/escape`, {
+    cwd: h.workspace,
+    signal: signal(),
+    authority,
+  })
   expect(result).toMatchObject({ enforcement: 'full', output: expect.stringMatching(/^hi\n.*Read-only file system/s) })
   expect(readFileSync(join(h.workspace, 'note.txt'), 'utf8')).toBe('hi\n')
   expect(existsSync(join(outside, 'escape'))).toBe(false)
@@ -63,7 +70,11 @@ test('the base bundle mounts ctx.shell backed by bash-sandbox, confining each co
 
 test('in workspace-write a write inside the workspace succeeds', async () => {
   const shell = await mount()
-  const result = await shell.run('echo kept > inside.txt', { cwd: workspace, signal: signal(), authority: workspaceWrite() })
+  const result = await shell.run('echo kept > inside.txt', {
+    cwd: workspace,
+    signal: signal(),
+    authority: workspaceWrite(),
+  })
   expect(result).toMatchObject({ exitCode: 0, enforcement: 'full' })
   expect(readFileSync(join(workspace, 'inside.txt'), 'utf8')).toBe('kept\n')
 })
@@ -73,7 +84,11 @@ test('in workspace-write writes outside the workspace and to $HOME fail and the 
   const outside = outsideDir()
   const home = join(homedir(), `.dsh-bash-sandbox-test-${process.pid}-${Date.now()}`)
   onTestFinished(() => rmSync(home, { force: true }))
-  const result = await shell.run(`echo a > ${outside}/x; echo b > ${home}`, { cwd: workspace, signal: signal(), authority: workspaceWrite() })
+  const result = await shell.run(`echo a > ${outside}/x; echo b > ${home}`, {
+    cwd: workspace,
+    signal: signal(),
+    authority: workspaceWrite(),
+  })
   expect(result.exitCode).not.toBe(0)
   expect(existsSync(join(outside, 'x'))).toBe(false)
   expect(existsSync(home)).toBe(false)
@@ -81,7 +96,11 @@ test('in workspace-write writes outside the workspace and to $HOME fail and the 
 
 test('read-only refuses every write and the file is absent', async () => {
   const shell = await mount()
-  const result = await shell.run('echo nope > inside.txt', { cwd: workspace, signal: signal(), authority: { mode: 'read-only', writableRoots: [] } })
+  const result = await shell.run('echo nope > inside.txt', {
+    cwd: workspace,
+    signal: signal(),
+    authority: { mode: 'read-only', writableRoots: [] },
+  })
   expect(result).toMatchObject({ enforcement: 'full', output: expect.stringContaining('Read-only file system') })
   expect(existsSync(join(workspace, 'inside.txt'))).toBe(false)
 })
@@ -89,7 +108,11 @@ test('read-only refuses every write and the file is absent', async () => {
 test('danger-full-access runs unconfined and a write outside the workspace succeeds', async () => {
   const shell = await mount()
   const outside = outsideDir()
-  const result = await shell.run(`echo free > ${outside}/x`, { cwd: workspace, signal: signal(), authority: { mode: 'danger-full-access', writableRoots: [] } })
+  const result = await shell.run(`echo free > ${outside}/x`, {
+    cwd: workspace,
+    signal: signal(),
+    authority: { mode: 'danger-full-access', writableRoots: [] },
+  })
   expect(result).toMatchObject({ exitCode: 0, enforcement: 'none' })
   expect(readFileSync(join(outside, 'x'), 'utf8')).toBe('free\n')
 })
@@ -99,9 +122,18 @@ test('without bwrap on PATH a confined command is refused naming bubblewrap, and
   process.env.PATH = '/nonexistent'
   onTestFinished(() => void (process.env.PATH = path))
   const shell = await mount()
-  const run = shell.run(`/usr/bin/touch ${workspace}/ran`, { cwd: workspace, signal: signal(), authority: workspaceWrite() })
-  await expect(run).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE', message: expect.stringContaining('bubblewrap (bwrap) not found on PATH') })
-  await expect(shell.openSession({ cwd: workspace, authority: workspaceWrite() })).rejects.toMatchObject({ code: 'SANDBOX_UNAVAILABLE' })
+  const run = shell.run(`/usr/bin/touch ${workspace}/ran`, {
+    cwd: workspace,
+    signal: signal(),
+    authority: workspaceWrite(),
+  })
+  await expect(run).rejects.toMatchObject({
+    code: 'SANDBOX_UNAVAILABLE',
+    message: expect.stringContaining('bubblewrap (bwrap) not found on PATH'),
+  })
+  await expect(shell.openSession({ cwd: workspace, authority: workspaceWrite() })).rejects.toMatchObject({
+    code: 'SANDBOX_UNAVAILABLE',
+  })
   expect(existsSync(join(workspace, 'ran'))).toBe(false)
 })
 
@@ -109,7 +141,11 @@ test('aborting a confined command kills everything it started', async () => {
   const shell = await mount()
   const controller = new AbortController()
   const sleeper = ['sleep', String(900_000 + (process.pid % 1000))]
-  const run = shell.run(`${sleeper.join(' ')} & ${sleeper.join(' ')}`, { cwd: workspace, signal: controller.signal, authority: workspaceWrite() })
+  const run = shell.run(`${sleeper.join(' ')} & ${sleeper.join(' ')}`, {
+    cwd: workspace,
+    signal: controller.signal,
+    authority: workspaceWrite(),
+  })
   expect(await eventually(() => processesRunning(sleeper).length === 2)).toBe(true)
   controller.abort()
   expect((await run).aborted).toBe(true)
@@ -122,7 +158,10 @@ test('a sandboxed session keeps cd and variables and still cannot write outside 
   const session = await shell.openSession({ cwd: workspace, authority: workspaceWrite() })
   expect(session.enforcement).toBe('full')
   await session.run('mkdir -p deep && cd deep && export FOO=bar', { signal: signal() })
-  expect(await session.run('echo $FOO > here.txt; pwd', { signal: signal() })).toMatchObject({ exitCode: 0, output: `${workspace}/deep\n` })
+  expect(await session.run('echo $FOO > here.txt; pwd', { signal: signal() })).toMatchObject({
+    exitCode: 0,
+    output: `${workspace}/deep\n`,
+  })
   expect(readFileSync(join(workspace, 'deep', 'here.txt'), 'utf8')).toBe('bar\n')
   const escape = await session.run(`echo x > ${outside}/x`, { signal: signal() })
   expect(escape.exitCode).toBe(1)
@@ -133,7 +172,10 @@ test('a sandboxed session command past its deadline is interrupted and the sessi
   const shell = await mount()
   const session = await shell.openSession({ cwd: workspace, authority: workspaceWrite() })
   await session.run('export KEPT=yes', { signal: signal() })
-  expect(await session.run('sleep 1000', { timeoutMs: 1_500, signal: signal() })).toMatchObject({ timedOut: true, exitCode: 130 })
+  expect(await session.run('sleep 1000', { timeoutMs: 1_500, signal: signal() })).toMatchObject({
+    timedOut: true,
+    exitCode: 130,
+  })
   expect(await session.run('echo $KEPT', { signal: signal() })).toMatchObject({ output: 'yes\n' })
 })
 

@@ -29,7 +29,10 @@ const PERSISTENT = `- id: tool-bash
   name: '@dsh/tool-bash-persistent'
 `
 
-async function boot(script: ScriptedResponse[], options: CompositionOptions & { rows?: string } = {}): Promise<Harness> {
+async function boot(
+  script: ScriptedResponse[],
+  options: CompositionOptions & { rows?: string } = {},
+): Promise<Harness> {
   const h = await bootComposition({ ...options, patch: scriptedPatch({}, options.rows ?? '') })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script)
@@ -60,7 +63,10 @@ for (const [shell, rows] of [
   ['persistent', PERSISTENT],
 ] as const) {
   test(`in the ${shell} shell \`env\` shows no secret-looking variable, and neither the log on disk nor any request holds a value`, async () => {
-    const h = await boot([toolCall('env', 'bash', { command: 'env; echo "[$GITHUB_TOKEN][$DEEPSEEK_API_KEY]"' }), { text: 'done' }], { rows })
+    const h = await boot(
+      [toolCall('env', 'bash', { command: 'env; echo "[$GITHUB_TOKEN][$DEEPSEEK_API_KEY]"' }), { text: 'done' }],
+      { rows },
+    )
     await h.run('print the environment')
     const output = h.toolText('env')
     expect(output).toContain(`PATH=${process.env.PATH}`)
@@ -73,11 +79,20 @@ for (const [shell, rows] of [
 }
 
 test('the policy is logged once per session by name only, and the names withheld are listed', async () => {
-  const h = await boot([toolCall('a', 'bash', { command: 'true' }), toolCall('b', 'bash', { command: 'true' }), { text: 'done' }])
+  const h = await boot([
+    toolCall('a', 'bash', { command: 'true' }),
+    toolCall('b', 'bash', { command: 'true' }),
+    { text: 'done' },
+  ])
   await h.run('twice')
   const logged = h.events('shell/env-policy')
   expect(logged).toHaveLength(1)
-  expect(logged[0]!.data).toMatchObject({ set: [], include: [], exclude: [], dropped: expect.arrayContaining(Object.keys(SECRETS)) })
+  expect(logged[0]!.data).toMatchObject({
+    set: [],
+    include: [],
+    exclude: [],
+    dropped: expect.arrayContaining(Object.keys(SECRETS)),
+  })
   expect(logged[0]!.data.inherited).toContain('PATH')
   expectNoSecret(JSON.stringify(logged[0]!.data), { names: false })
   expect(logged[0]!.seq).toBeLessThan(h.events('tool/result')[0]!.seq)
@@ -92,7 +107,9 @@ test('shell.env.include, exclude and set change what `env` prints; a secret-look
     delete process.env.DSH_VISIBLE_ONE
     delete process.env.DSH_VISIBLE_HIDDEN
   })
-  const h = await boot([toolCall('env', 'bash', { command: 'env' }), { text: 'done' }], { homeFiles: { 'settings.yaml': settings } })
+  const h = await boot([toolCall('env', 'bash', { command: 'env' }), { text: 'done' }], {
+    homeFiles: { 'settings.yaml': settings },
+  })
   await h.run('print the environment')
   const output = h.toolText('env')
   expect(output).toContain('DSH_VISIBLE_ONE=shown-1')
@@ -101,14 +118,23 @@ test('shell.env.include, exclude and set change what `env` prints; a secret-look
   expect(output).not.toMatch(/^LANG=/m)
   expectNoSecret(output)
   const [policy] = h.events('shell/env-policy')
-  expect(policy!.data).toMatchObject({ include: ['dsh_visible_*', 'GITHUB_TOKEN'], exclude: ['LANG', 'DSH_VISIBLE_HIDDEN'], set: ['CHOSEN_BY_USER'] })
+  expect(policy!.data).toMatchObject({
+    include: ['dsh_visible_*', 'GITHUB_TOKEN'],
+    exclude: ['LANG', 'DSH_VISIBLE_HIDDEN'],
+    set: ['CHOSEN_BY_USER'],
+  })
   expect(policy!.data.dropped).toEqual(expect.arrayContaining(['DSH_VISIBLE_HIDDEN', 'GITHUB_TOKEN', 'LANG']))
   expect(JSON.stringify(policy!.data)).not.toContain('chosen-value-42')
   expect(JSON.stringify(policy!.data)).not.toContain('shown-1')
 })
 
 test('a changed setting takes effect at the next command and is logged again', async () => {
-  const h = await boot([toolCall('before', 'bash', { command: 'echo "[$LATER]"' }), { text: 'ok' }, toolCall('after', 'bash', { command: 'echo "[$LATER]"' }), { text: 'ok' }])
+  const h = await boot([
+    toolCall('before', 'bash', { command: 'echo "[$LATER]"' }),
+    { text: 'ok' },
+    toolCall('after', 'bash', { command: 'echo "[$LATER]"' }),
+    { text: 'ok' },
+  ])
   await h.run('first')
   await h.root.settings.set('shell.env.set', { LATER: 'now-set' })
   await h.run('second')
@@ -118,7 +144,10 @@ test('a changed setting takes effect at the next command and is logged again', a
 })
 
 test('a secret-looking name in shell.env.set is refused at boot, naming the file, the setting and the name', async () => {
-  const booting = bootComposition({ patch: scriptedPatch(), homeFiles: { 'settings.yaml': 'shell.env.set: { API_TOKEN: abc }\n' } })
+  const booting = bootComposition({
+    patch: scriptedPatch(),
+    homeFiles: { 'settings.yaml': 'shell.env.set: { API_TOKEN: abc }\n' },
+  })
   await expect(booting).rejects.toThrow(/settings\.yaml:1: shell\.env\.set: set: "API_TOKEN" looks like a secret/)
 })
 
@@ -162,6 +191,8 @@ test('a record with a value, or not a list of names, is refused, naming the fiel
   expect(() => session.append('shell/env-policy', { ...record, values: { PATH: '/bin' } } as never)).toThrow(
     'data.values is not a field of an environment policy record (inherited, set, include, exclude, dropped)',
   )
-  expect(() => session.append('shell/env-policy', { ...record, dropped: [1] as never })).toThrow('data.dropped[0] must be a string')
+  expect(() => session.append('shell/env-policy', { ...record, dropped: [1] as never })).toThrow(
+    'data.dropped[0] must be a string',
+  )
   expect(h.events('shell/env-policy')).toEqual([])
 })

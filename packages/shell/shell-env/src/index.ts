@@ -56,11 +56,19 @@ export function apply(ctx: Context, config: Config) {
     description:
       'Variable names or globs (*, ?; case-insensitive) that commands inherit beyond PATH, HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, SHELL and TMPDIR. Secret-looking names (*KEY*, *TOKEN*, *SECRET*, …) are never inherited.',
   })
-  ctx.settings.define('shell.env.exclude', ExcludePatterns.default(config.exclude), { description: 'Variable names or globs never passed to commands, even when included or set by a shell.' })
-  ctx.settings.define('shell.env.set', SetVariables.default(config.set), { description: 'Variables (name: value) set for every command. Shown in clear: a secret-looking name is refused.' })
+  ctx.settings.define('shell.env.exclude', ExcludePatterns.default(config.exclude), {
+    description: 'Variable names or globs never passed to commands, even when included or set by a shell.',
+  })
+  ctx.settings.define('shell.env.set', SetVariables.default(config.set), {
+    description: 'Variables (name: value) set for every command. Shown in clear: a secret-looking name is refused.',
+  })
   ctx.sessions.defineKind(ctx, 'shell/env-policy', { ignorable: true, schema: EnvPolicyRecordData })
 
-  const policy = (): EnvPolicy => ({ include: ctx.settings.get('shell.env.include'), exclude: ctx.settings.get('shell.env.exclude'), set: ctx.settings.get('shell.env.set') })
+  const policy = (): EnvPolicy => ({
+    include: ctx.settings.get('shell.env.include'),
+    exclude: ctx.settings.get('shell.env.exclude'),
+    set: ctx.settings.get('shell.env.set'),
+  })
   ctx.subprocess.usePolicy(ctx, policy)
 
   const record = (session: Session) => {

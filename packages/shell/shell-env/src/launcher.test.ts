@@ -29,8 +29,18 @@ afterEach(async () => {
 })
 
 function dsh(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, ...SECRETS }
-  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    DSH_HOME: home,
+    DEEPSEEK_BASE_URL: llm.url,
+    ...SECRETS,
+  }
+  const child = spawn(process.execPath, [join(appDir, 'bin/dsh.js'), ...args], {
+    cwd: repo,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
@@ -73,6 +83,8 @@ test('`dsh sessions show --audit` lists the command environment policy by name',
   const sessionId = JSON.parse(run.stdout.split('\n')[0]!).sessionId
   const audit = await dsh(['sessions', 'show', sessionId, '--audit'])
   expect(audit.code, audit.stderr).toBe(0)
-  expect(audit.stdout).toMatch(/command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld (\w+, )*DEEPSEEK_API_KEY, GITHUB_TOKEN, MY_SECRET/)
+  expect(audit.stdout).toMatch(
+    /command environment inherits (\w+, )*PATH(, \w+)*; sets nothing; include nothing; exclude nothing; withheld (\w+, )*DEEPSEEK_API_KEY, GITHUB_TOKEN, MY_SECRET/,
+  )
   for (const value of Object.values(SECRETS)) expect(audit.stdout).not.toContain(value)
 })

@@ -31,5 +31,11 @@ declare module '@dsh/session' {
 }
 
 export function policyRecord(policy: EnvPolicy, scrubbed: ScrubbedEnvironment): EnvPolicyRecord {
-  return { inherited: scrubbed.inherited, set: Object.keys(policy.set).sort(), include: [...policy.include], exclude: [...policy.exclude], dropped: scrubbed.dropped }
+  return {
+    inherited: scrubbed.inherited,
+    set: Object.keys(policy.set).sort(),
+    include: [...policy.include],
+    exclude: [...policy.exclude],
+    dropped: scrubbed.dropped,
+  }
 }

@@ -6,7 +6,15 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
-import { SkillError, Skills, type Skill, type SkillBody, type SkillDiscovery, type SkillProblem, type SkillScope } from '@dsh/skill'
+import {
+  SkillError,
+  Skills,
+  type Skill,
+  type SkillBody,
+  type SkillDiscovery,
+  type SkillProblem,
+  type SkillScope,
+} from '@dsh/skill'
 import { splitFrontMatter, validateSkillFields } from './front-matter.ts'
 
 export { splitFrontMatter, validateSkillFields } from './front-matter.ts'
@@ -31,10 +39,21 @@ export default class SkillFilesystem extends Skills {
     workspaceDirs: Schema.array(Schema.string())
       .default(['.dsh/skills', '.agents/skills', '.claude/skills'])
       .description('Folders of the workspace searched for skills, in order; a name found earlier wins.'),
-    home: Schema.boolean().default(true).description("Also search $DSH_HOME/skills (the user's skills for every workspace), after the workspace's."),
-    maxSkillBytes: Schema.natural().min(1).default(64_000).description('Bytes of a SKILL.md read at most; a longer body is cut with a note.'),
-    maxFileBytes: Schema.natural().min(1).default(64_000).description("Bytes of a file inside a skill's folder the skill tool reads at most."),
-    maxSkills: Schema.natural().min(1).default(200).description('Skills offered at most; the rest are reported as problems.'),
+    home: Schema.boolean()
+      .default(true)
+      .description("Also search $DSH_HOME/skills (the user's skills for every workspace), after the workspace's."),
+    maxSkillBytes: Schema.natural()
+      .min(1)
+      .default(64_000)
+      .description('Bytes of a SKILL.md read at most; a longer body is cut with a note.'),
+    maxFileBytes: Schema.natural()
+      .min(1)
+      .default(64_000)
+      .description("Bytes of a file inside a skill's folder the skill tool reads at most."),
+    maxSkills: Schema.natural()
+      .min(1)
+      .default(200)
+      .description('Skills offered at most; the rest are reported as problems.'),
   })
 
   constructor(
@@ -44,11 +63,16 @@ export default class SkillFilesystem extends Skills {
     super(ctx)
     // A skill is instructions the next session obeys: every folder searched is never the model's to write
     // (docs/security.md). Optional, so a composition without the policy (a unit test) still finds skills.
-    ctx.inject(['sandboxPolicy'], (ctx) => ctx.sandboxPolicy.protectLoaded(ctx, config.workspaceDirs, "the skill-filesystem row's workspaceDirs"))
+    ctx.inject(['sandboxPolicy'], (ctx) =>
+      ctx.sandboxPolicy.protectLoaded(ctx, config.workspaceDirs, "the skill-filesystem row's workspaceDirs"),
+    )
   }
 
   async discover(cwd: string, authority?: SandboxAuthority): Promise<SkillDiscovery> {
-    const roots: { dir: string; scope: SkillScope }[] = this.config.workspaceDirs.map((dir) => ({ dir: join(cwd, dir), scope: 'workspace' }))
+    const roots: { dir: string; scope: SkillScope }[] = this.config.workspaceDirs.map((dir) => ({
+      dir: join(cwd, dir),
+      scope: 'workspace',
+    }))
     if (this.config.home) roots.push({ dir: this.homeSkills(), scope: 'home' })
     const skills: Skill[] = []
     const problems: SkillProblem[] = []
@@ -65,8 +89,18 @@ export default class SkillFilesystem extends Skills {
         if (seenFiles.has(real)) continue // one folder reached twice (`.claude/skills` linked to `.agents/skills`)
         seenFiles.add(real)
         const earlier = byName.get(outcome.name)
-        if (earlier) problems.push({ file: outcome.file, field: 'name', message: `"${outcome.name}" is already the name of ${earlier.file}, which is used` })
-        else if (skills.length >= this.config.maxSkills) problems.push({ file: outcome.file, field: 'name', message: `left out: more than ${this.config.maxSkills} skills (maxSkills)` })
+        if (earlier)
+          problems.push({
+            file: outcome.file,
+            field: 'name',
+            message: `"${outcome.name}" is already the name of ${earlier.file}, which is used`,
+          })
+        else if (skills.length >= this.config.maxSkills)
+          problems.push({
+            file: outcome.file,
+            field: 'name',
+            message: `left out: more than ${this.config.maxSkills} skills (maxSkills)`,
+          })
         else {
           byName.set(outcome.name, outcome)
           skills.push(outcome)
@@ -77,20 +111,30 @@ export default class SkillFilesystem extends Skills {
   }
 
   async load(skill: Skill, authority?: SandboxAuthority): Promise<SkillBody> {
-    const read = await this.ctx.fs.readText(skill.file, { maxBytes: this.config.maxSkillBytes, ...(await this.readOptions(skill.scope, authority)) })
+    const read = await this.ctx.fs.readText(skill.file, {
+      maxBytes: this.config.maxSkillBytes,
+      ...(await this.readOptions(skill.scope, authority)),
+    })
     const { body } = splitFrontMatter(read.text)
     return { skill, body: body.trim(), truncated: read.truncated || read.endLine < read.totalLines }
   }
 
   async readFile(skill: Skill, relativePath: string, authority?: SandboxAuthority) {
-    const outside = () => new SkillError('SKILL_PATH_OUTSIDE', `"${relativePath}" is not a file inside the folder of skill "${skill.name}"; give a path relative to it, such as references/guide.md`)
+    const outside = () =>
+      new SkillError(
+        'SKILL_PATH_OUTSIDE',
+        `"${relativePath}" is not a file inside the folder of skill "${skill.name}"; give a path relative to it, such as references/guide.md`,
+      )
     if (!relativePath || isAbsolute(relativePath)) throw outside()
     const dir = await this.ctx.fs.realpath(skill.dir)
     const target = await this.ctx.fs.realpath(join(skill.dir, relativePath)).catch(() => undefined)
     // Real paths on both sides: `..` and a link that leads out of the folder are the same refusal.
     const rel = target && relative(dir, target)
     if (!target || !rel || rel.startsWith('..') || isAbsolute(rel)) throw outside()
-    const read = await this.ctx.fs.readText(target, { maxBytes: this.config.maxFileBytes, ...(await this.readOptions(skill.scope, authority)) })
+    const read = await this.ctx.fs.readText(target, {
+      maxBytes: this.config.maxFileBytes,
+      ...(await this.readOptions(skill.scope, authority)),
+    })
     return { path: target, text: read.text, truncated: read.truncated || read.endLine < read.totalLines }
   }
 
@@ -99,12 +143,20 @@ export default class SkillFilesystem extends Skills {
   }
 
   /** The caller's authority, with `$DSH_HOME/skills` readable for a home skill (and nothing else of the home). */
-  private async readOptions(scope: SkillScope, authority: SandboxAuthority | undefined): Promise<{ authority?: SandboxAuthority }> {
+  private async readOptions(
+    scope: SkillScope,
+    authority: SandboxAuthority | undefined,
+  ): Promise<{ authority?: SandboxAuthority }> {
     if (!authority) return {}
     if (scope !== 'home' || !authority.paths) return { authority }
     const home = this.homeSkills()
     const real = await this.ctx.fs.realpath(home).catch(() => home)
-    return { authority: { ...authority, paths: { ...authority.paths, readExceptions: [...authority.paths.readExceptions, home, real] } } }
+    return {
+      authority: {
+        ...authority,
+        paths: { ...authority.paths, readExceptions: [...authority.paths.readExceptions, home, real] },
+      },
+    }
   }
 
   /** The `SKILL.md` files one level under `dir` (folders and links to folders), sorted by folder name. */
@@ -128,10 +180,17 @@ export default class SkillFilesystem extends Skills {
   }
 
   /** One SKILL.md as a skill, or the problem that leaves it out. */
-  private async readSkill(file: string, scope: SkillScope, authority: SandboxAuthority | undefined): Promise<Skill | SkillProblem> {
+  private async readSkill(
+    file: string,
+    scope: SkillScope,
+    authority: SandboxAuthority | undefined,
+  ): Promise<Skill | SkillProblem> {
     let text: string
     try {
-      const read = await this.ctx.fs.readText(file, { maxBytes: this.config.maxSkillBytes, ...(await this.readOptions(scope, authority)) })
+      const read = await this.ctx.fs.readText(file, {
+        maxBytes: this.config.maxSkillBytes,
+        ...(await this.readOptions(scope, authority)),
+      })
       text = read.text
     } catch (error) {
       return { file, field: 'file', message: `was not read: ${error instanceof Error ? error.message : String(error)}` }
@@ -140,7 +199,11 @@ export default class SkillFilesystem extends Skills {
     try {
       data = splitFrontMatter(text).data
     } catch (error) {
-      return { file, field: 'front matter', message: `is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` }
+      return {
+        file,
+        field: 'front matter',
+        message: `is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      }
     }
     const dir = join(file, '..')
     const fields = validateSkillFields(data, basename(dir), file)

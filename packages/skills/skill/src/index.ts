@@ -96,7 +96,11 @@ export abstract class Skills extends Service {
    * A text file inside the skill's folder (`references/guide.md`); a path that leaves the folder (`..`,
    * an absolute path, a link out) is refused with SKILL_PATH_OUTSIDE.
    */
-  abstract readFile(skill: Skill, relativePath: string, authority?: SandboxAuthority): Promise<{ path: string; text: string; truncated: boolean }>
+  abstract readFile(
+    skill: Skill,
+    relativePath: string,
+    authority?: SandboxAuthority,
+  ): Promise<{ path: string; text: string; truncated: boolean }>
 }
 
 /** A failure the `skill` tool reports to the model by code. */

@@ -11,13 +11,19 @@ export interface CatalogTexts {
 
 /** What the log keeps of a discovery: name, description, file and scope of each skill, and the problems. */
 export function catalogOf(discovery: SkillDiscovery): { skills: SkillCatalogEntry[]; problems: SkillProblem[] } {
-  return { skills: discovery.skills.map(({ name, description, file, scope }) => ({ name, description, file, scope })), problems: discovery.problems }
+  return {
+    skills: discovery.skills.map(({ name, description, file, scope }) => ({ name, description, file, scope })),
+    problems: discovery.problems,
+  }
 }
 
 /** The catalog text the model reads: names and descriptions only (progressive disclosure). */
 export function catalogText(skills: readonly SkillCatalogEntry[], texts: CatalogTexts, changed: boolean): string {
   if (!skills.length) return texts.emptied
-  return [changed ? texts.changedIntro : texts.intro, ...skills.map((skill) => `- ${skill.name}: ${skill.description}`)].join('\n')
+  return [
+    changed ? texts.changedIntro : texts.intro,
+    ...skills.map((skill) => `- ${skill.name}: ${skill.description}`),
+  ].join('\n')
 }
 
 /** The last catalog the model can still read: logged, and not summarized away by a compaction since. */
@@ -32,7 +38,10 @@ export function visibleCatalog(session: Session): SessionEvent<'skill/catalog'> 
  * model's history), or the problems differ (people see them). No catalog is logged while there is nothing
  * to say: no skills now and none offered before.
  */
-export function catalogChanged(session: Session, next: { skills: SkillCatalogEntry[]; problems: SkillProblem[] }): boolean {
+export function catalogChanged(
+  session: Session,
+  next: { skills: SkillCatalogEntry[]; problems: SkillProblem[] },
+): boolean {
   const last = session.last('skill/catalog')
   if (!last) return next.skills.length > 0 || next.problems.length > 0
   if (!isDeepStrictEqual(last.data.problems, next.problems)) return true

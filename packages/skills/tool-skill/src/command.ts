@@ -11,7 +11,10 @@ export function skillsCommand(ctx: Context): CommandDefinition {
     async run(_args, { agent }) {
       const { skills, problems } = await ctx.skills.discover(agent.cwd, await readAuthority(ctx, agent.session))
       const lines = skills.length
-        ? skills.map((skill) => `${skill.name} (${skill.scope}) — ${skill.description}${skill.allowedTools ? ` [allowed-tools, not a permission: ${skill.allowedTools.join(' ')}]` : ''}`)
+        ? skills.map(
+            (skill) =>
+              `${skill.name} (${skill.scope}) — ${skill.description}${skill.allowedTools ? ` [allowed-tools, not a permission: ${skill.allowedTools.join(' ')}]` : ''}`,
+          )
         : ['No skills found.']
       for (const problem of problems) lines.push(`left out: ${problem.file}: ${problem.field} ${problem.message}`)
       return lines.join('\n')

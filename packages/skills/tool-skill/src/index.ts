@@ -26,7 +26,9 @@ export const Config: Schema<Config> = Schema.object({
     .role('textarea')
     .default('The skills on disk changed. From now on these are the skills you can load with the skill tool:')
     .description('The line that opens a catalog logged after the skills on disk changed.'),
-  emptied: Schema.string().default('No skills are available any more; do not call the skill tool.').description('What the model reads when every skill it was offered is gone.'),
+  emptied: Schema.string()
+    .default('No skills are available any more; do not call the skill tool.')
+    .description('What the model reads when every skill it was offered is gone.'),
 })
 
 /**
@@ -49,7 +51,8 @@ export function apply(ctx: Context, config: Config) {
 async function logCatalog(ctx: Context, config: Config, agent: Agent): Promise<void> {
   const session = agent.session
   const discovery = await ctx.skills.discover(agent.cwd, await readAuthority(ctx, session))
-  for (const problem of discovery.problems) ctx.logger('skills').warn('%s: %s %s (the skill is left out)', problem.file, problem.field, problem.message)
+  for (const problem of discovery.problems)
+    ctx.logger('skills').warn('%s: %s %s (the skill is left out)', problem.file, problem.field, problem.message)
   // Repository text the log will keep (and the model read): a credential value in it becomes a marker.
   const redact = (text: string) => ctx.get('credentials')?.redact(text) ?? text
   const found = catalogOf(discovery)
@@ -59,6 +62,9 @@ async function logCatalog(ctx: Context, config: Config, agent: Agent): Promise<v
   const differ = JSON.stringify(before?.data.skills) !== JSON.stringify(next.skills)
   const offeredBefore = !!before?.data.skills.length
   // A catalog summarized away is told again as it was; only a change on disk is told as a change.
-  const text = (differ || !visibleCatalog(session)) && (next.skills.length || offeredBefore) ? catalogText(next.skills, config, offeredBefore && differ) : ''
+  const text =
+    (differ || !visibleCatalog(session)) && (next.skills.length || offeredBefore)
+      ? catalogText(next.skills, config, offeredBefore && differ)
+      : ''
   session.append('skill/catalog', { ...next, content: text ? [{ type: 'text', text }] : [] })
 }

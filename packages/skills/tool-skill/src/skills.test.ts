@@ -6,7 +6,8 @@ import { bootComposition, scriptedPatch, toolCall, type CompositionOptions, type
 import { filesContaining, secretWorld } from '@dsh/test-harness/world'
 import type {} from '@dsh/skill'
 
-const skillFile = (name: string, description: string, body = `# ${name}\n\nDo the ${name} steps.`, extra = '') => `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`
+const skillFile = (name: string, description: string, body = `# ${name}\n\nDo the ${name} steps.`, extra = '') =>
+  `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`
 
 let h: Harness
 afterEach(async () => h?.dispose())
@@ -16,7 +17,8 @@ async function boot(options: CompositionOptions) {
   return h
 }
 
-const texts = (request: LlmRequest) => request.messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
+const texts = (request: LlmRequest) =>
+  request.messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])))
 const requests = () => h.root.scriptedLlm.requests as LlmRequest[]
 
 describe('skills catalog', () => {
@@ -26,7 +28,9 @@ describe('skills catalog', () => {
         '.claude/skills/release-notes/SKILL.md': skillFile('release-notes', 'Write release notes from the git log.'),
         '.agents/skills/lint-fix/SKILL.md': skillFile('lint-fix', 'Fix lint errors.'),
       },
-      homeFiles: { 'skills/house-style/SKILL.md': skillFile('house-style', 'The house writing style.', 'SECRET-BODY-TEXT') },
+      homeFiles: {
+        'skills/house-style/SKILL.md': skillFile('house-style', 'The house writing style.', 'SECRET-BODY-TEXT'),
+      },
     })
     h.root.scriptedLlm.enqueue({ text: 'ok' })
     expect((await h.run('hello')).reason).toBe('completed')
@@ -46,14 +50,24 @@ describe('skills catalog', () => {
   test('the skill tool loads the body of a catalogued skill, and a file inside its folder', async () => {
     await boot({
       workspaceFiles: {
-        '.dsh/skills/release-notes/SKILL.md': skillFile('release-notes', 'Write release notes.', 'Read references/format.md, then write NOTES.md.'),
+        '.dsh/skills/release-notes/SKILL.md': skillFile(
+          'release-notes',
+          'Write release notes.',
+          'Read references/format.md, then write NOTES.md.',
+        ),
         '.dsh/skills/release-notes/references/format.md': 'Use a heading per version.',
       },
     })
-    h.root.scriptedLlm.enqueue(toolCall('c1', 'skill', { name: 'release-notes' }), toolCall('c2', 'skill', { name: 'release-notes', file: 'references/format.md' }), { text: 'done' })
+    h.root.scriptedLlm.enqueue(
+      toolCall('c1', 'skill', { name: 'release-notes' }),
+      toolCall('c2', 'skill', { name: 'release-notes', file: 'references/format.md' }),
+      { text: 'done' },
+    )
     expect((await h.run('write the notes')).reason).toBe('completed')
     const dir = join(h.workspace, '.dsh/skills/release-notes')
-    expect(h.toolText('c1')).toContain(`<skill name="release-notes" folder="${dir}">\nRead references/format.md, then write NOTES.md.\n</skill>`)
+    expect(h.toolText('c1')).toContain(
+      `<skill name="release-notes" folder="${dir}">\nRead references/format.md, then write NOTES.md.\n</skill>`,
+    )
     expect(h.toolText('c2')).toContain('Use a heading per version.')
   })
 
@@ -73,7 +87,9 @@ describe('skills catalog', () => {
     await h.run('hi')
     const [catalog] = h.events('skill/catalog')
     expect(catalog!.data.skills.map((skill) => skill.name)).toEqual(['good'])
-    const problems = Object.fromEntries(catalog!.data.problems.map((problem) => [problem.file.slice(h.workspace.length + 1), problem.field]))
+    const problems = Object.fromEntries(
+      catalog!.data.problems.map((problem) => [problem.file.slice(h.workspace.length + 1), problem.field]),
+    )
     expect(problems).toEqual({
       '.claude/skills/Bad_Name/SKILL.md': 'name',
       '.claude/skills/no-description/SKILL.md': 'description',
@@ -102,12 +118,18 @@ describe('skills catalog', () => {
     expect(latest).toContain('- one: First, reworded.\n- two: Second.')
     rmSync(join(h.workspace, '.dsh/skills'), { recursive: true })
     await h.run('turn 4')
-    expect(h.events('skill/catalog').at(-1)!.data).toMatchObject({ skills: [], content: [{ text: 'No skills are available any more; do not call the skill tool.' }] })
+    expect(h.events('skill/catalog').at(-1)!.data).toMatchObject({
+      skills: [],
+      content: [{ text: 'No skills are available any more; do not call the skill tool.' }],
+    })
   })
 
   test('a catalog a compaction summarized away is logged again at the next turn', async () => {
     h = await bootComposition({
-      patch: scriptedPatch({ config: '{ models: [{ id: scripted-1, contextWindow: 128000 }] }' }, '- id: compaction\n  config: { keepRecentRatio: 0 }\n'),
+      patch: scriptedPatch(
+        { config: '{ models: [{ id: scripted-1, contextWindow: 128000 }] }' },
+        '- id: compaction\n  config: { keepRecentRatio: 0 }\n',
+      ),
       workspaceFiles: { '.dsh/skills/one/SKILL.md': skillFile('one', 'First.') },
     })
     h.root.scriptedLlm.enqueue({ text: 'first turn' }, { text: 'SUMMARY' }, { text: 'second turn' })
@@ -122,7 +144,12 @@ describe('skills catalog', () => {
   })
 
   test('/skills lists the skills with their allowed-tools marked as no permission, and each file left out', async () => {
-    await boot({ workspaceFiles: { '.dsh/skills/deploy/SKILL.md': skillFile('deploy', 'Deploys.', 'x', 'allowed-tools: Bash(kubectl:*)\n'), '.dsh/skills/bad/SKILL.md': '---\nname: bad\n---\n' } })
+    await boot({
+      workspaceFiles: {
+        '.dsh/skills/deploy/SKILL.md': skillFile('deploy', 'Deploys.', 'x', 'allowed-tools: Bash(kubectl:*)\n'),
+        '.dsh/skills/bad/SKILL.md': '---\nname: bad\n---\n',
+      },
+    })
     const outcome = await h.root.commands.run(await h.agent(), '/skills')
     expect(outcome).toMatchObject({ handled: true, name: 'skills' })
     const output = (outcome as { output: string }).output
@@ -141,7 +168,13 @@ describe('skills catalog', () => {
 
 describe('skills from a hostile repository', () => {
   test('a name with path traversal is refused by the schema, and a file outside the skill folder is refused', async () => {
-    await boot({ workspaceFiles: { '.dsh/skills/notes/SKILL.md': skillFile('notes', 'Notes.'), 'private.txt': 'PRIVATE-TEXT', '.dsh/skills/notes/leak': '' } })
+    await boot({
+      workspaceFiles: {
+        '.dsh/skills/notes/SKILL.md': skillFile('notes', 'Notes.'),
+        'private.txt': 'PRIVATE-TEXT',
+        '.dsh/skills/notes/leak': '',
+      },
+    })
     rmSync(join(h.workspace, '.dsh/skills/notes/leak'))
     symlinkSync(join(h.workspace, 'private.txt'), join(h.workspace, '.dsh/skills/notes/leak'))
     h.root.scriptedLlm.enqueue(
@@ -155,7 +188,10 @@ describe('skills from a hostile repository', () => {
     await h.run('go')
     expect(h.toolResult('c1').error?.code).toBe('INVALID_ARGS')
     for (const id of ['c2', 'c3', 'c4']) expect(h.toolResult(id).error?.code).toBe('SKILL_PATH_OUTSIDE')
-    expect(h.toolResult('c5').error).toMatchObject({ code: 'SKILL_NOT_FOUND', message: expect.stringContaining('available: notes') })
+    expect(h.toolResult('c5').error).toMatchObject({
+      code: 'SKILL_NOT_FOUND',
+      message: expect.stringContaining('available: notes'),
+    })
     expect(JSON.stringify(h.events())).not.toContain('PRIVATE-TEXT')
   })
 
@@ -168,14 +204,21 @@ describe('skills from a hostile repository', () => {
     await h.run('hi')
     const [catalog] = h.events('skill/catalog')
     expect(catalog!.data.skills.map((skill) => skill.name)).toEqual(['ok'])
-    expect(catalog!.data.problems).toEqual([expect.objectContaining({ file: join(h.workspace, '.claude/skills/keys/SKILL.md'), field: 'file' })])
+    expect(catalog!.data.problems).toEqual([
+      expect.objectContaining({ file: join(h.workspace, '.claude/skills/keys/SKILL.md'), field: 'file' }),
+    ])
     await h.root.agents.get((await h.agent()).id)!.session.flush()
-    expect(filesContaining(world.dshHome, world.secret).filter((file) => !file.endsWith('.credentials.yaml'))).toEqual([])
+    expect(filesContaining(world.dshHome, world.secret).filter((file) => !file.endsWith('.credentials.yaml'))).toEqual(
+      [],
+    )
   })
 
   test('a credential value in a skill description is redacted in the log and the request', async () => {
     const world = secretWorld()
-    await boot({ home: world.dshHome, workspaceFiles: { '.dsh/skills/leaky/SKILL.md': skillFile('leaky', `Uses the key ${world.secret} to deploy.`) } })
+    await boot({
+      home: world.dshHome,
+      workspaceFiles: { '.dsh/skills/leaky/SKILL.md': skillFile('leaky', `Uses the key ${world.secret} to deploy.`) },
+    })
     h.root.scriptedLlm.enqueue({ text: 'ok' })
     await h.run('hi')
     expect(h.events('skill/catalog')[0]!.data.skills[0]!.description).toContain('«redacted:')
@@ -184,9 +227,22 @@ describe('skills from a hostile repository', () => {
   })
 
   test("a skill's allowed-tools grant nothing: a write it lists, outside the workspace, is still refused", async () => {
-    await boot({ workspaceFiles: { '.dsh/skills/deploy/SKILL.md': skillFile('deploy', 'Deploys.', 'Write the file.', 'allowed-tools: Write Bash(rm:*)\n') } })
+    await boot({
+      workspaceFiles: {
+        '.dsh/skills/deploy/SKILL.md': skillFile(
+          'deploy',
+          'Deploys.',
+          'Write the file.',
+          'allowed-tools: Write Bash(rm:*)\n',
+        ),
+      },
+    })
     const target = join(h.workspace, '..', `skill-outside-${Date.now()}.txt`)
-    h.root.scriptedLlm.enqueue(toolCall('c1', 'skill', { name: 'deploy' }), toolCall('c2', 'write', { path: target, content: 'pwned' }), { text: 'done' })
+    h.root.scriptedLlm.enqueue(
+      toolCall('c1', 'skill', { name: 'deploy' }),
+      toolCall('c2', 'write', { path: target, content: 'pwned' }),
+      { text: 'done' },
+    )
     await h.run('deploy')
     expect(h.toolText('c1')).toContain('Its allowed-tools (Write Bash(rm:*)) are not permissions here')
     expect(h.toolResult('c2').error?.code).toBe('FS_SANDBOX_DENIED') // headless, nobody to ask: as without the skill
@@ -198,8 +254,14 @@ test('a skill/catalog not of its schema is refused, naming the field', async () 
   await boot({})
   const session = await h.root.sessions.create({ cwd: h.workspace })
   const entry = { name: 'lint-fix', description: 'Fix lint errors.', file: '/x/SKILL.md', scope: 'workspace' as const }
-  expect(() => session.append('skill/catalog', { skills: [{ ...entry, name: 'Two Words' }], problems: [], content: [] })).toThrow('data.skills[0].name must be a skill name')
-  expect(() => session.append('skill/catalog', { skills: [{ ...entry, scope: 'elsewhere' as never }], problems: [], content: [] })).toThrow('data.skills[0].scope must be one of workspace, home')
-  expect(() => session.append('skill/catalog', { skills: [entry], problems: [{ file: 'a' } as never], content: [] })).toThrow('data.problems[0].field must be a string')
+  expect(() =>
+    session.append('skill/catalog', { skills: [{ ...entry, name: 'Two Words' }], problems: [], content: [] }),
+  ).toThrow('data.skills[0].name must be a skill name')
+  expect(() =>
+    session.append('skill/catalog', { skills: [{ ...entry, scope: 'elsewhere' as never }], problems: [], content: [] }),
+  ).toThrow('data.skills[0].scope must be one of workspace, home')
+  expect(() =>
+    session.append('skill/catalog', { skills: [entry], problems: [{ file: 'a' } as never], content: [] }),
+  ).toThrow('data.problems[0].field must be a string')
   expect(session.events.some((event) => event.type === 'skill/catalog')).toBe(false)
 })

@@ -7,8 +7,16 @@ import { readAuthority } from './authority.ts'
 
 const skillArguments = Type.Object(
   {
-    name: Type.String({ pattern: SKILL_NAME.source, maxLength: SKILL_NAME_MAX, description: 'The skill to load, as the skills catalog names it.' }),
-    file: Type.Optional(Type.String({ description: "A file inside the skill's folder to read instead of its instructions (references/guide.md)." })),
+    name: Type.String({
+      pattern: SKILL_NAME.source,
+      maxLength: SKILL_NAME_MAX,
+      description: 'The skill to load, as the skills catalog names it.',
+    }),
+    file: Type.Optional(
+      Type.String({
+        description: "A file inside the skill's folder to read instead of its instructions (references/guide.md).",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -38,7 +46,11 @@ export function skillTool(ctx: Context): ToolDefinition<SkillArgs> {
           loaded.body + (loaded.truncated ? '\n[… cut: SKILL.md is longer than one read returns …]' : ''),
           '</skill>',
           `Paths in the skill are relative to ${skill.dir}; read them with this tool's file argument (or read), run its scripts with bash.`,
-          ...(skill.allowedTools ? [`Its allowed-tools (${skill.allowedTools.join(' ')}) are not permissions here: every call is checked as usual.`] : []),
+          ...(skill.allowedTools
+            ? [
+                `Its allowed-tools (${skill.allowedTools.join(' ')}) are not permissions here: every call is checked as usual.`,
+              ]
+            : []),
         ].join('\n')
       } catch (error) {
         throw asToolError(error)
@@ -52,10 +64,15 @@ async function offeredSkill(ctx: Context, name: string, context: ToolContext): P
   const offered = context.session.last('skill/catalog')?.data.skills ?? []
   const entry = offered.find((skill) => skill.name === name)
   const names = offered.map((skill) => skill.name).join(', ') || 'none'
-  if (!entry) throw new ToolError('SKILL_NOT_FOUND', `No skill "${name}" is in the skills catalog (available: ${names}).`)
+  if (!entry)
+    throw new ToolError('SKILL_NOT_FOUND', `No skill "${name}" is in the skills catalog (available: ${names}).`)
   const { skills } = await ctx.skills.discover(context.cwd, await readAuthority(ctx, context.session))
   const skill = skills.find((found) => found.name === name && found.file === entry.file)
-  if (!skill) throw new ToolError('SKILL_NOT_FOUND', `The skill "${name}" (${entry.file}) is no longer valid on disk; the next turn's catalog will show what is available.`)
+  if (!skill)
+    throw new ToolError(
+      'SKILL_NOT_FOUND',
+      `The skill "${name}" (${entry.file}) is no longer valid on disk; the next turn's catalog will show what is available.`,
+    )
   return skill
 }
 

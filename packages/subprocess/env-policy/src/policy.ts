@@ -30,11 +30,13 @@ export function checkEnvPolicy(policy: EnvPolicy): string | undefined {
     ['exclude', policy.exclude],
   ] as const) {
     const bad = patterns.find((pattern) => typeof pattern !== 'string' || !NAME_GLOB.test(pattern))
-    if (bad !== undefined) return `${field}: "${String(bad)}" is not a variable name or glob (letters, digits, _, * and ? only)`
+    if (bad !== undefined)
+      return `${field}: "${String(bad)}" is not a variable name or glob (letters, digits, _, * and ? only)`
   }
   for (const name of Object.keys(policy.set)) {
     if (!VARIABLE_NAME.test(name)) return `set: "${name}" is not a variable name`
-    if (isSecretName(name)) return `set: "${name}" looks like a secret (settings are shown in clear and are no place for one); commands never get secret-looking variables`
+    if (isSecretName(name))
+      return `set: "${name}" looks like a secret (settings are shown in clear and are no place for one); commands never get secret-looking variables`
   }
   return undefined
 }
@@ -47,7 +49,11 @@ export function checkEnvPolicy(policy: EnvPolicy): string | undefined {
  * from `source` or `extra` is dropped even when `include` or the caller names it. `set` is refused a
  * secret-looking name up front (checkEnvPolicy) and wins over `exclude`: it is a value the user wrote.
  */
-export function scrubEnvironment(source: Readonly<Record<string, string | undefined>>, policy: EnvPolicy, extra: Readonly<Record<string, string | undefined>> = {}): ScrubbedEnvironment {
+export function scrubEnvironment(
+  source: Readonly<Record<string, string | undefined>>,
+  policy: EnvPolicy,
+  extra: Readonly<Record<string, string | undefined>> = {},
+): ScrubbedEnvironment {
   const problem = checkEnvPolicy(policy)
   if (problem) throw new TypeError(`environment policy: ${problem}`)
   const inheritable = nameMatcher([...DEFAULT_INHERITED, ...policy.include])

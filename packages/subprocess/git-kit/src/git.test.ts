@@ -59,10 +59,17 @@ test('a repository without filters has none; git gets no system or global config
   process.env.DSH_GIT_KIT_TEST_TOKEN = 'secret-value'
   try {
     const env = gitEnvironment()
-    expect(env).toMatchObject({ GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' })
+    expect(env).toMatchObject({
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_PAGER: 'cat',
+      GIT_TERMINAL_PROMPT: '0',
+    })
     expect(Object.values(env)).not.toContain('secret-value')
     const shown = (await runGit(['config', '--show-origin', '--list'], { cwd: repo, timeoutMs: 10_000 })).toString()
-    expect(shown.split('\n').filter((line) => line.startsWith('file:') && !line.startsWith('file:.git/config'))).toEqual([])
+    expect(
+      shown.split('\n').filter((line) => line.startsWith('file:') && !line.startsWith('file:.git/config')),
+    ).toEqual([])
   } finally {
     delete process.env.DSH_GIT_KIT_TEST_TOKEN
   }

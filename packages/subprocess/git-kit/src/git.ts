@@ -49,12 +49,27 @@ export function gitEnvironment(extra: Readonly<Record<string, string>> = {}): Re
 
 /** `-c filter.<driver>.{clean,smudge,process}=` for each driver name, so no filter a repository defines runs. */
 export function gitFilterOverrides(drivers: readonly string[]): string[] {
-  return drivers.flatMap((driver) => ['-c', `filter.${driver}.clean=`, '-c', `filter.${driver}.smudge=`, '-c', `filter.${driver}.process=`, '-c', `filter.${driver}.required=false`])
+  return drivers.flatMap((driver) => [
+    '-c',
+    `filter.${driver}.clean=`,
+    '-c',
+    `filter.${driver}.smudge=`,
+    '-c',
+    `filter.${driver}.process=`,
+    '-c',
+    `filter.${driver}.required=false`,
+  ])
 }
 
 /** The argv of one git command dsh runs: the safe overrides, `--no-pager`, then `args`. */
 export function gitArgv(args: readonly string[], filterDrivers: readonly string[] = []): string[] {
-  return ['git', '--no-pager', ...GIT_SAFE_CONFIG.flatMap((setting) => ['-c', setting]), ...gitFilterOverrides(filterDrivers), ...args]
+  return [
+    'git',
+    '--no-pager',
+    ...GIT_SAFE_CONFIG.flatMap((setting) => ['-c', setting]),
+    ...gitFilterOverrides(filterDrivers),
+    ...args,
+  ]
 }
 
 export interface GitRunOptions {
@@ -91,9 +106,23 @@ export async function runGit(args: readonly string[], options: GitRunOptions): P
     const child = execFile(
       argv[0]!,
       argv.slice(1),
-      { cwd: options.cwd, encoding: 'buffer', timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBytes ?? 256 * 1024 * 1024, env: gitEnvironment(options.env) },
+      {
+        cwd: options.cwd,
+        encoding: 'buffer',
+        timeout: options.timeoutMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: options.maxBytes ?? 256 * 1024 * 1024,
+        env: gitEnvironment(options.env),
+      },
       (error, stdout, stderr) =>
-        error ? reject(new GitError(`git ${args[0]}: ${stderr.toString().trim() || error.message}`, typeof error.code === 'number' ? error.code : undefined)) : resolve(stdout),
+        error
+          ? reject(
+              new GitError(
+                `git ${args[0]}: ${stderr.toString().trim() || error.message}`,
+                typeof error.code === 'number' ? error.code : undefined,
+              ),
+            )
+          : resolve(stdout),
     )
     child.stdin?.on('error', () => undefined) // git may exit before reading all of it; the exit code tells
     child.stdin?.end(options.input ?? '')

@@ -80,6 +80,11 @@ export class FullOutputFile {
     if (this.fd !== undefined) closeSync(this.fd)
     this.fd = undefined
     if (!this.asked) return undefined
-    return { path: this.target.path, bytes: this.written, complete: !this.overflowed && !this.failure, ...(this.failure ? { failure: this.failure } : {}) }
+    return {
+      path: this.target.path,
+      bytes: this.written,
+      complete: !this.overflowed && !this.failure,
+      ...(this.failure ? { failure: this.failure } : {}),
+    }
   }
 }

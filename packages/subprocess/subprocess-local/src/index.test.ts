@@ -43,7 +43,10 @@ test('stderr kept separate leaves stdout alone in output', async () => {
 
 test('a runaway process tree is killed with its whole group at its deadline', async () => {
   const subprocess = await mount()
-  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, timeoutMs: 1_500 })
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), {
+    cwd,
+    timeoutMs: 1_500,
+  })
   expect(result.timedOut).toBe(true)
   expect(result.signal).toBe('SIGTERM')
   const pids = pidsIn(result.output)
@@ -53,7 +56,10 @@ test('a runaway process tree is killed with its whole group at its deadline', as
 
 test('a group that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
   const subprocess = await mount({ killGraceMs: 200 })
-  const result = await subprocess.run(bash("trap '' TERM; sleep 1000 & echo pid=$!; sleep 1000"), { cwd, timeoutMs: 1_000 })
+  const result = await subprocess.run(bash("trap '' TERM; sleep 1000 & echo pid=$!; sleep 1000"), {
+    cwd,
+    timeoutMs: 1_000,
+  })
   expect(result.timedOut).toBe(true)
   expect(result.signal).toBe('SIGKILL')
   expect(result.durationMs).toBeGreaterThanOrEqual(1_200) // the deadline, then the grace
@@ -72,7 +78,10 @@ test('aborting a run kills its whole group', async () => {
   const subprocess = await mount()
   const controller = new AbortController()
   setTimeout(() => controller.abort(), 300)
-  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, signal: controller.signal })
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), {
+    cwd,
+    signal: controller.signal,
+  })
   expect(result.aborted).toBe(true)
   expect(result.timedOut).toBe(false)
   const pids = pidsIn(result.output)
@@ -112,7 +121,11 @@ test('terminal output is complete when the command exits at once', async () => {
 
 test('a terminal command is killed with its group at its deadline', async () => {
   const subprocess = await mount()
-  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), { cwd, pty: true, timeoutMs: 300 })
+  const result = await subprocess.run(bash('sleep 1000 & echo pid=$!; echo pid=$$; sleep 1000'), {
+    cwd,
+    pty: true,
+    timeoutMs: 300,
+  })
   expect(result.timedOut).toBe(true)
   const pids = pidsIn(result.output)
   expect(pids).toHaveLength(2)
@@ -121,12 +134,18 @@ test('a terminal command is killed with its group at its deadline', async () => 
 
 test('a missing working directory is refused before anything starts', async () => {
   const subprocess = await mount()
-  await expect(subprocess.run(['true'], { cwd: join(cwd, 'nope') })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining(join(cwd, 'nope')) })
+  await expect(subprocess.run(['true'], { cwd: join(cwd, 'nope') })).rejects.toMatchObject({
+    code: 'SPAWN_FAILED',
+    message: expect.stringContaining(join(cwd, 'nope')),
+  })
 })
 
 test('a program that does not exist is refused with its name', async () => {
   const subprocess = await mount()
-  await expect(subprocess.run(['dsh-no-such-program'], { cwd })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringContaining('dsh-no-such-program') })
+  await expect(subprocess.run(['dsh-no-such-program'], { cwd })).rejects.toMatchObject({
+    code: 'SPAWN_FAILED',
+    message: expect.stringContaining('dsh-no-such-program'),
+  })
 })
 
 test('a terminal process answers what is written to it', async () => {
@@ -173,7 +192,11 @@ function withEnv(variables: Record<string, string>) {
   }
 }
 
-const SECRETS = { DSH_TEST_API_KEY: 'sk-subprocess-test-0123456789', DSH_TEST_TOKEN: 'tok-subprocess-test-0123456789', EDITOR_FOR_TEST: 'vim-for-test' }
+const SECRETS = {
+  DSH_TEST_API_KEY: 'sk-subprocess-test-0123456789',
+  DSH_TEST_TOKEN: 'tok-subprocess-test-0123456789',
+  EDITOR_FOR_TEST: 'vim-for-test',
+}
 
 test('a child gets the allow-list only: secret-looking and unlisted variables of this process stay behind', async () => {
   const restore = withEnv(SECRETS)
@@ -183,7 +206,13 @@ test('a child gets the allow-list only: secret-looking and unlisted variables of
     const pty = await subprocess.run(['env'], { cwd, pty: true })
     for (const output of [pipes.output, pty.output]) {
       expect(output).toContain(`PATH=${process.env.PATH}\n`)
-      for (const text of [...Object.keys(SECRETS), ...Object.values(SECRETS), 'CALLER_TOKEN', 'caller-token-0123456789']) expect(output).not.toContain(text)
+      for (const text of [
+        ...Object.keys(SECRETS),
+        ...Object.values(SECRETS),
+        'CALLER_TOKEN',
+        'caller-token-0123456789',
+      ])
+        expect(output).not.toContain(text)
     }
     expect(pipes.output).toContain('PAGER=cat\n')
   } finally {
@@ -195,7 +224,13 @@ test('a live terminal gets the scrubbed environment too, and a supplied policy d
   const restore = withEnv(SECRETS)
   try {
     const subprocess = await mount()
-    const owner = new Context().plugin((ctx: Context) => subprocess.usePolicy(ctx, () => ({ include: ['EDITOR_*', 'DSH_TEST_*'], exclude: [], set: { CHOSEN: 'by-the-user' } })))
+    const owner = new Context().plugin((ctx: Context) =>
+      subprocess.usePolicy(ctx, () => ({
+        include: ['EDITOR_*', 'DSH_TEST_*'],
+        exclude: [],
+        set: { CHOSEN: 'by-the-user' },
+      })),
+    )
     await owner
     const terminal = await subprocess.openPty(['env'], { cwd })
     let output = ''

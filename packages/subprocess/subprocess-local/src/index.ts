@@ -1,7 +1,14 @@
 import { statSync } from 'node:fs'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import { Subprocess, SubprocessError, type PtyOptions, type PtyProcess, type RunOptions, type RunResult } from '@dsh/subprocess'
+import {
+  Subprocess,
+  SubprocessError,
+  type PtyOptions,
+  type PtyProcess,
+  type RunOptions,
+  type RunResult,
+} from '@dsh/subprocess'
 import type { LiveRun, RunLimits } from './limits.ts'
 import { runPipes } from './run-pipes.ts'
 import { openTerminal, runOnTerminal, type TerminalSize } from './pty.ts'
@@ -25,7 +32,11 @@ function assertDirectory(cwd: string, program: string | undefined) {
   try {
     isDirectory = statSync(cwd).isDirectory()
   } catch {}
-  if (!isDirectory) throw new SubprocessError('SPAWN_FAILED', `cannot start "${program}": working directory ${cwd} does not exist or is not a directory`)
+  if (!isDirectory)
+    throw new SubprocessError(
+      'SPAWN_FAILED',
+      `cannot start "${program}": working directory ${cwd} does not exist or is not a directory`,
+    )
 }
 
 /**
@@ -35,8 +46,13 @@ function assertDirectory(cwd: string, program: string | undefined) {
 export default class SubprocessLocal extends Subprocess {
   static Config: Schema<Partial<Config>, Config> = Schema.object({
     timeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of a run whose caller gives none (ms).'),
-    outputCapBytes: Schema.natural().min(1).default(50_000).description('Output bytes kept when the caller gives no cap; beyond it head and tail are kept.'),
-    killGraceMs: Schema.natural().default(2_000).description('Time a process group has between SIGTERM and SIGKILL (ms).'),
+    outputCapBytes: Schema.natural()
+      .min(1)
+      .default(50_000)
+      .description('Output bytes kept when the caller gives no cap; beyond it head and tail are kept.'),
+    killGraceMs: Schema.natural()
+      .default(2_000)
+      .description('Time a process group has between SIGTERM and SIGKILL (ms).'),
     groupPollMs: Schema.natural().min(1).default(25).description('How often a dying process group is checked (ms).'),
     terminal: Terminal.default({} as TerminalSize).description('Size and type of new pseudo-terminals.'),
   })
@@ -48,13 +64,25 @@ export default class SubprocessLocal extends Subprocess {
     public config: Config,
   ) {
     super(ctx)
-    ctx.effect(() => () => Promise.all([...this.live].map((run) => run.terminate())).then(() => {}), 'kill running children')
+    ctx.effect(
+      () => () => Promise.all([...this.live].map((run) => run.terminate())).then(() => {}),
+      'kill running children',
+    )
   }
 
   async run(argv: string[], options: RunOptions): Promise<RunResult> {
     if (!argv.length) throw new SubprocessError('SPAWN_FAILED', 'cannot start an empty argv')
     assertDirectory(options.cwd, argv[0])
-    if (options.signal?.aborted) return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, aborted: true, durationMs: 0 }
+    if (options.signal?.aborted)
+      return {
+        exitCode: null,
+        signal: null,
+        output: '',
+        truncated: false,
+        timedOut: false,
+        aborted: true,
+        durationMs: 0,
+      }
     const limits: RunLimits = {
       timeoutMs: options.timeoutMs ?? this.config.timeoutMs,
       outputCapBytes: options.outputCapBytes ?? this.config.outputCapBytes,
@@ -65,7 +93,9 @@ export default class SubprocessLocal extends Subprocess {
     this.live.add(live)
     const scrubbed = { ...options, env: this.environment(options.env).env }
     try {
-      return await (options.pty ? runOnTerminal(argv, scrubbed, this.config.terminal, limits, live) : runPipes(argv, scrubbed, limits, live))
+      return await (options.pty
+        ? runOnTerminal(argv, scrubbed, this.config.terminal, limits, live)
+        : runPipes(argv, scrubbed, limits, live))
     } finally {
       this.live.delete(live)
     }
@@ -74,7 +104,11 @@ export default class SubprocessLocal extends Subprocess {
   async openPty(argv: string[], options: PtyOptions): Promise<PtyProcess> {
     if (!argv.length) throw new SubprocessError('SPAWN_FAILED', 'cannot start an empty argv')
     assertDirectory(options.cwd, argv[0])
-    const size = { ...this.config.terminal, ...(options.cols && { cols: options.cols }), ...(options.rows && { rows: options.rows }) }
+    const size = {
+      ...this.config.terminal,
+      ...(options.cols && { cols: options.cols }),
+      ...(options.rows && { rows: options.rows }),
+    }
     const terminal = openTerminal(argv, options.cwd, this.environment(options.env).env, size, this.config)
     this.live.add(terminal)
     void terminal.exited.then(() => this.live.delete(terminal))

@@ -24,16 +24,37 @@ function definedEnv(env: Record<string, string | undefined>): Record<string, str
 }
 
 /** Spawns on a fresh terminal. node-pty makes the child a session leader, so its pid is its group id. */
-function spawnOnTerminal(argv: string[], cwd: string, env: Record<string, string | undefined> | undefined, size: TerminalSize): IPty {
+function spawnOnTerminal(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string | undefined> | undefined,
+  size: TerminalSize,
+): IPty {
   try {
-    return spawnPty(argv[0]!, argv.slice(1), { name: size.name, cols: size.cols, rows: size.rows, cwd, env: definedEnv(env ?? {}) })
+    return spawnPty(argv[0]!, argv.slice(1), {
+      name: size.name,
+      cols: size.cols,
+      rows: size.rows,
+      cwd,
+      env: definedEnv(env ?? {}),
+    })
   } catch (error) {
-    throw new SubprocessError('SPAWN_FAILED', `cannot start "${argv[0]}" on a terminal in ${cwd}: ${error instanceof Error ? error.message : error}`, { cause: error })
+    throw new SubprocessError(
+      'SPAWN_FAILED',
+      `cannot start "${argv[0]}" on a terminal in ${cwd}: ${error instanceof Error ? error.message : error}`,
+      { cause: error },
+    )
   }
 }
 
 /** A live terminal child whose group dies by the kill ladder. */
-export function openTerminal(argv: string[], cwd: string, env: Record<string, string | undefined> | undefined, size: TerminalSize, timings: LadderTimings): PtyProcess {
+export function openTerminal(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string | undefined> | undefined,
+  size: TerminalSize,
+  timings: LadderTimings,
+): PtyProcess {
   const child = spawnOnTerminal(argv, cwd, env, size)
   const exited = new Promise<PtyExit>((resolve) => child.onExit((event) => resolve(toExit(event))))
   let terminating: Promise<PtyExit> | undefined
@@ -60,13 +81,23 @@ export function openTerminal(argv: string[], cwd: string, env: Record<string, st
  * acknowledgement before it exits: everything before the marker has then been read. The command's status
  * travels in the marker.
  */
-export function runOnTerminal(argv: string[], options: RunOptions, size: TerminalSize, limits: RunLimits, live: LiveRun): Promise<RunResult> {
+export function runOnTerminal(
+  argv: string[],
+  options: RunOptions,
+  size: TerminalSize,
+  limits: RunLimits,
+  live: LiveRun,
+): Promise<RunResult> {
   const started = performance.now()
   const tag = `DSH-END-${randomBytes(8).toString('hex')}:`
   const script = `"$@"; s=$?; printf '\\n%s%d\\n' '${tag}' "$s"; IFS= read -r _; exit "$s"`
   const terminal = openTerminal(['/bin/sh', '-c', script, 'dsh-pty', ...argv], options.cwd, options.env, size, limits)
   live.terminate = terminal.terminate
-  const output = new CappedOutput(limits.outputCapBytes, options.fullOutput && { ...options.fullOutput, fromTerminal: true }, options.onOutput)
+  const output = new CappedOutput(
+    limits.outputCapBytes,
+    options.fullOutput && { ...options.fullOutput, fromTerminal: true },
+    options.onOutput,
+  )
   const markerPattern = new RegExp(`\\r?\\n?${tag}(\\d+)\\r?\\n`)
   let pending = ''
   let status: number | undefined

@@ -12,7 +12,10 @@ afterEach(async () => {
 
 describe('a task that starts with a slash command', () => {
   test('a .claude/commands command runs with its arguments: the model gets the expanded prompt', async () => {
-    world.write('.claude/commands/greet.md', '---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1, politely.\n')
+    world.write(
+      '.claude/commands/greet.md',
+      '---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1, politely.\n',
+    )
     world.llm.enqueue({ text: 'Hello, Ada.' })
     const { code, stdout } = await dsh(world, ['/greet Ada'])
     expect({ code, stdout }).toEqual({ code: 0, stdout: 'Hello, Ada.\n' })

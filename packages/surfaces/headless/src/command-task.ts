@@ -12,7 +12,13 @@ export type TaskRouting = { send: string } | { done: true; failed?: string }
  * Markdown command) sends that prompt as the task; any other prints its output and ends the run without a
  * turn. An unknown `/word` is sent as text, and stderr says so.
  */
-export async function routeTask(ctx: Context, agent: Agent, task: string, io: RunIO, options: { json: boolean; quiet: boolean }): Promise<TaskRouting> {
+export async function routeTask(
+  ctx: Context,
+  agent: Agent,
+  task: string,
+  io: RunIO,
+  options: { json: boolean; quiet: boolean },
+): Promise<TaskRouting> {
   const commands = ctx.get('commands')
   if (!commands) return { send: task }
   const outcome = await commands.run(agent, task)
@@ -20,8 +26,20 @@ export async function routeTask(ctx: Context, agent: Agent, task: string, io: Ru
     if (outcome.unknown && !options.quiet) io.stderr.write(`dsh: ${unknownCommandNotice(outcome.unknown)}\n`)
     return { send: task }
   }
-  if ('error' in outcome) return { done: true, failed: `/${outcome.name} failed: ${outcome.error.message} (${outcome.error.code}); session ${agent.session.id}` }
-  if (options.json) io.stdout.write(JSON.stringify({ type: 'command', name: outcome.name, output: outcome.output, ...(outcome.sessionId ? { sessionId: outcome.sessionId } : {}) }) + '\n')
+  if ('error' in outcome)
+    return {
+      done: true,
+      failed: `/${outcome.name} failed: ${outcome.error.message} (${outcome.error.code}); session ${agent.session.id}`,
+    }
+  if (options.json)
+    io.stdout.write(
+      JSON.stringify({
+        type: 'command',
+        name: outcome.name,
+        output: outcome.output,
+        ...(outcome.sessionId ? { sessionId: outcome.sessionId } : {}),
+      }) + '\n',
+    )
   else if (outcome.prompt === undefined && outcome.output) {
     // A command's output can carry a repository's text (server names, descriptions): text only on a terminal.
     const output = io.stdout.isTTY ? printable(outcome.output) : outcome.output

@@ -17,8 +17,14 @@ const grantsFile = () => join(world.home, 'grants.yaml')
 /** Grants as dsh writes them: each tagged with the home's grant key (made here, as dsh makes it on first use). */
 const storeGrants = async (workspace: string, grants: { id: string; rule: string }[]) => {
   const key = await ensureGrantKey(join(world.home, 'grants.key'))
-  const entries = grants.map((grant) => ({ ...grant, actor: 'user:web-tab' as const, added: '2026-12-01T00:00:00.000Z' }))
-  await writeGrantsFile(grantsFile(), { workspaces: { [workspace]: entries.map((entry) => ({ ...entry, tag: grantTag(key, workspace, entry) })) } })
+  const entries = grants.map((grant) => ({
+    ...grant,
+    actor: 'user:web-tab' as const,
+    added: '2026-12-01T00:00:00.000Z',
+  }))
+  await writeGrantsFile(grantsFile(), {
+    workspaces: { [workspace]: entries.map((entry) => ({ ...entry, tag: grantTag(key, workspace, entry) })) },
+  })
 }
 
 test("dsh grants list shows this workspace's always grants and the settings' rules; revoke by rule or id removes them from grants.yaml", async () => {
@@ -45,7 +51,9 @@ test("dsh grants list shows this workspace's always grants and the settings' rul
     ['settings', 'deny', 'bash(rm -rf *)'],
   ])
 
-  expect((await dshOk(world, ['grants', 'revoke', 'unconfined(npm', 'test', '*)'])).stdout).toBe('revoked g-00000001  unconfined(npm test *)\n')
+  expect((await dshOk(world, ['grants', 'revoke', 'unconfined(npm', 'test', '*)'])).stdout).toBe(
+    'revoked g-00000001  unconfined(npm test *)\n',
+  )
   expect((await dshOk(world, ['grants', 'revoke', 'g-00000002'])).stdout).toBe('revoked g-00000002  write(docs/**)\n')
   expect(readFileSync(grantsFile(), 'utf8')).not.toContain('rule:')
   expect(statSync(grantsFile()).mode & 0o777).toBe(0o600)
@@ -88,17 +96,28 @@ test('a grants.yaml that is not YAML is one clear error naming the file; a malfo
   expect(broken.code).toBe(1)
   expect(broken.stderr).toContain(`${grantsFile()}: not valid YAML`)
   const repo = realpathSync(world.repo)
-  writeFileSync(grantsFile(), `workspaces:\n  ${JSON.stringify(repo)}:\n    - { id: g-1, rule: "shell(ls)", actor: user:web-tab }\n`)
-  expect((await dshOk(world, ['grants', 'list'])).stdout).toContain(`g-1  shell(ls)  IGNORED (claims user:web-tab): it is malformed (workspaces["${repo}"][0]: rule: unknown rule kind "shell"`)
+  writeFileSync(
+    grantsFile(),
+    `workspaces:\n  ${JSON.stringify(repo)}:\n    - { id: g-1, rule: "shell(ls)", actor: user:web-tab }\n`,
+  )
+  expect((await dshOk(world, ['grants', 'list'])).stdout).toContain(
+    `g-1  shell(ls)  IGNORED (claims user:web-tab): it is malformed (workspaces["${repo}"][0]: rule: unknown rule kind "shell"`,
+  )
 })
 
 test('--approve answers once for everything asked: it stores no grant', async () => {
-  const ask = (id: string) => ({ toolCalls: [{ id, name: 'bash', arguments: { command: `touch ${id}.txt`, sandbox: false, justification: 'needs it' } }] })
+  const ask = (id: string) => ({
+    toolCalls: [
+      { id, name: 'bash', arguments: { command: `touch ${id}.txt`, sandbox: false, justification: 'needs it' } },
+    ],
+  })
   world.llm.enqueue(ask('a1'), ask('a2'), { text: 'done' })
   await dshOk(world, ['--approve', 'touch two files'])
   const [id] = storedSessionIds(world)
   const events = storedEvents(world, id!)
-  expect(events.filter((event) => event.type === 'approval/decided').map((event) => [event.data.answer, event.data.actor])).toEqual([
+  expect(
+    events.filter((event) => event.type === 'approval/decided').map((event) => [event.data.answer, event.data.actor]),
+  ).toEqual([
     ['allow_once', 'user:cli-flag'],
     ['allow_once', 'user:cli-flag'],
   ])

@@ -37,7 +37,18 @@ export {
 } from './options.ts'
 
 export const name = 'headless'
-export const inject = ['app', 'cmdlineArgs', 'sessions', 'sessionAdmin', 'agents', 'llm', 'approval', 'tools', 'settings', 'usagePrices']
+export const inject = [
+  'app',
+  'cmdlineArgs',
+  'sessions',
+  'sessionAdmin',
+  'agents',
+  'llm',
+  'approval',
+  'tools',
+  'settings',
+  'usagePrices',
+]
 
 /** Session errors that mean the user named something that is not there (or a seq that cannot be forked). */
 const USER_SESSION_ERRORS = new Set(['SESSION_NOT_FOUND', 'FORK_INSIDE_TURN', 'FORK_OUT_OF_RANGE', 'WORKSPACE_REFUSED'])
@@ -104,7 +115,8 @@ export function apply(ctx: Context, config: Config) {
       if (invocation.command === 'sessions-rename') return await renameSession(ctx, invocation, io)
       if (invocation.command === 'sessions-archive') return await archiveSession(ctx, invocation, io)
       if (invocation.command === 'sessions-delete') return await deleteSession(ctx, invocation, io)
-      if (invocation.command === 'sessions-export' || invocation.command === 'sessions-import') return await transferSessions(ctx, invocation, io)
+      if (invocation.command === 'sessions-export' || invocation.command === 'sessions-import')
+        return await transferSessions(ctx, invocation, io)
       run = new HeadlessRun(ctx, config, invocation, io)
       json = invocation.json
       const code = await run.execute()
@@ -113,12 +125,17 @@ export function apply(ctx: Context, config: Config) {
     } catch (error) {
       // After SIGINT the tree is going away under the run: the interruption is the story, not the fallout.
       if (run?.interruption) {
-        if (json) writeResult(run, run.interruption.code, { message: `interrupted by ${run.interruption.signal ?? 'a signal'}` })
+        if (json)
+          writeResult(run, run.interruption.code, {
+            message: `interrupted by ${run.interruption.signal ?? 'a signal'}`,
+          })
         return run.interruption.code
       }
       const code = exitCodeOf(error)
       const message = error instanceof Error ? error.message : String(error)
-      io.stderr.write(`dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${message}\n`)
+      io.stderr.write(
+        `dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${message}\n`,
+      )
       if (json && run) writeResult(run, code, { ...(codeOf(error) ? { code: codeOf(error) } : {}), message })
       return code
     }

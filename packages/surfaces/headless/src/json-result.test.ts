@@ -36,16 +36,40 @@ function linesOf(stdout: string) {
 describe('the --json result line', () => {
   test('a completed run ends with its text, turns, steps, usage, cost from the price table and exit 0', async () => {
     // Prices are USD per million tokens: 1_000_000 input tokens at 2 USD would be 2 USD.
-    writeFileSync(join(world.home, 'settings.yaml'), 'usage.prices:\n  deepseek/deepseek-v4-flash:\n    input: 2\n    cachedInput: 0.5\n    output: 8\n')
+    writeFileSync(
+      join(world.home, 'settings.yaml'),
+      'usage.prices:\n  deepseek/deepseek-v4-flash:\n    input: 2\n    cachedInput: 0.5\n    output: 8\n',
+    )
     world.write('a.txt', 'alpha\n')
-    world.llm.enqueue({ toolCalls: [call('read', { path: 'a.txt' }, 'r1')], usage: { input: 100, output: 10 } }, { text: 'It says alpha.', usage: { input: 300, cacheRead: 600, output: 20 } })
+    world.llm.enqueue(
+      { toolCalls: [call('read', { path: 'a.txt' }, 'r1')], usage: { input: 100, output: 10 } },
+      { text: 'It says alpha.', usage: { input: 300, cacheRead: 600, output: 20 } },
+    )
     const { code, stdout } = await dsh(world, ['--json', '--model', 'deepseek-v4-flash', 'read a.txt'])
     expect(code).toBe(0)
     const { events, result } = linesOf(stdout)
     const id = storedSessionIds(world)[0]!
     expect(events.map((line) => line.seq)).toEqual(storedEvents(world, id).map((event) => event.seq))
-    expect(result).toMatchObject({ type: 'result', version: 1, sessionId: id, exitCode: 0, reason: 'completed', text: 'It says alpha.', turns: 1, steps: 2, refusals: [], unpriced: [] })
-    expect(result.usage).toEqual({ requests: 2, input: 400, cacheRead: 600, cacheWrite: 0, output: 30, cacheHitShare: 0.6 })
+    expect(result).toMatchObject({
+      type: 'result',
+      version: 1,
+      sessionId: id,
+      exitCode: 0,
+      reason: 'completed',
+      text: 'It says alpha.',
+      turns: 1,
+      steps: 2,
+      refusals: [],
+      unpriced: [],
+    })
+    expect(result.usage).toEqual({
+      requests: 2,
+      input: 400,
+      cacheRead: 600,
+      cacheWrite: 0,
+      output: 30,
+      cacheHitShare: 0.6,
+    })
     expect(result.cost).toBeCloseTo((400 * 2 + 600 * 0.5 + 30 * 8) / 1_000_000, 12)
     expect(result.cacheSaved).toBeCloseTo((600 * (2 - 0.5)) / 1_000_000, 12)
     expect(result.durationMs).toBeGreaterThan(0)
@@ -56,25 +80,39 @@ describe('the --json result line', () => {
     const { code, stdout } = await dsh(world, ['--json', 'anything'])
     expect(code).toBe(1)
     const { result } = linesOf(stdout)
-    expect(result).toMatchObject({ exitCode: 1, reason: 'error', error: { code: expect.any(String), message: expect.stringContaining('malformed') } })
+    expect(result).toMatchObject({
+      exitCode: 1,
+      reason: 'error',
+      error: { code: expect.any(String), message: expect.stringContaining('malformed') },
+    })
     // The failed request was sent (and is counted), but it used no tokens.
     expect(result.usage).toEqual({ requests: 1, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cacheHitShare: null })
   })
 
   test('a refused approval is listed with who refused it', async () => {
-    world.llm.enqueue({ toolCalls: [call('bash', { command: 'echo x > x.txt', sandbox: false, justification: 'marker' }, 'b1')] }, { text: 'Could not.' })
+    world.llm.enqueue(
+      { toolCalls: [call('bash', { command: 'echo x > x.txt', sandbox: false, justification: 'marker' }, 'b1')] },
+      { text: 'Could not.' },
+    )
     // A model the shipped price table does not name.
     const { code, stdout } = await dsh(world, ['--json', '--model', 'unpriced-model', 'write x'])
     expect(code).toBe(1)
     const { result } = linesOf(stdout)
-    expect(result).toMatchObject({ exitCode: 1, reason: 'completed', text: 'Could not.', refusals: [{ tool: 'bash', by: 'no-answerer' }] })
+    expect(result).toMatchObject({
+      exitCode: 1,
+      reason: 'completed',
+      text: 'Could not.',
+      refusals: [{ tool: 'bash', by: 'no-answerer' }],
+    })
     expect(result.cost).toBeNull()
     expect(result.unpriced).toEqual(['deepseek/unpriced-model'])
   })
 
   test('--max-turns (the same limit as --max-steps) ends the run with reason max-steps', async () => {
     world.write('loop.txt', 'again\n')
-    world.llm.enqueue(...Array.from({ length: 4 }, (_, i) => ({ toolCalls: [call('read', { path: 'loop.txt' }, `c${i}`)] })))
+    world.llm.enqueue(
+      ...Array.from({ length: 4 }, (_, i) => ({ toolCalls: [call('read', { path: 'loop.txt' }, `c${i}`)] })),
+    )
     const { code, stdout } = await dsh(world, ['--json', '--max-turns', '2', 'loop'])
     expect(code).toBe(1)
     const { result } = linesOf(stdout)
@@ -88,14 +126,27 @@ describe('the --json result line', () => {
     expect(code).toBe(1)
     const { events, result } = linesOf(stdout)
     expect(events).toEqual([])
-    expect(result).toMatchObject({ sessionId: null, exitCode: 1, reason: 'not-started', error: { message: expect.stringContaining('DEEPSEEK_API_KEY') } })
+    expect(result).toMatchObject({
+      sessionId: null,
+      exitCode: 1,
+      reason: 'not-started',
+      error: { message: expect.stringContaining('DEEPSEEK_API_KEY') },
+    })
   })
 })
 
 describe('--output-schema', () => {
   const schemaFile = () => {
     const file = join(world.repo, 'answer.schema.json')
-    writeFileSync(file, JSON.stringify({ type: 'object', required: ['files'], properties: { files: { type: 'array', items: { type: 'string' } } }, additionalProperties: false }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'object',
+        required: ['files'],
+        properties: { files: { type: 'array', items: { type: 'string' } } },
+        additionalProperties: false,
+      }),
+    )
     return file
   }
 

@@ -27,7 +27,8 @@ export interface DeleteInvocation {
 }
 
 /** `dsh sessions export <id> -o <file.tar.gz>` / `dsh sessions import <file.tar.gz>` */
-export type TransferInvocation = { command: 'sessions-export'; id: string; output: string } | { command: 'sessions-import'; file: string }
+export type TransferInvocation =
+  { command: 'sessions-export'; id: string; output: string } | { command: 'sessions-import'; file: string }
 
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
@@ -41,22 +42,38 @@ export function readDeleteCommand(more: string[], argv: readonly string[], parse
 }
 
 /** Reads `sessions export <id> -o <file>` and `sessions import <file>`. */
-export function readArchiveCommand(sub: 'export' | 'import', more: string[], argv: readonly string[], parse: Parser): TransferInvocation {
+export function readArchiveCommand(
+  sub: 'export' | 'import',
+  more: string[],
+  argv: readonly string[],
+  parse: Parser,
+): TransferInvocation {
   const { values } = parse(EXPORT_OPTIONS, argv)
   const [target, ...rest] = more
-  if (rest.length) throw new UsageError(`dsh sessions ${sub} takes one ${sub === 'export' ? 'session id' : 'file'} (got "${more.join(' ')}")`)
+  if (rest.length)
+    throw new UsageError(
+      `dsh sessions ${sub} takes one ${sub === 'export' ? 'session id' : 'file'} (got "${more.join(' ')}")`,
+    )
   if (sub === 'import') {
-    if (target === undefined) throw new UsageError('dsh sessions import needs the archive to import (dsh sessions import <file.tar.gz>)')
-    if (values.output !== undefined) throw new UsageError('dsh sessions import takes no -o (the sessions go to this DSH_HOME)')
+    if (target === undefined)
+      throw new UsageError('dsh sessions import needs the archive to import (dsh sessions import <file.tar.gz>)')
+    if (values.output !== undefined)
+      throw new UsageError('dsh sessions import takes no -o (the sessions go to this DSH_HOME)')
     return { command: 'sessions-import', file: target }
   }
   if (target === undefined) throw new UsageError('dsh sessions export needs a session id (see dsh sessions list)')
-  if (!values.output) throw new UsageError(`dsh sessions export needs the file to write: dsh sessions export ${target} -o <file.tar.gz>`)
+  if (!values.output)
+    throw new UsageError(`dsh sessions export needs the file to write: dsh sessions export ${target} -o <file.tar.gz>`)
   return { command: 'sessions-export', id: target, output: values.output }
 }
 
 /** Reads `sessions rename|archive|unarchive` (the words after `sessions <sub>` are `more`). */
-export function readManageCommand(sub: 'rename' | 'archive' | 'unarchive', more: string[], argv: readonly string[], parse: Parser): RenameInvocation | ArchiveInvocation {
+export function readManageCommand(
+  sub: 'rename' | 'archive' | 'unarchive',
+  more: string[],
+  argv: readonly string[],
+  parse: Parser,
+): RenameInvocation | ArchiveInvocation {
   parse(MANAGE_OPTIONS, argv) // refuses any flag, by name
   const [id, ...rest] = more
   if (id === undefined) throw new UsageError(`dsh sessions ${sub} needs a session id (see dsh sessions list)`)

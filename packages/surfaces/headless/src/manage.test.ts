@@ -23,7 +23,9 @@ test('a one-shot run is titled before it exits; rename wins over it; archive hid
   expect(JSON.stringify(titleBody.messages)).toContain('why does CI fail?')
   expect(JSON.stringify(titleBody.messages)).not.toContain('referenced')
   expect(JSON.stringify(titleBody.messages)).not.toContain('it is the cache')
-  expect((await dshOk(world, ['sessions', 'list'])).stdout).toMatch(new RegExp(`^${id}  .* 1 turn  idle +Flaky CI cache$`, 'm'))
+  expect((await dshOk(world, ['sessions', 'list'])).stdout).toMatch(
+    new RegExp(`^${id}  .* 1 turn  idle +Flaky CI cache$`, 'm'),
+  )
 
   await dshOk(world, ['sessions', 'rename', id!, 'My own name'])
   expect(
@@ -42,13 +44,20 @@ test('a one-shot run is titled before it exits; rename wins over it; archive hid
   const hidden = await dsh(world, ['sessions', 'list'])
   expect(hidden.stdout).toBe('')
   const shown = await dshOk(world, ['sessions', 'list', '--archived', '--json'])
-  expect(JSON.parse(shown.stdout.trim())).toMatchObject({ id, title: 'My own name', titleSource: 'user', archived: true })
+  expect(JSON.parse(shown.stdout.trim())).toMatchObject({
+    id,
+    title: 'My own name',
+    titleSource: 'user',
+    archived: true,
+  })
 })
 
 test('dsh sessions export, delete and import: the delete asks for --yes off a terminal; the imported session shows again', async () => {
   world.llm.enqueue({ text: 'short lived' }, { text: 'Short' })
   await dshOk(world, ['a session to carry'])
-  const id = storedSessionIds(world).find((each) => storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to carry')))!
+  const id = storedSessionIds(world).find((each) =>
+    storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to carry')),
+  )!
   const archive = join(world.repo, 'carried.tar.gz')
   await dshOk(world, ['sessions', 'export', id, '-o', 'carried.tar.gz'])
   expect(existsSync(archive)).toBe(true)
@@ -70,7 +79,12 @@ test('dsh sessions export, delete and import: the delete asks for --yes off a te
 
 /** `dsh sessions delete <id>` on a real terminal: answers `answer` once the question is on the screen. */
 async function deleteOnTerminal(id: string, answer: string) {
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'sessions', 'delete', id], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'sessions', 'delete', id], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
   let screen = ''
   let answered = false
   terminal.onData((data) => {
@@ -87,7 +101,9 @@ async function deleteOnTerminal(id: string, answer: string) {
 test('on a terminal, dsh sessions delete asks first: anything but yes keeps the session, y deletes it', async () => {
   world.llm.enqueue({ text: 'kept for now' }, { text: 'Kept' })
   await dshOk(world, ['a session to delete by hand'])
-  const id = storedSessionIds(world).find((each) => storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to delete by hand')))!
+  const id = storedSessionIds(world).find((each) =>
+    storedEvents(world, each).some((event) => JSON.stringify(event.data).includes('a session to delete by hand')),
+  )!
 
   const declined = await deleteOnTerminal(id, 'no')
   expect(declined.screen).toContain(`Delete session ${id} (${world.repo}) and its subagent sessions for good? [y/N]`)

@@ -15,7 +15,9 @@ export async function renameSession(ctx: Context, invocation: RenameInvocation, 
 /** `dsh sessions archive|unarchive <id>`: hidden from `dsh sessions list` (shown again with `--archived`). */
 export async function archiveSession(ctx: Context, invocation: ArchiveInvocation, io: RunIO): Promise<number> {
   await ctx.sessionAdmin.setArchived(invocation.id, invocation.archived)
-  io.stderr.write(`dsh: session ${invocation.id} ${invocation.archived ? 'archived (dsh sessions list --archived shows it)' : 'unarchived'}\n`)
+  io.stderr.write(
+    `dsh: session ${invocation.id} ${invocation.archived ? 'archived (dsh sessions list --archived shows it)' : 'unarchived'}\n`,
+  )
   return 0
 }
 
@@ -25,9 +27,14 @@ export async function archiveSession(ctx: Context, invocation: ArchiveInvocation
  */
 export async function deleteSession(ctx: Context, invocation: DeleteInvocation, io: RunIO): Promise<number> {
   if (!invocation.yes) {
-    if (!io.confirm) throw new UsageError(`dsh sessions delete ${invocation.id} deletes for good: pass --yes to confirm (stdin is not a terminal to ask on)`)
+    if (!io.confirm)
+      throw new UsageError(
+        `dsh sessions delete ${invocation.id} deletes for good: pass --yes to confirm (stdin is not a terminal to ask on)`,
+      )
     const { header } = await ctx.sessions.read(invocation.id)
-    if (!(await io.confirm(`Delete session ${invocation.id} (${header.cwd}) and its subagent sessions for good? [y/N] `))) {
+    if (
+      !(await io.confirm(`Delete session ${invocation.id} (${header.cwd}) and its subagent sessions for good? [y/N] `))
+    ) {
       io.stderr.write('dsh: nothing deleted\n')
       return 1
     }
@@ -50,11 +57,14 @@ export async function transferSessions(ctx: Context, invocation: TransferInvocat
   }
   const manifest = await asUsage(() => ctx.sessionAdmin.importArchive(resolve(ctx.app.cwd, invocation.file)))
   io.stdout.write(`${manifest.session}\n`)
-  io.stderr.write(`dsh: session ${manifest.session}${countChildren(manifest.sessions)} imported (dsh sessions show ${manifest.session})\n`)
+  io.stderr.write(
+    `dsh: session ${manifest.session}${countChildren(manifest.sessions)} imported (dsh sessions show ${manifest.session})\n`,
+  )
   return 0
 }
 
-const countChildren = (ids: readonly string[]) => (ids.length > 1 ? ` with ${ids.length - 1} subagent session${ids.length === 2 ? '' : 's'}` : '')
+const countChildren = (ids: readonly string[]) =>
+  ids.length > 1 ? ` with ${ids.length - 1} subagent session${ids.length === 2 ? '' : 's'}` : ''
 
 /** A bad title is the user's mistake: exit 2 with the message, no stack. */
 async function asUsage<T>(action: () => Promise<T>): Promise<T> {

@@ -21,7 +21,10 @@ export function readMcpConfig(ctx: Context, file: string | undefined): McpServer
   } catch (error) {
     throw new UsageError(`--mcp-config ${path}: ${(error as Error).message}`)
   }
-  const servers = document && typeof document === 'object' && 'mcpServers' in document ? (document as { mcpServers: unknown }).mcpServers : undefined
+  const servers =
+    document && typeof document === 'object' && 'mcpServers' in document
+      ? (document as { mcpServers: unknown }).mcpServers
+      : undefined
   if (servers === undefined) throw new UsageError(`--mcp-config ${path}: expected an object with "mcpServers"`)
   try {
     return mcp.parse(servers, 'cli', path)

@@ -19,12 +19,31 @@ afterAll(async () => {
 test('dsh mcp add writes mcp.yaml keeping its comments, test starts the server with timings and its tools, remove takes it out', async () => {
   const file = join(world.home, 'mcp.yaml')
   writeFileSync(file, '# my servers, by hand\nmcpServers:\n  # the old one\n  old: { command: /bin/true }\n')
-  const added = await dsh(world, ['mcp', 'add', 'probe', '--trust', 'allow', '--env', 'GREETING=hi', '--', process.execPath, SERVER, '--marker', 'x'])
-  expect(added).toMatchObject({ code: 0, stdout: `added MCP server "probe" to ${file} (dsh mcp test probe starts it once)\n` })
+  const added = await dsh(world, [
+    'mcp',
+    'add',
+    'probe',
+    '--trust',
+    'allow',
+    '--env',
+    'GREETING=hi',
+    '--',
+    process.execPath,
+    SERVER,
+    '--marker',
+    'x',
+  ])
+  expect(added).toMatchObject({
+    code: 0,
+    stdout: `added MCP server "probe" to ${file} (dsh mcp test probe starts it once)\n`,
+  })
   const text = readFileSync(file, 'utf8')
   expect(text).toContain('# my servers, by hand')
   expect(text).toContain('# the old one')
-  expect(parse(text).mcpServers).toEqual({ old: { command: '/bin/true' }, probe: { command: process.execPath, args: [SERVER, '--marker', 'x'], env: { GREETING: 'hi' }, trust: 'allow' } })
+  expect(parse(text).mcpServers).toEqual({
+    old: { command: '/bin/true' },
+    probe: { command: process.execPath, args: [SERVER, '--marker', 'x'], env: { GREETING: 'hi' }, trust: 'allow' },
+  })
 
   const tested = await dsh(world, ['mcp', 'test', 'probe', '--json'])
   expect(tested.code).toBe(0)
@@ -39,7 +58,10 @@ test('dsh mcp add writes mcp.yaml keeping its comments, test starts the server w
       .map((event) => event.data.state),
   ).toEqual(['started', 'stopped'])
 
-  expect(await dsh(world, ['mcp', 'remove', 'probe'])).toMatchObject({ code: 0, stdout: `removed MCP server "probe" from ${file}\n` })
+  expect(await dsh(world, ['mcp', 'remove', 'probe'])).toMatchObject({
+    code: 0,
+    stdout: `removed MCP server "probe" from ${file}\n`,
+  })
   const after = readFileSync(file, 'utf8')
   expect(after).not.toContain('probe')
   expect(after).toContain('# the old one')
@@ -53,7 +75,10 @@ test('mistakes exit 2 naming what is wrong; a server that cannot start makes mcp
   expect(unknown.code).toBe(2)
   expect(unknown.stderr).toMatch(/no MCP server named "ghost" \(configured: /)
 
-  writeFileSync(join(world.home, 'mcp.yaml'), `mcpServers:\n  broken: { command: ${join(world.repo, 'no-such-program')}, trust: allow, sandbox: false }\n`)
+  writeFileSync(
+    join(world.home, 'mcp.yaml'),
+    `mcpServers:\n  broken: { command: ${join(world.repo, 'no-such-program')}, trust: allow, sandbox: false }\n`,
+  )
   const failed = await dsh(world, ['mcp', 'test', 'broken'])
   expect(failed.code).toBe(1)
   expect(failed.stdout).toMatch(/^MCP server "broken" \(user, stdio\): did not start after \d+ ms: MCP server "broken"/)

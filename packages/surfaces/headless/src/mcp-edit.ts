@@ -26,7 +26,9 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
 export async function addMcpServer(ctx: Context, invocation: McpAddInvocation, io: RunIO): Promise<number> {
   const mcp = mcpOf(ctx)
   await asUsage(() => mcp.addUserServer(invocation.name, invocation.entry))
-  io.stdout.write(`added MCP server "${invocation.name}" to ${mcp.userFile()} (dsh mcp test ${invocation.name} starts it once)\n`)
+  io.stdout.write(
+    `added MCP server "${invocation.name}" to ${mcp.userFile()} (dsh mcp test ${invocation.name} starts it once)\n`,
+  )
   return 0
 }
 
@@ -51,11 +53,16 @@ export async function testMcpServer(ctx: Context, invocation: McpTestInvocation,
   try {
     const probe = await asUsage(() => mcp.probe(agent, invocation.name))
     if (invocation.json) io.stdout.write(JSON.stringify({ ...probe, sessionId: agent.session.id }) + '\n')
-    else if (!probe.ok) io.stdout.write(`MCP server "${probe.server}" (${probe.origin}, ${probe.transport}): did not start after ${probe.startMs} ms: ${probe.message}\n`)
+    else if (!probe.ok)
+      io.stdout.write(
+        `MCP server "${probe.server}" (${probe.origin}, ${probe.transport}): did not start after ${probe.startMs} ms: ${probe.message}\n`,
+      )
     else {
       const lines = [
         `MCP server "${probe.server}" (${probe.origin}, ${probe.transport}): started in ${probe.startMs} ms, listed ${probe.tools.length} tool${probe.tools.length === 1 ? '' : 's'} in ${probe.listMs} ms, stopped in ${probe.stopMs} ms`,
-        ...probe.tools.map((tool) => `  ${tool.tool}${tool.description ? ` — ${tool.description.split('\n')[0]}` : ''}`),
+        ...probe.tools.map(
+          (tool) => `  ${tool.tool}${tool.description ? ` — ${tool.description.split('\n')[0]}` : ''}`,
+        ),
       ]
       io.stdout.write(lines.join('\n') + '\n')
     }

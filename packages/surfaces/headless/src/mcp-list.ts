@@ -6,9 +6,27 @@ import type { RunIO } from './run.ts'
 
 /** What a listing may show of a server: never an environment value or a header value (they may be secrets). */
 function shown(server: McpServerConfig) {
-  const common = { name: server.name, origin: server.origin, source: server.source, trust: server.trust, transport: server.transport }
-  if (server.transport === 'stdio') return { ...common, command: server.command, args: server.args, env: Object.keys(server.env), sandbox: server.sandbox }
-  return { ...common, url: server.url, headers: Object.keys(server.headers), ...(server.bearerTokenEnvVar ? { bearerTokenEnvVar: server.bearerTokenEnvVar } : {}) }
+  const common = {
+    name: server.name,
+    origin: server.origin,
+    source: server.source,
+    trust: server.trust,
+    transport: server.transport,
+  }
+  if (server.transport === 'stdio')
+    return {
+      ...common,
+      command: server.command,
+      args: server.args,
+      env: Object.keys(server.env),
+      sandbox: server.sandbox,
+    }
+  return {
+    ...common,
+    url: server.url,
+    headers: Object.keys(server.headers),
+    ...(server.bearerTokenEnvVar ? { bearerTokenEnvVar: server.bearerTokenEnvVar } : {}),
+  }
 }
 
 /**
@@ -29,7 +47,11 @@ export async function listMcpServers(ctx: Context, invocation: McpListInvocation
   if (!servers.length) lines.push('(none: add them to $DSH_HOME/mcp.yaml or the workspace .mcp.json)')
   for (const server of servers) {
     const what = 'command' in server ? [server.command, ...server.args].join(' ') : `${server.transport} ${server.url}`
-    const notes = [`trust ${server.trust}`, ...('sandbox' in server && !server.sandbox ? ['unconfined'] : []), ...(server.origin === 'workspace' ? ['starts once approved'] : [])]
+    const notes = [
+      `trust ${server.trust}`,
+      ...('sandbox' in server && !server.sandbox ? ['unconfined'] : []),
+      ...(server.origin === 'workspace' ? ['starts once approved'] : []),
+    ]
     lines.push(`${server.name}  ${server.origin} (${server.source})  ${what}  [${notes.join(', ')}]`)
   }
   io.stdout.write(lines.join('\n') + '\n')

@@ -38,23 +38,48 @@ function pairs(list: string[] | undefined, flag: string, separator: '=' | ':'): 
 export function readMcpAdd(words: string[], argv: readonly string[], parse: Parser): McpAddInvocation {
   const { values } = parse(MCP_ADD_OPTIONS, argv)
   const [name, ...command] = words
-  if (name === undefined) throw new UsageError('dsh mcp add needs a server name: dsh mcp add <name> -- <command> [args…] or dsh mcp add <name> --url <url>')
-  const common = { ...(values.trust !== undefined ? { trust: values.trust } : {}), ...(values.start !== undefined ? { start: values.start } : {}) }
+  if (name === undefined)
+    throw new UsageError(
+      'dsh mcp add needs a server name: dsh mcp add <name> -- <command> [args…] or dsh mcp add <name> --url <url>',
+    )
+  const common = {
+    ...(values.trust !== undefined ? { trust: values.trust } : {}),
+    ...(values.start !== undefined ? { start: values.start } : {}),
+  }
   if (values.url !== undefined) {
     if (command.length) throw new UsageError(`dsh mcp add ${name} --url takes no command (got "${command.join(' ')}")`)
-    if (values.env?.length || values.unconfined) throw new UsageError('--env and --unconfined are for stdio servers (a command), not --url')
+    if (values.env?.length || values.unconfined)
+      throw new UsageError('--env and --unconfined are for stdio servers (a command), not --url')
     const headers = pairs(values.header, '--header', ':')
     const bearer = values['bearer-token-env-var']
     return {
       command: 'mcp-add',
       name,
-      entry: { type: values.transport ?? 'http', url: values.url, ...(headers ? { headers } : {}), ...(bearer !== undefined ? { bearer_token_env_var: bearer } : {}), ...common },
+      entry: {
+        type: values.transport ?? 'http',
+        url: values.url,
+        ...(headers ? { headers } : {}),
+        ...(bearer !== undefined ? { bearer_token_env_var: bearer } : {}),
+        ...common,
+      },
     }
   }
   if (!command.length) throw new UsageError(`dsh mcp add ${name} needs the server's command (after --) or --url <url>`)
-  if (values.header?.length || values['bearer-token-env-var'] !== undefined) throw new UsageError('--header and --bearer-token-env-var are for remote servers (--url)')
-  if (values.transport !== undefined && values.transport !== 'stdio') throw new UsageError(`--transport ${values.transport} needs --url <url>`)
+  if (values.header?.length || values['bearer-token-env-var'] !== undefined)
+    throw new UsageError('--header and --bearer-token-env-var are for remote servers (--url)')
+  if (values.transport !== undefined && values.transport !== 'stdio')
+    throw new UsageError(`--transport ${values.transport} needs --url <url>`)
   const env = pairs(values.env, '--env', '=')
   const [program, ...args] = command as [string, ...string[]]
-  return { command: 'mcp-add', name, entry: { command: program, args, ...(env ? { env } : {}), ...common, ...(values.unconfined ? { sandbox: false } : {}) } }
+  return {
+    command: 'mcp-add',
+    name,
+    entry: {
+      command: program,
+      args,
+      ...(env ? { env } : {}),
+      ...common,
+      ...(values.unconfined ? { sandbox: false } : {}),
+    },
+  }
 }

@@ -16,7 +16,10 @@ afterEach(async () => {
 
 test('--mcp-config gives the run an MCP server whose tool the scripted model calls; --approve answers its call', async () => {
   world.write('servers.json', JSON.stringify({ mcpServers: { cli: { command: process.execPath, args: [SERVER] } } }))
-  world.llm.enqueue({ toolCalls: [{ id: 'm1', name: 'mcp__cli__echo', arguments: { text: 'headless' } }] }, { text: 'Echoed.' })
+  world.llm.enqueue(
+    { toolCalls: [{ id: 'm1', name: 'mcp__cli__echo', arguments: { text: 'headless' } }] },
+    { text: 'Echoed.' },
+  )
   const { code, stdout } = await dsh(world, ['--approve', '--mcp-config', 'servers.json', 'echo something'])
   expect({ code, stdout }).toEqual({ code: 0, stdout: 'Echoed.\n' })
   expect(JSON.stringify(world.llm.requests[1]!.body.messages.at(-1))).toContain('echo: headless')
@@ -33,12 +36,22 @@ test('a bad --mcp-config is a usage error naming the file and the server, before
 })
 
 test('dsh mcp list shows the user and workspace servers with their origin, never an environment value', async () => {
-  world.write('.mcp.json', JSON.stringify({ mcpServers: { repo: { command: 'npx', args: ['-y', 'some-server'], env: { API_TOKEN: 'literal-secret-value' } } } }))
-  writeFileSync(`${world.home}/mcp.yaml`, `mcpServers:\n  mine: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], trust: allow }\n`)
+  world.write(
+    '.mcp.json',
+    JSON.stringify({
+      mcpServers: { repo: { command: 'npx', args: ['-y', 'some-server'], env: { API_TOKEN: 'literal-secret-value' } } },
+    }),
+  )
+  writeFileSync(
+    `${world.home}/mcp.yaml`,
+    `mcpServers:\n  mine: { command: ${process.execPath}, args: [${JSON.stringify(SERVER)}], trust: allow }\n`,
+  )
   const text = await dsh(world, ['mcp', 'list'])
   expect(text.code).toBe(0)
   expect(text.stdout).toContain(`mine  user (${world.home}/mcp.yaml)  ${process.execPath} ${SERVER}  [trust allow]`)
-  expect(text.stdout).toContain(`repo  workspace (${world.repo}/.mcp.json)  npx -y some-server  [trust ask, starts once approved]`)
+  expect(text.stdout).toContain(
+    `repo  workspace (${world.repo}/.mcp.json)  npx -y some-server  [trust ask, starts once approved]`,
+  )
   const json = await dsh(world, ['mcp', 'list', '--json'])
   const rows = json.stdout
     .trim()

@@ -1,7 +1,13 @@
 import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 import { EFFORTS, type Effort } from '@dsh/llm'
 import { readUsageCommand, USAGE_OPTIONS, type UsageInvocation } from './usage-options.ts'
-import { readSearchCommand, REINDEX_OPTIONS, SEARCH_OPTIONS, type ReindexInvocation, type SearchInvocation } from './search-options.ts'
+import {
+  readSearchCommand,
+  REINDEX_OPTIONS,
+  SEARCH_OPTIONS,
+  type ReindexInvocation,
+  type SearchInvocation,
+} from './search-options.ts'
 import { MCP_ADD_OPTIONS, readMcpAdd, type McpAddInvocation } from './mcp-options.ts'
 import {
   DELETE_OPTIONS,
@@ -14,7 +20,13 @@ import {
   type RenameInvocation,
   type TransferInvocation,
 } from './manage-options.ts'
-import { DIFF_OPTIONS, readDiffCommand, readRewindCommand, type DiffInvocation, type RewindInvocation } from './review-options.ts'
+import {
+  DIFF_OPTIONS,
+  readDiffCommand,
+  readRewindCommand,
+  type DiffInvocation,
+  type RewindInvocation,
+} from './review-options.ts'
 
 /** Flags of a headless run (`dsh "task"`, `dsh resume <id> "more"`, `dsh fork <id> --at <seq> "task"`). */
 export const RUN_OPTIONS = {
@@ -37,7 +49,12 @@ export const RUN_OPTIONS = {
   'mcp-config': { type: 'string' },
 } as const satisfies OptionSpec
 
-const LIST_OPTIONS = { cwd: { type: 'string' }, all: { type: 'boolean' }, archived: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+const LIST_OPTIONS = {
+  cwd: { type: 'string' },
+  all: { type: 'boolean' },
+  archived: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const satisfies OptionSpec
 const SHOW_OPTIONS = { audit: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_LIST_OPTIONS = { cwd: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
 const GRANTS_REVOKE_OPTIONS = { cwd: { type: 'string' } } as const satisfies OptionSpec
@@ -61,7 +78,8 @@ const ALL_OPTIONS = {
 } as const satisfies OptionSpec
 
 /** Where a run's session comes from. */
-export type SessionSource = { kind: 'new'; cwd?: string } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string; atSeq: number }
+export type SessionSource =
+  { kind: 'new'; cwd?: string } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string; atSeq: number }
 
 export interface RunInvocation {
   command: 'run'
@@ -170,8 +188,12 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
   let words = positionals
   if (word === 'resume' || word === 'fork') {
     const id = positionals[1]
-    if (id === undefined) throw new UsageError(`${word} needs a session id (dsh ${word === 'resume' ? 'resume <id> "more"' : 'fork <id> --at <seq> "task"'})`)
-    if (values.resume !== undefined || values.fork !== undefined) throw new UsageError(`dsh ${word} <id> takes no --resume or --fork`)
+    if (id === undefined)
+      throw new UsageError(
+        `${word} needs a session id (dsh ${word === 'resume' ? 'resume <id> "more"' : 'fork <id> --at <seq> "task"'})`,
+      )
+    if (values.resume !== undefined || values.fork !== undefined)
+      throw new UsageError(`dsh ${word} <id> takes no --resume or --fork`)
     words = positionals.slice(2)
     source = word === 'resume' ? { kind: 'resume', id } : { kind: 'fork', id, atSeq: forkSeq(values.at) }
   } else if (values.resume !== undefined) {
@@ -182,9 +204,16 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
   } else {
     source = { kind: 'new', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}) }
   }
-  if (source.kind !== 'fork' && values.at !== undefined) throw new UsageError('--at only goes with --fork <id> (or dsh fork <id> --at <seq>)')
-  if (source.kind !== 'new' && values.preset !== undefined) throw new UsageError(`--preset cannot be combined with ${source.kind}: a session keeps the agent preset it was created with`)
-  if (source.kind !== 'new' && values.cwd !== undefined) throw new UsageError(`--cwd cannot be combined with ${source.kind}: a session keeps the directory it was created in`)
+  if (source.kind !== 'fork' && values.at !== undefined)
+    throw new UsageError('--at only goes with --fork <id> (or dsh fork <id> --at <seq>)')
+  if (source.kind !== 'new' && values.preset !== undefined)
+    throw new UsageError(
+      `--preset cannot be combined with ${source.kind}: a session keeps the agent preset it was created with`,
+    )
+  if (source.kind !== 'new' && values.cwd !== undefined)
+    throw new UsageError(
+      `--cwd cannot be combined with ${source.kind}: a session keeps the directory it was created in`,
+    )
   const task = words.join(' ').trim()
   return {
     command: 'run',
@@ -202,7 +231,9 @@ export function readInvocation(argv: readonly string[], parse: Parser, now = Dat
     ...(values.preset !== undefined ? { agentPreset: nonEmpty('--preset', values.preset) } : {}),
     ...(values.plan ? { plan: true } : {}),
     ...maxSteps(values['max-steps'], values['max-turns']),
-    ...(values['output-schema'] !== undefined ? { outputSchema: nonEmpty('--output-schema', values['output-schema']) } : {}),
+    ...(values['output-schema'] !== undefined
+      ? { outputSchema: nonEmpty('--output-schema', values['output-schema']) }
+      : {}),
     ...(values['mcp-config'] !== undefined ? { mcpConfig: nonEmpty('--mcp-config', values['mcp-config']) } : {}),
   }
 }
@@ -212,7 +243,13 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
   if (sub === 'list') {
     const { values } = parse(LIST_OPTIONS, argv)
     if (more.length) throw new UsageError(`dsh sessions list takes no arguments (got "${more.join(' ')}")`)
-    return { command: 'sessions-list', ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), all: !!values.all, archived: !!values.archived, json: !!values.json }
+    return {
+      command: 'sessions-list',
+      ...(values.cwd !== undefined ? { cwd: values.cwd } : {}),
+      all: !!values.all,
+      archived: !!values.archived,
+      json: !!values.json,
+    }
   }
   if (sub === 'show') {
     const { values } = parse(SHOW_OPTIONS, argv)
@@ -226,7 +263,9 @@ function readSessions(rest: string[], argv: readonly string[], parse: Parser): I
   if (sub === 'rename' || sub === 'archive' || sub === 'unarchive') return readManageCommand(sub, more, argv, parse)
   if (sub === 'delete') return readDeleteCommand(more, argv, parse)
   if (sub === 'export' || sub === 'import') return readArchiveCommand(sub, more, argv, parse)
-  throw new UsageError(`unknown sessions command "${sub}" (expected list, show, diff, search, reindex, rename, archive, unarchive, delete, export or import)`)
+  throw new UsageError(
+    `unknown sessions command "${sub}" (expected list, show, diff, search, reindex, rename, archive, unarchive, delete, export or import)`,
+  )
 }
 
 function readGrants(rest: string[], argv: readonly string[], parse: Parser): Invocation {
@@ -251,7 +290,8 @@ function readMcp(rest: string[], argv: readonly string[], parse: Parser): Invoca
   if (sub === 'add') return readMcpAdd(more, argv, parse)
   if (sub === 'remove' || sub === 'test') {
     const [name, ...extra] = more
-    if (name === undefined || extra.length) throw new UsageError(`dsh mcp ${sub} takes one server name (see dsh mcp list)`)
+    if (name === undefined || extra.length)
+      throw new UsageError(`dsh mcp ${sub} takes one server name (see dsh mcp list)`)
     if (sub === 'remove') return (parse({}, argv), { command: 'mcp-remove', name })
     const { values } = parse(MCP_TEST_OPTIONS, argv)
     return { command: 'mcp-test', name, ...(values.cwd !== undefined ? { cwd: values.cwd } : {}), json: !!values.json }
@@ -263,14 +303,16 @@ function readMcp(rest: string[], argv: readonly string[], parse: Parser): Invoca
 }
 
 function forkSeq(at: string | undefined): number {
-  if (at === undefined) throw new UsageError('a fork needs --at <seq>: the last event it keeps (see dsh sessions show <id>)')
+  if (at === undefined)
+    throw new UsageError('a fork needs --at <seq>: the last event it keeps (see dsh sessions show <id>)')
   if (!/^\d+$/.test(at)) throw new UsageError(`--at must be an event number (a whole number ≥ 0), got "${at}"`)
   return Number(at)
 }
 
 /** `--max-turns` is the same limit under the name other harnesses use for it (model round trips). */
 function maxSteps(steps: string | undefined, turns: string | undefined): { maxSteps?: number } {
-  if (steps !== undefined && turns !== undefined) throw new UsageError('--max-steps and --max-turns are the same limit: give one')
+  if (steps !== undefined && turns !== undefined)
+    throw new UsageError('--max-steps and --max-turns are the same limit: give one')
   if (steps !== undefined) return { maxSteps: positiveInteger('--max-steps', steps) }
   if (turns !== undefined) return { maxSteps: positiveInteger('--max-turns', turns) }
   return {}
@@ -282,7 +324,8 @@ function positiveInteger(flag: string, text: string): number {
 }
 
 function effort(text: string): Effort {
-  if (!(EFFORTS as readonly string[]).includes(text)) throw new UsageError(`--effort must be one of ${EFFORTS.join(', ')}, got "${text}"`)
+  if (!(EFFORTS as readonly string[]).includes(text))
+    throw new UsageError(`--effort must be one of ${EFFORTS.join(', ')}, got "${text}"`)
   return text as Effort
 }
 

@@ -23,15 +23,23 @@ export function loadOutputSchema(cwd: string, given: string): OutputSchema {
   try {
     schema = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new UsageError(`--output-schema ${given}: ${error instanceof SyntaxError ? `not JSON: ${error.message}` : (error as Error).message}`, { cause: error })
+    throw new UsageError(
+      `--output-schema ${given}: ${error instanceof SyntaxError ? `not JSON: ${error.message}` : (error as Error).message}`,
+      { cause: error },
+    )
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new UsageError(`--output-schema ${given}: a JSON Schema is an object`)
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new UsageError(`--output-schema ${given}: a JSON Schema is an object`)
   const draft2020 = String((schema as { $schema?: unknown }).$schema ?? '').includes('2020-12')
   let validate: ValidateFunction
   try {
-    validate = (draft2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false })).compile(schema)
+    validate = (
+      draft2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false })
+    ).compile(schema)
   } catch (error) {
-    throw new UsageError(`--output-schema ${given}: not a valid JSON Schema: ${(error as Error).message}`, { cause: error })
+    throw new UsageError(`--output-schema ${given}: not a valid JSON Schema: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   return {
     file,
@@ -44,7 +52,9 @@ export function loadOutputSchema(cwd: string, given: string): OutputSchema {
         return { ok: false, problem: `the answer is not JSON (${(error as Error).message})` }
       }
       if (validate(value)) return { ok: true, value }
-      const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+      const problems = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
       return { ok: false, problem: `the answer does not satisfy the schema: ${problems.join('; ')}` }
     },
   }

@@ -18,8 +18,17 @@ async function boot(): Promise<Harness> {
 async function run(h: Harness, ...argv: string[]): Promise<{ code: number; stdout: string }> {
   const invocation = readInvocation(argv, (options, args) => h.root.cmdlineArgs.parse(options, args)) as RunInvocation
   let stdout = ''
-  const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true }, readStdin: async () => undefined }
-  const code = await new HeadlessRun(h.root, Config({} as Config), { ...invocation, source: { kind: 'new', cwd: h.workspace } }, io).execute()
+  const io = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: () => true },
+    readStdin: async () => undefined,
+  }
+  const code = await new HeadlessRun(
+    h.root,
+    Config({} as Config),
+    { ...invocation, source: { kind: 'new', cwd: h.workspace } },
+    io,
+  ).execute()
   return { code, stdout }
 }
 
@@ -42,16 +51,20 @@ test('--preset explore creates a session whose request carries only reading tool
 
 test('--preset with an unknown name is a usage error naming the known presets, and no session is created', async () => {
   const h = await boot()
-  await expect(run(h, '--preset', 'nope', 'hi')).rejects.toThrow(new UsageError('--preset: there is no agent preset "nope" (known: standard, explore, minimal)'))
+  await expect(run(h, '--preset', 'nope', 'hi')).rejects.toThrow(
+    new UsageError('--preset: there is no agent preset "nope" (known: standard, explore, minimal)'),
+  )
   expect(await h.root.sessions.list()).toEqual([])
   expect(h.root.scriptedLlm.requests).toEqual([])
 })
 
 test('--preset cannot change the preset of a resumed session', async () => {
   const h = await boot()
-  expect(() => readInvocation(['--preset', 'explore', '--resume', 'abc', 'more'], (options, args) => h.root.cmdlineArgs.parse(options, args))).toThrow(
-    '--preset cannot be combined with resume: a session keeps the agent preset it was created with',
-  )
+  expect(() =>
+    readInvocation(['--preset', 'explore', '--resume', 'abc', 'more'], (options, args) =>
+      h.root.cmdlineArgs.parse(options, args),
+    ),
+  ).toThrow('--preset cannot be combined with resume: a session keeps the agent preset it was created with')
 })
 
 test('--plan starts the session in plan mode: a write is refused and the file is absent', async () => {
@@ -60,7 +73,9 @@ test('--plan starts the session in plan mode: a write is refused and the file is
   expect((await run(h, '--plan', 'make planned.txt')).code).toBe(0)
   const events = await onlySession(h)
   expect(events.find((event) => event.type === 'plan/mode')?.data).toEqual({ active: true, actor: 'user:cli-flag' })
-  const result = events.find((event) => event.type === 'tool/result')?.data as { error?: { code: string; message: string } }
+  const result = events.find((event) => event.type === 'tool/result')?.data as {
+    error?: { code: string; message: string }
+  }
   expect(result.error).toMatchObject({ code: 'DENIED', message: expect.stringContaining('plan mode') })
   expect(existsSync(join(h.workspace, 'planned.txt'))).toBe(false)
 })

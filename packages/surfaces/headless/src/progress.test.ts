@@ -17,12 +17,24 @@ afterEach(async () => {
 
 test('on a terminal, stderr shows thinking, each tool call with its summary, and the tokens used with the cache share and money', async () => {
   world.write('notes.txt', 'remember the milk\n')
-  writeFileSync(join(world.home, 'settings.yaml'), 'usage.prices:\n  deepseek/deepseek-v4-flash: { input: 2000, cachedInput: 500, output: 8000 }\n')
+  writeFileSync(
+    join(world.home, 'settings.yaml'),
+    'usage.prices:\n  deepseek/deepseek-v4-flash: { input: 2000, cachedInput: 500, output: 8000 }\n',
+  )
   world.llm.enqueue(
-    { reasoning: 'Read the notes first.', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }], usage: { input: 100, output: 20, cacheRead: 50 } },
+    {
+      reasoning: 'Read the notes first.',
+      toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'notes.txt' } }],
+      usage: { input: 100, output: 20, cacheRead: 50 },
+    },
     { text: 'Remember the milk.', usage: { input: 10, output: 5, cacheRead: 150 } },
   )
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'what do the notes say?'], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'what do the notes say?'], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
   let screen = ''
   terminal.onData((data) => (screen += data))
   const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
@@ -43,8 +55,16 @@ test('on a terminal, escape sequences in what the model wrote reach the screen a
   // A prompt injection steers the model to write sequences that clear the screen, retitle the window,
   // write the clipboard (OSC 52) or overwrite a shown line with a carriage return.
   const hostile = 'Done.\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07 all\rOK'
-  world.llm.enqueue({ reasoning: 'x', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'a\x1b[8mhidden.txt' } }] }, { text: hostile })
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'go'], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  world.llm.enqueue(
+    { reasoning: 'x', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'a\x1b[8mhidden.txt' } }] },
+    { text: hostile },
+  )
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'go'], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
   let screen = ''
   terminal.onData((data) => (screen += data))
   expect(await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))).toBe(0)
@@ -57,15 +77,28 @@ test('on a terminal, escape sequences in what the model wrote reach the screen a
 test('on a terminal, a model request that failed and will be retried says so instead of going silent', async () => {
   // Retries come quickly here; by default the first waits about a second and later ones longer.
   writeFileSync(join(world.home, 'cordis.patch.yml'), '- id: llm-retry\n  config: { baseDelayMs: 20, jitter: 0 }\n')
-  world.llm.enqueue({ error: { status: 503, message: 'the service is overloaded' } }, { text: 'Recovered.', usage: { input: 10, output: 2 } })
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'say something'], { cwd: world.repo, env: world.env, cols: 200, rows: 40 })
+  world.llm.enqueue(
+    { error: { status: 503, message: 'the service is overloaded' } },
+    { text: 'Recovered.', usage: { input: 10, output: 2 } },
+  )
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'say something'], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
   let screen = ''
   terminal.onData((data) => (screen += data))
   const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
   const lines = screen.replace(/\r/g, '').split('\n')
   expect(code).toBe(0)
   expect(world.llm.requests).toHaveLength(2)
-  expect(lines).toEqual(['  model request failed (SERVER); retrying in 20 ms (retry 1 of 4)', '  tokens: 10 in (0 cached, 0%), 2 out · $0.0000, cache saved $0.0000', 'Recovered.', ''])
+  expect(lines).toEqual([
+    '  model request failed (SERVER); retrying in 20 ms (retry 1 of 4)',
+    '  tokens: 10 in (0 cached, 0%), 2 out · $0.0000, cache saved $0.0000',
+    'Recovered.',
+    '',
+  ])
 })
 
 test('a retry line counts from the event numbers, not from its reason text', () => {
@@ -76,10 +109,19 @@ test('a retry line counts from the event numbers, not from its reason text', () 
     80,
   )
   const retry = (data: Record<string, unknown>) => progress.event({ type: 'llm/retry', data } as never)
-  retry({ attempt: 2, maxRetries: 4, code: 'RATE_LIMIT', delayMs: 1500, reason: 'RATE_LIMIT: the provider asked to wait 1500 ms' })
+  retry({
+    attempt: 2,
+    maxRetries: 4,
+    code: 'RATE_LIMIT',
+    delayMs: 1500,
+    reason: 'RATE_LIMIT: the provider asked to wait 1500 ms',
+  })
   // A log written before llm-retry recorded maxRetries: its reason names a total, which is not shown.
   retry({ attempt: 1, code: 'SERVER', delayMs: 20, reason: 'SERVER: retry 1 of 9' })
-  expect(lines).toEqual(['  model request failed (RATE_LIMIT); retrying in 1.5 s (retry 2 of 4)', '  model request failed (SERVER); retrying in 20 ms (retry 1)'])
+  expect(lines).toEqual([
+    '  model request failed (RATE_LIMIT); retrying in 1.5 s (retry 2 of 4)',
+    '  model request failed (SERVER); retrying in 20 ms (retry 1)',
+  ])
 })
 
 test('each todo_write shows the task list with its marks and how much is done', () => {
@@ -95,7 +137,12 @@ test('each todo_write shows the task list with its marks and how much is done', 
     { content: 'run the suite', status: 'pending', priority: 'low' },
   ]
   progress.event({ type: 'todo/updated', seq: 0, time: 1, data: { callId: 't', items } } as never)
-  expect(lines).toEqual(['  todo: 1 of 3 done', '    [x] read the failing test', '    [~] fix the parser', '    [ ] run the suite'])
+  expect(lines).toEqual([
+    '  todo: 1 of 3 done',
+    '    [x] read the failing test',
+    '    [~] fix the parser',
+    '    [ ] run the suite',
+  ])
 })
 
 test('a command that exited 1 is a failure line, and a call its turn ended without is interrupted', () => {
@@ -132,5 +179,10 @@ test("a running command's printed lines are shown as they arrive, up to the limi
     ['tool/output', { callId: 'b', index: 2, text: 'done\n' }],
   ]
   events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
-  expect(lines).toEqual(['→ bash: make', '  │ compiling a', '  │ compiling b', '  │ … (the rest is in the session log)'])
+  expect(lines).toEqual([
+    '→ bash: make',
+    '  │ compiling a',
+    '  │ compiling b',
+    '  │ … (the rest is in the session log)',
+  ])
 })

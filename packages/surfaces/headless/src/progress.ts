@@ -4,7 +4,14 @@ import { formatCacheShare, sessionUsage, type PriceTable } from '@dsh/usage-kit'
 import { oneLine } from './text.ts'
 
 /** The kinds `sessionUsage` reads: the route in force and the logged requests. */
-const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end', 'title/request', 'title/response'])
+const USAGE_KINDS = new Set([
+  'request/context',
+  'model/route',
+  'assistant/message',
+  'compaction/end',
+  'title/request',
+  'title/response',
+])
 
 const TODO_MARKS = { pending: '[ ]', in_progress: '[~]', completed: '[x]' } as const
 
@@ -57,12 +64,15 @@ export class Progress {
         }
         break
       case 'tool':
-        if (change.op === 'added' && change.cause === 'tool/call') this.write(`→ ${this.describeCall(item.name, item.args)}`)
+        if (change.op === 'added' && change.cause === 'tool/call')
+          this.write(`→ ${this.describeCall(item.name, item.args)}`)
         if (change.cause === 'tool/output' && item.printed) this.printedLines(item.callId, item.printed.text)
-        if (change.cause === 'tool/result' && item.error) this.write(`  ✗ ${item.error.code}: ${oneLine(item.error.message, this.previewChars)}`)
+        if (change.cause === 'tool/result' && item.error)
+          this.write(`  ✗ ${item.error.code}: ${oneLine(item.error.message, this.previewChars)}`)
         else if (change.cause === 'tool/result' && item.ending) this.write(`  ✗ ${item.ending}`)
         // A call the turn ended without: cut, not failed and not done.
-        if (change.cause === 'turn/end' && item.status === 'interrupted') this.write(`  ⊘ interrupted: ${this.describeCall(item.name, item.args)}`)
+        if (change.cause === 'turn/end' && item.status === 'interrupted')
+          this.write(`  ⊘ interrupted: ${this.describeCall(item.name, item.args)}`)
         break
       case 'notice':
         if (change.op === 'added' && item.retry) this.retry(item.retry)
@@ -80,7 +90,11 @@ export class Progress {
     state.consumed = end
     for (const line of lines) {
       if (state.shown > this.outputLines) return
-      this.write(state.shown++ < this.outputLines ? `  │ ${oneLine(line, this.previewChars)}` : '  │ … (the rest is in the session log)')
+      this.write(
+        state.shown++ < this.outputLines
+          ? `  │ ${oneLine(line, this.previewChars)}`
+          : '  │ … (the rest is in the session log)',
+      )
     }
   }
 
@@ -100,7 +114,9 @@ export class Progress {
   /** `· $0.0123, cache saved $0.0040` for this run's requests when every model it used has a price. */
   private money(): string {
     const { cost, cacheSaved } = sessionUsage(this.usageEvents, this.prices)
-    return cost === null || cacheSaved === null || !Object.keys(this.prices).length ? '' : ` · $${cost.toFixed(4)}, cache saved $${cacheSaved.toFixed(4)}`
+    return cost === null || cacheSaved === null || !Object.keys(this.prices).length
+      ? ''
+      : ` · $${cost.toFixed(4)}, cache saved $${cacheSaved.toFixed(4)}`
   }
 
   /** The agent's task list after each todo_write: counts, then one line per entry with its mark. */
@@ -114,6 +130,8 @@ export class Progress {
   /** A failed model request will be tried again: say so, or the wait looks like a hang. */
   private retry(retry: RetryInfo): void {
     const { code, wait, count } = retryWords(retry)
-    this.write(`  model request failed${code ? ` (${code})` : ''}; retrying in ${wait ?? 'a moment'}${count ? ` (${count})` : ''}`)
+    this.write(
+      `  model request failed${code ? ` (${code})` : ''}; retrying in ${wait ?? 'a moment'}${count ? ` (${count})` : ''}`,
+    )
   }
 }

@@ -23,7 +23,17 @@ export function resultLine(outcome: RunOutcome): ResultLine {
   const ended = own.findLast((event) => event.type === 'turn/end') as SessionEvent<'turn/end'> | undefined
   const { cost, cacheSaved, unpriced, ...usage } = outcome.sessionId
     ? sessionUsage(outcome.events, outcome.prices, outcome.fromSeq)
-    : { cost: 0, cacheSaved: 0, unpriced: [], requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cacheHitShare: null }
+    : {
+        cost: 0,
+        cacheSaved: 0,
+        unpriced: [],
+        requests: 0,
+        input: 0,
+        cacheRead: 0,
+        cacheWrite: 0,
+        output: 0,
+        cacheHitShare: null,
+      }
   return {
     type: 'result',
     version: HEADLESS_LINES_VERSION,
@@ -31,7 +41,16 @@ export function resultLine(outcome: RunOutcome): ResultLine {
     exitCode: outcome.exitCode,
     reason: ended?.data.reason ?? 'not-started',
     text: outcome.text,
-    ...(outcome.error ? { error: { ...((outcome.error.code ?? ended?.data.error?.code) ? { code: outcome.error.code ?? ended?.data.error?.code } : {}), message: outcome.error.message } } : {}),
+    ...(outcome.error
+      ? {
+          error: {
+            ...((outcome.error.code ?? ended?.data.error?.code)
+              ? { code: outcome.error.code ?? ended?.data.error?.code }
+              : {}),
+            message: outcome.error.message,
+          },
+        }
+      : {}),
     turns: own.filter((event) => event.type === 'turn/start').length,
     steps: own.filter((event) => event.type === 'step/start').length,
     usage,

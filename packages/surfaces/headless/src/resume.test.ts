@@ -2,7 +2,17 @@
 // sessions.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { processesWith } from '@dsh/test-harness/world'
-import { conversation, dsh, dshOk, launchDsh, makeWorld, storedEvents, storedSessionIds, waitFor, type World } from './test-support/dsh.ts'
+import {
+  conversation,
+  dsh,
+  dshOk,
+  launchDsh,
+  makeWorld,
+  storedEvents,
+  storedSessionIds,
+  waitFor,
+  type World,
+} from './test-support/dsh.ts'
 
 let world: World
 beforeEach(async () => {
@@ -24,7 +34,12 @@ describe('signals and crashes', () => {
     world.llm.enqueue({ text: 'Partial answer that never ends', stallAfterChunks: 3 })
     const run = launchDsh(world, ['a long task'])
     await world.llm.waitForRequests(1, 40_000)
-    await waitFor(() => storedSessionIds(world).length === 1 && storedEvents(world, storedSessionIds(world)[0]!).some((event) => event.type === 'assistant/chunk'), 'the first chunk in the log')
+    await waitFor(
+      () =>
+        storedSessionIds(world).length === 1 &&
+        storedEvents(world, storedSessionIds(world)[0]!).some((event) => event.type === 'assistant/chunk'),
+      'the first chunk in the log',
+    )
     return { run, id: storedSessionIds(world)[0]! }
   }
 
@@ -34,7 +49,10 @@ describe('signals and crashes', () => {
     expect(await run.exited).toBe(130)
     const events = storedEvents(world, id)
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
-    expect(events.findLast((event) => event.type === 'assistant/message')!.data).toMatchObject({ finish: 'aborted', interrupted: true })
+    expect(events.findLast((event) => event.type === 'assistant/message')!.data).toMatchObject({
+      finish: 'aborted',
+      interrupted: true,
+    })
     expect(run.stderr()).toContain(`dsh: interrupted by SIGINT: the turn was cancelled; session ${id} is saved`)
   })
 
@@ -63,7 +81,13 @@ describe('resume and fork', () => {
     expect((await dshOk(world, ['--resume', id, 'second'])).stdout).toBe('two\n')
     expect((await dshOk(world, ['resume', id, 'third'])).stdout).toBe('three\n')
     expect(storedSessionIds(world)).toEqual([id])
-    expect(conversation(world.llm.requests[2]!.body)).toEqual(['user: first', 'assistant: one', 'user: second', 'assistant: two', 'user: third'])
+    expect(conversation(world.llm.requests[2]!.body)).toEqual([
+      'user: first',
+      'assistant: one',
+      'user: second',
+      'assistant: two',
+      'user: third',
+    ])
   })
 
   test('fork at the end of the first turn starts a new session that has only that turn', async () => {
@@ -85,7 +109,9 @@ describe('resume and fork', () => {
     const id = onlySession()
     const { code, stderr } = await dsh(world, ['--fork', id, '--at', '2', 'x'])
     expect(code).toBe(2)
-    expect(stderr).toMatch(/^dsh: cannot fork \S+ at seq 2: a turn is open there \(it ends at seq \d+\); fork at a turn boundary\n$/)
+    expect(stderr).toMatch(
+      /^dsh: cannot fork \S+ at seq 2: a turn is open there \(it ends at seq \d+\); fork at a turn boundary\n$/,
+    )
   })
 })
 

@@ -1,7 +1,12 @@
 import { UsageError, type OptionSpec, type ParsedArgs } from '@dsh/cmdline'
 
 export const DIFF_OPTIONS = { turn: { type: 'string' }, json: { type: 'boolean' } } as const satisfies OptionSpec
-export const REWIND_OPTIONS = { 'to-turn': { type: 'string' }, force: { type: 'boolean' }, fork: { type: 'boolean' }, json: { type: 'boolean' } } as const satisfies OptionSpec
+export const REWIND_OPTIONS = {
+  'to-turn': { type: 'string' },
+  force: { type: 'boolean' },
+  fork: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const satisfies OptionSpec
 
 /** `dsh sessions diff <id> [--turn N] [--json]` */
 export interface DiffInvocation {
@@ -24,7 +29,8 @@ export interface RewindInvocation {
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
 const turnNumber = (flag: string, text: string) => {
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${flag} must be a turn number (a whole number ≥ 1), got "${text}"`)
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new UsageError(`${flag} must be a turn number (a whole number ≥ 1), got "${text}"`)
   return Number(text)
 }
 
@@ -34,7 +40,12 @@ export function readDiffCommand(more: string[], argv: readonly string[], parse: 
   const [id, ...extra] = more
   if (id === undefined) throw new UsageError('dsh sessions diff needs a session id (see dsh sessions list)')
   if (extra.length) throw new UsageError(`dsh sessions diff takes one session id (got "${more.join(' ')}")`)
-  return { command: 'sessions-diff', id, fromTurn: values.turn === undefined ? 1 : turnNumber('--turn', values.turn), json: !!values.json }
+  return {
+    command: 'sessions-diff',
+    id,
+    fromTurn: values.turn === undefined ? 1 : turnNumber('--turn', values.turn),
+    json: !!values.json,
+  }
 }
 
 /** `argv` starts with the word `rewind` (its `--fork` is a switch, unlike a run's `--fork <id>`). */
@@ -43,6 +54,16 @@ export function readRewindCommand(argv: readonly string[], parse: Parser): Rewin
   const [, id, ...extra] = positionals
   if (id === undefined) throw new UsageError('dsh rewind needs a session id (dsh rewind <id> --to-turn N)')
   if (extra.length) throw new UsageError(`dsh rewind takes one session id (got "${positionals.slice(1).join(' ')}")`)
-  if (values['to-turn'] === undefined) throw new UsageError('dsh rewind needs --to-turn N: files go back to their state before turn N (see dsh sessions diff <id>)')
-  return { command: 'rewind', id, toTurn: turnNumber('--to-turn', values['to-turn']), force: !!values.force, fork: !!values.fork, json: !!values.json }
+  if (values['to-turn'] === undefined)
+    throw new UsageError(
+      'dsh rewind needs --to-turn N: files go back to their state before turn N (see dsh sessions diff <id>)',
+    )
+  return {
+    command: 'rewind',
+    id,
+    toTurn: turnNumber('--to-turn', values['to-turn']),
+    force: !!values.force,
+    fork: !!values.fork,
+    json: !!values.json,
+  }
 }

@@ -14,15 +14,24 @@ afterEach(async () => {
   await world.dispose()
 })
 
-const calls = (...list: [string, string, Record<string, unknown>][]) => ({ toolCalls: list.map(([id, name, args]) => ({ id, name, arguments: args })) })
+const calls = (...list: [string, string, Record<string, unknown>][]) => ({
+  toolCalls: list.map(([id, name, args]) => ({ id, name, arguments: args })),
+})
 
 /** Turn 1 edits a.txt and runs a command; turn 2 (a resume) edits a.txt again and writes c.txt. */
 async function twoTurns(): Promise<string> {
   world.write('a.txt', 'one\n')
   world.llm.enqueue(
-    calls(['r', 'read', { path: 'a.txt' }], ['e1', 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }], ['b', 'bash', { command: 'echo built > out.txt' }]),
+    calls(
+      ['r', 'read', { path: 'a.txt' }],
+      ['e1', 'edit', { path: 'a.txt', old_string: 'one', new_string: 'uno' }],
+      ['b', 'bash', { command: 'echo built > out.txt' }],
+    ),
     { text: 'first done' },
-    calls(['e2', 'edit', { path: 'a.txt', old_string: 'uno', new_string: 'eins' }], ['w', 'write', { path: 'c.txt', content: 'new\n' }]),
+    calls(
+      ['e2', 'edit', { path: 'a.txt', old_string: 'uno', new_string: 'eins' }],
+      ['w', 'write', { path: 'c.txt', content: 'new\n' }],
+    ),
     { text: 'second done' },
   )
   await dshOk(world, ['first'])
@@ -44,10 +53,18 @@ describe.each([
   test('dsh sessions diff lists the changed files with unified diffs, since the start or since turn N', async () => {
     const id = await twoTurns()
     const all = await dshOk(world, ['sessions', 'diff', id])
-    const files = repo ? ['M a.txt (+1 −1)', 'A out.txt (+1 −0)', 'A c.txt (+1 −0)'] : ['M a.txt (+1 −1)', 'A c.txt (+1 −0)']
-    expect(all.stdout.split('\n').slice(0, files.length + 1)).toEqual([`${files.length} files changed since the session started (2 turns)`, ...files])
+    const files = repo
+      ? ['M a.txt (+1 −1)', 'A out.txt (+1 −0)', 'A c.txt (+1 −0)']
+      : ['M a.txt (+1 −1)', 'A c.txt (+1 −0)']
+    expect(all.stdout.split('\n').slice(0, files.length + 1)).toEqual([
+      `${files.length} files changed since the session started (2 turns)`,
+      ...files,
+    ])
     expect(all.stdout).toContain('--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-one\n+eins\n')
-    if (!repo) expect(all.stdout).toContain('note: the workspace is not a git repository: files changed by commands are not listed or rewound')
+    if (!repo)
+      expect(all.stdout).toContain(
+        'note: the workspace is not a git repository: files changed by commands are not listed or rewound',
+      )
     const fromTwo = JSON.parse((await dshOk(world, ['sessions', 'diff', id, '--turn', '2', '--json'])).stdout)
     expect(fromTwo.files.map((file: { path: string }) => file.path)).toEqual(['a.txt', 'c.txt'])
     expect(fromTwo.files[0].patch).toContain('-uno\n+eins\n')
@@ -61,7 +78,9 @@ describe.each([
     writeFileSync(join(world.repo, 'c.txt'), 'the user changed this\n')
     const first = await dsh(world, ['rewind', id, '--to-turn', '2'])
     expect(first.code).toBe(1)
-    expect(first.stdout).toBe(`restored a.txt\nconflict c.txt: changed since the session last wrote it (now 22 bytes, the session left 4 bytes)\n`)
+    expect(first.stdout).toBe(
+      `restored a.txt\nconflict c.txt: changed since the session last wrote it (now 22 bytes, the session left 4 bytes)\n`,
+    )
     expect(first.stderr).toBe('dsh: 1 file was not restored (--force overwrites files changed since)\n')
     expect(readFileSync(join(world.repo, 'a.txt'), 'utf8')).toBe('uno\n')
     expect(readFileSync(join(world.repo, 'c.txt'), 'utf8')).toBe('the user changed this\n')
@@ -76,12 +95,21 @@ describe.each([
     expect(existsSync(join(world.repo, 'out.txt'))).toBe(!repo) // a command's file is rewound only in git
     expect(done).toMatchObject({ toTurn: 1, forced: false, actor: 'user:cli-flag', conflicts: [], skipped: [] })
     expect(storedEvents(world, id).filter((event) => event.type === 'rewind/done')).toHaveLength(3)
-    expect(await dsh(world, ['rewind', id, '--to-turn', '1', '--fork'])).toMatchObject({ code: 2, stderr: 'dsh: turn 1 starts the log: there is no conversation before it to fork\n' })
+    expect(await dsh(world, ['rewind', id, '--to-turn', '1', '--fork'])).toMatchObject({
+      code: 2,
+      stderr: 'dsh: turn 1 starts the log: there is no conversation before it to fork\n',
+    })
   })
 
   test('dsh rewind refuses a turn the session does not have, and needs --to-turn', async () => {
     const id = await twoTurns()
-    expect(await dsh(world, ['rewind', id, '--to-turn', '3'])).toMatchObject({ code: 2, stderr: `dsh: session ${id} has turns 1..2; there is no turn 3 to rewind to\n` })
-    expect(await dsh(world, ['rewind', id])).toMatchObject({ code: 2, stderr: expect.stringContaining('dsh rewind needs --to-turn N') })
+    expect(await dsh(world, ['rewind', id, '--to-turn', '3'])).toMatchObject({
+      code: 2,
+      stderr: `dsh: session ${id} has turns 1..2; there is no turn 3 to rewind to\n`,
+    })
+    expect(await dsh(world, ['rewind', id])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('dsh rewind needs --to-turn N'),
+    })
   })
 })

@@ -23,12 +23,20 @@ export async function diffSession(ctx: Context, invocation: DiffInvocation, io: 
       throw error?.code === 'CHANGES_OUT_OF_RANGE' ? new UsageError(error.message) : error
     })
   if (invocation.json) {
-    io.stdout.write(JSON.stringify({ ...changes, files: changes.files.map(({ beforeText: _b, afterText: _a, ...file }) => file) }) + '\n')
+    io.stdout.write(
+      JSON.stringify({ ...changes, files: changes.files.map(({ beforeText: _b, afterText: _a, ...file }) => file) }) +
+        '\n',
+    )
     return 0
   }
   const since = invocation.fromTurn === 1 ? 'the session started' : `turn ${invocation.fromTurn}`
-  const lines = [`${changes.files.length} file${changes.files.length === 1 ? '' : 's'} changed since ${since} (${changes.turns} turn${changes.turns === 1 ? '' : 's'})`]
-  for (const file of changes.files) lines.push(`${STATUS[file.status]} ${file.path}${file.patch ? ` (+${file.added} −${file.removed})` : ` (${file.note})`}`)
+  const lines = [
+    `${changes.files.length} file${changes.files.length === 1 ? '' : 's'} changed since ${since} (${changes.turns} turn${changes.turns === 1 ? '' : 's'})`,
+  ]
+  for (const file of changes.files)
+    lines.push(
+      `${STATUS[file.status]} ${file.path}${file.patch ? ` (+${file.added} −${file.removed})` : ` (${file.note})`}`,
+    )
   for (const note of changes.notes) lines.push(`note: ${note}`)
   for (const file of changes.files) if (file.patch) lines.push('', file.patch.replace(/^=+\n/, '').trimEnd())
   io.stdout.write(lines.join('\n') + '\n')
@@ -43,21 +51,34 @@ export async function rewindSession(ctx: Context, invocation: RewindInvocation, 
   const checkpoints = service<Checkpoints>(ctx, 'checkpoints', 'checkpoints')
   const session = await ctx.sessions.resume(invocation.id)
   try {
-    const done = await checkpoints.rewind(session, { toTurn: invocation.toTurn, force: invocation.force, fork: invocation.fork, actor: 'user:cli-flag' }).catch((error) => {
-      throw error?.code === 'REWIND_OUT_OF_RANGE' || error?.code === 'REWIND_NO_FORK_POINT' ? new UsageError(error.message) : error
-    })
+    const done = await checkpoints
+      .rewind(session, {
+        toTurn: invocation.toTurn,
+        force: invocation.force,
+        fork: invocation.fork,
+        actor: 'user:cli-flag',
+      })
+      .catch((error) => {
+        throw error?.code === 'REWIND_OUT_OF_RANGE' || error?.code === 'REWIND_NO_FORK_POINT'
+          ? new UsageError(error.message)
+          : error
+      })
     if (done.forkedTo) await ctx.sessions.close(done.forkedTo)
     if (invocation.json) io.stdout.write(JSON.stringify(done) + '\n')
     else {
       const lines = done.restored.map((entry) => `restored ${entry.path}`)
       for (const entry of done.conflicts) lines.push(`conflict ${entry.path}: ${entry.reason}`)
       for (const entry of done.skipped) lines.push(`skipped ${entry.path}: ${entry.reason}`)
-      if (!lines.length) lines.push(`nothing to restore: no file the session touched changed from turn ${invocation.toTurn} on`)
+      if (!lines.length)
+        lines.push(`nothing to restore: no file the session touched changed from turn ${invocation.toTurn} on`)
       if (done.forkedTo) lines.push(`forked: ${done.forkedTo} (dsh resume ${done.forkedTo} "…")`)
       io.stdout.write(lines.join('\n') + '\n')
     }
     const left = done.conflicts.length + done.skipped.length
-    if (left) io.stderr.write(`dsh: ${left} file${left === 1 ? ' was' : 's were'} not restored${done.conflicts.length && !invocation.force ? ' (--force overwrites files changed since)' : ''}\n`)
+    if (left)
+      io.stderr.write(
+        `dsh: ${left} file${left === 1 ? ' was' : 's were'} not restored${done.conflicts.length && !invocation.force ? ' (--force overwrites files changed since)' : ''}\n`,
+      )
     return left ? 1 : 0
   } finally {
     await ctx.sessions.close(session.id)

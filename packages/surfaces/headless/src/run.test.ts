@@ -3,7 +3,15 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { conversation, dsh, dshProcess, makeWorld, storedEvents, storedSessionIds, type World } from './test-support/dsh.ts'
+import {
+  conversation,
+  dsh,
+  dshProcess,
+  makeWorld,
+  storedEvents,
+  storedSessionIds,
+  type World,
+} from './test-support/dsh.ts'
 
 let world: World
 beforeEach(async () => {
@@ -22,15 +30,20 @@ const onlySession = () => {
 
 describe('a run', () => {
   test('prints the final answer on stdout, nothing on a non-terminal stderr, and exits 0', async () => {
-    world.llm.enqueue({ reasoning: 'A greeting is asked for.', text: 'Hello from the model.', usage: { input: 20, output: 6 } })
+    world.llm.enqueue({
+      reasoning: 'A greeting is asked for.',
+      text: 'Hello from the model.',
+      usage: { input: 20, output: 6 },
+    })
     const { code, stdout, stderr } = await dshProcess(world, ['say hello'])
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'Hello from the model.\n', stderr: '' })
     expect(conversation(world.llm.requests[0]!.body)).toEqual(['user: say hello'])
     // The runtime context came before the task, in the same request.
-    expect(world.llm.requests[0]!.body.messages.filter((message: { role: string }) => message.role === 'user').map((message: { content: string }) => message.content.split('\n')[0])).toEqual([
-      expect.stringMatching(/^Runtime context \(/),
-      'say hello',
-    ])
+    expect(
+      world.llm.requests[0]!.body.messages.filter((message: { role: string }) => message.role === 'user').map(
+        (message: { content: string }) => message.content.split('\n')[0],
+      ),
+    ).toEqual([expect.stringMatching(/^Runtime context \(/), 'say hello'])
     expect(storedEvents(world, onlySession()).at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
   })
 
@@ -38,7 +51,11 @@ describe('a run', () => {
     world.write('notes/greeting.txt', 'helo wrold\n')
     world.llm.enqueue(
       { toolCalls: [call('read', { path: 'notes/greeting.txt' }, 'r1')] },
-      { toolCalls: [call('edit', { path: 'notes/greeting.txt', old_string: 'helo wrold', new_string: 'hello world' }, 'e1')] },
+      {
+        toolCalls: [
+          call('edit', { path: 'notes/greeting.txt', old_string: 'helo wrold', new_string: 'hello world' }, 'e1'),
+        ],
+      },
       { text: 'Fixed the typos.' },
     )
     const { code, stdout } = await dsh(world, ['fix the typos in notes/greeting.txt'])
@@ -58,7 +75,10 @@ describe('a run', () => {
 
   test('--json prints every event of the session as one line each, in the documented shape', async () => {
     world.write('ping.txt', 'pong\n')
-    world.llm.enqueue({ reasoning: 'Look at the file.', toolCalls: [call('read', { path: 'ping.txt' }, 'r1')] }, { text: 'It says pong.' })
+    world.llm.enqueue(
+      { reasoning: 'Look at the file.', toolCalls: [call('read', { path: 'ping.txt' }, 'r1')] },
+      { text: 'It says pong.' },
+    )
     const { code, stdout } = await dshProcess(world, ['--json', 'what does ping.txt say?'])
     expect(code).toBe(0)
     const lines = stdout
@@ -73,7 +93,10 @@ describe('a run', () => {
       expect(line).toMatchObject({ seq: index, sessionId: id, time: expect.any(Number) })
     }
     expect(lines.map((line) => line.type)).toEqual(storedEvents(world, id).map((event) => event.type))
-    expect(lines.find((line) => line.type === 'tool/result')!.data).toMatchObject({ callId: 'r1', content: [{ type: 'text', text: expect.stringContaining('pong') }] })
+    expect(lines.find((line) => line.type === 'tool/result')!.data).toMatchObject({
+      callId: 'r1',
+      content: [{ type: 'text', text: expect.stringContaining('pong') }],
+    })
     expect(lines.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
   })
 
@@ -81,7 +104,11 @@ describe('a run', () => {
     writeFileSync(join(world.home, 'settings.yaml'), 'model.provider: deepseek\nmodel.name: deepseek-v4-pro\n')
     world.llm.enqueue({ text: 'ok' })
     const { stdout } = await dsh(world, ['--json', 'hi'])
-    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ type: 'model/route', seq: 0, data: { route: { provider: 'deepseek', model: 'deepseek-v4-pro' } } })
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({
+      type: 'model/route',
+      seq: 0,
+      data: { route: { provider: 'deepseek', model: 'deepseek-v4-pro' } },
+    })
     expect(world.llm.requests[0]!.body.model).toBe('deepseek-v4-pro')
   })
 })
@@ -98,25 +125,35 @@ describe('exit codes', () => {
 
   test('--max-steps ends a looping turn after that many model requests and exits 1', async () => {
     world.write('loop.txt', 'again\n')
-    world.llm.enqueue(...Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('read', { path: 'loop.txt' }, `c${i}`)] })))
+    world.llm.enqueue(
+      ...Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('read', { path: 'loop.txt' }, `c${i}`)] })),
+    )
     const { code, stderr } = await dsh(world, ['--max-steps', '2', 'loop'])
     expect(code).toBe(1)
     expect(world.llm.requests).toHaveLength(2)
-    expect(stderr).toMatch(/^dsh: the turn ended max-steps: the turn reached its limit of 2 steps \(MAX_STEPS\); session \S+\n$/)
+    expect(stderr).toMatch(
+      /^dsh: the turn ended max-steps: the turn reached its limit of 2 steps \(MAX_STEPS\); session \S+\n$/,
+    )
     expect(storedEvents(world, onlySession()).at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'max-steps' } })
   })
 
   /** A bash call asking to run outside the sandbox: the tool asks for approval first. */
-  const unconfined = () => call('bash', { command: 'echo granted > granted.txt', sandbox: false, justification: 'writes a marker file' }, 'b1')
+  const unconfined = () =>
+    call('bash', { command: 'echo granted > granted.txt', sandbox: false, justification: 'writes a marker file' }, 'b1')
 
   test('an approval nobody answers is refused, shown on stderr, and the run exits 1', async () => {
     world.llm.enqueue({ toolCalls: [unconfined()] }, { text: 'I could not run it.' })
     const { code, stdout, stderr } = await dsh(world, ['write the marker'])
     expect(code).toBe(1)
     expect(stdout).toBe('I could not run it.\n')
-    expect(stderr).toMatch(/^dsh: refused bash: echo granted > granted\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls\n/)
+    expect(stderr).toMatch(
+      /^dsh: refused bash: echo granted > granted\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls\n/,
+    )
     // The closing line sums up and names the session; it does not print the refusal a second time.
-    expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^dsh: refused bash: /), `dsh: an approval was refused, so the task may be incomplete; session ${onlySession()}`])
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^dsh: refused bash: /),
+      `dsh: an approval was refused, so the task may be incomplete; session ${onlySession()}`,
+    ])
     expect(existsSync(join(world.repo, 'granted.txt'))).toBe(false)
   })
 
@@ -125,7 +162,9 @@ describe('exit codes', () => {
     const { code, stderr } = await dsh(world, ['--quiet', 'write the marker'])
     expect(code).toBe(1)
     expect(stderr).toMatch(
-      new RegExp(`^dsh: approval refused for bash: echo granted > granted\\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls; session ${onlySession()}\n$`),
+      new RegExp(
+        `^dsh: approval refused for bash: echo granted > granted\\.txt .*; nobody answers approvals in a headless run: rerun with --approve to allow such calls; session ${onlySession()}\n$`,
+      ),
     )
   })
 
@@ -163,6 +202,8 @@ describe('exit codes', () => {
     const listed = await dsh(world, ['sessions', 'list', '--json'], { env })
     expect({ code: listed.code, stdout: listed.stdout }).toEqual({ code: 0, stdout: '' })
     expect(storedSessionIds(world)).toEqual([])
-    expect(existsSync(join(world.home, 'sessions')) ? readdirSync(join(world.home, 'sessions'), { recursive: true }) : []).toEqual([])
+    expect(
+      existsSync(join(world.home, 'sessions')) ? readdirSync(join(world.home, 'sessions'), { recursive: true }) : [],
+    ).toEqual([])
   })
 })

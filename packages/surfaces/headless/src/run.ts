@@ -79,7 +79,8 @@ export class HeadlessRun {
     const task = invocation.task ?? (await this.taskFromStdin())
     if (this.stop.signal.aborted) return this.interrupted()
     if (!task) throw new UsageError('no task: give it as an argument (dsh "fix the failing test") or on stdin')
-    const outputSchema = invocation.outputSchema !== undefined ? loadOutputSchema(ctx.app.cwd, invocation.outputSchema) : undefined
+    const outputSchema =
+      invocation.outputSchema !== undefined ? loadOutputSchema(ctx.app.cwd, invocation.outputSchema) : undefined
 
     const refusals = this.refusals
     const progress =
@@ -111,12 +112,19 @@ export class HeadlessRun {
       const route = await this.checkRoute(base)
       if (this.stop.signal.aborted) return this.interrupted()
       const agent = (this.agent = await (this.opening = this.open(sameRoute(route, base) ? undefined : route)))
-      if (presets && invocation.permission !== undefined) presets.set(agent.session, invocation.permission, 'user:cli-flag')
-      if (agentPresets && invocation.agentPreset !== undefined) agentPresets.choose(agent.session, invocation.agentPreset, 'user:cli-flag')
+      if (presets && invocation.permission !== undefined)
+        presets.set(agent.session, invocation.permission, 'user:cli-flag')
+      if (agentPresets && invocation.agentPreset !== undefined)
+        agentPresets.choose(agent.session, invocation.agentPreset, 'user:cli-flag')
       planMode?.enter(agent.session, 'user:cli-flag')
       if (mcpServers.length) ctx.get('mcp')!.attach(agent.session, mcpServers)
       // On the agent's scope: the answerer ends with the agent.
-      if (invocation.approve) ctx.approval.answerer(agent.scope, async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'), { actor: 'user:cli-flag' })
+      if (invocation.approve)
+        ctx.approval.answerer(
+          agent.scope,
+          async (request) => (request.sessionId === agent.session.id ? 'allow_once' : 'reject'),
+          { actor: 'user:cli-flag' },
+        )
       if (this.stop.signal.aborted) return this.interrupted()
 
       const routing = await routeTask(ctx, agent, task, io, { json: !!invocation.json, quiet: !!invocation.quiet })
@@ -150,7 +158,10 @@ export class HeadlessRun {
           throw new RunFailure(1, `${count} refused, so the task may be incomplete; session ${session}`)
         }
         const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : ''
-        throw new RunFailure(1, `approval refused for ${this.label(refused)}${more}; ${this.approvalHint(refused)}; session ${session}`)
+        throw new RunFailure(
+          1,
+          `approval refused for ${this.label(refused)}${more}; ${this.approvalHint(refused)}; session ${session}`,
+        )
       }
       return 0
     } finally {
@@ -163,7 +174,11 @@ export class HeadlessRun {
    * `--output-schema`: the final answer must parse as JSON valid against the schema. One retry tells the
    * model what was wrong (a logged user message, like any follow-up); a second miss fails the run.
    */
-  private async structuredAnswer(agent: Agent, schema: OutputSchema, first: NonNullable<Awaited<ReturnType<Agent['whenIdle']>>>) {
+  private async structuredAnswer(
+    agent: Agent,
+    schema: OutputSchema,
+    first: NonNullable<Awaited<ReturnType<Agent['whenIdle']>>>,
+  ) {
     let result = first
     let check = schema.check(result.text)
     if (!check.ok) {
@@ -175,7 +190,8 @@ export class HeadlessRun {
       if (result.reason !== 'completed') return result
       check = schema.check(result.text)
     }
-    if (!check.ok) throw new RunFailure(1, `--output-schema: ${check.problem} (after one retry); session ${agent.session.id}`)
+    if (!check.ok)
+      throw new RunFailure(1, `--output-schema: ${check.problem} (after one retry); session ${agent.session.id}`)
     this.structured = { value: check.value }
     return result
   }
@@ -221,7 +237,9 @@ export class HeadlessRun {
     const session = this.agent?.session
     if (session && !this.invocation.quiet) {
       const cancelled = this.turnStarted ? ': the turn was cancelled' : ''
-      this.io.stderr.write(`dsh: interrupted by ${reason?.signal ?? 'a signal'}${cancelled}; session ${session.id} is saved (continue it with: dsh resume ${session.id} "…")\n`)
+      this.io.stderr.write(
+        `dsh: interrupted by ${reason?.signal ?? 'a signal'}${cancelled}; session ${session.id} is saved (continue it with: dsh resume ${session.id} "…")\n`,
+      )
     }
     return reason?.code ?? 130
   }
@@ -281,11 +299,13 @@ export class HeadlessRun {
       if (wanted.effort !== undefined) route.effort = wanted.effort
       adapter ??= ctx.llm.adapter(route.provider)
     } catch (error) {
-      if (error instanceof LlmError && error.code === 'UNKNOWN_PROVIDER') throw wanted.provider !== undefined ? new UsageError(error.message) : new RunFailure(1, error.message)
+      if (error instanceof LlmError && error.code === 'UNKNOWN_PROVIDER')
+        throw wanted.provider !== undefined ? new UsageError(error.message) : new RunFailure(1, error.message)
       throw error
     }
     const ready = await adapter.ready?.(route)
-    if (ready && !ready.ok) throw new RunFailure(1, `${route.provider}/${route.model} cannot be used: ${ready.error.message}`)
+    if (ready && !ready.ok)
+      throw new RunFailure(1, `${route.provider}/${route.model} cannot be used: ${ready.error.message}`)
     return route
   }
 
@@ -295,11 +315,13 @@ export class HeadlessRun {
     if (name === undefined) return undefined
     // Looked up, not injected: the surface also runs in compositions without presets, where only this flag fails.
     const presets = this.ctx.get('permissionPresets') as PermissionPresets | undefined
-    if (!presets) throw new RunFailure(1, `--permission ${name}: no permission presets plugin is mounted in this profile`)
+    if (!presets)
+      throw new RunFailure(1, `--permission ${name}: no permission presets plugin is mounted in this profile`)
     try {
       presets.get(name)
     } catch (error) {
-      if (error instanceof Error && 'code' in error && error.code === 'UNKNOWN_PRESET') throw new UsageError(`--permission: ${error.message}`, { cause: error })
+      if (error instanceof Error && 'code' in error && error.code === 'UNKNOWN_PRESET')
+        throw new UsageError(`--permission: ${error.message}`, { cause: error })
       throw error
     }
     return presets
@@ -314,7 +336,11 @@ export class HeadlessRun {
     try {
       presets.get(name)
     } catch (error) {
-      if (error instanceof Error && 'code' in error && (error.code === 'UNKNOWN_AGENT_PRESET' || error.code === 'AGENT_PRESET_INVALID'))
+      if (
+        error instanceof Error &&
+        'code' in error &&
+        (error.code === 'UNKNOWN_AGENT_PRESET' || error.code === 'AGENT_PRESET_INVALID')
+      )
         throw new UsageError(`--preset: ${error.message}`, { cause: error })
       throw error
     }
@@ -332,10 +358,18 @@ export class HeadlessRun {
   private noteDecision(session: Session, event: SessionEvent, refusals: Refusal[]): void {
     const decided = event.data as { requestId: string; answer: string; by: string; note?: string }
     if (decided.answer !== 'reject') return
-    const asked = session.all('approval/asked').find((candidate) => candidate.data.requestId === decided.requestId)?.data
-    const refusal: Refusal = { tool: asked?.tool ?? 'a tool', summary: asked?.summary ?? '', by: decided.by, ...(decided.note ? { note: decided.note } : {}) }
+    const asked = session
+      .all('approval/asked')
+      .find((candidate) => candidate.data.requestId === decided.requestId)?.data
+    const refusal: Refusal = {
+      tool: asked?.tool ?? 'a tool',
+      summary: asked?.summary ?? '',
+      by: decided.by,
+      ...(decided.note ? { note: decided.note } : {}),
+    }
     refusals.push(refusal)
-    if (!this.invocation.quiet && !this.interruptedBy) this.io.stderr.write(`dsh: refused ${this.label(refusal)}; ${this.approvalHint(refusal)}\n`)
+    if (!this.invocation.quiet && !this.interruptedBy)
+      this.io.stderr.write(`dsh: refused ${this.label(refusal)}; ${this.approvalHint(refusal)}\n`)
   }
 
   /** `bash: rm -rf build` (tools' summaries usually name the tool already). */
@@ -345,7 +379,8 @@ export class HeadlessRun {
   }
 
   private approvalHint(refusal: Refusal): string {
-    if (refusal.by === 'no-answerer') return 'nobody answers approvals in a headless run: rerun with --approve to allow such calls'
+    if (refusal.by === 'no-answerer')
+      return 'nobody answers approvals in a headless run: rerun with --approve to allow such calls'
     return `decided by ${refusal.by}${refusal.note ? ` (${refusal.note})` : ''}`
   }
 

@@ -28,7 +28,12 @@ export interface ReindexInvocation {
 type Parser = <T extends OptionSpec>(options: T, argv?: readonly string[]) => ParsedArgs<T>
 
 /** Reads `sessions search|reindex` (the words after `sessions <sub>` are `more`). */
-export function readSearchCommand(sub: 'search' | 'reindex', more: string[], argv: readonly string[], parse: Parser): SearchInvocation | ReindexInvocation {
+export function readSearchCommand(
+  sub: 'search' | 'reindex',
+  more: string[],
+  argv: readonly string[],
+  parse: Parser,
+): SearchInvocation | ReindexInvocation {
   if (sub === 'reindex') {
     const { values } = parse(REINDEX_OPTIONS, argv)
     if (more.length) throw new UsageError(`dsh sessions reindex takes no arguments (got "${more.join(' ')}")`)
@@ -37,10 +42,12 @@ export function readSearchCommand(sub: 'search' | 'reindex', more: string[], arg
   const { values } = parse(SEARCH_OPTIONS, argv)
   const query = more.join(' ').trim()
   if (!query) throw new UsageError('dsh sessions search needs words to look for (dsh sessions search "words")')
-  if (values['all-workspaces'] && values.cwd !== undefined) throw new UsageError('--all-workspaces and --cwd cannot be combined')
+  if (values['all-workspaces'] && values.cwd !== undefined)
+    throw new UsageError('--all-workspaces and --cwd cannot be combined')
   let limit: number | undefined
   if (values.limit !== undefined) {
-    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1) throw new UsageError(`--limit must be a whole number ≥ 1, got "${values.limit}"`)
+    if (!/^\d+$/.test(values.limit) || Number(values.limit) < 1)
+      throw new UsageError(`--limit must be a whole number ≥ 1, got "${values.limit}"`)
     limit = Number(values.limit)
   }
   return {

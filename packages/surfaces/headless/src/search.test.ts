@@ -17,7 +17,11 @@ const call = (name: string, args: Record<string, unknown>, id: string) => ({ nam
 describe('dsh sessions search', () => {
   test('finds the session whose tool output has the word, at that event, marked', async () => {
     world.write('notes.txt', 'the launch code is xylophone\n')
-    world.llm.enqueue({ toolCalls: [call('read', { path: 'notes.txt' }, 'r1')] }, { text: 'Read it.' }, { text: 'Unrelated.' })
+    world.llm.enqueue(
+      { toolCalls: [call('read', { path: 'notes.txt' }, 'r1')] },
+      { text: 'Read it.' },
+      { text: 'Unrelated.' },
+    )
     await dshOk(world, ['what do the notes say?'])
     const [first] = storedSessionIds(world)
     await dshOk(world, ['something else'])
@@ -26,7 +30,9 @@ describe('dsh sessions search', () => {
     expect(code).toBe(0)
     const lines = stdout.trimEnd().split('\n')
     expect(lines).toHaveLength(2)
-    expect(lines[0]).toMatch(new RegExp(`^${first}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  what do the notes say\\?$`))
+    expect(lines[0]).toMatch(
+      new RegExp(`^${first}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  what do the notes say\\?$`),
+    )
     expect(lines[1]).toMatch(new RegExp(`^ {4}#${result.seq} tool-result: .*«xylophone»`))
     const json = (await dshOk(world, ['sessions', 'search', 'notes.txt', '--json'])).stdout
       .trimEnd()
@@ -40,7 +46,9 @@ describe('dsh sessions search', () => {
     world.llm.enqueue({ text: 'gazebo here' }, { text: 'gazebo there' })
     await dshOk(world, ['one'])
     await dshOk(world, ['--cwd', 'elsewhere', 'two'])
-    expect((await dshOk(world, ['sessions', 'search', 'gazebo', '--json'])).stdout.trimEnd().split('\n')).toHaveLength(1)
+    expect((await dshOk(world, ['sessions', 'search', 'gazebo', '--json'])).stdout.trimEnd().split('\n')).toHaveLength(
+      1,
+    )
     const everywhere = (await dshOk(world, ['sessions', 'search', 'gazebo', '--all-workspaces'])).stdout
     expect(everywhere).toContain(join(world.repo, 'elsewhere'))
     expect(everywhere.trimEnd().split('\n')).toHaveLength(4)
@@ -62,8 +70,13 @@ describe('dsh sessions search', () => {
       .map((line) => JSON.parse(line).sessionId)
     expect(ids).toEqual([kept])
     rmSync(join(world.home, 'index'), { recursive: true })
-    expect(JSON.parse((await dshOk(world, ['sessions', 'reindex', '--json'])).stdout)).toMatchObject({ indexed: 1, removed: 0 })
+    expect(JSON.parse((await dshOk(world, ['sessions', 'reindex', '--json'])).stdout)).toMatchObject({
+      indexed: 1,
+      removed: 0,
+    })
     expect((await dsh(world, ['sessions', 'search'])).code).toBe(2)
-    expect((await dsh(world, ['sessions', 'search', 'x', '--limit', '0'])).stderr).toContain('--limit must be a whole number ≥ 1')
+    expect((await dsh(world, ['sessions', 'search', 'x', '--limit', '0'])).stderr).toContain(
+      '--limit must be a whole number ≥ 1',
+    )
   })
 })

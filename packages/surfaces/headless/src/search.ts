@@ -11,14 +11,28 @@ import { localTime, oneLine, printable } from './text.ts'
  * `dsh sessions search "query"`: sessions of this directory (or every one) whose messages, tool calls or
  * tool output contain the words, best first; `--json` prints one `SearchHit` per line (the SDK's shape).
  */
-export async function searchSessions(ctx: Context, config: Config, invocation: SearchInvocation, io: RunIO): Promise<number> {
+export async function searchSessions(
+  ctx: Context,
+  config: Config,
+  invocation: SearchInvocation,
+  io: RunIO,
+): Promise<number> {
   const cwd = invocation.allWorkspaces ? undefined : resolve(ctx.app.cwd, invocation.cwd ?? '.')
-  const hits = await sessionQuery(ctx).search(invocation.query, { limit: invocation.limit ?? config.searchLimit, ...(cwd !== undefined ? { cwd } : {}) })
+  const hits = await sessionQuery(ctx).search(invocation.query, {
+    limit: invocation.limit ?? config.searchLimit,
+    ...(cwd !== undefined ? { cwd } : {}),
+  })
   for (const hit of hits) {
     if (invocation.json) io.stdout.write(JSON.stringify(hit) + '\n')
-    else io.stdout.write(hitLines(hit, config, invocation.allWorkspaces, !!(io.stdout as { isTTY?: boolean }).isTTY).join('\n') + '\n')
+    else
+      io.stdout.write(
+        hitLines(hit, config, invocation.allWorkspaces, !!(io.stdout as { isTTY?: boolean }).isTTY).join('\n') + '\n',
+      )
   }
-  if (!hits.length && !invocation.json) io.stderr.write(`dsh: no session matches "${invocation.query}"${cwd ? ` in ${cwd} (--all-workspaces looks everywhere)` : ''}\n`)
+  if (!hits.length && !invocation.json)
+    io.stderr.write(
+      `dsh: no session matches "${invocation.query}"${cwd ? ` in ${cwd} (--all-workspaces looks everywhere)` : ''}\n`,
+    )
   return 0
 }
 
@@ -33,7 +47,10 @@ export async function reindexSessions(ctx: Context, invocation: ReindexInvocatio
 /** Search is optional in a composition: without its row the commands say so instead of failing to mount. */
 function sessionQuery(ctx: Context): SessionQuery {
   const service = ctx.get('sessionQuery') as SessionQuery | undefined
-  if (!service) throw new UsageError('session search is not mounted in this profile (no ctx.sessionQuery: the session-query row is disabled or missing)')
+  if (!service)
+    throw new UsageError(
+      'session search is not mounted in this profile (no ctx.sessionQuery: the session-query row is disabled or missing)',
+    )
   return service
 }
 
@@ -50,5 +67,8 @@ function hitLines(hit: SearchHit, config: Config, withCwd: boolean, tty: boolean
     at = end
   }
   snippet += shown(at)
-  return [`${hit.sessionId}  ${localTime(hit.time)}  ${name}${withCwd ? `  ${hit.cwd}` : ''}`, `    #${hit.seq} ${hit.source}${hit.matches > 1 ? ` (+${hit.matches - 1} more)` : ''}: ${snippet}`]
+  return [
+    `${hit.sessionId}  ${localTime(hit.time)}  ${name}${withCwd ? `  ${hit.cwd}` : ''}`,
+    `    #${hit.seq} ${hit.source}${hit.matches > 1 ? ` (+${hit.matches - 1} more)` : ''}: ${snippet}`,
+  ]
 }

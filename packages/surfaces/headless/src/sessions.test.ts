@@ -26,7 +26,9 @@ describe('dsh sessions list', () => {
     expect(code).toBe(0)
     const rows = stdout.trimEnd().split('\n')
     expect(rows).toHaveLength(2)
-    expect(rows[0]).toMatch(new RegExp(`^${second}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +1 turn  idle +the second session$`))
+    expect(rows[0]).toMatch(
+      new RegExp(`^${second}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +1 turn  idle +the second session$`),
+    )
     expect(rows[1]).toMatch(new RegExp(`^${first}  .* 2 turns  idle +the first session$`))
   })
 
@@ -42,7 +44,13 @@ describe('dsh sessions list', () => {
       .split('\n')
       .map((line) => JSON.parse(line))
     expect(summaries).toHaveLength(1)
-    expect(summaries[0]).toMatchObject({ cwd: elsewhere, turns: 1, status: 'idle', firstPrompt: 'made elsewhere', live: false })
+    expect(summaries[0]).toMatchObject({
+      cwd: elsewhere,
+      turns: 1,
+      status: 'idle',
+      firstPrompt: 'made elsewhere',
+      live: false,
+    })
   })
 })
 
@@ -53,11 +61,16 @@ describe('dsh sessions list with a damaged log', () => {
     const [id] = storedSessionIds(world)
     const file = sessionFile(world, id!)!
     const seq = storedEvents(world, id!).length
-    appendFileSync(file, JSON.stringify({ type: 'tool/result', seq, time: 1, data: { callId: 'c', content: 'not blocks' } }) + '\n')
+    appendFileSync(
+      file,
+      JSON.stringify({ type: 'tool/result', seq, time: 1, data: { callId: 'c', content: 'not blocks' } }) + '\n',
+    )
     const { code, stdout, stderr } = await dsh(world, ['sessions', 'list'])
     expect(code).toBe(0)
     expect(stdout).toMatch(new RegExp(`^${id}  .* 1 turn  damaged +a session that will be damaged$`, 'm'))
-    expect(stderr).toContain(`dsh: session ${id} is damaged and cannot be resumed: ${file}:${seq + 2}: session ${id}: event ${seq} (seq ${seq}, tool/result): data.content must be an array`)
+    expect(stderr).toContain(
+      `dsh: session ${id} is damaged and cannot be resumed: ${file}:${seq + 2}: session ${id}: event ${seq} (seq ${seq}, tool/result): data.content must be an array`,
+    )
   })
 })
 
@@ -79,20 +92,31 @@ describe('dsh sessions show', () => {
   })
 
   test('--audit lists the preset chosen (by the --permission flag) and every approval asked and refused', async () => {
-    world.llm.enqueue({ toolCalls: [call('bash', { command: 'touch outside-the-sandbox', sandbox: false, justification: 'needs it' }, 'b1')] }, { text: 'Refused, so I stopped.' })
+    world.llm.enqueue(
+      {
+        toolCalls: [
+          call('bash', { command: 'touch outside-the-sandbox', sandbox: false, justification: 'needs it' }, 'b1'),
+        ],
+      },
+      { text: 'Refused, so I stopped.' },
+    )
     expect((await dsh(world, ['--permission', 'read-only', 'try it'])).code).toBe(1) // the refusal fails the run
     const [id] = storedSessionIds(world)
     const { code, stdout } = await dsh(world, ['sessions', 'show', id!, '--audit'])
     expect(code).toBe(0)
     expect(stdout).toMatch(/#\d+ +\S+ +preset read-only chosen by user:cli-flag \(sandbox read-only, approval ask\)/)
     expect(stdout).toMatch(/#\d+ +\S+ +sandbox mode set to read-only by user:cli-flag/)
-    expect(stdout).toMatch(/#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\).* \[offers rule unconfined\(touch outside-the-sandbox \*\)\]/)
+    expect(stdout).toMatch(
+      /#\d+ +\S+ +approval asked for bash \(.*touch outside-the-sandbox.*\).* \[offers rule unconfined\(touch outside-the-sandbox \*\)\]/,
+    )
     expect(stdout).toMatch(/#\d+ +\S+ +approval REJECTED by no-answerer for bash/)
     const audited = (await dshOk(world, ['sessions', 'show', id!, '--audit', '--json'])).stdout
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line))
-    expect(audited.map((line) => line.type)).toEqual(expect.arrayContaining(['permission/preset', 'approval/asked', 'approval/decided']))
+    expect(audited.map((line) => line.type)).toEqual(
+      expect.arrayContaining(['permission/preset', 'approval/asked', 'approval/decided']),
+    )
     expect(audited.every((line) => line.sessionId === id)).toBe(true)
   })
 
@@ -115,12 +139,17 @@ describe('--permission', () => {
     expect(code).toBe(0)
     expect(world.read('keep.txt')).toBe('original\n')
     const [id] = storedSessionIds(world)
-    expect(storedEvents(world, id!).find((event) => event.type === 'tool/result' && event.data.callId === 'e1')!.data.error.code).toBe('FS_SANDBOX_DENIED')
+    expect(
+      storedEvents(world, id!).find((event) => event.type === 'tool/result' && event.data.callId === 'e1')!.data.error
+        .code,
+    ).toBe('FS_SANDBOX_DENIED')
   })
 
   test('an unknown preset is bad usage listing the known ones', async () => {
     const { code, stderr } = await dsh(world, ['--permission', 'yolo', 'task'])
     expect(code).toBe(2)
-    expect(stderr).toBe('dsh: --permission: unknown permission preset "yolo" (known: read-only, workspace-write, danger-full-access)\n')
+    expect(stderr).toBe(
+      'dsh: --permission: unknown permission preset "yolo" (known: read-only, workspace-write, danger-full-access)\n',
+    )
   })
 })

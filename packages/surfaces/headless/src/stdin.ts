@@ -3,7 +3,10 @@
  * to type the task: they give it as an argument instead). Rejects when `signal` aborts, leaving the stream
  * paused so it no longer holds the process.
  */
-export function readAll(stream: NodeJS.ReadableStream & { isTTY?: boolean }, signal: AbortSignal): Promise<string | undefined> {
+export function readAll(
+  stream: NodeJS.ReadableStream & { isTTY?: boolean },
+  signal: AbortSignal,
+): Promise<string | undefined> {
   if (stream.isTTY) return Promise.resolve(undefined)
   return new Promise((resolve, reject) => {
     let text = ''
@@ -24,7 +27,11 @@ export function readAll(stream: NodeJS.ReadableStream & { isTTY?: boolean }, sig
 }
 
 /** Asks `question` on the terminal (`output`, the launch's stderr) and reads one line of `input`: true for `y` or `yes`, in any case. */
-export async function askYesNo(question: string, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<boolean> {
+export async function askYesNo(
+  question: string,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises')
   const line = createInterface({ input, output })
   try {

@@ -11,7 +11,10 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
  * clipboard (OSC 52), so they are removed, and any other control character is shown as `\xNN`.
  */
 export function printable(text: string): string {
-  return stripVTControlCharacters(text).replace(CONTROL_CHARACTERS, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return stripVTControlCharacters(text).replace(
+    CONTROL_CHARACTERS,
+    (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  )
 }
 
 /** One line of at most `max` characters: whitespace collapsed, cut with an ellipsis. */
@@ -22,7 +25,9 @@ export function oneLine(text: string, max: number): string {
 
 /** The text blocks of a content array, joined. */
 export function textOf(content: readonly { type: string; text?: string }[]): string {
-  return content.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('')
+  return content
+    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .join('')
 }
 
 /** Local time as `YYYY-MM-DD HH:MM:SS` (listings are read by people in their own zone). */
@@ -43,8 +48,20 @@ export function summarizeArguments(args: unknown, max: number): string {
 
 /** The listing row of one session: id, last activity, turns, status, title or first prompt. */
 export function sessionRow(summary: SessionSummary, titleChars: number): string {
-  const status = summary.damaged ? 'damaged' : summary.live ? 'running' : summary.status === 'open' ? 'interrupted' : 'idle'
+  const status = summary.damaged
+    ? 'damaged'
+    : summary.live
+      ? 'running'
+      : summary.status === 'open'
+        ? 'interrupted'
+        : 'idle'
   const title = `${summary.archived ? '[archived] ' : ''}${summary.title ?? summary.firstPrompt ?? '(no prompt)'}`
   const turns = `${summary.turns} turn${summary.turns === 1 ? '' : 's'}`
-  return [summary.id, localTime(summary.updatedAt), turns.padStart(9), status.padEnd(11), oneLine(title, titleChars)].join('  ')
+  return [
+    summary.id,
+    localTime(summary.updatedAt),
+    turns.padStart(9),
+    status.padEnd(11),
+    oneLine(title, titleChars),
+  ].join('  ')
 }

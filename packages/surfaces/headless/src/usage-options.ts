@@ -30,9 +30,11 @@ const HOUR_MS = 3_600_000
 export function readUsageCommand(more: string[], argv: readonly string[], parse: Parser, now: number): UsageInvocation {
   const { values } = parse(USAGE_OPTIONS, argv)
   if (more.length) throw new UsageError(`dsh usage takes no arguments (got "${more.join(' ')}")`)
-  if (values['all-workspaces'] && values.cwd !== undefined) throw new UsageError('--all-workspaces and --cwd cannot be combined')
+  if (values['all-workspaces'] && values.cwd !== undefined)
+    throw new UsageError('--all-workspaces and --cwd cannot be combined')
   const by = values.by ?? 'model'
-  if (!(GROUPINGS as readonly string[]).includes(by)) throw new UsageError(`--by must be one of ${GROUPINGS.join(', ')}, got "${by}"`)
+  if (!(GROUPINGS as readonly string[]).includes(by))
+    throw new UsageError(`--by must be one of ${GROUPINGS.join(', ')}, got "${by}"`)
   return {
     command: 'usage',
     ...(values.since !== undefined ? { since: sinceTime(values.since, now), sinceText: values.since } : {}),

@@ -18,7 +18,8 @@ function loggedUsage(ids: string[]) {
   for (const id of ids)
     for (const event of storedEvents(world, id).filter((event) => event.type === 'assistant/message')) {
       sum.requests += 1
-      for (const field of ['input', 'cacheRead', 'cacheWrite', 'output'] as const) sum[field] += event.data.usage?.[field] ?? 0
+      for (const field of ['input', 'cacheRead', 'cacheWrite', 'output'] as const)
+        sum[field] += event.data.usage?.[field] ?? 0
     }
   return sum
 }
@@ -37,13 +38,19 @@ async function usageJson(args: string[] = []) {
 describe('dsh usage', () => {
   test('the totals equal the sum of the logged usage of the sessions, and the cost is tokens × the configured prices', async () => {
     // DeepSeek reports the reasoning part of the output (`completion_tokens_details.reasoning_tokens`) when there is one.
-    world.llm.enqueue({ text: 'one', usage: { input: 1000, output: 200, cacheRead: 300, reasoning: 120 } }, { text: 'two', usage: { input: 4000, output: 50, cacheRead: 0 } })
+    world.llm.enqueue(
+      { text: 'one', usage: { input: 1000, output: 200, cacheRead: 300, reasoning: 120 } },
+      { text: 'two', usage: { input: 4000, output: 50, cacheRead: 0 } },
+    )
     await dshOk(world, ['the first session'])
     await dshOk(world, ['the second session'])
     const ids = storedSessionIds(world)
     expect(ids).toHaveLength(2)
     const model = modelOf(ids[0]!)
-    writeFileSync(join(world.home, 'settings.yaml'), `usage.prices:\n  ${model}:\n    input: 2\n    cachedInput: 0.5\n    output: 10\n`)
+    writeFileSync(
+      join(world.home, 'settings.yaml'),
+      `usage.prices:\n  ${model}:\n    input: 2\n    cachedInput: 0.5\n    output: 10\n`,
+    )
     const { report } = await usageJson()
     const logged = loggedUsage(ids)
     expect(logged.input + logged.cacheRead + logged.output).toBeGreaterThan(0)
@@ -51,12 +58,19 @@ describe('dsh usage', () => {
     expect(report.sessions).toBe(2)
     expect(report.groups).toHaveLength(1)
     expect(report.groups[0].key).toBe(model)
-    const expected = (logged.input * 2 + logged.cacheRead * 0.5 + logged.cacheWrite * 2 + logged.output * 10) / 1_000_000
+    const expected =
+      (logged.input * 2 + logged.cacheRead * 0.5 + logged.cacheWrite * 2 + logged.output * 10) / 1_000_000
     expect(report.total.cost).toBeCloseTo(expected, 12)
     expect(report.damaged).toEqual([])
     // Logged with the message, summed, not priced on its own (it is part of the output).
     expect(
-      ids.flatMap((id) => storedEvents(world, id).flatMap((event) => (event.type === 'assistant/message' && event.data.usage.reasoning !== undefined ? [event.data.usage.reasoning] : []))),
+      ids.flatMap((id) =>
+        storedEvents(world, id).flatMap((event) =>
+          event.type === 'assistant/message' && event.data.usage.reasoning !== undefined
+            ? [event.data.usage.reasoning]
+            : [],
+        ),
+      ),
     ).toEqual([120])
     expect(report.total.reasoning).toBe(120)
     // The cache's share of the input and what it saved, in the JSON report and the text rows.
@@ -66,7 +80,10 @@ describe('dsh usage', () => {
     const text = (await dshOk(world, ['usage'])).stdout
     expect(text).toMatch(/^total  2 requests .* output 250 \(reasoning 120\)  \$/m)
     expect(text).toMatch(
-      new RegExp(`^total  2 requests  input \\d+  cached ${logged.cacheRead} \\(${share}% cached\\) .* cache saved \\$${((logged.cacheRead * 1.5) / 1e6).toFixed(4).replace('.', '\\.')}$`, 'm'),
+      new RegExp(
+        `^total  2 requests  input \\d+  cached ${logged.cacheRead} \\(${share}% cached\\) .* cache saved \\$${((logged.cacheRead * 1.5) / 1e6).toFixed(4).replace('.', '\\.')}$`,
+        'm',
+      ),
     )
   })
 
@@ -86,7 +103,10 @@ describe('dsh usage', () => {
 
   test('--by workspace and --by day group; the directory is the scope unless --all-workspaces', async () => {
     mkdirSync(join(world.repo, 'elsewhere'))
-    world.llm.enqueue({ text: 'here', usage: { input: 7, output: 1 } }, { text: 'there', usage: { input: 9, output: 2 } })
+    world.llm.enqueue(
+      { text: 'here', usage: { input: 7, output: 1 } },
+      { text: 'there', usage: { input: 9, output: 2 } },
+    )
     await dshOk(world, ['made here'])
     await dshOk(world, ['--cwd', 'elsewhere', 'made elsewhere'])
     const ids = storedSessionIds(world)
@@ -113,7 +133,10 @@ describe('dsh usage', () => {
     await dshOk(world, ['a session that will be damaged'])
     const [id] = storedSessionIds(world)
     const seq = storedEvents(world, id!).length
-    appendFileSync(sessionFile(world, id!)!, JSON.stringify({ type: 'tool/result', seq, time: 1, data: { callId: 'c', content: 'not blocks' } }) + '\n')
+    appendFileSync(
+      sessionFile(world, id!)!,
+      JSON.stringify({ type: 'tool/result', seq, time: 1, data: { callId: 'c', content: 'not blocks' } }) + '\n',
+    )
     const { report, stderr } = await usageJson()
     expect(report.damaged).toEqual([{ id, reason: expect.stringContaining('data.content must be an array') }])
     expect(report.total.requests).toBe(0)

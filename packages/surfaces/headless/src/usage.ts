@@ -16,21 +16,34 @@ export async function showUsage(ctx: Context, invocation: UsageInvocation, io: R
   const { sessions, groups, total, damaged } = await usageReport(
     // Not injected: a composition without persistence lists nothing anyway.
     storedUsageSource(ctx.sessions, ctx.get('sessionPersistence')),
-    { by: invocation.by, ...(dir !== undefined ? { dir } : {}), ...(invocation.since !== undefined ? { since: invocation.since } : {}) },
+    {
+      by: invocation.by,
+      ...(dir !== undefined ? { dir } : {}),
+      ...(invocation.since !== undefined ? { since: invocation.since } : {}),
+    },
     prices,
     (cwd, wanted) => canonical(cwd) === wanted,
   )
   if (invocation.json) {
     const scope = dir ?? 'all-workspaces'
     io.stdout.write(
-      JSON.stringify({ scope, by: invocation.by, ...(invocation.since !== undefined ? { since: new Date(invocation.since).toISOString() } : {}), sessions, groups, total, damaged }) + '\n',
+      JSON.stringify({
+        scope,
+        by: invocation.by,
+        ...(invocation.since !== undefined ? { since: new Date(invocation.since).toISOString() } : {}),
+        sessions,
+        groups,
+        total,
+        damaged,
+      }) + '\n',
     )
   } else {
     const heading = `Usage of ${sessions} session${sessions === 1 ? '' : 's'} ${dir ? `in ${dir}` : 'in every workspace'}${invocation.sinceText ? ` since ${invocation.sinceText}` : ''}, by ${invocation.by}`
     const lines = [heading, ...groups.map((group) => usageRow(group.key, group)), usageRow('total', total)]
     io.stdout.write(lines.join('\n') + '\n')
   }
-  for (const { id, reason } of damaged) io.stderr.write(`dsh: session ${id} is damaged and its usage is not counted: ${reason}\n`)
+  for (const { id, reason } of damaged)
+    io.stderr.write(`dsh: session ${id} is damaged and its usage is not counted: ${reason}\n`)
   return 0
 }
 

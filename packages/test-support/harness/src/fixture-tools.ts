@@ -25,7 +25,9 @@ const tools: ToolDefinition[] = [
       new Promise((done) => {
         if (context.signal.aborted) return done(`${args.label} stopped`)
         const timer = setTimeout(() => done(`${args.label} done`), args.ms)
-        context.signal.addEventListener('abort', () => (clearTimeout(timer), done(`${args.label} stopped`)), { once: true })
+        context.signal.addEventListener('abort', () => (clearTimeout(timer), done(`${args.label} stopped`)), {
+          once: true,
+        })
       }),
   }),
   defineTool({
@@ -33,7 +35,8 @@ const tools: ToolDefinition[] = [
     description: 'Writes text to a file under the workspace.',
     parameters: Type.Object({ path: Type.String(), text: Type.String() }),
     summarize: (args) => `write ${args.path}`,
-    needsApproval: (args) => (args.path.startsWith('protected/') ? `it writes under protected/ (${args.path})` : undefined),
+    needsApproval: (args) =>
+      args.path.startsWith('protected/') ? `it writes under protected/ (${args.path})` : undefined,
     execute: async (args, context) => {
       const file = resolve(context.cwd, args.path)
       mkdirSync(dirname(file), { recursive: true })

@@ -5,7 +5,10 @@ import { bootComposition, scriptedPatch, toolCall } from './index.ts'
 import { outsideDir, tempDir } from './world.ts'
 
 test('boots the real headless profile in temp folders and removes them on dispose', async () => {
-  const h = await bootComposition({ workspaceFiles: { 'README.md': '# hi\n' }, patch: '- id: logger\n  config: { level: error }\n' })
+  const h = await bootComposition({
+    workspaceFiles: { 'README.md': '# hi\n' },
+    patch: '- id: logger\n  config: { level: error }\n',
+  })
   expect(existsSync(`${h.workspace}/README.md`)).toBe(true)
   expect(h.profile.name).toBe('headless')
   expect((h.loader as any).store.logger.fiber.config.level).toBe('error')

@@ -9,7 +9,13 @@ import { agentHarness, type AgentHarness } from './agent.ts'
 import { WITHOUT_AUTO_TITLE } from './scripted.ts'
 
 export type { AgentHarness }
-export { scriptedPatch, toolCall, WITHOUT_AUTO_TITLE, WITHOUT_RUNTIME_CONTEXT, type ScriptedPatchOptions } from './scripted.ts'
+export {
+  scriptedPatch,
+  toolCall,
+  WITHOUT_AUTO_TITLE,
+  WITHOUT_RUNTIME_CONTEXT,
+  type ScriptedPatchOptions,
+} from './scripted.ts'
 export { ECHO_TOOL, streamOnce } from './stream.ts'
 export { dshInProcess, launchInProcess, type InProcessLaunch, type InProcessOptions } from './launch.ts'
 

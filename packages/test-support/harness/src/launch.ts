@@ -33,7 +33,8 @@ let active: { env: Record<string, string>; count: number } | undefined
  * launches side by side may differ in these (two SDK runtimes, each with its own home).
  */
 const LAUNCHER_KEYS = ['DSH_HOME', 'DSH_DRAIN_TIMEOUT_MS']
-const withoutLauncherKeys = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([key]) => !LAUNCHER_KEYS.includes(key)))
+const withoutLauncherKeys = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).filter(([key]) => !LAUNCHER_KEYS.includes(key)))
 let saved: NodeJS.ProcessEnv | undefined
 
 /**
@@ -44,7 +45,8 @@ let saved: NodeJS.ProcessEnv | undefined
  */
 function enterEnv(env: Record<string, string>): () => void {
   if (active) {
-    if (JSON.stringify(withoutLauncherKeys(active.env)) !== JSON.stringify(withoutLauncherKeys(env))) throw new Error('two in-process dsh launches with different environments at once')
+    if (JSON.stringify(withoutLauncherKeys(active.env)) !== JSON.stringify(withoutLauncherKeys(env)))
+      throw new Error('two in-process dsh launches with different environments at once')
     active.count++
   } else {
     saved = { ...process.env }
@@ -90,7 +92,10 @@ export function launchInProcess(args: string[], options: InProcessOptions): InPr
 }
 
 /** Runs `dsh <args>` in this process to its end. */
-export async function dshInProcess(args: string[], options: InProcessOptions): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function dshInProcess(
+  args: string[],
+  options: InProcessOptions,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const launch = launchInProcess(args, options)
   const code = await launch.exited
   return { code, stdout: launch.stdout(), stderr: launch.stderr() }

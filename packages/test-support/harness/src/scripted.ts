@@ -44,4 +44,6 @@ ${options.runtimeContext ? '' : WITHOUT_RUNTIME_CONTEXT}${rows}`
 }
 
 /** A scripted model response that calls one tool. */
-export const toolCall = (id: string, name: string, args: unknown): ScriptedResponse => ({ toolCalls: [{ id, name, arguments: args }] })
+export const toolCall = (id: string, name: string, args: unknown): ScriptedResponse => ({
+  toolCalls: [{ id, name, arguments: args }],
+})

@@ -53,5 +53,7 @@ test('the logged request header carries the schemas as plain JSON (no TypeBox ma
   await h.run('hi')
   const header = h.events('request/header')[0]!.data as { tools: { parameters: object }[] }
   for (const tool of header.tools) expect(Object.getOwnPropertySymbols(tool.parameters)).toEqual([])
-  expect(header.tools.map((tool) => tool.parameters)).toEqual(JSON.parse(JSON.stringify(header.tools.map((tool) => tool.parameters))))
+  expect(header.tools.map((tool) => tool.parameters)).toEqual(
+    JSON.parse(JSON.stringify(header.tools.map((tool) => tool.parameters))),
+  )
 })

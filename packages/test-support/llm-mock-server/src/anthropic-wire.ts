@@ -13,10 +13,16 @@ export interface AnthropicMeta {
 
 const STOP = { stop: 'end_turn', 'tool-calls': 'tool_use', length: 'max_tokens' } as const
 
-const event = (data: { type: string } & Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
+const event = (data: { type: string } & Record<string, unknown>) =>
+  `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
 
 export function anthropicUsage(usage: ReplyPlan['usage']) {
-  return { input_tokens: usage.input, cache_creation_input_tokens: usage.cacheWrite, cache_read_input_tokens: usage.cacheRead, output_tokens: usage.output }
+  return {
+    input_tokens: usage.input,
+    cache_creation_input_tokens: usage.cacheWrite,
+    cache_read_input_tokens: usage.cacheRead,
+    output_tokens: usage.output,
+  }
 }
 
 /** Every SSE event of one streamed reply, `message_stop` last. */
@@ -38,13 +44,20 @@ export function anthropicStreamFrames(plan: ReplyPlan, meta: AnthropicMeta): str
   if (plan.reasoning.length) {
     blocks.push({
       start: { type: 'thinking', thinking: '', signature: '' },
-      deltas: [...plan.reasoning.map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: meta.signature }],
+      deltas: [
+        ...plan.reasoning.map((thinking) => ({ type: 'thinking_delta', thinking })),
+        { type: 'signature_delta', signature: meta.signature },
+      ],
     })
   }
-  if (plan.text.length) blocks.push({ start: { type: 'text', text: '' }, deltas: plan.text.map((text) => ({ type: 'text_delta', text })) })
+  if (plan.text.length)
+    blocks.push({ start: { type: 'text', text: '' }, deltas: plan.text.map((text) => ({ type: 'text_delta', text })) })
   for (const call of plan.toolCalls) {
     // The API opens every tool input with an empty partial_json before the pieces.
-    blocks.push({ start: { type: 'tool_use', id: call.id, name: call.name, input: {} }, deltas: ['', ...call.pieces].map((partial_json) => ({ type: 'input_json_delta', partial_json })) })
+    blocks.push({
+      start: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+      deltas: ['', ...call.pieces].map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+    })
   }
   blocks.forEach((block, index) => {
     frames.push(event({ type: 'content_block_start', index, content_block: block.start }))
@@ -64,7 +77,8 @@ export function anthropicStreamFrames(plan: ReplyPlan, meta: AnthropicMeta): str
  */
 export function anthropicMessage(plan: ReplyPlan, meta: AnthropicMeta) {
   const content: Record<string, unknown>[] = []
-  if (plan.reasoning.length) content.push({ type: 'thinking', thinking: plan.reasoning.join(''), signature: meta.signature })
+  if (plan.reasoning.length)
+    content.push({ type: 'thinking', thinking: plan.reasoning.join(''), signature: meta.signature })
   if (plan.text.length) content.push({ type: 'text', text: plan.text.join('') })
   for (const call of plan.toolCalls) {
     let input: unknown
@@ -74,11 +88,22 @@ export function anthropicMessage(plan: ReplyPlan, meta: AnthropicMeta) {
       input = undefined
     }
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw new Error(`tool call "${call.name}" has arguments that are not a JSON object, which a non-streaming Anthropic message cannot carry`)
+      throw new Error(
+        `tool call "${call.name}" has arguments that are not a JSON object, which a non-streaming Anthropic message cannot carry`,
+      )
     }
     content.push({ type: 'tool_use', id: call.id, name: call.name, input })
   }
-  return { id: meta.id, type: 'message', role: 'assistant', model: meta.model, content, stop_reason: STOP[plan.finish], stop_sequence: null, usage: anthropicUsage(plan.usage) }
+  return {
+    id: meta.id,
+    type: 'message',
+    role: 'assistant',
+    model: meta.model,
+    content,
+    stop_reason: STOP[plan.finish],
+    stop_sequence: null,
+    usage: anthropicUsage(plan.usage),
+  }
 }
 
 // The API's error types by status (https://docs.anthropic.com/en/api/errors).
@@ -97,7 +122,11 @@ const ERRORS: Record<number, { type: string; message: string }> = {
 /** `{ type: 'error', error: { type, message }, request_id }`. Anthropic errors carry no `code`. */
 export function anthropicError(status: number, requestId: string, override: { message?: string; type?: string } = {}) {
   const base = ERRORS[status] ?? (status >= 500 ? ERRORS[500] : ERRORS[400])
-  return { type: 'error', error: { type: override.type ?? base.type, message: override.message ?? base.message }, request_id: requestId }
+  return {
+    type: 'error',
+    error: { type: override.type ?? base.type, message: override.message ?? base.message },
+    request_id: requestId,
+  }
 }
 
 export function anthropicContextOverflow(window: number, requested: number, requestId: string) {

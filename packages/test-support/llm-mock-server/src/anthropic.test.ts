@@ -31,7 +31,16 @@ describe('Anthropic streams (POST /v1/messages)', () => {
     expect(data(await stream())).toEqual([
       {
         type: 'message_start',
-        message: { id: 'msg_mock_0', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+        message: {
+          id: 'msg_mock_0',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
       },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'ping' },
@@ -39,7 +48,11 @@ describe('Anthropic streams (POST /v1/messages)', () => {
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'o, w' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'orld' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { ...usage, output_tokens: 4 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { ...usage, output_tokens: 4 },
+      },
       { type: 'message_stop' },
     ])
   })
@@ -61,7 +74,11 @@ describe('Anthropic streams (POST /v1/messages)', () => {
         .join(''),
     ).toBe('Let me think.')
     expect(deltas[2].delta.signature).toMatch(/^[A-Za-z0-9+/]+=*$/)
-    expect(events.find((event) => event.type === 'content_block_start' && event.index === 0).content_block).toEqual({ type: 'thinking', thinking: '', signature: '' })
+    expect(events.find((event) => event.type === 'content_block_start' && event.index === 0).content_block).toEqual({
+      type: 'thinking',
+      thinking: '',
+      signature: '',
+    })
   })
 
   test('a tool call is a tool_use block whose input_json_delta pieces rejoin to valid JSON, ending with stop reason tool_use', async () => {
@@ -78,7 +95,10 @@ describe('Anthropic streams (POST /v1/messages)', () => {
       { type: 'tool_use', id: 'toolu_mock_0_0', name: 'read_file', input: {} },
       { type: 'tool_use', id: 'toolu_given', name: 'bash', input: {} },
     ])
-    const pieces = (index: number) => events.filter((event) => event.type === 'content_block_delta' && event.index === index).map((event) => event.delta)
+    const pieces = (index: number) =>
+      events
+        .filter((event) => event.type === 'content_block_delta' && event.index === index)
+        .map((event) => event.delta)
     expect(pieces(1).every((delta) => delta.type === 'input_json_delta')).toBe(true)
     // The API opens each tool input with an empty partial_json, then the pieces.
     expect(pieces(1).map((delta) => delta.partial_json)[0]).toBe('')
@@ -107,11 +127,21 @@ describe('Anthropic streams (POST /v1/messages)', () => {
 
   test('an empty reply has no content block: message_start, ping, message_delta, message_stop', async () => {
     server.enqueue({ empty: true })
-    expect((await stream()).map((event) => event.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop'])
+    expect((await stream()).map((event) => event.event)).toEqual([
+      'message_start',
+      'ping',
+      'message_delta',
+      'message_stop',
+    ])
   })
 
   test('stream: false gets the message body with thinking, text and tool_use blocks', async () => {
-    server.enqueue({ reasoning: 'Hmm.', text: 'Reading it.', toolCalls: [{ name: 'read_file', arguments: '{"path":"x"}' }], usage: { input: 7, output: 11, cacheRead: 3 } })
+    server.enqueue({
+      reasoning: 'Hmm.',
+      text: 'Reading it.',
+      toolCalls: [{ name: 'read_file', arguments: '{"path":"x"}' }],
+      usage: { input: 7, output: 11, cacheRead: 3 },
+    })
     const response = await post(messages(), { ...ask, stream: false }, headers)
     expect(await json(response)).toEqual({
       id: 'msg_mock_0',
@@ -143,7 +173,11 @@ describe('errors in the Anthropic shape', () => {
     expect(response.status).toBe(status)
     expect(response.headers.get('request-id')).toBe(`req_mock_${server.requests.length - 1}`)
     const body = await json(response)
-    expect(body).toEqual({ type: 'error', error: { type, message: expect.any(String) }, request_id: response.headers.get('request-id') })
+    expect(body).toEqual({
+      type: 'error',
+      error: { type, message: expect.any(String) },
+      request_id: response.headers.get('request-id'),
+    })
     return body
   }
 

@@ -15,7 +15,8 @@ export function splitInto(text: string, count: number): string[] {
   const chars = Array.from(text)
   const n = Math.max(1, Math.min(count, chars.length))
   const pieces: string[] = []
-  for (let i = 0; i < n; i++) pieces.push(chars.slice(Math.floor((i * chars.length) / n), Math.floor(((i + 1) * chars.length) / n)).join(''))
+  for (let i = 0; i < n; i++)
+    pieces.push(chars.slice(Math.floor((i * chars.length) / n), Math.floor(((i + 1) * chars.length) / n)).join(''))
   return pieces.filter((piece) => piece !== '')
 }
 
@@ -45,7 +46,8 @@ export interface PlanSettings {
   toolCallId(i: number): string
 }
 
-const chunksOf = (value: string | string[] | undefined, size: number) => (value === undefined ? [] : Array.isArray(value) ? [...value] : splitText(value, size))
+const chunksOf = (value: string | string[] | undefined, size: number) =>
+  value === undefined ? [] : Array.isArray(value) ? [...value] : splitText(value, size)
 
 export function planReply(reply: MockReply, settings: PlanSettings): ReplyPlan {
   const empty = reply.empty === true
@@ -53,14 +55,28 @@ export function planReply(reply: MockReply, settings: PlanSettings): ReplyPlan {
   const text = empty ? [] : chunksOf(reply.text, settings.chunkChars)
   const toolCalls = (empty ? [] : (reply.toolCalls ?? [])).map((call, i) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
-    return { id: call.id ?? settings.toolCallId(i), name: call.name, arguments: args, pieces: splitInto(args, call.pieces ?? settings.toolArgumentPieces) }
+    return {
+      id: call.id ?? settings.toolCallId(i),
+      name: call.name,
+      arguments: args,
+      pieces: splitInto(args, call.pieces ?? settings.toolArgumentPieces),
+    }
   })
   const finish = reply.finish ?? (toolCalls.length ? 'tool-calls' : 'stop')
   const tokens = (chars: number) => Math.ceil(chars / settings.charsPerToken)
   const reasoningChars = reasoning.join('').length
-  const outputChars = reasoningChars + text.join('').length + toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0)
+  const outputChars =
+    reasoningChars +
+    text.join('').length +
+    toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0)
   const usage = reply.usage
     ? { cacheRead: 0, cacheWrite: 0, reasoning: 0, ...reply.usage }
-    : { input: tokens(settings.requestBytes), output: tokens(outputChars), cacheRead: 0, cacheWrite: 0, reasoning: tokens(reasoningChars) }
+    : {
+        input: tokens(settings.requestBytes),
+        output: tokens(outputChars),
+        cacheRead: 0,
+        cacheWrite: 0,
+        reasoning: tokens(reasoningChars),
+      }
   return { reasoning, text, toolCalls, finish, usage }
 }

@@ -39,17 +39,26 @@ function run(args: string[]) {
 test('a spawned dsh-mock-llm is scripted, read and reset through its control API, and exits 0 on SIGTERM', async () => {
   const mock = run(['--port', '0'])
   const url = await mock.listening
-  const enqueued = await post(`${url}/__mock/enqueue`, [{ text: 'from afar' }, { error: { status: 429, retryAfter: 2 } }])
+  const enqueued = await post(`${url}/__mock/enqueue`, [
+    { text: 'from afar' },
+    { error: { status: 429, retryAfter: 2 } },
+  ])
   expect(await json(enqueued)).toEqual({ pending: 2 })
 
-  const { events } = await readSse(await post(`${url}/chat/completions`, { model: 'deepseek-v4-flash', messages: [], stream: true }))
+  const { events } = await readSse(
+    await post(`${url}/chat/completions`, { model: 'deepseek-v4-flash', messages: [], stream: true }),
+  )
   expect(
     events
       .slice(1, -2)
       .map((event) => JSON.parse(event.data).choices[0].delta.content)
       .join(''),
   ).toBe('from afar')
-  const limited = await post(`${url}/v1/messages`, { model: 'claude', messages: [], stream: true }, { 'anthropic-version': '2023-06-01' })
+  const limited = await post(
+    `${url}/v1/messages`,
+    { model: 'claude', messages: [], stream: true },
+    { 'anthropic-version': '2023-06-01' },
+  )
   expect(limited.status).toBe(429)
   expect(limited.headers.get('retry-after')).toBe('2')
 
@@ -71,7 +80,10 @@ test('a bad script sent to the control API is refused with 400 and MOCK_BAD_SCRI
   const url = await mock.listening
   const response = await post(`${url}/__mock/enqueue`, [{ text: 'ok' }, { stallAfterChunk: 1 }])
   expect(response.status).toBe(400)
-  expect((await json(response)).error).toMatchObject({ code: 'MOCK_BAD_SCRIPT', message: expect.stringContaining('[1]: unknown key "stallAfterChunk"') })
+  expect((await json(response)).error).toMatchObject({
+    code: 'MOCK_BAD_SCRIPT',
+    message: expect.stringContaining('[1]: unknown key "stallAfterChunk"'),
+  })
 })
 
 test('--script enqueues its replies at start and --repeat keeps answering with the last one', async () => {
@@ -82,7 +94,10 @@ test('--script enqueues its replies at start and --repeat keeps answering with t
   const mock = run(['--script', script, '--repeat'])
   const url = await mock.listening
   const answers: string[] = []
-  for (let i = 0; i < 4; i++) answers.push((await json(await post(`${url}/chat/completions`, { model: 'm', messages: [] }))).choices[0].message.content)
+  for (let i = 0; i < 4; i++)
+    answers.push(
+      (await json(await post(`${url}/chat/completions`, { model: 'm', messages: [] }))).choices[0].message.content,
+    )
   expect(answers).toEqual(['first', 'bench', 'bench', 'bench'])
 })
 

@@ -11,7 +11,11 @@ const USAGE = 'usage: dsh-mock-llm [--port N] [--host H] [--script replies.json]
 
 function number(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
-  if (!/^\d+$/.test(value)) throw new MockServerError('MOCK_BAD_OPTIONS', `dsh-mock-llm: --${flag} wants a non-negative integer, got "${value}"`)
+  if (!/^\d+$/.test(value))
+    throw new MockServerError(
+      'MOCK_BAD_OPTIONS',
+      `dsh-mock-llm: --${flag} wants a non-negative integer, got "${value}"`,
+    )
   return Number(value)
 }
 
@@ -46,12 +50,18 @@ async function main() {
     try {
       text = readFileSync(values.script, 'utf8')
     } catch (error) {
-      throw new MockServerError('MOCK_BAD_SCRIPT', `dsh-mock-llm: cannot read --script ${values.script}: ${(error as Error).message}`)
+      throw new MockServerError(
+        'MOCK_BAD_SCRIPT',
+        `dsh-mock-llm: cannot read --script ${values.script}: ${(error as Error).message}`,
+      )
     }
     try {
       script = [JSON.parse(text)].flat()
     } catch (error) {
-      throw new MockServerError('MOCK_BAD_SCRIPT', `dsh-mock-llm: --script ${values.script} is not JSON: ${(error as Error).message}`)
+      throw new MockServerError(
+        'MOCK_BAD_SCRIPT',
+        `dsh-mock-llm: --script ${values.script} is not JSON: ${(error as Error).message}`,
+      )
     }
   }
   const replies = checkScript(script, values.script ?? 'script')
@@ -66,7 +76,8 @@ async function main() {
 main().catch((error) => {
   const known = error instanceof MockServerError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
   const message = (error as Error).message
-  const named = message.startsWith('dsh-mock-llm:') || message.startsWith('llm-mock-server:') ? message : `dsh-mock-llm: ${message}`
+  const named =
+    message.startsWith('dsh-mock-llm:') || message.startsWith('llm-mock-server:') ? message : `dsh-mock-llm: ${message}`
   process.stderr.write(known ? `${named}\n${USAGE}\n` : `dsh-mock-llm: ${(error as Error).stack ?? error}\n`)
   process.exit(known ? 2 : 1)
 })

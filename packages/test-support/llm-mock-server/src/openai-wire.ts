@@ -38,7 +38,12 @@ export function openaiUsage(usage: ReplyPlan['usage'], dialect: OpenAIDialect) {
   return {
     ...base,
     prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: usage.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   }
 }
 
@@ -59,11 +64,18 @@ export function openaiStreamFrames(plan: ReplyPlan, meta: OpenAIMeta): string[] 
   })
   const frames: string[] = []
   // The role delta opens every stream. DeepSeek's reasoning streams open with a null content.
-  const role = deepseek ? (reasons ? { role: 'assistant', content: null, reasoning_content: '' } : { role: 'assistant', content: '' }) : { role: 'assistant', content: '', refusal: null }
+  const role = deepseek
+    ? reasons
+      ? { role: 'assistant', content: null, reasoning_content: '' }
+      : { role: 'assistant', content: '' }
+    : { role: 'assistant', content: '', refusal: null }
   frames.push(frame(chunk(role)))
   for (const piece of plan.reasoning) frames.push(frame(chunk({ content: null, reasoning_content: piece })))
-  for (const piece of plan.text) frames.push(frame(chunk(deepseek && reasons ? { content: piece, reasoning_content: null } : { content: piece })))
-  plan.toolCalls.forEach((call, index) => frames.push(...toolCallFrames(call, index).map((delta) => frame(chunk(delta)))))
+  for (const piece of plan.text)
+    frames.push(frame(chunk(deepseek && reasons ? { content: piece, reasoning_content: null } : { content: piece })))
+  plan.toolCalls.forEach((call, index) =>
+    frames.push(...toolCallFrames(call, index).map((delta) => frame(chunk(delta)))),
+  )
   const finish = FINISH[plan.finish]
   const usage = openaiUsage(plan.usage, meta.dialect)
   if (deepseek) frames.push(frame(chunk({ content: '' }, finish, usage)))
@@ -91,7 +103,12 @@ export function openaiCompletion(plan: ReplyPlan, meta: OpenAIMeta) {
   const message: Record<string, unknown> = { role: 'assistant', content: text || (deepseek ? '' : null) }
   if (!deepseek) message.refusal = null
   if (plan.reasoning.length) message.reasoning_content = plan.reasoning.join('')
-  if (plan.toolCalls.length) message.tool_calls = plan.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }))
+  if (plan.toolCalls.length)
+    message.tool_calls = plan.toolCalls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }))
   return {
     id: meta.id,
     object: 'chat.completion',
@@ -113,7 +130,11 @@ interface ErrorFields {
 // Messages and types as each provider sends them for the status (DeepSeek's texts follow its error-code page).
 const DEEPSEEK_ERRORS: Record<number, ErrorFields> = {
   400: { message: 'Invalid Format', type: 'invalid_request_error', code: 'invalid_request_error' },
-  401: { message: 'Authentication Fails, Your api key: ****mock is invalid', type: 'authentication_error', code: 'invalid_request_error' },
+  401: {
+    message: 'Authentication Fails, Your api key: ****mock is invalid',
+    type: 'authentication_error',
+    code: 'invalid_request_error',
+  },
   402: { message: 'Insufficient Balance', type: 'unknown_error', code: 'invalid_request_error' },
   422: { message: 'Invalid Parameters', type: 'invalid_request_error', code: 'invalid_request_error' },
   429: { message: 'Rate Limit Reached', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
@@ -122,20 +143,47 @@ const DEEPSEEK_ERRORS: Record<number, ErrorFields> = {
 }
 const OPENAI_ERRORS: Record<number, ErrorFields> = {
   400: { message: 'Invalid request.', type: 'invalid_request_error', code: null },
-  401: { message: 'Incorrect API key provided: sk-mock. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' },
+  401: {
+    message:
+      'Incorrect API key provided: sk-mock. You can find your API key at https://platform.openai.com/account/api-keys.',
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+  },
   403: { message: 'You are not allowed to sample from this model', type: 'invalid_request_error', code: null },
-  404: { message: 'The model does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' },
+  404: {
+    message: 'The model does not exist or you do not have access to it.',
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+  },
   429: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
-  500: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
+  500: {
+    message: 'The server had an error while processing your request. Sorry about that!',
+    type: 'server_error',
+    code: null,
+  },
   503: { message: 'The engine is currently overloaded, please try again later', type: 'server_error', code: null },
 }
 
 /** `{ error: { message, type, param, code } }`, the provider's text for the status unless overridden. */
-export function openaiError(status: number, dialect: OpenAIDialect, override: { message?: string; type?: string; code?: string } = {}) {
+export function openaiError(
+  status: number,
+  dialect: OpenAIDialect,
+  override: { message?: string; type?: string; code?: string } = {},
+) {
   const known = (dialect === 'deepseek' ? DEEPSEEK_ERRORS : OPENAI_ERRORS)[status]
-  const fallback: ErrorFields = status >= 500 ? { message: 'Server Error', type: 'server_error', code: null } : { message: 'Request failed', type: 'invalid_request_error', code: null }
+  const fallback: ErrorFields =
+    status >= 500
+      ? { message: 'Server Error', type: 'server_error', code: null }
+      : { message: 'Request failed', type: 'invalid_request_error', code: null }
   const base = known ?? fallback
-  return { error: { message: override.message ?? base.message, type: override.type ?? base.type, param: base.param ?? null, code: override.code ?? base.code } }
+  return {
+    error: {
+      message: override.message ?? base.message,
+      type: override.type ?? base.type,
+      param: base.param ?? null,
+      code: override.code ?? base.code,
+    },
+  }
 }
 
 /** The real 400 each dialect answers when the prompt does not fit the window. */
@@ -151,5 +199,12 @@ export function openaiContextOverflow(dialect: OpenAIDialect, window: number, re
 /** GET /models. */
 export function openaiModels(models: string[], dialect: OpenAIDialect, created: number) {
   const owner = dialect === 'deepseek' ? 'deepseek' : 'system'
-  return { object: 'list', data: models.map((id) => (dialect === 'deepseek' ? { id, object: 'model', owned_by: owner } : { id, object: 'model', created, owned_by: owner })) }
+  return {
+    object: 'list',
+    data: models.map((id) =>
+      dialect === 'deepseek'
+        ? { id, object: 'model', owned_by: owner }
+        : { id, object: 'model', created, owned_by: owner },
+    ),
+  }
 }

@@ -20,7 +20,9 @@ const envelope = (index: number, model = 'deepseek-v4-flash') => ({
   model,
   system_fingerprint: 'fp_llm_mock_server',
 })
-const choice = (delta: unknown, finish: string | null = null) => [{ index: 0, delta, logprobs: null, finish_reason: finish }]
+const choice = (delta: unknown, finish: string | null = null) => [
+  { index: 0, delta, logprobs: null, finish_reason: finish },
+]
 
 async function stream(url: string, body: unknown) {
   const response = await post(url, body)
@@ -42,7 +44,14 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
       {
         ...envelope(0),
         choices: choice({ content: '' }, 'stop'),
-        usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, prompt_tokens_details: { cached_tokens: 0 }, prompt_cache_hit_tokens: 0, prompt_cache_miss_tokens: 12 },
+        usage: {
+          prompt_tokens: 12,
+          completion_tokens: 3,
+          total_tokens: 15,
+          prompt_tokens_details: { cached_tokens: 0 },
+          prompt_cache_hit_tokens: 0,
+          prompt_cache_miss_tokens: 12,
+        },
       },
       '[DONE]',
     ])
@@ -89,9 +98,20 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
     const deltas = calls.map((list) => list[0])
     expect(deltas.filter((delta) => delta.index === 0)).toHaveLength(5)
     expect(deltas.filter((delta) => delta.index === 1)).toHaveLength(4)
-    expect(deltas[0]).toEqual({ index: 0, id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '' } })
-    expect(deltas[5]).toEqual({ index: 1, id: 'call_given', type: 'function', function: { name: 'bash', arguments: '' } })
-    for (const later of [...deltas.slice(1, 5), ...deltas.slice(6)]) expect(Object.keys(later).sort()).toEqual(['function', 'index'])
+    expect(deltas[0]).toEqual({
+      index: 0,
+      id: 'call_mock_0_0',
+      type: 'function',
+      function: { name: 'read_file', arguments: '' },
+    })
+    expect(deltas[5]).toEqual({
+      index: 1,
+      id: 'call_given',
+      type: 'function',
+      function: { name: 'bash', arguments: '' },
+    })
+    for (const later of [...deltas.slice(1, 5), ...deltas.slice(6)])
+      expect(Object.keys(later).sort()).toEqual(['function', 'index'])
     const joined = (index: number) =>
       deltas
         .filter((delta) => delta.index === index)
@@ -110,11 +130,20 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
   test('an empty reply is the role delta, the finish chunk and [DONE]', async () => {
     server.enqueue({ empty: true, usage: { input: 3, output: 0 } })
     const chunks = await stream(deepseek(), ask)
-    expect(chunks.map((chunk) => (chunk === '[DONE]' ? chunk : chunk.choices[0]))).toEqual([choice({ role: 'assistant', content: '' })[0], choice({ content: '' }, 'stop')[0], '[DONE]'])
+    expect(chunks.map((chunk) => (chunk === '[DONE]' ? chunk : chunk.choices[0]))).toEqual([
+      choice({ role: 'assistant', content: '' })[0],
+      choice({ content: '' }, 'stop')[0],
+      '[DONE]',
+    ])
   })
 
   test('stream: false gets the chat.completion body with reasoning, content, tool calls and usage', async () => {
-    server.enqueue({ reasoning: 'Hmm.', text: 'Reading it.', toolCalls: [{ name: 'read_file', arguments: { path: 'x' } }], usage: { input: 7, output: 11, cacheRead: 3 } })
+    server.enqueue({
+      reasoning: 'Hmm.',
+      text: 'Reading it.',
+      toolCalls: [{ name: 'read_file', arguments: { path: 'x' } }],
+      usage: { input: 7, output: 11, cacheRead: 3 },
+    })
     const response = await post(deepseek(), { ...ask, stream: false })
     expect(response.headers.get('content-type')).toBe('application/json')
     expect(await json(response)).toEqual({
@@ -129,13 +158,22 @@ describe('DeepSeek streams (POST /chat/completions)', () => {
             role: 'assistant',
             content: 'Reading it.',
             reasoning_content: 'Hmm.',
-            tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"x"}' } }],
+            tool_calls: [
+              { id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"x"}' } },
+            ],
           },
           logprobs: null,
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 10, completion_tokens: 11, total_tokens: 21, prompt_tokens_details: { cached_tokens: 3 }, prompt_cache_hit_tokens: 3, prompt_cache_miss_tokens: 7 },
+      usage: {
+        prompt_tokens: 10,
+        completion_tokens: 11,
+        total_tokens: 21,
+        prompt_tokens_details: { cached_tokens: 3 },
+        prompt_cache_hit_tokens: 3,
+        prompt_cache_miss_tokens: 7,
+      },
       system_fingerprint: 'fp_llm_mock_server',
     })
   })
@@ -158,7 +196,12 @@ describe('OpenAI streams (POST /v1/chat/completions)', () => {
           completion_tokens: 2,
           total_tokens: 42,
           prompt_tokens_details: { cached_tokens: 30, audio_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          completion_tokens_details: {
+            reasoning_tokens: 0,
+            audio_tokens: 0,
+            accepted_prediction_tokens: 0,
+            rejected_prediction_tokens: 0,
+          },
         },
       },
       '[DONE]',
@@ -179,7 +222,9 @@ describe('OpenAI streams (POST /v1/chat/completions)', () => {
       role: 'assistant',
       content: null,
       refusal: null,
-      tool_calls: [{ id: 'call_mock_0_0', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }],
+      tool_calls: [
+        { id: 'call_mock_0_0', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } },
+      ],
     })
   })
 })
@@ -189,7 +234,14 @@ describe('errors in the OpenAI-compatible shape', () => {
     server.enqueue({ error: { status: 401 } })
     const response = await post(deepseek(), ask)
     expect(response.status).toBe(401)
-    expect(await json(response)).toEqual({ error: { message: 'Authentication Fails, Your api key: ****mock is invalid', type: 'authentication_error', param: null, code: 'invalid_request_error' } })
+    expect(await json(response)).toEqual({
+      error: {
+        message: 'Authentication Fails, Your api key: ****mock is invalid',
+        type: 'authentication_error',
+        param: null,
+        code: 'invalid_request_error',
+      },
+    })
   })
 
   test("402 is DeepSeek's insufficient balance", async () => {
@@ -204,11 +256,16 @@ describe('errors in the OpenAI-compatible shape', () => {
     const response = await post(openai(), ask)
     expect(response.status).toBe(429)
     expect(response.headers.get('retry-after')).toBe('7')
-    expect(await json(response)).toEqual({ error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } })
+    expect(await json(response)).toEqual({
+      error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+    })
   })
 
   test('500 is a server_error, and a scripted message, type and code replace the defaults', async () => {
-    server.enqueue({ error: { status: 500 } }, { error: { status: 503, message: 'busy', type: 'overloaded', code: 'x1' } })
+    server.enqueue(
+      { error: { status: 500 } },
+      { error: { status: 503, message: 'busy', type: 'overloaded', code: 'x1' } },
+    )
     const first = await post(openai(), ask)
     expect(first.status).toBe(500)
     expect((await json(first)).error.type).toBe('server_error')
@@ -223,7 +280,9 @@ describe('errors in the OpenAI-compatible shape', () => {
     const response = await post(deepseek(), ask)
     expect(response.status).toBe(400)
     const { error } = await json(response)
-    expect(error.message).toMatch(/^This model's maximum context length is 1000000 tokens\. However, you requested \d+ tokens/)
+    expect(error.message).toMatch(
+      /^This model's maximum context length is 1000000 tokens\. However, you requested \d+ tokens/,
+    )
     expect(error.type).toBe('invalid_request_error')
   })
 
@@ -231,7 +290,11 @@ describe('errors in the OpenAI-compatible shape', () => {
     server.enqueue({ contextOverflow: true })
     const response = await post(openai(), ask)
     expect(response.status).toBe(400)
-    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' })
+    expect((await json(response)).error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    })
   })
 })
 
@@ -249,7 +312,12 @@ describe('model discovery', () => {
 
   test("GET /v1/models lists them in OpenAI's shape and needs no scripted reply", async () => {
     const response = await fetch(`${server.url}/v1/models`)
-    expect((await json(response)).data[0]).toEqual({ id: 'deepseek-v4-flash', object: 'model', created: expect.any(Number), owned_by: 'system' })
+    expect((await json(response)).data[0]).toEqual({
+      id: 'deepseek-v4-flash',
+      object: 'model',
+      created: expect.any(Number),
+      owned_by: 'system',
+    })
     expect(server.pending()).toBe(0)
   })
 })

@@ -22,12 +22,28 @@ export interface MockServerOptions {
 export const MockServerOptions: Schema<MockServerOptions> = Schema.object({
   port: Schema.natural().max(65535).default(0).description('TCP port; 0 picks a free one.'),
   host: Schema.string().default('127.0.0.1').description('Interface to bind; loopback unless a test needs otherwise.'),
-  chunkChars: Schema.natural().min(1).default(4).description('Characters per streamed chunk when text or reasoning is given as one string.'),
-  toolArgumentPieces: Schema.natural().min(1).default(3).description("Deltas a tool call's arguments JSON is split into when the call does not say."),
-  models: Schema.array(Schema.string()).default(['deepseek-v4-flash', 'deepseek-v4-pro']).description('Model ids listed by GET /models; the first answers requests that name no model.'),
-  repeat: Schema.boolean().default(false).description('When nothing is queued and no responder is set, answer with the last reply again (benchmarks).'),
-  charsPerToken: Schema.natural().min(1).default(4).description('Characters per token when a reply gives no usage and the server estimates it.'),
-  contextWindowTokens: Schema.natural().min(1).default(1_000_000).description('The window named in the scripted "context too long" errors.'),
+  chunkChars: Schema.natural()
+    .min(1)
+    .default(4)
+    .description('Characters per streamed chunk when text or reasoning is given as one string.'),
+  toolArgumentPieces: Schema.natural()
+    .min(1)
+    .default(3)
+    .description("Deltas a tool call's arguments JSON is split into when the call does not say."),
+  models: Schema.array(Schema.string())
+    .default(['deepseek-v4-flash', 'deepseek-v4-pro'])
+    .description('Model ids listed by GET /models; the first answers requests that name no model.'),
+  repeat: Schema.boolean()
+    .default(false)
+    .description('When nothing is queued and no responder is set, answer with the last reply again (benchmarks).'),
+  charsPerToken: Schema.natural()
+    .min(1)
+    .default(4)
+    .description('Characters per token when a reply gives no usage and the server estimates it.'),
+  contextWindowTokens: Schema.natural()
+    .min(1)
+    .default(1_000_000)
+    .description('The window named in the scripted "context too long" errors.'),
   openaiDialect: Schema.union(['by-path', 'deepseek', 'openai'] as const)
     .default('by-path')
     .description('Which OpenAI-compatible dialect the chat-completions endpoints speak.'),
@@ -38,7 +54,11 @@ export const MockServerOptions: Schema<MockServerOptions> = Schema.object({
 export function resolveOptions(input: Partial<MockServerOptions> = {}): MockServerOptions {
   const known = Object.keys(MockServerOptions.dict ?? {})
   const unknown = Object.keys(input).filter((key) => !known.includes(key))
-  if (unknown.length) throw new MockServerError('MOCK_BAD_OPTIONS', `llm-mock-server: unknown option(s) ${unknown.join(', ')} (known: ${known.join(', ')})`)
+  if (unknown.length)
+    throw new MockServerError(
+      'MOCK_BAD_OPTIONS',
+      `llm-mock-server: unknown option(s) ${unknown.join(', ')} (known: ${known.join(', ')})`,
+    )
   try {
     return MockServerOptions(input as MockServerOptions)
   } catch (error) {

@@ -20,7 +20,11 @@ const scripted = {
 
 describe('the official openai client (7.x)', () => {
   const client = (baseURL: string) => new OpenAI({ baseURL, apiKey: 'sk-mock', maxRetries: 0 })
-  const request = { model: 'deepseek-v4-flash', messages: [{ role: 'user' as const, content: 'read it' }], stream_options: { include_usage: true } }
+  const request = {
+    model: 'deepseek-v4-flash',
+    messages: [{ role: 'user' as const, content: 'read it' }],
+    stream_options: { include_usage: true },
+  }
 
   for (const [dialect, path] of [
     ['DeepSeek', ''],
@@ -34,8 +38,18 @@ describe('the official openai client (7.x)', () => {
       const [choice] = completion.choices
       expect(choice.finish_reason).toBe('tool_calls')
       expect(choice.message.content).toBe('Reading the file.')
-      expect(choice.message.tool_calls).toEqual([{ id: 'call_mock_0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/index.ts"}' } }])
-      expect(completion.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 70 } })
+      expect(choice.message.tool_calls).toEqual([
+        {
+          id: 'call_mock_0_0',
+          type: 'function',
+          function: { name: 'read_file', arguments: '{"path":"src/index.ts"}' },
+        },
+      ])
+      expect(completion.usage).toMatchObject({
+        prompt_tokens: 100,
+        completion_tokens: 12,
+        prompt_tokens_details: { cached_tokens: 70 },
+      })
       expect(server.requests[0].path).toBe(`${path}/chat/completions`)
     })
   }
@@ -64,7 +78,12 @@ describe('the official @anthropic-ai/sdk client', () => {
       { type: 'tool_use', id: 'toolu_mock_0_0', name: 'read_file', input: { path: 'src/index.ts' } },
     ])
     expect(message.stop_reason).toBe('tool_use')
-    expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 70, cache_creation_input_tokens: 9 })
+    expect(message.usage).toMatchObject({
+      input_tokens: 30,
+      output_tokens: 12,
+      cache_read_input_tokens: 70,
+      cache_creation_input_tokens: 9,
+    })
     expect(server.requests[0].headers['anthropic-version']).toBeDefined()
   })
 

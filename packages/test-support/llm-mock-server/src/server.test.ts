@@ -62,7 +62,11 @@ describe('scripting', () => {
     const repeating = await startMockServer({ repeat: true })
     try {
       repeating.enqueue({ text: 'again' })
-      for (let i = 0; i < 3; i++) expect((await json(await post(`${repeating.url}/chat/completions`, { ...ask, stream: false }))).choices[0].message.content).toBe('again')
+      for (let i = 0; i < 3; i++)
+        expect(
+          (await json(await post(`${repeating.url}/chat/completions`, { ...ask, stream: false }))).choices[0].message
+            .content,
+        ).toBe('again')
     } finally {
       await repeating.close()
     }
@@ -82,13 +86,18 @@ describe('scripting', () => {
   })
 
   test('a misspelt reply key is refused at enqueue with MOCK_BAD_SCRIPT naming the key', () => {
-    expect(() => server.enqueue({ txt: 'hello' } as never)).toThrow(expect.objectContaining({ code: 'MOCK_BAD_SCRIPT', message: expect.stringContaining('unknown key "txt"') }))
+    expect(() => server.enqueue({ txt: 'hello' } as never)).toThrow(
+      expect.objectContaining({ code: 'MOCK_BAD_SCRIPT', message: expect.stringContaining('unknown key "txt"') }),
+    )
     expect(() => server.enqueue({ error: { status: 200 } })).toThrow(/error\.status: an HTTP error status/)
     expect(server.pending()).toBe(0)
   })
 
   test('an unknown option is refused with MOCK_BAD_OPTIONS', async () => {
-    await expect(startMockServer({ chunkchars: 2 } as never)).rejects.toMatchObject({ code: 'MOCK_BAD_OPTIONS', message: expect.stringContaining('chunkchars') })
+    await expect(startMockServer({ chunkchars: 2 } as never)).rejects.toMatchObject({
+      code: 'MOCK_BAD_OPTIONS',
+      message: expect.stringContaining('chunkchars'),
+    })
   })
 })
 
@@ -99,7 +108,13 @@ describe('recording', () => {
     await fetch(`${server.url}/nowhere`)
     expect(server.requests).toHaveLength(2)
     const [first, second] = server.requests
-    expect(first).toMatchObject({ index: 0, protocol: 'openai', method: 'POST', path: '/chat/completions?trace=1', body: ask })
+    expect(first).toMatchObject({
+      index: 0,
+      protocol: 'openai',
+      method: 'POST',
+      path: '/chat/completions?trace=1',
+      body: ask,
+    })
     expect(first.headers.authorization).toBe('Bearer sk-test')
     expect(second).toMatchObject({ index: 1, method: 'GET', path: '/nowhere', body: undefined })
   })
@@ -145,7 +160,15 @@ describe('timing', () => {
   })
 
   test("serverTimeMs sums each request's time from arrival to the end of its response", () => {
-    const at = (receivedAt: number, endedAt?: number): RecordedRequest => ({ index: 0, protocol: 'openai', method: 'POST', path: '/', headers: {}, body: {}, timing: { receivedAt, endedAt } })
+    const at = (receivedAt: number, endedAt?: number): RecordedRequest => ({
+      index: 0,
+      protocol: 'openai',
+      method: 'POST',
+      path: '/',
+      headers: {},
+      body: {},
+      timing: { receivedAt, endedAt },
+    })
     expect(serverTimeMs([at(10, 15), at(20, 40)])).toBe(25)
     expect(serverTimeMs([at(10)], 13)).toBe(3)
   })
@@ -191,7 +214,12 @@ describe('transport failures', () => {
   test('an Anthropic stream can be cut too, before message_stop', async () => {
     server.enqueue({ text: 'abcdefgh', cutAfterChunks: 4 })
     const { events, error } = await readSse(await post(messages(), ask, { 'anthropic-version': '2023-06-01' }))
-    expect(events.map((event) => event.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta'])
+    expect(events.map((event) => event.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+    ])
     expect(error).toBeDefined()
   })
 })

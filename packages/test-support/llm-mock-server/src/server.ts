@@ -3,9 +3,22 @@
 // 500: the mock never invents an answer.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { anthropicContextOverflow, anthropicError, anthropicMessage, anthropicModels, anthropicStreamFrames } from './anthropic-wire.ts'
+import {
+  anthropicContextOverflow,
+  anthropicError,
+  anthropicMessage,
+  anthropicModels,
+  anthropicStreamFrames,
+} from './anthropic-wire.ts'
 import { planReply, type ReplyPlan } from './chunking.ts'
-import { openaiCompletion, openaiContextOverflow, openaiError, openaiModels, openaiStreamFrames, type OpenAIDialect } from './openai-wire.ts'
+import {
+  openaiCompletion,
+  openaiContextOverflow,
+  openaiError,
+  openaiModels,
+  openaiStreamFrames,
+  type OpenAIDialect,
+} from './openai-wire.ts'
 import { MockServerError, resolveOptions, type MockServerOptions } from './options.ts'
 import { checkReply, checkScript } from './script.ts'
 import { sendJson, sendStream } from './transport.ts'
@@ -22,7 +35,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 function flattenHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
   return headers
 }
 
@@ -46,11 +60,13 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
   const startedAt = new Date()
   const created = Math.floor(startedAt.getTime() / 1000)
 
-  const dialectOf = (pathname: string): OpenAIDialect => (options.openaiDialect !== 'by-path' ? options.openaiDialect : pathname.startsWith('/v1/') ? 'openai' : 'deepseek')
+  const dialectOf = (pathname: string): OpenAIDialect =>
+    options.openaiDialect !== 'by-path' ? options.openaiDialect : pathname.startsWith('/v1/') ? 'openai' : 'deepseek'
 
   function nextReply(request: RecordedRequest): MockReply | undefined {
     let reply = queue.shift()
-    if (!reply && responder) reply = checkReply(responder(request), `the responder's reply to request #${request.index}`)
+    if (!reply && responder)
+      reply = checkReply(responder(request), `the responder's reply to request #${request.index}`)
     if (!reply && options.repeat) reply = last
     if (reply) last = reply
     return reply
@@ -66,8 +82,23 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
     delayMs?: number,
   ) {
     const requestId = `req_mock_${request.index}`
-    if (request.protocol === 'anthropic') return sendJson(res, request, status, anthropicError(status, requestId, override), { 'request-id': requestId, ...extra }, delayMs)
-    return sendJson(res, request, status, openaiError(status, dialectOf(request.path.split('?')[0]), override), { 'x-request-id': requestId, ...extra }, delayMs)
+    if (request.protocol === 'anthropic')
+      return sendJson(
+        res,
+        request,
+        status,
+        anthropicError(status, requestId, override),
+        { 'request-id': requestId, ...extra },
+        delayMs,
+      )
+    return sendJson(
+      res,
+      request,
+      status,
+      openaiError(status, dialectOf(request.path.split('?')[0]), override),
+      { 'x-request-id': requestId, ...extra },
+      delayMs,
+    )
   }
 
   async function answer(res: ServerResponse, request: RecordedRequest, rawBytes: number) {
@@ -75,14 +106,20 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
     try {
       reply = nextReply(request)
     } catch (error) {
-      return providerError(res, request, 500, { message: `llm-mock-server: the responder failed for request #${request.index}: ${(error as Error).message}` })
+      return providerError(res, request, 500, {
+        message: `llm-mock-server: the responder failed for request #${request.index}: ${(error as Error).message}`,
+      })
     }
-    if (!reply) return providerError(res, request, 500, { message: `llm-mock-server: no scripted reply for request #${request.index} (${request.method} ${request.path})` })
+    if (!reply)
+      return providerError(res, request, 500, {
+        message: `llm-mock-server: no scripted reply for request #${request.index} (${request.method} ${request.path})`,
+      })
     const anthropic = request.protocol === 'anthropic'
     const requestId = `req_mock_${request.index}`
     const idHeader: Record<string, string> = { [anthropic ? 'request-id' : 'x-request-id']: requestId }
     if (reply.error) {
-      const retryAfter: Record<string, string> = reply.error.retryAfter !== undefined ? { 'retry-after': String(reply.error.retryAfter) } : {}
+      const retryAfter: Record<string, string> =
+        reply.error.retryAfter !== undefined ? { 'retry-after': String(reply.error.retryAfter) } : {}
       return providerError(res, request, reply.error.status, reply.error, retryAfter, reply.delayMs)
     }
     const requested = options.contextWindowTokens + Math.ceil(rawBytes / options.charsPerToken)
@@ -103,13 +140,19 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
     const model = typeof body.model === 'string' ? body.model : options.models[0]
     const stream = body.stream === true
     if (anthropic) {
-      const meta = { id: `msg_mock_${request.index}`, model, signature: Buffer.from(`llm-mock-server signature #${request.index}`).toString('base64') }
+      const meta = {
+        id: `msg_mock_${request.index}`,
+        model,
+        signature: Buffer.from(`llm-mock-server signature #${request.index}`).toString('base64'),
+      }
       if (stream) return sendStream(res, request, anthropicStreamFrames(plan, meta), reply, idHeader)
       let message: unknown
       try {
         message = anthropicMessage(plan, meta)
       } catch (error) {
-        return providerError(res, request, 500, { message: `llm-mock-server: cannot answer request #${request.index}: ${(error as Error).message}` })
+        return providerError(res, request, 500, {
+          message: `llm-mock-server: cannot answer request #${request.index}: ${(error as Error).message}`,
+        })
       }
       return sendJson(res, request, 200, message, idHeader, reply.delayMs)
     }
@@ -134,7 +177,11 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
     try {
       if (req.method === 'POST' && pathname === '/__mock/enqueue') {
         const { body, json } = parseBody(raw)
-        if (!json) throw new MockServerError('MOCK_BAD_SCRIPT', 'llm-mock-server: POST /__mock/enqueue wants a JSON array of replies')
+        if (!json)
+          throw new MockServerError(
+            'MOCK_BAD_SCRIPT',
+            'llm-mock-server: POST /__mock/enqueue wants a JSON array of replies',
+          )
         mock.enqueue(...checkScript(body, 'POST /__mock/enqueue body'))
         return reply(200, { pending: queue.length })
       }
@@ -144,10 +191,15 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
         return reply(200, { pending: 0 })
       }
       return reply(404, {
-        error: { code: 'MOCK_UNKNOWN_CONTROL', message: `llm-mock-server: no control endpoint ${req.method} ${pathname} (POST /__mock/enqueue, GET /__mock/requests, POST /__mock/reset)` },
+        error: {
+          code: 'MOCK_UNKNOWN_CONTROL',
+          message: `llm-mock-server: no control endpoint ${req.method} ${pathname} (POST /__mock/enqueue, GET /__mock/requests, POST /__mock/reset)`,
+        },
       })
     } catch (error) {
-      return reply(400, { error: { code: (error as MockServerError).code ?? 'MOCK_BAD_SCRIPT', message: (error as Error).message } })
+      return reply(400, {
+        error: { code: (error as MockServerError).code ?? 'MOCK_BAD_SCRIPT', message: (error as Error).message },
+      })
     }
   }
 
@@ -158,16 +210,30 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
     if (pathname.startsWith('/__mock/')) return control(req, res, pathname)
     const raw = await readBody(req)
     const headers = flattenHeaders(req)
-    const protocol = pathname === '/v1/messages' || (!CHAT_PATHS.includes(pathname) && headers['anthropic-version'] !== undefined) ? 'anthropic' : 'openai'
+    const protocol =
+      pathname === '/v1/messages' || (!CHAT_PATHS.includes(pathname) && headers['anthropic-version'] !== undefined)
+        ? 'anthropic'
+        : 'openai'
     const { body, json } = parseBody(raw)
-    const request: RecordedRequest = { index: requests.length, protocol, method: req.method ?? 'GET', path, headers, body, timing: { receivedAt } }
+    const request: RecordedRequest = {
+      index: requests.length,
+      protocol,
+      method: req.method ?? 'GET',
+      path,
+      headers,
+      body,
+      timing: { receivedAt },
+    }
     requests.push(request)
     // A waiter that is satisfied removes itself; deleting the visited entry is safe while iterating a Set.
     for (const wake of waiters) wake()
 
     const method = request.method
     if (method === 'GET' && MODEL_PATHS.includes(pathname)) {
-      const list = protocol === 'anthropic' ? anthropicModels(options.models, startedAt.toISOString()) : openaiModels(options.models, dialectOf(pathname), created)
+      const list =
+        protocol === 'anthropic'
+          ? anthropicModels(options.models, startedAt.toISOString())
+          : openaiModels(options.models, dialectOf(pathname), created)
       return sendJson(res, request, 200, list, {})
     }
     const isChat = method === 'POST' && (CHAT_PATHS.includes(pathname) || pathname === '/v1/messages')
@@ -175,7 +241,10 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
       return providerError(res, request, 404, {
         message: `llm-mock-server: no such endpoint (${method} ${pathname}); it serves POST ${CHAT_PATHS.join(', ')}, POST /v1/messages and GET ${MODEL_PATHS.join(', ')}`,
       })
-    if (!json || typeof body !== 'object' || body === null) return providerError(res, request, 400, { message: `llm-mock-server: request #${request.index} has no JSON object body` })
+    if (!json || typeof body !== 'object' || body === null)
+      return providerError(res, request, 400, {
+        message: `llm-mock-server: request #${request.index} has no JSON object body`,
+      })
     return answer(res, request, raw.length)
   }
 
@@ -219,7 +288,12 @@ export async function startMockServer(input: Partial<MockServerOptions> = {}): P
         }
         const timer = setTimeout(() => {
           done()
-          reject(new MockServerError('MOCK_TIMEOUT', `llm-mock-server: ${requests.length} of ${count} requests arrived within ${timeoutMs} ms`))
+          reject(
+            new MockServerError(
+              'MOCK_TIMEOUT',
+              `llm-mock-server: ${requests.length} of ${count} requests arrived within ${timeoutMs} ms`,
+            ),
+          )
         }, timeoutMs)
         const done = () => {
           clearTimeout(timer)

@@ -34,11 +34,22 @@ function writeHead(res: ServerResponse, request: RecordedRequest, status: number
 }
 
 /** A whole JSON body (a non-streaming reply or an error), after the reply's `delayMs`. */
-export async function sendJson(res: ServerResponse, request: RecordedRequest, status: number, body: unknown, headers: Record<string, string>, delayMs?: number) {
+export async function sendJson(
+  res: ServerResponse,
+  request: RecordedRequest,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+  delayMs?: number,
+) {
   markEnd(res, request)
   if (!(await pause(delayMs, closeSignal(res)))) return
   const text = JSON.stringify(body)
-  writeHead(res, request, status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers })
+  writeHead(res, request, status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  })
   res.end(text)
 }
 
@@ -50,11 +61,22 @@ const write = (res: ServerResponse, data: string) =>
   })
 
 /** An SSE stream of `frames`, honouring the reply's delays, stall and cut. */
-export async function sendStream(res: ServerResponse, request: RecordedRequest, frames: string[], reply: MockReply, headers: Record<string, string>) {
+export async function sendStream(
+  res: ServerResponse,
+  request: RecordedRequest,
+  frames: string[],
+  reply: MockReply,
+  headers: Record<string, string>,
+) {
   markEnd(res, request)
   const closed = closeSignal(res)
   if (!(await pause(reply.delayMs, closed))) return
-  writeHead(res, request, 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers })
+  writeHead(res, request, 200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  })
   // "After N events" also holds when N is the whole stream: the end is then a stall or a cut, not a close.
   const stallAt = reply.stallAfterChunks === undefined ? -1 : Math.min(reply.stallAfterChunks, frames.length)
   const cutAt = reply.cutAfterChunks === undefined ? -1 : Math.min(reply.cutAfterChunks, frames.length)

@@ -17,7 +17,10 @@ type Recorded = { message: SessionEventMap['assistant/message']; chunks: Session
 
 /** Turns one recorded answer back into the chunks that produced it: the logged deltas, exactly as they came. */
 export function* chunksOf({ message, chunks }: Recorded): Generator<StreamChunk> {
-  for (const chunk of chunks) yield chunk.kind === 'text' ? { type: 'text-delta', text: chunk.text } : { type: 'reasoning-delta', text: chunk.text }
+  for (const chunk of chunks)
+    yield chunk.kind === 'text'
+      ? { type: 'text-delta', text: chunk.text }
+      : { type: 'reasoning-delta', text: chunk.text }
   const signature = message.content.find((block) => block.type === 'reasoning' && block.signature)
   if (signature?.type === 'reasoning') yield { type: 'reasoning-delta', text: '', signature: signature.signature! }
   let index = 0
@@ -27,7 +30,9 @@ export function* chunksOf({ message, chunks }: Recorded): Generator<StreamChunk>
     yield { type: 'tool-call-delta', index, callId: block.callId, name: block.name, argumentsDelta: args }
     index++
   }
-  yield message.error ? { type: 'finish', reason: message.finish, error: message.error, usage: message.usage } : { type: 'finish', reason: message.finish, usage: message.usage }
+  yield message.error
+    ? { type: 'finish', reason: message.finish, error: message.error, usage: message.usage }
+    : { type: 'finish', reason: message.finish, usage: message.usage }
 }
 
 export const name = 'llm-replay'
@@ -71,7 +76,12 @@ export function apply(ctx: Context, config: Config) {
     recorded = answers
     return recorded
   }
-  const describe = (model: string): ModelInfo => ({ id: model, contextWindow: config.contextWindow, images: true, reasoning: true })
+  const describe = (model: string): ModelInfo => ({
+    id: model,
+    contextWindow: config.contextWindow,
+    images: true,
+    reasoning: true,
+  })
   const adapter: LlmAdapter = {
     provider: config.provider,
     models: () => [],
@@ -80,7 +90,14 @@ export function apply(ctx: Context, config: Config) {
       const messages = await load()
       const next = messages[served++]
       if (!next) {
-        yield { type: 'finish', reason: 'error', error: { code: 'INVALID_REQUEST', message: `llm-replay: the recording has ${messages.length} answers; request #${served} has none` } }
+        yield {
+          type: 'finish',
+          reason: 'error',
+          error: {
+            code: 'INVALID_REQUEST',
+            message: `llm-replay: the recording has ${messages.length} answers; request #${served} has none`,
+          },
+        }
         return
       }
       yield* chunksOf(next)

@@ -33,7 +33,10 @@ test('a stored session replays through llm-replay with no key and yields the sam
   })
   harnesses.push(original)
   original.root.scriptedLlm.enqueue(
-    { reasoning: 'plan: write then read', toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', text: 'hello' } }] },
+    {
+      reasoning: 'plan: write then read',
+      toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', text: 'hello' } }],
+    },
     { toolCalls: [{ id: 'r', name: 'read_file', arguments: { path: 'a.txt' } }] },
     { text: 'The file says hello.' },
     { text: 'Second answer.' },

@@ -1,6 +1,15 @@
 import { type Context, Service } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
-import { LLM_ERROR_CODES, type FinishReason, type LlmAdapter, type LlmErrorCode, type LlmRequest, type ModelInfo, type StreamChunk, type Usage } from '@dsh/llm'
+import {
+  LLM_ERROR_CODES,
+  type FinishReason,
+  type LlmAdapter,
+  type LlmErrorCode,
+  type LlmRequest,
+  type ModelInfo,
+  type StreamChunk,
+  type Usage,
+} from '@dsh/llm'
 
 /** One scripted model response. */
 export interface ScriptedResponse {
@@ -36,15 +45,31 @@ export interface Config {
 }
 
 /** A nested object that may be absent (schemastery would otherwise fill `{}` and demand its required keys). */
-const optional = <T>(schema: Schema<T>) => Schema.union([schema, Schema.const(undefined)]) as unknown as Schema<T | undefined>
+const optional = <T>(schema: Schema<T>) =>
+  Schema.union([schema, Schema.const(undefined)]) as unknown as Schema<T | undefined>
 
 const responseSchema = Schema.object({
   text: Schema.string(),
   reasoning: Schema.string(),
-  toolCalls: Schema.array(Schema.object({ id: Schema.string(), name: Schema.string().required(), arguments: Schema.any() })),
-  usage: optional(Schema.object({ input: Schema.natural(), output: Schema.natural(), cacheRead: Schema.natural(), cacheWrite: Schema.natural() })),
+  toolCalls: Schema.array(
+    Schema.object({ id: Schema.string(), name: Schema.string().required(), arguments: Schema.any() }),
+  ),
+  usage: optional(
+    Schema.object({
+      input: Schema.natural(),
+      output: Schema.natural(),
+      cacheRead: Schema.natural(),
+      cacheWrite: Schema.natural(),
+    }),
+  ),
   finish: Schema.union(['stop', 'tool-calls', 'max-tokens', 'aborted', 'error'] as const),
-  error: optional(Schema.object({ code: Schema.union(LLM_ERROR_CODES).required(), message: Schema.string(), retryAfterMs: Schema.natural() })),
+  error: optional(
+    Schema.object({
+      code: Schema.union(LLM_ERROR_CODES).required(),
+      message: Schema.string(),
+      retryAfterMs: Schema.natural(),
+    }),
+  ),
   hang: Schema.boolean(),
   pieces: Schema.natural().min(1),
   delayMs: Schema.natural(),
@@ -70,11 +95,19 @@ const wait = (ms: number, signal: AbortSignal) =>
 export default class ScriptedLlm extends Service implements LlmAdapter {
   static inject = ['llm']
   static Config = Schema.object({
-    record: Schema.boolean().default(true).description("Keep a copy of every request in `requests` (off for benchmarks: copying is the fake model's cost, not the harness's)."),
+    record: Schema.boolean()
+      .default(true)
+      .description(
+        "Keep a copy of every request in `requests` (off for benchmarks: copying is the fake model's cost, not the harness's).",
+      ),
     provider: Schema.string().default('scripted').description('Provider name routes use to reach this adapter.'),
-    models: Schema.array(Schema.object({ id: Schema.string().required(), contextWindow: Schema.natural().default(128_000), images: Schema.boolean().default(false) })).default([
-      { id: 'scripted-1', contextWindow: 128_000, images: false },
-    ]),
+    models: Schema.array(
+      Schema.object({
+        id: Schema.string().required(),
+        contextWindow: Schema.natural().default(128_000),
+        images: Schema.boolean().default(false),
+      }),
+    ).default([{ id: 'scripted-1', contextWindow: 128_000, images: false }]),
     script: Schema.array(responseSchema).default([]).description('Responses, in order.'),
   }) as unknown as Schema<Config>
 
@@ -107,7 +140,12 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
 
   describe(model: string): ModelInfo {
     const known = this.config.models.find((entry) => entry.id === model)
-    return { id: model, contextWindow: known?.contextWindow ?? 128_000, images: known?.images ?? false, reasoning: true }
+    return {
+      id: model,
+      contextWindow: known?.contextWindow ?? 128_000,
+      images: known?.images ?? false,
+      reasoning: true,
+    }
   }
 
   async *stream(request: LlmRequest): AsyncIterable<StreamChunk> {
@@ -116,7 +154,11 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
     if (this.config.record) this.requests.push(structuredClone(recorded))
     const response = this.queue.shift()
     if (!response) {
-      yield { type: 'finish', reason: 'error', error: { code: 'INVALID_REQUEST', message: `llm-scripted: the script is exhausted at request #${this.served}` } }
+      yield {
+        type: 'finish',
+        reason: 'error',
+        error: { code: 'INVALID_REQUEST', message: `llm-scripted: the script is exhausted at request #${this.served}` },
+      }
       return
     }
     if (request.toolChoice === 'none' && response.toolCalls?.length) {
@@ -125,7 +167,10 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
       yield {
         type: 'finish',
         reason: 'error',
-        error: { code: 'INVALID_REQUEST', message: `llm-scripted: request #${this.served} has toolChoice 'none' but its scripted response calls tools (${names})` },
+        error: {
+          code: 'INVALID_REQUEST',
+          message: `llm-scripted: request #${this.served} has toolChoice 'none' but its scripted response calls tools (${names})`,
+        },
       }
       return
     }
@@ -144,12 +189,18 @@ export default class ScriptedLlm extends Service implements LlmAdapter {
       yield { type: 'text-delta', text }
     }
     if (response.hang) {
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
+      await new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      )
       return yield { type: 'finish', reason: 'aborted' }
     }
     if (response.error) {
       const { code, message = `scripted ${code}`, retryAfterMs } = response.error
-      return yield { type: 'finish', reason: 'error', error: { code, message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) } }
+      return yield {
+        type: 'finish',
+        reason: 'error',
+        error: { code, message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      }
     }
     const calls = response.toolCalls ?? []
     for (const [index, call] of calls.entries()) {

@@ -46,19 +46,31 @@ test('the shell and what it started end with the agent', async () => {
 })
 
 test('a command past its deadline is interrupted and the shell lives on with its state', async () => {
-  const h = await boot([bash('set', { command: 'export KEPT=yes' }), bash('slow', { command: 'sleep 100', timeout: 1_500 }), bash('after', { command: 'echo "alive $KEPT"' }), { text: 'ok' }])
+  const h = await boot([
+    bash('set', { command: 'export KEPT=yes' }),
+    bash('slow', { command: 'sleep 100', timeout: 1_500 }),
+    bash('after', { command: 'echo "alive $KEPT"' }),
+    { text: 'ok' },
+  ])
   await h.run('go')
   expect(h.toolResult('slow').error?.code).toBe('COMMAND_TIMEOUT')
   expect(h.toolText('after')).toBe('alive yes')
 })
 
 test('when the sandbox mode changes, the next call gets a new shell in the same directory and is told so', async () => {
-  const h = await boot([bash('cd', { command: 'mkdir -p sub && cd sub && export GONE=1' }), { text: 'ok' }, bash('after', { command: 'pwd; echo "[$GONE]"; echo x > f.txt' }), { text: 'ok' }])
+  const h = await boot([
+    bash('cd', { command: 'mkdir -p sub && cd sub && export GONE=1' }),
+    { text: 'ok' },
+    bash('after', { command: 'pwd; echo "[$GONE]"; echo x > f.txt' }),
+    { text: 'ok' },
+  ])
   await h.run('cd')
   h.root.permissionPresets.set((await h.agent()).session, 'read-only', 'user:cli-flag')
   await h.run('write')
   const text = h.toolText('after')
-  expect(text.split('\n')[0]).toBe(`[The sandbox mode is now read-only: a new shell was started in ${join(h.workspace, 'sub')}; variables and functions of the previous one are gone.]`)
+  expect(text.split('\n')[0]).toBe(
+    `[The sandbox mode is now read-only: a new shell was started in ${join(h.workspace, 'sub')}; variables and functions of the previous one are gone.]`,
+  )
   expect(text).toContain(`${join(h.workspace, 'sub')}\n[]\n`)
   expect(text).toMatch(/Read-only file system/)
   expect(existsSync(join(h.workspace, 'sub/f.txt'))).toBe(false)
@@ -68,7 +80,11 @@ test("an approved unconfined call runs once in the shell's directory", async () 
   const outside = outsideDir()
   const h = await boot([
     bash('cd', { command: 'mkdir -p sub && cd sub' }),
-    bash('free', { command: `pwd; echo yes > ${outside}/approved.txt`, sandbox: false, justification: 'write outside' }),
+    bash('free', {
+      command: `pwd; echo yes > ${outside}/approved.txt`,
+      sandbox: false,
+      justification: 'write outside',
+    }),
     { text: 'ok' },
   ])
   h.root.approval.answerer(h.root, async () => 'allow_once')

@@ -2,7 +2,18 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { BASH_GUIDANCE, bashArguments, fullOutputPath, liveOutput, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import {
+  BASH_GUIDANCE,
+  bashArguments,
+  fullOutputPath,
+  liveOutput,
+  refusal,
+  startInBackground,
+  summarizeBash,
+  unconfinedReason,
+  workingDirectory,
+  type BashArgs,
+} from '@dsh/tool-kit'
 import { defineTool, type ToolContext } from '@dsh/tools'
 import { formatResult, shellQuote } from './format.ts'
 
@@ -17,9 +28,14 @@ export interface Config {
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of a command when the model gives none (ms).'),
+  defaultTimeoutMs: Schema.natural()
+    .min(1)
+    .default(120_000)
+    .description('Deadline of a command when the model gives none (ms).'),
   maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Longest deadline the model may ask for (ms).'),
-  pipelineGraceMs: Schema.natural().default(15_000).description('Time past the longest deadline the tool pipeline waits for the shell to interrupt and report (ms).'),
+  pipelineGraceMs: Schema.natural()
+    .default(15_000)
+    .description('Time past the longest deadline the tool pipeline waits for the shell to interrupt and report (ms).'),
 })
 
 export const name = 'tool-bash-persistent'
@@ -59,7 +75,10 @@ export function apply(ctx: Context, config: Config) {
   const inBackground = async (args: BashArgs, context: ToolContext) => {
     const authority = await ctx.sandboxPolicy.authority(context.session)
     const cwd = await workingDirectory(ctx, shells.cwd(context.agentId) ?? context.cwd, args.workdir ?? '.')
-    const callAuthority = args.sandbox === false ? { mode: 'danger-full-access' as const, writableRoots: authority.writableRoots } : authority
+    const callAuthority =
+      args.sandbox === false
+        ? { mode: 'danger-full-access' as const, writableRoots: authority.writableRoots }
+        : authority
     return startInBackground(ctx, args.command, context, cwd, callAuthority)
   }
 
@@ -76,7 +95,8 @@ export function apply(ctx: Context, config: Config) {
           command: 'The bash command line, run in the shell itself.',
           workdir: "Directory to cd into first (relative to the shell's directory); the shell stays there.",
           timeout: `Deadline in ms (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}); the command is interrupted at it.`,
-          sandbox: 'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.',
+          sandbox:
+            'false: run this command once outside the sandbox with full access, after the user approves. Needs `justification`.',
         },
         config.maxTimeoutMs,
       ),
@@ -91,8 +111,15 @@ export function apply(ctx: Context, config: Config) {
           const authority = await ctx.sandboxPolicy.authority(context.session)
           const { shell, notes } = await shells.get(context, authority)
           // A group in the shell itself, so that `cd`, variables and functions of the command persist.
-          const command = args.workdir ? `cd -- ${shellQuote(await workingDirectory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}` : args.command
-          const result = await shell.run(command, { timeoutMs, signal: context.signal, fullOutputPath: fullOutputPath(ctx, context), ...liveOutput(context) })
+          const command = args.workdir
+            ? `cd -- ${shellQuote(await workingDirectory(ctx, shell.cwd(), args.workdir))} && {\n${args.command}\n}`
+            : args.command
+          const result = await shell.run(command, {
+            timeoutMs,
+            signal: context.signal,
+            fullOutputPath: fullOutputPath(ctx, context),
+            ...liveOutput(context),
+          })
           return formatResult(result, { timeoutMs, unconfined: false, before: notes })
         } catch (error) {
           throw refusal(error)

@@ -6,5 +6,11 @@ export const SHELL_SECTION = `Shell: bash runs in one persistent shell of yours:
 
 /** Adds the section while this plugin is mounted (and a system prompt is). */
 export function contributeShellSection(ctx: Context): void {
-  contributeSection(ctx, { name: 'shell', order: 22, owner: '@dsh/tool-bash-persistent', text: SHELL_SECTION, tools: ['bash'] })
+  contributeSection(ctx, {
+    name: 'shell',
+    order: 22,
+    owner: '@dsh/tool-bash-persistent',
+    text: SHELL_SECTION,
+    tools: ['bash'],
+  })
 }

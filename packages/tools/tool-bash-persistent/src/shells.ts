@@ -22,7 +22,10 @@ export class AgentShells {
   private readonly live = new Map<string, Live>()
 
   constructor(private readonly ctx: Context) {
-    ctx.effect(() => () => Promise.all([...this.live.values()].map((entry) => entry.release())).then(() => {}), 'persistent shells')
+    ctx.effect(
+      () => () => Promise.all([...this.live.values()].map((entry) => entry.release())).then(() => {}),
+      'persistent shells',
+    )
     // The agent's scope is where a shell belongs; the status event also ends it for an agent whose scope is
     // not available to tools (ToolContext.scope unset).
     ctx.on('agent/status', (agent, status) => {

@@ -13,7 +13,11 @@ const isGitRule = (rule: string) => /^\.git(\/|$)/.test(rule.trim())
 /** Why the call needs approval for a writable `.git`, or undefined when it does not ask for one. */
 export function writeGitReason(args: { writeGit?: boolean; justification?: string }): string | undefined {
   if (!args.writeGit) return undefined
-  if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`writeGit: true` needs a `justification` saying why the command must change .git (e.g. "commit the fix")')
+  if (!args.justification?.trim())
+    throw new ToolError(
+      'INVALID_ARGS',
+      '`writeGit: true` needs a `justification` saying why the command must change .git (e.g. "commit the fix")',
+    )
   return `it asks to run with .git writable (git hooks and config there run unconfined the next time you use git): ${args.justification.trim()}`
 }
 
@@ -47,13 +51,22 @@ function linkedGitDirs(dir: string): string[] {
 export function withWritableGit(authority: SandboxAuthority, cwd: string): SandboxAuthority {
   if (authority.mode !== 'workspace-write') return authority
   const roots = [...authority.writableRoots]
-  for (const root of [cwd, ...authority.writableRoots]) for (const dir of linkedGitDirs(root)) if (!roots.includes(dir)) roots.push(dir)
-  const paths = authority.paths && { ...authority.paths, protect: authority.paths.protect.filter((rule) => !isGitRule(rule.rule)) }
+  for (const root of [cwd, ...authority.writableRoots])
+    for (const dir of linkedGitDirs(root)) if (!roots.includes(dir)) roots.push(dir)
+  const paths = authority.paths && {
+    ...authority.paths,
+    protect: authority.paths.protect.filter((rule) => !isGitRule(rule.rule)),
+  }
   return { ...authority, writableRoots: roots, ...(paths ? { paths } : {}) }
 }
 
 /** A note for a command that failed on the read-only `.git`, saying how to ask for it. */
 export function readOnlyGitHint(output: string): string | undefined {
-  if (!/\.git\b[^\n]*(Read-only file system|Permission denied)|(Read-only file system|Permission denied)[^\n]*\.git\b/.test(output)) return undefined
+  if (
+    !/\.git\b[^\n]*(Read-only file system|Permission denied)|(Read-only file system|Permission denied)[^\n]*\.git\b/.test(
+      output,
+    )
+  )
+    return undefined
   return '[.git is read-only in the sandbox (git would later run its hooks and config unconfined). If this command must change the repository (commit, branch, tag), run it again with writeGit: true and a justification: the user is asked to approve that one call.]'
 }

@@ -3,7 +3,18 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type {} from '@dsh/shell'
-import { BASH_GUIDANCE, bashArguments, fullOutputPath, liveOutput, refusal, startInBackground, summarizeBash, unconfinedReason, workingDirectory, type BashArgs } from '@dsh/tool-kit'
+import {
+  BASH_GUIDANCE,
+  bashArguments,
+  fullOutputPath,
+  liveOutput,
+  refusal,
+  startInBackground,
+  summarizeBash,
+  unconfinedReason,
+  workingDirectory,
+  type BashArgs,
+} from '@dsh/tool-kit'
 import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 import { withWritableGit, writeGitReason } from './git.ts'
@@ -18,9 +29,14 @@ export interface Config {
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Deadline of a command when the model gives none (ms).'),
+  defaultTimeoutMs: Schema.natural()
+    .min(1)
+    .default(120_000)
+    .description('Deadline of a command when the model gives none (ms).'),
   maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Longest deadline the model may ask for (ms).'),
-  pipelineGraceMs: Schema.natural().default(15_000).description('Time past the longest deadline the tool pipeline waits for the shell to kill and report (ms).'),
+  pipelineGraceMs: Schema.natural()
+    .default(15_000)
+    .description('Time past the longest deadline the tool pipeline waits for the shell to kill and report (ms).'),
 })
 
 export const name = 'tool-bash'
@@ -45,10 +61,15 @@ function parameters(config: Config) {
       ...shared.properties,
       writeGit: Type.Optional(
         Type.Boolean({
-          description: 'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.',
+          description:
+            'true: run with .git writable (it is read-only in the sandbox, so `git commit`, `git branch`, … fail without it), after the user approves. Needs `justification`.',
         }),
       ),
-      justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox, or with .git writable (shown to the user).' })),
+      justification: Type.Optional(
+        Type.String({
+          description: 'Why the command must run outside the sandbox, or with .git writable (shown to the user).',
+        }),
+      ),
     },
     { additionalProperties: false },
   )
@@ -58,7 +79,12 @@ function parameters(config: Config) {
 export type OneShotBashArgs = Static<ReturnType<typeof parameters>>
 
 /** The authority of this call: the session's, or full access when the call was approved to run unconfined. */
-async function callAuthority(ctx: Context, args: OneShotBashArgs, context: ToolContext, cwd: string): Promise<SandboxAuthority> {
+async function callAuthority(
+  ctx: Context,
+  args: OneShotBashArgs,
+  context: ToolContext,
+  cwd: string,
+): Promise<SandboxAuthority> {
   const authority = await ctx.sandboxPolicy.authority(context.session)
   if (args.sandbox === false) return { mode: 'danger-full-access', writableRoots: authority.writableRoots }
   return args.writeGit ? withWritableGit(authority, cwd) : authority
@@ -81,7 +107,8 @@ export function apply(ctx: Context, config: Config) {
       ].join('\n'),
       parameters: parameters(config),
       timeoutMs: config.maxTimeoutMs + config.pipelineGraceMs,
-      summarize: (args: OneShotBashArgs) => `${summarizeBash(args)}${args.writeGit && args.sandbox !== false ? ' [.git writable]' : ''}`,
+      summarize: (args: OneShotBashArgs) =>
+        `${summarizeBash(args)}${args.writeGit && args.sandbox !== false ? ' [.git writable]' : ''}`,
       needsApproval: (args: OneShotBashArgs, context) => unconfinedReason(ctx, args, context) ?? writeGitReason(args),
       async execute(args: OneShotBashArgs, context) {
         const cwd = await workingDirectory(ctx, context.cwd, args.workdir)
@@ -89,9 +116,20 @@ export function apply(ctx: Context, config: Config) {
         if (args.run_in_background) return startInBackground(ctx, args.command, context, cwd, authority)
         const timeoutMs = args.timeout ?? config.defaultTimeoutMs
         const result = await ctx.shell
-          .run(args.command, { cwd, timeoutMs, signal: context.signal, authority, fullOutputPath: fullOutputPath(ctx, context), ...liveOutput(context) })
+          .run(args.command, {
+            cwd,
+            timeoutMs,
+            signal: context.signal,
+            authority,
+            fullOutputPath: fullOutputPath(ctx, context),
+            ...liveOutput(context),
+          })
           .catch((error) => Promise.reject(refusal(error)))
-        return formatResult(result, { timeoutMs, unconfined: args.sandbox === false, writableGit: args.writeGit === true && args.sandbox !== false })
+        return formatResult(result, {
+          timeoutMs,
+          unconfined: args.sandbox === false,
+          writableGit: args.writeGit === true && args.sandbox !== false,
+        })
       },
     }),
   )

@@ -7,15 +7,20 @@ import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
 import { filesContaining, outsideDir, secretWorld } from '@dsh/test-harness/world'
 
-async function boot(script: ScriptedResponse[], options: { home?: string; homeFiles?: Record<string, string> } = {}): Promise<Harness> {
+async function boot(
+  script: ScriptedResponse[],
+  options: { home?: string; homeFiles?: Record<string, string> } = {},
+): Promise<Harness> {
   const h = await bootComposition({ patch: scriptedPatch(), home: options.home, homeFiles: options.homeFiles })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   return h
 }
 
-const bash = (id: string, command: string, more: Record<string, unknown> = {}) => toolCall(id, 'bash', { command, ...more })
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, '-c', 'user.name=u', '-c', 'user.email=u@example.org', ...args], { encoding: 'utf8' })
+const bash = (id: string, command: string, more: Record<string, unknown> = {}) =>
+  toolCall(id, 'bash', { command, ...more })
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-C', cwd, '-c', 'user.name=u', '-c', 'user.email=u@example.org', ...args], { encoding: 'utf8' })
 
 test('inside bubblewrap ~/.ssh and $DSH_HOME are empty: cat, head, python and node read nothing, and the secret reaches no log', async () => {
   const world = secretWorld()
@@ -75,14 +80,23 @@ test(".git, hooks and config are read-only to commands, .dsh cannot be created, 
 test('a commit with writeGit runs after approval and lands; without approval it does not run and nothing is committed', async () => {
   const h = await boot([
     bash('plain', 'git add a.txt && git -c user.name=m -c user.email=m@example.org commit -qm plain'),
-    bash('approved', 'git add a.txt && git -c user.name=m -c user.email=m@example.org commit -qm approved', { writeGit: true, justification: 'commit the fix' }),
-    bash('rejected', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m rejected', { writeGit: true, justification: 'another commit' }),
+    bash('approved', 'git add a.txt && git -c user.name=m -c user.email=m@example.org commit -qm approved', {
+      writeGit: true,
+      justification: 'commit the fix',
+    }),
+    bash('rejected', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m rejected', {
+      writeGit: true,
+      justification: 'another commit',
+    }),
   ])
   git(h.workspace, 'init', '-q')
   execFileSync('sh', ['-c', 'echo a > a.txt'], { cwd: h.workspace })
   const answers = ['allow_once', 'reject'] as const
   const asked: string[] = []
-  h.root.approval.answerer(h.root, async (request) => (asked.push(`${request.summary} | ${request.reason}`), answers[asked.length - 1]!))
+  h.root.approval.answerer(
+    h.root,
+    async (request) => (asked.push(`${request.summary} | ${request.reason}`), answers[asked.length - 1]!),
+  )
   await h.run('commit')
   expect(h.toolText('plain')).toMatch(/index\.lock': Read-only file system/)
   expect(h.toolText('plain')).toContain('run it again with writeGit: true and a justification')
@@ -102,10 +116,20 @@ test('writeGit without a justification is refused before anything runs', async (
 })
 
 test('sandbox.denyRead and sandbox.protect globs from the settings hide and fence paths inside bubblewrap', async () => {
-  const h = await boot([bash('pem', 'cat certs/server.pem; echo; cat certs/README'), bash('deploy', 'echo "rm -rf ~" > deploy/run.sh')], {
-    homeFiles: { 'settings.yaml': "sandbox.denyRead: ['certs/*.pem']\nsandbox.protect: ['deploy/']\n" },
-  })
-  execFileSync('sh', ['-c', 'mkdir certs deploy && echo PRIVATE-PEM > certs/server.pem && echo public > certs/README && echo ok > deploy/run.sh'], { cwd: h.workspace })
+  const h = await boot(
+    [bash('pem', 'cat certs/server.pem; echo; cat certs/README'), bash('deploy', 'echo "rm -rf ~" > deploy/run.sh')],
+    {
+      homeFiles: { 'settings.yaml': "sandbox.denyRead: ['certs/*.pem']\nsandbox.protect: ['deploy/']\n" },
+    },
+  )
+  execFileSync(
+    'sh',
+    [
+      '-c',
+      'mkdir certs deploy && echo PRIVATE-PEM > certs/server.pem && echo public > certs/README && echo ok > deploy/run.sh',
+    ],
+    { cwd: h.workspace },
+  )
   await h.run('try the rules')
   expect(h.toolText('pem')).not.toContain('PRIVATE-PEM')
   expect(h.toolText('pem')).toContain('public')
@@ -125,7 +149,10 @@ test('in a git worktree the .git file is protected, and an approved writeGit com
   h.root.scriptedLlm.enqueue(
     bash('redirect', `echo "gitdir: ${base}/evil" > .git`),
     bash('plain', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m plain'),
-    bash('approved', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m approved', { writeGit: true, justification: 'commit in the worktree' }),
+    bash('approved', 'git -c user.name=m -c user.email=m@example.org commit -q --allow-empty -m approved', {
+      writeGit: true,
+      justification: 'commit in the worktree',
+    }),
     { text: 'done' },
   )
   h.root.approval.answerer(h.root, async () => 'allow_once')
@@ -137,15 +164,28 @@ test('in a git worktree the .git file is protected, and an approved writeGit com
 })
 
 test('a bash(git *) grant does not cover a writeGit call: it asks, offering writegit(git commit *), and an allow_session answer covers the next commit', async () => {
-  const h = await bootComposition({ patch: scriptedPatch(), homeFiles: { 'settings.yaml': 'permissions.allow: ["bash(git *)"]\n' } })
+  const h = await bootComposition({
+    patch: scriptedPatch(),
+    homeFiles: { 'settings.yaml': 'permissions.allow: ["bash(git *)"]\n' },
+  })
   onTestFinished(() => h.dispose())
   git(h.workspace, 'init', '-q')
   git(h.workspace, 'config', 'user.name', 'm')
   git(h.workspace, 'config', 'user.email', 'm@example.org')
-  const commit = (id: string, message: string) => bash(id, `git commit -q --allow-empty -m ${message}`, { writeGit: true, justification: 'commit' })
-  h.root.scriptedLlm.enqueue(bash('status', 'git status --short'), commit('first', 'first'), commit('second', 'second'), { text: 'done' })
+  const commit = (id: string, message: string) =>
+    bash(id, `git commit -q --allow-empty -m ${message}`, { writeGit: true, justification: 'commit' })
+  h.root.scriptedLlm.enqueue(
+    bash('status', 'git status --short'),
+    commit('first', 'first'),
+    commit('second', 'second'),
+    { text: 'done' },
+  )
   const asked: { callId?: string; rule?: string }[] = []
-  h.root.approval.answerer(h.root, async (request) => (asked.push({ callId: request.callId, rule: request.rule }), 'allow_session'), { actor: 'user:web-tab' })
+  h.root.approval.answerer(
+    h.root,
+    async (request) => (asked.push({ callId: request.callId, rule: request.rule }), 'allow_session'),
+    { actor: 'user:web-tab' },
+  )
   await h.run('commit twice')
   expect(asked).toEqual([{ callId: 'first', rule: 'writegit(git commit *)' }])
   expect(git(h.workspace, 'log', '--format=%s')).toBe('second\nfirst\n')

@@ -24,14 +24,26 @@ function prefixFor(cwd: string, dir: string): string {
 }
 
 /** Resolves the `path` argument against the session's working directory; it must exist. */
-export async function searchBase(ctx: Context, cwd: string, path: string | undefined, allowFile: boolean, authority: SandboxAuthority): Promise<SearchBase> {
+export async function searchBase(
+  ctx: Context,
+  cwd: string,
+  path: string | undefined,
+  allowFile: boolean,
+  authority: SandboxAuthority,
+): Promise<SearchBase> {
   const target = resolve(cwd, path ?? '.')
   const stat = await ctx.fs.stat(target).catch((error: unknown) => {
-    if (error instanceof FsError) throw new ToolError(error.code, `${error.message}. Search from an existing directory${allowFile ? ' or file' : ''}.`)
+    if (error instanceof FsError)
+      throw new ToolError(
+        error.code,
+        `${error.message}. Search from an existing directory${allowFile ? ' or file' : ''}.`,
+      )
     throw error
   })
   // A search inside a secret path is refused whole; one that starts above it leaves it out (see ripgrep.ts).
-  await admitRead(target, authority).catch((error: unknown) => Promise.reject(error instanceof FsError ? new ToolError(error.code, error.message) : error))
+  await admitRead(target, authority).catch((error: unknown) =>
+    Promise.reject(error instanceof FsError ? new ToolError(error.code, error.message) : error),
+  )
   if (stat.type === 'directory') return { dir: target, prefix: prefixFor(cwd, target), authority }
   if (!allowFile) throw new ToolError('FS_NOT_A_DIRECTORY', `"${path}" is not a directory: glob searches a directory.`)
   return { dir: dirname(target), file: basename(target), prefix: prefixFor(cwd, dirname(target)), authority }
@@ -58,10 +70,14 @@ export async function newestFirst(ctx: Context, dir: string, paths: string[]): P
 }
 
 /** Cuts a long line, saying so. */
-export const cutLine = (line: string, max: number) => (line.length > max ? `${line.slice(0, max)} … [line cut: ${line.length - max} more characters]` : line)
+export const cutLine = (line: string, max: number) =>
+  line.length > max ? `${line.slice(0, max)} … [line cut: ${line.length - max} more characters]` : line
 
 /** At most `max` items, then a note saying how many were left out and how to narrow. */
 export function capped(items: string[], max: number, what: string, more?: string): string[] {
   if (items.length <= max) return more ? [...items, more] : items
-  return [...items.slice(0, max), `[Showing the first ${max} of ${items.length} ${what}. Narrow the pattern or the path to see the rest.]`]
+  return [
+    ...items.slice(0, max),
+    `[Showing the first ${max} of ${items.length} ${what}. Narrow the pattern or the path to see the rest.]`,
+  ]
 }

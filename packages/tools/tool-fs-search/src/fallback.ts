@@ -18,10 +18,19 @@ export function globMatcher(pattern: string, dot = false): (relativePath: string
  * directories (with `includeIgnored`, only `.git`), as the built-in stand-in for `rg --files`. It does not
  * read .gitignore files.
  */
-export async function listFiles(ctx: Context, base: SearchBase, config: Config, signal: AbortSignal, includeIgnored = false): Promise<string[]> {
+export async function listFiles(
+  ctx: Context,
+  base: SearchBase,
+  config: Config,
+  signal: AbortSignal,
+  includeIgnored = false,
+): Promise<string[]> {
   const files: string[] = []
   const skip = (entry: { name: string; type: string }) =>
-    entry.type === 'directory' && entry.name === '.git' ? true : !includeIgnored && (entry.name.startsWith('.') || (entry.type === 'directory' && config.fallbackSkip.includes(entry.name)))
+    entry.type === 'directory' && entry.name === '.git'
+      ? true
+      : !includeIgnored &&
+        (entry.name.startsWith('.') || (entry.type === 'directory' && config.fallbackSkip.includes(entry.name)))
   for await (const entry of ctx.fs.walk(base.dir, { skip, authority: base.authority })) {
     if (signal.aborted) break
     if (entry.type === 'file') files.push(entry.relativePath)
@@ -37,11 +46,19 @@ export interface LineMatch {
 }
 
 /** Searches one text file line by line; undefined for a binary, unreadable or too large file (ripgrep skips binaries too). */
-export async function searchFile(ctx: Context, file: string, relativePath: string, regex: RegExp, config: Config, authority: SandboxAuthority): Promise<LineMatch | undefined> {
+export async function searchFile(
+  ctx: Context,
+  file: string,
+  relativePath: string,
+  regex: RegExp,
+  config: Config,
+  authority: SandboxAuthority,
+): Promise<LineMatch | undefined> {
   try {
     const stat = await ctx.fs.stat(file)
     // A link to a secret file is refused by the read fence here (FS_READ_DENIED) and so skipped.
-    if (stat.type !== 'file' || stat.size > config.fallbackMaxFileBytes || (await ctx.fs.isBinary(file, { authority }))) return undefined
+    if (stat.type !== 'file' || stat.size > config.fallbackMaxFileBytes || (await ctx.fs.isBinary(file, { authority })))
+      return undefined
     const text = new TextDecoder('utf-8', { fatal: true }).decode(await ctx.fs.readBytes(file, { authority }))
     const lines = text.split('\n')
     if (lines.at(-1) === '') lines.pop()

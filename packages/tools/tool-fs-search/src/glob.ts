@@ -8,9 +8,17 @@ import { BASE_FLAGS, confinedRipgrep, findRipgrep, ignoreFlags, runRipgrep } fro
 
 const globArguments = Type.Object(
   {
-    pattern: Type.String({ description: 'Glob pattern, relative to path ("**/*.ts", "src/**/test_*.py"; without "/" it matches file names at any depth).' }),
+    pattern: Type.String({
+      description:
+        'Glob pattern, relative to path ("**/*.ts", "src/**/test_*.py"; without "/" it matches file names at any depth).',
+    }),
     path: Type.Optional(Type.String({ description: 'Directory to search (default: the workspace).' })),
-    include_ignored: Type.Optional(Type.Boolean({ description: 'Also list hidden files and files ignored by .gitignore / .ignore (never .git itself). Default false.' })),
+    include_ignored: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also list hidden files and files ignored by .gitignore / .ignore (never .git itself). Default false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -30,18 +38,39 @@ export function globTool(ctx: Context, config: Config): ToolDefinition<GlobArgs>
     concurrencySafe: true,
     summarize: (args) => `glob ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
     async execute(args, context) {
-      const base = await searchBase(ctx, context.cwd, args.path, false, await ctx.sandboxPolicy.authority(context.session))
+      const base = await searchBase(
+        ctx,
+        context.cwd,
+        args.path,
+        false,
+        await ctx.sandboxPolicy.authority(context.session),
+      )
       const rg = findRipgrep(config.ripgrep)
       // ripgrep lists what its ignore rules keep; the pattern is matched here (see BASE_FLAGS).
-      const argv = rg ? await confinedRipgrep(ctx, [rg, ...BASE_FLAGS, ...ignoreFlags(args.include_ignored), '--files', '.'], base.dir, base.authority) : undefined
+      const argv = rg
+        ? await confinedRipgrep(
+            ctx,
+            [rg, ...BASE_FLAGS, ...ignoreFlags(args.include_ignored), '--files', '.'],
+            base.dir,
+            base.authority,
+          )
+        : undefined
       let files: string[]
       let cut = false
       if (argv) ({ lines: files, cut } = await runRipgrep(ctx, argv, base.dir, config, context.signal))
       else files = await listFiles(ctx, base, config, context.signal, args.include_ignored)
       files = files.filter(globMatcher(args.pattern, args.include_ignored))
-      if (!files.length) return `No files match "${args.pattern}" in ${base.prefix || './'}${args.include_ignored ? '' : ' (hidden and ignored files left out: include_ignored lists them)'}.`
-      const shown = (await newestFirst(ctx, base.dir, files)).map((file) => cutLine(base.prefix + file, config.maxLineChars))
-      return capped(shown, config.maxResults, 'files', cut ? '[The listing was cut: too many files. Narrow the pattern or the path.]' : undefined).join('\n')
+      if (!files.length)
+        return `No files match "${args.pattern}" in ${base.prefix || './'}${args.include_ignored ? '' : ' (hidden and ignored files left out: include_ignored lists them)'}.`
+      const shown = (await newestFirst(ctx, base.dir, files)).map((file) =>
+        cutLine(base.prefix + file, config.maxLineChars),
+      )
+      return capped(
+        shown,
+        config.maxResults,
+        'files',
+        cut ? '[The listing was cut: too many files. Narrow the pattern or the path.]' : undefined,
+      ).join('\n')
     },
   })
 }

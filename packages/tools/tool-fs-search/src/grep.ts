@@ -13,14 +13,30 @@ export type GrepMode = (typeof GREP_MODES)[number]
 
 const grepArguments = Type.Object(
   {
-    pattern: Type.String({ description: 'Regular expression (ripgrep / Rust syntax: escape literal braces and parentheses, e.g. "fn main\\(").' }),
+    pattern: Type.String({
+      description:
+        'Regular expression (ripgrep / Rust syntax: escape literal braces and parentheses, e.g. "fn main\\(").',
+    }),
     path: Type.Optional(Type.String({ description: 'File or directory to search (default: the workspace).' })),
     glob: Type.Optional(Type.String({ description: 'Only files matching this glob (e.g. "*.ts").' })),
     // A plain string enum (what models read best), not TypeBox's union of literals.
-    output_mode: Type.Optional(Type.Unsafe<GrepMode>({ type: 'string', enum: [...GREP_MODES], description: 'files_with_matches (default), content (lines), or count (per file).' })),
+    output_mode: Type.Optional(
+      Type.Unsafe<GrepMode>({
+        type: 'string',
+        enum: [...GREP_MODES],
+        description: 'files_with_matches (default), content (lines), or count (per file).',
+      }),
+    ),
     ignore_case: Type.Optional(Type.Boolean({ description: 'Case-insensitive search.' })),
-    context: Type.Optional(Type.Integer({ minimum: 0, description: 'Lines of context around each match (content mode).' })),
-    include_ignored: Type.Optional(Type.Boolean({ description: 'Also search hidden files and files ignored by .gitignore / .ignore (never .git itself). Default false.' })),
+    context: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Lines of context around each match (content mode).' }),
+    ),
+    include_ignored: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also search hidden files and files ignored by .gitignore / .ignore (never .git itself). Default false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -35,7 +51,14 @@ function ripgrepArgs(args: GrepArgs, base: SearchBase): string[] {
   const mode = args.output_mode ?? 'files_with_matches'
   if (mode === 'files_with_matches') flags.push('--files-with-matches')
   else if (mode === 'count') flags.push('--count', '--with-filename', '--null')
-  else flags.push('--line-number', '--no-heading', '--with-filename', '--null', ...(args.context ? ['--context', String(args.context)] : []))
+  else
+    flags.push(
+      '--line-number',
+      '--no-heading',
+      '--with-filename',
+      '--null',
+      ...(args.context ? ['--context', String(args.context)] : []),
+    )
   return [...flags, '--regexp', args.pattern, '--', base.file ? `./${base.file}` : '.']
 }
 
@@ -61,7 +84,13 @@ function keepMatching(lines: string[], args: GrepArgs): string[] {
 }
 
 /** The built-in search, printing what ripgrep prints for the same mode. */
-async function fallback(ctx: Context, args: GrepArgs, base: SearchBase, config: Config, signal: AbortSignal): Promise<string[]> {
+async function fallback(
+  ctx: Context,
+  args: GrepArgs,
+  base: SearchBase,
+  config: Config,
+  signal: AbortSignal,
+): Promise<string[]> {
   let regex: RegExp
   try {
     regex = new RegExp(args.pattern, args.ignore_case ? 'i' : '')
@@ -69,7 +98,9 @@ async function fallback(ctx: Context, args: GrepArgs, base: SearchBase, config: 
     throw new ToolError('SEARCH_FAILED', `The pattern is not a valid regular expression: ${(error as Error).message}`)
   }
   const matchesGlob = args.glob ? globMatcher(args.glob, args.include_ignored) : () => true
-  const files = base.file ? [base.file] : (await listFiles(ctx, base, config, signal, args.include_ignored)).filter(matchesGlob)
+  const files = base.file
+    ? [base.file]
+    : (await listFiles(ctx, base, config, signal, args.include_ignored)).filter(matchesGlob)
   const found: LineMatch[] = []
   for (const file of files) {
     if (signal.aborted) break
@@ -84,11 +115,14 @@ async function fallback(ctx: Context, args: GrepArgs, base: SearchBase, config: 
   let last: { file: string; line: number } | undefined
   for (const match of found) {
     const shown = new Set<number>()
-    for (const line of match.matches) for (let at = Math.max(1, line - around); at <= Math.min(match.lines.length, line + around); at++) shown.add(at)
+    for (const line of match.matches)
+      for (let at = Math.max(1, line - around); at <= Math.min(match.lines.length, line + around); at++) shown.add(at)
     const isMatch = new Set(match.matches)
     for (const line of [...shown].sort((a, b) => a - b)) {
       if (around && last && (last.file !== match.file || line > last.line + 1)) out.push('--')
-      out.push(`${match.file}${isMatch.has(line) ? ':' : '-'}${line}${isMatch.has(line) ? ':' : '-'}${match.lines[line - 1]!.replace(/\r$/, '')}`)
+      out.push(
+        `${match.file}${isMatch.has(line) ? ':' : '-'}${line}${isMatch.has(line) ? ':' : '-'}${match.lines[line - 1]!.replace(/\r$/, '')}`,
+      )
       last = { file: match.file, line }
     }
   }
@@ -115,9 +149,17 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<GrepArgs>
     concurrencySafe: true,
     summarize: (args) => `grep ${args.pattern}${args.path ? ` in ${args.path}` : ''}`,
     async execute(args, context) {
-      const base = await searchBase(ctx, context.cwd, args.path, true, await ctx.sandboxPolicy.authority(context.session))
+      const base = await searchBase(
+        ctx,
+        context.cwd,
+        args.path,
+        true,
+        await ctx.sandboxPolicy.authority(context.session),
+      )
       const rg = findRipgrep(config.ripgrep)
-      const argv = rg ? await confinedRipgrep(ctx, [rg, ...ripgrepArgs(args, base)], base.dir, base.authority) : undefined
+      const argv = rg
+        ? await confinedRipgrep(ctx, [rg, ...ripgrepArgs(args, base)], base.dir, base.authority)
+        : undefined
       let lines: string[]
       let cut = false
       if (argv) ({ lines, cut } = await runRipgrep(ctx, argv, base.dir, config, context.signal))
@@ -125,10 +167,15 @@ export function grepTool(ctx: Context, config: Config): ToolDefinition<GrepArgs>
       const mode = args.output_mode ?? 'files_with_matches'
       if (argv) lines = keepMatching(lines, args)
       if (mode !== 'content') lines = await newestFirstLines(ctx, base.dir, lines, mode)
-      if (!lines.length) return `No matches for /${args.pattern}/ in ${base.file ? base.prefix + base.file : base.prefix || './'}.`
+      if (!lines.length)
+        return `No matches for /${args.pattern}/ in ${base.file ? base.prefix + base.file : base.prefix || './'}.`
       const shown = lines.map((line) => (line === '--' ? line : cutLine(base.prefix + line, config.maxLineChars)))
-      const note = cut ? '[The results were cut: too much output. Narrow the pattern, the path or the glob.]' : undefined
-      return mode === 'content' ? capped(shown, config.maxMatchLines, 'lines', note).join('\n') : capped(shown, config.maxResults, 'files', note).join('\n')
+      const note = cut
+        ? '[The results were cut: too much output. Narrow the pattern, the path or the glob.]'
+        : undefined
+      return mode === 'content'
+        ? capped(shown, config.maxMatchLines, 'lines', note).join('\n')
+        : capped(shown, config.maxResults, 'files', note).join('\n')
     },
   })
 }

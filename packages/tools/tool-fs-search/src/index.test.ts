@@ -13,12 +13,16 @@ const FILES = {
   '.hidden/secret.ts': 'TODO hidden\n',
 }
 
-async function boot(script: ScriptedResponse[], options: { patch?: string; files?: Record<string, string> } = {}): Promise<Harness> {
+async function boot(
+  script: ScriptedResponse[],
+  options: { patch?: string; files?: Record<string, string> } = {},
+): Promise<Harness> {
   const h = await bootComposition({ patch: scriptedPatch({}, options.patch), workspaceFiles: options.files ?? FILES })
   onTestFinished(() => h.dispose())
   h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   // One modification time for every file, so results fall back to path order; the mtime test sets its own.
-  for (const entry of readdirSync(h.workspace, { recursive: true, withFileTypes: true })) if (entry.isFile()) utimesSync(join(entry.parentPath, entry.name), 1_700_000_000, 1_700_000_000)
+  for (const entry of readdirSync(h.workspace, { recursive: true, withFileTypes: true }))
+    if (entry.isFile()) utimesSync(join(entry.parentPath, entry.name), 1_700_000_000, 1_700_000_000)
   return h
 }
 
@@ -84,12 +88,34 @@ test('glob and grep leave out .git, hidden and ignored files for every pattern, 
 })
 
 test('include_ignored lists hidden and ignored files too, but never what is inside .git', async () => {
-  const h = await boot([call('all', 'glob', { pattern: '**/*', include_ignored: true }), call('grep', 'grep', { pattern: 'TODO', include_ignored: true })], { files: REPOSITORY })
+  const h = await boot(
+    [
+      call('all', 'glob', { pattern: '**/*', include_ignored: true }),
+      call('grep', 'grep', { pattern: 'TODO', include_ignored: true }),
+    ],
+    { files: REPOSITORY },
+  )
   await h.run('search')
   const all = h.toolText('all').split('\n')
-  expect(all.sort()).toEqual(['.config/tool.js', '.gitignore', '.ignore', 'build/out.js', 'debug.log', 'main.js', 'src/app.js', 'vendor/lib.js'])
+  expect(all.sort()).toEqual([
+    '.config/tool.js',
+    '.gitignore',
+    '.ignore',
+    'build/out.js',
+    'debug.log',
+    'main.js',
+    'src/app.js',
+    'vendor/lib.js',
+  ])
   expect(h.toolText('grep')).not.toContain('.git/')
-  expect(h.toolText('grep').split('\n').sort()).toEqual(['.config/tool.js', 'build/out.js', 'debug.log', 'main.js', 'src/app.js', 'vendor/lib.js'])
+  expect(h.toolText('grep').split('\n').sort()).toEqual([
+    '.config/tool.js',
+    'build/out.js',
+    'debug.log',
+    'main.js',
+    'src/app.js',
+    'vendor/lib.js',
+  ])
 })
 
 for (const [engine, patch] of [
@@ -98,7 +124,14 @@ for (const [engine, patch] of [
 ] as const) {
   test(`with ${engine}, glob and grep list the most recently modified files first`, async () => {
     const files = { 'a.txt': 'hit\n', 'b.txt': 'hit\n', 'c.txt': 'hit\n' }
-    const h = await boot([call('g', 'glob', { pattern: '*.txt' }), call('f', 'grep', { pattern: 'hit' }), call('n', 'grep', { pattern: 'hit', output_mode: 'count' })], { files, patch })
+    const h = await boot(
+      [
+        call('g', 'glob', { pattern: '*.txt' }),
+        call('f', 'grep', { pattern: 'hit' }),
+        call('n', 'grep', { pattern: 'hit', output_mode: 'count' }),
+      ],
+      { files, patch },
+    )
     for (const [file, age] of [
       ['a.txt', 300],
       ['b.txt', 100],
@@ -114,17 +147,27 @@ for (const [engine, patch] of [
 
 test('results over the cap are cut with a note saying how many there were', async () => {
   const files = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`f${i}.txt`, 'match\n']))
-  const h = await boot([call('g', 'glob', { pattern: '*.txt' }), call('c', 'grep', { pattern: 'match', output_mode: 'content' })], {
-    files,
-    patch: '- id: tool-fs-search\n  config: { maxResults: 3, maxMatchLines: 2 }\n',
-  })
+  const h = await boot(
+    [call('g', 'glob', { pattern: '*.txt' }), call('c', 'grep', { pattern: 'match', output_mode: 'content' })],
+    {
+      files,
+      patch: '- id: tool-fs-search\n  config: { maxResults: 3, maxMatchLines: 2 }\n',
+    },
+  )
   await h.run('search')
-  expect(h.toolText('g')).toBe('f0.txt\nf1.txt\nf2.txt\n[Showing the first 3 of 7 files. Narrow the pattern or the path to see the rest.]')
-  expect(h.toolText('c')).toBe('f0.txt:1:match\nf1.txt:1:match\n[Showing the first 2 of 7 lines. Narrow the pattern or the path to see the rest.]')
+  expect(h.toolText('g')).toBe(
+    'f0.txt\nf1.txt\nf2.txt\n[Showing the first 3 of 7 files. Narrow the pattern or the path to see the rest.]',
+  )
+  expect(h.toolText('c')).toBe(
+    'f0.txt:1:match\nf1.txt:1:match\n[Showing the first 2 of 7 lines. Narrow the pattern or the path to see the rest.]',
+  )
 })
 
 test('a bad pattern is a typed error with what the search engine said', async () => {
   const h = await boot([call('rg', 'grep', { pattern: 'a(' })])
   await h.run('search')
-  expect(h.toolResult('rg').error).toMatchObject({ code: 'SEARCH_FAILED', message: expect.stringMatching(/regex parse error[\s\S]*unclosed group/) })
+  expect(h.toolResult('rg').error).toMatchObject({
+    code: 'SEARCH_FAILED',
+    message: expect.stringMatching(/regex parse error[\s\S]*unclosed group/),
+  })
 })

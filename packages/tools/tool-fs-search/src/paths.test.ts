@@ -47,10 +47,14 @@ for (const [engine, patch] of [
     const h = await boot(searches(world), world, patch)
     symlinkSync(world.token, join(h.workspace, 'src', 'notes.txt'))
     await h.run('search everywhere')
-    for (const id of ['home', 'dsh', 'above', 'files', 'link']) expect(JSON.stringify(h.toolResult(id))).not.toContain(world.secret)
+    for (const id of ['home', 'dsh', 'above', 'files', 'link'])
+      expect(JSON.stringify(h.toolResult(id))).not.toContain(world.secret)
     expect(h.toolText('files')).not.toContain('token.txt')
     expect(h.toolText('link')).toContain('SECRET-free code')
-    expect(h.toolResult('inside').error).toMatchObject({ code: 'FS_READ_DENIED', message: expect.stringContaining('(rule ~/vault)') })
+    expect(h.toolResult('inside').error).toMatchObject({
+      code: 'FS_READ_DENIED',
+      message: expect.stringContaining('(rule ~/vault)'),
+    })
     expect(JSON.stringify(h.events())).not.toContain(world.secret)
     await (await h.agent()).session.flush()
     expect(filesContaining(join(world.dshHome, 'sessions'), world.secret)).toEqual([world.otherLog])

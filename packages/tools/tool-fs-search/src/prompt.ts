@@ -6,5 +6,11 @@ export const SEARCH_SECTION = `Searching: glob finds files by name, grep finds t
 
 /** Adds the section while this plugin is mounted (and a system prompt is). */
 export function contributeSearchSection(ctx: Context): void {
-  contributeSection(ctx, { name: 'search', order: 21, owner: '@dsh/tool-fs-search', text: SEARCH_SECTION, tools: ['glob', 'grep'] })
+  contributeSection(ctx, {
+    name: 'search',
+    order: 21,
+    owner: '@dsh/tool-fs-search',
+    text: SEARCH_SECTION,
+    tools: ['glob', 'grep'],
+  })
 }

@@ -33,18 +33,27 @@ export function findRipgrep(setting: string, path = process.env.PATH): string | 
 export const BASE_FLAGS = ['--no-config', '--color', 'never', '--no-messages', '--sort', 'path', '--no-require-git']
 
 /** `include_ignored`: hidden and ignored files too, but never what is inside `.git`. */
-export const ignoreFlags = (includeIgnored: boolean | undefined) => (includeIgnored ? ['--hidden', '--no-ignore', '--glob', '!.git'] : [])
+export const ignoreFlags = (includeIgnored: boolean | undefined) =>
+  includeIgnored ? ['--hidden', '--no-ignore', '--glob', '!.git'] : []
 
 /**
  * The ripgrep argv confined read-only with the session's path rules (secret folders are empty inside), or
  * undefined when nothing can confine it here: the caller then searches with the built-in search, which the
  * fs read fence covers. ripgrep is never run bare over the whole disk.
  */
-export async function confinedRipgrep(ctx: Context, argv: string[], cwd: string, authority: SandboxAuthority): Promise<string[] | undefined> {
+export async function confinedRipgrep(
+  ctx: Context,
+  argv: string[],
+  cwd: string,
+  authority: SandboxAuthority,
+): Promise<string[] | undefined> {
   const sandbox = ctx.get('sandbox')
   if (!sandbox) return undefined
   try {
-    const confined = await sandbox.confine(argv, { cwd, authority: { mode: 'read-only', writableRoots: [], ...(authority.paths ? { paths: authority.paths } : {}) } })
+    const confined = await sandbox.confine(argv, {
+      cwd,
+      authority: { mode: 'read-only', writableRoots: [], ...(authority.paths ? { paths: authority.paths } : {}) },
+    })
     return confined.enforcement === 'full' ? confined.argv : undefined
   } catch (error) {
     if (error instanceof SandboxError) return undefined
@@ -57,11 +66,31 @@ export async function confinedRipgrep(ctx: Context, argv: string[], cwd: string,
  * leading `./` dropped), with whether the output cap cut some. Exit status 1 (nothing found) is an empty
  * result; 2 is an error naming what ripgrep said (a bad pattern).
  */
-export async function runRipgrep(ctx: Context, argv: string[], cwd: string, config: Config, signal: AbortSignal): Promise<{ lines: string[]; cut: boolean }> {
-  const result = await ctx.subprocess.run(argv, { cwd, timeoutMs: config.timeoutMs, outputCapBytes: config.outputCapBytes, signal })
-  if (result.timedOut) throw new ToolError('SEARCH_TIMEOUT', `The search did not finish within ${config.timeoutMs} ms and was stopped. Narrow the path or the pattern.`)
-  if (result.exitCode === 2) throw new ToolError('SEARCH_FAILED', `ripgrep refused the search: ${result.output.trim().slice(0, 2000)}`)
-  if (result.exitCode !== 0 && result.exitCode !== 1) throw new ToolError('SEARCH_FAILED', `ripgrep ended with ${result.signal ?? `status ${result.exitCode}`}: ${result.output.trim().slice(0, 2000)}`)
+export async function runRipgrep(
+  ctx: Context,
+  argv: string[],
+  cwd: string,
+  config: Config,
+  signal: AbortSignal,
+): Promise<{ lines: string[]; cut: boolean }> {
+  const result = await ctx.subprocess.run(argv, {
+    cwd,
+    timeoutMs: config.timeoutMs,
+    outputCapBytes: config.outputCapBytes,
+    signal,
+  })
+  if (result.timedOut)
+    throw new ToolError(
+      'SEARCH_TIMEOUT',
+      `The search did not finish within ${config.timeoutMs} ms and was stopped. Narrow the path or the pattern.`,
+    )
+  if (result.exitCode === 2)
+    throw new ToolError('SEARCH_FAILED', `ripgrep refused the search: ${result.output.trim().slice(0, 2000)}`)
+  if (result.exitCode !== 0 && result.exitCode !== 1)
+    throw new ToolError(
+      'SEARCH_FAILED',
+      `ripgrep ended with ${result.signal ?? `status ${result.exitCode}`}: ${result.output.trim().slice(0, 2000)}`,
+    )
   const lines: string[] = []
   for (const line of result.output.split('\n')) {
     // The cap keeps a head and a tail around a "[… N bytes cut …]" line: keep the head, in order.

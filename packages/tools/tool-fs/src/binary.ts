@@ -7,7 +7,13 @@ import type { Config } from './config.ts'
 type Authority = Awaited<ReturnType<Context['sandboxPolicy']['authority']>>
 
 /** Media types by name, for files too large to read to look at their first bytes. */
-const BY_EXTENSION: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' }
+const BY_EXTENSION: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+}
 
 /** Media type of an image by its first bytes (what image routes accept), or undefined. */
 function imageType(head: Uint8Array): string | undefined {
@@ -25,7 +31,13 @@ function imageType(head: Uint8Array): string | undefined {
  * described. Without an attachments row nothing would keep image bytes out of the log, so images are only
  * described then.
  */
-export async function binary(ctx: Context, config: Config, file: string, shown: string, authority: Authority): Promise<ToolOutput> {
+export async function binary(
+  ctx: Context,
+  config: Config,
+  file: string,
+  shown: string,
+  authority: Authority,
+): Promise<ToolOutput> {
   const { size } = await ctx.fs.stat(file)
   const small = size <= config.readImageMaxBytes
   const bytes = small ? await ctx.fs.readBytes(file, { authority, maxBytes: config.readImageMaxBytes }) : undefined
@@ -40,7 +52,9 @@ export async function binary(ctx: Context, config: Config, file: string, shown: 
       ],
     }
   }
-  if (mediaType) return `"${shown}" is an image (${mediaType}, ${size} bytes); it is not shown: ${small ? 'no attachment store is mounted' : `it is larger than ${config.readImageMaxBytes} bytes`}.`
-  if (pdf) return `"${shown}" is a PDF (${size} bytes): read does not extract PDF text. If a converter is installed, run it in the shell (e.g. pdftotext -layout "${shown}" -) and read its output.`
+  if (mediaType)
+    return `"${shown}" is an image (${mediaType}, ${size} bytes); it is not shown: ${small ? 'no attachment store is mounted' : `it is larger than ${config.readImageMaxBytes} bytes`}.`
+  if (pdf)
+    return `"${shown}" is a PDF (${size} bytes): read does not extract PDF text. If a converter is installed, run it in the shell (e.g. pdftotext -layout "${shown}" -) and read its output.`
   return `"${shown}" is a binary file (${size} bytes); its contents are not shown.`
 }

@@ -1,9 +1,11 @@
 import { lineAt, splitLines } from '@dsh/tool-kit'
 
-const cut = (line: string, max: number) => (line.length > max ? `${line.slice(0, max)} … [line cut: ${line.length - max} more characters]` : line)
+const cut = (line: string, max: number) =>
+  line.length > max ? `${line.slice(0, max)} … [line cut: ${line.length - max} more characters]` : line
 
 /** One diff line: a marker (' ', '-', '+'), the line number in its version, a tab, the text. */
-const row = (marker: string, number: number, text: string, max: number) => `${marker}${String(number).padStart(5)}\t${cut(text, max)}`
+const row = (marker: string, number: number, text: string, max: number) =>
+  `${marker}${String(number).padStart(5)}\t${cut(text, max)}`
 
 export interface DiffOptions {
   contextLines: number
@@ -16,7 +18,14 @@ export interface DiffOptions {
  * changed lines are shown as removed (`-`, old numbers) and added (`+`, new numbers), lines the two share at
  * either end as context, and `contextLines` around them; at most `maxLines`, with a note of the rest.
  */
-export function replacementDiff(before: string, after: string, at: number, old: string, inserted: string, options: DiffOptions): string {
+export function replacementDiff(
+  before: string,
+  after: string,
+  at: number,
+  old: string,
+  inserted: string,
+  options: DiffOptions,
+): string {
   const oldLines = splitLines(before)
   const newLines = splitLines(after)
   const first = lineAt(before, at)
@@ -32,11 +41,16 @@ export function replacementDiff(before: string, after: string, at: number, old: 
     newEnd--
   }
   const out: string[] = []
-  for (let line = Math.max(1, start - options.contextLines); line < start; line++) out.push(row(' ', line, newLines[line - 1]!, options.maxLineChars))
+  for (let line = Math.max(1, start - options.contextLines); line < start; line++)
+    out.push(row(' ', line, newLines[line - 1]!, options.maxLineChars))
   for (let line = start; line <= oldEnd; line++) out.push(row('-', line, oldLines[line - 1]!, options.maxLineChars))
   for (let line = start; line <= newEnd; line++) out.push(row('+', line, newLines[line - 1]!, options.maxLineChars))
   const afterChange = Math.max(newEnd, start - 1) + 1 // the first new line past the change
-  for (let line = afterChange; line < afterChange + options.contextLines && line <= newLines.length; line++) out.push(row(' ', line, newLines[line - 1]!, options.maxLineChars))
+  for (let line = afterChange; line < afterChange + options.contextLines && line <= newLines.length; line++)
+    out.push(row(' ', line, newLines[line - 1]!, options.maxLineChars))
   if (out.length <= options.maxLines) return out.join('\n')
-  return [...out.slice(0, options.maxLines), `[… ${out.length - options.maxLines} more lines of the diff not shown: read the file to see them]`].join('\n')
+  return [
+    ...out.slice(0, options.maxLines),
+    `[… ${out.length - options.maxLines} more lines of the diff not shown: read the file to see them]`,
+  ].join('\n')
 }

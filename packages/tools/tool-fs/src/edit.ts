@@ -20,15 +20,29 @@ const editArguments = Type.Object(
 export type EditArgs = Static<typeof editArguments>
 
 function notFound(file: string, text: string, old: string, config: Config): ToolError {
-  const crlf = text.includes('\r\n') && old.includes('\n') && !old.includes('\r\n') && text.includes(old.replace(/\n/g, '\r\n'))
-  if (crlf) return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. The file has CRLF line ends: old_string must contain them too (\\r\\n).`)
-  const hint = 'It must match the file exactly, whitespace and indentation included: read the file again and copy the text.'
-  const near = closestMatch(text, old, { minSimilarity: config.closestMatchMinSimilarity, maxLines: config.closestMatchMaxFileLines })
+  const crlf =
+    text.includes('\r\n') && old.includes('\n') && !old.includes('\r\n') && text.includes(old.replace(/\n/g, '\r\n'))
+  if (crlf)
+    return new ToolError(
+      'EDIT_NOT_FOUND',
+      `old_string was not found in ${file}. The file has CRLF line ends: old_string must contain them too (\\r\\n).`,
+    )
+  const hint =
+    'It must match the file exactly, whitespace and indentation included: read the file again and copy the text.'
+  const near = closestMatch(text, old, {
+    minSimilarity: config.closestMatchMinSimilarity,
+    maxLines: config.closestMatchMaxFileLines,
+  })
   if (!near) return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. ${hint}`)
   const lines = numbered(splitLines(text).slice(near.from - 1, near.to), near.from, config.maxLineChars)
-  const how = near.whitespaceOnly ? 'differs only in whitespace or indentation' : `is ${Math.round(near.similarity * 100)}% alike`
+  const how = near.whitespaceOnly
+    ? 'differs only in whitespace or indentation'
+    : `is ${Math.round(near.similarity * 100)}% alike`
   const where = near.from === near.to ? `line ${near.from}` : `lines ${near.from}–${near.to}`
-  return new ToolError('EDIT_NOT_FOUND', `old_string was not found in ${file}. The closest text, at ${where}, ${how}:\n${lines}\n${hint}`)
+  return new ToolError(
+    'EDIT_NOT_FOUND',
+    `old_string was not found in ${file}. The closest text, at ${where}, ${how}:\n${lines}\n${hint}`,
+  )
 }
 
 /** `edit`: an exact string replacement in an existing text file, unique unless `replace_all`. */
@@ -42,21 +56,33 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
     ].join('\n'),
     parameters: editArguments,
     summarize: (args) => `edit ${args.path}`,
-    needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
+    needsApproval: async (args, context) =>
+      writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
       const file = absolute(context.cwd, args.path)
       const shown = display(context.cwd, file)
-      if (!args.old_string) throw new ToolError('EDIT_EMPTY_OLD_STRING', 'old_string is empty: to create a file or replace all of it, use write.')
-      if (args.old_string === args.new_string) throw new ToolError('EDIT_NO_CHANGE', 'old_string and new_string are the same: nothing to change.')
-      const hints = { FS_NOT_FOUND: 'To create it, use write', FS_CHANGED: 'It changed while being edited: read it again' }
+      if (!args.old_string)
+        throw new ToolError(
+          'EDIT_EMPTY_OLD_STRING',
+          'old_string is empty: to create a file or replace all of it, use write.',
+        )
+      if (args.old_string === args.new_string)
+        throw new ToolError('EDIT_NO_CHANGE', 'old_string and new_string are the same: nothing to change.')
+      const hints = {
+        FS_NOT_FOUND: 'To create it, use write',
+        FS_CHANGED: 'It changed while being edited: read it again',
+      }
       try {
         const { version } = await ctx.fs.stat(file)
         const readAuthority = await ctx.sandboxPolicy.authority(context.session)
         let text: string
         try {
-          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await ctx.fs.readBytes(file, { authority: readAuthority }))
+          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
+            await ctx.fs.readBytes(file, { authority: readAuthority }),
+          )
         } catch (error) {
-          if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
+          if (error instanceof TypeError)
+            throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
           throw error
         }
         const found = occurrences(text, args.old_string)
@@ -84,7 +110,10 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           maxLines: config.maxSnippetLines,
           maxLineChars: config.maxLineChars,
         })
-        const others = targets.length > 1 ? `\n[The other ${targets.length - 1} replacements are alike; read the file to see them.]` : ''
+        const others =
+          targets.length > 1
+            ? `\n[The other ${targets.length - 1} replacements are alike; read the file to see them.]`
+            : ''
         return `Edited ${shown}: replaced ${count}.\n${diff}${others}`
       } catch (error) {
         throw asToolError(error, hints)

@@ -7,8 +7,16 @@ import type { ScriptedResponse } from '@dsh/llm-scripted'
 import { bootComposition, scriptedPatch, toolCall as call, type Harness } from '@dsh/test-harness'
 import { filesContaining, outsideDir, secretWorld } from '@dsh/test-harness/world'
 
-async function boot(script: ScriptedResponse[], options: { home?: string; homeFiles?: Record<string, string>; files?: Record<string, string> } = {}): Promise<Harness> {
-  const h = await bootComposition({ patch: scriptedPatch(), home: options.home, homeFiles: options.homeFiles, workspaceFiles: options.files })
+async function boot(
+  script: ScriptedResponse[],
+  options: { home?: string; homeFiles?: Record<string, string>; files?: Record<string, string> } = {},
+): Promise<Harness> {
+  const h = await bootComposition({
+    patch: scriptedPatch(),
+    home: options.home,
+    homeFiles: options.homeFiles,
+    workspaceFiles: options.files,
+  })
   onTestFinished(() => h.dispose())
   if (script.length) h.root.scriptedLlm.enqueue(...script, { text: 'done' })
   return h
@@ -32,9 +40,18 @@ test('read refuses ~/.ssh and $DSH_HOME by rule, through a symlink too, and the 
   )
   symlinkSync(world.sshKey, join(h.workspace, 'innocent.txt'))
   await h.run('read the secrets')
-  expect(h.toolResult('key').error).toEqual({ code: 'FS_READ_DENIED', message: `"${world.sshKey}" is a secret path (rule ~/.ssh): file tools never read it and confined commands cannot see it` })
-  expect(h.toolResult('creds').error).toMatchObject({ code: 'FS_READ_DENIED', message: expect.stringContaining('(rule $DSH_HOME)') })
-  expect(h.toolResult('link').error).toMatchObject({ code: 'FS_READ_DENIED', message: expect.stringContaining(`(it resolves to "${world.sshKey}") is a secret path (rule ~/.ssh)`) })
+  expect(h.toolResult('key').error).toEqual({
+    code: 'FS_READ_DENIED',
+    message: `"${world.sshKey}" is a secret path (rule ~/.ssh): file tools never read it and confined commands cannot see it`,
+  })
+  expect(h.toolResult('creds').error).toMatchObject({
+    code: 'FS_READ_DENIED',
+    message: expect.stringContaining('(rule $DSH_HOME)'),
+  })
+  expect(h.toolResult('link').error).toMatchObject({
+    code: 'FS_READ_DENIED',
+    message: expect.stringContaining(`(it resolves to "${world.sshKey}") is a secret path (rule ~/.ssh)`),
+  })
   expect(h.toolResult('tilde').error?.code).toBe('FS_READ_DENIED')
   await (await h.agent()).session.flush()
   expect(JSON.stringify(h.events())).not.toContain(world.secret)
@@ -45,9 +62,21 @@ test("a spilled result of this session stays readable inside the secret $DSH_HOM
   const world = secretWorld()
   const h = await boot([], { home: world.dshHome })
   const { session } = await h.agent()
-  const mine = await h.root.spillStore.write({ sessionId: session.id, callId: 'c0', tool: 'bash', text: 'long output\n' })
-  const theirs = await h.root.spillStore.write({ sessionId: 'other-session', callId: 'c1', tool: 'bash', text: 'not yours\n' })
-  h.root.scriptedLlm.enqueue(call('mine', 'read', { path: mine.path }), call('theirs', 'read', { path: theirs.path }), { text: 'done' })
+  const mine = await h.root.spillStore.write({
+    sessionId: session.id,
+    callId: 'c0',
+    tool: 'bash',
+    text: 'long output\n',
+  })
+  const theirs = await h.root.spillStore.write({
+    sessionId: 'other-session',
+    callId: 'c1',
+    tool: 'bash',
+    text: 'not yours\n',
+  })
+  h.root.scriptedLlm.enqueue(call('mine', 'read', { path: mine.path }), call('theirs', 'read', { path: theirs.path }), {
+    text: 'done',
+  })
   await h.run('read the spills')
   expect(h.toolText('mine')).toBe('     1\tlong output')
   expect(h.toolResult('theirs').error?.code).toBe('FS_READ_DENIED')
@@ -58,7 +87,11 @@ test('write and edit of .git/hooks/post-commit and .git/config are refused by ru
   const h = await boot([
     call('hook', 'write', { path: '.git/hooks/post-commit', content: `#!/bin/sh\ntouch ${marker}\n` }),
     call('r', 'read', { path: '.git/config' }),
-    call('config', 'edit', { path: '.git/config', old_string: '[core]', new_string: `[core]\n\tfsmonitor = touch ${marker}` }),
+    call('config', 'edit', {
+      path: '.git/config',
+      old_string: '[core]',
+      new_string: `[core]\n\tfsmonitor = touch ${marker}`,
+    }),
     call('agents', 'write', { path: 'AGENTS.md', content: '# still writable\n' }),
   ])
   const config = gitRepo(h.workspace)
@@ -73,14 +106,36 @@ test('write and edit of .git/hooks/post-commit and .git/config are refused by ru
   expect(readFileSync(join(h.workspace, 'AGENTS.md'), 'utf8')).toBe('# still writable\n')
   // The user's own git, unconfined, afterwards.
   execFileSync('git', ['-C', h.workspace, 'status'], { stdio: 'ignore' })
-  execFileSync('git', ['-C', h.workspace, '-c', 'user.name=u', '-c', 'user.email=u@example.org', 'commit', '-q', '--allow-empty', '-m', 'x'], { stdio: 'ignore' })
+  execFileSync(
+    'git',
+    [
+      '-C',
+      h.workspace,
+      '-c',
+      'user.name=u',
+      '-c',
+      'user.email=u@example.org',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ],
+    { stdio: 'ignore' },
+  )
   expect(existsSync(marker)).toBe(false)
 })
 
 test('with an answerer, a protected path is asked about and written for that call only; the log shows the approval', async () => {
-  const h = await boot([call('asked', 'write', { path: '.vscode/settings.json', content: '{}\n' }), call('again', 'write', { path: '.vscode/tasks.json', content: '{}\n' })], {
-    files: { '.vscode/keep': '' },
-  })
+  const h = await boot(
+    [
+      call('asked', 'write', { path: '.vscode/settings.json', content: '{}\n' }),
+      call('again', 'write', { path: '.vscode/tasks.json', content: '{}\n' }),
+    ],
+    {
+      files: { '.vscode/keep': '' },
+    },
+  )
   const answers = ['allow_once', 'reject'] as const
   const reasons: string[] = []
   h.root.approval.answerer(h.root, async (request) => (reasons.push(request.reason), answers[reasons.length - 1]!))
@@ -99,7 +154,9 @@ test('a write outside the workspace becomes an approval request; allowed, the fi
   h.root.approval.answerer(h.root, async (request) => (reasons.push(request.reason), 'allow_once'))
   await h.run('write outside')
   expect(readFileSync(join(outside, 'notes.txt'), 'utf8')).toBe('approved\n')
-  expect(reasons).toEqual([`it writes "${join(outside, 'notes.txt')}", outside the writable roots (${h.workspace}); approved, this one call may write that file`])
+  expect(reasons).toEqual([
+    `it writes "${join(outside, 'notes.txt')}", outside the writable roots (${h.workspace}); approved, this one call may write that file`,
+  ])
   expect(h.events('approval/asked').map((event) => event.data.callId)).toEqual(['allowed'])
 })
 
@@ -114,10 +171,16 @@ test('a write outside the workspace with nobody to ask is refused as before, and
 
 test('a secret path is never written, not even with an answerer that allows everything', async () => {
   const world = secretWorld()
-  const h = await boot([call('keys', 'write', { path: join(world.home, '.ssh/authorized_keys'), content: 'ssh-ed25519 AAAA attacker\n' })], { home: world.dshHome })
+  const h = await boot(
+    [call('keys', 'write', { path: join(world.home, '.ssh/authorized_keys'), content: 'ssh-ed25519 AAAA attacker\n' })],
+    { home: world.dshHome },
+  )
   h.root.approval.answerer(h.root, async () => 'allow_once')
   await h.run('add my key')
-  expect(h.toolResult('keys').error).toMatchObject({ code: 'FS_SANDBOX_DENIED', message: expect.stringContaining('it is a secret path (rule ~/.ssh)') })
+  expect(h.toolResult('keys').error).toMatchObject({
+    code: 'FS_SANDBOX_DENIED',
+    message: expect.stringContaining('it is a secret path (rule ~/.ssh)'),
+  })
   expect(h.events('approval/asked')).toEqual([])
   expect(existsSync(join(world.home, '.ssh/authorized_keys'))).toBe(false)
 })
@@ -136,9 +199,15 @@ test('sandbox.denyRead and sandbox.protect globs from the settings apply to the 
     },
   )
   await h.run('try the rules')
-  expect(h.toolResult('pem').error).toMatchObject({ code: 'FS_READ_DENIED', message: expect.stringContaining('(rule certs/*.pem)') })
+  expect(h.toolResult('pem').error).toMatchObject({
+    code: 'FS_READ_DENIED',
+    message: expect.stringContaining('(rule certs/*.pem)'),
+  })
   expect(h.toolText('readme')).toBe('     1\tpublic')
-  expect(h.toolResult('deploy').error).toMatchObject({ code: 'FS_PROTECTED', message: expect.stringContaining('(rule deploy/)') })
+  expect(h.toolResult('deploy').error).toMatchObject({
+    code: 'FS_PROTECTED',
+    message: expect.stringContaining('(rule deploy/)'),
+  })
   expect(readFileSync(join(h.workspace, 'deploy/run.sh'), 'utf8')).toBe('echo ok\n')
 })
 
@@ -151,7 +220,14 @@ test('allow_session on a write outside keeps write(<dir>/**): the next write the
     call('other', 'write', { path: join(elsewhere, 'c.txt'), content: 'c\n' }),
   ])
   const asked: { callId?: string; rule?: string }[] = []
-  h.root.approval.answerer(h.root, async (request) => (asked.push({ callId: request.callId, rule: request.rule }), request.callId === 'first' ? 'allow_session' : 'reject'), { actor: 'user:web-tab' })
+  h.root.approval.answerer(
+    h.root,
+    async (request) => (
+      asked.push({ callId: request.callId, rule: request.rule }),
+      request.callId === 'first' ? 'allow_session' : 'reject'
+    ),
+    { actor: 'user:web-tab' },
+  )
   await h.run('write outside twice')
   expect(asked).toEqual([
     { callId: 'first', rule: `write(${realpathSync(outside)}/**)` },

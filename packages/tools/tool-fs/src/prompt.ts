@@ -10,5 +10,11 @@ export const FILE_CHANGES_SECTION = `Change part of a file with edit, copying ol
 /** Adds the section while this plugin is mounted (and a system prompt is). */
 export function contributeFilesSection(ctx: Context): void {
   contributeSection(ctx, { name: 'files', order: 20, owner: '@dsh/tool-fs', text: FILES_SECTION, tools: ['read'] })
-  contributeSection(ctx, { name: 'files-change', order: 20, owner: '@dsh/tool-fs', text: FILE_CHANGES_SECTION, tools: ['edit', 'write'] })
+  contributeSection(ctx, {
+    name: 'files-change',
+    order: 20,
+    owner: '@dsh/tool-fs',
+    text: FILE_CHANGES_SECTION,
+    tools: ['edit', 'write'],
+  })
 }

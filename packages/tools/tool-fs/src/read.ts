@@ -12,7 +12,9 @@ function readArguments(config: Config) {
     {
       path: Type.String({ description: 'File to read (relative to the workspace, or absolute).' }),
       offset: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to read, 1-based (default 1).' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, description: `How many lines to read (default ${config.readLines}).` })),
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, description: `How many lines to read (default ${config.readLines}).` }),
+      ),
     },
     { additionalProperties: false },
   )
@@ -39,10 +41,19 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs>
       let result
       try {
         const authority = await ctx.sandboxPolicy.authority(context.session)
-        result = await ctx.fs.readText(file, { startLine, maxLines: args.limit ?? config.readLines, maxBytes: config.readMaxBytes, authority })
+        result = await ctx.fs.readText(file, {
+          startLine,
+          maxLines: args.limit ?? config.readLines,
+          maxBytes: config.readMaxBytes,
+          authority,
+        })
       } catch (error) {
-        if (error instanceof FsError && error.code === 'FS_BINARY') return await binary(ctx, config, file, shown, await ctx.sandboxPolicy.authority(context.session))
-        throw asToolError(error, { FS_IS_DIRECTORY: 'List it with glob instead', FS_NOT_FOUND: 'Find the right path with glob' })
+        if (error instanceof FsError && error.code === 'FS_BINARY')
+          return await binary(ctx, config, file, shown, await ctx.sandboxPolicy.authority(context.session))
+        throw asToolError(error, {
+          FS_IS_DIRECTORY: 'List it with glob instead',
+          FS_NOT_FOUND: 'Find the right path with glob',
+        })
       }
       const { totalLines, endLine } = result
       if (totalLines === 0) return `"${shown}" is empty.`
@@ -51,9 +62,16 @@ export function readTool(ctx: Context, config: Config): ToolDefinition<ReadArgs>
       const notes: string[] = []
       // Only a line cut by the byte cap lacks its line end (a whole line keeps it, and a last line is never cut short).
       const cutLine = result.truncated && endLine === startLine && !result.text.endsWith('\n')
-      if (cutLine) notes.push(`[Line ${endLine} is longer than the ${config.readMaxBytes}-byte limit of one read: only its beginning is shown. Search it with grep.]`)
-      else if (result.truncated) notes.push(`[Stopped after line ${endLine} of ${totalLines}: one read returns at most ${config.readMaxBytes} bytes. Continue with offset=${endLine + 1}.]`)
-      else if (endLine < totalLines) notes.push(`[Showing lines ${startLine}–${endLine} of ${totalLines}. Continue with offset=${endLine + 1}.]`)
+      if (cutLine)
+        notes.push(
+          `[Line ${endLine} is longer than the ${config.readMaxBytes}-byte limit of one read: only its beginning is shown. Search it with grep.]`,
+        )
+      else if (result.truncated)
+        notes.push(
+          `[Stopped after line ${endLine} of ${totalLines}: one read returns at most ${config.readMaxBytes} bytes. Continue with offset=${endLine + 1}.]`,
+        )
+      else if (endLine < totalLines)
+        notes.push(`[Showing lines ${startLine}–${endLine} of ${totalLines}. Continue with offset=${endLine + 1}.]`)
       return [numbered(lines, startLine, config.maxLineChars), ...notes].join('\n')
     },
   })

@@ -22,11 +22,14 @@ export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
       'Write a whole file (created with its folders, or replaced). To change part of an existing file, use edit. A file outside the workspace, or a protected path (.git, .dsh, agent and editor config), is written only after the user approves that one call.',
     parameters: writeArguments,
     summarize: (args) => `write ${args.path}`,
-    needsApproval: async (args, context) => writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
+    needsApproval: async (args, context) =>
+      writeApprovalReason(ctx, absolute(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
     async execute(args, context) {
       const file = absolute(context.cwd, args.path)
       const authority = await writeAuthority(ctx, file, 'write', context.session, context.callId)
-      const written = await ctx.fs.writeFile(file, args.content, { authority, createParents: true }).catch((error) => Promise.reject(asToolError(error)))
+      const written = await ctx.fs
+        .writeFile(file, args.content, { authority, createParents: true })
+        .catch((error) => Promise.reject(asToolError(error)))
       const lines = splitLines(args.content).length
       return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
     },

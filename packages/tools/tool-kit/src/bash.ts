@@ -26,7 +26,9 @@ export function bashArguments(words: BashArgumentWords, maxTimeoutMs: number) {
       workdir: Type.Optional(Type.String({ description: words.workdir })),
       timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: maxTimeoutMs, description: words.timeout })),
       sandbox: Type.Optional(Type.Boolean({ description: words.sandbox })),
-      justification: Type.Optional(Type.String({ description: 'Why the command must run outside the sandbox (shown to the user).' })),
+      justification: Type.Optional(
+        Type.String({ description: 'Why the command must run outside the sandbox (shown to the user).' }),
+      ),
       run_in_background: Type.Optional(
         Type.Boolean({
           description:
@@ -41,12 +43,17 @@ export function bashArguments(words: BashArgumentWords, maxTimeoutMs: number) {
 export type BashArgs = Static<ReturnType<typeof bashArguments>>
 
 /** One line naming the call (approval prompts, transcripts). */
-export const summarizeBash = (args: BashArgs): string => `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`
+export const summarizeBash = (args: BashArgs): string =>
+  `bash: ${args.command}${args.sandbox === false ? ' [outside the sandbox]' : ''}`
 
 /** Whether the call asks for more than the session's mode allows, and why (shown to the person asked). */
 export function unconfinedReason(ctx: Context, args: BashArgs, context: ToolContext): string | undefined {
   if (args.sandbox !== false) return undefined
-  if (!args.justification?.trim()) throw new ToolError('INVALID_ARGS', '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox')
+  if (!args.justification?.trim())
+    throw new ToolError(
+      'INVALID_ARGS',
+      '`sandbox: false` needs a `justification` saying why the command must run outside the sandbox',
+    )
   const mode = ctx.sandboxPolicy.mode(context.session)
   if (mode === 'danger-full-access') return undefined
   return `it asks to run outside the sandbox (the session's mode is ${mode}): ${args.justification.trim()}`
@@ -59,7 +66,11 @@ export async function workingDirectory(ctx: Context, base: string, workdir: stri
     (stat) => stat.type,
     (error: unknown) => (error instanceof FsError ? undefined : Promise.reject(error)),
   )
-  if (type !== 'directory') throw new ToolError('BAD_WORKDIR', `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`)
+  if (type !== 'directory')
+    throw new ToolError(
+      'BAD_WORKDIR',
+      `workdir "${workdir}" (${dir}) ${type ? 'is not a directory' : 'does not exist'}`,
+    )
   return dir
 }
 
@@ -75,7 +86,8 @@ export function refusal(error: unknown): unknown {
     )
   }
   const code = (error as { code?: unknown } | undefined)?.code
-  if (isToolErrorCode(code) && error instanceof Error) return new ToolError(code, `The command was not run: ${error.message}`)
+  if (isToolErrorCode(code) && error instanceof Error)
+    return new ToolError(code, `The command was not run: ${error.message}`)
   return error
 }
 

@@ -5,7 +5,8 @@ import { splitLines } from './lines.ts'
 /** Bigrams of a string, counted. */
 function bigrams(text: string): Map<string, number> {
   const counts = new Map<string, number>()
-  for (let at = 0; at < text.length - 1; at++) counts.set(text.slice(at, at + 2), (counts.get(text.slice(at, at + 2)) ?? 0) + 1)
+  for (let at = 0; at < text.length - 1; at++)
+    counts.set(text.slice(at, at + 2), (counts.get(text.slice(at, at + 2)) ?? 0) + 1)
   return counts
 }
 
@@ -35,7 +36,11 @@ export interface ClosestMatch {
  * The stretch of `text` with as many lines as `wanted` that is most like it, when it is at least `minSimilarity`
  * alike; undefined otherwise, or when the file has more than `maxLines` lines (the scan would be slow).
  */
-export function closestMatch(text: string, wanted: string, options: { minSimilarity: number; maxLines: number }): ClosestMatch | undefined {
+export function closestMatch(
+  text: string,
+  wanted: string,
+  options: { minSimilarity: number; maxLines: number },
+): ClosestMatch | undefined {
   const lines = splitLines(text)
   const want = splitLines(wanted)
   if (!want.length || !lines.length || lines.length > options.maxLines) return undefined
@@ -50,5 +55,10 @@ export function closestMatch(text: string, wanted: string, options: { minSimilar
   if (!best || best.similarity < options.minSimilarity) return undefined
   const found = lines.slice(best.from, best.from + size)
   const squash = (parts: string[]) => parts.join('\n').replace(/\s+/g, ' ').trim()
-  return { from: best.from + 1, to: best.from + size, similarity: best.similarity, whitespaceOnly: squash(found) === squash(want) }
+  return {
+    from: best.from + 1,
+    to: best.from + size,
+    similarity: best.similarity,
+    whitespaceOnly: squash(found) === squash(want),
+  }
 }

@@ -12,7 +12,10 @@ export function splitLines(text: string): string[] {
 export function numbered(lines: string[], firstLine: number, maxChars: number): string {
   return lines
     .map((line, index) => {
-      const shown = line.length > maxChars ? `${line.slice(0, maxChars)} … [line cut: ${line.length - maxChars} more characters]` : line
+      const shown =
+        line.length > maxChars
+          ? `${line.slice(0, maxChars)} … [line cut: ${line.length - maxChars} more characters]`
+          : line
       return `${String(firstLine + index).padStart(6)}\t${shown}`
     })
     .join('\n')

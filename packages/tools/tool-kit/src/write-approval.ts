@@ -13,15 +13,21 @@ import type { Session } from '@dsh/session'
 // asked about: those refusals stand. The approval itself is in the log (approval/asked + approval/decided).
 
 /** Why writing `file` needs a person's approval, or undefined when it does not (allowed, or refused outright). */
-export async function writeApprovalReason(ctx: Context, file: string, authority: SandboxAuthority): Promise<string | undefined> {
+export async function writeApprovalReason(
+  ctx: Context,
+  file: string,
+  authority: SandboxAuthority,
+): Promise<string | undefined> {
   if (!ctx.get('approval')?.canAsk) return undefined
   try {
     await ctx.fs.checkWrite(file, authority)
     return undefined
   } catch (error) {
     const fence = error instanceof FsError ? error.fence : undefined
-    if (fence?.reason === 'outside') return `it writes "${file}", outside the writable roots (${authority.writableRoots.join(', ') || 'none'}); approved, this one call may write that file`
-    if (fence?.reason === 'protected') return `it writes "${file}", a protected path (rule ${fence.rule}) that programs outside the sandbox run or obey; approved, this one call may write it`
+    if (fence?.reason === 'outside')
+      return `it writes "${file}", outside the writable roots (${authority.writableRoots.join(', ') || 'none'}); approved, this one call may write that file`
+    if (fence?.reason === 'protected')
+      return `it writes "${file}", a protected path (rule ${fence.rule}) that programs outside the sandbox run or obey; approved, this one call may write it`
     return undefined
   }
 }
@@ -33,7 +39,8 @@ export async function writeApprovalReason(ctx: Context, file: string, authority:
 export function approvedInLog(session: Session, callId: string): boolean {
   const asked = new Set<string>()
   for (const event of session.events) {
-    if (event.type === 'approval/asked' && (event.data as { callId?: string }).callId === callId) asked.add((event.data as { requestId: string }).requestId)
+    if (event.type === 'approval/asked' && (event.data as { callId?: string }).callId === callId)
+      asked.add((event.data as { requestId: string }).requestId)
     if (event.type === 'approval/decided') {
       const decided = event.data as { requestId: string; answer: string }
       if (asked.has(decided.requestId) && decided.answer.startsWith('allow')) return true
@@ -46,7 +53,11 @@ export function approvedInLog(session: Session, callId: string): boolean {
  * The authority of an approved write of `file`: the session's, widened by exactly what refused it (the
  * file's folder as a writable root, or the protected rule lifted), for this call only.
  */
-export async function approvedAuthority(ctx: Context, file: string, authority: SandboxAuthority): Promise<SandboxAuthority> {
+export async function approvedAuthority(
+  ctx: Context,
+  file: string,
+  authority: SandboxAuthority,
+): Promise<SandboxAuthority> {
   let current = authority
   for (let widened = 0; widened < 2; widened++) {
     try {
@@ -54,8 +65,13 @@ export async function approvedAuthority(ctx: Context, file: string, authority: S
       return current
     } catch (error) {
       const fence = error instanceof FsError ? error.fence : undefined
-      if (fence?.reason === 'outside') current = { ...current, writableRoots: [...current.writableRoots, dirname(await ctx.fs.realpath(file))] }
-      else if (fence?.reason === 'protected' && current.paths) current = { ...current, paths: { ...current.paths, protect: current.paths.protect.filter((rule) => rule.rule !== fence.rule) } }
+      if (fence?.reason === 'outside')
+        current = { ...current, writableRoots: [...current.writableRoots, dirname(await ctx.fs.realpath(file))] }
+      else if (fence?.reason === 'protected' && current.paths)
+        current = {
+          ...current,
+          paths: { ...current.paths, protect: current.paths.protect.filter((rule) => rule.rule !== fence.rule) },
+        }
       else return current
     }
   }
@@ -77,7 +93,15 @@ async function grantedWrite(ctx: Context, file: string, kind: 'write' | 'edit', 
  * The authority a write call of `file` (a `write`, or an `edit` of an existing file) acts under: widened only
  * when the log shows the call was approved, or a standing allow rule covers it.
  */
-export async function writeAuthority(ctx: Context, file: string, kind: 'write' | 'edit', session: Session, callId: string): Promise<SandboxAuthority> {
+export async function writeAuthority(
+  ctx: Context,
+  file: string,
+  kind: 'write' | 'edit',
+  session: Session,
+  callId: string,
+): Promise<SandboxAuthority> {
   const authority = await ctx.sandboxPolicy.authority(session)
-  return approvedInLog(session, callId) || (await grantedWrite(ctx, file, kind, session)) ? approvedAuthority(ctx, file, authority) : authority
+  return approvedInLog(session, callId) || (await grantedWrite(ctx, file, kind, session))
+    ? approvedAuthority(ctx, file, authority)
+    : authority
 }

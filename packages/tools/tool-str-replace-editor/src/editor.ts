@@ -50,17 +50,27 @@ export class Editor {
     }
     const [start = 1, end = -1] = range ?? []
     if (range && (range.length !== 2 || start < 1 || (end !== -1 && end < start))) {
-      throw new ToolError('INVALID_ARGS', `view_range must be [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${JSON.stringify(range)})`)
+      throw new ToolError(
+        'INVALID_ARGS',
+        `view_range must be [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${JSON.stringify(range)})`,
+      )
     }
     let result
     try {
-      result = await this.ctx.fs.readText(file, { startLine: start, maxLines: end === -1 ? this.config.viewLines : end - start + 1, maxBytes: this.config.viewMaxBytes, authority })
+      result = await this.ctx.fs.readText(file, {
+        startLine: start,
+        maxLines: end === -1 ? this.config.viewLines : end - start + 1,
+        maxBytes: this.config.viewMaxBytes,
+        authority,
+      })
     } catch (error) {
-      if (error instanceof FsError && error.code === 'FS_BINARY') return `${shown} is a binary file (${stat.size} bytes); its contents are not shown.`
+      if (error instanceof FsError && error.code === 'FS_BINARY')
+        return `${shown} is a binary file (${stat.size} bytes); its contents are not shown.`
       throw error
     }
     if (!result.totalLines) return `${shown} is empty.`
-    if (start > result.totalLines) throw new ToolError('INVALID_ARGS', `${shown} has ${result.totalLines} lines; view_range starts past its end`)
+    if (start > result.totalLines)
+      throw new ToolError('INVALID_ARGS', `${shown} has ${result.totalLines} lines; view_range starts past its end`)
     const body = numbered(splitLines(result.text), start, this.config.maxLineChars)
     const more =
       result.endLine < result.totalLines
@@ -70,7 +80,11 @@ export class Editor {
   }
 
   async create(file: string, shown: string, text: string, context: ToolContext): Promise<string> {
-    if (await this.ctx.fs.exists(file)) throw new ToolError('EDITOR_FILE_EXISTS', `${shown} already exists: create does not overwrite. Change it with str_replace or insert.`)
+    if (await this.ctx.fs.exists(file))
+      throw new ToolError(
+        'EDITOR_FILE_EXISTS',
+        `${shown} already exists: create does not overwrite. Change it with str_replace or insert.`,
+      )
     const authority = await writeAuthority(this.ctx, file, 'write', context.session, context.callId)
     const written = await this.ctx.fs.writeFile(file, text, { authority, createParents: true })
     const lines = splitLines(text).length
@@ -86,7 +100,10 @@ export class Editor {
     if (second !== -1) {
       const lines: number[] = []
       for (let at = first; at !== -1; at = text.indexOf(oldText, at + oldText.length)) lines.push(lineAt(text, at))
-      throw new ToolError('EDITOR_NOT_UNIQUE', `old_str occurs ${lines.length} times in ${shown} (lines ${lines.join(', ')}): include more surrounding lines to make it unique.`)
+      throw new ToolError(
+        'EDITOR_NOT_UNIQUE',
+        `old_str occurs ${lines.length} times in ${shown} (lines ${lines.join(', ')}): include more surrounding lines to make it unique.`,
+      )
     }
     const updated = text.slice(0, first) + newText + text.slice(first + oldText.length)
     await this.save(file, updated, version, context)
@@ -98,7 +115,10 @@ export class Editor {
     const { text, version } = await this.readWhole(file, shown, context)
     const total = splitLines(text).length
     if (!Number.isInteger(after) || after < 0 || after > total)
-      throw new ToolError('INVALID_ARGS', `insert_line must be between 0 (the top) and ${total} (after the last line) in ${shown}; got ${after}`)
+      throw new ToolError(
+        'INVALID_ARGS',
+        `insert_line must be between 0 (the top) and ${total} (after the last line) in ${shown}; got ${after}`,
+      )
     // The offset just past line `after` (with its line end); a last line without one gets one first.
     let offset = 0
     for (let line = 0; line < after; line++) offset = text.indexOf('\n', offset) + 1 || text.length
@@ -114,9 +134,17 @@ export class Editor {
   /** Puts back the text before the last str_replace or insert of this file in the session. */
   async undoEdit(file: string, shown: string, context: ToolContext): Promise<string> {
     const history = this.undo.get(context.session)?.get(file)
-    if (!history?.before.length) throw new ToolError('EDITOR_NOTHING_TO_UNDO', `No str_replace or insert of ${shown} in this session is left to undo.`)
+    if (!history?.before.length)
+      throw new ToolError(
+        'EDITOR_NOTHING_TO_UNDO',
+        `No str_replace or insert of ${shown} in this session is left to undo.`,
+      )
     const { text, version } = await this.readWhole(file, shown, context)
-    if (text !== history.after) throw new ToolError('FS_CHANGED', `${shown} changed since the last edit of this editor: undo_edit would lose that change. View it and edit it instead.`)
+    if (text !== history.after)
+      throw new ToolError(
+        'FS_CHANGED',
+        `${shown} changed since the last edit of this editor: undo_edit would lose that change. View it and edit it instead.`,
+      )
     const previous = history.before.pop()!
     await this.save(file, previous, version, context)
     history.after = previous
@@ -127,9 +155,14 @@ export class Editor {
   /** Not found, with the most similar stretch of the file when there is one (closestMatch of @dsh/tool-kit). */
   private notFound(text: string, shown: string, oldText: string): ToolError {
     const hint = 'it must match exactly, whitespace and indentation included. View the file and copy the text.'
-    const near = closestMatch(text, oldText, { minSimilarity: this.config.closestMatchMinSimilarity, maxLines: this.config.closestMatchMaxFileLines })
+    const near = closestMatch(text, oldText, {
+      minSimilarity: this.config.closestMatchMinSimilarity,
+      maxLines: this.config.closestMatchMaxFileLines,
+    })
     if (!near) return new ToolError('EDITOR_NOT_FOUND', `old_str was not found in ${shown}: ${hint}`)
-    const how = near.whitespaceOnly ? 'differs only in whitespace or indentation' : `is ${Math.round(near.similarity * 100)}% alike`
+    const how = near.whitespaceOnly
+      ? 'differs only in whitespace or indentation'
+      : `is ${Math.round(near.similarity * 100)}% alike`
     const lines = numbered(splitLines(text).slice(near.from - 1, near.to), near.from, this.config.maxLineChars)
     return new ToolError(
       'EDITOR_NOT_FOUND',
@@ -153,9 +186,15 @@ export class Editor {
     if (type === 'directory') throw new ToolError('FS_IS_DIRECTORY', `${shown} is a directory`)
     const authority = await this.ctx.sandboxPolicy.authority(context.session)
     try {
-      return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(await this.ctx.fs.readBytes(file, { authority })), version }
+      return {
+        text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
+          await this.ctx.fs.readBytes(file, { authority }),
+        ),
+        version,
+      }
     } catch (error) {
-      if (error instanceof TypeError) throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
+      if (error instanceof TypeError)
+        throw new ToolError('FS_BINARY', `${shown} is not a UTF-8 text file: it cannot be edited as text.`)
       throw error
     }
   }
@@ -177,9 +216,14 @@ export class Editor {
   private async listDirectory(dir: string, shown: string, authority: SandboxAuthority): Promise<string> {
     const entries: string[] = []
     let total = 0
-    for await (const entry of this.ctx.fs.walk(dir, { maxDepth: 1, skip: (item) => item.name.startsWith('.'), authority })) {
+    for await (const entry of this.ctx.fs.walk(dir, {
+      maxDepth: 1,
+      skip: (item) => item.name.startsWith('.'),
+      authority,
+    })) {
       total++
-      if (entries.length < this.config.maxEntries) entries.push(entry.type === 'directory' ? `${entry.relativePath}/` : entry.relativePath)
+      if (entries.length < this.config.maxEntries)
+        entries.push(entry.type === 'directory' ? `${entry.relativePath}/` : entry.relativePath)
     }
     const more = total > entries.length ? `\n[Showing ${entries.length} of ${total} entries.]` : ''
     return `Files and directories in ${shown} (two levels, hidden ones left out):\n${entries.join('\n') || '(empty)'}${more}`
@@ -187,7 +231,13 @@ export class Editor {
 }
 
 /** Runs one call: checks the arguments its command needs, then maps fs failures to typed error results. */
-export async function runEditor(editor: Editor, args: EditorArgs, file: string, shown: string, context: ToolContext): Promise<string> {
+export async function runEditor(
+  editor: Editor,
+  args: EditorArgs,
+  file: string,
+  shown: string,
+  context: ToolContext,
+): Promise<string> {
   try {
     switch (args.command) {
       case 'view':
@@ -206,7 +256,10 @@ export async function runEditor(editor: Editor, args: EditorArgs, file: string, 
         return await editor.undoEdit(file, shown, context)
       default:
         // The schema's enum refuses this first; kept so a caller that skips validation gets the list too.
-        throw new ToolError('INVALID_ARGS', `Unknown command "${String(args.command)}": use one of ${COMMANDS.join(', ')}.`)
+        throw new ToolError(
+          'INVALID_ARGS',
+          `Unknown command "${String(args.command)}": use one of ${COMMANDS.join(', ')}.`,
+        )
     }
   } catch (error) {
     throw asToolError(error)

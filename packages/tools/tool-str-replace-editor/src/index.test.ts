@@ -16,19 +16,32 @@ const editor = (id: string, args: Record<string, unknown>) => toolCall(id, 'str_
 const FIVE = 'a\nb\nc\nd\ne\n'
 
 test('view shows a range of numbered lines, and a directory two levels deep without hidden entries', async () => {
-  const h = await boot([editor('range', { command: 'view', path: 'five.txt', view_range: [2, 3] }), editor('dir', { command: 'view', path: '.' })], {
-    'five.txt': FIVE,
-    'src/lib/deep.ts': '',
-    'src/main.ts': '',
-    '.env': '',
-  })
+  const h = await boot(
+    [
+      editor('range', { command: 'view', path: 'five.txt', view_range: [2, 3] }),
+      editor('dir', { command: 'view', path: '.' }),
+    ],
+    {
+      'five.txt': FIVE,
+      'src/lib/deep.ts': '',
+      'src/main.ts': '',
+      '.env': '',
+    },
+  )
   await h.run('look')
-  expect(h.toolText('range')).toBe('Lines of five.txt:\n     2\tb\n     3\tc\n[Showing lines 2–3 of 5. View more with view_range [4, -1].]')
-  expect(h.toolText('dir')).toBe(`Files and directories in ${h.workspace} (two levels, hidden ones left out):\nfive.txt\nsrc/\nsrc/lib/\nsrc/main.ts`)
+  expect(h.toolText('range')).toBe(
+    'Lines of five.txt:\n     2\tb\n     3\tc\n[Showing lines 2–3 of 5. View more with view_range [4, -1].]',
+  )
+  expect(h.toolText('dir')).toBe(
+    `Files and directories in ${h.workspace} (two levels, hidden ones left out):\nfive.txt\nsrc/\nsrc/lib/\nsrc/main.ts`,
+  )
 })
 
 test('create writes a new file with its folders and never overwrites one', async () => {
-  const h = await boot([editor('new', { command: 'create', path: 'pkg/new.txt', file_text: 'hello\n' }), editor('again', { command: 'create', path: 'pkg/new.txt', file_text: 'other\n' })])
+  const h = await boot([
+    editor('new', { command: 'create', path: 'pkg/new.txt', file_text: 'hello\n' }),
+    editor('again', { command: 'create', path: 'pkg/new.txt', file_text: 'other\n' }),
+  ])
   await h.run('create')
   expect(h.toolText('new')).toBe('Created pkg/new.txt (6 bytes, 1 line).')
   expect(h.toolResult('again').error?.code).toBe('EDITOR_FILE_EXISTS')
@@ -49,9 +62,13 @@ test('str_replace replaces a unique string and refuses a missing or repeated one
   expect(h.toolText('ok')).toBe('Edited f.txt:\n     1\ta\n     2\tb\n     3\tC\n     4\tx\n     5\tx')
   expect(h.toolResult('missing').error).toEqual({
     code: 'EDITOR_NOT_FOUND',
-    message: 'old_str was not found in f.txt: it must match exactly, whitespace and indentation included. View the file and copy the text.',
+    message:
+      'old_str was not found in f.txt: it must match exactly, whitespace and indentation included. View the file and copy the text.',
   })
-  expect(h.toolResult('twice').error).toEqual({ code: 'EDITOR_NOT_UNIQUE', message: 'old_str occurs 2 times in f.txt (lines 4, 5): include more surrounding lines to make it unique.' })
+  expect(h.toolResult('twice').error).toEqual({
+    code: 'EDITOR_NOT_UNIQUE',
+    message: 'old_str occurs 2 times in f.txt (lines 4, 5): include more surrounding lines to make it unique.',
+  })
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('a\nb\nC\nx\nx\n')
 })
 
@@ -69,7 +86,9 @@ test('insert puts lines at the top, in the middle and after a last line that had
   await h.run('insert')
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('first\none\nbetween\ntwo\nthree\nlast\n')
   expect(h.toolText('middle')).toMatch(/^Inserted 1 line after line 2 of f.txt:\n/)
-  expect(h.toolResult('past').error?.message).toBe('insert_line must be between 0 (the top) and 6 (after the last line) in f.txt; got 9')
+  expect(h.toolResult('past').error?.message).toBe(
+    'insert_line must be between 0 (the top) and 6 (after the last line) in f.txt; got 9',
+  )
 })
 
 test('create outside the workspace is refused and the file is absent', async () => {
@@ -93,10 +112,15 @@ test('undo_edit puts back the text before each str_replace and insert, newest fi
     { 'f.txt': 'one\ntwo\nthree\n' },
   )
   await h.run('edit and undo')
-  expect(h.toolText('undo-insert')).toBe('Undid the last edit of f.txt (1 more can be undone):\n     1\tone\n     2\tTWO\n     3\tthree')
+  expect(h.toolText('undo-insert')).toBe(
+    'Undid the last edit of f.txt (1 more can be undone):\n     1\tone\n     2\tTWO\n     3\tthree',
+  )
   expect(h.toolResult('undo-replace').error).toBeUndefined()
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('one\ntwo\nthree\n')
-  expect(h.toolResult('nothing').error).toEqual({ code: 'EDITOR_NOTHING_TO_UNDO', message: 'No str_replace or insert of f.txt in this session is left to undo.' })
+  expect(h.toolResult('nothing').error).toEqual({
+    code: 'EDITOR_NOTHING_TO_UNDO',
+    message: 'No str_replace or insert of f.txt in this session is left to undo.',
+  })
 })
 
 test('undo_edit refuses to overwrite a change made since the last edit, and the file keeps it', async () => {
@@ -118,14 +142,23 @@ test('undo_edit refuses to overwrite a change made since the last edit, and the 
 test('an unknown command is refused with the list of valid commands', async () => {
   const h = await boot([editor('bad', { command: 'delete', path: 'f.txt' })], { 'f.txt': 'x\n' })
   await h.run('delete')
-  expect(h.toolResult('bad').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('"view", "create", "str_replace", "insert", "undo_edit"') })
+  expect(h.toolResult('bad').error).toMatchObject({
+    code: 'INVALID_ARGS',
+    message: expect.stringContaining('"view", "create", "str_replace", "insert", "undo_edit"'),
+  })
   expect(readFileSync(join(h.workspace, 'f.txt'), 'utf8')).toBe('x\n')
 })
 
 test('str_replace of a text the file has only with other indentation shows where it is', async () => {
-  const h = await boot([editor('view', { command: 'view', path: 'f.py' }), editor('indent', { command: 'str_replace', path: 'f.py', old_str: 'if x:\n  return 1', new_str: 'pass' })], {
-    'f.py': 'def f(x):\n    if x:\n        return 1\n',
-  })
+  const h = await boot(
+    [
+      editor('view', { command: 'view', path: 'f.py' }),
+      editor('indent', { command: 'str_replace', path: 'f.py', old_str: 'if x:\n  return 1', new_str: 'pass' }),
+    ],
+    {
+      'f.py': 'def f(x):\n    if x:\n        return 1\n',
+    },
+  )
   await h.run('replace')
   expect(h.toolResult('indent').error?.message).toBe(
     'old_str was not found in f.py: it must match exactly, whitespace and indentation included. View the file and copy the text. The closest text, at lines 2–3, differs only in whitespace or indentation:\n     2\t    if x:\n     3\t        return 1',

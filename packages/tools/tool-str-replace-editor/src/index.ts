@@ -37,7 +37,13 @@ export function apply(ctx: Context, config: Config) {
       parameters: editorArguments,
       summarize: (args: EditorArgs) => `${args.command} ${args.path}`,
       needsApproval: async (args: EditorArgs, context) =>
-        args.command === 'view' ? undefined : writeApprovalReason(ctx, resolve(context.cwd, args.path), await ctx.sandboxPolicy.authority(context.session)),
+        args.command === 'view'
+          ? undefined
+          : writeApprovalReason(
+              ctx,
+              resolve(context.cwd, args.path),
+              await ctx.sandboxPolicy.authority(context.session),
+            ),
       execute(args: EditorArgs, context) {
         const file = resolve(context.cwd, args.path)
         const rel = relative(context.cwd, file)

@@ -28,7 +28,10 @@ test('view of ~/.ssh/id_rsa, $DSH_HOME/.credentials.yaml, a link to them or ~/.s
   )
   symlinkSync(world.sshKey, join(h.workspace, 'key.txt'))
   await h.run('look at the keys')
-  expect(h.toolResult('key').error).toEqual({ code: 'FS_READ_DENIED', message: `"${world.sshKey}" is a secret path (rule ~/.ssh): file tools never read it and confined commands cannot see it` })
+  expect(h.toolResult('key').error).toEqual({
+    code: 'FS_READ_DENIED',
+    message: `"${world.sshKey}" is a secret path (rule ~/.ssh): file tools never read it and confined commands cannot see it`,
+  })
   for (const id of ['creds', 'link', 'dir']) expect(h.toolResult(id).error?.code).toBe('FS_READ_DENIED')
   await (await h.agent()).session.flush()
   expect(JSON.stringify(h.events())).not.toContain(world.secret)
@@ -43,7 +46,10 @@ test('create and str_replace on .git and .dsh are refused by rule and nothing is
   ])
   await h.run('plant')
   expect(h.toolResult('hook').error?.code).toBe('FS_PROTECTED')
-  expect(h.toolResult('dsh').error).toMatchObject({ code: 'FS_PROTECTED', message: expect.stringContaining('(rule .dsh/)') })
+  expect(h.toolResult('dsh').error).toMatchObject({
+    code: 'FS_PROTECTED',
+    message: expect.stringContaining('(rule .dsh/)'),
+  })
   expect(existsSync(join(h.workspace, '.git'))).toBe(false)
   expect(existsSync(join(h.workspace, '.dsh'))).toBe(false)
   expect(readFileSync(join(h.workspace, 'CLAUDE.md'), 'utf8')).toBe('# notes\n')

@@ -6,5 +6,11 @@ export const EDITOR_SECTION = `Editor: str_replace_editor views files with line 
 
 /** Adds the section while this plugin is mounted (and a system prompt is). */
 export function contributeEditorSection(ctx: Context): void {
-  contributeSection(ctx, { name: 'editor', order: 23, owner: '@dsh/tool-str-replace-editor', text: EDITOR_SECTION, tools: ['str_replace_editor'] })
+  contributeSection(ctx, {
+    name: 'editor',
+    order: 23,
+    owner: '@dsh/tool-str-replace-editor',
+    text: EDITOR_SECTION,
+    tools: ['str_replace_editor'],
+  })
 }

@@ -29,7 +29,10 @@ export const DSH_BIN = join(dirname(require.resolve('@dsh/cli/package.json')), '
 /** The folder of a workspace package (found from its entry, whichever condition resolved it). */
 function packageRoot(name: string): string {
   let dir = dirname(require.resolve(name))
-  while (!existsSync(join(dir, 'package.json')) || JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== name) {
+  while (
+    !existsSync(join(dir, 'package.json')) ||
+    JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name !== name
+  ) {
     if (dirname(dir) === dir) throw new Error(`cannot find the folder of ${name}`)
     dir = dirname(dir)
   }
@@ -139,7 +142,9 @@ function inProcessHome(): string {
   return sharedHome
 }
 
-export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 'home' | 'workspace' | 'workspaceFiles'> & StartOptions): SpawnedAgent {
+export function spawnAgent(
+  options: Pick<AgentProcessOptions, 'patch' | 'env' | 'home' | 'workspace' | 'workspaceFiles'> & StartOptions,
+): SpawnedAgent {
   const home = options.home ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-home-')))
   const workspace = options.workspace ?? realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-ws-')))
   writeTree(workspace, options.workspaceFiles)
@@ -156,7 +161,10 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
 
   if (!options.process) {
     // A clean environment: nothing of the test runner's (a real API key, say) reaches the agent's plugins.
-    const launch = launchInProcess(args, { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: inProcessHome(), DSH_HOME: home, ...options.env } })
+    const launch = launchInProcess(args, {
+      cwd: workspace,
+      env: { PATH: process.env.PATH ?? '', HOME: inProcessHome(), DSH_HOME: home, ...options.env },
+    })
     // The launch's stdout is utf8 text (its stdout() collects it); the ACP connection reads bytes.
     const output = new PassThrough()
     launch.streams.stdout.on('data', (chunk: string) => output.write(Buffer.from(chunk, 'utf8')))
@@ -210,7 +218,9 @@ export function spawnAgent(options: Pick<AgentProcessOptions, 'patch' | 'env' | 
 }
 
 /** Starts `dsh acp` in temp folders (in-process unless `process: true`), connects a client, and sends `initialize`. */
-export async function startAgent(options: AgentProcessOptions & StartOptions): Promise<AgentProcess & { initialized: InitializeResponse }> {
+export async function startAgent(
+  options: AgentProcessOptions & StartOptions,
+): Promise<AgentProcess & { initialized: InitializeResponse }> {
   const spawned = spawnAgent(options)
   const { home, workspace, exited } = spawned
   const stderr = () => spawned.stderr()
@@ -258,9 +268,20 @@ export async function startAgent(options: AgentProcessOptions & StartOptions): P
       const refusal = options.refuseTerminal?.()
       if (refusal) throw new Error(refusal)
       const id = `term-${terminals.length + 1}`
-      terminals.push({ command: params.command, args: params.args ?? [], cwd: params.cwd, killed: false, released: false })
+      terminals.push({
+        command: params.command,
+        args: params.args ?? [],
+        cwd: params.cwd,
+        killed: false,
+        released: false,
+      })
       const env = Object.fromEntries((params.env ?? []).map((variable) => [variable.name, variable.value]))
-      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? workspace, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(params.command, params.args ?? [], {
+        cwd: params.cwd ?? workspace,
+        env: { ...process.env, ...env },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       const entry: EditorTerminal = {
         child,
         output: '',
@@ -284,7 +305,11 @@ export async function startAgent(options: AgentProcessOptions & StartOptions): P
     })
     .onRequest('terminal/output', async ({ params }) => {
       const entry = terminal(params.terminalId)
-      return { output: entry.output, truncated: entry.truncated, ...(entry.exitStatus ? { exitStatus: entry.exitStatus } : {}) }
+      return {
+        output: entry.output,
+        truncated: entry.truncated,
+        ...(entry.exitStatus ? { exitStatus: entry.exitStatus } : {}),
+      }
     })
     .onRequest('terminal/wait_for_exit', async ({ params }) => terminal(params.terminalId).exit)
     .onRequest('terminal/kill', async ({ params }) => {
@@ -301,7 +326,10 @@ export async function startAgent(options: AgentProcessOptions & StartOptions): P
       return {}
     })
 
-  const stream = ndJsonStream(Writable.toWeb(spawned.input) as WritableStream<Uint8Array>, Readable.toWeb(spawned.output) as unknown as ReadableStream<Uint8Array>)
+  const stream = ndJsonStream(
+    Writable.toWeb(spawned.input) as WritableStream<Uint8Array>,
+    Readable.toWeb(spawned.output) as unknown as ReadableStream<Uint8Array>,
+  )
   const connection = app.connect(stream)
   const agent = connection.agent
 
@@ -330,7 +358,13 @@ export async function startAgent(options: AgentProcessOptions & StartOptions): P
           resolve(found)
           return true
         }
-        const timer = setTimeout(() => (listeners.delete(check), reject(new Error(`no matching update within ${timeoutMs} ms; stderr:\n${stderr()}`))), timeoutMs)
+        const timer = setTimeout(
+          () => (
+            listeners.delete(check),
+            reject(new Error(`no matching update within ${timeoutMs} ms; stderr:\n${stderr()}`))
+          ),
+          timeoutMs,
+        )
         if (!check()) listeners.add(check)
       })
     },
@@ -348,12 +382,18 @@ export async function startAgent(options: AgentProcessOptions & StartOptions): P
   })
   try {
     const initialized = await Promise.race([
-      agent.request('initialize', { protocolVersion: 1, clientCapabilities: options.capabilities ?? {}, clientInfo: { name: 'dsh-acp-test', version: '0' } }),
+      agent.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: options.capabilities ?? {},
+        clientInfo: { name: 'dsh-acp-test', version: '0' },
+      }),
       died,
     ])
     return Object.assign(process_, { initialized })
   } catch (error) {
     await process_.dispose()
-    throw new Error(`dsh acp did not answer initialize (${(error as Error).message}); stderr:\n${stderr()}`, { cause: error })
+    throw new Error(`dsh acp did not answer initialize (${(error as Error).message}); stderr:\n${stderr()}`, {
+      cause: error,
+    })
   }
 }

@@ -17,7 +17,15 @@ export const webDist = join(repoRoot, 'apps/web/dist/index.html')
 export const screenshotDir = join(repoRoot, 'test-output/web')
 
 export const CHROMIUM = process.env.DSH_CHROMIUM ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 export interface WebProcess {
   /** `http://127.0.0.1:<port>` */
@@ -63,7 +71,13 @@ export function tempHome(): { home: string; dshHome: string; workspace: string }
 
 /** Spawns `dsh --profile web --no-open --port 0` and waits for the URL it prints. */
 export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
-  const folders = options.home ? { home: options.home, dshHome: join(options.home, '.dsh'), workspace: options.workspace ?? join(options.home, 'projects', 'demo') } : tempHome()
+  const folders = options.home
+    ? {
+        home: options.home,
+        dshHome: join(options.home, '.dsh'),
+        workspace: options.workspace ?? join(options.home, 'projects', 'demo'),
+      }
+    : tempHome()
   const args = [cliBin, '--profile', 'web', '--no-open', '--port', '0', ...(options.args ?? [])]
   {
     // The title request is off, as in every test composition (WITHOUT_AUTO_TITLE).
@@ -72,7 +86,13 @@ export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
     writeFileSync(file, WITHOUT_AUTO_TITLE + (options.patch ?? ''))
     args.splice(1, 0, '--patch', file)
   }
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: folders.home, DSH_HOME: folders.dshHome, ...options.env }
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    HOME: folders.home,
+    DSH_HOME: folders.dshHome,
+    ...options.env,
+  }
   const child = spawn(process.execPath, args, { cwd: folders.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
@@ -80,7 +100,15 @@ export async function startWeb(options: WebOptions = {}): Promise<WebProcess> {
   child.stderr!.on('data', (chunk) => (err += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const link = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dsh web printed no URL within ${options.startTimeoutMs ?? 40_000} ms\nstdout: ${out}\nstderr: ${err}`)), options.startTimeoutMs ?? 40_000)
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `dsh web printed no URL within ${options.startTimeoutMs ?? 40_000} ms\nstdout: ${out}\nstderr: ${err}`,
+          ),
+        ),
+      options.startTimeoutMs ?? 40_000,
+    )
     const look = () => {
       const match = /(http:\/\/dsh:\S+\/auth\/link)\s/.exec(out)
       if (match) {
@@ -118,7 +146,8 @@ export async function signIn(web: WebProcess): Promise<void> {
 export async function adoptBrowserSignIn(web: WebProcess, context: BrowserContext): Promise<void> {
   const port = Number(new URL(web.origin).port)
   const cookie = (await context.cookies(web.origin)).find((entry) => entry.name === cookieName(port))
-  if (!cookie) throw new Error(`the browser holds no ${cookieName(port)} cookie for ${web.origin}: did it open the link?`)
+  if (!cookie)
+    throw new Error(`the browser holds no ${cookieName(port)} cookie for ${web.origin}: did it open the link?`)
   web.cookie = `${cookie.name}=${cookie.value}`
 }
 
@@ -128,14 +157,21 @@ export function removeHome(web: Pick<WebProcess, 'home'>): void {
 
 /** Debian's Chromium, headless, on a fresh profile (playwright creates and removes its user data dir). */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does)`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does)`)
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
 }
 
 /** The same Chromium on a profile kept in `userDataDir`, so a test can read what it wrote (History, cookies). */
 export async function launchBrowserWithProfile(userDataDir: string): Promise<BrowserContext> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does)`)
-  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 } })
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does)`)
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 860 },
+  })
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
@@ -144,11 +180,20 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** `POST /api/<method>` from the test, signed in with `web.cookie`. */
-export async function api<T = any>(web: Pick<WebProcess, 'origin' | 'cookie'>, method: string, params: unknown = {}): Promise<T> {
+export async function api<T = any>(
+  web: Pick<WebProcess, 'origin' | 'cookie'>,
+  method: string,
+  params: unknown = {},
+): Promise<T> {
   if (!web.cookie) throw new Error(`api(${method}): the test has not signed in (signIn or adoptBrowserSignIn)`)
-  const response = await fetch(`${web.origin}/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: web.cookie }, body: JSON.stringify(params) })
+  const response = await fetch(`${web.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Cookie: web.cookie },
+    body: JSON.stringify(params),
+  })
   const body = (await response.json()) as { ok: boolean; result?: T; error?: { code: string; message: string } }
-  if (!body.ok) throw Object.assign(new Error(`${method}: ${body.error?.code} ${body.error?.message}`), { code: body.error?.code })
+  if (!body.ok)
+    throw Object.assign(new Error(`${method}: ${body.error?.code} ${body.error?.message}`), { code: body.error?.code })
   return body.result as T
 }
 
@@ -166,12 +211,19 @@ export interface WebApp {
  * Starts the mock model and `dsh --profile web` on a fresh temp home pointed at it (`prepare` may write into
  * the folders first, `patch` adds a layer), then Chromium on a 1280×860 page that opened the sign-in link.
  */
-export async function openWebApp(options: { prepare?: (folders: ReturnType<typeof tempHome>) => void; patch?: string } = {}): Promise<WebApp> {
+export async function openWebApp(
+  options: { prepare?: (folders: ReturnType<typeof tempHome>) => void; patch?: string } = {},
+): Promise<WebApp> {
   if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
   const llm = await startMockServer()
   const folders = tempHome()
   options.prepare?.(folders)
-  const web = await startWeb({ home: folders.home, workspace: folders.workspace, ...(options.patch ? { patch: options.patch } : {}), env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' } })
+  const web = await startWeb({
+    home: folders.home,
+    workspace: folders.workspace,
+    ...(options.patch ? { patch: options.patch } : {}),
+    env: { DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
+  })
   const browser = await launchBrowser()
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage()
   await page.goto(web.link)

@@ -16,5 +16,7 @@ export const Config: Schema<Config> = Schema.object({
 })
 
 export function apply(ctx: Context, config: Config) {
-  ctx.settings.define(config.key, Schema.natural().default(config.default), { description: `probe setting ${config.key}` })
+  ctx.settings.define(config.key, Schema.natural().default(config.default), {
+    description: `probe setting ${config.key}`,
+  })
 }

@@ -7,7 +7,10 @@ import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
  * (a refusal is the test's to see). `deepseekConfig` adds to the adapter's row (a catalog, say); `rows` are
  * further patch rows.
  */
-export async function bootOnMock(llm: MockServer, options: { deepseekConfig?: string; rows?: string } = {}): Promise<Harness> {
+export async function bootOnMock(
+  llm: MockServer,
+  options: { deepseekConfig?: string; rows?: string } = {},
+): Promise<Harness> {
   const harness = await bootComposition({
     patch: `${options.rows ?? ''}
 - id: agents

@@ -13,7 +13,9 @@ export function respondWith(h: Harness, respond: (request: LlmRequest) => Script
 
 export const lastText = (request: Pick<LlmRequest, 'messages'>): string => {
   const last = request.messages.at(-1)
-  return last?.role === 'user' ? last.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('') : ''
+  return last?.role === 'user'
+    ? last.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+    : ''
 }
 
 /** Which summary request this is, if any (by the default instructions' wording). */
@@ -34,13 +36,19 @@ export function expectPairsIntact(messages: readonly Message[]): void {
       let j = i
       while (messages[j]!.role === 'tool') j--
       const owner = messages[j]!
-      const calls = owner.role === 'assistant' ? owner.content.flatMap((block) => (block.type === 'tool-call' ? [block.callId] : [])) : []
-      expect(calls, `tool result ${message.content[0]!.callId} follows no call of it`).toContain(message.content[0]!.callId)
+      const calls =
+        owner.role === 'assistant'
+          ? owner.content.flatMap((block) => (block.type === 'tool-call' ? [block.callId] : []))
+          : []
+      expect(calls, `tool result ${message.content[0]!.callId} follows no call of it`).toContain(
+        message.content[0]!.callId,
+      )
     }
     if (message.role === 'assistant') {
       const calls = message.content.flatMap((block) => (block.type === 'tool-call' ? [block.callId] : []))
       const answered: string[] = []
-      for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++) answered.push(...messages[j]!.content.map((result) => (result as { callId: string }).callId))
+      for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++)
+        answered.push(...messages[j]!.content.map((result) => (result as { callId: string }).callId))
       expect(answered.sort(), 'a tool call lost its result').toEqual([...calls].sort())
     }
   }

@@ -43,7 +43,8 @@ function random(seed: number): () => number {
 const waitFor = (condition: () => boolean) => vi.waitUntil(condition, { timeout: 30_000, interval: 5 })
 const sessionFile = (h: Harness, id: string) => {
   const root = join(h.home, 'sessions')
-  for (const key of readdirSync(root)) if (existsSync(join(root, key, id, 'session.jsonl'))) return join(root, key, id, 'session.jsonl')
+  for (const key of readdirSync(root))
+    if (existsSync(join(root, key, id, 'session.jsonl'))) return join(root, key, id, 'session.jsonl')
   throw new Error(`no stored log for session ${id}`)
 }
 const storedTypes = (h: Harness, id: string) =>
@@ -68,7 +69,16 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       h.root.scriptedLlm.enqueue(...script)
       return h
     }
-    const structural = new Set(['turn/start', 'step/start', 'user/message', 'assistant/message', 'tool/call', 'tool/result', 'step/end', 'turn/end'])
+    const structural = new Set([
+      'turn/start',
+      'step/start',
+      'user/message',
+      'assistant/message',
+      'tool/call',
+      'tool/result',
+      'step/end',
+      'turn/end',
+    ])
     const shape = () => h.types().filter((type) => structural.has(type))
     const wellFormed = () => expect(turnStructureProblems(h.events())).toEqual([])
 
@@ -86,7 +96,19 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       await boot([toolCall('w', 'write_file', { path: 'out.txt', text: 'written' }), { text: 'done' }])
       expect((await h.run('write it')).reason).toBe('completed')
       expect(readFileSync(join(h.workspace, 'out.txt'), 'utf8')).toBe('written')
-      expect(shape()).toEqual(['turn/start', 'step/start', 'user/message', 'assistant/message', 'tool/call', 'tool/result', 'step/end', 'step/start', 'assistant/message', 'step/end', 'turn/end'])
+      expect(shape()).toEqual([
+        'turn/start',
+        'step/start',
+        'user/message',
+        'assistant/message',
+        'tool/call',
+        'tool/result',
+        'step/end',
+        'step/start',
+        'assistant/message',
+        'step/end',
+        'turn/end',
+      ])
       const second = h.root.scriptedLlm.requests[1] as LlmRequest
       expect(second.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool'])
       wellFormed()
@@ -125,7 +147,9 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       agent.steer('change course')
       agent.followup('later')
       await waitFor(() => h.events('turn/end').length === 2)
-      const users = h.events('user/message').map((event) => [event.data.source, (event.data.content[0] as { text: string }).text])
+      const users = h
+        .events('user/message')
+        .map((event) => [event.data.source, (event.data.content[0] as { text: string }).text])
       expect(users).toEqual([
         ['user', 'first'],
         ['inject', 'quiet context'],
@@ -143,7 +167,10 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       const agent = await h.agent()
       const seenAtModel: string[][] = []
       const seenAtTool: string[][] = []
-      h.root.on('llm/stream', (request, next) => (seenAtModel.push(storedTypes(h, agent.session.id).map((event) => event.type)), next()))
+      h.root.on(
+        'llm/stream',
+        (request, next) => (seenAtModel.push(storedTypes(h, agent.session.id).map((event) => event.type)), next()),
+      )
       h.root.on('tools/execute', async (invocation, next) => {
         seenAtTool.push(
           storedTypes(h, agent.session.id)
@@ -153,16 +180,28 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
         return next()
       })
       expect((await h.run('write')).reason).toBe('completed')
-      expect(seenAtModel[0]).toEqual(expect.arrayContaining(['turn/start', 'user/message', 'request/header', 'request/context']))
+      expect(seenAtModel[0]).toEqual(
+        expect.arrayContaining(['turn/start', 'user/message', 'request/header', 'request/context']),
+      )
       expect(seenAtModel[1]).toContain('tool/result')
       expect(seenAtTool).toEqual([['tool/call', 'tool/dispatched']])
     })
 
     test('the request check holds at the boundary: a listener that adds input is refused and nothing is sent', async () => {
       await boot([{ text: 'never' }])
-      h.root.on('llm/stream', (request, next) => (request.messages.push({ role: 'user', content: [{ type: 'text', text: 'smuggled' }] }), next()), { prepend: true })
+      h.root.on(
+        'llm/stream',
+        (request, next) => (
+          request.messages.push({ role: 'user', content: [{ type: 'text', text: 'smuggled' }] }),
+          next()
+        ),
+        { prepend: true },
+      )
       const result = await h.run('hello')
-      expect(result.error).toMatchObject({ code: 'INVARIANT_VIOLATION', message: expect.stringContaining('the request has 2 messages but the log derives 1') })
+      expect(result.error).toMatchObject({
+        code: 'INVARIANT_VIOLATION',
+        message: expect.stringContaining('the request has 2 messages but the log derives 1'),
+      })
       expect(h.root.scriptedLlm.requests).toHaveLength(0)
       wellFormed()
     })
@@ -183,7 +222,10 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
       await boot()
       const seeds = options.failureSeeds ?? 25
       const script: ScriptedResponse[] = []
-      h.root.on('llm/stream', (_request, next) => (h.root.scriptedLlm.enqueue(script.shift() ?? { text: 'out of script' }), next()))
+      h.root.on(
+        'llm/stream',
+        (_request, next) => (h.root.scriptedLlm.enqueue(script.shift() ?? { text: 'out of script' }), next()),
+      )
       for (let seed = 1; seed <= seeds; seed++) {
         const rand = random(seed)
         const pick = () => Math.floor(rand() * 4)
@@ -212,7 +254,13 @@ export function describeLoopConformance(loop: LoopUnderTest, options: { failureS
           calls.set(hook, (calls.get(hook) ?? 0) + 1)
           if (calls.get(hook) === failAt.get(hook)) throw new Error(`injected failure in ${hook} (seed ${seed})`)
         }
-        const disposers = HOOKS.map(([hook, mode]) => (h.root.on as any)(hook, mode === 'serial' ? async () => fire(hook) : (...args: any[]) => (fire(hook), args.at(-1)()), { prepend: true }))
+        const disposers = HOOKS.map(([hook, mode]) =>
+          (h.root.on as any)(
+            hook,
+            mode === 'serial' ? async () => fire(hook) : (...args: any[]) => (fire(hook), args.at(-1)()),
+            { prepend: true },
+          ),
+        )
         const agent: Agent = await h.root.agents.create({ cwd: h.workspace })
         agent.followup('one')
         agent.followup('two')

@@ -25,14 +25,32 @@ export default class MinimalLoop extends AgentLoop {
       for (let step = 0; ; step++) {
         input.push(...agent.claimStepInput())
         session.append('step/start', { turnId, step })
-        for (const item of input) session.append('user/message', { content: item.content, source: item.mode === 'followup' ? 'user' : item.mode, messageId: item.messageId })
+        for (const item of input)
+          session.append('user/message', {
+            content: item.content,
+            source: item.mode === 'followup' ? 'user' : item.mode,
+            messageId: item.messageId,
+          })
         input = []
         const route = agent.route
         const tools = this.ctx.tools.schemas(agent.id)
-        const system = await this.ctx.systemPrompt.assemble({ cwd: agent.cwd, route, tools: tools.map((tool) => tool.name), agentId: agent.id, override: agent.systemPrompt })
+        const system = await this.ctx.systemPrompt.assemble({
+          cwd: agent.cwd,
+          route,
+          tools: tools.map((tool) => tool.name),
+          agentId: agent.id,
+          override: agent.systemPrompt,
+        })
         logRequestHeader(session, { route, system, tools }, this.ctx.llm.describe(route).contextWindow)
         await session.flush()
-        const request: LlmRequest = { route, system, tools, messages: [...session.messages()], signal, origin: { sessionId: session.id, purpose: 'turn' } }
+        const request: LlmRequest = {
+          route,
+          system,
+          tools,
+          messages: [...session.messages()],
+          signal,
+          origin: { sessionId: session.id, purpose: 'turn' },
+        }
         const assembler = new BlockAssembler(route.provider)
         try {
           for await (const chunk of this.ctx.llm.stream(request)) {
@@ -41,7 +59,12 @@ export default class MinimalLoop extends AgentLoop {
           }
         } finally {
           const answer = assembler.result()
-          session.append('assistant/message', { content: answer.content, usage: answer.usage, finish: signal.aborted ? 'aborted' : answer.finish, ...(answer.error ? { error: answer.error } : {}) })
+          session.append('assistant/message', {
+            content: answer.content,
+            usage: answer.usage,
+            finish: signal.aborted ? 'aborted' : answer.finish,
+            ...(answer.error ? { error: answer.error } : {}),
+          })
         }
         const answer = assembler.result()
         text = answer.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('') || text
@@ -60,7 +83,13 @@ export default class MinimalLoop extends AgentLoop {
           break
         }
         if (answer.finish === 'error') {
-          end = { reason: 'error', error: { code: answer.error?.code ?? 'MODEL_ERROR', message: answer.error?.message ?? 'the model request failed' } }
+          end = {
+            reason: 'error',
+            error: {
+              code: answer.error?.code ?? 'MODEL_ERROR',
+              message: answer.error?.message ?? 'the model request failed',
+            },
+          }
           break
         }
         if (!calls.length && !agent.steeringWaits) break
@@ -68,7 +97,11 @@ export default class MinimalLoop extends AgentLoop {
     } catch (error) {
       end = {
         reason: signal.aborted ? 'aborted' : 'error',
-        error: { code: error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED', message: error instanceof Error ? error.message : String(error) },
+        error: {
+          code:
+            error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'LOOP_FAILED',
+          message: error instanceof Error ? error.message : String(error),
+        },
       }
     }
     const result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
@@ -79,7 +112,8 @@ export default class MinimalLoop extends AgentLoop {
       result.error ??= { code: 'TURN_STOPPING_FAILED', message: error instanceof Error ? error.message : String(error) }
     }
     const step = openStepOf(session.events, turnId) // a step cut by a failure still closes inside its turn
-    if (step !== undefined) session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
+    if (step !== undefined)
+      session.append('step/end', { turnId, step, finish: result.reason === 'aborted' ? 'aborted' : 'error' })
     session.append('turn/end', { turnId, reason: result.reason, ...(result.error ? { error: result.error } : {}) })
     await session.flush()
     return result

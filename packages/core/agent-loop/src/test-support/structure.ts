@@ -23,7 +23,8 @@ export function turnStructureProblems(events: readonly SessionEvent[]): string[]
         turn = event.data.turnId
         break
       case 'turn/end':
-        if (event.data.turnId !== turn) problems.push(`${at}: ends turn ${event.data.turnId}, but the open turn is ${turn ?? 'none'}`)
+        if (event.data.turnId !== turn)
+          problems.push(`${at}: ends turn ${event.data.turnId}, but the open turn is ${turn ?? 'none'}`)
         if (step !== undefined) problems.push(`${at}: step ${step} never ended`)
         turn = undefined
         step = undefined
@@ -34,7 +35,8 @@ export function turnStructureProblems(events: readonly SessionEvent[]): string[]
         step = event.data.step
         break
       case 'step/end':
-        if (step !== event.data.step || event.data.turnId !== turn) problems.push(`${at}: closes step ${event.data.step}, but the open step is ${step ?? 'none'}`)
+        if (step !== event.data.step || event.data.turnId !== turn)
+          problems.push(`${at}: closes step ${event.data.step}, but the open step is ${step ?? 'none'}`)
         step = undefined
         break
       case 'request/header':
@@ -44,7 +46,8 @@ export function turnStructureProblems(events: readonly SessionEvent[]): string[]
         context = true
         break
       case 'assistant/message':
-        if (!header || !context) problems.push(`${at}: an answer to a request no request/header and request/context describe`)
+        if (!header || !context)
+          problems.push(`${at}: an answer to a request no request/header and request/context describe`)
         for (const block of event.data.content) if (block.type === 'tool-call') owed.set(block.callId, event.seq)
         break
       case 'tool/call':

@@ -66,7 +66,9 @@ export async function* walkTree(path: string, options: WalkOptions = {}): AsyncG
     if (options.skip?.(entry)) continue
     yield entry
     if (entry.depth >= maxDepth) continue
-    const descend = entry.type === 'directory' || (options.followSymlinks && entry.type === 'symlink' && (await isDirectoryLink(entry.path)))
+    const descend =
+      entry.type === 'directory' ||
+      (options.followSymlinks && entry.type === 'symlink' && (await isDirectoryLink(entry.path)))
     if (!descend) continue
     try {
       if (options.followSymlinks) {

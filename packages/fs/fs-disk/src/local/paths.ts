@@ -46,7 +46,8 @@ async function resolveFrom(path: string, hops: number): Promise<string> {
   }
   if (link === undefined) return candidate
   // A dangling link: writing through it creates its target, so the target is where the write lands.
-  if (hops >= MAX_SYMLINK_HOPS) throw new FsError('FS_INVALID_PATH', path, `"${path}" has too many levels of symbolic links`)
+  if (hops >= MAX_SYMLINK_HOPS)
+    throw new FsError('FS_INVALID_PATH', path, `"${path}" has too many levels of symbolic links`)
   return resolveFrom(resolve(realParent, link), hops + 1)
 }
 

@@ -23,7 +23,15 @@ export async function statPath(path: string, followSymlinks = true): Promise<FsS
   try {
     const own = await lstat(path)
     const stats = followSymlinks && own.isSymbolicLink() ? await stat(path) : own
-    return { path, type: entryType(stats), isSymlink: own.isSymbolicLink(), size: stats.size, mtimeMs: stats.mtimeMs, mode: stats.mode & 0o7777, version: versionOf(stats) }
+    return {
+      path,
+      type: entryType(stats),
+      isSymlink: own.isSymbolicLink(),
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+      mode: stats.mode & 0o7777,
+      version: versionOf(stats),
+    }
   } catch (error) {
     throw toFsError(error, path)
   }
@@ -57,7 +65,10 @@ export function looksBinary(sample: Uint8Array): boolean {
 export type ReadCheck = (path: string, real: string) => Promise<void>
 
 /** Opens a regular file for reading: never blocks on a FIFO, refuses directories and devices by code. */
-async function openRegularFile(path: string, check?: ReadCheck): Promise<{ handle: FileHandle; real: string; stats: Stats }> {
+async function openRegularFile(
+  path: string,
+  check?: ReadCheck,
+): Promise<{ handle: FileHandle; real: string; stats: Stats }> {
   requireAbsolute(path)
   let handle: FileHandle | undefined
   try {
@@ -66,7 +77,8 @@ async function openRegularFile(path: string, check?: ReadCheck): Promise<{ handl
     handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK)
     const stats = await handle.stat()
     if (stats.isDirectory()) throw new FsError('FS_IS_DIRECTORY', path, `"${path}" is a directory, not a file`)
-    if (!stats.isFile()) throw new FsError('FS_NOT_A_FILE', path, `"${path}" is not a regular file (a device, socket or pipe)`)
+    if (!stats.isFile())
+      throw new FsError('FS_NOT_A_FILE', path, `"${path}" is not a regular file (a device, socket or pipe)`)
     return { handle, real, stats }
   } catch (error) {
     await handle?.close()
@@ -86,12 +98,20 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
 }
 
 function refuseTooLarge(path: string, size: number, limit: number): never {
-  throw new FsError('FS_TOO_LARGE', path, `"${path}" is ${size} bytes, more than the ${limit} bytes this file system reads at once`)
+  throw new FsError(
+    'FS_TOO_LARGE',
+    path,
+    `"${path}" is ${size} bytes, more than the ${limit} bytes this file system reads at once`,
+  )
 }
 
 async function refuseBinary(handle: FileHandle, path: string, config: FsIoConfig): Promise<void> {
   if (looksBinary(await readAt(handle, 0, config.binarySniffBytes))) {
-    throw new FsError('FS_BINARY', path, `"${path}" is not a text file (a NUL byte or invalid UTF-8 in its first ${config.binarySniffBytes} bytes)`)
+    throw new FsError(
+      'FS_BINARY',
+      path,
+      `"${path}" is not a text file (a NUL byte or invalid UTF-8 in its first ${config.binarySniffBytes} bytes)`,
+    )
   }
 }
 
@@ -104,7 +124,12 @@ export async function sniffBinaryFile(path: string, config: FsIoConfig, check?: 
   }
 }
 
-export async function readAllBytes(path: string, options: ReadBytesOptions, config: FsIoConfig, check?: ReadCheck): Promise<Uint8Array> {
+export async function readAllBytes(
+  path: string,
+  options: ReadBytesOptions,
+  config: FsIoConfig,
+  check?: ReadCheck,
+): Promise<Uint8Array> {
   const limit = Math.min(positive(options.maxBytes, 'maxBytes', path) ?? config.maxFileBytes, config.maxFileBytes)
   const { handle, stats } = await openRegularFile(path, check)
   try {
@@ -119,7 +144,8 @@ export async function readAllBytes(path: string, options: ReadBytesOptions, conf
 
 function positive(value: number | undefined, name: string, path: string): number | undefined {
   if (value === undefined) return undefined
-  if (!Number.isSafeInteger(value) || value < 1) throw new FsError('FS_INVALID_ARGUMENT', path, `${name} must be a whole number of at least 1 (got ${value})`)
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new FsError('FS_INVALID_ARGUMENT', path, `${name} must be a whole number of at least 1 (got ${value})`)
   return value
 }
 
@@ -138,7 +164,12 @@ function trimPartialCharacter(bytes: Buffer): Buffer {
  * Scans the file once for line ends (it must be counted whole for `totalLines`) and settles the byte range
  * of the requested lines on the way, then reads and decodes only that range.
  */
-export async function readTextRange(path: string, options: ReadTextOptions, config: FsIoConfig, check?: ReadCheck): Promise<ReadTextResult> {
+export async function readTextRange(
+  path: string,
+  options: ReadTextOptions,
+  config: FsIoConfig,
+  check?: ReadCheck,
+): Promise<ReadTextResult> {
   const startLine = positive(options.startLine, 'startLine', path) ?? 1
   const maxLines = positive(options.maxLines, 'maxLines', path)
   const budget = Math.min(positive(options.maxBytes, 'maxBytes', path) ?? config.maxTextBytes, config.maxTextBytes)
@@ -198,7 +229,9 @@ export async function readTextRange(path: string, options: ReadTextOptions, conf
     let text = ''
     if (rangeStart >= 0 && rangeEnd > rangeStart) {
       // A file that fit in the first chunk is still in memory; a larger one is read again for just the range.
-      let bytes = firstChunk ? firstChunk.subarray(rangeStart, rangeEnd) : await readAt(handle, rangeStart, rangeEnd - rangeStart)
+      let bytes = firstChunk
+        ? firstChunk.subarray(rangeStart, rangeEnd)
+        : await readAt(handle, rangeStart, rangeEnd - rangeStart)
       if (cutLine) bytes = trimPartialCharacter(bytes)
       // ignoreBOM keeps a byte-order mark in the text, so writing the text back reproduces the file.
       text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)

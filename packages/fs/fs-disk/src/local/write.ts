@@ -1,6 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
-import { access, copyFile, type FileHandle, link, lstat, mkdir, open, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
+import {
+  access,
+  copyFile,
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { FsError, toFsError } from '@dsh/fs'
 import type { FsVersion, MkdirResult, WriteResult } from '@dsh/fs'
@@ -46,13 +59,19 @@ export interface AtomicWriteOptions {
  * over it, so no reader ever sees half a file and a failed write leaves the old one. An existing file keeps
  * its permission bits; one the operating system would not let us write is refused as it would be in place.
  */
-export async function writeFileAtomically(target: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<WriteResult> {
+export async function writeFileAtomically(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<WriteResult> {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
   const existing = await lstatOrUndefined(target)
   if (existing?.isDirectory()) throw new FsError('FS_IS_DIRECTORY', target, `"${target}" is a directory, not a file`)
-  if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new FsError('FS_NOT_A_FILE', target, `"${target}" is not a regular file`)
+  if (existing && !existing.isFile() && !existing.isSymbolicLink())
+    throw new FsError('FS_NOT_A_FILE', target, `"${target}" is not a regular file`)
   if (!existing && options.mustExist) throw new FsError('FS_NOT_FOUND', target, `"${target}" does not exist`)
-  if (options.expect && (!existing || !sameVersion(options.expect, versionOf(existing)))) refuseChanged(target, options.expect, existing)
+  if (options.expect && (!existing || !sameVersion(options.expect, versionOf(existing))))
+    refuseChanged(target, options.expect, existing)
   if (existing) {
     try {
       await access(target, constants.W_OK)
@@ -106,14 +125,18 @@ async function requireDirectory(dir: string): Promise<void> {
     stats = await stat(dir)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new FsError('FS_NOT_FOUND', dir, `parent directory "${dir}" does not exist`, { cause: error })
+    if (code === 'ENOENT')
+      throw new FsError('FS_NOT_FOUND', dir, `parent directory "${dir}" does not exist`, { cause: error })
     throw toFsError(error, dir)
   }
   if (!stats.isDirectory()) throw new FsError('FS_NOT_A_DIRECTORY', dir, `"${dir}" is not a directory`)
 }
 
 /** Creates `target` (a real path) one level at a time, each level after its parent passed the guard. */
-export async function makeDirectory(target: string, options: { recursive: boolean; guard?: DirectoryGuard }): Promise<MkdirResult> {
+export async function makeDirectory(
+  target: string,
+  options: { recursive: boolean; guard?: DirectoryGuard },
+): Promise<MkdirResult> {
   const missing: string[] = []
   for (let dir = target; ;) {
     const stats = await lstatOrUndefined(dir).catch((error: FsError) => {
@@ -121,7 +144,12 @@ export async function makeDirectory(target: string, options: { recursive: boolea
       throw error
     })
     if (stats) {
-      if (!stats.isDirectory()) throw new FsError(dir === target ? 'FS_EXISTS' : 'FS_NOT_A_DIRECTORY', dir, `"${dir}" exists and is not a directory`)
+      if (!stats.isDirectory())
+        throw new FsError(
+          dir === target ? 'FS_EXISTS' : 'FS_NOT_A_DIRECTORY',
+          dir,
+          `"${dir}" exists and is not a directory`,
+        )
       break
     }
     missing.unshift(dir)
@@ -147,7 +175,10 @@ export async function makeDirectory(target: string, options: { recursive: boolea
 }
 
 /** Removes the entry at `target` (parent real, last name not followed): a link is removed, not its target. */
-export async function removeEntry(target: string, options: { recursive: boolean; guard?: DirectoryGuard }): Promise<void> {
+export async function removeEntry(
+  target: string,
+  options: { recursive: boolean; guard?: DirectoryGuard },
+): Promise<void> {
   const stats = await lstatOrUndefined(target)
   if (!stats) throw new FsError('FS_NOT_FOUND', target, `"${target}" does not exist`)
   await options.guard?.(dirname(target))
@@ -157,18 +188,33 @@ export async function removeEntry(target: string, options: { recursive: boolean;
     else await rmdir(target)
   } catch (error) {
     const fsError = toFsError(error, target)
-    if (fsError.code === 'FS_NOT_EMPTY') throw new FsError('FS_NOT_EMPTY', target, `directory "${target}" is not empty (pass recursive to remove it with its contents)`, { cause: error })
+    if (fsError.code === 'FS_NOT_EMPTY')
+      throw new FsError(
+        'FS_NOT_EMPTY',
+        target,
+        `directory "${target}" is not empty (pass recursive to remove it with its contents)`,
+        { cause: error },
+      )
     throw fsError
   }
 }
 
 /** Moves the entry `from` to `to` (both parent-real, last names not followed). */
-export async function renameEntry(from: string, to: string, options: { overwrite: boolean; guard?: DirectoryGuard }): Promise<void> {
+export async function renameEntry(
+  from: string,
+  to: string,
+  options: { overwrite: boolean; guard?: DirectoryGuard },
+): Promise<void> {
   const source = await lstatOrUndefined(from)
   if (!source) throw new FsError('FS_NOT_FOUND', from, `"${from}" does not exist`)
   const destination = await lstatOrUndefined(to)
   if (destination) {
-    if (destination.isDirectory()) throw new FsError('FS_IS_DIRECTORY', to, `"${to}" is an existing directory; move into it by naming the full destination path`)
+    if (destination.isDirectory())
+      throw new FsError(
+        'FS_IS_DIRECTORY',
+        to,
+        `"${to}" is an existing directory; move into it by naming the full destination path`,
+      )
     if (!options.overwrite) throw new FsError('FS_EXISTS', to, `"${to}" already exists (pass overwrite to replace it)`)
   }
   await requireDirectory(dirname(to))

@@ -6,7 +6,13 @@ import { bootComposition, scriptedPatch, type CompositionOptions, type Harness }
 
 /** One hook per group, as a Claude Code settings.json writes them: `{ hooks: { Event: [{ matcher, hooks: [{ type, command }] }] } }`. */
 export function hooksFile(hooks: Record<string, { matcher?: string; command: string; timeout?: number }[]>): string {
-  const groups = Object.entries(hooks).map(([event, list]) => [event, list.map(({ matcher, ...hook }) => ({ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', ...hook }] }))])
+  const groups = Object.entries(hooks).map(([event, list]) => [
+    event,
+    list.map(({ matcher, ...hook }) => ({
+      ...(matcher !== undefined ? { matcher } : {}),
+      hooks: [{ type: 'command', ...hook }],
+    })),
+  ])
   return JSON.stringify({ hooks: Object.fromEntries(groups) }, null, 2)
 }
 
@@ -18,4 +24,5 @@ export async function boot(options: CompositionOptions & { rows?: string } = {})
 }
 
 /** Everything the model was sent in request `index`, as text (to look for what a hook said). */
-export const requestText = (h: Harness, index: number) => JSON.stringify((h.root.scriptedLlm.requests[index] as LlmRequest).messages)
+export const requestText = (h: Harness, index: number) =>
+  JSON.stringify((h.root.scriptedLlm.requests[index] as LlmRequest).messages)

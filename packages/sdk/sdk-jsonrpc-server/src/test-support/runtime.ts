@@ -84,8 +84,15 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     writeFileSync(file, WITHOUT_AUTO_TITLE + (options.patch ?? ''))
     args.push('--patch', file)
   }
-  const model: Record<string, string> = options.llm ? { DEEPSEEK_BASE_URL: options.llm.url, DEEPSEEK_API_KEY: 'test' } : {}
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), DSH_HOME: home, ...model, ...options.env }
+  const model: Record<string, string> = options.llm
+    ? { DEEPSEEK_BASE_URL: options.llm.url, DEEPSEEK_API_KEY: 'test' }
+    : {}
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DSH_HOME: home,
+    ...model,
+    ...options.env,
+  }
   let child: ChildProcessWithoutNullStreams | undefined
   let stdin: NodeJS.WritableStream
   let stdout: NodeJS.ReadableStream
@@ -163,7 +170,8 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     async waitForStderr(text, timeoutMs = 40_000) {
       const deadline = Date.now() + timeoutMs
       while (!stderr.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for stderr to contain ${JSON.stringify(text)}; stderr:\n${stderr}`)
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for stderr to contain ${JSON.stringify(text)}; stderr:\n${stderr}`)
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
     },
@@ -176,7 +184,13 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
     },
     waitFor,
     notifications: (method) => messages.filter((message) => message.method === method && message.id === undefined),
-    events: (sessionId, type) => messages.filter((m) => m.method === 'session.event' && m.params.sessionId === sessionId && (!type || m.params.event.type === type)).map((m) => m.params.event),
+    events: (sessionId, type) =>
+      messages
+        .filter(
+          (m) =>
+            m.method === 'session.event' && m.params.sessionId === sessionId && (!type || m.params.event.type === type),
+        )
+        .map((m) => m.params.event),
     exited,
     async dispose() {
       if (!ended) {
@@ -195,7 +209,11 @@ export async function startRuntime(options: RuntimeOptions = {}): Promise<Runtim
 /** Starts a runtime and initializes it. */
 export async function startInitialized(options: RuntimeOptions & { approvals?: boolean } = {}): Promise<Runtime> {
   const runtime = await startRuntime(options)
-  const reply = await runtime.request('initialize', { protocolVersion: 1, clientInfo: { name: 'protocol-test' }, capabilities: { approvals: options.approvals ?? false } })
+  const reply = await runtime.request('initialize', {
+    protocolVersion: 1,
+    clientInfo: { name: 'protocol-test' },
+    capabilities: { approvals: options.approvals ?? false },
+  })
   if (reply.error) throw new Error(`initialize failed: ${JSON.stringify(reply.error)}`)
   return runtime
 }

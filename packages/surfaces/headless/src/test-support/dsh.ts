@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
@@ -90,7 +99,10 @@ export interface LaunchOptions {
 
 /** Spawns `dsh <args>` in the world's repository. */
 export function launchDsh(world: World, args: string[], options: LaunchOptions = {}): Launch {
-  const child = spawn(process.execPath, [dshBin, ...world.patchArgs, ...args], { cwd: options.cwd ?? world.repo, env: options.env ?? world.env })
+  const child = spawn(process.execPath, [dshBin, ...world.patchArgs, ...args], {
+    cwd: options.cwd ?? world.repo,
+    env: options.env ?? world.env,
+  })
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
@@ -105,8 +117,16 @@ export function launchDsh(world: World, args: string[], options: LaunchOptions =
  * streams: @dsh/test-harness `dshInProcess`): the same composition and output as a spawned `dsh`, without a
  * process start and its module loading.
  */
-export async function dsh(world: World, args: string[], options: LaunchOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return dshInProcess([...world.patchArgs, ...args], { env: options.env ?? world.env, cwd: options.cwd ?? world.repo, ...(options.stdin !== undefined ? { stdin: options.stdin } : {}) })
+export async function dsh(
+  world: World,
+  args: string[],
+  options: LaunchOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return dshInProcess([...world.patchArgs, ...args], {
+    env: options.env ?? world.env,
+    cwd: options.cwd ?? world.repo,
+    ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+  })
 }
 
 /** Runs `dsh <args>` as a process to its end: for a test whose subject is the process boundary. */
@@ -148,7 +168,9 @@ export function sessionFile(world: World, sessionId: string): string | undefined
 export function storedSessionIds(world: World): string[] {
   const root = join(world.home, 'sessions')
   if (!existsSync(root)) return []
-  return readdirSync(root).flatMap((key) => readdirSync(join(root, key)).filter((id) => existsSync(join(root, key, id, 'session.jsonl'))))
+  return readdirSync(root).flatMap((key) =>
+    readdirSync(join(root, key)).filter((id) => existsSync(join(root, key, id, 'session.jsonl'))),
+  )
 }
 
 /** Polls until `condition` holds (the child's progress is only visible in files and streams). */
@@ -166,7 +188,17 @@ export function conversation(body: any): string[] {
     (body?.messages ?? [])
       .filter((message: any) => message.role !== 'system')
       // The runtime context (@dsh/runtime-context) is not part of the conversation these tests follow.
-      .filter((message: any) => !(message.role === 'user' && typeof message.content === 'string' && message.content.startsWith('Runtime context (')))
-      .map((message: any) => `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`)
+      .filter(
+        (message: any) =>
+          !(
+            message.role === 'user' &&
+            typeof message.content === 'string' &&
+            message.content.startsWith('Runtime context (')
+          ),
+      )
+      .map(
+        (message: any) =>
+          `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`,
+      )
   )
 }

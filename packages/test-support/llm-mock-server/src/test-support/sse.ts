@@ -8,14 +8,22 @@ export interface SseEvent {
 }
 
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal })
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  })
 }
 
 /**
  * Reads a response's SSE events. `onEvent` sees each as it arrives. When the body fails (a cut socket,
  * an abort) the events read so far are returned with the error instead of throwing.
  */
-export async function readSse(response: Response, onEvent?: (event: SseEvent, all: SseEvent[]) => void): Promise<{ events: SseEvent[]; error?: Error }> {
+export async function readSse(
+  response: Response,
+  onEvent?: (event: SseEvent, all: SseEvent[]) => void,
+): Promise<{ events: SseEvent[]; error?: Error }> {
   const events: SseEvent[] = []
   const parser = createParser({
     onEvent(message) {
@@ -39,7 +47,8 @@ export async function readSse(response: Response, onEvent?: (event: SseEvent, al
 }
 
 /** The JSON payloads of the events (`[DONE]` stays a string). */
-export const payloads = (events: SseEvent[]) => events.map((event) => (event.data === '[DONE]' ? event.data : JSON.parse(event.data)))
+export const payloads = (events: SseEvent[]) =>
+  events.map((event) => (event.data === '[DONE]' ? event.data : JSON.parse(event.data)))
 
 /** A response's JSON body, loosely typed for assertions. */
 export const json = (response: Response): Promise<any> => response.json()
