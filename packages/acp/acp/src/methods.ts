@@ -155,15 +155,13 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
     return methods
   }
 
+  /** The session's config options as the editor shows them (mode, model, agent preset). */
+  const optionsOf = (session: AcpSession) =>
+    configOptions(ctx, connection.catalog, connection.presets, session.agent.session, session.agent.route)
+
   const sessionState = async (session: AcpSession) => ({
     modes: modeState(connection.presets, session.agent.session, ctx.get('planMode')) ?? null,
-    configOptions: await configOptions(
-      ctx,
-      connection.catalog,
-      connection.presets,
-      session.agent.session,
-      session.agent.route,
-    ),
+    configOptions: await optionsOf(session),
   })
 
   /** Opens a stored session for this connection, checking it belongs to `cwd`. */
@@ -299,13 +297,7 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
         session.send([
           {
             sessionUpdate: 'config_option_update',
-            configOptions: await configOptions(
-              ctx,
-              connection.catalog,
-              connection.presets,
-              session.agent.session,
-              session.agent.route,
-            ),
+            configOptions: await optionsOf(session),
           },
         ])
         return {}
@@ -337,13 +329,7 @@ export function registerMethods(app: AgentApp, connection: AcpConnection): void 
           )
         }
         return {
-          configOptions: await configOptions(
-            ctx,
-            connection.catalog,
-            connection.presets,
-            session.agent.session,
-            session.agent.route,
-          ),
+          configOptions: await optionsOf(session),
         }
       }),
     )

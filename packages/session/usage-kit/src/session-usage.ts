@@ -1,4 +1,12 @@
-import { addPriced, addTokens, cacheHitShare, sessionRequests, type PriceTable, type TokenCounts } from './summary.ts'
+import {
+  addPriced,
+  addTokens,
+  cacheHitShare,
+  emptyUsage,
+  sessionRequests,
+  type PriceTable,
+  type TokenCounts,
+} from './summary.ts'
 
 /** One session's (or one run's, or one turn's) usage: what a result line, a session header and an ACP usage update show. */
 export interface SessionUsage extends TokenCounts {
@@ -17,17 +25,7 @@ type Logged = { type: string; seq?: number; time: number; data: any }
 
 /** Sums the requests logged at or after `fromSeq` (earlier events still set the route in force) and prices them. */
 export function sessionUsage(events: readonly Logged[], prices: PriceTable, fromSeq = 0): SessionUsage {
-  const usage: SessionUsage = {
-    requests: 0,
-    input: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    output: 0,
-    cost: 0,
-    cacheHitShare: null,
-    cacheSaved: 0,
-    unpriced: [],
-  }
+  const usage: SessionUsage = emptyUsage()
   for (const record of sessionRequests('', '', events, fromSeq)) {
     usage.requests += record.requests
     addTokens(usage, record.tokens)

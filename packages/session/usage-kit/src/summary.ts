@@ -183,18 +183,7 @@ export function groupUsage(records: readonly RequestRecord[], by: Grouping, pric
   const groups = new Map<string, UsageGroup>()
   for (const record of records) {
     const key = keyOf(record, by)
-    const group = groups.get(key) ?? {
-      key,
-      requests: 0,
-      input: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      output: 0,
-      cost: 0,
-      cacheHitShare: null,
-      cacheSaved: 0,
-      unpriced: [],
-    }
+    const group = groups.get(key) ?? { key, ...emptyUsage() }
     groups.set(key, group)
     addInto(group, record)
     addPriced(group, record, prices)
@@ -203,9 +192,9 @@ export function groupUsage(records: readonly RequestRecord[], by: Grouping, pric
   return [...groups.values()].sort((a, b) => a.key.localeCompare(b.key))
 }
 
-/** The sum of groups, priced only when every group is. */
-export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key'> {
-  const total: Omit<UsageGroup, 'key'> = {
+/** Nothing counted yet: no requests, no tokens, nothing unpriced (cost and savings start at 0, the share at null). */
+export function emptyUsage(): Omit<UsageGroup, 'key'> {
+  return {
     requests: 0,
     input: 0,
     cacheRead: 0,
@@ -216,6 +205,11 @@ export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key
     cacheSaved: 0,
     unpriced: [],
   }
+}
+
+/** The sum of groups, priced only when every group is. */
+export function totalUsage(groups: readonly UsageGroup[]): Omit<UsageGroup, 'key'> {
+  const total: Omit<UsageGroup, 'key'> = emptyUsage()
   for (const group of groups) {
     total.requests += group.requests
     addTokens(total, group)
