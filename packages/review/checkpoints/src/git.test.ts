@@ -133,12 +133,16 @@ test("empty folders made and removed again in the root (a sandboxed command's fe
   live.push(quick)
   let rescans = 0
   const counted = async () => (rescans++, () => true)
+  // The files were just written: stats younger than the racy window are not trusted, so wait them out first.
+  await new Promise((resolve) => setTimeout(resolve, 120))
   const first = await quick.tree(counted)
   await new Promise((resolve) => setTimeout(resolve, 120))
   for (let round = 0; round < 2; round++) {
     // What bubblewrap and the fence wrapper do around each confined command: the root's stat changes.
     for (const name of ['.husky', '.vscode', '.mcp.json']) mkdirSync(join(root, name))
     for (const name of ['.husky', '.vscode', '.mcp.json']) rmSync(join(root, name), { recursive: true })
+    // Past the racy window: a stat younger than it is not trusted either way, and may be looked at again.
+    await new Promise((resolve) => setTimeout(resolve, 120))
     expect(await quick.tree(counted)).toBe(first)
   }
   expect(rescans).toBe(1)

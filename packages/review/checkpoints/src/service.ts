@@ -116,7 +116,19 @@ export class Checkpoints extends Service {
     ctx.on('session/opened', (session, how) => {
       const parent = session.header.parent
       if (how === 'forked' && parent)
-        void this.store(session.header).adopt(this.store({ id: parent.id, cwd: session.cwd }))
+        // Not awaited (the fork's open does not wait for copies), so never an unhandled rejection: a fork whose
+        // blobs could not all be given says so, and a rewind past them then names the missing checkpoint.
+        void this.store(session.header)
+          .adopt(this.store({ id: parent.id, cwd: session.cwd }))
+          .catch((error: unknown) =>
+            ctx
+              .logger('checkpoints')
+              .warn(
+                "the fork %s did not get all of its parent's checkpoints: %s",
+                session.id,
+                (error as Error)?.message ?? error,
+              ),
+          )
     })
   }
 

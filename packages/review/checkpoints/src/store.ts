@@ -69,7 +69,10 @@ export class BlobStore {
     for (const name of names.filter((entry) => SHA.test(entry))) {
       await mkdir(this.dir, { recursive: true, mode: 0o700 })
       const target = join(this.dir, name)
-      await linkOrCopyOnce(join(from.dir, name), target)
+      // A blob the parent's store lost meanwhile (its session deleted) is not there to give.
+      await linkOrCopyOnce(join(from.dir, name), target).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error
+      })
     }
   }
 }
