@@ -6,3 +6,24 @@ export function summarize(samples) {
 }
 
 export const ms = (value) => `${value.toFixed(1)} ms`
+
+/**
+ * The argv of a bare confined command (bubblewrap's namespaces, no bridge, no path rules) before the command:
+ * the measure of the machine's load that bench/step and bench/confine put beside their figures.
+ */
+export const BARE_BWRAP = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--tmpfs',
+  '/tmp',
+  '--unshare-pid',
+  '--unshare-net',
+  '--die-with-parent',
+  '--new-session',
+  '--',
+]

@@ -5,26 +5,10 @@
 // the measure of that load.
 import { spawnSync } from 'node:child_process'
 import { bootComposition } from '@dsh/test-harness'
-import { ms, summarize } from '../stats.mjs'
+import { BARE_BWRAP, ms, summarize } from '../stats.mjs'
 
 const ROUNDS = 60
 const COMMAND = ['bash', '-c', 'echo hi']
-const BARE = [
-  '--ro-bind',
-  '/',
-  '/',
-  '--dev',
-  '/dev',
-  '--proc',
-  '/proc',
-  '--tmpfs',
-  '/tmp',
-  '--unshare-pid',
-  '--unshare-net',
-  '--die-with-parent',
-  '--new-session',
-  '--',
-]
 
 export default async function run() {
   const h = await bootComposition({})
@@ -45,8 +29,8 @@ export default async function run() {
         'no path rules, no network: the bash launcher closes descriptors',
         await confine({ paths: undefined, network: { kind: 'none' } }),
       ],
-      ['bare bwrap → bash (reference)', [bwrap, ...BARE, ...COMMAND]],
-      ['bare bwrap → true (the load)', [bwrap, ...BARE, 'true']],
+      ['bare bwrap → bash (reference)', [bwrap, ...BARE_BWRAP, ...COMMAND]],
+      ['bare bwrap → true (the load)', [bwrap, ...BARE_BWRAP, 'true']],
     ]
     const times = variants.map(() => [])
     for (let round = 0; round < ROUNDS; round++) {

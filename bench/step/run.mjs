@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startMockServer } from '@dsh/llm-mock-server'
-import { ms, summarize } from '../stats.mjs'
+import { BARE_BWRAP, ms, summarize } from '../stats.mjs'
 
 const here = join(fileURLToPath(import.meta.url), '..')
 const dshBin = join(here, '../../apps/cli/bin/dsh.js')
@@ -118,23 +118,7 @@ function bareBwrap() {
   const times = []
   for (let i = 0; i < 20; i++) {
     const started = performance.now()
-    const run = spawnSync('bwrap', [
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--tmpfs',
-      '/tmp',
-      '--unshare-pid',
-      '--unshare-net',
-      '--die-with-parent',
-      '--new-session',
-      '--',
-      'true',
-    ])
+    const run = spawnSync('bwrap', [...BARE_BWRAP, 'true'])
     if (run.status !== 0) throw new Error(`bwrap cannot run here: ${run.stderr}`)
     times.push(performance.now() - started)
   }
