@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
 import type { MockServer } from '@dsh/llm-mock-server'
@@ -50,7 +52,12 @@ test('a running command shows each line in its card as it is printed, with a run
   llm.enqueue(
     {
       toolCalls: [
-        { id: 'live', name: 'bash', arguments: { command: 'echo line 1; sleep 1; echo line 2; sleep 1; echo line 3' } },
+        // The command waits for the test to see its first line (a loaded machine may take seconds to show it).
+        {
+          id: 'live',
+          name: 'bash',
+          arguments: { command: 'echo line 1; until [ -e go ]; do sleep 0.05; done; echo line 2; echo line 3' },
+        },
       ],
     },
     { text: 'Printed three lines.' },
@@ -62,6 +69,7 @@ test('a running command shows each line in its card as it is printed, with a run
   expect(await card.getAttribute('class')).toContain('status-running') // the first line is shown before the command ends
   expect(await card.getByTestId('tool-live-output').textContent()).not.toContain('line 3')
   await card.getByTestId('tool-elapsed').waitFor(WAIT)
+  writeFileSync(join(web.workspace, 'go'), '')
   await page.locator('.msg-assistant', { hasText: 'Printed three lines.' }).waitFor(WAIT)
   expect(await card.getAttribute('class')).toContain('status-done')
   expect(await card.locator('.tool-output').textContent()).toContain('line 1\nline 2\nline 3')
