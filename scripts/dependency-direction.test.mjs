@@ -130,3 +130,31 @@ test('a provider may stand on a service but not on another provider', () => {
   expect(output).toContain('packages/fs/fs-other: a provider may not depend on @dsh/fs-local (a provider)')
   expect(output).not.toContain('@dsh/session (a service)')
 })
+
+test('the folders tell the layers: the ground stands on nothing above it, the model layer never imports the agent layer, and only the top stands on packages/boot', () => {
+  const empty = { 'index.ts': 'export {}\n' }
+  const root = workspace({
+    'packages/ground/app': { role: 'definition', files: empty },
+    'packages/ground/cmdline': { role: 'service', deps: ['@dsh/app', '@dsh/session'], files: empty },
+    'packages/core/session': { role: 'service', deps: ['@dsh/app'], files: empty },
+    'packages/llm/llm-retry': { role: 'plugin', deps: ['@dsh/session', '@dsh/app'], files: empty },
+    'packages/boot/app-boot': { role: 'library', deps: ['@dsh/app'], files: empty },
+    'packages/boot/helper': { role: 'service', files: empty },
+    'packages/fs/fs-local': { role: 'provider', deps: ['@dsh/app-boot'], files: empty },
+    'packages/boot/bundle-base': { role: 'bundle', deps: ['@dsh/app-boot', '@dsh/llm-retry'], files: empty },
+  })
+  const { status, output } = runGate(root)
+  expect(status).toBe(1)
+  expect(output).toContain(
+    'packages/ground/cmdline: packages/ground/ may not depend on @dsh/session (packages/core/session/)',
+  )
+  expect(output).toContain(
+    'packages/llm/llm-retry: packages/llm/ may not depend on @dsh/session (packages/core/session/)',
+  )
+  expect(output).toContain('packages/fs/fs-local: a provider may not depend on @dsh/app-boot (packages/boot/app-boot/)')
+  expect(output).toContain('packages/boot/helper: a service does not belong in packages/boot/')
+  // What the layering allows stays allowed: everyone on the ground, the bundle on the composer and plugins.
+  expect(output).not.toContain('@dsh/app (')
+  expect(output).not.toContain('packages/boot/bundle-base')
+  expect(output).not.toContain('packages/boot/app-boot:')
+})

@@ -1,8 +1,8 @@
 // Execution tools through the real pipeline (bench/tools): a scripted model (zero latency, nothing recorded)
 // calls one tool per step; each call is timed from `tool/dispatched` to `tool/result` (the pipeline's
 // execute waterfalls, the read-before-edit policy, the tool body, the result cap), and the whole step is
-// timed too (loop, log, invariant check). `bash` runs `echo` bare (bash-local) and under bubblewrap
-// (bash-sandbox) with no network, with the allow-list proxy bridged in (the default), and making one request
+// timed too (loop, log, invariant check). `bash` runs `echo` bare (bash-unconfined) and under bubblewrap
+// (bash-confined) with no network, with the allow-list proxy bridged in (the default), and making one request
 // through it; `read` and `edit` work on a 1 MB file. The bare price of the network namespace is measured on
 // `ctx.sandbox` alone (a confined `true`, host network versus a private one).
 import { spawnSync } from 'node:child_process'
@@ -116,12 +116,12 @@ const row = (label, { call, perStep }) => `| ${label} | ${ms(call.median)} | ${m
 
 export default async function run() {
   const count = SAMPLES + WARMUP
-  const bare = await withComposition('@dsh/bash-local', async (h) => ({
+  const bare = await withComposition('@dsh/bash-unconfined', async (h) => ({
     loop: await measure(h, 'echo', () => ({ text: 'hi' }), count),
     bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
   }))
   const noNetwork = await withComposition(
-    '@dsh/bash-sandbox',
+    '@dsh/bash-confined',
     async (h) => ({
       bash: await measure(h, 'bash', () => ({ command: 'echo hi' }), count),
       namespace: await namespacePrice(h),
@@ -130,7 +130,7 @@ export default async function run() {
   )
   const server = await localServer()
   const confined = await withComposition(
-    '@dsh/bash-sandbox',
+    '@dsh/bash-confined',
     async (h) => {
       const bash = await measure(h, 'bash', () => ({ command: 'echo hi' }), count)
       const request = await measure(
@@ -161,9 +161,9 @@ export default async function run() {
     '| tool call | call median | call p90 | step (mean) |',
     '|---|---|---|---|',
     row('fixture `echo` (the loop alone, for reference)', bare.loop),
-    row('`bash` `echo hi`, bare (bash-local)', bare.bash),
+    row('`bash` `echo hi`, bare (bash-unconfined)', bare.bash),
     row(
-      '`bash` `echo hi`, under bubblewrap, no network (bash-sandbox, workspace-write, network row off)',
+      '`bash` `echo hi`, under bubblewrap, no network (bash-confined, workspace-write, network row off)',
       noNetwork.bash,
     ),
     row('`bash` `echo hi`, under bubblewrap with the proxy bridged in (the default)', confined.bash),

@@ -3,7 +3,8 @@
 // vendor/, never on each other, on bundles or on the app. Every `@dsh/*` a source file imports must be a
 // declared dependency, and no source file reaches into another package by a relative path. A package
 // labelled `definition` must hold one in substance (scripts/definition-substance.mjs), so the direction
-// rests on what the code is, not on its label.
+// rests on what the code is, not on its label. The folders tell the layers (docs/architecture.md, "Layers"),
+// and that too is checked on what each package depends on, not on its folder name alone (FOLDER_LAYERS).
 // Usage: node scripts/gates/dependency-direction.mjs [root]   (root: the repository unless a test names a fixture)
 import { readFileSync } from 'node:fs'
 import { join, relative, resolve, dirname } from 'node:path'
@@ -28,6 +29,17 @@ const ALLOWED = {
   app: [...SEAMS, 'bundle', 'app'],
   bench: [...SEAMS, 'provider', 'consumer', 'plugin', 'surface', 'test-support', 'bundle', 'app'],
 }
+// What a package in each layer folder may stand on at runtime. `packages/ground/` is what nearly every
+// plugin imports (`@dsh/app`, `@dsh/cmdline`), so it stands on nothing but vendor/ and itself; the model
+// layer (`packages/llm/`) stands below the agent layer (`packages/core/`), so it never imports upward.
+const FOLDER_LAYERS = [
+  { folder: 'packages/ground/', may: (dir) => dir.startsWith('vendor/') || dir.startsWith('packages/ground/') },
+  { folder: 'packages/llm/', may: (dir) => !dir.startsWith('packages/core/') },
+]
+// `packages/boot/` is the top of the stack (the composer and the bundles): only the app, bundles, test
+// support and benchmarks stand on it.
+const TOP_FOLDER = 'packages/boot/'
+const MAY_STAND_ON_TOP = new Set(['bundle', 'app', 'test-support', 'bench'])
 const TEST_FILE = /\.test\.tsx?$|[\\/](test-support|fixtures)[\\/]/
 
 const root = process.argv[2] ? resolve(process.argv[2]) : repo
@@ -35,6 +47,7 @@ const packages = workspacePackages(root)
 const roleOf = new Map(
   packages.map((pkg) => [pkg.manifest.name, pkg.rel.startsWith('vendor/') ? 'vendor' : pkg.manifest.dsh?.role]),
 )
+const dirOf = new Map(packages.map((pkg) => [pkg.manifest.name, pkg.rel + '/']))
 const problems = []
 
 for (const pkg of packages) {
@@ -60,6 +73,18 @@ for (const pkg of packages) {
         `${pkg.rel}: a ${role} may not depend on ${dep} (a ${depRole}); depend on its definition or service instead`,
       )
   }
+  for (const dep of deps) {
+    const depDir = dirOf.get(dep)
+    if (depDir === undefined) continue
+    for (const layer of FOLDER_LAYERS)
+      if (pkg.rel.startsWith(layer.folder) && !layer.may(depDir))
+        problems.push(`${pkg.rel}: ${layer.folder} may not depend on ${dep} (${depDir}): it is a layer above`)
+    if (depDir.startsWith(TOP_FOLDER) && !MAY_STAND_ON_TOP.has(role))
+      problems.push(`${pkg.rel}: a ${role} may not depend on ${dep} (${depDir}): ${TOP_FOLDER} is the top of the stack`)
+  }
+  // The composer is the one library at the top; any other role there is ground or a plugin in the wrong place.
+  if (pkg.rel.startsWith(TOP_FOLDER) && !MAY_STAND_ON_TOP.has(role) && role !== 'library')
+    problems.push(`${pkg.rel}: a ${role} does not belong in ${TOP_FOLDER} (the composer and the bundles)`)
   const declared = new Set([...deps, ...Object.keys(pkg.manifest.peerDependencies ?? {})])
   const devDeclared = new Set(Object.keys(pkg.manifest.devDependencies ?? {}))
   for (const file of filesUnder(join(pkg.dir, 'src'), /\.(m?[jt]sx?)$/)) {

@@ -3,13 +3,11 @@ import { join, resolve } from 'node:path'
 import type { ApprovalRequest, GrantRequest } from '@dsh/approval'
 import type {} from '@dsh/app'
 import {
-  actorProblem,
   assertActor,
   checkEditedRule,
   evaluateRules,
   parseRule,
   RuleError,
-  ruleProblem,
   suggestRule,
   type AuthorityActor,
   type Rule,
@@ -21,7 +19,7 @@ import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type { Decision, ToolInvocation } from '@dsh/tools'
-import type { Grant } from './events.ts'
+import { GrantData, GrantIgnoredData, GrantRevokedData, grantRuleProblem, type Grant } from './events.ts'
 import { entryProblem, readGrantsFile, writeGrantsFile, type WorkspaceGrant } from './file.ts'
 import { ensureGrantKey, grantTag, readGrantKey, tagProblem } from './integrity.ts'
 import { realPath, subjectOf } from './subject.ts'
@@ -107,23 +105,9 @@ export class Grants extends Service {
     super(ctx, 'grants')
     this.file = join(ctx.app.home, config.file)
     this.keyFile = join(ctx.app.home, config.keyFile)
-    const grantProblem = (data: any) =>
-      typeof data?.id !== 'string'
-        ? 'id must be a string'
-        : data.scope !== 'session' && data.scope !== 'workspace'
-          ? 'scope must be session or workspace'
-          : (ruleProblem(data.rule, 'rule') ?? actorProblem(data.actor))
-    ctx.sessions.defineKind(ctx, 'grant/added', { validate: grantProblem })
-    ctx.sessions.defineKind(ctx, 'grant/revoked', { validate: grantProblem })
-    ctx.sessions.defineKind(ctx, 'grant/ignored', {
-      validate: (data: any) =>
-        typeof data?.id !== 'string' ||
-        typeof data.rule !== 'string' ||
-        typeof data.claimedActor !== 'string' ||
-        typeof data.reason !== 'string'
-          ? 'a grant/ignored has id, rule, claimedActor and reason (strings)'
-          : undefined,
-    })
+    ctx.sessions.defineKind(ctx, 'grant/added', { schema: GrantData, validate: grantRuleProblem })
+    ctx.sessions.defineKind(ctx, 'grant/revoked', { schema: GrantRevokedData, validate: grantRuleProblem })
+    ctx.sessions.defineKind(ctx, 'grant/ignored', { schema: GrantIgnoredData })
     const rules = Schema.array(Schema.string()).default([])
     ctx.settings.define(EFFECT_SETTINGS.allow, rules, {
       description:

@@ -2,15 +2,14 @@
 import { type Context, Service } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import type { LlmRequest, Message, Usage } from '@dsh/llm'
-import { oneOf, Type, type Static } from '@dsh/session'
+import { agrees, oneOf, Type, UsageSchema, type Same, type Static } from '@dsh/session'
 export { shortenMessage, shortenText } from './shorten.ts'
 
+/** Where a section of a summary comes from. */
+export const SUMMARY_SOURCES = ['model', 'log', 'hook'] as const
 /** One section of a structured summary: the model's (by the headings it was asked for), the log's, or a hook's. */
-export interface SummarySection {
-  title: string
-  text: string
-  source: 'model' | 'log' | 'hook'
-}
+const SummarySectionData = Type.Object({ title: Type.String(), text: Type.String(), source: oneOf(SUMMARY_SOURCES) })
+export type SummarySection = Static<typeof SummarySectionData>
 
 /**
  * A summary about to be logged (the `compaction/summary` waterfall): `PreCompact` hooks (when hooks exist)
@@ -33,8 +32,15 @@ export interface SummaryDraft {
 export const COMPACTION_TRIGGERS = ['threshold', 'overflow', 'manual'] as const
 export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number]
 
-export type CompactionErrorCode =
-  'NOTHING_TO_COMPACT' | 'SUMMARY_FAILED' | 'SUMMARY_EMPTY' | 'SUMMARY_TOO_LARGE' | 'ABORTED' | 'BUSY'
+export const COMPACTION_ERROR_CODES = [
+  'NOTHING_TO_COMPACT',
+  'SUMMARY_FAILED',
+  'SUMMARY_EMPTY',
+  'SUMMARY_TOO_LARGE',
+  'ABORTED',
+  'BUSY',
+] as const
+export type CompactionErrorCode = (typeof COMPACTION_ERROR_CODES)[number]
 
 export interface CompactOptions {
   trigger: CompactionTrigger
@@ -132,39 +138,43 @@ const ReliefFailedData = Type.Object({
 })
 /** `/compact` while a turn runs: the history is compacted (with this focus) before the next request. */
 const CompactionRequestedData = Type.Object({ focus: Type.Optional(Type.String()) })
+const natural = Type.Integer({ minimum: 0 })
+/**
+ * A compaction began: the range it summarizes, the user's focus (`/compact <focus>`) and the output limit of
+ * its summary requests, logged so the request check can derive them.
+ */
+const CompactionStartData = Type.Object({
+  trigger: oneOf(COMPACTION_TRIGGERS),
+  fromSeq: natural,
+  toSeq: natural,
+  tokens: Type.Number(),
+  window: Type.Number(),
+  focus: Type.Optional(Type.String()),
+  maxOutputTokens: Type.Optional(natural),
+})
+/** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
+const CompactionEndData = Type.Object({
+  ok: Type.Boolean(),
+  summarySeq: Type.Optional(natural),
+  tokensAfter: Type.Optional(Type.Number()),
+  /** Model requests made (more than one when the summary was made in chunks). */
+  requests: natural,
+  usage: UsageSchema,
+  code: Type.Optional(oneOf(COMPACTION_ERROR_CODES)),
+  reason: Type.Optional(Type.String()),
+  /** The structured summary: the model's sections, the files touched from the log, what hooks added. */
+  sections: Type.Optional(Type.Array(SummarySectionData)),
+})
+agrees<Same<Static<typeof CompactionEndData>['usage'], Usage>>(true)
 
 declare module '@dsh/session' {
   interface SessionEventMap {
-    /**
-     * A compaction began: the range it summarizes, the user's focus (`/compact <focus>`) and the output limit
-     * of its summary requests, logged so the request check can derive them.
-     */
-    'compaction/start': {
-      trigger: CompactionTrigger
-      fromSeq: number
-      toSeq: number
-      tokens: number
-      window: number
-      focus?: string
-      maxOutputTokens?: number
-    }
+    'compaction/start': Static<typeof CompactionStartData>
     'compaction/text': Static<typeof CompactionTextData>
     'context/window': Static<typeof ContextWindowData>
     'context/relief-failed': Static<typeof ReliefFailedData>
     'compaction/requested': Static<typeof CompactionRequestedData>
-    /** A compaction ended. On success the summary (a range-replacing `user/message`) is at `summarySeq`. */
-    'compaction/end': {
-      ok: boolean
-      summarySeq?: number
-      tokensAfter?: number
-      /** Model requests made (more than one when the summary was made in chunks). */
-      requests: number
-      usage: Usage
-      code?: CompactionErrorCode
-      reason?: string
-      /** The structured summary: the model's sections, the files touched from the log, what hooks added. */
-      sections?: SummarySection[]
-    }
+    'compaction/end': Static<typeof CompactionEndData>
   }
 }
 
@@ -205,8 +215,8 @@ export abstract class Compaction extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'compaction')
-    ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true })
-    ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true })
+    ctx.sessions.defineKind(ctx, 'compaction/start', { ignorable: true, schema: CompactionStartData })
+    ctx.sessions.defineKind(ctx, 'compaction/end', { ignorable: true, schema: CompactionEndData })
     ctx.sessions.defineKind(ctx, 'compaction/text', { ignorable: true, schema: CompactionTextData })
     ctx.sessions.defineKind(ctx, 'context/window', { ignorable: true, schema: ContextWindowData })
     ctx.sessions.defineKind(ctx, 'context/relief-failed', { ignorable: true, schema: ReliefFailedData })

@@ -27,7 +27,7 @@ import type {
 } from '@dsh/fs'
 
 /**
- * `Fs` on the local disk, shared by the local providers (fs-sandbox, fs-local, fs-acp) so they differ only
+ * `Fs` on the local disk, shared by the local providers (fs-fenced, fs-local, fs-acp) so they differ only
  * where they mean to. Every change passes `admit` first, before any effect: the write fence by default (fail
  * closed); a provider that confines nothing overrides it.
  */

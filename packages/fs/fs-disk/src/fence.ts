@@ -105,7 +105,7 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * The write fence (docs/security.md), shared by every fenced fs provider (fs-sandbox, fs-acp) so the security check
+ * The write fence (docs/security.md), shared by every fenced fs provider (fs-fenced, fs-acp) so the security check
  * exists once. Decides whether `authority` lets `kind` touch `path`, before anything is changed. In workspace-write the
  * path is resolved the way the kernel will resolve it (links and `..` included) and must land inside a
  * writable root; the returned guard repeats the check on each directory right before the effect in it.

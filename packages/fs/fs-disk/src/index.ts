@@ -1,4 +1,4 @@
-// Local-disk building blocks shared by the fs providers (fs-local, fs-sandbox, fs-acp; docs/architecture.md
+// Local-disk building blocks shared by the fs providers (fs-local, fs-fenced, fs-acp; docs/architecture.md
 // "Execution world"). A library, not a definition: it owns no key, and providers may not depend on each other.
 export { isInside, requireAbsolute, resolveEntryPath, resolveRealPath } from './local/paths.ts'
 export {

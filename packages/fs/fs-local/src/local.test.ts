@@ -4,7 +4,7 @@ import { expect, test } from 'vitest'
 import { bootComposition } from '@dsh/test-harness'
 import LocalFs from './index.ts'
 
-test('a patch swaps in fs-local, which allows the writes fs-sandbox refuses', async () => {
+test('a patch swaps in fs-local, which allows the writes fs-fenced refuses', async () => {
   const h = await bootComposition({ patch: "- id: fs\n  name: '@dsh/fs-local'\n" })
   try {
     expect(h.root.fs).toBeInstanceOf(LocalFs)

@@ -93,7 +93,7 @@ test('a runaway command is killed with its whole process group at its timeout', 
   const tag = String(4_000_000 + Math.floor(Math.random() * 1_000_000))
   const h = await boot(
     [bash({ command: `sleep ${tag}1 & sleep ${tag}2; echo never`, timeout: 1_500 }), { text: 'ok' }],
-    "- id: shell\n  name: '@dsh/bash-local'\n",
+    "- id: shell\n  name: '@dsh/bash-unconfined'\n",
   )
   const started = Date.now()
   await h.run('run away')
@@ -169,7 +169,7 @@ test('without bubblewrap, confined modes refuse the command naming the missing b
 const COLOURED = String.raw`printf '\033[1;31mFAIL\033[0m one\n'; for p in 10 50 100; do printf '\r\033[2Kdownload %s%%' $p; done; printf '\n'; ls --color=always`
 
 test('colours and a progress bar reach the model as plain text: no ESC byte in the result or the request, the last redraw kept', async () => {
-  const h = await boot([bash({ command: COLOURED }), { text: 'done' }], "- id: shell\n  name: '@dsh/bash-local'\n")
+  const h = await boot([bash({ command: COLOURED }), { text: 'done' }], "- id: shell\n  name: '@dsh/bash-unconfined'\n")
   await h.run('colour')
   const text = h.toolText('b')
   expect(text.split('\n').slice(0, 2)).toEqual(['FAIL one', 'download 100%'])
@@ -190,7 +190,7 @@ test('a credential value split by a colour code is still redacted: the logged an
   })
   const h = await boot(
     [bash({ command: String.raw`printf 'token=ghp_colour\033[32mSplit0123456789abcdef\033[0m\n'` }), { text: 'done' }],
-    "- id: shell\n  name: '@dsh/bash-local'\n",
+    "- id: shell\n  name: '@dsh/bash-unconfined'\n",
   )
   await h.run('print it')
   expect(h.toolText('b')).toContain('token=«redacted:GITHUB_TOKEN»')

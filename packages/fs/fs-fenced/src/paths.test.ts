@@ -14,7 +14,7 @@ import { afterEach, beforeEach, expect, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import { type Fs, FsError, FsIoConfig } from '@dsh/fs'
 import type { PathRule, SandboxAuthority } from '@dsh/sandbox'
-import SandboxFs from './index.ts'
+import FencedFs from './index.ts'
 
 let base: string
 let ws: string
@@ -44,7 +44,7 @@ beforeEach(async () => {
     },
   }
   const root = new Context()
-  await root.plugin(SandboxFs, FsIoConfig({ fsync: false }))
+  await root.plugin(FencedFs, FsIoConfig({ fsync: false }))
   fs = root.fs
 })
 

@@ -7,7 +7,7 @@ export type Config = BashConfig
  * ctx.shell running bash straight on this machine. It confines nothing and says so: every result carries
  * enforcement `none`, whatever the authority (which it accepts and ignores).
  */
-export default class BashLocal extends BashShell {
+export default class BashUnconfined extends BashShell {
   static override inject = ['subprocess']
   static Config = BashConfig
 

@@ -9,7 +9,7 @@ import type { Shell } from '@dsh/shell'
 import SubprocessLocal from '@dsh/subprocess-local'
 import { bootComposition } from '@dsh/test-harness'
 import { eventually, outsideDir, tempDir } from '@dsh/test-harness/world'
-import BashSandbox from './index.ts'
+import BashConfined from './index.ts'
 
 let workspace: string
 beforeEach(() => {
@@ -21,7 +21,7 @@ async function mount(): Promise<Shell> {
   const fibers = [
     root.plugin(SubprocessLocal, SubprocessLocal.Config({ killGraceMs: 300 })),
     root.plugin(SandboxLocal, SandboxLocal.Config({})),
-    root.plugin(BashSandbox, BashSandbox.Config({ interruptGraceMs: 500 })),
+    root.plugin(BashConfined, BashConfined.Config({ interruptGraceMs: 500 })),
   ]
   for (const fiber of fibers) await fiber
   onTestFinished(async () => {
@@ -51,11 +51,11 @@ function processesRunning(argv: string[]): number[] {
     .map(Number)
 }
 
-test('the base bundle mounts ctx.shell backed by bash-sandbox, confining each command', async () => {
+test('the base bundle mounts ctx.shell backed by bash-confined, confining each command', async () => {
   const h = await bootComposition()
   onTestFinished(() => h.dispose())
   const shell = h.root.get('shell')!
-  expect(shell).toBeInstanceOf(BashSandbox)
+  expect(shell).toBeInstanceOf(BashConfined)
   const authority: SandboxAuthority = { mode: 'workspace-write', writableRoots: [h.workspace] }
   const outside = outsideDir()
   const result = await shell.run(`echo hi > note.txt; cat note.txt; touch ${outside}/escape`, {
@@ -82,7 +82,7 @@ test('in workspace-write a write inside the workspace succeeds', async () => {
 test('in workspace-write writes outside the workspace and to $HOME fail and the files are absent', async () => {
   const shell = await mount()
   const outside = outsideDir()
-  const home = join(homedir(), `.dsh-bash-sandbox-test-${process.pid}-${Date.now()}`)
+  const home = join(homedir(), `.dsh-bash-confined-test-${process.pid}-${Date.now()}`)
   onTestFinished(() => rmSync(home, { force: true }))
   const result = await shell.run(`echo a > ${outside}/x; echo b > ${home}`, {
     cwd: workspace,

@@ -3,13 +3,13 @@ import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { FsError } from '@dsh/fs'
 import { bootComposition } from '@dsh/test-harness'
-import SandboxFs from './index.ts'
+import FencedFs from './index.ts'
 
-test('bundle-base mounts fs-sandbox as ctx.fs and it fences writes to the workspace', async () => {
+test('bundle-base mounts fs-fenced as ctx.fs and it fences writes to the workspace', async () => {
   const h = await bootComposition()
   try {
     const fs = h.root.get('fs')
-    expect(fs).toBeInstanceOf(SandboxFs)
+    expect(fs).toBeInstanceOf(FencedFs)
     const authority = { mode: 'workspace-write' as const, writableRoots: [h.workspace] }
     await fs!.writeFile(join(h.workspace, 'in.txt'), 'inside', { authority })
     expect(readFileSync(join(h.workspace, 'in.txt'), 'utf8')).toBe('inside')

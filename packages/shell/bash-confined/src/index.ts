@@ -8,7 +8,7 @@ export type Config = BashConfig
  * wrapped for the caller's authority. When the sandbox cannot confine (no working backend in a confined
  * mode), the SandboxError (SANDBOX_UNAVAILABLE) reaches the caller and nothing runs.
  */
-export default class BashSandbox extends BashShell {
+export default class BashConfined extends BashShell {
   static override inject = ['subprocess', 'sandbox']
   static Config = BashConfig
 

@@ -6,7 +6,7 @@ import type { SandboxAuthority } from '@dsh/sandbox'
 import type { Shell } from '@dsh/shell'
 import SubprocessLocal from '@dsh/subprocess-local'
 import { eventually, processRunning as running, tempDir } from '@dsh/test-harness/world'
-import BashLocal, { type Config } from './index.ts'
+import BashUnconfined, { type Config } from './index.ts'
 
 let workspace: string
 let stop: (() => Promise<unknown>) | undefined
@@ -21,7 +21,7 @@ afterEach(async () => {
 async function mount(config: Partial<Config> = {}): Promise<Shell> {
   const root = new Context()
   const subprocess = root.plugin(SubprocessLocal, SubprocessLocal.Config({ killGraceMs: 300 }))
-  const shell = root.plugin(BashLocal, BashLocal.Config({ interruptGraceMs: 500, ...config }))
+  const shell = root.plugin(BashUnconfined, BashUnconfined.Config({ interruptGraceMs: 500, ...config }))
   await subprocess
   await shell
   stop = async () => {

@@ -19,7 +19,7 @@ import { Context } from '@dsh/cordis'
 import { type Fs, FsError, FsIoConfig } from '@dsh/fs'
 import { writeFileAtomically } from '@dsh/fs-disk'
 import type { SandboxAuthority } from '@dsh/sandbox'
-import SandboxFs, { admit } from './index.ts'
+import FencedFs, { admit } from './index.ts'
 
 let base: string
 let ws: string
@@ -28,14 +28,14 @@ let fs: Fs
 let workspaceWrite: SandboxAuthority
 
 beforeEach(async () => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-fs-sandbox-')))
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-fs-fenced-')))
   ws = join(base, 'ws')
   outside = join(base, 'outside')
   mkdirSync(ws)
   mkdirSync(outside)
   workspaceWrite = { mode: 'workspace-write', writableRoots: [ws] }
   const root = new Context()
-  await root.plugin(SandboxFs, FsIoConfig({ fsync: false }))
+  await root.plugin(FencedFs, FsIoConfig({ fsync: false }))
   fs = root.fs
 })
 

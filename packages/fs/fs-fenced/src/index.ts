@@ -9,6 +9,6 @@ export { admit, type Admission, type Reach, type WriteKind } from '@dsh/fs-disk'
  * refuses, workspace-write admits only real paths inside the writable roots, danger-full-access admits all.
  * The refusal comes before any effect; reads are not fenced. The fence is `DiskFs`'s own (`admit` in @dsh/fs).
  */
-export default class SandboxFs extends DiskFs {
+export default class FencedFs extends DiskFs {
   static Config = FsIoConfig
 }
