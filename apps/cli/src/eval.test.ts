@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
-import type { EvalReport } from './eval.ts'
+import { loadTasks, type EvalReport } from './eval.ts'
 import { run } from './launcher.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -63,16 +65,21 @@ function scriptModel() {
   })
 }
 
-test('dsh eval runs the shipped tasks in temporary copies, passes the one the model solves, and writes the report', async () => {
+/** Each eval task costs two `dsh` processes (the run and its `dsh usage`): the end-to-end run takes two tasks. */
+const RUN_TASKS = ['fix-failing-test', 'fix-off-by-one']
+
+test('dsh eval runs tasks in temporary copies, passes the one the model solves, and writes the report', async () => {
   scriptModel()
+  // Two shipped tasks, copied as they are: the one the model solves and one it gives up on.
+  for (const name of RUN_TASKS) cpSync(join(shipped, name), join(home.dir, 'tasks', name), { recursive: true })
   const out = join(home.dir, 'report.json')
-  const { code, stdout, stderr } = await launch(['eval', shipped, '--parallel', '3', '--out', out])
+  const { code, stdout, stderr } = await launch(['eval', join(home.dir, 'tasks'), '--parallel', '2', '--out', out])
   expect(stderr).toBe('')
   expect(code).toBe(0)
   const report = JSON.parse(readFileSync(out, 'utf8')) as EvalReport
-  expect(report.tasks).toBe(10)
+  expect(report.tasks).toBe(2)
   expect(report.passed).toBe(1)
-  expect(report.passRate).toBe(0.1)
+  expect(report.passRate).toBe(0.5)
   const solved = report.results.find((result) => result.task === 'fix-failing-test')!
   expect(solved).toMatchObject({ passed: true, exitCode: 0, steps: 3, tokens: { input: 900, output: 38 } })
   expect(solved.seconds).toBeGreaterThan(0)
@@ -85,10 +92,42 @@ test('dsh eval runs the shipped tasks in temporary copies, passes the one the mo
   })
   expect(stdout).toMatch(/^task +result +steps +input +output +cost +seconds\n/)
   expect(stdout).toMatch(/\nfix-failing-test +pass +3 +900 +38 /)
-  expect(stdout).toContain('\npassed 1 of 10 (10%)\n')
-  // The shipped fixture itself is untouched: the model edited a copy.
-  expect(readFileSync(join(shipped, 'fix-failing-test', 'repo', 'sum.js'), 'utf8')).toContain('a - b')
+  expect(stdout).toContain('\npassed 1 of 2 (50%)\n')
+  // The task's own folder is untouched: the model edited a copy.
+  expect(readFileSync(join(home.dir, 'tasks', 'fix-failing-test', 'repo', 'sum.js'), 'utf8')).toContain('a - b')
 }, 240_000)
+
+test("every shipped task loads, and its check fails on the untouched repository (a pass is the model's work)", () => {
+  const tasks = loadTasks(shipped)
+  expect(tasks.map((task) => task.name)).toEqual([
+    'add-cli-flag',
+    'add-package-script',
+    'config-default',
+    'document-usage',
+    'fix-failing-test',
+    'fix-off-by-one',
+    'implement-slugify',
+    'python-fix-parser',
+    'remove-dead-module',
+    'rename-across-files',
+  ])
+  const work = mkdtempSync(join(tmpdir(), 'dsh-eval-checks-'))
+  try {
+    for (const task of tasks) {
+      // As `dsh eval` runs a check: bash in a copy of the task's repo.
+      const copy = join(work, task.name)
+      cpSync(join(task.dir, 'repo'), copy, { recursive: true })
+      const check = spawnSync('bash', ['-c', task.check], { cwd: copy, encoding: 'utf8', timeout: 60_000 })
+      expect({ task: task.name, error: check.error, failed: check.status !== 0 }).toEqual({
+        task: task.name,
+        error: undefined,
+        failed: true,
+      })
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+})
 
 test('a task folder without a check is a usage error naming the file', async () => {
   home.write('tasks/broken/task.json', JSON.stringify({ instruction: 'do it' }))

@@ -3,6 +3,9 @@ child process, and temp folders. Only the model is fake; the runtime is the real
 checkout (run from dist: build first)."""
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
 import json
 import os
 import shutil
@@ -11,7 +14,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 import unittest
-from typing import Any, Dict, List
+from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[3]
 MOCK_BIN = REPO / "packages" / "test-support" / "llm-mock-server" / "bin" / "dsh-mock-llm.js"
@@ -101,3 +104,82 @@ class SharedRuntimeTest(unittest.TestCase):
 
     def setUp(self) -> None:
         self.llm.reset()
+
+
+class SharedAsyncRuntimeTest(unittest.TestCase):
+    """One event loop, one mock model and one asyncio ``Harness`` (a `dsh --profile sdk` with the fixture tools, on
+    the class's workspace) for every test of the class: a runtime start costs about a second of CPU, and most tests
+    are about a session, not about the process. A test whose subject is the runtime's start, options or end (a
+    ``--patch minimal`` runtime, its death, its close, the model it starts with) starts its own with ``start``.
+
+    Test methods may be ``async def``: each runs to its end on the class's loop, where the shared harness lives
+    (``IsolatedAsyncioTestCase`` gives every test a loop of its own, so it cannot share one harness). The shared
+    harness's ``on_approval`` is put back after every test."""
+
+    llm: MockModel
+    dirs: TempDirs
+    harness: Any
+    loop: asyncio.AbstractEventLoop
+    #: How long one test may run on the loop before it fails (generous: a loaded 2-core machine).
+    TEST_TIMEOUT_S = 120.0
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, member in list(vars(cls).items()):
+            if name.startswith("test") and inspect.iscoroutinefunction(member):
+                setattr(cls, name, _on_class_loop(member))
+
+    @classmethod
+    def prepare_workspace(cls, workspace: str) -> None:
+        """Files the shared workspace holds before the runtime starts (a subclass's)."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        from dsh import Harness
+
+        cls.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(cls.loop)
+        cls.llm = MockModel()
+        cls.dirs = TempDirs()
+        cls.prepare_workspace(cls.dirs.workspace)
+        harness = Harness(cwd=cls.dirs.workspace, env=cls.env_for(cls.dirs), patches=[cls.dirs.fixture_tools_patch()])
+        cls.harness = cls.loop.run_until_complete(harness.start())
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        try:
+            cls.loop.run_until_complete(cls.harness.close())
+        finally:
+            cls.llm.close()
+            cls.dirs.cleanup()
+            asyncio.set_event_loop(None)
+            cls.loop.close()
+
+    @classmethod
+    def env_for(cls, dirs: TempDirs) -> Dict[str, str]:
+        return {"DSH_HOME": dirs.home, "DEEPSEEK_BASE_URL": cls.llm.url, "DEEPSEEK_API_KEY": "test"}
+
+    def setUp(self) -> None:
+        self.llm.reset()
+        callback = self.harness.on_approval
+        self.addCleanup(setattr, self.harness, "on_approval", callback)
+
+    async def start(self, dirs: Optional[TempDirs] = None, **options: Any) -> Any:
+        """A runtime of this test's own (its own home and workspace unless ``dirs``), closed at the test's end."""
+        from dsh import Harness
+
+        if dirs is None:
+            dirs = TempDirs()
+            self.addCleanup(dirs.cleanup)
+        env = {**self.env_for(dirs), **options.pop("env", {})}
+        harness = await Harness(cwd=dirs.workspace, env=env, **options).start()
+        self.addCleanup(lambda: self.loop.run_until_complete(harness.close()))
+        return harness
+
+
+def _on_class_loop(method: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+    @functools.wraps(method)
+    def run(self: SharedAsyncRuntimeTest) -> None:
+        self.loop.run_until_complete(asyncio.wait_for(method(self), self.TEST_TIMEOUT_S))
+
+    return run

@@ -4,41 +4,24 @@ from __future__ import annotations
 
 import os
 import unittest
-from typing import Any
 
-from dsh import CommandResult, Harness
+from dsh import CommandResult
 
-from .support import MockModel, TempDirs
+from .support import SharedAsyncRuntimeTest
 
 GREET = "---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1, politely.\n"
 
 
-class CommandsTest(unittest.IsolatedAsyncioTestCase):
+class CommandsTest(SharedAsyncRuntimeTest):
     @classmethod
-    def setUpClass(cls) -> None:
-        cls.llm = MockModel()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.llm.close()
-
-    def setUp(self) -> None:
-        self.llm.reset()
-        self.dirs = TempDirs()
-        self.addCleanup(self.dirs.cleanup)
-        os.makedirs(os.path.join(self.dirs.workspace, ".claude", "commands"))
-        with open(os.path.join(self.dirs.workspace, ".claude", "commands", "greet.md"), "w", encoding="utf-8") as handle:
+    def prepare_workspace(cls, workspace: str) -> None:
+        os.makedirs(os.path.join(workspace, ".claude", "commands"))
+        with open(os.path.join(workspace, ".claude", "commands", "greet.md"), "w", encoding="utf-8") as handle:
             handle.write(GREET)
-
-    async def start(self, **options: Any) -> Harness:
-        env = {"DSH_HOME": self.dirs.home, "DEEPSEEK_BASE_URL": self.llm.url, "DEEPSEEK_API_KEY": "test"}
-        harness = await Harness(cwd=self.dirs.workspace, env=env, **options).start()
-        self.addAsyncCleanup(harness.close)
-        return harness
 
     async def test_a_user_command_runs_with_its_argument_and_the_model_gets_the_expanded_prompt(self) -> None:
         self.llm.enqueue({"text": "Hello, Ada."})
-        session = await (await self.start()).session()
+        session = await self.harness.session()
         greet = [command for command in await session.commands() if command["name"] == "greet"]
         self.assertEqual(greet[0]["argumentHint"], "<name>")
         result = await session.command("/greet Ada")
@@ -49,7 +32,7 @@ class CommandsTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(self.llm.requests()[-1]["body"]["messages"][-1], {"role": "user", "content": "Say hello to Ada, politely."})
 
     async def test_a_built_in_runs_without_a_turn_and_an_unknown_word_sends_nothing(self) -> None:
-        session = await (await self.start()).session()
+        session = await self.harness.session()
         cost = await session.command("/cost")
         self.assertEqual((cost.handled, cost.run), (True, None))
         self.assertIn("0 model requests", cost.output or "")
@@ -66,7 +49,7 @@ class CommandsTest(unittest.IsolatedAsyncioTestCase):
             {"toolCalls": [{"id": "e", "name": "edit", "arguments": {"path": "notes.txt", "old_string": "before", "new_string": "after"}}]},
             {"text": "Done."},
         )
-        session = await (await self.start()).session()
+        session = await self.harness.session()
         await session.run("edit the notes")
         changes = await session.changes()
         self.assertEqual([(file["path"], file["status"]) for file in changes["files"]], [("notes.txt", "modified")])

@@ -8,34 +8,18 @@ import signal
 import unittest
 from typing import Any, Dict, List
 
-from dsh import REQUEST_FAILED, REQUEST_TOO_LARGE, RUNTIME_EXITED, ApprovalRequest, DshError, Harness, RunResult
+from dsh import REQUEST_FAILED, REQUEST_TOO_LARGE, RUNTIME_EXITED, ApprovalRequest, DshError, RunResult
 
-from .support import REPO, MockModel, TempDirs
+from .support import REPO, SharedAsyncRuntimeTest, TempDirs
 
 
-class HarnessTest(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.llm = MockModel()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.llm.close()
-
-    def setUp(self) -> None:
-        self.llm.reset()
-        self.dirs = TempDirs()
-        self.addCleanup(self.dirs.cleanup)
-
-    async def start(self, **options: Any) -> Harness:
-        env = {"DSH_HOME": self.dirs.home, "DEEPSEEK_BASE_URL": self.llm.url, "DEEPSEEK_API_KEY": "test", **options.pop("env", {})}
-        harness = await Harness(cwd=self.dirs.workspace, env=env, **options).start()
-        self.addAsyncCleanup(harness.close)
-        return harness
+class HarnessTest(SharedAsyncRuntimeTest):
+    """The shared runtime for what a session does; a runtime of the test's own where the runtime's start options,
+    its death or its close are the subject."""
 
     async def test_a_text_run_returns_the_final_text_the_events_and_the_reason(self) -> None:
         self.llm.enqueue({"text": "Hello from the mock model."})
-        harness = await self.start()
+        harness = self.harness
         self.assertIn("deepseek", [provider.provider for provider in harness.info.providers])
         session = await harness.session()
         result = await session.run("say hello")
@@ -47,7 +31,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_an_agent_preset_and_plan_mode_are_chosen_at_session_creation(self) -> None:
         self.llm.enqueue({"text": "looked"})
-        harness = await self.start()
+        harness = self.harness
         session = await harness.session(agent_preset="explore", plan_mode=True)
         await session.run("look")
         tools = [tool["function"]["name"] for tool in self.llm.requests()[0]["body"]["tools"]]
@@ -61,7 +45,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_a_result_carries_the_logged_usage_and_the_duration(self) -> None:
         self.llm.enqueue({"text": "counted", "usage": {"input": 120, "cacheRead": 360, "output": 7}})
-        harness = await self.start()
+        harness = self.harness
         result = await (await harness.session()).run("count me")
         self.assertEqual(result.usage, {"requests": 1, "input": 120, "cacheRead": 360, "cacheWrite": 0, "output": 7, "cacheHitShare": 0.75})
         self.assertIsNotNone(result.cache_saved)
@@ -73,7 +57,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertGreater(result.duration_ms, 0)
 
     async def test_a_request_over_the_line_limit_fails_at_once_and_the_harness_goes_on(self) -> None:
-        harness = await self.start()
+        harness = self.harness
         self.assertEqual(harness.info.max_line_bytes, 16 * 1024 * 1024)
         session = await harness.session()
         with self.assertRaises(DshError) as caught:
@@ -84,7 +68,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual((await session.run("small")).text, "still here")
 
     async def test_leaving_a_stream_early_cancels_the_turn_and_nothing_leaks_into_the_next_run(self) -> None:
-        harness = await self.start()
+        harness = self.harness
         session = await harness.session()
         self.llm.enqueue({"text": "a slow answer that nobody waits for", "chunkDelayMs": 200})
         async for event in session.stream("start something slow"):
@@ -100,7 +84,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_search_finds_a_word_of_an_earlier_session_with_the_seq_to_open_at(self) -> None:
         self.llm.enqueue({"text": "The quokkalith module is retired."})
-        harness = await self.start()
+        harness = self.harness
         session = await harness.session()
         await session.run("what happened to the module?")
         hits = await harness.search("quokkalith")
@@ -111,14 +95,18 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_rename_is_the_users_title_and_delete_leaves_no_log(self) -> None:
         self.llm.enqueue({"text": "noted"})
-        harness = await self.start()
-        session = await harness.session()
+        harness = self.harness
+        # A folder of its own: the shared runtime's other sessions are not listed there.
+        folder = os.path.join(self.dirs.workspace, "rename")
+        os.makedirs(folder)
+        session = await harness.session(cwd=folder)
         await session.run("remember the wombatite")
         self.assertEqual(await harness.rename(session.id, "  My\nwombat  "), "My wombat")
-        listed = [summary for summary in await harness.list() if summary.id == session.id]
+        listed = [summary for summary in await harness.list(folder) if summary.id == session.id]
         self.assertEqual(listed[0].title, "My wombat")
         self.assertEqual(await harness.delete(session.id), [session.id])
-        self.assertEqual([summary.id for summary in await harness.list()], [])
+        self.assertEqual([summary.id for summary in await harness.list(folder)], [])
+        self.assertNotIn(session.id, [summary.id for summary in await harness.list()])
         self.assertEqual(await harness.search("wombatite"), [])
         with self.assertRaises(DshError) as refused:
             await harness.delete("../../etc")
@@ -126,14 +114,16 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual((refused.exception.rpc or {})["data"]["code"], "INVALID_ID")
 
     async def test_a_tool_using_run_edits_a_file_in_the_minimal_composition(self) -> None:
-        path = os.path.join(self.dirs.workspace, "greeting.txt")
+        dirs = TempDirs()
+        self.addCleanup(dirs.cleanup)
+        path = os.path.join(dirs.workspace, "greeting.txt")
         with open(path, "w", encoding="utf-8") as handle:
             handle.write("hello world\n")
         self.llm.enqueue(
             {"toolCalls": [{"name": "str_replace_editor", "arguments": {"command": "str_replace", "path": "greeting.txt", "old_str": "world", "new_str": "python"}}]},
             {"text": "Edited."},
         )
-        harness = await self.start(minimal=True)
+        harness = await self.start(dirs, minimal=True)
         result = await (await harness.session()).run("greet python instead")
         self.assertEqual((result.text, result.reason), ("Edited.", "completed"))
         with open(path, encoding="utf-8") as handle:
@@ -142,7 +132,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_stream_yields_events_while_the_model_is_still_answering(self) -> None:
         self.llm.enqueue({"text": ["one ", "two ", "three ", "four"], "chunkDelayMs": 60})
-        session = await (await self.start()).session()
+        session = await self.harness.session()
         types: List[str] = []
         open_at_first_chunk = None
         async for event in session.stream("count"):
@@ -161,7 +151,9 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
             asked.append(request)
             return "allow_once"
 
-        harness = await self.start(patches=[self.dirs.fixture_tools_patch()], on_approval=approve)
+        # The harness-wide callback (the shared runtime runs the fixture tools).
+        harness = self.harness
+        harness.on_approval = approve
         session = await harness.session()
         result = await session.run("write it")
         self.assertEqual([(r.session_id, r.tool, r.summary, r.call_id) for r in asked], [(session.id, "write_file", "write protected/ok.txt", "w")])
@@ -173,7 +165,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
     async def test_an_mcp_server_passed_as_mcp_servers_serves_a_tool_the_model_calls(self) -> None:
         server = os.path.join(REPO, "packages", "mcp", "mcp-client", "src", "fixtures", "test-server.mjs")
         self.llm.enqueue({"toolCalls": [{"id": "m", "name": "mcp__py__echo", "arguments": {"text": "from python"}}]}, {"text": "done"})
-        harness = await self.start()
+        harness = self.harness
         session = await harness.session(mcp_servers={"py": {"command": shutil.which("node"), "args": [server], "trust": "allow"}})
         result = await session.run("use the server")
         results = [event.data for event in result.events if event.type == "tool/result"]
@@ -191,7 +183,8 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
             asked.append(request)
             return "allow_session"
 
-        harness = await self.start(on_approval=approve)
+        harness = self.harness
+        harness.on_approval = approve
         session = await harness.session()
         result = await session.run("touch two files")
         self.assertEqual([(r.call_id, r.rule) for r in asked], [("t1", "unconfined(touch *)")])
@@ -202,7 +195,8 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_a_rejecting_callback_refuses_the_call_and_the_file_is_absent(self) -> None:
         self.llm.enqueue({"toolCalls": [{"id": "w", "name": "write_file", "arguments": {"path": "protected/no.txt", "text": "x"}}]}, {"text": "refused"})
-        harness = await self.start(patches=[self.dirs.fixture_tools_patch()], on_approval=lambda request: False)
+        harness = self.harness
+        harness.on_approval = lambda request: False
         result = await (await harness.session()).run("write it")
         self.assertFalse(os.path.exists(os.path.join(self.dirs.workspace, "protected/no.txt")))
         results = [event.data for event in result.events if event.type == "tool/result"]
@@ -210,7 +204,7 @@ class HarnessTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_cancel_stops_a_running_turn_and_the_run_ends_aborted(self) -> None:
         self.llm.enqueue({"text": ["partial ", "answer ", "never ends"], "stallAfterChunks": 3})
-        session = await (await self.start()).session()
+        session = await self.harness.session()
         run = asyncio.ensure_future(session.run("talk forever"))
         while not self.llm.requests() or "firstByteAt" not in self.llm.requests()[0]["timing"]:
             await asyncio.sleep(0.02)
