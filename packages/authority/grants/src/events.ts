@@ -23,7 +23,7 @@ export const GrantData = Type.Object({
 export type Grant = Static<typeof GrantData>
 
 /** A grant of this session revoked (a session grant stops applying from here on). */
-export const GrantRevokedData = Type.Object({ id: Type.String(), rule: Type.String(), scope, actor })
+export const GrantRevokedData = Type.Omit(GrantData, ['requestId'])
 
 /**
  * A grants.yaml entry of this session's workspace that dsh did not write (no valid integrity tag): never
