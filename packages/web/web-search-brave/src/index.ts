@@ -83,7 +83,7 @@ export default class BraveSearch extends WebSearch {
         signal.aborted && !options.signal.aborted
           ? `no answer within ${this.config.timeoutMs} ms`
           : (error as Error).message
-      throw new Error(redact(`${this.label}: the search failed (${why})`))
+      throw new Error(redact(`${this.label}: the search failed (${why})`), { cause: error })
     }
     const text = await response.text()
     if (response.status === 401 || response.status === 403)

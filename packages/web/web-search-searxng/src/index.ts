@@ -65,7 +65,7 @@ export default class SearxngSearch extends WebSearch {
         signal.aborted && !options.signal.aborted
           ? `no answer within ${this.config.timeoutMs} ms`
           : (error as Error).message
-      throw new Error(`${this.label}: the search failed (${why})`)
+      throw new Error(`${this.label}: the search failed (${why})`, { cause: error })
     }
     const text = await response.text()
     if (response.status === 403)
