@@ -1,9 +1,15 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type {} from '@dsh/approval'
 import type NetworkProxy from '@dsh/network-proxy'
 import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+import type {} from './index.ts'
 
 /** A real HTTP server on the host's loopback that records every request it ever saw. */
 async function recordingServer(handler: (req: IncomingMessage, res: ServerResponse) => void) {
@@ -212,4 +218,52 @@ test('an oversize answer and a slow one are cut with a clear note; a bad URL is 
     ['fetched', 'size'],
     ['fetched', 'time'],
   ])
+})
+
+test('https:// is TLS over the tunnel with the certificate checked: a self-signed server is refused before any request', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-tls-'))
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=api.test',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  )
+  const requests: string[] = []
+  let handshakes = 0
+  const tls = createTlsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => (requests.push(req.url ?? ''), res.end('secret page')),
+  )
+  tls.on('connection', () => void handshakes++)
+  await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve))
+  const port = (tls.address() as { port: number }).port
+  try {
+    h.root.scriptedLlm.enqueue(fetchCall('self-signed', `https://api.test:${port}/`), { text: 'done' })
+    await h.run('fetch over TLS')
+    expect(h.toolText('self-signed')).toMatch(
+      /web_fetch https:\/\/api\.test:\d+\/: cannot fetch .*self-signed certificate/,
+    )
+    expect(h.events('tool/result').at(-1)!.data.error?.code).toBe('TOOL_FAILED')
+    expect(handshakes).toBe(1)
+    expect(requests).toEqual([])
+  } finally {
+    tls.closeAllConnections()
+    await new Promise<void>((resolve) => tls.close(() => resolve()))
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
