@@ -206,7 +206,7 @@ export default class NetworkProxy extends Network {
         agentId: agent.id,
         tool: 'network',
         summary,
-        reason: `a confined command asks to reach ${host}${where}, which network.allow does not list; allowing it allows ${host} for the rest of this session (or, always, in this workspace)`,
+        reason: `this session (a confined command, or web_fetch) asks to reach ${host}${where}, which network.allow does not list; allowing it allows ${host} for the rest of this session (or, always, in this workspace)`,
         rule,
       },
       signal,

@@ -40,8 +40,10 @@ test('a host not in network.allow is refused when nobody can approve, and the se
 
 test('a host not in network.allow asks a person: rejected it is refused, approved it is fetched', async () => {
   const asked: string[] = []
+  const reasons: string[] = []
   h.root.approval.answerer(h.root, async (request) => {
     asked.push(`${request.tool}: ${request.summary}`)
+    reasons.push(request.reason ?? '')
     return request.summary.includes('no.test') ? 'reject' : 'allow_once'
   })
   h.root.scriptedLlm.enqueue(
@@ -51,6 +53,7 @@ test('a host not in network.allow asks a person: rejected it is refused, approve
   )
   await h.run('fetch both')
   expect(asked).toEqual([`network: connect to no.test:${port}`, `network: connect to yes.test:${port}`])
+  expect(reasons[0]).toContain('(a confined command, or web_fetch) asks to reach no.test')
   expect(h.toolText('no')).toContain('dsh: network not allowed: no.test (the approval was refused')
   expect(h.toolText('yes')).toContain(`[Untrusted content from http://yes.test:${port}/ (HTTP 200, text/plain, 5 B)`)
   expect(h.toolText('yes')).toContain('\nhello')
