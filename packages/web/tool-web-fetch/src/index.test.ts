@@ -51,6 +51,7 @@ beforeAll(async () => {
         .writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' })
         .end(gzipSync('compressed text'))
     if (path === '/big') return res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(50_000))
+    if (path === '/loop') return res.writeHead(307, { location: '/loop' }).end()
     if (path === '/silent') return // never answers: not even the status line
     if (path === '/slow') return void res.writeHead(200, { 'content-type': 'text/plain' }).write('first part, ')
     if (path === '/to-loopback') return res.writeHead(302, { location: `http://127.0.0.1:${server.port}/page` }).end()
@@ -190,12 +191,13 @@ test('a redirect from an allowed host to loopback is refused at the second hop',
   ])
 })
 
-test('an oversize answer and a slow one are cut with a clear note, a silent one fails naming the deadline; a bad URL is refused before any connection', async () => {
+test('an oversize answer and a slow one are cut with a clear note, a silent one fails naming the deadline, a redirect loop stops at maxRedirects; a bad URL is refused before any connection', async () => {
   const base = `http://api.test:${server.port}`
   h.root.scriptedLlm.enqueue(
     fetchCall('big', `${base}/big`),
     fetchCall('slow', `${base}/slow`),
     fetchCall('silent', `${base}/silent`),
+    fetchCall('loop', `${base}/loop`),
     fetchCall('file', 'file:///etc/passwd'),
     fetchCall('userinfo', `http://user:secret@api.test:${server.port}/page`),
     { text: 'done' },
@@ -213,15 +215,17 @@ test('an oversize answer and a slow one are cut with a clear note, a silent one 
   expect(h.toolText('silent')).toContain(
     `web_fetch ${base}/silent: no answer from api.test:${server.port} within 2000 ms`,
   )
+  expect(h.toolText('loop')).toContain(`more than 5 redirects (last: ${base}/loop → /loop)`)
   expect(h.toolText('file')).toContain('only http:// and https:// URLs can be fetched, not file:')
   expect(h.toolText('userinfo')).toContain('a URL with a user name or password is not fetched')
   expect(
     fetched()
-      .slice(-3)
+      .slice(-4)
       .map((entry) => [entry.outcome, entry.cut]),
   ).toEqual([
     ['fetched', 'size'],
     ['fetched', 'time'],
+    ['failed', undefined],
     ['failed', undefined],
   ])
 })
