@@ -15,6 +15,8 @@ export interface DecisionInput {
   deny: readonly string[]
   /** Hosts approved earlier in the session (from its `network/grant` events). */
   granted: readonly string[]
+  /** A loopback or private address only by an exact allow entry: no grant, no question (the client asked). */
+  strictPrivate?: boolean
   resolve: Resolver
   /** Asks about a host no rule names; `privateAddress` is set when it resolved to one. */
   ask(privateAddress: string | undefined): Promise<Approval>
@@ -29,6 +31,7 @@ export type Refusal =
   | { kind: 'denied'; pattern: string }
   | { kind: 'not-allowed' }
   | { kind: 'private'; address: string; pattern: string }
+  | { kind: 'private-unlisted'; address: string }
   | { kind: 'rejected' }
   | { kind: 'lookup'; detail: string }
 
@@ -68,6 +71,12 @@ export async function decide(input: DecisionInput): Promise<Outcome> {
       )
     return { decision: { host, port, decision: 'allowed', rule: `network.allow "${allowed}"`, address } }
   }
+  if (privateAddress && input.strictPrivate)
+    return refused(
+      'a private address needs an exact network.allow entry (strict client)',
+      { kind: 'private-unlisted', address: privateAddress },
+      privateAddress,
+    )
   if (input.granted.includes(host))
     return { decision: { host, port, decision: 'allowed', rule: 'session grant', address } }
   const answer = await input.ask(privateAddress)

@@ -108,7 +108,7 @@ export default class NetworkProxy extends Network {
     const proxy = await ProxyServer.start({
       socketDir: this.config.socketDir || tmpdir(),
       connectTimeoutMs: this.config.connectTimeoutMs,
-      admit: (host, port, signal) => this.admit(session, host, port, signal),
+      admit: (host, port, signal, strictPrivate) => this.admit(session, host, port, signal, strictPrivate),
     })
     // The proxy lives as long as the agent working on the session (its scope), else as long as this row.
     this.ctx
@@ -136,10 +136,17 @@ export default class NetworkProxy extends Network {
     )
   }
 
-  private async admit(session: Session, host: string, port: number, signal: AbortSignal): Promise<Admission> {
+  private async admit(
+    session: Session,
+    host: string,
+    port: number,
+    signal: AbortSignal,
+    strictPrivate: boolean,
+  ): Promise<Admission> {
     const outcome = await decide({
       host,
       port,
+      strictPrivate,
       allow: this.ctx.settings.get('network.allow'),
       deny: this.ctx.settings.get('network.deny'),
       granted: session.all('network/grant').map((event) => event.data.host),

@@ -10,6 +10,8 @@ export function refusalMessage(host: string, why: Refusal, settingsFile: string)
       return `dsh: network not allowed: ${host} (refused by network.deny "${why.pattern}" in ${settingsFile})`
     case 'private':
       return `dsh: network not allowed: ${host} resolves to the private address ${why.address}, which the wildcard "${why.pattern}" does not admit (add the exact name ${host} to network.allow in ${settingsFile})`
+    case 'private-unlisted':
+      return `dsh: network not allowed: ${host} resolves to the private address ${why.address}, which only an exact network.allow entry admits (no approval can; add ${host} to network.allow in ${settingsFile})`
     case 'rejected':
       return `dsh: network not allowed: ${host} (the approval was refused; add it to network.allow in ${settingsFile})`
     case 'lookup':

@@ -3,12 +3,15 @@ import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, 
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
+import { STRICT_PRIVATE_HEADER } from '@dsh/network'
 import { normalizeHost } from './rules.ts'
 
 /** Where a connection may go: the checked address to dial, or the refusal to answer with. */
 export type Admission = { ok: true; address: string } | { ok: false; status: number; message: string }
 
-export type Admit = (host: string, port: number, signal: AbortSignal) => Promise<Admission>
+export type Admit = (host: string, port: number, signal: AbortSignal, strictPrivate: boolean) => Promise<Admission>
+
+const strict = (headers: IncomingHttpHeaders) => headers[STRICT_PRIVATE_HEADER] === '1'
 
 export interface ProxyServerOptions {
   /** Directory under which the socket's own 0700 directory is made. */
@@ -28,6 +31,7 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  STRICT_PRIVATE_HEADER,
 ])
 
 function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
@@ -96,7 +100,7 @@ export class ProxyServer {
     client.on('error', () => client.destroy())
     const target = connectTarget(req.url)
     if (!target) return reply(client, 400, `dsh: not a CONNECT target: ${req.url}`)
-    const admission = await this.options.admit(target.host, target.port, this.lifetime(client))
+    const admission = await this.options.admit(target.host, target.port, this.lifetime(client), strict(req.headers))
     if (!admission.ok) return reply(client, admission.status, admission.message)
     if (client.destroyed) return
     const upstream = connect({ host: admission.address, port: target.port, timeout: this.options.connectTimeoutMs })
@@ -131,7 +135,7 @@ export class ProxyServer {
       return refuse(res, 400, `dsh: the proxy forwards http:// only (use CONNECT for ${url.protocol})`)
     const host = normalizeHost(url.hostname)
     const port = Number(url.port || 80)
-    const admission = await this.options.admit(host, port, this.lifetime(req.socket))
+    const admission = await this.options.admit(host, port, this.lifetime(req.socket), strict(req.headers))
     if (!admission.ok) return refuse(res, admission.status, admission.message)
     const upstream = request({
       host: admission.address,

@@ -5,6 +5,13 @@ import { oneOf, Type, type Session, type Static } from '@dsh/session'
 export const NETWORK_VERDICTS = ['allowed', 'refused', 'approved'] as const
 export type NetworkVerdict = (typeof NETWORK_VERDICTS)[number]
 
+/**
+ * A header a client of the proxy sends (`1`) to make its own connection stricter: a loopback or private address
+ * is then admitted only by an exact `network.allow` entry — never by a grant, an approval or `--approve`.
+ * It can only narrow what the sender reaches, so any client may send it; `web_fetch` always does.
+ */
+export const STRICT_PRIVATE_HEADER = 'x-dsh-strict-private'
+
 // Each network kind's type and its check are one TypeBox schema (issue #28.6).
 
 /** One network decision of a session's proxy, as it is logged (`network/decision`). */

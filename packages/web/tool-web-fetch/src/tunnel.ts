@@ -1,6 +1,7 @@
 import { request } from 'node:http'
 import { isIP, type Socket } from 'node:net'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
+import { STRICT_PRIVATE_HEADER } from '@dsh/network'
 
 /** The proxy (or the way to it) would not open the tunnel: `message` is its reason, for the model. */
 export class TunnelRefused extends Error {
@@ -21,13 +22,20 @@ const REFUSAL_BODY_CAP = 4096
 /**
  * A CONNECT tunnel to `host:port` through the session's network proxy on its Unix socket. The proxy decides
  * (allow-list, deny-list, grants, a person), resolves the name once and dials the address it checked; so
- * this side never resolves a name and never dials anything but the proxy. A refusal is TunnelRefused with
+ * this side never resolves a name and never dials anything but the proxy. The tunnel is asked strict: a
+ * loopback or private address only by an exact network.allow entry, never by an approval or a grant. A refusal is TunnelRefused with
  * the proxy's own message (`dsh: network not allowed: …`).
  */
 export function openTunnel(proxySocket: string, host: string, port: number, signal: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const target = authority(host, port)
-    const req = request({ socketPath: proxySocket, method: 'CONNECT', path: target, headers: { host: target }, signal })
+    const req = request({
+      socketPath: proxySocket,
+      method: 'CONNECT',
+      path: target,
+      headers: { host: target, [STRICT_PRIVATE_HEADER]: '1' },
+      signal,
+    })
     req.once('error', (error) =>
       reject(signal.aborted ? error : new TunnelRefused(502, `dsh: the network proxy failed: ${error.message}`)),
     )
