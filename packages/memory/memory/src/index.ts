@@ -40,6 +40,7 @@ export class MemoryError extends Error {
 // Control characters (C0 with newline and tab, DEL, C1), zero-width and bidirectional formatting characters and
 // line/paragraph separators: an entry is one line of plain text, so nothing in it can fake a new line, a tag
 // boundary the person does not see, or a reordered sentence.
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]+/g
 
 /** An entry as it is stored: unsafe characters become spaces, runs of white space one space, trimmed. */

@@ -13,7 +13,9 @@ class MemoryCommandError extends Error {
 
 function render(file: MemoryFile, maxBytes: number): string {
   const title = `${file.scope} memory — ${file.path}${file.workspace ? ` (workspace ${file.workspace})` : ''}, ${file.bytes} of ${maxBytes} bytes`
-  const lines = file.entries.length ? file.entries.map((entry, index) => `  ${index + 1}. ${entry}`) : ['  (no entries)']
+  const lines = file.entries.length
+    ? file.entries.map((entry, index) => `  ${index + 1}. ${entry}`)
+    : ['  (no entries)']
   return [title, ...lines].join('\n')
 }
 
@@ -24,7 +26,9 @@ function scopeOf(word: string | undefined): MemoryScope {
 
 function numberOf(word: string | undefined): number {
   if (word && /^[1-9][0-9]*$/.test(word)) return Number(word)
-  throw new MemoryCommandError(`/memory: name the entry by its number, as /memory lists it (got "${word ?? ''}"); ${USAGE}`)
+  throw new MemoryCommandError(
+    `/memory: name the entry by its number, as /memory lists it (got "${word ?? ''}"); ${USAGE}`,
+  )
 }
 
 /**
@@ -33,8 +37,13 @@ function numberOf(word: string | undefined): number {
  * session; the model reads the files as they are at the start of its next new session.
  */
 export function memoryCommand(ctx: Context): CommandDefinition {
-  const changed = (agent: Agent, file: MemoryFile, change: 'added' | 'edited' | 'deleted', entry: number, text: string) =>
-    agent.session.append('memory/changed', { scope: file.scope, path: file.path, change, entry, text })
+  const changed = (
+    agent: Agent,
+    file: MemoryFile,
+    change: 'added' | 'edited' | 'deleted',
+    entry: number,
+    text: string,
+  ) => agent.session.append('memory/changed', { scope: file.scope, path: file.path, change, entry, text })
   return {
     name: 'memory',
     description: "View and change the user's and this workspace's memory, read by every new session.",

@@ -26,7 +26,11 @@ const userFile = () => join(h.home, 'memory', 'user.md')
 
 /** Registers `answer` as the approval answerer for this test only (none: headless, nobody to ask). */
 async function answerWith(answer: Answerer): Promise<void> {
-  const fiber = h.root.plugin({ name: 'test-answerer', inject: ['approval'], apply: (ctx: Context) => ctx.approval.answerer(ctx, answer) })
+  const fiber = h.root.plugin({
+    name: 'test-answerer',
+    inject: ['approval'],
+    apply: (ctx: Context) => ctx.approval.answerer(ctx, answer),
+  })
   await fiber
   onTestFinished(() => fiber.dispose())
 }
@@ -51,7 +55,10 @@ const resultOf = (agent: Agent) => events(agent, 'tool/result').at(-1)!.data as 
 test("an accepted entry is in the next session's first request, and the file is 0600 under $DSH_HOME", async () => {
   const asked: string[] = []
   await answerWith(async (request) => (asked.push(request.summary), 'allow_once'))
-  const first = await session('remember that I like tabs', [remember('user', 'Prefers tabs over spaces'), { text: 'ok' }])
+  const first = await session('remember that I like tabs', [
+    remember('user', 'Prefers tabs over spaces'),
+    { text: 'ok' },
+  ])
   expect(asked).toEqual(['remember (user): Prefers tabs over spaces'])
   expect(events(first.agent, 'memory/proposed').map((event) => event.data)).toEqual([
     { callId: 'm1', scope: 'user', text: 'Prefers tabs over spaces', path: userFile() },

@@ -6,5 +6,11 @@ export const MEMORY_SECTION = `Memory: notes the user keeps across sessions arri
 
 /** Adds the section while this plugin is mounted (and a system prompt is), for agents offered the tool. */
 export function contributeMemorySection(ctx: Context): void {
-  contributeSection(ctx, { name: 'memory', order: 55, owner: '@dsh/tool-memory', tools: ['memory'], text: MEMORY_SECTION })
+  contributeSection(ctx, {
+    name: 'memory',
+    order: 55,
+    owner: '@dsh/tool-memory',
+    tools: ['memory'],
+    text: MEMORY_SECTION,
+  })
 }

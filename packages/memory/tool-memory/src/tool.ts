@@ -71,7 +71,12 @@ export function memoryTool(ctx: Context): ToolDefinition<Proposal> {
         return `Saved to the ${args.scope} memory as entry ${saved.entries.length}: ${saved.entries.at(-1)}\nNew sessions will read it; this session already has it in the history.`
       } catch (error) {
         if (!(error instanceof MemoryError)) throw error
-        session.append('memory/decided', { callId: context.callId, outcome: 'refused', by: 'limits', reason: error.message })
+        session.append('memory/decided', {
+          callId: context.callId,
+          outcome: 'refused',
+          by: 'limits',
+          reason: error.message,
+        })
         await session.flush()
         throw new ToolError(error.code === 'MEMORY_FULL' ? 'MEMORY_FULL' : 'INVALID_ARGS', error.message)
       }
@@ -103,7 +108,8 @@ async function decide(
     },
     context.signal,
   )
-  if (decision.answer === 'reject') return { by: decision.by, ...(decision.message ? { message: decision.message } : {}) }
+  if (decision.answer === 'reject')
+    return { by: decision.by, ...(decision.message ? { message: decision.message } : {}) }
   const edited = decision.arguments?.text
   const text = typeof edited === 'string' ? sanitizeEntry(edited) : proposal.text
   return text ? { text, by: decision.by } : { by: 'empty-edit' }
