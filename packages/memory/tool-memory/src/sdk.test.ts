@@ -18,7 +18,9 @@ test('an SDK client accepts a proposal; the next session sends it; /memory delet
     env: { DSH_HOME: home, DEEPSEEK_BASE_URL: llm.url, DEEPSEEK_API_KEY: 'test' },
     onApproval: (request) => (asked.push(request.summary), 'allow_once'),
   })
-  onTestFinished(() => harness.close())
+  onTestFinished(async () => {
+    await harness.close()
+  })
 
   llm.enqueue(
     { toolCalls: [{ id: 'm', name: 'memory', arguments: { scope: 'workspace', text: 'Build with make -j4' } }] },
