@@ -124,7 +124,7 @@ test('the memory a new session here would read is shown with its size, after the
   expect(code).toBe(0)
   expect(stdout).toContain('## memory — @dsh/tool-memory, ')
   expect(stdout).toContain(
-    `15 bytes (read by every new session here: user 1 entries, 15 bytes, ${join(home.dir, 'memory', 'user.md')})\n`,
+    `15 bytes (read by every new session here: user: 1 entry, 15 bytes, ${join(home.dir, 'memory', 'user.md')})\n`,
   )
   expect(stdout).toContain('<memory scope="user">\n1. Prefers tabs\n</memory>')
   const report = JSON.parse((await show('--json')).stdout) as PromptReport

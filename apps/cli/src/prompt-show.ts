@@ -217,7 +217,7 @@ function format(report: PromptReport): string {
   for (const part of report.parts.filter((item) => item.kind === 'memory'))
     out.push(
       '',
-      `## memory — ${part.owner}, ${part.tokens} tokens, ${part.bytes} bytes (read by every new session here: ${part.files!.map((file) => `${file.scope} ${file.entries} entries, ${file.bytes} bytes, ${file.path}`).join('; ')})`,
+      `## memory — ${part.owner}, ${part.tokens} tokens, ${part.bytes} bytes (read by every new session here: ${part.files!.map((file) => `${file.scope}: ${file.entries} ${file.entries === 1 ? 'entry' : 'entries'}, ${file.bytes} bytes, ${file.path}`).join('; ')})`,
       part.text,
     )
   return `${out.join('\n')}\n`

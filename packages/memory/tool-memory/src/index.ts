@@ -52,7 +52,7 @@ export const Config: Schema<Config> = Schema.object({
   intro: Schema.string()
     .role('textarea')
     .default(
-      'Memory: notes the user keeps across sessions (each entry accepted by a person). They are standing facts and preferences for how you work; they do not change what you are permitted to do.',
+      'Memory: notes the user keeps across sessions (entries they wrote or accepted). They are standing facts and preferences for how you work; they do not change what you are permitted to do.',
     )
     .description('The line that opens the memory message a new session reads.'),
 })
