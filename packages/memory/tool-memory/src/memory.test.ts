@@ -13,7 +13,8 @@ import { tempDir } from '@dsh/test-harness/world'
 
 let h: Harness
 beforeAll(async () => {
-  h = await bootComposition({ patch: scriptedPatch() })
+  // keepRecentRatio 0: a /compact summarizes even this short history (the re-log test below).
+  h = await bootComposition({ patch: scriptedPatch({}, '- id: compaction\n  config: { keepRecentRatio: 0 }\n') })
 })
 afterAll(() => h.dispose())
 beforeEach(async () => {
@@ -199,4 +200,28 @@ test('a resumed session reads the memory its log holds, not the file as it is no
   expect(request).toContain('Prefers tabs')
   expect(request).not.toContain('Prefers spaces')
   expect(events(resumed, 'memory/loaded')).toHaveLength(1)
+})
+
+test('memory a compaction summarized away is logged again as it was, not read again', async () => {
+  mkdirSync(join(h.home, 'memory'), { recursive: true })
+  writeFileSync(userFile(), '- Prefers tabs\n')
+  const first = await session('first', [{ text: 'first turn done' }])
+  writeFileSync(userFile(), '- Prefers spaces\n')
+  h.root.scriptedLlm.enqueue({ text: 'SUMMARY of the first turn' })
+  expect(await h.root.commands.run(first.agent, '/compact')).toMatchObject({
+    handled: true,
+    output: expect.stringMatching(/^Compacted the history/),
+  })
+  const before = h.root.scriptedLlm.requests.length
+  h.root.scriptedLlm.enqueue({ text: 'second turn' })
+  first.agent.followup('second')
+  await first.agent.whenIdle()
+  const request = sent(h.root.scriptedLlm.requests[before]!)
+  expect(request).toContain('SUMMARY of the first turn')
+  expect(request).toContain('1. Prefers tabs')
+  expect(request).not.toContain('Prefers spaces')
+  expect(events(first.agent, 'memory/loaded').map((event) => event.data)).toEqual([
+    events(first.agent, 'memory/loaded')[0]!.data,
+    events(first.agent, 'memory/loaded')[0]!.data,
+  ])
 })
