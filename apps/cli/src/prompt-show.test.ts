@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect, test } from 'vitest'
@@ -114,6 +115,21 @@ test('the runtime context a new session here would log is shown, under the mode 
   const { code, stderr } = await show('--permission', 'everything')
   expect(code).toBe(2)
   expect(stderr).toContain('dsh: dsh prompt show: unknown permission preset "everything"')
+})
+
+test('the memory a new session here would read is shown with its size, after the memory section', async () => {
+  mkdirSync(join(home.dir, 'memory'), { recursive: true })
+  writeFileSync(join(home.dir, 'memory', 'user.md'), '- Prefers tabs\n')
+  const { code, stdout } = await show()
+  expect(code).toBe(0)
+  expect(stdout).toContain('## memory — @dsh/tool-memory, ')
+  expect(stdout).toContain(
+    `15 bytes (read by every new session here: user: 1 entry, 15 bytes, ${join(home.dir, 'memory', 'user.md')})\n`,
+  )
+  expect(stdout).toContain('<memory scope="user">\n1. Prefers tabs\n</memory>')
+  const report = JSON.parse((await show('--json')).stdout) as PromptReport
+  expect(sectionsOf(report).find((part) => part.name === 'memory')?.owner).toBe('@dsh/tool-memory')
+  expect(report.parts.find((part) => part.kind === 'memory')).toMatchObject({ bytes: 15, files: [{ scope: 'user' }] })
 })
 
 test('--preset lists the tools a new session of that agent preset is offered; an unknown one is a usage error', async () => {

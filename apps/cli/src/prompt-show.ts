@@ -5,13 +5,19 @@ import { LauncherUsageError } from './args.ts'
 
 /** One part of the request header, with its owner and estimated size. */
 export interface PromptPart {
-  /** `context`: the runtime context a new session in this directory would log first (a user message, not the system prompt). */
-  kind: 'section' | 'tool' | 'context'
+  /**
+   * `context`: the runtime context a new session in this directory would log first (a user message, not the
+   * system prompt); `memory`: the memory files it would read (`memory/loaded` of @dsh/tool-memory).
+   */
+  kind: 'section' | 'tool' | 'context' | 'memory'
   name: string
   /** The contributing package of a section (the tool registry does not record who registered a tool). */
   owner?: string
   tokens: number
   text: string
+  /** For `memory`: the bytes of the entries it holds, and the files they come from. */
+  bytes?: number
+  files?: { scope: string; path: string; entries: number; bytes: number }[]
 }
 
 export interface PromptReport {
@@ -88,6 +94,8 @@ export async function promptReport(
         tokens: estimate(context.text),
         text: context.text,
       })
+    const memory = await memoryPreview(root, options.cwd)
+    if (memory) parts.push({ ...memory, tokens: estimate(memory.text) })
     const system: string =
       rendered.override ?? rendered.sections.map((section: { text: string }) => section.text).join('\n\n')
     const toolTokens = estimate(tools.map((tool) => JSON.stringify(tool)).join(''))
@@ -164,6 +172,30 @@ async function runtimeContext(
   return request.result ? { text: request.result.text, ...(mode ? { mode } : {}) } : undefined
 }
 
+/**
+ * The memory a new session in `cwd` would log first, read by the tool-memory row (the `memory/preview` event
+ * it declares): undefined when no such row is mounted or both memory files are empty.
+ */
+async function memoryPreview(root: any, cwd: string): Promise<Omit<PromptPart, 'tokens'> | undefined> {
+  const request: { cwd: string; result?: { files: any[]; content: { text: string }[] } } = { cwd }
+  await root.serial('memory/preview', request)
+  if (!request.result) return undefined
+  const files = request.result.files.map((file: { scope: string; path: string; entries: string[]; bytes: number }) => ({
+    scope: file.scope,
+    path: file.path,
+    entries: file.entries.length,
+    bytes: file.bytes,
+  }))
+  return {
+    kind: 'memory',
+    name: 'memory',
+    owner: '@dsh/tool-memory',
+    text: request.result.content.map((block) => block.text).join('\n'),
+    bytes: files.reduce((sum, file) => sum + file.bytes, 0),
+    files,
+  }
+}
+
 function format(report: PromptReport): string {
   const sections = report.parts.filter((part) => part.kind === 'section')
   const tools = report.parts.filter((part) => part.kind === 'tool')
@@ -180,6 +212,12 @@ function format(report: PromptReport): string {
     out.push(
       '',
       `## runtime context — ${part.owner}, ${part.tokens} tokens (the first message of a new session here${report.mode ? `, mode ${report.mode}` : ''})`,
+      part.text,
+    )
+  for (const part of report.parts.filter((item) => item.kind === 'memory'))
+    out.push(
+      '',
+      `## memory — ${part.owner}, ${part.tokens} tokens, ${part.bytes} bytes (read by every new session here: ${part.files!.map((file) => `${file.scope}: ${file.entries} ${file.entries === 1 ? 'entry' : 'entries'}, ${file.bytes} bytes, ${file.path}`).join('; ')})`,
       part.text,
     )
   return `${out.join('\n')}\n`

@@ -30,6 +30,9 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   todo_write: { todos: [{ content: 'look around', status: 'in_progress', priority: 'high' }] },
   // plan-mode: only ends plan mode (which never changes the authority) after a person approves.
   exit_plan_mode: { plan: 'nothing to do' },
+  // tool-memory: proposes an entry a person accepts through ctx.approval.request (no rule, so no grant can be
+  // kept); writes only the memory file of its scope under $DSH_HOME, never a setting.
+  memory: { scope: 'user', text: 'Prefers tabs' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 

@@ -11,11 +11,12 @@ export interface HistoryEntry {
 
 /**
  * Kinds other packages declare whose `content` (text blocks) the model reads as a user-role message where
- * they stand in the log: a catalog of what the model may load (`skill/catalog` of @dsh/skill). An empty
+ * they stand in the log: a catalog of what the model may load (`skill/catalog` of @dsh/skill), the
+ * memory a new session read (`memory/loaded` of @dsh/memory). An empty
  * `content` records a fact for people only. A new model-visible kind of this shape is added here, so the
  * request check derives it too (docs/architecture.md, "The session log").
  */
-export const CONTEXT_KINDS: ReadonlySet<string> = new Set(['skill/catalog'])
+export const CONTEXT_KINDS: ReadonlySet<string> = new Set(['skill/catalog', 'memory/loaded'])
 
 function contextEntry(event: SessionEvent): HistoryEntry | undefined {
   const content = (event.data as { content?: TextBlock[] }).content

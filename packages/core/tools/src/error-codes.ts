@@ -41,6 +41,8 @@ export const TOOL_ERROR_CODES = [
   // The skill tool (tool-skill, SkillError of @dsh/skill).
   'SKILL_NOT_FOUND',
   'SKILL_PATH_OUTSIDE',
+  // The memory tool (tool-memory, MemoryError of @dsh/memory): the memory file has no room for the entry.
+  'MEMORY_FULL',
   // MCP tools (@dsh/mcp-client): the server reported an error, or it could not be reached (crashed, did not start).
   'MCP_TOOL_ERROR',
   'MCP_SERVER_FAILED',
