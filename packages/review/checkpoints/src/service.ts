@@ -10,7 +10,7 @@ import type { Session, SessionHeader } from '@dsh/session'
 import type {} from '@dsh/tools'
 import { CHECKPOINT_KINDS, type RewindDone } from './events.ts'
 import { Recorder, type Plan, type RecordConfig } from './record.ts'
-import { rewindFiles, type RewindOptions } from './rewind.ts'
+import { rewindFiles, type RewindOptions, type RewindPreview } from './rewind.ts'
 import { BlobStore } from './store.ts'
 
 declare module '@dsh/cordis' {
@@ -66,7 +66,24 @@ export class Checkpoints extends Service {
       ),
     maxGitFiles: Schema.natural()
       .default(500)
-      .description('A command changing more files than this is noted as not covered instead of checkpointed.'),
+      .description(
+        'A command changing more files than this (in git or a folder snapshot) is noted as not covered instead of checkpointed.',
+      ),
+    folderSnapshots: Schema.boolean()
+      .default(true)
+      .description(
+        "Outside git, compare manifests of the workspace folder around commands (each file's stat and sha256; contents kept in a pool beside the log while the session is open).",
+      ),
+    maxSnapshotFiles: Schema.natural()
+      .default(10_000)
+      .description(
+        'A workspace folder (outside git) holding more files than this, skipped folders aside, is not snapshotted: its commands are noted as not covered.',
+      ),
+    snapshotSkipDirs: Schema.array(Schema.string())
+      .default(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.cache'])
+      .description(
+        'Folder names a folder snapshot never walks, at any depth (files changed in them by commands are not covered).',
+      ),
   })
 
   private readonly root: string
@@ -80,7 +97,7 @@ export class Checkpoints extends Service {
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
     for (const [kind, spec] of Object.entries(CHECKPOINT_KINDS))
       ctx.sessions.defineKind(ctx, kind, { ignorable: true, ...spec })
-    this.recorder = new Recorder(ctx, config, (session) => this.store(session.header))
+    this.recorder = new Recorder(ctx, config, (session) => this.store(session.header), [ctx.app.home, this.root])
     ctx.effect(() => () => this.recorder.dispose(), 'remove the private snapshot indexes')
     ctx.on('tools/execute', async (invocation, next) => {
       const plan: Plan = await this.recorder.prepare(invocation).catch((error) => {
@@ -156,6 +173,17 @@ export class Checkpoints extends Service {
   /** The content store of a session (by its header: stored sessions need not be open). */
   store(header: Pick<SessionHeader, 'id' | 'cwd'>): BlobStore {
     return new BlobStore(join(this.root, cwdKey(header.cwd), header.id, 'checkpoints'))
+  }
+
+  /** What `rewind` would do now (the same checks, nothing written, nothing logged). */
+  async previewRewind(session: Session, options: Omit<RewindOptions, 'fork'>): Promise<RewindPreview> {
+    const { forkAt: _none, ...outcome } = await rewindFiles(
+      this.ctx,
+      session,
+      { ...options, preview: true },
+      { recorder: this.recorder, store: this.store(session.header) },
+    )
+    return outcome
   }
 
   /**

@@ -58,6 +58,21 @@ export class BlobStore {
     return data
   }
 
+  /** Gives this store one blob of another (a hard link, else a copy); true when it is there now. */
+  async take(from: BlobStore, sha256: string): Promise<boolean> {
+    if (!SHA.test(sha256)) throw new Error(`"${sha256}" is not a sha256 hex digest`)
+    const target = join(this.dir, sha256)
+    if (await pathExists(target)) return true
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    return linkOrCopyOnce(join(from.dir, sha256), target).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false
+        throw error
+      },
+    )
+  }
+
   /** Gives this store another's blobs (a fork keeps its parent's checkpoints): hard links, else copies. */
   async adopt(from: BlobStore): Promise<void> {
     let names: string[]

@@ -1,0 +1,163 @@
+// Snapshots of a workspace that is not a git repository (docs/architecture.md, "Review and rewind"): a
+// manifest of its files (path → stat, and sha256 of the bytes) walked around each command, never following a
+// link. The content of each file is kept by sha256 in a pool beside the session's log, so when a command
+// changes or removes a file its prior bytes are there to checkpoint; only what changed moves into the
+// session's checkpoint store, and the pool is removed with the session's snapshot state.
+//
+// Cheap per step: a file whose stat is what it was when last read is not read again (a stat within
+// `racyWindowMs` of the walk is not trusted, so it is read again next time); folders named in `skipDirs` are
+// not walked; a workspace with more than `maxFiles` files is not covered (the caller says so).
+import { constants, type BigIntStats, type Dirent } from 'node:fs'
+import { lstat, open, readdir, readlink, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { FileState } from './events.ts'
+import type { BlobStore } from './store.ts'
+
+export interface ManifestOptions {
+  racyWindowMs: number
+  /** Largest file whose bytes are kept; a larger one is fingerprinted by its stat only (`too-large`). */
+  maxFileBytes: number
+  maxFiles: number
+  /** Folder names never walked (at any depth). */
+  skipDirs: string[]
+}
+
+/** A file as one walk saw it: its recorded state and what tells a change (its sha256, else its stat or link). */
+export interface ManifestEntry {
+  state: FileState
+  fingerprint: string
+}
+
+export type ManifestScan = { files: Map<string, ManifestEntry> } | { overflow: true }
+
+interface Kept extends ManifestEntry {
+  /** The stat it was read at; undefined when that stat is too recent to show a later change. */
+  key?: string
+}
+
+const statKey = (stat: BigIntStats) => `${stat.mode}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+
+export class Manifest {
+  private readonly kept = new Map<string, Kept>()
+
+  constructor(
+    /** The workspace folder (a real path). */
+    readonly root: string,
+    /** Where every kept file's bytes are, by sha256; the session's checkpoints take theirs from here. */
+    readonly pool: BlobStore,
+    private readonly options: ManifestOptions,
+    /** Folders never walked wherever they are (the sessions folder when it is inside the workspace). */
+    private readonly skipPaths: string[] = [],
+  ) {}
+
+  /** The workspace's files now; `hashable` says which may be read (a secret path is fingerprinted by its stat). */
+  async scan(hashable: (path: string) => boolean): Promise<ManifestScan> {
+    const since = Date.now() - this.options.racyWindowMs
+    const racy = (stat: BigIntStats) =>
+      Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
+    const skip = new Set(this.options.skipDirs)
+    const files = new Map<string, ManifestEntry>()
+    const pending: string[] = ['']
+    while (pending.length) {
+      const dir = pending.pop()!
+      let entries: Dirent[]
+      try {
+        entries = await readdir(join(this.root, dir), { withFileTypes: true })
+      } catch {
+        continue // gone or unreadable since it was listed: its files are not seen (as if removed)
+      }
+      for (const entry of entries) {
+        const path = dir ? `${dir}/${entry.name}` : entry.name
+        const full = join(this.root, path)
+        if (entry.isDirectory()) {
+          if (!skip.has(entry.name) && !this.skipPaths.includes(full)) pending.push(path)
+          continue
+        }
+        if (!entry.isFile() && !entry.isSymbolicLink()) continue // a socket or a fifo: nothing to restore
+        if (files.size >= this.options.maxFiles) return { overflow: true }
+        const seen = await this.look(path, full, hashable(full), racy)
+        if (seen) files.set(path, seen)
+      }
+    }
+    for (const path of this.kept.keys()) if (!files.has(path)) this.kept.delete(path)
+    return { files }
+  }
+
+  private async look(
+    path: string,
+    full: string,
+    readable: boolean,
+    racy: (stat: BigIntStats) => boolean,
+  ): Promise<ManifestEntry | undefined> {
+    let stat: BigIntStats
+    try {
+      stat = await lstat(full, { bigint: true })
+    } catch {
+      return undefined
+    }
+    const known = this.kept.get(path)
+    if (known?.key && known.key === statKey(stat)) return known
+    const keep = (entry: ManifestEntry, trusted: boolean): ManifestEntry => {
+      this.kept.set(path, trusted && !racy(stat) ? { ...entry, key: statKey(stat) } : entry)
+      return entry
+    }
+    if (stat.isSymbolicLink()) {
+      // Never followed: a link is told by its target text, and rewind leaves a link where it finds one.
+      const target = await readlink(full).catch(() => '')
+      return keep({ state: { unrecorded: 'not-a-file' }, fingerprint: `link:${target}` }, true)
+    }
+    if (!stat.isFile()) return undefined
+    if (!readable) return keep({ state: { unrecorded: 'secret' }, fingerprint: `stat:${statKey(stat)}` }, false)
+    if (stat.size > BigInt(this.options.maxFileBytes))
+      return keep({ state: { unrecorded: 'too-large' }, fingerprint: `stat:${statKey(stat)}` }, false)
+    let handle
+    try {
+      handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ELOOP') return undefined // gone, or a link since the listing
+      return keep({ state: { unrecorded: 'unreadable' }, fingerprint: `stat:${statKey(stat)}` }, false)
+    }
+    try {
+      const before = await handle.stat({ bigint: true })
+      if (!before.isFile()) return undefined
+      const data = await handle.readFile()
+      const after = await handle.stat({ bigint: true })
+      const sha256 = await this.pool.put(data)
+      return keep(
+        { state: { sha256, bytes: data.byteLength }, fingerprint: `sha256:${sha256}` },
+        statKey(after) === statKey(before),
+      )
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /** Removes the pool (the checkpoints taken from it are in the session's store). */
+  async dispose(): Promise<void> {
+    this.kept.clear()
+    await rm(this.pool.dir, { recursive: true, force: true })
+  }
+}
+
+export interface ManifestChange {
+  path: string
+  before: FileState
+  after: FileState
+}
+
+/** The files whose fingerprint differs between two scans (made, changed, removed). */
+export function manifestChanges(
+  before: Map<string, ManifestEntry>,
+  after: Map<string, ManifestEntry>,
+): ManifestChange[] {
+  const changes: ManifestChange[] = []
+  for (const [path, was] of before) {
+    const now = after.get(path)
+    if (!now) changes.push({ path, before: was.state, after: { absent: true } })
+    else if (now.fingerprint !== was.fingerprint) changes.push({ path, before: was.state, after: now.state })
+  }
+  for (const [path, now] of after)
+    if (!before.has(path)) changes.push({ path, before: { absent: true }, after: now.state })
+  return changes
+}
