@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { linkOrCopyOnce, pathExists } from '@dsh/fs-disk'
@@ -24,6 +24,19 @@ export class BlobStore {
     await writeFile(temp, data, { mode: 0o600 })
     await chmod(temp, 0o600)
     await rename(temp, path)
+    return sha256
+  }
+
+  /** `put`, synchronously, for a walk that stores many small files (a folder snapshot's pool). */
+  putSync(data: Uint8Array): string {
+    const sha256 = sha256Of(data)
+    const path = join(this.dir, sha256)
+    if (existsSync(path)) return sha256
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+    const temp = `${path}.${process.pid}.${Date.now()}.tmp`
+    writeFileSync(temp, data, { mode: 0o600 })
+    chmodSync(temp, 0o600)
+    renameSync(temp, path)
     return sha256
   }
 
