@@ -6,7 +6,8 @@
 //
 // Cheap per step: a file whose stat is what it was when last read is not read again (a stat within
 // `racyWindowMs` of the walk is not trusted, so it is read again next time); folders named in `skipDirs` are
-// not walked; a workspace with more than `maxFiles` files is not covered (the caller says so). The walk is
+// not walked; a workspace with more than `maxFiles` files or `maxBytes` of kept contents is not covered (the
+// caller says so). The walk is
 // synchronous, like the git snapshot's: thousands of small stats cost less without a thread-pool round trip each.
 import {
   closeSync,
@@ -30,6 +31,8 @@ export interface ManifestOptions {
   /** Largest file whose bytes are kept; a larger one is fingerprinted by its stat only (`too-large`). */
   maxFileBytes: number
   maxFiles: number
+  /** The most bytes of file contents one walk keeps (the sum of the kept files' sizes); more overflows it. */
+  maxBytes: number
   /** Folder names never walked (at any depth). */
   skipDirs: string[]
 }
@@ -69,6 +72,7 @@ export class Manifest {
       Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     const skip = new Set(this.options.skipDirs)
     const files = new Map<string, ManifestEntry>()
+    let bytes = 0
     const pending: string[] = ['']
     while (pending.length) {
       const dir = pending.pop()!
@@ -88,7 +92,9 @@ export class Manifest {
         if (!entry.isFile() && !entry.isSymbolicLink()) continue // a socket or a fifo: nothing to restore
         if (files.size >= this.options.maxFiles) return { overflow: true }
         const seen = this.look(path, full, hashable(full), racy)
-        if (seen) files.set(path, seen)
+        if (!seen) continue
+        files.set(path, seen)
+        if ('bytes' in seen.state && (bytes += seen.state.bytes) > this.options.maxBytes) return { overflow: true }
       }
     }
     for (const path of this.kept.keys()) if (!files.has(path)) this.kept.delete(path)

@@ -38,6 +38,7 @@ export interface RecordConfig {
   maxGitFiles: number
   folderSnapshots: boolean
   maxSnapshotFiles: number
+  maxSnapshotBytes: number
   snapshotSkipDirs: string[]
 }
 
@@ -158,6 +159,7 @@ export class Recorder {
         racyWindowMs: this.config.racyWindowMs,
         maxFileBytes: this.config.maxFileBytes,
         maxFiles: this.config.maxSnapshotFiles,
+        maxBytes: this.config.maxSnapshotBytes,
         skipDirs: this.config.snapshotSkipDirs,
       },
       await Promise.all(this.ownFolders.map((dir) => realpath(dir).catch(() => dir))),
@@ -183,7 +185,7 @@ export class Recorder {
         return this.uncovered(
           invocation,
           session,
-          `the workspace has more than maxSnapshotFiles (${this.config.maxSnapshotFiles}) files outside the skipped folders`,
+          `the workspace has more than maxSnapshotFiles (${this.config.maxSnapshotFiles}) files or maxSnapshotBytes (${this.config.maxSnapshotBytes}) bytes outside the skipped folders`,
         )
       return { kind: 'folder', manifest, before: before.files }
     }
@@ -216,7 +218,7 @@ export class Recorder {
       session.append('checkpoint/uncovered', {
         callId,
         turn: currentTurn(session),
-        reason: `a command left more than maxSnapshotFiles (${this.config.maxSnapshotFiles}) files in the workspace: they are not listed or rewound`,
+        reason: `a command left more than maxSnapshotFiles (${this.config.maxSnapshotFiles}) files or maxSnapshotBytes (${this.config.maxSnapshotBytes}) bytes in the workspace: files changed by commands are not listed or rewound`,
       })
       return
     }

@@ -79,6 +79,11 @@ export class Checkpoints extends Service {
       .description(
         'A workspace folder (outside git) holding more files than this, skipped folders aside, is not snapshotted: its commands are noted as not covered.',
       ),
+    maxSnapshotBytes: Schema.natural()
+      .default(128 * 1024 * 1024)
+      .description(
+        'A workspace folder (outside git) whose files up to maxFileBytes hold more bytes than this in all is not snapshotted: its commands are noted as not covered.',
+      ),
     snapshotSkipDirs: Schema.array(Schema.string())
       .default(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.cache'])
       .description(
