@@ -65,15 +65,20 @@ export class Manifest {
     private readonly skipPaths: string[] = [],
   ) {}
 
-  /** The workspace's files now; `hashable` says which may be read (a secret path is fingerprinted by its stat). */
-  scan(hashable: (path: string) => boolean): ManifestScan {
+  /**
+   * The workspace's files now. `hashable` (which costs a look at the session's authority) is asked for only
+   * when a file is not unchanged since it was read, and says which may be read: a secret path is
+   * fingerprinted by its stat.
+   */
+  async scan(hashable: () => Promise<(path: string) => boolean>): Promise<ManifestScan> {
     const since = Date.now() - this.options.racyWindowMs
     const racy = (stat: BigIntStats) =>
       Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     const skip = new Set(this.options.skipDirs)
     const files = new Map<string, ManifestEntry>()
-    let bytes = 0
+    const toRead: { path: string; full: string; stat: BigIntStats }[] = []
     const pending: string[] = ['']
+    let count = 0
     while (pending.length) {
       const dir = pending.pop()!
       let entries: Dirent[]
@@ -90,56 +95,73 @@ export class Manifest {
           continue
         }
         if (!entry.isFile() && !entry.isSymbolicLink()) continue // a socket or a fifo: nothing to restore
-        if (files.size >= this.options.maxFiles) return { overflow: true }
-        const seen = this.look(path, full, hashable(full), racy)
+        if (++count > this.options.maxFiles) return { overflow: true }
+        let stat: BigIntStats
+        try {
+          stat = lstatSync(full, { bigint: true })
+        } catch {
+          continue // gone since the listing
+        }
+        const known = this.kept.get(path)
+        if (known?.key && known.key === statKey(stat)) files.set(path, known)
+        else if (stat.isSymbolicLink()) files.set(path, this.link(path, full, stat, racy))
+        else if (stat.isFile()) toRead.push({ path, full, stat })
+      }
+    }
+    let bytes = 0
+    const over = (entry: ManifestEntry) =>
+      'bytes' in entry.state && (bytes += entry.state.bytes) > this.options.maxBytes
+    for (const entry of files.values()) if (over(entry)) return { overflow: true }
+    if (toRead.length) {
+      const readable = await hashable()
+      for (const { path, full, stat } of toRead) {
+        // Counted before it is read: a workspace too big to keep is never copied whole into the pool.
+        if (stat.size <= BigInt(this.options.maxFileBytes) && bytes + Number(stat.size) > this.options.maxBytes)
+          return { overflow: true }
+        const seen = this.read(path, full, stat, readable(full), racy)
         if (!seen) continue
         files.set(path, seen)
-        if ('bytes' in seen.state && (bytes += seen.state.bytes) > this.options.maxBytes) return { overflow: true }
+        if (over(seen)) return { overflow: true }
       }
     }
     for (const path of this.kept.keys()) if (!files.has(path)) this.kept.delete(path)
     return { files }
   }
 
-  private look(
+  private keep(path: string, entry: ManifestEntry, stat: BigIntStats, trusted: boolean): ManifestEntry {
+    this.kept.set(path, trusted ? { ...entry, key: statKey(stat) } : entry)
+    return entry
+  }
+
+  /** Never followed: a link is told by its target text, and rewind leaves a link where it finds one. */
+  private link(path: string, full: string, stat: BigIntStats, racy: (stat: BigIntStats) => boolean): ManifestEntry {
+    let target = ''
+    try {
+      target = readlinkSync(full)
+    } catch {
+      // gone since: the next walk will not list it
+    }
+    return this.keep(path, { state: { unrecorded: 'not-a-file' }, fingerprint: `link:${target}` }, stat, !racy(stat))
+  }
+
+  private read(
     path: string,
     full: string,
+    stat: BigIntStats,
     readable: boolean,
     racy: (stat: BigIntStats) => boolean,
   ): ManifestEntry | undefined {
-    let stat: BigIntStats
-    try {
-      stat = lstatSync(full, { bigint: true })
-    } catch {
-      return undefined
-    }
-    const known = this.kept.get(path)
-    if (known?.key && known.key === statKey(stat)) return known
-    const keep = (entry: ManifestEntry, trusted: boolean): ManifestEntry => {
-      this.kept.set(path, trusted && !racy(stat) ? { ...entry, key: statKey(stat) } : entry)
-      return entry
-    }
-    if (stat.isSymbolicLink()) {
-      // Never followed: a link is told by its target text, and rewind leaves a link where it finds one.
-      let target = ''
-      try {
-        target = readlinkSync(full)
-      } catch {
-        // gone since: the next walk will not list it
-      }
-      return keep({ state: { unrecorded: 'not-a-file' }, fingerprint: `link:${target}` }, true)
-    }
-    if (!stat.isFile()) return undefined
-    if (!readable) return keep({ state: { unrecorded: 'secret' }, fingerprint: `stat:${statKey(stat)}` }, false)
-    if (stat.size > BigInt(this.options.maxFileBytes))
-      return keep({ state: { unrecorded: 'too-large' }, fingerprint: `stat:${statKey(stat)}` }, false)
+    const byStat = (unrecorded: 'secret' | 'too-large' | 'unreadable', at = stat) =>
+      this.keep(path, { state: { unrecorded }, fingerprint: `stat:${statKey(at)}` }, at, false)
+    if (!readable) return byStat('secret')
+    if (stat.size > BigInt(this.options.maxFileBytes)) return byStat('too-large')
     let fd: number
     try {
       fd = openSync(full, constants.O_RDONLY | constants.O_NOFOLLOW)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ENOENT' || code === 'ELOOP') return undefined // gone, or a link since the listing
-      return keep({ state: { unrecorded: 'unreadable' }, fingerprint: `stat:${statKey(stat)}` }, false)
+      return byStat('unreadable')
     }
     try {
       const before = fstatSync(fd, { bigint: true })
@@ -150,16 +172,15 @@ export class Manifest {
       let filled = 0
       for (let got = 1; got > 0 && filled < room; filled += got) got = readSync(fd, buffer, filled, room - filled, null)
       const after = fstatSync(fd, { bigint: true })
-      if (filled === room) {
-        // Grown while read: over the limit it is too large; otherwise it is read again by the next walk.
-        const state: FileState = { unrecorded: filled > this.options.maxFileBytes ? 'too-large' : 'unreadable' }
-        return keep({ state, fingerprint: `stat:${statKey(after)}` }, false)
-      }
+      // Grown while read: over the limit it is too large; otherwise it is read again by the next walk.
+      if (filled === room) return byStat(filled > this.options.maxFileBytes ? 'too-large' : 'unreadable', after)
       const data = buffer.subarray(0, filled)
       const sha256 = this.pool.putSync(data)
-      return keep(
+      return this.keep(
+        path,
         { state: { sha256, bytes: data.byteLength }, fingerprint: `sha256:${sha256}` },
-        statKey(after) === statKey(before),
+        after,
+        statKey(after) === statKey(before) && !racy(after),
       )
     } finally {
       closeSync(fd)

@@ -180,7 +180,7 @@ export class Recorder {
       if (!this.config.folderSnapshots)
         return this.uncovered(invocation, session, 'the workspace is not a git repository and folder snapshots are off')
       const manifest = await this.manifestOf(session)
-      const before = await manifest.scan(await this.hashable(session))
+      const before = await manifest.scan(() => this.hashable(session))
       if ('overflow' in before)
         return this.uncovered(
           invocation,
@@ -213,7 +213,7 @@ export class Recorder {
     plan: Extract<Plan, { kind: 'folder' }>,
   ): Promise<void> {
     const { callId } = invocation.context
-    const after = await plan.manifest.scan(await this.hashable(session))
+    const after = await plan.manifest.scan(() => this.hashable(session))
     if ('overflow' in after) {
       session.append('checkpoint/uncovered', {
         callId,
