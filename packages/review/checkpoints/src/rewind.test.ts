@@ -248,6 +248,13 @@ test('/rewind N is a slash command: it restores and says what it left', async ()
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
   await threeTurns(h)
   const agent = await h.agent()
+  expect(await h.root.commands.run(agent, '/rewind 1 --preview')).toEqual({
+    handled: true,
+    name: 'rewind',
+    output:
+      'Would restore 3 files to before turn 1 (nothing written yet):\n  restore a.txt\n  remove c.txt\n  remove sub/d.txt',
+  })
+  expect(file(h, 'a.txt')).toBe('eins\n')
   expect(await h.root.commands.run(agent, '/rewind 1')).toEqual({
     handled: true,
     name: 'rewind',

@@ -131,7 +131,7 @@ export class Checkpoints extends Service {
       inner.commands.register(inner, {
         name: 'rewind',
         description:
-          'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since).',
+          'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since, --preview to see what it would do).',
         run: (args, { agent }) => this.command(agent, args),
       })
     })
@@ -155,12 +155,26 @@ export class Checkpoints extends Service {
   }
 
   private async command(agent: Agent, args: string): Promise<string> {
-    const match = /^(\d+)(\s+--force)?$/.exec(args)
+    const match = /^(\d+)(\s+--force)?(\s+--preview)?$/.exec(args)
     if (!match)
       throw Object.assign(
-        new Error('usage: /rewind N [--force] (N: the turn whose state before it the files go back to)'),
+        new Error('usage: /rewind N [--force] [--preview] (N: the turn whose state before it the files go back to)'),
         { code: 'BAD_ARGS' },
       )
+    if (match[3]) {
+      const preview = await this.previewRewind(agent.session, {
+        toTurn: Number(match[1]),
+        force: !!match[2],
+        actor: 'user:slash-command',
+      })
+      const lines = [
+        `Would restore ${preview.restored.length} file${preview.restored.length === 1 ? '' : 's'} to before turn ${preview.toTurn} (nothing written yet):`,
+        ...preview.restored.map((entry) => `  ${'absent' in entry.state ? 'remove' : 'restore'} ${entry.path}`),
+      ]
+      for (const entry of preview.conflicts) lines.push(`Would leave: ${entry.path} (${entry.reason}).`)
+      for (const entry of preview.skipped) lines.push(`Would skip: ${entry.path} (${entry.reason}).`)
+      return lines.join('\n')
+    }
     const done = await this.rewind(agent.session, {
       toTurn: Number(match[1]),
       force: !!match[2],
