@@ -528,7 +528,8 @@ describe('the web app in Chromium', () => {
     const grants = async () =>
       (await logOf(own)).filter((event) => event.type === 'grant/added').map((event) => event.data)
     // The composer keeps the focus after a send: the card's keys act only once nothing is being typed in.
-    const blur = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    type Focused = { document: { activeElement: { blur?: () => void } | null } }
+    const blur = () => page.evaluate(() => (globalThis as unknown as Focused).document.activeElement?.blur?.())
     const banner = page.getByTestId('approval-banner')
 
     // 2: allow for this session, keeping the suggestion: the program and what follows it, not the exact line.
@@ -559,8 +560,15 @@ describe('the web app in Chromium', () => {
     await page.keyboard.press('3') // typed into the field: not an answer
     expect(await rule.inputValue()).toBe('unconfined(mkdir -p key-dir/*)3')
     await rule.fill('unconfined(mkdir -p key-dir/*)')
-    await screenshot(page, '06b-approval-rule-edited')
-    await blur()
+    await screenshot(page, '17-approval-rule-edited')
+    // The same card at a phone's size: the rule field and the four answers stay within the screen.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await banner.scrollIntoViewIfNeeded()
+    const box = (await rule.boundingBox())!
+    expect(box.x >= 0 && box.x + box.width <= 390).toBe(true)
+    await screenshot(page, '17b-approval-rule-edited-phone')
+    await page.setViewportSize({ width: 1280, height: 860 })
+    await rule.blur()
     await page.keyboard.press('3')
     await expect.poll(() => turnEnds(page), WAIT).toBe(before + 1)
     expect((await grants()).at(-1)).toMatchObject({ rule: 'unconfined(mkdir -p key-dir/*)', scope: 'workspace' })
