@@ -105,7 +105,7 @@ Usage:
   dsh sessions export <id> -o <file>   write it with its children, attachments and spills to a .tar.gz
   dsh sessions import <file>           unpack such an archive here (run it from the session's workspace)
   dsh sessions diff <id> [--turn N]    the files a session changed, with diffs (since it started, or turn N)
-  dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--force, --fork)
+  dsh rewind <id> --to-turn N          restore the files a session touched to before turn N (--preview, --force, --fork)
   dsh grants list | revoke <id|rule>   this directory's standing grants and permission rules (--cwd, --json)
   dsh mcp list                         MCP servers of this directory and where each comes from (--cwd, --json)
   dsh mcp add <name> -- <cmd> [args…]  add a server to $DSH_HOME/mcp.yaml (--env K=V, --trust ask|allow,

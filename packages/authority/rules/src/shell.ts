@@ -89,26 +89,84 @@ const RUNNERS = new Set([
   'deno',
   'bun',
   'pnpx',
+  'uvx',
+  'pipx',
+  // Programs that start others from their arguments (`find -exec`, `awk 'BEGIN{system(…)}'`, `ssh host cmd`).
+  'find',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'ssh',
+  'su',
+  'runuser',
+  'watch',
+  'setsid',
+  'stdbuf',
+  'strace',
+  'chroot',
+  'flock',
+  'ionice',
+  'taskset',
+  'unshare',
+  'nsenter',
+  'parallel',
+  'busybox',
+  'script',
+  'fish',
+  'ksh',
+  'csh',
+  'tcsh',
+  'pwsh',
+  'php',
+  'lua',
+  'tclsh',
+])
+
+/** Subcommands that run whatever follows them (`npm exec`, `uv run`): `npm exec *` would allow any program. */
+const RUNNER_SUBCOMMANDS = new Set([
+  'npm exec',
+  'npm x',
+  'pnpm exec',
+  'pnpm dlx',
+  'yarn exec',
+  'yarn dlx',
+  'bun x',
+  'uv run',
+  'uv tool',
+  'poetry run',
+  'pipenv run',
+  'pdm run',
+  'hatch run',
+  'bundle exec',
+  'mise exec',
+  'mise x',
+  'nix run',
+  'nix shell',
 ])
 
 /**
  * The rule an "allow for the session / always" answer to a command stores: a single simple command gives
  * its program and, when the next word looks like a subcommand (`npm test`, `git commit`), that word, then ` *`
  * (`touch *` when the next word is not one); a next word that is an option (`git -C dir status`, `ls -la`),
- * a program that runs other commands (`sh`, `npx`, `env`, …), a compound command and anything else give the exact command (which matches only itself). Undefined when even that is not one line.
+ * a program or subcommand that runs other commands (`sh`, `npx`, `env`, `find`, `npm exec`, …), a compound command and anything else give the exact command (which matches only itself). Undefined when even that is not one line, or when the exact command holds a `*` (which a rule would read as a wildcard).
  */
 export function suggestCommandPattern(command: string): string | undefined {
   const trimmed = command.trim()
   if (!trimmed || /[\n\r]/.test(trimmed)) return undefined
+  // A rule's `*` is a wildcard and the grammar has no escape: the "exact" rule of `rm -f *.log` would allow
+  // `rm -f -r ~ x.log`. Such a line is offered no rule (allow once, or a person types one).
+  const exact = trimmed.includes('*') ? undefined : trimmed
   const parts = splitCommand(trimmed)
-  if (!parts || parts.length !== 1) return trimmed
+  if (!parts || parts.length !== 1) return exact
   const words = parts[0]!.split(' ')
   const program = words[0]!
-  if (!/^[\w./@+-]+$/.test(program) || RUNNERS.has(program.split('/').at(-1)!)) return trimmed
+  if (!/^[\w./@+-]+$/.test(program) || RUNNERS.has(program.split('/').at(-1)!)) return exact
   const next = words[1]
   // An option before any subcommand (`git -C dir status`, `git -c core.pager=… log`) changes what every later
   // word means: `git *` would cover every git command, so only the exact line is offered.
-  if (next?.startsWith('-')) return trimmed
+  if (next?.startsWith('-')) return exact
   const sub = next && /^[a-z][\w:-]*$/.test(next) ? ` ${next}` : ''
+  if (sub && RUNNER_SUBCOMMANDS.has(`${program.split('/').at(-1)!}${sub}`)) return exact
   return `${program}${sub} *`
 }

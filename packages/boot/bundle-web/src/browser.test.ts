@@ -515,4 +515,77 @@ describe('the web app in Chromium', () => {
     )
     await screenshot(page, '16-session-deleted')
   })
+
+  test('on the approval card, 2 keeps the suggested rule, 3 keeps the rule the person edited, Esc rejects', async () => {
+    // A session of its own (the tests before count the first session's turns), in the default preset.
+    const { sessionId: own } = await api(web, 'sessions.create', { cwd: web.workspace })
+    await page.goto(`${web.origin}/s/${own}`)
+    await page.getByLabel('Message').waitFor(WAIT)
+    const unconfined = (command: string) => ({
+      toolCalls: [{ name: 'bash', arguments: { command, sandbox: false, justification: 'The approval keys.' } }],
+    })
+    const asked = async () => (await logOf(own)).filter((event) => event.type === 'approval/asked').length
+    const grants = async () =>
+      (await logOf(own)).filter((event) => event.type === 'grant/added').map((event) => event.data)
+    // The composer keeps the focus after a send: the card's keys act only once nothing is being typed in.
+    type Focused = { document: { activeElement: { blur?: () => void } | null } }
+    const blur = () => page.evaluate(() => (globalThis as unknown as Focused).document.activeElement?.blur?.())
+    const banner = page.getByTestId('approval-banner')
+
+    // 2: allow for this session, keeping the suggestion: the program and what follows it, not the exact line.
+    llm.enqueue(unconfined('touch key-one.txt'), { text: 'Touched.' })
+    let before = await turnEnds(page)
+    await send(page, 'Touch one file outside the sandbox')
+    await banner.waitFor(WAIT)
+    expect(await banner.getByTestId('approval-rule').inputValue()).toBe('unconfined(touch *)')
+    await blur()
+    await page.keyboard.press('2')
+    await expect.poll(() => turnEnds(page), WAIT).toBe(before + 1)
+    expect(await grants()).toEqual([expect.objectContaining({ rule: 'unconfined(touch *)', scope: 'session' })])
+    // The next touch with another file name is covered by that rule: nobody is asked.
+    const askedSoFar = await asked()
+    llm.enqueue(unconfined('touch key-two.txt'), { text: 'Touched again.' })
+    await turn(page, 'Touch another')
+    expect(existsSync(join(web.workspace, 'key-two.txt'))).toBe(true)
+    expect(await asked()).toBe(askedSoFar)
+
+    // 3: always allow, with the rule the person typed (wider than the exact line offered for an option first).
+    llm.enqueue(unconfined('mkdir -p key-dir/a'), { text: 'Made.' })
+    before = await turnEnds(page)
+    await send(page, 'Make a folder outside the sandbox')
+    await banner.waitFor(WAIT)
+    const rule = banner.getByTestId('approval-rule')
+    expect(await rule.inputValue()).toBe('unconfined(mkdir -p key-dir/a)')
+    await rule.fill('unconfined(mkdir -p key-dir/*)')
+    await page.keyboard.press('3') // typed into the field: not an answer
+    expect(await rule.inputValue()).toBe('unconfined(mkdir -p key-dir/*)3')
+    await rule.fill('unconfined(mkdir -p key-dir/*)')
+    await screenshot(page, '17-approval-rule-edited')
+    // The same card at a phone's size: the rule field and the four answers stay within the screen.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await banner.scrollIntoViewIfNeeded()
+    const box = (await rule.boundingBox())!
+    expect(box.x >= 0 && box.x + box.width <= 390).toBe(true)
+    await screenshot(page, '17b-approval-rule-edited-phone')
+    await page.setViewportSize({ width: 1280, height: 860 })
+    await rule.blur()
+    await page.keyboard.press('3')
+    await expect.poll(() => turnEnds(page), WAIT).toBe(before + 1)
+    expect((await grants()).at(-1)).toMatchObject({ rule: 'unconfined(mkdir -p key-dir/*)', scope: 'workspace' })
+    const decided = (await logOf(own)).filter((event) => event.type === 'approval/decided').at(-1)!.data
+    expect(decided).toMatchObject({ answer: 'allow_always', by: 'user', rule: 'unconfined(mkdir -p key-dir/*)' })
+    expect(existsSync(join(web.workspace, 'key-dir', 'a'))).toBe(true)
+
+    // Esc: reject; the command never ran.
+    llm.enqueue(unconfined('echo no > key-rejected.txt'), { text: 'Not run.' })
+    before = await turnEnds(page)
+    await send(page, 'Write one more file outside the sandbox')
+    await banner.waitFor(WAIT)
+    await blur()
+    await page.keyboard.press('Escape')
+    await expect.poll(() => turnEnds(page), WAIT).toBe(before + 1)
+    await banner.waitFor({ state: 'detached', ...WAIT })
+    expect(await page.getByTestId('approval-decided').last().textContent()).toContain('Rejected by you')
+    expect(existsSync(join(web.workspace, 'key-rejected.txt'))).toBe(false)
+  })
 })

@@ -32,15 +32,18 @@ const CheckpointBeforeData = Type.Object({
   /** Relative to the session's workspace, with `/` separators. */
   path,
   state: FileStateData,
-  /** How the change was seen: an editing tool's path argument, or a git comparison around a command. */
-  via: oneOf(['tool', 'git'] as const),
+  /**
+   * How the change was seen: an editing tool's path argument, a git comparison around a command, or (outside
+   * git) a comparison of the workspace's manifests around a command.
+   */
+  via: oneOf(['tool', 'git', 'snapshot'] as const),
 })
 export type CheckpointBefore = Static<typeof CheckpointBeforeData>
 
 const CheckpointAfterData = Type.Object({ callId: Type.String(), path, state: FileStateData })
 export type CheckpointAfter = Static<typeof CheckpointAfterData>
 
-/** A command ran where its file changes could not be compared (no git repository): rewind does not cover them. */
+/** A command ran where its file changes could not be compared (snapshots off, too many files): rewind does not cover them. */
 const CheckpointUncoveredData = Type.Object({ callId: Type.String(), turn, reason: Type.String() })
 export type CheckpointUncovered = Static<typeof CheckpointUncoveredData>
 

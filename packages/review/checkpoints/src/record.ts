@@ -12,6 +12,7 @@ import type { ToolInvocation } from '@dsh/tools'
 import type { FileState } from './events.ts'
 import { fileHistories, turnStarts } from './fold.ts'
 import { existsSync } from 'node:fs'
+import { realpath } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import {
   blobSize,
@@ -23,7 +24,8 @@ import {
   type TreeChange,
   type Workspace,
 } from './git.ts'
-import type { BlobStore } from './store.ts'
+import { Manifest, manifestChanges, type ManifestEntry } from './manifest.ts'
+import { BlobStore } from './store.ts'
 
 export interface RecordConfig {
   maxFileBytes: number
@@ -34,12 +36,17 @@ export interface RecordConfig {
   racyWindowMs: number
   maxSnapshotSessions: number
   maxGitFiles: number
+  folderSnapshots: boolean
+  maxSnapshotFiles: number
+  maxSnapshotBytes: number
+  snapshotSkipDirs: string[]
 }
 
 /** What `prepare` found before the call ran, for `finish` after it. */
 export type Plan =
   | { kind: 'files'; paths: string[] }
   | { kind: 'git'; snapshots: Snapshots; workspace: Workspace; tree: string }
+  | { kind: 'folder'; manifest: Manifest; before: Map<string, ManifestEntry> }
   | { kind: 'none' }
 
 export const within = (root: string, path: string) =>
@@ -55,12 +62,14 @@ function gitAbove(dir: string): boolean {
 
 export class Recorder {
   /** Per session: its workspace's repository (found once; looked for again only once a `.git` appears) and snapshots. */
-  private readonly workspaces = new Map<string, { cwd: string; snapshots?: Snapshots }>()
+  private readonly workspaces = new Map<string, { cwd: string; snapshots?: Snapshots; manifest?: Manifest }>()
 
   constructor(
     private readonly ctx: Context,
     private readonly config: RecordConfig,
     private readonly storeOf: (session: Session) => BlobStore,
+    /** Folders a manifest never walks (dsh's own home and sessions folder, when inside a workspace). */
+    private readonly ownFolders: string[] = [],
   ) {}
 
   async prepare(invocation: ToolInvocation): Promise<Plan> {
@@ -83,6 +92,8 @@ export class Recorder {
         })
     } else if (plan.kind === 'git') {
       await this.finishGit(invocation, session, plan)
+    } else if (plan.kind === 'folder') {
+      await this.finishFolder(invocation, session, plan)
     }
   }
 
@@ -118,6 +129,7 @@ export class Recorder {
       return known.snapshots
     }
     await known?.snapshots?.dispose()
+    await known?.manifest?.dispose()
     const workspace = await gitWorkspace(session.cwd, { timeoutMs: this.config.gitTimeoutMs })
     const snapshots = workspace
       ? new Snapshots(workspace, { timeoutMs: this.config.gitTimeoutMs, racyWindowMs: this.config.racyWindowMs })
@@ -129,34 +141,110 @@ export class Recorder {
       if (this.workspaces.size <= this.config.maxSnapshotSessions) break
       this.workspaces.delete(id)
       await entry.snapshots?.dispose()
+      await entry.manifest?.dispose()
     }
     return snapshots
+  }
+
+  /** Outside git: the session's manifest of its workspace folder (made on first use, kept with its state). */
+  private async manifestOf(session: Session): Promise<Manifest> {
+    const entry = this.workspaces.get(session.id)!
+    if (entry.manifest) return entry.manifest
+    const root = await this.ctx.fs.realpath(session.cwd)
+    const pool = new BlobStore(join(dirname(this.storeOf(session).dir), 'snapshot-pool'))
+    return (entry.manifest = new Manifest(
+      root,
+      pool,
+      {
+        racyWindowMs: this.config.racyWindowMs,
+        maxFileBytes: this.config.maxFileBytes,
+        maxFiles: this.config.maxSnapshotFiles,
+        maxBytes: this.config.maxSnapshotBytes,
+        skipDirs: this.config.snapshotSkipDirs,
+      },
+      await Promise.all(this.ownFolders.map((dir) => realpath(dir).catch(() => dir))),
+    ))
   }
 
   /** Removes every session's private index. */
   async dispose(): Promise<void> {
     const all = [...this.workspaces.values()]
     this.workspaces.clear()
-    await Promise.all(all.map((entry) => entry.snapshots?.dispose()))
+    await Promise.all(all.flatMap((entry) => [entry.snapshots?.dispose(), entry.manifest?.dispose()]))
   }
 
   private async prepareGit(invocation: ToolInvocation, session: Session): Promise<Plan> {
-    const snapshots = this.config.gitSnapshots ? await this.snapshotsOf(session) : undefined
+    const snapshots = await this.snapshotsOf(session)
+    if (snapshots && !this.config.gitSnapshots) return this.uncovered(invocation, session, 'git snapshots are off')
     if (!snapshots) {
-      session.append('checkpoint/uncovered', {
-        callId: invocation.callId,
-        turn: currentTurn(session),
-        reason: this.config.gitSnapshots
-          ? 'the workspace is not a git repository: files changed by commands are not listed or rewound'
-          : 'git snapshots are off: files changed by commands are not listed or rewound',
-      })
-      return { kind: 'none' }
+      if (!this.config.folderSnapshots)
+        return this.uncovered(invocation, session, 'the workspace is not a git repository and folder snapshots are off')
+      const manifest = await this.manifestOf(session)
+      const before = await manifest.scan(() => this.hashable(session))
+      if ('overflow' in before)
+        return this.uncovered(
+          invocation,
+          session,
+          `the workspace has more than maxSnapshotFiles (${this.config.maxSnapshotFiles}) files or maxSnapshotBytes (${this.config.maxSnapshotBytes}) bytes outside the skipped folders`,
+        )
+      return { kind: 'folder', manifest, before: before.files }
     }
     return {
       kind: 'git',
       snapshots,
       workspace: snapshots.workspace,
       tree: await snapshots.tree(() => this.hashable(session)),
+    }
+  }
+
+  private uncovered(invocation: ToolInvocation, session: Session, why: string): Plan {
+    session.append('checkpoint/uncovered', {
+      callId: invocation.callId,
+      turn: currentTurn(session),
+      reason: `${why}: files changed by commands are not listed or rewound`,
+    })
+    return { kind: 'none' }
+  }
+
+  /** Outside git: the manifests before and after give the changed files; their contents are in the pool. */
+  private async finishFolder(
+    invocation: ToolInvocation,
+    session: Session,
+    plan: Extract<Plan, { kind: 'folder' }>,
+  ): Promise<void> {
+    const { callId } = invocation.context
+    const after = await plan.manifest.scan(() => this.hashable(session))
+    if ('overflow' in after) {
+      session.append('checkpoint/uncovered', {
+        callId,
+        turn: currentTurn(session),
+        reason: `a command left more than maxSnapshotFiles (${this.config.maxSnapshotFiles}) files or maxSnapshotBytes (${this.config.maxSnapshotBytes}) bytes in the workspace: files changed by commands are not listed or rewound`,
+      })
+      return
+    }
+    const changes = manifestChanges(plan.before, after.files)
+    if (!changes.length) return
+    if (changes.length > this.config.maxGitFiles) {
+      session.append('checkpoint/uncovered', {
+        callId,
+        turn: currentTurn(session),
+        reason: `a command changed ${changes.length} files, more than maxGitFiles (${this.config.maxGitFiles}): they are not listed or rewound`,
+      })
+      return
+    }
+    const store = this.storeOf(session)
+    const kept = async (state: FileState): Promise<FileState> =>
+      'sha256' in state && !(await store.take(plan.manifest.pool, state.sha256)) ? { unrecorded: 'unreadable' } : state
+    for (const change of changes) {
+      if (!this.touchedThisTurn(session, change.path))
+        session.append('checkpoint/before', {
+          callId,
+          turn: currentTurn(session),
+          path: change.path,
+          state: await kept(change.before),
+          via: 'snapshot',
+        })
+      session.append('checkpoint/after', { callId, path: change.path, state: await kept(change.after) })
     }
   }
 

@@ -206,11 +206,15 @@ test('in a git workspace, files a command changes are checkpointed and rewound; 
   expect(git(h.workspace, 'status', '--porcelain')).toBe('A  staged.txt\n')
 })
 
-test('outside git, a command is noted as not covered and rewind leaves its changes', async () => {
-  const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
+test('outside git with folder snapshots off, a command is noted as not covered and rewind leaves its changes', async () => {
+  const h = await bootComposition({
+    workspaceFiles: { 'a.txt': 'one\n' },
+    patch: scriptedPatch({}, '- id: checkpoints\n  config: { folderSnapshots: false }\n'),
+  })
+  onTestFinished(() => h.dispose())
   await turn(h, call('b', 'bash', { command: 'echo changed > a.txt' }))
   expect(h.events('checkpoint/uncovered').map((event) => event.data.reason)).toEqual([
-    expect.stringContaining('not a git repository'),
+    'the workspace is not a git repository and folder snapshots are off: files changed by commands are not listed or rewound',
   ])
   const { session } = await h.agent()
   const done = await h.root.checkpoints.rewind(session, { toTurn: 1, actor: 'user:cli-flag' })
@@ -244,6 +248,13 @@ test('/rewind N is a slash command: it restores and says what it left', async ()
   const h = await boot({ workspaceFiles: { 'a.txt': 'one\n' } })
   await threeTurns(h)
   const agent = await h.agent()
+  expect(await h.root.commands.run(agent, '/rewind 1 --preview')).toEqual({
+    handled: true,
+    name: 'rewind',
+    output:
+      'Would restore 3 files to before turn 1 (nothing written yet):\n  restore a.txt\n  remove c.txt\n  remove sub/d.txt',
+  })
+  expect(file(h, 'a.txt')).toBe('eins\n')
   expect(await h.root.commands.run(agent, '/rewind 1')).toEqual({
     handled: true,
     name: 'rewind',

@@ -8,7 +8,13 @@ import type { Context } from '@dsh/cordis'
 import { FsError } from '@dsh/fs'
 import type { SandboxAuthority } from '@dsh/sandbox'
 import type { Session } from '@dsh/session'
-import { relativePathProblem, type FileState, type RewindDone, type RewindProblem } from './events.ts'
+import {
+  relativePathProblem,
+  type FileState,
+  type RewindDone,
+  type RewindProblem,
+  type UnrecordedReason,
+} from './events.ts'
 import { fileHistories, sameState, stateBefore, turnStarts } from './fold.ts'
 import { within, type Recorder } from './record.ts'
 import type { BlobStore } from './store.ts'
@@ -32,6 +38,17 @@ export interface RewindOptions {
   actor: string
 }
 
+/** What a rewind would do, nothing written or logged: `restored` lists what it would restore. */
+export type RewindPreview = Omit<RewindDone, 'actor' | 'forkedTo'>
+
+/** Why a prior content is not there to restore, said plainly (the rewind and its preview both say it). */
+const UNRECORDED: Record<UnrecordedReason, string> = {
+  secret: 'not recorded (secret: a sandbox.denyRead path is never read)',
+  'too-large': 'not kept (too-large: bigger than maxFileBytes, the largest file whose content is stored)',
+  'not-a-file': 'not recorded (not-a-file: a link or a folder is never followed)',
+  unreadable: 'not recorded (unreadable)',
+}
+
 const describe = (state: FileState) =>
   'absent' in state ? 'no file' : 'sha256' in state ? `${state.bytes} bytes` : `not recorded (${state.unrecorded})`
 
@@ -39,7 +56,7 @@ const describe = (state: FileState) =>
 export async function rewindFiles(
   ctx: Context,
   session: Session,
-  options: RewindOptions,
+  options: RewindOptions & { preview?: boolean },
   parts: { recorder: Recorder; store: BlobStore },
 ): Promise<Omit<RewindDone, 'actor' | 'forkedTo'> & { forkAt?: number }> {
   const starts = turnStarts(session.events)
@@ -79,10 +96,7 @@ export async function rewindFiles(
       continue
     }
     if ('unrecorded' in target) {
-      skipped.push({
-        path,
-        reason: `its content before turn ${options.toTurn} was not recorded (${target.unrecorded})`,
-      })
+      skipped.push({ path, reason: `its content before turn ${options.toTurn} was ${UNRECORDED[target.unrecorded]}` })
       continue
     }
     const file = resolve(root, path)
@@ -100,16 +114,18 @@ export async function rewindFiles(
       })
       continue
     }
+    const data = 'sha256' in target ? await parts.store.get(target.sha256) : undefined
+    if ('sha256' in target && !data) {
+      skipped.push({ path, reason: `its checkpoint ${target.sha256.slice(0, 12)} is missing from the store` })
+      continue
+    }
+    if (options.preview) {
+      restored.push({ path, state: target })
+      continue
+    }
     try {
-      if ('absent' in target) await ctx.fs.remove(file, { authority: writeAuthority })
-      else {
-        const data = await parts.store.get(target.sha256)
-        if (!data) {
-          skipped.push({ path, reason: `its checkpoint ${target.sha256.slice(0, 12)} is missing from the store` })
-          continue
-        }
-        await ctx.fs.writeFile(file, data, { authority: writeAuthority, createParents: true })
-      }
+      if (!data) await ctx.fs.remove(file, { authority: writeAuthority })
+      else await ctx.fs.writeFile(file, data, { authority: writeAuthority, createParents: true })
       restored.push({ path, state: target })
     } catch (error) {
       if (!(error instanceof FsError)) throw error

@@ -10,7 +10,7 @@ import type { Session, SessionHeader } from '@dsh/session'
 import type {} from '@dsh/tools'
 import { CHECKPOINT_KINDS, type RewindDone } from './events.ts'
 import { Recorder, type Plan, type RecordConfig } from './record.ts'
-import { rewindFiles, type RewindOptions } from './rewind.ts'
+import { rewindFiles, type RewindOptions, type RewindPreview } from './rewind.ts'
 import { BlobStore } from './store.ts'
 
 declare module '@dsh/cordis' {
@@ -66,7 +66,29 @@ export class Checkpoints extends Service {
       ),
     maxGitFiles: Schema.natural()
       .default(500)
-      .description('A command changing more files than this is noted as not covered instead of checkpointed.'),
+      .description(
+        'A command changing more files than this (in git or a folder snapshot) is noted as not covered instead of checkpointed.',
+      ),
+    folderSnapshots: Schema.boolean()
+      .default(true)
+      .description(
+        "Outside git, compare manifests of the workspace folder around commands (each file's stat and sha256; contents kept in a pool beside the log while the session is open).",
+      ),
+    maxSnapshotFiles: Schema.natural()
+      .default(10_000)
+      .description(
+        'A workspace folder (outside git) holding more files than this, skipped folders aside, is not snapshotted: its commands are noted as not covered.',
+      ),
+    maxSnapshotBytes: Schema.natural()
+      .default(128 * 1024 * 1024)
+      .description(
+        'A workspace folder (outside git) whose files up to maxFileBytes hold more bytes than this in all is not snapshotted: its commands are noted as not covered.',
+      ),
+    snapshotSkipDirs: Schema.array(Schema.string())
+      .default(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.cache'])
+      .description(
+        'Folder names a folder snapshot never walks, at any depth (files changed in them by commands are not covered).',
+      ),
   })
 
   private readonly root: string
@@ -80,7 +102,7 @@ export class Checkpoints extends Service {
     this.root = config.dir ?? join(ctx.app.home, 'sessions')
     for (const [kind, spec] of Object.entries(CHECKPOINT_KINDS))
       ctx.sessions.defineKind(ctx, kind, { ignorable: true, ...spec })
-    this.recorder = new Recorder(ctx, config, (session) => this.store(session.header))
+    this.recorder = new Recorder(ctx, config, (session) => this.store(session.header), [ctx.app.home, this.root])
     ctx.effect(() => () => this.recorder.dispose(), 'remove the private snapshot indexes')
     ctx.on('tools/execute', async (invocation, next) => {
       const plan: Plan = await this.recorder.prepare(invocation).catch((error) => {
@@ -109,7 +131,7 @@ export class Checkpoints extends Service {
       inner.commands.register(inner, {
         name: 'rewind',
         description:
-          'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since).',
+          'Restore the files this session touched to their state before turn N: /rewind N (add --force to overwrite files changed since, --preview to see what it would do).',
         run: (args, { agent }) => this.command(agent, args),
       })
     })
@@ -133,12 +155,26 @@ export class Checkpoints extends Service {
   }
 
   private async command(agent: Agent, args: string): Promise<string> {
-    const match = /^(\d+)(\s+--force)?$/.exec(args)
+    const match = /^(\d+)(\s+--force)?(\s+--preview)?$/.exec(args)
     if (!match)
       throw Object.assign(
-        new Error('usage: /rewind N [--force] (N: the turn whose state before it the files go back to)'),
+        new Error('usage: /rewind N [--force] [--preview] (N: the turn whose state before it the files go back to)'),
         { code: 'BAD_ARGS' },
       )
+    if (match[3]) {
+      const preview = await this.previewRewind(agent.session, {
+        toTurn: Number(match[1]),
+        force: !!match[2],
+        actor: 'user:slash-command',
+      })
+      const lines = [
+        `Would restore ${preview.restored.length} file${preview.restored.length === 1 ? '' : 's'} to before turn ${preview.toTurn} (nothing written yet):`,
+        ...preview.restored.map((entry) => `  ${'absent' in entry.state ? 'remove' : 'restore'} ${entry.path}`),
+      ]
+      for (const entry of preview.conflicts) lines.push(`Would leave: ${entry.path} (${entry.reason}).`)
+      for (const entry of preview.skipped) lines.push(`Would skip: ${entry.path} (${entry.reason}).`)
+      return lines.join('\n')
+    }
     const done = await this.rewind(agent.session, {
       toTurn: Number(match[1]),
       force: !!match[2],
@@ -156,6 +192,17 @@ export class Checkpoints extends Service {
   /** The content store of a session (by its header: stored sessions need not be open). */
   store(header: Pick<SessionHeader, 'id' | 'cwd'>): BlobStore {
     return new BlobStore(join(this.root, cwdKey(header.cwd), header.id, 'checkpoints'))
+  }
+
+  /** What `rewind` would do now (the same checks, nothing written, nothing logged). */
+  async previewRewind(session: Session, options: Omit<RewindOptions, 'fork'>): Promise<RewindPreview> {
+    const { forkAt: _none, ...outcome } = await rewindFiles(
+      this.ctx,
+      session,
+      { ...options, preview: true },
+      { recorder: this.recorder, store: this.store(session.header) },
+    )
+    return outcome
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { linkOrCopyOnce, pathExists } from '@dsh/fs-disk'
@@ -24,6 +24,19 @@ export class BlobStore {
     await writeFile(temp, data, { mode: 0o600 })
     await chmod(temp, 0o600)
     await rename(temp, path)
+    return sha256
+  }
+
+  /** `put`, synchronously, for a walk that stores many small files (a folder snapshot's pool). */
+  putSync(data: Uint8Array): string {
+    const sha256 = sha256Of(data)
+    const path = join(this.dir, sha256)
+    if (existsSync(path)) return sha256
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+    const temp = `${path}.${process.pid}.${Date.now()}.tmp`
+    writeFileSync(temp, data, { mode: 0o600 })
+    chmodSync(temp, 0o600)
+    renameSync(temp, path)
     return sha256
   }
 
@@ -56,6 +69,21 @@ export class BlobStore {
     if (sha256Of(data) !== sha256)
       throw new Error(`the checkpoint ${sha256} in ${this.dir} no longer holds the content it is named for`)
     return data
+  }
+
+  /** Gives this store one blob of another (a hard link, else a copy); true when it is there now. */
+  async take(from: BlobStore, sha256: string): Promise<boolean> {
+    if (!SHA.test(sha256)) throw new Error(`"${sha256}" is not a sha256 hex digest`)
+    const target = join(this.dir, sha256)
+    if (await pathExists(target)) return true
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    return linkOrCopyOnce(join(from.dir, sha256), target).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false
+        throw error
+      },
+    )
   }
 
   /** Gives this store another's blobs (a fork keeps its parent's checkpoints): hard links, else copies. */

@@ -59,13 +59,20 @@ test('a stored session is reviewed without being opened, and a file rewound to i
   expect((await h.root.sessionChanges.changes(session.id)).files).toEqual([])
 })
 
-test('a binary file is listed without a diff, and commands outside git are named as not covered', async () => {
+test('a binary file is listed without a diff, and outside git the changes of a command are listed too', async () => {
   const h = await boot()
-  await turn(h, call('w', 'write', { path: 'x.bin', content: 'a\u0000b' }), call('b', 'bash', { command: 'true' }))
+  await turn(
+    h,
+    call('w', 'write', { path: 'x.bin', content: 'a\u0000b' }),
+    call('b', 'bash', { command: 'echo made > made.txt' }),
+  )
   writeFileSync(join(h.workspace, 'unrelated'), 'x')
   const { session } = await h.agent()
   const changes = await h.root.sessionChanges.changes(session.id)
-  expect(changes.files).toEqual([expect.objectContaining({ path: 'x.bin', status: 'added', note: 'binary' })])
+  expect(changes.files).toEqual([
+    expect.objectContaining({ path: 'x.bin', status: 'added', note: 'binary' }),
+    expect.objectContaining({ path: 'made.txt', status: 'added', added: 1 }),
+  ])
   expect(changes.files[0]!.patch).toBeUndefined()
-  expect(changes.notes).toEqual([expect.stringContaining('not a git repository')])
+  expect(changes.notes).toEqual([])
 })

@@ -5,6 +5,7 @@ export const REWIND_OPTIONS = {
   'to-turn': { type: 'string' },
   force: { type: 'boolean' },
   fork: { type: 'boolean' },
+  preview: { type: 'boolean' },
   json: { type: 'boolean' },
 } as const satisfies OptionSpec
 
@@ -16,13 +17,15 @@ export interface DiffInvocation {
   json: boolean
 }
 
-/** `dsh rewind <id> --to-turn N [--force] [--fork] [--json]` */
+/** `dsh rewind <id> --to-turn N [--force] [--fork] [--preview] [--json]` */
 export interface RewindInvocation {
   command: 'rewind'
   id: string
   toTurn: number
   force: boolean
   fork: boolean
+  /** Say what the rewind would do; write and log nothing. */
+  preview: boolean
   json: boolean
 }
 
@@ -58,12 +61,15 @@ export function readRewindCommand(argv: readonly string[], parse: Parser): Rewin
     throw new UsageError(
       'dsh rewind needs --to-turn N: files go back to their state before turn N (see dsh sessions diff <id>)',
     )
+  if (values.preview && values.fork)
+    throw new UsageError('dsh rewind --preview writes nothing, so it does not fork: drop --fork or --preview')
   return {
     command: 'rewind',
     id,
     toTurn: turnNumber('--to-turn', values['to-turn']),
     force: !!values.force,
     fork: !!values.fork,
+    preview: !!values.preview,
     json: !!values.json,
   }
 }

@@ -40,6 +40,31 @@ async function twoTurns(): Promise<string> {
   return id!
 }
 
+test('outside git, a turn whose bash changed a.txt and made c.txt is previewed, then rewound (issue #36.15)', async () => {
+  world.write('a.txt', 'one\n')
+  world.llm.enqueue(
+    calls(['r', 'read', { path: 'a.txt' }]),
+    { text: 'looked' },
+    calls(['b', 'bash', { command: 'echo changed > a.txt && echo made > c.txt' }]),
+    { text: 'changed' },
+  )
+  await dshOk(world, ['first'])
+  const [id] = storedSessionIds(world)
+  await dshOk(world, ['resume', id!, 'second'])
+  const preview = await dshOk(world, ['rewind', id!, '--to-turn', '2', '--preview'])
+  expect(preview.stdout).toBe(
+    'would restore a.txt (4 bytes)\nwould remove c.txt\n' +
+      `preview only: nothing was written (dsh rewind ${id} --to-turn 2 applies it)\n`,
+  )
+  expect(readFileSync(join(world.repo, 'a.txt'), 'utf8')).toBe('changed\n')
+  expect(storedEvents(world, id!).filter((event) => event.type === 'rewind/done')).toEqual([])
+  const done = await dshOk(world, ['rewind', id!, '--to-turn', '2'])
+  expect(done.stdout).toBe('restored a.txt\nrestored c.txt\n')
+  expect(readFileSync(join(world.repo, 'a.txt'), 'utf8')).toBe('one\n')
+  expect(existsSync(join(world.repo, 'c.txt'))).toBe(false)
+  expect(await dsh(world, ['rewind', id!, '--to-turn', '2', '--preview', '--fork'])).toMatchObject({ code: 2 })
+})
+
 describe.each([
   ['a plain folder', false],
   ['a git repository', true],
@@ -53,18 +78,13 @@ describe.each([
   test('dsh sessions diff lists the changed files with unified diffs, since the start or since turn N', async () => {
     const id = await twoTurns()
     const all = await dshOk(world, ['sessions', 'diff', id])
-    const files = repo
-      ? ['M a.txt (+1 −1)', 'A out.txt (+1 −0)', 'A c.txt (+1 −0)']
-      : ['M a.txt (+1 −1)', 'A c.txt (+1 −0)']
+    const files = ['M a.txt (+1 −1)', 'A out.txt (+1 −0)', 'A c.txt (+1 −0)'] // a command's file too, git or not
     expect(all.stdout.split('\n').slice(0, files.length + 1)).toEqual([
       `${files.length} files changed since the session started (2 turns)`,
       ...files,
     ])
     expect(all.stdout).toContain('--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-one\n+eins\n')
-    if (!repo)
-      expect(all.stdout).toContain(
-        'note: the workspace is not a git repository: files changed by commands are not listed or rewound',
-      )
+    expect(all.stdout).not.toContain('note:')
     const fromTwo = JSON.parse((await dshOk(world, ['sessions', 'diff', id, '--turn', '2', '--json'])).stdout)
     expect(fromTwo.files.map((file: { path: string }) => file.path)).toEqual(['a.txt', 'c.txt'])
     expect(fromTwo.files[0].patch).toContain('-uno\n+eins\n')
@@ -92,7 +112,7 @@ describe.each([
     const toStart = await dshOk(world, ['rewind', id, '--to-turn', '1', '--json'])
     const done = JSON.parse(toStart.stdout)
     expect(readFileSync(join(world.repo, 'a.txt'), 'utf8')).toBe('one\n')
-    expect(existsSync(join(world.repo, 'out.txt'))).toBe(!repo) // a command's file is rewound only in git
+    expect(existsSync(join(world.repo, 'out.txt'))).toBe(false) // a command's file is rewound, git or not
     expect(done).toMatchObject({ toTurn: 1, forced: false, actor: 'user:cli-flag', conflicts: [], skipped: [] })
     expect(storedEvents(world, id).filter((event) => event.type === 'rewind/done')).toHaveLength(3)
     expect(await dsh(world, ['rewind', id, '--to-turn', '1', '--fork'])).toMatchObject({

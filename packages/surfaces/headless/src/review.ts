@@ -2,6 +2,7 @@
 import type { Checkpoints } from '@dsh/checkpoints'
 import { UsageError } from '@dsh/cmdline'
 import type { Context } from '@dsh/cordis'
+import type { Session } from '@dsh/session'
 import type { SessionChangesService } from '@dsh/session-changes'
 import type { DiffInvocation, RewindInvocation } from './review-options.ts'
 import type { RunIO } from './run.ts'
@@ -43,6 +44,41 @@ export async function diffSession(ctx: Context, invocation: DiffInvocation, io: 
   return 0
 }
 
+const rangeError = (error: any) =>
+  error?.code === 'REWIND_OUT_OF_RANGE' || error?.code === 'REWIND_NO_FORK_POINT'
+    ? new UsageError(error.message)
+    : error
+
+/** `dsh rewind <id> --to-turn N --preview`: what a rewind would write and remove, nothing written or logged. */
+async function previewRewind(
+  checkpoints: Checkpoints,
+  session: Session,
+  invocation: RewindInvocation,
+  io: RunIO,
+): Promise<number> {
+  const preview = await checkpoints
+    .previewRewind(session, { toTurn: invocation.toTurn, force: invocation.force, actor: 'user:cli-flag' })
+    .catch((error) => {
+      throw rangeError(error)
+    })
+  if (invocation.json) {
+    io.stdout.write(JSON.stringify({ preview: true, ...preview }) + '\n')
+    return 0
+  }
+  const lines = preview.restored.map((entry) =>
+    'absent' in entry.state
+      ? `would remove ${entry.path}`
+      : `would restore ${entry.path}${'bytes' in entry.state ? ` (${entry.state.bytes} bytes)` : ''}`,
+  )
+  for (const entry of preview.conflicts) lines.push(`would leave ${entry.path} (conflict): ${entry.reason}`)
+  for (const entry of preview.skipped) lines.push(`would skip ${entry.path}: ${entry.reason}`)
+  if (!lines.length)
+    lines.push(`nothing to restore: no file the session touched changed from turn ${invocation.toTurn} on`)
+  lines.push(`preview only: nothing was written (dsh rewind ${session.id} --to-turn ${invocation.toTurn} applies it)`)
+  io.stdout.write(lines.join('\n') + '\n')
+  return 0
+}
+
 /**
  * `dsh rewind <id> --to-turn N [--force] [--fork] [--json]`: the session is opened for writing (its lease
  * taken), its files restored, `rewind/done` logged, and closed. Exit 1 when a file was left as it is.
@@ -51,6 +87,7 @@ export async function rewindSession(ctx: Context, invocation: RewindInvocation, 
   const checkpoints = service<Checkpoints>(ctx, 'checkpoints', 'checkpoints')
   const session = await ctx.sessions.resume(invocation.id)
   try {
+    if (invocation.preview) return await previewRewind(checkpoints, session, invocation, io)
     const done = await checkpoints
       .rewind(session, {
         toTurn: invocation.toTurn,
@@ -59,9 +96,7 @@ export async function rewindSession(ctx: Context, invocation: RewindInvocation, 
         actor: 'user:cli-flag',
       })
       .catch((error) => {
-        throw error?.code === 'REWIND_OUT_OF_RANGE' || error?.code === 'REWIND_NO_FORK_POINT'
-          ? new UsageError(error.message)
-          : error
+        throw rangeError(error)
       })
     if (done.forkedTo) await ctx.sessions.close(done.forkedTo)
     if (invocation.json) io.stdout.write(JSON.stringify(done) + '\n')
