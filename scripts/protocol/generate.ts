@@ -2,7 +2,7 @@
 //   packages/sdk/sdk-protocol/protocol.schema.json   the SDK protocol as one JSON Schema document
 //   python/sdk/dsh/protocol.py                      its types as TypedDicts, its constants
 //   packages/host/web-protocol/web-protocol.schema.json   the web API and WebSocket frames
-//   docs/headless-lines.schema.json                 every line of `dsh --json` (@dsh/headless line-schema.ts)
+//   docs/headless-lines.schema.json                 every line of `dsh --json` (@dsh/headless-lines line-schema.ts)
 // Usage: node --conditions=@dsh/source --import tsx scripts/protocol/generate.ts [--out DIR]
 // (`npm run generate:protocol`). --out writes under another root: scripts/gates/protocol-generated.mjs
 // generates into a temp folder and compares.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import * as protocol from '../../packages/sdk/sdk-protocol/src/index.ts'
 import * as web from '../../packages/host/web-protocol/src/schema.ts'
-import * as headless from '../../packages/surfaces/headless/src/line-schema.ts'
+import * as headless from '../../packages/surfaces/headless-lines/src/line-schema.ts'
 import { collectDefinitions, plain, referencing, type JsonObject } from './json-schema.ts'
 import { pythonModule } from './python.ts'
 
@@ -106,7 +106,7 @@ const headlessDocument: JsonObject = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'dsh --json lines',
   description:
-    'Each stdout line of `dsh --json "task"`: one EventLine per session event appended, then one ResultLine. Generated from @dsh/headless (src/line-schema.ts); do not edit.',
+    'Each stdout line of `dsh --json "task"`: one EventLine per session event appended, then one ResultLine. Generated from @dsh/headless-lines (src/line-schema.ts); do not edit.',
   version: headless.HEADLESS_LINES_VERSION,
   $ref: '#/$defs/HeadlessLine',
   $defs: Object.fromEntries(headlessDefinitions),

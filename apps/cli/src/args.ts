@@ -130,7 +130,9 @@ Headless run options:
   --plan                 start in plan mode (only reading runs until you approve the plan)
   --provider <name>      deepseek | anthropic | openai (alone: that provider's first model)
   --model <id>           the model of the route       --effort off|low|high|max
-  --max-steps <n>        at most n model requests in this run (alias: --max-turns)
+  --max-steps <n>        each turn of this run stops after n steps (model requests), in place of the
+                         agent.maxSteps setting (default 100), higher or lower
+  --max-turns <n>        the same per-turn step limit under the name other harnesses use (give one)
   --mcp-config <file>    MCP servers for this run (the .mcp.json format; yours, so no approval needed)
   --cwd <dir>            the directory a new session works in (default: where dsh starts)
   --resume <id>          continue a stored session    --fork <id> --at <seq>  branch one

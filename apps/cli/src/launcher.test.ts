@@ -355,6 +355,13 @@ describe('help', () => {
     for (const name of ['DSH_HOME', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'DSH_DRAIN_TIMEOUT_MS'])
       expect(HELP).toContain(name)
   })
+
+  test('the help says which limit --max-steps and --max-turns set: the per-turn steps, in place of the setting', () => {
+    expect(HELP).toMatch(
+      /^  --max-steps <n> +each turn of this run stops after n steps \(model requests\), in place of the\n +agent\.maxSteps setting/m,
+    )
+    expect(HELP).toMatch(/^  --max-turns <n> +the same per-turn step limit/m)
+  })
 })
 
 describe('command words', () => {

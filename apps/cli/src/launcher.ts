@@ -12,7 +12,9 @@ import {
   type BootedTree,
 } from '@dsh/app-boot'
 import type { SettingsService } from '@dsh/settings'
-import { HELP, LauncherUsageError, parseLauncherArgs } from './args.ts'
+import { lineText, notStartedResult } from '@dsh/headless-lines'
+import { HELP, LauncherUsageError, parseLauncherArgs, type LauncherArgs } from './args.ts'
+import { wantsRunLines } from './run-lines.ts'
 import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
 import { promptCommand } from './prompt-show.ts'
 import { evalCommand } from './eval.ts'
@@ -55,11 +57,17 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     appDir = defaultAppDir,
     ownsProcess = true,
   } = io
-  const fail = (code: number, message: string) => {
-    stderr.write(`dsh: ${message}\n`)
+  const started = performance.now()
+  const manifest = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8'))
+  const shipped = Object.keys(manifest.dsh?.profiles ?? {})
+  let args: LauncherArgs | undefined
+  /** One `dsh:` line per problem on stderr and, when the run asked for `--json`, its result line on stdout. */
+  const fail = (code: number, ...problems: string[]) => {
+    for (const problem of problems) stderr.write(`dsh: ${problem}\n`)
+    if (wantsRunLines(argv, args, shipped))
+      stdout.write(lineText(notStartedResult(code, { message: problems.join('\n') }, performance.now() - started)))
     return code
   }
-  let args
   try {
     args = parseLauncherArgs(argv)
   } catch (error) {
@@ -67,7 +75,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     throw error
   }
   if (args.version) {
-    stdout.write(`dsh ${JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')).version}\n`)
+    stdout.write(`dsh ${manifest.version}\n`)
     return 0
   }
   // No arguments on a terminal is a request for help; with piped input it is a headless task (`echo task | dsh`).
@@ -91,15 +99,13 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     }
     if (args.rest[0] === 'prompt') return await promptCommand(args.rest, options, stdout)
     if (args.rest[0] === 'eval') return await evalCommand(args.rest, join(appDir, 'bin', 'dsh.js'), stdout)
-    return await runTree(options, args.check, { stdout, stderr, env, ownsProcess })
+    return await runTree(options, args.check, { stdout, stderr, env, ownsProcess }, fail)
   } catch (error) {
     if (error instanceof LauncherUsageError) return fail(2, error.message)
     if (error instanceof CompositionError) return fail(2, error.message)
     // A user mistake reported by a plugin (a bad flag, a bad settings file) reads as the mistake alone.
     if (error instanceof BootError)
-      return error.isUserError
-        ? fail(2, error.failures.map((failure) => failure.problem).join('\ndsh: '))
-        : fail(1, error.message)
+      return error.isUserError ? fail(2, ...error.failures.map((failure) => failure.problem)) : fail(1, error.message)
     throw error
   }
 }
@@ -108,6 +114,7 @@ async function runTree(
   options: Parameters<typeof bootTree>[0],
   check: boolean,
   { stdout, stderr, env, ownsProcess }: Pick<LauncherIO, 'stdout' | 'stderr' | 'env' | 'ownsProcess'>,
+  fail: (code: number, ...problems: string[]) => number,
 ): Promise<number> {
   let finish!: (code: number) => void
   const finished = new Promise<number>((resolve) => (finish = resolve))
@@ -137,8 +144,7 @@ async function runTree(
     const settings = (tree.root as any).settings as SettingsService | undefined
     const problems = settings ? unknownSettingProblems(settings.unclaimed(), knownSettingKeys(options.appDir)) : []
     if (problems.length) {
-      for (const problem of problems) stderr.write(`dsh: ${problem}\n`)
-      finish(2)
+      finish(fail(2, ...problems))
     } else if (check) {
       for (const [row, parent] of walkRows(tree.composition.rows)) {
         const entry = (tree.loader as any).store[row.id]

@@ -1,7 +1,8 @@
 // The shipped artifacts, as a user gets them: the bundled `dsh` (scripts/bundle-cli.mjs) and the TypeScript
-// SDK (scripts/bundle-sdk.mjs) are packed with `npm pack`, installed with npm into fresh folders outside the
-// repository (`npm install -g --prefix`, a new project), and driven with only that prefix and Node on PATH,
-// against the mock model server. One install is shared by every check (native addons build in it).
+// SDK (scripts/bundle-sdk.mjs) are packed with `npm pack`, installed together with npm into a fresh project
+// outside the repository (`npm install <dsh.tgz> <sdk.tgz>`, as `npm i dsh @dsh/sdk`), and driven with only
+// its node_modules/.bin and Node on PATH (the SDK: without even that), against the mock model server. One
+// install is shared by every check (native addons build in it).
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
@@ -20,12 +21,13 @@ const INSTALL_TIMEOUT_MS = 15 * 60_000
 /** A check that starts several processes (a compiler, a venv, the runtime): slow on a loaded 2-core machine. */
 const SLOW_CHECK_MS = 180_000
 const root = mkdtempSync(join(tmpdir(), 'dsh-packaging-'))
-const prefix = join(root, 'prefix')
 const project = join(root, 'project')
 const home = join(root, 'home')
 const workspace = join(root, 'workspace')
-// Only the installed prefix and this Node: nothing of the checkout is reachable from the installed programs.
-const PATH = `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`
+// Only the project's installed programs and this Node: nothing of the checkout is reachable from them.
+const NODE_ONLY_PATH = `${dirname(process.execPath)}:/usr/bin:/bin`
+const PATH = `${join(project, 'node_modules/.bin')}:${NODE_ONLY_PATH}`
+const installedDsh = join(project, 'node_modules/.bin/dsh')
 let llm: MockServer
 let cliTarball: string
 let sdkTarball: string
@@ -73,7 +75,7 @@ function localPrebuilds(): string {
 
 beforeAll(async () => {
   llm = await startMockServer()
-  for (const dir of [prefix, project, home, workspace]) mkdirSync(dir, { recursive: true })
+  for (const dir of [project, home, workspace]) mkdirSync(dir, { recursive: true })
   await bundleCli(join(root, 'cli-pkg'))
   await bundleSdk(join(root, 'sdk-pkg'))
   cliTarball = join(root, npm(['pack', join(root, 'cli-pkg'), '--pack-destination', root, '--silent'], root).trim())
@@ -83,12 +85,11 @@ beforeAll(async () => {
     npm_config_better_sqlite3_local_prebuilds: localPrebuilds(),
     npm_config_update_notifier: 'false',
   }
-  npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', cliTarball], root, env)
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({ name: 'outside-project', private: true, type: 'module' }),
   )
-  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', sdkTarball], project, env)
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', cliTarball, sdkTarball], project, env)
 }, INSTALL_TIMEOUT_MS)
 
 afterAll(async () => {
@@ -121,7 +122,7 @@ test('the packed dsh declares its native addons at exact versions and no workspa
 test(
   'the installed dsh prints its version and runs a scripted task against the mock server',
   async () => {
-    const installed = join(prefix, 'bin', 'dsh')
+    const installed = installedDsh
     expect(spawnSync(installed, ['--version'], { env: runEnv(), encoding: 'utf8' }).stdout).toBe(
       `dsh ${JSON.parse(readFileSync(join(repo, 'apps/cli/package.json'), 'utf8')).version}\n`,
     )
@@ -140,8 +141,8 @@ test(
     // The tool ran in the installed tree: its result reached the model in the second request.
     expect(llm.requests).toHaveLength(3)
     expect(JSON.stringify(llm.requests[1]!.body)).toContain('a line only the read tool can see')
-    // The installed tree is the bundle: no workspace package was installed beside it.
-    expect(readdirSync(join(prefix, 'lib/node_modules/dsh/node_modules'))).not.toContain('@dsh')
+    // The installed tree is the bundle: no workspace package was installed beside it (the SDK is the one @dsh).
+    expect(readdirSync(join(project, 'node_modules/@dsh'))).toEqual(['sdk'])
   },
   SLOW_CHECK_MS,
 )
@@ -149,7 +150,7 @@ test(
 test(
   'the installed dsh web serves the bundled app',
   async () => {
-    const child = spawn(join(prefix, 'bin', 'dsh'), ['web', '--no-open', '--port', '0'], {
+    const child = spawn(installedDsh, ['web', '--no-open', '--port', '0'], {
       cwd: workspace,
       env: runEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -231,7 +232,11 @@ test(
     )
     llm.reset()
     llm.enqueue({ text: 'hi from the SDK' })
-    const run = await runChild(process.execPath, ['main.mjs'], { cwd: project, env: runEnv() })
+    // No DSH_BIN and no dsh on PATH: the SDK finds the dsh installed beside it by module resolution.
+    const run = await runChild(process.execPath, ['main.mjs'], {
+      cwd: project,
+      env: { ...runEnv(), PATH: NODE_ONLY_PATH },
+    })
     expect(run.stderr).toBe('')
     expect(JSON.parse(run.stdout)).toEqual({ text: 'hi from the SDK', reason: 'completed' })
     expect(existsSync(join(project, 'node_modules', sdkName(), 'dist/index.d.mts'))).toBe(true)

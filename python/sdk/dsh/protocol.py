@@ -889,7 +889,7 @@ class _SessionPromptParamsRequired(TypedDict):
 class SessionPromptParams(_SessionPromptParamsRequired, total=False):
     #: An open or stored session; an unknown id (or none) starts a new session.
     sessionId: str
-    #: Steps (model requests) this prompt's turn may take, below the `agent.maxSteps` setting.
+    #: Steps (model requests) this prompt's turn may take, in place of the `agent.maxSteps` setting.
     maxSteps: int
     #: Only these tools are offered to the model and may run (a logged `sdk/tool-filter`; the request's tool list changes).
     allowedTools: List[str]

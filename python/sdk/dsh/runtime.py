@@ -44,7 +44,10 @@ def find_runtime(command: Optional[Sequence[str]] = None, env: Optional[Mapping[
         return [installed]
     if REPOSITORY_LAUNCHER.exists():
         return _with_node(str(REPOSITORY_LAUNCHER), env)
+    # Inside a checkout whose launcher is not built yet, that launcher is worth naming; installed, the path is meaningless.
+    checkout = (REPOSITORY_LAUNCHER.parent.parent / "package.json").exists()
+    where = f", and {REPOSITORY_LAUNCHER} does not exist (run npm run setup)" if checkout else ""
     raise DshError(
         RUNTIME_NOT_FOUND,
-        f"cannot find the dsh runtime: DSH_BIN is not set, there is no `dsh` on PATH, and {REPOSITORY_LAUNCHER} does not exist",
+        f"cannot find the dsh runtime: DSH_BIN is not set and there is no `dsh` on PATH{where}; install dsh (npm install -g dsh-<version>.tgz) or pass command=[...]",
     )

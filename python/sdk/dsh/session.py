@@ -41,7 +41,7 @@ class Session:
         disallowed_tools: Optional[Sequence[str]] = None,
     ) -> RunResult:
         """Sends a prompt; returns once the session is idle again, with the final text, the events and the reason.
-        ``max_steps``: model requests this run's turn may take (below the runtime's ``agent.maxSteps``).
+        ``max_steps``: model requests this run's turn may take (in place of the runtime's ``agent.maxSteps``).
         ``allowed_tools`` / ``disallowed_tools``: from this run on, only these / not these tools (a logged filter)."""
         started = time.monotonic()
         events: List[Event] = []

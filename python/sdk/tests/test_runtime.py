@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 import stat
 import unittest
+from pathlib import Path
+from unittest import mock
 
 from dsh import REPOSITORY_LAUNCHER, RUNTIME_EXITED, RUNTIME_NOT_FOUND, DshError, Harness, find_runtime
 
@@ -39,6 +41,22 @@ class FindRuntimeTest(unittest.TestCase):
             find_runtime(env={"DSH_BIN": missing, "PATH": os.environ.get("PATH", "")})
         self.assertEqual(caught.exception.code, RUNTIME_NOT_FOUND)
         self.assertIn(f'DSH_BIN is "{missing}", which does not exist', caught.exception.message)
+
+    def test_found_nowhere_names_the_checkout_launcher_only_inside_a_checkout(self) -> None:
+        empty = {"PATH": self.dirs.workspace}
+        # Installed from a wheel, the checkout path points into site-packages' parents: not named.
+        outside = Path(self.dirs.home) / "apps" / "cli" / "bin" / "dsh.js"
+        with mock.patch("dsh.runtime.REPOSITORY_LAUNCHER", outside), self.assertRaises(DshError) as caught:
+            find_runtime(env=empty)
+        self.assertEqual(caught.exception.code, RUNTIME_NOT_FOUND)
+        self.assertNotIn(str(outside), caught.exception.message)
+        self.assertIn("DSH_BIN is not set and there is no `dsh` on PATH; install dsh", caught.exception.message)
+        # In a checkout whose launcher is not built, that launcher is named with the fix.
+        (Path(self.dirs.home) / "apps" / "cli").mkdir(parents=True)
+        (Path(self.dirs.home) / "apps" / "cli" / "package.json").write_text("{}", encoding="utf-8")
+        with mock.patch("dsh.runtime.REPOSITORY_LAUNCHER", outside), self.assertRaises(DshError) as caught:
+            find_runtime(env=empty)
+        self.assertIn(f"{outside} does not exist (run npm run setup)", caught.exception.message)
 
 
 class StartTest(unittest.IsolatedAsyncioTestCase):

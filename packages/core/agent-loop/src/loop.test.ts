@@ -129,6 +129,17 @@ describe('a turn', () => {
     expect((await h.run('loop')).reason).toBe('max-steps')
     expect(h.events('step/start')).toHaveLength(2)
   })
+
+  test("an agent's own maxSteps replaces the setting, above it as well as below", async () => {
+    await boot(
+      [...Array.from({ length: 4 }, (_, i) => ({ toolCalls: [call('echo', { text: `${i}` })] })), { text: 'done' }],
+      '',
+      { 'settings.yaml': 'agent.maxSteps: 2\n' },
+    )
+    ;(await h.agent()).maxSteps = 6
+    expect(await h.run('loop')).toMatchObject({ reason: 'completed', text: 'done' })
+    expect(h.events('step/start')).toHaveLength(5)
+  })
 })
 
 describe('policy and approval', () => {

@@ -121,7 +121,8 @@ export default class DefaultAgentLoop extends AgentLoop {
     let continued = 0
     for (let step = 0; ; step++) {
       if (signal.aborted) return { reason: 'aborted' }
-      const maxSteps = Math.min(this.ctx.settings.get('agent.maxSteps'), agent.maxSteps ?? Number.POSITIVE_INFINITY)
+      // An agent's own limit (`dsh --max-steps`, an SDK prompt's `maxSteps`) replaces the setting, up or down.
+      const maxSteps = agent.maxSteps ?? this.ctx.settings.get('agent.maxSteps')
       if (step >= maxSteps) {
         return {
           reason: 'max-steps',

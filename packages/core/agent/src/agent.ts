@@ -40,7 +40,7 @@ export class Agent {
   readonly scope: Context
   readonly parent: Agent | undefined
   readonly children = new Set<Agent>()
-  /** This agent's own step limit per turn (a run option), below the loop's setting. */
+  /** This agent's own step limit per turn (a run option); it replaces the loop's `agent.maxSteps` setting. */
   maxSteps: number | undefined
   status: AgentStatus = 'idle'
   lastResult: TurnResult | undefined

@@ -39,7 +39,7 @@ export interface AgentOptions {
   route?: Route
   parent?: Agent
   systemPrompt?: string
-  /** A step limit per turn for this agent only (e.g. `dsh --max-steps`); the loop's setting still caps it. */
+  /** A step limit per turn for this agent only (e.g. `dsh --max-steps`), in place of the loop's `agent.maxSteps` setting. */
   maxSteps?: number
 }
 

@@ -54,3 +54,31 @@ test('a runtime that writes a line over maxLineBytes ends the connection with PR
     message: expect.stringContaining('longer than 4096 bytes'),
   })
 })
+
+test('warnings written after the runtime’s failure do not push it out of the stderr quoted in errors', async () => {
+  // The failure first (as the launcher writes it: `dsh: …` and indented detail), then 4 KiB of warnings.
+  const noisy = await spawnNode(
+    [
+      "console.error('dsh: the plugin tree did not boot:')",
+      'console.error(\'  row "credentials": the credentials file must be a mapping\')',
+      'for (let i = 0; i < 100; i++) console.error(`notification foo: Invalid params (warning ${i})`)',
+      'process.exit(2)',
+    ].join('; '),
+  )
+  await noisy.exited
+  const message = noisy.describeExit()
+  expect(message).toBe(
+    'the dsh runtime exited with code 2; it reported on stderr:\ndsh: the plugin tree did not boot:\n  row "credentials": the credentials file must be a mapping',
+  )
+  // The tail itself is still the end of stderr, for a caller that wants it.
+  expect(noisy.stderrTail()).toMatch(/warning 99\)$/)
+  expect(noisy.stderrTail()).not.toContain('did not boot')
+})
+
+test('without a failure line the quote is the end of stderr', async () => {
+  const crashed = await spawnNode("console.error('Error: something broke\\n    at somewhere'); process.exit(1)")
+  await crashed.exited
+  expect(crashed.describeExit()).toBe(
+    'the dsh runtime exited with code 1; its stderr ends with:\nError: something broke\n    at somewhere',
+  )
+})

@@ -46,6 +46,10 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 export class RuntimeProcess {
   readonly exited: Promise<Exit>
   private tail = ''
+  /** The runtime's own failure lines (`dsh: …` and their indented continuation), kept apart from warnings. */
+  private failures = ''
+  private partial = ''
+  private inFailure = false
   private exit: Exit | undefined
   private lineListener: (line: string) => void = () => {}
   private unreadableListener: (problem: string) => void = () => {}
@@ -74,6 +78,7 @@ export class RuntimeProcess {
     child.stderr?.setEncoding('utf8')
     child.stderr?.on('data', (chunk: string) => {
       this.tail = (this.tail + chunk).slice(-options.stderrTailBytes)
+      this.keepFailures(chunk, options.stderrTailBytes)
       if (typeof options.stderr === 'function') options.stderr(chunk)
     })
     // A write to a runtime that just died fails with EPIPE: the exit is reported through `exited` instead.
@@ -126,14 +131,34 @@ export class RuntimeProcess {
     return this.tail.trim()
   }
 
+  /**
+   * What an error message quotes: the runtime's failure lines (the launcher and the surfaces write them as
+   * `dsh: …`), so warnings written after them (a plugin's, the protocol's) cannot push them out; else the tail.
+   */
+  stderrQuote(): { failures: boolean; text: string } {
+    const pending = this.partial.startsWith('dsh: ') || (this.inFailure && /^\s/.test(this.partial))
+    const failures = (this.failures + (pending ? this.partial : '')).trim()
+    return failures ? { failures: true, text: failures } : { failures: false, text: this.stderrTail() }
+  }
+
+  private keepFailures(chunk: string, limit: number): void {
+    const lines = (this.partial + chunk).split('\n')
+    this.partial = lines.pop()!
+    for (const line of lines) {
+      this.inFailure = line.startsWith('dsh: ') || (this.inFailure && /^\s/.test(line))
+      if (this.inFailure) this.failures = (this.failures + line + '\n').slice(-limit)
+    }
+  }
+
   describeExit(exit: Exit | undefined = this.exit): string {
     const how = !exit
       ? 'is still running'
       : exit.signal
         ? `was killed by ${exit.signal}`
         : `exited with code ${exit.code}`
-    const tail = this.stderrTail()
-    return `the dsh runtime ${how}${tail ? `; its stderr ends with:\n${tail}` : ''}`
+    const quote = this.stderrQuote()
+    if (!quote.text) return `the dsh runtime ${how}`
+    return `the dsh runtime ${how}; ${quote.failures ? 'it reported on stderr' : 'its stderr ends with'}:\n${quote.text}`
   }
 
   /** Ends the runtime: shutdown request, then EOF, then SIGTERM, then SIGKILL, each after the last timed out. */

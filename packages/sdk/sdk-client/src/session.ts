@@ -57,7 +57,7 @@ export interface CommandResult extends SessionCommandResult {
 export interface RunOptions {
   /** Aborting cancels the running turn (the run still resolves, with reason `aborted`). */
   signal?: AbortSignal
-  /** Steps (model requests) this run's turn may take, below the runtime's `agent.maxSteps` setting. */
+  /** Steps (model requests) this run's turn may take, in place of the runtime's `agent.maxSteps` setting. */
   maxSteps?: number
   /** From this run on, only these tools are offered and run (a logged filter that stays until another is set). */
   allowedTools?: string[]

@@ -47,3 +47,42 @@ export function parseRoute(value: RouteParam | undefined, field: string): RouteI
 export function toBlocks(content: PromptContent): (TextBlock | ImageBlock)[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content.map((block) => ({ ...block }))
 }
+
+interface ObjectSchema {
+  type?: unknown
+  properties?: Record<string, ObjectSchema>
+  additionalProperties?: unknown
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * `value` without the fields a closed object schema does not declare, at every level the schema declares as
+ * an object, and the dotted names of what was left out (`cwd`, `capabilities.terminals`). Only `initialize`
+ * reads params this way (a newer client's optional fields must not stop the handshake); the fields kept are
+ * still checked as strictly as any method's.
+ */
+export function withoutUnknownFields(
+  schema: ObjectSchema,
+  value: Record<string, unknown>,
+  prefix = '',
+): { value: Record<string, unknown>; ignored: string[] } {
+  const properties = schema.properties ?? {}
+  const kept: Record<string, unknown> = {}
+  const ignored: string[] = []
+  for (const [key, field] of Object.entries(value)) {
+    const declared = Object.hasOwn(properties, key) ? properties[key]! : undefined
+    if (!declared) {
+      if (schema.additionalProperties === false) ignored.push(prefix + key)
+      else kept[key] = field
+      continue
+    }
+    if (declared.type === 'object' && declared.properties && isPlainObject(field)) {
+      const inner = withoutUnknownFields(declared, field, `${prefix}${key}.`)
+      kept[key] = inner.value
+      ignored.push(...inner.ignored)
+    } else kept[key] = field
+  }
+  return { value: kept, ignored }
+}

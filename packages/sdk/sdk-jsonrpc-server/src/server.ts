@@ -6,6 +6,7 @@ import {
   APPROVAL_ANSWERS,
   CLIENT_METHOD_SCHEMAS,
   CLIENT_METHODS,
+  PROTOCOL_VERSION,
   RPC_ERRORS,
   SERVER_REQUEST_SCHEMAS,
   checkValue,
@@ -19,6 +20,7 @@ import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { RpcError, invalidParams, toRpcError } from './errors.ts'
 import { METHOD_NOT_FOUND, Methods, type MethodHost } from './methods.ts'
+import { withoutUnknownFields } from './params.ts'
 import type { AskClient } from './client-tools.ts'
 
 export interface Stdio {
@@ -179,10 +181,18 @@ export class SdkServer implements MethodHost {
           'Invalid request: initialize was already called on this connection',
           { code: 'ALREADY_INITIALIZED' },
         )
-      checkParams(method, params)
+      // Version skew: a newer client may send optional fields this runtime does not know. The handshake
+      // negotiates by `protocolVersion` (the reply names ours), so they are left out and named in a
+      // warning, as LSP, MCP and ACP peers do; every other method stays strict.
+      const known = withoutUnknownFields(CLIENT_METHOD_SCHEMAS.initialize.params, params)
+      if (known.ignored.length)
+        this.log.warn(
+          `initialize: ignored the fields this runtime (protocol ${PROTOCOL_VERSION}) does not know: ${known.ignored.join(', ')}`,
+        )
+      checkParams(method, known.value)
       this.state = 'initializing'
       try {
-        return await this.methods.initialize(params as ClientMethods['initialize']['params'])
+        return await this.methods.initialize(known.value as ClientMethods['initialize']['params'])
       } catch (error) {
         if (this.state === 'initializing') this.state = 'uninitialized'
         throw error

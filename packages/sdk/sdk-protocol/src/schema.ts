@@ -397,7 +397,7 @@ export const SessionPromptParamsSchema = Type.Object(
     maxSteps: Type.Optional(
       Type.Integer({
         minimum: 1,
-        description: "Steps (model requests) this prompt's turn may take, below the `agent.maxSteps` setting.",
+        description: "Steps (model requests) this prompt's turn may take, in place of the `agent.maxSteps` setting.",
       }),
     ),
     ...ToolFilterFields,

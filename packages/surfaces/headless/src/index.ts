@@ -17,7 +17,8 @@ import type {} from '@dsh/usage-prices'
 import { addMcpServer, removeMcpServer, testMcpServer } from './mcp-edit.ts'
 import { showUsage } from './usage.ts'
 import { Config } from './config.ts'
-import { readInvocation } from './options.ts'
+import { asksForRunLines, lineText, notStartedResult } from '@dsh/headless-lines'
+import { readInvocation, type Invocation } from './options.ts'
 import { HeadlessRun, RunFailure, type RunIO } from './run.ts'
 import { askYesNo, readAll } from './stdin.ts'
 
@@ -96,9 +97,17 @@ export function apply(ctx: Context, config: Config) {
   })
 
   async function launch(): Promise<number> {
+    const started = performance.now()
     let json = false
+    let invocation: Invocation
     try {
-      const invocation = readInvocation(ctx.cmdlineArgs.argv, (options, argv) => ctx.cmdlineArgs.parse(options, argv))
+      try {
+        invocation = readInvocation(ctx.cmdlineArgs.argv, (options, argv) => ctx.cmdlineArgs.parse(options, argv))
+      } catch (error) {
+        // Arguments that do not parse still get their result line when they asked for run lines.
+        json = asksForRunLines(ctx.cmdlineArgs.argv)
+        throw error
+      }
       if (invocation.command === 'sessions-list') return await listSessions(ctx, config, invocation, io)
       if (invocation.command === 'sessions-show') return await showSession(ctx, config, invocation, io)
       if (invocation.command === 'sessions-search') return await searchSessions(ctx, config, invocation, io)
@@ -136,7 +145,9 @@ export function apply(ctx: Context, config: Config) {
       io.stderr.write(
         `dsh: ${code === 1 && !(error instanceof RunFailure) && !(error instanceof SessionError) ? 'unexpected failure: ' : ''}${message}\n`,
       )
-      if (json && run) writeResult(run, code, { ...(codeOf(error) ? { code: codeOf(error) } : {}), message })
+      const failure = { ...(codeOf(error) ? { code: codeOf(error) } : {}), message }
+      if (json && run) writeResult(run, code, failure)
+      else if (json) io.stdout.write(lineText(notStartedResult(code, failure, performance.now() - started)))
       return code
     }
   }

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '@dsh/session'
-import { HEADLESS_LINES_VERSION, type ResultLine, type RunRefusal } from './line-schema.ts'
+import { emptyRunUsage, HEADLESS_LINES_VERSION, type ResultLine, type RunRefusal } from '@dsh/headless-lines'
 import { sessionUsage, type PriceTable } from '@dsh/usage-kit'
 
 export interface RunOutcome {
@@ -23,17 +23,7 @@ export function resultLine(outcome: RunOutcome): ResultLine {
   const ended = own.findLast((event) => event.type === 'turn/end') as SessionEvent<'turn/end'> | undefined
   const { cost, cacheSaved, unpriced, ...usage } = outcome.sessionId
     ? sessionUsage(outcome.events, outcome.prices, outcome.fromSeq)
-    : {
-        cost: 0,
-        cacheSaved: 0,
-        unpriced: [],
-        requests: 0,
-        input: 0,
-        cacheRead: 0,
-        cacheWrite: 0,
-        output: 0,
-        cacheHitShare: null,
-      }
+    : { cost: 0, cacheSaved: 0, unpriced: [], ...emptyRunUsage() }
   return {
     type: 'result',
     version: HEADLESS_LINES_VERSION,

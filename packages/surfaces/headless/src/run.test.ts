@@ -123,16 +123,32 @@ describe('exit codes', () => {
     expect(stderr).toMatch(/^dsh: the turn ended error: .*the request was malformed.*; session \S+\n$/)
   })
 
-  test('--max-steps ends a looping turn after that many model requests and exits 1', async () => {
+  /** A model that asks to read loop.txt `steps` times, then answers. */
+  const looping = (steps: number) => {
     world.write('loop.txt', 'again\n')
     world.llm.enqueue(
-      ...Array.from({ length: 5 }, (_, i) => ({ toolCalls: [call('read', { path: 'loop.txt' }, `c${i}`)] })),
+      ...Array.from({ length: steps }, (_, i) => ({ toolCalls: [call('read', { path: 'loop.txt' }, `c${i}`)] })),
+      { text: 'Read it often enough.' },
     )
-    const { code, stderr } = await dsh(world, ['--max-steps', '2', 'loop'])
+  }
+
+  test('--max-steps lifts the per-turn limit above the agent.maxSteps default (100): 150 steps finish', async () => {
+    looping(150)
+    const { code, stdout, stderr } = await dsh(world, ['--max-steps', '400', 'loop'])
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'Read it often enough.\n', stderr: '' })
+    expect(world.llm.requests).toHaveLength(151)
+    const events = storedEvents(world, onlySession())
+    expect(events.filter((event) => event.type === 'step/start')).toHaveLength(151)
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
+  })
+
+  test('--max-steps 20 ends a looping turn after 20 model requests with the limit named, and exits 1', async () => {
+    looping(150)
+    const { code, stderr } = await dsh(world, ['--max-steps', '20', 'loop'])
     expect(code).toBe(1)
-    expect(world.llm.requests).toHaveLength(2)
+    expect(world.llm.requests).toHaveLength(20)
     expect(stderr).toMatch(
-      /^dsh: the turn ended max-steps: the turn reached its limit of 2 steps \(MAX_STEPS\); session \S+\n$/,
+      /^dsh: the turn ended max-steps: the turn reached its limit of 20 steps \(MAX_STEPS\); session \S+\n$/,
     )
     expect(storedEvents(world, onlySession()).at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'max-steps' } })
   })

@@ -14,7 +14,7 @@ import type { Session, SessionEvent } from '@dsh/session'
 import type { Config } from './config.ts'
 import { routeTask } from './command-task.ts'
 import { jsonLine } from './json-lines.ts'
-import type { ResultLine, RunRefusal } from './line-schema.ts'
+import type { ResultLine, RunRefusal } from '@dsh/headless-lines'
 import { loadOutputSchema, retryInstruction, withOutputInstruction, type OutputSchema } from './output-schema.ts'
 import { resultLine } from './result-line.ts'
 import type { PriceTable } from '@dsh/usage-kit'
@@ -257,7 +257,7 @@ export class HeadlessRun {
   private async open(route: Route | undefined): Promise<Agent> {
     const { ctx, invocation } = this
     const source = invocation.source
-    // --max-steps is this run's own limit: the loop's `agent.maxSteps` setting still caps it.
+    // --max-steps is each turn's limit in this run, in place of the loop's `agent.maxSteps` setting.
     const limits = invocation.maxSteps !== undefined ? { maxSteps: invocation.maxSteps } : {}
     const options = route ? { ...limits, route } : limits
     if (source.kind === 'resume') return ctx.agents.resume(source.id, options)

@@ -1,0 +1,3 @@
+export * from './line-schema.ts'
+export { emptyRunUsage, lineText, notStartedResult, type ResultError } from './not-started.ts'
+export { asksForRunLines, NOT_A_RUN } from './run-argv.ts'
