@@ -8,7 +8,7 @@
 // folder walked is kept; when none changed since the last snapshot, the tree is the last one and no git
 // runs. A stat taken within `racyWindowMs` of a change is not trusted (a second write in the same clock tick
 // leaves it equal), so the next snapshot looks again.
-import { lstatSync, readdirSync, type Stats } from 'node:fs'
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs'
 import { copyFile, lstat, mkdtemp, open, readlink, rm, writeFile } from 'node:fs/promises'
 import { constants } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -63,14 +63,10 @@ interface Entry {
   blob: string
 }
 
-// Number stats, not BigInt ones (half the cost of the stat pass every snapshot makes of every file): the times
-// keep about a microsecond (a double's fraction of milliseconds since 1970); a second write within that keeps
-// its stat equal, as within one clock tick, which the racy window covers (a file changed that recently is
-// never trusted by its stat).
-const statKey = (stat: Stats) => `${stat.mode}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`
+const statKey = (stat: BigIntStats) => `${stat.mode}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
 const lstatKey = (path: string) => {
   try {
-    return statKey(lstatSync(path))
+    return statKey(lstatSync(path, { bigint: true }))
   } catch {
     return undefined
   }
@@ -115,17 +111,17 @@ export class Snapshots {
    * so the same names mean the same snapshot. The new stat is kept only when it is old enough to trust.
    */
   private sameNames(dir: string, seen: { key?: string; names: string }): boolean {
-    let stat: Stats
+    let stat: BigIntStats
     let names: string
     try {
-      stat = lstatSync(dir)
+      stat = lstatSync(dir, { bigint: true })
       names = readdirSync(dir).sort().join('\0')
     } catch {
       return false
     }
     if (names !== seen.names) return false
     const since = Date.now() - this.options.racyWindowMs
-    const racy = stat.mtimeMs >= since || stat.ctimeMs >= since
+    const racy = Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     if (racy) delete seen.key
     else seen.key = statKey(stat)
     return true
@@ -161,7 +157,8 @@ export class Snapshots {
       .split('\0')
       .filter((path) => path.endsWith('/'))
     const since = Date.now() - this.options.racyWindowMs
-    const racy = (stat: Stats) => stat.mtimeMs >= since || stat.ctimeMs >= since
+    const racy = (stat: BigIntStats) =>
+      Number(stat.mtimeNs / 1_000_000n) >= since || Number(stat.ctimeNs / 1_000_000n) >= since
     let trusted = true
     this.walk(
       join(root, prefix),
@@ -173,10 +170,10 @@ export class Snapshots {
 
     const seen = new Set<string>()
     const removed: string[] = []
-    const toHash: { path: string; stat: Stats }[] = []
+    const toHash: { path: string; stat: BigIntStats }[] = []
     for (const path of new Set(listed)) {
       if (path.endsWith('/') || !hashable(join(root, path))) continue
-      const stat = await lstat(join(root, path)).catch(() => undefined)
+      const stat = await lstat(join(root, path), { bigint: true }).catch(() => undefined)
       if (!stat) {
         removed.push(path)
         continue
@@ -212,14 +209,14 @@ export class Snapshots {
   }
 
   /** Records the stat of every folder under `from` but `.git` and the ignored or nested-repository ones. */
-  private walk(from: string, skip: Set<string>, racy: (stat: Stats) => boolean): void {
+  private walk(from: string, skip: Set<string>, racy: (stat: BigIntStats) => boolean): void {
     this.dirs.clear()
     const pending = [from]
     while (pending.length) {
       const dir = pending.pop()!
-      let stat: Stats
+      let stat: BigIntStats
       try {
-        stat = lstatSync(dir)
+        stat = lstatSync(dir, { bigint: true })
       } catch {
         continue
       }
@@ -253,8 +250,8 @@ export class Snapshots {
    */
   private async hash(
     dir: string,
-    items: { path: string; stat: Stats }[],
-    racy: (stat: Stats) => boolean,
+    items: { path: string; stat: BigIntStats }[],
+    racy: (stat: BigIntStats) => boolean,
     removed: string[],
   ): Promise<{ path: string; entry: Entry }[]> {
     const copies: { path: string; copy: string; mode: string; key?: string }[] = []
@@ -264,7 +261,7 @@ export class Snapshots {
       try {
         if (stat.isSymbolicLink()) {
           await writeFile(copy, await readlink(full, { encoding: 'buffer' }), { mode: 0o600 })
-          const after = await lstat(full)
+          const after = await lstat(full, { bigint: true })
           copies.push({
             path,
             copy,
@@ -275,12 +272,12 @@ export class Snapshots {
         }
         const handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW)
         try {
-          const before = await handle.stat()
+          const before = await handle.stat({ bigint: true })
           if (!before.isFile()) continue
           await writeFile(copy, await handle.readFile(), { mode: 0o600 })
-          const after = await handle.stat()
+          const after = await handle.stat({ bigint: true })
           const key = statKey(after) === statKey(before) && !racy(after) ? statKey(after) : undefined
-          copies.push({ path, copy, mode: before.mode & 0o100 ? '100755' : '100644', ...(key ? { key } : {}) })
+          copies.push({ path, copy, mode: before.mode & 0o100n ? '100755' : '100644', ...(key ? { key } : {}) })
         } finally {
           await handle.close()
         }
