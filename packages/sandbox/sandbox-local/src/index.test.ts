@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { beforeEach, expect, onTestFinished, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { Sandbox, SandboxAuthority } from '@dsh/sandbox'
@@ -286,7 +287,7 @@ test('a descriptor the starter inherited does not reach a confined command witho
   let inherited = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
-  child.stdio[9]!.on('data', (chunk) => (inherited += chunk))
+  ;(child.stdio as unknown as Readable[])[9]!.on('data', (chunk) => (inherited += chunk))
   const code = await new Promise((resolve) => child.on('close', resolve))
   expect(code).toBe(0)
   expect(output.trim().split(' ')).toEqual(['0', '1', '2'])
