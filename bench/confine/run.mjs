@@ -6,6 +6,9 @@
 import { spawnSync } from 'node:child_process'
 import { bootComposition } from '@dsh/test-harness'
 import { BARE_BWRAP, ms, summarize } from '../stats.mjs'
+// The chain of shells the one launcher replaced (still the fallback without a known prlimit64: limits.ts, fences.ts).
+import { limitedArgv } from '../../packages/sandbox/sandbox-local/dist/limits.js'
+import { tidiedArgv } from '../../packages/sandbox/sandbox-local/dist/fences.js'
 
 const ROUNDS = 60
 const COMMAND = ['bash', '-c', 'echo hi']
@@ -20,13 +23,14 @@ export default async function run() {
     const full = await confine({})
     const bwrap = full.find((arg) => arg.endsWith('/bwrap'))
     const variants = [
+      ['the default: the launcher (perl, outside) → bwrap with the path rules → perl bridge → bash', full],
       [
-        'the default: fence wrapper (perl, outside) → bwrap with the path rules → perl launcher and bridge → bash',
-        full,
+        'the same as the chain before it: fence wrapper (perl) → /bin/sh joining the cgroups → bwrap → perl bridge → bash setting the rlimits → bash',
+        chainOf(full),
       ],
-      ['no path rules: nothing fenced, so no fence wrapper', await confine({ paths: undefined })],
+      ['no path rules: nothing fenced', await confine({ paths: undefined })],
       [
-        'no path rules, no network: the bash launcher closes descriptors',
+        'no path rules, no network: bwrap runs the command itself',
         await confine({ paths: undefined, network: { kind: 'none' } }),
       ],
       ['bare bwrap → bash (reference)', [bwrap, ...BARE_BWRAP, ...COMMAND]],
@@ -38,7 +42,8 @@ export default async function run() {
         const started = performance.now()
         const result = spawnSync(variants[at][1][0], variants[at][1].slice(1), { cwd: h.workspace })
         times[at].push(performance.now() - started)
-        if (at < 4 && result.stdout?.toString() !== 'hi\n') throw new Error(`${variants[at][0]}: ${result.stderr}`)
+        if (at < variants.length - 1 && result.stdout?.toString() !== 'hi\n')
+          throw new Error(`${variants[at][0]}: ${result.stderr}`)
       }
     }
     const bare = summarize(times.at(-1)).median
@@ -57,4 +62,26 @@ export default async function run() {
   } finally {
     await h.dispose()
   }
+}
+
+/** The launcher's argv taken apart (launcher.ts's order) and put together as the chain before it. */
+function chainOf(argv) {
+  let at = 3
+  const wait = Number(argv[at++])
+  const groups = Array.from({ length: Number(argv[at++]) }, () => {
+    const lock = argv[at++]
+    const count = Number(argv[at++])
+    return { lock, points: argv.slice(at, (at += count)) }
+  })
+  at += 1
+  at += 3 * Number(argv[at]) + 1
+  const procs = argv.slice(at + 1, (at += 1 + Number(argv[at])))
+  const events = { ...(argv[at] ? { pids: argv[at] } : {}), ...(argv[at + 1] ? { memory: argv[at + 1] } : {}) }
+  const confined = argv.slice(at + 7)
+  const inner = confined.slice(confined.indexOf('--') + 1)
+  const bridge = inner.slice(0, inner.indexOf('--') + 1)
+  const limits = { processes: 4096, fileSize: 8 * 1024 ** 3, memory: 8 * 1024 ** 3, addressSpace: 0, cpuSeconds: 7200 }
+  const { outer, inner: limited } = limitedArgv('bash', limits, { procs, events }, COMMAND)
+  const chain = [...outer, ...confined.slice(0, confined.indexOf('--') + 1), ...bridge, ...limited]
+  return groups.length ? tidiedArgv({ perl: argv[0], waitSeconds: wait, groups }, chain) : chain
 }

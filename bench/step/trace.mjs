@@ -48,13 +48,13 @@ const label = (command, args) => {
       rest.splice(0, rest[0] === '-c' ? 2 : 1)
     return `git ${rest[0] ?? ''}`
   }
-  // A confined command: bwrap, under the fence wrapper (perl outside the sandbox) when it fences missing names.
+  // A confined command: bwrap, under the launcher (perl outside the sandbox: descriptors, fences, cgroups, limits).
   const at = args.findIndex((arg) => arg.split('/').at(-1) === 'bwrap')
   if (name === 'bwrap' || (name === 'perl' && at !== -1)) {
     const bwrapArgs = name === 'bwrap' ? args : args.slice(at + 1)
     const inner = bwrapArgs.slice(bwrapArgs.indexOf('--') + 1)
     const bridged = inner.some((arg) => arg === 'dsh-network-bridge' || arg.endsWith('/bridge.pl'))
-    return `${name === 'perl' ? 'fence wrapper + ' : ''}bwrap (${bridged ? 'proxy bridge + ' : ''}${inner.at(-1)?.split(/\s/)[0] ?? ''}…)`
+    return `${name === 'perl' ? 'launcher + ' : ''}bwrap (${bridged ? 'proxy bridge + ' : ''}${inner.at(-1)?.split(/\s/)[0] ?? ''}…)`
   }
   return name
 }

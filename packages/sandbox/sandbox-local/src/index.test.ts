@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { beforeEach, expect, onTestFinished, test } from 'vitest'
 import { Context } from '@dsh/cordis'
 import type { Sandbox, SandboxAuthority } from '@dsh/sandbox'
@@ -263,4 +264,32 @@ test('a readable root under /tmp is readable through the private /tmp, and still
   expect(shown.output).toContain('served')
   expect(shown.code).not.toBe(0)
   expect(readFileSync(join(tools, 'server.txt'), 'utf8')).toBe('served\n')
+})
+
+// Without a network bridge nothing inside closes descriptors: the launcher outside bubblewrap must. The argv is
+// started the way a terminal or an IDE would start dsh, with an extra open socket (fd 9, its other end here);
+// the command lists its descriptors (in a child: a glob in the shell would add its own) and writes to each.
+test('a descriptor the starter inherited does not reach a confined command without a network', async () => {
+  const sandbox = await mount()
+  const { argv } = await sandbox.confine(
+    [
+      'bash',
+      '-c',
+      'ls /proc/$$/fd > /tmp/fds; tr "\\n" " " < /tmp/fds; for n in $(cat /tmp/fds); do [ "$n" -gt 2 ] && { echo "pwned through $n" >&$n; } 2>/dev/null; done; true',
+    ],
+    { cwd: workspace, authority: { ...workspaceWrite(), network: { kind: 'none' } } },
+  )
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: workspace,
+    stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'pipe'],
+  })
+  let output = ''
+  let inherited = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  ;(child.stdio as unknown as Readable[])[9]!.on('data', (chunk) => (inherited += chunk))
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  expect(code).toBe(0)
+  expect(output.trim().split(' ')).toEqual(['0', '1', '2'])
+  expect(inherited).toBe('')
 })

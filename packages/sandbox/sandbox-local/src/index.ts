@@ -17,6 +17,7 @@ import {
 } from '@dsh/sandbox'
 import { bubblewrapArgs, bubblewrapMounts, type BubblewrapNetwork } from './bubblewrap.ts'
 import { tidiedArgv } from './fences.ts'
+import { PRLIMIT64, launchedArgv } from './launcher.ts'
 import { findExecutable } from './find-executable.ts'
 import { closedArgv } from './descriptors.ts'
 import { bridgedArgv, checkedNetwork } from './network.ts'
@@ -25,6 +26,7 @@ import {
   LIMIT_DESCRIPTIONS,
   LIMIT_SETTINGS,
   LimitsConfig,
+  launchedLimits,
   limitedArgv,
   type ResourceLimits,
 } from './limits.ts'
@@ -193,30 +195,59 @@ export default class SandboxLocal extends Sandbox {
       network: planned,
       ...pathRules,
     })
-    const { inner, outer, closes } = this.limited(argv)
+    for (const point of mountPoints) this.mountPoints.add(point)
+    const runtimes = { bash: this.config.bash, node: process.execPath, ...(backend.perl ? { perl: backend.perl } : {}) }
+    const limits = this.limits()
+    const cgroups = this.cgroups.create({
+      ...(limits.processes ? { pids: limits.processes } : {}),
+      ...(limits.memory ? { memory: limits.memory } : {}),
+    })
+    const launched = backend.perl ? launchedLimits(limits, cgroups, PRLIMIT64[process.arch]) : undefined
+    if (backend.perl && launched) {
+      // One launcher outside (launcher.ts: descriptors, fences, cgroups, rlimits, the limit named after); inside,
+      // the proxied command starts under the bridge, any other is bwrap's child itself.
+      const command = network.kind === 'proxy' ? bridgedArgv(runtimes, this.config.proxyPort, argv) : argv
+      const groups = mountPoints.length ? this.fenceGroups(mountPoints, writableRoots, backend) : []
+      return {
+        argv: launchedArgv(
+          { perl: backend.perl, waitSeconds: this.config.fenceLockWaitMs / 1000, groups, ...launched },
+          [backend.executable, ...args, '--', ...command],
+        ),
+        enforcement: 'full',
+        backend: backend.name,
+      }
+    }
+    // Without perl, or with a process limit no cgroup can hold (RLIMIT_NPROC must be set inside the user
+    // namespace), or on an architecture without a known prlimit64: the chain of shells (limits.ts, fences.ts).
+    const { inner, outer, closes } = limitedArgv(this.config.bash, limits, cgroups, argv)
     const command =
       network.kind === 'proxy'
-        ? bridgedArgv(
-            { bash: this.config.bash, node: process.execPath, ...(backend.perl ? { perl: backend.perl } : {}) },
-            this.config.proxyPort,
-            inner,
-          )
+        ? bridgedArgv(runtimes, this.config.proxyPort, inner)
         : closes
           ? inner
           : closedArgv(this.config.bash, inner)
     // The cgroup prefix joins bwrap to the command's cgroups; the tidier stays outside them, so a command its
     // memory limit kills cannot take the removal of its mount points with it (fences.ts, limits.ts).
     const confined = [...outer, backend.executable, ...args, '--', ...command]
-    for (const point of mountPoints) this.mountPoints.add(point)
+    const groups = mountPoints.length ? this.fenceGroups(mountPoints, writableRoots, backend) : []
     return {
-      argv: mountPoints.length ? this.tidied(mountPoints, confined, backend, writableRoots) : confined,
+      argv: groups.length
+        ? tidiedArgv({ perl: backend.perl!, waitSeconds: this.config.fenceLockWaitMs / 1000, groups }, confined)
+        : confined,
       enforcement: 'full',
       backend: backend.name,
     }
   }
 
-  /** `confined` wrapped so the mount points bwrap makes for missing paths are removed after it (fences.ts). */
-  private tidied(mountPoints: string[], confined: string[], backend: Backend, writableRoots: string[]): string[] {
+  /**
+   * The fence lock of each writable root with mount points for missing paths (fences.ts), or none (the
+   * folders then stay): without perl, or without a lock folder out of every writable root.
+   */
+  private fenceGroups(
+    mountPoints: string[],
+    writableRoots: string[],
+    backend: Backend,
+  ): { lock: string; points: string[] }[] {
     if (!backend.perl) {
       if (!this.warnedNoPerl)
         this.ctx
@@ -226,21 +257,20 @@ export default class SandboxLocal extends Sandbox {
             this.config.perl,
           )
       this.warnedNoPerl = true
-      return confined
+      return []
     }
     const dir = this.lockDir()
     // A lock the command could replace would let another command's tidying open its fences: then leave them.
-    if (!dir || writableRoots.some((root) => within(dir, root))) return confined
+    if (!dir || writableRoots.some((root) => within(dir, root))) return []
     const byRoot = new Map<string, string[]>()
     for (const point of mountPoints) {
       const root = writableRoots.find((candidate) => within(point, candidate) && point !== candidate)!
       byRoot.set(root, [...(byRoot.get(root) ?? []), point])
     }
-    const groups = [...byRoot].map(([root, points]) => ({
+    return [...byRoot].map(([root, points]) => ({
       lock: join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 32)}.lock`),
       points,
     }))
-    return tidiedArgv({ perl: backend.perl, waitSeconds: this.config.fenceLockWaitMs / 1000, groups }, confined)
   }
 
   /** The folder of the per-root fence locks (0700, made once), or undefined when it cannot be made. */
@@ -269,19 +299,14 @@ export default class SandboxLocal extends Sandbox {
     return this.fenceLockDir || undefined
   }
 
-  /** The command inside its limits (the settings win over the row's), and the prefix that joins its cgroups. */
-  private limited(argv: string[]) {
-    const limits = Object.fromEntries(
+  /** The limits of the next command: the settings win over the row's. */
+  private limits(): ResourceLimits {
+    return Object.fromEntries(
       Object.entries(LIMIT_SETTINGS).map(([field, key]) => [
         field,
         this.settings ? this.settings.get(key) : this.config.limits[field as keyof ResourceLimits],
       ]),
     ) as unknown as ResourceLimits
-    const wanted = {
-      ...(limits.processes ? { pids: limits.processes } : {}),
-      ...(limits.memory ? { memory: limits.memory } : {}),
-    }
-    return limitedArgv(this.config.bash, limits, this.cgroups.create(wanted), argv)
   }
 
   private detect() {

@@ -60,15 +60,22 @@ print("spun")'`,
   )
 })
 
-test('every limit 0 leaves the command as it was: no launcher, no cgroup', async () => {
+test('every limit 0 leaves the command as it was: no rlimit set', async () => {
   const sandbox = await mount({ processes: 0, fileSize: 0, memory: 0, addressSpace: 0, cpuSeconds: 0 })
-  const workspace = tempDir('dsh-ws-')
-  const { argv } = await sandbox.confine(['true'], {
-    cwd: workspace,
-    authority: { mode: 'workspace-write', writableRoots: [workspace] },
-  })
-  expect(argv.join(' ')).not.toContain('ulimit')
-  expect(argv[0]).toMatch(/\/bwrap$/)
+  const result = await run(sandbox, 'ulimit -f; ulimit -t; ulimit -v')
+  expect(result.output).toBe('unlimited\nunlimited\nunlimited\n')
+})
+
+// The launcher outside bubblewrap sets the rlimits (prlimit64) on the process that becomes bwrap; everything
+// inside inherits them, and a hard limit cannot be raised (no capability). Joining the cgroups is what the
+// memory test above and the escape suite's fork bomb show.
+test('the rlimits hold inside the sandbox, and the command cannot raise a hard limit', async () => {
+  const sandbox = await mount({ fileSize: 5 * 1024 * 1024, addressSpace: 4 * 1024 ** 3, cpuSeconds: 30 })
+  const result = await run(
+    sandbox,
+    'ulimit -S -f; ulimit -H -f; ulimit -S -t; ulimit -H -t; ulimit -v; ulimit -H -f unlimited 2>/dev/null && echo raised || echo refused',
+  )
+  expect(result.output.trim().split('\n')).toEqual(['5120', '5120', '30', '35', String(4 * 1024 * 1024), 'refused'])
 })
 
 test('the command cgroups are reused once idle and removed when the row is disposed', async () => {

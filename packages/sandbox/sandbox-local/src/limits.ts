@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from '
 import { join } from 'node:path'
 import Schema from '@dsh/schemastery'
 import { CLOSE_INHERITED } from './descriptors.ts'
+import { RLIMIT, type LaunchPlan } from './launcher.ts'
 
 /**
  * Resource limits of one confined command (docs/security.md, "Resource limits"); 0 means no limit.
@@ -276,6 +277,46 @@ const LAUNCHER = [
 const human = (bytes: number) =>
   bytes % GIB === 0 ? `${bytes / GIB} GiB` : bytes % 1024 ** 2 === 0 ? `${bytes / 1024 ** 2} MiB` : `${bytes} bytes`
 const kib = (bytes: number) => (bytes === 0 ? 0 : Math.max(1, Math.floor(bytes / 1024)))
+
+/** The limits as the launcher outside the sandbox applies them (launcher.ts), or undefined when it cannot. */
+export function launchedLimits(
+  limits: ResourceLimits,
+  cgroups: { procs: string[]; events: Partial<Record<Controller, string>> },
+  prlimit: number | undefined,
+): Pick<LaunchPlan, 'prlimit' | 'rlimits' | 'procs' | 'events' | 'labels'> | undefined {
+  // RLIMIT_NPROC set before bwrap makes its user namespace would count every process of the user on the host
+  // (the namespace keeps its creator's limit as the ceiling of its parent's count): it stays inside, in bash.
+  if (limits.processes && !cgroups.events.pids) return undefined
+  const rlimits = [
+    ...(limits.fileSize
+      ? [{ resource: RLIMIT.fileSize, soft: kib(limits.fileSize) * 1024, hard: kib(limits.fileSize) * 1024 }]
+      : []),
+    // SIGXCPU at the limit (a message can name it), SIGKILL a few seconds later if the process ignores it.
+    ...(limits.cpuSeconds ? [{ resource: RLIMIT.cpu, soft: limits.cpuSeconds, hard: limits.cpuSeconds + 5 }] : []),
+    ...(limits.addressSpace
+      ? [
+          {
+            resource: RLIMIT.addressSpace,
+            soft: kib(limits.addressSpace) * 1024,
+            hard: kib(limits.addressSpace) * 1024,
+          },
+        ]
+      : []),
+  ]
+  if (rlimits.length && prlimit === undefined) return undefined
+  return {
+    ...(prlimit === undefined ? {} : { prlimit }),
+    rlimits,
+    procs: cgroups.procs,
+    events: cgroups.events,
+    labels: {
+      fileSize: limits.fileSize ? human(limits.fileSize) : '',
+      cpuSeconds: limits.cpuSeconds ? `${limits.cpuSeconds} s` : '',
+      processes: String(limits.processes),
+      memory: human(limits.memory),
+    },
+  }
+}
 
 /**
  * The argv, inside the sandbox, that applies `limits` around `argv` (and closes inherited descriptors:

@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync } from 'node:fs'
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path'
 import picomatch from 'picomatch'
 import type { PathRule } from '@dsh/sandbox'
@@ -55,6 +55,13 @@ export function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep)
 }
 
+const segmentMatchers = new Map<string, (name: string) => boolean>()
+const segmentMatcher = (segment: string) => {
+  let matcher = segmentMatchers.get(segment)
+  if (!matcher) segmentMatchers.set(segment, (matcher = picomatch(segment, { dot: true })))
+  return matcher
+}
+
 /**
  * The real paths of what a rule's pattern matches now, expanded one segment at a time (so only the
  * directories on the way are listed), at most `limit` of them; `missing` is the pattern itself when it has no
@@ -76,17 +83,20 @@ export function expandRule(pattern: string, limit: number): { found: string[]; m
       } catch {
         continue
       }
-      const matches = picomatch(segment, { dot: true })
+      const matches = segmentMatcher(segment)
       for (const name of names) if (matches(name)) next.push(join(dir, name))
     }
     current = next.slice(0, limit)
   }
   const found = new Set<string>()
   for (const path of current) {
+    // Most candidates are missing (a protected name not made yet): a look first, no error thrown and caught;
+    // the native realpath, one system call (bubblewrap is asked this for every rule of every command).
+    if (!existsSync(path)) continue // missing: nothing there to hide or to fence
     try {
-      found.add(realpathSync(path))
+      found.add(realpathSync.native(path))
     } catch {
-      // missing: nothing there to hide or to fence
+      // removed in between: nothing there
     }
   }
   const base = ruleBase(pattern)
