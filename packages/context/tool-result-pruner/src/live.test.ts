@@ -17,7 +17,7 @@ const BIG = lines(640, 'big') // 32 KB, about 8k tokens: over the threshold only
 // The budgets below are tuned to the file and shell tools' schemas and prompt sections: the rows of other
 // model-facing tools (each adds its schema and section to every request) are left out, so a new tool
 // elsewhere does not move these thresholds.
-const OTHER_TOOL_ROWS = ['tool-subagent', 'tool-jobs', 'tool-todo', 'plan-mode', 'tool-skill']
+const OTHER_TOOL_ROWS = ['tool-subagent', 'tool-jobs', 'tool-todo', 'plan-mode', 'tool-skill', 'tool-memory']
 const patch = (window: number, pruner: string, compaction = '{ summaryMaxOutputTokens: 1000 }') =>
   scriptedPatch(
     { config: `{ models: [{ id: scripted-1, contextWindow: ${window} }] }`, fixtureTools: true },
