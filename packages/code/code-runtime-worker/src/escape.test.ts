@@ -60,7 +60,17 @@ test('process, require, import(), fetch, timers and eval are not in the program'
     try { seen.Function = String(new Function('return 1')()) } catch (error) { seen.Function = (error as Error).name }
     return seen`)
   const seen = value(result)
-  for (const name of ['process', 'require', 'module', 'fetch', 'setTimeout', 'setImmediate', 'Buffer', 'parentPort', 'workerData'])
+  for (const name of [
+    'process',
+    'require',
+    'module',
+    'fetch',
+    'setTimeout',
+    'setImmediate',
+    'Buffer',
+    'parentPort',
+    'workerData',
+  ])
     expect(seen[name], name).toBe('undefined')
   expect(seen.import).not.toBe('loaded')
   expect(seen.eval).toBe('EvalError')
@@ -94,7 +104,9 @@ test('every object the bridge hands the program is of its own realm: no construc
     out.chainConsole = chain(console.log)
     return out`)
   const out = value(result)
-  for (const [key, seen] of Object.entries(out)) if (!['thrownIsToolCallError', 'chainRead', 'chainPromise', 'chainConsole'].includes(key)) expect(seen, key).toBe('own')
+  for (const [key, seen] of Object.entries(out))
+    if (!['thrownIsToolCallError', 'chainRead', 'chainPromise', 'chainConsole'].includes(key))
+      expect(seen, key).toBe('own')
   expect(out.thrownIsToolCallError).toBe('true')
   // The program's own Function refuses to compile strings; a host Function would have answered "object".
   expect([out.chainRead, out.chainPromise, out.chainConsole]).toEqual(['EvalError', 'EvalError', 'EvalError'])
@@ -215,7 +227,9 @@ const t: T = { a: 1 }
   const syntax = await run('const a = 1\nconst b = (\n')
   expect(syntax.error?.code).toBe('CODE_SYNTAX')
   expect(syntax.error?.position?.line).toBeGreaterThanOrEqual(2)
-  const caught = await run(`try { await refuse({}) } catch (error) { if (error instanceof ToolCallError) return error.code }`)
+  const caught = await run(
+    `try { await refuse({}) } catch (error) { if (error instanceof ToolCallError) return error.code }`,
+  )
   expect(value(caught)).toBe('DENIED')
   const stuck = await run('await new Promise(() => {})')
   expect(stuck.error?.message).toMatch(/nothing will settle/)

@@ -141,42 +141,52 @@ export function runInWorker(program: StrippedProgram, request: CodeRunRequest, l
       inFlight.add(task)
     }
 
-    worker.on('message', (message: { type: string; batch?: string; handled?: number; message?: string; stack?: string }) => {
-      if (settled) return
-      if (message.type === 'syntax') {
-        const at = POSITION.exec(message.stack ?? '')
-        const position = at ? program.original(Number(at[1]), Number(at[2])) : undefined
-        return end({ code: 'CODE_SYNTAX', message: message.message ?? 'syntax error', ...(position ? { position } : {}) })
-      }
-      if (message.type !== 'batch' || typeof message.batch !== 'string') {
-        return end({ code: 'CODE_CRASHED', message: message.message ?? 'the program broke the bridge' })
-      }
-      let batch: Batch
-      try {
-        batch = JSON.parse(message.batch) as Batch
-      } catch {
-        return end({ code: 'CODE_CRASHED', message: 'the program broke the bridge (unreadable batch)' })
-      }
-      takeOutput(String(batch.out ?? ''), Number(batch.dropped) || 0)
-      for (const call of Array.isArray(batch.calls) ? batch.calls : []) if (!settled) bridge(call)
-      if (settled) return
-      const done = batch.done
-      if (done) {
-        if (done.ok) return end(undefined, typeof done.value === 'string' ? done.value : undefined)
-        const at = POSITION.exec(String(done.stack))
-        const position = at ? program.original(Number(at[1]), Number(at[2])) : undefined
-        return end({ code: 'CODE_THROWN', message: String(done.message), ...(position ? { position } : {}) })
-      }
-      const quiet = !batch.calls?.length && !inFlight.size && message.handled === repliesSent
-      if (quiet)
-        end({
-          code: 'CODE_THROWN',
-          message: 'the program waits for a promise nothing will settle (it has no tool call running)',
-        })
-    })
+    worker.on(
+      'message',
+      (message: { type: string; batch?: string; handled?: number; message?: string; stack?: string }) => {
+        if (settled) return
+        if (message.type === 'syntax') {
+          const at = POSITION.exec(message.stack ?? '')
+          const position = at ? program.original(Number(at[1]), Number(at[2])) : undefined
+          return end({
+            code: 'CODE_SYNTAX',
+            message: message.message ?? 'syntax error',
+            ...(position ? { position } : {}),
+          })
+        }
+        if (message.type !== 'batch' || typeof message.batch !== 'string') {
+          return end({ code: 'CODE_CRASHED', message: message.message ?? 'the program broke the bridge' })
+        }
+        let batch: Batch
+        try {
+          batch = JSON.parse(message.batch) as Batch
+        } catch {
+          return end({ code: 'CODE_CRASHED', message: 'the program broke the bridge (unreadable batch)' })
+        }
+        takeOutput(String(batch.out ?? ''), Number(batch.dropped) || 0)
+        for (const call of Array.isArray(batch.calls) ? batch.calls : []) if (!settled) bridge(call)
+        if (settled) return
+        const done = batch.done
+        if (done) {
+          if (done.ok) return end(undefined, typeof done.value === 'string' ? done.value : undefined)
+          const at = POSITION.exec(String(done.stack))
+          const position = at ? program.original(Number(at[1]), Number(at[2])) : undefined
+          return end({ code: 'CODE_THROWN', message: String(done.message), ...(position ? { position } : {}) })
+        }
+        const quiet = !batch.calls?.length && !inFlight.size && message.handled === repliesSent
+        if (quiet)
+          end({
+            code: 'CODE_THROWN',
+            message: 'the program waits for a promise nothing will settle (it has no tool call running)',
+          })
+      },
+    )
     worker.on('error', (error: Error & { code?: string }) => {
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY')
-        end({ code: 'CODE_MEMORY', message: `the program used more than its ${limits.memoryMb} MB of memory and was stopped` })
+        end({
+          code: 'CODE_MEMORY',
+          message: `the program used more than its ${limits.memoryMb} MB of memory and was stopped`,
+        })
       else end({ code: 'CODE_CRASHED', message: `the program's worker failed: ${error.message}` })
     })
     worker.on('exit', (exitCode) => end({ code: 'CODE_CRASHED', message: `the program's worker exited (${exitCode})` }))

@@ -13,7 +13,8 @@ export interface StrippedProgram {
   original(line: number, column: number): CodePosition | undefined
 }
 
-export type StripOutcome = { ok: true; program: StrippedProgram } | { ok: false; message: string; position: CodePosition }
+export type StripOutcome =
+  { ok: true; program: StrippedProgram } | { ok: false; message: string; position: CodePosition }
 
 type TypeScript = typeof import('typescript')
 type SourceMapJs = typeof import('source-map-js')
@@ -41,7 +42,10 @@ export async function stripTypes(code: string): Promise<StripOutcome> {
   })
   const problem = output.diagnostics?.find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
   if (problem) {
-    const at = problem.file && problem.start !== undefined ? problem.file.getLineAndCharacterOfPosition(problem.start) : undefined
+    const at =
+      problem.file && problem.start !== undefined
+        ? problem.file.getLineAndCharacterOfPosition(problem.start)
+        : undefined
     const message = ts.flattenDiagnosticMessageText(problem.messageText, '\n')
     return { ok: false, message, position: userPosition((at?.line ?? 1) + 1, (at?.character ?? 0) + 1) }
   }

@@ -68,7 +68,10 @@ export function declarations(tools: readonly ToolDefinition[], descriptionChars:
   if (quoted.length)
     lines.push(
       `declare const tools: {\n${quoted
-        .map((tool) => `${doc(tool, '  ')}\n  ${JSON.stringify(tool.name)}(args: ${typeOf(tool.parameters, '  ')}): Promise<string>`)
+        .map(
+          (tool) =>
+            `${doc(tool, '  ')}\n  ${JSON.stringify(tool.name)}(args: ${typeOf(tool.parameters, '  ')}): Promise<string>`,
+        )
         .join('\n')}\n}`,
     )
   return lines.join('\n')

@@ -1,5 +1,6 @@
 // `run_code`: the model writes a program and the session's tools are its functions (docs/architecture.md,
 // "Code mode"; issue #30).
+import { setMaxListeners } from 'node:events'
 import type { Context } from '@dsh/cordis'
 import type { BridgeReply, CodeRunResult } from '@dsh/code-runtime'
 import Schema from '@dsh/schemastery'
@@ -38,7 +39,10 @@ export const RunCodeArguments = Type.Object(
         'TypeScript: the body of an async function (top-level await and return work). Call the declared functions, print with console.log, return a JSON value.',
     }),
     timeoutMs: Type.Optional(
-      Type.Integer({ minimum: 1, description: "The program's wall time in ms (time spent in tool calls not counted)." }),
+      Type.Integer({
+        minimum: 1,
+        description: "The program's wall time in ms (time spent in tool calls not counted).",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -104,7 +108,13 @@ export function apply(ctx: Context, config: Config) {
 /** Each call of the program as a real call through the pipeline, logged with the program's call as its parent. */
 function childCaller(ctx: Context, context: ToolContext) {
   const gate = new CallGate()
-  const { callId, signal, liveOutput: _live, ...base } = context
+  const { callId, liveOutput: _live, signal: turn, ...base } = context
+  // One signal for the program's calls (each call listens on it), so the turn's signal keeps one listener.
+  const stop = new AbortController()
+  setMaxListeners(0, stop.signal)
+  const signal = stop.signal
+  if (turn.aborted) stop.abort(turn.reason)
+  else turn.addEventListener('abort', () => stop.abort(turn.reason), { once: true })
   let next = 0
   return async (name: string, argumentsJson: string): Promise<BridgeReply> => {
     const childId = `${callId}.${++next}`
