@@ -186,3 +186,30 @@ test("a running command's printed lines are shown as they arrive, up to the limi
     '  │ … (the rest is in the session log)',
   ])
 })
+
+test("a program's calls (code mode) are indented under their run_code call, failures too", () => {
+  const lines: string[] = []
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name, args) => `${name} ${JSON.stringify(args)}`,
+    80,
+  )
+  const events: [string, unknown][] = [
+    ['tool/call', { callId: 'p', name: 'run_code', arguments: { code: 'x' } }],
+    ['tool/call', { callId: 'p.1', name: 'read', arguments: { path: 'a' }, parentCallId: 'p' }],
+    ['tool/result', { callId: 'p.1', content: [{ type: 'text', text: 'a' }] }],
+    ['tool/call', { callId: 'p.2', name: 'write', arguments: { path: '/x' }, parentCallId: 'p' }],
+    [
+      'tool/result',
+      { callId: 'p.2', content: [{ type: 'text', text: 'no' }], error: { code: 'DENIED', message: 'no' } },
+    ],
+    ['tool/result', { callId: 'p', content: [{ type: 'text', text: 'Returned: 1' }] }],
+  ]
+  events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
+  expect(lines).toEqual([
+    '→ run_code {"code":"x"}',
+    '    → read {"path":"a"}',
+    '    → write {"path":"/x"}',
+    '      ✗ DENIED: no',
+  ])
+})
