@@ -1,5 +1,5 @@
 import { createServer } from 'node:net'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { BridgeReply, CodeRunRequest, CodeRunResult } from '@dsh/code-runtime'

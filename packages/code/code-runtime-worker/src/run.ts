@@ -109,7 +109,7 @@ export function runInWorker(program: StrippedProgram, request: CodeRunRequest, l
         ...(error ? { error } : {}),
       }
       // Every call the program started keeps its place in the log before the program's own result.
-      void Promise.allSettled([...inFlight]).then(() => resolve({ ...result, wallMs: Date.now() - started }))
+      void Promise.allSettled(inFlight).then(() => resolve({ ...result, wallMs: Date.now() - started }))
     }
 
     const takeOutput = (text: string, dropped: number) => {
@@ -124,6 +124,8 @@ export function runInWorker(program: StrippedProgram, request: CodeRunRequest, l
         return end({ code: 'CODE_LIMIT', message: `the program made more than ${limits.maxToolCalls} tool calls` })
       const reply = (answer: BridgeReply) => {
         repliesSent++
+        // A worker_threads port, not a window: there is no origin to name.
+        // oxlint-disable-next-line unicorn/require-post-message-target-origin
         if (!settled) worker.postMessage({ type: 'reply', id: call.id, reply: JSON.stringify(answer) })
       }
       if (!allowed.has(call.name) || typeof call.args !== 'string') {

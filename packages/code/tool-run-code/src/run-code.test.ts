@@ -103,7 +103,7 @@ test('one program reads 20 files and edits 5: the edits are on disk and 25 child
 
 test('a call needing approval inside a program asks like a direct call, and a rejection is an error the program catches', async () => {
   const agent = await codeAgent()
-  const asked: { callId: string; tool: string }[] = []
+  const asked: { callId?: string; tool: string }[] = []
   h.root.approval.answerer(
     h.root,
     async (request) => (asked.push({ callId: request.callId, tool: request.tool }), 'reject'),
