@@ -213,3 +213,26 @@ test("a program's calls (code mode) are indented under their run_code call, fail
     '      ✗ DENIED: no',
   ])
 })
+
+test('on a terminal, dsh --preset code shows run_code and, indented under it, the calls its program made', async () => {
+  world.write('notes.txt', 'remember the milk\n')
+  const code = "const text = await read({ path: 'notes.txt' })\nreturn text.includes('milk')"
+  world.llm.enqueue({ toolCalls: [{ id: 'p1', name: 'run_code', arguments: { code } }] }, { text: 'It says milk.' })
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, '--preset', 'code', 'what do the notes say?'], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
+  let screen = ''
+  terminal.onData((data) => (screen += data))
+  const exit = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
+  const lines = screen
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((line) => line.includes('→'))
+  if (exit !== 0 || lines.length !== 2) console.log(screen)
+  expect(exit).toBe(0)
+  expect(lines).toEqual(['→ run_code (2 lines)', '    → read notes.txt'])
+  expect(screen).toContain('It says milk.')
+})
