@@ -101,6 +101,13 @@ test('one program reads 20 files and edits 5: the edits are on disk and 25 child
   )
 })
 
+test('in the code preset a tool reached only from programs, called directly, is an unknown tool', async () => {
+  const agent = await codeAgent()
+  await turn(agent, toolCall('r1', 'read', { path: 'src/f1.txt' }), { text: 'ok' })
+  expect(resultOf(agent, 'r1').error.code).toBe('UNKNOWN_TOOL')
+  expect(events(agent, 'tool/dispatched').some((event) => event.data.callId === 'r1')).toBe(false)
+})
+
 test('a call needing approval inside a program asks like a direct call, and a rejection is an error the program catches', async () => {
   const agent = await codeAgent()
   const asked: { callId?: string; tool: string }[] = []
