@@ -50,10 +50,10 @@ test('a program returns JSON, prints, and its typed calls reach the bridge as JS
   expect(result.toolCalls).toBe(2)
 })
 
-test('process, require, import(), fetch, timers and eval are not in the program', async () => {
+test('process, require, import(), fetch, timers, eval and any message port are not in the program', async () => {
   const result = await run(`
     const seen: Record<string, string> = {}
-    for (const name of ['process', 'require', 'module', 'fetch', 'setTimeout', 'setImmediate', 'Buffer', 'parentPort', 'workerData', 'WebAssembly'])
+    for (const name of ['process', 'require', 'module', 'fetch', 'setTimeout', 'setImmediate', 'Buffer', 'parentPort', 'workerData', 'postMessage', 'onmessage', 'MessageChannel', 'MessagePort', 'BroadcastChannel', 'WebAssembly'])
       seen[name] = typeof (globalThis as any)[name]
     try { await import('node:fs'); seen.import = 'loaded' } catch (error) { seen.import = (error as Error).name }
     try { seen.eval = String(eval('1 + 1')) } catch (error) { seen.eval = (error as Error).name }
@@ -70,6 +70,11 @@ test('process, require, import(), fetch, timers and eval are not in the program'
     'Buffer',
     'parentPort',
     'workerData',
+    'postMessage',
+    'onmessage',
+    'MessageChannel',
+    'MessagePort',
+    'BroadcastChannel',
   ])
     expect(seen[name], name).toBe('undefined')
   expect(seen.import).not.toBe('loaded')
