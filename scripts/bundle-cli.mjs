@@ -109,7 +109,9 @@ function dshPlugin(entries, ownerOf, urlUsers) {
       const free = ['__filename', '__dirname'].filter(
         (name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`\\b(var|let|const)\\s+${name}\\b`).test(code),
       )
-      if (free.length && !/\bimport\s*[{*\w]|\bexport\s/.test(code)) {
+      // An ES module has an import or export statement at the start of a line; words in strings (TypeScript's
+      // messages say "export assignment") and names (`importFromModuleSpecifier`) do not make one.
+      if (free.length && !/^[ \t]*(?:import\s*[{*'"]|import\s+[\w$]|export\s)/m.test(code)) {
         const values = { __filename: id, __dirname: dirname(id) }
         code = `${free.map((name) => `var ${name} = ${JSON.stringify(values[name])};`).join(' ')}\n${code}`
         if (!code.includes('import.meta.url')) return { code, map: null }

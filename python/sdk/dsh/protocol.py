@@ -452,6 +452,8 @@ class ToolItem(_ToolItemRequired, total=False):
     editedBy: Literal["hook", "approver"]
     pruned: PrunedMark
     printed: PrintedOutput
+    #: A call a program made (code mode, `run_code`): the program's call, under which surfaces show this one; its result went to the program, not the model.
+    parentCallId: str
     #: What the files this call touched held before and after it (`checkpoint/before` / `checkpoint/after`), in the order first seen; `before` of a later call in the same turn is what the last call left.
     files: List[FileTouch]
 

@@ -62,6 +62,12 @@ function toAcpBlock(block: Block, maxChars: number): ContentBlock | undefined {
   return block.description ? { type: 'text', text: `[image: ${block.description}]` } : undefined
 }
 
+/** A `run_code` call's program, shown as its content (docs/architecture.md, "Code mode"). */
+function programOf(call: ToolItem): string | undefined {
+  const code = call.name === 'run_code' ? (call.args as { code?: unknown } | undefined)?.code : undefined
+  return typeof code === 'string' ? `\`\`\`ts\n${code}\n\`\`\`` : undefined
+}
+
 /** The kinds `sessionUsage` reads: the route in force and the logged requests. */
 const USAGE_KINDS = new Set(['request/context', 'model/route', 'assistant/message', 'compaction/end', 'turn/start'])
 
@@ -245,15 +251,21 @@ export class UpdateTranslator {
       diff = proposedDiff(call.change, this.options.cwd, before)
     }
     this.calls.set(call.callId, { kind, diff })
+    const program = programOf(call)
     return {
       sessionUpdate: 'tool_call',
       toolCallId: call.callId,
-      title,
+      // A call a program made (code mode) names the run_code call it came from.
+      title: call.parentCallId ? `↳ ${title} (from ${call.parentCallId})` : title,
       kind,
       status: 'pending',
       locations,
-      content: diff ? [diff] : [],
+      content: [
+        ...(diff ? [diff] : []),
+        ...(program ? [{ type: 'content' as const, content: { type: 'text' as const, text: program } }] : []),
+      ],
       rawInput: call.args,
+      ...(call.parentCallId ? { _meta: { dsh: { parentCallId: call.parentCallId } } } : {}),
     }
   }
 

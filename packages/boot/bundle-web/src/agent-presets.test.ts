@@ -52,7 +52,7 @@ test('two web sessions of one process, created with different agent presets, sen
       (preset: { name: string; source: string }) =>
         `${preset.name}:${preset.source === 'built-in' ? 'built-in' : 'file'}`,
     ),
-  ).toEqual(['standard:built-in', 'explore:built-in', 'minimal:built-in', 'reviewer:file'])
+  ).toEqual(['standard:built-in', 'explore:built-in', 'minimal:built-in', 'code:built-in', 'reviewer:file'])
   const explore = (await api(web, 'sessions.create', { cwd: web.workspace, agentPreset: 'explore' })).sessionId
   const standard = (await api(web, 'sessions.create', { cwd: web.workspace })).sessionId
   const reviewer = (await api(web, 'sessions.create', { cwd: web.workspace, agentPreset: 'reviewer' })).sessionId
@@ -77,7 +77,7 @@ test('two web sessions of one process, created with different agent presets, sen
 test('an unknown agent preset is BAD_PARAMS naming the known ones, and creates no session', async () => {
   const before = (await api(web, 'sessions.list')).sessions.length
   await expect(api(web, 'sessions.create', { cwd: web.workspace, agentPreset: 'root' })).rejects.toThrow(
-    'BAD_PARAMS there is no agent preset "root" (known: standard, explore, minimal, reviewer)',
+    'BAD_PARAMS there is no agent preset "root" (known: standard, explore, minimal, code, reviewer)',
   )
   expect((await api(web, 'sessions.list')).sessions.length).toBe(before)
 })

@@ -32,7 +32,10 @@ export function isInterruptedAnswer(data: SessionEventMap['assistant/message']):
   return data.interrupted === true || data.finish === 'aborted' || data.finish === 'error' || data.error !== undefined
 }
 
-/** The fold's state besides its entries: the calls of interrupted answers, whose results are not history either. */
+/**
+ * The fold's state besides its entries: the calls of interrupted answers, whose results are not history either,
+ * and the calls programs made (`tool/call` with `parentCallId`), whose results only the program read.
+ */
 interface FoldState {
   droppedCalls: Set<string>
 }
@@ -58,6 +61,10 @@ function toEntry(event: AnySessionEvent, state: FoldState): HistoryEntry | undef
         seq: event.seq,
         source: 'runtime-context',
       }
+    case 'tool/call':
+      // A program's call (`parentCallId`): the program read its result; the model reads the program's.
+      if (event.data.parentCallId !== undefined) state.droppedCalls.add(event.data.callId)
+      return undefined
     case 'tool/result': {
       if (state.droppedCalls.has(event.data.callId)) return undefined
       const block = {
@@ -128,7 +135,7 @@ function foldInto(entries: HistoryEntry[], event: AnySessionEvent, state: FoldSt
 
 /**
  * The model's history as a fold over the log (docs/architecture.md, "The session log"): `user/message`, `assistant/message` (non-empty,
- * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call), `runtime/context`
+ * not interrupted: `isInterruptedAnswer`), `tool/result` (not of an interrupted answer's call nor of a program's call), `runtime/context`
  * (as a user message); a `user/message` with `replaces` stands in for the messages of its seq range (a summary);
  * `tool/pruned` shows one tool result shorter, `tool/arguments-pruned` one call's arguments. Incremental: `update()` folds only events it has not seen.
  * Every message it returns is sealed (`seal` of @dsh/llm: deeply frozen) and the list is frozen, so no caller

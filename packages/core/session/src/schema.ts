@@ -139,7 +139,16 @@ export const CORE_EVENT_SCHEMAS = {
     interrupted: Type.Optional(Type.Boolean()),
     error: Type.Optional(LlmErrorSchema),
   }),
-  'tool/call': Type.Object({ callId: Type.String(), name: Type.String(), arguments: Type.Unknown() }),
+  'tool/call': Type.Object({
+    callId: Type.String(),
+    name: Type.String(),
+    arguments: Type.Unknown(),
+    /**
+     * A call a program made (`run_code`, docs/architecture.md "Code mode"): the call that ran the program. Its
+     * result is the program's to read, not the model's, so the history leaves it out.
+     */
+    parentCallId: Type.Optional(Type.String()),
+  }),
   'tool/dispatched': Type.Object(
     { callId: Type.String() },
     { description: 'The call passed every check and its body is about to run: written and flushed before the effect.' },

@@ -50,6 +50,14 @@ export const TOOL_ERROR_CODES = [
   'SUBAGENT_FAILED',
   'SUBAGENT_ABORTED',
   'SUBAGENT_NOT_FOUND',
+  // Code mode (tool-run-code, CodeErrorCode of @dsh/code-runtime): the program did not parse, threw, ran past its
+  // wall time or memory, made more tool calls than allowed, or its worker died.
+  'CODE_SYNTAX',
+  'CODE_THROWN',
+  'CODE_TIMEOUT',
+  'CODE_MEMORY',
+  'CODE_LIMIT',
+  'CODE_CRASHED',
   // fs errors surfaced as tool errors (FsErrorCode of @dsh/fs).
   'FS_SANDBOX_DENIED',
   'FS_READ_DENIED',

@@ -20,6 +20,11 @@ import { LiveOutputRecorder } from './live-output.ts'
 export interface BatchOptions {
   signal: AbortSignal
   maxParallel: number
+  /**
+   * The calls are a program's (run_code, docs/architecture.md "Code mode"): logged with this call as their
+   * `parentCallId`, resolved with reach `program`, otherwise through the same checks as the model's calls.
+   */
+  parentCallId?: string
 }
 
 const errorResult = (callId: string, code: ToolErrorCode, message: string): ToolResultData => ({
@@ -74,8 +79,9 @@ export async function runBatch(
       })
     }
   }
+  const parent = options.parentCallId !== undefined ? { parentCallId: options.parentCallId } : {}
   for (const call of calls)
-    session.append('tool/call', { callId: call.callId, name: call.name, arguments: call.arguments as any })
+    session.append('tool/call', { callId: call.callId, name: call.name, arguments: call.arguments as any, ...parent })
 
   const running = new Set<Promise<void>>()
   const drainAll = async () => {
@@ -87,9 +93,10 @@ export async function runBatch(
       results[index] = redactResult(ctx, result) // every path, before the log
       appendReady()
     }
-    const found = tools.resolve(call.name, base.agentId)
+    const reach = options.parentCallId !== undefined ? 'program' : 'direct'
+    const found = tools.resolve(call.name, base.agentId, reach)
     if (!found) {
-      const known = tools.visible(base.agentId).map((tool) => tool.name)
+      const known = tools.visible(base.agentId, reach).map((tool) => tool.name)
       settle(
         errorResult(
           call.callId,

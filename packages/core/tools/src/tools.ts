@@ -25,8 +25,14 @@ export interface Config {
   maxArgumentBytes: number
 }
 
-/** Whether the agent `agentId` may see and call the tool `name`. */
-export type ToolFilter = (agentId: string, name: string) => boolean
+/**
+ * How a call reaches a tool: `direct` (the model calls it; the request lists it) or `program` (a program of
+ * the model's, `run_code`, calls it: docs/architecture.md "Code mode").
+ */
+export type ToolReach = 'direct' | 'program'
+
+/** Whether the agent `agentId` may see and call the tool `name` when it reaches it this way. */
+export type ToolFilter = (agentId: string, name: string, reach: ToolReach) => boolean
 
 interface Registered {
   tool: ToolDefinition
@@ -137,9 +143,13 @@ export class Tools extends Service {
     compileParameters(name, parameters)
   }
 
-  /** The tool an agent would get for `name`. */
-  resolve(name: string, agentId: string): { tool: ToolDefinition; validate: ValidateFunction } | undefined {
-    for (const filter of this.filters) if (!filter(agentId, name)) return undefined
+  /** The tool an agent would get for `name`, reached `reach` (default: the model calls it). */
+  resolve(
+    name: string,
+    agentId: string,
+    reach: ToolReach = 'direct',
+  ): { tool: ToolDefinition; validate: ValidateFunction } | undefined {
+    for (const filter of this.filters) if (!filter(agentId, name, reach)) return undefined
     const list = this.registered.get(name)
     if (!list) return undefined
     const entry =
@@ -151,15 +161,15 @@ export class Tools extends Service {
   }
 
   /** Tools visible to an agent, sorted by name (a stable order keeps the request prefix cacheable). */
-  visible(agentId: string): ToolDefinition[] {
+  visible(agentId: string, reach: ToolReach = 'direct'): ToolDefinition[] {
     return [...this.registered.keys()].sort().flatMap((name) => {
-      const found = this.resolve(name, agentId)
+      const found = this.resolve(name, agentId, reach)
       return found ? [found.tool] : []
     })
   }
 
   schemas(agentId: string): ToolSchema[] {
-    return this.visible(agentId).map(toSchema)
+    return this.visible(agentId).map((tool) => toSchema(tool, agentId))
   }
 
   /**

@@ -53,6 +53,11 @@ export interface ToolDefinition<A = any> {
   name: string
   /** Short and clear: what the tool does and what it returns (the model reads it). */
   description: string
+  /**
+   * The description one agent's requests carry, when it depends on the agent (run_code declares the tools
+   * that agent's programs may call); absent: `description`.
+   */
+  describe?(agentId: string): string
   /** JSON Schema of the arguments (an object schema). */
   parameters: Record<string, unknown>
   /** Safe to run at the same time as other safe calls (it changes nothing). */
@@ -85,6 +90,7 @@ export interface ToolCallRequest {
   arguments: unknown
 }
 
-export function toSchema(tool: ToolDefinition): ToolSchema {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters }
+export function toSchema(tool: ToolDefinition, agentId?: string): ToolSchema {
+  const description = agentId !== undefined && tool.describe ? tool.describe(agentId) : tool.description
+  return { name: tool.name, description, parameters: tool.parameters }
 }

@@ -107,7 +107,7 @@ test('a user preset cannot mount a plugin outside the mountable list (a provider
   const agent = await h.root.agents.create({ cwd: h.workspace })
   const file = join(h.home, 'presets', 'widen.yaml')
   expect(() => h.root.agentPresets.choose(agent.session, 'widen', 'user:cli-flag')).toThrow(
-    `${file}:4: plugin "@dsh/fs-local" cannot be mounted per agent (mountable: @dsh/tool-bash-persistent)`,
+    `${file}:4: plugin "@dsh/fs-local" cannot be mounted per agent (mountable: @dsh/tool-bash-persistent, @dsh/tool-run-code)`,
   )
   expect(agent.session.last('agent/preset')).toBeUndefined()
   rmSync(file)

@@ -131,7 +131,7 @@ test('a bad user preset file is one error naming the file and the line', async (
   const file = join(h.home, 'presets', 'broken.yaml')
   expect(() => h.root.agentPresets.choose(agent.session, 'explore', 'user:cli-flag')).toThrow(AgentPresetFileError)
   expect(() => h.root.agentPresets.list()).toThrow(
-    `${file}:4: "compation" is not a field of an agent preset (description, tools, compaction, plugins)`,
+    `${file}:4: "compation" is not a field of an agent preset (description, tools, compaction, plugins, direct)`,
   )
   expect(agent.session.last('agent/preset')).toBeUndefined()
 })
@@ -140,7 +140,7 @@ test('an unknown preset and a preset chosen after the first turn are refused by 
   const h = await boot()
   const agent = await h.root.agents.create({ cwd: h.workspace })
   expect(() => h.root.agentPresets.choose(agent.session, 'nope', 'user:cli-flag')).toThrow(
-    'there is no agent preset "nope" (known: standard, explore, minimal)',
+    'there is no agent preset "nope" (known: standard, explore, minimal, code)',
   )
   h.root.scriptedLlm.enqueue({ text: 'ok' })
   agent.followup('hi')

@@ -9,12 +9,13 @@ import Schema from '@dsh/schemastery'
 import type { Route, ToolSchema } from '@dsh/llm'
 import type { Session, Static } from '@dsh/session'
 import type { RenderedSection } from '@dsh/system-prompt'
-import type {} from '@dsh/tools'
+import type { ToolReach } from '@dsh/tools'
 import { configProblem, mountForAgent, MOUNTS_PER_AGENT, type ResolvedPlugin } from './agent-mounts.ts'
 import {
   AgentPresetEventData,
   BUILT_IN_AGENT_PRESETS,
   offersTool,
+  offersToolBy,
   plainPreset,
   presetProblem,
   type AgentPreset,
@@ -26,6 +27,7 @@ import { AgentPresetFileError, pluginLinesOf, readUserPresets } from './user-pre
 export {
   BUILT_IN_AGENT_PRESETS,
   offersTool,
+  offersToolBy,
   type AgentPreset,
   type ChosenAgentPreset,
   type PresetPlugin,
@@ -83,6 +85,7 @@ const PresetSchema: Schema<AgentPreset> = Schema.object({
   tools: Schema.object({ allow: toolNames, deny: toolNames }).default({ allow: undefined, deny: undefined }),
   compaction: Schema.boolean().default(true),
   plugins: Schema.array(Schema.object({ name: Schema.string().required(), config: Schema.dict(Schema.any()) })),
+  direct: toolNames,
 }) as Schema<AgentPreset>
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -93,7 +96,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .default('presets')
     .description('Folder of user agent presets (`<name>.yaml`), relative to $DSH_HOME.'),
   mountable: Schema.array(Schema.string())
-    .default(['@dsh/tool-bash-persistent'])
+    .default(['@dsh/tool-bash-persistent', '@dsh/tool-run-code'])
     .description(
       `Packages a preset's \`plugins\` may mount for one agent; each must also declare \`${MOUNTS_PER_AGENT}\` (loaded at boot).`,
     ),
@@ -124,7 +127,7 @@ export class AgentPresets extends Service {
     }
     // Not ignorable: a session made read-only must not be opened, and run with every tool, where nothing reads it.
     ctx.sessions.defineKind(ctx, 'agent/preset', { schema: AgentPresetEventData })
-    ctx.tools.useFilter(ctx, (agentId, name) => this.offers(ctx.agents.get(agentId), name))
+    ctx.tools.useFilter(ctx, (agentId, name, reach) => this.offers(ctx.agents.get(agentId), name, reach))
     // A resumed or forked session mounts what its logged preset names; a first step waits for the mount.
     ctx.on('agent/created', (agent) => this.syncMounts(agent))
     ctx.on('agent/status', (agent, status) => void (status === 'disposed' && this.mounts.delete(agent.id)))
@@ -201,6 +204,7 @@ export class AgentPresets extends Service {
         compaction: data.compaction,
         source: data.source,
         ...(data.plugins ? { plugins: data.plugins } : {}),
+        ...(data.direct ? { direct: data.direct } : {}),
       }
     )
   }
@@ -227,7 +231,7 @@ export class AgentPresets extends Service {
         }))
         await mountForAgent(scope!, agentId, preset.name, resolved)
       }
-      const tools = this.ctx.tools.schemas(agentId).filter((tool) => offersTool(preset.tools, tool.name))
+      const tools = this.ctx.tools.schemas(agentId).filter((tool) => offersToolBy(preset, tool.name, 'direct'))
       const prompt = await this.ctx
         .get('systemPrompt')
         ?.render({ ...where, agentId, tools: tools.map((tool) => tool.name) })
@@ -303,11 +307,14 @@ export class AgentPresets extends Service {
     return this.current(session)?.compaction !== false
   }
 
-  /** A subagent is narrowed by its own preset and every ancestor's (it cannot offer what its parent lacks). */
-  private offers(agent: Agent | undefined, name: string): boolean {
+  /**
+   * A subagent is narrowed by its own preset and every ancestor's (it cannot offer what its parent lacks); how a
+   * tool is reached (directly or from a program, code mode) is the agent's own preset's to say, not its ancestors'.
+   */
+  private offers(agent: Agent | undefined, name: string, reach: ToolReach): boolean {
     for (let at = agent; at; at = at.parent) {
       const preset = this.current(at.session)
-      if (preset && !offersTool(preset.tools, name)) return false
+      if (preset && !(at === agent ? offersToolBy(preset, name, reach) : offersTool(preset.tools, name))) return false
     }
     return true
   }

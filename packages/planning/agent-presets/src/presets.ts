@@ -40,6 +40,11 @@ const PresetFields = {
   compaction: Type.Boolean(),
   /** Plugins mounted for this agent only (absent in logs written before they existed: none). */
   plugins: Type.Optional(Type.Array(PresetPluginData)),
+  /**
+   * Code mode (docs/architecture.md, "Code mode"): the tools the model calls directly. Every other tool `tools`
+   * offers is reached only from a `run_code` program. Absent: every offered tool is direct.
+   */
+  direct: Type.Optional(toolNames),
 }
 /** A capability set chosen when a session is created (not a permission preset: it grants nothing). */
 const AgentPresetData = Type.Object(PresetFields)
@@ -74,6 +79,17 @@ export const BUILT_IN_AGENT_PRESETS: AgentPreset[] = [
     compaction: false,
     plugins: [{ name: '@dsh/tool-bash-persistent' }],
   },
+  {
+    name: 'code',
+    description:
+      'Standard, with the tools reached from run_code programs; todo_write, skill, task and exit_plan_mode stay direct.',
+    tools: {},
+    compaction: true,
+    plugins: [{ name: '@dsh/tool-run-code' }],
+    // Direct: tools whose result is for the conversation, not data for a program (the visible plan, a skill's
+    // instructions, a subagent's report, leaving plan mode).
+    direct: ['run_code', 'todo_write', 'skill', 'task', 'exit_plan_mode'],
+  },
 ]
 
 const matches = (pattern: string, name: string) =>
@@ -85,14 +101,25 @@ export function offersTool(tools: ToolPatterns, name: string): boolean {
   return !tools.deny?.some((pattern) => matches(pattern, name))
 }
 
+/**
+ * Whether the preset offers `name` reached `reach`: the model calls only the `direct` tools of a code-mode
+ * preset, and a program any offered tool but `run_code` (a program does not start programs).
+ */
+export function offersToolBy(preset: Pick<AgentPreset, 'tools' | 'direct'>, name: string, reach: 'direct' | 'program') {
+  if (!offersTool(preset.tools, name)) return false
+  if (reach === 'program') return name !== 'run_code'
+  return !preset.direct || preset.direct.some((pattern) => matches(pattern, name))
+}
+
 /** The preset as plain JSON (a config default may carry absent lists as `undefined`, which a log refuses). */
 export function plainPreset<T extends AgentPreset>(preset: T): T {
   const { allow, deny } = preset.tools
-  const { plugins, ...rest } = preset
+  const { plugins, direct, ...rest } = preset
   const plain = {
     ...rest,
     tools: { ...(allow ? { allow: [...allow] } : {}), ...(deny ? { deny: [...deny] } : {}) },
   } as T
+  if (direct) plain.direct = [...direct]
   if (plugins?.length)
     plain.plugins = plugins.map((plugin) => ({
       name: plugin.name,

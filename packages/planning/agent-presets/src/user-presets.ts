@@ -17,7 +17,7 @@ export class AgentPresetFileError extends Error {
   }
 }
 
-const FIELDS = ['description', 'tools', 'compaction', 'plugins'] as const
+const FIELDS = ['description', 'tools', 'compaction', 'plugins', 'direct'] as const
 
 /** Where each of a user preset's `plugins` is written: the line of its name and of its config. */
 export interface PluginLines {

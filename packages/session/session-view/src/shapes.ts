@@ -292,6 +292,12 @@ export const ToolItemSchema = Type.Object(
       ),
     ),
     printed: optional(PrintedOutputSchema),
+    parentCallId: optional(
+      Type.String({
+        description:
+          "A call a program made (code mode, `run_code`): the program's call, under which surfaces show this one; its result went to the program, not the model.",
+      }),
+    ),
     files: optional(
       Type.Array(FileTouchSchema, {
         description:

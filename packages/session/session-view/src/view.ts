@@ -222,6 +222,7 @@ export class SessionView {
           status: 'pending',
           startedAt: event.time,
           ...(change ? { change, changeState: 'proposed' as const } : {}),
+          ...(typeof data.parentCallId === 'string' ? { parentCallId: data.parentCallId } : {}),
         }
         this.toolKeys.set(data.callId, item.key)
         this.openCalls.add(item.key)

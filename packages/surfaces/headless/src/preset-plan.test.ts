@@ -52,7 +52,7 @@ test('--preset explore creates a session whose request carries only reading tool
 test('--preset with an unknown name is a usage error naming the known presets, and no session is created', async () => {
   const h = await boot()
   await expect(run(h, '--preset', 'nope', 'hi')).rejects.toThrow(
-    new UsageError('--preset: there is no agent preset "nope" (known: standard, explore, minimal)'),
+    new UsageError('--preset: there is no agent preset "nope" (known: standard, explore, minimal, code)'),
   )
   expect(await h.root.sessions.list()).toEqual([])
   expect(h.root.scriptedLlm.requests).toEqual([])

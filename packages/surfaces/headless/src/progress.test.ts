@@ -186,3 +186,53 @@ test("a running command's printed lines are shown as they arrive, up to the limi
     '  │ … (the rest is in the session log)',
   ])
 })
+
+test("a program's calls (code mode) are indented under their run_code call, failures too", () => {
+  const lines: string[] = []
+  const progress = new Progress(
+    (line) => lines.push(line),
+    (name, args) => `${name} ${JSON.stringify(args)}`,
+    80,
+  )
+  const events: [string, unknown][] = [
+    ['tool/call', { callId: 'p', name: 'run_code', arguments: { code: 'x' } }],
+    ['tool/call', { callId: 'p.1', name: 'read', arguments: { path: 'a' }, parentCallId: 'p' }],
+    ['tool/result', { callId: 'p.1', content: [{ type: 'text', text: 'a' }] }],
+    ['tool/call', { callId: 'p.2', name: 'write', arguments: { path: '/x' }, parentCallId: 'p' }],
+    [
+      'tool/result',
+      { callId: 'p.2', content: [{ type: 'text', text: 'no' }], error: { code: 'DENIED', message: 'no' } },
+    ],
+    ['tool/result', { callId: 'p', content: [{ type: 'text', text: 'Returned: 1' }] }],
+  ]
+  events.forEach(([type, data], seq) => progress.event({ type, seq, time: seq, data } as never))
+  expect(lines).toEqual([
+    '→ run_code {"code":"x"}',
+    '    → read {"path":"a"}',
+    '    → write {"path":"/x"}',
+    '      ✗ DENIED: no',
+  ])
+})
+
+test('on a terminal, dsh --preset code shows run_code and, indented under it, the calls its program made', async () => {
+  world.write('notes.txt', 'remember the milk\n')
+  const code = "const text = await read({ path: 'notes.txt' })\nreturn text.includes('milk')"
+  world.llm.enqueue({ toolCalls: [{ id: 'p1', name: 'run_code', arguments: { code } }] }, { text: 'It says milk.' })
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, '--preset', 'code', 'what do the notes say?'], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
+  let screen = ''
+  terminal.onData((data) => (screen += data))
+  const exit = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
+  const lines = screen
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((line) => line.includes('→'))
+  if (exit !== 0 || lines.length !== 2) console.log(screen)
+  expect(exit).toBe(0)
+  expect(lines).toEqual(['→ run_code (2 lines)', '    → read notes.txt'])
+  expect(screen).toContain('It says milk.')
+})

@@ -63,17 +63,20 @@ export class Progress {
           this.write('thinking…')
         }
         break
-      case 'tool':
+      case 'tool': {
+        // A call a program made (code mode) stands indented under its run_code call.
+        const indent = item.parentCallId !== undefined ? '    ' : ''
         if (change.op === 'added' && change.cause === 'tool/call')
-          this.write(`→ ${this.describeCall(item.name, item.args)}`)
+          this.write(`${indent}→ ${this.describeCall(item.name, item.args)}`)
         if (change.cause === 'tool/output' && item.printed) this.printedLines(item.callId, item.printed.text)
         if (change.cause === 'tool/result' && item.error)
-          this.write(`  ✗ ${item.error.code}: ${oneLine(item.error.message, this.previewChars)}`)
-        else if (change.cause === 'tool/result' && item.ending) this.write(`  ✗ ${item.ending}`)
+          this.write(`${indent}  ✗ ${item.error.code}: ${oneLine(item.error.message, this.previewChars)}`)
+        else if (change.cause === 'tool/result' && item.ending) this.write(`${indent}  ✗ ${item.ending}`)
         // A call the turn ended without: cut, not failed and not done.
         if (change.cause === 'turn/end' && item.status === 'interrupted')
-          this.write(`  ⊘ interrupted: ${this.describeCall(item.name, item.args)}`)
+          this.write(`${indent}  ⊘ interrupted: ${this.describeCall(item.name, item.args)}`)
         break
+      }
       case 'notice':
         if (change.op === 'added' && item.retry) this.retry(item.retry)
         break
