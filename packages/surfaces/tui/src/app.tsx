@@ -1,5 +1,6 @@
 // The Ink app (docs/architecture.md, "Surfaces: terminal UI"): finished items go to the scrollback once
 // (Ink's <Static>), and only the live region below them — running items, the approval, the input — redraws.
+import { stripVTControlCharacters } from 'node:util'
 import { useReducer, useRef, useSyncExternalStore } from 'react'
 import { Box, Static, Text, useInput } from 'ink'
 import type { Item } from '@dsh/session-view'
@@ -132,6 +133,15 @@ interface EditorState {
   selected: number
 }
 
+/** Typed or pasted text as the input keeps it: line breaks as `\n`, nothing else that is not printable. */
+export function inputText(input: string): string {
+  // eslint-disable-next-line no-control-regex -- dropping control characters is the point
+  return stripVTControlCharacters(input.replace(/\r\n?/g, '\n')).replace(
+    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
+    '',
+  )
+}
+
 function completions(text: string, commands: CommandInfo[]): CommandInfo[] {
   const match = /^\/([a-z0-9_-]*)$/.exec(text)
   if (!match) return []
@@ -212,11 +222,18 @@ function Editor({ controller, theme, rows }: { controller: TuiController; theme:
       if (s.cursor === 0) return
       return set(s.text.slice(0, s.cursor - 1) + s.text.slice(s.cursor), s.cursor - 1)
     }
+    // Several erase keys in one read.
+    if (/^[\x7f\b]+$/.test(input)) {
+      const cut = Math.min(s.cursor, input.length)
+      return set(s.text.slice(0, s.cursor - cut) + s.text.slice(s.cursor), s.cursor - cut)
+    }
     if (key.ctrl || (key.meta && !input)) return
-    // Typed or pasted text: a pasted line break is a new line, not a send.
-    if (input) {
-      if (s.text === '' && input === '/') void controller.refreshCommands()
-      insert(input.replace(/\r\n?/g, '\n'))
+    // Typed or pasted text: a pasted line break is a new line, not a send; other control characters and escape
+    // sequences are dropped (they would reach the terminal when the input is drawn).
+    const text = inputText(input)
+    if (text) {
+      if (s.text === '' && text === '/') void controller.refreshCommands()
+      insert(text)
     }
   })
   const before = s.text.slice(0, s.cursor)

@@ -14,6 +14,7 @@ export { Config }
 export { TuiController, ACTOR, type Snapshot, type Entry } from './controller.ts'
 export { itemLines, finished, type Line, type LineOptions } from './lines.ts'
 export { App } from './app.tsx'
+export { startInk } from './ink.tsx'
 export { themeFor } from './theme.ts'
 
 export const name = 'tui'
@@ -50,6 +51,16 @@ export function apply(ctx: Context, config: Config) {
   let controller: TuiController | undefined
   let stop: (() => void) | undefined
   const { stdin, stdout, stderr } = ctx.app.stdio
+  // The terminal went away (the window closed, ssh dropped): writes fail with EIO/EPIPE. That is the user
+  // leaving, not a crash: the launch ends and drains like any exit.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EIO' && error.code !== 'EPIPE') ctx.logger('tui').warn(`stdout: ${error.message}`)
+    ctx.app.requestExit(0)
+  }
+  ctx.effect(() => {
+    stdout.on('error', onStdoutError)
+    return () => void stdout.off('error', onStdoutError)
+  }, 'stdout errors')
   ctx.on('app/launched', () => {
     void (async () => {
       let invocation: TuiInvocation
