@@ -26,6 +26,25 @@ test('a prompt streams its answer; a key approves a command that then runs; Esc 
   expect(t.text()).toContain('∴ thinking (1 line, folded)')
   expect(t.text()).not.toContain('The user greets me.')
 
+  // A message of two lines (Ctrl+J is a new line, Enter sends), then ↑ brings it back from the history.
+  world.llm.enqueue({ text: 'Two lines received.' })
+  t.type('line one')
+  await t.waitFor('› line one', 'the first line')
+  t.type(KEYS.ctrlJ)
+  t.type('line two')
+  await t.waitFor(/› line one\s*\n {2}line two/, 'the second line under the first')
+  t.type(KEYS.enter)
+  await t.waitFor('Two lines received.', 'the answer to the two lines')
+  t.type(KEYS.up)
+  await t.waitFor(() => /› line one\s*\n {2}line two/.test(t.screen().join('\n')), 'the message back from the history')
+  t.type('\x15') // Ctrl+U: clear
+
+  // Shift+Tab: plan mode on, and off again (each a logged plan/mode by user:tui).
+  t.type(KEYS.shiftTab)
+  await t.waitFor('plan mode (Shift+Tab leaves)', 'plan mode on')
+  t.type(KEYS.shiftTab)
+  await t.waitFor(() => !t.screen().some((row) => row.includes('plan mode (')), 'plan mode off')
+
   // An unconfined command asks; `y` answers once and the command runs (its file is on disk).
   world.llm.enqueue(
     {
@@ -68,7 +87,7 @@ test('a prompt streams its answer; a key approves a command that then runs; Esc 
   t.type(KEYS.enter)
   await t.waitFor(() => t.screen().some((row) => /^› \/usage\s*$/.test(row)), 'the completed command in the input')
   t.type(KEYS.enter)
-  await t.waitFor(/context .* · 3 requests ·[\s\S]* out · \$0\.\d{4}/, 'the usage line')
+  await t.waitFor(/context .* · 4 requests ·[\s\S]* out · \$0\.\d{4}/, 'the usage line')
   // Only the live region redrew: no stale copy of the input was left in the scrollback by the resize.
   expect(
     t
@@ -82,8 +101,18 @@ test('a prompt streams its answer; a key approves a command that then runs; Esc 
   const sessions = [...storedSessions(world).values()]
   expect(sessions).toHaveLength(1)
   const events = sessions[0]!
-  expect(events.filter((event) => event.type === 'user/message')).toHaveLength(3)
+  expect(events.filter((event) => event.type === 'user/message' && event.data.source === 'user').map((event) => event.data.content[0].text)).toEqual([
+    'hello there',
+    'line one\nline two',
+    'make the file',
+    'take forever',
+  ])
+  expect(events.filter((event) => event.type === 'plan/mode').map((event) => event.data)).toEqual([
+    { active: true, actor: 'user:tui' },
+    { active: false, actor: 'user:tui' },
+  ])
   expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)).toEqual([
+    'completed',
     'completed',
     'completed',
     'aborted',
