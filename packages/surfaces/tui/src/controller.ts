@@ -230,6 +230,11 @@ export class TuiController {
     return false
   }
 
+  /** Resolves once no turn runs in the session shown (at once when there is none). */
+  async whenIdle(): Promise<void> {
+    await this.agent?.whenIdle()
+  }
+
   /** Ctrl+D on an empty input, `/exit`. */
   exit(): void {
     this.ctx.app.requestExit(0)

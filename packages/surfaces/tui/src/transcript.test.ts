@@ -101,12 +101,11 @@ test('a prompt streams its answer; a key approves a command that then runs; Esc 
   const sessions = [...storedSessions(world).values()]
   expect(sessions).toHaveLength(1)
   const events = sessions[0]!
-  expect(events.filter((event) => event.type === 'user/message' && event.data.source === 'user').map((event) => event.data.content[0].text)).toEqual([
-    'hello there',
-    'line one\nline two',
-    'make the file',
-    'take forever',
-  ])
+  expect(
+    events
+      .filter((event) => event.type === 'user/message' && event.data.source === 'user')
+      .map((event) => event.data.content[0].text),
+  ).toEqual(['hello there', 'line one\nline two', 'make the file', 'take forever'])
   expect(events.filter((event) => event.type === 'plan/mode').map((event) => event.data)).toEqual([
     { active: true, actor: 'user:tui' },
     { active: false, actor: 'user:tui' },
