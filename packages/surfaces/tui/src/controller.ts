@@ -15,7 +15,7 @@ import type {} from '@dsh/usage-prices'
 import type PlanMode from '@dsh/plan-mode'
 import type { Config } from './config.ts'
 import { finished, itemLines, type Line, type LineOptions } from './lines.ts'
-import { oneLine, tokens } from './text.ts'
+import { oneLine, printable, tokens } from './text.ts'
 import { History } from './history.ts'
 
 export const ACTOR = 'user:tui'
@@ -111,7 +111,7 @@ export class TuiController {
   note(text: string, tone: Line['tone'] = 'muted'): void {
     this.entries = [
       ...this.entries,
-      { key: `note-${++this.notes}`, lines: text.split('\n').map((line) => ({ text: line, tone })) },
+      { key: `note-${++this.notes}`, lines: printable(text).split('\n').map((line) => ({ text: line, tone })) },
     ]
     this.changed()
   }
