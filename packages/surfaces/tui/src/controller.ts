@@ -111,7 +111,12 @@ export class TuiController {
   note(text: string, tone: Line['tone'] = 'muted'): void {
     this.entries = [
       ...this.entries,
-      { key: `note-${++this.notes}`, lines: printable(text).split('\n').map((line) => ({ text: line, tone })) },
+      {
+        key: `note-${++this.notes}`,
+        lines: printable(text)
+          .split('\n')
+          .map((line) => ({ text: line, tone })),
+      },
     ]
     this.changed()
   }
@@ -125,7 +130,7 @@ export class TuiController {
 
   async showPicker(): Promise<void> {
     const all = await this.ctx.sessions.list()
-    const here = all.filter((summary) => summary.cwd === this.cwd && !summary.archived && !summary.parent)
+    const here = all.filter((summary) => summary.cwd === this.cwd && !summary.archived)
     if (!here.length) {
       this.note('No stored sessions in this folder: starting a new one.')
       return
