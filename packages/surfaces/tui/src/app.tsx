@@ -4,7 +4,6 @@ import { stripVTControlCharacters } from 'node:util'
 import { useReducer, useRef, useSyncExternalStore } from 'react'
 import { Box, Static, Text, useInput } from 'ink'
 import type { Item } from '@dsh/session-view'
-import type { CommandInfo } from '@dsh/commands'
 import type { TuiController } from './controller.ts'
 import { itemLines, type Line } from './lines.ts'
 import type { Theme } from './theme.ts'
@@ -131,6 +130,8 @@ interface EditorState {
   browsing: number | undefined
   draft: string
   selected: number
+  /** The input Esc closed the suggestion list on (it stays closed until the input changes). */
+  dismissed?: string
 }
 
 /** Typed or pasted text as the input keeps it: line breaks as `\n`, nothing else that is not printable. */
@@ -142,10 +143,41 @@ export function inputText(input: string): string {
   )
 }
 
-function completions(text: string, commands: CommandInfo[]): CommandInfo[] {
-  const match = /^\/([a-z0-9_-]*)$/.exec(text)
-  if (!match) return []
-  return commands.filter((command) => command.name.startsWith(match[1]!))
+interface Suggestion {
+  key: string
+  label: string
+  /** The input once this suggestion is taken. */
+  text: string
+  cursor: number
+}
+
+/** `/` completes a command (the whole input is `/word`); `@` completes a path of the workspace at the cursor. */
+function suggestions(text: string, cursor: number, controller: TuiController): Suggestion[] {
+  const command = /^\/([a-z0-9_-]*)$/.exec(text)
+  if (command)
+    return controller
+      .commands()
+      .filter((info) => info.name.startsWith(command[1]!))
+      .filter((info) => text !== `/${info.name} `)
+      .map((info) => ({
+        key: `/${info.name}`,
+        label: `/${info.name}${info.argumentHint ? ` ${oneLine(info.argumentHint, 30)}` : ''} — ${oneLine(info.description, 80)}${info.origin !== 'dsh' && info.origin !== 'tui' ? ` (${oneLine(info.origin, 40)})` : ''}`,
+        text: `/${info.name} `,
+        cursor: info.name.length + 2,
+      }))
+  const before = text.slice(0, cursor)
+  const mention = /(?:^|\s)@([^\s@]*)$/.exec(before)
+  if (!mention) return []
+  const start = cursor - mention[1]!.length
+  return controller.files(mention[1]!).map((entry) => {
+    const inserted = entry.dir ? entry.path : `${entry.path} `
+    return {
+      key: `@${entry.path}`,
+      label: `@${entry.path}`,
+      text: text.slice(0, start) + inserted + text.slice(cursor),
+      cursor: start + inserted.length,
+    }
+  })
 }
 
 function Editor({ controller, theme, rows }: { controller: TuiController; theme: Theme; rows: number }) {
@@ -153,7 +185,8 @@ function Editor({ controller, theme, rows }: { controller: TuiController; theme:
   const state = useRef<EditorState>({ text: '', cursor: 0, browsing: undefined, draft: '', selected: 0 })
   const [, rerender] = useReducer((n: number) => n + 1, 0)
   const s = state.current
-  const matches = completions(s.text, controller.commands())
+  const shownFor = (text: string, cursor: number) => (s.dismissed === text ? [] : suggestions(text, cursor, controller))
+  const matches = shownFor(s.text, s.cursor)
   const set = (text: string, cursor = text.length) => {
     s.text = text
     s.cursor = cursor
@@ -163,7 +196,8 @@ function Editor({ controller, theme, rows }: { controller: TuiController; theme:
   const insert = (chunk: string) =>
     set(s.text.slice(0, s.cursor) + chunk + s.text.slice(s.cursor), s.cursor + chunk.length)
   useInput((input, key) => {
-    const found = completions(s.text, controller.commands())
+    const found = shownFor(s.text, s.cursor)
+    const choice = found[Math.min(s.selected, found.length - 1)]
     if (key.ctrl && input === 'c') {
       set('')
       return
@@ -174,14 +208,18 @@ function Editor({ controller, theme, rows }: { controller: TuiController; theme:
     }
     if (key.tab && key.shift) return controller.togglePlan()
     if (key.escape) {
-      if (found.length && s.text !== '/') return set('')
+      // Esc closes a suggestion list first; with none open it cancels the running turn.
+      if (found.length) {
+        s.dismissed = s.text
+        return rerender()
+      }
       controller.cancel()
       return
     }
     if (key.return && key.meta) return insert('\n')
     if ((key.ctrl && input === 'j') || input === '\n') return insert('\n')
     if (key.tab) {
-      if (found.length) set(`/${found[Math.min(s.selected, found.length - 1)]!.name} `)
+      if (choice) set(choice.text, choice.cursor)
       return
     }
     // Text and Enter in one read (typed fast, typed before the terminal was in raw mode, or a one-line paste
@@ -189,9 +227,10 @@ function Editor({ controller, theme, rows }: { controller: TuiController; theme:
     const typedThenEnter = input.length > 1 && /^[^\r\n]+[\r\n]$/.test(input)
     if (typedThenEnter) insert(input.slice(0, -1))
     if (key.return || typedThenEnter) {
-      const choice = found[Math.min(s.selected, found.length - 1)]
-      if (choice && s.text !== `/${choice.name}`) return set(`/${choice.name} `)
+      // Enter on a suggestion takes it, except a command already typed in full, which is sent.
+      if (choice && !(choice.key.startsWith('/') && s.text === choice.key)) return set(choice.text, choice.cursor)
       const text = s.text
+      controller.forgetFiles()
       s.browsing = undefined
       set('')
       void controller.submit(text).catch((error) => controller.note(String(error?.message ?? error), 'error'))
@@ -254,11 +293,10 @@ function Editor({ controller, theme, rows }: { controller: TuiController; theme:
           {after}
         </Text>
       </Box>
-      {shown.map((command, i) => (
-        <Text key={command.name} inverse={i === selected} color={i === selected ? undefined : theme.color('muted')}>
-          {i === selected ? '› ' : '  '}/{command.name}
-          {command.argumentHint ? ` ${command.argumentHint}` : ''} — {oneLine(command.description, 80)}
-          {command.origin !== 'dsh' && command.origin !== 'tui' ? ` (${oneLine(command.origin, 40)})` : ''}
+      {shown.map((suggestion, i) => (
+        <Text key={suggestion.key} inverse={i === selected} color={i === selected ? undefined : theme.color('muted')}>
+          {i === selected ? '› ' : '  '}
+          {suggestion.label}
         </Text>
       ))}
       {matches.length > rows ? <Text color={theme.color('muted')}> … {matches.length - rows} more</Text> : null}

@@ -2,6 +2,8 @@
 // scrollback, what the live region holds, the approval waiting for a key. It acts only through the services
 // every surface uses (ctx.agents, ctx.approval, ctx.commands, plan mode), as actor `user:tui`
 // (docs/architecture.md, "Surfaces").
+import { readdirSync } from 'node:fs'
+import { resolve, sep } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import type { Agent } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
@@ -70,6 +72,7 @@ export class TuiController {
   private exitArmedAt = 0
   private commandCache: CommandInfo[] = LOCAL_COMMANDS
   private serviceCommands = new Set<string>()
+  private readonly folderCache = new Map<string, { name: string; dir: boolean }[]>()
   readonly history: History
   readonly lineOptions: LineOptions
 
@@ -157,6 +160,39 @@ export class TuiController {
     const names = (this.serviceCommands = new Set(listed.map((command) => command.name)))
     this.commandCache = [...listed, ...LOCAL_COMMANDS.filter((command) => !names.has(command.name))]
     this.changed()
+  }
+
+  /**
+   * The workspace's entries that complete `partial` (`src/ma` → `src/main.ts`), directories with a trailing
+   * slash; nothing outside the workspace, no dot-files unless asked for, no `node_modules`. Read once per folder
+   * until the next send.
+   */
+  files(partial: string): { path: string; dir: boolean }[] {
+    const slash = partial.lastIndexOf('/')
+    const folder = partial.slice(0, slash + 1)
+    const base = partial.slice(slash + 1)
+    const absolute = resolve(this.cwd, folder)
+    if (absolute !== this.cwd && !absolute.startsWith(this.cwd + sep)) return []
+    let entries = this.folderCache.get(absolute)
+    if (!entries) {
+      try {
+        entries = readdirSync(absolute, { withFileTypes: true })
+          .filter((entry) => entry.name !== 'node_modules' && entry.name !== '.git')
+          .map((entry) => ({ name: entry.name, dir: entry.isDirectory() }))
+          .sort((a, b) => a.name.localeCompare(b.name))
+      } catch {
+        entries = []
+      }
+      this.folderCache.set(absolute, entries)
+    }
+    return entries
+      .filter((entry) => entry.name.startsWith(base) && (base.startsWith('.') || !entry.name.startsWith('.')))
+      .slice(0, this.config.completionRows * 4)
+      .map((entry) => ({ path: `${folder}${printable(entry.name)}${entry.dir ? '/' : ''}`, dir: entry.dir }))
+  }
+
+  forgetFiles(): void {
+    this.folderCache.clear()
   }
 
   /** What the user typed: a slash command, or a message to the agent. */

@@ -15,12 +15,14 @@ afterAll(async () => {
   await world?.dispose()
 })
 
-test('the resume picker opens a stored session; / lists and runs a user command; hostile text stays text; NO_COLOR has no colours; Ctrl+D exits 0', async () => {
+test('the resume picker opens a stored session; / lists and runs a user command; @ completes a path; hostile text stays text; NO_COLOR has no colours; Ctrl+D exits 0', async () => {
   // A stored session whose answer tries to clear the screen, retitle the window and write the clipboard.
   world.llm.enqueue({ text: 'Stored answer\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07 is here.' })
   const stored = await dshInProcess([...world.patchArgs, 'what is stored?'], { env: world.env, cwd: world.repo })
   expect(stored.code).toBe(0)
   const [id] = [...storedSessions(world).keys()]
+  mkdirSync(join(world.repo, 'src'), { recursive: true })
+  writeFileSync(join(world.repo, 'src/main.ts'), 'export {}\n')
   mkdirSync(join(world.repo, '.dsh/commands'), { recursive: true })
   writeFileSync(
     join(world.repo, '.dsh/commands/deploy-notes.md'),
@@ -37,6 +39,15 @@ test('the resume picker opens a stored session; / lists and runs a user command;
   expect(t.title).toBe('')
   expect(t.raw).not.toContain('pwned')
   expect(t.raw).not.toContain('ZXZpbA')
+
+  // @ completes a path of the workspace, a folder at a time.
+  t.type('read @sr')
+  await t.waitFor(() => t.screen().some((row) => /^› @src\/\s*$/.test(row)), 'the folder suggested')
+  t.type(KEYS.tab)
+  await t.waitFor(() => t.screen().some((row) => /^› @src\/main\.ts\s*$/.test(row)), 'the file in it suggested')
+  t.type(KEYS.tab)
+  await t.waitFor('› read @src/main.ts', 'the path completed in the input')
+  t.type('\x15') // Ctrl+U: clear
 
   t.type('/dep')
   await t.waitFor('/deploy-notes — Write the deploy notes', 'the user command in the completion list')
