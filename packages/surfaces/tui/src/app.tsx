@@ -134,13 +134,12 @@ interface EditorState {
   dismissed?: string
 }
 
+// eslint-disable-next-line no-control-regex -- dropping control characters is the point
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g
+
 /** Typed or pasted text as the input keeps it: line breaks as `\n`, nothing else that is not printable. */
 export function inputText(input: string): string {
-  // eslint-disable-next-line no-control-regex -- dropping control characters is the point
-  return stripVTControlCharacters(input.replace(/\r\n?/g, '\n')).replace(
-    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
-    '',
-  )
+  return stripVTControlCharacters(input.replace(/\r\n?/g, '\n')).replace(CONTROL, '')
 }
 
 interface Suggestion {

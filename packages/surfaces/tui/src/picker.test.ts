@@ -15,7 +15,7 @@ afterAll(async () => {
   await world?.dispose()
 })
 
-test('the resume picker opens a stored session; / lists and runs a user command; @ completes a path; hostile text stays text; NO_COLOR has no colours; Ctrl+D exits 0', async () => {
+test('the resume picker opens a stored session; / lists and runs a user command; @ completes a path; hostile text stays text; NO_COLOR has no colours; Ctrl+C twice exits 0', async () => {
   // A stored session whose answer tries to clear the screen, retitle the window and write the clipboard.
   world.llm.enqueue({ text: 'Stored answer\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07 is here.' })
   const stored = await dshInProcess([...world.patchArgs, 'what is stored?'], { env: world.env, cwd: world.repo })
@@ -29,7 +29,8 @@ test('the resume picker opens a stored session; / lists and runs a user command;
     '---\ndescription: Write the deploy notes\n---\nWrite deploy notes for $ARGUMENTS.\n',
   )
 
-  const t = world.open(['resume'], { env: { NO_COLOR: '1' } })
+  // A generous Ctrl+C window: the second press must not miss it on a loaded machine.
+  const t = world.open(['resume'], { env: { NO_COLOR: '1' }, tuiConfig: '{ exitWindowMs: 60000 }' })
   await t.waitFor('Resume a session', 'the picker')
   expect(t.text()).toContain('what is stored?')
   expect(t.text()).toContain(id!)
@@ -48,6 +49,7 @@ test('the resume picker opens a stored session; / lists and runs a user command;
   t.type(KEYS.tab)
   await t.waitFor('› read @src/main.ts', 'the path completed in the input')
   t.type('\x15') // Ctrl+U: clear
+  await t.waitFor(() => t.screen().some((row) => /^›\s*$/.test(row)), 'the cleared input')
 
   t.type('/dep')
   await t.waitFor('/deploy-notes — Write the deploy notes', 'the user command in the completion list')
@@ -61,9 +63,13 @@ test('the resume picker opens a stored session; / lists and runs a user command;
   expect(JSON.stringify(world.llm.requests.at(-1)!.body.messages)).toContain('Write deploy notes for v2.')
 
   // NO_COLOR: attributes (bold, inverse) but no foreground or background colour was ever written.
+  // eslint-disable-next-line no-control-regex -- the escape character is what is looked for
   expect(t.raw).not.toMatch(/\x1b\[(?:3[0-7]|9[0-7]|4[0-7]|38;|48;)[0-9;]*m/)
 
-  t.type(KEYS.ctrlD)
+  // Ctrl+C once arms, twice exits.
+  t.type(KEYS.ctrlC)
+  await t.waitFor('press Ctrl+C again to exit', 'the armed exit')
+  t.type(KEYS.ctrlC)
   expect((await t.exited).exitCode).toBe(0)
   // The same session went on: the command's expansion is its second user message.
   const events = storedSessions(world).get(id!)!

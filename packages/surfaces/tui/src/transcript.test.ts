@@ -38,6 +38,7 @@ test('a prompt streams its answer; a key approves a command that then runs; Esc 
   t.type(KEYS.up)
   await t.waitFor(() => /› line one\s*\n {2}line two/.test(t.screen().join('\n')), 'the message back from the history')
   t.type('\x15') // Ctrl+U: clear
+  await t.waitFor(() => t.screen().some((row) => /^›\s*$/.test(row)), 'the cleared input')
 
   // Shift+Tab: plan mode on, and off again (each a logged plan/mode by user:tui).
   t.type(KEYS.shiftTab)

@@ -15,7 +15,10 @@ export interface World {
   env: Record<string, string>
   patchArgs: string[]
   /** `dsh <args>` in a real pseudo-terminal, its screen read through @xterm/headless. */
-  open(args: string[], options?: { cols?: number; rows?: number; env?: Record<string, string> }): TerminalDriver
+  open(
+    args: string[],
+    options?: { cols?: number; rows?: number; env?: Record<string, string>; tuiConfig?: string },
+  ): TerminalDriver
   dispose(): Promise<void>
 }
 
@@ -42,8 +45,15 @@ export async function makeWorld(): Promise<World> {
     patchArgs,
     open(args, options = {}) {
       const [first, ...rest] = args
-      // A profile word must come first; the patch after it.
-      const argv = first === 'tui' || first === 'resume' ? [first, ...patchArgs, ...rest] : [...patchArgs, ...args]
+      const patches = [...patchArgs]
+      if (options.tuiConfig) {
+        // The `tui` row's config for this launch only (the headless runs of a test have no such row).
+        const file = join(home, `tui-${drivers.length}.patch.yml`)
+        writeFileSync(file, `- id: tui\n  config: ${options.tuiConfig}\n`)
+        patches.push('--patch', file)
+      }
+      // A profile word must come first; the patches after it.
+      const argv = first === 'tui' || first === 'resume' ? [first, ...patches, ...rest] : [...patches, ...args]
       const driver = drive(process.execPath, [dshBin, ...argv], {
         cwd: repo,
         env: { ...env, ...options.env },
