@@ -1,6 +1,8 @@
 /** What the launcher itself understands; everything else belongs to the tree (`ctx.cmdlineArgs`). */
 export interface LauncherArgs {
   profile?: string
+  /** The profile was chosen by a command word (`dsh resume …`), not named. */
+  profileByCommand?: boolean
   patches: string[]
   dumpConfig: boolean
   check: boolean
@@ -12,7 +14,7 @@ export interface LauncherArgs {
 
 export class LauncherUsageError extends Error {}
 
-const PROFILE_ALIASES = new Set(['web', 'headless', 'sdk', 'acp'])
+const PROFILE_ALIASES = new Set(['tui', 'web', 'headless', 'sdk', 'acp'])
 
 /**
  * Commands a profile's surface implements: as the first argument they choose that profile and, unlike a
@@ -79,7 +81,10 @@ export function parseLauncherArgs(argv: string[]): LauncherArgs {
         if (i === 0 && arg === 'help') out.help = true
         else if (i === 0 && !out.profile && PROFILE_ALIASES.has(arg)) out.profile = arg
         else {
-          if (i === 0 && Object.hasOwn(COMMAND_PROFILES, arg)) out.profile = COMMAND_PROFILES[arg]
+          if (i === 0 && Object.hasOwn(COMMAND_PROFILES, arg)) {
+            out.profile = COMMAND_PROFILES[arg]
+            out.profileByCommand = true
+          }
           out.rest.push(arg)
         }
     }
@@ -90,6 +95,9 @@ export function parseLauncherArgs(argv: string[]): LauncherArgs {
 export const HELP = `dsh — a local-first coding-agent harness
 
 Usage:
+  dsh                                  on a terminal: the terminal UI in this folder (= dsh tui)
+  dsh tui ["first message"]            the terminal UI (--plain: plain lines, for screen readers and dumb terminals)
+  dsh resume                           on a terminal, with no id: pick a stored session of this folder in the terminal UI
   dsh "task"                           run one task headless, for scripts and CI (= dsh --profile headless "task")
   echo "task" | dsh                    the task on stdin when no argument gives one
   dsh web                              open the browser app (same as --profile web)
@@ -139,7 +147,7 @@ Headless run options:
   -q, --quiet            no progress or refusal lines on stderr
 
 Launcher options (everything else is passed to the profile's plugins):
-  --profile <name>       web | headless | sdk | acp (default: headless)
+  --profile <name>       tui | web | headless | sdk | acp (default: tui alone on a terminal, else headless)
   --patch <file|name>    add a patch layer (repeatable; a bare name picks a patch a bundle ships)
   --dump-config          print the composed plugin tree as YAML, with the layers that set each row; no boot
   --check                boot the tree, list its rows and their state, and exit

@@ -7,7 +7,7 @@ import { bootTree, type BootedTree } from '@dsh/app-boot'
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
 import { RUN_OPTIONS } from '@dsh/headless'
 import { HELP, parseLauncherArgs } from './args.ts'
-import { run } from './launcher.ts'
+import { chooseProfile, run } from './launcher.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const probe = join(appDir, 'src/fixtures/probe-plugin.mjs')
@@ -149,7 +149,7 @@ describe('user errors exit 2 with one message naming what was wrong and where', 
     [
       'an unknown profile',
       () => ['--profile', 'desktop', '--check'],
-      () => 'dsh: unknown profile "desktop" (expected one of: web, headless, sdk, acp)\n',
+      () => 'dsh: unknown profile "desktop" (expected one of: tui, web, headless, sdk, acp)\n',
     ],
     [
       'a missing patch file',
@@ -445,3 +445,23 @@ async function waitFor(condition: () => boolean, timeoutMs = 40_000) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+describe('the profile of a launch that names none', () => {
+  const terminal = { stdin: { isTTY: true }, stdout: { isTTY: true } }
+  const piped = { stdin: { isTTY: false }, stdout: { isTTY: true } }
+  const of = (argv: string[], io = terminal) => chooseProfile(parseLauncherArgs(argv), io)
+  test('dsh alone on a terminal, dsh tui and dsh resume with no id on a terminal open the terminal UI', () => {
+    expect(of([])).toBe('tui')
+    expect(of(['tui', 'first message'])).toBe('tui')
+    expect(of(['resume'])).toBe('tui')
+  })
+  test('a task, a resume with an id, piped input or output, and a named profile stay as they were', () => {
+    expect(of(['fix the test'])).toBe('headless')
+    expect(of(['resume', 'abc', 'more'])).toBe('headless')
+    expect(of([], piped)).toBe('headless')
+    expect(of(['resume'], piped)).toBe('headless')
+    expect(of([], { stdin: { isTTY: true }, stdout: { isTTY: false } })).toBe('headless')
+    expect(of(['--profile', 'headless', 'resume'])).toBe('headless')
+    expect(of(['web'])).toBe('web')
+  })
+})

@@ -78,14 +78,13 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     stdout.write(`dsh ${manifest.version}\n`)
     return 0
   }
-  // No arguments on a terminal is a request for help; with piped input it is a headless task (`echo task | dsh`).
-  if (args.help || (argv.length === 0 && stdin.isTTY)) {
+  if (args.help) {
     stdout.write(HELP)
     return 0
   }
   const options = {
     appDir,
-    profile: args.profile ?? 'headless',
+    profile: chooseProfile(args, { stdin, stdout }),
     patches: args.patches,
     cwd,
     argv: args.rest,
@@ -108,6 +107,21 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
       return error.isUserError ? fail(2, ...error.failures.map((failure) => failure.problem)) : fail(1, error.message)
     throw error
   }
+}
+
+/**
+ * The profile of a launch that named none: a person at a terminal gets the terminal UI (`dsh` alone, or
+ * `dsh resume` with no id: its session picker); everything else, and any input or output that is not a
+ * terminal (`echo task | dsh`, `dsh "task" | tee`), stays headless, so scripts keep working.
+ */
+export function chooseProfile(
+  args: Pick<ReturnType<typeof parseLauncherArgs>, 'profile' | 'profileByCommand' | 'rest'>,
+  { stdin, stdout }: { stdin: { isTTY?: boolean }; stdout: { isTTY?: boolean } },
+): string {
+  const terminal = !!stdin.isTTY && !!stdout.isTTY
+  if (args.profileByCommand && terminal && args.rest.length === 1 && args.rest[0] === 'resume') return 'tui'
+  if (args.profile) return args.profile
+  return terminal && args.rest.length === 0 ? 'tui' : 'headless'
 }
 
 async function runTree(

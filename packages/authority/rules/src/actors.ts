@@ -6,6 +6,7 @@
  */
 export const AUTHORITY_ACTORS = [
   'user:web-tab',
+  'user:tui',
   'user:cli-flag',
   'user:settings',
   'user:slash-command',
