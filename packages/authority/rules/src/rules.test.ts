@@ -108,7 +108,7 @@ test('a malformed rule or an unknown actor is refused with one message naming wh
   expect(() => parseRule('shell(ls)', 'grants.yaml')).toThrow('grants.yaml: unknown rule kind "shell"')
   expect(() => parseRule('bash()')).toThrow('empty pattern')
   expect(() => assertActor('agent', 'setMode')).toThrow(
-    'setMode: actor must be one of user:web-tab, user:cli-flag, user:settings, user:slash-command, client:sdk, client:acp, default (got "agent")',
+    'setMode: actor must be one of user:web-tab, user:tui, user:cli-flag, user:settings, user:slash-command, client:sdk, client:acp, default (got "agent")',
   )
 })
 
