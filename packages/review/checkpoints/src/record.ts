@@ -224,14 +224,7 @@ export class Recorder {
     }
     const changes = manifestChanges(plan.before, after.files)
     if (!changes.length) return
-    if (changes.length > this.config.maxGitFiles) {
-      session.append('checkpoint/uncovered', {
-        callId,
-        turn: currentTurn(session),
-        reason: `a command changed ${changes.length} files, more than maxGitFiles (${this.config.maxGitFiles}): they are not listed or rewound`,
-      })
-      return
-    }
+    if (this.tooManyChanges(session, callId, changes.length)) return
     const store = this.storeOf(session)
     const kept = async (state: FileState): Promise<FileState> =>
       'sha256' in state && !(await store.take(plan.manifest.pool, state.sha256)) ? { unrecorded: 'unreadable' } : state
@@ -248,6 +241,17 @@ export class Recorder {
     }
   }
 
+  /** A command that changed more than maxGitFiles files is logged as not covered (both kinds of workspace). */
+  private tooManyChanges(session: Session, callId: string, count: number): boolean {
+    if (count <= this.config.maxGitFiles) return false
+    session.append('checkpoint/uncovered', {
+      callId,
+      turn: currentTurn(session),
+      reason: `a command changed ${count} files, more than maxGitFiles (${this.config.maxGitFiles}): they are not listed or rewound`,
+    })
+    return true
+  }
+
   private async finishGit(
     invocation: ToolInvocation,
     session: Session,
@@ -258,14 +262,7 @@ export class Recorder {
     if (after === plan.tree) return // nothing changed: no git, no authority to look at
     const changes = await changedFiles(plan.workspace, plan.tree, after, options)
     const { callId } = invocation.context
-    if (changes.length > this.config.maxGitFiles) {
-      session.append('checkpoint/uncovered', {
-        callId,
-        turn: currentTurn(session),
-        reason: `a command changed ${changes.length} files, more than maxGitFiles (${this.config.maxGitFiles}): they are not listed or rewound`,
-      })
-      return
-    }
+    if (this.tooManyChanges(session, callId, changes.length)) return
     const authority = await this.ctx.sandboxPolicy.authority(session)
     const root = await this.ctx.fs.realpath(session.cwd)
     for (const change of changes) {

@@ -57,6 +57,21 @@ export function fencePoint(
  * (`--die-with-parent`), so a fence never outlives the lock that guards it; and this process kills bwrap once
  * its own parent (dsh) is gone, so a dsh killed with SIGKILL leaves no command running (checked every second).
  */
+/**
+ * The end of both fence launchers (this wrapper and launcher.ts): under the exclusive lock of each fence group no
+ * other command of that root still runs, so its mount points are removed (deepest first, empty folders only);
+ * then the command's signal, if it died of one, is raised again on this process.
+ */
+export const RELEASE_FENCES = `for my $fh (@held) {
+  next unless flock($fh, $LOCK_EX | $LOCK_NB);
+  seek($fh, 0, 0);
+  my %listed = map { chomp; ($_ => 1) } <$fh>;
+  rmdir $_ for sort { length($b) <=> length($a) } keys %listed;
+  truncate($fh, 0);
+}
+if ($status & 127) { $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP); kill($status & 127, $$); exit(128 + ($status & 127)) }
+`
+
 const TIDY = `my ($LOCK_SH, $LOCK_EX, $LOCK_NB, $EINTR) = (1, 2, 4, 4);
 my ($wait, $groups) = splice(@ARGV, 0, 2);
 sub refuse { print STDERR "dsh: the command was not run: the sandbox fence lock $_[0] cannot be taken\n"; exit 126 }
@@ -86,15 +101,7 @@ my $r;
 do { $r = waitpid($pid, 0) } while ($r == -1 && $! == $EINTR);
 alarm 0;
 my $status = $?;
-for my $fh (@held) {
-  next unless flock($fh, $LOCK_EX | $LOCK_NB);
-  seek($fh, 0, 0);
-  my %listed = map { chomp; ($_ => 1) } <$fh>;
-  rmdir $_ for sort { length($b) <=> length($a) } keys %listed;
-  truncate($fh, 0);
-}
-if ($status & 127) { $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP); kill($status & 127, $$); exit(128 + ($status & 127)) }
-exit($status >> 8);
+${RELEASE_FENCES}exit($status >> 8);
 `
 
 /**

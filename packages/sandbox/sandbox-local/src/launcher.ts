@@ -1,3 +1,5 @@
+import { RELEASE_FENCES } from './fences.ts'
+
 // The one launcher of a confined command outside bubblewrap (docs/performance.md, "Where a step goes"): a single
 // perl process does, before bwrap starts and after it ends, what a chain of a fence wrapper (perl), a cgroup
 // joiner (/bin/sh) and, inside the sandbox, a limits launcher (bash) did. Of a confined `echo`, that chain was
@@ -122,15 +124,7 @@ print STDERR "dsh: exit 153 is SIGXFSZ: a write went past the sandbox's file-siz
 print STDERR "dsh: exit 152 is SIGXCPU: a process used up the sandbox's CPU-time limit (sandbox.limits.cpuSeconds: $cpu)\\n" if $code == 152 && length $cpu;
 print STDERR "dsh: the command reached the sandbox's process limit (sandbox.limits.processes: $procs): new processes were refused\\n" if count('max', $pids_events) != $forks0;
 print STDERR "dsh: a process was killed for using more than the sandbox's memory limit (sandbox.limits.memory: $memory)\\n" if count('oom_kill', $memory_events) != $kills0;
-for my $fh (@held) {
-  next unless flock($fh, $LOCK_EX | $LOCK_NB);
-  seek($fh, 0, 0);
-  my %listed = map { chomp; ($_ => 1) } <$fh>;
-  rmdir $_ for sort { length($b) <=> length($a) } keys %listed;
-  truncate($fh, 0);
-}
-if ($status & 127) { $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP); kill($status & 127, $$); exit(128 + ($status & 127)) }
-exit($code);
+${RELEASE_FENCES}exit($code);
 `
 
 /** The argv that runs bubblewrap's argv `argv` under the launcher (see LAUNCHER above). */

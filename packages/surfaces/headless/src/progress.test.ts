@@ -15,6 +15,20 @@ afterEach(async () => {
   await world.dispose()
 })
 
+/** `dsh <args>` on a real 200×40 PTY until it exits: its exit code, what the terminal received, and that as lines. */
+async function onTerminal(args: string[]): Promise<{ code: number; screen: string; lines: string[] }> {
+  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, ...args], {
+    cwd: world.repo,
+    env: world.env,
+    cols: 200,
+    rows: 40,
+  })
+  let screen = ''
+  terminal.onData((data) => (screen += data))
+  const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
+  return { code, screen, lines: screen.replace(/\r/g, '').split('\n') }
+}
+
 test('on a terminal, stderr shows thinking, each tool call with its summary, and the tokens used with the cache share and money', async () => {
   world.write('notes.txt', 'remember the milk\n')
   writeFileSync(
@@ -29,16 +43,7 @@ test('on a terminal, stderr shows thinking, each tool call with its summary, and
     },
     { text: 'Remember the milk.', usage: { input: 10, output: 5, cacheRead: 150 } },
   )
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'what do the notes say?'], {
-    cwd: world.repo,
-    env: world.env,
-    cols: 200,
-    rows: 40,
-  })
-  let screen = ''
-  terminal.onData((data) => (screen += data))
-  const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
-  const lines = screen.replace(/\r/g, '').split('\n')
+  const { code, lines } = await onTerminal(['what do the notes say?'])
   expect(code).toBe(0)
   // Cost (100×2000 + 50×500 + 20×8000)/1e6 = 0.385 and saved 50×1500/1e6 = 0.075; then 0.52 and 0.3 over the run.
   expect(lines).toEqual([
@@ -59,15 +64,8 @@ test('on a terminal, escape sequences in what the model wrote reach the screen a
     { reasoning: 'x', toolCalls: [{ id: 'r1', name: 'read', arguments: { path: 'a\x1b[8mhidden.txt' } }] },
     { text: hostile },
   )
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'go'], {
-    cwd: world.repo,
-    env: world.env,
-    cols: 200,
-    rows: 40,
-  })
-  let screen = ''
-  terminal.onData((data) => (screen += data))
-  expect(await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))).toBe(0)
+  const { code, screen } = await onTerminal(['go'])
+  expect(code).toBe(0)
   expect(screen).not.toContain('\x1b')
   expect(screen).not.toContain('\x07')
   expect(screen).toContain('→ read ahidden.txt')
@@ -81,16 +79,7 @@ test('on a terminal, a model request that failed and will be retried says so ins
     { error: { status: 503, message: 'the service is overloaded' } },
     { text: 'Recovered.', usage: { input: 10, output: 2 } },
   )
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, 'say something'], {
-    cwd: world.repo,
-    env: world.env,
-    cols: 200,
-    rows: 40,
-  })
-  let screen = ''
-  terminal.onData((data) => (screen += data))
-  const code = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
-  const lines = screen.replace(/\r/g, '').split('\n')
+  const { code, lines } = await onTerminal(['say something'])
   expect(code).toBe(0)
   expect(world.llm.requests).toHaveLength(2)
   expect(lines).toEqual([
@@ -218,20 +207,8 @@ test('on a terminal, dsh --preset code shows run_code and, indented under it, th
   world.write('notes.txt', 'remember the milk\n')
   const code = "const text = await read({ path: 'notes.txt' })\nreturn text.includes('milk')"
   world.llm.enqueue({ toolCalls: [{ id: 'p1', name: 'run_code', arguments: { code } }] }, { text: 'It says milk.' })
-  const terminal = spawn(process.execPath, [dshBin, ...world.patchArgs, '--preset', 'code', 'what do the notes say?'], {
-    cwd: world.repo,
-    env: world.env,
-    cols: 200,
-    rows: 40,
-  })
-  let screen = ''
-  terminal.onData((data) => (screen += data))
-  const exit = await new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)))
-  const lines = screen
-    .replace(/\r/g, '')
-    .split('\n')
-    .filter((line) => line.includes('→'))
-  if (exit !== 0 || lines.length !== 2) console.log(screen)
+  const { code: exit, screen, lines: all } = await onTerminal(['--preset', 'code', 'what do the notes say?'])
+  const lines = all.filter((line) => line.includes('→'))
   expect(exit).toBe(0)
   expect(lines).toEqual(['→ run_code (2 lines)', '    → read notes.txt'])
   expect(screen).toContain('It says milk.')
