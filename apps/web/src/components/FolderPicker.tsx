@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { ChevronRight, CornerLeftUp, Folder, Home } from 'lucide-react'
 import type { DirectoryEntry } from '@dsh/web-protocol'
 import { call, messageOf } from '../lib/api.ts'
@@ -29,14 +29,21 @@ export function FolderPicker({
   const [error, setError] = useState<string>()
   const [typed, setTyped] = useState('')
   const [completions, setCompletions] = useState<string[]>([])
+  // Only the newest request may change the listing: the first listing can answer after a path the user typed
+  // and submitted, and must not replace it. An answer also leaves alone a path the user is still typing.
+  const latest = useRef(0)
+  const editedSince = useRef(false)
   const open = (path?: string) => {
+    const request = ++latest.current
+    editedSince.current = false
     call('files.list', path ? { path } : {}).then(
       (result) => {
+        if (request !== latest.current) return
         setListing(result)
-        setTyped(result.path)
+        if (!editedSince.current) setTyped(result.path)
         setError(undefined)
       },
-      (failure) => setError(messageOf(failure)),
+      (failure) => request === latest.current && setError(messageOf(failure)),
     )
   }
   useEffect(() => open(start), [start])
@@ -103,7 +110,10 @@ export function FolderPicker({
           spellCheck={false}
           autoComplete="off"
           placeholder="/path/to/folder or ~/folder"
-          onChange={(event) => setTyped(event.target.value)}
+          onChange={(event) => {
+            editedSince.current = true
+            setTyped(event.target.value)
+          }}
         />
         <datalist id="picker-completions">
           {completions.map((path) => (

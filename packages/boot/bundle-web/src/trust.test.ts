@@ -62,10 +62,30 @@ async function go(path: string) {
 }
 
 test('the picker opens a typed path, completes it, and refuses /etc, a link to it, and a folder outside the home', async () => {
+  // The picker's first listing is held back until the typed path has been answered: a late first answer
+  // must not replace what the user asked for (this race failed the suite under load).
+  let releaseFirst = () => {}
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve))
+  let seen = 0
+  const typed = JSON.stringify({ path: join(web.home, 'projects') })
+  await page.route('**/api/files.list', async (route) => {
+    if (seen++ === 0) {
+      await firstHeld
+      return route.continue()
+    }
+    const response = await route.fetch()
+    await route.fulfill({ response })
+    if (route.request().postData() === typed) setTimeout(releaseFirst, 300)
+  })
   await page.getByTestId('workspace').click()
   await pathField().waitFor(WAIT)
   await go(join(web.home, 'projects'))
   await page.locator('.picker-entry', { hasText: 'other' }).waitFor(WAIT)
+  await firstHeld
+  await page.waitForTimeout(500)
+  await page.unroute('**/api/files.list')
+  expect(await page.locator('.picker-current').textContent()).toBe(join(web.home, 'projects'))
+  expect(await pathField().inputValue()).toBe(join(web.home, 'projects'))
   expect(await page.locator('.picker-entry').allTextContents()).toEqual([
     expect.stringContaining('demo'),
     expect.stringContaining('other'),
