@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { ChevronRight, CornerLeftUp, Folder, Home } from 'lucide-react'
+import { ChevronRight, CornerLeftUp, Folder, GitBranch, History, Home } from 'lucide-react'
 import type { DirectoryEntry } from '@dsh/web-protocol'
 import { call, messageOf } from '../lib/api.ts'
 
@@ -18,10 +18,13 @@ interface Listing {
  */
 export function FolderPicker({
   start,
+  recent = [],
   onPick,
   onCancel,
 }: {
   start?: string
+  /** Workspaces of recent sessions, newest first: one click opens one (the host still decides). */
+  recent?: string[]
   onPick: (path: string) => void
   onCancel: () => void
 }) {
@@ -43,7 +46,12 @@ export function FolderPicker({
         if (!editedSince.current) setTyped(result.path)
         setError(undefined)
       },
-      (failure) => request === latest.current && setError(messageOf(failure)),
+      (failure) => {
+        if (request !== latest.current) return
+        // The refused folder is not the one shown: the old listing goes, so "Use this folder" cannot take it.
+        setListing(undefined)
+        setError(messageOf(failure))
+      },
     )
   }
   useEffect(() => open(start), [start])
@@ -124,6 +132,17 @@ export function FolderPicker({
           Go
         </button>
       </form>
+      {recent.length > 0 && (
+        <div className="picker-recent" aria-label="Recent workspaces">
+          <History size={13} className="muted" />
+          <span className="muted">Recent</span>
+          {recent.map((path) => (
+            <button key={path} className="crumb mono" title={path} onClick={() => open(path)}>
+              {path}
+            </button>
+          ))}
+        </div>
+      )}
       {error && (
         <div className="inline-error" role="alert">
           {error}
@@ -135,6 +154,11 @@ export function FolderPicker({
           <li key={entry.path}>
             <button className="picker-entry" onClick={() => open(entry.path)} onDoubleClick={() => onPick(entry.path)}>
               <Folder size={15} /> {entry.name}
+              {entry.git && (
+                <span className="picker-git muted" title="A git repository">
+                  <GitBranch size={12} /> git
+                </span>
+              )}
             </button>
           </li>
         ))}

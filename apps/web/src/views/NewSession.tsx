@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { FolderOpen, Sparkles } from 'lucide-react'
-import type { InlineImage, WireRoute } from '@dsh/web-protocol'
+import type { InlineImage, SessionListItem, WireRoute } from '@dsh/web-protocol'
 import { Composer } from '../components/Composer.tsx'
 import { FolderPicker } from '../components/FolderPicker.tsx'
 import { AgentPresetPicker, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
@@ -71,6 +71,7 @@ export function NewSession() {
         {picking && (
           <FolderPicker
             start={workspace || undefined}
+            recent={recentWorkspaces(sessions.items)}
             onCancel={() => setPicking(false)}
             onPick={(path) => {
               setCwd(path)
@@ -97,4 +98,10 @@ export function NewSession() {
       </div>
     </div>
   )
+}
+
+/** The workspaces of the newest sessions, each once, at most five. */
+function recentWorkspaces(items: SessionListItem[]): string[] {
+  const byRecency = [...items].sort((a, b) => b.updatedAt - a.updatedAt)
+  return [...new Set(byRecency.map((item) => item.cwd))].slice(0, 5)
 }

@@ -31,7 +31,7 @@ beforeAll(async () => {
   if (!existsSync(webDist)) throw new Error(`the web app is not built (${webDist} is missing): run npm run setup`)
   llm = await startMockServer()
   const folders = tempHome()
-  mkdirSync(join(folders.home, 'projects', 'other'))
+  mkdirSync(join(folders.home, 'projects', 'other', '.git'), { recursive: true })
   symlinkSync('/etc', join(folders.home, 'etc-link'))
   outside = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-web-outside-')))
   writeFileSync(join(folders.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n')
@@ -90,6 +90,9 @@ test('the picker opens a typed path, completes it, and refuses /etc, a link to i
     expect.stringContaining('demo'),
     expect.stringContaining('other'),
   ])
+  // A repository is marked; a plain folder is not.
+  expect(await page.locator('.picker-entry', { hasText: 'other' }).locator('.picker-git').count()).toBe(1)
+  expect(await page.locator('.picker-entry', { hasText: 'demo' }).locator('.picker-git').count()).toBe(0)
 
   // Completion: the folders of the typed parent that start with what follows the last slash.
   await pathField().fill(join(web.home, 'projects', 'ot'))
@@ -110,6 +113,9 @@ test('the picker opens a typed path, completes it, and refuses /etc, a link to i
   ] as const) {
     await go(path)
     await expect.poll(() => page.getByRole('alert').textContent(), WAIT).toContain(words)
+    // The refused folder's error replaces the listing: nothing left that "Use this folder" could take.
+    expect(await page.locator('.picker-entry').count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Use this folder' }).isDisabled()).toBe(true)
   }
   await screenshot(page, 'trust-01-picker-refuses-etc')
   // The API refuses what the page cannot reach, also for a new session.
@@ -123,6 +129,18 @@ test('the picker opens a typed path, completes it, and refuses /etc, a link to i
   await expect.poll(() => page.locator('.picker-current').textContent(), WAIT).toBe(join(web.home, 'projects', 'other'))
   await page.getByRole('button', { name: 'Use this folder' }).click()
   expect(await page.getByTestId('workspace').textContent()).toContain(join(web.home, 'projects', 'other'))
+
+  // Recent workspaces: a session in another folder puts it on the picker's recent row, one click opens it.
+  await api(web, 'sessions.create', { cwd: join(web.home, 'projects', 'demo') })
+  await page.getByTestId('workspace').click()
+  const recent = page.getByLabel('Recent workspaces').getByRole('button', { name: join(web.home, 'projects', 'demo') })
+  await recent.waitFor(WAIT)
+  await go(join(web.home, 'projects'))
+  await page.locator('.picker-entry', { hasText: 'other' }).waitFor(WAIT)
+  await screenshot(page, 'trust-02-picker-recent-and-git')
+  await recent.click()
+  await expect.poll(() => page.locator('.picker-current').textContent(), WAIT).toBe(join(web.home, 'projects', 'demo'))
+  await page.getByRole('button', { name: 'Cancel' }).click()
 })
 
 test('a numbered diff switches to side by side; at 400 px the turn footer wraps between its facts, not inside one', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -20,6 +20,7 @@ beforeAll(async () => {
   mkdirSync(join(home, 'work/src/app'), { recursive: true })
   mkdirSync(join(home, 'work/.git'))
   mkdirSync(join(home, 'work/docs'))
+  writeFileSync(join(home, 'work/src/.git'), 'gitdir: ../.git/worktrees/src\n')
   mkdirSync(join(launch, 'proj'), { recursive: true })
   mkdirSync(join(extra, 'data'), { recursive: true })
   mkdirSync(outside)
@@ -62,6 +63,18 @@ test('Home (~) lists the home; hidden folders and links leading out of every roo
   expect(result.path).toBe(home)
   expect(result.entries.map((entry: { name: string }) => entry.name)).toEqual(['to-extra', 'work'])
   expect((await list('~/work')).result.entries.map((entry: { name: string }) => entry.name)).toEqual(['docs', 'src'])
+})
+
+test('a folder holding .git (a folder, or the file of a worktree) is marked as a repository; others are not', async () => {
+  const marks = (entries: { name: string; git?: boolean }[]) => entries.map((entry) => [entry.name, entry.git ?? false])
+  expect(marks((await list('~')).result.entries)).toEqual([
+    ['to-extra', false],
+    ['work', true],
+  ])
+  expect(marks((await list('~/work')).result.entries)).toEqual([
+    ['docs', false],
+    ['src', true],
+  ])
 })
 
 test('a folder named with --allow-root opens; /etc, a folder outside, and links to them are refused', async () => {

@@ -1,6 +1,6 @@
 // The directory picker of the web app's "new session" (docs/architecture.md, "Surfaces"): browse folders inside the openable roots
 // (`ctx.webserver.folders`: the home, the launch folder, `--allow-root`).
-import { readdir, realpath, stat } from 'node:fs/promises'
+import { lstat, readdir, realpath, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import Schema from '@dsh/schemastery'
@@ -41,12 +41,20 @@ export async function listFolders(
     if (folder) entries.push({ name: entry.name, path: full, isDirectory: true })
   }
   entries.sort((a, b) => a.name.localeCompare(b.name))
-  return {
-    path: real,
-    root,
-    ...(real !== root ? { parent: dirname(real) } : {}),
-    entries: entries.slice(0, config.maxEntries),
-  }
+  const shown = entries.slice(0, config.maxEntries)
+  // A repository is marked by its `.git` (a folder, or a file in a worktree or submodule), not followed.
+  await Promise.all(
+    shown.map(async (entry) => {
+      if (
+        await lstat(join(entry.path, '.git')).then(
+          () => true,
+          () => false,
+        )
+      )
+        entry.git = true
+    }),
+  )
+  return { path: real, root, ...(real !== root ? { parent: dirname(real) } : {}), entries: shown }
 }
 
 export function apply(ctx: Context, config: Config) {

@@ -246,7 +246,12 @@ export const CompositionRowSchema = Type.Recursive(
 )
 
 export const DirectoryEntrySchema = Type.Object(
-  { name: Type.String(), path: Type.String(), isDirectory: Type.Boolean() },
+  {
+    name: Type.String(),
+    path: Type.String(),
+    isDirectory: Type.Boolean(),
+    git: Type.Optional(Type.Boolean({ description: 'The folder is a git repository (it holds `.git`).' })),
+  },
   { title: 'DirectoryEntry' },
 )
 
