@@ -28,8 +28,12 @@ export function NewSession() {
     setBusy(true)
     setError(undefined)
     try {
+      // Enter pressed before the host has said where dsh web was started: wait for the list, do not drop it.
+      if (!workspace) await sessions.refresh()
+      const folder = cwd ?? sessions.launchCwd
+      if (!folder) throw new Error(sessions.error ?? 'dsh web has not said which folder it was started in')
       const { sessionId } = await call('sessions.create', {
-        cwd: workspace,
+        cwd: folder,
         ...(route ? { route } : {}),
         ...(preset ? { preset } : {}),
         ...(agentPreset ? { agentPreset } : {}),
@@ -82,7 +86,7 @@ export function NewSession() {
         {error && <div className="callout callout-error">{error}</div>}
         <Composer
           running={false}
-          busy={busy || !workspace}
+          busy={busy}
           autoFocus
           onSend={(text, _mode, images) => start(text, images)}
           imagesRefused={imagesRefusedBy(models, route ?? models?.defaultRoute)}

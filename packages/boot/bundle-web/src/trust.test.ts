@@ -143,9 +143,18 @@ test('the picker opens a typed path, completes it, and refuses /etc, a link to i
   await page.getByRole('button', { name: 'Cancel' }).click()
 })
 
-test('a numbered diff switches to side by side; at 400 px the turn footer wraps between its facts, not inside one', async () => {
+test('a message sent before the page knows its workspace starts the session; a numbered diff switches to side by side; at 400 px the turn footer wraps between its facts, not inside one', async () => {
+  // The session list (which names the launch folder) is held back until Enter has been pressed: a loaded
+  // machine answers it late, and the first message must wait for it, not be dropped (this failed the suite).
+  let releaseList = () => {}
+  const listHeld = new Promise<void>((resolve) => (releaseList = resolve))
+  await page.route('**/api/sessions.list', async (route) => {
+    await listHeld
+    await route.continue()
+  })
   await page.goto(web.origin)
   await page.getByTestId('workspace').waitFor(WAIT)
+  expect(await page.getByTestId('workspace').textContent()).toContain('…')
   llm.enqueue(
     { toolCalls: [{ id: 'read', name: 'read', arguments: { path: 'notes.txt' } }] },
     {
@@ -157,7 +166,10 @@ test('a numbered diff switches to side by side; at 400 px the turn footer wraps 
   )
   await page.getByLabel('Message').fill('edit the notes')
   await page.getByLabel('Message').press('Enter')
+  releaseList()
   await page.getByTestId('turn-end').waitFor(WAIT)
+  await page.unroute('**/api/sessions.list')
+  expect(await page.locator('[data-testid="user-message"]', { hasText: 'edit the notes' }).count()).toBe(1)
   // The Changes panel draws whole-file diffs, numbered as the file is.
   await page.getByTestId('changes-toggle').click()
   const diff = page.locator('.diff[data-layout]').first()

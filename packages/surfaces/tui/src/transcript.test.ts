@@ -82,7 +82,11 @@ test('a prompt streams its answer; a key approves a command that then runs; Esc 
   await t.waitFor('── turn interrupted', 'the interrupted turn')
 
   // Resize: the live region is drawn again at the new width.
+  // The resize reaches dsh as SIGWINCH, after the emulator has reflowed: keys typed before dsh redraws would
+  // be drawn at the old width and leave a stale row. Ink writes its redraw at once on a narrower terminal.
+  const beforeResize = t.raw.length
   t.resize(60, 20)
+  await t.waitFor(() => t.raw.length > beforeResize, 'the redraw at 60 columns')
   t.type('/us')
   await t.waitFor(() => t.screen().some((row) => row.startsWith('› /usage — ')), 'the completion at 60 columns')
   t.type(KEYS.enter)
