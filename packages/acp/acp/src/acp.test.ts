@@ -115,6 +115,32 @@ describe('initialize and session setup', () => {
     expect(body).toContain('GIVEN=by-editor')
   })
 
+  test('an editor MCP server that cannot start or dies at once is told to the editor by name and cause', async () => {
+    const { sessionId } = await agent.agent.request('session/new', {
+      cwd: agent.workspace,
+      mcpServers: [
+        { name: 'absent', command: '/nonexistent/mcp-server-binary', args: [], env: [] },
+        { name: 'dies', command: process.execPath, args: ['-e', 'process.exit(3)'], env: [] },
+      ],
+    })
+    llm.enqueue({ text: 'Working without them.' })
+    await prompt(sessionId, 'go on')
+    type Call = Extract<SessionUpdate, { sessionUpdate: 'tool_call' }>
+    const trouble = () =>
+      of(agent.updates(sessionId), 'tool_call').filter((u: Call) => u.toolCallId.startsWith('dsh-mcp-'))
+    await until(() => trouble().length >= 2)
+    const byServer = new Map(trouble().map((u: Call) => [(u._meta?.['dsh/mcp'] as { server: string }).server, u]))
+    for (const name of ['absent', 'dies']) {
+      const update = byServer.get(name)!
+      expect(update).toMatchObject({ status: 'failed', title: expect.stringContaining(`MCP server "${name}"`) })
+      const said = (update.content?.[0] as { content: { text: string } }).content.text
+      expect(said).toMatch(
+        name === 'absent' ? /cannot run \/nonexistent\/mcp-server-binary/ : /"dies" failed to initialize/,
+      )
+    }
+    expect(textOf(agent.updates(sessionId), 'agent_message_chunk')).toBe('Working without them.')
+  })
+
   test('an MCP server with a name dsh cannot use is refused by name before any session exists', async () => {
     const error = await rpcError(
       agent.agent.request('session/new', {

@@ -6,6 +6,7 @@ import type {
   ToolCallUpdate,
   ToolKind,
 } from '@agentclientprotocol/sdk'
+import type {} from '@dsh/mcp'
 import type { SessionEvent } from '@dsh/session'
 import { SessionView, type Block, type Item, type NoticeItem, type ToolItem, type ViewChange } from '@dsh/session-view'
 import { lastTurnUsage, sessionUsage, type PriceTable } from '@dsh/usage-kit'
@@ -112,6 +113,7 @@ export class UpdateTranslator {
 
   translate(event: SessionEvent, mode: TranslateMode): SessionUpdate[] {
     if (USAGE_KINDS.has(event.type)) this.usageEvents.push(event)
+    if (event.type === 'mcp/status') return mcpTrouble(event as SessionEvent<'mcp/status'>)
     return this.view.apply(event).flatMap((change) => this.updatesFor(change, mode))
   }
 
@@ -338,4 +340,32 @@ export class UpdateTranslator {
         : {}),
     }
   }
+}
+
+const MCP_TROUBLE: Partial<Record<string, string>> = {
+  failed: 'did not start',
+  crashed: 'stopped unexpectedly',
+  refused: 'was refused',
+}
+
+/**
+ * An MCP server that failed, crashed or was refused (issue #36.10): the editor is told as a failed call of its
+ * own, naming the server and the cause, since ACP has no notice update and an agent message chunk would read
+ * as the model's words. A server that started or stopped as asked is not news to the editor.
+ */
+function mcpTrouble(event: SessionEvent<'mcp/status'>): SessionUpdate[] {
+  const { server, state, message } = event.data
+  const what = MCP_TROUBLE[state]
+  if (!what) return []
+  return [
+    {
+      sessionUpdate: 'tool_call',
+      toolCallId: `dsh-mcp-${server}-${event.seq}`,
+      title: `MCP server "${server}" ${what}`,
+      kind: 'other',
+      status: 'failed',
+      content: [{ type: 'content', content: { type: 'text', text: message ?? `no cause was given (${state})` } }],
+      _meta: { 'dsh/mcp': { server, state } },
+    },
+  ]
 }
