@@ -129,11 +129,12 @@ describe('initialize and session setup', () => {
     const trouble = () =>
       of(agent.updates(sessionId), 'tool_call').filter((u: Call) => u.toolCallId.startsWith('dsh-mcp-'))
     await until(() => trouble().length >= 2)
-    const byServer = new Map(trouble().map((u: Call) => [(u._meta?.['dsh/mcp'] as { server: string }).server, u]))
+    const serverOf = (u: Call) => (u._meta as Record<string, { server: string }>)['dsh/mcp'].server
+    const byServer = new Map(trouble().map((u: Call) => [serverOf(u), u]))
     for (const name of ['absent', 'dies']) {
       const update = byServer.get(name)!
       expect(update).toMatchObject({ status: 'failed', title: expect.stringContaining(`MCP server "${name}"`) })
-      const said = (update.content?.[0] as { content: { text: string } }).content.text
+      const said = (update.content![0] as { content: { text: string } }).content.text
       expect(said).toMatch(
         name === 'absent' ? /cannot run \/nonexistent\/mcp-server-binary/ : /"dies" failed to initialize/,
       )
