@@ -3,6 +3,7 @@ import type { Agent, TurnResult } from '@dsh/agent'
 import type { ImageBlock, TextBlock } from '@dsh/llm'
 import type { SessionEvent } from '@dsh/session'
 import { AcpError, AUTH_FAILURE_CODES } from './errors.ts'
+import { withStoredImages, type StoredImageReader } from './stored-images.ts'
 import { UpdateTranslator, type TranslateMode, type TranslatorOptions } from './updates.ts'
 
 /** The stop reason of a turn that ended on its own; an error or an interrupted turn is an error response. */
@@ -49,6 +50,8 @@ export class AcpSession {
     private readonly onSendError: (error: unknown) => void,
     /** Updates to send when a prompt's turn has ended (the files it changed), when a review row is mounted. */
     private readonly turnSummary: (agent: Agent) => Promise<SessionUpdate[]> = async () => [],
+    /** The bytes of images the log holds by hash (a tool result's), when an attachment store is mounted. */
+    private readonly storedImage?: StoredImageReader,
   ) {
     this.translator = new UpdateTranslator({ ...options, cwd: agent.cwd })
   }
@@ -61,7 +64,12 @@ export class AcpSession {
   send(updates: SessionUpdate[]): void {
     for (const update of updates) {
       this.sending = this.sending
-        .then(() => this.client.notify('session/update', { sessionId: this.id, update }))
+        .then(async () =>
+          this.client.notify('session/update', {
+            sessionId: this.id,
+            update: await withStoredImages(update, this.storedImage),
+          }),
+        )
         .catch(this.onSendError)
     }
   }

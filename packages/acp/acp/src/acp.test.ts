@@ -115,6 +115,43 @@ describe('initialize and session setup', () => {
     expect(body).toContain('GIVEN=by-editor')
   })
 
+  test("an MCP tool's progress reaches the editor while it runs, and its image is in the call's content", async () => {
+    const server = fileURLToPath(new URL('../../../mcp/mcp-client/src/fixtures/test-server.mjs', import.meta.url))
+    const { sessionId } = await agent.agent.request('session/new', {
+      cwd: agent.workspace,
+      mcpServers: [{ name: 'editor', command: process.execPath, args: [server], env: [] }],
+    })
+    answer = () => selected('allow_once')
+    llm.enqueue(call('progress-1', 'mcp__editor__steps', { n: 3 }), call('progress-2', 'mcp__editor__media', {}), {
+      text: 'Done.',
+    })
+    await prompt(sessionId, 'work through it')
+    answer = () => ({ outcome: { outcome: 'cancelled' } })
+    const updates = of(agent.updates(sessionId), 'tool_call_update')
+    const texts = (update: (typeof updates)[number]) =>
+      (update.content ?? []).flatMap((item) =>
+        item.type === 'content' && item.content.type === 'text' ? [item.content.text] : [],
+      )
+    const steps = updates.filter((update) => update.toolCallId === 'progress-1')
+    const running = steps.findIndex((update) =>
+      texts(update).some((text) => text.includes('[progress 1/3] step 1 of 3')),
+    )
+    const done = steps.findIndex((update) => update.status === 'completed')
+    expect(running).toBeGreaterThanOrEqual(0)
+    expect(running).toBeLessThan(done)
+    expect(texts(steps[done]!).join('')).toContain('did 3 steps')
+    const image = updates
+      .find((update) => update.toolCallId === 'progress-2' && update.status === 'completed')!
+      .content!.flatMap((item) => (item.type === 'content' && item.content.type === 'image' ? [item.content] : []))
+    expect(image).toHaveLength(1)
+    expect(image[0]!.mimeType).toBe('image/png')
+    expect(Buffer.from(image[0]!.data, 'base64').subarray(1, 4).toString()).toBe('PNG')
+    // Progress is for the person: the model reads the result alone.
+    const body = JSON.stringify(llm.requests.at(-1)!.body)
+    expect(body).toContain('did 3 steps')
+    expect(body).not.toContain('[progress')
+  })
+
   test('an editor MCP server that cannot start or dies at once is told to the editor by name and cause', async () => {
     const { sessionId } = await agent.agent.request('session/new', {
       cwd: agent.workspace,

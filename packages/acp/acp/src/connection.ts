@@ -9,10 +9,12 @@ import type {
 } from '@agentclientprotocol/sdk'
 import type { Agent } from '@dsh/agent'
 import type { ApprovalAnswer, ApprovalRequest } from '@dsh/approval'
+import type {} from '@dsh/attachment'
 import type { Checkpoints } from '@dsh/checkpoints'
 import type { Context } from '@dsh/cordis'
 import type { Route } from '@dsh/llm'
 import { AcpSession } from './acp-session.ts'
+import type { StoredImageReader } from './stored-images.ts'
 import { AcpError, editorFailure } from './errors.ts'
 import { modelCatalog, modeState, type ModelCatalog, type PresetSource } from './options.ts'
 import { kindOf } from './tool-calls.ts'
@@ -162,6 +164,7 @@ export class AcpConnection {
       },
       (error) => this.ctx.logger('acp').warn('an update could not be sent: %s', (error as Error)?.message ?? error),
       (turnAgent) => turnChangesSummary(this.ctx, turnAgent, notices()),
+      this.imageReader(agent),
     )
     this.sessions.set(session.id, session)
     return session
@@ -205,6 +208,16 @@ export class AcpConnection {
     )
     const chosen = response.outcome.outcome === 'selected' ? response.outcome.optionId : undefined
     return ANSWERS_BY_OPTION[chosen ?? ''] ?? 'reject'
+  }
+
+  /** A tool result's images from the session's attachment store, when the row is mounted. */
+  private imageReader(agent: Agent): StoredImageReader | undefined {
+    const attachments = this.ctx.get('attachments')
+    if (!attachments) return undefined
+    return async (sha256) => {
+      const { data, image } = await attachments.load(agent.session, sha256)
+      return { data: Buffer.from(data).toString('base64'), mimeType: image.mediaType }
+    }
   }
 
   /** Stored file contents of the session's checkpoints, when the row is mounted (whole-file diffs from the log). */

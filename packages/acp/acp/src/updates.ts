@@ -56,10 +56,23 @@ function cap(text: string, max: number): string {
   return `${text.slice(0, max)}\n[… ${text.length - max} more characters in the session log]`
 }
 
+/**
+ * The `_meta` key of an image block whose bytes are in the attachment store: the translator is synchronous,
+ * so it names the image and `AcpSession` reads the bytes before the update is sent (`withStoredImages`).
+ */
+export const STORED_IMAGE = 'dsh/storedImage'
+
 function toAcpBlock(block: Block, maxChars: number): ContentBlock | undefined {
   if (block.type === 'text') return { type: 'text', text: cap(block.text ?? '', maxChars) }
   if (block.type !== 'image') return undefined
   if (block.data && block.mediaType) return { type: 'image', mimeType: block.mediaType, data: block.data }
+  if (block.sha256 && block.mediaType)
+    return {
+      type: 'image',
+      mimeType: block.mediaType,
+      data: '',
+      _meta: { [STORED_IMAGE]: { sha256: block.sha256, description: block.description } },
+    }
   return block.description ? { type: 'text', text: `[image: ${block.description}]` } : undefined
 }
 

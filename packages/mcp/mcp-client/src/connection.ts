@@ -11,7 +11,7 @@ import {
 import { McpError, type McpServerConfig } from '@dsh/mcp'
 import { ToolError } from '@dsh/tools'
 import { allPages } from './pages.ts'
-import type { McpCallResult } from './results.ts'
+import type { McpCallResult, McpProgress } from './results.ts'
 
 export interface ConnectionOptions {
   initializeTimeoutMs: number
@@ -93,12 +93,26 @@ export class ServerConnection {
     return now.client
   }
 
-  async call(tool: string, args: unknown, signal: AbortSignal): Promise<McpCallResult> {
+  /**
+   * Calls a tool. With `onProgress` the request carries a progress token (the SDK adds it) and each progress
+   * notification the server sends restarts the call's timeout: a long call that keeps telling its progress
+   * is working, and the tools pipeline's own timeout still bounds it.
+   */
+  async call(
+    tool: string,
+    args: unknown,
+    signal: AbortSignal,
+    onProgress?: (progress: McpProgress) => void,
+  ): Promise<McpCallResult> {
     return this.use(`the call of ${tool}`, signal, async (client) => {
       const result = (await client.callTool(
         { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
         undefined,
-        { signal, timeout: this.options.callTimeoutMs },
+        {
+          signal,
+          timeout: this.options.callTimeoutMs,
+          ...(onProgress ? { onprogress: onProgress, resetTimeoutOnProgress: true } : {}),
+        },
       )) as McpCallResult
       // A server announces a change before the result of the call that made it: the next request sees it.
       await this.refreshing

@@ -13,6 +13,19 @@ interface McpContent {
   resource?: { uri?: string; mimeType?: string; text?: string; blob?: string }
 }
 
+/** A `notifications/progress` the server sent for a call (spec 2025-06-18): `total` and `message` optional. */
+export interface McpProgress {
+  progress: number
+  total?: number
+  message?: string
+}
+
+/** One progress notification as a line of the call's printed output (what the surfaces show while it runs). */
+export function progressLine({ progress, total, message }: McpProgress): string {
+  const count = total === undefined ? `${progress}` : `${progress}/${total}`
+  return `[progress ${count}]${message ? ` ${message}` : ''}\n`
+}
+
 export interface McpCallResult {
   content?: McpContent[]
   structuredContent?: unknown

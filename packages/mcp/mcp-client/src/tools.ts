@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { mcpToolName, type McpCatalogTool, type McpServerConfig } from '@dsh/mcp'
 import type { ToolDefinition } from '@dsh/tools'
 import type { ServerConnection } from './connection.ts'
-import { mapCallResult } from './results.ts'
+import { mapCallResult, progressLine, type McpProgress } from './results.ts'
 
 /** The input schema as the tools pipeline compiles it (ajv draft-07): no `$schema` draft marker, always an object. */
 function parametersOf(tool: Tool): Record<string, unknown> {
@@ -42,6 +42,11 @@ export function toolDefinitions(connection: ServerConnection, byName: Map<string
             `the MCP server "${server.name}" (${server.origin}, ${server.source}) asks before each call of its tools (trust: ask)`,
         }
       : {}),
-    execute: async (args: unknown, context) => mapCallResult(await connection.call(tool.name, args, context.signal)),
+    // Progress the server tells is printed output: logged as `tool/output` for the surfaces, never the model's.
+    execute: async (args: unknown, context) => {
+      const print = context.liveOutput
+      const onProgress = print ? (progress: McpProgress) => print(progressLine(progress)) : undefined
+      return mapCallResult(await connection.call(tool.name, args, context.signal, onProgress))
+    },
   }))
 }
