@@ -5,7 +5,7 @@ import { ApprovalButtons } from '../components/Approval.tsx'
 import { ChangesPanel } from '../components/ChangesPanel.tsx'
 import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
-import { ItemView } from '../components/Items.tsx'
+import { drawnHere, ItemView } from '../components/Items.tsx'
 import { ContextMeter, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
 import { SessionUsage } from '../components/SessionUsage.tsx'
 import { TodoPanel } from '../components/TodoPanel.tsx'
@@ -261,7 +261,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
           {conversation.loaded && !folded.items.length && (
             <div className="muted pad center">Nothing here yet. Write the first message below.</div>
           )}
-          {folded.items.map((item) => (
+          {folded.items.filter(drawnHere).map((item) => (
             <div key={item.key} className="item-row" data-item-seq={item.seq}>
               <ItemView
                 item={item}
