@@ -18,12 +18,19 @@ export const ExpansionContext = createContext<Expansion>({ open: false, gen: 0 }
 /**
  * Whether a row is open: `fallback()` until "Expand all" / "Collapse all" is clicked, then what was clicked
  * (a row that needs the reader, `keepOpen()`, stays open on "Collapse all"), until the reader toggles this row
- * itself. A row mounted after a click (a run opened, a new call) follows the last click.
+ * itself. A row drawn after the click (a run just opened, a new call) opens on "Expand all" and otherwise
+ * starts as it would have.
  */
 export function useExpanded(fallback: () => boolean, keepOpen: () => boolean): [boolean, (open: boolean) => void] {
   const all = useContext(ExpansionContext)
+  const [born] = useState(all.gen)
   const [own, setOwn] = useState<{ open: boolean; gen: number }>()
-  const open = own && own.gen === all.gen ? own.open : all.gen === 0 ? fallback() : all.open || keepOpen()
+  const open =
+    own && own.gen === all.gen
+      ? own.open
+      : all.gen === 0
+        ? fallback()
+        : all.open || (all.gen === born ? fallback() : keepOpen())
   return [open, (next) => setOwn({ open: next, gen: all.gen })]
 }
 

@@ -98,6 +98,17 @@ test("a subagent's session is listed under its parent, folded until opened and n
   await page.locator('.msg-assistant', { hasText: 'Counted zero.' }).waitFor(WAIT)
   expect(await page.locator('.session-heading h2').textContent()).toBe('Count the files')
   expect(await childLink.getAttribute('class')).toContain('active')
+  // At a phone size the drawer shows the same tree, the child's name whole within the screen.
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.getByLabel('Show sessions and settings').click()
+  await expect
+    .poll(async () => {
+      const box = await childLink.boundingBox()
+      return !!box && box.x >= 0 && box.x + box.width <= 390
+    }, WAIT)
+    .toBe(true)
+  await screenshot(page, 'subagent-under-parent-390')
+  await page.setViewportSize({ width: 1280, height: 860 })
 }, 60_000)
 
 // Joins this file's web process: a command's card while it runs.

@@ -59,6 +59,28 @@ test('six consecutive commands are one folded row "Ran 6 commands" that opens to
   await expect.poll(() => head.getAttribute('aria-expanded'), WAIT).toBe('false')
   expect(await page.getByTestId('tool-bash').count()).toBe(0)
   expect((await all.textContent())?.trim()).toBe('Expand all')
+
+  // The folded row at a desktop and a phone size: one line that fits the page, the summary whole.
+  for (const [width, height] of [
+    [1440, 900],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height })
+    // Below 820 px the sidebar is a drawer that slides away: the picture is taken once it is gone.
+    if (width < 820)
+      await expect
+        .poll(async () => {
+          const nav = await page.locator('nav.sidebar').boundingBox()
+          return !nav || nav.x + nav.width <= 0
+        }, WAIT)
+        .toBe(true)
+    await screenshot(page, `run-folded-${width}`)
+    const box = (await head.boundingBox())!
+    expect(box.x + box.width).toBeLessThanOrEqual(width)
+    expect(box.height).toBeLessThan(60)
+    expect(await group.getByTestId('run-summary').isVisible()).toBe(true)
+  }
+  await page.setViewportSize({ width: 1280, height: 860 })
 }, 60_000)
 
 test('a call waiting for approval inside a folded run is shown without opening it, and folds in once answered', async () => {
