@@ -39,9 +39,18 @@ export function useExpanded(fallback: () => boolean, keepOpen: () => boolean): [
  * reader (running, waiting for an answer, failed) are drawn below the row while it is closed: nothing a user
  * must see is ever hidden in it.
  */
-export function RunGroup({ run, render }: { run: Run; render: (item: Run['items'][number]) => ReactNode }) {
+export function RunGroup({
+  run,
+  render,
+  revealed = false,
+}: {
+  run: Run
+  render: (item: Run['items'][number]) => ReactNode
+  /** It holds the event the page was opened at (a search hit): open until the reader closes it. */
+  revealed?: boolean
+}) {
   const [open, setOpen] = useExpanded(
-    () => false,
+    () => revealed,
     () => false,
   )
   const { running, queued, waiting, failed } = runState(run.calls)

@@ -176,7 +176,11 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
 
   // Runs of consecutive calls fold into one row each; "Expand all" / "Collapse all" opens or closes every run
   // and card (the ones that need the reader stay open).
-  const rows = groupRuns(folded.items.filter(drawnHere))
+  const shown = folded.items.filter(drawnHere)
+  const rows = groupRuns(shown)
+  // A search hit inside a folded run opens that run, so the row holding the event can be brought into view.
+  const holder = atSeq === undefined ? undefined : shown.findLast((item) => item.seq <= atSeq)
+  const revealed = holder && rows.find((row) => row.kind === 'run' && row.items.includes(holder))
   const [expansion, setExpansion] = useState<Expansion>({ open: false, gen: 0 })
   const allOpen = expansion.gen > 0 && expansion.open
   const itemRow = (item: Item) => (
@@ -314,7 +318,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
                 itemRow(row.item)
               ) : (
                 <div key={row.key} className="item-row run-row" data-item-seq={row.items[0]!.seq}>
-                  <RunGroup run={row} render={itemRow} />
+                  <RunGroup run={row} render={itemRow} revealed={row === revealed} />
                 </div>
               ),
             )}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { Page } from 'playwright-core'
 import type { MockServer } from '@dsh/llm-mock-server'
-import { openWebApp, screenshot, type WebApp, type WebProcess } from './test-support/web.ts'
+import { api, openWebApp, screenshot, type WebApp, type WebProcess } from './test-support/web.ts'
 
 // Runs of consecutive calls as the web shows them: the real `dsh --profile web` (mock model), Debian's Chromium.
 const WAIT = { timeout: 40_000 }
@@ -81,6 +81,23 @@ test('six consecutive commands are one folded row "Ran 6 commands" that opens to
     expect(await group.getByTestId('run-summary').isVisible()).toBe(true)
   }
   await page.setViewportSize({ width: 1280, height: 860 })
+}, 60_000)
+
+test('opened at a search hit inside a folded run, the page opens that run and brings the call into view', async () => {
+  llm.enqueue({ toolCalls: [1, 2, 3, 4].map((n) => bash(`h${n}`, `echo needle ${n}`)) }, { text: 'Four ran.' })
+  await start('run four with a needle')
+  await page.locator('.msg-assistant', { hasText: 'Four ran.' }).waitFor(WAIT)
+  const sessionId = new URL(page.url()).pathname.split('/').at(-1)!
+  const { events } = await api<{ events: { type: string; seq: number; data: any }[] }>(web, 'sessions.page', {
+    sessionId,
+  })
+  const hit = events.find((event) => event.type === 'tool/call' && event.data.callId === 'h3')! // 'needle 3' matched its command
+  expect(await page.locator('[data-call-id="h3"]').count()).toBe(0) // folded as the run's row
+  await page.goto(`${web.origin}/s/${sessionId}?seq=${hit.seq}`)
+  const card = page.locator('[data-call-id="h3"]')
+  await card.waitFor(WAIT)
+  await expect.poll(() => card.getAttribute('class'), WAIT).toContain('jump-target')
+  expect(await page.getByTestId('run-group').locator('.run-head').getAttribute('aria-expanded')).toBe('true')
 }, 60_000)
 
 test('a call waiting for approval inside a folded run is shown without opening it, and folds in once answered', async () => {
