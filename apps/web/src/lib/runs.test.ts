@@ -65,6 +65,7 @@ test('a running call, one waiting for approval and a failed one are pinned: show
     waiting: 1,
     failed: 1,
   })
+  expect(runSummary((rows[0] as Extract<Row, { kind: 'run' }>).calls)).toBe('Running 5 commands')
 })
 
 test('a run keeps its key while it grows, so it keeps its row and whether it is open', () => {

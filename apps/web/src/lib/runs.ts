@@ -71,17 +71,21 @@ const OTHER = { one: 'other call', many: 'other calls' }
 
 const counted = (count: number, kind: { one: string; many: string }) => `${count} ${count === 1 ? kind.one : kind.many}`
 
-/** What a run did, in words: "Ran 37 commands", "Ran 12 tools (8 commands, 4 edits)". */
+/**
+ * What a run did, in words: "Ran 37 commands", "Ran 12 tools (8 commands, 4 edits)"; "Running …" while a call
+ * has not ended (running, queued or waiting for an answer).
+ */
 export function runSummary(calls: readonly ToolItem[]): string {
+  const verb = calls.some((call) => call.status === 'running' || call.status === 'pending') ? 'Running' : 'Ran'
   const counts = new Map<{ one: string; many: string }, number>()
   for (const call of calls) {
     const kind = KINDS.find((candidate) => candidate.test(call.name)) ?? OTHER
     counts.set(kind, (counts.get(kind) ?? 0) + 1)
   }
   const commands = KINDS[0]!
-  if (counts.size === 1 && counts.has(commands)) return `Ran ${counted(calls.length, commands)}`
+  if (counts.size === 1 && counts.has(commands)) return `${verb} ${counted(calls.length, commands)}`
   const parts = [...KINDS, OTHER].filter((kind) => counts.has(kind)).map((kind) => counted(counts.get(kind)!, kind))
-  return `Ran ${calls.length} tools (${parts.join(', ')})`
+  return `${verb} ${calls.length} tools (${parts.join(', ')})`
 }
 
 /** How a run's calls stand, for its row: how many run, wait their turn, wait for the user, or failed. */

@@ -127,6 +127,7 @@ test('a call waiting for approval inside a folded run is shown without opening i
   expect(await page.locator('[data-call-id="a1"]').count()).toBe(0)
   expect(await waiting.getAttribute('class')).toContain('waiting')
   expect(await group.locator('.run-head').textContent()).toContain('1 waiting for you')
+  expect(await group.getByTestId('run-summary').textContent()).toBe('Running 6 commands')
   await screenshot(page, 'run-waiting')
 
   await page.getByTestId('approval-banner').getByRole('button', { name: 'Allow once' }).click()
