@@ -452,6 +452,8 @@ class ToolItem(_ToolItemRequired, total=False):
     editedBy: Literal["hook", "approver"]
     pruned: PrunedMark
     printed: PrintedOutput
+    #: The key of the item that shows this call instead: a `task` call that started a subagent is drawn as that child's `subagent` card, so a surface drawing that card draws no card for the call (ACP, which has no such card, keeps the call).
+    shownBy: str
     #: A call a program made (code mode, `run_code`): the program's call, under which surfaces show this one; its result went to the program, not the model.
     parentCallId: str
     #: What the files this call touched held before and after it (`checkpoint/before` / `checkpoint/after`), in the order first seen; `before` of a later call in the same turn is what the last call left.
@@ -825,6 +827,12 @@ class SessionSummaryParent(TypedDict):
     atSeq: int
 
 
+class SessionSummarySubagentOf(TypedDict):
+    """A subagent's child session (`subagent/parent`): the session that started it and the task's description."""
+    id: str
+    description: str
+
+
 class _SessionSummaryRequired(TypedDict):
     id: str
     cwd: str
@@ -849,6 +857,8 @@ class SessionSummary(_SessionSummaryRequired, total=False):
     #: Why the stored log cannot be opened (file, line, field); the session cannot be resumed.
     damaged: str
     parent: SessionSummaryParent
+    #: A subagent's child session (`subagent/parent`): the session that started it and the task's description.
+    subagentOf: SessionSummarySubagentOf
 
 
 class SessionListResult(TypedDict):

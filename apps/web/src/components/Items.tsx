@@ -133,6 +133,9 @@ function TurnEnd({ item, onFork }: { item: Of<'turn-end'>; onFork?: (seq: number
   )
 }
 
+/** Whether an item gets a row of its own: a call the fold says another item shows (a `task` call, drawn as its subagent's card) does not. */
+export const drawnHere = (item: Item): boolean => !(item.kind === 'tool' && item.shownBy !== undefined)
+
 /** One row of the conversation; re-renders only when its own events changed. */
 export const ItemView = memo(
   function ItemView({ item, sessionId, onFork }: { item: Item; sessionId: string; onFork?: (seq: number) => void }) {

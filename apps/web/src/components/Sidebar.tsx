@@ -1,11 +1,27 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react'
-import { Coins, Folder, GitBranch, Loader2, Lock, LogOut, Plus, Search, Settings, ShieldAlert, X } from 'lucide-react'
+import {
+  Bot,
+  ChevronDown,
+  ChevronRight,
+  Coins,
+  Folder,
+  GitBranch,
+  Loader2,
+  Lock,
+  LogOut,
+  Plus,
+  Search,
+  Settings,
+  ShieldAlert,
+  X,
+} from 'lucide-react'
 import type { SearchHit, SessionListItem } from '@dsh/web-protocol'
 import { call } from '../lib/api.ts'
 import { useEmitter } from '../lib/emitter.ts'
 import { ago, basename, shortPath } from '../lib/format.ts'
 import { navigate, type Route } from '../lib/router.ts'
 import { labelOf, sessions } from '../lib/sessions.ts'
+import { ancestorsOf, anyIn, sessionTree, type SessionNode } from '../lib/session-tree.ts'
 import { stream } from '../lib/stream.ts'
 import { SessionActions } from './SessionActions.tsx'
 
@@ -13,19 +29,22 @@ const SEARCH_DELAY_MS = 200
 
 interface Group {
   cwd: string
-  items: SessionListItem[]
+  nodes: SessionNode[]
   newest: number
 }
 
-function groupByWorkspace(items: SessionListItem[]): Group[] {
+/** The top-level rows by workspace, newest first; a parent counts as new as its newest child. */
+function groupByWorkspace(roots: SessionNode[]): Group[] {
   const groups = new Map<string, Group>()
-  for (const item of items) {
-    const group = groups.get(item.cwd) ?? { cwd: item.cwd, items: [], newest: 0 }
-    group.items.push(item)
-    group.newest = Math.max(group.newest, item.updatedAt)
-    groups.set(item.cwd, group)
+  const newestIn = (node: SessionNode): number =>
+    Math.max(node.item.updatedAt, ...node.children.map((child) => newestIn(child)))
+  for (const node of roots) {
+    const group = groups.get(node.item.cwd) ?? { cwd: node.item.cwd, nodes: [], newest: 0 }
+    group.nodes.push(node)
+    group.newest = Math.max(group.newest, newestIn(node))
+    groups.set(node.item.cwd, group)
   }
-  for (const group of groups.values()) group.items.sort((a, b) => b.updatedAt - a.updatedAt)
+  for (const group of groups.values()) group.nodes.sort((a, b) => newestIn(b) - newestIn(a))
   return [...groups.values()].sort((a, b) => b.newest - a.newest)
 }
 
@@ -90,6 +109,96 @@ async function signOut(): Promise<void> {
   window.location.reload()
 }
 
+/** One session's row and, when opened, the rows of the subagent sessions it started. */
+function SessionRow({
+  node,
+  activeId,
+  snippets,
+  isOpen,
+  toggle,
+}: {
+  node: SessionNode
+  activeId: string | undefined
+  snippets: Map<string, SearchHit>
+  isOpen: (node: SessionNode) => boolean
+  toggle: (id: string, open: boolean) => void
+}) {
+  const { item, children } = node
+  const open = children.length > 0 && isOpen(node)
+  const href = hrefOf(item.id, snippets.get(item.id)?.seq)
+  return (
+    <li className={`session-item${item.subagentOf ? ' subagent-session' : ''}`} data-testid="session-row">
+      <a
+        href={href}
+        className={`session-link${item.id === activeId ? ' active' : ''}`}
+        data-session-id={item.id}
+        onClick={(event) => {
+          if (event.metaKey || event.ctrlKey || event.shiftKey) return
+          event.preventDefault()
+          navigate(href)
+        }}
+      >
+        <span className="session-title">
+          {item.parent && <GitBranch size={12} className="fork-mark" aria-label="forked" />}
+          {item.subagentOf && <Bot size={12} className="fork-mark" aria-label="subagent" />}
+          {labelOf(item)}
+        </span>
+        {snippets.has(item.id) && <Snippet hit={snippets.get(item.id)!} />}
+        <span className="session-meta">
+          {item.agent === 'running' && <Loader2 size={12} className="spin" aria-label="running" />}
+          {item.pendingApprovals > 0 && (
+            <span className="badge badge-warn" title="Waiting for your approval">
+              <ShieldAlert size={11} /> {item.pendingApprovals}
+            </span>
+          )}
+          {item.lockedElsewhere && <Lock size={11} aria-label="open in another dsh" />}
+          {item.damaged && (
+            <span className="badge badge-warn damaged" title={`Damaged, cannot be resumed: ${item.damaged}`}>
+              damaged
+            </span>
+          )}
+          {item.archived && <span className="badge archived">archived</span>}
+          <span>{ago(item.updatedAt)}</span>
+          <span className="dot">·</span>
+          <span>{item.turns === 1 ? '1 turn' : `${item.turns} turns`}</span>
+        </span>
+      </a>
+      <SessionActions item={item} active={item.id === activeId} />
+      {children.length > 0 && (
+        <button
+          className="link-btn subagents-toggle"
+          aria-expanded={open}
+          data-testid="subagents-toggle"
+          onClick={() => toggle(item.id, !open)}
+        >
+          {open ? <ChevronDown size={12} /> : <ChevronRight size={12} />}
+          {children.length === 1 ? '1 subagent' : `${children.length} subagents`}
+          {!open && children.some((child) => anyIn(child, (each) => each.agent === 'running')) && (
+            <Loader2 size={11} className="spin" aria-label="a subagent is running" />
+          )}
+          {!open && children.some((child) => anyIn(child, (each) => each.pendingApprovals > 0)) && (
+            <ShieldAlert size={11} className="tone-warn" aria-label="a subagent waits for your approval" />
+          )}
+        </button>
+      )}
+      {open && (
+        <ul className="session-children" data-testid="session-children">
+          {children.map((child) => (
+            <SessionRow
+              key={child.item.id}
+              node={child}
+              activeId={activeId}
+              snippets={snippets}
+              isOpen={isOpen}
+              toggle={toggle}
+            />
+          ))}
+        </ul>
+      )}
+    </li>
+  )
+}
+
 export function Sidebar({ route }: { route: Route }) {
   useClock()
   useEmitter(sessions.changed)
@@ -101,15 +210,42 @@ export function Sidebar({ route }: { route: Route }) {
   const needle = query.trim().toLowerCase()
   const activeId = route.page === 'session' ? route.id : undefined
 
+  const matched = useMemo(() => new Set(hits.map((hit) => hit.sessionId)), [hits])
+  const matches = useMemo(
+    () => (item: SessionListItem) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id),
+    [needle, matched],
+  )
   const groups = useMemo(() => {
-    // Archived sessions (`session/archived`) are hidden until the toggle shows them.
+    // Archived sessions (`session/archived`) are hidden until the toggle shows them; a subagent's child is a
+    // row under its parent's, and a parent shows when it or any session under it matches the search.
     const shown = showArchived ? sessions.items : sessions.items.filter((item) => !item.archived)
-    if (!needle) return groupByWorkspace(shown)
-    const matched = new Set(hits.map((hit) => hit.sessionId))
-    return groupByWorkspace(
-      shown.filter((item) => labelOf(item).toLowerCase().includes(needle) || matched.has(item.id)),
-    )
-  }, [sessions.items, needle, hits, showArchived])
+    const roots = sessionTree(shown, sessions.items)
+    return groupByWorkspace(needle ? roots.filter((node) => anyIn(node, matches)) : roots)
+  }, [sessions.items, needle, matches, showArchived])
+  // Children are folded under their parent until opened; the open session's parents are open, and so are
+  // the parents of a search's matches.
+  const [opened, setOpened] = useState<ReadonlySet<string>>(new Set())
+  const activePath = useMemo(
+    () =>
+      activeId
+        ? ancestorsOf(
+            groups.flatMap((group) => group.nodes),
+            activeId,
+          )
+        : [],
+    [groups, activeId],
+  )
+  const isOpen = (node: SessionNode) =>
+    opened.has(node.item.id) ||
+    activePath.includes(node.item.id) ||
+    (!!needle && node.children.some((child) => anyIn(child, matches)))
+  const toggle = (id: string, open: boolean) =>
+    setOpened((before) => {
+      const next = new Set(before)
+      if (open) next.add(id)
+      else next.delete(id)
+      return next
+    })
   const snippets = new Map(hits.filter((hit) => hit.field === 'text').map((hit) => [hit.sessionId, hit]))
 
   return (
@@ -184,47 +320,15 @@ export function Sidebar({ route }: { route: Route }) {
               <Folder size={13} /> {basename(group.cwd)} <span className="group-path">{shortPath(group.cwd)}</span>
             </h3>
             <ul>
-              {group.items.map((item) => (
-                <li key={item.id} className="session-item">
-                  <a
-                    href={hrefOf(item.id, snippets.get(item.id)?.seq)}
-                    className={`session-link${item.id === activeId ? ' active' : ''}`}
-                    data-session-id={item.id}
-                    onClick={(event) => {
-                      if (event.metaKey || event.ctrlKey || event.shiftKey) return
-                      event.preventDefault()
-                      navigate(hrefOf(item.id, snippets.get(item.id)?.seq))
-                    }}
-                  >
-                    <span className="session-title">
-                      {item.parent && <GitBranch size={12} className="fork-mark" aria-label="forked" />}
-                      {labelOf(item)}
-                    </span>
-                    {snippets.has(item.id) && <Snippet hit={snippets.get(item.id)!} />}
-                    <span className="session-meta">
-                      {item.agent === 'running' && <Loader2 size={12} className="spin" aria-label="running" />}
-                      {item.pendingApprovals > 0 && (
-                        <span className="badge badge-warn" title="Waiting for your approval">
-                          <ShieldAlert size={11} /> {item.pendingApprovals}
-                        </span>
-                      )}
-                      {item.lockedElsewhere && <Lock size={11} aria-label="open in another dsh" />}
-                      {item.damaged && (
-                        <span
-                          className="badge badge-warn damaged"
-                          title={`Damaged, cannot be resumed: ${item.damaged}`}
-                        >
-                          damaged
-                        </span>
-                      )}
-                      {item.archived && <span className="badge archived">archived</span>}
-                      <span>{ago(item.updatedAt)}</span>
-                      <span className="dot">·</span>
-                      <span>{item.turns === 1 ? '1 turn' : `${item.turns} turns`}</span>
-                    </span>
-                  </a>
-                  <SessionActions item={item} active={item.id === activeId} />
-                </li>
+              {group.nodes.map((node) => (
+                <SessionRow
+                  key={node.item.id}
+                  node={node}
+                  activeId={activeId}
+                  snippets={snippets}
+                  isOpen={isOpen}
+                  toggle={toggle}
+                />
               ))}
             </ul>
           </section>

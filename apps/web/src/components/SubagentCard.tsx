@@ -22,6 +22,7 @@ export function SubagentCard({ item }: { item: SubagentItem }) {
       data-testid="subagent-card"
       data-status={item.status}
       data-child={item.childSessionId}
+      data-call-id={item.callId}
     >
       <div className="subagent-head">
         <Bot size={14} /> <strong>{item.description}</strong> <span className="badge">{item.agentType}</span>

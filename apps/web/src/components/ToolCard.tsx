@@ -16,6 +16,7 @@ import {
 import type { ToolItem } from '../lib/fold.ts'
 import { duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
+import { useExpanded } from './RunGroup.tsx'
 import { outputAddsToError, preview } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
@@ -209,8 +210,11 @@ export const ToolCard = memo(
     const { icon, title, detail, compact } = describe(item)
     const change = changeOf(item)
     const waiting = item.approval && !item.approval.decided
-    const [open, setOpen] = useState<boolean>()
-    const expanded = open ?? (!compact || item.status === 'error' || item.status === 'interrupted' || !!waiting)
+    const needsYou = item.status === 'error' || item.status === 'interrupted' || !!waiting
+    const [expanded, setOpen] = useExpanded(
+      () => !compact || needsYou,
+      () => needsYou,
+    )
     const notApplied = item.changeState === 'refused' || item.changeState === 'unknown' ? item.changeState : undefined
     const stats = change && !notApplied ? diffOf(change.before, change.after).stats : undefined
     const ran = item.endedAt !== undefined ? duration(item.endedAt - item.startedAt) : undefined

@@ -72,7 +72,10 @@ class SessionList {
 
 export const sessions = new SessionList()
 
-/** What the sidebar calls a session: its title, else its first prompt. */
-export function labelOf(item: Pick<SessionListItem, 'title' | 'firstPrompt'>): string {
-  return item.title || item.firstPrompt || 'New session'
+/**
+ * What the sidebar calls a session: its title, else (a subagent's child) the task's description, else its
+ * first prompt (a child's is the hidden instructions its parent's model wrote).
+ */
+export function labelOf(item: Pick<SessionListItem, 'title' | 'firstPrompt' | 'subagentOf'>): string {
+  return item.title || item.subagentOf?.description || item.firstPrompt || 'New session'
 }

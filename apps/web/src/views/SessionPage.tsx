@@ -1,17 +1,30 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { ArrowDown, FileDiff, FolderOpen, GitBranch, Loader2, Lock, ShieldAlert } from 'lucide-react'
+import {
+  ArrowDown,
+  ChevronsDownUp,
+  ChevronsUpDown,
+  FileDiff,
+  FolderOpen,
+  GitBranch,
+  Loader2,
+  Lock,
+  ShieldAlert,
+} from 'lucide-react'
 import type { InlineImage, WebCommand, WirePressure, WireRoute } from '@dsh/web-protocol'
 import { ApprovalButtons } from '../components/Approval.tsx'
 import { ChangesPanel } from '../components/ChangesPanel.tsx'
 import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
-import { ItemView } from '../components/Items.tsx'
+import { drawnHere, ItemView } from '../components/Items.tsx'
+import { ExpansionContext, RunGroup, type Expansion } from '../components/RunGroup.tsx'
 import { ContextMeter, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
 import { SessionUsage } from '../components/SessionUsage.tsx'
 import { TodoPanel } from '../components/TodoPanel.tsx'
 import { ApiError, call, messageOf } from '../lib/api.ts'
 import { imagesRefusedBy, useModels } from '../lib/catalog.ts'
 import { Conversation } from '../lib/conversation.ts'
+import type { Item } from '../lib/fold.ts'
+import { groupRuns } from '../lib/runs.ts'
 import { useEmitter } from '../lib/emitter.ts'
 import { navigate } from '../lib/router.ts'
 import { labelOf, sessions } from '../lib/sessions.ts'
@@ -161,6 +174,25 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
     target.scrollIntoView({ block: 'center' })
   })
 
+  // Runs of consecutive calls fold into one row each; "Expand all" / "Collapse all" opens or closes every run
+  // and card (the ones that need the reader stay open).
+  const shown = folded.items.filter(drawnHere)
+  const rows = groupRuns(shown)
+  // A search hit inside a folded run opens that run, so the row holding the event can be brought into view.
+  const holder = atSeq === undefined ? undefined : shown.findLast((item) => item.seq <= atSeq)
+  const revealed = holder && rows.find((row) => row.kind === 'run' && row.items.includes(holder))
+  const [expansion, setExpansion] = useState<Expansion>({ open: false, gen: 0 })
+  const allOpen = expansion.gen > 0 && expansion.open
+  const itemRow = (item: Item) => (
+    <div key={item.key} className="item-row" data-item-seq={item.seq}>
+      <ItemView
+        item={item}
+        sessionId={id}
+        onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined}
+      />
+    </div>
+  )
+
   const pending = folded.pendingApprovals
   const readOnly = !!view?.lockedElsewhere && agent === null
 
@@ -241,36 +273,57 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         }
         data-testid="conversation"
       >
-        <div className="conversation-inner">
-          <div ref={top} />
-          {conversation.start > 0 && (
-            <button
-              className="link-btn load-older"
-              onClick={() => void conversation.loadOlder()}
-              disabled={conversation.loadingOlder}
-            >
-              {conversation.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
-            </button>
-          )}
-          {!conversation.loaded && !conversation.error && (
-            <div className="muted pad">
-              <Loader2 size={14} className="spin" /> Opening session…
-            </div>
-          )}
-          {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
-          {conversation.loaded && !folded.items.length && (
-            <div className="muted pad center">Nothing here yet. Write the first message below.</div>
-          )}
-          {folded.items.map((item) => (
-            <div key={item.key} className="item-row" data-item-seq={item.seq}>
-              <ItemView
-                item={item}
-                sessionId={id}
-                onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined}
-              />
-            </div>
-          ))}
-        </div>
+        <ExpansionContext.Provider value={expansion}>
+          <div className="conversation-inner">
+            <div ref={top} />
+            {rows.some((row) => row.kind === 'run' || row.item.kind === 'tool') && (
+              <div className="transcript-tools">
+                <button
+                  className="link-btn"
+                  data-testid="expand-all"
+                  onClick={() => setExpansion({ open: !allOpen, gen: expansion.gen + 1 })}
+                >
+                  {allOpen ? (
+                    <>
+                      <ChevronsDownUp size={13} /> Collapse all
+                    </>
+                  ) : (
+                    <>
+                      <ChevronsUpDown size={13} /> Expand all
+                    </>
+                  )}
+                </button>
+              </div>
+            )}
+            {conversation.start > 0 && (
+              <button
+                className="link-btn load-older"
+                onClick={() => void conversation.loadOlder()}
+                disabled={conversation.loadingOlder}
+              >
+                {conversation.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+              </button>
+            )}
+            {!conversation.loaded && !conversation.error && (
+              <div className="muted pad">
+                <Loader2 size={14} className="spin" /> Opening session…
+              </div>
+            )}
+            {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
+            {conversation.loaded && !folded.items.length && (
+              <div className="muted pad center">Nothing here yet. Write the first message below.</div>
+            )}
+            {rows.map((row) =>
+              row.kind === 'item' ? (
+                itemRow(row.item)
+              ) : (
+                <div key={row.key} className="item-row run-row" data-item-seq={row.items[0]!.seq}>
+                  <RunGroup run={row} render={itemRow} revealed={row === revealed} />
+                </div>
+              ),
+            )}
+          </div>
+        </ExpansionContext.Provider>
       </div>
 
       <div className="dock">

@@ -118,6 +118,10 @@ describe('review and truthful cards in Chromium', () => {
           ).getComputedStyle(element).backgroundColor,
       ),
     ).toBe('rgba(0, 0, 0, 0)')
+    // The four calls are one folded run: the refused edit and the failed command show without opening it,
+    // the applied edit once it is opened.
+    expect(await card('edit-a').count()).toBe(0)
+    await page.getByTestId('run-group').first().locator('.run-head').click()
     const applied = card('edit-a').locator('.diff-add').first()
     expect(
       await applied.evaluate(

@@ -22,6 +22,8 @@ export interface SessionSummary {
   /** Set when the stored log fails the checks of opening it: what is wrong and where (it cannot be resumed). */
   damaged?: string
   parent?: { id: string; atSeq: number }
+  /** A subagent's child session (its `subagent/parent`): the session that started it and the task's description. */
+  subagentOf?: { id: string; description: string }
   /** Storage-side only (never shown): the stored log's size, so a verdict is not reused for other bytes. */
   storedBytes?: number
   /**

@@ -70,6 +70,16 @@ export const SessionListItemSchema = Type.Object(
     agent: AgentStateSchema,
     pendingApprovals: Type.Integer(),
     parent: Type.Optional(ParentSchema),
+    subagentOf: Type.Optional(
+      Type.Object(
+        { id: Type.String(), description: Type.String() },
+        {
+          title: 'SubagentLink',
+          description:
+            "A subagent's child session: the session that started it (listed under it) and the task's description (its name).",
+        },
+      ),
+    ),
   },
   { title: 'SessionListItem' },
 )

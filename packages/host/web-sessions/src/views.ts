@@ -42,6 +42,7 @@ export async function listSessions(ctx: Context, approvals: PendingApprovals): P
     agent: agentState(ctx, summary.id),
     pendingApprovals: approvals.count(summary.id),
     ...(summary.parent ? { parent: summary.parent } : {}),
+    ...(summary.subagentOf ? { subagentOf: summary.subagentOf } : {}),
   }))
 }
 

@@ -171,6 +171,15 @@ export const SessionSummarySchema = Type.Object(
     }),
     live: Type.Boolean({ description: 'Whether another process holds the writer lease right now.' }),
     parent: Type.Optional(Type.Object({ id: Type.String(), atSeq: Type.Integer() })),
+    subagentOf: Type.Optional(
+      Type.Object(
+        { id: Type.String(), description: Type.String() },
+        {
+          description:
+            "A subagent's child session (`subagent/parent`): the session that started it and the task's description.",
+        },
+      ),
+    ),
   },
   { title: 'SessionSummary' },
 )

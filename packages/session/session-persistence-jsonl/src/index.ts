@@ -17,7 +17,7 @@ import {
 import { cwdKey, SessionPersistence } from '@dsh/session-persistence'
 import { dropLease, leaseIsLive, takeLease, type LeaseToken } from './lease.ts'
 import { LineWriter, parseLog, truncateTornTail } from './jsonl.ts'
-import { SummaryFold } from './summary.ts'
+import { SUMMARY_FOLD_VERSION, SummaryFold } from './summary.ts'
 
 export interface Config {
   dir?: string
@@ -259,9 +259,10 @@ export default class JsonlPersistence extends SessionPersistence {
       meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as SessionSummary & { bytes?: number }
       // A crash after the last meta.json write leaves it behind the log: fold the log instead.
       if (meta.bytes !== (await stat(join(dir, LOG))).size) throw new Error('stale meta.json')
+      if ((meta as StoredMeta).fold !== SUMMARY_FOLD_VERSION) throw new Error('meta.json of an older fold')
       this.listedMeta.set(id, meta as StoredMeta)
       const fold = new SummaryFold({ format: 'dsh-session', version: 1, id, cwd: meta.cwd, createdAt: meta.createdAt })
-      const { bytes, derived: _derived, ...summary } = meta as StoredMeta
+      const { bytes, derived: _derived, fold: _fold, ...summary } = meta as StoredMeta
       Object.assign(fold.summary, summary, { storedBytes: bytes })
       return fold
     } catch {
@@ -273,7 +274,7 @@ export default class JsonlPersistence extends SessionPersistence {
         // log; not while another process writes this session: its meta.json is that writer's to keep.
         const bytes = log.validBytes + log.tornBytes
         if (!this.open.has(id) && !(await leaseIsLive(join(dir, LEASE))))
-          await replaceMeta(dir, { ...fold.summary, bytes }).catch(() => undefined)
+          await replaceMeta(dir, { ...fold.summary, bytes, fold: SUMMARY_FOLD_VERSION }).catch(() => undefined)
         fold.summary.storedBytes = bytes
         return fold
       } catch (error) {
@@ -286,7 +287,7 @@ export default class JsonlPersistence extends SessionPersistence {
           cwd: meta.cwd,
           createdAt: meta.createdAt,
         })
-        const { bytes: _bytes, derived: _derived, ...summary } = meta as StoredMeta
+        const { bytes: _bytes, derived: _derived, fold: _fold, ...summary } = meta as StoredMeta
         Object.assign(fold.summary, summary, { damaged: error instanceof Error ? error.message : String(error) })
         return fold
       }
@@ -321,7 +322,14 @@ export default class JsonlPersistence extends SessionPersistence {
    */
   private writeMeta(open: Open) {
     const meta = join(open.dir, META)
-    writeFileSync(`${meta}.tmp`, JSON.stringify({ ...open.summary.summary, bytes: statSync(join(open.dir, LOG)).size }))
+    writeFileSync(
+      `${meta}.tmp`,
+      JSON.stringify({
+        ...open.summary.summary,
+        bytes: statSync(join(open.dir, LOG)).size,
+        fold: SUMMARY_FOLD_VERSION,
+      }),
+    )
     renameSync(`${meta}.tmp`, meta)
     open.metaStatus = open.summary.status
   }
@@ -338,7 +346,12 @@ export default class JsonlPersistence extends SessionPersistence {
 }
 
 /** meta.json as stored: the listing facts, the log's size they describe, and values derived from the log (see `derived`). */
-type StoredMeta = SessionSummary & { bytes?: number; derived?: Record<string, { key: string; value: unknown }> }
+type StoredMeta = SessionSummary & {
+  bytes?: number
+  /** The SummaryFold version that wrote it (SUMMARY_FOLD_VERSION); another one is folded again. */
+  fold?: number
+  derived?: Record<string, { key: string; value: unknown }>
+}
 
 async function readMeta(dir: string): Promise<StoredMeta | undefined> {
   try {

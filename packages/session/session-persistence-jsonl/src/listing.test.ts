@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { bootComposition, type Harness } from '@dsh/test-harness'
@@ -119,5 +119,35 @@ describe('listing stored sessions', () => {
     const derive = vi.fn(usageDigestOf)
     expect((await report(fourth, derive)).total).toMatchObject({ requests: 2, input: 200 })
     expect(derive).toHaveBeenCalledTimes(1)
+  })
+
+  test("a subagent's child is listed with its parent and task description, also from a meta.json an older fold wrote", async () => {
+    const first = await boot()
+    const child = await first.root.sessions.create({ cwd: first.workspace })
+    child.append('subagent/parent' as any, {
+      parentSessionId: 'parent-1',
+      kind: 'spawn',
+      agentType: 'general',
+      description: 'Count the files',
+      depth: 1,
+    })
+    child.append('user/message', { content: [{ type: 'text', text: 'the hidden instructions' }], source: 'user' })
+    expect((await first.root.sessions.list()).find((s) => s.id === child.id)?.subagentOf).toEqual({
+      id: 'parent-1',
+      description: 'Count the files',
+    })
+    await first.root.sessions.close(child.id)
+    // meta.json as a fold before `subagentOf` left it: the same bytes, no fold version, no link.
+    const dir = join(first.home, 'sessions', readdirSync(join(first.home, 'sessions'))[0]!, child.id)
+    const { fold, subagentOf, ...older } = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'))
+    expect([fold, subagentOf?.description]).toEqual([2, 'Count the files'])
+    writeFileSync(join(dir, 'meta.json'), JSON.stringify(older))
+    const second = await boot(first)
+    const listed = (await second.root.sessions.list()).find((s) => s.id === child.id)
+    expect([listed?.subagentOf?.description, listed?.firstPrompt]).toEqual([
+      'Count the files',
+      'the hidden instructions',
+    ])
+    expect(JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')).fold).toBe(2)
   })
 })

@@ -292,6 +292,12 @@ export const ToolItemSchema = Type.Object(
       ),
     ),
     printed: optional(PrintedOutputSchema),
+    shownBy: optional(
+      Type.String({
+        description:
+          "The key of the item that shows this call instead: a `task` call that started a subagent is drawn as that child's `subagent` card, so a surface drawing that card draws no card for the call (ACP, which has no such card, keeps the call).",
+      }),
+    ),
     parentCallId: optional(
       Type.String({
         description:

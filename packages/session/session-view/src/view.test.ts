@@ -444,6 +444,8 @@ test("a child agent is one card linking its session: running, then its end; a fo
     callId: 'c1',
     turns: 1,
   })
+  // One card per call: the `task` call that started the child is drawn by the child's card.
+  expect(parent.get('tc1')).toMatchObject({ kind: 'tool', shownBy: 'skid' })
   const [ended] = parent.apply({
     type: 'subagent/end',
     seq: 3,
@@ -470,6 +472,28 @@ test("a child agent is one card linking its session: running, then its end; a fo
   })
   expect(parent.items.filter((item) => item.kind === 'subagent')).toHaveLength(1)
   expect(parent.get('skid')).toMatchObject({ status: 'running', turns: 2 })
+  // A follow-up's own call keeps its card where it was made: the child's card is further up.
+  parent.apply({
+    type: 'tool/call',
+    seq: 5,
+    time: 3000,
+    data: { callId: 'c2', name: 'task', arguments: { description: 'again', prompt: 'more', session: 'kid' } },
+  })
+  parent.apply({
+    type: 'subagent/start',
+    seq: 6,
+    time: 3000,
+    data: {
+      childSessionId: 'kid',
+      kind: 'spawn',
+      agentType: 'explore',
+      description: 'look around',
+      ceiling: 'read-only',
+      callId: 'c2',
+      followup: true,
+    },
+  })
+  expect(parent.get('tc2')).not.toHaveProperty('shownBy')
   expect(parent.get('skid')).not.toHaveProperty('error', expect.anything())
   expect(parent.skipped.size).toBe(0)
   const child = SessionView.fold(

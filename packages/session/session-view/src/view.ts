@@ -585,6 +585,10 @@ export class SessionView {
         startedAt: time,
         version: seq,
       })
+    // One card per call: the call that started this child is shown by the child's card (a follow-up's call,
+    // whose child's card is further up, keeps its own).
+    const call = typeof data.callId === 'string' ? this.tool(data.callId) : undefined
+    if (call) this.update(call, { shownBy: `s${data.childSessionId}`, version: seq })
     this.add({
       kind: 'subagent',
       key: `s${data.childSessionId}`,

@@ -16,7 +16,7 @@ import type {} from '@dsh/token-meter'
 import type {} from '@dsh/usage-prices'
 import type PlanMode from '@dsh/plan-mode'
 import type { Config } from './config.ts'
-import { finished, itemLines, type Line, type LineOptions } from './lines.ts'
+import { drawnElsewhere, finished, itemLines, type Line, type LineOptions } from './lines.ts'
 import { oneLine, printable, tokens } from './text.ts'
 import { History } from './history.ts'
 
@@ -344,7 +344,8 @@ export class TuiController {
       const item = items[this.prefix++]!
       if (this.written.has(item.key)) continue
       this.written.add(item.key)
-      added.push({ key: item.key, lines: itemLines(item, this.lineOptions) })
+      // A call another item draws (a `task` call, drawn as its subagent's card) gets no entry of its own.
+      if (!drawnElsewhere(item)) added.push({ key: item.key, lines: itemLines(item, this.lineOptions) })
     }
     if (added.length) this.entries = [...this.entries, ...added]
   }
@@ -410,7 +411,7 @@ export class TuiController {
     const route = this.agent?.route ?? this.ctx.agents.defaultRoute()
     return {
       entries: this.entries,
-      live: this.view.items.slice(this.prefix),
+      live: this.view.items.slice(this.prefix).filter((item) => !drawnElsewhere(item)),
       approval: this.approvals[0],
       running: !!this.agent?.running || this.view.openTurn,
       planMode: session && planMode ? planMode.active(session) : this.pendingPlan,

@@ -1,7 +1,7 @@
 // How items read on a terminal: pure functions of the fold's items, checked on folded logs.
 import { expect, test } from 'vitest'
 import { SessionView } from '@dsh/session-view'
-import { finished, itemLines, type LineOptions } from './lines.ts'
+import { drawnElsewhere, finished, itemLines, type LineOptions } from './lines.ts'
 
 const options: LineOptions = {
   outputLines: 3,
@@ -41,4 +41,24 @@ test('a running card is live with its duration so far; a streaming answer folds 
   const answer = view.items.find((item) => item.kind === 'assistant')!
   expect(finished(answer)).toBe(false)
   expect(itemLines(answer, options).map((line) => line.text)).toEqual(['∴ thinking (2 lines, folded)', 'Hi there\\x0d'])
+})
+
+test("a task call that started a subagent is drawn by the subagent's line alone, and does not hold the scrollback back", () => {
+  const view = SessionView.fold([
+    event('turn/start', { turnId: 't3' }),
+    call('k1', 'task', { description: 'Count the files', prompt: 'the hidden instructions' }),
+    event('tool/dispatched', { callId: 'k1' }),
+    event('subagent/start', {
+      childSessionId: 'kid',
+      kind: 'spawn',
+      agentType: 'general',
+      description: 'Count the files',
+      ceiling: 'workspace-write',
+      callId: 'k1',
+    }),
+  ])
+  const [task, card] = view.items.filter((item) => item.kind === 'tool' || item.kind === 'subagent')
+  expect([drawnElsewhere(task!), finished(task!)]).toEqual([true, true])
+  expect([drawnElsewhere(card!), finished(card!)]).toEqual([false, false])
+  expect(itemLines(card!, options)[0]!.text).toBe('⤷ general subagent: Count the files — running')
 })

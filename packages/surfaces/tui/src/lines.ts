@@ -153,8 +153,12 @@ export function answerText(answer: string): string {
         : 'rejected'
 }
 
+/** A call the fold says another item shows (`shownBy`: a `task` call, shown as its subagent's card). */
+export const drawnElsewhere = (item: Item): boolean => item.kind === 'tool' && item.shownBy !== undefined
+
 /** Whether an item will not change any more (written once to the scrollback). */
 export function finished(item: Item): boolean {
+  if (drawnElsewhere(item)) return true
   switch (item.kind) {
     case 'assistant':
       return !item.streaming
