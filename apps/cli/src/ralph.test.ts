@@ -124,7 +124,7 @@ test('the loop stops when its check passes on iteration 3, each iteration a stor
   expect(rec.confinement).toMatchObject({ confined: true, backend: 'bubblewrap', network: 'none' })
   // Each session carries the run id in its title.
   for (const [index, id] of ids.entries()) {
-    expect(stored.get(id!)).toContain(`"title":"ralph ${rec.runId} #${index + 1}"`)
+    expect(stored.get(id!)).toContain(`"title":"ralph ${rec.runId} #${index + 1}: count to three"`)
   }
   // From iteration 2 on, the prompt says where the loop is and how the check failed.
   const firsts = firstRequests()
@@ -186,6 +186,29 @@ test('--budget-tokens stops the loop once the usage of its iterations reaches th
   expect(rec.iterations.map((iteration) => iteration.tokens)).toEqual([3_300, 3_300])
   expect(rec.tokens).toBe(6_600)
   expect(JSON.parse(stdout.trim())).toMatchObject({ stopReason: 'budget', iterations: 2, tokens: 6_600 })
+}, 120_000)
+
+test('--budget-usd stops the loop once the priced cost of its iterations reaches the amount', async () => {
+  scriptModel('true', { input: 1_000_000, output: 0 })
+  const { code, stdout } = await launch([
+    'ralph',
+    'spend money',
+    '--until',
+    'false',
+    '--budget-usd',
+    '0.0001',
+    '--max-iterations',
+    '3',
+    '--approve',
+    '--json',
+  ])
+  expect(code).toBe(1)
+  const rec = record()
+  expect(rec.stopReason).toBe('budget')
+  expect(rec.iterations).toHaveLength(1)
+  expect(rec.iterations[0]!.cost).toBeGreaterThan(0.0001)
+  expect(rec.cost).toBe(rec.iterations[0]!.cost)
+  expect(JSON.parse(stdout.trim())).toMatchObject({ stopReason: 'budget', iterations: 1, cost: rec.cost })
 }, 120_000)
 
 test('a hostile check the model wrote cannot write outside the workspace, reach loopback or read an env secret', async () => {
@@ -283,12 +306,25 @@ test('a check that runs past --check-timeout is killed with its process group an
   expect(second).toContain('timed out after 1 s and was killed')
 }, 120_000)
 
+test("an iteration that fails before it opens a session stops the loop with its usage error's exit code", async () => {
+  scriptModel('true')
+  const { code, stderr } = await launch(['ralph', 'do it', '--until', 'false', '--preset', 'no-such-preset'])
+  expect(code).toBe(2)
+  expect(stderr).toContain('no-such-preset')
+  const rec = record()
+  expect(rec.stopReason).toBe('run-failed')
+  expect(rec.iterations).toEqual([expect.objectContaining({ n: 1, sessionId: null, runExitCode: 2 })])
+  expect(rec.iterations[0]!.check).toBeUndefined()
+  expect(llm.requests).toHaveLength(0)
+}, 60_000)
+
 test.each([
   [['ralph', 'do it'], '--until'],
   [['ralph', 'do it', '--until', 'true', '--max-iterations', '0'], '--max-iterations'],
   [['ralph', 'do it', '--until', 'true', '--max-iterations', 'three'], '--max-iterations'],
   [['ralph', 'do it', '--until', 'true', '--budget-tokens', '-5'], '--budget-tokens'],
   [['ralph', 'do it', '--until', 'true', '--check-timeout', 'soon'], '--check-timeout'],
+  [['ralph', 'do it', '--until', 'true', '--budget-usd', '$5'], '--budget-usd'],
   [['ralph', 'do it', '--until', 'true', '--max-steps', '1.5'], '--max-steps'],
   [['ralph', 'do it', '--until'], '--until'],
   [['ralph', 'do it', '--until', 'true', '--bogus'], '--bogus'],

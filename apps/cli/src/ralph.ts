@@ -20,26 +20,33 @@ const DEFAULT_CHECK_TIMEOUT_SECONDS = 300
 const OUTPUT_TAIL_CHARS = 2_000
 /** Bytes of the check's output `ctx.subprocess` keeps (head and tail) before the tail above is cut from it. */
 const CHECK_OUTPUT_CAP_BYTES = 64_000
+/** Longest title given to an iteration's session (`ralph <run-id> #<n>: <the prompt's head>`). */
+const TITLE_CHARS = 120
 /** Version of the run record's shape, bumped when a key is removed or changes meaning. */
 const RECORD_VERSION = 1
 
 /** Exit codes of `dsh ralph` (docs/ralph.md). */
 export const RALPH_EXIT = {
   passed: 0,
-  /** The loop stopped without a pass: --max-iterations, --budget-tokens, or an iteration that could not run. */
+  /** The loop stopped without a pass: --max-iterations, a budget, or an iteration that could not run. */
   notPassed: 1,
   usage: 2,
   /** The check cannot be confined here (no working sandbox backend) and --unconfined-check was not given. */
   unconfinable: 3,
 } as const
 
-export type StopReason = 'passed' | 'max-iterations' | 'budget' | 'run-failed' | 'interrupted'
+/**
+ * `budget`: the tokens or the cost reached --budget-tokens / --budget-usd; `unpriced`: --budget-usd was given but
+ * an iteration ran on a model the price table does not name, so the budget can no longer be measured.
+ */
+export type StopReason = 'passed' | 'max-iterations' | 'budget' | 'unpriced' | 'run-failed' | 'interrupted'
 
 export interface RalphArgs {
   prompt: string
   until: string
   maxIterations: number
   budgetTokens?: number
+  budgetUsd?: number
   checkTimeoutSeconds: number
   unconfinedCheck: boolean
   json: boolean
@@ -66,6 +73,8 @@ export interface Iteration {
   /** The run's `turn/end` reason from its result line (or `no-result` when it printed none). */
   runReason: string
   tokens: number
+  /** USD from the result line (the usage.prices setting); null when the model has no price or no line came. */
+  cost: number | null
   usage: { input: number; cacheRead: number; cacheWrite: number; output: number }
   startedAt: string
   runMs: number
@@ -79,13 +88,15 @@ export interface RalphRecord {
   prompt: string
   until: string
   cwd: string
-  limits: { maxIterations: number; budgetTokens: number | null; checkTimeoutSeconds: number }
+  limits: { maxIterations: number; budgetTokens: number | null; budgetUsd: number | null; checkTimeoutSeconds: number }
   /** How the check runs: confined by the sandbox backend with no network, or unconfined (--unconfined-check). */
   confinement: { confined: boolean; backend: string; enforcement: string; network: 'none' | 'host' }
   startedAt: string
   endedAt: string | null
   stopReason: StopReason | null
   tokens: number
+  /** The iterations' summed cost in USD; null once one of them could not be priced. */
+  cost: number | null
   iterations: Iteration[]
 }
 
@@ -93,6 +104,7 @@ const VALUE_FLAGS = new Set([
   '--until',
   '--max-iterations',
   '--budget-tokens',
+  '--budget-usd',
   '--check-timeout',
   '--cwd',
   // Passed to every iteration's dsh as given.
@@ -131,6 +143,8 @@ Options:
   --until "<command>"      the completion check (required)
   --max-iterations <n>     stop after n iterations (default ${DEFAULT_MAX_ITERATIONS})
   --budget-tokens <n>      stop once the iterations' tokens (input, cache, output) sum to n or more
+  --budget-usd <amount>    stop once their cost (the usage.prices setting) sums to amount or more; an
+                           iteration on an unpriced model stops the loop (its cost cannot be counted)
   --check-timeout <s>      kill the check's whole process group after s seconds; it then counts as failed
                            (default ${DEFAULT_CHECK_TIMEOUT_SECONDS})
   --unconfined-check       run the check without the sandbox, as your own command (also when no sandbox
@@ -143,11 +157,11 @@ Options:
 
 The run record: $DSH_HOME/ralph/<run-id>.json, rewritten after every iteration (prompt, command, each
 iteration's session, tokens, check exit code and timing, the stop reason). Each session is titled
-"ralph <run-id> #<n>" (dsh sessions list shows it).
+"ralph <run-id> #<n>: <prompt>" (dsh sessions list shows it).
 
 Exit codes:
   0    the check passed
-  1    it did not: --max-iterations or --budget-tokens reached, or an iteration could not run
+  1    it did not: --max-iterations or a budget reached, or an iteration could not run
   2    bad usage (a missing --until, a bad number, an unknown flag; also an iteration's own usage error)
   3    the check cannot be confined here (no working bubblewrap or Seatbelt) and --unconfined-check was not given
   130  interrupted by SIGINT (143: SIGTERM); the record says "interrupted"
@@ -214,6 +228,9 @@ export function parseRalphArgs(rest: string[], cwd: string, patches: string[]): 
   const dir = resolve(cwd, values.get('--cwd') ?? '.')
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw usage(`--cwd ${dir} is not a folder`)
   const budget = values.get('--budget-tokens')
+  const usd = values.get('--budget-usd')
+  if (usd !== undefined && (!/^\d+(\.\d+)?$/.test(usd) || !(Number(usd) > 0)))
+    throw usage(`--budget-usd must be an amount of dollars > 0, got "${usd}"`)
   return {
     prompt,
     until,
@@ -221,6 +238,7 @@ export function parseRalphArgs(rest: string[], cwd: string, patches: string[]): 
       ? wholeNumber('--max-iterations', values.get('--max-iterations')!)
       : DEFAULT_MAX_ITERATIONS,
     ...(budget !== undefined ? { budgetTokens: wholeNumber('--budget-tokens', budget) } : {}),
+    ...(usd !== undefined ? { budgetUsd: Number(usd) } : {}),
     checkTimeoutSeconds,
     unconfinedCheck,
     json,
@@ -272,12 +290,17 @@ interface RunLine {
   sessionId: string | null
   exitCode: number
   reason: string
+  cost?: number | null
   usage?: { input?: number; cacheRead?: number; cacheWrite?: number; output?: number }
 }
 
-/** One iteration's `dsh --json`: its result line (the last line; the event lines before it are read past). */
+/**
+ * One iteration's `dsh --json`, the prompt on its stdin (not in its argv, which every local user can read in
+ * /proc): its result line (the last line; the event lines before it are read past).
+ */
 function runIteration(
   argv: string[],
+  prompt: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; stderr: NodeJS.WritableStream; quiet: boolean },
   running: { child?: ReturnType<typeof spawn> },
 ): Promise<{ code: number | null; result?: RunLine }> {
@@ -285,9 +308,11 @@ function runIteration(
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     })
     running.child = child
+    child.stdin.on('error', () => {}) // a run that fails before it reads its task closes stdin early
+    child.stdin.end(prompt)
     let pending = ''
     let result: RunLine | undefined
     const read = (line: string) => {
@@ -428,7 +453,7 @@ export async function ralphCommand(
   try {
     const services = tree.root as unknown as TreeServices
     const refusal = services.sandboxPolicy.workspaceRefusal(args.cwd)
-    if (refusal) throw usage(refusal)
+    if (refusal) throw new LauncherUsageError(`dsh ralph: ${refusal}`)
     let confinement: RalphRecord['confinement']
     try {
       confinement = await confinementOf(services, args.unconfinedCheck)
@@ -455,6 +480,7 @@ export async function ralphCommand(
       limits: {
         maxIterations: args.maxIterations,
         budgetTokens: args.budgetTokens ?? null,
+        budgetUsd: args.budgetUsd ?? null,
         checkTimeoutSeconds: args.checkTimeoutSeconds,
       },
       confinement,
@@ -462,6 +488,7 @@ export async function ralphCommand(
       endedAt: null,
       stopReason: null,
       tokens: 0,
+      cost: 0,
       iterations: [],
     }
     writeRecord(file, record)
@@ -482,11 +509,10 @@ export async function ralphCommand(
         '--cwd',
         args.cwd,
         ...args.runFlags,
-        '--',
-        prompt,
       ]
       const ran = await runIteration(
         argv,
+        prompt,
         { cwd: args.cwd, env: io.env, stderr: io.stderr, quiet: args.quiet },
         running,
       )
@@ -497,15 +523,17 @@ export async function ralphCommand(
         runExitCode: ran.code,
         runReason: ran.result?.reason ?? 'no-result',
         tokens: usage.input + usage.cacheRead + usage.cacheWrite + usage.output,
+        cost: typeof ran.result?.cost === 'number' ? ran.result.cost : null,
         usage,
         startedAt: startedAt.toISOString(),
         runMs: Date.now() - startedAt.getTime(),
       }
       record.iterations.push(iteration)
       record.tokens += iteration.tokens
+      record.cost = record.cost === null || iteration.cost === null ? null : record.cost + iteration.cost
       if (iteration.sessionId)
         await services.sessionAdmin
-          .rename(iteration.sessionId, `ralph ${runId} #${n}`)
+          .rename(iteration.sessionId, `ralph ${runId} #${n}: ${args.prompt}`.slice(0, TITLE_CHARS))
           .catch((error: Error) => say(`could not title session ${iteration.sessionId}: ${error.message}`))
       if (signalled) stop = 'interrupted'
       else if (!iteration.sessionId) {
@@ -514,8 +542,10 @@ export async function ralphCommand(
         code = ran.code === RALPH_EXIT.usage ? RALPH_EXIT.usage : RALPH_EXIT.notPassed
         say(`iteration ${n}: dsh exited ${ran.code} before it opened a session; stopping`)
       } else {
-        const { outcome } = await runCheck(services, args, confinement, controller.signal)
+        writeRecord(file, record) // the session is on record while the check runs
+        const { outcome, enforcement } = await runCheck(services, args, confinement, controller.signal)
         iteration.check = outcome
+        record.confinement.enforcement = enforcement
         say(
           `iteration ${n}: session ${iteration.sessionId}, ${iteration.tokens} tokens, check ${
             outcome.timedOut
@@ -528,6 +558,10 @@ export async function ralphCommand(
           stop = 'passed'
           code = RALPH_EXIT.passed
         } else if (args.budgetTokens !== undefined && record.tokens >= args.budgetTokens) stop = 'budget'
+        else if (args.budgetUsd !== undefined && iteration.cost === null) {
+          stop = 'unpriced'
+          say(`iteration ${n} ran on a model without a price (usage.prices): --budget-usd cannot be counted; stopping`)
+        } else if (args.budgetUsd !== undefined && record.cost! >= args.budgetUsd) stop = 'budget'
         else if (n >= args.maxIterations) stop = 'max-iterations'
       }
       if (stop) {
@@ -548,6 +582,7 @@ export async function ralphCommand(
           iterations: record.iterations.length,
           sessions,
           tokens: record.tokens,
+          cost: record.cost,
           lastCheck: record.iterations.at(-1)?.check ?? null,
           record: file,
         })}\n`,
@@ -568,7 +603,11 @@ export async function ralphCommand(
 
 function describeStop(stop: StopReason, record: RalphRecord): string {
   if (stop === 'passed') return 'the check passed'
-  if (stop === 'budget') return `stopped at the token budget (${record.limits.budgetTokens})`
+  if (stop === 'budget')
+    return record.limits.budgetTokens !== null && record.tokens >= record.limits.budgetTokens
+      ? `stopped at the token budget (${record.limits.budgetTokens})`
+      : `stopped at the cost budget ($${record.limits.budgetUsd})`
+  if (stop === 'unpriced') return 'stopped: an iteration ran on an unpriced model, so --budget-usd cannot be counted'
   if (stop === 'max-iterations')
     return `the check never passed: stopped at --max-iterations ${record.limits.maxIterations}`
   if (stop === 'interrupted') return 'interrupted'
