@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
@@ -65,6 +66,17 @@ function storedSessions(): Map<string, string> {
       if (existsSync(log)) found.set(id, readFileSync(log, 'utf8'))
     }
   return found
+}
+
+/** Pids of living processes whose command line holds `needle`. */
+function running(needle: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)
+    } catch {
+      return false // it ended while we looked
+    }
+  })
 }
 
 /** The request that asks for a session's generated title (session-admin), not part of the agent's turn. */
@@ -294,17 +306,40 @@ test('a check that runs past --check-timeout is killed with its process group an
   expect(rec.iterations[0]!.check!.exitCode).not.toBe(0)
   expect(Date.now() - started).toBeLessThan(30_000)
   // Neither sleep survived: the whole group was killed, the backgrounded one too.
-  const alive = readdirSync('/proc').filter((pid) => {
-    try {
-      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
-    } catch {
-      return false
-    }
-  })
-  expect(alive).toEqual([])
+  expect(running(marker)).toEqual([])
   const second = firstRequests()[1]!
   expect(second).toContain('timed out after 1 s and was killed')
 }, 120_000)
+
+test('SIGINT during a check kills the check, records "interrupted" and exits 130', async () => {
+  scriptModel('true')
+  const marker = `${50 + (process.pid % 40)}.${Date.now() % 1000}`
+  const child = spawn(
+    process.execPath,
+    [join(appDir, 'bin', 'dsh.js'), 'ralph', 'wait', '--until', `sleep ${marker}`, '--approve', '--quiet'],
+    { cwd: workspace, env: process.env, stdio: 'ignore' },
+  )
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+  // The check is running once its `sleep` is (ralph's own command line holds the marker too).
+  const checking = () =>
+    readdirSync('/proc').some((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`
+      } catch {
+        return false
+      }
+    })
+  for (const deadline = Date.now() + 30_000; !checking() && Date.now() < deadline;)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  expect(checking()).toBe(true)
+  child.kill('SIGINT')
+  expect(await exited).toBe(130)
+  const rec = record()
+  expect(rec.stopReason).toBe('interrupted')
+  expect(rec.iterations).toHaveLength(1)
+  expect(rec.iterations[0]!.sessionId).toMatch(/./)
+  expect(running(marker)).toEqual([])
+}, 60_000)
 
 test("an iteration that fails before it opens a session stops the loop with its usage error's exit code", async () => {
   scriptModel('true')
@@ -336,6 +371,28 @@ test.each([
   expect(stdout).toBe('')
   expect(llm.requests).toHaveLength(0)
   expect(existsSync(join(home.dir, 'ralph'))).toBe(false)
+})
+
+test('with --json a usage error still ends with one result line', async () => {
+  const { code, stdout, stderr } = await launch([
+    'ralph',
+    'do it',
+    '--json',
+    '--max-iterations',
+    'x',
+    '--until',
+    'true',
+  ])
+  expect(code).toBe(2)
+  expect(stderr).toContain('--max-iterations')
+  expect(stdout.trim().split('\n')).toHaveLength(1)
+  expect(JSON.parse(stdout)).toMatchObject({
+    type: 'result',
+    stopReason: 'usage',
+    exitCode: 2,
+    iterations: 0,
+    message: expect.stringContaining('--max-iterations'),
+  })
 })
 
 test('dsh ralph --help describes the loop, its flags and exit codes', async () => {

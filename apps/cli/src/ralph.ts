@@ -37,9 +37,27 @@ export const RALPH_EXIT = {
 
 /**
  * `budget`: the tokens or the cost reached --budget-tokens / --budget-usd; `unpriced`: --budget-usd was given but
- * an iteration ran on a model the price table does not name, so the budget can no longer be measured.
+ * an iteration ran on a model the price table does not name, so the budget can no longer be measured;
+ * `unconfinable`: the sandbox backend stopped working (nothing unconfined was run instead); `check-error`: the
+ * check could not be started (the workspace is gone, the sandbox refused the authority, bash did not spawn).
  */
-export type StopReason = 'passed' | 'max-iterations' | 'budget' | 'unpriced' | 'run-failed' | 'interrupted'
+export type StopReason =
+  'passed' | 'max-iterations' | 'budget' | 'unpriced' | 'run-failed' | 'unconfinable' | 'check-error' | 'interrupted'
+
+/** The one line `--json` prints at the end (also for a usage error or a refusal, with what is known). */
+export interface RalphResultLine {
+  type: 'result'
+  runId: string | null
+  stopReason: StopReason | 'usage'
+  exitCode: number
+  iterations: number
+  sessions: string[]
+  tokens: number
+  cost: number | null
+  lastCheck: CheckOutcome | null
+  record: string | null
+  message?: string
+}
 
 export interface RalphArgs {
   prompt: string
@@ -94,6 +112,8 @@ export interface RalphRecord {
   startedAt: string
   endedAt: string | null
   stopReason: StopReason | null
+  /** Why the check could not run, with `unconfinable` and `check-error`. */
+  stopMessage?: string
   tokens: number
   /** The iterations' summed cost in USD; null once one of them could not be priced. */
   cost: number | null
@@ -428,6 +448,29 @@ export async function ralphCommand(
   dshBin: string,
   io: RalphIO,
 ): Promise<number> {
+  const end = rest.indexOf('--')
+  const json = (end === -1 ? rest : rest.slice(0, end)).includes('--json')
+  const line = (fields: Partial<RalphResultLine> & Pick<RalphResultLine, 'stopReason' | 'exitCode'>) =>
+    json &&
+    io.stdout.write(
+      `${JSON.stringify({ type: 'result', runId: null, iterations: 0, sessions: [], tokens: 0, cost: 0, lastCheck: null, record: null, ...fields } satisfies RalphResultLine)}\n`,
+    )
+  try {
+    return await loop(rest, options, dshBin, io, line)
+  } catch (error) {
+    if (error instanceof LauncherUsageError)
+      line({ stopReason: 'usage', exitCode: RALPH_EXIT.usage, message: error.message })
+    throw error
+  }
+}
+
+async function loop(
+  rest: string[],
+  options: Parameters<typeof bootTree>[0] & { home: string; patches: string[] },
+  dshBin: string,
+  io: RalphIO,
+  line: (fields: Partial<RalphResultLine> & Pick<RalphResultLine, 'stopReason' | 'exitCode'>) => unknown,
+): Promise<number> {
   const args = parseRalphArgs(rest, options.cwd ?? process.cwd(), options.patches)
   const say = (line: string) => (args.quiet ? undefined : io.stderr.write(`dsh ralph: ${line}\n`))
   // The headless tree gives the check the seams every command of a session goes through; nothing launches, so
@@ -460,10 +503,7 @@ export async function ralphCommand(
     } catch (error) {
       if (!(error instanceof UnconfinableError)) throw error
       io.stderr.write(`dsh ralph: ${error.message}\n`)
-      if (args.json)
-        io.stdout.write(
-          `${JSON.stringify({ type: 'result', stopReason: 'unconfinable', iterations: 0, sessions: [], tokens: 0, message: error.message })}\n`,
-        )
+      line({ stopReason: 'unconfinable', exitCode: RALPH_EXIT.unconfinable, message: error.message })
       return RALPH_EXIT.unconfinable
     }
     if (!confinement.confined) say('--unconfined-check: the check runs as your own command, without the sandbox')
@@ -543,7 +583,25 @@ export async function ralphCommand(
         say(`iteration ${n}: dsh exited ${ran.code} before it opened a session; stopping`)
       } else {
         writeRecord(file, record) // the session is on record while the check runs
-        const { outcome, enforcement } = await runCheck(services, args, confinement, controller.signal)
+        let checked: Awaited<ReturnType<typeof runCheck>>
+        try {
+          checked = await runCheck(services, args, confinement, controller.signal)
+        } catch (error) {
+          // Read by name: the tree's plugins may load their own copy of the seams' modules (the packaged launcher).
+          const { name, code: reason } = (error ?? {}) as { name?: string; code?: string }
+          const refused =
+            error instanceof UnconfinableError || (name === 'SandboxError' && reason === 'SANDBOX_UNAVAILABLE')
+          if (!refused && name !== 'SandboxError' && name !== 'SubprocessError') throw error
+          stop = refused ? 'unconfinable' : 'check-error'
+          code = refused ? RALPH_EXIT.unconfinable : RALPH_EXIT.notPassed
+          record.stopMessage = (error as Error).message
+          io.stderr.write(`dsh ralph: iteration ${n}: the check was not run: ${(error as Error).message}\n`)
+          record.stopReason = stop
+          record.endedAt = new Date().toISOString()
+          writeRecord(file, record)
+          break
+        }
+        const { outcome, enforcement } = checked
         iteration.check = outcome
         record.confinement.enforcement = enforcement
         say(
@@ -573,20 +631,18 @@ export async function ralphCommand(
     if (signalled) code = signalled === 'SIGINT' ? 130 : 143
     const sessions = record.iterations.flatMap((iteration) => (iteration.sessionId ? [iteration.sessionId] : []))
     if (args.json)
-      io.stdout.write(
-        `${JSON.stringify({
-          type: 'result',
-          runId,
-          stopReason: stop,
-          exitCode: code,
-          iterations: record.iterations.length,
-          sessions,
-          tokens: record.tokens,
-          cost: record.cost,
-          lastCheck: record.iterations.at(-1)?.check ?? null,
-          record: file,
-        })}\n`,
-      )
+      line({
+        runId,
+        stopReason: stop!,
+        exitCode: code,
+        iterations: record.iterations.length,
+        sessions,
+        tokens: record.tokens,
+        cost: record.cost,
+        lastCheck: record.iterations.at(-1)?.check ?? null,
+        record: file,
+        ...(record.stopMessage ? { message: record.stopMessage } : {}),
+      })
     else
       io.stdout.write(
         `${describeStop(stop!, record)} after ${record.iterations.length} iteration${record.iterations.length === 1 ? '' : 's'} (${record.tokens} tokens); record: ${file}\n`,
@@ -611,5 +667,7 @@ function describeStop(stop: StopReason, record: RalphRecord): string {
   if (stop === 'max-iterations')
     return `the check never passed: stopped at --max-iterations ${record.limits.maxIterations}`
   if (stop === 'interrupted') return 'interrupted'
+  if (stop === 'unconfinable') return `stopped: the check could not be confined (${record.stopMessage})`
+  if (stop === 'check-error') return `stopped: the check could not be started (${record.stopMessage})`
   return 'stopped: an iteration could not run'
 }
