@@ -156,8 +156,8 @@ Usage:
 Each iteration is a new stored session (\`dsh --json\` in this folder) given the prompt and, from the second
 on, a note saying which iteration it is and how the check failed (its exit code and the tail of its output).
 After each iteration the completion command runs under bash, confined: bubblewrap (Seatbelt on macOS) with the
-workspace writable, the rest of the disk read-only, secret paths hidden, no network, a private /tmp and the
-scrubbed environment of every command dsh runs. Exit 0 passes.
+workspace writable, the rest of the disk (your home folder too) read-only, secret paths hidden, no network, a
+private writable /tmp and the scrubbed environment of every command dsh runs. Exit 0 passes (docs/ralph.md).
 
 Options:
   --until "<command>"      the completion check (required)
