@@ -50,10 +50,10 @@ async function launch(argv: string[]) {
 }
 
 /** The one record a run wrote under $DSH_HOME/ralph. */
-function record(): RalphRecord {
-  const files = readdirSync(join(home.dir, 'ralph')).filter((name) => name.endsWith('.json'))
+function record(dshHome = home.dir): RalphRecord {
+  const files = readdirSync(join(dshHome, 'ralph')).filter((name) => name.endsWith('.json'))
   expect(files).toHaveLength(1)
-  return JSON.parse(readFileSync(join(home.dir, 'ralph', files[0]!), 'utf8')) as RalphRecord
+  return JSON.parse(readFileSync(join(dshHome, 'ralph', files[0]!), 'utf8')) as RalphRecord
 }
 
 /** Session ids stored under $DSH_HOME (`sessions/<workspace key>/<id>/session.jsonl`), with their logs. */
@@ -223,8 +223,13 @@ test('--budget-usd stops the loop once the priced cost of its iterations reaches
   expect(JSON.parse(stdout.trim())).toMatchObject({ stopReason: 'budget', iterations: 1, cost: rec.cost })
 }, 120_000)
 
-test('a hostile check the model wrote cannot write outside the workspace, reach loopback or read an env secret', async () => {
-  const outside = realpathSync(mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : homedir(), 'dsh-ralph-out-')))
+test('a hostile check the model wrote cannot write outside the workspace, reach loopback, read an env secret or the run record', async () => {
+  // Real folders outside /tmp (a confined command has a private /tmp, where a refusal would prove nothing).
+  const parent = existsSync('/var/tmp') ? '/var/tmp' : homedir()
+  const outside = realpathSync(mkdtempSync(join(parent, 'dsh-ralph-out-')))
+  // A DSH_HOME there too: the run record and the sessions are a secret path to every confined command.
+  const dshHome = realpathSync(mkdtempSync(join(parent, 'dsh-ralph-home-')))
+  process.env.DSH_HOME = dshHome
   const homeFile = join(homedir(), `.dsh-ralph-pwned-${process.pid}`)
   const secret = `ralph-secret-${Date.now()}-0123456789`
   process.env.RALPH_TEST_SECRET_TOKEN = secret
@@ -240,6 +245,8 @@ test('a hostile check the model wrote cannot write outside the workspace, reach 
       `node -e 'const s=require("net").connect(${port},"127.0.0.1",()=>{console.log("node-connected");s.end()});s.on("error",()=>{})'`,
       'echo "secret=[$RALPH_TEST_SECRET_TOKEN]"',
       "echo \"proc-hits=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c '^RALPH_TEST_SECRET_TOKEN=')\"",
+      `echo "record-bytes=$(cat ${dshHome}/ralph/*.json 2>/dev/null | wc -c)"`,
+      `echo '{}' > ${dshHome}/ralph/planted.json && echo "wrote-record"`,
       'exit 1',
     ].join('\n')
     // Iteration 1's model writes the check script into the workspace; iteration 2's does nothing more.
@@ -259,16 +266,18 @@ test('a hostile check the model wrote cannot write outside the workspace, reach 
       '--json',
     ])
     expect(code).toBe(1)
-    const rec = record()
+    const rec = record(dshHome)
     expect(rec.iterations).toHaveLength(2)
     const output = rec.iterations[0]!.check!.outputTail
     // The script ran (its last lines printed) and every attempt failed.
     expect(output).toContain('secret=[]')
     expect(output).toContain('proc-hits=0')
-    for (const word of ['wrote-outside', 'wrote-home', 'bash-connected', 'node-connected'])
+    expect(output).toContain('record-bytes=0')
+    for (const word of ['wrote-outside', 'wrote-home', 'bash-connected', 'node-connected', 'wrote-record'])
       expect(output).not.toContain(word)
     expect(existsSync(join(outside, 'x'))).toBe(false)
     expect(existsSync(homeFile)).toBe(false)
+    expect(readdirSync(join(dshHome, 'ralph'))).toEqual([`${rec.runId}.json`])
     expect(connections).toBe(0)
     const everything = [
       stdout,
@@ -280,6 +289,7 @@ test('a hostile check the model wrote cannot write outside the workspace, reach 
   } finally {
     server.close()
     rmSync(outside, { recursive: true, force: true })
+    rmSync(dshHome, { recursive: true, force: true })
     rmSync(homeFile, { force: true })
   }
 }, 120_000)
