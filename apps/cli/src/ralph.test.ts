@@ -383,26 +383,22 @@ test.each([
   expect(existsSync(join(home.dir, 'ralph'))).toBe(false)
 })
 
-test('with --json a usage error still ends with one result line', async () => {
-  const { code, stdout, stderr } = await launch([
-    'ralph',
-    'do it',
-    '--json',
-    '--max-iterations',
-    'x',
-    '--until',
-    'true',
-  ])
+test.each([
+  [['--max-iterations', 'x'], '--max-iterations'],
+  [['--patch', 'no-such-patch-here'], 'no-such-patch-here'],
+])('with --json a usage error (%j) still ends with one result line', async (extra, named) => {
+  const { code, stdout, stderr } = await launch(['ralph', 'do it', '--json', '--until', 'true', ...extra])
   expect(code).toBe(2)
-  expect(stderr).toContain('--max-iterations')
+  expect(stderr).toContain(named)
   expect(stdout.trim().split('\n')).toHaveLength(1)
   expect(JSON.parse(stdout)).toMatchObject({
     type: 'result',
     stopReason: 'usage',
     exitCode: 2,
     iterations: 0,
-    message: expect.stringContaining('--max-iterations'),
+    message: expect.stringContaining(named),
   })
+  expect(llm.requests).toHaveLength(0)
 })
 
 test('dsh ralph --help describes the loop, its flags and exit codes', async () => {

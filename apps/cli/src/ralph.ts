@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { bootTree, type BootedTree } from '@dsh/app-boot'
+import { BootError, bootTree, CompositionError, type BootedTree } from '@dsh/app-boot'
 import type { Credentials } from '@dsh/credentials'
 import type { Sandbox, SandboxAuthority } from '@dsh/sandbox'
 import type { SandboxPolicy } from '@dsh/sandbox-policy'
@@ -48,7 +48,8 @@ export type StopReason =
 export interface RalphResultLine {
   type: 'result'
   runId: string | null
-  stopReason: StopReason | 'usage'
+  /** `usage`: a usage error before the loop started; `error`: it failed otherwise (a boot failure). */
+  stopReason: StopReason | 'usage' | 'error'
   exitCode: number
   iterations: number
   sessions: string[]
@@ -458,8 +459,16 @@ export async function ralphCommand(
   try {
     return await loop(rest, options, dshBin, io, line)
   } catch (error) {
-    if (error instanceof LauncherUsageError)
-      line({ stopReason: 'usage', exitCode: RALPH_EXIT.usage, message: error.message })
+    // The launcher reports these on stderr and exits with their code; `--json` still owes its one line.
+    const usageError =
+      error instanceof LauncherUsageError ||
+      error instanceof CompositionError ||
+      (error instanceof BootError && error.isUserError)
+    line({
+      stopReason: usageError ? 'usage' : 'error',
+      exitCode: usageError ? RALPH_EXIT.usage : RALPH_EXIT.notPassed,
+      message: error instanceof Error ? error.message : String(error),
+    })
     throw error
   }
 }
