@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { BootError, bootTree, CompositionError, type BootedTree } from '@dsh/app-boot'
 import type { Credentials } from '@dsh/credentials'
+import type { ResultLine } from '@dsh/headless-lines'
 import type { Sandbox, SandboxAuthority } from '@dsh/sandbox'
 import type { SandboxPolicy } from '@dsh/sandbox-policy'
 import type { SessionAdmin } from '@dsh/session-admin'
@@ -306,15 +307,6 @@ export function writeRecord(file: string, record: RalphRecord): void {
   }
 }
 
-interface RunLine {
-  type: 'result'
-  sessionId: string | null
-  exitCode: number
-  reason: string
-  cost?: number | null
-  usage?: { input?: number; cacheRead?: number; cacheWrite?: number; output?: number }
-}
-
 /**
  * One iteration's `dsh --json`, the prompt on its stdin (not in its argv, which every local user can read in
  * /proc): its result line (the last line; the event lines before it are read past).
@@ -324,7 +316,7 @@ function runIteration(
   prompt: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; stderr: NodeJS.WritableStream; quiet: boolean },
   running: { child?: ReturnType<typeof spawn> },
-): Promise<{ code: number | null; result?: RunLine }> {
+): Promise<{ code: number | null; result?: ResultLine }> {
   return new Promise((done, fail) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
@@ -335,11 +327,13 @@ function runIteration(
     child.stdin.on('error', () => {}) // a run that fails before it reads its task closes stdin early
     child.stdin.end(prompt)
     let pending = ''
-    let result: RunLine | undefined
+    let result: ResultLine | undefined
     const read = (line: string) => {
-      if (!line.startsWith('{"type":"result"')) return
+      // Only the result line is parsed: the event lines before it can be many and large.
+      if (!line.startsWith('{') || !line.includes('"type":"result"')) return
       try {
-        result = JSON.parse(line) as RunLine
+        const parsed = JSON.parse(line) as { type?: string }
+        if (parsed.type === 'result') result = parsed as ResultLine
       } catch {}
     }
     child.stdout.setEncoding('utf8')
@@ -428,7 +422,7 @@ async function runCheck(
   }
 }
 
-const tokensOf = (usage: RunLine['usage']) => ({
+const tokensOf = (usage: ResultLine['usage'] | undefined) => ({
   input: usage?.input ?? 0,
   cacheRead: usage?.cacheRead ?? 0,
   cacheWrite: usage?.cacheWrite ?? 0,
