@@ -125,6 +125,8 @@ Usage:
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
   dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --permission, --preset, --json)
   dsh eval <dir>                       run task folders (task.json + repo/) headless in temp copies; table + --out report.json (--parallel n)
+  dsh ralph "task" --until "<cmd>"     run the task as one headless session after another until <cmd>, confined,
+                                       exits 0 (--max-iterations n, --budget-tokens n, --check-timeout s; dsh ralph --help)
   dsh help                             this text (same as --help)
 
 Headless run options:

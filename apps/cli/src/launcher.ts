@@ -18,6 +18,7 @@ import { wantsRunLines } from './run-lines.ts'
 import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
 import { promptCommand } from './prompt-show.ts'
 import { evalCommand } from './eval.ts'
+import { RALPH_HELP, ralphCommand } from './ralph.ts'
 
 export interface LauncherIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean }
@@ -79,7 +80,7 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     return 0
   }
   if (args.help) {
-    stdout.write(HELP)
+    stdout.write(args.rest[0] === 'ralph' ? RALPH_HELP : HELP)
     return 0
   }
   const options = {
@@ -98,6 +99,11 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     }
     if (args.rest[0] === 'prompt') return await promptCommand(args.rest, options, stdout)
     if (args.rest[0] === 'eval') return await evalCommand(args.rest, join(appDir, 'bin', 'dsh.js'), stdout)
+    if (args.rest[0] === 'ralph') {
+      if (args.profile && args.profile !== 'headless')
+        throw new LauncherUsageError(`dsh ralph runs headless iterations; --profile ${args.profile} does not apply`)
+      return await ralphCommand(args.rest, options, join(appDir, 'bin', 'dsh.js'), { stdout, stderr, env, ownsProcess })
+    }
     return await runTree(options, args.check, { stdout, stderr, env, ownsProcess }, fail)
   } catch (error) {
     if (error instanceof LauncherUsageError) return fail(2, error.message)

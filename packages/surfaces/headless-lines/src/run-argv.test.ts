@@ -8,6 +8,6 @@ test('--json before any `--` asks for run lines, unless the first word is a comm
   expect(asksForRunLines(['--json', '--bogus'])).toBe(true)
   expect(asksForRunLines(['fix it'])).toBe(false)
   expect(asksForRunLines(['--', '--json'])).toBe(false) // a task word, not a flag
-  for (const word of ['sessions', 'grants', 'usage', 'mcp', 'rewind', 'prompt', 'eval'])
+  for (const word of ['sessions', 'grants', 'usage', 'mcp', 'rewind', 'prompt', 'eval', 'ralph'])
     expect(asksForRunLines(['--json', word, 'list'])).toBe(false)
 })

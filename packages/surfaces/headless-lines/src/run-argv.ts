@@ -3,7 +3,7 @@
  * listing and editing commands (their `--json` prints their own document, not run lines) and the
  * launcher's own commands. `resume` and `fork` are runs.
  */
-export const NOT_A_RUN = new Set(['sessions', 'grants', 'usage', 'mcp', 'rewind', 'prompt', 'eval'])
+export const NOT_A_RUN = new Set(['sessions', 'grants', 'usage', 'mcp', 'rewind', 'prompt', 'eval', 'ralph'])
 
 /**
  * Whether the tree's arguments of a headless launch ask for `--json` run lines, read without parsing
