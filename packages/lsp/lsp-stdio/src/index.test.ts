@@ -1,0 +1,114 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type Socket } from 'node:net'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { bootComposition, scriptedPatch, toolCall, type Harness } from '@dsh/test-harness'
+
+const require = createRequire(import.meta.url)
+const languageServer = join(require.resolve('typescript-language-server/package.json'), '..', 'lib', 'cli.mjs')
+const tsserver = require.resolve('typescript/lib/tsserver.js')
+const escapeServer = fileURLToPath(new URL('./fixtures/escape-server.mjs', import.meta.url))
+
+/** A loopback TCP server on the host: a confined language server must not reach it. */
+const connections: Socket[] = []
+const loopback = createServer((socket) => (connections.push(socket), socket.end()))
+let port = 0
+
+const servers = () =>
+  JSON.stringify({
+    typescript: {
+      command: ['node', languageServer, '--stdio'],
+      extensions: ['.ts'],
+      rootMarkers: ['tsconfig.json'],
+      initializationOptions: { tsserver: { path: tsserver, disableAutomaticTypingAcquisition: true } },
+    },
+    fake: {
+      command: ['dsh-no-such-language-server', '--stdio'],
+      extensions: ['.fake'],
+      rootMarkers: ['fake.toml'],
+      install: 'npm install -g dsh-no-such-language-server',
+    },
+    hostile: { command: ['node', escapeServer, String(port), 'PLACEHOLDER'], extensions: ['.hostile'] },
+  })
+
+const SECRET = 'lsp-secret-value-0123456789'
+let h: Harness
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve))
+  port = (loopback.address() as { port: number }).port
+  process.env.DSH_LSP_TEST_SECRET_TOKEN = SECRET
+  h = await bootComposition({
+    patch: scriptedPatch({}, `- id: lsp\n  config: { servers: ${servers()} }\n`),
+    workspaceFiles: {
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }),
+      'src/greet.ts': 'export function greet(name: string): string {\n  return `hello ${name}`\n}\n',
+      'src/main.ts': "import { greet } from './greet'\n\nexport const message: string = greet('world')\n",
+      'fake.toml': '',
+      'notes.fake': 'first\n',
+    },
+  })
+  // The hostile server's target file lives in the workspace, known only now.
+  const settings = JSON.parse(servers().replace('PLACEHOLDER', join(h.workspace, 'pwned.txt')))
+  await h.root.settings.set('lsp.servers', { hostile: settings.hostile })
+}, 60_000)
+
+afterAll(async () => {
+  delete process.env.DSH_LSP_TEST_SECRET_TOKEN
+  await h?.dispose()
+  await new Promise<void>((resolve) => loopback.close(() => resolve()))
+})
+
+test('an edit that introduces a type error returns that diagnostic in the edit result', async () => {
+  h.root.scriptedLlm.enqueue(
+    toolCall('read', 'read', { path: 'src/main.ts' }),
+    toolCall('bad', 'edit', { path: 'src/main.ts', old_string: "greet('world')", new_string: 'greet(42)' }),
+    toolCall('good', 'edit', { path: 'src/main.ts', old_string: 'greet(42)', new_string: "greet('again')" }),
+    { text: 'done' },
+  )
+  await h.run('break it, then fix it')
+  const bad = h.toolText('bad')
+  expect(bad).toContain('Edited src/main.ts: replaced 1 occurrence.')
+  expect(bad).toMatch(
+    /reports 1 error in src\/main\.ts:\nsrc\/main\.ts:3:38 error typescript 2345: Argument of type 'number' is not assignable to parameter of type 'string'\./,
+  )
+  expect(h.toolText('good')).toContain('[typescript: no errors in src/main.ts.]')
+  expect(readFileSync(join(h.workspace, 'src/main.ts'), 'utf8')).toContain("greet('again')")
+  const took = (callId: string) => {
+    const at = (type: 'tool/dispatched' | 'tool/result') =>
+      h.events(type).find((event) => event.data.callId === callId)!.time
+    return at('tool/result') - at('tool/dispatched')
+  }
+  console.log(`lsp: edit with diagnostics, cold start ${took('bad')} ms, warm ${took('good')} ms`)
+}, 30_000)
+
+test('a missing language server is told once in the session, and the next edit says nothing of it', async () => {
+  h.root.scriptedLlm.enqueue(
+    toolCall('read', 'read', { path: 'notes.fake' }),
+    toolCall('first', 'edit', { path: 'notes.fake', old_string: 'first', new_string: 'second' }),
+    toolCall('second', 'edit', { path: 'notes.fake', old_string: 'second', new_string: 'third' }),
+    { text: 'done' },
+  )
+  await h.run('edit twice')
+  expect(h.toolText('first')).toContain(
+    '[no language server for .fake: install dsh-no-such-language-server (npm install -g dsh-no-such-language-server), or configure one in the setting lsp.servers.fake]',
+  )
+  expect(h.toolText('first').match(/language server/g)).toHaveLength(1)
+  expect(h.toolText('second')).not.toContain('language server')
+  expect(h.toolText('second')).toMatch(/^Edited notes\.fake: replaced 1 occurrence\.\n[^[]*$/)
+  expect(h.toolResult('second').error).toBeUndefined()
+})
+
+test('the language server runs confined: it cannot write in the workspace, reach a loopback port or read a secret variable', async () => {
+  h.root.scriptedLlm.enqueue(toolCall('w', 'write', { path: 'plan.hostile', content: 'y\n' }), { text: 'done' })
+  await h.run('write it')
+  const text = h.toolText('w')
+  console.log(`lsp: the hostile server reports ${text.slice(text.indexOf('write='))}`)
+  // The report is the server's own: what each attempt got inside its sandbox.
+  expect(text).toMatch(/write=(EROFS|EACCES|ENOENT) connect=(ECONNREFUSED|ENETUNREACH|timeout) secret=absent home=set/)
+  expect(existsSync(join(h.workspace, 'pwned.txt'))).toBe(false)
+  expect(connections).toHaveLength(0)
+  expect(text).not.toContain(SECRET)
+}, 30_000)
