@@ -113,6 +113,7 @@ export function hoverText(answer: Hover | null | undefined): string {
   if (!answer) return ''
   const contents = answer.contents
   return (Array.isArray(contents) ? contents.map(markedText) : [markedText(contents)])
-    .filter((part) => part.trim())
+    .map((part) => part.trim())
+    .filter(Boolean)
     .join('\n\n')
 }

@@ -270,6 +270,15 @@ export default class LspStdio extends LanguageServers {
     params: (uri: string) => unknown,
   ): Promise<R> {
     const { server } = await this.server(at.path, options.session)
+    // A server that has not yet reported on any file may still be loading its project, and answer from the
+    // open file alone (typescript-language-server routes to its syntax server meanwhile): its first diagnostics
+    // say the project is loaded.
+    if (!server.diagnosed)
+      await server.diagnose(at.path, at.text, {
+        waitMs: this.config.firstDiagnosticsWaitMs,
+        settleMs: this.config.diagnosticsSettleMs,
+        signal: options.signal,
+      })
     server.sync(at.path, at.text)
     try {
       return await server.request<R>(method, params(uriOf(at.path)), options.signal)
