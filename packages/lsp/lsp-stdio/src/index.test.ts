@@ -112,3 +112,14 @@ test('the language server runs confined: it cannot write in the workspace, reach
   expect(connections).toHaveLength(0)
   expect(text).not.toContain(SECRET)
 }, 30_000)
+
+test('in danger-full-access the server runs unconfined, yet still without the secret variable', async () => {
+  const agent = await h.agent()
+  h.root.sandboxPolicy.setMode(agent.session, 'danger-full-access', 'user:cli-flag')
+  h.root.scriptedLlm.enqueue(toolCall('open', 'write', { path: 'open.hostile', content: 'y\n' }), { text: 'done' })
+  await h.run('write it unconfined')
+  // The same server, started again for the unconfined session: this time its attempts reach the world.
+  expect(h.toolText('open')).toMatch(/write=written connect=connected secret=absent home=set/)
+  expect(readFileSync(join(h.workspace, 'pwned.txt'), 'utf8')).toBe('written by the language server')
+  expect(connections).toHaveLength(1)
+}, 30_000)
