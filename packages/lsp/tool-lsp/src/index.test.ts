@@ -81,3 +81,17 @@ test('a secret path is refused as read refuses it, before the server sees it', a
   expect(h.toolText('secret')).not.toContain('token')
   expect(h.toolResult('nopos').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('line') })
 })
+
+test('without any configured server program the lsp tool is not offered', async () => {
+  const missing = JSON.stringify({ typescript: { command: ['dsh-no-such-language-server'], extensions: ['.ts'] } })
+  const bare = await bootComposition({ patch: scriptedPatch({}, `- id: lsp\n  config: { servers: ${missing} }\n`) })
+  try {
+    const agent = await bare.agent()
+    const names = bare.root.tools.visible(agent.id).map((tool) => tool.name)
+    expect(names).toContain('edit')
+    expect(names).not.toContain('lsp')
+    expect(h.root.tools.visible((await h.agent()).id).map((tool) => tool.name)).toContain('lsp')
+  } finally {
+    await bare.dispose()
+  }
+}, 30_000)
