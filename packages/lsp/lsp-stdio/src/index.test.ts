@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer, type Socket } from 'node:net'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -35,6 +35,7 @@ const servers = () =>
 
 const SECRET = 'lsp-secret-value-0123456789'
 let h: Harness
+let disposed = false
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve))
@@ -55,9 +56,21 @@ beforeAll(async () => {
   await h.root.settings.set('lsp.servers', { hostile: settings.hostile })
 }, 60_000)
 
+/** Processes whose command line names `text` (a server's argv holds its workspace or script path). */
+const processesNaming = (text: string) =>
+  readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)
+      } catch {
+        return false
+      }
+    })
+
 afterAll(async () => {
   delete process.env.DSH_LSP_TEST_SECRET_TOKEN
-  await h?.dispose()
+  if (!disposed) await h?.dispose()
   await new Promise<void>((resolve) => loopback.close(() => resolve()))
 })
 
@@ -122,4 +135,14 @@ test('in danger-full-access the server runs unconfined, yet still without the se
   expect(h.toolText('open')).toMatch(/write=written connect=connected secret=absent home=set/)
   expect(readFileSync(join(h.workspace, 'pwned.txt'), 'utf8')).toBe('written by the language server')
   expect(connections).toHaveLength(1)
+}, 30_000)
+
+test('disposing the composition shuts every language server down', async () => {
+  // Both the confined servers (bwrap's argv names the workspace) and the unconfined one of the last test.
+  const ours = () => processesNaming(h.workspace).concat(processesNaming(escapeServer))
+  expect(processesNaming(escapeServer).length).toBeGreaterThan(0)
+  expect(processesNaming(languageServer).length).toBeGreaterThan(0)
+  disposed = true
+  await h.dispose()
+  expect(ours()).toEqual([])
 }, 30_000)

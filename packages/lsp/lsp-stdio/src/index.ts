@@ -110,7 +110,9 @@ export default class LspStdio extends LanguageServers {
       () => () => {
         const all = [...this.running.values()]
         this.running.clear()
-        void Promise.all(all.map((entry) => entry.started.then((server) => server.stop()).catch(() => undefined)))
+        return Promise.all(
+          all.map((entry) => entry.started.then((server) => server.stop()).catch(() => undefined)),
+        ).then(() => undefined)
       },
       'language servers',
     )
