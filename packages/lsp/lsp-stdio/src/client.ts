@@ -123,8 +123,13 @@ export class ServerProcess {
       this.published.set(params.uri, { seq: ++this.seq, diagnostics: params.diagnostics })
       for (const listener of this.listeners) listener(params.uri)
     })
-    // Requests from the server (configuration, progress, registrations): answered empty, which every server accepts.
-    this.connection.onRequest(() => null)
+    // Requests from the server (progress, registrations, message boxes) are answered empty; configuration with
+    // one empty value per item asked (the server's defaults), as the protocol wants an array there.
+    this.connection.onRequest((method, params) =>
+      method === 'workspace/configuration'
+        ? ((params as { items?: unknown[] } | undefined)?.items ?? []).map(() => null)
+        : null,
+    )
     this.connection.onError(() => undefined)
     this.connection.listen()
     const rootUri = uriOf(root)

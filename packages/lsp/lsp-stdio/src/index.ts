@@ -96,6 +96,7 @@ export default class LspStdio extends LanguageServers {
   private readonly failures = new Map<string, { message: string; at: number }>()
   /** `<session id>\0<language>` once that session was told its server is missing or failing. */
   private readonly told = new Set<string>()
+  private disposed = false
 
   constructor(
     ctx: Context,
@@ -108,6 +109,7 @@ export default class LspStdio extends LanguageServers {
     })
     ctx.effect(
       () => () => {
+        this.disposed = true
         const all = [...this.running.values()]
         this.running.clear()
         return Promise.all(
@@ -149,6 +151,7 @@ export default class LspStdio extends LanguageServers {
 
   /** The running (or starting) server for `file`, started on first need; rejects with LspError. */
   private async server(file: string, session: Session): Promise<{ server: ServerProcess; language: string }> {
+    if (this.disposed) throw new LspError('LSP_UNAVAILABLE', 'the lsp row is disposed: no language server starts')
     const servers = this.servers()
     const language = languageFor(servers, file)
     if (!language) throw new LspError('LSP_NO_SERVER', `no language server is configured for ${file}`)
@@ -232,6 +235,11 @@ export default class LspStdio extends LanguageServers {
       stderrTailBytes: this.config.stderrTailBytes,
     })
     await server.start()
+    // The row went away while the server started: nothing would stop it later.
+    if (this.disposed) {
+      await server.stop()
+      throw new Error(`${language} language server not kept: the lsp row was disposed while it started`)
+    }
     this.ctx
       .logger('lsp')
       .info('started %s language server for %s (%s)', language, root, authority ? 'confined' : 'unconfined')
