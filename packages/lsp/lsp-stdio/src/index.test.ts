@@ -30,6 +30,7 @@ const servers = () =>
       rootMarkers: ['fake.toml'],
       install: 'npm install -g dsh-no-such-language-server',
     },
+    stray: { command: ['dsh-no-such-stray-server'], extensions: ['.stray'], rootMarkers: ['stray.toml'] },
     hostile: { command: ['node', escapeServer, String(port), 'PLACEHOLDER'], extensions: ['.hostile'] },
   })
 
@@ -49,6 +50,7 @@ beforeAll(async () => {
       'src/main.ts': "import { greet } from './greet'\n\nexport const message: string = greet('world')\n",
       'fake.toml': '',
       'notes.fake': 'first\n',
+      'loose.stray': 'first\n',
     },
   })
   // The hostile server's target file lives in the workspace, known only now.
@@ -112,6 +114,17 @@ test('a missing language server is told once in the session, and the next edit s
   expect(h.toolText('second')).not.toContain('language server')
   expect(h.toolText('second')).toMatch(/^Edited notes\.fake: replaced 1 occurrence\.\n[^[]*$/)
   expect(h.toolResult('second').error).toBeUndefined()
+})
+
+test('outside a project of its language (no root marker) a missing server is not mentioned at all', async () => {
+  h.root.scriptedLlm.enqueue(
+    toolCall('read', 'read', { path: 'loose.stray' }),
+    toolCall('stray', 'edit', { path: 'loose.stray', old_string: 'first', new_string: 'second' }),
+    { text: 'done' },
+  )
+  await h.run('edit a stray file')
+  expect(h.toolText('stray')).toMatch(/^Edited loose\.stray: replaced 1 occurrence\.\n[^[]*$/)
+  expect(h.toolText('stray')).not.toContain('language server')
 })
 
 test('the language server runs confined: it cannot write in the workspace, reach a loopback port or read a secret variable', async () => {
