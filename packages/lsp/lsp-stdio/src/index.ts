@@ -40,6 +40,7 @@ export interface Config {
   diagnosticsWaitMs: number
   firstDiagnosticsWaitMs: number
   diagnosticsSettleMs: number
+  firstDiagnosticsSettleMs: number
   startTimeoutMs: number
   requestTimeoutMs: number
   shutdownGraceMs: number
@@ -77,8 +78,13 @@ export default class LspStdio extends LanguageServers {
         'The same wait for a server’s first file, which includes its start and loading the project (typescript: about 3 s).',
       ),
     diagnosticsSettleMs: Schema.natural()
-      .default(300)
-      .description('Quiet time after a publish before the diagnostics are taken as complete.'),
+      .default(400)
+      .description(
+        'Quiet time after a publish before the diagnostics are taken as complete (servers publish syntax errors before type errors).',
+      ),
+    firstDiagnosticsSettleMs: Schema.natural()
+      .default(1500)
+      .description('The same quiet time for a server’s first file, whose first type check is slow.'),
     startTimeoutMs: Schema.natural().default(30_000).description('Longest wait for a server to answer initialize.'),
     requestTimeoutMs: Schema.natural().default(15_000).description('Longest wait for one request’s answer.'),
     shutdownGraceMs: Schema.natural()
@@ -252,9 +258,10 @@ export default class LspStdio extends LanguageServers {
     if (!language) return { kind: 'none' }
     try {
       const { server } = await this.server(path, options.session)
+      const warm = server.diagnosed
       const result = await server.diagnose(path, text, {
-        waitMs: server.diagnosed ? this.config.diagnosticsWaitMs : this.config.firstDiagnosticsWaitMs,
-        settleMs: this.config.diagnosticsSettleMs,
+        waitMs: warm ? this.config.diagnosticsWaitMs : this.config.firstDiagnosticsWaitMs,
+        settleMs: warm ? this.config.diagnosticsSettleMs : this.config.firstDiagnosticsSettleMs,
         signal: options.signal,
       })
       return {
@@ -286,7 +293,7 @@ export default class LspStdio extends LanguageServers {
     if (!server.diagnosed)
       await server.diagnose(at.path, at.text, {
         waitMs: this.config.firstDiagnosticsWaitMs,
-        settleMs: this.config.diagnosticsSettleMs,
+        settleMs: this.config.firstDiagnosticsSettleMs,
         signal: options.signal,
       })
     server.sync(at.path, at.text)

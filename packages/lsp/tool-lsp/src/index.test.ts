@@ -20,7 +20,7 @@ let h: Harness
 
 beforeAll(async () => {
   h = await bootComposition({
-    patch: scriptedPatch({}, `- id: lsp\n  config: { servers: ${servers} }\n`),
+    patch: scriptedPatch({}, `- id: lsp\n  config: { servers: ${servers}, firstDiagnosticsWaitMs: 45000 }\n`),
     homeFiles: { 'settings.yaml': "sandbox.denyRead: ['src/secret.ts']\n" },
     workspaceFiles: {
       'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }),
@@ -44,7 +44,7 @@ test('lsp definition jumps from a call in one file to the function in another', 
   await h.run('where is greet defined?')
   expect(h.toolResult('def').error).toBeUndefined()
   expect(h.toolText('def')).toBe('src/greet.ts:2:17: export function greet(name: string): string {')
-}, 30_000)
+}, 60_000)
 
 test('lsp references, hover and both symbol lists answer from the same server', async () => {
   h.root.scriptedLlm.enqueue(
@@ -68,7 +68,7 @@ test('lsp references, hover and both symbol lists answer from the same server', 
   expect(h.toolText('outline')).toContain('greet (function) src/greet.ts:2:17')
   expect(h.toolText('outline')).toContain('  shout (method) src/greet.ts:7:3')
   expect(h.toolText('search')).toMatch(/^Greeter \(class\) src\/greet\.ts:6:\d+/m)
-}, 30_000)
+}, 60_000)
 
 test('a secret path is refused as read refuses it, before the server sees it', async () => {
   h.root.scriptedLlm.enqueue(
@@ -94,4 +94,4 @@ test('without any configured server program the lsp tool is not offered', async 
   } finally {
     await bare.dispose()
   }
-}, 30_000)
+}, 60_000)
