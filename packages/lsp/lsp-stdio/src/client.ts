@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import {
+  CancellationTokenSource,
   createMessageConnection,
   StreamMessageReader,
   StreamMessageWriter,
@@ -55,6 +56,11 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: () => Error): Pro
       (error: unknown) => (clearTimeout(timer), reject(error)),
     )
   })
+
+/** A request the server did not answer within the deadline. */
+export class RequestTimeout extends Error {
+  override name = 'RequestTimeout'
+}
 
 export const uriOf = (path: string) => pathToFileURL(path).href
 
@@ -247,25 +253,31 @@ export class ServerProcess {
     })
   }
 
-  /** A request with the plan's deadline; an error names the server and the method. */
+  /**
+   * A request with the plan's deadline; aborting or the deadline cancels it on the server ($/cancelRequest).
+   * An error names the server and the method; the deadline's is a RequestTimeout.
+   */
   async request<R>(method: string, params: unknown, signal: AbortSignal): Promise<R> {
     if (!this.alive) throw new Error(this.describe(this.exitMessage!))
-    const controller = new AbortController()
-    const onAbort = () => controller.abort()
+    const cancel = new CancellationTokenSource()
+    const onAbort = () => cancel.cancel()
     signal.addEventListener('abort', onAbort, { once: true })
     try {
       return await withTimeout(
-        this.connection.sendRequest(method, params) as Promise<R>,
+        this.connection.sendRequest(method, params, cancel.token) as Promise<R>,
         this.plan.requestTimeoutMs,
-        () => new Error(this.describe(`did not answer ${method} within ${this.plan.requestTimeoutMs} ms`)),
+        () => new RequestTimeout(this.describe(`did not answer ${method} within ${this.plan.requestTimeoutMs} ms`)),
       )
     } catch (error) {
+      if (error instanceof RequestTimeout) throw error
       const message = (error as Error).message
       throw new Error(message.includes(this.plan.program) ? message : this.describe(`failed ${method}: ${message}`), {
         cause: error,
       })
     } finally {
       signal.removeEventListener('abort', onAbort)
+      if (!signal.aborted) cancel.cancel()
+      cancel.dispose()
     }
   }
 

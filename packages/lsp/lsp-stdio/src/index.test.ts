@@ -43,7 +43,10 @@ beforeAll(async () => {
   port = (loopback.address() as { port: number }).port
   process.env.DSH_LSP_TEST_SECRET_TOKEN = SECRET
   h = await bootComposition({
-    patch: scriptedPatch({}, `- id: lsp\n  config: { servers: ${servers()}, firstDiagnosticsWaitMs: 45000 }\n`),
+    patch: scriptedPatch(
+      {},
+      `- id: lsp\n  config: { servers: ${servers()}, firstDiagnosticsWaitMs: 45000, requestTimeoutMs: 1500 }\n`,
+    ),
     workspaceFiles: {
       'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }),
       'src/greet.ts': 'export function greet(name: string): string {\n  return `hello ${name}`\n}\n',
@@ -167,6 +170,18 @@ test('in danger-full-access the server runs unconfined, yet still without the se
   expect(h.toolText('open')).toMatch(/write=written connect=connected secret=absent home=set/)
   expect(readFileSync(join(h.workspace, 'pwned.txt'), 'utf8')).toBe('written by the language server')
   expect(connections).toHaveLength(1)
+}, 60_000)
+
+test('a request the server never answers ends at the deadline as LSP_TIMEOUT', async () => {
+  h.root.scriptedLlm.enqueue(
+    toolCall('hover', 'lsp', { operation: 'hover', path: 'open.hostile', line: 1, column: 1 }),
+    { text: 'done' },
+  )
+  await h.run('hover the hostile file')
+  expect(h.toolResult('hover').error).toMatchObject({
+    code: 'LSP_TIMEOUT',
+    message: expect.stringContaining('hostile language server (node) did not answer textDocument/hover within 1500 ms'),
+  })
 }, 60_000)
 
 test('disposing the composition shuts every language server down', async () => {

@@ -15,7 +15,7 @@ import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/subprocess'
-import { ServerProcess, uriOf } from './client.ts'
+import { RequestTimeout, ServerProcess, uriOf } from './client.ts'
 import { diagnosticOf, documentSymbolsOf, hoverText, locationsOf, workspaceSymbolsOf } from './convert.ts'
 import {
   DEFAULT_SERVERS,
@@ -300,7 +300,7 @@ export default class LspStdio extends LanguageServers {
     try {
       return await server.request<R>(method, params(uriOf(at.path)), options.signal)
     } catch (error) {
-      throw new LspError('LSP_FAILED', (error as Error).message)
+      throw new LspError(error instanceof RequestTimeout ? 'LSP_TIMEOUT' : 'LSP_FAILED', (error as Error).message)
     }
   }
 
@@ -362,7 +362,7 @@ export default class LspStdio extends LanguageServers {
         server
           .request<Parameters<typeof workspaceSymbolsOf>[0]>('workspace/symbol', { query }, options.signal)
           .catch((error: Error) => {
-            throw new LspError('LSP_FAILED', error.message)
+            throw new LspError(error instanceof RequestTimeout ? 'LSP_TIMEOUT' : 'LSP_FAILED', error.message)
           }),
       ),
     )
