@@ -28,6 +28,7 @@ beforeAll(async () => {
         '/** Says hello. */\nexport function greet(name: string): string {\n  return `hello ${name}`\n}\n\nexport class Greeter {\n  shout(name: string) {\n    return greet(name).toUpperCase()\n  }\n}\n',
       'src/main.ts': "import { greet } from './greet'\n\nexport const message: string = greet('world')\n",
       'src/secret.ts': "export const token = 'not for the model'\n",
+      'src/uses.ts': "import { token } from './secret'\n\nexport const length = token.length\n",
     },
   })
 }, 60_000)
@@ -81,6 +82,25 @@ test('a secret path is refused as read refuses it, before the server sees it', a
   expect(h.toolText('secret')).not.toContain('token')
   expect(h.toolResult('nopos').error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('line') })
 })
+
+test('a location in a secret file is left out even when an unconfined server finds it', async () => {
+  const agent = await h.agent()
+  // danger-full-access: the server reads secret.ts (commands could too); the tool still quotes only what read may.
+  h.root.sandboxPolicy.setMode(agent.session, 'danger-full-access', 'user:cli-flag')
+  h.root.scriptedLlm.enqueue(
+    toolCall('token-refs', 'lsp', { operation: 'references', path: 'src/uses.ts', line: 3, column: 23 }),
+    { text: 'done' },
+  )
+  await h.run('who uses token?')
+  const text = h.toolText('token-refs')
+  expect(text.split('\n')).toEqual([
+    "src/uses.ts:1:10: import { token } from './secret'",
+    'src/uses.ts:3:23: export const length = token.length',
+    '(1 in files you may not read left out)',
+  ])
+  expect(text).not.toContain('not for the model')
+  h.root.sandboxPolicy.setMode(agent.session, 'workspace-write', 'user:cli-flag')
+}, 60_000)
 
 test('without any configured server program the lsp tool is not offered', async () => {
   const missing = JSON.stringify({ typescript: { command: ['dsh-no-such-language-server'], extensions: ['.ts'] } })
