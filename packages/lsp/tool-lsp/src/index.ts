@@ -73,7 +73,7 @@ export function apply(ctx: Context, config: Config) {
     ctx.logger('lsp').debug('no language server program found: the lsp tool is not offered')
     return
   }
-  const serves = available.map((language) => `${language.id} (${language.extensions.join(' ')})`).join(', ')
+  const serves = available.map((language) => `${language.id}: ${language.extensions.join(' ')}`).join('; ')
 
   const read = async (path: string, context: ToolContext) => {
     const authority = await ctx.sandboxPolicy.authority(context.session)
