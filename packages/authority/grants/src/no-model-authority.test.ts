@@ -33,6 +33,9 @@ const REVIEWED_TOOLS: Record<string, unknown> = {
   // tool-memory: proposes an entry a person accepts through ctx.approval.request (no rule, so no grant can be
   // kept); writes only the memory file of its scope under $DSH_HOME, never a setting.
   memory: { scope: 'user', text: 'Prefers tabs' },
+  // tool-lsp (offered when a language server's program is on PATH): asks ctx.lsp, reads under the session's
+  // authority; its servers run confined read-only. Calls no authority API.
+  lsp: { operation: 'documentSymbols', path: 'a.txt' },
 }
 const AUTHORITY_KINDS = ['sandbox/mode', 'permission/preset', 'approval/policy', 'grant/added', 'grant/revoked']
 

@@ -46,6 +46,11 @@ export const TOOL_ERROR_CODES = [
   // MCP tools (@dsh/mcp-client): the server reported an error, or it could not be reached (crashed, did not start).
   'MCP_TOOL_ERROR',
   'MCP_SERVER_FAILED',
+  // Language servers (LspErrorCode of @dsh/lsp: tool-lsp).
+  'LSP_NO_SERVER',
+  'LSP_UNAVAILABLE',
+  'LSP_FAILED',
+  'LSP_TIMEOUT',
   // The subagent tool (tool-subagent): a child that failed or was stopped, an unknown child or agent type.
   'SUBAGENT_FAILED',
   'SUBAGENT_ABORTED',

@@ -17,7 +17,7 @@ export const BUILT_IN_TYPES: AgentType[] = [
     name: 'explore',
     description:
       'A read-only agent that searches and reads the workspace and reports what it found (it cannot change anything).',
-    tools: ['read', 'glob', 'grep'],
+    tools: ['read', 'glob', 'grep', 'lsp'],
     ceiling: 'read-only',
     instructions:
       'You explore the workspace read-only: search, read, and report your findings concisely, naming files and lines.',

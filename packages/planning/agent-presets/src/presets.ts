@@ -69,7 +69,7 @@ export const BUILT_IN_AGENT_PRESETS: AgentPreset[] = [
   {
     name: 'explore',
     description: 'Read-only: reading and searching tools only; no write, edit, bash or subagents.',
-    tools: { allow: ['read', 'glob', 'grep', 'todo_write', 'skill', 'history_read', 'job_output', 'job_list'] },
+    tools: { allow: ['read', 'glob', 'grep', 'lsp', 'todo_write', 'skill', 'history_read', 'job_output', 'job_list'] },
     compaction: true,
   },
   {

@@ -33,7 +33,7 @@ export interface Config {
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   readingTools: Schema.array(Schema.string())
-    .default(['read', 'glob', 'grep', 'job_output', 'job_list', 'todo_write', 'exit_plan_mode'])
+    .default(['read', 'glob', 'grep', 'lsp', 'job_output', 'job_list', 'todo_write', 'exit_plan_mode'])
     .description(
       'Tools that run in plan mode (they read, or touch only the session itself); every other tool is refused, bash included.',
     ),

@@ -21,8 +21,18 @@ async function sentSchemas(patch: string): Promise<Record<string, unknown>> {
   return Object.fromEntries(tools.map((tool) => [tool.name, tool]))
 }
 
+// `lsp` is offered only when a language server's program is on PATH, which differs between machines: it is left
+// out here and recorded on its own below with a server every machine has (node).
+const WITHOUT_LSP_TOOL = '- id: tool-lsp\n  disabled: true\n'
+
 test('the default tools and the fixture tools send the recorded schemas', async () => {
-  expect(await sentSchemas(scriptedPatch({ fixtureTools: true }))).toMatchSnapshot()
+  expect(await sentSchemas(scriptedPatch({ fixtureTools: true }, WITHOUT_LSP_TOOL))).toMatchSnapshot()
+})
+
+test('the lsp tool sends the recorded schema', async () => {
+  const servers = "{ servers: { fixture: { command: ['node'], extensions: ['.fixture'] } } }"
+  const tools = await sentSchemas(scriptedPatch({}, `- id: lsp\n  config: ${servers}\n`))
+  expect(tools.lsp).toMatchSnapshot()
 })
 
 test('the persistent bash sends the recorded schema', async () => {

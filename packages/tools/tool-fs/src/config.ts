@@ -9,6 +9,8 @@ export interface Config {
   maxSnippetLines: number
   closestMatchMinSimilarity: number
   closestMatchMaxFileLines: number
+  diagnosticsMaxLines: number
+  diagnosticsMessageChars: number
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -44,4 +46,14 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .description(
       'Files longer than this are not scanned for the closest match (the scan is lines × old_string lines).',
     ),
+  diagnosticsMaxLines: Schema.natural()
+    .min(1)
+    .default(20)
+    .description(
+      "Most diagnostic lines (errors first, then warnings) a language server's report adds to a changed file's result (with a ctx.lsp row).",
+    ),
+  diagnosticsMessageChars: Schema.natural()
+    .min(1)
+    .default(300)
+    .description('Characters kept of one diagnostic message.'),
 })

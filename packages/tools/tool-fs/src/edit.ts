@@ -2,7 +2,15 @@ import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { defineTool, ToolError, Type, type Static, type ToolDefinition } from '@dsh/tools'
 import type { Config } from './config.ts'
-import { closestMatch, lineAt, numbered, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
+import {
+  closestMatch,
+  diagnosticsNote,
+  lineAt,
+  numbered,
+  splitLines,
+  writeApprovalReason,
+  writeAuthority,
+} from '@dsh/tool-kit'
 import { replacementDiff } from './diff.ts'
 import { occurrences } from './lines.ts'
 import { absolute, asToolError, display } from './paths.ts'
@@ -114,7 +122,11 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           targets.length > 1
             ? `\n[The other ${targets.length - 1} replacements are alike; read the file to see them.]`
             : ''
-        return `Edited ${shown}: replaced ${count}.\n${diff}${others}`
+        const diagnostics = await diagnosticsNote(ctx, file, updated, context, {
+          maxLines: config.diagnosticsMaxLines,
+          maxMessageChars: config.diagnosticsMessageChars,
+        })
+        return `Edited ${shown}: replaced ${count}.\n${diff}${others}${diagnostics}`
       } catch (error) {
         throw asToolError(error, hints)
       }

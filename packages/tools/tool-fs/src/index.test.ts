@@ -279,3 +279,24 @@ test('an old_string that is not in the file gets the closest text shown, saying 
   )
   expect(readFileSync(join(h.workspace, 'm.js'), 'utf8')).toBe(source)
 })
+
+test('without a language server row an edit or write of a project file says nothing of diagnostics', async () => {
+  // The diagnostics seam is optional (docs/architecture.md, "Language servers"): no ctx.lsp, no line added, even
+  // in a TypeScript project whose server program is nowhere.
+  const h = await boot(
+    [
+      call('r', 'read', { path: 'src/a.ts' }),
+      call('e', 'edit', { path: 'src/a.ts', old_string: '1', new_string: "'one'" }),
+      call('w', 'write', { path: 'src/b.ts', content: 'export const b: number = "x"\n' }),
+    ],
+    {
+      patch: '- id: lsp\n  disabled: true\n- id: tool-lsp\n  disabled: true\n',
+      files: { 'tsconfig.json': '{}', 'src/a.ts': 'export const a: number = 1\n' },
+    },
+  )
+  await h.run('edit a project file')
+  expect(h.toolText('e')).toBe(
+    "Edited src/a.ts: replaced 1 occurrence.\n-    1\texport const a: number = 1\n+    1\texport const a: number = 'one'",
+  )
+  expect(h.toolText('w')).toBe('Created src/b.ts (29 bytes, 1 line).')
+})

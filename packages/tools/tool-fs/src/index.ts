@@ -21,6 +21,6 @@ export const inject = ['tools', 'fs', 'sandboxPolicy']
 export function apply(ctx: Context, config: Config) {
   contributeFilesSection(ctx)
   ctx.tools.register(ctx, readTool(ctx, config))
-  ctx.tools.register(ctx, writeTool(ctx))
+  ctx.tools.register(ctx, writeTool(ctx, config))
   ctx.tools.register(ctx, editTool(ctx, config))
 }

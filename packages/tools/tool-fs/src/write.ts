@@ -1,7 +1,8 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
-import { splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
+import { diagnosticsNote, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
+import type { Config } from './config.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
 const writeArguments = Type.Object(
@@ -15,7 +16,7 @@ const writeArguments = Type.Object(
 export type WriteArgs = Static<typeof writeArguments>
 
 /** `write`: a whole file, created or replaced atomically, under the agent's authority. */
-export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
+export function writeTool(ctx: Context, config: Config): ToolDefinition<WriteArgs> {
   return defineTool({
     name: 'write',
     description:
@@ -31,7 +32,11 @@ export function writeTool(ctx: Context): ToolDefinition<WriteArgs> {
         .writeFile(file, args.content, { authority, createParents: true })
         .catch((error) => Promise.reject(asToolError(error)))
       const lines = splitLines(args.content).length
-      return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
+      const diagnostics = await diagnosticsNote(ctx, file, args.content, context, {
+        maxLines: config.diagnosticsMaxLines,
+        maxMessageChars: config.diagnosticsMessageChars,
+      })
+      return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).${diagnostics}`
     },
   })
 }

@@ -10,6 +10,8 @@ export interface Config {
   undoDepth: number
   closestMatchMinSimilarity: number
   closestMatchMaxFileLines: number
+  diagnosticsMaxLines: number
+  diagnosticsMessageChars: number
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -47,4 +49,14 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   closestMatchMaxFileLines: Schema.natural()
     .default(20_000)
     .description('Files longer than this are not scanned for the closest match.'),
+  diagnosticsMaxLines: Schema.natural()
+    .min(1)
+    .default(20)
+    .description(
+      "Most diagnostic lines (errors first, then warnings) a language server's report adds to a changed file's result (with a ctx.lsp row).",
+    ),
+  diagnosticsMessageChars: Schema.natural()
+    .min(1)
+    .default(300)
+    .description('Characters kept of one diagnostic message.'),
 })

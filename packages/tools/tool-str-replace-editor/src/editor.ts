@@ -6,7 +6,7 @@ import { ToolError, type ToolContext } from '@dsh/tools'
 
 type Session = ToolContext['session']
 import type { Config } from './config.ts'
-import { closestMatch, lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
+import { closestMatch, diagnosticsNote, lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
 import { asToolError } from './text.ts'
 import { COMMANDS, type EditorArgs } from './arguments.ts'
 
@@ -88,7 +88,7 @@ export class Editor {
     const authority = await writeAuthority(this.ctx, file, 'write', context.session, context.callId)
     const written = await this.ctx.fs.writeFile(file, text, { authority, createParents: true })
     const lines = splitLines(text).length
-    return `Created ${shown} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).`
+    return `Created ${shown} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).${await this.diagnostics(file, text, context)}`
   }
 
   async replace(file: string, shown: string, oldText: string, newText: string, context: ToolContext): Promise<string> {
@@ -108,7 +108,7 @@ export class Editor {
     const updated = text.slice(0, first) + newText + text.slice(first + oldText.length)
     await this.save(file, updated, version, context)
     this.remember(context.session, file, text, updated)
-    return `Edited ${shown}:\n${this.snippet(updated, lineAt(updated, first), lineAt(updated, first + Math.max(0, newText.length - 1)))}`
+    return `Edited ${shown}:\n${this.snippet(updated, lineAt(updated, first), lineAt(updated, first + Math.max(0, newText.length - 1)))}${await this.diagnostics(file, updated, context)}`
   }
 
   async insert(file: string, shown: string, after: number, newText: string, context: ToolContext): Promise<string> {
@@ -128,7 +128,7 @@ export class Editor {
     await this.save(file, updated, version, context)
     this.remember(context.session, file, text, updated)
     const added = splitLines(inserted).length
-    return `Inserted ${added} line${added === 1 ? '' : 's'} after line ${after} of ${shown}:\n${this.snippet(updated, after + 1, after + Math.max(1, added))}`
+    return `Inserted ${added} line${added === 1 ? '' : 's'} after line ${after} of ${shown}:\n${this.snippet(updated, after + 1, after + Math.max(1, added))}${await this.diagnostics(file, updated, context)}`
   }
 
   /** Puts back the text before the last str_replace or insert of this file in the session. */
@@ -149,7 +149,15 @@ export class Editor {
     await this.save(file, previous, version, context)
     history.after = previous
     const { from, to } = changedLines(text, previous)
-    return `Undid the last edit of ${shown}${history.before.length ? ` (${history.before.length} more can be undone)` : ''}:\n${this.snippet(previous, from, to)}`
+    return `Undid the last edit of ${shown}${history.before.length ? ` (${history.before.length} more can be undone)` : ''}:\n${this.snippet(previous, from, to)}${await this.diagnostics(file, previous, context)}`
+  }
+
+  /** What the file's language server reports now (diagnosticsNote of @dsh/tool-kit; '' without ctx.lsp). */
+  private diagnostics(file: string, text: string, context: ToolContext): Promise<string> {
+    return diagnosticsNote(this.ctx, file, text, context, {
+      maxLines: this.config.diagnosticsMaxLines,
+      maxMessageChars: this.config.diagnosticsMessageChars,
+    })
   }
 
   /** Not found, with the most similar stretch of the file when there is one (closestMatch of @dsh/tool-kit). */
