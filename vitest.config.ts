@@ -12,10 +12,14 @@ const conditions = ['@dsh/source', ...defaultServerConditions]
 // worker per core left the CPU half idle (vitest's default on 2 cores is a single worker; 1,026 s → 690 s).
 const maxWorkers = Number(process.env.DSH_TEST_WORKERS) || availableParallelism() * 2
 // Each file's CPU and dsh launches, when scripts/test-all.mjs asks for them (DSH_TEST_PROFILE_DIR).
-const setupFiles = [fileURLToPath(new URL('scripts/file-profile-setup.mjs', import.meta.url))]
+const setupFiles = [
+  fileURLToPath(new URL('scripts/file-profile-setup.mjs', import.meta.url)),
+  fileURLToPath(new URL('scripts/shared-worker-guard.mjs', import.meta.url)),
+]
 const include = ['packages/*/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'vendor/*/src/**/*.test.ts']
 // Files that need a process of their own (a fresh one per file, vitest's isolation), each for a stated reason.
-// Every other file shares its worker process with the files before it: a fork per file loaded vitest and the
+// Every other file shares its worker process with the files before it (scripts/shared-worker-guard.mjs fails a
+// file that leaves the process changed): a fork per file loaded vitest and the
 // product's module graph again 267 times (measured 2026-12-04, whole suite without coverage on 2 cores: 11.3
 // CPU-minutes isolated, 6.5 shared; docs/quality.md, "Where the suite's time goes"). A file that changes
 // process-wide state must restore it by its end, or be listed here.

@@ -8,13 +8,14 @@ import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
 import { loadTasks, type EvalReport } from './eval.ts'
 import { run } from './launcher.ts'
+import { saveEnvironment } from '../../../packages/test-support/harness/src/world.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const shipped = join(appDir, '..', '..', 'evals')
 
 let home: ReturnType<typeof tempHome>
 let llm: MockServer
-const saved = { ...process.env }
+const restoreEnvironment = saveEnvironment()
 beforeEach(async () => {
   home = tempHome()
   llm = await startMockServer()
@@ -26,7 +27,7 @@ beforeEach(async () => {
   })
 })
 afterEach(async () => {
-  process.env = { ...saved }
+  restoreEnvironment()
   await llm.close()
   home.remove()
 })

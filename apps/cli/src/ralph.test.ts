@@ -9,13 +9,14 @@ import { startMockServer, type MockReply, type MockServer, type RecordedRequest 
 import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
 import { run } from './launcher.ts'
 import type { RalphRecord } from './ralph.ts'
+import { saveEnvironment } from '../../../packages/test-support/harness/src/world.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 let home: ReturnType<typeof tempHome>
 let workspace: string
 let llm: MockServer
-const saved = { ...process.env }
+const restoreEnvironment = saveEnvironment()
 beforeEach(async () => {
   home = tempHome()
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ralph-ws-')))
@@ -28,7 +29,7 @@ beforeEach(async () => {
   })
 })
 afterEach(async () => {
-  process.env = { ...saved }
+  restoreEnvironment()
   await llm.close()
   home.remove()
   rmSync(workspace, { recursive: true, force: true })

@@ -9,6 +9,7 @@ import {
   sdkHeaders,
   transportFailure,
 } from './http.ts'
+import { saveEnvironment } from '../../../test-support/harness/src/world.ts'
 
 const headers = (entries: Record<string, string>) => new Headers(entries)
 
@@ -73,9 +74,9 @@ test('a transport failure names the cause that fetch hides', () => {
   )
 })
 
-const env = { ...process.env }
+const restoreEnvironment = saveEnvironment()
 afterEach(() => {
-  process.env = { ...env }
+  restoreEnvironment()
   vi.useRealTimers()
 })
 

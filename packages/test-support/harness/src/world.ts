@@ -104,6 +104,19 @@ export function secretWorld(): SecretWorld {
   return { home, dshHome, sshKey, credentials, secret }
 }
 
+/**
+ * The environment as it is now, and a function that puts it back: variables added since are removed, changed
+ * ones restored, on the process's own environment. (Assigning a copy to `process.env` instead detaches it from
+ * the real environment: `os.homedir()` and every later file sharing the worker would read stale values.)
+ */
+export function saveEnvironment(): () => void {
+  const saved = { ...process.env }
+  return () => {
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name]
+    Object.assign(process.env, saved)
+  }
+}
+
 /** Sets variables of dsh's own environment (the user's keys an attack hunts for) until the current test finishes. */
 export function plantEnvironment(values: Record<string, string>): void {
   const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
