@@ -10,6 +10,7 @@ import {
   type TextPosition,
 } from '@dsh/lsp'
 import type { SandboxAuthority } from '@dsh/sandbox'
+import { hiddenByPrivateTmp } from '@dsh/sandbox-rules'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
@@ -218,10 +219,13 @@ export default class LspStdio extends LanguageServers {
           `${language} language server (${config.command[0]}) not started: a confined mode is in force and no sandbox row is mounted`,
         )
       // Read-only: the server reads the project but writes nowhere (a private /tmp aside) and has no network.
+      // A server installed under /tmp (a checkout there) would be hidden by the sandbox's private /tmp.
+      const hidden = hiddenByPrivateTmp(argv)
       const readOnly: SandboxAuthority = {
         mode: 'read-only',
         writableRoots: [],
         ...(authority.paths ? { paths: authority.paths } : {}),
+        ...(hidden.length ? { readableRoots: hidden } : {}),
         network: { kind: 'none' },
       }
       argv = (await sandbox.confine(argv, { cwd: root, authority: readOnly })).argv

@@ -1,10 +1,9 @@
-import { existsSync, realpathSync } from 'node:fs'
-import { isAbsolute, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { McpStdioServer } from '@dsh/mcp'
 import type { SandboxAuthority } from '@dsh/sandbox'
+import { hiddenByPrivateTmp } from '@dsh/sandbox-rules'
 import { serverEnvironment } from './variables.ts'
 
 export interface StdioPlan {
@@ -18,21 +17,6 @@ export interface StdioPlan {
   authority?: SandboxAuthority
   confine?(argv: string[], options: { cwd: string; authority: SandboxAuthority }): Promise<{ argv: string[] }>
   stderrTailBytes: number
-}
-
-/**
- * The sandbox gives a confined command a private /tmp, which would hide a server the user's configuration
- * runs from there (a command or a script path under /tmp, and the packages beside it). Each such path's
- * top-level /tmp folder is read-only visible to that server; the path rules still hide secrets in it.
- */
-export function hiddenByPrivateTmp(argv: readonly string[]): string[] {
-  const roots = new Set<string>()
-  for (const word of argv) {
-    if (!isAbsolute(word) || !existsSync(word)) continue
-    const parts = realpathSync(word).split(sep)
-    if (parts[1] === 'tmp' && parts.length > 3) roots.add(parts.slice(0, 3).join(sep))
-  }
-  return [...roots]
 }
 
 /**

@@ -1,11 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
-import { tempDir } from '@dsh/test-harness/world'
-import { hiddenByPrivateTmp } from './stdio.ts'
+import { expect, onTestFinished, test } from 'vitest'
+import { hiddenByPrivateTmp } from './private-tmp.ts'
 
-test('a server command or script under /tmp makes its top-level /tmp folder readable; other words add nothing', () => {
-  const root = tempDir('dsh-mcp-tmp-') // under /tmp: tmpdir()
+test('a command or script under /tmp makes its top-level /tmp folder readable; other words add nothing', () => {
+  const root = mkdtempSync(join(tmpdir(), 'dsh-private-tmp-'))
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }))
   mkdirSync(join(root, 'pkg'), { recursive: true })
   writeFileSync(join(root, 'pkg', 'server.mjs'), '')
   expect(root.startsWith('/tmp/')).toBe(true)
