@@ -335,8 +335,19 @@ export default class McpClient extends Mcp {
     entry.connections.set(server.name, connection)
     try {
       await connection.ensure(entry.stop.signal)
+      // Its prompts are listed before it is said to be started: a surface that lists commands once the server has
+      // started (the status is its cue) sees them. A server that cannot list them still starts, without them.
+      if (connection.offersPrompts)
+        entry.prompts.set(
+          server.name,
+          await connection.prompts(entry.stop.signal).catch((error: unknown) => {
+            this.ctx
+              .logger('mcp')
+              .warn('%s: its prompts could not be listed: %s', server.name, (error as Error).message)
+            return []
+          }),
+        )
       this.status(agent.session, { server: server.name, state: 'started' })
-      if (connection.offersPrompts) entry.prompts.set(server.name, await connection.prompts(entry.stop.signal))
     } catch (error) {
       // Logged by onExit; the turn goes on without this server's tools, and the warning names it.
       this.ctx.logger('mcp').warn('%s', (error as Error).message)

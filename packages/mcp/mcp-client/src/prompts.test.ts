@@ -38,7 +38,10 @@ test("a server's prompts are slash commands: its text becomes the user message, 
 })
 
 test('no running server offers prompts in another workspace: its commands are not listed there', async () => {
-  const h = await boot([{ text: 'done' }], { homeFiles: { 'mcp.yaml': userFile('trust: allow, start: eager') } })
+  // The server lists its prompts slowly: once it is said to be started, its commands are there all the same.
+  const h = await boot([{ text: 'done' }], {
+    homeFiles: { 'mcp.yaml': userFile('trust: allow, start: eager', ['--slow-prompts', '400']) },
+  })
   const agent = await h.agent()
   expect(await eventually(() => h.events('mcp/status').some((event) => event.data.state === 'started'), 30_000)).toBe(
     true,
