@@ -1,6 +1,7 @@
 import Schema from '@dsh/schemastery'
+import { diagnosticsConfig, type DiagnosticsConfig } from '@dsh/tool-kit'
 
-export interface Config {
+export interface Config extends DiagnosticsConfig {
   readLines: number
   readMaxBytes: number
   readImageMaxBytes: number
@@ -9,8 +10,6 @@ export interface Config {
   maxSnippetLines: number
   closestMatchMinSimilarity: number
   closestMatchMaxFileLines: number
-  diagnosticsMaxLines: number
-  diagnosticsMessageChars: number
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -46,14 +45,5 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .description(
       'Files longer than this are not scanned for the closest match (the scan is lines × old_string lines).',
     ),
-  diagnosticsMaxLines: Schema.natural()
-    .min(1)
-    .default(20)
-    .description(
-      "Most diagnostic lines (errors first, then warnings) a language server's report adds to a changed file's result (with a ctx.lsp row).",
-    ),
-  diagnosticsMessageChars: Schema.natural()
-    .min(1)
-    .default(300)
-    .description('Characters kept of one diagnostic message.'),
+  ...diagnosticsConfig,
 })

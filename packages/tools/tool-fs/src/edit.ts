@@ -5,6 +5,7 @@ import type { Config } from './config.ts'
 import {
   closestMatch,
   diagnosticsNote,
+  diagnosticsOptions,
   lineAt,
   numbered,
   splitLines,
@@ -122,10 +123,7 @@ export function editTool(ctx: Context, config: Config): ToolDefinition<EditArgs>
           targets.length > 1
             ? `\n[The other ${targets.length - 1} replacements are alike; read the file to see them.]`
             : ''
-        const diagnostics = await diagnosticsNote(ctx, file, updated, context, {
-          maxLines: config.diagnosticsMaxLines,
-          maxMessageChars: config.diagnosticsMessageChars,
-        })
+        const diagnostics = await diagnosticsNote(ctx, file, updated, context, diagnosticsOptions(config))
         return `Edited ${shown}: replaced ${count}.\n${diff}${others}${diagnostics}`
       } catch (error) {
         throw asToolError(error, hints)

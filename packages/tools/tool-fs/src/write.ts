@@ -1,7 +1,7 @@
 import type { Context } from '@dsh/cordis'
 import type {} from '@dsh/sandbox-policy'
 import { defineTool, Type, type Static, type ToolDefinition } from '@dsh/tools'
-import { diagnosticsNote, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
+import { diagnosticsNote, diagnosticsOptions, splitLines, writeApprovalReason, writeAuthority } from '@dsh/tool-kit'
 import type { Config } from './config.ts'
 import { absolute, asToolError, display } from './paths.ts'
 
@@ -32,10 +32,7 @@ export function writeTool(ctx: Context, config: Config): ToolDefinition<WriteArg
         .writeFile(file, args.content, { authority, createParents: true })
         .catch((error) => Promise.reject(asToolError(error)))
       const lines = splitLines(args.content).length
-      const diagnostics = await diagnosticsNote(ctx, file, args.content, context, {
-        maxLines: config.diagnosticsMaxLines,
-        maxMessageChars: config.diagnosticsMessageChars,
-      })
+      const diagnostics = await diagnosticsNote(ctx, file, args.content, context, diagnosticsOptions(config))
       return `${written.created ? 'Created' : 'Replaced'} ${display(context.cwd, file)} (${written.bytes} bytes, ${lines} line${lines === 1 ? '' : 's'}).${diagnostics}`
     },
   })

@@ -1,6 +1,7 @@
 import { relative } from 'node:path'
 import type { Context } from '@dsh/cordis'
 import type { DiagnoseOutcome, Diagnostic } from '@dsh/lsp'
+import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
 
 // After a file tool changes a file, the tool result carries what the file's language server now reports
@@ -14,6 +15,32 @@ export interface DiagnosticsNoteOptions {
   /** Characters kept of one message (its first line). */
   maxMessageChars: number
 }
+
+/** The two settings of a file tool's row that shape the note (tool-fs and the editor declare both). */
+export interface DiagnosticsConfig {
+  diagnosticsMaxLines: number
+  diagnosticsMessageChars: number
+}
+
+/** Their schemas, spread into the row's `Schema.object({ … })`. */
+export const diagnosticsConfig = {
+  diagnosticsMaxLines: Schema.natural()
+    .min(1)
+    .default(20)
+    .description(
+      "Most diagnostic lines (errors first, then warnings) a language server's report adds to a changed file's result (with a ctx.lsp row).",
+    ),
+  diagnosticsMessageChars: Schema.natural()
+    .min(1)
+    .default(300)
+    .description('Characters kept of one diagnostic message.'),
+}
+
+/** The note's options from such a row's config. */
+export const diagnosticsOptions = (config: DiagnosticsConfig): DiagnosticsNoteOptions => ({
+  maxLines: config.diagnosticsMaxLines,
+  maxMessageChars: config.diagnosticsMessageChars,
+})
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 

@@ -15,4 +15,11 @@ export { approvedAuthority, approvedInLog, writeApprovalReason, writeAuthority }
 export { commandBlocks, fullOutputPath, liveOutput, truncationNote } from './full-output.ts'
 export { closestMatch, type ClosestMatch } from './closest.ts'
 export { startInBackground } from './background.ts'
-export { diagnosticsNote, formatDiagnostics, type DiagnosticsNoteOptions } from './diagnostics.ts'
+export {
+  diagnosticsConfig,
+  diagnosticsNote,
+  diagnosticsOptions,
+  formatDiagnostics,
+  type DiagnosticsConfig,
+  type DiagnosticsNoteOptions,
+} from './diagnostics.ts'

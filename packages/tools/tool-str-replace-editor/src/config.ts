@@ -1,6 +1,7 @@
 import Schema from '@dsh/schemastery'
+import { diagnosticsConfig, type DiagnosticsConfig } from '@dsh/tool-kit'
 
-export interface Config {
+export interface Config extends DiagnosticsConfig {
   viewLines: number
   viewMaxBytes: number
   maxLineChars: number
@@ -10,8 +11,6 @@ export interface Config {
   undoDepth: number
   closestMatchMinSimilarity: number
   closestMatchMaxFileLines: number
-  diagnosticsMaxLines: number
-  diagnosticsMessageChars: number
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
@@ -49,14 +48,5 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   closestMatchMaxFileLines: Schema.natural()
     .default(20_000)
     .description('Files longer than this are not scanned for the closest match.'),
-  diagnosticsMaxLines: Schema.natural()
-    .min(1)
-    .default(20)
-    .description(
-      "Most diagnostic lines (errors first, then warnings) a language server's report adds to a changed file's result (with a ctx.lsp row).",
-    ),
-  diagnosticsMessageChars: Schema.natural()
-    .min(1)
-    .default(300)
-    .description('Characters kept of one diagnostic message.'),
+  ...diagnosticsConfig,
 })

@@ -6,7 +6,15 @@ import { ToolError, type ToolContext } from '@dsh/tools'
 
 type Session = ToolContext['session']
 import type { Config } from './config.ts'
-import { closestMatch, diagnosticsNote, lineAt, numbered, splitLines, writeAuthority } from '@dsh/tool-kit'
+import {
+  closestMatch,
+  diagnosticsNote,
+  diagnosticsOptions,
+  lineAt,
+  numbered,
+  splitLines,
+  writeAuthority,
+} from '@dsh/tool-kit'
 import { asToolError } from './text.ts'
 import { COMMANDS, type EditorArgs } from './arguments.ts'
 
@@ -154,10 +162,7 @@ export class Editor {
 
   /** What the file's language server reports now (diagnosticsNote of @dsh/tool-kit; '' without ctx.lsp). */
   private diagnostics(file: string, text: string, context: ToolContext): Promise<string> {
-    return diagnosticsNote(this.ctx, file, text, context, {
-      maxLines: this.config.diagnosticsMaxLines,
-      maxMessageChars: this.config.diagnosticsMessageChars,
-    })
+    return diagnosticsNote(this.ctx, file, text, context, diagnosticsOptions(this.config))
   }
 
   /** Not found, with the most similar stretch of the file when there is one (closestMatch of @dsh/tool-kit). */
