@@ -3,34 +3,16 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, beforeEach, expect, test } from 'vitest'
-import { startMockServer, type MockServer } from '@dsh/llm-mock-server'
-import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
+import { expect, test } from 'vitest'
 import { loadTasks, type EvalReport } from './eval.ts'
 import { run } from './launcher.ts'
-import { saveEnvironment } from '../../../packages/test-support/harness/src/world.ts'
+import { useMockDeepSeek } from './test-support/mock-deepseek.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const shipped = join(appDir, '..', '..', 'evals')
 
-let home: ReturnType<typeof tempHome>
-let llm: MockServer
-const restoreEnvironment = saveEnvironment()
-beforeEach(async () => {
-  home = tempHome()
-  llm = await startMockServer()
-  // The eval's dsh processes inherit the environment: the mock provider stands in for DeepSeek.
-  Object.assign(process.env, {
-    DSH_HOME: home.dir,
-    DEEPSEEK_BASE_URL: llm.url,
-    DEEPSEEK_API_KEY: 'test-key-0123456789',
-  })
-})
-afterEach(async () => {
-  restoreEnvironment()
-  await llm.close()
-  home.remove()
-})
+// The eval's dsh processes inherit the environment: the mock provider stands in for DeepSeek.
+const mock = useMockDeepSeek()
 
 async function launch(argv: string[]) {
   let stdout = ''
@@ -40,7 +22,7 @@ async function launch(argv: string[]) {
   const code = await run(argv, {
     stdout: sink((text) => (stdout += text)),
     stderr: sink((text) => (stderr += text)),
-    cwd: home.dir,
+    cwd: mock.home.dir,
     appDir,
   })
   return { code, stdout, stderr }
@@ -48,7 +30,7 @@ async function launch(argv: string[]) {
 
 /** A model that solves fix-failing-test (read, edit, answer) and gives up on every other task. */
 function scriptModel() {
-  llm.respondWith((request) => {
+  mock.llm.respondWith((request) => {
     const body = JSON.stringify(request.body)
     const toolResults = (request.body as { messages: { role: string }[] }).messages.filter(
       (message) => message.role === 'tool',
@@ -72,9 +54,9 @@ const RUN_TASKS = ['fix-failing-test', 'fix-off-by-one']
 test('dsh eval runs tasks in temporary copies, passes the one the model solves, and writes the report', async () => {
   scriptModel()
   // Two shipped tasks, copied as they are: the one the model solves and one it gives up on.
-  for (const name of RUN_TASKS) cpSync(join(shipped, name), join(home.dir, 'tasks', name), { recursive: true })
-  const out = join(home.dir, 'report.json')
-  const { code, stdout, stderr } = await launch(['eval', join(home.dir, 'tasks'), '--parallel', '2', '--out', out])
+  for (const name of RUN_TASKS) cpSync(join(shipped, name), join(mock.home.dir, 'tasks', name), { recursive: true })
+  const out = join(mock.home.dir, 'report.json')
+  const { code, stdout, stderr } = await launch(['eval', join(mock.home.dir, 'tasks'), '--parallel', '2', '--out', out])
   expect(stderr).toBe('')
   expect(code).toBe(0)
   const report = JSON.parse(readFileSync(out, 'utf8')) as EvalReport
@@ -95,7 +77,7 @@ test('dsh eval runs tasks in temporary copies, passes the one the model solves, 
   expect(stdout).toMatch(/\nfix-failing-test +pass +3 +900 +38 /)
   expect(stdout).toContain('\npassed 1 of 2 (50%)\n')
   // The task's own folder is untouched: the model edited a copy.
-  expect(readFileSync(join(home.dir, 'tasks', 'fix-failing-test', 'repo', 'sum.js'), 'utf8')).toContain('a - b')
+  expect(readFileSync(join(mock.home.dir, 'tasks', 'fix-failing-test', 'repo', 'sum.js'), 'utf8')).toContain('a - b')
 }, 240_000)
 
 test("every shipped task loads, and its check fails on the untouched repository (a pass is the model's work)", () => {
@@ -131,11 +113,11 @@ test("every shipped task loads, and its check fails on the untouched repository 
 })
 
 test('a task folder without a check is a usage error naming the file', async () => {
-  home.write('tasks/broken/task.json', JSON.stringify({ instruction: 'do it' }))
-  home.write('tasks/broken/repo/a.txt', 'x')
-  const { code, stderr } = await launch(['eval', join(home.dir, 'tasks')])
+  mock.home.write('tasks/broken/task.json', JSON.stringify({ instruction: 'do it' }))
+  mock.home.write('tasks/broken/repo/a.txt', 'x')
+  const { code, stderr } = await launch(['eval', join(mock.home.dir, 'tasks')])
   expect(code).toBe(2)
   expect(stderr).toBe(
-    `dsh: dsh eval: ${join(home.dir, 'tasks', 'broken', 'task.json')}: "check" must be a non-empty string (a bash command; exit 0 passes)\n`,
+    `dsh: dsh eval: ${join(mock.home.dir, 'tasks', 'broken', 'task.json')}: "check" must be a non-empty string (a bash command; exit 0 passes)\n`,
   )
 })

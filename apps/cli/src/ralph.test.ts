@@ -5,35 +5,20 @@ import { homedir, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { startMockServer, type MockReply, type MockServer, type RecordedRequest } from '@dsh/llm-mock-server'
-import { tempHome } from '../../../packages/boot/app-boot/src/test-support/temp-home.ts'
+import type { MockReply, RecordedRequest } from '@dsh/llm-mock-server'
 import { run } from './launcher.ts'
 import type { RalphRecord } from './ralph.ts'
-import { saveEnvironment } from '../../../packages/test-support/harness/src/world.ts'
+import { useMockDeepSeek } from './test-support/mock-deepseek.ts'
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-let home: ReturnType<typeof tempHome>
+// The iterations' dsh processes inherit the environment: the mock provider stands in for DeepSeek.
+const mock = useMockDeepSeek()
 let workspace: string
-let llm: MockServer
-const restoreEnvironment = saveEnvironment()
-beforeEach(async () => {
-  home = tempHome()
+beforeEach(() => {
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ralph-ws-')))
-  llm = await startMockServer()
-  // The iterations' dsh processes inherit the environment: the mock provider stands in for DeepSeek.
-  Object.assign(process.env, {
-    DSH_HOME: home.dir,
-    DEEPSEEK_BASE_URL: llm.url,
-    DEEPSEEK_API_KEY: 'test-key-0123456789',
-  })
 })
-afterEach(async () => {
-  restoreEnvironment()
-  await llm.close()
-  home.remove()
-  rmSync(workspace, { recursive: true, force: true })
-})
+afterEach(() => rmSync(workspace, { recursive: true, force: true }))
 
 async function launch(argv: string[]) {
   let stdout = ''
@@ -51,7 +36,7 @@ async function launch(argv: string[]) {
 }
 
 /** The one record a run wrote under $DSH_HOME/ralph. */
-function record(dshHome = home.dir): RalphRecord {
+function record(dshHome = mock.home.dir): RalphRecord {
   const files = readdirSync(join(dshHome, 'ralph')).filter((name) => name.endsWith('.json'))
   expect(files).toHaveLength(1)
   return JSON.parse(readFileSync(join(dshHome, 'ralph', files[0]!), 'utf8')) as RalphRecord
@@ -59,7 +44,7 @@ function record(dshHome = home.dir): RalphRecord {
 
 /** Session ids stored under $DSH_HOME (`sessions/<workspace key>/<id>/session.jsonl`), with their logs. */
 function storedSessions(): Map<string, string> {
-  const dir = join(home.dir, 'sessions')
+  const dir = join(mock.home.dir, 'sessions')
   const found = new Map<string, string>()
   for (const key of existsSync(dir) ? readdirSync(dir) : [])
     for (const id of readdirSync(join(dir, key))) {
@@ -85,7 +70,7 @@ const asksTitle = (request: RecordedRequest) => JSON.stringify(request.body).inc
 
 /** The agent's first request of each session, in order (each iteration's prompt). */
 const firstRequests = () =>
-  llm.requests.filter((request) => !asksTitle(request) && toolResults(request) === 0).map(userText)
+  mock.llm.requests.filter((request) => !asksTitle(request) && toolResults(request) === 0).map(userText)
 
 const toolResults = (request: RecordedRequest) =>
   (request.body as { messages: { role: string }[] }).messages.filter((message) => message.role === 'tool').length
@@ -105,7 +90,7 @@ function scriptModel(
   command: string | ((request: RecordedRequest) => string),
   usage = { input: 100, output: 10 },
 ): void {
-  llm.respondWith((request): MockReply => {
+  mock.llm.respondWith((request): MockReply => {
     if (asksTitle(request)) return { text: 'A title', usage }
     if (toolResults(request) === 0) {
       const text = typeof command === 'string' ? command : command(request)
@@ -272,7 +257,7 @@ test('a hostile check the model wrote cannot write outside the workspace, reach 
       'exit 1',
     ].join('\n')
     // Iteration 1's model writes the check script into the workspace; iteration 2's does nothing more.
-    llm.respondWith((request): MockReply => {
+    mock.llm.respondWith((request): MockReply => {
       if (!asksTitle(request) && toolResults(request) === 0 && !userText(request).includes('dsh ralph'))
         return { toolCalls: [{ name: 'write', arguments: { path: 'check.sh', content: `${script}\n` } }] }
       return { text: 'done' }
@@ -305,7 +290,7 @@ test('a hostile check the model wrote cannot write outside the workspace, reach 
       stdout,
       stderr,
       JSON.stringify(rec),
-      ...llm.requests.map((request) => JSON.stringify(request.body)),
+      ...mock.llm.requests.map((request) => JSON.stringify(request.body)),
     ]
     for (const text of everything) expect(text).not.toContain(secret)
   } finally {
@@ -382,7 +367,7 @@ test("an iteration that fails before it opens a session stops the loop with its 
   expect(rec.stopReason).toBe('run-failed')
   expect(rec.iterations).toEqual([expect.objectContaining({ n: 1, sessionId: null, runExitCode: 2 })])
   expect(rec.iterations[0]!.check).toBeUndefined()
-  expect(llm.requests).toHaveLength(0)
+  expect(mock.llm.requests).toHaveLength(0)
 }, 60_000)
 
 test.each([
@@ -401,8 +386,8 @@ test.each([
   expect(stderr).toMatch(/^dsh: dsh ralph: /)
   expect(stderr).toContain(flag)
   expect(stdout).toBe('')
-  expect(llm.requests).toHaveLength(0)
-  expect(existsSync(join(home.dir, 'ralph'))).toBe(false)
+  expect(mock.llm.requests).toHaveLength(0)
+  expect(existsSync(join(mock.home.dir, 'ralph'))).toBe(false)
 })
 
 test.each([
@@ -420,7 +405,7 @@ test.each([
     iterations: 0,
     message: expect.stringContaining(named),
   })
-  expect(llm.requests).toHaveLength(0)
+  expect(mock.llm.requests).toHaveLength(0)
 })
 
 test('dsh ralph --help describes the loop, its flags and exit codes', async () => {
@@ -447,6 +432,6 @@ test('without a working sandbox backend the loop refuses to start, naming bubble
   expect(stderr).toContain('bubblewrap')
   expect(stderr).toContain('--unconfined-check')
   expect(JSON.parse(stdout.trim())).toMatchObject({ type: 'result', stopReason: 'unconfinable', iterations: 0 })
-  expect(llm.requests).toHaveLength(0)
+  expect(mock.llm.requests).toHaveLength(0)
   expect(storedSessions().size).toBe(0)
 })
