@@ -2,8 +2,15 @@ import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { Document, isMap, isSeq, parseDocument, type YAMLMap, type YAMLSeq } from 'yaml'
-import { findInstalledPlugin, installedNames, pluginsDirOf, type InstalledPlugin } from '@dsh/app-boot'
+import {
+  findInstalledPlugin,
+  installedNames,
+  pluginsDirOf,
+  readPluginDeclaration,
+  type InstalledPlugin,
+} from '@dsh/app-boot'
 import { LauncherUsageError } from './args.ts'
 
 /**
@@ -137,6 +144,57 @@ function lockEntry(dir: string, name: string): LockEntry {
   return JSON.parse(readFileSync(file, 'utf8')).packages?.[`node_modules/${name}`] ?? {}
 }
 
+/** The package.json inside a packed tarball (`package/package.json`), read without unpacking anything else. */
+function tarballManifest(file: string): any {
+  let data: Buffer
+  try {
+    data = gunzipSync(readFileSync(file))
+  } catch (error) {
+    throw new PluginsError(`${file}: not a gzipped tarball (${(error as Error).message})`, { cause: error })
+  }
+  for (let offset = 0; offset + 512 <= data.length;) {
+    const header = data.subarray(offset, offset + 512)
+    if (header.every((byte) => byte === 0)) break
+    const field = (start: number, length: number) =>
+      header
+        .subarray(start, start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '')
+    const path = (field(345, 155) ? `${field(345, 155)}/` : '') + field(0, 100)
+    const size = parseInt(field(124, 12).trim() || '0', 8)
+    if (/^[^/]+\/package\.json$/.test(path)) {
+      try {
+        return JSON.parse(data.subarray(offset + 512, offset + 512 + size).toString('utf8'))
+      } catch (error) {
+        throw new PluginsError(`${file}: its ${path} is not valid JSON`, { cause: error })
+      }
+    }
+    offset += 512 + Math.ceil(size / 512) * 512
+  }
+  throw new PluginsError(`${file}: no package.json in the tarball (is it an npm pack output?)`)
+}
+
+/** The registry's manifest of `spec` (`npm view`), to check the declaration before anything is installed. */
+function registryManifest(dir: string, spec: string, env: NodeJS.ProcessEnv): any {
+  const result = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['view', spec, '--json'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env,
+  })
+  if (result.error) throw new PluginsError(`npm could not be started: ${result.error.message}`)
+  if (result.status !== 0)
+    throw new PluginsError(`npm view ${spec} failed (exit ${result.status}):\n${result.stderr.trim()}`)
+  const parsed = JSON.parse(result.stdout)
+  // A range matching several versions lists each: npm installs the highest, the last one listed.
+  return Array.isArray(parsed) ? parsed.at(-1) : parsed
+}
+
+/** The version of `name` installed in the folder now, if any (read before an install replaces it). */
+function versionOf(dir: string, name: string): string | undefined {
+  const file = join(dir, 'node_modules', ...name.split('/'), 'package.json')
+  return existsSync(file) ? String(JSON.parse(readFileSync(file, 'utf8')).version) : undefined
+}
+
 /** The user's patch layer as a yaml Document (comments kept); a file that is not a list of patch items is an error. */
 function readLayer(file: string): Document {
   if (!existsSync(file)) return new Document([])
@@ -224,9 +282,18 @@ function install(dir: string, spec: string, cwd: string, env: NodeJS.ProcessEnv,
   ensureFolder(dir)
   const { arg, name: named } = npmSpec(spec, cwd, dir)
   const before = readManifest(dir).dependencies ?? {}
+  const versionsBefore = new Map(Object.keys(before).map((key) => [key, versionOf(dir, key)]))
   const lockFile = join(dir, 'package-lock.json')
   const savedManifest = readFileSync(join(dir, 'package.json'), 'utf8')
   const savedLock = existsSync(lockFile) ? readFileSync(lockFile, 'utf8') : undefined
+  // Checked before npm runs: a package that is not a plugin, or that would pull packages of dsh's own
+  // scope from a registry, is refused with nothing installed.
+  const preflight = named ? registryManifest(dir, spec, env) : tarballManifest(join(dir, arg))
+  try {
+    readPluginDeclaration(preflight, named ? `${spec} (npm view)` : `${spec} (package.json)`)
+  } catch (error) {
+    throw new PluginsError(`${(error as Error).message} (nothing installed)`, { cause: error })
+  }
   npm(dir, ['install', arg], env)
   const after = readManifest(dir).dependencies ?? {}
   const name =
@@ -251,7 +318,11 @@ function install(dir: string, spec: string, cwd: string, env: NodeJS.ProcessEnv,
     return undo(`${(error as Error).message} (nothing installed)`)
   }
   if (!plugin) return undo(`npm did not record "${name}" in ${join(dir, 'package.json')}`)
-  return { plugin, previous: before[name], lock: lockEntry(dir, name) }
+  return {
+    plugin,
+    previous: before[name] === undefined ? undefined : (versionsBefore.get(name) ?? before[name]),
+    lock: lockEntry(dir, name),
+  }
 }
 
 export async function pluginsCommand(argv: string[], io: PluginsIO): Promise<number> {
