@@ -211,6 +211,15 @@ test('update installs another version of an installed plugin; list shows it; an 
   expect(wrong.code).toBe(1)
   expect(wrong.stderr).toContain('is the package "other", not "versioned"')
   expect(Object.keys(installedDeps())).toEqual(['versioned'])
+  // The refused update put the installed version back.
+  expect(JSON.parse((await world.dsh(['plugins', 'list', '--json'])).stdout).plugins[0].version).toBe('2.0.0')
+  // A scoped name is a registry name (asked of npm, offline here), not a path; `user/repo` is a path, refused.
+  const scopedName = await world.dsh(['plugins', 'add', '@acme/plugin-x@1.0.0'])
+  expect(scopedName.code).toBe(1)
+  expect(scopedName.stderr).toContain('npm view @acme/plugin-x@1.0.0 failed')
+  const github = await world.dsh(['plugins', 'add', 'someone/repo'])
+  expect(github.code).toBe(1)
+  expect(github.stderr).toContain('a local plugin is given as a packed .tgz file (npm pack), not a folder')
 })
 
 test('the user layer keeps its comments and rows when a plugin is added and removed', async () => {

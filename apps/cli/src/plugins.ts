@@ -56,7 +56,15 @@ function parseRegistrySpec(spec: string): { name: string; version?: string } {
   return version === undefined ? { name } : { name, version }
 }
 
-const isTarballArgument = (spec: string) => /\.(tgz|tar\.gz)$/i.test(spec) || /[\\/]/.test(spec) || spec.startsWith('.')
+/**
+ * A path (to a .tgz) rather than a registry name: it ends like a tarball, starts like a path, or has a slash
+ * without being a scoped name (`user/repo`, which npm would take from GitHub, is a path here and refused).
+ */
+const isTarballArgument = (spec: string) =>
+  /\.(tgz|tar\.gz)$/i.test(spec) ||
+  spec.startsWith('.') ||
+  isAbsolute(spec) ||
+  (!spec.startsWith('@') && /[\\/]/.test(spec))
 
 /** What npm is given: a registry spec as it is, a tarball as an absolute path (never a folder, a URL or git). */
 function npmSpec(spec: string, cwd: string, dir: string): { arg: string; name?: string } {
@@ -304,7 +312,8 @@ function install(dir: string, spec: string, cwd: string, env: NodeJS.ProcessEnv,
     if (name && !(name in before)) npm(dir, ['uninstall', name], env)
     writeFileSync(join(dir, 'package.json'), savedManifest)
     if (savedLock !== undefined) writeFileSync(lockFile, savedLock)
-    if (name && name in before) npm(dir, ['install', `${name}@${before[name]}`], env)
+    // The version that was there before, as the restored lockfile records it.
+    if (name && name in before) npm(dir, ['install'], env)
     throw new PluginsError(problem)
   }
   if (!name) return undo(`npm installed ${arg} but ${join(dir, 'package.json')} names no new package`)
