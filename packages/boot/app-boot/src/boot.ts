@@ -167,23 +167,36 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
   )
   const waits = (failure: RowFailure) => failure.cause === undefined && failure.problem.startsWith('waits for services')
   const listed = listFailures(composed.composition, loader, errors)
-  const others = listed.filter((failure) => !resolved.installed.has(failure.name) || waits(failure))
-  for (const failure of listed.filter((candidate) => !others.includes(candidate))) {
+  const others = listed.filter((failure) => !resolved.installed.has(failure.name))
+  for (const failure of listed.filter((candidate) => resolved.installed.has(candidate.name))) {
     const installed = resolved.installed.get(failure.name)!
     const row = [...walkRows(composed.composition.rows)].find(([candidate]) => candidate.id === failure.id)?.[0]
     const origin = row?.touches.findLast(
       (touch) => touch.keys.includes('name') || touch.keys.includes('insert'),
     )?.origin
+    const what = waits(failure)
+      ? failure.problem
+      : failure.cause !== undefined
+        ? `threw while applying (${installed.entry}): ${failure.problem}`
+        : `${failure.problem} (${installed.entry})`
     pluginFailures.push({
       ...failure,
-      problem: `${origin ? `${origin.file}:${origin.line}: ` : ''}plugin "${failure.name}" ${installed.version} of row "${failure.id}" threw while applying (${installed.entry}): ${failure.problem}`,
+      problem: `${origin ? `${origin.file}:${origin.line}: ` : ''}plugin "${failure.name}" ${installed.version} of row "${failure.id}" ${what}`,
     })
   }
   // Rows that only wait for a service of a row that failed are consequences: report the causes alone. When
-  // the only causes are installed plugins that failed, the waiting rows are reported with them, not fatal.
+  // the only causes are installed plugins that failed, the rows waiting are reported with them, not fatal.
   const causes = others.filter((failure) => !waits(failure))
-  const failures: RowFailure[] = causes.length || !pluginFailures.length ? (causes.length ? causes : others) : []
-  if (!causes.length && pluginFailures.length) pluginFailures.push(...others)
+  let failures: RowFailure[] = causes.length ? causes : others
+  if (!causes.length && others.length && pluginFailures.length) {
+    pluginFailures.push(
+      ...others.map((failure) => ({
+        ...failure,
+        problem: `row "${failure.id}" (${failure.name}) is not mounted: it ${failure.problem} (an installed plugin that failed may be the one that provides it)`,
+      })),
+    )
+    failures = []
+  }
   captureErrors()
   if (!failures.length) failures.push(...uncheckedModel(composed.composition, root))
   if (failures.length) {

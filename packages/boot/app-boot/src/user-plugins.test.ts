@@ -124,3 +124,45 @@ test('an unlisted package in the plugins folder does not resolve a row: a locate
   expect(error).toBeInstanceOf(CompositionError)
   expect(error.message).toContain(`cordis.patch.yml:1: plugin "stray" of row "stray" is not installed`)
 })
+
+test('rows that only wait for what a failed installed plugin would provide are reported with it, and the tree boots', async () => {
+  install(
+    'broken-search',
+    { 'index.js': `export function apply() { throw new Error('search is down') }\n` },
+    { manifest: { dsh: { plugin: { provides: ['webSearch'], injects: [] } } } },
+  )
+  install(
+    'needs-nothing-there',
+    { 'index.js': `export const inject = ['noSuchService']\nexport function apply() {}\n` },
+    { manifest: { dsh: { plugin: { provides: [], injects: ['noSuchService'] } } } },
+  )
+  home.write(
+    'cordis.patch.yml',
+    [
+      '- insert:',
+      '    - id: search',
+      '      name: broken-search',
+      '    - id: needy',
+      '      name: needs-nothing-there',
+      '- id: tool-web-search',
+      '  disabled: false',
+      '',
+    ].join('\n'),
+  )
+  tree = await bootTree({ appDir, profile: 'headless', cwd: home.dir, home: home.dir })
+  const problems = tree.pluginFailures.map((failure) => failure.problem)
+  const layer = join(home.dir, 'cordis.patch.yml')
+  expect(problems).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(
+        new RegExp(
+          `^${layer}:2: plugin "broken-search" 1.2.3 of row "search" threw while applying \\(.*index\\.js\\): search is down$`,
+        ),
+      ),
+      `${layer}:4: plugin "needs-nothing-there" 1.2.3 of row "needy" waits for services no mounted row provides: noSuchService`,
+      'row "tool-web-search" (@dsh/tool-web-search) is not mounted: it waits for services no mounted row provides: webSearch (an installed plugin that failed may be the one that provides it)',
+    ]),
+  )
+  expect(problems).toHaveLength(3)
+  expect((tree.root as any).tools.visible('main').map((tool: { name: string }) => tool.name)).toContain('read')
+})
