@@ -230,6 +230,13 @@ test('the user layer keeps its comments and rows when a plugin is added and remo
   expect(layerText()).toContain('# my own notes\n- id: tool-web-fetch\n  disabled: true # no fetching\n')
   const dump = await world.dsh(['--dump-config'])
   expect(dump.stdout).toMatch(new RegExp(`# home ${layer}:\\d+ \\(insert, name\\)\\n- id: plugin-kept\\n  name: kept`))
+  expect((await world.dsh(['plugins', 'list'])).stdout).toBe(`kept@1.0.0  row plugin-kept in ${layer}\n`)
   await world.dsh(['plugins', 'remove', 'kept'])
+  expect((await world.dsh(['plugins', 'list'])).stdout).toBe(
+    `no plugins installed in ${join(world.home, 'plugins')} (dsh plugins add <package>)\n`,
+  )
+  const bare = await world.dsh(['plugins'])
+  expect(bare.code).toBe(2)
+  expect(bare.stderr).toContain('dsh plugins add <package>[@version] | <file.tgz>')
   expect(layerText()).toBe('# my own notes\n- id: tool-web-fetch\n  disabled: true # no fetching\n')
 })

@@ -428,10 +428,12 @@ export async function pluginsCommand(argv: string[], io: PluginsIO): Promise<num
         )
         return 0
       }
-      case undefined:
       case 'help':
         out(PLUGINS_HELP)
-        return verb ? 0 : 2
+        return 0
+      case undefined:
+        io.stderr.write(PLUGINS_HELP)
+        return 2
       default:
         throw new LauncherUsageError(`dsh plugins: unknown command "${verb}" (add, list, remove, update)`)
     }
