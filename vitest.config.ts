@@ -16,7 +16,13 @@ const setupFiles = [
   fileURLToPath(new URL('scripts/file-profile-setup.mjs', import.meta.url)),
   fileURLToPath(new URL('scripts/shared-worker-guard.mjs', import.meta.url)),
 ]
-const include = ['packages/*/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'vendor/*/src/**/*.test.ts']
+const include = [
+  'packages/*/*/src/**/*.test.ts',
+  'apps/*/src/**/*.test.ts',
+  'vendor/*/src/**/*.test.ts',
+  // The example plugins' own tests (docs/extending.md, "Writing a dsh plugin").
+  'examples/*/test/**/*.test.ts',
+]
 // Files that need a process of their own (a fresh one per file, vitest's isolation), each for a stated reason.
 // Every other file shares its worker process with the files before it (scripts/shared-worker-guard.mjs fails a
 // file that leaves the process changed): a fork per file loaded vitest and the

@@ -122,6 +122,10 @@ Usage:
   dsh mcp remove <name>                remove it from $DSH_HOME/mcp.yaml
   dsh mcp test <name>                  start it as a session would, list its tools, stop it, with timings
                                        (--cwd, --json; exit 0 started, 1 did not start, 2 unknown name or bad file)
+  dsh plugins add <pkg>[@v] | <f.tgz>  install a plugin from npm into $DSH_HOME/plugins (exact version, no install
+                                       scripts) and add its row to $DSH_HOME/cordis.patch.yml; mounted at the next start
+  dsh plugins list | remove <name>     installed plugins and their rows (--json); remove: rows and package
+  dsh plugins update <name>[@version]  another version of an installed plugin (or: update <name> <file.tgz>)
   dsh usage                            tokens and cost of stored sessions (--since 7d|24h|<date>, --by model|workspace|day, --all-workspaces, --json)
   dsh prompt show                      the system prompt and tool schemas a request carries, each section with its owner and tokens (--profile, --patch, --permission, --preset, --json)
   dsh eval <dir>                       run task folders (task.json + repo/) headless in temp copies; table + --out report.json (--parallel n)

@@ -19,6 +19,7 @@ import { knownSettingKeys, unknownSettingProblems } from './settings-keys.ts'
 import { promptCommand } from './prompt-show.ts'
 import { evalCommand } from './eval.ts'
 import { RALPH_HELP, ralphCommand } from './ralph.ts'
+import { PLUGINS_HELP, pluginsCommand } from './plugins.ts'
 
 export interface LauncherIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean }
@@ -80,8 +81,17 @@ export async function run(argv: string[], io: Partial<LauncherIO> = {}): Promise
     return 0
   }
   if (args.help) {
-    stdout.write(args.rest[0] === 'ralph' ? RALPH_HELP : HELP)
+    stdout.write(args.rest[0] === 'ralph' ? RALPH_HELP : args.rest[0] === 'plugins' ? PLUGINS_HELP : HELP)
     return 0
+  }
+  if (args.rest[0] === 'plugins') {
+    // Before any tree: a plugin that breaks boot can still be listed and removed.
+    try {
+      return await pluginsCommand(args.rest, { stdout, stderr, cwd, env, home: defaultHome(env) })
+    } catch (error) {
+      if (error instanceof LauncherUsageError) return fail(2, `${error.message} (see dsh plugins help)`)
+      throw error
+    }
   }
   const options = {
     appDir,
@@ -159,6 +169,8 @@ async function runTree(
   }
   try {
     tree = await bootTree({ ...options, onExitRequest: (code) => finish(code) })
+    // An installed plugin that threw costs its own rows: said here, once, with its layer line and file.
+    for (const failure of tree.pluginFailures) stderr.write(`dsh: ${failure.problem}\n`)
     // Every plugin has defined its settings now: a key in settings.yaml nobody defines is a typo, unless a
     // plugin of another shipped profile defines it. Checked before anything is launched.
     const settings = (tree.root as any).settings as SettingsService | undefined

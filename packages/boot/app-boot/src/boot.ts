@@ -8,6 +8,7 @@ import { defaultHome, gatherLayers, readAppManifest, type LayerSource, type Prof
 import { mapJs } from './js-expr.ts'
 import { bareNameResolver, resolvePlugins } from './resolve.ts'
 import { validateConfigs } from './validate.ts'
+import { pluginsDirOf } from './user-plugins.ts'
 
 export interface ComposeOptions {
   /** The launcher's package directory: its package.json lists the profiles, its dependencies the bundles. */
@@ -88,16 +89,19 @@ export interface BootedTree extends ComposedProfile {
   loader: LoaderHost
   /** Disposes the whole tree: every plugin's effects are undone. Idempotent. */
   stop(): Promise<void>
+  /** Rows of plugins installed from npm that threw at load or while applying: not mounted, the rest booted. */
+  pluginFailures: RowFailure[]
 }
 
-function toHostRow(row: ComposedRow): HostRow {
+function toHostRow(row: ComposedRow, skipped: Set<string>): HostRow {
   const convert = (value: unknown) => mapJs(value, (expr) => deferJs(expr.source))
   const host: HostRow = { id: row.id, name: row.name ?? 'group' }
   if (row.config !== undefined) host.config = convert(row.config)
-  if (row.disabled !== undefined) host.disabled = convert(row.disabled)
+  if (skipped.has(row.id)) host.disabled = true
+  else if (row.disabled !== undefined) host.disabled = convert(row.disabled)
   if (row.inject !== undefined) host.inject = row.inject
   if (row.isolate !== undefined) host.isolate = row.isolate
-  if (row.children) host.children = row.children.map(toHostRow)
+  if (row.children) host.children = row.children.map((child) => toHostRow(child, skipped))
   return host
 }
 
@@ -107,7 +111,10 @@ function toHostRow(row: ComposedRow): HostRow {
  */
 export async function bootTree(options: BootOptions): Promise<BootedTree> {
   const composed = composeProfile(options)
-  const plugins = await resolvePlugins(composed.composition, composed.sources, options.extraImporters)
+  const pluginsDir = pluginsDirOf(composed.home)
+  const resolved = await resolvePlugins(composed.composition, composed.sources, options.extraImporters, pluginsDir)
+  const { plugins } = resolved
+  const skipped = new Set(resolved.failures.flatMap((failure) => failure.rowIds))
   validateConfigs(composed.composition, plugins)
 
   const root = new Context()
@@ -136,7 +143,7 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
     stdio: options.stdio ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     dumpConfig: composed.dump,
     requestExit: (code) => options.onExitRequest?.(code),
-    resolvePlugin: bareNameResolver(composed.sources, options.extraImporters),
+    resolvePlugin: bareNameResolver(composed.sources, options.extraImporters, pluginsDir),
   }
   ;(root as any).reflect.provide('app', info)
 
@@ -150,17 +157,53 @@ export async function bootTree(options: BootOptions): Promise<BootedTree> {
   })
   let stopped: Promise<void> | undefined
   const stop = () => (stopped ??= loader.ctx.fiber.dispose())
-  await loader.root.update(composed.composition.rows.map((row) => toEntryOptions(toHostRow(row))))
+  await loader.root.update(composed.composition.rows.map((row) => toEntryOptions(toHostRow(row, skipped))))
   await loader.await()
 
-  const failures = collectFailures(composed.composition, loader, errors)
+  // A plugin installed from npm that threw (at load or while applying) costs its own rows only: the rest of
+  // the tree boots and the failure is reported with the row's layer line and the plugin's file.
+  const pluginFailures: RowFailure[] = resolved.failures.flatMap((failure) =>
+    failure.rowIds.map((id) => ({ id, name: failure.name, problem: failure.problem, cause: failure.cause })),
+  )
+  const waits = (failure: RowFailure) => failure.cause === undefined && failure.problem.startsWith('waits for services')
+  const listed = listFailures(composed.composition, loader, errors)
+  const others = listed.filter((failure) => !resolved.installed.has(failure.name))
+  for (const failure of listed.filter((candidate) => resolved.installed.has(candidate.name))) {
+    const installed = resolved.installed.get(failure.name)!
+    const row = [...walkRows(composed.composition.rows)].find(([candidate]) => candidate.id === failure.id)?.[0]
+    const origin = row?.touches.findLast(
+      (touch) => touch.keys.includes('name') || touch.keys.includes('insert'),
+    )?.origin
+    const what = waits(failure)
+      ? failure.problem
+      : failure.cause !== undefined
+        ? `threw while applying (${installed.entry}): ${failure.problem}`
+        : `${failure.problem} (${installed.entry})`
+    pluginFailures.push({
+      ...failure,
+      problem: `${origin ? `${origin.file}:${origin.line}: ` : ''}plugin "${failure.name}" ${installed.version} of row "${failure.id}" ${what}`,
+    })
+  }
+  // Rows that only wait for a service of a row that failed are consequences: report the causes alone. When
+  // the only causes are installed plugins that failed, the rows waiting are reported with them, not fatal.
+  const causes = others.filter((failure) => !waits(failure))
+  let failures: RowFailure[] = causes.length ? causes : others
+  if (!causes.length && others.length && pluginFailures.length) {
+    pluginFailures.push(
+      ...others.map((failure) => ({
+        ...failure,
+        problem: `row "${failure.id}" (${failure.name}) is not mounted: it ${failure.problem} (an installed plugin that failed may be the one that provides it)`,
+      })),
+    )
+    failures = []
+  }
   captureErrors()
   if (!failures.length) failures.push(...uncheckedModel(composed.composition, root))
   if (failures.length) {
     await stop()
     throw new BootError(failures)
   }
-  return { ...composed, root, loader, stop }
+  return { ...composed, root, loader, stop, pluginFailures }
 }
 
 /**
@@ -182,15 +225,6 @@ function uncheckedModel(composition: Composition, root: Context): RowFailure[] {
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
-function collectFailures(composition: Composition, loader: LoaderHost, errors: Map<string, unknown>): RowFailure[] {
-  const failures = listFailures(composition, loader, errors)
-  // Rows that only wait for a service of a row that failed are consequences: report the causes alone.
-  const causes = failures.filter(
-    (failure) => failure.cause !== undefined || !failure.problem.startsWith('waits for services'),
-  )
-  return causes.length ? causes : failures
-}
 
 function listFailures(composition: Composition, loader: LoaderHost, errors: Map<string, unknown>): RowFailure[] {
   const failures: RowFailure[] = []

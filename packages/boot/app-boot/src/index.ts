@@ -14,3 +14,11 @@ export {
   type ComposeOptions,
   type RowFailure,
 } from './boot.ts'
+export {
+  findInstalledPlugin,
+  installedNames,
+  pluginsDirOf,
+  readPluginDeclaration,
+  type InstalledPlugin,
+  type PluginDeclaration,
+} from './user-plugins.ts'
