@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import { Menu, Plus } from 'lucide-react'
+import { installEscape, useEscapeCloses } from '../lib/keys.ts'
 import { navigate, useRoute } from '../lib/router.ts'
 import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
@@ -13,6 +14,8 @@ export function App() {
   // On a narrow window the sidebar is a drawer: opened from the top bar, closed by any navigation.
   const [menuOpen, setMenuOpen] = useState(false)
   useEffect(() => setMenuOpen(false), [route])
+  useEffect(installEscape, [])
+  useEscapeCloses(menuOpen, () => setMenuOpen(false))
   return (
     <div className={`shell${menuOpen ? ' menu-open' : ''}`}>
       <Sidebar route={route} />

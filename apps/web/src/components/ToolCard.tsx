@@ -14,7 +14,7 @@ import {
   Wrench,
 } from 'lucide-react'
 import type { ToolItem } from '../lib/fold.ts'
-import { duration } from '../lib/format.ts'
+import { clock, duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
 import { useExpanded } from './RunGroup.tsx'
 import { outputAddsToError, preview } from '../lib/tool-view.ts'
@@ -63,7 +63,7 @@ function Elapsed({ since }: { since: number }) {
   }, [])
   return (
     <span className="muted small" data-testid="tool-elapsed">
-      {duration(Math.max(0, now - since))}
+      {clock(now - since)}
     </span>
   )
 }

@@ -26,6 +26,7 @@ import { Conversation } from '../lib/conversation.ts'
 import type { Item } from '../lib/fold.ts'
 import { groupRuns } from '../lib/runs.ts'
 import { useEmitter } from '../lib/emitter.ts'
+import { ownsEscape, useEscapeCloses } from '../lib/keys.ts'
 import { navigate } from '../lib/router.ts'
 import { labelOf, sessions } from '../lib/sessions.ts'
 
@@ -111,6 +112,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
       if (outcome.messageId === undefined) setCommandNote(outcome.output || `/${outcome.name} done.`)
     })
   const cancel = () => void act(() => call('agent.cancel', { sessionId: id }))
+  useEscapeCloses(showChanges, () => setShowChanges(false))
   const setRoute = (next: WireRoute) => void act(() => call('agent.setRoute', { sessionId: id, route: next }))
   const setPreset = (next: string) => void act(() => call('agent.setPreset', { sessionId: id, preset: next }))
   const setPlanMode = (active: boolean) => void act(() => call('agent.setPlanMode', { sessionId: id, active }))
@@ -195,6 +197,21 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
 
   const pending = folded.pendingApprovals
   const readOnly = !!view?.lockedElsewhere && agent === null
+
+  // Esc while a turn runs cancels it, as Stop does, unless something before it took the key: a field's own
+  // Esc, an open dialog (lib/keys.ts), or a waiting approval (its Esc is the rejection, so no cancel then).
+  const escape = useRef({ stoppable: false, cancel })
+  escape.current = { stoppable: running && !pending.length && !readOnly, cancel }
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || ownsEscape(event.target)) return
+      if (!escape.current.stoppable) return
+      event.preventDefault()
+      escape.current.cancel()
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [])
 
   return (
     <div className={`session-page${showChanges ? ' with-changes' : ''}`}>
