@@ -17,7 +17,7 @@ import type { ToolItem } from '../lib/fold.ts'
 import { clock, duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
 import { useExpanded } from './RunGroup.tsx'
-import { outputAddsToError, preview } from '../lib/tool-view.ts'
+import { outputAddsToError, preview, printedAddsToResult } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
 
@@ -279,12 +279,14 @@ export const ToolCard = memo(
                   from={item.name === 'bash' ? 'tail' : 'head'}
                 />
               )}
-            {item.printed && (item.output === undefined || item.status === 'interrupted') && (
-              <div data-testid="tool-live-output">
-                {item.status === 'interrupted' && <p className="muted small">Printed before it was cut:</p>}
-                <Output text={item.printed.text} className="tool-output terminal" from="tail" />
-              </div>
-            )}
+            {item.printed &&
+              (item.output === undefined ||
+                (item.status === 'interrupted' && printedAddsToResult(item.printed.text, item.output))) && (
+                <div data-testid="tool-live-output">
+                  {item.status === 'interrupted' && <p className="muted small">Printed before it was cut:</p>}
+                  <Output text={item.printed.text} className="tool-output terminal" from="tail" />
+                </div>
+              )}
             {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && (
               <Output text={JSON.stringify(item.args, null, 2)} />
             )}

@@ -111,3 +111,18 @@ test('a running command that prints nothing shows its clock moving from 0 s to 2
   await page.locator('.msg-assistant', { hasText: 'Slept.' }).waitFor(WAIT)
   expect(await card.getByTestId('tool-elapsed').count()).toBe(0)
 }, 60_000)
+
+test('a command cancelled after it printed shows what it printed once, in its result with the note on the cut', async () => {
+  llm.enqueue({ toolCalls: [bash('cut', 'echo first-line; echo second-line; sleep 30')] })
+  await start('print then wait')
+  const card = page.locator('[data-call-id="cut"]')
+  await expect.poll(async () => (await card.textContent())?.includes('second-line'), WAIT).toBe(true)
+  await page.getByRole('button', { name: 'Stop' }).click()
+  await page.locator('[data-testid="turn-end"][data-reason="aborted"]').waitFor(WAIT)
+  await card.getByTestId('status-interrupted').waitFor(WAIT)
+  const text = (await card.locator('.tool-body').textContent()) ?? ''
+  expect(text.split('second-line').length - 1).toBe(1)
+  expect(text).toContain('the call was cancelled and the command was killed')
+  expect(await card.getByTestId('tool-live-output').count()).toBe(0)
+  await screenshot(page, 'cancelled-output-once')
+}, 60_000)
