@@ -7,6 +7,7 @@ import { SessionPage } from '../views/SessionPage.tsx'
 import { SettingsPage } from '../views/SettingsPage.tsx'
 import { UsagePage } from '../views/UsagePage.tsx'
 import { ConnectionBanner } from './ConnectionBanner.tsx'
+import { Palette } from './Palette.tsx'
 import { Sidebar } from './Sidebar.tsx'
 
 export function App() {
@@ -16,6 +17,17 @@ export function App() {
   useEffect(() => setMenuOpen(false), [route])
   useEffect(installEscape, [])
   useEscapeCloses(menuOpen, () => setMenuOpen(false))
+  // Ctrl+K (Cmd+K on a Mac) opens the command palette from anywhere, a field included; again, it closes it.
+  const [palette, setPalette] = useState(false)
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== 'k') return
+      event.preventDefault()
+      setPalette((open) => !open)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
   return (
     <div className={`shell${menuOpen ? ' menu-open' : ''}`}>
       <Sidebar route={route} />
@@ -36,6 +48,7 @@ export function App() {
           </button>
         </header>
         <ConnectionBanner />
+        {palette && <Palette onClose={() => setPalette(false)} />}
         <main className="main">
           {route.page === 'session' ? (
             <SessionPage key={route.id} id={route.id} atSeq={route.seq} />

@@ -126,3 +126,54 @@ test('a command cancelled after it printed shows what it printed once, in its re
   expect(await card.getByTestId('tool-live-output').count()).toBe(0)
   await screenshot(page, 'cancelled-output-once')
 }, 60_000)
+
+test('Ctrl+K opens a palette: part of a title and ↑/↓ + Enter switch session, a word of a message finds one, "new" starts one, Esc closes', async () => {
+  const made: Record<string, string> = {}
+  for (const [name, reply] of [
+    ['fix the walrus report', 'The walrus report is fixed.'],
+    ['fix the heron report', 'Found a pelican in the heron report.'],
+  ] as const) {
+    llm.enqueue({ text: reply })
+    await start(name)
+    await page.locator('.msg-assistant', { hasText: reply }).waitFor(WAIT)
+    made[name] = new URL(page.url()).pathname
+  }
+  const palette = page.getByTestId('palette')
+  const entries = palette.getByTestId('palette-entry')
+  const input = page.getByLabel('Search sessions and actions')
+
+  await page.getByLabel('Message').focus() // from the message box too
+  await page.keyboard.press('Control+k')
+  await input.waitFor(WAIT)
+  await page.keyboard.type('fix the')
+  await expect
+    .poll(() => entries.allTextContents(), WAIT)
+    .toEqual([
+      expect.stringContaining('fix the heron report'), // the newest first
+      expect.stringContaining('fix the walrus report'),
+    ])
+  await screenshot(page, 'palette')
+  expect(await entries.first().getAttribute('aria-selected')).toBe('true')
+  await page.keyboard.press('ArrowDown')
+  expect(await entries.nth(1).getAttribute('aria-selected')).toBe('true')
+  await page.keyboard.press('Enter')
+  await expect.poll(() => new URL(page.url()).pathname, WAIT).toBe(made['fix the walrus report'])
+  expect(await palette.count()).toBe(0)
+
+  await page.keyboard.press('Control+k')
+  await input.fill('pelican')
+  await entries.filter({ hasText: 'fix the heron report' }).waitFor(WAIT)
+  await page.keyboard.press('Enter')
+  await expect.poll(() => new URL(page.url()).pathname, WAIT).toBe(made['fix the heron report'])
+
+  await page.keyboard.press('Control+k')
+  await input.fill('new')
+  expect(await entries.allTextContents()).toEqual(['New session'])
+  await page.keyboard.press('Enter')
+  await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
+
+  await page.keyboard.press('Control+k')
+  await input.waitFor(WAIT)
+  await page.keyboard.press('Escape')
+  await palette.waitFor({ state: 'detached', ...WAIT })
+}, 60_000)
