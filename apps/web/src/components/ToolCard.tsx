@@ -1,4 +1,4 @@
-import { memo, useEffect, useState, type ReactNode } from 'react'
+import { createContext, memo, useContext, useEffect, useState, type ReactNode } from 'react'
 import {
   AlertTriangle,
   Ban,
@@ -190,13 +190,17 @@ const NOT_APPLIED = {
   unknown: 'Interrupted while it ran — the file may be partly changed. The proposed change:',
 } as const
 
+/** The keys of the calls cut because dsh stopped (their turn ended `interrupted`, or the tab lost dsh mid-turn). */
+export const StoppedCalls = createContext<ReadonlySet<string>>(new Set())
+
 function StatusIcon({ item }: { item: ToolItem }) {
+  const stopped = useContext(StoppedCalls).has(item.key)
   if (item.status === 'error')
     return <AlertTriangle size={14} className="tone-error" aria-label="failed" data-testid="status-failed" />
   if (item.status === 'interrupted')
     return (
       <span className="badge badge-warn" data-testid="status-interrupted">
-        <Ban size={11} /> interrupted
+        <Ban size={11} /> interrupted{stopped ? ' (dsh stopped)' : ''}
       </span>
     )
   if (item.status === 'done') return <CheckCircle2 size={14} className="tone-ok" aria-label="done" />
