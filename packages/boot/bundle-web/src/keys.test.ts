@@ -172,8 +172,22 @@ test('Ctrl+K opens a palette: part of a title and ↑/↓ + Enter switch session
   await page.keyboard.press('Enter')
   await page.getByRole('heading', { name: 'What should dsh work on?' }).waitFor(WAIT)
 
-  await page.keyboard.press('Control+k')
-  await input.waitFor(WAIT)
-  await page.keyboard.press('Escape')
-  await palette.waitFor({ state: 'detached', ...WAIT })
+  // At a desktop and a phone size: the palette fits the page and its entries are whole rows.
+  for (const [width, height] of [
+    [1440, 900],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height })
+    await page.keyboard.press('Control+k')
+    await input.waitFor(WAIT)
+    await page.keyboard.type('report')
+    await expect.poll(() => entries.count(), WAIT).toBe(2)
+    await screenshot(page, `palette-${width}`)
+    const box = (await palette.boundingBox())!
+    expect(box.x >= 0 && box.x + box.width <= width).toBe(true)
+    expect((await entries.first().boundingBox())!.height).toBeLessThan(60)
+    await page.keyboard.press('Escape')
+    await palette.waitFor({ state: 'detached', ...WAIT })
+  }
+  await page.setViewportSize({ width: 1280, height: 860 })
 }, 60_000)
