@@ -55,7 +55,7 @@ test('a turn running when dsh web stops shows "interrupted (dsh stopped)" at onc
     .toBe('interrupted (dsh stopped)')
   expect(await card.locator('.spin').count()).toBe(0)
   expect(await card.getByTestId('tool-elapsed').count()).toBe(0)
-  expect(await page.getByTestId('session-status').textContent()).not.toContain('running')
+  await expect.poll(() => page.getByTestId('session-status').textContent(), WAIT).not.toContain('running')
   await page.getByText('dsh is not answering; reconnecting…').waitFor(WAIT)
   await screenshot(page, 'stopped-offline')
 
