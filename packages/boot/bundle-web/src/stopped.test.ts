@@ -74,6 +74,9 @@ test('a turn running when dsh web stops shows "interrupted (dsh stopped)" at onc
   await adoptBrowserSignIn(web, page.context())
   const { events } = await api<{ events: { type: string; data: any }[] }>(web, 'sessions.page', { sessionId })
   expect(events.filter((event) => event.type === 'turn/end').map((event) => event.data.reason)).toEqual(['interrupted'])
+  // What the model reads when it continues: dsh stopped the command, nobody cancelled it.
+  const result = events.find((event) => event.type === 'tool/result')!
+  expect(result.data.error.message).toBe('Interrupted: dsh stopped and the command was killed (SIGTERM).')
   await screenshot(page, 'stopped-continue')
 
   llm.enqueue({ text: 'Carrying on from where it stopped.' })
