@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'react'
 import { Menu, Plus } from 'lucide-react'
+import { installEscape, useEscapeCloses } from '../lib/keys.ts'
 import { navigate, useRoute } from '../lib/router.ts'
 import { NewSession } from '../views/NewSession.tsx'
 import { SessionPage } from '../views/SessionPage.tsx'
 import { SettingsPage } from '../views/SettingsPage.tsx'
 import { UsagePage } from '../views/UsagePage.tsx'
 import { ConnectionBanner } from './ConnectionBanner.tsx'
+import { Palette } from './Palette.tsx'
 import { Sidebar } from './Sidebar.tsx'
 
 export function App() {
@@ -13,6 +15,19 @@ export function App() {
   // On a narrow window the sidebar is a drawer: opened from the top bar, closed by any navigation.
   const [menuOpen, setMenuOpen] = useState(false)
   useEffect(() => setMenuOpen(false), [route])
+  useEffect(installEscape, [])
+  useEscapeCloses(menuOpen, () => setMenuOpen(false))
+  // Ctrl+K (Cmd+K on a Mac) opens the command palette from anywhere, a field included; again, it closes it.
+  const [palette, setPalette] = useState(false)
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== 'k') return
+      event.preventDefault()
+      setPalette((open) => !open)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
   return (
     <div className={`shell${menuOpen ? ' menu-open' : ''}`}>
       <Sidebar route={route} />
@@ -33,6 +48,7 @@ export function App() {
           </button>
         </header>
         <ConnectionBanner />
+        {palette && <Palette onClose={() => setPalette(false)} />}
         <main className="main">
           {route.page === 'session' ? (
             <SessionPage key={route.id} id={route.id} atSeq={route.seq} />

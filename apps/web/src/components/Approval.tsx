@@ -3,6 +3,7 @@ import { Check, CheckCheck, ShieldAlert, ShieldCheck, ShieldX, X } from 'lucide-
 import type { ApprovalAnswerValue } from '@dsh/web-protocol'
 import { call, messageOf } from '../lib/api.ts'
 import type { ApprovalInfo } from '../lib/fold.ts'
+import { ownsEscape } from '../lib/keys.ts'
 
 const ANSWERED: Record<ApprovalAnswerValue, string> = {
   allow_once: 'Allowed once',
@@ -34,7 +35,8 @@ const typing = (target: EventTarget | null) =>
  * only when the request offers a rule. The suggested rule (`bash(git commit *)`, `write(docs/**)`) is shown in
  * an editable field: what it says when a standing answer is given is what is kept, and the server refuses a
  * rule that does not parse or does not cover this call (the error shows here and the request keeps waiting).
- * With `keys`, 1 / 2 / 3 answer once / for the session / always and Esc rejects, unless a field has the focus.
+ * With `keys`, 1 / 2 / 3 answer once / for the session / always and Esc rejects, unless a field has the focus
+ * (Esc also from the message box; an open dialog or palette takes Esc first, see lib/keys.ts).
  * Any tab may answer; if another tab already did, the log shows its answer.
  */
 export function ApprovalButtons({
@@ -68,7 +70,9 @@ export function ApprovalButtons({
   useEffect(() => {
     if (!keys) return
     const onKey = (event: KeyboardEvent) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented || typing(event.target)) return
+      if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return
+      // Esc passes through the message box (it is the reader's "no"); the digits are typed there.
+      if (event.key === 'Escape' ? ownsEscape(event.target) : typing(event.target)) return
       const chosen: ApprovalAnswerValue | undefined =
         event.key === '1'
           ? 'allow_once'

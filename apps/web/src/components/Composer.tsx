@@ -36,7 +36,9 @@ export function Composer({
 }) {
   const [text, setText] = useState('')
   const [active, setActive] = useState(0)
-  const matches = commandMatches(text, commands)
+  // Esc hides the completion list until the text changes (then Esc passes on: it stops a running turn).
+  const [dismissed, setDismissed] = useState(false)
+  const matches = dismissed ? [] : commandMatches(text, commands)
   const pick = (command: WebCommand) => {
     setText(`/${command.name} `)
     setActive(0)
@@ -98,8 +100,10 @@ export function Composer({
             : 'Ask dsh to do something… (Enter to send, Shift+Enter for a new line)')
         }
         aria-label="Message"
+        data-esc={matches.length ? undefined : 'pass'}
         onChange={(event) => {
           setText(event.target.value)
+          setDismissed(false)
           setActive(0)
         }}
         onPaste={(event) => {
@@ -110,6 +114,11 @@ export function Composer({
         }}
         onKeyDown={(event) => {
           const highlighted = matches[Math.min(active, matches.length - 1)]
+          if (highlighted && event.key === 'Escape') {
+            event.preventDefault()
+            setDismissed(true)
+            return
+          }
           if (highlighted && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
             event.preventDefault()
             setActive((at) => (at + (event.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length)

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import { ChevronRight, CornerLeftUp, Folder, GitBranch, History, Home } from 'lucide-react'
 import type { DirectoryEntry } from '@dsh/web-protocol'
 import { call, messageOf } from '../lib/api.ts'
+import { useEscapeCloses } from '../lib/keys.ts'
 
 interface Listing {
   path: string
@@ -28,6 +29,7 @@ export function FolderPicker({
   onPick: (path: string) => void
   onCancel: () => void
 }) {
+  useEscapeCloses(true, onCancel)
   const [listing, setListing] = useState<Listing>()
   const [error, setError] = useState<string>()
   const [typed, setTyped] = useState('')
@@ -112,6 +114,7 @@ export function FolderPicker({
       >
         <input
           className="mono"
+          data-esc="pass"
           aria-label="Folder path"
           list="picker-completions"
           value={typed}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { ImageOff, X } from 'lucide-react'
 import type { InlineImage } from '@dsh/web-protocol'
 import { call } from '../lib/api.ts'
+import { useEscapeCloses } from '../lib/keys.ts'
 import type { ImageRef } from '../lib/fold.ts'
 
 const loaded = new Map<string, Promise<string>>()
@@ -51,6 +52,7 @@ function Thumb({ sessionId, image, onOpen }: { sessionId: string; image: ImageRe
 /** The images of a user message, as thumbnails that open full size. */
 export function MessageImages({ sessionId, images }: { sessionId: string; images: ImageRef[] }) {
   const [open, setOpen] = useState<string>()
+  useEscapeCloses(open !== undefined, () => setOpen(undefined))
   return (
     <div className="thumbs">
       {images.map((image, index) => (

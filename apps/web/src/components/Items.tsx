@@ -8,6 +8,7 @@ import {
   ChevronRight,
   GitBranch,
   Info,
+  Play,
   RefreshCw,
   User,
 } from 'lucide-react'
@@ -94,7 +95,15 @@ const ENDINGS: Record<string, { label: string; tone: 'ok' | 'muted' | 'warn' | '
   interrupted: { label: 'Interrupted: dsh stopped during this turn', tone: 'warn' },
 }
 
-function TurnEnd({ item, onFork }: { item: Of<'turn-end'>; onFork?: (seq: number) => void }) {
+function TurnEnd({
+  item,
+  onFork,
+  onContinue,
+}: {
+  item: Of<'turn-end'>
+  onFork?: (seq: number) => void
+  onContinue?: () => void
+}) {
   const ending = ENDINGS[item.reason] ?? { label: item.reason, tone: 'muted' }
   const tokens = item.usage.input + item.usage.cacheRead + item.usage.cacheWrite
   return (
@@ -119,6 +128,16 @@ function TurnEnd({ item, onFork }: { item: Of<'turn-end'>; onFork?: (seq: number
             {compact(item.usage.output)} out
           </span>
         )}
+        {onContinue && (
+          <button
+            className="btn btn-primary continue"
+            onClick={onContinue}
+            data-testid="continue-turn"
+            title="Send a message asking the agent to carry on where the turn was cut"
+          >
+            <Play size={13} /> Continue
+          </button>
+        )}
         {onFork && (
           <button
             className="link-btn fork"
@@ -138,7 +157,17 @@ export const drawnHere = (item: Item): boolean => !(item.kind === 'tool' && item
 
 /** One row of the conversation; re-renders only when its own events changed. */
 export const ItemView = memo(
-  function ItemView({ item, sessionId, onFork }: { item: Item; sessionId: string; onFork?: (seq: number) => void }) {
+  function ItemView({
+    item,
+    sessionId,
+    onFork,
+    onContinue,
+  }: {
+    item: Item
+    sessionId: string
+    onFork?: (seq: number) => void
+    onContinue?: () => void
+  }) {
     switch (item.kind) {
       case 'user':
         return <UserMessage item={item} sessionId={sessionId} />
@@ -151,10 +180,14 @@ export const ItemView = memo(
       case 'notice':
         return <Notice item={item} />
       case 'turn-end':
-        return <TurnEnd item={item} onFork={onFork} />
+        return <TurnEnd item={item} onFork={onFork} onContinue={onContinue} />
       case 'subagent':
         return <SubagentCard item={item} />
     }
   },
-  (a, b) => a.item.version === b.item.version && a.item.key === b.item.key && !!a.onFork === !!b.onFork,
+  (a, b) =>
+    a.item.version === b.item.version &&
+    a.item.key === b.item.key &&
+    !!a.onFork === !!b.onFork &&
+    !!a.onContinue === !!b.onContinue,
 )

@@ -49,7 +49,7 @@ function groupByWorkspace(roots: SessionNode[]): Group[] {
 }
 
 /** Text search on the host (titles are filtered here at once; message text needs the logs). */
-function useTextSearch(query: string): { hits: SearchHit[]; searching: boolean } {
+export function useTextSearch(query: string): { hits: SearchHit[]; searching: boolean } {
   const [state, setState] = useState<{ query: string; hits: SearchHit[] }>({ query: '', hits: [] })
   const trimmed = query.trim()
   useEffect(() => {

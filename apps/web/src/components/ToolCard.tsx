@@ -1,4 +1,4 @@
-import { memo, useEffect, useState, type ReactNode } from 'react'
+import { createContext, memo, useContext, useEffect, useState, type ReactNode } from 'react'
 import {
   AlertTriangle,
   Ban,
@@ -14,10 +14,10 @@ import {
   Wrench,
 } from 'lucide-react'
 import type { ToolItem } from '../lib/fold.ts'
-import { duration } from '../lib/format.ts'
+import { clock, duration } from '../lib/format.ts'
 import { ApprovalDecision } from './Approval.tsx'
 import { useExpanded } from './RunGroup.tsx'
-import { outputAddsToError, preview } from '../lib/tool-view.ts'
+import { outputAddsToError, preview, printedAddsToResult } from '../lib/tool-view.ts'
 import { Diff, DiffStat, diffOf } from './Diff.tsx'
 import { CopyButton } from './Markdown.tsx'
 
@@ -63,7 +63,7 @@ function Elapsed({ since }: { since: number }) {
   }, [])
   return (
     <span className="muted small" data-testid="tool-elapsed">
-      {duration(Math.max(0, now - since))}
+      {clock(now - since)}
     </span>
   )
 }
@@ -190,13 +190,17 @@ const NOT_APPLIED = {
   unknown: 'Interrupted while it ran — the file may be partly changed. The proposed change:',
 } as const
 
+/** The keys of the calls cut because dsh stopped (their turn ended `interrupted`, or the tab lost dsh mid-turn). */
+export const StoppedCalls = createContext<ReadonlySet<string>>(new Set())
+
 function StatusIcon({ item }: { item: ToolItem }) {
+  const stopped = useContext(StoppedCalls).has(item.key)
   if (item.status === 'error')
     return <AlertTriangle size={14} className="tone-error" aria-label="failed" data-testid="status-failed" />
   if (item.status === 'interrupted')
     return (
       <span className="badge badge-warn" data-testid="status-interrupted">
-        <Ban size={11} /> interrupted
+        <Ban size={11} /> interrupted{stopped ? ' (dsh stopped)' : ''}
       </span>
     )
   if (item.status === 'done') return <CheckCircle2 size={14} className="tone-ok" aria-label="done" />
@@ -279,12 +283,14 @@ export const ToolCard = memo(
                   from={item.name === 'bash' ? 'tail' : 'head'}
                 />
               )}
-            {item.printed && (item.output === undefined || item.status === 'interrupted') && (
-              <div data-testid="tool-live-output">
-                {item.status === 'interrupted' && <p className="muted small">Printed before it was cut:</p>}
-                <Output text={item.printed.text} className="tool-output terminal" from="tail" />
-              </div>
-            )}
+            {item.printed &&
+              (item.output === undefined ||
+                (item.status === 'interrupted' && printedAddsToResult(item.printed.text, item.output))) && (
+                <div data-testid="tool-live-output">
+                  {item.status === 'interrupted' && <p className="muted small">Printed before it was cut:</p>}
+                  <Output text={item.printed.text} className="tool-output terminal" from="tail" />
+                </div>
+              )}
             {item.output === undefined && !change && item.name !== 'bash' && item.args !== undefined && (
               <Output text={JSON.stringify(item.args, null, 2)} />
             )}

@@ -25,11 +25,33 @@ export class Conversation {
   error: string | undefined
   loadingOlder = false
   loaded = false
+  /**
+   * The tab lost dsh (the stream is down and the host does not answer) while this session's turn ran: its open
+   * calls and the turn show interrupted, not spinning on. Once the stream is back, the session is read again.
+   */
+  lost = false
   private unsubscribe: (() => void) | undefined
+  private readonly offStream: () => void
   private frame = 0
   private disposed = false
 
-  constructor(readonly id: string) {}
+  constructor(readonly id: string) {
+    this.offStream = stream.changed.subscribe(() => this.onStream())
+  }
+
+  private onStream(): void {
+    if (stream.state === 'offline' && this.loaded && !this.lost) {
+      this.lost =
+        this.folded.openTurn || this.folded.items.some((item) => item.kind === 'tool' && item.status === 'running')
+      if (!this.lost) return
+      this.folded.settle()
+      this.changed.emit()
+    } else if (stream.state === 'open' && this.lost) {
+      this.lost = false
+      // What happened while the tab was away (the turn's end as the stopping dsh logged it) is in the log.
+      void this.open()
+    }
+  }
 
   async open(): Promise<void> {
     try {
@@ -89,6 +111,7 @@ export class Conversation {
 
   dispose(): void {
     this.disposed = true
+    this.offStream()
     this.unsubscribe?.()
     cancelAnimationFrame(this.frame)
   }

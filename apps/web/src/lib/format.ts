@@ -12,6 +12,12 @@ export function duration(ms: number): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
 }
 
+/** A running clock in whole seconds (`0 s`, `42 s`, `3 min 5 s`): it ticks once a second. */
+export function clock(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000))
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+}
+
 export function ago(time: number, now = Date.now()): string {
   const seconds = Math.round((now - time) / 1000)
   if (seconds < 45) return 'just now'

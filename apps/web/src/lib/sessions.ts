@@ -30,6 +30,16 @@ class SessionList {
         else if (frame.type === 'approvals') this.patch(frame.sessionId, { pendingApprovals: frame.pending })
       },
     )
+    // The host gone (stopped, restarted): no turn of it runs on, so no row spins; once the stream is back the
+    // list is read again from whatever dsh now answers.
+    let wasOpen = false
+    stream.changed.subscribe(() => {
+      if (stream.state === 'offline' && this.items.some((item) => item.agent === 'running'))
+        this.items = this.items.map((item) => (item.agent === 'running' ? { ...item, agent: null } : item))
+      if (stream.state === 'offline') this.changed.emit()
+      if (stream.state === 'open' && wasOpen) void this.refresh()
+      if (stream.state === 'open') wasOpen = true
+    })
     void this.refresh()
   }
 

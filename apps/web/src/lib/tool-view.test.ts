@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { commandEnding, outputAddsToError, preview } from './tool-view.ts'
+import { commandEnding, outputAddsToError, preview, printedAddsToResult } from './tool-view.ts'
 
 test('a command killed by a signal is reported as killed, not as a clean run', () => {
   expect(commandEnding('(no output)\n[Killed by SIGTERM]')).toBe('killed by SIGTERM')
@@ -36,4 +36,14 @@ test('a failed call whose output only repeats its error shows the error once', (
   )
   expect(outputAddsToError('anything', undefined)).toBe(true)
   expect(outputAddsToError(undefined, undefined)).toBe(false)
+})
+
+test('what a cancelled command printed is in its result and is not shown again; a result without it leaves it shown', () => {
+  const printed = 'first\nsecond\n'
+  expect(
+    printedAddsToResult(printed, 'first\nsecond\n[Interrupted: the call was cancelled and the command was killed.]'),
+  ).toBe(false)
+  expect(printedAddsToResult(printed, 'The call was cut when dsh stopped.')).toBe(true)
+  expect(printedAddsToResult(printed, undefined)).toBe(true)
+  expect(printedAddsToResult('  \n', 'anything')).toBe(false)
 })

@@ -22,3 +22,14 @@ export function outputAddsToError(output: string | undefined, error: { message: 
   const text = output.trim()
   return text !== '' && text !== error.message.trim()
 }
+
+/**
+ * Whether what a call printed while it ran is worth showing beside its result. A cancelled command's result is
+ * its printed output with a note on how it was cut, so it is shown once, as the result; a result that does not
+ * hold it (a crash's repair, a tool whose result is only the error) leaves it to be shown on its own.
+ */
+export function printedAddsToResult(printed: string, output: string | undefined): boolean {
+  if (output === undefined) return true
+  const text = printed.trim()
+  return text !== '' && !output.includes(text)
+}

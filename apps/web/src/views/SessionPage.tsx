@@ -16,6 +16,7 @@ import { ChangesPanel } from '../components/ChangesPanel.tsx'
 import { Composer } from '../components/Composer.tsx'
 import { ErrorCallout } from '../components/ErrorCallout.tsx'
 import { drawnHere, ItemView } from '../components/Items.tsx'
+import { StoppedCalls } from '../components/ToolCard.tsx'
 import { ExpansionContext, RunGroup, type Expansion } from '../components/RunGroup.tsx'
 import { ContextMeter, ModelPicker, PlanModeToggle, PresetPicker } from '../components/Pickers.tsx'
 import { SessionUsage } from '../components/SessionUsage.tsx'
@@ -26,6 +27,7 @@ import { Conversation } from '../lib/conversation.ts'
 import type { Item } from '../lib/fold.ts'
 import { groupRuns } from '../lib/runs.ts'
 import { useEmitter } from '../lib/emitter.ts'
+import { ownsEscape, useEscapeCloses } from '../lib/keys.ts'
 import { navigate } from '../lib/router.ts'
 import { labelOf, sessions } from '../lib/sessions.ts'
 
@@ -47,7 +49,8 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
 
   const listed = sessions.items.find((item) => item.id === id)
   const agent = listed?.agent !== undefined ? listed.agent : (view?.agent ?? null)
-  const running = agent === 'running' || (folded.openTurn && agent !== null)
+  // A tab that lost dsh mid-turn shows the turn as stopped (conversation.lost), not as running on.
+  const running = !conversation.lost && (agent === 'running' || (folded.openTurn && agent !== null))
   const route = folded.route ?? view?.route
   const preset = folded.preset ?? view?.preset
   const agentPreset = folded.agentPreset ?? view?.agentPreset
@@ -111,6 +114,7 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
       if (outcome.messageId === undefined) setCommandNote(outcome.output || `/${outcome.name} done.`)
     })
   const cancel = () => void act(() => call('agent.cancel', { sessionId: id }))
+  useEscapeCloses(showChanges, () => setShowChanges(false))
   const setRoute = (next: WireRoute) => void act(() => call('agent.setRoute', { sessionId: id, route: next }))
   const setPreset = (next: string) => void act(() => call('agent.setPreset', { sessionId: id, preset: next }))
   const setPlanMode = (active: boolean) => void act(() => call('agent.setPlanMode', { sessionId: id, active }))
@@ -183,18 +187,54 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
   const revealed = holder && rows.find((row) => row.kind === 'run' && row.items.includes(holder))
   const [expansion, setExpansion] = useState<Expansion>({ open: false, gen: 0 })
   const allOpen = expansion.gen > 0 && expansion.open
+  // The calls cut because dsh stopped: those of a turn that ended `interrupted`, and, while the tab has lost
+  // dsh, those of the turn it was running. The last such turn, if nothing came after it, offers Continue.
+  const stopped = new Set<string>()
+  {
+    let turn: string[] = []
+    for (const item of folded.items) {
+      if (item.kind === 'tool' && item.status === 'interrupted') turn.push(item.key)
+      else if (item.kind === 'turn-end') {
+        if (item.reason === 'interrupted') for (const key of turn) stopped.add(key)
+        turn = []
+      }
+    }
+    if (conversation.lost) for (const key of turn) stopped.add(key)
+  }
+  const lastItem = folded.items.at(-1)
+  const continueTurn = () => void send('Continue.', 'followup', [])
   const itemRow = (item: Item) => (
     <div key={item.key} className="item-row" data-item-seq={item.seq}>
       <ItemView
         item={item}
         sessionId={id}
         onFork={item.kind === 'turn-end' && item.reason === 'completed' && !readOnly ? fork : undefined}
+        onContinue={
+          item === lastItem && item.kind === 'turn-end' && item.reason === 'interrupted' && !running && !readOnly
+            ? continueTurn
+            : undefined
+        }
       />
     </div>
   )
 
   const pending = folded.pendingApprovals
   const readOnly = !!view?.lockedElsewhere && agent === null
+
+  // Esc while a turn runs cancels it, as Stop does, unless something before it took the key: a field's own
+  // Esc, an open dialog (lib/keys.ts), or a waiting approval (its Esc is the rejection, so no cancel then).
+  const escape = useRef({ stoppable: false, cancel })
+  escape.current = { stoppable: running && !pending.length && !readOnly, cancel }
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || ownsEscape(event.target)) return
+      if (!escape.current.stoppable) return
+      event.preventDefault()
+      escape.current.cancel()
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [])
 
   return (
     <div className={`session-page${showChanges ? ' with-changes' : ''}`}>
@@ -273,57 +313,59 @@ export function SessionPage({ id, atSeq }: { id: string; atSeq?: number }) {
         }
         data-testid="conversation"
       >
-        <ExpansionContext.Provider value={expansion}>
-          <div className="conversation-inner">
-            <div ref={top} />
-            {rows.some((row) => row.kind === 'run' || row.item.kind === 'tool') && (
-              <div className="transcript-tools">
-                <button
-                  className="link-btn"
-                  data-testid="expand-all"
-                  onClick={() => setExpansion({ open: !allOpen, gen: expansion.gen + 1 })}
-                >
-                  {allOpen ? (
-                    <>
-                      <ChevronsDownUp size={13} /> Collapse all
-                    </>
-                  ) : (
-                    <>
-                      <ChevronsUpDown size={13} /> Expand all
-                    </>
-                  )}
-                </button>
-              </div>
-            )}
-            {conversation.start > 0 && (
-              <button
-                className="link-btn load-older"
-                onClick={() => void conversation.loadOlder()}
-                disabled={conversation.loadingOlder}
-              >
-                {conversation.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
-              </button>
-            )}
-            {!conversation.loaded && !conversation.error && (
-              <div className="muted pad">
-                <Loader2 size={14} className="spin" /> Opening session…
-              </div>
-            )}
-            {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
-            {conversation.loaded && !folded.items.length && (
-              <div className="muted pad center">Nothing here yet. Write the first message below.</div>
-            )}
-            {rows.map((row) =>
-              row.kind === 'item' ? (
-                itemRow(row.item)
-              ) : (
-                <div key={row.key} className="item-row run-row" data-item-seq={row.items[0]!.seq}>
-                  <RunGroup run={row} render={itemRow} revealed={row === revealed} />
+        <StoppedCalls.Provider value={stopped}>
+          <ExpansionContext.Provider value={expansion}>
+            <div className="conversation-inner">
+              <div ref={top} />
+              {rows.some((row) => row.kind === 'run' || row.item.kind === 'tool') && (
+                <div className="transcript-tools">
+                  <button
+                    className="link-btn"
+                    data-testid="expand-all"
+                    onClick={() => setExpansion({ open: !allOpen, gen: expansion.gen + 1 })}
+                  >
+                    {allOpen ? (
+                      <>
+                        <ChevronsDownUp size={13} /> Collapse all
+                      </>
+                    ) : (
+                      <>
+                        <ChevronsUpDown size={13} /> Expand all
+                      </>
+                    )}
+                  </button>
                 </div>
-              ),
-            )}
-          </div>
-        </ExpansionContext.Provider>
+              )}
+              {conversation.start > 0 && (
+                <button
+                  className="link-btn load-older"
+                  onClick={() => void conversation.loadOlder()}
+                  disabled={conversation.loadingOlder}
+                >
+                  {conversation.loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+                </button>
+              )}
+              {!conversation.loaded && !conversation.error && (
+                <div className="muted pad">
+                  <Loader2 size={14} className="spin" /> Opening session…
+                </div>
+              )}
+              {conversation.error && <div className="callout callout-error">{conversation.error}</div>}
+              {conversation.loaded && !folded.items.length && (
+                <div className="muted pad center">Nothing here yet. Write the first message below.</div>
+              )}
+              {rows.map((row) =>
+                row.kind === 'item' ? (
+                  itemRow(row.item)
+                ) : (
+                  <div key={row.key} className="item-row run-row" data-item-seq={row.items[0]!.seq}>
+                    <RunGroup run={row} render={itemRow} revealed={row === revealed} />
+                  </div>
+                ),
+              )}
+            </div>
+          </ExpansionContext.Provider>
+        </StoppedCalls.Provider>
       </div>
 
       <div className="dock">

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { bootComposition, scriptedPatch, type Harness } from '@dsh/test-harness'
 import type { ScriptedResponse } from '@dsh/llm-scripted'
+import { DSH_STOPPED } from '@dsh/session'
 import type {} from '@dsh/approval'
 import type {} from '@dsh/tools'
 
@@ -217,6 +218,18 @@ describe('cancellation and the inbox', () => {
       content: [{ type: 'text', text: 'partial answer' }],
     })
     expect(h.events('turn/end')[0]!.data.reason).toBe('aborted')
+  })
+
+  test('a turn cut because dsh is stopping (DSH_STOPPED) ends interrupted, not aborted', async () => {
+    await boot([{ text: 'partial answer', hang: true }])
+    const agent = await h.agent()
+    agent.followup('talk')
+    await waitFor(() => h.events('assistant/chunk').length === 2)
+    agent.cancel('dsh is stopping', DSH_STOPPED)
+    const result = await agent.whenIdle()
+    expect(result?.reason).toBe('interrupted')
+    expect(h.events('turn/end')[0]!.data.reason).toBe('interrupted')
+    expect(h.events('assistant/message')[0]!.data).toMatchObject({ interrupted: true, finish: 'aborted' })
   })
 
   test('cancel mid-tool drains the running call and marks undispatched ones', async () => {

@@ -13,7 +13,7 @@ import {
   type TurnResult,
 } from '@dsh/agent'
 import { LlmError, type LlmRequest, type ToolCallBlock } from '@dsh/llm'
-import { logRequestHeader, openStepOf, type ErrorData, type TurnEndReason } from '@dsh/session'
+import { DSH_STOPPED, logRequestHeader, openStepOf, type ErrorData, type TurnEndReason } from '@dsh/session'
 import type {} from '@dsh/settings'
 import type {} from '@dsh/system-prompt'
 import type {} from '@dsh/tools'
@@ -86,6 +86,9 @@ export default class DefaultAgentLoop extends AgentLoop {
         },
       }
     }
+    // A turn cut because dsh is stopping was not cancelled by anyone: it is interrupted, and may be continued.
+    if (end.reason === 'aborted' && (signal.reason as { code?: unknown } | undefined)?.code === DSH_STOPPED)
+      end = { ...end, reason: 'interrupted' }
     let result: TurnResult = { turnId, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) }
     try {
       await this.ctx.serial('agent/turn-stopping', agent, result)

@@ -124,10 +124,13 @@ export class Agent {
     return this.queues.steer.length > 0
   }
 
-  /** Cancels the running turn (and the children's). Running tools drain; nothing new starts. */
-  cancel(reason = 'cancelled'): void {
-    this.turn?.abort(new Error(reason))
-    for (const child of this.children) child.cancel(reason)
+  /**
+   * Cancels the running turn (and the children's). Running tools drain; nothing new starts. With `code`
+   * `DSH_STOPPED` (@dsh/session) the turn is cut because dsh is stopping and ends `interrupted`, not `aborted`.
+   */
+  cancel(reason = 'cancelled', code?: string): void {
+    this.turn?.abort(Object.assign(new Error(reason), code ? { code } : {}))
+    for (const child of this.children) child.cancel(reason, code)
   }
 
   /** Resolves once no turn runs and no follow-up or steer waits. */

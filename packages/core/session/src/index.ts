@@ -23,6 +23,7 @@ export {
   ErrorSchema,
   RouteSchema,
   UsageSchema,
+  DSH_STOPPED,
   agrees,
   checkShape,
   oneOf,

@@ -34,6 +34,12 @@ export const TURN_END_REASONS = [
   'interrupted',
 ] as const
 export type TurnEndReason = (typeof TURN_END_REASONS)[number]
+/**
+ * The `code` of the abort reason a turn is cut with because dsh is stopping (a surface draining at Ctrl+C or
+ * SIGTERM): the loop logs that turn `interrupted`, as the repair does for one a crash cut, not `aborted`
+ * (which is the user's cancel), so every surface can offer to continue it.
+ */
+export const DSH_STOPPED = 'DSH_STOPPED'
 
 /** Where a user message came from: typed by the user, steering, injected context, instructions, a summary or a hook. */
 export const USER_MESSAGE_SOURCES = ['user', 'steer', 'inject', 'instructions', 'summary', 'hook'] as const

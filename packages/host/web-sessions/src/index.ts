@@ -7,6 +7,7 @@ import type {} from '@dsh/app'
 import type {} from '@dsh/attachment'
 import { EFFORTS, type Route } from '@dsh/llm'
 import { PRESET_NAMES } from '@dsh/permission-presets'
+import { DSH_STOPPED } from '@dsh/session'
 import type {} from '@dsh/session-query'
 import type {} from '@dsh/session-admin'
 import type {} from '@dsh/settings'
@@ -117,11 +118,12 @@ export function apply(ctx: Context, config: Config) {
     if (event.type === 'turn/start' || event.type === 'turn/end' || event.type === 'user/message')
       broadcast({ ch: 'sessions', key: '*', type: 'changed', sessionId: session.id })
   })
-  // The launch is ending (Ctrl+C): turns started from the page stop and their `turn/end` is made durable
-  // while every service is still up, instead of being repaired as a crash on the next resume.
+  // The launch is ending (Ctrl+C, SIGTERM): turns started from the page stop and their `turn/end` is made
+  // durable while every service is still up, instead of being repaired as a crash on the next resume. Nobody
+  // cancelled them: they end `interrupted` (DSH_STOPPED), and the page offers to continue them.
   ctx.on('app/draining', async () => {
     const running = ctx.agents.list().filter((agent) => agent.running)
-    for (const agent of running) agent.cancel('dsh is stopping')
+    for (const agent of running) agent.cancel('dsh is stopping', DSH_STOPPED)
     await Promise.all(
       running.map(async (agent) => {
         await agent.whenIdle()

@@ -10,7 +10,7 @@ import { readOnlyGitHint } from './git.ts'
  */
 export function formatResult(
   result: ShellResult,
-  options: { timeoutMs: number; unconfined: boolean; writableGit?: boolean },
+  options: { timeoutMs: number; unconfined: boolean; writableGit?: boolean; stopped?: boolean },
 ): ToolOutput {
   const notes: string[] = []
   if (result.truncated) notes.push(truncationNote(result.saved))
@@ -18,7 +18,7 @@ export function formatResult(
     notes.push(`[Timed out after ${options.timeoutMs} ms: the command and every process it started were killed.]`)
   else if (result.aborted)
     notes.push(
-      `[Interrupted: the call was cancelled and the command was killed${result.signal ? ` (${result.signal})` : ''}.]`,
+      `[Interrupted: ${options.stopped ? 'dsh stopped' : 'the call was cancelled'} and the command was killed${result.signal ? ` (${result.signal})` : ''}.]`,
     )
   else if (result.signal) notes.push(`[Killed by ${result.signal}]`)
   else if (result.exitCode !== 0 && result.exitCode !== null) notes.push(`[Exit code ${result.exitCode}]`)

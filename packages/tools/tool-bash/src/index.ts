@@ -15,7 +15,7 @@ import {
   workingDirectory,
   type BashArgs,
 } from '@dsh/tool-kit'
-import { defineTool, Type, type Static, type ToolContext } from '@dsh/tools'
+import { defineTool, stoppedByDsh, Type, type Static, type ToolContext } from '@dsh/tools'
 import { formatResult } from './format.ts'
 import { withWritableGit, writeGitReason } from './git.ts'
 import { contributeShellSection } from './prompt.ts'
@@ -129,6 +129,7 @@ export function apply(ctx: Context, config: Config) {
           timeoutMs,
           unconfined: args.sandbox === false,
           writableGit: args.writeGit === true && args.sandbox !== false,
+          stopped: stoppedByDsh(context.signal),
         })
       },
     }),
