@@ -86,7 +86,8 @@ test('Ctrl+C during a turn logs its end before exiting, and the session reopens 
   try {
     const page = await api(again, 'sessions.page', { sessionId })
     const ends = page.events.filter((event: { type: string }) => event.type === 'turn/end')
-    expect(ends.map((event: { data: { reason: string } }) => event.data.reason)).toEqual(['aborted'])
+    // dsh stopped under the turn (not the user's cancel): it ends interrupted, and the page offers to continue it.
+    expect(ends.map((event: { data: { reason: string } }) => event.data.reason)).toEqual(['interrupted'])
     expect((await api(again, 'sessions.list')).sessions[0]).toMatchObject({
       id: sessionId,
       status: 'idle',
