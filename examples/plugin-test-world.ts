@@ -1,15 +1,15 @@
 // What the plugin tests share (examples/*/test, apps/cli/src/plugins.test.ts): a throwaway DSH_HOME and
-// workspace, the mock model provider, `npm pack` of a plugin folder into a temp folder, and `dsh` run as a
-// real process from the checkout's launcher.
-import { spawn, spawnSync } from 'node:child_process'
+// workspace, the mock model provider, `npm pack` of a plugin folder into a temp folder, and `dsh` run in the
+// test's worker (the launcher's run(), with this world's environment).
+import { spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startMockServer, type MockServer } from '../packages/test-support/llm-mock-server/src/index.ts'
+import { dshInProcess } from '../packages/test-support/harness/src/launch.ts'
 
 export const repoDir = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const dshBin = join(repoDir, 'apps', 'cli', 'bin', 'dsh.js')
 
 export interface PluginWorld {
   root: string
@@ -32,8 +32,8 @@ export async function pluginWorld(): Promise<PluginWorld> {
   for (const dir of [home, workspace, packs]) mkdirSync(dir, { recursive: true })
   const llm = await startMockServer()
   // npm itself must not reach anything: the tarball is installed offline, its cache is this world's.
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
     DSH_HOME: home,
     DEEPSEEK_BASE_URL: llm.url,
     DEEPSEEK_API_KEY: 'test-key-0123456789',
@@ -64,20 +64,10 @@ export async function pluginWorld(): Promise<PluginWorld> {
       }
       return pack(dir)
     },
+    // In this worker, as every test that is not about the process itself runs dsh (docs/architecture.md,
+    // "Tests"): the commands and the sessions are the subject here, not the process boundary.
     dsh(args, options = {}) {
-      return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [dshBin, ...args], {
-          cwd: options.cwd ?? workspace,
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
-        let stdout = ''
-        let stderr = ''
-        child.stdout.on('data', (chunk) => (stdout += chunk))
-        child.stderr.on('data', (chunk) => (stderr += chunk))
-        child.on('error', reject)
-        child.on('close', (code) => resolve({ code, stdout, stderr }))
-      })
+      return dshInProcess(args, { env, cwd: options.cwd ?? workspace })
     },
     async close() {
       await llm.close()
