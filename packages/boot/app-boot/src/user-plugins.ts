@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { join, relative, resolve, sep } from 'node:path'
+import { join, resolve } from 'node:path'
+import { within } from '@dsh/sandbox-rules'
 
 /**
  * Plugins installed from npm (`dsh plugins add`, issue #31 item 2): packages in `$DSH_HOME/plugins`, a folder
@@ -70,12 +71,6 @@ function entryOf(manifest: any): string {
   return typeof manifest.main === 'string' ? manifest.main : 'index.js'
 }
 
-/** Whether `child` is `parent` or inside it. */
-const inside = (parent: string, child: string) => {
-  const rel = relative(parent, child)
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel))
-}
-
 /** The names `$DSH_HOME/plugins/package.json` depends on: the installed plugins. */
 export function installedNames(pluginsDir: string): string[] {
   const file = join(pluginsDir, 'package.json')
@@ -100,12 +95,12 @@ export function findInstalledPlugin(pluginsDir: string, name: string): Installed
       `plugin "${name}" is listed in ${join(pluginsDir, 'package.json')} but not installed (run dsh plugins update ${name})`,
     )
   const dir = realpathSync(join(modules, ...name.split('/')))
-  if (!inside(realpathSync(modules), dir))
+  if (!within(dir, realpathSync(modules)))
     throw new Error(`plugin "${name}" in ${modules} links outside the plugins folder (to ${dir}): refused`)
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'))
   const declaration = readPluginDeclaration(manifest, manifestFile)
   const entry = resolve(dir, entryOf(manifest))
-  if (!inside(dir, entry)) throw new Error(`${manifestFile}: its entry ${entry} is outside the package`)
+  if (!within(entry, dir)) throw new Error(`${manifestFile}: its entry ${entry} is outside the package`)
   if (!existsSync(entry)) throw new Error(`${manifestFile}: its entry ${entry} does not exist`)
   return { name, version: String(manifest.version), dir, entry, declaration }
 }

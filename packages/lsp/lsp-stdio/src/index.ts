@@ -10,7 +10,7 @@ import {
   type TextPosition,
 } from '@dsh/lsp'
 import type { SandboxAuthority } from '@dsh/sandbox'
-import { hiddenByPrivateTmp } from '@dsh/sandbox-rules'
+import { hiddenByPrivateTmp, within } from '@dsh/sandbox-rules'
 import type {} from '@dsh/sandbox-policy'
 import Schema from '@dsh/schemastery'
 import type { Session } from '@dsh/session'
@@ -18,15 +18,7 @@ import type {} from '@dsh/settings'
 import type {} from '@dsh/subprocess'
 import { RequestTimeout, ServerProcess, uriOf } from './client.ts'
 import { diagnosticOf, documentSymbolsOf, hoverText, locationsOf, workspaceSymbolsOf } from './convert.ts'
-import {
-  DEFAULT_SERVERS,
-  findProgram,
-  inside,
-  languageFor,
-  projectRoot,
-  ServersSchema,
-  type ServerConfig,
-} from './servers.ts'
+import { DEFAULT_SERVERS, findProgram, languageFor, projectRoot, ServersSchema, type ServerConfig } from './servers.ts'
 
 export { DEFAULT_SERVERS, type ServerConfig } from './servers.ts'
 
@@ -352,7 +344,7 @@ export default class LspStdio extends LanguageServers {
       ? [(await this.server(near, options.session)).server]
       : await Promise.all(
           [...this.running.values()]
-            .filter((entry) => inside(options.session.cwd, entry.root))
+            .filter((entry) => within(entry.root, options.session.cwd))
             .map((entry) => entry.started.catch(() => undefined)),
         )
     const live = servers.filter((server): server is ServerProcess => !!server?.alive)

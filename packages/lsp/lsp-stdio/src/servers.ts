@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync, readdirSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { basename, delimiter, dirname, extname, isAbsolute, join, relative, sep } from 'node:path'
+import { basename, delimiter, dirname, extname, isAbsolute, join } from 'node:path'
 import Schema from '@dsh/schemastery'
+import { within } from '@dsh/sandbox-rules'
 
 /** One language's server as the settings describe it. */
 export interface ServerConfig {
@@ -131,22 +132,17 @@ export function languageFor(servers: Record<string, ServerConfig>, path: string)
   return Object.keys(servers).find((id) => servers[id]!.extensions.includes(extension))
 }
 
-export const inside = (root: string, path: string) => {
-  const rel = relative(root, path)
-  return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel))
-}
-
 /**
  * A file's project root: the nearest folder from the file's up to `workspace` holding one of `markers`
  * (`marked`), else `workspace`. A file outside the workspace is looked up to `/`, falling back to its own folder.
  */
 export function projectRoot(file: string, workspace: string, markers: string[]): { root: string; marked: boolean } {
-  const within = inside(workspace, file)
+  const inWorkspace = within(file, workspace)
   let dir = dirname(file)
   for (;;) {
     if (markers.some((marker) => existsSync(join(dir, marker)))) return { root: dir, marked: true }
-    if ((within && dir === workspace) || dirname(dir) === dir) break
+    if ((inWorkspace && dir === workspace) || dirname(dir) === dir) break
     dir = dirname(dir)
   }
-  return { root: within ? workspace : dirname(file), marked: false }
+  return { root: inWorkspace ? workspace : dirname(file), marked: false }
 }
