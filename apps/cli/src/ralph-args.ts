@@ -21,23 +21,7 @@ export interface RalphArgs {
   runFlags: string[]
 }
 
-const VALUE_FLAGS = new Set([
-  '--until',
-  '--max-iterations',
-  '--budget-tokens',
-  '--budget-usd',
-  '--check-timeout',
-  '--cwd',
-  // Passed to every iteration's dsh as given.
-  '--permission',
-  '--preset',
-  '--provider',
-  '--model',
-  '--effort',
-  '--max-steps',
-  '--max-turns',
-  '--mcp-config',
-])
+/** Flags with a value passed to every iteration's dsh as given. */
 const PASSED_VALUE_FLAGS = new Set([
   '--permission',
   '--preset',
@@ -47,6 +31,16 @@ const PASSED_VALUE_FLAGS = new Set([
   '--max-steps',
   '--max-turns',
   '--mcp-config',
+])
+/** Every flag that takes a value: ralph's own and the passed ones. */
+const VALUE_FLAGS = new Set([
+  '--until',
+  '--max-iterations',
+  '--budget-tokens',
+  '--budget-usd',
+  '--check-timeout',
+  '--cwd',
+  ...PASSED_VALUE_FLAGS,
 ])
 
 export const RALPH_HELP = `dsh ralph — run a prompt as one headless session after another until a check passes
